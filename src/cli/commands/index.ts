@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+import { register as registerConfig } from './config.js';
+
+/** One file per command, each with register(program). */
+export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [registerConfig];

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { loadConfig, type LoadedConfig } from '../config/load.js';
+
+/** Global options every command understands; they become the highest-precedence config layer. */
+export interface GlobalOptions {
+  config?: string;
+  environment?: string;
+  dataDir?: string;
+  apiPort?: string;
+  logLevel?: string;
+  json?: boolean;
+}
+
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option('-c, --config <file>', 'configuration file (default config/default.json)')
+    .option('-e, --environment <name>', 'platform environment: local, demo, na, in, eu')
+    .option('--data-dir <dir>', 'data directory (journal, offline queue, local API token)')
+    .option('--api-port <port>', 'local API port')
+    .option('--log-level <level>', 'log level');
+}
+
+export function flagsFrom(opts: GlobalOptions): Record<string, Record<string, string | number> | string> {
+  const flags: Record<string, Record<string, string | number> | string> = {};
+  if (opts.environment !== undefined) flags.environment = opts.environment;
+  if (opts.dataDir !== undefined) flags.dataDir = opts.dataDir;
+  if (opts.apiPort !== undefined) flags.api = { port: Number(opts.apiPort) };
+  if (opts.logLevel !== undefined) flags.log = { level: opts.logLevel };
+  return flags;
+}
+
+/** Loads the configuration with the command's global flags on top. */
+export function configFor(command: Command): LoadedConfig {
+  const opts = command.optsWithGlobals<GlobalOptions>();
+  return loadConfig({ ...(opts.config !== undefined ? { file: opts.config } : {}), flags: flagsFrom(opts) });
+}

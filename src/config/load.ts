@@ -1,0 +1,237 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve, isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { AgentError } from '../core/errors.js';
+import { configSchema, environmentNames, secretConfigPaths, type Config, type EnvironmentName } from './schema.js';
+
+export const ENV_PREFIX = 'TERMINAL_AGENT_';
+export const DEFAULT_CONFIG_FILE = 'config/default.json';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+export interface LoadConfigOptions {
+  /** Config file given with --config; missing = error. Without it the default file is optional. */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** CLI flags, already shaped like the config (highest precedence). */
+  flags?: JsonObject;
+  cwd?: string;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Which file was read, if any. */
+  file: string | undefined;
+}
+
+type LeafKind = 'string' | 'number' | 'boolean' | 'json';
+
+interface Leaf {
+  path: string[];
+  kind: LeafKind;
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s = schema;
+  for (;;) {
+    const def = s._zod.def as { type: string; innerType?: z.ZodType };
+    if ((def.type === 'default' || def.type === 'prefault' || def.type === 'optional') && def.innerType) s = def.innerType;
+    else return s;
+  }
+}
+
+/** Every settable key of the schema, with how an environment string becomes its value. */
+export function configLeaves(schema: z.ZodType = configSchema, path: string[] = []): Leaf[] {
+  const inner = unwrap(schema);
+  const type = (inner._zod.def as { type: string }).type;
+  if (type === 'object') {
+    const shape = (inner as z.ZodObject).shape as Record<string, z.ZodType>;
+    return Object.entries(shape).flatMap(([k, v]) => configLeaves(v, [...path, k]));
+  }
+  const kind: LeafKind =
+    type === 'string' || type === 'enum' ? 'string' : type === 'number' ? 'number' : type === 'boolean' ? 'boolean' : 'json';
+  return [{ path, kind }];
+}
+
+export function envName(path: readonly string[]): string {
+  return ENV_PREFIX + path.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('__');
+}
+
+function setPath(target: JsonObject, path: readonly string[], value: Json): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (next === undefined || next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = {};
+    node = node[key] as JsonObject;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+function isPlainObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Deep merge where later layers win; arrays and records given in a layer replace whole values. */
+function merge(base: JsonObject, layer: JsonObject): JsonObject {
+  const out: JsonObject = { ...base };
+  for (const [k, v] of Object.entries(layer)) {
+    const prev = out[k];
+    out[k] = isPlainObject(prev) && isPlainObject(v) && !isRecordKey(k) ? merge(prev, v) : v;
+  }
+  return out;
+}
+
+// Records (currency maps) are replaced, not merged, so that a file can drop a currency.
+function isRecordKey(key: string): boolean {
+  return key === 'floorLimits' || key === 'maxTotal';
+}
+
+function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObject {
+  const layer: JsonObject = {};
+  const leaves = new Map(configLeaves().map((l) => [envName(l.path), l]));
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || raw === undefined) continue;
+    const leaf = leaves.get(name);
+    if (leaf === undefined) {
+      throw new AgentError('CONFIG_INVALID', `config: unknown environment variable ${name} (no such configuration key)`, {
+        details: { variable: name },
+      });
+    }
+    let value: Json;
+    switch (leaf.kind) {
+      case 'string':
+        value = raw;
+        break;
+      case 'number':
+        value = raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+        break;
+      case 'boolean':
+        value = /^(true|1|yes)$/i.test(raw) ? true : /^(false|0|no)$/i.test(raw) ? false : raw;
+        break;
+      case 'json':
+        try {
+          value = JSON.parse(raw) as Json;
+        } catch {
+          throw new AgentError('CONFIG_INVALID', `config: ${leaf.path.join('.')}: ${name} is not valid JSON`, {
+            details: { key: leaf.path.join('.'), variable: name },
+          });
+        }
+    }
+    setPath(layer, leaf.path, value);
+    sources.set(leaf.path.join('.'), name);
+  }
+  return layer;
+}
+
+function readConfigFile(file: string, explicit: boolean): JsonObject | undefined {
+  if (!existsSync(file)) {
+    if (!explicit) return undefined;
+    throw new AgentError('CONFIG_FILE_MISSING', `config: file ${file} does not exist`, { details: { file } });
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new AgentError('CONFIG_INVALID', `config: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
+      cause: err,
+      details: { file },
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new AgentError('CONFIG_INVALID', `config: ${file} is not valid JSON (${(err as Error).message})`, { details: { file } });
+  }
+  if (!isPlainObject(parsed)) throw new AgentError('CONFIG_INVALID', `config: ${file} must hold a JSON object`, { details: { file } });
+  return parsed;
+}
+
+function recordSources(layer: JsonObject, label: string, sources: Map<string, string>, prefix: string[] = []): void {
+  for (const [k, v] of Object.entries(layer)) {
+    const path = [...prefix, k];
+    sources.set(path.join('.'), label);
+    if (isPlainObject(v)) recordSources(v, label, sources, path);
+  }
+}
+
+function firstIssueMessage(error: z.ZodError, sources: Map<string, string>): { key: string; message: string } {
+  const issue = error.issues[0] as z.core.$ZodIssue;
+  if (issue.code === 'unrecognized_keys') {
+    const key = [...issue.path.map(String), issue.keys[0] ?? ''].filter((p) => p !== '').join('.');
+    const from = sources.get(key);
+    return { key, message: `unknown key${from ? ` (from ${from})` : ''}` };
+  }
+  const key = issue.path.map(String).join('.') || '(root)';
+  const from = sources.get(key);
+  return { key, message: `${issue.message}${from ? ` (from ${from})` : ''}` };
+}
+
+export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
+  const cwd = opts.cwd ?? process.cwd();
+  const sources = new Map<string, string>();
+  const explicit = opts.file !== undefined;
+  const file = resolve(cwd, opts.file ?? DEFAULT_CONFIG_FILE);
+  const fileLayer = readConfigFile(file, explicit);
+  if (fileLayer) recordSources(fileLayer, file, sources);
+  const envValues = envLayer(opts.env ?? process.env, sources);
+  const flags = opts.flags ?? {};
+  recordSources(flags, 'command line', sources);
+  const merged = merge(merge(fileLayer ?? {}, envValues), flags);
+  const result = configSchema.safeParse(merged);
+  if (!result.success) {
+    const { key, message } = firstIssueMessage(result.error, sources);
+    throw new AgentError('CONFIG_INVALID', `config: ${key}: ${message}`, { details: { key } });
+  }
+  const config = result.data;
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
+  config.dataDir = abs(config.dataDir);
+  config.identity.certFile = abs(config.identity.certFile);
+  config.identity.keyFile = abs(config.identity.keyFile);
+  config.identity.caFile = abs(config.identity.caFile);
+  config.sim.seedFile = abs(config.sim.seedFile);
+  return { config, file: fileLayer ? file : undefined };
+}
+
+export interface PlatformEndpoints {
+  baseUrl: string;
+  authUrl: string;
+  deviceAuthUrl: string;
+}
+
+const endpointsSchema = z.record(
+  z.enum(environmentNames),
+  z.strictObject({ baseUrl: z.url(), authUrl: z.url(), deviceAuthUrl: z.url() }),
+);
+
+/** Main API, security and device-auth hosts: explicit config first, then the environment's defaults. */
+export function resolveEndpoints(config: Config, environmentsFile = resolve(process.cwd(), 'config/environments.json')): PlatformEndpoints {
+  const env: EnvironmentName = config.environment;
+  const raw = readConfigFile(environmentsFile, true);
+  const parsed = endpointsSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new AgentError('CONFIG_INVALID', `config: ${environmentsFile}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+  }
+  const defaults = parsed.data[env];
+  if (!defaults) throw new AgentError('CONFIG_INVALID', `config: environment ${env} is not listed in ${environmentsFile}`);
+  const strip = (u: string): string => u.replace(/\/+$/, '');
+  return {
+    baseUrl: strip(config.platform.baseUrl ?? defaults.baseUrl),
+    authUrl: strip(config.platform.authUrl ?? defaults.authUrl),
+    deviceAuthUrl: strip(config.platform.deviceAuthUrl ?? defaults.deviceAuthUrl),
+  };
+}
+
+/** The effective configuration with secrets replaced, for `config show`. */
+export function redactConfig(config: Config): JsonObject {
+  const copy = JSON.parse(JSON.stringify(config)) as JsonObject;
+  for (const path of secretConfigPaths) {
+    const parts = path.split('.');
+    let node: Json | undefined = copy;
+    for (const p of parts.slice(0, -1)) node = isPlainObject(node) ? node[p] : undefined;
+    const last = parts[parts.length - 1] as string;
+    if (isPlainObject(node) && node[last] !== undefined) node[last] = '[redacted]';
+  }
+  return copy;
+}

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+
+/**
+ * The one configuration schema. Every key has a type, a default and a one-line
+ * description; environment overrides (TERMINAL_AGENT_*) are derived from the key path.
+ * Relative paths are resolved against the working directory at load time.
+ */
+
+const url = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
+const port = z.number().int().min(0).max(65535);
+const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR');
+const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+const usbMatch = z.strictObject({
+  vendorId: z.string().regex(/^[0-9a-fA-F]{4}$/, 'expected 4 hex digits').describe('USB vendor id, e.g. 0483'),
+  productId: z.string().regex(/^[0-9a-fA-F]{4}$/, 'expected 4 hex digits').describe('USB product id'),
+  serialNumber: z.string().optional().describe('USB serial number, when several identical devices are attached'),
+});
+
+const serialPortConfig = (defaultPath: string) =>
+  z
+    .strictObject({
+      enabled: z.boolean().default(true).describe('whether the agent drives this device'),
+      path: z.string().min(1).default(defaultPath).describe('serial device path, e.g. /dev/ttyACM0'),
+      baudRate: z.number().int().positive().default(115200).describe('line speed (8N1, no flow control)'),
+      usb: usbMatch.optional().describe('find the port by USB ids instead of by path'),
+      requestTimeoutMs: z.number().int().positive().default(5_000).describe('answer timeout of a device request'),
+    })
+    .prefault({});
+
+export const environmentNames = ['local', 'demo', 'na', 'in', 'eu'] as const;
+export type EnvironmentName = (typeof environmentNames)[number];
+
+export const configSchema = z.strictObject({
+  environment: z.enum(environmentNames).default('local').describe('platform environment; local = the embedded demo platform'),
+  dataDir: z.string().min(1).default('data').describe('journal, offline queue and local API token live here'),
+  identity: z
+    .strictObject({
+      certFile: z.string().min(1).default('certs/device.crt').describe('device certificate (PEM)'),
+      keyFile: z.string().min(1).default('certs/device.key').describe('device private key (PEM, mode 0600)'),
+      caFile: z.string().min(1).default('certs/platform-ca.crt').describe('platform CA, the only trust root (PEM)'),
+      expiryWarningDays: z.array(z.number().int().positive()).default([30, 7, 1]).describe('warn when the certificate expires within these many days'),
+      enforceKeyMode: z.boolean().default(true).describe('refuse a key file readable by group or others'),
+    })
+    .prefault({}),
+  platform: z
+    .strictObject({
+      baseUrl: url.optional().describe('main API host; default from config/environments.json'),
+      authUrl: url.optional().describe('security host; default from config/environments.json'),
+      deviceAuthUrl: url.optional().describe('device auth host with its mTLS port; default from config/environments.json'),
+      userDomain: z.string().min(1).default('demo-merchants').describe('user domain (realm) of the organization'),
+      connectTimeoutMs: z.number().int().positive().default(5_000).describe('TCP+TLS connect timeout'),
+      headersTimeoutMs: z.number().int().positive().default(15_000).describe('time to response headers'),
+      bodyTimeoutMs: z.number().int().positive().default(15_000).describe('idle time while reading a body'),
+      availabilityTimeoutMs: z.number().int().positive().default(2_000).describe('isAvailable budget'),
+    })
+    .prefault({}),
+  auth: z
+    .strictObject({
+      mode: z.enum(['client_credentials', 'password']).default('client_credentials').describe('how the terminal obtains its device token'),
+      merchantId: z.string().optional().describe('merchant (clientId or merchant name) to use when the terminal serves several'),
+      username: z.string().optional().describe('staff user for the password grant'),
+      password: z.string().optional().describe('staff password for the password grant (secret)'),
+      refreshRatio: z.number().gt(0).lt(1).default(0.8).describe('refresh tokens at this fraction of expires_in'),
+      leewaySeconds: z.number().int().min(0).default(30).describe('clock leeway when checking exp/nbf'),
+      backoffBaseMs: z.number().int().positive().default(1_000).describe('first retry delay'),
+      backoffCapMs: z.number().int().positive().default(300_000).describe('longest retry delay'),
+    })
+    .prefault({}),
+  payments: z
+    .strictObject({
+      defaultCurrency: currencyCode.default('EUR').describe('currency when none is typed'),
+      captureMode: z.enum(['immediate', 'deferred']).default('immediate').describe('authorization and capture, or authorization only'),
+      channel: z.string().default('instore').describe('channel sent with every payment call'),
+      reversalRetryCapMs: z.number().int().positive().default(300_000).describe('longest wait between reversal attempts'),
+    })
+    .prefault({}),
+  offline: z
+    .strictObject({
+      enabled: z.boolean().default(true).describe('take offline card sales when the platform is unreachable'),
+      floorLimits: z.record(currencyCode, minorUnits).default({ EUR: 25_000, USD: 25_000, GBP: 25_000 }).describe('per-sale limit per currency, minor units'),
+      maxCount: z.number().int().min(0).default(500).describe('most offline sales stored'),
+      maxTotal: z.record(currencyCode, minorUnits).default({ EUR: 500_000, USD: 500_000, GBP: 500_000 }).describe('most stored per currency, minor units'),
+      maxAgeHours: z.number().positive().default(24).describe('an offline sale must be uploaded within this age'),
+      warnBeforeHours: z.number().positive().default(2).describe('warn this long before maxAgeHours runs out'),
+      uploadConcurrency: z.number().int().min(1).max(16).default(1).describe('offline uploads in flight at once'),
+      maxAttempts: z.number().int().min(1).default(10).describe('failed uploads before an item needs attention'),
+    })
+    .prefault({}),
+  devices: z
+    .strictObject({
+      simulate: z.boolean().default(true).describe('run simulated peripherals (demo) instead of real ports'),
+      reader: serialPortConfig('/dev/ttyACM0').describe('card reader'),
+      display: serialPortConfig('/dev/ttyACM1').describe('customer display'),
+      scanner: serialPortConfig('/dev/ttyACM2').describe('barcode scanner'),
+      scanTimeoutMs: z.number().int().positive().default(60_000).describe('how long a merchant-scan sale waits for a scan'),
+      cardTimeoutMs: z.number().int().positive().default(90_000).describe('how long a card sale waits for the reader'),
+    })
+    .prefault({}),
+  api: z
+    .strictObject({
+      host: z.enum(['127.0.0.1', '::1', 'localhost']).default('127.0.0.1').describe('loopback address of the local API (never another)'),
+      port: port.default(8080).describe('local API and counter page port; 0 = any free port'),
+      openBrowser: z.boolean().default(false).describe('open the counter page in a browser at start'),
+    })
+    .prefault({}),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('log level'),
+      pretty: z.boolean().optional().describe('human-readable logs; default when stdout is a terminal'),
+    })
+    .prefault({}),
+  sim: z
+    .strictObject({
+      embedded: z.boolean().default(true).describe('start the demo platform in-process (environment local only)'),
+      host: z.string().default('127.0.0.1').describe('address the demo platform listens on'),
+      apiPort: port.default(8443).describe('demo platform HTTPS port (auth + payment API); 0 = any'),
+      mtlsPort: port.default(9021).describe('demo platform device-token mTLS port; 0 = any'),
+      seedFile: z.string().default('config/demo-seed.json').describe('merchants, stores, terminals, users of the demo platform'),
+      accessTokenSeconds: z.number().int().positive().default(300).describe('access token lifetime'),
+      refreshTokenSeconds: z.number().int().positive().default(1_800).describe('refresh token lifetime'),
+      walletPayDelayMs: z.number().int().min(0).default(8_000).describe('after this delay a consumer-scan wallet payment is paid (0 = only by control call)'),
+      qrExpirySeconds: z.number().int().positive().default(300).describe('consumer-scan QR lifetime'),
+    })
+    .prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type SerialPortConfig = Config['devices']['reader'];
+
+/** Keys whose values are secrets: shown as [redacted] by `config show`. */
+export const secretConfigPaths: readonly string[] = ['auth.password'];

@@ -1,0 +1,97 @@
+/**
+ * Every error the agent raises on purpose is an AgentError with a stable `code`.
+ * The CLI and the counter page show `message`; logs carry `code`; the local API maps
+ * `httpStatus`. Messages must never contain card data, PIN blocks, secrets or tokens.
+ */
+export const ErrorCodes = {
+  // configuration and start-up
+  CONFIG_INVALID: 'CONFIG_INVALID',
+  CONFIG_FILE_MISSING: 'CONFIG_FILE_MISSING',
+  // device identity
+  CERT_UNREADABLE: 'CERT_UNREADABLE',
+  CERT_KEY_MISMATCH: 'CERT_KEY_MISMATCH',
+  CERT_EXPIRED: 'CERT_EXPIRED',
+  CERT_NOT_YET_VALID: 'CERT_NOT_YET_VALID',
+  CERT_NO_SERIAL: 'CERT_NO_SERIAL',
+  KEY_PERMISSIONS: 'KEY_PERMISSIONS',
+  // auth
+  AUTH_UNKNOWN_TERMINAL: 'AUTH_UNKNOWN_TERMINAL',
+  AUTH_NO_MERCHANT: 'AUTH_NO_MERCHANT',
+  AUTH_INVALID_GRANT: 'AUTH_INVALID_GRANT',
+  AUTH_INVALID_CLIENT: 'AUTH_INVALID_CLIENT',
+  AUTH_TOKEN_INVALID: 'AUTH_TOKEN_INVALID',
+  AUTH_BINDING_MISMATCH: 'AUTH_BINDING_MISMATCH',
+  // platform client
+  PLATFORM_NETWORK: 'PLATFORM_NETWORK',
+  PLATFORM_TIMEOUT: 'PLATFORM_TIMEOUT',
+  PLATFORM_AUTH: 'PLATFORM_AUTH',
+  PLATFORM_REJECTED: 'PLATFORM_REJECTED',
+  PLATFORM_SERVER: 'PLATFORM_SERVER',
+  PLATFORM_BAD_RESPONSE: 'PLATFORM_BAD_RESPONSE',
+  // payments
+  AMOUNT_INVALID: 'AMOUNT_INVALID',
+  CURRENCY_UNKNOWN: 'CURRENCY_UNKNOWN',
+  PAYMENT_RULE: 'PAYMENT_RULE',
+  PAYMENT_NOT_FOUND: 'PAYMENT_NOT_FOUND',
+  PAYMENT_DECLINED: 'PAYMENT_DECLINED',
+  PAYMENT_BUSY: 'PAYMENT_BUSY',
+  // offline
+  OFFLINE_LIMIT: 'OFFLINE_LIMIT',
+  OFFLINE_NOT_ELIGIBLE: 'OFFLINE_NOT_ELIGIBLE',
+  // devices and link layer
+  DEVICE_TIMEOUT: 'DEVICE_TIMEOUT',
+  DEVICE_DISCONNECTED: 'DEVICE_DISCONNECTED',
+  DEVICE_PORT_BUSY: 'DEVICE_PORT_BUSY',
+  DEVICE_PORT_PERMISSION: 'DEVICE_PORT_PERMISSION',
+  DEVICE_PORT_MISSING: 'DEVICE_PORT_MISSING',
+  DEVICE_ERROR: 'DEVICE_ERROR',
+  LINK_CRC: 'LINK_CRC',
+  LINK_NO_ACK: 'LINK_NO_ACK',
+  LINK_OVERSIZE: 'LINK_OVERSIZE',
+  // local API
+  API_BAD_REQUEST: 'API_BAD_REQUEST',
+  API_UNAUTHORIZED: 'API_UNAUTHORIZED',
+  API_FORBIDDEN_ORIGIN: 'API_FORBIDDEN_ORIGIN',
+  API_NOT_FOUND: 'API_NOT_FOUND',
+  INTERNAL: 'INTERNAL',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+export interface AgentErrorOptions {
+  cause?: unknown;
+  /** HTTP status when the error reaches the local API. */
+  httpStatus?: number;
+  /** Extra structured, non-secret facts (e.g. which config key, which limit). */
+  details?: Record<string, unknown>;
+}
+
+export class AgentError extends Error {
+  readonly code: ErrorCode;
+  readonly httpStatus: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AgentErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AgentError';
+    this.code = code;
+    this.httpStatus = options.httpStatus ?? 500;
+    this.details = options.details;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function isAgentError(err: unknown, code?: ErrorCode): err is AgentError {
+  return err instanceof AgentError && (code === undefined || err.code === code);
+}
+
+/** A one-line description of any thrown value, safe to show (no stack). */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

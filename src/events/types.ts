@@ -1,0 +1,42 @@
+/**
+ * Everything the counter page and the CLI can follow live. Each component adds the
+ * events it publishes here; payloads never carry card data, PIN blocks or tokens.
+ */
+export type DeviceName = 'reader' | 'display' | 'scanner';
+
+export interface AgentEventMap {
+  /** A platform transaction event, each once and in order, or a local state change of a journal row. */
+  'transaction.updated': {
+    clientTransactionId: string;
+    serverTransactionId?: string;
+    kind: string;
+    status: string;
+    amount?: number;
+    currency?: string;
+    method?: string;
+    message?: string;
+    /** The platform event that caused this update, when there is one. */
+    platformEvent?: Record<string, unknown>;
+  };
+  'reader.progress': { clientTransactionId?: string; step: string; entryMode?: string; text?: string };
+  'display.qr': { clientTransactionId?: string; codeValue: string; caption: string; expireTime?: string; svg?: string };
+  'scanner.line': { length: number };
+  'device.status': { device: DeviceName; state: 'connected' | 'disconnected' | 'reconnecting'; reason?: string; model?: string; firmware?: string };
+  'platform.status': { online: boolean; reason?: string };
+  'offline.levels': Record<string, unknown>;
+  'offline.warning': { message: string; clientTransactionId?: string };
+  'auth.status': { state: string; merchantId?: string; expiresAt?: string; reason?: string };
+  'certificate.status': { state: string; notAfter?: string; daysLeft?: number; reason?: string };
+  'agent.status': { state: 'starting' | 'ready' | 'stopping'; message?: string };
+}
+
+export type AgentEventType = keyof AgentEventMap;
+
+export interface AgentEvent<K extends AgentEventType = AgentEventType> {
+  /** Monotonically increasing within one agent run; SSE uses it as the event id. */
+  seq: number;
+  type: K;
+  /** ISO 8601 time of publication. */
+  at: string;
+  data: AgentEventMap[K];
+}

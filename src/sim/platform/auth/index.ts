@@ -1,0 +1,14 @@
+import type { SimRouter } from '../router.js';
+import type { SimContext, TokenVerifier } from '../context.js';
+
+/** The demo authorization server (endpoints 1-6 of the spec). */
+export interface SimAuthServer {
+  verifier: TokenVerifier;
+  /** Issues a new client secret; the old one fails from now on, issued tokens stay valid. */
+  renewSecret(clientId: string): string;
+  registerControl(router: SimRouter): void;
+}
+
+export function createAuthServer(_router: SimRouter, _ctx: SimContext): SimAuthServer {
+  throw new Error('not built yet');
+}

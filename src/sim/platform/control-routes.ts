@@ -1,0 +1,43 @@
+import { faultSpecSchema } from './faults.js';
+import { SimHttpError, type SimRouter } from './router.js';
+import type { SimContext } from './context.js';
+import type { SimAuthServer } from './auth/index.js';
+import type { SimPaymentPlatform } from './payments/index.js';
+
+/**
+ * Control endpoints under /sim/control for tests and field demos: faults and the clock
+ * here; the auth server and the payment platform add their own (secret renewal, wallet
+ * pay/fail/expire, ledger).
+ */
+export function registerControlRoutes(
+  router: SimRouter,
+  ctx: SimContext,
+  parts: { auth: SimAuthServer; payments: SimPaymentPlatform },
+): void {
+  router.add('GET', '/sim/control/faults', 'control', () => ({
+    status: 200,
+    body: { faults: ctx.faults.list(), clockOffsetMs: ctx.faults.clockOffsetMs },
+  }));
+  router.add('PUT', '/sim/control/faults/:route', 'control', (req) => {
+    const parsed = faultSpecSchema.safeParse(req.body ?? {});
+    if (!parsed.success) throw new SimHttpError(400, 'INVALID_FAULT', parsed.error.issues[0]?.message ?? 'invalid fault');
+    ctx.faults.set(req.params.route as string, parsed.data);
+    return { status: 204 };
+  });
+  router.add('DELETE', '/sim/control/faults', 'control', () => {
+    ctx.faults.clear();
+    return { status: 204 };
+  });
+  router.add('DELETE', '/sim/control/faults/:route', 'control', (req) => {
+    ctx.faults.clear(req.params.route);
+    return { status: 204 };
+  });
+  router.add('PUT', '/sim/control/clock', 'control', (req) => {
+    const offset = (req.body as { offsetMs?: unknown } | undefined)?.offsetMs;
+    if (typeof offset !== 'number' || !Number.isFinite(offset)) throw new SimHttpError(400, 'INVALID_CLOCK', 'offsetMs must be a number');
+    ctx.faults.clockOffsetMs = offset;
+    return { status: 204 };
+  });
+  parts.auth.registerControl(router);
+  parts.payments.registerControl(router);
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * Run-time fault injection per route name ("process", "cancel", "mtls-token", … or "*"):
+ * added latency, an error status, a connection dropped before the handler runs (nothing
+ * recorded) or after it ran (recorded, answer lost), an error status before or after the
+ * handler ran, every Nth call only, a limited
+ * number of times. The clock offset shifts the platform's notion of now.
+ */
+export const faultSpecSchema = z.strictObject({
+  latencyMs: z.number().int().min(0).optional(),
+  status: z.number().int().min(400).max(599).optional(),
+  errorCode: z.string().optional(),
+  errorMessage: z.string().optional(),
+  /** Non-JSON error body, to test clients that must cope with one. */
+  rawBody: z.string().optional(),
+  retryAfterSeconds: z.number().int().min(0).optional(),
+  drop: z.enum(['before', 'after']).optional(),
+  /** With status: answer the error only after the handler ran (recorded, 5xx seen). */
+  afterRecord: z.boolean().optional(),
+  everyNth: z.number().int().min(1).optional(),
+  times: z.number().int().min(1).optional(),
+});
+export type FaultSpec = z.infer<typeof faultSpecSchema>;
+
+interface ActiveFault {
+  spec: FaultSpec;
+  calls: number;
+  fired: number;
+}
+
+export class FaultInjector {
+  private readonly faults = new Map<string, ActiveFault>();
+  clockOffsetMs = 0;
+
+  set(route: string, spec: FaultSpec): void {
+    this.faults.set(route, { spec, calls: 0, fired: 0 });
+  }
+
+  clear(route?: string): void {
+    if (route === undefined) {
+      this.faults.clear();
+      this.clockOffsetMs = 0;
+    } else this.faults.delete(route);
+  }
+
+  list(): Record<string, FaultSpec> {
+    return Object.fromEntries([...this.faults].map(([k, v]) => [k, v.spec]));
+  }
+
+  /** The fault to apply to this call of `route`, if any; counts calls for everyNth/times. */
+  take(route: string): FaultSpec | undefined {
+    const active = this.faults.get(route) ?? this.faults.get('*');
+    if (active === undefined) return undefined;
+    active.calls++;
+    if (active.spec.everyNth !== undefined && active.calls % active.spec.everyNth !== 0) return undefined;
+    if (active.spec.times !== undefined && active.fired >= active.spec.times) return undefined;
+    active.fired++;
+    return active.spec;
+  }
+
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+}

@@ -1,0 +1,117 @@
+import { createServer, type Server } from 'node:https';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { FaultInjector } from './faults.js';
+import { SimRouter } from './router.js';
+import { loadSeed, type Seed } from './seed.js';
+import type { SimContext, SimSettings } from './context.js';
+import { createAuthServer, type SimAuthServer } from './auth/index.js';
+import { createPaymentPlatform, type SimPaymentPlatform } from './payments/index.js';
+import { registerControlRoutes } from './control-routes.js';
+
+export interface DemoPlatformOptions {
+  host?: string;
+  /** 0 = any free port. */
+  apiPort?: number;
+  mtlsPort?: number;
+  tls: { certFile: string; keyFile: string; caFile: string };
+  seed: Seed | string;
+  settings?: Partial<SimSettings>;
+  log: Logger;
+}
+
+export interface DemoPlatform {
+  urls: { api: string; mtls: string };
+  faults: FaultInjector;
+  auth: SimAuthServer;
+  payments: SimPaymentPlatform;
+  context: SimContext;
+  stop(): Promise<void>;
+}
+
+export const defaultSimSettings: SimSettings = {
+  accessTokenSeconds: 300,
+  refreshTokenSeconds: 1_800,
+  walletPayDelayMs: 8_000,
+  qrExpirySeconds: 300,
+};
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * The demo platform: one HTTPS listener for the security host and the payment API
+ * (client certificates requested, not required: the mTLS paths check them), and one
+ * listener for the device token endpoint that requires a certificate from the platform CA.
+ */
+export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<DemoPlatform> {
+  const host = opts.host ?? '127.0.0.1';
+  const seed = typeof opts.seed === 'string' ? loadSeed(opts.seed) : opts.seed;
+  const faults = new FaultInjector();
+  const log = opts.log.child({ module: 'demo-platform' });
+  const tls = {
+    cert: readFileSync(opts.tls.certFile),
+    key: readFileSync(opts.tls.keyFile),
+    ca: readFileSync(opts.tls.caFile),
+    minVersion: 'TLSv1.2' as const,
+    maxVersion: 'TLSv1.3' as const,
+  };
+  const router = new SimRouter(faults, log);
+  const api = createServer({ ...tls, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+    void router.handle(req, res, 'api');
+  });
+  const mtls = createServer({ ...tls, requestCert: true, rejectUnauthorized: true }, (req, res) => {
+    void router.handle(req, res, 'mtls');
+  });
+  // A refused handshake (no or foreign certificate, old TLS version) is the client's problem, not ours.
+  for (const s of [api, mtls]) s.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake refused'));
+
+  const apiPort = await listen(api, opts.apiPort ?? 0, host);
+  const mtlsPort = await listen(mtls, opts.mtlsPort ?? 0, host);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const context: SimContext = {
+    seed,
+    settings: { ...defaultSimSettings, ...opts.settings },
+    faults,
+    now: () => faults.now(),
+    log,
+    tokens: {
+      verifyBearer: () => {
+        throw new Error('authorization server not built yet');
+      },
+    },
+    urls: { api: `https://${urlHost}:${apiPort}`, mtls: `https://${urlHost}:${mtlsPort}` },
+  };
+  const auth = createAuthServer(router, context);
+  context.tokens = auth.verifier;
+  const payments = createPaymentPlatform(router, context);
+  registerControlRoutes(router, context, { auth, payments });
+  log.info({ api: context.urls.api, mtls: context.urls.mtls }, 'demo platform listening');
+
+  return {
+    urls: context.urls,
+    faults,
+    auth,
+    payments,
+    context,
+    async stop() {
+      payments.stop();
+      await Promise.all([close(api), close(mtls)]);
+    },
+  };
+}
