@@ -1,0 +1,76 @@
+/**
+ * What the rest of the agent sees of the peripherals (serial-devices.md section 2 and 3).
+ * The payments layer depends on these interfaces only; src/devices implements them over
+ * serial ports and src/sim/devices simulates the hardware behind the same ports.
+ */
+
+export type EntryMode = 'ContactChip' | 'ContactlessChip' | 'Magstripe' | 'Keyed';
+
+export interface CardData {
+  maskedPan: string;
+  scheme: string;
+  expiry: string;
+  /** Opaque, encrypted by the reader (DUKPT). Never logged, never shown. */
+  encryptedData: string;
+  ksn: string;
+}
+
+export interface PinData {
+  /** Opaque, encrypted by the reader. Never logged, never shown. */
+  pinblock: string;
+  ksn: string;
+  format: string;
+}
+
+export type CardResult =
+  | { outcome: 'ok'; entryMode: EntryMode; card: CardData; pin?: PinData; /** the reader approved offline */ offlineApproved?: boolean }
+  | { outcome: 'cancelled' | 'timeout' | 'declined' | 'error'; reason: string };
+
+export interface ReadCardRequest {
+  amount: number;
+  currency: string;
+  entryModes: EntryMode[];
+  offlineAllowed: boolean;
+  /** Journal id of the sale, for progress events. */
+  clientTransactionId?: string;
+  /** Aborting sends `cancel` to the reader; the promise then resolves with outcome cancelled. */
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface DeviceInfo {
+  model: string;
+  serialNumber?: string;
+  firmware?: string;
+  capabilities?: string[];
+  width?: number;
+  height?: number;
+}
+
+export interface CardReader {
+  /** Asks for a card; never hangs: a timeout cancels the reader and resolves with outcome timeout. */
+  readCard(req: ReadCardRequest): Promise<CardResult>;
+  showResult(approved: boolean, text: string): Promise<void>;
+  readonly connected: boolean;
+  readonly info: DeviceInfo | undefined;
+}
+
+export interface CustomerDisplay {
+  /** Renders `codeValue` as a QR code (error correction M) and sends the module matrix. */
+  showQr(codeValue: string, caption: string): Promise<void>;
+  showText(lines: string[]): Promise<void>;
+  clear(): Promise<void>;
+  readonly connected: boolean;
+}
+
+export interface BarcodeScanner {
+  /** The next scanned line; rejects with DEVICE_TIMEOUT after timeoutMs or when aborted. */
+  nextScan(opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string>;
+  readonly connected: boolean;
+}
+
+export interface Peripherals {
+  reader: CardReader;
+  display: CustomerDisplay;
+  scanner: BarcodeScanner;
+}
