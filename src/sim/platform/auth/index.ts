@@ -1,4 +1,4 @@
-import type { SimRouter } from '../router.js';
+import { SimHttpError, type SimRouter } from '../router.js';
 import type { SimContext, TokenVerifier } from '../context.js';
 
 /** The demo authorization server (endpoints 1-6 of the spec). */
@@ -10,5 +10,15 @@ export interface SimAuthServer {
 }
 
 export function createAuthServer(_router: SimRouter, _ctx: SimContext): SimAuthServer {
-  throw new Error('not built yet');
+  return {
+    verifier: {
+      verifyBearer() {
+        throw new SimHttpError(401, 'invalid_token', 'no authorization server');
+      },
+    },
+    renewSecret() {
+      throw new Error('no authorization server');
+    },
+    registerControl() {},
+  };
 }

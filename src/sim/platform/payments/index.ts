@@ -9,5 +9,5 @@ export interface SimPaymentPlatform {
 }
 
 export function createPaymentPlatform(_router: SimRouter, _ctx: SimContext): SimPaymentPlatform {
-  throw new Error('not built yet');
+  return { registerControl() {}, stop() {} };
 }
