@@ -1,0 +1,140 @@
+/**
+ * What the local API, the CLI and the event relay see of the payments engine. The engine
+ * (src/payments/) implements PaymentsApi; the local API (src/ui/) calls it and nothing else.
+ * Amounts are integer minor units of the currency (ISO 4217).
+ */
+
+export type SaleMethod = 'card' | 'manual' | 'moto' | 'walletA' | 'walletB';
+export type WalletScenario = 'ConsumerScan' | 'MerchantScan';
+export type OperationKind = 'sale' | 'capture' | 'cancel' | 'refund';
+
+/**
+ * Journal states. `in_flight`: the request may have left (outcome unknown until resolved);
+ * `awaiting_customer`: a wallet QR is shown or a scan/card is awaited; `offline_stored`:
+ * approved offline by the reader, in the queue; `reversing`: a reversal is being retried.
+ */
+export type TransactionState =
+  | 'created'
+  | 'awaiting_customer'
+  | 'in_flight'
+  | 'approved'
+  | 'declined'
+  | 'failed'
+  | 'cancelled'
+  | 'reversing'
+  | 'reversed'
+  | 'offline_stored'
+  | 'needs_attention';
+
+export interface MotoDetails {
+  /** With address verification (AVS). */
+  orderChannel?: string;
+  zipCode?: string;
+  houseNumber?: string;
+  /** Without address verification: one of these. */
+  email?: string;
+  phone?: string;
+}
+
+export interface SaleRequest {
+  method: SaleMethod;
+  /** Wallets only. */
+  scenario?: WalletScenario;
+  amount: number;
+  currency: string;
+  /** Merchant to sell for, when the terminal serves several (default: the configured one). */
+  merchantId?: string;
+  moto?: MotoDetails;
+  /** Merchant scan: the customer's code when already known (otherwise the scanner is awaited). */
+  walletId?: string;
+}
+
+export interface RefundRequest {
+  /** Default: everything still refundable. */
+  amount?: number;
+  approvalCode?: string;
+}
+
+export interface CancelRequest {
+  /** Default: the full remaining amount. */
+  amount?: number;
+  reason?: 'Technical' | 'Functional';
+  approvalCode?: string;
+}
+
+export interface CaptureRequest {
+  /** Default: the full authorized amount. */
+  amount?: number;
+}
+
+export interface QrInfo {
+  codeValue: string;
+  expireTime?: string;
+}
+
+/** A journal row as shown to people and programs: never card data beyond the masked PAN. */
+export interface TransactionView {
+  clientTransactionId: string;
+  serverTransactionId?: string;
+  kind: OperationKind;
+  method?: SaleMethod;
+  scenario?: WalletScenario;
+  merchantId?: string;
+  amount: number;
+  currency: string;
+  state: TransactionState;
+  /** The platform's transactionStatus as last seen (Accepted, Captured, Initialized, cancelled, ...). */
+  platformStatus?: string;
+  /** Sale this operation acts on (cancel, refund, capture). */
+  relatedClientTransactionId?: string;
+  maskedPan?: string;
+  scheme?: string;
+  entryMode?: string;
+  offline: boolean;
+  /** Why it was declined / failed / needs attention, in words a person can act on. */
+  message?: string;
+  qr?: QrInfo;
+  capturedAmount: number;
+  refundedAmount: number;
+  cancelledAmount: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Platform events seen, in order. */
+  events: Array<Record<string, unknown>>;
+}
+
+export interface AllowedOperationsView {
+  cancel: { allowed: boolean; maxAmount: number; reason?: string };
+  refund: { allowed: boolean; maxAmount: number; reason?: string };
+  capture: { allowed: boolean; maxAmount: number; reason?: string };
+  currency: string;
+  /** Whether the platform's allowedoperations answer was used (else local rules only). */
+  fromPlatform: boolean;
+}
+
+export interface StartedSale {
+  clientTransactionId: string;
+  /** Resolves with the final view (approved, declined, failed, cancelled, offline_stored ...). */
+  done: Promise<TransactionView>;
+}
+
+export interface ListQuery {
+  /** ISO date (YYYY-MM-DD, local time of the terminal); default all. */
+  date?: string;
+  limit?: number;
+}
+
+export interface PaymentsApi {
+  /** Journals the sale, then runs it (reader / QR / scanner / platform). Rejects only on invalid input. */
+  startSale(req: SaleRequest): Promise<StartedSale>;
+  /** Aborts a sale still waiting for the customer (card, QR, scan). */
+  abortSale(clientTransactionId: string): Promise<TransactionView>;
+  cancel(clientTransactionId: string, req?: CancelRequest): Promise<TransactionView>;
+  refund(clientTransactionId: string, req?: RefundRequest): Promise<TransactionView>;
+  capture(clientTransactionId: string, req?: CaptureRequest): Promise<TransactionView>;
+  captureAll(merchantId?: string): Promise<TransactionView[]>;
+  allowedOperations(clientTransactionId: string): Promise<AllowedOperationsView>;
+  /** Local view, refreshed from the platform's status call when `refresh` is set. */
+  get(clientTransactionId: string, opts?: { refresh?: boolean }): Promise<TransactionView>;
+  list(query?: ListQuery): TransactionView[];
+}
