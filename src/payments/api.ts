@@ -138,3 +138,36 @@ export interface PaymentsApi {
   get(clientTransactionId: string, opts?: { refresh?: boolean }): Promise<TransactionView>;
   list(query?: ListQuery): TransactionView[];
 }
+
+/** A transaction whose final status the event relay follows through the status call. */
+export interface PendingTracking {
+  clientTransactionId: string;
+  merchantId?: string;
+  /** QR expiry (the spec's expireTime), when the platform gave one. */
+  expireTime?: string;
+  startedAt: string;
+}
+
+export interface AppliedStatus {
+  /** Platform events not delivered before, in order; already persisted in the journal. */
+  newEvents: Array<Record<string, unknown>>;
+  /** The view after applying the record. */
+  view: TransactionView;
+  /** No more polling needed (final status, or expired). */
+  final: boolean;
+}
+
+/**
+ * Implemented by the payments engine, used by the provider event relay (src/events/).
+ * The engine persists which platform events it has seen, so the relay never puts an
+ * event on the bus twice, across restarts too.
+ */
+export interface RelayStore {
+  pendingTracking(): PendingTracking[];
+  /** Journals the platform's status record (new events, status) and resolves a waiting sale. */
+  applyStatusRecord(clientTransactionId: string, record: Record<string, unknown>): AppliedStatus;
+  /** Marks a tracked transaction expired locally (QR expiry passed, platform still not final). */
+  markExpired(clientTransactionId: string): TransactionView;
+  /** Called for each transaction that starts waiting for the platform (e.g. QR shown). */
+  onTracking(listener: (t: PendingTracking) => void): () => void;
+}
