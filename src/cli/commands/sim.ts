@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { createLogger } from '../../core/logger.js';
+import { devCertPaths, generateDevCerts } from '../../identity/dev-certs.js';
+import { startDemoPlatform } from '../../sim/platform/server.js';
+import { configFor } from '../options.js';
+import { dirname } from 'node:path';
+
+/** `terminal-agent sim`: the demo platform on its own, for field engineers and manual tests. */
+export function register(program: Command): void {
+  program
+    .command('sim')
+    .description('run the demo payment platform (auth server, payment API, wallet providers) on loopback')
+    .option('--host <address>', 'address to listen on')
+    .option('--api-port <port>', 'HTTPS port of the security host and payment API')
+    .option('--mtls-port <port>', 'device token mTLS port')
+    .option('--certs <dir>', 'directory of the dev PKI (generated when missing)')
+    .action(async (opts: { host?: string; apiPort?: string; mtlsPort?: string; certs?: string }, cmd: Command) => {
+      const { config } = configFor(cmd);
+      const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
+      const certs = generateDevCerts(opts.certs ?? dirname(config.identity.caFile));
+      const paths = devCertPaths(certs.dir);
+      const platform = await startDemoPlatform({
+        host: opts.host ?? config.sim.host,
+        apiPort: opts.apiPort !== undefined ? Number(opts.apiPort) : config.sim.apiPort,
+        mtlsPort: opts.mtlsPort !== undefined ? Number(opts.mtlsPort) : config.sim.mtlsPort,
+        tls: { certFile: paths.serverCert, keyFile: paths.serverKey, caFile: paths.caCert },
+        seed: config.sim.seedFile,
+        settings: {
+          accessTokenSeconds: config.sim.accessTokenSeconds,
+          refreshTokenSeconds: config.sim.refreshTokenSeconds,
+          walletPayDelayMs: config.sim.walletPayDelayMs,
+          qrExpirySeconds: config.sim.qrExpirySeconds,
+        },
+        log,
+      });
+      process.stdout.write(`demo platform: api ${platform.urls.api}  device auth ${platform.urls.mtls}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void platform.stop().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}
