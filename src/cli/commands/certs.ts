@@ -1,0 +1,85 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { AgentError } from '../../core/errors.js';
+import { certificateStatus, devCertPaths, generateDevCerts, readIdentity } from '../../identity/index.js';
+import { configFor } from '../options.js';
+
+interface GenDevOptions {
+  dir: string;
+  force?: boolean;
+}
+
+function genDev(opts: GenDevOptions): void {
+  const dir = resolve(opts.dir);
+  const files = Object.entries(devCertPaths(dir))
+    .filter(([k]) => k !== 'dir')
+    .map(([, f]) => f);
+  if (!opts.force && files.every((f) => existsSync(f))) {
+    process.stdout.write(`development certificates already present in ${dir} (use --force to regenerate)\n`);
+    return;
+  }
+  generateDevCerts(dir, { force: true });
+  process.stdout.write(`development certificates written to ${dir}:\n`);
+  // Names and modes only: key contents never reach the terminal.
+  for (const f of files) process.stdout.write(`  ${f} (mode ${(statSync(f).mode & 0o777).toString(8).padStart(4, '0')})\n`);
+}
+
+interface ShowOptions {
+  json?: boolean;
+}
+
+function show(opts: ShowOptions, cmd: Command): void {
+  const { config } = configFor(cmd);
+  const id = config.identity;
+  const identity = readIdentity({ certFile: id.certFile, keyFile: id.keyFile, caFile: id.caFile, enforceKeyMode: id.enforceKeyMode });
+  const status = certificateStatus(identity, new Date(), id.expiryWarningDays);
+  const facts = {
+    certFile: id.certFile,
+    subject: identity.subject,
+    serialNumber: identity.serialNumber,
+    issuer: identity.issuer,
+    notBefore: identity.notBefore.toISOString(),
+    notAfter: identity.notAfter.toISOString(),
+    daysLeft: status.daysLeft,
+    state: status.state,
+    message: status.message,
+    thumbprint: identity.thumbprint,
+    fingerprint256: identity.fingerprint256,
+  };
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(facts, null, 2)}\n`);
+  } else {
+    const rows: Array<[string, string]> = [
+      ['certificate', facts.certFile],
+      ['subject', facts.subject],
+      ['serial number', facts.serialNumber],
+      ['issuer', facts.issuer],
+      ['valid from', facts.notBefore],
+      ['valid until', facts.notAfter],
+      ['days left', String(facts.daysLeft)],
+      ['state', `${facts.state}: ${facts.message}`],
+      ['x5t#S256', facts.thumbprint],
+      ['sha256', facts.fingerprint256],
+    ];
+    for (const [k, v] of rows) process.stdout.write(`${`${k}:`.padEnd(15)}${v}\n`);
+  }
+  // The details above help diagnose; a certificate the agent would refuse still fails the command.
+  if (status.state === 'expired') throw new AgentError('CERT_EXPIRED', `${id.certFile}: ${status.message}`);
+  if (status.state === 'not-yet-valid') throw new AgentError('CERT_NOT_YET_VALID', `${id.certFile}: ${status.message}`);
+}
+
+export function register(program: Command): void {
+  const certs = program.command('certs').description('device certificate: show it, or generate development certificates');
+  certs
+    .command('gen-dev')
+    .description('generate the development PKI offline (platform CA, server, device, unknown, expired, foreign certificates)')
+    .option('--dir <dir>', 'directory to write to', 'certs')
+    .option('--force', 'overwrite existing files')
+    .action((opts: GenDevOptions) => genDev(opts));
+  certs
+    .command('show')
+    .description('print the configured device certificate: subject, serial number, issuer, validity, thumbprint')
+    .option('--json', 'machine-readable output')
+    .action((opts: ShowOptions, cmd: Command) => show(opts, cmd));
+}

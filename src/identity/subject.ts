@@ -1,0 +1,18 @@
+import type { X509Certificate } from 'node:crypto';
+
+/**
+ * The terminal serial number is the `serialNumber` attribute (OID 2.5.4.5) of the
+ * certificate subject, not the certificate's own serial number (DESIGN.md, identity).
+ * Returns undefined when the attribute is absent or empty.
+ */
+export function subjectSerialNumber(cert: X509Certificate): string | undefined {
+  const subject = cert.toLegacyObject().subject as unknown as Record<string, string | string[] | undefined>;
+  const value = subject.serialNumber;
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first.trim() === '' ? undefined : first.trim();
+}
+
+/** Node prints a distinguished name one attribute per line; one line reads better in logs and the CLI. */
+export function oneLineName(name: string): string {
+  return name.split('\n').filter((p) => p !== '').join(', ');
+}
