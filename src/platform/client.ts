@@ -1,0 +1,280 @@
+import type { z } from 'zod';
+import type { Logger } from '../core/logger.js';
+import { backoffDelay, sleep, type BackoffOptions } from '../core/backoff.js';
+import { AgentError, isAgentError } from '../core/errors.js';
+import { PlatformError, isPlatformError } from './errors.js';
+import { httpRequest, jsonBody, statusError, systemClock, type HttpClock, type HttpMethod, type HttpResponse } from './http.js';
+import { dispatcherFor, type DispatcherSource } from './dispatchers.js';
+import { checkRequest, readResponse } from './validate.js';
+import {
+  cancelRequest,
+  captureAllRequest,
+  captureRequest,
+  processRequest,
+  qrTerminalPaymentRequest,
+  refundByWebRequest,
+  refundRequest,
+  type CancelRequest,
+  type CaptureAllRequest,
+  type CaptureRequest,
+  type ProcessRequest,
+  type QrTerminalPaymentRequest,
+  type RefundByWebRequest,
+  type RefundRequest,
+} from './schemas/requests.js';
+import {
+  allowedOperations,
+  captureAllResponse,
+  countries,
+  qrTerminalPaymentResponse,
+  transactionRecord,
+  type AllowedOperations,
+  type CaptureAllResponse,
+  type Country,
+  type QrTerminalPaymentResponse,
+  type TransactionRecord,
+} from './schemas/responses.js';
+
+/**
+ * Where every call gets its bearer token. `merchantId` selects the merchant when the
+ * terminal serves several (undefined = the default one); `invalidate` is called with a
+ * token the platform answered 401 to, so the next `tokenFor` brings a fresh one.
+ */
+export interface BearerProvider {
+  tokenFor(merchantId?: string): Promise<string>;
+  invalidate(merchantId: string | undefined, token: string): void;
+}
+
+export interface CallOptions {
+  /** The merchant the call acts for; default the terminal's default merchant. */
+  merchantId?: string;
+  signal?: AbortSignal;
+}
+
+export interface GetRetryOptions {
+  /** Extra attempts of a GET after a network error, timeout, 5xx or 429. */
+  retries: number;
+  backoff: BackoffOptions;
+  /** A Retry-After longer than this is not waited for: the error is returned instead. */
+  maxRetryAfterMs: number;
+}
+
+export interface PlatformClientOptions {
+  /** Main API host, e.g. https://api.demo.example (no trailing slash needed). */
+  baseUrl: string;
+  dispatchers: DispatcherSource;
+  tokens: BearerProvider;
+  log: Logger;
+  /** Per-request overrides of the dispatcher's headers/body timeouts. */
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** DESIGN.md: isAvailable answers within this budget (default 2 s). */
+  availabilityTimeoutMs?: number;
+  getRetry?: Partial<GetRetryOptions>;
+  clock?: HttpClock;
+}
+
+const defaultGetRetry: GetRetryOptions = { retries: 2, backoff: { baseMs: 250, capMs: 2_000 }, maxRetryAfterMs: 5_000 };
+
+interface Call<S extends z.ZodType> {
+  operation: string;
+  method: HttpMethod;
+  path: string;
+  body?: unknown;
+  schema: S;
+  auth: boolean;
+  opts: CallOptions | undefined;
+}
+
+/**
+ * Typed client of the payment API (spec: Payment API, Reference data). Writes are sent
+ * exactly once (plus one retry after a 401, which the platform refused before acting);
+ * retrying a write is the payments layer's decision, which owns idempotency. GETs are
+ * retried here with full-jitter backoff.
+ */
+export class PlatformClient {
+  private readonly baseUrl: string;
+  private readonly log: Logger;
+  private readonly clock: HttpClock;
+  private readonly getRetry: GetRetryOptions;
+
+  constructor(private readonly opts: PlatformClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.log = opts.log.child({ module: 'platform' });
+    this.clock = opts.clock ?? systemClock;
+    this.getRetry = { ...defaultGetRetry, ...opts.getRetry };
+  }
+
+  /** Sale: card, wallet QR, MOTO, manual entry, offline upload. */
+  process(body: ProcessRequest, opts?: CallOptions): Promise<TransactionRecord> {
+    const checked = checkRequest(processRequest, body, 'process');
+    return this.call({ operation: 'process', method: 'POST', path: '/payment/v1/transactions/process', body: checked, schema: transactionRecord, auth: true, opts });
+  }
+
+  capture(transactionId: string, body: CaptureRequest, opts?: CallOptions): Promise<TransactionRecord> {
+    const checked = checkRequest(captureRequest, body, 'capture');
+    return this.call({ operation: 'capture', method: 'POST', path: `${txPath(transactionId)}/capture`, body: checked, schema: transactionRecord, auth: true, opts });
+  }
+
+  captureAll(body: CaptureAllRequest, opts?: CallOptions): Promise<CaptureAllResponse> {
+    const checked = checkRequest(captureAllRequest, body, 'captureAll');
+    return this.call({ operation: 'captureAll', method: 'POST', path: '/payment/v1/transactions/captureall', body: checked, schema: captureAllResponse, auth: true, opts });
+  }
+
+  refund(transactionId: string, body: RefundRequest, opts?: CallOptions): Promise<TransactionRecord> {
+    const checked = checkRequest(refundRequest, body, 'refund');
+    return this.call({ operation: 'refund', method: 'POST', path: `${txPath(transactionId)}/refund`, body: checked, schema: transactionRecord, auth: true, opts });
+  }
+
+  cancel(transactionId: string, body: CancelRequest, opts?: CallOptions): Promise<TransactionRecord> {
+    const checked = checkRequest(cancelRequest, body, 'cancel');
+    return this.call({ operation: 'cancel', method: 'POST', path: `${txPath(transactionId)}/cancel`, body: checked, schema: transactionRecord, auth: true, opts });
+  }
+
+  allowedOperations(transactionId: string, opts?: CallOptions): Promise<AllowedOperations> {
+    return this.call({ operation: 'allowedOperations', method: 'GET', path: `${txPath(transactionId)}/allowedoperations`, schema: allowedOperations, auth: true, opts });
+  }
+
+  refundByWeb(transactionId: string, body: RefundByWebRequest, opts?: CallOptions): Promise<TransactionRecord> {
+    const checked = checkRequest(refundByWebRequest, body, 'refundByWeb');
+    return this.call({ operation: 'refundByWeb', method: 'POST', path: `${txPath(transactionId)}/refundbyweb`, body: checked, schema: transactionRecord, auth: true, opts });
+  }
+
+  /** Status and event history; `transactionId` is the client or the server id. A 404 is a `rejected` error (see isNotFound). */
+  status(transactionId: string, opts?: CallOptions): Promise<TransactionRecord> {
+    return this.call({ operation: 'status', method: 'GET', path: txPath(transactionId), schema: transactionRecord, auth: true, opts });
+  }
+
+  /** Terminal-initiated QR payment (spec: POST /qrcode-payment/v1/transactions; answer not specified). */
+  qrTerminalPayment(body: QrTerminalPaymentRequest, opts?: CallOptions): Promise<QrTerminalPaymentResponse> {
+    const checked = checkRequest(qrTerminalPaymentRequest, body, 'qrTerminalPayment');
+    return this.call({ operation: 'qrTerminalPayment', method: 'POST', path: '/qrcode-payment/v1/transactions', body: checked, schema: qrTerminalPaymentResponse, auth: true, opts });
+  }
+
+  /** Reference data: countries. */
+  countries(opts?: CallOptions): Promise<Country[]> {
+    return this.call({ operation: 'countries', method: 'GET', path: '/resources/v1/countries', schema: countries, auth: true, opts });
+  }
+
+  /**
+   * DESIGN.md: 200 means available; anything else, or no answer within the budget
+   * (token included), means not. Never throws.
+   */
+  async isAvailable(opts?: CallOptions): Promise<boolean> {
+    const budgetMs = this.opts.availabilityTimeoutMs ?? 2_000;
+    const budget = AbortSignal.timeout(budgetMs);
+    const signal = opts?.signal ? AbortSignal.any([opts.signal, budget]) : budget;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), budgetMs);
+    });
+    const attempt = (async (): Promise<boolean> => {
+      try {
+        const { res } = await this.exchange({
+          operation: 'isAvailable',
+          method: 'GET',
+          path: '/payment/v1/transactions/technical/isAvailable',
+          auth: true,
+          opts: { ...opts, signal },
+          headersTimeoutMs: budgetMs,
+          bodyTimeoutMs: budgetMs,
+        });
+        return res.status === 200;
+      } catch (err) {
+        this.log.debug({ code: isAgentError(err) ? err.code : undefined }, 'platform not available');
+        return false;
+      }
+    })();
+    try {
+      return await Promise.race([attempt, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async call<S extends z.ZodType>(c: Call<S>): Promise<z.output<S>> {
+    const retries = c.method === 'GET' ? this.getRetry.retries : 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const { res } = await this.exchange(c);
+        if (res.status < 200 || res.status > 299) throw statusError(c, res, this.clock);
+        return readResponse(c.schema, jsonBody(c, res), c, res.status);
+      } catch (err) {
+        const wait = attempt < retries ? this.retryDelay(err, attempt) : undefined;
+        if (wait === undefined) throw err;
+        this.log.debug({ operation: c.operation, attempt: attempt + 1, waitMs: wait }, 'retrying platform read');
+        await sleep(wait, c.opts?.signal);
+      }
+    }
+  }
+
+  /** Only GETs come here; writes are never retried by the client. */
+  private retryDelay(err: unknown, attempt: number): number | undefined {
+    if (!isPlatformError(err) || !err.transient) return undefined;
+    if (err.retryAfterMs !== undefined && err.retryAfterMs > this.getRetry.maxRetryAfterMs) return undefined;
+    return backoffDelay(attempt, this.getRetry.backoff, err.retryAfterMs);
+  }
+
+  /** One request with its bearer; after a 401 the token is invalidated and the request sent once more. */
+  private async exchange(c: Omit<Call<z.ZodType>, 'schema'> & { headersTimeoutMs?: number; bodyTimeoutMs?: number }): Promise<{ res: HttpResponse }> {
+    const url = `${this.baseUrl}${c.path}`;
+    const merchantId = c.opts?.merchantId;
+    for (let round = 0; ; round++) {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      let token: string | undefined;
+      if (c.auth) {
+        token = await this.bearer(c.operation, c.method, merchantId);
+        headers.authorization = `Bearer ${token}`;
+      }
+      const body = c.body === undefined ? undefined : JSON.stringify(c.body);
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await httpRequest(
+        {
+          operation: c.operation,
+          method: c.method,
+          url,
+          dispatcher: dispatcherFor(this.opts.dispatchers, url),
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          ...optional('headersTimeoutMs', c.headersTimeoutMs ?? this.opts.headersTimeoutMs),
+          ...optional('bodyTimeoutMs', c.bodyTimeoutMs ?? this.opts.bodyTimeoutMs),
+          ...optional('signal', c.opts?.signal),
+        },
+        this.clock,
+      );
+      this.log.debug({ operation: c.operation, method: c.method, status: res.status, ms: Math.round(res.durationMs) }, 'platform call');
+      if (res.status === 401 && token !== undefined && round === 0) {
+        // Spec Authentication 4: the token expired or was revoked; one fresh token, one more try.
+        this.opts.tokens.invalidate(merchantId, token);
+        continue;
+      }
+      return { res };
+    }
+  }
+
+  /** A token the provider cannot give means the request never left. */
+  private async bearer(operation: string, method: HttpMethod, merchantId: string | undefined): Promise<string> {
+    try {
+      return await this.opts.tokens.tokenFor(merchantId);
+    } catch (err) {
+      const transient = isPlatformError(err) && err.transient;
+      const code = isAgentError(err) ? err.code : 'INTERNAL';
+      throw new PlatformError(`no access token for ${operation} (${code})`, {
+        category: transient ? 'network' : 'auth',
+        operation,
+        method,
+        outcomeUnknown: false,
+        cause: err,
+      });
+    }
+  }
+}
+
+function txPath(transactionId: string): string {
+  if (transactionId.length === 0) throw new AgentError('PLATFORM_BAD_REQUEST', 'transaction id must not be empty', { httpStatus: 400 });
+  return `/payment/v1/transactions/${encodeURIComponent(transactionId)}`;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { amountRequest, clientDateTime } from './common.js';
+
+/**
+ * Request bodies of the payment API (spec: Payment API) with the placements DESIGN.md
+ * decided where the spec is silent (card fields, capture, refundbyweb, approval code).
+ */
+
+const nonEmpty = z.string().min(1, 'must not be empty');
+const id = z.string().min(1, 'must not be empty').max(128, 'at most 128 characters');
+
+/** A masked PAN: at most the first 6 and last 4 digits visible (invariant 4: never a full PAN). */
+export const maskedPan = z
+  .string()
+  .regex(/^\d{0,6}[*Xx\u2022]{2,}\d{0,4}$/, 'expected a masked PAN (first 6 / last 4 digits at most, the rest masked)');
+
+/** DESIGN.md decisions: card data sent as `instrument.card`. */
+export const cardInstrument = z.strictObject({
+  maskedPan: maskedPan.optional(),
+  scheme: z.string().optional(),
+  expiry: z.string().optional(),
+  encryptedData: z.string().optional(),
+  ksn: z.string().optional(),
+});
+
+export const paymentScenario = z.enum(['ConsumerScan', 'MerchantScan']);
+export type PaymentScenario = z.infer<typeof paymentScenario>;
+
+export const instrumentRequest = z.strictObject({
+  /** "card", or a wallet identifier (walletA / walletB). */
+  instrumentType: nonEmpty,
+  paymentScenario: paymentScenario.optional(),
+  /** Merchant scan only: the code scanned from the consumer's wallet. */
+  walletId: z.string().optional(),
+  card: cardInstrument.optional(),
+  /** MOTO without address verification: the customer's contact (DESIGN.md). */
+  email: z.string().optional(),
+  phone: z.string().optional(),
+});
+export type InstrumentRequest = z.infer<typeof instrumentRequest>;
+
+export const processRequest = z.strictObject({
+  clientDateTime,
+  channel: nonEmpty,
+  clientNewTransactionId: id,
+  authorizationAmount: amountRequest,
+  instrument: instrumentRequest,
+  /** Upload of a sale taken offline (DESIGN.md: original clientDateTime and id). */
+  offlineTransaction: z.boolean().optional(),
+  entryMode: z.string().optional(),
+  ksn: z.string().optional(),
+  pinblock: z.string().optional(),
+  pinblockFormat: z.string().optional(),
+  orderChannel: z.string().optional(),
+  zipCode: z.string().optional(),
+  houseNumber: z.string().optional(),
+});
+export type ProcessRequest = z.infer<typeof processRequest>;
+
+export const instrumentRef = z.strictObject({ instrumentType: nonEmpty });
+
+export const cancelRequest = z.strictObject({
+  clientDateTime,
+  channel: nonEmpty,
+  /** Technical = reversal, Functional = void (spec: Other rules 5). */
+  cancelReason: z.enum(['Technical', 'Functional']),
+  cancelAmount: amountRequest,
+  instrument: instrumentRef,
+  /** Supervisor approval code (DESIGN.md: top level). */
+  approvalCode: z.string().optional(),
+});
+export type CancelRequest = z.infer<typeof cancelRequest>;
+
+export const refundRequest = z.strictObject({
+  clientDateTime,
+  channel: nonEmpty,
+  clientNewTransactionId: id,
+  refundAmount: amountRequest,
+  instrument: instrumentRef,
+  approvalCode: z.string().optional(),
+});
+export type RefundRequest = z.infer<typeof refundRequest>;
+
+/** DESIGN.md: capture body. */
+export const captureRequest = z.strictObject({ clientDateTime, channel: nonEmpty, captureAmount: amountRequest });
+export type CaptureRequest = z.infer<typeof captureRequest>;
+
+/** DESIGN.md: captureall body. */
+export const captureAllRequest = z.strictObject({ clientDateTime, channel: nonEmpty });
+export type CaptureAllRequest = z.infer<typeof captureAllRequest>;
+
+/** DESIGN.md: refundbyweb body; the platform picks cancel or refund. */
+export const refundByWebRequest = z.strictObject({ clientDateTime, clientNewTransactionId: id, amount: amountRequest });
+export type RefundByWebRequest = z.infer<typeof refundByWebRequest>;
+
+/** Spec: QR terminal call body. */
+export const qrTerminalPaymentRequest = z.strictObject({
+  paymentType: nonEmpty,
+  paymentScenario: nonEmpty,
+  scannedPaymentId: z.string(),
+  clientTransactionId: id,
+  paymentAmount: amountRequest,
+  order: z.strictObject({ orderId: z.string(), orderDescription: z.string() }),
+});
+export type QrTerminalPaymentRequest = z.infer<typeof qrTerminalPaymentRequest>;

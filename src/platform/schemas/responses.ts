@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { amountResponse, anyObject } from './common.js';
+
+/**
+ * Answers of the payment API (spec: Resources and their fields), read leniently: unknown
+ * fields are kept, absent optional fields tolerated, a wrong type names the field.
+ */
+
+export const instrumentResponse = z.looseObject({
+  instrumentType: z.string().optional(),
+  paymentScenario: z.string().optional(),
+  walletId: z.string().optional(),
+});
+
+export const sourceResponse = z.looseObject({
+  sourceType: z.string().optional(),
+  storeId: z.string().optional(),
+  logicalDeviceId: z.string().optional(),
+  physicalDeviceId: z.string().optional(),
+  acquirerName: z.string().optional(),
+});
+
+/** One entry of a transaction's history (spec: Event fields). */
+export const transactionEvent = z.looseObject({
+  eventType: z.string().optional(),
+  serverProcessingDateTime: z.string().optional(),
+  clientDateTime: z.string().optional(),
+  authorizationAmount: amountResponse.optional(),
+  cancelAmount: amountResponse.optional(),
+  refundAmount: amountResponse.optional(),
+  instrument: instrumentResponse.optional(),
+  source: sourceResponse.optional(),
+  requestor: anyObject.optional(),
+  result: z.string().optional(),
+  resultMessage: z.string().optional(),
+  /** Shape depends on the wallet and scenario (QR data, merchant-scan data, refund data). */
+  resultData: anyObject.optional(),
+  cancelReason: z.string().optional(),
+  paymentRequestId: z.string().optional(),
+  refundId: z.string().optional(),
+  refundTime: z.string().optional(),
+  WalletId: z.string().optional(),
+});
+export type TransactionEvent = z.infer<typeof transactionEvent>;
+
+/** Payment transaction record (process, cancel, refund, capture, status). */
+export const transactionRecord = z.looseObject({
+  transactionType: z.string().optional(),
+  serverTransactionId: z.string(),
+  clientTransactionId: z.string().optional(),
+  relatedServerTransactionId: z.string().optional(),
+  /** Initialized, Accepted, Refused, Captured, cancelled, Failed, Expired, … (kept as sent). */
+  transactionStatus: z.string(),
+  tenantId: z.string().optional(),
+  merchantAggregatorId: z.string().optional(),
+  merchantId: z.string().optional(),
+  events: z.array(transactionEvent).default([]),
+});
+export type TransactionRecord = z.infer<typeof transactionRecord>;
+
+/** DESIGN.md: captureall answers `{transactions: [records]}`. */
+export const captureAllResponse = z.looseObject({ transactions: z.array(transactionRecord) });
+export type CaptureAllResponse = z.infer<typeof captureAllResponse>;
+
+/** Spec: Allowed-operations record. */
+export const allowedOperations = z.looseObject({
+  allowed: z.boolean(),
+  maxAmount: z.number().optional(),
+  currency: z.string().optional(),
+});
+export type AllowedOperations = z.infer<typeof allowedOperations>;
+
+/** Spec: Country record. */
+export const country = z.looseObject({ code: z.string(), display: z.string() });
+export type Country = z.infer<typeof country>;
+export const countries = z.array(country);
+
+/** Spec: "Response of this call: not shown"; whatever object comes back is kept. */
+export const qrTerminalPaymentResponse = z.looseObject({});
+export type QrTerminalPaymentResponse = z.infer<typeof qrTerminalPaymentResponse>;
