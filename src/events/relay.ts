@@ -1,0 +1,214 @@
+import type { Logger } from '../core/logger.js';
+import { describeError, isAgentError } from '../core/errors.js';
+import type { PendingTracking, RelayStore, TransactionView } from '../payments/api.js';
+import type { EventBus } from './bus.js';
+import { defaultRelayPolicy, nextPollDelay, parseExpireTime, type RelayPolicy } from './relay-policy.js';
+
+/** Timer functions, injectable so tests drive the schedule with a fake clock. */
+export interface RelayTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface EventRelayOptions {
+  store: RelayStore;
+  /** The platform's status call (GET /payment/v1/transactions/{id}): the transaction record. */
+  fetchStatus: (clientTransactionId: string, merchantId?: string) => Promise<Record<string, unknown>>;
+  bus: EventBus;
+  log: Logger;
+  now?: () => number;
+  timers?: RelayTimers;
+  policy?: Partial<RelayPolicy>;
+  /** Jitter source of the failure backoff. */
+  random?: () => number;
+}
+
+export interface EventRelay {
+  /** Resumes every transaction still pending and follows new ones as the engine reports them. */
+  start(): void;
+  /** Stops every timer; a status call in flight finishes and is ignored. */
+  stop(): void;
+  /** Client ids currently followed. */
+  tracked(): string[];
+}
+
+interface Entry {
+  tracking: PendingTracking;
+  trackedSince: number;
+  expiresAt: number | undefined;
+  slowPolls: number;
+  failures: number;
+  timer: unknown;
+  /** state/platformStatus last seen, to publish changes that came without a platform event. */
+  lastKey: string | undefined;
+}
+
+const realTimers: RelayTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/**
+ * The provider event relay (DESIGN.md "Wallet QR, consumer scan"): follows each pending
+ * transaction through the status call, fast while the customer is paying and backing off
+ * after, until the status is final or the QR expires (the spec's expireTime). The store
+ * persists which platform events were delivered, so each reaches the bus once, across
+ * restarts too. A failing status call is retried with backoff; nothing here throws.
+ */
+export function createEventRelay(opts: EventRelayOptions): EventRelay {
+  const log = opts.log.child({ module: 'event-relay' });
+  const now = opts.now ?? Date.now;
+  const timers = opts.timers ?? realTimers;
+  const policy: RelayPolicy = { ...defaultRelayPolicy, ...opts.policy };
+  const entries = new Map<string, Entry>();
+  let running = false;
+  let unsubscribe: (() => void) | undefined;
+
+  function publish(view: TransactionView, platformEvent?: Record<string, unknown>): void {
+    opts.bus.publish('transaction.updated', {
+      clientTransactionId: view.clientTransactionId,
+      ...(view.serverTransactionId !== undefined ? { serverTransactionId: view.serverTransactionId } : {}),
+      kind: view.kind,
+      status: view.state,
+      amount: view.amount,
+      currency: view.currency,
+      ...(view.method !== undefined ? { method: view.method } : {}),
+      ...(view.message !== undefined ? { message: view.message } : {}),
+      ...(platformEvent !== undefined ? { platformEvent } : {}),
+    });
+  }
+
+  function untrack(id: string, entry: Entry): void {
+    if (entries.get(id) !== entry) return;
+    if (entry.timer !== undefined) timers.clearTimeout(entry.timer);
+    entries.delete(id);
+  }
+
+  function schedule(id: string, entry: Entry, delayMs: number): void {
+    if (!running || entries.get(id) !== entry) return;
+    if (entry.timer !== undefined) timers.clearTimeout(entry.timer);
+    entry.timer = timers.setTimeout(() => {
+      entry.timer = undefined;
+      void poll(id, entry);
+    }, delayMs);
+  }
+
+  function scheduleNext(id: string, entry: Entry, lastCallMs: number): void {
+    const at = now();
+    const delay = nextPollDelay(
+      policy,
+      {
+        trackedForMs: at - entry.trackedSince,
+        slowPolls: entry.slowPolls,
+        failures: entry.failures,
+        msToExpiry: entry.expiresAt === undefined ? undefined : entry.expiresAt - at,
+        lastCallMs,
+      },
+      opts.random,
+    );
+    schedule(id, entry, delay);
+  }
+
+  async function poll(id: string, entry: Entry): Promise<void> {
+    const started = now();
+    let record: Record<string, unknown>;
+    try {
+      record = await opts.fetchStatus(id, entry.tracking.merchantId);
+    } catch (err) {
+      if (!running || entries.get(id) !== entry) return;
+      entry.failures++;
+      log.warn(
+        { clientTransactionId: id, attempt: entry.failures, code: isAgentError(err) ? err.code : undefined, err: describeError(err) },
+        'status call failed; retrying with backoff',
+      );
+      scheduleNext(id, entry, now() - started);
+      return;
+    }
+    if (!running || entries.get(id) !== entry) return;
+    try {
+      const applied = opts.store.applyStatusRecord(id, record);
+      entry.failures = 0;
+      for (const event of applied.newEvents) publish(applied.view, event);
+      const key = `${applied.view.state}/${applied.view.platformStatus ?? ''}`;
+      const changed = entry.lastKey !== undefined && entry.lastKey !== key;
+      if (applied.newEvents.length === 0 && (changed || applied.final)) publish(applied.view);
+      entry.lastKey = key;
+      if (applied.final) {
+        log.info({ clientTransactionId: id, state: applied.view.state, platformStatus: applied.view.platformStatus }, 'transaction final');
+        untrack(id, entry);
+        return;
+      }
+      // Expired: the answer we just got, taken at or after expireTime, is still not final.
+      if (entry.expiresAt !== undefined && now() >= entry.expiresAt) {
+        const view = opts.store.markExpired(id);
+        publish(view);
+        log.info({ clientTransactionId: id }, 'QR expired without a final status');
+        untrack(id, entry);
+        return;
+      }
+      if (now() - entry.trackedSince >= policy.fastPhaseMs) entry.slowPolls++;
+      scheduleNext(id, entry, now() - started);
+    } catch (err) {
+      if (isAgentError(err, 'PAYMENT_NOT_FOUND')) {
+        log.warn({ clientTransactionId: id }, 'tracked transaction is not in the journal; no longer followed');
+        untrack(id, entry);
+        return;
+      }
+      entry.failures++;
+      log.error({ clientTransactionId: id, attempt: entry.failures, err: describeError(err) }, 'applying the status record failed; retrying');
+      scheduleNext(id, entry, now() - started);
+    }
+  }
+
+  function track(tracking: PendingTracking, firstDelayMs: number): void {
+    if (!running) return;
+    const id = tracking.clientTransactionId;
+    const expiresAt = parseExpireTime(tracking.expireTime);
+    if (tracking.expireTime !== undefined && expiresAt === undefined) {
+      log.warn({ clientTransactionId: id, expireTime: tracking.expireTime }, 'unreadable expireTime; following until final');
+    }
+    const existing = entries.get(id);
+    if (existing) {
+      // Same transaction reported again (e.g. the QR came with its expiry): keep one schedule.
+      existing.tracking = tracking;
+      existing.expiresAt = expiresAt;
+      return;
+    }
+    const entry: Entry = { tracking, trackedSince: now(), expiresAt, slowPolls: 0, failures: 0, timer: undefined, lastKey: undefined };
+    entries.set(id, entry);
+    schedule(id, entry, firstDelayMs);
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      unsubscribe = opts.store.onTracking((t) => {
+        try {
+          track(t, policy.fastIntervalMs);
+        } catch (err) {
+          log.error({ err: describeError(err) }, 'cannot follow transaction');
+        }
+      });
+      let pending: PendingTracking[] = [];
+      try {
+        pending = opts.store.pendingTracking();
+      } catch (err) {
+        log.error({ err: describeError(err) }, 'cannot read pending transactions');
+      }
+      // After a restart the state may have changed long ago: look now.
+      for (const t of pending) track(t, 0);
+      if (pending.length > 0) log.info({ count: pending.length }, 'resumed following pending transactions');
+    },
+    stop() {
+      running = false;
+      unsubscribe?.();
+      unsubscribe = undefined;
+      for (const entry of entries.values()) if (entry.timer !== undefined) timers.clearTimeout(entry.timer);
+      entries.clear();
+    },
+    tracked() {
+      return [...entries.keys()];
+    },
+  };
+}
