@@ -1,0 +1,95 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './helpers/tmp.js';
+import { runCli } from './identity/cli-run.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length > 0) cleanups.pop()?.();
+});
+function configFile(content: unknown): string {
+  const t = tempDir('terminal-agent-cli-config-');
+  cleanups.push(t.cleanup);
+  const file = join(t.dir, 'agent.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+function oneErrorLine(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return lines[0] as string;
+}
+
+describe('terminal-agent config show', () => {
+  it('prints the effective configuration with auth.password redacted', () => {
+    const secret = 'correct-horse-battery-staple';
+    const file = configFile({ api: { port: 9001 }, auth: { mode: 'password', username: 'staff1' } });
+    const r = runCli(['--config', file, '--log-level', 'warn', 'config', 'show'], {
+      TERMINAL_AGENT_AUTH__PASSWORD: secret,
+      TERMINAL_AGENT_OFFLINE__MAX_COUNT: '42',
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toContain(secret);
+    const shown = JSON.parse(r.stdout) as {
+      file: string;
+      endpoints: { baseUrl: string };
+      config: { auth: { password: string; username: string; mode: string }; api: { port: number }; offline: { maxCount: number }; log: { level: string } };
+    };
+    expect(shown.file).toBe(file);
+    expect(shown.config.auth.password).toBe('[redacted]');
+    expect(shown.config.auth).toMatchObject({ mode: 'password', username: 'staff1' });
+    expect(shown.config.api.port).toBe(9001); // file
+    expect(shown.config.offline.maxCount).toBe(42); // environment
+    expect(shown.config.log.level).toBe('warn'); // flag
+    expect(shown.endpoints.baseUrl).toMatch(/^https?:\/\//);
+  });
+
+  it('redacts a password that comes from the config file too', () => {
+    const secret = 'file-held-secret-1234';
+    const r = runCli(['--config', configFile({ auth: { password: secret } }), 'config', 'show']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toContain(secret);
+    expect(r.stdout).toContain('[redacted]');
+  });
+
+  it('a bad value exits non-zero with one line naming the key', () => {
+    const r = runCli(['--config', configFile({ api: { port: 'eighty' } }), 'config', 'show']);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toBe('');
+    const line = oneErrorLine(r.stderr);
+    expect(line).toContain('api.port');
+    expect(line).toContain('CONFIG_INVALID');
+  });
+
+  it('an unknown key exits non-zero with one line naming it', () => {
+    const r = runCli(['--config', configFile({ offline: { maxCuont: 3 } }), 'config', 'show']);
+    expect(r.status).not.toBe(0);
+    expect(oneErrorLine(r.stderr)).toContain('offline.maxCuont');
+  });
+
+  it('a bad environment value names the key and the variable', () => {
+    const r = runCli(['--config', configFile({}), 'config', 'show'], { TERMINAL_AGENT_PLATFORM__BASE_URL: 'not a url' });
+    expect(r.status).not.toBe(0);
+    const line = oneErrorLine(r.stderr);
+    expect(line).toContain('platform.baseUrl');
+    expect(line).toContain('TERMINAL_AGENT_PLATFORM__BASE_URL');
+  });
+
+  it('a missing --config file exits non-zero naming the file', () => {
+    const missing = join(configFile({}), '..', 'missing.json');
+    const r = runCli(['--config', missing, 'config', 'show']);
+    expect(r.status).not.toBe(0);
+    expect(oneErrorLine(r.stderr)).toContain('missing.json');
+  });
+
+  it('a bad secret value is never echoed in the error line', () => {
+    const r = runCli(['--config', configFile({ auth: { password: 12345678 } }), 'config', 'show']);
+    expect(r.status).not.toBe(0);
+    const line = oneErrorLine(r.stderr);
+    expect(line).toContain('auth.password');
+    expect(line).not.toContain('12345678');
+  });
+});
