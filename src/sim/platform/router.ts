@@ -25,6 +25,8 @@ export interface SimRequest {
 export interface SimResponse {
   status: number;
   body?: unknown;
+  /** A non-JSON body (e.g. the login page); set content-type in headers. */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -196,6 +198,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 function send(res: ServerResponse, r: SimResponse, now: number = Date.now()): void {
   // The Date header follows the platform clock (with any injected offset): clients measure skew from it.
   const headers: Record<string, string> = { date: new Date(now).toUTCString(), ...r.headers };
+  if (r.text !== undefined) return sendRaw(res, r.status, r.text, { 'content-type': 'text/plain; charset=utf-8', ...headers });
   if (r.body === undefined) {
     res.writeHead(r.status, headers).end();
     return;

@@ -1,0 +1,65 @@
+import type { Seed } from '../seed.js';
+import type { Grant } from './grant.js';
+
+// Profile defaults of the demo realm (spec: zoneinfo, locale "ll-CC", ISO 8601-style format).
+const ZONEINFO = 'Europe/Berlin';
+const LOCALE = 'en-GB';
+const DATETIME_FORMAT = 'YYYY-MM-DDTHH:mm:ssZ';
+
+/** What a merchant's users and terminals may do with the payment API. */
+const MERCHANT_PERMISSIONS = [
+  'payment:process',
+  'payment:capture',
+  'payment:cancel',
+  'payment:refund',
+  'payment:status',
+];
+
+const defined = (o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** The claims of each granted scope (spec: Access token, claims by scope). */
+export function scopeClaims(seed: Seed, grant: Grant, scope: readonly string[]): Record<string, unknown> {
+  const s = grant.subject;
+  const claims: Record<string, unknown> = {};
+  if (scope.includes('profile')) {
+    const merchant = seed.merchants.find((m) => m.merchantId === s.entityId);
+    Object.assign(
+      claims,
+      defined({
+        user_domain: seed.userDomain,
+        groups: merchant ? [`/merchants/${merchant.merchantId}/${s.kind === 'user' ? 'staff' : 'terminals'}`] : [],
+        entityId: s.entityId,
+        um_scope: merchant ? [{ entityId: merchant.merchantId, entityType: 'merchant' }] : [],
+        permissions: merchant ? MERCHANT_PERMISSIONS : [],
+        name: s.name,
+        given_name: s.givenName,
+        family_name: s.familyName,
+        preferred_username: s.preferredUsername,
+        zoneinfo: ZONEINFO,
+        locale: LOCALE,
+        datetimeformat: DATETIME_FORMAT,
+      }),
+    );
+  }
+  // No token is issued for an unverified address, so a present email is a verified one.
+  if (scope.includes('email') && s.email !== undefined) Object.assign(claims, { email: s.email, email_verified: true });
+  if (scope.includes('phone') && s.phone !== undefined) Object.assign(claims, { phone_number: s.phone, phone_number_verified: true });
+  if (scope.includes('address') && s.kind === 'user') {
+    const store = seed.stores.find((st) => s.entityId !== undefined && st.merchantIds.includes(s.entityId));
+    if (store !== undefined) claims.address = { formatted: store.name, street_address: store.name };
+  }
+  if (scope.includes('auth')) {
+    Object.assign(
+      claims,
+      defined({
+        device_type: grant.device.deviceType,
+        device_id: grant.device.deviceId,
+        method: grant.device.method,
+        '2fa': grant.device.twoFa,
+        physical_device_id: grant.device.physicalDeviceId,
+      }),
+    );
+  }
+  return claims;
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { SimHttpError, type SimRequest, type SimResponse } from '../router.js';
+import { assertDomain, type AuthCore } from './core.js';
+import { required, tokenForm } from './form.js';
+import type { Grant } from './grant.js';
+import { oauthError } from './oauth-error.js';
+import { withScopes } from './scope.js';
+
+const METHODS = ['api', 'device_flow'];
+
+/**
+ * Endpoint 5 (demo only): a device token for a terminal call without a physical terminal,
+ * in exchange for a merchant token. When the call comes with a platform client
+ * certificate the device token is bound to it, as on the mutual TLS endpoint.
+ */
+export function customTokenEndpoint(core: AuthCore) {
+  return (req: SimRequest): SimResponse => {
+    assertDomain(core, req.params.realm);
+    try {
+      const merchantToken = core.verifier.verifyBearer(req.headers.authorization, req.clientThumbprint);
+      const subject = core.subjects.byUuid(merchantToken.sub);
+      if (merchantToken.entityId === undefined || subject === undefined || subject.entityId !== merchantToken.entityId) {
+        throw new SimHttpError(403, 'insufficient_scope', 'a merchant token with scope profile is required', {
+          'www-authenticate': 'Bearer error="insufficient_scope", scope="profile"',
+        });
+      }
+      const form = tokenForm(req);
+      const deviceModel = required(form, 'device_model');
+      const deviceId = required(form, 'device_id');
+      const method = required(form, 'method');
+      if (!METHODS.includes(method)) throw oauthError('invalid_request', 'method must be api or device_flow');
+      const scope = withScopes(merchantToken.scope.split(' ').filter((s) => s !== ''), ['openid', 'auth']);
+      const grant: Grant = {
+        clientId: merchantToken.azp,
+        subject,
+        scope,
+        device: { deviceType: deviceModel, deviceId, method, twoFa: req.clientThumbprint === undefined ? 'none' : 'tls' },
+        cnf: req.clientThumbprint,
+        idToken: true,
+        sessionId: randomUUID(),
+        reportSession: true,
+        authTime: Math.floor(core.ctx.now() / 1000),
+      };
+      const body = core.issuer.issue(grant, scope);
+      core.stats.count('custom_token', true);
+      core.log.info({ clientId: grant.clientId, bound: grant.cnf !== undefined }, 'device token issued');
+      return { status: 200, headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, body };
+    } catch (err) {
+      core.stats.count('custom_token', false);
+      if (err instanceof SimHttpError) core.log.info({ error: err.errorCode }, 'device token request refused');
+      throw err;
+    }
+  };
+}
