@@ -129,6 +129,13 @@ export function generateDevCerts(dir: string, opts: GenerateOptions = {}): DevCe
   const paths = devCertPaths(dir);
   const all = Object.entries(paths).filter(([k]) => k !== 'dir').map(([, v]) => v);
   if (!opts.force && all.every((f) => existsSync(f))) return paths;
+  // certs/ is also where a real device certificate lives: never overwrite part of a set silently.
+  const existing = all.find((f) => existsSync(f));
+  if (!opts.force && existing !== undefined) {
+    throw new AgentError('CERT_UNREADABLE', `dev certificates: ${existing} already exists and is not part of a complete dev set: move it away or use --force to overwrite`, {
+      details: { file: existing },
+    });
+  }
   mkdirSync(dir, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'terminal-agent-pki-'));
   const now = opts.now ?? new Date();

@@ -51,6 +51,18 @@ describe('terminal-agent certs gen-dev', () => {
     expect(runCli(['certs', 'gen-dev', '--dir', dir, '--force']).status).toBe(0);
     expect(readFileSync(paths.deviceCert, 'utf8')).not.toBe(before);
   });
+
+  it('refuses to overwrite a device certificate that is not part of a dev set without --force', () => {
+    const dir = tmp();
+    const real = join(dir, 'device.crt');
+    writeFileSync(real, 'the terminal certificate');
+    const r = runCli(['certs', 'gen-dev', '--dir', dir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(real);
+    expect(r.stderr).toContain('--force');
+    expect(readFileSync(real, 'utf8')).toBe('the terminal certificate');
+  });
 });
 
 describe('terminal-agent certs show', () => {

@@ -19,7 +19,7 @@ function genDev(opts: GenDevOptions): void {
     process.stdout.write(`development certificates already present in ${dir} (use --force to regenerate)\n`);
     return;
   }
-  generateDevCerts(dir, { force: true });
+  generateDevCerts(dir, { force: opts.force === true });
   process.stdout.write(`development certificates written to ${dir}:\n`);
   // Names and modes only: key contents never reach the terminal.
   for (const f of files) process.stdout.write(`  ${f} (mode ${(statSync(f).mode & 0o777).toString(8).padStart(4, '0')})\n`);
