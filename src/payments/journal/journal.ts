@@ -1,0 +1,280 @@
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { AgentError, ErrorCodes } from '../../core/errors.js';
+import type { TransactionState } from '../api.js';
+import { journalMigrations, migrate, type Migration } from './migrations.js';
+import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
+
+export const JOURNAL_FILE = 'journal.sqlite';
+
+export interface JournalOptions {
+  /** Directory of the database file (config.dataDir); created 0700 if missing. */
+  dataDir: string;
+  fileName?: string;
+  migrations?: readonly Migration[];
+  /** Clock for created/updated timestamps. */
+  now?: () => number;
+}
+
+interface DbRow {
+  client_id: string;
+  kind: string;
+  merchant_id: string | null;
+  amount: number;
+  currency: string;
+  method: string | null;
+  scenario: string | null;
+  state: string;
+  related_client_id: string | null;
+  entry_mode: string | null;
+  masked_pan: string | null;
+  scheme: string | null;
+  platform_status: string | null;
+  server_id: string | null;
+  events: string;
+  qr_code: string | null;
+  qr_expire: string | null;
+  captured_amount: number;
+  refunded_amount: number;
+  cancelled_amount: number;
+  attempts: number;
+  client_date_time: string;
+  cancel_reason: string | null;
+  offline: number;
+  message: string | null;
+  card_secret: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** JournalRow field -> column, for inserts and patches (a fixed list: no SQL from input). */
+const COLUMNS = {
+  merchantId: 'merchant_id',
+  amount: 'amount',
+  currency: 'currency',
+  method: 'method',
+  scenario: 'scenario',
+  state: 'state',
+  relatedClientTransactionId: 'related_client_id',
+  entryMode: 'entry_mode',
+  maskedPan: 'masked_pan',
+  scheme: 'scheme',
+  platformStatus: 'platform_status',
+  serverTransactionId: 'server_id',
+  events: 'events',
+  qrCode: 'qr_code',
+  qrExpireTime: 'qr_expire',
+  capturedAmount: 'captured_amount',
+  refundedAmount: 'refunded_amount',
+  cancelledAmount: 'cancelled_amount',
+  attempts: 'attempts',
+  clientDateTime: 'client_date_time',
+  cancelReason: 'cancel_reason',
+  offline: 'offline',
+  message: 'message',
+  cardSecret: 'card_secret',
+} as const satisfies Record<keyof JournalPatch, string>;
+
+function toDb(field: keyof typeof COLUMNS, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (field === 'events') return JSON.stringify(value);
+  if (field === 'cardSecret') return JSON.stringify(value);
+  if (field === 'offline') return value === true ? 1 : 0;
+  return value;
+}
+
+function opt<T extends string>(v: string | null): T | undefined {
+  return v === null ? undefined : (v as T);
+}
+
+function fromDb(r: DbRow): JournalRow {
+  return {
+    clientTransactionId: r.client_id,
+    kind: r.kind as JournalRow['kind'],
+    merchantId: opt(r.merchant_id),
+    amount: r.amount,
+    currency: r.currency,
+    method: opt(r.method),
+    scenario: opt(r.scenario),
+    state: r.state as TransactionState,
+    relatedClientTransactionId: opt(r.related_client_id),
+    entryMode: opt(r.entry_mode),
+    maskedPan: opt(r.masked_pan),
+    scheme: opt(r.scheme),
+    platformStatus: opt(r.platform_status),
+    serverTransactionId: opt(r.server_id),
+    events: JSON.parse(r.events) as Array<Record<string, unknown>>,
+    qrCode: opt(r.qr_code),
+    qrExpireTime: opt(r.qr_expire),
+    capturedAmount: r.captured_amount,
+    refundedAmount: r.refunded_amount,
+    cancelledAmount: r.cancelled_amount,
+    attempts: r.attempts,
+    clientDateTime: r.client_date_time,
+    cancelReason: opt(r.cancel_reason),
+    offline: r.offline === 1,
+    message: opt(r.message),
+    cardSecret: r.card_secret === null ? undefined : (JSON.parse(r.card_secret) as CardSecret),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export interface ListOptions {
+  /** Inclusive lower bound of created_at (ISO). */
+  from?: string;
+  /** Exclusive upper bound of created_at (ISO). */
+  to?: string;
+  states?: readonly TransactionState[];
+  kind?: JournalRow['kind'];
+  limit?: number;
+}
+
+/**
+ * The write-ahead transaction journal (issue 4): one SQLite file in the data directory,
+ * mode 0600, WAL with synchronous=FULL so that a committed row survives a power cut.
+ * Every operation is inserted before its request leaves and updated with the answer.
+ * Card data is cleared automatically when a row leaves the states that need it.
+ */
+export class Journal {
+  readonly db: Db;
+  readonly file: string;
+  private readonly now: () => number;
+  private readonly stmtGet;
+  private readonly stmtRelated;
+  private readonly statements = new Map<string, ReturnType<Db['prepare']>>();
+
+  constructor(opts: JournalOptions) {
+    this.now = opts.now ?? Date.now;
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    this.file = join(opts.dataDir, opts.fileName ?? JOURNAL_FILE);
+    // Create the file 0600 before SQLite opens it: SQLite gives the -wal and -shm files the
+    // main file's mode, so card data in flight is never readable by other users.
+    try {
+      closeSync(openSync(this.file, 'a', 0o600));
+      chmodSync(this.file, 0o600);
+    } catch (err) {
+      throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot create the journal ${this.file}: ${(err as Error).message} (check dataDir)`, { cause: err });
+    }
+    this.db = new Database(this.file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    migrate(this.db, opts.migrations ?? journalMigrations);
+    this.stmtGet = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE client_id = ?');
+    this.stmtRelated = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid');
+  }
+
+  private prepared(sql: string): ReturnType<Db['prepare']> {
+    let stmt = this.statements.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  /** Runs fn in one SQLite transaction (immediate: takes the write lock up front). */
+  transaction<T>(fn: (db: Db) => T): T {
+    return this.db.transaction(() => fn(this.db)).immediate();
+  }
+
+  insert(row: NewJournalRow): JournalRow {
+    const at = new Date(this.now()).toISOString();
+    const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at };
+    for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
+      const value = (row as Partial<Record<string, unknown>>)[field];
+      if (value !== undefined) fields[column] = toDb(field, value);
+    }
+    if (row.cardSecret !== undefined && !CARD_DATA_STATES.has(row.state)) fields.card_secret = null;
+    const names = Object.keys(fields);
+    try {
+      this.prepared(`INSERT INTO transactions (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(fields);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new AgentError(ErrorCodes.PAYMENT_RULE, `a transaction with id ${row.clientTransactionId} exists already`, { httpStatus: 409, cause: err });
+      }
+      throw err;
+    }
+    return this.require(row.clientTransactionId);
+  }
+
+  get(clientTransactionId: string): JournalRow | undefined {
+    const r = this.stmtGet.get(clientTransactionId);
+    return r === undefined ? undefined : fromDb(r);
+  }
+
+  require(clientTransactionId: string): JournalRow {
+    const row = this.get(clientTransactionId);
+    if (row === undefined) {
+      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${clientTransactionId} in the journal`, { httpStatus: 404 });
+    }
+    return row;
+  }
+
+  /** Applies a patch; leaving the card-data states clears the card data in the same write. */
+  update(clientTransactionId: string, patch: JournalPatch): JournalRow {
+    const sets: string[] = ['updated_at = @updated_at'];
+    const params: Record<string, unknown> = { client_id: clientTransactionId, updated_at: new Date(this.now()).toISOString() };
+    for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
+      if (!(field in patch)) continue;
+      const value = patch[field];
+      if (value === undefined) continue;
+      sets.push(`${column} = @${column}`);
+      params[column] = toDb(field, value);
+    }
+    if (patch.state !== undefined && patch.state !== null && !CARD_DATA_STATES.has(patch.state)) {
+      if (!sets.includes('card_secret = @card_secret')) sets.push('card_secret = @card_secret');
+      params.card_secret = null;
+    }
+    const result = this.prepared(`UPDATE transactions SET ${sets.join(', ')} WHERE client_id = @client_id`).run(params);
+    if (result.changes === 0) {
+      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${clientTransactionId} in the journal`, { httpStatus: 404 });
+    }
+    return this.require(clientTransactionId);
+  }
+
+  /** Operations (capture, cancel, refund) acting on a sale, oldest first. */
+  related(saleClientTransactionId: string): JournalRow[] {
+    return this.stmtRelated.all(saleClientTransactionId).map(fromDb);
+  }
+
+  list(opts: ListOptions = {}): JournalRow[] {
+    const where: string[] = [];
+    const params: Record<string, unknown> = {};
+    if (opts.from !== undefined) {
+      where.push('created_at >= @from');
+      params.from = opts.from;
+    }
+    if (opts.to !== undefined) {
+      where.push('created_at < @to');
+      params.to = opts.to;
+    }
+    if (opts.kind !== undefined) {
+      where.push('kind = @kind');
+      params.kind = opts.kind;
+    }
+    if (opts.states !== undefined) {
+      if (opts.states.length === 0) return [];
+      const names = opts.states.map((s, i) => {
+        params[`s${i}`] = s;
+        return `@s${i}`;
+      });
+      where.push(`state IN (${names.join(', ')})`);
+    }
+    const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
+    const sql = `SELECT * FROM transactions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC${limit}`;
+    return this.db.prepare<[Record<string, unknown>], DbRow>(sql).all(params).map(fromDb);
+  }
+
+  inStates(states: readonly TransactionState[]): JournalRow[] {
+    return this.list({ states }).reverse();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

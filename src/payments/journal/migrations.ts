@@ -1,0 +1,85 @@
+import type { Database } from 'better-sqlite3';
+import { AgentError, ErrorCodes } from '../../core/errors.js';
+
+/**
+ * Numbered schema migrations of the journal database, applied in order and recorded in
+ * `PRAGMA user_version` (STYLE.md: SQLite). Append new ones with the next number; never
+ * change one that has shipped. Other components that keep tables in the same file (the
+ * offline queue, so that a journal update and an enqueue share one transaction) add
+ * their migrations to this list too.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database): void;
+}
+
+export const journalMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'transactions journal',
+    up(db) {
+      db.exec(`
+        CREATE TABLE transactions (
+          client_id          TEXT PRIMARY KEY,
+          kind               TEXT NOT NULL CHECK (kind IN ('sale', 'capture', 'cancel', 'refund')),
+          merchant_id        TEXT,
+          amount             INTEGER NOT NULL CHECK (amount >= 0),
+          currency           TEXT NOT NULL,
+          method             TEXT,
+          scenario           TEXT,
+          state              TEXT NOT NULL,
+          related_client_id  TEXT,
+          entry_mode         TEXT,
+          masked_pan         TEXT,
+          scheme             TEXT,
+          platform_status    TEXT,
+          server_id          TEXT,
+          events             TEXT NOT NULL DEFAULT '[]',
+          qr_code            TEXT,
+          qr_expire          TEXT,
+          captured_amount    INTEGER NOT NULL DEFAULT 0,
+          refunded_amount    INTEGER NOT NULL DEFAULT 0,
+          cancelled_amount   INTEGER NOT NULL DEFAULT 0,
+          attempts           INTEGER NOT NULL DEFAULT 0,
+          client_date_time   TEXT NOT NULL,
+          cancel_reason      TEXT,
+          offline            INTEGER NOT NULL DEFAULT 0,
+          message            TEXT,
+          card_secret        TEXT,
+          created_at         TEXT NOT NULL,
+          updated_at         TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX transactions_state ON transactions (state);
+        CREATE INDEX transactions_created ON transactions (created_at);
+        CREATE INDEX transactions_related ON transactions (related_client_id);
+      `);
+    },
+  },
+];
+
+/** Applies every migration above the database's user_version, each in its own transaction. */
+export function migrate(db: Database, migrations: readonly Migration[] = journalMigrations): number {
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  sorted.forEach((m, i) => {
+    if (m.version !== i + 1) {
+      throw new AgentError(ErrorCodes.INTERNAL, `journal migrations must be numbered 1, 2, 3, ...: found ${m.version} (${m.name}) at position ${i + 1}`);
+    }
+  });
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = sorted.length;
+  if (current > latest) {
+    throw new AgentError(
+      ErrorCodes.INTERNAL,
+      `the journal database has schema version ${current}, newer than this agent knows (${latest}): run the newer agent or restore a backup`,
+    );
+  }
+  for (const m of sorted) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+  return latest;
+}

@@ -1,0 +1,64 @@
+import type { OperationKind, SaleMethod, TransactionState, WalletScenario } from '../api.js';
+
+/**
+ * Card data exactly as the reader gave it (encrypted by the reader), kept in the journal
+ * only while the sale may still need it (in flight, or stored offline until uploaded) and
+ * cleared when the row is final. Never logged, never in a TransactionView.
+ */
+export interface CardSecret {
+  encryptedData: string;
+  /** KSN of the card data. */
+  ksn: string;
+  expiry: string;
+  pinblock?: string;
+  pinKsn?: string;
+  pinblockFormat?: string;
+}
+
+/** One journal row: one operation (sale, capture, cancel, refund). */
+export interface JournalRow {
+  clientTransactionId: string;
+  kind: OperationKind;
+  merchantId: string | undefined;
+  amount: number;
+  currency: string;
+  method: SaleMethod | undefined;
+  scenario: WalletScenario | undefined;
+  state: TransactionState;
+  relatedClientTransactionId: string | undefined;
+  entryMode: string | undefined;
+  maskedPan: string | undefined;
+  scheme: string | undefined;
+  platformStatus: string | undefined;
+  serverTransactionId: string | undefined;
+  events: Array<Record<string, unknown>>;
+  qrCode: string | undefined;
+  qrExpireTime: string | undefined;
+  capturedAmount: number;
+  refundedAmount: number;
+  cancelledAmount: number;
+  /** Requests sent for this operation (a retried write reuses the client id). */
+  attempts: number;
+  /** clientDateTime sent with the request (the same on every retry and on offline upload). */
+  clientDateTime: string;
+  cancelReason: 'Technical' | 'Functional' | undefined;
+  offline: boolean;
+  message: string | undefined;
+  cardSecret: CardSecret | undefined;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'> &
+  Partial<Omit<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime' | 'createdAt' | 'updatedAt'>>;
+
+/** Fields that may change after insert. `undefined` leaves a field as it is; `null` clears it. */
+export type JournalPatch = {
+  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt'>]?: JournalRow[K] | null;
+};
+
+/** States after which the row does not change by itself any more (operations on a sale still add amounts). */
+export const FINAL_STATES: ReadonlySet<TransactionState> = new Set(['approved', 'declined', 'failed', 'cancelled', 'reversed', 'needs_attention']);
+
+/** States in which card data may still be needed: before the request left, in flight, stored offline. */
+export const CARD_DATA_STATES: ReadonlySet<TransactionState> = new Set(['created', 'awaiting_customer', 'in_flight', 'offline_stored']);
