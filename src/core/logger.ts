@@ -32,6 +32,7 @@ export const SECRET_KEYS = [
   'track2',
   'cvv',
   'privateKey',
+  'keyPem',
 ] as const;
 
 const WILDCARD_DEPTH = 4;
