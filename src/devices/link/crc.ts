@@ -1,0 +1,21 @@
+/**
+ * CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor
+ * (serial-devices.md section 1). Check value of "123456789" is 0x29B1.
+ */
+const TABLE = buildTable();
+
+function buildTable(): Uint16Array {
+  const table = new Uint16Array(256);
+  for (let i = 0; i < 256; i++) {
+    let crc = i << 8;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    table[i] = crc;
+  }
+  return table;
+}
+
+export function crc16(data: Uint8Array, start = 0, end = data.length, init = 0xffff): number {
+  let crc = init;
+  for (let i = start; i < end; i++) crc = ((crc << 8) & 0xffff) ^ (TABLE[((crc >> 8) ^ (data[i] as number)) & 0xff] as number);
+  return crc;
+}
