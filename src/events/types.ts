@@ -3,6 +3,19 @@
  * events it publishes here; payloads never carry card data, PIN blocks or tokens.
  */
 export type DeviceName = 'reader' | 'display' | 'scanner';
+/** Why a peripheral's connection state changed (src/devices/port-supervisor.ts). */
+export type DeviceStatusReason =
+  | 'opened'
+  | 'reconnected'
+  | 'unplugged'
+  | 'port_closed'
+  | 'port_missing'
+  | 'port_busy'
+  | 'permission_denied'
+  | 'open_failed'
+  | 'handshake_failed'
+  | 'no_ack'
+  | 'stopped';
 
 export interface AgentEventMap {
   /** A platform transaction event, each once and in order, or a local state change of a journal row. */
@@ -21,7 +34,15 @@ export interface AgentEventMap {
   'reader.progress': { clientTransactionId?: string; step: string; entryMode?: string; text?: string };
   'display.qr': { clientTransactionId?: string; codeValue: string; caption: string; expireTime?: string; svg?: string };
   'scanner.line': { length: number };
-  'device.status': { device: DeviceName; state: 'connected' | 'disconnected' | 'reconnecting'; reason?: string; model?: string; firmware?: string };
+  'device.status': {
+    device: DeviceName;
+    state: 'connected' | 'disconnected' | 'reconnecting';
+    reason?: DeviceStatusReason;
+    /** What a person can do about it (e.g. join the dialout group); never card data. */
+    message?: string;
+    model?: string;
+    firmware?: string;
+  };
   'platform.status': { online: boolean; reason?: string };
   'offline.levels': Record<string, unknown>;
   'offline.warning': { message: string; clientTransactionId?: string };
