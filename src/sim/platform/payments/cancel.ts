@@ -1,0 +1,109 @@
+import type { SimHttpError } from '../router.js';
+import { ruleError } from './http-errors.js';
+import { cancelCheck } from './rules.js';
+import type { CancelBody } from './schemas.js';
+import {
+  addEvent,
+  checkApprovalCode,
+  checkMatches,
+  createTransaction,
+  derivedClientId,
+  lookup,
+  moveMoney,
+  repeated,
+  resultPrefix,
+  snapshot,
+  type PaymentDeps,
+} from './transaction.js';
+import { providerResultData } from './wallet-data.js';
+import type { Caller, SimTransaction, TransactionRecord } from './types.js';
+import type { Amount } from './money.js';
+
+export interface CancelRequest {
+  clientDateTime: string;
+  channel: string;
+  cancelReason: 'Technical' | 'Functional';
+  amount: Amount;
+  clientTransactionId: string | undefined;
+}
+
+const cancelFingerprint = (payment: SimTransaction, amount: Amount): string =>
+  JSON.stringify(['Cancel', payment.record.serverTransactionId, amount.amount, amount.currency]);
+
+/** Whether a cancel of `amount` would be accepted now; the refusal to throw otherwise. */
+export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amount): SimHttpError | undefined {
+  const check = cancelCheck(tx, deps.ctx.now());
+  if (!check.ok) return ruleError(check.code, check.message);
+  if (amount.amount > check.maxAmount) return ruleError('AMOUNT_EXCEEDS', `cancel amount ${amount.amount} exceeds the ${check.maxAmount} that can be cancelled`);
+  if (amount.amount < check.maxAmount) {
+    // Spec "Limits": partial cancel depends on the acquirer (seed: merchant partialCancel).
+    if (!tx.merchant.partialCancel) return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', "the merchant's acquirer does not allow partial cancels");
+    if (tx.record.transactionStatus === 'Initialized') return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', 'a pending wallet payment is cancelled in full');
+  }
+  return undefined;
+}
+
+/**
+ * Creates the Cancel record (spec "Events": cancelRequest then <wallet>CancelResult; card:
+ * cardCancelResult) and gives the money back. Spec rule 5: Technical = reversal,
+ * Functional = void. The payment becomes `cancelled` once nothing is left.
+ */
+export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: CancelRequest): TransactionRecord {
+  const refusal = cancelRefusal(deps, tx, req.amount);
+  if (refusal !== undefined) throw refusal;
+  const now = deps.ctx.now();
+  const cancel = createTransaction(deps, caller, {
+    now,
+    type: 'Cancel',
+    clientTransactionId: req.clientTransactionId ?? derivedClientId(deps, tx, 'cancel'),
+    status: 'cancelled',
+    instrumentType: tx.instrumentType,
+    amount: req.amount,
+    fingerprint: cancelFingerprint(tx, req.amount),
+    related: tx,
+  });
+  addEvent(cancel, now, 'cancelRequest', {
+    clientDateTime: req.clientDateTime,
+    cancelAmount: { ...req.amount },
+    cancelReason: req.cancelReason,
+    instrument: { instrumentType: tx.instrumentType },
+    source: { ...caller.source },
+    requestor: {},
+  });
+  addEvent(cancel, now, `${resultPrefix(tx)}CancelResult`, {
+    result: 'Accepted',
+    resultMessage: req.cancelReason === 'Technical' ? 'Reversed' : 'Voided',
+    resultData: { ...providerResultData(tx.instrumentType, tx.merchant), ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}) },
+  });
+  const charged = tx.record.transactionStatus === 'Accepted';
+  if (tx.record.transactionStatus === 'Initialized') deps.wallets.release(tx);
+  tx.cancelled += req.amount.amount;
+  if (tx.cancelled >= tx.amount.amount) tx.record.transactionStatus = 'cancelled';
+  if (charged) moveMoney(deps.ledger, cancel, now, req.cancelReason === 'Technical' ? 'reversal' : 'cancel', req.amount.amount, -req.amount.amount);
+  tx.children.push(cancel);
+  deps.store.add(cancel);
+  return snapshot(cancel);
+}
+
+/** POST /payment/v1/transactions/{transactionId}/cancel. */
+export function cancelTransaction(deps: PaymentDeps, caller: Caller, id: string, body: CancelBody): TransactionRecord {
+  const tx = lookup(deps, caller, id);
+  checkApprovalCode(caller, body.approvalCode);
+  if (body.clientNewTransactionId !== undefined) {
+    const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
+    if (existing !== undefined) return repeated(deps, existing, cancelFingerprint(tx, body.cancelAmount));
+  }
+  // A retried cancel (e.g. a reversal after a lost answer) answers the Cancel that did it.
+  if (tx.record.transactionType === 'Payment' && tx.record.transactionStatus === 'cancelled') {
+    const done = tx.children.filter((c) => c.record.transactionType === 'Cancel').at(-1);
+    if (done !== undefined) return snapshot(done);
+  }
+  checkMatches(tx, body.cancelAmount, body.instrument.instrumentType);
+  return performCancel(deps, caller, tx, {
+    clientDateTime: body.clientDateTime,
+    channel: body.channel,
+    cancelReason: body.cancelReason,
+    amount: body.cancelAmount,
+    clientTransactionId: body.clientNewTransactionId,
+  });
+}

@@ -1,0 +1,56 @@
+import { ruleError } from './http-errors.js';
+import { captureCheck } from './rules.js';
+import type { CaptureBody } from './schemas.js';
+import { addEvent, checkMatches, lookup, moveMoney, snapshot, type PaymentDeps } from './transaction.js';
+import type { Amount } from './money.js';
+import type { Caller, SimTransaction, TransactionRecord } from './types.js';
+
+/**
+ * Captures an authorized card sale, fully or partly (DESIGN.md decision: capture body
+ * `{clientDateTime, channel, captureAmount}`): status `Captured`, a cardCaptureResult
+ * event, and the uncaptured rest of the authorization released.
+ */
+function performCapture(deps: PaymentDeps, tx: SimTransaction, clientDateTime: string, amount: Amount): void {
+  const check = captureCheck(tx);
+  if (!check.ok) throw ruleError(check.code, check.message);
+  if (amount.amount > check.maxAmount) throw ruleError('AMOUNT_EXCEEDS', `capture amount ${amount.amount} exceeds the authorized ${check.maxAmount}`);
+  const now = deps.ctx.now();
+  tx.captured = amount.amount;
+  tx.record.transactionStatus = 'Captured';
+  const released = check.maxAmount - amount.amount;
+  addEvent(tx, now, 'cardCaptureResult', {
+    clientDateTime,
+    captureAmount: { ...amount },
+    result: 'Accepted',
+    resultMessage: released > 0 ? 'Partially captured' : 'Captured',
+    resultData: { acquirerId: tx.merchant.acquirerId, acquirerName: tx.merchant.acquirerName },
+  });
+  moveMoney(deps.ledger, tx, now, 'capture', amount.amount, 0);
+  if (released > 0) moveMoney(deps.ledger, tx, now, 'release', released, -released);
+}
+
+/** POST /payment/v1/transactions/{transaction_id}/capture. */
+export function captureTransaction(deps: PaymentDeps, caller: Caller, id: string, body: CaptureBody): TransactionRecord {
+  const tx = lookup(deps, caller, id);
+  checkMatches(tx, body.captureAmount);
+  // A retried capture of the same amount answers the captured transaction.
+  if (tx.record.transactionStatus === 'Captured' && tx.captured === body.captureAmount.amount && tx.instrumentType === 'card') return snapshot(tx);
+  performCapture(deps, tx, body.clientDateTime, body.captureAmount);
+  return snapshot(tx);
+}
+
+/**
+ * POST /payment/v1/transactions/captureall (DESIGN.md decision: body `{clientDateTime,
+ * channel}`, answer `{transactions: [records]}`): every authorized card sale of the merchant,
+ * each for what is left of its authorization.
+ */
+export function captureAll(deps: PaymentDeps, caller: Caller, clientDateTime: string): { transactions: TransactionRecord[] } {
+  const transactions: TransactionRecord[] = [];
+  for (const tx of deps.store.all()) {
+    if (tx.merchant.merchantId !== caller.merchant.merchantId || tx.record.transactionType !== 'Payment') continue;
+    if (tx.instrumentType !== 'card' || tx.record.transactionStatus !== 'Accepted') continue;
+    performCapture(deps, tx, clientDateTime, { amount: tx.amount.amount - tx.cancelled, currency: tx.amount.currency });
+    transactions.push(snapshot(tx));
+  }
+  return { transactions };
+}

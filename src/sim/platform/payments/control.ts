@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { SimHttpError, type SimRouter } from '../router.js';
+import { snapshot, type PaymentDeps } from './transaction.js';
+import type { WalletAction } from './wallet-provider.js';
+import type { TransactionRecord } from './types.js';
+
+const walletActionSchema = z.enum(['pay', 'fail', 'expire']);
+
+/** The wallet provider's control: the consumer pays, the wallet refuses, the QR code expires. */
+export function controlWallet(deps: PaymentDeps, id: string, action: WalletAction): TransactionRecord {
+  const tx = deps.store.findAny(id);
+  if (tx === undefined) throw new SimHttpError(404, 'TRANSACTION_NOT_FOUND', `no transaction ${id}`);
+  deps.wallets.control(tx, action);
+  return snapshot(tx);
+}
+
+/** /sim/control routes of the payment platform: wallet outcomes and the ledger. */
+export function registerPaymentControl(router: SimRouter, deps: PaymentDeps): void {
+  router.add('POST', '/sim/control/wallet/:id/:action', 'control', (req) => {
+    const action = walletActionSchema.safeParse(req.params.action);
+    if (!action.success) throw new SimHttpError(404, 'NOT_FOUND', 'wallet control actions are pay, fail and expire');
+    return { status: 200, body: controlWallet(deps, req.params.id as string, action.data) };
+  });
+  router.add('GET', '/sim/control/ledger', 'control', () => ({
+    status: 200,
+    body: { entries: deps.ledger.list(), totals: deps.ledger.totals() },
+  }));
+}

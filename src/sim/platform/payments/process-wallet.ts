@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { validationError } from './http-errors.js';
+import type { Instrument } from './schemas.js';
+import type { Amount } from './money.js';
+import { addEvent, createTransaction, moveMoney, type PaymentDeps } from './transaction.js';
+import { merchantScanData, newPaymentId, walletAConsumerScanData, walletBConsumerScanData } from './wallet-data.js';
+import type { Caller, SimTransaction, WalletType } from './types.js';
+
+/** walletB confirms a merchant-scan payment shortly after answering it (spec: Initialized first). */
+export const WALLET_B_CONFIRM_MS = 1_000;
+
+export interface WalletSale {
+  wallet: WalletType;
+  clientTransactionId: string;
+  clientDateTime: string;
+  amount: Amount;
+  instrument: Instrument;
+  /** QR terminal call: the order the terminal sent. */
+  order?: { orderId: string; orderDescription: string };
+}
+
+export function checkWalletSale(instrument: Instrument): void {
+  const scenario = instrument.paymentScenario;
+  if (scenario !== 'ConsumerScan' && scenario !== 'MerchantScan') {
+    throw validationError('instrument.paymentScenario must be ConsumerScan or MerchantScan for a wallet payment');
+  }
+  if (scenario === 'MerchantScan' && instrument.walletId === undefined) {
+    throw validationError('instrument.walletId (the scanned consumer code) is required for a merchant scan');
+  }
+}
+
+/**
+ * A wallet payment (spec "Events" and "States and transitions"): consumer scan answers
+ * `Initialized` with the QR data and waits for the consumer; merchant scan is `Accepted`
+ * at once for walletA and `Initialized` then `Accepted` shortly after for walletB.
+ */
+export function processWallet(deps: PaymentDeps, caller: Caller, sale: WalletSale, fingerprint: string): SimTransaction {
+  const { ctx, wallets } = deps;
+  const now = ctx.now();
+  const { wallet, instrument } = sale;
+  const paymentId = newPaymentId(now);
+  const merchantScan = instrument.paymentScenario === 'MerchantScan';
+  const tx = createTransaction(deps, caller, {
+    now,
+    type: 'Payment',
+    clientTransactionId: sale.clientTransactionId,
+    status: 'Initialized',
+    instrumentType: wallet,
+    paymentScenario: instrument.paymentScenario,
+    amount: sale.amount,
+    fingerprint,
+    paymentId,
+  });
+  const paymentRequestId = randomUUID();
+  addEvent(tx, now, `${wallet}Request`, {
+    clientDateTime: sale.clientDateTime,
+    authorizationAmount: { ...sale.amount },
+    instrument: {
+      instrumentType: wallet,
+      paymentScenario: instrument.paymentScenario,
+      ...(merchantScan ? { walletId: instrument.walletId } : {}),
+    },
+    ...(merchantScan ? { WalletId: instrument.walletId, paymentRequestId } : {}),
+    ...(sale.order !== undefined ? { order: { ...sale.order } } : {}),
+    source: { ...caller.source },
+    requestor: {},
+  });
+
+  if (!merchantScan) {
+    const expireAt = now + ctx.settings.qrExpirySeconds * 1000;
+    addEvent(tx, now, `${wallet}ConsumerScanResult`, {
+      result: 'Accepted',
+      resultMessage: 'QR code issued; waiting for the consumer to pay',
+      resultData:
+        wallet === 'walletA'
+          ? walletAConsumerScanData(paymentId, sale.amount, expireAt, caller.merchant)
+          : walletBConsumerScanData(paymentId, sale.amount, now),
+    });
+    // ctx.settings.walletPayDelayMs 0 = the consumer pays only on a control call.
+    const delay = ctx.settings.walletPayDelayMs;
+    wallets.await(tx, { payAt: delay > 0 ? now + delay : undefined, expireAt });
+    return tx;
+  }
+
+  const resultData = merchantScanData(wallet, paymentId, paymentRequestId, sale.amount);
+  if (wallet === 'walletA') {
+    tx.record.transactionStatus = 'Accepted';
+    addEvent(tx, now, 'walletAMerchantScanResult', { result: 'Accepted', resultMessage: 'Payment completed', resultData });
+    moveMoney(deps.ledger, tx, now, 'sale', sale.amount.amount, sale.amount.amount);
+  } else {
+    addEvent(tx, now, 'walletBMerchantScanResult', {
+      result: 'Accepted',
+      resultMessage: 'Payment submitted; waiting for the wallet to confirm',
+      resultData,
+    });
+    wallets.await(tx, { payAt: now + WALLET_B_CONFIRM_MS, expireAt: undefined });
+  }
+  return tx;
+}

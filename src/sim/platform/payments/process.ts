@@ -1,0 +1,72 @@
+import { checkCardSale, processCard } from './process-card.js';
+import { checkWalletSale, processWallet } from './process-wallet.js';
+import type { ProcessBody, QrCodeBody } from './schemas.js';
+import { repeated, snapshot, type PaymentDeps } from './transaction.js';
+import type { Caller, TransactionRecord } from './types.js';
+
+/** Same id + same amount + same instrument = the same sale (idempotent repeat). */
+function saleFingerprint(amount: { amount: number; currency: string }, instrument: ProcessBody['instrument']): string {
+  return JSON.stringify([
+    'Payment',
+    amount.amount,
+    amount.currency,
+    instrument.instrumentType,
+    instrument.paymentScenario ?? null,
+    instrument.walletId ?? null,
+    instrument.card?.maskedPan ?? null,
+  ]);
+}
+
+/** POST /payment/v1/transactions/process (spec "Payment API"). */
+export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody): TransactionRecord {
+  if (body.instrument.instrumentType === 'card') checkCardSale(body);
+  else checkWalletSale(body.instrument);
+  const fingerprint = saleFingerprint(body.authorizationAmount, body.instrument);
+  const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
+  if (existing !== undefined) return repeated(deps, existing, fingerprint);
+
+  const tx =
+    body.instrument.instrumentType === 'card'
+      ? processCard(deps, caller, body, fingerprint)
+      : processWallet(
+          deps,
+          caller,
+          {
+            wallet: body.instrument.instrumentType,
+            clientTransactionId: body.clientNewTransactionId,
+            clientDateTime: body.clientDateTime,
+            amount: body.authorizationAmount,
+            instrument: body.instrument,
+          },
+          fingerprint,
+        );
+  deps.store.add(tx);
+  return snapshot(tx);
+}
+
+/**
+ * POST /qrcode-payment/v1/transactions (spec "QR terminal call body"; response not shown):
+ * the terminal scanned the consumer's code, so it is a merchant-scan Payment with the
+ * scanned id as walletId.
+ */
+export function qrCodePayment(deps: PaymentDeps, caller: Caller, body: QrCodeBody): TransactionRecord {
+  const instrument = { instrumentType: body.paymentType, paymentScenario: 'MerchantScan' as const, walletId: body.scannedPaymentId };
+  const fingerprint = saleFingerprint(body.paymentAmount, instrument);
+  const existing = deps.store.byClient(caller.merchant.merchantId, body.clientTransactionId);
+  if (existing !== undefined) return repeated(deps, existing, fingerprint);
+  const tx = processWallet(
+    deps,
+    caller,
+    {
+      wallet: body.paymentType,
+      clientTransactionId: body.clientTransactionId,
+      clientDateTime: new Date(deps.ctx.now()).toISOString(),
+      amount: body.paymentAmount,
+      instrument,
+      order: body.order,
+    },
+    fingerprint,
+  );
+  deps.store.add(tx);
+  return snapshot(tx);
+}

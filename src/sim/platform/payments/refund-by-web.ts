@@ -1,0 +1,40 @@
+import { cancelRefusal, performCancel } from './cancel.js';
+import { performRefund } from './refund.js';
+import { cancelCheck, refundCheck } from './rules.js';
+import type { RefundByWebBody } from './schemas.js';
+import { checkMatches, lookup, repeated, type PaymentDeps } from './transaction.js';
+import type { Caller, TransactionRecord } from './types.js';
+
+/**
+ * POST /payment/v1/transactions/{transactionId}/refundbyweb (DESIGN.md decision: body
+ * `{clientDateTime, clientNewTransactionId, amount}`; the platform picks cancel or refund
+ * and answers that record). No approval code for by-web operations (spec).
+ */
+export function refundByWeb(deps: PaymentDeps, caller: Caller, id: string, body: RefundByWebBody): TransactionRecord {
+  const tx = lookup(deps, caller, id);
+  const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
+  if (existing !== undefined) {
+    // The earlier answer may be a Cancel or a Refund: the same payment and amount make it the same request.
+    const same = existing.related === tx && existing.amount.amount === body.amount.amount && existing.amount.currency === body.amount.currency;
+    return repeated(deps, existing, same ? existing.fingerprint : 'a different request');
+  }
+  checkMatches(tx, body.amount);
+  const now = deps.ctx.now();
+  const cancelable = cancelCheck(tx, now).ok;
+  const cancelProblem = cancelable ? cancelRefusal(deps, tx, body.amount) : undefined;
+  if (cancelable && (cancelProblem === undefined || !refundCheck(tx, now).ok)) {
+    return performCancel(deps, caller, tx, {
+      clientDateTime: body.clientDateTime,
+      channel: 'web',
+      cancelReason: 'Functional',
+      amount: body.amount,
+      clientTransactionId: body.clientNewTransactionId,
+    });
+  }
+  return performRefund(deps, caller, tx, {
+    clientDateTime: body.clientDateTime,
+    channel: 'web',
+    amount: body.amount,
+    clientTransactionId: body.clientNewTransactionId,
+  });
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { ruleError } from './http-errors.js';
+import { isoWithOffset } from './dates.js';
+import type { Amount } from './money.js';
+import { refundCheck } from './rules.js';
+import type { RefundBody } from './schemas.js';
+import {
+  addEvent,
+  checkApprovalCode,
+  checkMatches,
+  createTransaction,
+  lookup,
+  moveMoney,
+  repeated,
+  resultPrefix,
+  snapshot,
+  type PaymentDeps,
+} from './transaction.js';
+import { providerResultData, walletBRefundFees } from './wallet-data.js';
+import type { Caller, SimTransaction, TransactionRecord } from './types.js';
+
+export interface RefundRequest {
+  clientDateTime: string;
+  channel: string;
+  amount: Amount;
+  clientTransactionId: string;
+}
+
+export const refundFingerprint = (payment: SimTransaction, amount: Amount): string =>
+  JSON.stringify(['Refund', payment.record.serverTransactionId, amount.amount, amount.currency]);
+
+/**
+ * Creates the Refund record, status `Accepted` (spec "States and transitions"), with
+ * <wallet>RefundRequest then <wallet>RefundResult (card: cardRefundRequest/Result) carrying
+ * refundId, refundAmount, refundTime (ISO 8601 with offset) and resultData. Several
+ * partial refunds are allowed up to what was charged; more is refused.
+ */
+export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: RefundRequest): TransactionRecord {
+  const now = deps.ctx.now();
+  const check = refundCheck(tx, now);
+  if (!check.ok) throw ruleError(check.code, check.message);
+  if (req.amount.amount > check.maxAmount) {
+    throw ruleError('AMOUNT_EXCEEDS', `refund amount ${req.amount.amount} exceeds the ${check.maxAmount} left to refund`);
+  }
+  const refund = createTransaction(deps, caller, {
+    now,
+    type: 'Refund',
+    clientTransactionId: req.clientTransactionId,
+    status: 'Accepted',
+    instrumentType: tx.instrumentType,
+    amount: req.amount,
+    fingerprint: refundFingerprint(tx, req.amount),
+    related: tx,
+  });
+  const prefix = resultPrefix(tx);
+  addEvent(refund, now, `${prefix}RefundRequest`, {
+    clientDateTime: req.clientDateTime,
+    refundAmount: { ...req.amount },
+    instrument: { instrumentType: tx.instrumentType },
+    ...(tx.instrumentType === 'walletB' ? walletBRefundFees(req.amount) : {}),
+    source: { ...caller.source },
+    requestor: {},
+  });
+  addEvent(refund, now, `${prefix}RefundResult`, {
+    result: 'Accepted',
+    resultMessage: 'Refund accepted',
+    refundId: randomUUID(),
+    refundAmount: { ...req.amount },
+    // walletA answers in its own zone (UTC+8), the others in UTC; both with an explicit offset.
+    refundTime: isoWithOffset(now, tx.instrumentType === 'walletA' ? 480 : 0),
+    resultData: providerResultData(tx.instrumentType, tx.merchant),
+  });
+  tx.refunded += req.amount.amount;
+  moveMoney(deps.ledger, refund, now, 'refund', req.amount.amount, -req.amount.amount);
+  tx.children.push(refund);
+  deps.store.add(refund);
+  return snapshot(refund);
+}
+
+/** POST /payment/v1/transactions/{transactionId}/refund. */
+export function refundTransaction(deps: PaymentDeps, caller: Caller, id: string, body: RefundBody): TransactionRecord {
+  const tx = lookup(deps, caller, id);
+  checkApprovalCode(caller, body.approvalCode);
+  const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
+  if (existing !== undefined) return repeated(deps, existing, refundFingerprint(tx, body.refundAmount));
+  checkMatches(tx, body.refundAmount, body.instrument.instrumentType);
+  return performRefund(deps, caller, tx, {
+    clientDateTime: body.clientDateTime,
+    channel: body.channel,
+    amount: body.refundAmount,
+    clientTransactionId: body.clientNewTransactionId,
+  });
+}

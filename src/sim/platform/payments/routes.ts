@@ -1,0 +1,56 @@
+import type { SimRouter, SimRequest, SimResponse } from '../router.js';
+import type { SimContext } from '../context.js';
+import { allowedOperations } from './allowed-operations.js';
+import { callerOf } from './caller.js';
+import { cancelTransaction } from './cancel.js';
+import { captureAll, captureTransaction } from './capture.js';
+import { COUNTRIES } from './countries.js';
+import { parseBody } from './http-errors.js';
+import { processSale, qrCodePayment } from './process.js';
+import { refundTransaction } from './refund.js';
+import { refundByWeb } from './refund-by-web.js';
+import {
+  cancelBodySchema,
+  captureAllBodySchema,
+  captureBodySchema,
+  operationQuerySchema,
+  processBodySchema,
+  qrCodeBodySchema,
+  refundBodySchema,
+  refundByWebBodySchema,
+} from './schemas.js';
+import { lookup, snapshot, type PaymentDeps } from './transaction.js';
+import type { Caller } from './types.js';
+
+type Handler = (caller: Caller, req: SimRequest) => unknown;
+
+/**
+ * The payment API and reference data (spec "Payment API", "Reference data"). Every call
+ * checks the Bearer token first (spec "Authentication" 1), then the body. The route
+ * names are the fault-injection keys.
+ */
+export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: PaymentDeps): void {
+  const add = (method: string, path: string, name: string, handler: Handler): void => {
+    router.add(method, path, name, (req): SimResponse => {
+      const caller = callerOf(ctx, req);
+      return { status: 200, body: handler(caller, req) };
+    });
+  };
+  const id = (req: SimRequest): string => req.params.id as string;
+  const base = '/payment/v1/transactions';
+
+  add('POST', `${base}/process`, 'process', (caller, req) => processSale(deps, caller, parseBody(processBodySchema, req.body)));
+  add('POST', `${base}/captureall`, 'captureall', (caller, req) => captureAll(deps, caller, parseBody(captureAllBodySchema, req.body).clientDateTime));
+  add('GET', `${base}/technical/isAvailable`, 'isAvailable', () => ({ available: true }));
+  add('POST', `${base}/:id/capture`, 'capture', (caller, req) => captureTransaction(deps, caller, id(req), parseBody(captureBodySchema, req.body)));
+  add('POST', `${base}/:id/refund`, 'refund', (caller, req) => refundTransaction(deps, caller, id(req), parseBody(refundBodySchema, req.body)));
+  add('POST', `${base}/:id/cancel`, 'cancel', (caller, req) => cancelTransaction(deps, caller, id(req), parseBody(cancelBodySchema, req.body)));
+  add('GET', `${base}/:id/allowedoperations`, 'allowedoperations', (caller, req) => {
+    const op = req.query.get('operation');
+    return allowedOperations(deps, caller, id(req), op === null ? undefined : parseBody(operationQuerySchema, op));
+  });
+  add('POST', `${base}/:id/refundbyweb`, 'refundbyweb', (caller, req) => refundByWeb(deps, caller, id(req), parseBody(refundByWebBodySchema, req.body)));
+  add('GET', `${base}/:id`, 'status', (caller, req) => snapshot(lookup(deps, caller, id(req))));
+  add('POST', '/qrcode-payment/v1/transactions', 'qrcode', (caller, req) => qrCodePayment(deps, caller, parseBody(qrCodeBodySchema, req.body)));
+  add('GET', '/resources/v1/countries', 'countries', () => COUNTRIES.map((c) => ({ ...c })));
+}

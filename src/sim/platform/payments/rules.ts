@@ -1,0 +1,59 @@
+import type { SimTransaction } from './types.js';
+import { walletACancelDeadline, walletBCancelDeadline, walletBRefundDeadline } from './windows.js';
+
+export type RuleCheck = { ok: true; maxAmount: number } | { ok: false; code: string; message: string; maxAmount: 0 };
+
+const refuse = (code: string, message: string): RuleCheck => ({ ok: false, code, message, maxAmount: 0 });
+
+/** What is still authorized or paid and not yet cancelled. */
+export const remainingAmount = (tx: SimTransaction): number => tx.amount.amount - tx.cancelled;
+
+/**
+ * Spec "States and transitions" 3 and "Errors" 4: an uncaptured (or unpaid, or paid wallet
+ * within its window) payment can be cancelled; a captured one is refunded instead.
+ */
+export function cancelCheck(tx: SimTransaction, now: number): RuleCheck {
+  if (tx.record.transactionType !== 'Payment') return refuse('CANCEL_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be cancelled`);
+  const status = tx.record.transactionStatus;
+  if (status === 'Captured') return refuse('CANCEL_NOT_ALLOWED', 'a captured transaction cannot be cancelled: refund it instead');
+  if (status === 'cancelled') return refuse('CANCEL_NOT_ALLOWED', 'the transaction is already cancelled');
+  if (status !== 'Accepted' && status !== 'Initialized') return refuse('CANCEL_NOT_ALLOWED', `a ${status} transaction has nothing to cancel`);
+  if (tx.instrumentType === 'walletA' && now >= walletACancelDeadline(tx.createdAt)) {
+    return refuse('CANCEL_WINDOW_CLOSED', 'the walletA cancel period ended at 00:15 UTC+8 the day after the sale: refund instead');
+  }
+  if (tx.instrumentType === 'walletB' && now >= walletBCancelDeadline(tx.createdAt)) {
+    return refuse('CANCEL_WINDOW_CLOSED', 'the walletB cancel period (24 hours) is over: refund instead');
+  }
+  return { ok: true, maxAmount: remainingAmount(tx) };
+}
+
+/** What has been charged (captured card sale, paid wallet) and can be refunded. */
+export function refundableAmount(tx: SimTransaction): number {
+  if (tx.instrumentType === 'card') return tx.captured - tx.refunded;
+  return tx.record.transactionStatus === 'Accepted' ? remainingAmount(tx) - tx.refunded : 0;
+}
+
+/** Spec "Limits" (walletB refund 180 days) and rule 3 (an uncaptured card sale is cancelled, not refunded). */
+export function refundCheck(tx: SimTransaction, now: number): RuleCheck {
+  if (tx.record.transactionType !== 'Payment') return refuse('REFUND_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be refunded`);
+  const status = tx.record.transactionStatus;
+  if (tx.instrumentType === 'card' && status === 'Accepted') return refuse('REFUND_NOT_ALLOWED', 'the card sale is not captured: cancel it instead');
+  if (tx.instrumentType === 'card' ? status !== 'Captured' : status !== 'Accepted') {
+    return refuse('REFUND_NOT_ALLOWED', `a ${status} transaction has nothing to refund`);
+  }
+  if (tx.instrumentType === 'walletB' && now >= walletBRefundDeadline(tx.createdAt)) {
+    return refuse('REFUND_WINDOW_CLOSED', 'the walletB refund period (180 days) is over');
+  }
+  const max = refundableAmount(tx);
+  if (max <= 0) return refuse('REFUND_NOT_ALLOWED', 'the transaction is fully refunded');
+  return { ok: true, maxAmount: max };
+}
+
+/** Spec rule 2: only a card authorization with deferred capture is captured later. */
+export function captureCheck(tx: SimTransaction): RuleCheck {
+  if (tx.record.transactionType !== 'Payment' || tx.instrumentType !== 'card') return refuse('CAPTURE_NOT_ALLOWED', 'only card sales are captured');
+  const status = tx.record.transactionStatus;
+  if (status === 'Captured') return refuse('CAPTURE_NOT_ALLOWED', 'the transaction is already captured');
+  if (status !== 'Accepted') return refuse('CAPTURE_NOT_ALLOWED', `a ${status} transaction cannot be captured`);
+  return { ok: true, maxAmount: remainingAmount(tx) };
+}

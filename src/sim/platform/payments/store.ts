@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { SimTransaction } from './types.js';
+
+const clientKey = (merchantId: string, clientId: string): string => `${merchantId}\u0000${clientId}`;
+
+/** Transactions by server id and by (merchant, client id): client ids are scoped to the merchant. */
+export class TransactionStore {
+  private readonly byServerId = new Map<string, SimTransaction>();
+  private readonly byClientId = new Map<string, SimTransaction>();
+
+  newServerId(): string {
+    return randomUUID();
+  }
+
+  add(tx: SimTransaction): void {
+    this.byServerId.set(tx.record.serverTransactionId, tx);
+    this.byClientId.set(clientKey(tx.merchant.merchantId, tx.record.clientTransactionId), tx);
+  }
+
+  byClient(merchantId: string, clientId: string): SimTransaction | undefined {
+    return this.byClientId.get(clientKey(merchantId, clientId));
+  }
+
+  /** Spec: the path's transactionId is the client or the server identifier. */
+  find(merchantId: string, id: string): SimTransaction | undefined {
+    const byServer = this.byServerId.get(id);
+    if (byServer !== undefined && byServer.merchant.merchantId === merchantId) return byServer;
+    return this.byClient(merchantId, id);
+  }
+
+  /** For control calls, which have no merchant: server id first, then any merchant's client id. */
+  findAny(id: string): SimTransaction | undefined {
+    const byServer = this.byServerId.get(id);
+    if (byServer !== undefined) return byServer;
+    for (const tx of this.byServerId.values()) if (tx.record.clientTransactionId === id) return tx;
+    return undefined;
+  }
+
+  all(): IterableIterator<SimTransaction> {
+    return this.byServerId.values();
+  }
+}

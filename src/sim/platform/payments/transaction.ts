@@ -1,0 +1,142 @@
+import type { SimContext } from '../context.js';
+import { serverTime } from './dates.js';
+import type { Ledger, LedgerKind } from './ledger.js';
+import type { Amount } from './money.js';
+import { conflictError, notFoundError, ruleError, validationError } from './http-errors.js';
+import type { TransactionStore } from './store.js';
+import type { WalletProvider } from './wallet-provider.js';
+import type { Caller, InstrumentType, SimTransaction, TransactionRecord, TransactionStatus, TransactionType } from './types.js';
+
+/** What every payment operation works with. */
+export interface PaymentDeps {
+  ctx: SimContext;
+  store: TransactionStore;
+  ledger: Ledger;
+  wallets: WalletProvider;
+}
+
+export interface NewTransaction {
+  type: TransactionType;
+  clientTransactionId: string;
+  status: TransactionStatus;
+  instrumentType: InstrumentType;
+  paymentScenario?: string | undefined;
+  amount: Amount;
+  fingerprint: string;
+  related?: SimTransaction;
+  paymentId?: string;
+  /** Platform time of the operation (the start of cancel and refund windows). */
+  now: number;
+}
+
+export function createTransaction(deps: PaymentDeps, caller: Caller, init: NewTransaction): SimTransaction {
+  const record: TransactionRecord = {
+    transactionType: init.type,
+    serverTransactionId: deps.store.newServerId(),
+    clientTransactionId: init.clientTransactionId,
+    ...(init.related !== undefined ? { relatedServerTransactionId: init.related.record.serverTransactionId } : {}),
+    transactionStatus: init.status,
+    tenantId: caller.tenantId,
+    merchantAggregatorId: caller.merchant.merchantAggregatorId,
+    merchantId: caller.merchant.merchantId,
+    events: [],
+  };
+  return {
+    record,
+    merchant: caller.merchant,
+    caller,
+    instrumentType: init.instrumentType,
+    paymentScenario: init.paymentScenario,
+    amount: { ...init.amount },
+    createdAt: init.now,
+    fingerprint: init.fingerprint,
+    captured: 0,
+    cancelled: 0,
+    refunded: 0,
+    paymentId: init.paymentId,
+    pending: undefined,
+    related: init.related,
+    children: [],
+  };
+}
+
+/** Appends an event stamped with the platform's time (spec "Date formats": MM/DD/YYYY HH:mm:ss). */
+export function addEvent(tx: SimTransaction, now: number, eventType: string, fields: Record<string, unknown>): void {
+  tx.record.events.push({ eventType, serverProcessingDateTime: serverTime(now), ...fields });
+}
+
+/** A copy of the record, so nothing outside can change the platform's state. */
+export function snapshot(tx: SimTransaction): TransactionRecord {
+  return structuredClone(tx.record);
+}
+
+/** Books a money movement of `tx` (or of the payment it acts upon) in the ledger. */
+export function moveMoney(ledger: Ledger, tx: SimTransaction, now: number, kind: LedgerKind, amount: number, effect: number): void {
+  const payment = tx.related ?? tx;
+  ledger.record({
+    kind,
+    merchantId: tx.merchant.merchantId,
+    serverTransactionId: tx.record.serverTransactionId,
+    clientTransactionId: tx.record.clientTransactionId,
+    paymentServerTransactionId: payment.record.serverTransactionId,
+    paymentClientTransactionId: payment.record.clientTransactionId,
+    amount,
+    currency: tx.amount.currency,
+    effect,
+    time: new Date(now).toISOString(),
+  });
+}
+
+/** The caller's transaction by client or server id, with any due wallet outcome applied; 404 otherwise. */
+export function lookup(deps: PaymentDeps, caller: Caller, id: string): SimTransaction {
+  const tx = deps.store.find(caller.merchant.merchantId, id);
+  if (tx === undefined) throw notFoundError(id);
+  deps.wallets.settle(tx);
+  return tx;
+}
+
+/**
+ * DESIGN.md decision (repeated clientNewTransactionId): the same request answers the
+ * existing transaction; the same id for a different request is a conflict (409).
+ */
+export function repeated(deps: PaymentDeps, existing: SimTransaction, fingerprint: string): TransactionRecord {
+  if (existing.fingerprint !== fingerprint) {
+    throw conflictError(
+      'DUPLICATE_TRANSACTION_ID',
+      `clientNewTransactionId ${existing.record.clientTransactionId} is already used by a different ${existing.record.transactionType.toLowerCase()}`,
+    );
+  }
+  deps.wallets.settle(existing);
+  return snapshot(existing);
+}
+
+/**
+ * DESIGN.md decision (approval code): `approvalCode` top level of refund and cancel
+ * bodies; spec "Errors" 3: required and checked when the merchant's aggregator demands one.
+ */
+export function checkApprovalCode(caller: Caller, approvalCode: string | undefined): void {
+  if (caller.approvalCode === null) return;
+  if (approvalCode === undefined || approvalCode === '') throw validationError('approvalCode is required for this merchant', 'APPROVAL_CODE_REQUIRED');
+  if (approvalCode !== caller.approvalCode) throw validationError('approvalCode is not correct', 'APPROVAL_CODE_INVALID');
+}
+
+/** The operation's amount and instrument must be those of the transaction acted upon. */
+export function checkMatches(tx: SimTransaction, amount: Amount, instrumentType?: string): void {
+  if (amount.currency !== tx.amount.currency) {
+    throw ruleError('CURRENCY_MISMATCH', `the transaction is in ${tx.amount.currency}, not ${amount.currency}`);
+  }
+  if (instrumentType !== undefined && instrumentType !== tx.instrumentType) {
+    throw ruleError('INSTRUMENT_MISMATCH', `the transaction was paid with ${tx.instrumentType}, not ${instrumentType}`);
+  }
+}
+
+/** Event-name prefix of the party that answers for the instrument (walletA…, walletB…, card…). */
+export const resultPrefix = (tx: SimTransaction): string => tx.instrumentType;
+
+/** A client id for a record the client did not name (a cancel without clientNewTransactionId). */
+export function derivedClientId(deps: PaymentDeps, tx: SimTransaction, kind: string): string {
+  for (let n = tx.children.length + 1; ; n++) {
+    const candidate = `${tx.record.clientTransactionId}-${kind}-${n}`;
+    if (deps.store.byClient(tx.merchant.merchantId, candidate) === undefined) return candidate;
+  }
+}
