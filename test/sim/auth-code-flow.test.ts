@@ -143,10 +143,13 @@ describe('authorization_code grant', () => {
     expect(r.json().scope).toBe('profile email');
   });
 
-  it('accepts a code once only', async () => {
+  it('accepts a code once only, and a replay revokes the refresh token issued for it', async () => {
     const code = (await authorize()).searchParams.get('code') as string;
-    expect((await exchange(code)).status).toBe(200);
+    const first = await exchange(code);
+    expect(first.status).toBe(200);
     expect(errorOf(await exchange(code))).toEqual({ status: 400, error: 'invalid_grant' });
+    const refresh = await f.form(TOKEN, { grant_type: 'refresh_token', refresh_token: first.json().refresh_token as string, ...APP });
+    expect(errorOf(refresh)).toEqual({ status: 400, error: 'invalid_grant' });
   });
 
   it('refuses a redirect_uri different from the authorization request with invalid_grant', async () => {

@@ -300,6 +300,15 @@ describe('custom-token (spec endpoint 5)', () => {
     expect(f.platform.auth.stats().granted.custom_token).toBeGreaterThanOrEqual(1);
   });
 
+  it('makes the device token act for a seeded terminal of the merchant named by device_id', async () => {
+    for (const deviceId of ['TA-0001', 'ldev-0001']) {
+      const r = remember(
+        await f.form(CUSTOM, { device_model: 'demo-pos-x1', device_id: deviceId, method: 'api' }, { headers: { authorization: bearer(merchantToken) } }),
+      );
+      expect(claimsOf(r.json().access_token)).toMatchObject({ device_id: 'ldev-0001', physical_device_id: 'TA-0001' });
+    }
+  });
+
   it('binds the device token to the client certificate the call came with', async () => {
     const r = remember(
       await f.form(CUSTOM, { device_model: 'demo-pos-x1', device_id: 'dev-77', method: 'device_flow' }, { as: 'device', headers: { authorization: bearer(merchantToken) } }),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { SimRequest, SimResponse } from '../router.js';
 import { assertDomain, sameSecret, type AuthCore } from './core.js';
 import { uniqueParams } from './form.js';
@@ -73,7 +74,10 @@ export function authorizeEndpoint(core: AuthCore) {
     if (user === undefined || password === undefined || !sameSecret(user.password, password)) return fail(401, 'invalid user credentials');
 
     const now = core.ctx.now();
-    const code = core.codes.create({ clientId: client.clientId, redirectUri, scope, subject: core.subjects.user(user), authTime: now }, now);
+    const code = core.codes.create(
+      { clientId: client.clientId, redirectUri, scope, subject: core.subjects.user(user), sessionId: randomUUID(), authTime: now },
+      now,
+    );
     core.log.info({ clientId: client.clientId }, 'authorization code issued');
     return redirect(redirectUri, { code, state });
   };

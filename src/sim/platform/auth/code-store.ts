@@ -9,12 +9,14 @@ export interface CodeEntry {
   redirectUri: string;
   scope: string[];
   subject: Subject;
+  /** The log-in session the code belongs to; its tokens share it. */
+  sessionId: string;
   /** Platform-clock milliseconds. */
   authTime: number;
   expiresAt: number;
 }
 
-export type CodeTake = { ok: true; entry: CodeEntry } | { ok: false; reason: string };
+export type CodeTake = { ok: true; entry: CodeEntry } | { ok: false; reason: string; replayedSession?: string };
 
 export class CodeStore {
   private readonly codes = new Map<string, CodeEntry & { used: boolean }>();
@@ -30,7 +32,7 @@ export class CodeStore {
   take(code: string, now: number): CodeTake {
     const entry = this.codes.get(code);
     if (entry === undefined) return { ok: false, reason: 'authorization code is unknown' };
-    if (entry.used) return { ok: false, reason: 'authorization code was already used' };
+    if (entry.used) return { ok: false, reason: 'authorization code was already used', replayedSession: entry.sessionId };
     entry.used = true;
     if (now >= entry.expiresAt) return { ok: false, reason: 'authorization code expired' };
     return { ok: true, entry };

@@ -29,12 +29,23 @@ export function customTokenEndpoint(core: AuthCore) {
       const deviceId = required(form, 'device_id');
       const method = required(form, 'method');
       if (!METHODS.includes(method)) throw oauthError('invalid_request', 'method must be api or device_flow');
+      // A device_id naming a seeded terminal of this merchant (logical id or serial number)
+      // makes the token act for that terminal, as a device token from endpoint 4 would.
+      const terminal = core.ctx.seed.terminals.find(
+        (t) => (t.logicalDeviceId === deviceId || t.serialNumber === deviceId) && t.merchantIds.includes(merchantToken.entityId as string),
+      );
       const scope = withScopes(merchantToken.scope.split(' ').filter((s) => s !== ''), ['openid', 'auth']);
       const grant: Grant = {
         clientId: merchantToken.azp,
         subject,
         scope,
-        device: { deviceType: deviceModel, deviceId, method, twoFa: req.clientThumbprint === undefined ? 'none' : 'tls' },
+        device: {
+          deviceType: deviceModel,
+          deviceId: terminal?.logicalDeviceId ?? deviceId,
+          method,
+          twoFa: req.clientThumbprint === undefined ? 'none' : 'tls',
+          ...(terminal === undefined ? {} : { physicalDeviceId: terminal.serialNumber }),
+        },
         cnf: req.clientThumbprint,
         idToken: true,
         sessionId: randomUUID(),

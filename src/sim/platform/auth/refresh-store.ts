@@ -51,6 +51,11 @@ export class RefreshStore {
     return live;
   }
 
+  /** Revokes the refresh tokens of one session (a replayed authorization code). */
+  revokeSession(sessionId: string): void {
+    for (const [jti, e] of this.entries) if (e.grant.sessionId === sessionId) this.entries.delete(jti);
+  }
+
   private sweep(now: number): void {
     for (const [jti, e] of this.entries) if (now >= e.expiresAt) this.entries.delete(jti);
   }

@@ -65,7 +65,12 @@ const authorizationCode: GrantHandler = (core, req, form) => {
   const redirectUri = required(form, 'redirect_uri');
   const now = core.ctx.now();
   const taken = core.codes.take(code, now);
-  if (!taken.ok) throw oauthError('invalid_grant', taken.reason);
+  if (!taken.ok) {
+    // RFC 6749 4.1.2: a replayed code revokes what was issued for it (refresh tokens here;
+    // access tokens are self-contained and run out by themselves).
+    if (taken.replayedSession !== undefined) core.refresh.revokeSession(taken.replayedSession);
+    throw oauthError('invalid_grant', taken.reason);
+  }
   const entry = taken.entry;
   if (entry.clientId !== client.clientId) throw oauthError('invalid_grant', 'authorization code was issued to another client');
   // RFC 6749 4.1.3: must be identical to the redirect_uri of the authorization request.
@@ -77,7 +82,7 @@ const authorizationCode: GrantHandler = (core, req, form) => {
     device: PUBLIC_DEVICE,
     cnf: undefined,
     idToken: false,
-    sessionId: randomUUID(),
+    sessionId: entry.sessionId,
     reportSession: false,
     authTime: Math.floor(entry.authTime / 1000),
   };
