@@ -61,6 +61,7 @@ export const configSchema = z.strictObject({
       merchantId: z.string().optional().describe('merchant (clientId or merchant name) to use when the terminal serves several'),
       username: z.string().optional().describe('staff user for the password grant'),
       password: z.string().optional().describe('staff password for the password grant (secret)'),
+      poweredClientId: z.string().min(1).default('powered-app').describe("the platform's designated application for the password grant"),
       refreshRatio: z.number().gt(0).lt(1).default(0.8).describe('refresh tokens at this fraction of expires_in'),
       leewaySeconds: z.number().int().min(0).default(30).describe('clock leeway when checking exp/nbf'),
       backoffBaseMs: z.number().int().positive().default(1_000).describe('first retry delay'),

@@ -46,7 +46,7 @@ export interface AgentEventMap {
   'platform.status': { online: boolean; reason?: string };
   'offline.levels': Record<string, unknown>;
   'offline.warning': { message: string; clientTransactionId?: string };
-  'auth.status': { state: string; merchantId?: string; expiresAt?: string; reason?: string };
+  'auth.status': { state: string; merchantId?: string; clientId?: string; expiresAt?: string; reason?: string };
   'certificate.status': { state: string; notAfter?: string; daysLeft?: number; reason?: string };
   'agent.status': { state: 'starting' | 'ready' | 'stopping'; message?: string };
 }

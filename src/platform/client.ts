@@ -131,8 +131,10 @@ export class PlatformClient {
     return this.call({ operation: 'cancel', method: 'POST', path: `${txPath(transactionId)}/cancel`, body: checked, schema: transactionRecord, auth: true, opts });
   }
 
-  allowedOperations(transactionId: string, opts?: CallOptions): Promise<AllowedOperations> {
-    return this.call({ operation: 'allowedOperations', method: 'GET', path: `${txPath(transactionId)}/allowedoperations`, schema: allowedOperations, auth: true, opts });
+  /** Operations allowed now and their maximum amount; `operation` asks about one (cancel, refund, capture). */
+  allowedOperations(transactionId: string, opts?: CallOptions & { operation?: 'cancel' | 'refund' | 'capture' }): Promise<AllowedOperations> {
+    const query = opts?.operation === undefined ? '' : `?operation=${encodeURIComponent(opts.operation)}`;
+    return this.call({ operation: 'allowedOperations', method: 'GET', path: `${txPath(transactionId)}/allowedoperations${query}`, schema: allowedOperations, auth: true, opts });
   }
 
   refundByWeb(transactionId: string, body: RefundByWebRequest, opts?: CallOptions): Promise<TransactionRecord> {

@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseRetryAfter } from '../core/backoff.js';
+import type { ErrorCode } from '../core/errors.js';
 import { PlatformError, type PlatformErrorCategory } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -83,6 +84,7 @@ export function transportError(req: Pick<HttpRequest, 'operation' | 'method' | '
   let category: PlatformErrorCategory;
   let outcomeUnknown: boolean;
   let message: string;
+  let override: ErrorCode | undefined;
   if (code !== undefined && NEVER_SENT.has(code)) {
     category = 'network';
     outcomeUnknown = false;
@@ -90,6 +92,7 @@ export function transportError(req: Pick<HttpRequest, 'operation' | 'method' | '
   } else if (code !== undefined && TLS_ALERT.test(code)) {
     category = 'auth';
     outcomeUnknown = false;
+    override = 'AUTH_CERT_REFUSED';
     message = `${host} refused the device certificate during the TLS handshake (${code})`;
   } else if (code !== undefined && SERVER_CERT.test(code)) {
     category = 'network';
@@ -110,6 +113,7 @@ export function transportError(req: Pick<HttpRequest, 'operation' | 'method' | '
     method: req.method,
     outcomeUnknown,
     ...(code !== undefined ? { transportCode: code } : {}),
+    ...(override !== undefined ? { code: override } : {}),
     cause: err,
   });
 }

@@ -7,7 +7,7 @@ import { amountRequest, clientDateTime } from './common.js';
  */
 
 const nonEmpty = z.string().min(1, 'must not be empty');
-const id = z.string().min(1, 'must not be empty').max(128, 'at most 128 characters');
+const id = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters');
 
 /** A masked PAN: at most the first 6 and last 4 digits visible (invariant 4: never a full PAN). */
 export const maskedPan = z
@@ -23,7 +23,8 @@ export const cardInstrument = z.strictObject({
   ksn: z.string().optional(),
 });
 
-export const paymentScenario = z.enum(['ConsumerScan', 'MerchantScan']);
+/** Spec: ConsumerScan or MerchantScan for wallets; Moto marks a card MOTO sale. */
+export const paymentScenario = z.enum(['ConsumerScan', 'MerchantScan', 'Moto']);
 export type PaymentScenario = z.infer<typeof paymentScenario>;
 
 export const instrumentRequest = z.strictObject({
@@ -66,6 +67,8 @@ export const cancelRequest = z.strictObject({
   cancelReason: z.enum(['Technical', 'Functional']),
   cancelAmount: amountRequest,
   instrument: instrumentRef,
+  /** Lets the platform recognise a retried cancel (a reversal retried until answered). */
+  clientNewTransactionId: id.optional(),
   /** Supervisor approval code (DESIGN.md: top level). */
   approvalCode: z.string().optional(),
 });

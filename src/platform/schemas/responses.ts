@@ -63,10 +63,16 @@ export const captureAllResponse = z.looseObject({ transactions: z.array(transact
 export type CaptureAllResponse = z.infer<typeof captureAllResponse>;
 
 /** Spec: Allowed-operations record. */
-export const allowedOperations = z.looseObject({
+const allowedOperation = z.looseObject({
   allowed: z.boolean(),
   maxAmount: z.number().optional(),
   currency: z.string().optional(),
+});
+export const allowedOperations = allowedOperation.extend({
+  /** The operation the record is about, when the platform says (cancel while possible, else refund). */
+  operation: z.string().optional(),
+  /** Every operation's record, when the platform lists them. */
+  operations: z.record(z.string(), allowedOperation).optional(),
 });
 export type AllowedOperations = z.infer<typeof allowedOperations>;
 

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { AgentError } from '../core/errors.js';
+
+/**
+ * Access-token claims (spec: Access token). Decoded, never trusted: the agent cannot check
+ * the HS256 signature (the key is the platform's) and does not need to; it checks that the
+ * token is current, meant for its client, and bound to its certificate (RFC 8705).
+ */
+const claimsSchema = z.looseObject({
+  aud: z.union([z.string(), z.array(z.string())]).optional(),
+  sub: z.string().optional(),
+  jti: z.string().optional(),
+  azp: z.string().optional(),
+  exp: z.number(),
+  nbf: z.number().optional(),
+  iat: z.number().optional(),
+  iss: z.string().optional(),
+  scope: z.string().optional(),
+  entityId: z.string().optional(),
+  user_domain: z.string().optional(),
+  preferred_username: z.string().optional(),
+  device_id: z.string().optional(),
+  cnf: z.looseObject({ 'x5t#S256': z.string().optional() }).optional(),
+});
+export type RawClaims = z.infer<typeof claimsSchema>;
+
+/** What the rest of the agent may rely on, as typed values. */
+export interface AccessTokenInfo {
+  /** Authorized party (azp), the OAuth client the token was issued to. */
+  clientId: string;
+  subject: string | undefined;
+  /** Merchant for a merchant user or terminal (profile claim entityId). */
+  merchantId: string | undefined;
+  userDomain: string | undefined;
+  username: string | undefined;
+  scopes: string[];
+  issuedAt: Date | undefined;
+  /** From `exp`: the platform's clock. */
+  expiresAt: Date;
+  /** RFC 8705 x5t#S256 the token is bound to. */
+  boundThumbprint: string | undefined;
+  issuer: string | undefined;
+}
+
+export function decodeJwtPayload(token: string): RawClaims {
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts[1] === undefined || parts[1] === '') {
+    throw new AgentError('AUTH_TOKEN_INVALID', 'access token is not a JWT (expected three dot-separated parts)');
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+  } catch (err) {
+    throw new AgentError('AUTH_TOKEN_INVALID', 'access token payload is not base64url JSON', { cause: err });
+  }
+  const parsed = claimsSchema.safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AgentError('AUTH_TOKEN_INVALID', `access token claim ${issue?.path.map(String).join('.') || '(payload)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+export interface ClaimExpectations {
+  /** The OAuth client we asked as: must be azp and among aud. */
+  clientId: string;
+  /** Our certificate's x5t#S256. */
+  thumbprint: string;
+  /** A device token must carry cnf; a missing binding is an error unless this is false. */
+  requireBinding: boolean;
+  leewaySeconds: number;
+  /** The platform's clock at receipt (its Date header), else ours. */
+  platformNowMs: number;
+}
+
+/**
+ * Checks exp/nbf with leeway, azp/aud against the client id and cnf.x5t#S256 against our
+ * thumbprint. A binding mismatch is AUTH_BINDING_MISMATCH, anything else AUTH_TOKEN_INVALID.
+ */
+export function checkAccessToken(token: string, expect: ClaimExpectations): AccessTokenInfo {
+  const c = decodeJwtPayload(token);
+  const nowS = expect.platformNowMs / 1000;
+  // Spec: valid while the current time is before exp.
+  if (c.exp + expect.leewaySeconds <= nowS) {
+    throw new AgentError('AUTH_TOKEN_INVALID', `access token expired on arrival (exp ${iso(c.exp)}, platform time ${iso(nowS)})`);
+  }
+  if (c.nbf !== undefined && c.nbf - expect.leewaySeconds > nowS) {
+    throw new AgentError('AUTH_TOKEN_INVALID', `access token not valid before ${iso(c.nbf)} (platform time ${iso(nowS)})`);
+  }
+  const aud = c.aud === undefined ? [] : Array.isArray(c.aud) ? c.aud : [c.aud];
+  if (c.azp !== undefined && c.azp !== expect.clientId) {
+    throw new AgentError('AUTH_TOKEN_INVALID', `access token was issued to client ${c.azp}, not ${expect.clientId}`);
+  }
+  if (!aud.includes(expect.clientId) && c.azp !== expect.clientId) {
+    throw new AgentError('AUTH_TOKEN_INVALID', `access token audience does not contain client ${expect.clientId}`);
+  }
+  const bound = c.cnf?.['x5t#S256'];
+  if (bound === undefined && expect.requireBinding) {
+    throw new AgentError('AUTH_BINDING_MISMATCH', 'access token carries no certificate binding (cnf x5t#S256)', {
+      details: { expected: expect.thumbprint },
+    });
+  }
+  if (bound !== undefined && bound !== expect.thumbprint) {
+    throw new AgentError('AUTH_BINDING_MISMATCH', 'access token is bound to another certificate than this device certificate', {
+      details: { expected: expect.thumbprint, bound },
+    });
+  }
+  return {
+    clientId: c.azp ?? expect.clientId,
+    subject: c.sub,
+    merchantId: c.entityId,
+    userDomain: c.user_domain,
+    username: c.preferred_username,
+    scopes: (c.scope ?? '').split(' ').filter((s) => s !== ''),
+    issuedAt: c.iat === undefined ? undefined : new Date(c.iat * 1000),
+    expiresAt: new Date(c.exp * 1000),
+    boundThumbprint: bound,
+    issuer: c.iss,
+  };
+}
+
+function iso(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  return Number.isNaN(d.getTime()) ? String(seconds) : d.toISOString();
+}

@@ -1,0 +1,100 @@
+import type { MerchantCredentials } from './merchant-credentials.js';
+import type { CustomTokenDevice, TokenEndpoint } from './token-endpoint.js';
+import type { GrantOutcome } from './token-response.js';
+import type { TokenSource } from './token-manager.js';
+
+/** A merchant's current credentials; replaced in place when they are read again. */
+export interface MerchantSlot {
+  credentials: MerchantCredentials;
+}
+
+/** Machine-to-machine (spec Authentication 5a): client_credentials at the device token endpoint. */
+export class ClientCredentialsSource implements TokenSource {
+  readonly flow = 'client_credentials' as const;
+  readonly requireBinding = true;
+
+  constructor(
+    private readonly slot: MerchantSlot,
+    private readonly endpoint: TokenEndpoint,
+    private readonly reload: () => Promise<void>,
+  ) {}
+
+  clientId(): string {
+    return this.slot.credentials.clientId;
+  }
+
+  grant(): Promise<GrantOutcome> {
+    return this.endpoint.clientCredentials(this.slot.credentials.clientId, this.slot.credentials.clientSecret);
+  }
+
+  refresh(refreshToken: string): Promise<GrantOutcome> {
+    return this.endpoint.refresh(this.slot.credentials.clientId, this.slot.credentials.clientSecret, refreshToken);
+  }
+
+  reloadCredentials(): Promise<void> {
+    return this.reload();
+  }
+}
+
+export interface PasswordLogin {
+  /** The platform's designated application (spec endpoint 2, password row). */
+  clientId: string;
+  clientSecret?: string;
+  username: string;
+  password: string;
+}
+
+/** End-user (spec Authentication 5b): password grant with scope openid profile email. */
+export class PasswordSource implements TokenSource {
+  readonly flow = 'password' as const;
+  readonly requireBinding = true;
+
+  constructor(
+    private readonly login: PasswordLogin,
+    private readonly endpoint: TokenEndpoint,
+  ) {}
+
+  clientId(): string {
+    return this.login.clientId;
+  }
+
+  grant(): Promise<GrantOutcome> {
+    return this.endpoint.password(this.login.clientId, this.login.username, this.login.password, this.login.clientSecret);
+  }
+
+  refresh(refreshToken: string): Promise<GrantOutcome> {
+    return this.endpoint.refresh(this.login.clientId, this.login.clientSecret, refreshToken);
+  }
+}
+
+export interface CustomTokenOptions {
+  realm: string;
+  /** The client the merchant token was issued to: the device token carries it as azp. */
+  clientId: string;
+  /** A merchant token from the realm's authorization flow. */
+  merchantToken: () => Promise<string>;
+  device: CustomTokenDevice;
+  /** Bound when the call presents the device certificate (default true). */
+  requireBinding?: boolean;
+}
+
+/** Demo only (spec Authentication 6): a device token from the custom-token endpoint; renewed by asking again. */
+export class CustomTokenSource implements TokenSource {
+  readonly flow = 'custom_token' as const;
+  readonly requireBinding: boolean;
+
+  constructor(
+    private readonly opts: CustomTokenOptions,
+    private readonly endpoint: TokenEndpoint,
+  ) {
+    this.requireBinding = opts.requireBinding ?? true;
+  }
+
+  clientId(): string {
+    return this.opts.clientId;
+  }
+
+  async grant(): Promise<GrantOutcome> {
+    return this.endpoint.customToken(this.opts.realm, await this.opts.merchantToken(), this.opts.device);
+  }
+}

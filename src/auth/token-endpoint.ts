@@ -1,0 +1,123 @@
+import type { ErrorCode } from '../core/errors.js';
+import { PlatformError } from '../platform/errors.js';
+import { httpRequest, jsonBody, statusError, systemClock, type HttpClock, type HttpResponse } from '../platform/http.js';
+import { dispatcherFor, type DispatcherSource } from '../platform/dispatchers.js';
+import { readResponse } from '../platform/validate.js';
+import { tokenResponseSchema, type GrantOutcome } from './token-response.js';
+
+export interface TokenEndpointOptions {
+  /** Security host (endpoints 2, 3, 5, 6). */
+  authUrl: string;
+  /** Device auth host with its mTLS port (endpoint 4). */
+  deviceAuthUrl: string;
+  dispatchers: DispatcherSource;
+  clock?: HttpClock;
+}
+
+/** Spec Authentication 5b: the end-user device token asks for these scopes. */
+export const PASSWORD_SCOPE = 'openid profile email';
+
+export interface CustomTokenDevice {
+  deviceModel: string;
+  deviceId: string;
+  method: 'api' | 'device_flow';
+}
+
+/** OAuth error codes (RFC 6749 5.2) mapped to the agent's codes. */
+const OAUTH_CODES: Record<string, ErrorCode> = {
+  invalid_grant: 'AUTH_INVALID_GRANT',
+  invalid_client: 'AUTH_INVALID_CLIENT',
+  access_denied: 'AUTH_UNKNOWN_TERMINAL',
+};
+
+/**
+ * The token calls of the authorization server: client_credentials, password and
+ * refresh_token at the device token endpoint over mutual TLS (spec endpoint 4), the
+ * demo custom-token endpoint (5) and the realm token URL (6). Bodies are
+ * form-urlencoded; client credentials go in the body (spec endpoint 2 parameters).
+ * Nothing here logs; errors never carry the secrets or tokens sent.
+ */
+export class TokenEndpoint {
+  private readonly clock: HttpClock;
+
+  constructor(private readonly opts: TokenEndpointOptions) {
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  clientCredentials(clientId: string, clientSecret: string): Promise<GrantOutcome> {
+    return this.post('client_credentials', this.deviceTokenUrl(), { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  }
+
+  /** End-user grant for a staff log-in; `clientId` is the platform's designated application. */
+  password(clientId: string, username: string, password: string, clientSecret?: string, scope: string = PASSWORD_SCOPE): Promise<GrantOutcome> {
+    return this.post('password', this.deviceTokenUrl(), {
+      grant_type: 'password',
+      username,
+      password,
+      client_id: clientId,
+      ...(clientSecret !== undefined ? { client_secret: clientSecret } : {}),
+      scope,
+    });
+  }
+
+  refresh(clientId: string, clientSecret: string | undefined, refreshToken: string): Promise<GrantOutcome> {
+    return this.post('refresh_token', this.deviceTokenUrl(), {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      ...(clientSecret !== undefined ? { client_secret: clientSecret } : {}),
+      refresh_token: refreshToken,
+    });
+  }
+
+  /** Demo only (spec endpoint 5): a device token in exchange for a merchant token. */
+  customToken(realm: string, merchantToken: string, device: CustomTokenDevice): Promise<GrantOutcome> {
+    const url = `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/custom-token`;
+    return this.post('custom_token', url, { device_model: device.deviceModel, device_id: device.deviceId, method: device.method }, merchantToken);
+  }
+
+  /** Spec endpoint 6: a realm's token URL, e.g. for the merchant token the custom-token flow needs. */
+  realmClientCredentials(realm: string, clientId: string, clientSecret: string): Promise<GrantOutcome> {
+    const url = `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
+    return this.post('client_credentials', url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  }
+
+  private deviceTokenUrl(): string {
+    return `${trim(this.opts.deviceAuthUrl)}/oauth2-mtls/v1/token`;
+  }
+
+  private async post(grant: string, url: string, form: Record<string, string>, bearer?: string): Promise<GrantOutcome> {
+    const req = { operation: `token (${grant})`, method: 'POST' as const, url };
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
+    const res = await httpRequest(
+      { ...req, dispatcher: dispatcherFor(this.opts.dispatchers, url), headers, body: new URLSearchParams(form).toString() },
+      this.clock,
+    );
+    if (res.status < 200 || res.status > 299) throw oauthError(req, res, this.clock);
+    // A token answer that cannot be read is not an unknown payment outcome: a token is simply not held.
+    const response = readResponse(tokenResponseSchema, jsonBody({ ...req, method: 'GET' }, res), { ...req, method: 'GET' }, res.status);
+    return { response, timing: { dateMs: res.dateMs, receivedAtMs: res.receivedAtMs, receivedMono: res.receivedMono } };
+  }
+}
+
+function oauthError(req: { operation: string; method: 'POST' }, res: HttpResponse, clock: HttpClock): PlatformError {
+  const base = statusError(req, res, clock);
+  const mapped = base.errorCode !== undefined ? OAUTH_CODES[base.errorCode] : undefined;
+  const code = mapped ?? (res.status === 403 ? 'AUTH_UNKNOWN_TERMINAL' : undefined);
+  if (code === undefined) return base;
+  return new PlatformError(base.message, {
+    category: base.category === 'server' ? 'server' : res.status === 401 || res.status === 403 ? 'auth' : 'rejected',
+    code,
+    operation: base.operation,
+    method: base.method,
+    status: res.status,
+    ...(base.errorCode !== undefined ? { errorCode: base.errorCode } : {}),
+    ...(base.errorMessage !== undefined ? { errorMessage: base.errorMessage } : {}),
+    // A refused token request changed nothing at the platform.
+    outcomeUnknown: false,
+  });
+}
+
+function trim(url: string): string {
+  return url.replace(/\/+$/, '');
+}

@@ -1,0 +1,89 @@
+import { request, type Agent } from 'undici';
+import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
+import type { SimSettings } from '../../src/sim/platform/context.js';
+import { createMtlsDispatcher, loadIdentity, readIdentity, type DeviceIdentity } from '../../src/identity/index.js';
+import { HostDispatchers } from '../../src/platform/dispatchers.js';
+import type { Logger } from '../../src/core/logger.js';
+import { testCerts } from '../helpers/certs.js';
+import { testLogger, type LogSink } from '../helpers/log-sink.js';
+
+export const SEED_FILE = 'config/demo-seed.json';
+
+export interface Demo {
+  platform: DemoPlatform;
+  log: Logger;
+  sink: LogSink;
+  /** Security host + payment API. */
+  apiUrl: string;
+  /** Device token endpoint (mTLS required). */
+  mtlsUrl: string;
+  /** For control calls: trusts the platform CA. */
+  controlDispatcher: Agent;
+  close(): Promise<void>;
+}
+
+/** The demo platform on loopback, port 0, with the dev certificates of this test run. */
+export async function startDemo(settings?: Partial<SimSettings>): Promise<Demo> {
+  const certs = testCerts();
+  const { log, sink } = testLogger('debug');
+  const platform = await startDemoPlatform({
+    apiPort: 0,
+    mtlsPort: 0,
+    tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
+    seed: SEED_FILE,
+    log,
+    ...(settings !== undefined ? { settings } : {}),
+  });
+  const controlDispatcher = createMtlsDispatcher(identityOf('device'), shortTimeouts);
+  return {
+    platform,
+    log,
+    sink,
+    apiUrl: platform.urls.api,
+    mtlsUrl: platform.urls.mtls,
+    controlDispatcher,
+    async close() {
+      await controlDispatcher.close();
+      await platform.stop();
+    },
+  };
+}
+
+export type Who = 'device' | 'unknown' | 'expired' | 'foreign';
+
+/** A device identity from the dev PKI; the expired one is read without the validity check. */
+export function identityOf(who: Who): DeviceIdentity {
+  const c = testCerts();
+  const files = {
+    device: [c.deviceCert, c.deviceKey],
+    unknown: [c.unknownCert, c.unknownKey],
+    expired: [c.expiredCert, c.expiredKey],
+    foreign: [c.foreignCert, c.foreignKey],
+  }[who] as [string, string];
+  const opts = { certFile: files[0], keyFile: files[1], caFile: c.caCert };
+  return who === 'expired' ? readIdentity(opts) : loadIdentity(opts);
+}
+
+export const shortTimeouts = { connectTimeoutMs: 2_000, headersTimeoutMs: 2_000, bodyTimeoutMs: 2_000 };
+
+/** One mTLS dispatcher per host, as the agent builds them. */
+export function dispatchersOf(identity: DeviceIdentity, timeouts = shortTimeouts): HostDispatchers {
+  return new HostDispatchers(() => createMtlsDispatcher(identity, timeouts));
+}
+
+/** Control routes of the demo platform. */
+export async function control(demo: Demo, method: 'GET' | 'POST', path: string): Promise<unknown> {
+  const res = await request(`${demo.apiUrl}${path}`, { method, dispatcher: demo.controlDispatcher });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`control ${path}: ${res.statusCode} ${text}`);
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+export interface GrantStatsBody {
+  granted: Record<string, number>;
+  refused: Record<string, number>;
+}
+
+export async function grantStats(demo: Demo): Promise<GrantStatsBody> {
+  return (await control(demo, 'GET', '/sim/control/auth/stats')) as GrantStatsBody;
+}
