@@ -1,0 +1,63 @@
+import type { AllowedOperationsView, TransactionView } from '../payments/api.js';
+import { formatAmount } from '../payments/money.js';
+
+/** A transaction as the local API answers it: minor units plus the formatted texts. */
+export type ApiTransaction = Omit<TransactionView, 'events'> & {
+  amountText: string;
+  capturedAmountText: string;
+  refundedAmountText: string;
+  cancelledAmountText: string;
+  /** Present on single-transaction answers; lists carry only the count. */
+  events?: Array<Record<string, unknown>>;
+  eventCount: number;
+};
+
+function safeFormat(minor: number, currency: string): string {
+  try {
+    return formatAmount(minor, currency);
+  } catch {
+    return `${minor} (minor units) ${currency}`;
+  }
+}
+
+/** Large embedded images (the wallet's QR as a JPEG data URI) are left out: the page draws the QR itself. */
+function stripImages(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripImages);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (k === 'codeImage') continue;
+      out[k] = stripImages(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+export function apiTransaction(view: TransactionView, opts: { withEvents: boolean }): ApiTransaction {
+  const { events, ...rest } = view;
+  return {
+    ...rest,
+    amountText: safeFormat(view.amount, view.currency),
+    capturedAmountText: safeFormat(view.capturedAmount, view.currency),
+    refundedAmountText: safeFormat(view.refundedAmount, view.currency),
+    cancelledAmountText: safeFormat(view.cancelledAmount, view.currency),
+    eventCount: events.length,
+    ...(opts.withEvents ? { events: events.map((e) => stripImages(e) as Record<string, unknown>) } : {}),
+  };
+}
+
+type ApiOperation = AllowedOperationsView['cancel'] & { maxAmountText: string };
+
+export interface ApiAllowedOperations {
+  cancel: ApiOperation;
+  refund: ApiOperation;
+  capture: ApiOperation;
+  currency: string;
+  fromPlatform: boolean;
+}
+
+export function apiAllowedOperations(view: AllowedOperationsView): ApiAllowedOperations {
+  const op = (o: AllowedOperationsView['cancel']): ApiOperation => ({ ...o, maxAmountText: safeFormat(o.maxAmount, view.currency) });
+  return { cancel: op(view.cancel), refund: op(view.refund), capture: op(view.capture), currency: view.currency, fromPlatform: view.fromPlatform };
+}

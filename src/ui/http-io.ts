@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AgentError } from '../core/errors.js';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Headers on every answer: nothing cached, nothing sniffed, never framed, no CORS (ever). */
+export function baseHeaders(): Record<string, string> {
+  return {
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+  };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...baseHeaders(), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export function sendText(res: ServerResponse, status: number, contentType: string, text: string | Buffer, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { ...baseHeaders(), 'content-type': contentType, 'content-length': Buffer.byteLength(text), ...extra });
+  res.end(text);
+}
+
+function badRequest(message: string, httpStatus = 400): AgentError {
+  return new AgentError('API_BAD_REQUEST', message, { httpStatus });
+}
+
+/**
+ * Reads a JSON request body. An empty body reads as {}. A body must come with
+ * Content-Type application/json: a browser cannot send that cross-origin without a
+ * preflight, which this server never answers positively.
+ */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (Number.isFinite(declared) && declared > limit) throw badRequest(`request body too large (at most ${limit} bytes)`, 413);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) throw badRequest(`request body too large (at most ${limit} bytes)`, 413);
+    chunks.push(buf);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') throw badRequest('send the request body as JSON with the header Content-Type: application/json', 415);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw badRequest(`the request body is not valid JSON (${(err as Error).message})`);
+  }
+}

@@ -1,0 +1,190 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config/schema.js';
+import { AgentError, isAgentError, type ErrorCode } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { EventBus } from '../events/bus.js';
+import type { PaymentsApi } from '../payments/api.js';
+import { trackDevicesFromBus } from './device-tracker.js';
+import { sendJson } from './http-io.js';
+import { loadOrCreateLocalToken } from './local-token.js';
+import { allowedHosts, allowedOrigins, checkBearer, checkHost, checkOrigin } from './request-guard.js';
+import { Router } from './router.js';
+import { registerEventRoute } from './routes/events.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerPaymentRoutes } from './routes/payments.js';
+import { registerQrRoute } from './routes/qr.js';
+import { registerStatusRoutes } from './routes/status.js';
+import type { DeviceStatusSource, HealthSource, OfflineApiSource } from './sources.js';
+import { SseHub } from './sse-hub.js';
+import { defaultPageDirs, registerPageRoutes } from './static-page.js';
+
+export interface LocalApiOptions {
+  config: Config;
+  payments: PaymentsApi;
+  bus: EventBus;
+  log: Logger;
+  health: HealthSource;
+  offline?: OfflineApiSource;
+  /** Default: device states as last published on the bus. */
+  devices?: DeviceStatusSource;
+  /** Where the counter page's files are looked for (default: dist/ui/page, then src/ui/page). */
+  pageDirs?: string[];
+  sse?: { capacity?: number; heartbeatMs?: number };
+}
+
+export interface LocalApi {
+  /** Listens on the configured loopback address; resolves with the base URL and the local token. */
+  start(): Promise<{ url: string; token: string }>;
+  stop(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** When a component forgot the HTTP status, the code still says whose fault it was. */
+const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  AMOUNT_INVALID: 400,
+  CURRENCY_UNKNOWN: 400,
+  API_BAD_REQUEST: 400,
+  API_UNAUTHORIZED: 401,
+  API_FORBIDDEN_ORIGIN: 403,
+  API_NOT_FOUND: 404,
+  PAYMENT_NOT_FOUND: 404,
+  PAYMENT_RULE: 409,
+  PAYMENT_BUSY: 409,
+  PAYMENT_DECLINED: 402,
+  OFFLINE_LIMIT: 409,
+  OFFLINE_NOT_ELIGIBLE: 409,
+  PLATFORM_NETWORK: 502,
+  PLATFORM_SERVER: 502,
+  PLATFORM_BAD_RESPONSE: 502,
+  PLATFORM_REJECTED: 502,
+  PLATFORM_AUTH: 502,
+  PLATFORM_TIMEOUT: 504,
+  DEVICE_TIMEOUT: 504,
+  DEVICE_DISCONNECTED: 503,
+};
+
+function isLoopbackAddress(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1';
+}
+
+/**
+ * The local API and counter page (STYLE.md point 8): node:http on loopback only, Host and
+ * Origin checked, health routes before authentication, every /api/* request carrying the
+ * per-install token, thin routes over the payments engine, SSE fed from the bus, and one
+ * error handler last.
+ */
+export function createLocalApi(opts: LocalApiOptions): LocalApi {
+  const log = opts.log.child({ module: 'local-api' });
+  let server: Server | undefined;
+  let sse: SseHub | undefined;
+  let stopDevices: (() => void) | undefined;
+
+  function fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
+    if (res.headersSent) {
+      log.error({ err, path: req.url }, 'error after the answer started; closing the connection');
+      res.destroy();
+      return;
+    }
+    if (isAgentError(err)) {
+      const status = err.httpStatus !== 500 ? err.httpStatus : (STATUS_BY_CODE[err.code] ?? 500);
+      if (status >= 500) log.error({ code: err.code, err, method: req.method, path: req.url }, 'request failed');
+      else log.debug({ code: err.code, status, method: req.method }, err.message);
+      sendJson(res, status, { error: { code: err.code, message: err.message } });
+      return;
+    }
+    log.error({ err, method: req.method, path: req.url }, 'unexpected error in a request');
+    sendJson(res, 500, { error: { code: 'INTERNAL', message: 'internal error; the agent log has the details' } });
+  }
+
+  async function stop(): Promise<void> {
+    sse?.stop();
+    sse = undefined;
+    stopDevices?.();
+    stopDevices = undefined;
+    const srv = server;
+    server = undefined;
+    if (srv === undefined) return;
+    await new Promise<void>((resolve) => {
+      srv.close(() => resolve());
+      srv.closeAllConnections();
+    });
+  }
+
+  return {
+    stop,
+    async start() {
+      const { config } = opts;
+      if (!LOOPBACK_HOSTS.has(config.api.host)) {
+        throw new AgentError('CONFIG_INVALID', `config: api.host must be a loopback address (127.0.0.1, ::1 or localhost), not ${config.api.host}`);
+      }
+      const token = loadOrCreateLocalToken(config.dataDir, log);
+      const runId = randomUUID();
+      const startedAt = Date.now();
+      const tracker = opts.devices ? undefined : trackDevicesFromBus(opts.bus, config);
+      stopDevices = tracker?.stop;
+      const devices = opts.devices ? () => opts.devices?.devices() ?? [] : (tracker?.devices ?? (() => []));
+      const hub = new SseHub({ bus: opts.bus, log, runId, ...opts.sse });
+      hub.start();
+      sse = hub;
+
+      const router = new Router();
+      registerHealthRoutes(router, { health: opts.health });
+      registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs(), token });
+      const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, devices, sse: hub, runId, startedAt };
+      registerPaymentRoutes(router, deps);
+      registerStatusRoutes(router, deps);
+      registerQrRoute(router, deps);
+      registerEventRoute(router, deps);
+
+      let hosts = new Set<string>();
+      let origins = new Set<string>();
+      const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+        try {
+          const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+          checkHost(req, hosts);
+          const method = req.method ?? 'GET';
+          const isHealth = url.pathname === '/healthz' || url.pathname === '/readyz';
+          if (!isHealth) {
+            checkOrigin(req, origins);
+            if (url.pathname === '/api' || url.pathname.startsWith('/api/')) checkBearer(req, token);
+          }
+          const match = router.match(method, url.pathname);
+          const result = await match.handler({ req, res, params: match.params, query: url.searchParams });
+          if (result !== undefined) sendJson(res, result.status, result.body);
+        } catch (err) {
+          fail(err, req, res);
+        }
+      };
+
+      const srv = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
+        void handle(req, res);
+      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          srv.once('error', (err: NodeJS.ErrnoException) =>
+            reject(new AgentError('CONFIG_INVALID', `local API cannot listen on ${config.api.host}:${config.api.port}: ${err.code ?? err.message}`, { cause: err })),
+          );
+          srv.listen(config.api.port, config.api.host, () => resolve());
+        });
+      } catch (err) {
+        await stop();
+        throw err;
+      }
+      server = srv;
+      const address = srv.address() as AddressInfo;
+      if (!isLoopbackAddress(address.address)) {
+        await stop();
+        throw new AgentError('CONFIG_INVALID', `local API bound to ${address.address}, which is not loopback; refusing to serve`);
+      }
+      hosts = allowedHosts(address.port);
+      origins = allowedOrigins(address.port);
+      const hostText = config.api.host === '::1' ? '[::1]' : config.api.host;
+      const url = `http://${hostText}:${address.port}`;
+      log.info({ url }, 'local API and counter page listening');
+      return { url, token };
+    },
+  };
+}

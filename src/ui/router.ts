@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AgentError } from '../core/errors.js';
+
+export interface RouteContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
+}
+
+/** A JSON answer; handlers that stream (SSE) or send other types write `res` and return undefined. */
+export interface JsonResult {
+  status: number;
+  body: unknown;
+}
+
+export type RouteHandler = (ctx: RouteContext) => Promise<JsonResult | undefined> | JsonResult | undefined;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  handler: RouteHandler;
+}
+
+export interface RouteMatch {
+  handler: RouteHandler;
+  params: Record<string, string>;
+}
+
+/** A small method + path router: `/api/transactions/:id/cancel`, `/api/qr/:id.svg`. */
+export class Router {
+  private readonly routes: Route[] = [];
+
+  add(method: string, path: string, handler: RouteHandler): this {
+    const names: string[] = [];
+    const source = path
+      .split(/(:[A-Za-z]+)/)
+      .map((part) => {
+        if (part.startsWith(':')) {
+          names.push(part.slice(1));
+          return '([^/]+?)';
+        }
+        return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      })
+      .join('');
+    this.routes.push({ method, pattern: new RegExp(`^${source}$`), names, handler });
+    return this;
+  }
+
+  /** The handler for the request, or an AgentError: 404 for no such path, 405 for a wrong method. */
+  match(method: string, pathname: string): RouteMatch {
+    let pathKnown = false;
+    for (const route of this.routes) {
+      const m = route.pattern.exec(pathname);
+      if (m === null) continue;
+      pathKnown = true;
+      if (route.method !== method) continue;
+      const params: Record<string, string> = {};
+      route.names.forEach((name, i) => {
+        try {
+          params[name] = decodeURIComponent(m[i + 1] ?? '');
+        } catch {
+          throw new AgentError('API_BAD_REQUEST', `malformed ${name} in the path`, { httpStatus: 400 });
+        }
+      });
+      return { handler: route.handler, params };
+    }
+    if (pathKnown) throw new AgentError('API_NOT_FOUND', `${method} is not supported on ${pathname}`, { httpStatus: 405 });
+    throw new AgentError('API_NOT_FOUND', `no such endpoint: ${pathname}`, { httpStatus: 404 });
+  }
+}

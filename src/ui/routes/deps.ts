@@ -1,0 +1,18 @@
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../core/logger.js';
+import type { PaymentsApi } from '../../payments/api.js';
+import type { SseHub } from '../sse-hub.js';
+import type { DeviceStatusView, HealthSource, OfflineApiSource } from '../sources.js';
+
+/** What the routes are given: thin handlers over these (STYLE.md point 8). */
+export interface RouteDeps {
+  config: Config;
+  payments: PaymentsApi;
+  log: Logger;
+  health: HealthSource;
+  offline: OfflineApiSource | undefined;
+  devices: () => DeviceStatusView[];
+  sse: SseHub;
+  runId: string;
+  startedAt: number;
+}

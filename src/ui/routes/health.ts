@@ -1,0 +1,47 @@
+import type { Router } from '../router.js';
+import type { HealthSource } from '../sources.js';
+import type { RouteDeps } from './deps.js';
+
+export interface ReadinessCheck {
+  ok: boolean;
+  detail: string;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: { token: ReadinessCheck; platform: ReadinessCheck; reader: ReadinessCheck };
+}
+
+function safely(f: () => boolean): boolean {
+  try {
+    return f();
+  } catch {
+    return false;
+  }
+}
+
+/** /readyz: token held, platform reachable or offline sales allowed, reader connected (issue 7). */
+export function readiness(health: HealthSource): Readiness {
+  const token = safely(() => health.tokenHeld());
+  const reachable = safely(() => health.platformReachable());
+  const offline = safely(() => health.offlineAllowed());
+  const reader = safely(() => health.readerConnected());
+  const checks = {
+    token: { ok: token, detail: token ? 'device token held' : 'no valid device token' },
+    platform: {
+      ok: reachable || offline,
+      detail: reachable ? 'platform reachable' : offline ? 'platform unreachable; offline sales allowed' : 'platform unreachable and offline sales not allowed',
+    },
+    reader: { ok: reader, detail: reader ? 'card reader connected' : 'card reader not connected' },
+  };
+  return { ready: checks.token.ok && checks.platform.ok && checks.reader.ok, checks };
+}
+
+/** Health routes come before authentication so that a supervisor can probe them. */
+export function registerHealthRoutes(router: Router, deps: Pick<RouteDeps, 'health'>): void {
+  router.add('GET', '/healthz', () => ({ status: 200, body: { status: 'ok' } }));
+  router.add('GET', '/readyz', () => {
+    const r = readiness(deps.health);
+    return { status: r.ready ? 200 : 503, body: r };
+  });
+}

@@ -1,0 +1,145 @@
+import { AgentError } from '../../core/errors.js';
+import type { SaleRequest } from '../../payments/api.js';
+import { parseAmount, normalizeCurrency } from '../../payments/money.js';
+import { readJsonBody } from '../http-io.js';
+import type { RouteContext, Router } from '../router.js';
+import {
+  cancelBodySchema,
+  captureAllBodySchema,
+  captureBodySchema,
+  emptyBodySchema,
+  getQuerySchema,
+  listQuerySchema,
+  noQuerySchema,
+  parseInput,
+  queryObject,
+  refundBodySchema,
+  saleBodySchema,
+  transactionIdSchema,
+  type SaleBody,
+} from '../schemas.js';
+import { apiAllowedOperations, apiTransaction } from '../api-views.js';
+import type { RouteDeps } from './deps.js';
+
+function rule(message: string): AgentError {
+  return new AgentError('API_BAD_REQUEST', message, { httpStatus: 400 });
+}
+
+function idParam(ctx: RouteContext): string {
+  const result = transactionIdSchema.safeParse(ctx.params.id);
+  if (!result.success) throw rule(`transaction id ${result.error.issues[0]?.message ?? 'is invalid'}`);
+  return result.data;
+}
+
+function noQuery(ctx: RouteContext): void {
+  parseInput(noQuerySchema, queryObject(ctx.query), 'query');
+}
+
+/** Fields that only make sense with some methods are refused elsewhere, not ignored. */
+export function toSaleRequest(body: SaleBody, defaultCurrency: string): SaleRequest {
+  const wallet = body.method === 'walletA' || body.method === 'walletB';
+  if (!wallet && body.scenario !== undefined) throw rule(`scenario applies to walletA and walletB only, not to ${body.method}`);
+  const scenario = wallet ? (body.scenario ?? 'ConsumerScan') : undefined;
+  if (body.walletId !== undefined && scenario !== 'MerchantScan') throw rule('walletId applies to wallet merchant-scan sales only (scenario MerchantScan)');
+  if (body.moto !== undefined && body.method !== 'moto') throw rule('moto details apply to method moto only');
+  const currency = normalizeCurrency(body.currency ?? defaultCurrency);
+  const amount = parseAmount(body.amount, currency);
+  return {
+    method: body.method,
+    amount,
+    currency,
+    ...(scenario !== undefined ? { scenario } : {}),
+    ...(body.merchantId !== undefined ? { merchantId: body.merchantId } : {}),
+    ...(body.moto !== undefined ? { moto: body.moto } : {}),
+    ...(body.walletId !== undefined ? { walletId: body.walletId } : {}),
+  };
+}
+
+export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
+  const { payments, log } = deps;
+
+  router.add('POST', '/api/sales', async (ctx) => {
+    noQuery(ctx);
+    const body = parseInput(saleBodySchema, await readJsonBody(ctx.req), 'request body');
+    const req = toSaleRequest(body, deps.config.payments.defaultCurrency);
+    const started = await payments.startSale(req);
+    // The outcome reaches the page through the bus; a rejection here must not go unhandled.
+    started.done.catch((err: unknown) => log.error({ clientTransactionId: started.clientTransactionId, err }, 'sale ended with an error'));
+    const view = await payments.get(started.clientTransactionId);
+    return { status: 202, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+  });
+
+  router.add('POST', '/api/sales/:id/abort', async (ctx) => {
+    noQuery(ctx);
+    parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
+    const view = await payments.abortSale(idParam(ctx));
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+  });
+
+  router.add('GET', '/api/transactions', (ctx) => {
+    const q = parseInput(listQuerySchema, queryObject(ctx.query), 'query');
+    const list = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), limit: q.limit ?? 100 });
+    return { status: 200, body: { transactions: list.map((v) => apiTransaction(v, { withEvents: false })) } };
+  });
+
+  router.add('GET', '/api/transactions/:id', async (ctx) => {
+    const q = parseInput(getQuerySchema, queryObject(ctx.query), 'query');
+    const refresh = q.refresh === '1' || q.refresh === 'true';
+    const view = await payments.get(idParam(ctx), { refresh });
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: true }) } };
+  });
+
+  router.add('GET', '/api/transactions/:id/allowed-operations', async (ctx) => {
+    noQuery(ctx);
+    const ops = await payments.allowedOperations(idParam(ctx));
+    return { status: 200, body: { allowedOperations: apiAllowedOperations(ops) } };
+  });
+
+  /** Amount text in the sale's currency (cancel, refund, capture act on a sale). */
+  async function amountFor(id: string, text: string | undefined): Promise<number | undefined> {
+    if (text === undefined) return undefined;
+    const sale = await payments.get(id);
+    return parseAmount(text, sale.currency);
+  }
+
+  router.add('POST', '/api/transactions/:id/cancel', async (ctx) => {
+    noQuery(ctx);
+    const id = idParam(ctx);
+    const body = parseInput(cancelBodySchema, await readJsonBody(ctx.req), 'request body');
+    const amount = await amountFor(id, body.amount);
+    const view = await payments.cancel(id, {
+      ...(amount !== undefined ? { amount } : {}),
+      ...(body.reason !== undefined ? { reason: body.reason } : {}),
+      ...(body.approvalCode !== undefined ? { approvalCode: body.approvalCode } : {}),
+    });
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+  });
+
+  router.add('POST', '/api/transactions/:id/refund', async (ctx) => {
+    noQuery(ctx);
+    const id = idParam(ctx);
+    const body = parseInput(refundBodySchema, await readJsonBody(ctx.req), 'request body');
+    const amount = await amountFor(id, body.amount);
+    const view = await payments.refund(id, {
+      ...(amount !== undefined ? { amount } : {}),
+      ...(body.approvalCode !== undefined ? { approvalCode: body.approvalCode } : {}),
+    });
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+  });
+
+  router.add('POST', '/api/transactions/:id/capture', async (ctx) => {
+    noQuery(ctx);
+    const id = idParam(ctx);
+    const body = parseInput(captureBodySchema, await readJsonBody(ctx.req), 'request body');
+    const amount = await amountFor(id, body.amount);
+    const view = await payments.capture(id, amount !== undefined ? { amount } : {});
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+  });
+
+  router.add('POST', '/api/capture-all', async (ctx) => {
+    noQuery(ctx);
+    const body = parseInput(captureAllBodySchema, await readJsonBody(ctx.req), 'request body');
+    const views = await payments.captureAll(body.merchantId);
+    return { status: 200, body: { transactions: views.map((v) => apiTransaction(v, { withEvents: false })) } };
+  });
+}

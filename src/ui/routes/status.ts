@@ -1,0 +1,60 @@
+import { AgentError } from '../../core/errors.js';
+import { readJsonBody } from '../http-io.js';
+import type { Router } from '../router.js';
+import { emptyBodySchema, noQuerySchema, parseInput, queryObject } from '../schemas.js';
+import type { OfflineLevelsView } from '../sources.js';
+import { readiness } from './health.js';
+import type { RouteDeps } from './deps.js';
+
+async function offlineLevels(deps: RouteDeps): Promise<OfflineLevelsView | null> {
+  return deps.offline ? await deps.offline.levels() : null;
+}
+
+export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
+  router.add('GET', '/api/status', async (ctx) => {
+    parseInput(noQuerySchema, queryObject(ctx.query), 'query');
+    const r = readiness(deps.health);
+    let online = false;
+    try {
+      online = deps.health.platformReachable();
+    } catch {
+      online = false;
+    }
+    return {
+      status: 200,
+      body: {
+        agent: {
+          run: deps.runId,
+          startedAt: new Date(deps.startedAt).toISOString(),
+          uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
+          environment: deps.config.environment,
+          defaultCurrency: deps.config.payments.defaultCurrency,
+          merchantId: deps.config.auth.merchantId ?? null,
+          captureMode: deps.config.payments.captureMode,
+        },
+        ready: r.ready,
+        checks: r.checks,
+        platform: { online },
+        devices: deps.devices(),
+        offline: await offlineLevels(deps),
+      },
+    };
+  });
+
+  router.add('GET', '/api/devices', (ctx) => {
+    parseInput(noQuerySchema, queryObject(ctx.query), 'query');
+    return { status: 200, body: { devices: deps.devices() } };
+  });
+
+  router.add('GET', '/api/offline', async (ctx) => {
+    parseInput(noQuerySchema, queryObject(ctx.query), 'query');
+    return { status: 200, body: { offline: await offlineLevels(deps) } };
+  });
+
+  router.add('POST', '/api/offline/flush', async (ctx) => {
+    parseInput(noQuerySchema, queryObject(ctx.query), 'query');
+    parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
+    if (!deps.offline) throw new AgentError('API_NOT_FOUND', 'the offline queue is not running on this terminal', { httpStatus: 404 });
+    return { status: 200, body: { result: await deps.offline.flush() } };
+  });
+}

@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { AgentError } from '../core/errors.js';
+
+/** Local API request shapes (zod, unknown fields refused). Amounts travel as text in major units. */
+
+const amountText = z
+  .string({ error: 'must be text in major units such as "12.34"' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(32, 'is too long');
+const currencyText = z.string({ error: 'must be a currency code such as EUR' }).regex(/^[A-Za-z]{3}$/, 'must be a currency code such as EUR');
+const shortText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+export const transactionIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,80}$/, 'must be a transaction id (letters, digits, . _ : -)');
+
+export const saleBodySchema = z.strictObject({
+  method: z.enum(['card', 'manual', 'moto', 'walletA', 'walletB']),
+  scenario: z.enum(['ConsumerScan', 'MerchantScan']).optional(),
+  amount: amountText,
+  currency: currencyText.optional(),
+  merchantId: shortText(64).optional(),
+  moto: z
+    .strictObject({
+      orderChannel: shortText(32).optional(),
+      zipCode: shortText(16).optional(),
+      houseNumber: shortText(16).optional(),
+      email: z.email('must be an e-mail address').max(254).optional(),
+      phone: z.string().regex(/^\+?[0-9 ()-]{4,24}$/, 'must be a phone number').optional(),
+    })
+    .optional(),
+  walletId: shortText(128).optional(),
+});
+export type SaleBody = z.infer<typeof saleBodySchema>;
+
+export const cancelBodySchema = z.strictObject({
+  amount: amountText.optional(),
+  reason: z.enum(['Technical', 'Functional']).optional(),
+  approvalCode: shortText(32).optional(),
+});
+
+export const refundBodySchema = z.strictObject({
+  amount: amountText.optional(),
+  approvalCode: shortText(32).optional(),
+});
+
+export const captureBodySchema = z.strictObject({
+  amount: amountText.optional(),
+});
+
+export const captureAllBodySchema = z.strictObject({
+  merchantId: shortText(64).optional(),
+});
+
+export const emptyBodySchema = z.strictObject({});
+
+export const listQuerySchema = z.strictObject({
+  date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2025-03-01')
+    .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'is not a calendar date')
+    .optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 1000')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
+    .optional(),
+});
+
+export const getQuerySchema = z.strictObject({
+  refresh: z.enum(['0', '1', 'true', 'false']).optional(),
+});
+
+export const noQuerySchema = z.strictObject({});
+
+function allowedKeys(schema: z.ZodType): string[] | undefined {
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape as Record<string, unknown>) : undefined;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let node = value;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, where: string, schema: z.ZodType, input: unknown): string {
+  const field = issue.path.map(String).join('.');
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const names = issue.keys.map((k) => `"${k.slice(0, 40)}"`).join(', ');
+      const allowed = issue.path.length === 0 ? allowedKeys(schema) : undefined;
+      const hint = allowed === undefined ? '' : allowed.length === 0 ? '; nothing is expected here' : `; allowed: ${allowed.join(', ')}`;
+      return `unknown ${issue.keys.length === 1 ? 'field' : 'fields'} ${names} in the ${where}${field ? ` at ${field}` : ''}${hint}`;
+    }
+    case 'invalid_value':
+      return `${field}: must be one of ${issue.values.map(String).join(', ')}`;
+    case 'invalid_type':
+      if (field === '') return `the ${where} must be a JSON object`;
+      if (valueAt(input, issue.path) === undefined) return `${field} is required`;
+      return `${field} ${issue.message.startsWith('must') ? issue.message : `must be a ${issue.expected}`}`;
+    default:
+      return field === '' ? issue.message : `${field} ${issue.message}`;
+  }
+}
+
+/** Validates input against a schema; the first problem becomes a 400 a person can act on. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'request body' | 'query'): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  throw new AgentError('API_BAD_REQUEST', describeIssue(issue, where, schema, value), { httpStatus: 400 });
+}
+
+/** The query string as a plain object; a repeated key is refused rather than guessed. */
+export function queryObject(query: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of query) {
+    if (k in out) throw new AgentError('API_BAD_REQUEST', `query parameter "${k.slice(0, 40)}" is given twice`, { httpStatus: 400 });
+    out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '../core/logger.js';
+import type { EventBus } from '../events/bus.js';
+import type { AgentEvent } from '../events/types.js';
+import { baseHeaders } from './http-io.js';
+
+export interface SseHubOptions {
+  bus: EventBus;
+  log: Logger;
+  /** Identifies this agent run: sequence numbers restart with each run. */
+  runId: string;
+  /** Events kept for clients that reconnect with Last-Event-ID. */
+  capacity?: number;
+  heartbeatMs?: number;
+  /** A client this far behind (bytes not yet sent) is dropped; it reconnects and resumes. */
+  maxBufferedBytes?: number;
+}
+
+/**
+ * Server-Sent Events fed from the bus (STYLE.md point 8). Each bus event is sent with
+ * `id: <seq>`; a client reconnecting with Last-Event-ID gets what it missed from a bounded
+ * ring buffer, or a `resync` event telling it to reload its state when the gap is gone.
+ */
+export class SseHub {
+  private readonly ring: AgentEvent[] = [];
+  private readonly clients = new Set<ServerResponse>();
+  private readonly capacity: number;
+  private readonly heartbeatMs: number;
+  private readonly maxBufferedBytes: number;
+  private readonly log: Logger;
+  private unsubscribe: (() => void) | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly opts: SseHubOptions) {
+    this.capacity = opts.capacity ?? 1_000;
+    this.heartbeatMs = opts.heartbeatMs ?? 15_000;
+    this.maxBufferedBytes = opts.maxBufferedBytes ?? 1024 * 1024;
+    this.log = opts.log.child({ module: 'sse' });
+  }
+
+  start(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.opts.bus.subscribe((event) => this.onEvent(event));
+    this.heartbeat = setInterval(() => this.broadcast(': ping\n\n'), this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    for (const res of this.clients) res.end();
+    this.clients.clear();
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  /** Takes over the response: headers, hello, the missed events or resync, then live events. */
+  connect(res: ServerResponse, lastEventId: string | undefined): void {
+    res.writeHead(200, {
+      ...baseHeaders(),
+      'content-type': 'text/event-stream; charset=utf-8',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    const lastSeq = this.opts.bus.lastSeq;
+    let out = `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ run: this.opts.runId, lastSeq })}\n\n`;
+    if (lastEventId !== undefined && lastEventId.trim() !== '') {
+      const missed = this.missedSince(lastEventId.trim());
+      if (missed === 'resync') {
+        // The id lets the next reconnect resume from here once the client has reloaded.
+        out += `id: ${lastSeq}\nevent: resync\ndata: ${JSON.stringify({ lastSeq, reason: 'events missed are no longer buffered; reload the state' })}\n\n`;
+      } else {
+        for (const e of missed) out += this.format(e);
+      }
+    }
+    res.write(out);
+    this.clients.add(res);
+    res.on('close', () => this.clients.delete(res));
+  }
+
+  private missedSince(lastEventId: string): AgentEvent[] | 'resync' {
+    if (!/^\d{1,15}$/.test(lastEventId)) return 'resync';
+    const n = Number(lastEventId);
+    const last = this.opts.bus.lastSeq;
+    if (n === last) return [];
+    // Ahead of us: the agent restarted and numbering began again.
+    if (n > last) return 'resync';
+    const oldest = this.ring[0]?.seq;
+    if (oldest === undefined || n + 1 < oldest) return 'resync';
+    return this.ring.filter((e) => e.seq > n);
+  }
+
+  private format(event: AgentEvent): string {
+    return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  }
+
+  private onEvent(event: AgentEvent): void {
+    this.ring.push(event);
+    if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
+    this.broadcast(this.format(event));
+  }
+
+  private broadcast(text: string): void {
+    for (const res of this.clients) {
+      if (res.writableLength > this.maxBufferedBytes) {
+        this.log.warn({ buffered: res.writableLength }, 'SSE client too slow; disconnecting it (it resumes with Last-Event-ID)');
+        this.clients.delete(res);
+        res.destroy();
+        continue;
+      }
+      res.write(text);
+    }
+  }
+}

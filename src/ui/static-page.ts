@@ -1,0 +1,75 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AgentError } from '../core/errors.js';
+import { sendText } from './http-io.js';
+import type { Router } from './router.js';
+
+/** The placeholder in index.html replaced by the local token (readable only by same-origin scripts). */
+export const TOKEN_PLACEHOLDER = '%%LOCAL_API_TOKEN%%';
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    dir = dirname(dir);
+  }
+  return process.cwd();
+}
+
+/**
+ * Where the page's files are looked for, first match wins: the built scripts
+ * (`tsc -p src/ui/page/tsconfig.json` writes dist/ui/page), then the sources (HTML, CSS).
+ */
+export function defaultPageDirs(): string[] {
+  const root = packageRoot();
+  return [join(root, 'dist', 'ui', 'page'), join(root, 'src', 'ui', 'page')];
+}
+
+const ASSET_NAME = /^[a-z0-9-]+\.(js|css)$/;
+const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
+
+function find(dirs: readonly string[], name: string): string | undefined {
+  for (const dir of dirs) {
+    const file = join(dir, name);
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+function escapeAttr(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The counter page at `/` and its scripts and styles at `/assets/<name>` (no token needed, Host checked). */
+export function registerPageRoutes(router: Router, opts: { dirs: readonly string[]; token: string }): void {
+  router.add('GET', '/', (ctx) => {
+    const file = find(opts.dirs, 'index.html');
+    if (file === undefined) throw new AgentError('API_NOT_FOUND', 'the counter page is not installed', { httpStatus: 404 });
+    const html = readFileSync(file, 'utf8').replaceAll(TOKEN_PLACEHOLDER, escapeAttr(opts.token));
+    sendText(ctx.res, 200, 'text/html; charset=utf-8', html, { 'content-security-policy': CSP });
+    return undefined;
+  });
+  router.add('GET', '/assets/:name', (ctx) => {
+    const name = ctx.params.name ?? '';
+    const file = ASSET_NAME.test(name) ? find(opts.dirs, name) : undefined;
+    if (file === undefined) {
+      const hint = name.endsWith('.js') ? ' (build the page: tsc -p src/ui/page/tsconfig.json)' : '';
+      throw new AgentError('API_NOT_FOUND', `no such page file: ${name.slice(0, 60)}${hint}`, { httpStatus: 404 });
+    }
+    const ext = name.slice(name.lastIndexOf('.') + 1);
+    sendText(ctx.res, 200, TYPES[ext] ?? 'application/octet-stream', readFileSync(file), { 'cache-control': 'no-cache' });
+    return undefined;
+  });
+}

@@ -1,0 +1,100 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
+
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  json: any;
+}
+
+/** A raw HTTP call (node:http), so tests can send any Host, Origin or body. */
+export function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string | object } = {},
+): Promise<Reply> {
+  const url = new URL(path, base);
+  const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const headers: Record<string, string> = { ...(opts.body !== undefined && typeof opts.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...opts.headers };
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data?: string;
+  comment?: string;
+}
+
+/** Opens an SSE stream and collects messages until `until` says enough; then closes it. */
+export function readSse(
+  base: string,
+  headers: Record<string, string>,
+  until: (messages: SseMessage[]) => boolean,
+): Promise<{ status: number; messages: SseMessage[]; headers: IncomingHttpHeaders }> {
+  const url = new URL('/api/events', base);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'GET', headers }, (res) => {
+      const messages: SseMessage[] = [];
+      let buffer = '';
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, messages, headers: res.headers });
+      };
+      if (res.statusCode !== 200) {
+        res.resume();
+        res.on('end', finish);
+        return;
+      }
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let idx: number;
+        while ((idx = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, idx);
+          buffer = buffer.slice(idx + 2);
+          const msg: SseMessage = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) msg.comment = line.slice(1).trim();
+            else {
+              const colon = line.indexOf(':');
+              const field = line.slice(0, colon);
+              const value = line.slice(colon + 1).replace(/^ /, '');
+              if (field === 'id' || field === 'event' || field === 'data') msg[field] = value;
+            }
+          }
+          messages.push(msg);
+          if (until(messages)) finish();
+        }
+      });
+      res.on('end', finish);
+    });
+    req.on('error', (err) => {
+      reject(err);
+    });
+    req.end();
+  });
+}
