@@ -56,6 +56,8 @@ export const ErrorCodes = {
   API_UNAUTHORIZED: 'API_UNAUTHORIZED',
   API_FORBIDDEN_ORIGIN: 'API_FORBIDDEN_ORIGIN',
   API_NOT_FOUND: 'API_NOT_FOUND',
+  /** The CLI found no agent answering on the local API. */
+  API_UNAVAILABLE: 'API_UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;
 
