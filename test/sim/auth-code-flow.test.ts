@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeJwt, leakedSecrets, startAuthFixture, type AuthFixture, type Reply } from './auth-fixture.js';
+import { decodeJwt, leakedSecrets, setPlatformTime, startAuthFixture, type AuthFixture, type Reply } from './auth-fixture.js';
 
 const AUTH = '/oauth2/v1/demo-merchants/auth';
 const TOKEN = '/oauth2/v1/demo-merchants/token';
@@ -170,13 +170,19 @@ describe('authorization_code grant', () => {
     expect(errorOf(await exchange('made-up-code'))).toEqual({ status: 400, error: 'invalid_grant' });
   });
 
-  it('lets a code expire after 60 s on the platform clock', async () => {
+  it('lets a code expire 60 s after it was issued, on the platform clock', async () => {
+    const freshFrom = f.platform.context.now();
     const fresh = (await authorize()).searchParams.get('code') as string;
+    const staleFrom = f.platform.context.now();
     const stale = (await authorize()).searchParams.get('code') as string;
-    f.platform.faults.clockOffsetMs = 59_000;
+    const staleTo = f.platform.context.now();
     try {
+      // Issued at freshFrom or later: still valid a second before freshFrom + 60 s.
+      setPlatformTime(f.platform, freshFrom + 59_000);
       expect((await exchange(fresh)).status).toBe(200);
-      f.platform.faults.clockOffsetMs = 60_000;
+      // Issued at staleTo at the latest: expired from staleTo + 60 s on.
+      setPlatformTime(f.platform, staleTo + 60_000);
+      expect(staleTo - staleFrom).toBeLessThan(60_000);
       expect(errorOf(await exchange(stale))).toEqual({ status: 400, error: 'invalid_grant' });
     } finally {
       f.platform.faults.clockOffsetMs = 0;

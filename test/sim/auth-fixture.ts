@@ -106,6 +106,14 @@ export function opensslThumbprint(certFile: string): string {
   return createHash('sha256').update(der).digest('base64url');
 }
 
+/**
+ * Shifts the platform clock so that it reads `platformMs` now (and moves on in real time).
+ * Tests aim at expiry boundaries this way instead of guessing how long the run took.
+ */
+export function setPlatformTime(platform: DemoPlatform, platformMs: number): void {
+  platform.faults.clockOffsetMs = platformMs - Date.now();
+}
+
 export const basic = (id: string, secret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 

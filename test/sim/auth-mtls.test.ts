@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { loadSeed } from '../../src/sim/platform/seed.js';
 import { SimHttpError } from '../../src/sim/platform/router.js';
 import { testCerts } from '../helpers/certs.js';
-import { decodeJwt, leakedSecrets, opensslThumbprint, SEED_FILE, startAuthFixture, type AuthFixture, type Reply, type Who } from './auth-fixture.js';
+import { decodeJwt, leakedSecrets, opensslThumbprint, SEED_FILE, setPlatformTime, startAuthFixture, type AuthFixture, type Reply, type Who } from './auth-fixture.js';
 
 const CREDS = '/oauth2-mtls/v1/merchants-credentials';
 const MTLS_TOKEN = '/oauth2-mtls/v1/token';
@@ -245,10 +245,13 @@ describe('verifyBearer', () => {
   });
 
   it('refuses an expired token on the platform clock, and one not yet valid', () => {
-    f.platform.faults.clockOffsetMs = 301_000;
+    const { exp, nbf } = claimsOf(unbound.access_token) as { exp: number; nbf: number };
     try {
+      setPlatformTime(f.platform, exp * 1000 - 1_500);
+      expect(f.platform.auth.verifier.verifyBearer(bearer(unbound.access_token), undefined).exp).toBe(exp);
+      setPlatformTime(f.platform, exp * 1000);
       expect(verifyError(() => f.platform.auth.verifier.verifyBearer(bearer(unbound.access_token), undefined)).message).toMatch(/expired/);
-      f.platform.faults.clockOffsetMs = -5_000;
+      setPlatformTime(f.platform, nbf * 1000 - 500);
       expect(verifyError(() => f.platform.auth.verifier.verifyBearer(bearer(unbound.access_token), undefined)).message).toMatch(/not yet valid/);
     } finally {
       f.platform.faults.clockOffsetMs = 0;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, decodeJwt, leakedSecrets, startAuthFixture, UUID, type AuthFixture, type Reply } from './auth-fixture.js';
+import { basic, decodeJwt, leakedSecrets, setPlatformTime, startAuthFixture, UUID, type AuthFixture, type Reply } from './auth-fixture.js';
 
 const TOKEN = '/oauth2/v1/demo-merchants/token';
 const M1 = { client_id: 'terminal-app-1001', client_secret: 'demo-secret-1001-change-me' };
@@ -266,11 +266,12 @@ describe('client secret renewal (spec Other rules 6)', () => {
       status: 401,
       error: 'invalid_client',
     });
-    // The old token still verifies until its exp.
-    f.platform.faults.clockOffsetMs = 119_000;
+    // The old token still verifies until its exp (valid while the time is before exp).
+    const exp = claimsOf(before.access_token).exp as number;
     try {
+      setPlatformTime(f.platform, exp * 1000 - 1_500);
       expect(() => f.platform.auth.verifier.verifyBearer(`Bearer ${before.access_token as string}`, undefined)).not.toThrow();
-      f.platform.faults.clockOffsetMs = 121_000;
+      setPlatformTime(f.platform, exp * 1000);
       expect(() => f.platform.auth.verifier.verifyBearer(`Bearer ${before.access_token as string}`, undefined)).toThrow(/expired/);
     } finally {
       f.platform.faults.clockOffsetMs = 0;
