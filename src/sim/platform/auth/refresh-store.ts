@@ -24,16 +24,6 @@ export class RefreshStore {
     this.entries.set(jti, { grant, expiresAt, used: false });
   }
 
-  /** Consumes the refresh token: checked and marked used in one synchronous step. */
-  take(jti: string, now: number): RefreshTake {
-    const entry = this.entries.get(jti);
-    if (entry === undefined) return { ok: false, reason: 'refresh token is unknown or revoked' };
-    if (entry.used) return { ok: false, reason: 'refresh token was already used' };
-    if (now >= entry.expiresAt) return { ok: false, reason: 'refresh token expired' };
-    entry.used = true;
-    return { ok: true, grant: entry.grant };
-  }
-
   /** Checks without consuming (used when a later check may still refuse the request). */
   peek(jti: string, now: number): RefreshTake {
     const entry = this.entries.get(jti);
@@ -41,6 +31,14 @@ export class RefreshStore {
     if (entry.used) return { ok: false, reason: 'refresh token was already used' };
     if (now >= entry.expiresAt) return { ok: false, reason: 'refresh token expired' };
     return { ok: true, grant: entry.grant };
+  }
+
+  /** Consumes the refresh token: checked and marked used in one synchronous step. */
+  take(jti: string, now: number): RefreshTake {
+    const result = this.peek(jti, now);
+    const entry = this.entries.get(jti);
+    if (result.ok && entry !== undefined) entry.used = true;
+    return result;
   }
 
   /** Every refresh token becomes invalid; answers how many were still usable. */

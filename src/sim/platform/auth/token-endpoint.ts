@@ -38,7 +38,7 @@ export function tokenEndpoint(core: AuthCore, kind: TokenEndpointKind) {
     const name = required(form, 'grant_type');
     const type = GRANTS[kind].find((g) => g === name);
     if (type === undefined) {
-      core.log.info({ endpoint: kind, grantType: name.slice(0, 40) }, 'token request refused: unsupported grant type');
+      core.log.info({ endpoint: kind }, 'token request refused: unsupported grant type');
       throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(name.slice(0, 40))} is not supported here`);
     }
     try {
