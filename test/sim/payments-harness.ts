@@ -25,6 +25,8 @@ export interface CallOptions {
   deviceCert?: boolean;
   /** Use the mTLS listener instead of the API listener. */
   mtlsListener?: boolean;
+  /** Send an application/x-www-form-urlencoded body instead of JSON. */
+  form?: Record<string, string>;
 }
 
 export interface PaymentsHarness {
@@ -92,11 +94,13 @@ export async function startPaymentsHarness(
       const headers: Record<string, string> = {};
       if (token !== null) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
+      if (o.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+      const payload = o.form !== undefined ? new URLSearchParams(o.form).toString() : body !== undefined ? JSON.stringify(body) : undefined;
       const base = o.mtlsListener === true ? platform.urls.mtls : platform.urls.api;
       const res = await request(`${base}${path}`, {
         method: method as 'GET',
         headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(payload !== undefined ? { body: payload } : {}),
         dispatcher: o.deviceCert === true || o.mtlsListener === true ? withCert : plain,
       });
       const text = await res.body.text();

@@ -31,10 +31,18 @@ type Handler = (caller: Caller, req: SimRequest) => unknown;
  */
 export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: PaymentDeps): void {
   const add = (method: string, path: string, name: string, handler: Handler): void => {
-    router.add(method, path, name, (req): SimResponse => {
-      const caller = callerOf(ctx, req);
-      return { status: 200, body: handler(caller, req) };
-    });
+    // Terminals reach the payment API with their certificate; it answers on the device
+    // mTLS listener too (spec "Authentication" 5: terminal calls over mutual TLS).
+    router.add(
+      method,
+      path,
+      name,
+      (req): SimResponse => {
+        const caller = callerOf(ctx, req);
+        return { status: 200, body: handler(caller, req) };
+      },
+      ['api', 'mtls'],
+    );
   };
   const id = (req: SimRequest): string => req.params.id as string;
   const base = '/payment/v1/transactions';
