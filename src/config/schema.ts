@@ -96,6 +96,8 @@ export const configSchema = z.strictObject({
       scanner: serialPortConfig('/dev/ttyACM2').describe('barcode scanner'),
       scanTimeoutMs: z.number().int().positive().default(60_000).describe('how long a merchant-scan sale waits for a scan'),
       cardTimeoutMs: z.number().int().positive().default(90_000).describe('how long a card sale waits for the reader'),
+      reconnectBaseMs: z.number().int().positive().default(250).describe('first delay before reopening a lost serial port (full jitter)'),
+      reconnectCapMs: z.number().int().positive().default(10_000).describe('longest delay between attempts to reopen a serial port'),
     })
     .prefault({}),
   api: z
