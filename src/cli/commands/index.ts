@@ -1,11 +1,23 @@
 import type { Command } from 'commander';
+import { register as registerCancel } from './cancel.js';
+import { register as registerCapture } from './capture.js';
 import { register as registerCerts } from './certs.js';
 import { register as registerConfig } from './config.js';
+import { register as registerRefund } from './refund.js';
+import { register as registerSale } from './sale.js';
 import { register as registerSim } from './sim.js';
+import { register as registerStatus } from './status.js';
+import { register as registerTransactions } from './transactions.js';
 
 /** One file per command, each with register(program). */
 export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
+  registerCancel,
+  registerCapture,
   registerCerts,
   registerConfig,
+  registerRefund,
+  registerSale,
   registerSim,
+  registerStatus,
+  registerTransactions,
 ];

@@ -1,0 +1,27 @@
+import { Command, Option } from 'commander';
+import { LocalApiClient } from '../local-api-client.js';
+import { operationAmount } from '../operation-amount.js';
+import { configFor } from '../options.js';
+import { printJson, printLine, transactionDetail } from '../transaction-output.js';
+
+export function register(program: Command): void {
+  program
+    .command('cancel')
+    .description('cancel (void) a sale on the running agent; past the cancel window, refund instead')
+    .argument('<transaction>', 'client transaction id of the sale')
+    .option('--amount <amount>', 'partial cancel, e.g. 5.00 (where the acquirer allows it); default the full amount')
+    .addOption(new Option('--reason <reason>', 'Functional (void, default) or Technical (reversal)').choices(['Functional', 'Technical']))
+    .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
+    .option('--json', 'print the transaction as JSON')
+    .action(async (id: string, opts: { amount?: string; reason?: string; approvalCode?: string; json?: boolean }, cmd: Command) => {
+      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      const amount = await operationAmount(client, id, opts.amount);
+      const t = await client.operate('cancel', id, {
+        ...(amount !== undefined ? { amount } : {}),
+        ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+        ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
+      });
+      if (opts.json) printJson({ transaction: t });
+      else printLine(transactionDetail(t));
+    });
+}

@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { AgentError } from '../../core/errors.js';
+import { LocalApiClient } from '../local-api-client.js';
+import { operationAmount } from '../operation-amount.js';
+import { configFor } from '../options.js';
+import { printJson, printLine, transactionDetail, transactionLine } from '../transaction-output.js';
+
+interface CaptureOptions {
+  amount?: string;
+  all?: boolean;
+  merchant?: string;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('capture')
+    .description('capture an authorized sale on the running agent, or every pending one with --all')
+    .argument('[transaction]', 'client transaction id of the sale')
+    .option('--amount <amount>', 'partial capture, e.g. 5.00; default the full authorized amount')
+    .option('--all', 'capture every authorized sale not captured yet')
+    .option('--merchant <id>', 'with --all: only this merchant\'s sales')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string | undefined, opts: CaptureOptions, cmd: Command) => {
+      if ((id === undefined) === (opts.all !== true)) {
+        throw new AgentError('API_BAD_REQUEST', 'give either a transaction id or --all');
+      }
+      if (opts.all && opts.amount !== undefined) throw new AgentError('API_BAD_REQUEST', '--amount applies to one transaction, not to --all');
+      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      if (id === undefined) {
+        const list = await client.captureAll(opts.merchant);
+        if (opts.json) printJson({ transactions: list });
+        else printLine(list.length === 0 ? 'nothing to capture' : `captured ${list.length}:\n${list.map(transactionLine).join('\n')}`);
+        return;
+      }
+      const amount = await operationAmount(client, id, opts.amount);
+      const t = await client.operate('capture', id, amount !== undefined ? { amount } : {});
+      if (opts.json) printJson({ transaction: t });
+      else printLine(transactionDetail(t));
+    });
+}

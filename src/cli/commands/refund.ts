@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { LocalApiClient } from '../local-api-client.js';
+import { operationAmount } from '../operation-amount.js';
+import { configFor } from '../options.js';
+import { printJson, printLine, transactionDetail } from '../transaction-output.js';
+
+export function register(program: Command): void {
+  program
+    .command('refund')
+    .description('refund a sale on the running agent (in full or in part, several partials up to the original)')
+    .argument('<transaction>', 'client transaction id of the sale')
+    .option('--amount <amount>', 'partial refund, e.g. 5.00; default everything still refundable')
+    .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
+    .option('--json', 'print the transaction as JSON')
+    .action(async (id: string, opts: { amount?: string; approvalCode?: string; json?: boolean }, cmd: Command) => {
+      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      const amount = await operationAmount(client, id, opts.amount);
+      const t = await client.operate('refund', id, {
+        ...(amount !== undefined ? { amount } : {}),
+        ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
+      });
+      if (opts.json) printJson({ transaction: t });
+      else printLine(transactionDetail(t));
+    });
+}

@@ -1,0 +1,141 @@
+import { Command, Option } from 'commander';
+import QRCode from 'qrcode';
+import { AgentError } from '../../core/errors.js';
+import { sleep } from '../../core/backoff.js';
+import { formatMajor, parseMoney } from '../../payments/money.js';
+import type { ApiTransaction } from '../../ui/api-views.js';
+import { LocalApiClient, type SaleInput } from '../local-api-client.js';
+import { configFor } from '../options.js';
+import { isFinalState, printJson, printLine, saleExitCode, transactionDetail } from '../transaction-output.js';
+
+interface SaleOptions {
+  method: string;
+  scenario?: string;
+  merchant?: string;
+  walletId?: string;
+  zip?: string;
+  houseNumber?: string;
+  orderChannel?: string;
+  email?: string;
+  phone?: string;
+  wait: boolean;
+  timeout: string;
+  pollMs: string;
+  json?: boolean;
+}
+
+function note(json: boolean | undefined, text: string): void {
+  // Progress goes to stderr so that stdout holds only the result.
+  if (!json) process.stderr.write(`${text}\n`);
+}
+
+function progressText(t: ApiTransaction): string {
+  switch (t.state) {
+    case 'awaiting_customer':
+      if (t.scenario === 'MerchantScan') return 'waiting for the customer\'s code at the scanner';
+      if (t.qr) return 'waiting for the customer to scan the QR code';
+      return 'waiting for the card (insert, tap or swipe; PIN if asked)';
+    case 'in_flight':
+      return 'sent to the platform, waiting for the answer';
+    case 'reversing':
+      return 'the outcome was unknown; reversing the sale';
+    default:
+      return t.state;
+  }
+}
+
+/** Polls the transaction until its state is final; Ctrl-C aborts the sale while it waits for the customer. */
+async function waitForFinal(client: LocalApiClient, first: ApiTransaction, opts: SaleOptions): Promise<ApiTransaction | undefined> {
+  const deadline = Date.now() + Number(opts.timeout) * 1000;
+  const pollMs = Math.max(100, Number(opts.pollMs));
+  let interrupted = false;
+  const onSigint = (): void => {
+    interrupted = true;
+  };
+  process.once('SIGINT', onSigint);
+  let current = first;
+  let shown = '';
+  let qrShown = false;
+  try {
+    while (!isFinalState(current.state)) {
+      if (interrupted) {
+        note(opts.json, 'aborting the sale ...');
+        return await client.abortSale(current.clientTransactionId);
+      }
+      const text = progressText(current);
+      if (text !== shown) {
+        note(opts.json, text);
+        shown = text;
+      }
+      if (current.qr && !qrShown && !opts.json) {
+        qrShown = true;
+        process.stderr.write(await QRCode.toString(current.qr.codeValue, { type: 'terminal', small: true, errorCorrectionLevel: 'M' }));
+      }
+      if (Date.now() >= deadline) return undefined;
+      await sleep(pollMs);
+      current = await client.transaction(current.clientTransactionId);
+    }
+    return current;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('sale')
+    .description('run a sale on the running agent and wait for its outcome')
+    .argument('<amount...>', 'amount as a person types it: 12.34, "12.34 EUR" or 12.34 EUR (default currency from the config)')
+    .addOption(new Option('-m, --method <method>', 'payment method').choices(['card', 'manual', 'moto', 'walletA', 'walletB']).default('card'))
+    .addOption(new Option('--scenario <scenario>', 'wallets: ConsumerScan (QR shown) or MerchantScan (customer code scanned)').choices(['ConsumerScan', 'MerchantScan']))
+    .option('--merchant <id>', 'merchant to sell for (default: the configured one)')
+    .option('--wallet-id <code>', 'merchant scan: the customer\'s wallet code, if already known')
+    .option('--zip <code>', 'MOTO with address verification: ZIP code')
+    .option('--house-number <number>', 'MOTO with address verification: house number')
+    .option('--order-channel <channel>', 'MOTO: order channel')
+    .option('--email <address>', 'MOTO without address verification: customer e-mail')
+    .option('--phone <number>', 'MOTO without address verification: customer phone')
+    .option('--no-wait', 'return as soon as the sale has started')
+    .option('--timeout <seconds>', 'stop waiting after this long (the sale goes on in the agent)', '300')
+    .addOption(new Option('--poll-ms <ms>', 'how often to look at the sale while waiting').default('500').hideHelp())
+    .option('--json', 'print the transaction as JSON')
+    .action(async (amountParts: string[], opts: SaleOptions, cmd: Command) => {
+      const { config } = configFor(cmd);
+      const money = parseMoney(amountParts.join(' '), config.payments.defaultCurrency);
+      if (!/^\d+$/.test(opts.timeout)) throw new AgentError('API_BAD_REQUEST', '--timeout must be a whole number of seconds');
+      const moto: Record<string, string> = {};
+      if (opts.zip !== undefined) moto.zipCode = opts.zip;
+      if (opts.houseNumber !== undefined) moto.houseNumber = opts.houseNumber;
+      if (opts.orderChannel !== undefined) moto.orderChannel = opts.orderChannel;
+      if (opts.email !== undefined) moto.email = opts.email;
+      if (opts.phone !== undefined) moto.phone = opts.phone;
+      const input: SaleInput = {
+        method: opts.method,
+        amount: formatMajor(money.amount, money.currency),
+        currency: money.currency,
+        ...(opts.scenario !== undefined ? { scenario: opts.scenario } : {}),
+        ...(opts.merchant !== undefined ? { merchantId: opts.merchant } : {}),
+        ...(opts.walletId !== undefined ? { walletId: opts.walletId } : {}),
+        ...(Object.keys(moto).length > 0 ? { moto } : {}),
+      };
+      const client = LocalApiClient.fromConfig(config);
+      const started = await client.startSale(input);
+      note(opts.json, `sale ${started.clientTransactionId} started: ${started.amountText} ${opts.method}`);
+      if (!opts.wait) {
+        if (opts.json) printJson({ transaction: started });
+        else printLine(transactionDetail(started));
+        return;
+      }
+      const final = await waitForFinal(client, started, opts);
+      if (final === undefined) {
+        const last = await client.transaction(started.clientTransactionId);
+        if (opts.json) printJson({ transaction: last, waiting: 'timed out' });
+        else printLine(`${transactionDetail(last)}\nstill ${last.state} after ${opts.timeout} s; the agent goes on: terminal-agent status ${last.clientTransactionId}`);
+        process.exitCode = 3;
+        return;
+      }
+      if (opts.json) printJson({ transaction: final });
+      else printLine(transactionDetail(final));
+      process.exitCode = saleExitCode(final);
+    });
+}

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { AgentError } from '../../core/errors.js';
+import { LocalApiClient } from '../local-api-client.js';
+import { configFor } from '../options.js';
+import { printJson, printLine, transactionLine } from '../transaction-output.js';
+
+/** Today as the terminal's local date (YYYY-MM-DD). */
+function localDate(d: Date = new Date()): string {
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+export function register(program: Command): void {
+  program
+    .command('transactions')
+    .description('list the journal\'s transactions (default: today\'s)')
+    .option('--date <date>', 'YYYY-MM-DD, "today" or "all"', 'today')
+    .option('--limit <n>', 'at most this many', '100')
+    .option('--json', 'print JSON')
+    .action(async (opts: { date: string; limit: string; json?: boolean }, cmd: Command) => {
+      if (!/^\d{1,4}$/.test(opts.limit)) throw new AgentError('API_BAD_REQUEST', '--limit must be a whole number from 1 to 1000');
+      const date = opts.date === 'today' ? localDate() : opts.date === 'all' ? undefined : opts.date;
+      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      const list = await client.transactions({ ...(date !== undefined ? { date } : {}), limit: Number(opts.limit) });
+      if (opts.json) printJson({ transactions: list });
+      else printLine(list.length === 0 ? `no transactions${date ? ` on ${date}` : ''}` : list.map(transactionLine).join('\n'));
+    });
+}

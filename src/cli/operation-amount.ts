@@ -1,0 +1,17 @@
+import { AgentError } from '../core/errors.js';
+import { formatMajor, parseMoney } from '../payments/money.js';
+import type { LocalApiClient } from './local-api-client.js';
+
+/**
+ * The amount of a cancel, refund or capture as the API takes it (major units of the sale's
+ * currency). A person may type "5.00" or "5.00 EUR"; a currency other than the sale's is refused.
+ */
+export async function operationAmount(client: LocalApiClient, saleId: string, text: string | undefined): Promise<string | undefined> {
+  if (text === undefined) return undefined;
+  const sale = await client.transaction(saleId);
+  const money = parseMoney(text, sale.currency);
+  if (money.currency !== sale.currency) {
+    throw new AgentError('AMOUNT_INVALID', `sale ${saleId} is in ${sale.currency}, not ${money.currency}`, { httpStatus: 400 });
+  }
+  return formatMajor(money.amount, money.currency);
+}

@@ -1,0 +1,61 @@
+import type { ApiTransaction } from '../ui/api-views.js';
+
+/** Human output of transactions for the CLI; `--json` prints the API's answer instead. */
+
+const PENDING = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing']);
+
+export function isFinalState(state: string): boolean {
+  return !PENDING.has(state);
+}
+
+/** Exit status of a finished sale: 0 when the money is (or will be) collected, else 2. */
+export function saleExitCode(t: ApiTransaction): number {
+  return t.state === 'approved' || t.state === 'offline_stored' ? 0 : 2;
+}
+
+function method(t: ApiTransaction): string {
+  if (t.method === undefined) return '';
+  return t.scenario !== undefined ? `${t.method} ${t.scenario}` : t.method;
+}
+
+/** One line per transaction, for lists. */
+export function transactionLine(t: ApiTransaction): string {
+  const time = t.createdAt.length >= 19 ? t.createdAt.slice(11, 19) : t.createdAt;
+  const cols = [
+    time,
+    t.clientTransactionId,
+    t.kind.padEnd(7),
+    t.amountText.padStart(14),
+    t.state.padEnd(16),
+    method(t),
+    t.maskedPan ?? '',
+    t.offline ? 'offline' : '',
+  ];
+  return cols.filter((c) => c !== '').join('  ');
+}
+
+/** A few lines describing one transaction. */
+export function transactionDetail(t: ApiTransaction): string {
+  const lines = [`${t.kind} ${t.clientTransactionId}: ${t.state}${t.platformStatus ? ` (platform: ${t.platformStatus})` : ''}`];
+  lines.push(`  amount       ${t.amountText}`);
+  if (t.method) lines.push(`  method       ${method(t)}`);
+  if (t.maskedPan) lines.push(`  card         ${[t.scheme, t.maskedPan, t.entryMode].filter(Boolean).join(' ')}`);
+  if (t.serverTransactionId) lines.push(`  platform id  ${t.serverTransactionId}`);
+  if (t.relatedClientTransactionId) lines.push(`  acts on      ${t.relatedClientTransactionId}`);
+  if (t.merchantId) lines.push(`  merchant     ${t.merchantId}`);
+  if (t.capturedAmount > 0) lines.push(`  captured     ${t.capturedAmountText}`);
+  if (t.refundedAmount > 0) lines.push(`  refunded     ${t.refundedAmountText}`);
+  if (t.cancelledAmount > 0) lines.push(`  cancelled    ${t.cancelledAmountText}`);
+  if (t.offline) lines.push('  offline      stored on the terminal, uploaded when the platform is reachable');
+  if (t.message) lines.push(`  message      ${t.message}`);
+  lines.push(`  created      ${t.createdAt}`);
+  return lines.join('\n');
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printLine(text: string): void {
+  process.stdout.write(`${text}\n`);
+}

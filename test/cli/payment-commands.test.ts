@@ -1,0 +1,182 @@
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { tempDir } from '../helpers/tmp.js';
+import { startApi, type Started } from '../ui/start-api.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    process.exitCode = undefined;
+    const code = await main(['node', 'terminal-agent', ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe('payment CLI commands against a running local API', () => {
+  let s: Started;
+  let flags: string[];
+  beforeAll(async () => {
+    s = await startApi();
+    flags = ['--data-dir', s.dataDir, '--api-port', new URL(s.url).port];
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+  afterEach(() => {
+    s.payments.finalState = 'approved';
+    s.payments.finishAfterGets = 0;
+  });
+
+  it('sale takes "12.34 EUR" as typed, waits for the final state and prints it', async () => {
+    s.payments.finishAfterGets = 3;
+    const r = await run([...flags, 'sale', '12.34', 'EUR', '--poll-ms', '100']);
+    expect(r.code).toBe(0);
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toEqual({ method: 'card', amount: 1234, currency: 'EUR' });
+    expect(r.stdout).toMatch(/^sale T-\d+: approved \(platform: Accepted\)/);
+    expect(r.stdout).toMatch(/amount +12\.34 EUR/);
+    expect(r.stdout).toMatch(/476173\*{6}0010/);
+    expect(r.stderr).toMatch(/waiting for the card|sent to the platform/);
+  });
+
+  it('sale uses the default currency and exits 2 when declined', async () => {
+    s.payments.finishAfterGets = 2;
+    s.payments.finalState = 'declined';
+    const r = await run([...flags, 'sale', '7', '--poll-ms', '100']);
+    expect(r.code).toBe(2);
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toMatchObject({ amount: 700, currency: 'EUR' });
+    expect(r.stdout).toMatch(/declined/);
+    expect(r.stdout).toMatch(/message +Declined by the issuer/);
+  });
+
+  it('sale --json prints only JSON on stdout', async () => {
+    s.payments.finishAfterGets = 1;
+    const r = await run([...flags, 'sale', '1000 JPY', '--method', 'walletA', '--json', '--poll-ms', '100']);
+    expect(r.code).toBe(0);
+    const parsed = JSON.parse(r.stdout) as { transaction: { amount: number; currency: string; scenario: string; state: string } };
+    expect(parsed.transaction).toMatchObject({ amount: 1000, currency: 'JPY', scenario: 'ConsumerScan', state: 'approved' });
+    expect(r.stderr).toBe('');
+  });
+
+  it('sale --no-wait returns once started', async () => {
+    const r = await run([...flags, 'sale', '2.50', '--no-wait']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/in_flight/);
+  });
+
+  it('sale refuses an amount a person mistyped before contacting the agent', async () => {
+    const before = s.payments.calls.length;
+    const r = await run([...flags, 'sale', '12,34']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/use a dot as the decimal separator.*\[AMOUNT_INVALID\]/);
+    expect(s.payments.calls.length).toBe(before);
+  });
+
+  it('an error from the agent is shown with its code', async () => {
+    const r = await run([...flags, 'sale', '1.00', '--method', 'card', '--wallet-id', 'X']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/walletId applies to wallet merchant-scan sales only.*\[API_BAD_REQUEST\]/);
+  });
+
+  it('cancel, refund and capture take amounts in the sale\'s currency', async () => {
+    s.payments.view({ clientTransactionId: 'S-1', amount: 2000, currency: 'EUR' });
+    const c = await run([...flags, 'cancel', 'S-1', '--amount', '5.00 EUR', '--reason', 'Functional']);
+    expect(c.code).toBe(0);
+    expect(s.payments.calls.filter((x) => x.op === 'cancel').at(-1)).toEqual({ op: 'cancel', id: 'S-1', arg: { amount: 500, reason: 'Functional' } });
+    expect(c.stdout).toMatch(/^cancel S-1-C: cancelled/);
+    const wrong = await run([...flags, 'refund', 'S-1', '--amount', '5 USD']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/sale S-1 is in EUR, not USD/);
+    const r = await run([...flags, 'refund', 'S-1', '--amount', '3', '--approval-code', 'AC1', '--json']);
+    expect(JSON.parse(r.stdout).transaction).toMatchObject({ kind: 'refund', amount: 300 });
+    expect(s.payments.calls.filter((x) => x.op === 'refund').at(-1)?.arg).toEqual({ amount: 300, approvalCode: 'AC1' });
+    const cap = await run([...flags, 'capture', 'S-1']);
+    expect(cap.code).toBe(0);
+    expect(cap.stdout).toMatch(/captured +20\.00 EUR/);
+  });
+
+  it('capture --all and its argument rules', async () => {
+    const all = await run([...flags, 'capture', '--all', '--merchant', 'm-1001']);
+    expect(all.code).toBe(0);
+    expect(s.payments.calls.at(-1)).toEqual({ op: 'captureAll', arg: 'm-1001' });
+    const neither = await run([...flags, 'capture']);
+    expect(neither.code).toBe(1);
+    expect(neither.stderr).toMatch(/either a transaction id or --all/);
+  });
+
+  it('status shows the agent, or one transaction', async () => {
+    s.bus.publish('device.status', { device: 'reader', state: 'connected', model: 'SIM-R1' });
+    const agent = await run([...flags, 'status']);
+    expect(agent.code).toBe(0);
+    expect(agent.stdout).toMatch(/^agent ready/);
+    expect(agent.stdout).toMatch(/reader +connected \(SIM-R1\)/);
+    expect(agent.stdout).toMatch(/offline +2\/500 queued \(40\.00 EUR\)/);
+    s.payments.view({ clientTransactionId: 'S-2' });
+    const one = await run([...flags, 'status', 'S-2', '--refresh', '--json']);
+    expect(JSON.parse(one.stdout).transaction.clientTransactionId).toBe('S-2');
+    expect(s.payments.calls.at(-1)).toEqual({ op: 'get', id: 'S-2', arg: { refresh: true } });
+    const missing = await run([...flags, 'status', 'NOPE']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no transaction NOPE \[PAYMENT_NOT_FOUND\]/);
+  });
+
+  it('transactions lists one line each', async () => {
+    const r = await run([...flags, 'transactions', '--date', 'all', '--limit', '3']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(3);
+    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { limit: 3 } });
+    await run([...flags, 'transactions', '--date', '2025-03-01']);
+    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { date: '2025-03-01', limit: 100 } });
+  });
+});
+
+describe('payment CLI commands without a running agent', () => {
+  it('says the agent is not running when nothing answers', async () => {
+    const s = await startApi();
+    const dataDir = s.dataDir;
+    await s.api.stop();
+    const port = await closedPort();
+    const r = await run(['--data-dir', dataDir, '--api-port', String(port), 'transactions']);
+    await s.close();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the agent is not running: nothing answers at http:\/\/127\.0\.0\.1:\d+.*\[API_UNAVAILABLE\]/);
+  });
+
+  it('says where the token is missing when the agent never ran with this data directory', async () => {
+    const tmp = tempDir();
+    try {
+      const r = await run(['--data-dir', tmp.dir, '--api-port', '1', 'status']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/no local API token at .*local-api\.token: the agent has not been started/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
