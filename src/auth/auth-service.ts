@@ -13,6 +13,16 @@ import { ClientCredentialsSource, PasswordSource, type MerchantSlot } from './so
 import { TokenEndpoint } from './token-endpoint.js';
 import { TokenManager, isTransientAuthError, type TokenState, type TokenStatus } from './token-manager.js';
 
+/** What auth needs of the device identity (a DeviceIdentity fits). */
+export interface AuthIdentity {
+  serialNumber: string;
+  /** RFC 8705 x5t#S256 of the device certificate. */
+  thumbprint: string;
+  /** When given, no token request goes out outside the certificate's validity window. */
+  notBefore?: Date;
+  notAfter?: Date;
+}
+
 /** The `auth` section of the configuration, as this service needs it. */
 export interface AuthSettings {
   mode: 'client_credentials' | 'password';
@@ -32,7 +42,7 @@ export interface AuthSettings {
 
 export interface AuthServiceOptions {
   /** Our device identity: the serial number names the terminal, the thumbprint binds tokens. */
-  identity: { serialNumber: string; thumbprint: string };
+  identity: AuthIdentity;
   endpoints: { authUrl: string; deviceAuthUrl: string };
   /** The mTLS dispatchers (one per host). */
   dispatchers: DispatcherSource;
@@ -65,7 +75,7 @@ export interface AuthStatus {
   lastError?: { code: string; message: string; at: string };
 }
 
-const ERROR_STATES: ReadonlySet<TokenState> = new Set(['config_fault', 'binding_mismatch', 'cert_refused', 'unknown_terminal', 'token_invalid']);
+const ERROR_STATES: ReadonlySet<TokenState> = new Set(['config_fault', 'binding_mismatch', 'cert_refused', 'cert_expired', 'unknown_terminal', 'token_invalid']);
 
 /**
  * Device authentication for the whole agent: the terminal's merchants (spec endpoint 3),
@@ -86,7 +96,7 @@ export class AuthService implements BearerProvider {
   private defaultClientId: string | undefined;
   private credentialsInflight: Promise<void> | undefined;
   private credentialsError: { code: string; message: string; at: string } | undefined;
-  private identity: { serialNumber: string; thumbprint: string };
+  private identity: AuthIdentity;
   private phase: 'idle' | 'starting' | 'started' | 'stopped' = 'idle';
   private readonly stopController = new AbortController();
 
@@ -192,7 +202,7 @@ export class AuthService implements BearerProvider {
    * The device certificate changed (DESIGN.md): every token bound to the old one is
    * dropped. The caller replaces the dispatchers first.
    */
-  replaceIdentity(identity: { serialNumber: string; thumbprint: string }): void {
+  replaceIdentity(identity: AuthIdentity): void {
     for (const m of this.managers.values()) m.stop();
     this.managers.clear();
     if (identity.serialNumber !== this.identity.serialNumber) {
@@ -231,6 +241,28 @@ export class AuthService implements BearerProvider {
     this.publishOverall();
   }
 
+  /**
+   * A platform refusing an expired certificate over TLS 1.3 just closes the connection,
+   * which looks like a network fault; our own clock says it plainly (DESIGN.md:
+   * notBefore in the future is a clock fault).
+   */
+  private checkCertificate(): void {
+    const now = this.clock.wall();
+    const { notBefore, notAfter, serialNumber } = this.identity;
+    if (notAfter !== undefined && now >= notAfter.getTime()) {
+      throw new AgentError('CERT_EXPIRED', `device certificate of terminal ${serialNumber} expired on ${notAfter.toISOString()}: install a renewed certificate`, {
+        details: { notAfter: notAfter.toISOString() },
+      });
+    }
+    if (notBefore !== undefined && now < notBefore.getTime()) {
+      throw new AgentError(
+        'CERT_NOT_YET_VALID',
+        `device certificate of terminal ${serialNumber} is not valid before ${notBefore.toISOString()}: check the terminal's clock`,
+        { details: { notBefore: notBefore.toISOString() } },
+      );
+    }
+  }
+
   private overallState(): AuthServiceState {
     if (this.phase === 'stopped') return 'stopped';
     const id = this.defaultClientId ?? this.onlyManagerId();
@@ -255,6 +287,7 @@ export class AuthService implements BearerProvider {
     if (this.credentialsInflight !== undefined) return this.credentialsInflight;
     const p = (async () => {
       try {
+        this.checkCertificate();
         const list = await fetchMerchantCredentials({
           authUrl: this.opts.endpoints.authUrl,
           serialNumber: this.identity.serialNumber,
@@ -299,7 +332,7 @@ export class AuthService implements BearerProvider {
     if (m !== undefined) return m;
     const slot = this.slots.get(clientId);
     if (slot === undefined) throw new AgentError('AUTH_NO_MERCHANT', `no merchant credentials for client ${clientId}`);
-    m = this.createManager(new ClientCredentialsSource(slot, this.endpoint, () => this.loadCredentials()));
+    m = this.createManager(new ClientCredentialsSource(slot, this.endpoint, () => this.loadCredentials(), () => this.checkCertificate()));
     this.managers.set(clientId, m);
     return m;
   }
@@ -331,7 +364,9 @@ export class AuthService implements BearerProvider {
     const clientId = s.poweredClientId ?? 'powered-app';
     let m = this.managers.get(clientId);
     if (m === undefined) {
-      m = this.createManager(new PasswordSource({ clientId, username: s.username ?? '', password: s.password ?? '' }, this.endpoint));
+      m = this.createManager(
+        new PasswordSource({ clientId, username: s.username ?? '', password: s.password ?? '' }, this.endpoint, () => this.checkCertificate()),
+      );
       this.managers.set(clientId, m);
     }
     return m;

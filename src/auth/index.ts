@@ -1,4 +1,4 @@
-export { AuthService, type AuthServiceOptions, type AuthSettings, type AuthStatus, type AuthServiceState, type MerchantStatus } from './auth-service.js';
+export { AuthService, type AuthIdentity, type AuthServiceOptions, type AuthSettings, type AuthStatus, type AuthServiceState, type MerchantStatus } from './auth-service.js';
 export { TokenManager, isTransientAuthError, type TokenManagerOptions, type TokenSource, type TokenState, type TokenStatus, type TokenCounts } from './token-manager.js';
 export { TokenEndpoint, PASSWORD_SCOPE, type TokenEndpointOptions, type CustomTokenDevice } from './token-endpoint.js';
 export { ClientCredentialsSource, PasswordSource, CustomTokenSource, type MerchantSlot, type PasswordLogin, type CustomTokenOptions } from './sources.js';

@@ -17,17 +17,21 @@ export class ClientCredentialsSource implements TokenSource {
     private readonly slot: MerchantSlot,
     private readonly endpoint: TokenEndpoint,
     private readonly reload: () => Promise<void>,
+    /** Throws when a request must not go out (e.g. our certificate expired). */
+    private readonly guard: () => void = () => {},
   ) {}
 
   clientId(): string {
     return this.slot.credentials.clientId;
   }
 
-  grant(): Promise<GrantOutcome> {
+  async grant(): Promise<GrantOutcome> {
+    this.guard();
     return this.endpoint.clientCredentials(this.slot.credentials.clientId, this.slot.credentials.clientSecret);
   }
 
-  refresh(refreshToken: string): Promise<GrantOutcome> {
+  async refresh(refreshToken: string): Promise<GrantOutcome> {
+    this.guard();
     return this.endpoint.refresh(this.slot.credentials.clientId, this.slot.credentials.clientSecret, refreshToken);
   }
 
@@ -52,17 +56,20 @@ export class PasswordSource implements TokenSource {
   constructor(
     private readonly login: PasswordLogin,
     private readonly endpoint: TokenEndpoint,
+    private readonly guard: () => void = () => {},
   ) {}
 
   clientId(): string {
     return this.login.clientId;
   }
 
-  grant(): Promise<GrantOutcome> {
+  async grant(): Promise<GrantOutcome> {
+    this.guard();
     return this.endpoint.password(this.login.clientId, this.login.username, this.login.password, this.login.clientSecret);
   }
 
-  refresh(refreshToken: string): Promise<GrantOutcome> {
+  async refresh(refreshToken: string): Promise<GrantOutcome> {
+    this.guard();
     return this.endpoint.refresh(this.login.clientId, this.login.clientSecret, refreshToken);
   }
 }

@@ -89,10 +89,15 @@ export class TokenEndpoint {
     const req = { operation: `token (${grant})`, method: 'POST' as const, url };
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
-    const res = await httpRequest(
-      { ...req, dispatcher: dispatcherFor(this.opts.dispatchers, url), headers, body: new URLSearchParams(form).toString() },
-      this.clock,
-    );
+    let res: HttpResponse;
+    try {
+      res = await httpRequest(
+        { ...req, dispatcher: dispatcherFor(this.opts.dispatchers, url), headers, body: new URLSearchParams(form).toString() },
+        this.clock,
+      );
+    } catch (err) {
+      throw withCertificateHint(err);
+    }
     if (res.status < 200 || res.status > 299) throw oauthError(req, res, this.clock);
     // A token answer that cannot be read is not an unknown payment outcome: a token is simply not held.
     const response = readResponse(tokenResponseSchema, jsonBody({ ...req, method: 'GET' }, res), { ...req, method: 'GET' }, res.status);
@@ -115,6 +120,22 @@ function oauthError(req: { operation: string; method: 'POST' }, res: HttpRespons
     ...(base.errorMessage !== undefined ? { errorMessage: base.errorMessage } : {}),
     // A refused token request changed nothing at the platform.
     outcomeUnknown: false,
+  });
+}
+
+/**
+ * Over TLS 1.3 a platform that refuses the client certificate closes the connection
+ * right after the handshake, without an alert: say so, since it looks like a network fault.
+ */
+function withCertificateHint(err: unknown): unknown {
+  if (!(err instanceof PlatformError) || err.transportCode !== 'UND_ERR_SOCKET') return err;
+  return new PlatformError(`${err.message}; if this persists, the platform may be refusing the device certificate (check \`terminal-agent certs show\`)`, {
+    category: err.category,
+    operation: err.operation,
+    method: err.method,
+    outcomeUnknown: err.outcomeUnknown,
+    transportCode: err.transportCode,
+    cause: err.cause,
   });
 }
 

@@ -14,6 +14,7 @@ import type { GrantOutcome } from './token-response.js';
  *   wrong password, refused grant); slow retries until it is fixed;
  * - binding_mismatch: the token is not bound to our certificate (RFC 8705 cnf);
  * - cert_refused / unknown_terminal: the platform refused the device certificate / serial;
+ * - cert_expired: our certificate is outside its validity window (or our clock is wrong);
  * - token_invalid: the token is expired on arrival, not yet valid, or for another client.
  */
 export type TokenState =
@@ -25,6 +26,7 @@ export type TokenState =
   | 'config_fault'
   | 'binding_mismatch'
   | 'cert_refused'
+  | 'cert_expired'
   | 'unknown_terminal'
   | 'token_invalid'
   | 'stopped';
@@ -106,6 +108,8 @@ const MAX_USE_MARGIN_MS = 5_000;
 const STATE_OF: Partial<Record<ErrorCode, TokenState>> = {
   AUTH_BINDING_MISMATCH: 'binding_mismatch',
   AUTH_CERT_REFUSED: 'cert_refused',
+  CERT_EXPIRED: 'cert_expired',
+  CERT_NOT_YET_VALID: 'cert_expired',
   AUTH_UNKNOWN_TERMINAL: 'unknown_terminal',
   AUTH_TOKEN_INVALID: 'token_invalid',
   PLATFORM_BAD_RESPONSE: 'token_invalid',
@@ -189,7 +193,7 @@ export class TokenManager {
    */
   invalidate(token: string): boolean {
     const held = this.held;
-    if (held === undefined || held.accessToken !== token || this.stopped) return false;
+    if (held === undefined || held.accessToken !== token || this.stopped || held.usableUntilMono === Number.NEGATIVE_INFINITY) return false;
     this.held = { ...held, usableUntilMono: Number.NEGATIVE_INFINITY, expiresAtMono: Number.NEGATIVE_INFINITY };
     this.lastAttemptEndMono = Number.NEGATIVE_INFINITY;
     this.log.info('access token refused by the platform; refreshing');

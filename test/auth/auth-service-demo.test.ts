@@ -1,10 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthService, type AuthSettings } from '../../src/auth/index.js';
+import { AuthService, TokenEndpoint, TokenManager, CustomTokenSource, ClockSkewMeter, type AuthIdentity, type AuthSettings } from '../../src/auth/index.js';
 import { EventBus } from '../../src/events/bus.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { decodeJwtPayload } from '../../src/auth/jwt.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
-import { dispatchersOf, grantStats, identityOf, startDemo, type Demo } from '../platform/fixture.js';
+import { control, dispatchersOf, grantStats, identityOf, startDemo, type Demo } from '../platform/fixture.js';
+import { createServer } from 'node:net';
+import { vi } from 'vitest';
 
 const settings: AuthSettings = {
   mode: 'client_credentials',
@@ -31,12 +33,22 @@ afterEach(async () => {
   demo.platform.faults.clear();
 });
 
-function service(over: Partial<AuthSettings> = {}, who: Parameters<typeof identityOf>[0] = 'device', bus?: EventBus): AuthService {
-  const identity = identityOf(who);
-  const dispatchers = dispatchersOf(identity);
+interface ServiceOptions {
+  who?: Parameters<typeof identityOf>[0];
+  bus?: EventBus;
+  /** What the service believes its identity is (default: the certificate it presents). */
+  identity?: AuthIdentity;
+  endpoints?: { authUrl: string; deviceAuthUrl: string };
+  timeouts?: Parameters<typeof dispatchersOf>[1];
+}
+
+function service(over: Partial<AuthSettings> = {}, o: ServiceOptions = {}): AuthService {
+  const presented = identityOf(o.who ?? 'device');
+  const dispatchers = dispatchersOf(presented, o.timeouts);
+  const bus = o.bus;
   const auth = new AuthService({
-    identity,
-    endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl },
+    identity: o.identity ?? presented,
+    endpoints: o.endpoints ?? { authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl },
     dispatchers,
     settings: { ...settings, ...over },
     log: demo.log,
@@ -52,7 +64,7 @@ describe('AuthService against the demo platform (client_credentials over mTLS)',
     const bus = new EventBus();
     const events: AgentEvent[] = [];
     bus.subscribe((e) => events.push(e));
-    const auth = service({}, 'device', bus);
+    const auth = service({}, { bus });
     await auth.start();
     const status = auth.status();
     expect(status.state).toBe('ready');
@@ -69,3 +81,271 @@ describe('AuthService against the demo platform (client_credentials over mTLS)',
     expect(demo.sink.text()).not.toContain('demo-secret-1001-change-me');
   });
 });
+
+const delta = (before: Awaited<ReturnType<typeof grantStats>>, after: Awaited<ReturnType<typeof grantStats>>) => ({
+  granted: Object.fromEntries(Object.entries(after.granted).map(([k, v]) => [k, v - (before.granted[k] ?? 0)]).filter(([, v]) => v !== 0)),
+  refused: Object.fromEntries(Object.entries(after.refused).map(([k, v]) => [k, v - (before.refused[k] ?? 0)]).filter(([, v]) => v !== 0)),
+});
+
+describe('grants', () => {
+  it('password grant (staff log-in): the powered application, scope openid profile email, bound to the device', async () => {
+    const before = await grantStats(demo);
+    const auth = service({ mode: 'password', username: 'staff1', password: 'demo-staff-password', poweredClientId: 'powered-app' });
+    await auth.start();
+    const st = auth.status();
+    expect(st.state).toBe('ready');
+    expect(st.tokens[0]).toMatchObject({ flow: 'password', clientId: 'powered-app', username: 'staff1', merchantId: 'm-1001', bound: true });
+    expect(st.tokens[0]?.scopes).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
+    expect(delta(before, await grantStats(demo))).toEqual({ granted: { password: 1 }, refused: {} });
+    expect(demo.sink.text()).not.toContain('demo-staff-password');
+  });
+
+  it('password grant with a wrong password: AUTH_INVALID_GRANT, an error status, no secret in it', async () => {
+    const auth = service({ mode: 'password', username: 'staff1', password: 'wrong-password' });
+    await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_INVALID_GRANT' });
+    const st = auth.status();
+    expect(st.state).toBe('error');
+    expect(st.tokens[0]).toMatchObject({ state: 'config_fault', lastError: { code: 'AUTH_INVALID_GRANT' } });
+    expect(JSON.stringify(st)).not.toContain('wrong-password');
+  });
+
+  it('custom-token grant (demo): a merchant token from the realm exchanged for a device token bound to our certificate', async () => {
+    const identity = identityOf('device');
+    const dispatchers = dispatchersOf(identity);
+    const endpoint = new TokenEndpoint({ authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl, dispatchers });
+    const before = await grantStats(demo);
+    const manager = new TokenManager({
+      source: new CustomTokenSource(
+        {
+          realm: 'demo',
+          clientId: 'portal-app',
+          merchantToken: async () => (await endpoint.realmClientCredentials('demo', 'portal-app', 'demo-portal-secret')).response.access_token,
+          device: { deviceModel: 'payment-terminal', deviceId: 'ldev-0001', method: 'api' },
+        },
+        endpoint,
+      ),
+      thumbprint: identity.thumbprint,
+      refreshRatio: 0.8,
+      leewaySeconds: 30,
+      backoff: { baseMs: 10, capMs: 100 },
+      slowRetryMs: 1_000,
+      clock: { mono: () => performance.now(), wall: () => Date.now() },
+      skew: new ClockSkewMeter(30_000),
+      log: demo.log,
+    });
+    try {
+      await manager.start();
+      expect(manager.status()).toMatchObject({ flow: 'custom_token', state: 'valid', bound: true, merchantId: 'm-1001' });
+      expect(delta(before, await grantStats(demo)).granted).toEqual({ client_credentials: 1, custom_token: 1 });
+    } finally {
+      manager.stop();
+      await dispatchers.close();
+    }
+  });
+});
+
+describe('refresh', () => {
+  it('rotates the refresh token: each refresh uses the newest, the used one is refused afterwards', async () => {
+    const identity = identityOf('device');
+    const dispatchers = dispatchersOf(identity);
+    const endpoint = new TokenEndpoint({ authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl, dispatchers });
+    try {
+      const granted = await endpoint.clientCredentials('terminal-app-1002', 'demo-secret-1002-change-me');
+      const rt1 = granted.response.refresh_token as string;
+      const refreshed = await endpoint.refresh('terminal-app-1002', 'demo-secret-1002-change-me', rt1);
+      expect(refreshed.response.refresh_token).toBeDefined();
+      expect(refreshed.response.refresh_token).not.toBe(rt1);
+      await expect(endpoint.refresh('terminal-app-1002', 'demo-secret-1002-change-me', rt1)).rejects.toMatchObject({ code: 'AUTH_INVALID_GRANT', status: 400 });
+    } finally {
+      await dispatchers.close();
+    }
+  });
+
+  it('refreshes with the refresh_token grant over mTLS, never a new client_credentials grant', async () => {
+    const auth = service({ merchantId: 'terminal-app-1002' });
+    await auth.start();
+    const before = await grantStats(demo);
+    const first = await auth.tokenFor();
+    await auth.refreshNow();
+    await auth.refreshNow();
+    const latest = await auth.tokenFor();
+    expect(latest).not.toBe(first);
+    expect(delta(before, await grantStats(demo))).toEqual({ granted: { refresh_token: 2 }, refused: {} });
+    expect(auth.status().tokens[0]?.counts).toMatchObject({ grants: 1, refreshes: 2 });
+  });
+
+  it('concurrent callers after a 401 share one refresh', async () => {
+    const auth = service();
+    await auth.start();
+    const token = await auth.tokenFor();
+    const before = await grantStats(demo);
+    auth.invalidate(undefined, token);
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => auth.tokenFor()));
+    for (let i = 0; i < 5; i++) auth.invalidate(undefined, token);
+    expect(new Set(tokens).size).toBe(1);
+    expect(tokens[0]).not.toBe(token);
+    expect(delta(before, await grantStats(demo))).toEqual({ granted: { refresh_token: 1 }, refused: {} });
+  });
+
+  it('revoked refresh tokens: drops the refused one and grants again', async () => {
+    const auth = service();
+    await auth.start();
+    await control(demo, 'POST', '/sim/control/auth/revoke-refresh-tokens');
+    const before = await grantStats(demo);
+    await auth.refreshNow();
+    expect(delta(before, await grantStats(demo))).toEqual({ granted: { client_credentials: 1 }, refused: { refresh_token: 1 } });
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { regrants: 1 } });
+  });
+});
+
+describe('secret renewal (spec Other rules 6)', () => {
+  it('a refresh refused with invalid_client re-reads the merchant credentials once and goes on with the new secret', async () => {
+    const auth = service({ merchantId: 'Demo Books' });
+    await auth.start();
+    const oldToken = await auth.tokenFor();
+    const { clientSecret } = (await control(demo, 'POST', '/sim/control/clients/terminal-app-1002/renew-secret')) as { clientSecret: string };
+    const before = await grantStats(demo);
+    await auth.refreshNow();
+    expect(delta(before, await grantStats(demo))).toEqual({ granted: { refresh_token: 1 }, refused: { refresh_token: 1 } });
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { credentialReloads: 1 } });
+    expect(await auth.tokenFor()).not.toBe(oldToken);
+    expect(demo.sink.text()).not.toContain(clientSecret);
+  });
+
+  it('a client still refused after re-reading is a configuration fault: start fails clearly, slow retries go on', async () => {
+    demo.platform.faults.set('mtls-token', { status: 401, errorCode: 'invalid_client', errorMessage: 'unknown client or wrong client secret' });
+    const auth = service({ slowRetryMs: 60_000 });
+    await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_INVALID_CLIENT' });
+    const st = auth.status();
+    expect(st.state).toBe('error');
+    expect(st.tokens[0]).toMatchObject({ state: 'config_fault', counts: { credentialReloads: 1, grants: 2 }, lastError: { code: 'AUTH_INVALID_CLIENT' } });
+    expect(Date.parse(st.tokens[0]?.nextRetryAt as string) - Date.now()).toBeGreaterThan(50_000);
+    await expect(auth.tokenFor()).rejects.toMatchObject({ code: 'AUTH_INVALID_CLIENT' });
+  });
+});
+
+describe('merchants', () => {
+  it('keeps every merchant and selects per call by clientId, name or platform merchant id', async () => {
+    const auth = service();
+    await auth.start();
+    const m2 = await auth.tokenFor('m-1002');
+    expect(decodeJwtPayload(m2).entityId).toBe('m-1002');
+    expect(decodeJwtPayload(await auth.tokenFor('Demo Books')).entityId).toBe('m-1002');
+    expect(decodeJwtPayload(await auth.tokenFor('terminal-app-1001')).entityId).toBe('m-1001');
+    expect(auth.merchants()).toEqual([
+      { merchantName: 'Demo Coffee', userDomain: 'demo-merchants', clientId: 'terminal-app-1001', merchantId: 'm-1001', default: true },
+      { merchantName: 'Demo Books', userDomain: 'demo-merchants', clientId: 'terminal-app-1002', merchantId: 'm-1002', default: false },
+    ]);
+    await expect(auth.tokenFor('m-9999')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
+  });
+
+  it('refuses a configured merchant the terminal does not serve, naming the ones it does', async () => {
+    const auth = service({ merchantId: 'Nobody Shop' });
+    const err = await auth.start().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'AUTH_NO_MERCHANT' });
+    expect((err as Error).message).toContain('Demo Coffee [terminal-app-1001]');
+  });
+});
+
+describe('refusals of the device', () => {
+  it('unknown terminal (TA-9999): AUTH_UNKNOWN_TERMINAL and an error status', async () => {
+    const auth = service({}, { who: 'unknown' });
+    await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_UNKNOWN_TERMINAL', status: 403 });
+    expect(auth.status()).toMatchObject({ state: 'error', serialNumber: 'TA-9999', lastError: { code: 'AUTH_UNKNOWN_TERMINAL' } });
+  });
+
+  it('expired device certificate: refused before any request goes out', async () => {
+    const before = await grantStats(demo);
+    const auth = service({}, { who: 'expired' });
+    await expect(auth.start()).rejects.toMatchObject({ code: 'CERT_EXPIRED' });
+    expect(auth.status()).toMatchObject({ state: 'error', lastError: { code: 'CERT_EXPIRED' } });
+    expect(await grantStats(demo)).toEqual(before);
+  });
+
+  it('expired device certificate the agent believes valid (wrong clock): the platform refuses it, AUTH_CERT_REFUSED', async () => {
+    const expired = identityOf('expired');
+    const auth = service({}, { who: 'expired', identity: { serialNumber: expired.serialNumber, thumbprint: expired.thumbprint } });
+    await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_CERT_REFUSED', category: 'auth' });
+  });
+
+  it('certificate from a foreign CA: AUTH_CERT_REFUSED', async () => {
+    const auth = service({}, { who: 'foreign' });
+    await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_CERT_REFUSED' });
+  });
+
+  it('the device token endpoint closing the connection of a refused certificate is reported with a certificate hint', async () => {
+    const expired = identityOf('expired');
+    const dispatchers = dispatchersOf(expired);
+    try {
+      const endpoint = new TokenEndpoint({ authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl, dispatchers });
+      const err = await endpoint.clientCredentials('terminal-app-1001', 'x').catch((e: unknown) => e);
+      expect(err).toMatchObject({ category: 'network', outcomeUnknown: true });
+      expect((err as Error).message).toMatch(/refusing the device certificate/);
+    } finally {
+      await dispatchers.close();
+    }
+  });
+
+  it('a token whose cnf is not our certificate: AUTH_BINDING_MISMATCH and an error status', async () => {
+    // The token is fetched over TA-0001's certificate while the service expects TA-9999's thumbprint.
+    const other = identityOf('unknown');
+    const auth = service({}, { identity: { serialNumber: 'TA-0001', thumbprint: other.thumbprint } });
+    await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_BINDING_MISMATCH' });
+    const st = auth.status();
+    expect(st.state).toBe('error');
+    expect(st.tokens[0]).toMatchObject({ state: 'binding_mismatch', hasToken: false, lastError: { code: 'AUTH_BINDING_MISMATCH' } });
+  });
+});
+
+describe('platform down, slow, failing', () => {
+  it('platform down: keeps retrying with backoff and says so in status until stopped', async () => {
+    const closed = await closedPort();
+    const auth = service({}, { endpoints: { authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}` } });
+    const started = auth.start();
+    await vi.waitFor(() => expect(auth.status().lastError?.code).toBe('PLATFORM_NETWORK'), { timeout: 5_000 });
+    expect(auth.status().state).toBe('degraded');
+    auth.stop();
+    await expect(started).rejects.toMatchObject({ code: 'AUTH_STOPPED' });
+  });
+
+  it('5xx with Retry-After from the token endpoint, then recovery', async () => {
+    demo.platform.faults.set('mtls-token', { status: 503, times: 2, retryAfterSeconds: 0 });
+    const auth = service();
+    await auth.start();
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { failures: 2 } });
+  });
+
+  it('slow token endpoint against a short headers timeout: a timeout, then a retry that gets through', async () => {
+    demo.platform.faults.set('mtls-token', { latencyMs: 1_500, times: 1 });
+    const auth = service({}, { timeouts: { connectTimeoutMs: 2_000, headersTimeoutMs: 500, bodyTimeoutMs: 500 } });
+    await auth.start();
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { failures: 1 } });
+    expect(demo.sink.records().some((r) => r.code === 'PLATFORM_TIMEOUT')).toBe(true);
+  });
+
+  it('connection dropped by the token endpoint, then recovery', async () => {
+    demo.platform.faults.set('mtls-token', { drop: 'before', times: 1 });
+    const auth = service();
+    await auth.start();
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { failures: 1 } });
+  });
+
+  it('measures the clock skew against the platform from Date and iat', async () => {
+    demo.platform.faults.clockOffsetMs = 120_000;
+    const auth = service();
+    await auth.start();
+    const skew = auth.status().clockSkew;
+    expect(Math.abs((skew?.dateHeaderMs ?? 0) - 120_000)).toBeLessThan(2_000);
+    expect(Math.abs((skew?.iatMs ?? 0) - 120_000)).toBeLessThan(2_000);
+    expect(skew?.exceedsLeeway).toBe(true);
+    expect(auth.status().state).toBe('degraded');
+  });
+});
+
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
