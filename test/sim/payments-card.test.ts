@@ -47,6 +47,8 @@ describe('card sale (process)', () => {
     expect(r.body.events[0].onlinePin).toBe(true);
     expect(h.sink.text()).not.toContain('ENC-3f9a0c11d2');
     expect(h.sink.text()).not.toContain('0412AC89ABCDEF12');
+    const logged = h.sink.records().find((l) => l.msg === 'payment call' && l.serverTransactionId === r.body.serverTransactionId);
+    expect(logged).toMatchObject({ route: 'process', merchantId: 'm-1001', status: 'Captured' });
   });
 
   it('authorizes only (Accepted, capturable) for a merchant with deferred capture', async () => {

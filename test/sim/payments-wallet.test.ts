@@ -141,6 +141,8 @@ describe('wallet pay delay', () => {
       const sale = walletSale('walletA', 'ConsumerScan');
       await slow.call('POST', PROCESS, sale);
       slow.platform.faults.clockOffsetMs = 400_000;
+      // The ledger applies outcomes that came due even before anyone reads the payment.
+      expect(slow.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(2000);
       const s = await slow.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`);
       expect(s.body.transactionStatus).toBe('Accepted');
     } finally {

@@ -21,8 +21,8 @@ export function registerPaymentControl(router: SimRouter, deps: PaymentDeps): vo
     if (!action.success) throw new SimHttpError(404, 'NOT_FOUND', 'wallet control actions are pay, fail and expire');
     return { status: 200, body: controlWallet(deps, req.params.id as string, action.data) };
   });
-  router.add('GET', '/sim/control/ledger', 'control', () => ({
-    status: 200,
-    body: { entries: deps.ledger.list(), totals: deps.ledger.totals() },
-  }));
+  router.add('GET', '/sim/control/ledger', 'control', () => {
+    deps.wallets.settleAll();
+    return { status: 200, body: { entries: deps.ledger.list(), totals: deps.ledger.totals() } };
+  });
 }

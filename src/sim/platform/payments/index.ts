@@ -38,9 +38,18 @@ export function createPaymentPlatform(router: SimRouter, ctx: SimContext): SimPa
   registerPaymentRoutes(router, ctx, deps);
   return {
     registerControl: (r) => registerPaymentControl(r, deps),
-    ledger: () => ledger.list(),
-    netCharged: (clientTransactionId, merchantId) => ledger.netCharged(clientTransactionId, merchantId),
-    ledgerTotals: () => ledger.totals(),
+    ledger: () => {
+      deps.wallets.settleAll();
+      return ledger.list();
+    },
+    netCharged: (clientTransactionId, merchantId) => {
+      deps.wallets.settleAll();
+      return ledger.netCharged(clientTransactionId, merchantId);
+    },
+    ledgerTotals: () => {
+      deps.wallets.settleAll();
+      return ledger.totals();
+    },
     transaction(id) {
       const tx = deps.store.findAny(id);
       if (tx === undefined) return undefined;

@@ -20,9 +20,16 @@ import {
   refundByWebBodySchema,
 } from './schemas.js';
 import { lookup, snapshot, type PaymentDeps } from './transaction.js';
-import type { Caller } from './types.js';
+import type { Caller, TransactionRecord } from './types.js';
 
 type Handler = (caller: Caller, req: SimRequest) => unknown;
+
+/** What a field engineer running the demo platform sees per call: ids and status, never card data. */
+function summary(body: unknown): Record<string, unknown> | undefined {
+  if (typeof body !== 'object' || body === null || !('serverTransactionId' in body)) return undefined;
+  const r = body as TransactionRecord;
+  return { type: r.transactionType, serverTransactionId: r.serverTransactionId, clientTransactionId: r.clientTransactionId, status: r.transactionStatus };
+}
 
 /**
  * The payment API and reference data (spec "Payment API", "Reference data"). Every call
@@ -30,6 +37,7 @@ type Handler = (caller: Caller, req: SimRequest) => unknown;
  * names are the fault-injection keys.
  */
 export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: PaymentDeps): void {
+  const log = ctx.log.child({ module: 'payment-api' });
   const add = (method: string, path: string, name: string, handler: Handler): void => {
     // Terminals reach the payment API with their certificate; it answers on the device
     // mTLS listener too (spec "Authentication" 5: terminal calls over mutual TLS).
@@ -39,7 +47,9 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
       name,
       (req): SimResponse => {
         const caller = callerOf(ctx, req);
-        return { status: 200, body: handler(caller, req) };
+        const body = handler(caller, req);
+        if (method === 'POST') log.info({ route: name, merchantId: caller.merchant.merchantId, ...summary(body) }, 'payment call');
+        return { status: 200, body };
       },
       ['api', 'mtls'],
     );

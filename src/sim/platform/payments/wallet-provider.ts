@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { SimContext } from '../context.js';
 import { SimHttpError } from '../router.js';
 import { serverTime } from './dates.js';
@@ -27,15 +28,22 @@ const MAX_TIMER_MS = 2_147_483_647;
  */
 export class WalletProvider {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Payments waiting for their provider, so the ledger can apply outcomes that came due. */
+  private readonly waiting = new Set<SimTransaction>();
+
+  private readonly log: Logger;
 
   constructor(
     private readonly ctx: SimContext,
     private readonly ledger: Ledger,
-  ) {}
+  ) {
+    this.log = ctx.log.child({ module: 'wallet-provider' });
+  }
 
   /** Starts waiting for the consumer (consumer scan) or for the wallet's confirmation (walletB merchant scan). */
   await(tx: SimTransaction, pending: PendingWallet): void {
     tx.pending = pending;
+    this.waiting.add(tx);
     const now = this.ctx.now();
     const next = [pending.payAt, pending.expireAt].filter((t): t is number => t !== undefined);
     if (next.length === 0) return;
@@ -46,7 +54,7 @@ export class WalletProvider {
       try {
         if (tx.pending !== undefined && tx.record.transactionStatus === 'Initialized') this.finish(tx, outcome);
       } catch (err) {
-        this.ctx.log.error({ err, serverTransactionId: tx.record.serverTransactionId }, 'wallet outcome failed');
+        this.log.error({ err, serverTransactionId: tx.record.serverTransactionId }, 'wallet outcome failed');
       }
     }, Math.min(Math.max(0, at - now), MAX_TIMER_MS));
     timer.unref();
@@ -61,6 +69,11 @@ export class WalletProvider {
     const { payAt, expireAt } = pending;
     if (payAt !== undefined && payAt <= now && (expireAt === undefined || payAt <= expireAt)) this.finish(tx, 'Accepted');
     else if (expireAt !== undefined && expireAt <= now) this.finish(tx, 'Expired');
+  }
+
+  /** Applies every outcome that has come due (before the ledger is read). */
+  settleAll(): void {
+    for (const tx of [...this.waiting]) this.settle(tx);
   }
 
   /** Control call: the consumer pays, the wallet refuses, or the QR code expires now. */
@@ -78,12 +91,15 @@ export class WalletProvider {
   /** The payment no longer waits for the provider (it was cancelled). */
   release(tx: SimTransaction): void {
     this.clearTimer(tx);
+    this.waiting.delete(tx);
     tx.pending = undefined;
   }
 
+  /** The provider stops: no timer fires and the ledger no longer applies due outcomes. */
   stop(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.waiting.clear();
   }
 
   private finish(tx: SimTransaction, outcome: WalletOutcome): void {
@@ -102,6 +118,7 @@ export class WalletProvider {
       },
     });
     if (outcome === 'Accepted') moveMoney(this.ledger, tx, now, 'sale', tx.amount.amount, tx.amount.amount);
+    this.log.info({ serverTransactionId: tx.record.serverTransactionId, wallet, outcome }, 'wallet payment outcome');
   }
 
   private clearTimer(tx: SimTransaction): void {
