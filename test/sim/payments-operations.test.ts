@@ -205,6 +205,24 @@ describe('cancel', () => {
     expect(h.platform.payments.netCharged(w.body.clientTransactionId)).toBe(0);
   });
 
+  it('cancels only what a refund left of a paid wallet payment: never more back than was paid', async () => {
+    const w = await paidWallet('walletA');
+    const id = w.body.serverTransactionId as string;
+    expect((await h.call('POST', `${base}/${id}/refund`, refundBody(1500, {}, 'walletA'))).status).toBe(200);
+    const tooMuch = await h.call('POST', `${base}/${id}/cancel`, cancelBody(2000, {}, 'walletA'));
+    expect(tooMuch.body.errorCode).toBe('AMOUNT_EXCEEDS');
+    expect((await h.call('GET', `${base}/${id}/allowedoperations?operation=cancel`)).body.maxAmount).toBe(500);
+    expect((await h.call('POST', `${base}/${id}/cancel`, cancelBody(500, {}, 'walletA'))).status).toBe(200);
+    expect((await h.call('GET', `${base}/${id}`)).body.transactionStatus).toBe('cancelled');
+    expect((await h.call('POST', `${base}/${id}/refund`, refundBody(1, {}, 'walletA'))).status).toBe(422);
+    expect(h.platform.payments.netCharged(w.body.clientTransactionId)).toBe(0);
+    const refunded = await paidWallet('walletB');
+    await h.call('POST', `${base}/${refunded.body.serverTransactionId as string}/refund`, refundBody(2000, {}, 'walletB'));
+    const ops = await h.call('GET', `${base}/${refunded.body.serverTransactionId as string}/allowedoperations`);
+    expect(ops.body.operations.cancel).toEqual({ allowed: false, maxAmount: 0, currency: 'EUR' });
+    expect(ops.body.operations.refund).toEqual({ allowed: false, maxAmount: 0, currency: 'EUR' });
+  });
+
   it('cancels a pending wallet payment in full: nothing charged, the provider no longer pays it', async () => {
     const w = await sale(walletSale('walletB', 'ConsumerScan'));
     const r = await h.call('POST', `${base}/${w.body.clientTransactionId as string}/cancel`, cancelBody(2000, {}, 'walletB'));

@@ -1,6 +1,6 @@
 import type { SimHttpError } from '../router.js';
 import { ruleError } from './http-errors.js';
-import { cancelCheck } from './rules.js';
+import { cancelCheck, remainingAmount } from './rules.js';
 import type { CancelBody } from './schemas.js';
 import {
   addEvent,
@@ -78,7 +78,7 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
   const charged = tx.record.transactionStatus === 'Accepted';
   if (tx.record.transactionStatus === 'Initialized') deps.wallets.release(tx);
   tx.cancelled += req.amount.amount;
-  if (tx.cancelled >= tx.amount.amount) tx.record.transactionStatus = 'cancelled';
+  if (remainingAmount(tx) <= 0) tx.record.transactionStatus = 'cancelled';
   if (charged) moveMoney(deps.ledger, cancel, now, req.cancelReason === 'Technical' ? 'reversal' : 'cancel', req.amount.amount, -req.amount.amount);
   tx.children.push(cancel);
   deps.store.add(cancel);

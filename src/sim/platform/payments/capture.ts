@@ -1,5 +1,5 @@
 import { ruleError } from './http-errors.js';
-import { captureCheck } from './rules.js';
+import { captureCheck, remainingAmount } from './rules.js';
 import type { CaptureBody } from './schemas.js';
 import { addEvent, checkMatches, lookup, moveMoney, snapshot, type PaymentDeps } from './transaction.js';
 import type { Amount } from './money.js';
@@ -49,7 +49,7 @@ export function captureAll(deps: PaymentDeps, caller: Caller, clientDateTime: st
   for (const tx of deps.store.all()) {
     if (tx.merchant.merchantId !== caller.merchant.merchantId || tx.record.transactionType !== 'Payment') continue;
     if (tx.instrumentType !== 'card' || tx.record.transactionStatus !== 'Accepted') continue;
-    performCapture(deps, tx, clientDateTime, { amount: tx.amount.amount - tx.cancelled, currency: tx.amount.currency });
+    performCapture(deps, tx, clientDateTime, { amount: remainingAmount(tx), currency: tx.amount.currency });
     transactions.push(snapshot(tx));
   }
   return { transactions };

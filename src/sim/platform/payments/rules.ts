@@ -5,8 +5,8 @@ export type RuleCheck = { ok: true; maxAmount: number } | { ok: false; code: str
 
 const refuse = (code: string, message: string): RuleCheck => ({ ok: false, code, message, maxAmount: 0 });
 
-/** What is still authorized or paid and not yet cancelled. */
-export const remainingAmount = (tx: SimTransaction): number => tx.amount.amount - tx.cancelled;
+/** What is still authorized or paid and neither cancelled nor refunded. */
+export const remainingAmount = (tx: SimTransaction): number => tx.amount.amount - tx.cancelled - tx.refunded;
 
 /**
  * Spec "States and transitions" 3 and "Errors" 4: an uncaptured (or unpaid, or paid wallet
@@ -24,13 +24,15 @@ export function cancelCheck(tx: SimTransaction, now: number): RuleCheck {
   if (tx.instrumentType === 'walletB' && now >= walletBCancelDeadline(tx.createdAt)) {
     return refuse('CANCEL_WINDOW_CLOSED', 'the walletB cancel period (24 hours) is over: refund instead');
   }
-  return { ok: true, maxAmount: remainingAmount(tx) };
+  const left = remainingAmount(tx);
+  if (left <= 0) return refuse('CANCEL_NOT_ALLOWED', 'nothing is left to cancel: the payment is fully refunded');
+  return { ok: true, maxAmount: left };
 }
 
 /** What has been charged (captured card sale, paid wallet) and can be refunded. */
 export function refundableAmount(tx: SimTransaction): number {
   if (tx.instrumentType === 'card') return tx.captured - tx.refunded;
-  return tx.record.transactionStatus === 'Accepted' ? remainingAmount(tx) - tx.refunded : 0;
+  return tx.record.transactionStatus === 'Accepted' ? remainingAmount(tx) : 0;
 }
 
 /** Spec "Limits" (walletB refund 180 days) and rule 3 (an uncaptured card sale is cancelled, not refunded). */
