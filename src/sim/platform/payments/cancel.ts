@@ -93,7 +93,8 @@ export function cancelTransaction(deps: PaymentDeps, caller: Caller, id: string,
     const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
     if (existing !== undefined) return repeated(deps, existing, cancelFingerprint(tx, body.cancelAmount));
   }
-  // A retried cancel (e.g. a reversal after a lost answer) answers the Cancel that did it.
+  // DESIGN.md decision (idempotency): a retried cancel, e.g. a reversal after a lost answer,
+  // answers the Cancel that did it instead of failing.
   if (tx.record.transactionType === 'Payment' && tx.record.transactionStatus === 'cancelled') {
     const done = tx.children.filter((c) => c.record.transactionType === 'Cancel').at(-1);
     if (done !== undefined) return snapshot(done);

@@ -6,7 +6,10 @@ import { addEvent, createTransaction, moveMoney, type PaymentDeps } from './tran
 import { merchantScanData, newPaymentId, walletAConsumerScanData, walletBConsumerScanData } from './wallet-data.js';
 import type { Caller, SimTransaction, WalletType } from './types.js';
 
-/** walletB confirms a merchant-scan payment shortly after answering it (spec: Initialized first). */
+/**
+ * walletB confirms a merchant-scan payment shortly after answering it (spec: Initialized
+ * first; DESIGN.md decision: then Accepted, seen by the next status call after about 1 s).
+ */
 export const WALLET_B_CONFIRM_MS = 1_000;
 
 export interface WalletSale {
