@@ -106,55 +106,55 @@ export class PlatformClient {
   }
 
   /** Sale: card, wallet QR, MOTO, manual entry, offline upload. */
-  process(body: ProcessRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async process(body: ProcessRequest, opts?: CallOptions): Promise<TransactionRecord> {
     const checked = checkRequest(processRequest, body, 'process');
     return this.call({ operation: 'process', method: 'POST', path: '/payment/v1/transactions/process', body: checked, schema: transactionRecord, auth: true, opts });
   }
 
-  capture(transactionId: string, body: CaptureRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async capture(transactionId: string, body: CaptureRequest, opts?: CallOptions): Promise<TransactionRecord> {
     const checked = checkRequest(captureRequest, body, 'capture');
     return this.call({ operation: 'capture', method: 'POST', path: `${txPath(transactionId)}/capture`, body: checked, schema: transactionRecord, auth: true, opts });
   }
 
-  captureAll(body: CaptureAllRequest, opts?: CallOptions): Promise<CaptureAllResponse> {
+  async captureAll(body: CaptureAllRequest, opts?: CallOptions): Promise<CaptureAllResponse> {
     const checked = checkRequest(captureAllRequest, body, 'captureAll');
     return this.call({ operation: 'captureAll', method: 'POST', path: '/payment/v1/transactions/captureall', body: checked, schema: captureAllResponse, auth: true, opts });
   }
 
-  refund(transactionId: string, body: RefundRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async refund(transactionId: string, body: RefundRequest, opts?: CallOptions): Promise<TransactionRecord> {
     const checked = checkRequest(refundRequest, body, 'refund');
     return this.call({ operation: 'refund', method: 'POST', path: `${txPath(transactionId)}/refund`, body: checked, schema: transactionRecord, auth: true, opts });
   }
 
-  cancel(transactionId: string, body: CancelRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async cancel(transactionId: string, body: CancelRequest, opts?: CallOptions): Promise<TransactionRecord> {
     const checked = checkRequest(cancelRequest, body, 'cancel');
     return this.call({ operation: 'cancel', method: 'POST', path: `${txPath(transactionId)}/cancel`, body: checked, schema: transactionRecord, auth: true, opts });
   }
 
   /** Operations allowed now and their maximum amount; `operation` asks about one (cancel, refund, capture). */
-  allowedOperations(transactionId: string, opts?: CallOptions & { operation?: 'cancel' | 'refund' | 'capture' }): Promise<AllowedOperations> {
+  async allowedOperations(transactionId: string, opts?: CallOptions & { operation?: 'cancel' | 'refund' | 'capture' }): Promise<AllowedOperations> {
     const query = opts?.operation === undefined ? '' : `?operation=${encodeURIComponent(opts.operation)}`;
     return this.call({ operation: 'allowedOperations', method: 'GET', path: `${txPath(transactionId)}/allowedoperations${query}`, schema: allowedOperations, auth: true, opts });
   }
 
-  refundByWeb(transactionId: string, body: RefundByWebRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async refundByWeb(transactionId: string, body: RefundByWebRequest, opts?: CallOptions): Promise<TransactionRecord> {
     const checked = checkRequest(refundByWebRequest, body, 'refundByWeb');
     return this.call({ operation: 'refundByWeb', method: 'POST', path: `${txPath(transactionId)}/refundbyweb`, body: checked, schema: transactionRecord, auth: true, opts });
   }
 
   /** Status and event history; `transactionId` is the client or the server id. A 404 is a `rejected` error (see isNotFound). */
-  status(transactionId: string, opts?: CallOptions): Promise<TransactionRecord> {
+  async status(transactionId: string, opts?: CallOptions): Promise<TransactionRecord> {
     return this.call({ operation: 'status', method: 'GET', path: txPath(transactionId), schema: transactionRecord, auth: true, opts });
   }
 
   /** Terminal-initiated QR payment (spec: POST /qrcode-payment/v1/transactions; answer not specified). */
-  qrTerminalPayment(body: QrTerminalPaymentRequest, opts?: CallOptions): Promise<QrTerminalPaymentResponse> {
+  async qrTerminalPayment(body: QrTerminalPaymentRequest, opts?: CallOptions): Promise<QrTerminalPaymentResponse> {
     const checked = checkRequest(qrTerminalPaymentRequest, body, 'qrTerminalPayment');
     return this.call({ operation: 'qrTerminalPayment', method: 'POST', path: '/qrcode-payment/v1/transactions', body: checked, schema: qrTerminalPaymentResponse, auth: true, opts });
   }
 
   /** Reference data: countries. */
-  countries(opts?: CallOptions): Promise<Country[]> {
+  async countries(opts?: CallOptions): Promise<Country[]> {
     return this.call({ operation: 'countries', method: 'GET', path: '/resources/v1/countries', schema: countries, auth: true, opts });
   }
 
