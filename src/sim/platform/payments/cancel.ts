@@ -88,7 +88,10 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
 /** POST /payment/v1/transactions/{transactionId}/cancel. */
 export function cancelTransaction(deps: PaymentDeps, caller: Caller, id: string, body: CancelBody): TransactionRecord {
   const tx = lookup(deps, caller, id);
-  checkApprovalCode(caller, body.approvalCode);
+  // DESIGN.md decision: a Technical cancel is the terminal's own reversal of an unknown
+  // outcome, sent without a person at hand, so the supervisor approval code applies to
+  // voids (Functional) only.
+  if (body.cancelReason !== 'Technical') checkApprovalCode(caller, body.approvalCode);
   if (body.clientNewTransactionId !== undefined) {
     const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
     if (existing !== undefined) return repeated(deps, existing, cancelFingerprint(tx, body.cancelAmount));
