@@ -53,6 +53,8 @@ export interface RefundRequest {
   /** Default: everything still refundable. */
   amount?: number;
   approvalCode?: string;
+  /** Retry of an earlier refund: its client transaction id (the platform answers the existing refund). */
+  clientTransactionId?: string;
 }
 
 export interface CancelRequest {

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config/schema.js';
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { Peripherals } from '../devices/api.js';
+import type { EventBus } from '../events/bus.js';
+import type { CallOptions, PlatformClient } from '../platform/client.js';
+import type { PendingTracking, TransactionView } from './api.js';
+import { FINAL_STATES, type Journal, type JournalPatch, type JournalRow } from './journal/index.js';
+import type { OfflineHook } from './offline-hook.js';
+import { toView } from './view.js';
+
+/** The platform calls the engine uses (the PlatformClient, or a test double with the same shape). */
+export type PaymentsPlatform = Pick<PlatformClient, 'process' | 'capture' | 'captureAll' | 'refund' | 'cancel' | 'allowedOperations' | 'status'>;
+
+export interface PaymentServiceDeps {
+  journal: Journal;
+  platform: PaymentsPlatform;
+  peripherals: Peripherals;
+  bus: EventBus;
+  log: Logger;
+  config: Config;
+  now?: () => number;
+  offline?: OfflineHook;
+  /** Client transaction ids; default random UUIDs. */
+  newId?: () => string;
+  /** First delay of the reversal and lookup retries (the cap is payments.reversalRetryCapMs). */
+  retryBaseMs?: number;
+  /** Jitter source of the retries. */
+  random?: () => number;
+}
+
+/**
+ * What every flow of the engine shares: the journal, the platform, the devices, the bus,
+ * and the bookkeeping of sales waiting to finish and of background resolutions.
+ */
+export class Engine {
+  readonly journal: Journal;
+  readonly platform: PaymentsPlatform;
+  readonly devices: Peripherals;
+  readonly bus: EventBus;
+  readonly log: Logger;
+  readonly config: Config;
+  readonly now: () => number;
+  readonly offline: OfflineHook | undefined;
+  readonly retryBaseMs: number;
+  readonly random: () => number;
+  private readonly makeId: () => string;
+  private readonly waiters = new Map<string, Array<(view: TransactionView) => void>>();
+  private readonly trackingListeners = new Set<(t: PendingTracking) => void>();
+  private readonly tasks = new Set<Promise<unknown>>();
+  private readonly stopper = new AbortController();
+
+  constructor(deps: PaymentServiceDeps) {
+    this.journal = deps.journal;
+    this.platform = deps.platform;
+    this.devices = deps.peripherals;
+    this.bus = deps.bus;
+    this.log = deps.log.child({ module: 'payments' });
+    this.config = deps.config;
+    this.now = deps.now ?? Date.now;
+    this.offline = deps.offline;
+    this.retryBaseMs = deps.retryBaseMs ?? 1_000;
+    this.random = deps.random ?? Math.random;
+    this.makeId = deps.newId ?? randomUUID;
+  }
+
+  newId(): string {
+    return this.makeId();
+  }
+
+  isoNow(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  get channel(): string {
+    return this.config.payments.channel;
+  }
+
+  /** Aborted when the service stops: background loops end. */
+  get stopSignal(): AbortSignal {
+    return this.stopper.signal;
+  }
+
+  callOptions(row: Pick<JournalRow, 'merchantId'>): CallOptions {
+    return row.merchantId !== undefined ? { merchantId: row.merchantId } : {};
+  }
+
+  /** Updates the row, tells the bus, and resolves anyone waiting once it is final. */
+  save(id: string, patch: JournalPatch, opts: { platformEvent?: Record<string, unknown>; quiet?: boolean } = {}): JournalRow {
+    const row = this.journal.update(id, patch);
+    if (opts.quiet !== true) this.publish(row, opts.platformEvent);
+    this.settleIfFinal(row);
+    return row;
+  }
+
+  publish(row: JournalRow, platformEvent?: Record<string, unknown>): void {
+    this.bus.publish('transaction.updated', {
+      clientTransactionId: row.clientTransactionId,
+      ...(row.serverTransactionId !== undefined ? { serverTransactionId: row.serverTransactionId } : {}),
+      kind: row.kind,
+      status: row.state,
+      amount: row.amount,
+      currency: row.currency,
+      ...(row.method !== undefined ? { method: row.method } : {}),
+      ...(row.message !== undefined ? { message: row.message } : {}),
+      ...(platformEvent !== undefined ? { platformEvent } : {}),
+    });
+  }
+
+  /** Resolves with the view once the row is final (or stored offline, or being reversed). */
+  waitFor(id: string): Promise<TransactionView> {
+    const row = this.journal.require(id);
+    if (isSettled(row)) return Promise.resolve(toView(row));
+    return new Promise((resolve) => {
+      const list = this.waiters.get(id) ?? [];
+      list.push(resolve);
+      this.waiters.set(id, list);
+    });
+  }
+
+  settleIfFinal(row: JournalRow): void {
+    if (!isSettled(row)) return;
+    const list = this.waiters.get(row.clientTransactionId);
+    if (list === undefined) return;
+    this.waiters.delete(row.clientTransactionId);
+    const view = toView(row);
+    for (const resolve of list) resolve(view);
+  }
+
+  onTracking(listener: (t: PendingTracking) => void): () => void {
+    this.trackingListeners.add(listener);
+    return () => this.trackingListeners.delete(listener);
+  }
+
+  notifyTracking(row: JournalRow): void {
+    const t = trackingOf(row);
+    for (const listener of [...this.trackingListeners]) {
+      try {
+        listener(t);
+      } catch (err) {
+        this.log.error({ err: describeError(err) }, 'tracking listener failed');
+      }
+    }
+  }
+
+  /** Runs work in the background; failures are logged, never thrown. */
+  background(name: string, work: () => Promise<unknown>): void {
+    const task = (async () => {
+      try {
+        await work();
+      } catch (err) {
+        if (this.stopper.signal.aborted) return;
+        this.log.error({ task: name, err: describeError(err) }, 'background payment task failed');
+      }
+    })();
+    this.tasks.add(task);
+    void task.finally(() => this.tasks.delete(task));
+  }
+
+  /** Resolves when no background task is left (tests, graceful stop). */
+  async idle(): Promise<void> {
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+  }
+
+  stop(): void {
+    this.stopper.abort(new Error('payments stopped'));
+  }
+
+  /** Device calls that only inform the customer must never fail a payment. */
+  async bestEffort(what: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.log.warn({ device: what, err: describeError(err) }, 'device call failed; the payment goes on');
+    }
+  }
+}
+
+/** A sale's `done` resolves in these states: final, stored offline, or handed to the reversal. */
+export function isSettled(row: JournalRow): boolean {
+  return FINAL_STATES.has(row.state) || row.state === 'offline_stored' || row.state === 'reversing';
+}
+
+export function trackingOf(row: JournalRow): PendingTracking {
+  return {
+    clientTransactionId: row.clientTransactionId,
+    ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}),
+    ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}),
+    startedAt: row.createdAt,
+  };
+}

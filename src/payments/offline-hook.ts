@@ -1,0 +1,38 @@
+import type { Database } from 'better-sqlite3';
+import type { CardData, EntryMode, PinData } from '../devices/api.js';
+import type { ProcessRequest } from '../platform/schemas/requests.js';
+import type { JournalRow } from './journal/index.js';
+
+/** What the offline policy sees of a card sale the platform could not be reached for. */
+export interface OfflineCandidate {
+  sale: JournalRow;
+  entryMode: EntryMode;
+  maskedPan: string;
+  scheme: string;
+  /** The reader approved the sale offline (its risk management allowed it). */
+  offlineApproved: boolean;
+}
+
+export interface OfflineSale {
+  /** The journal row, already `offline_stored` inside the same transaction. */
+  row: JournalRow;
+  /** The exact process body the sale would have sent; upload it with `offlineTransaction: true`. */
+  body: ProcessRequest;
+  card: CardData;
+  pin?: PinData;
+}
+
+export type OfflineDecision = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Implemented by the offline store-and-forward queue (src/offline/). The payments engine
+ * asks `eligible` when a card sale's process call never reached the platform, and calls
+ * `store` inside the SQLite transaction that marks the journal row `offline_stored`
+ * (DESIGN.md invariant 1: on disk before the customer is told it is approved). `store`
+ * must be synchronous and use `db` (better-sqlite3); throwing rolls the journal update back
+ * and the sale fails instead.
+ */
+export interface OfflineHook {
+  eligible(candidate: OfflineCandidate): OfflineDecision;
+  store(db: Database, sale: OfflineSale): void;
+}

@@ -1,0 +1,68 @@
+import { AgentError, ErrorCodes, describeError, isAgentError } from '../core/errors.js';
+import { isPlatformError } from '../platform/errors.js';
+import type { PlatformError } from '../platform/errors.js';
+
+/**
+ * What a failed platform write means for the money (DESIGN.md "Unknown outcome"):
+ * - `not_sent`: the request never reached the platform (nothing happened; offline may apply);
+ * - `refused`: the platform answered and did nothing (4xx, 401/403);
+ * - `unknown`: it may have taken effect (timeout, reset after sending, 5xx, unreadable 2xx):
+ *   look it up by client id before anything else.
+ */
+export type FailureKind = 'not_sent' | 'refused' | 'unknown';
+
+export function failureKind(err: unknown): FailureKind {
+  if (isPlatformError(err)) {
+    if (err.category === 'network' && !err.outcomeUnknown) return 'not_sent';
+    if (err.category === 'auth' || err.category === 'rejected') return 'refused';
+    return 'unknown';
+  }
+  // Our own request check throws before anything is sent.
+  if (isAgentError(err, ErrorCodes.PLATFORM_BAD_REQUEST)) return 'not_sent';
+  // Anything else (a bug, an unexpected throw) may have happened after sending: be safe.
+  return 'unknown';
+}
+
+export function isNotFoundError(err: unknown): boolean {
+  return isPlatformError(err) && err.status === 404;
+}
+
+/** Spec "Errors" 3: the merchant aggregator requires a supervisor approval code. */
+export function isApprovalCodeRefusal(err: unknown): boolean {
+  if (!isPlatformError(err) || err.category !== 'rejected') return false;
+  const text = `${err.errorCode ?? ''} ${err.errorMessage ?? ''}`;
+  return /approval.?code/i.test(text);
+}
+
+/** The platform's own words for a refusal, without the HTTP framing. */
+export function platformReason(err: unknown): string {
+  if (isPlatformError(err)) return err.errorMessage ?? err.message;
+  return describeError(err);
+}
+
+/** A refusal of the platform as an error a person can act on (message never has card data: platform messages carry none). */
+export function refusalError(err: PlatformError | unknown, op: string, clientTransactionId: string): AgentError {
+  if (isApprovalCodeRefusal(err)) {
+    const given = isPlatformError(err) && /invalid|incorrect|not correct|wrong/i.test(`${err.errorCode ?? ''} ${err.errorMessage ?? ''}`);
+    return new AgentError(
+      ErrorCodes.PAYMENT_RULE,
+      given
+        ? `the ${op} was refused: the supervisor approval code is not correct`
+        : `the ${op} was refused: a supervisor approval code is required for this merchant`,
+      { httpStatus: 422, cause: err, details: { approvalCodeRequired: true, clientTransactionId } },
+    );
+  }
+  if (isPlatformError(err) && err.category === 'auth') {
+    return new AgentError(ErrorCodes.PLATFORM_AUTH, `the platform did not accept the terminal's credentials for the ${op}: nothing was done (${platformReason(err)})`, {
+      httpStatus: 502,
+      cause: err,
+      details: { clientTransactionId },
+    });
+  }
+  const suggest = isPlatformError(err) && /refund instead|refund it/i.test(err.errorMessage ?? '') ? { suggest: 'refund' } : {};
+  return new AgentError(ErrorCodes.PAYMENT_RULE, `the platform refused the ${op}: ${platformReason(err)}`, {
+    httpStatus: 422,
+    cause: err,
+    details: { clientTransactionId, ...suggest, ...(isPlatformError(err) && err.errorCode !== undefined ? { platformCode: err.errorCode } : {}) },
+  });
+}

@@ -1,0 +1,136 @@
+import type { TransactionState } from './api.js';
+import type { QrInfo } from './api.js';
+
+/**
+ * Reading the platform's transaction records (spec "Payment transaction record",
+ * "States and transitions", DESIGN.md decisions on card and wallet statuses). Records are
+ * read leniently: unknown statuses are kept as they came.
+ */
+
+export type PlatformRecord = Record<string, unknown> & {
+  transactionStatus?: unknown;
+  serverTransactionId?: unknown;
+  events?: unknown;
+};
+
+export function recordStatus(record: PlatformRecord): string | undefined {
+  return typeof record.transactionStatus === 'string' ? record.transactionStatus : undefined;
+}
+
+export function recordServerId(record: PlatformRecord): string | undefined {
+  return typeof record.serverTransactionId === 'string' ? record.serverTransactionId : undefined;
+}
+
+export function recordEvents(record: PlatformRecord): Array<Record<string, unknown>> {
+  return Array.isArray(record.events) ? record.events.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null) : [];
+}
+
+const PENDING = new Set(['initialized', 'pending', 'processing', 'inprogress']);
+const CHARGED = new Set(['accepted', 'captured', 'authorized', 'approved', 'paid', 'success', 'succeeded']);
+const REFUSED = new Set(['refused', 'declined', 'rejected']);
+const CANCELLED = new Set(['cancelled', 'canceled', 'reversed', 'voided']);
+
+export type StatusClass = 'pending' | 'charged' | 'refused' | 'cancelled' | 'failed' | 'expired' | 'other';
+
+export function classifyStatus(status: string | undefined): StatusClass {
+  const s = (status ?? '').toLowerCase();
+  if (PENDING.has(s)) return 'pending';
+  if (CHARGED.has(s)) return 'charged';
+  if (REFUSED.has(s)) return 'refused';
+  if (CANCELLED.has(s)) return 'cancelled';
+  if (s === 'failed' || s === 'error') return 'failed';
+  if (s === 'expired') return 'expired';
+  return 'other';
+}
+
+/** The journal state a sale takes for the platform's status (a pending status leaves it to the caller). */
+export function saleStateFor(status: string | undefined): TransactionState | undefined {
+  switch (classifyStatus(status)) {
+    case 'pending':
+      return undefined;
+    case 'charged':
+      return 'approved';
+    case 'refused':
+      return 'declined';
+    case 'cancelled':
+      return 'cancelled';
+    case 'failed':
+    case 'expired':
+      return 'failed';
+    default:
+      // DESIGN.md: any other value is shown as it is and treated as final.
+      return 'needs_attention';
+  }
+}
+
+/** The result message of the last result event that has one (e.g. the issuer's decline reason). */
+export function resultMessage(record: PlatformRecord): string | undefined {
+  const events = recordEvents(record);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const m = events[i]?.resultMessage;
+    if (typeof m === 'string' && m !== '') return m;
+  }
+  return undefined;
+}
+
+function asObject(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/**
+ * The QR of a consumer-scan answer (spec "QR result data"): walletA
+ * `resultData.orderCodeForm.codeDetails.codeValue` with `orderCodeForm.expireTime`, walletB
+ * `resultData.codeValue` (also found one level deeper, for a walletB data object).
+ */
+export function qrOf(record: PlatformRecord): QrInfo | undefined {
+  for (const event of recordEvents(record)) {
+    const data = asObject(event.resultData);
+    if (data === undefined) continue;
+    const form = asObject(data.orderCodeForm);
+    const details = asObject(form?.codeDetails);
+    if (typeof details?.codeValue === 'string') {
+      return { codeValue: details.codeValue, ...(typeof form?.expireTime === 'string' ? { expireTime: form.expireTime } : {}) };
+    }
+    if (typeof data.codeValue === 'string') return { codeValue: data.codeValue, ...(typeof data.expireTime === 'string' ? { expireTime: data.expireTime } : {}) };
+    for (const inner of Object.values(data)) {
+      const o = asObject(inner);
+      if (typeof o?.codeValue === 'string') return { codeValue: o.codeValue, ...(typeof o.expireTime === 'string' ? { expireTime: o.expireTime } : {}) };
+    }
+  }
+  return undefined;
+}
+
+function amountOf(v: unknown): number | undefined {
+  const o = asObject(v);
+  return typeof o?.amount === 'number' ? o.amount : undefined;
+}
+
+/** What the platform's events say was captured on a card sale (cardCaptureResult events, the last one counts). */
+export function capturedOf(record: PlatformRecord): number | undefined {
+  let captured: number | undefined;
+  for (const e of recordEvents(record)) {
+    if (typeof e.eventType === 'string' && /capture/i.test(e.eventType) && e.result !== 'Refused') {
+      const a = amountOf(e.captureAmount);
+      if (a !== undefined) captured = a;
+    }
+  }
+  return captured;
+}
+
+/** A stable key of a platform event, to deliver each once. */
+export function eventKey(event: Record<string, unknown>): string {
+  return JSON.stringify(event);
+}
+
+/** Events of `incoming` not in `known`, in the platform's order. */
+export function newEvents(known: Array<Record<string, unknown>>, incoming: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const seen = new Set(known.map(eventKey));
+  return incoming.filter((e) => !seen.has(eventKey(e)));
+}
+
+/** A copy of an event without anything that could be card data (defence in depth: records should carry none). */
+export function publicEvent(event: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(event, (key, value: unknown) => (['encryptedData', 'pinblock', 'pinBlock', 'pan', 'track2', 'cvv'].includes(key) ? undefined : value)),
+  ) as Record<string, unknown>;
+}

@@ -1,0 +1,205 @@
+import { AgentError, ErrorCodes } from '../core/errors.js';
+import type { AllowedOperationsView } from './api.js';
+import type { JournalRow } from './journal/index.js';
+import { formatAmount } from './money.js';
+
+/**
+ * Payment rules checked before a request leaves (issue 4 "Operations", spec "Limits" and
+ * "Errors"). Each refusal is a PAYMENT_RULE error a person can act on; `details.suggest`
+ * names the operation to use instead.
+ */
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const UTC8 = 8 * HOUR;
+
+/** Spec "Limits": walletA cancel until 00:15 UTC+8 on the day after the sale; first instant it is too late. */
+export function walletACancelDeadline(saleAt: number): number {
+  const local = new Date(saleAt + UTC8);
+  const localMidnight = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
+  return localMidnight + DAY + 15 * 60_000 - UTC8;
+}
+
+/** Spec "Limits": walletB cancel in the first 24 hours after the sale. */
+export function walletBCancelDeadline(saleAt: number): number {
+  return saleAt + DAY;
+}
+
+/** Spec "Limits": walletB refund up to 180 days after the sale (the last instant still allowed). */
+export function walletBRefundLastInstant(saleAt: number): number {
+  return saleAt + 180 * DAY;
+}
+
+export function saleTime(sale: JournalRow): number {
+  const t = Date.parse(sale.clientDateTime);
+  return Number.isNaN(t) ? Date.parse(sale.createdAt) : t;
+}
+
+/** First instant at which the sale can no longer be cancelled, when a wallet limits it. */
+export function cancelDeadline(sale: JournalRow): number | undefined {
+  if (sale.method === 'walletA') return walletACancelDeadline(saleTime(sale));
+  if (sale.method === 'walletB') return walletBCancelDeadline(saleTime(sale));
+  return undefined;
+}
+
+export function ruleError(message: string, details: Record<string, unknown> = {}, httpStatus = 422): AgentError {
+  return new AgentError(ErrorCodes.PAYMENT_RULE, message, { httpStatus, details });
+}
+
+const isCard = (sale: JournalRow): boolean => sale.method === 'card' || sale.method === 'manual' || sale.method === 'moto';
+
+/** Operations of a sale still open at the platform (sent, outcome not final), by kind. */
+export interface OpenOperations {
+  refund: number;
+  cancel: number;
+  capture: number;
+}
+
+export interface Refusal {
+  message: string;
+  details: Record<string, unknown>;
+  httpStatus: number;
+}
+
+type Check = { ok: true; maxAmount: number } | { ok: false; refusal: Refusal };
+
+const refuse = (message: string, details: Record<string, unknown> = {}, httpStatus = 422): Check => ({ ok: false, refusal: { message, details, httpStatus } });
+
+function saleUsable(sale: JournalRow, op: string): Check | undefined {
+  if (sale.kind !== 'sale') return refuse(`only a sale can be ${op}; ${sale.clientTransactionId} is a ${sale.kind}`, {}, 409);
+  if (sale.state === 'offline_stored') return refuse(`the sale was taken offline and is not uploaded yet: it can be ${op} once the platform has it`, {}, 409);
+  if (sale.state !== 'approved') return refuse(`a ${sale.state.replace('_', ' ')} sale cannot be ${op}`, { state: sale.state }, 409);
+  return undefined;
+}
+
+/** Spec rule 3, "Errors" 4 and "Limits": captured card sales and closed wallet windows are refunded instead. */
+export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
+  const unusable = saleUsable(sale, 'cancelled');
+  if (unusable !== undefined) return unusable;
+  if (isCard(sale) && (sale.capturedAmount > 0 || sale.platformStatus === 'Captured')) {
+    return refuse('the sale is captured and can no longer be cancelled: refund it instead', { suggest: 'refund' }, 409);
+  }
+  const deadline = cancelDeadline(sale);
+  if (deadline !== undefined && now >= deadline) {
+    const rule = sale.method === 'walletA' ? 'until 00:15 UTC+8 on the day after the sale' : 'for 24 hours after the sale';
+    return refuse(`the ${sale.method ?? 'wallet'} cancel window (${rule}) ended at ${new Date(deadline).toISOString()}: a refund is offered instead`, {
+      suggest: 'refund',
+      deadline: new Date(deadline).toISOString(),
+    });
+  }
+  const left = sale.amount - sale.cancelledAmount - sale.refundedAmount - open.cancel - open.refund;
+  if (left <= 0) return refuse('nothing is left to cancel on this sale');
+  return { ok: true, maxAmount: left };
+}
+
+/** Spec "Limits" (walletB 180 days) and rule 3 (an uncaptured card sale is cancelled, not refunded). */
+export function refundCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
+  const unusable = saleUsable(sale, 'refunded');
+  if (unusable !== undefined) return unusable;
+  let charged: number;
+  if (isCard(sale)) {
+    if (sale.capturedAmount <= 0) return refuse('the sale is authorized but not captured: cancel it instead (nothing was charged yet)', { suggest: 'cancel' }, 409);
+    charged = sale.capturedAmount;
+  } else {
+    charged = sale.amount - sale.cancelledAmount;
+  }
+  if (sale.method === 'walletB') {
+    const last = walletBRefundLastInstant(saleTime(sale));
+    if (now > last) return refuse(`the walletB refund window (180 days after the sale) ended at ${new Date(last).toISOString()}`, { deadline: new Date(last).toISOString() });
+  }
+  const left = charged - sale.refundedAmount - open.refund;
+  if (left <= 0) return refuse('the sale is fully refunded');
+  return { ok: true, maxAmount: left };
+}
+
+/** Spec rule 2: only a card authorization (capture deferred) is captured, at most what is left of it. */
+export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
+  const unusable = saleUsable(sale, 'captured');
+  if (unusable !== undefined) return unusable;
+  if (!isCard(sale)) return refuse('only card sales are captured', {}, 409);
+  if (sale.capturedAmount > 0 || sale.platformStatus === 'Captured') return refuse('the sale is captured already', {}, 409);
+  if (open.capture > 0) return refuse('a capture of this sale is already under way', {}, 409);
+  const left = sale.amount - sale.cancelledAmount - open.cancel;
+  if (left <= 0) return refuse('nothing is left to capture on this sale');
+  return { ok: true, maxAmount: left };
+}
+
+/** Throws the refusal, or checks `amount` against the maximum and returns the amount to use. */
+export function requireAmount(check: Check, amount: number | undefined, op: 'cancel' | 'refund' | 'capture', currency: string): number {
+  if (!check.ok) throw ruleError(check.refusal.message, check.refusal.details, check.refusal.httpStatus);
+  const use = amount ?? check.maxAmount;
+  if (use > check.maxAmount) {
+    throw ruleError(`a ${op} of ${formatAmount(use, currency)} is more than the ${formatAmount(check.maxAmount, currency)} left to ${op}`, {
+      maxAmount: check.maxAmount,
+      currency,
+    });
+  }
+  return use;
+}
+
+/** Spec "Errors" 2: a MOTO sale is keyed (the reader's keypad), never contactless or chip. */
+export function checkMotoEntryMode(entryMode: string): void {
+  if (entryMode !== 'Keyed') throw ruleError(`a mail/telephone order must be keyed in (entry mode Keyed), not ${entryMode}`, { entryMode });
+}
+
+/** The local rules as an allowed-operations view. */
+export function localAllowed(sale: JournalRow, now: number, open?: OpenOperations): AllowedOperationsView {
+  const view = (c: Check): { allowed: boolean; maxAmount: number; reason?: string } =>
+    c.ok ? { allowed: true, maxAmount: c.maxAmount } : { allowed: false, maxAmount: 0, reason: c.refusal.message };
+  return {
+    cancel: view(cancelCheck(sale, now, open)),
+    refund: view(refundCheck(sale, now, open)),
+    capture: view(captureCheck(sale, open)),
+    currency: sale.currency,
+    fromPlatform: false,
+  };
+}
+
+interface PlatformOp {
+  allowed: boolean;
+  maxAmount?: number;
+}
+
+function platformOp(v: unknown): PlatformOp | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.allowed !== 'boolean') return undefined;
+  return { allowed: o.allowed, ...(typeof o.maxAmount === 'number' ? { maxAmount: o.maxAmount } : {}) };
+}
+
+/**
+ * Merges the platform's allowed-operations answer into the local view: an operation is
+ * allowed when both allow it, up to the smaller maximum. The spec's record is one
+ * `{allowed, maxAmount}`; the demo platform adds `operation` (which one the record is for)
+ * and `operations` (all three); a bare record is taken as the cancel-or-refund that applies.
+ */
+export function mergeAllowed(local: AllowedOperationsView, answer: Record<string, unknown>): AllowedOperationsView {
+  const perOp: Partial<Record<'cancel' | 'refund' | 'capture', PlatformOp>> = {};
+  const ops = typeof answer.operations === 'object' && answer.operations !== null ? (answer.operations as Record<string, unknown>) : undefined;
+  for (const name of ['cancel', 'refund', 'capture'] as const) {
+    const op = platformOp(ops?.[name]);
+    if (op !== undefined) perOp[name] = op;
+  }
+  const bare = platformOp(answer);
+  if (ops === undefined && bare !== undefined) {
+    const which = answer.operation === 'cancel' || answer.operation === 'refund' || answer.operation === 'capture' ? answer.operation : undefined;
+    if (which !== undefined) perOp[which] = bare;
+    else if (!bare.allowed) {
+      perOp.cancel = bare;
+      perOp.refund = bare;
+    } else if (local.cancel.allowed) perOp.cancel = bare;
+    else perOp.refund = bare;
+  }
+  const merged: AllowedOperationsView = { ...local, fromPlatform: true };
+  for (const name of ['cancel', 'refund', 'capture'] as const) {
+    const p = perOp[name];
+    if (p === undefined) continue;
+    const l = local[name];
+    if (!p.allowed) {
+      merged[name] = { allowed: false, maxAmount: 0, reason: l.allowed ? 'the platform does not allow it for this transaction' : (l.reason ?? 'not allowed') };
+    } else if (l.allowed) {
+      merged[name] = { allowed: true, maxAmount: p.maxAmount === undefined ? l.maxAmount : Math.min(l.maxAmount, p.maxAmount) };
+    }
+  }
+  return merged;
+}

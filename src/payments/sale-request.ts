@@ -1,0 +1,64 @@
+import { AgentError, ErrorCodes } from '../core/errors.js';
+import type { Config } from '../config/schema.js';
+import type { MotoDetails, SaleMethod, SaleRequest, WalletScenario } from './api.js';
+import { assertAmount, normalizeCurrency } from './money.js';
+
+export interface ValidSale {
+  method: SaleMethod;
+  scenario: WalletScenario | undefined;
+  amount: number;
+  currency: string;
+  merchantId: string | undefined;
+  moto: MotoDetails | undefined;
+  walletId: string | undefined;
+}
+
+const METHODS: readonly SaleMethod[] = ['card', 'manual', 'moto', 'walletA', 'walletB'];
+const SCENARIOS: readonly WalletScenario[] = ['ConsumerScan', 'MerchantScan'];
+
+function bad(message: string, details: Record<string, unknown> = {}): AgentError {
+  return new AgentError(ErrorCodes.API_BAD_REQUEST, message, { httpStatus: 400, details });
+}
+
+function optionalText(value: unknown, name: string, max = 128): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value.trim() === '' || value.length > max) throw bad(`${name} must be a non-empty text of at most ${max} characters`, { field: name });
+  return value.trim();
+}
+
+/** Checks a sale request before anything is journaled (invariant 6: bad input gets a clear error). */
+export function validateSale(req: SaleRequest, config: Config): ValidSale {
+  if (typeof req !== 'object' || req === null) throw bad('a sale needs method, amount and currency');
+  if (!METHODS.includes(req.method)) throw bad(`method must be one of ${METHODS.join(', ')}`, { field: 'method' });
+  const currency = normalizeCurrency(req.currency ?? config.payments.defaultCurrency);
+  assertAmount(req.amount, currency);
+  const wallet = req.method === 'walletA' || req.method === 'walletB';
+  let scenario: WalletScenario | undefined;
+  if (wallet) {
+    scenario = req.scenario ?? 'ConsumerScan';
+    if (!SCENARIOS.includes(scenario)) throw bad(`scenario must be ConsumerScan or MerchantScan`, { field: 'scenario' });
+  } else if (req.scenario !== undefined) {
+    throw bad('scenario applies to wallet sales only', { field: 'scenario' });
+  }
+  const walletId = optionalText(req.walletId, 'walletId', 256);
+  if (walletId !== undefined && scenario !== 'MerchantScan') throw bad('walletId applies to merchant-scan wallet sales only', { field: 'walletId' });
+  let moto: MotoDetails | undefined;
+  if (req.method === 'moto') {
+    const m = req.moto ?? {};
+    moto = {};
+    for (const key of ['orderChannel', 'zipCode', 'houseNumber', 'email', 'phone'] as const) {
+      const v = optionalText(m[key], `moto.${key}`);
+      if (v !== undefined) moto[key] = v;
+    }
+    const avs = [moto.orderChannel, moto.zipCode, moto.houseNumber].filter((v) => v !== undefined).length;
+    // Spec "Process request body": with address verification all three; without it e-mail or phone.
+    if (avs > 0 && avs < 3) throw bad('MOTO with address verification needs orderChannel, zipCode and houseNumber', { field: 'moto' });
+    if (avs === 0 && moto.email === undefined && moto.phone === undefined) {
+      throw bad('MOTO needs the address (orderChannel, zipCode, houseNumber) or the customer e-mail or phone', { field: 'moto' });
+    }
+  } else if (req.moto !== undefined) {
+    throw bad('moto details apply to MOTO sales only', { field: 'moto' });
+  }
+  const merchantId = optionalText(req.merchantId, 'merchantId') ?? config.auth.merchantId;
+  return { method: req.method, scenario, amount: req.amount, currency, merchantId, moto, walletId };
+}

@@ -1,0 +1,95 @@
+import { describeError, isAgentError } from '../core/errors.js';
+import { isPlatformError } from '../platform/errors.js';
+import { adoptSaleRecord } from './adopt.js';
+import type { Engine } from './engine.js';
+import type { JournalRow } from './journal/index.js';
+import { formatAmount } from './money.js';
+import { failureKind, refusalError } from './outcome.js';
+import type { PlatformRecord } from './records.js';
+import { resolveSale } from './reversal.js';
+import { showOutcome } from './sale-card.js';
+
+/**
+ * A wallet sale (DESIGN.md "Wallet QR"): consumer scan answers Initialized with the QR,
+ * shown on the customer display and followed by the relay until final; merchant scan
+ * reads the customer's code from the scanner (unless given) and sends it as walletId.
+ * Never throws: the outcome is in the journal.
+ */
+export async function runWalletSale(e: Engine, saleId: string, walletId: string | undefined, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
+  const sale = e.journal.require(saleId);
+  const wallet = sale.method as 'walletA' | 'walletB';
+  const scenario = sale.scenario ?? 'ConsumerScan';
+  let code = walletId;
+  if (scenario === 'MerchantScan' && code === undefined) {
+    await e.bestEffort('display', () => e.devices.display.showText([formatAmount(sale.amount, sale.currency), 'Show your wallet code']));
+    try {
+      code = await e.devices.scanner.nextScan({ timeoutMs: e.config.devices.scanTimeoutMs, ...(signal ? { signal } : {}) });
+    } catch (err) {
+      release();
+      if (signal.aborted) e.save(saleId, { state: 'cancelled', message: 'cancelled before the customer code was scanned: nothing was charged' });
+      else if (isAgentError(err, 'DEVICE_TIMEOUT')) {
+        e.save(saleId, { state: 'failed', message: `no customer code was scanned within ${Math.round(e.config.devices.scanTimeoutMs / 1000)} s: nothing was charged` });
+      } else e.save(saleId, { state: 'failed', message: `the scanner failed (${describeError(err)}): nothing was charged` });
+      await showOutcome(e, saleId);
+      return;
+    }
+    release();
+    code = code.trim();
+    if (code === '') {
+      e.save(saleId, { state: 'failed', message: 'the scanned customer code is empty: nothing was charged' });
+      return;
+    }
+  }
+  const inFlight = e.save(saleId, { state: 'in_flight', attempts: sale.attempts + 1, message: 'sent to the platform' });
+  let record: PlatformRecord;
+  try {
+    record = await e.platform.process(
+      {
+        clientDateTime: inFlight.clientDateTime,
+        channel: e.channel,
+        clientNewTransactionId: saleId,
+        authorizationAmount: { amount: sale.amount, currency: sale.currency },
+        instrument: { instrumentType: wallet, paymentScenario: scenario, ...(code !== undefined ? { walletId: code } : {}) },
+      },
+      e.callOptions(inFlight),
+    );
+  } catch (err) {
+    const kind = failureKind(err);
+    if (kind === 'unknown') {
+      e.log.warn({ clientTransactionId: saleId, code: isPlatformError(err) ? err.code : undefined }, 'wallet sale outcome unknown; looking it up');
+      const resolved = await resolveSale(e, e.journal.require(saleId));
+      afterAdopt(e, resolved, true);
+    } else if (kind === 'refused') {
+      e.save(saleId, { state: 'failed', message: `${refusalError(err, 'sale', saleId).message}; nothing was charged` });
+    } else {
+      e.save(saleId, { state: 'failed', message: `the platform cannot be reached (${describeError(err)}): nothing was charged` });
+    }
+    if (e.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(e, saleId);
+    return;
+  }
+  const adopted = adoptSaleRecord(e, inFlight, record);
+  afterAdopt(e, adopted.row, adopted.startedWaiting);
+  if (adopted.row.state !== 'awaiting_customer') await showOutcome(e, saleId);
+}
+
+/** A pending wallet payment: show the QR (consumer scan) and have the relay follow it. */
+function afterAdopt(e: Engine, row: JournalRow, startedWaiting: boolean): void {
+  if (row.state !== 'awaiting_customer' || !startedWaiting) return;
+  if (row.scenario === 'ConsumerScan') {
+    if (row.qrCode === undefined) {
+      e.save(row.clientTransactionId, { state: 'needs_attention', message: 'the platform answered without a QR code: cancel the sale and try again' });
+      return;
+    }
+    const qr = row.qrCode;
+    const caption = `${formatAmount(row.amount, row.currency)} - scan with ${row.method ?? 'your wallet'}`;
+    const opts = { clientTransactionId: row.clientTransactionId, ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}) };
+    // The display driver puts display.qr on the bus for the counter page, then draws the code.
+    e.background('show QR', () => e.bestEffort('display', () => e.devices.display.showQr(qr, caption, opts)));
+  }
+  e.notifyTracking(row);
+}
+
+/** The relay's final answer reached the row: the outcome on the display. */
+export function walletSettled(e: Engine, row: JournalRow): void {
+  e.background('show outcome', () => showOutcome(e, row.clientTransactionId));
+}

@@ -1,0 +1,116 @@
+import { join } from 'node:path';
+import { AuthService } from '../../src/auth/index.js';
+import { configSchema, type Config } from '../../src/config/schema.js';
+import type { Logger } from '../../src/core/logger.js';
+import { EventBus } from '../../src/events/bus.js';
+import type { AgentEvent } from '../../src/events/types.js';
+import { HostDispatchers } from '../../src/platform/dispatchers.js';
+import { PlatformClient } from '../../src/platform/client.js';
+import { createMtlsDispatcher } from '../../src/identity/index.js';
+import { Journal } from '../../src/payments/journal/index.js';
+import type { OfflineHook } from '../../src/payments/offline-hook.js';
+import { PaymentService } from '../../src/payments/service.js';
+import type { PaymentsPlatform } from '../../src/payments/engine.js';
+import { identityOf, startDemo, type Demo } from '../platform/fixture.js';
+import { tempDir } from '../helpers/tmp.js';
+import { fakePeripherals } from './fakes.js';
+
+export interface Terminal {
+  service: PaymentService;
+  journal: Journal;
+  bus: EventBus;
+  events: AgentEvent[];
+  devices: ReturnType<typeof fakePeripherals>;
+  platform: PaymentsPlatform;
+  config: Config;
+  dataDir: string;
+  /** Closes service, journal and client (not the demo platform). */
+  close(): Promise<void>;
+}
+
+export interface TerminalOptions {
+  config?: Record<string, unknown>;
+  now?: () => number;
+  offline?: OfflineHook;
+  /** Time to response headers of platform calls (timeouts of the unknown-outcome tests). */
+  headersTimeoutMs?: number;
+  dataDir?: string;
+  /** Wraps the platform client (e.g. to count calls). */
+  wrap?: (p: PaymentsPlatform) => PaymentsPlatform;
+  log?: Logger;
+}
+
+/** The demo platform on loopback (mTLS), shared by the tests of a file. */
+export async function startPlatform(): Promise<Demo> {
+  return startDemo({ walletPayDelayMs: 0 });
+}
+
+/**
+ * A payments service as the agent builds it: AuthService tokens for TA-0001, the
+ * PlatformClient over mTLS to the demo platform, a real journal in a temp dir, fake devices.
+ */
+export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Promise<Terminal> {
+  const tmp = opts.dataDir === undefined ? tempDir('payments-') : undefined;
+  const dataDir = opts.dataDir ?? join(tmp?.dir ?? '', 'data');
+  const config = configSchema.parse({
+    dataDir,
+    payments: { reversalRetryCapMs: 200 },
+    ...opts.config,
+  });
+  const identity = identityOf('device');
+  const timeouts = { connectTimeoutMs: 2_000, headersTimeoutMs: opts.headersTimeoutMs ?? 5_000, bodyTimeoutMs: 5_000 };
+  const dispatchers = new HostDispatchers(() => createMtlsDispatcher(identity, timeouts));
+  const log = opts.log ?? demo.log;
+  const auth = new AuthService({
+    identity,
+    endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl },
+    dispatchers,
+    settings: { mode: 'client_credentials', refreshRatio: 0.8, leewaySeconds: 30, backoffBaseMs: 20, backoffCapMs: 200 },
+    log,
+    random: () => 0.5,
+  });
+  await auth.start();
+  const client = new PlatformClient({
+    baseUrl: demo.mtlsUrl,
+    dispatchers,
+    tokens: auth,
+    log,
+    headersTimeoutMs: timeouts.headersTimeoutMs,
+    getRetry: { retries: 1, backoff: { baseMs: 10, capMs: 20 } },
+  });
+  const platform = opts.wrap ? opts.wrap(client) : client;
+  const journal = new Journal({ dataDir, ...(opts.now ? { now: opts.now } : {}) });
+  const bus = new EventBus();
+  const events: AgentEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  const devices = fakePeripherals();
+  const service = new PaymentService({
+    journal,
+    platform,
+    peripherals: devices,
+    bus,
+    log,
+    config,
+    retryBaseMs: 10,
+    random: () => 0.5,
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.offline ? { offline: opts.offline } : {}),
+  });
+  return {
+    service,
+    journal,
+    bus,
+    events,
+    devices,
+    platform,
+    config,
+    dataDir,
+    async close() {
+      await service.stop();
+      journal.close();
+      auth.stop();
+      await dispatchers.close();
+      tmp?.cleanup();
+    },
+  };
+}
