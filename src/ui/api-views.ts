@@ -1,5 +1,6 @@
 import type { AllowedOperationsView, TransactionView } from '../payments/api.js';
 import { formatAmount } from '../payments/money.js';
+import type { OfflineLevelsView } from './sources.js';
 
 /** A transaction as the local API answers it: minor units plus the formatted texts. */
 export type ApiTransaction = Omit<TransactionView, 'events'> & {
@@ -60,4 +61,11 @@ export interface ApiAllowedOperations {
 export function apiAllowedOperations(view: AllowedOperationsView): ApiAllowedOperations {
   const op = (o: AllowedOperationsView['cancel']): ApiOperation => ({ ...o, maxAmountText: safeFormat(o.maxAmount, view.currency) });
   return { cancel: op(view.cancel), refund: op(view.refund), capture: op(view.capture), currency: view.currency, fromPlatform: view.fromPlatform };
+}
+
+/** Offline levels with the per-currency totals and limits also as text. */
+export function apiOffline(levels: OfflineLevelsView): OfflineLevelsView & { totalsText: Record<string, string>; maxTotalText: Record<string, string> } {
+  const texts = (m: Record<string, number>): Record<string, string> =>
+    Object.fromEntries(Object.entries(m).map(([currency, minor]) => [currency, safeFormat(minor, currency)]));
+  return { ...levels, totalsText: texts(levels.totals), maxTotalText: texts(levels.maxTotal) };
 }

@@ -61,6 +61,12 @@ export function registerPageRoutes(router: Router, opts: { dirs: readonly string
     sendText(ctx.res, 200, 'text/html; charset=utf-8', html, { 'content-security-policy': CSP });
     return undefined;
   });
+  // Browsers ask for it on their own; an empty answer keeps their consoles clean.
+  router.add('GET', '/favicon.ico', (ctx) => {
+    ctx.res.writeHead(204, { 'cache-control': 'max-age=86400' });
+    ctx.res.end();
+    return undefined;
+  });
   router.add('GET', '/assets/:name', (ctx) => {
     const name = ctx.params.name ?? '';
     const file = ASSET_NAME.test(name) ? find(opts.dirs, name) : undefined;

@@ -2,12 +2,12 @@ import { AgentError } from '../../core/errors.js';
 import { readJsonBody } from '../http-io.js';
 import type { Router } from '../router.js';
 import { emptyBodySchema, noQuerySchema, parseInput, queryObject } from '../schemas.js';
-import type { OfflineLevelsView } from '../sources.js';
+import { apiOffline } from '../api-views.js';
 import { readiness } from './health.js';
 import type { RouteDeps } from './deps.js';
 
-async function offlineLevels(deps: RouteDeps): Promise<OfflineLevelsView | null> {
-  return deps.offline ? await deps.offline.levels() : null;
+async function offlineLevels(deps: RouteDeps): Promise<ReturnType<typeof apiOffline> | null> {
+  return deps.offline ? apiOffline(await deps.offline.levels()) : null;
 }
 
 export function registerStatusRoutes(router: Router, deps: RouteDeps): void {

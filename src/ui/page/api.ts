@@ -1,0 +1,83 @@
+import type { AgentStatus, AllowedOperations, DeviceStatus, OfflineLevels, Transaction } from './types.js';
+
+/** An error the agent answered with; `message` is meant for the person at the counter. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Calls the local API with the token embedded in the page (same origin only). */
+export class Api {
+  constructor(private readonly token: string) {}
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(path, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiError('API_UNAVAILABLE', 'The terminal agent does not answer. Is it running?', 0);
+    }
+    const text = await res.text();
+    let json: unknown = {};
+    try {
+      json = text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new ApiError('INTERNAL', `Unexpected answer from the agent (HTTP ${res.status}).`, res.status);
+    }
+    if (!res.ok) {
+      const error = (json as { error?: { code?: string; message?: string } }).error;
+      throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? `The agent answered HTTP ${res.status}.`, res.status);
+    }
+    return json as T;
+  }
+
+  async startSale(body: Record<string, unknown>): Promise<Transaction> {
+    return (await this.call<{ transaction: Transaction }>('POST', '/api/sales', body)).transaction;
+  }
+  async abortSale(id: string): Promise<Transaction> {
+    return (await this.call<{ transaction: Transaction }>('POST', `/api/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
+  }
+  async transaction(id: string): Promise<Transaction> {
+    return (await this.call<{ transaction: Transaction }>('GET', `/api/transactions/${encodeURIComponent(id)}`)).transaction;
+  }
+  async transactions(date: string): Promise<Transaction[]> {
+    return (await this.call<{ transactions: Transaction[] }>('GET', `/api/transactions?date=${date}&limit=200`)).transactions;
+  }
+  async allowedOperations(id: string): Promise<AllowedOperations> {
+    return (await this.call<{ allowedOperations: AllowedOperations }>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
+  }
+  async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: Record<string, unknown>): Promise<Transaction> {
+    return (await this.call<{ transaction: Transaction }>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
+  }
+  async status(): Promise<AgentStatus> {
+    return this.call<AgentStatus>('GET', '/api/status');
+  }
+  async devices(): Promise<DeviceStatus[]> {
+    return (await this.call<{ devices: DeviceStatus[] }>('GET', '/api/devices')).devices;
+  }
+  async offline(): Promise<OfflineLevels | null> {
+    return (await this.call<{ offline: OfflineLevels | null }>('GET', '/api/offline')).offline;
+  }
+  async flushOffline(): Promise<{ uploaded: number; failed: number; remaining: number }> {
+    return (await this.call<{ result: { uploaded: number; failed: number; remaining: number } }>('POST', '/api/offline/flush', {})).result;
+  }
+  /** The QR of a sale as an object URL of the SVG (drawn by the agent with qrcode). */
+  async qrUrl(id: string): Promise<string> {
+    const res = await fetch(`/api/qr/${encodeURIComponent(id)}.svg`, { headers: { authorization: `Bearer ${this.token}` }, cache: 'no-store' });
+    if (!res.ok) throw new ApiError('API_NOT_FOUND', 'The QR code is not available.', res.status);
+    return URL.createObjectURL(await res.blob());
+  }
+}
