@@ -1,0 +1,178 @@
+import type { Database } from 'better-sqlite3';
+import type { BackoffOptions } from '../core/backoff.js';
+import { AgentError, ErrorCodes } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { EventBus } from '../events/bus.js';
+import { AgeWatch, type AgeWarning } from './age-watch.js';
+import { OutcomeRecorder, type UploadJournal } from './outcomes.js';
+import { computeLevels, eligibilityError, limitError } from './policy.js';
+import { OfflineQueue, type ListQueueOptions } from './queue.js';
+import { ensureOfflineSchema } from './schema.js';
+import type { OfflineCandidate, OfflineConfig, OfflineDecision, OfflineLevels, OfflineSale, QueueItem } from './types.js';
+import { Uploader, type FlushReport, type UploaderTimers, type UploadPlatform } from './uploader.js';
+
+export interface OfflineDeps {
+  /** The payments journal (src/payments/journal): the queue shares its database and transactions. */
+  journal: UploadJournal & { readonly db: Database };
+  platform: UploadPlatform;
+  bus: EventBus;
+  log: Logger;
+  /** `config.offline`. */
+  config: OfflineConfig;
+  now?: () => number;
+  backoff?: BackoffOptions;
+  timers?: UploaderTimers;
+}
+
+/**
+ * What the payments engine calls (its `OfflineHook`, src/payments/offline-hook.ts):
+ * `eligible` when a card sale's process call never reached the platform, `store` inside
+ * the transaction that marks the journal row `offline_stored`.
+ */
+export interface OfflineHookImpl {
+  /** Before reading the card: may this sale still go offline (limits, currency)? Tells the reader `offlineAllowed`. */
+  allowed(sale: Pick<OfflineCandidate['sale'], 'kind' | 'method' | 'amount' | 'currency'>): OfflineDecision;
+  eligible(candidate: OfflineCandidate): OfflineDecision;
+  /** Same as eligible, throwing the AgentError (OFFLINE_NOT_ELIGIBLE / OFFLINE_LIMIT). */
+  check(candidate: OfflineCandidate): void;
+  /** Synchronous, on `db` inside the caller's transaction; throws (rolling back) when a limit is broken meanwhile. */
+  store(db: Database, sale: OfflineSale): void;
+}
+
+export interface OfflineUploaderControl {
+  start(): void;
+  stop(): Promise<void>;
+  flush(): Promise<FlushReport>;
+  /** Re-evaluate now (e.g. the engine saw the platform answer again). */
+  wake(): void;
+}
+
+export interface OfflineOverview {
+  levels: OfflineLevels;
+  items: QueueItem[];
+}
+
+export interface Offline {
+  hook: OfflineHookImpl;
+  uploader: OfflineUploaderControl;
+  levels(): OfflineLevels;
+  list(opts?: ListQueueOptions): QueueItem[];
+  get(clientTransactionId: string): QueueItem | undefined;
+  /** For GET /api/offline: levels and every item (no card data). */
+  overview(): OfflineOverview;
+  /** Runs the age checks now (the uploader's loop also does); returns the warnings raised. */
+  checkAges(): AgeWarning[];
+}
+
+function decision(err: AgentError | undefined): OfflineDecision {
+  if (err === undefined) return { ok: true };
+  return { ok: false, reason: err.message, code: err.code === ErrorCodes.OFFLINE_LIMIT ? 'OFFLINE_LIMIT' : 'OFFLINE_NOT_ELIGIBLE' };
+}
+
+function levelsKey(l: OfflineLevels): string {
+  return JSON.stringify([l.enabled, l.platform, l.count.stored, l.totals.map((t) => [t.currency, t.stored]), l.age.oldestClientTransactionId, l.states]);
+}
+
+/**
+ * The offline store-and-forward component (issue 6): policy, queue, uploader and age
+ * warnings over the journal's database. Built by the composition root; nothing here is
+ * module state, so several instances (tests, a restarted agent) live side by side.
+ */
+export function createOffline(deps: OfflineDeps): Offline {
+  const now = deps.now ?? Date.now;
+  const log = deps.log.child({ module: 'offline' });
+  const cfg = deps.config;
+  ensureOfflineSchema(deps.journal.db);
+  const queue = new OfflineQueue(deps.journal.db, now);
+  const ages = new AgeWatch(queue, cfg, deps.bus, log);
+  const recorder = new OutcomeRecorder(queue, deps.journal, deps.bus, log, now);
+  let lastLevels: string | undefined;
+
+  const levels = (): OfflineLevels => computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, now());
+
+  const publishLevels = (): void => {
+    const l = levels();
+    const key = levelsKey(l);
+    if (key === lastLevels) return;
+    lastLevels = key;
+    deps.bus.publish('offline.levels', l);
+  };
+
+  const uploader = new Uploader({
+    queue,
+    recorder,
+    platform: deps.platform,
+    bus: deps.bus,
+    log: deps.log,
+    config: cfg,
+    now,
+    ...(deps.backoff !== undefined ? { backoff: deps.backoff } : {}),
+    ...(deps.timers !== undefined ? { timers: deps.timers } : {}),
+    onChange: () => {
+      ages.check(now());
+      publishLevels();
+    },
+    nextAgeEventIn: () => ages.nextIn(now()),
+  });
+
+  const afterStore = (clientTransactionId: string): void => {
+    try {
+      // Runs after the caller's transaction: a rolled-back store has no row and says nothing.
+      const item = queue.get(clientTransactionId);
+      if (item === undefined) return;
+      log.info({ clientTransactionId, amount: item.amount, currency: item.currency, maskedPan: item.maskedPan }, 'offline sale stored');
+      deps.bus.publish('offline.item', { clientTransactionId, state: item.state, amount: item.amount, currency: item.currency });
+      uploader.noteOffline('a sale could not reach the platform');
+      ages.check(now());
+      publishLevels();
+      uploader.wake();
+    } catch (err) {
+      log.error({ clientTransactionId, err: (err as Error).message }, 'after storing an offline sale');
+    }
+  };
+
+  const allowedError = (sale: Pick<OfflineCandidate['sale'], 'kind' | 'method' | 'amount' | 'currency'>): AgentError | undefined =>
+    eligibilityError(cfg, { sale: { clientTransactionId: '', merchantId: undefined, ...sale }, entryMode: 'ContactChip', maskedPan: '', scheme: '', offlineApproved: true }) ??
+    limitError(cfg, queue.stats(), sale.amount, sale.currency, now());
+
+  const candidateError = (c: OfflineCandidate): AgentError | undefined => eligibilityError(cfg, c) ?? limitError(cfg, queue.stats(), c.sale.amount, c.sale.currency, now());
+
+  const hook: OfflineHookImpl = {
+    allowed: (sale) => decision(allowedError(sale)),
+    eligible: (c) => decision(candidateError(c)),
+    check(c) {
+      const err = candidateError(c);
+      if (err !== undefined) throw err;
+    },
+    store(db, sale) {
+      // Checked again inside the transaction: another sale may have been stored since `eligible`.
+      const err = allowedError(sale.row);
+      if (err !== undefined) throw err;
+      queue.insert(db, sale);
+      queueMicrotask(() => afterStore(sale.row.clientTransactionId));
+    },
+  };
+
+  return {
+    hook,
+    uploader: {
+      start: () => {
+        publishLevels();
+        uploader.start();
+      },
+      stop: () => uploader.stop(),
+      flush: () => uploader.flush(),
+      wake: () => uploader.wake(),
+    },
+    levels,
+    list: (opts) => queue.list(opts),
+    get: (id) => queue.get(id),
+    overview: () => ({ levels: levels(), items: queue.list() }),
+    checkAges: () => {
+      const warnings = ages.check(now());
+      publishLevels();
+      return warnings;
+    },
+  };
+}
+

@@ -1,0 +1,286 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { AgentError, ErrorCodes } from '../core/errors.js';
+import { checkRequest } from '../platform/validate.js';
+import { processRequest, type ProcessRequest } from '../platform/schemas/requests.js';
+import { hasOfflineSchema } from './schema.js';
+import { PENDING_STATES, QUEUE_STATES, STORED_STATES, type OfflineSale, type QueueItem, type QueueState, type QueueStats, type UploadAttempt } from './types.js';
+
+interface ItemRow {
+  client_id: string;
+  merchant_id: string | null;
+  amount: number;
+  currency: string;
+  client_date_time: string;
+  masked_pan: string | null;
+  scheme: string | null;
+  entry_mode: string | null;
+  body: string | null;
+  state: string;
+  rejections: number;
+  tries: number;
+  history: string;
+  server_id: string | null;
+  platform_status: string | null;
+  message: string | null;
+  stored_at: number;
+  updated_at: number;
+  last_try_at: number | null;
+}
+
+/** What the uploader needs of a pending item: the view plus the body to send. */
+export interface PendingUpload {
+  item: QueueItem;
+  body: ProcessRequest;
+  storedAtMs: number;
+  lastTryAtMs: number | undefined;
+}
+
+/** A change of an item after an upload try; undefined fields stay as they are. */
+export interface ItemUpdate {
+  state?: QueueState;
+  attempt?: UploadAttempt;
+  countRejection?: boolean;
+  serverTransactionId?: string;
+  platformStatus?: string;
+  /** null clears the message. */
+  message?: string | null;
+  /** Deletes the card data (the platform has answered with a record). */
+  dropBody?: boolean;
+}
+
+/** Oldest history lines are dropped beyond this; `tries` keeps the full count. */
+const HISTORY_LIMIT = 100;
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function view(r: ItemRow): QueueItem {
+  return {
+    clientTransactionId: r.client_id,
+    ...(r.merchant_id !== null ? { merchantId: r.merchant_id } : {}),
+    amount: r.amount,
+    currency: r.currency,
+    clientDateTime: r.client_date_time,
+    ...(r.masked_pan !== null ? { maskedPan: r.masked_pan } : {}),
+    ...(r.scheme !== null ? { scheme: r.scheme } : {}),
+    ...(r.entry_mode !== null ? { entryMode: r.entry_mode } : {}),
+    state: r.state as QueueState,
+    rejections: r.rejections,
+    tries: r.tries,
+    history: JSON.parse(r.history) as UploadAttempt[],
+    ...(r.server_id !== null ? { serverTransactionId: r.server_id } : {}),
+    ...(r.platform_status !== null ? { platformStatus: r.platform_status } : {}),
+    ...(r.message !== null ? { message: r.message } : {}),
+    storedAt: iso(r.stored_at),
+    updatedAt: iso(r.updated_at),
+    ...(r.last_try_at !== null ? { lastTryAt: iso(r.last_try_at) } : {}),
+    holdsCardData: r.body !== null,
+  };
+}
+
+function inList(states: readonly QueueState[]): string {
+  return states.map((s) => `'${s}'`).join(', ');
+}
+
+export interface ListQueueOptions {
+  states?: readonly QueueState[];
+  limit?: number;
+}
+
+/**
+ * The offline queue table (src/offline/schema.ts) over the journal's database
+ * connection. Reads work on a read-only connection too (the CLI); writes happen inside
+ * the caller's transaction when they must be atomic with a journal update.
+ */
+export class OfflineQueue {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(
+    readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (s === undefined) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** False on a database where the agent never created the queue (read-only CLI on an old file). */
+  exists(): boolean {
+    return hasOfflineSchema(this.db);
+  }
+
+  /**
+   * Stores an offline sale. Call it inside the transaction that moves the journal row to
+   * `offline_stored`; it throws (rolling that transaction back) on a body that could never
+   * be uploaded, so a sale is never approved without a valid upload on disk.
+   */
+  insert(db: Database, sale: OfflineSale): QueueItem {
+    const { row } = sale;
+    const body = checkRequest(processRequest, { ...sale.body, offlineTransaction: true }, 'offline upload');
+    const mismatch =
+      body.clientNewTransactionId !== row.clientTransactionId
+        ? 'clientNewTransactionId'
+        : body.authorizationAmount.amount !== row.amount || body.authorizationAmount.currency !== row.currency
+          ? 'authorizationAmount'
+          : body.clientDateTime !== row.clientDateTime
+            ? 'clientDateTime'
+            : body.instrument.card?.encryptedData === undefined
+              ? 'instrument.card.encryptedData'
+              : undefined;
+    if (mismatch !== undefined) {
+      throw new AgentError(ErrorCodes.OFFLINE_NOT_ELIGIBLE, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`, {
+        httpStatus: 500,
+      });
+    }
+    const at = this.now();
+    try {
+      db.prepare(
+        `INSERT INTO offline_queue (client_id, merchant_id, amount, currency, client_date_time, masked_pan, scheme, entry_mode, body, state, stored_at, updated_at)
+         VALUES (@client_id, @merchant_id, @amount, @currency, @client_date_time, @masked_pan, @scheme, @entry_mode, @body, 'queued', @at, @at)`,
+      ).run({
+        client_id: row.clientTransactionId,
+        merchant_id: row.merchantId ?? null,
+        amount: row.amount,
+        currency: row.currency,
+        client_date_time: row.clientDateTime,
+        masked_pan: row.maskedPan ?? body.instrument.card?.maskedPan ?? null,
+        scheme: row.scheme ?? body.instrument.card?.scheme ?? null,
+        entry_mode: row.entryMode ?? body.entryMode ?? null,
+        body: JSON.stringify(body),
+        at,
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new AgentError(ErrorCodes.PAYMENT_RULE, `offline sale ${row.clientTransactionId} is stored already`, { httpStatus: 409, cause: err });
+      }
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+        throw new AgentError(ErrorCodes.INTERNAL, `offline sale ${row.clientTransactionId} has no journal row: the journal is written first`, { cause: err });
+      }
+      throw err;
+    }
+    return this.require(row.clientTransactionId);
+  }
+
+  get(clientTransactionId: string): QueueItem | undefined {
+    const r = this.stmt('SELECT * FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as ItemRow | undefined;
+    return r === undefined ? undefined : view(r);
+  }
+
+  require(clientTransactionId: string): QueueItem {
+    const item = this.get(clientTransactionId);
+    if (item === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`, { httpStatus: 404 });
+    return item;
+  }
+
+  /** Oldest first. */
+  list(opts: ListQueueOptions = {}): QueueItem[] {
+    const states = opts.states ?? QUEUE_STATES;
+    if (states.length === 0) return [];
+    for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `unknown queue state ${String(s).slice(0, 30)}`, { httpStatus: 400 });
+    const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
+    const rows = this.db.prepare(`SELECT * FROM offline_queue WHERE state IN (${inList(states)}) ORDER BY stored_at, rowid${limit}`).all() as ItemRow[];
+    return rows.map(view);
+  }
+
+  /** Items waiting for upload, oldest first, with their bodies. */
+  pending(): PendingUpload[] {
+    const rows = this.stmt(`SELECT * FROM offline_queue WHERE state IN (${inList(PENDING_STATES)}) ORDER BY stored_at, rowid`).all() as ItemRow[];
+    const out: PendingUpload[] = [];
+    for (const r of rows) {
+      if (r.body === null) continue;
+      out.push({ item: view(r), body: JSON.parse(r.body) as ProcessRequest, storedAtMs: r.stored_at, lastTryAtMs: r.last_try_at ?? undefined });
+    }
+    return out;
+  }
+
+  pendingCount(): number {
+    return (this.stmt(`SELECT COUNT(*) AS n FROM offline_queue WHERE state IN (${inList(PENDING_STATES)})`).get() as { n: number }).n;
+  }
+
+  /** What counts towards the limits: every sale not yet confirmed by the platform. */
+  stats(): QueueStats {
+    const sums = this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) GROUP BY currency`).all() as Array<{
+      currency: string;
+      n: number;
+      total: number;
+    }>;
+    const oldest = this.stmt(`SELECT client_id, stored_at FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) ORDER BY stored_at, rowid LIMIT 1`).get() as
+      | { client_id: string; stored_at: number }
+      | undefined;
+    const totals: Record<string, number> = {};
+    let count = 0;
+    for (const s of sums) {
+      totals[s.currency] = s.total;
+      count += s.n;
+    }
+    return { count, totals, ...(oldest !== undefined ? { oldest: { clientTransactionId: oldest.client_id, storedAtMs: oldest.stored_at } } : {}) };
+  }
+
+  /** Stored items (not yet confirmed) with their store time, for the age checks. */
+  storedAges(): Array<{ clientTransactionId: string; storedAtMs: number; state: QueueState }> {
+    const rows = this.stmt(`SELECT client_id, stored_at, state FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) ORDER BY stored_at, rowid`).all() as Array<{
+      client_id: string;
+      stored_at: number;
+      state: string;
+    }>;
+    return rows.map((r) => ({ clientTransactionId: r.client_id, storedAtMs: r.stored_at, state: r.state as QueueState }));
+  }
+
+  stateCounts(): Record<QueueState, number> {
+    const counts = Object.fromEntries(QUEUE_STATES.map((s) => [s, 0])) as Record<QueueState, number>;
+    const rows = this.stmt('SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state').all() as Array<{ state: string; n: number }>;
+    for (const r of rows) if ((QUEUE_STATES as readonly string[]).includes(r.state)) counts[r.state as QueueState] = r.n;
+    return counts;
+  }
+
+  /** Applies an upload outcome to one item; call inside a transaction when the journal changes with it. */
+  update(clientTransactionId: string, u: ItemUpdate): QueueItem {
+    const current = this.stmt('SELECT history FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as { history: string } | undefined;
+    if (current === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`, { httpStatus: 404 });
+    const at = this.now();
+    let history = current.history;
+    if (u.attempt !== undefined) {
+      const list = JSON.parse(history) as UploadAttempt[];
+      list.push(u.attempt);
+      history = JSON.stringify(list.slice(-HISTORY_LIMIT));
+    }
+    this.stmt(
+      `UPDATE offline_queue SET
+         state = COALESCE(@state, state),
+         history = @history,
+         rejections = rejections + @rejection,
+         server_id = COALESCE(@server_id, server_id),
+         platform_status = COALESCE(@platform_status, platform_status),
+         message = CASE WHEN @set_message = 1 THEN @message ELSE message END,
+         body = CASE WHEN @drop_body = 1 THEN NULL ELSE body END,
+         updated_at = @at
+       WHERE client_id = @client_id`,
+    ).run({
+      client_id: clientTransactionId,
+      state: u.state ?? null,
+      history,
+      rejection: u.countRejection === true ? 1 : 0,
+      at,
+      server_id: u.serverTransactionId ?? null,
+      platform_status: u.platformStatus ?? null,
+      set_message: u.message !== undefined ? 1 : 0,
+      message: u.message ?? null,
+      drop_body: u.dropBody === true ? 1 : 0,
+    });
+    return this.require(clientTransactionId);
+  }
+
+  /** Marks items as possibly sent (one durable write before the requests leave). */
+  markUploading(clientTransactionIds: readonly string[]): void {
+    if (clientTransactionIds.length === 0) return;
+    const at = this.now();
+    const stmt = this.stmt(`UPDATE offline_queue SET state = 'uploading', tries = tries + 1, last_try_at = @at, updated_at = @at WHERE client_id = @id AND state IN (${inList(PENDING_STATES)})`);
+    this.db.transaction(() => {
+      for (const id of clientTransactionIds) stmt.run({ id, at });
+    }).immediate();
+  }
+}

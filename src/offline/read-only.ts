@@ -1,0 +1,33 @@
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { AgentError, ErrorCodes } from '../core/errors.js';
+import { JOURNAL_FILE } from '../payments/journal/index.js';
+import { OfflineQueue } from './queue.js';
+
+export interface ReadOnlyQueue {
+  queue: OfflineQueue;
+  file: string;
+  close(): void;
+}
+
+/**
+ * Opens the queue of `dataDir` read-only, for the CLI (STYLE.md 9: commands open the
+ * database read-only or talk to the running agent). Never creates or changes the file.
+ */
+export function openQueueReadOnly(dataDir: string, fileName: string = JOURNAL_FILE): ReadOnlyQueue {
+  const file = join(dataDir, fileName);
+  if (!existsSync(file)) {
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `no journal at ${file}: the agent has not run with this data directory (check dataDir or --data-dir)`, {
+      httpStatus: 404,
+    });
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+  } catch (err) {
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot open ${file} read-only: ${(err as Error).message}`, { cause: err });
+  }
+  return { queue: new OfflineQueue(db), file, close: () => db.close() };
+}

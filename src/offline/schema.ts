@@ -1,0 +1,81 @@
+import type { Database } from 'better-sqlite3';
+import { AgentError, ErrorCodes } from '../core/errors.js';
+
+/**
+ * The offline queue's tables. They live in the journal database so that storing an
+ * offline sale and moving its journal row to `offline_stored` are one SQLite transaction
+ * (DESIGN.md invariant 1; STYLE.md: journal update and enqueue in one transaction).
+ *
+ * The journal's own `PRAGMA user_version` belongs to the journal's migration list; the
+ * queue numbers its schema separately in `component_schema`, so either can grow
+ * without renumbering the other.
+ *
+ * `body` is the process request to upload, with the card data exactly as the reader gave
+ * it (encrypted by the reader); it is set to NULL as soon as the platform has answered the
+ * upload with a record (accepted or declined), and is never shown.
+ */
+interface QueueMigration {
+  version: number;
+  up(db: Database): void;
+}
+
+const COMPONENT = 'offline_queue';
+
+const migrations: readonly QueueMigration[] = [
+  {
+    version: 1,
+    up(db) {
+      db.exec(`
+        CREATE TABLE offline_queue (
+          client_id          TEXT PRIMARY KEY REFERENCES transactions (client_id),
+          merchant_id        TEXT,
+          amount             INTEGER NOT NULL CHECK (amount > 0),
+          currency           TEXT NOT NULL,
+          client_date_time   TEXT NOT NULL,
+          masked_pan         TEXT,
+          scheme             TEXT,
+          entry_mode         TEXT,
+          body               TEXT,
+          state              TEXT NOT NULL CHECK (state IN ('queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention')),
+          rejections         INTEGER NOT NULL DEFAULT 0,
+          tries              INTEGER NOT NULL DEFAULT 0,
+          history            TEXT NOT NULL DEFAULT '[]',
+          server_id          TEXT,
+          platform_status    TEXT,
+          message            TEXT,
+          stored_at          INTEGER NOT NULL,
+          updated_at         INTEGER NOT NULL,
+          last_try_at        INTEGER
+        ) STRICT;
+        CREATE INDEX offline_queue_state ON offline_queue (state, stored_at);
+      `);
+    },
+  },
+];
+
+export const OFFLINE_SCHEMA_VERSION = migrations.length;
+
+/** Creates or upgrades the queue tables in the journal database (idempotent, one transaction). */
+export function ensureOfflineSchema(db: Database): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS component_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT');
+    const row = db.prepare<[string], { version: number }>('SELECT version FROM component_schema WHERE component = ?').get(COMPONENT);
+    const current = row?.version ?? 0;
+    if (current > OFFLINE_SCHEMA_VERSION) {
+      throw new AgentError(
+        ErrorCodes.INTERNAL,
+        `the offline queue has schema version ${current}, newer than this agent knows (${OFFLINE_SCHEMA_VERSION}): run the newer agent`,
+      );
+    }
+    for (const m of migrations) if (m.version > current) m.up(db);
+    db.prepare('INSERT INTO component_schema (component, version) VALUES (?, ?) ON CONFLICT (component) DO UPDATE SET version = excluded.version').run(
+      COMPONENT,
+      OFFLINE_SCHEMA_VERSION,
+    );
+  }).immediate();
+}
+
+/** Whether a (possibly read-only) database has the queue table yet. */
+export function hasOfflineSchema(db: Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'offline_queue'").get() !== undefined;
+}

@@ -1,0 +1,226 @@
+import { join } from 'node:path';
+import { configSchema } from '../../src/config/schema.js';
+import { EventBus } from '../../src/events/bus.js';
+import type { AgentEvent, AgentEventMap, AgentEventType } from '../../src/events/types.js';
+import { createOffline, type Offline, type OfflineDeps } from '../../src/offline/index.js';
+import type { OfflineConfig } from '../../src/offline/types.js';
+import { Journal } from '../../src/payments/journal/index.js';
+import type { ProcessRequest } from '../../src/platform/index.js';
+import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
+import { createDemoClient, seedMerchants, type DemoClient } from '../../scripts/offline-demo-client.js';
+import { testCerts } from '../helpers/certs.js';
+import { testLogger, type LogSink } from '../helpers/log-sink.js';
+import { tempDir } from '../helpers/tmp.js';
+import type { Logger } from '../../src/core/logger.js';
+
+export const SEED_FILE = 'config/demo-seed.json';
+/** Card data as a reader would give it (opaque, encrypted); must never reach a log or an export. */
+export const ENCRYPTED = 'E7C0FFEE5EC12E7DA7A0000000000000AB12CD34';
+export const PINBLOCK = '0123456789ABCDEF';
+
+export function offlineConfig(over: Partial<OfflineConfig> = {}): OfflineConfig {
+  return { ...configSchema.parse({}).offline, ...over };
+}
+
+export interface SaleSpec {
+  id: string;
+  amount?: number;
+  currency?: string;
+  maskedPan?: string;
+  merchantId?: string;
+  clientDateTime?: string;
+  entryMode?: string;
+}
+
+export function processBody(s: SaleSpec): ProcessRequest {
+  return {
+    clientDateTime: s.clientDateTime ?? new Date().toISOString(),
+    channel: 'instore',
+    clientNewTransactionId: s.id,
+    authorizationAmount: { amount: s.amount ?? 1000, currency: s.currency ?? 'EUR' },
+    instrument: {
+      instrumentType: 'card',
+      card: { maskedPan: s.maskedPan ?? '476173******0010', scheme: 'visa', expiry: '2812', encryptedData: ENCRYPTED, ksn: 'FFFF9876543210E00001' },
+    },
+    entryMode: s.entryMode ?? 'ContactChip',
+  };
+}
+
+/** What the payments engine does for an offline sale: journal first, then update + enqueue in one transaction. */
+export function storeOfflineSale(journal: Journal, offline: Offline, s: SaleSpec): void {
+  const body = processBody(s);
+  journal.insert({
+    clientTransactionId: s.id,
+    kind: 'sale',
+    method: 'card',
+    amount: body.authorizationAmount.amount,
+    currency: body.authorizationAmount.currency,
+    state: 'in_flight',
+    clientDateTime: body.clientDateTime,
+    ...(s.merchantId !== undefined ? { merchantId: s.merchantId } : {}),
+    entryMode: body.entryMode,
+    maskedPan: body.instrument.card?.maskedPan,
+    scheme: 'visa',
+    cardSecret: { encryptedData: ENCRYPTED, ksn: 'FFFF9876543210E00001', expiry: '2812' },
+  });
+  const candidate = {
+    sale: journal.require(s.id),
+    entryMode: body.entryMode ?? 'ContactChip',
+    maskedPan: body.instrument.card?.maskedPan ?? '',
+    scheme: 'visa',
+    offlineApproved: true,
+  };
+  offline.hook.check(candidate);
+  journal.transaction((db) => {
+    const row = journal.update(s.id, { state: 'offline_stored', offline: true });
+    offline.hook.store(db, { row, body });
+  });
+}
+
+/** Resolves with the first event of `type` matching `pred` (published from now on). */
+export function nextEvent<K extends AgentEventType>(bus: EventBus, type: K, pred: (d: AgentEventMap[K]) => boolean = () => true): Promise<AgentEvent<K>> {
+  return new Promise((resolve) => {
+    const off = bus.on(type, (e) => {
+      if (!pred(e.data)) return;
+      off();
+      resolve(e);
+    });
+  });
+}
+
+export function collect(bus: EventBus): AgentEvent[] {
+  const events: AgentEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  return events;
+}
+
+/** A journal in a temp dir with the offline component, without a platform (policy and queue tests). */
+export interface LocalFixture {
+  dir: string;
+  journal: Journal;
+  offline: Offline;
+  bus: EventBus;
+  log: Logger;
+  sink: LogSink;
+  events: AgentEvent[];
+  clock: { now: number };
+  close(): void;
+}
+
+export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: OfflineDeps['platform']): LocalFixture {
+  const { dir, cleanup } = tempDir('offline-');
+  const { log, sink } = testLogger('debug');
+  const clock = { now: Date.parse('2026-03-02T10:00:00Z') };
+  const journal = new Journal({ dataDir: join(dir, 'data'), now: () => clock.now });
+  const bus = new EventBus();
+  const events = collect(bus);
+  const offline = createOffline({
+    journal,
+    platform: platform ?? { isAvailable: async () => false, process: () => Promise.reject(new Error('offline')), status: () => Promise.reject(new Error('offline')) },
+    bus,
+    log,
+    config: offlineConfig(cfg),
+    now: () => clock.now,
+  });
+  return {
+    dir,
+    journal,
+    offline,
+    bus,
+    log,
+    sink,
+    events,
+    clock,
+    close() {
+      journal.close();
+      cleanup();
+    },
+  };
+}
+
+/** The demo platform over real mTLS and one client for it. */
+export interface PlatformFixture {
+  platform: DemoPlatform;
+  client: DemoClient;
+  sink: LogSink;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export async function platformFixture(opts: { headersTimeoutMs?: number } = {}): Promise<PlatformFixture> {
+  const certs = testCerts();
+  const { log, sink } = testLogger('debug');
+  const platform = await startDemoPlatform({
+    apiPort: 0,
+    mtlsPort: 0,
+    tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
+    seed: SEED_FILE,
+    log,
+  });
+  const client = createDemoClient({
+    apiUrl: platform.urls.api,
+    mtlsUrl: platform.urls.mtls,
+    certFile: certs.deviceCert,
+    keyFile: certs.deviceKey,
+    caFile: certs.caCert,
+    merchants: seedMerchants(SEED_FILE),
+    log,
+    ...(opts.headersTimeoutMs !== undefined ? { headersTimeoutMs: opts.headersTimeoutMs } : {}),
+    availabilityTimeoutMs: 1_000,
+  });
+  return {
+    platform,
+    client,
+    sink,
+    log,
+    async close() {
+      await client.close();
+      await platform.stop();
+    },
+  };
+}
+
+/** A fresh journal + offline component on the demo platform (each test its own data dir). */
+export interface UploadFixture {
+  dir: string;
+  dataDir: string;
+  journal: Journal;
+  offline: Offline;
+  bus: EventBus;
+  events: AgentEvent[];
+  /** Reopens journal and offline component on the same files, as after a crash. */
+  restart(cfg?: Partial<OfflineConfig>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function uploadFixture(p: PlatformFixture, cfg: Partial<OfflineConfig> = {}): UploadFixture {
+  const { dir, cleanup } = tempDir('offline-up-');
+  const dataDir = join(dir, 'data');
+  const bus = new EventBus();
+  const events = collect(bus);
+  const build = (c: Partial<OfflineConfig>): { journal: Journal; offline: Offline } => {
+    const journal = new Journal({ dataDir });
+    const offline = createOffline({ journal, platform: p.client.platform, bus, log: p.log, config: offlineConfig(c), backoff: { baseMs: 5, capMs: 40 } });
+    return { journal, offline };
+  };
+  const f: UploadFixture = {
+    dir,
+    dataDir,
+    ...build(cfg),
+    bus,
+    events,
+    async restart(c = cfg) {
+      await f.offline.uploader.stop();
+      f.journal.close();
+      const next = build(c);
+      f.journal = next.journal;
+      f.offline = next.offline;
+    },
+    async close() {
+      await f.offline.uploader.stop();
+      f.journal.close();
+      cleanup();
+    },
+  };
+  return f;
+}
