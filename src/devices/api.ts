@@ -55,9 +55,20 @@ export interface CardReader {
   readonly info: DeviceInfo | undefined;
 }
 
+export interface ShowQrOptions {
+  /** Journal id of the sale, for the `display.qr` event. */
+  clientTransactionId?: string;
+  /** QR expiry as the platform gave it, for the counter page. */
+  expireTime?: string;
+}
+
 export interface CustomerDisplay {
-  /** Renders `codeValue` as a QR code (error correction M) and sends the module matrix. */
-  showQr(codeValue: string, caption: string): Promise<void>;
+  /**
+   * Renders `codeValue` as a QR code (error correction M) and sends the module matrix.
+   * `display.qr` (with an SVG) goes on the bus first, so the counter page shows the code
+   * even when the display is away; then rejects with DEVICE_DISCONNECTED / DEVICE_TIMEOUT.
+   */
+  showQr(codeValue: string, caption: string, opts?: ShowQrOptions): Promise<void>;
   showText(lines: string[]): Promise<void>;
   clear(): Promise<void>;
   readonly connected: boolean;

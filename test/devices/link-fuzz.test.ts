@@ -93,7 +93,7 @@ describe('FrameParser fuzz', () => {
     const batch: Buffer[] = [];
     // Feeding through _transform directly keeps the test synchronous and bounded: no
     // stream buffering between the generator and the parser.
-    const feed = (chunk: Buffer): void => parser._transform(chunk, 'buffer', () => {});
+    const feed = (chunk: Buffer): void => parser._transform(chunk, 'binary', () => {});
     for (let i = 1; i <= inputs; i++) {
       batch.push(next());
       if (batch.length >= 1 + (i % 7)) {

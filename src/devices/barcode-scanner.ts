@@ -1,0 +1,149 @@
+import type { Duplex } from 'node:stream';
+import { AgentError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { EventBus } from '../events/bus.js';
+import type { BarcodeScanner } from './api.js';
+import type { DriverOptions } from './framed-device.js';
+import { LineParser, type LineUnit } from './lines/parser.js';
+import { PortSupervisor, type ConnectAttempt, type DeviceStatusEntry, type PortSession } from './port-supervisor.js';
+import { systemTimers, type TimerHandle, type Timers } from './timers.js';
+
+/** An open scanner port: raw lines, no handshake (serial-devices.md section 3). */
+export class LineSession implements PortSession {
+  private readonly parser: LineParser;
+  private readonly listeners = new Set<(unit: LineUnit) => void>();
+  private readonly onData = (chunk: Buffer): void => {
+    this.parser.write(chunk);
+  };
+
+  constructor(
+    private readonly stream: Duplex,
+    timers: Timers,
+  ) {
+    this.parser = new LineParser({ timers });
+    this.parser.on('data', (unit: LineUnit) => {
+      for (const l of [...this.listeners]) l(unit);
+    });
+    stream.on('data', this.onData);
+  }
+
+  onUnit(listener: (unit: LineUnit) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    this.stream.off('data', this.onData);
+    this.parser.destroy();
+  }
+}
+
+interface PendingScan {
+  resolve: (text: string) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * The barcode scanner driver: the next scanned line completes the one pending
+ * `nextScan` (a merchant-scan sale); lines with nobody waiting are dropped, so an old
+ * scan never pays a later sale. Scanned text is not logged, only its length.
+ */
+export class SerialBarcodeScanner implements BarcodeScanner {
+  readonly supervisor: PortSupervisor<LineSession>;
+  private pending: PendingScan | undefined;
+  private readonly log: Logger;
+  private readonly bus: EventBus;
+  private readonly timers: Timers;
+
+  constructor(opts: DriverOptions) {
+    this.log = opts.log.child({ module: 'barcode-scanner' });
+    this.bus = opts.bus;
+    this.timers = opts.timers ?? systemTimers();
+    this.supervisor = new PortSupervisor<LineSession>({
+      device: 'scanner',
+      label: 'barcode scanner',
+      config: opts.config,
+      binding: opts.binding,
+      bus: opts.bus,
+      log: opts.log,
+      timers: this.timers,
+      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+      ...(opts.reconnect !== undefined ? { reconnect: opts.reconnect } : {}),
+      sessions: {
+        create: (stream) => {
+          const session = new LineSession(stream, this.timers);
+          session.onUnit((unit) => this.onUnit(unit));
+          return session;
+        },
+        handshake: () => Promise.resolve(undefined),
+      },
+    });
+  }
+
+  start(): Promise<ConnectAttempt> {
+    return this.supervisor.start();
+  }
+
+  async stop(): Promise<void> {
+    this.pending?.reject(new AgentError('DEVICE_DISCONNECTED', 'the barcode scanner was stopped'));
+    await this.supervisor.stop();
+  }
+
+  status(): DeviceStatusEntry {
+    return this.supervisor.status();
+  }
+
+  get connected(): boolean {
+    return this.supervisor.connected;
+  }
+
+  /** The next scanned line; rejects with DEVICE_TIMEOUT after timeoutMs or when aborted. */
+  nextScan(opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string> {
+    if (!this.supervisor.connected) {
+      return Promise.reject(
+        new AgentError('DEVICE_DISCONNECTED', this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled', { httpStatus: 503 }),
+      );
+    }
+    if (this.pending) return Promise.reject(new AgentError('DEVICE_ERROR', 'another sale is already waiting for a scan', { httpStatus: 409 }));
+    if (opts.signal?.aborted) return Promise.reject(new AgentError('DEVICE_TIMEOUT', 'waiting for a scan was aborted', { details: { aborted: true } }));
+    return new Promise<string>((resolve, reject) => {
+      let timer: TimerHandle | undefined;
+      const onAbort = (): void => entry.reject(new AgentError('DEVICE_TIMEOUT', 'waiting for a scan was aborted', { details: { aborted: true } }));
+      const done = (): void => {
+        if (this.pending === entry) this.pending = undefined;
+        if (timer !== undefined) this.timers.clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+      };
+      const entry: PendingScan = {
+        resolve: (text) => {
+          done();
+          resolve(text);
+        },
+        reject: (err) => {
+          done();
+          reject(err);
+        },
+      };
+      this.pending = entry;
+      timer = this.timers.setTimeout(
+        () => entry.reject(new AgentError('DEVICE_TIMEOUT', `no code was scanned within ${Math.round(opts.timeoutMs / 1000)} s`, { details: { timeoutMs: opts.timeoutMs } })),
+        opts.timeoutMs,
+      );
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private onUnit(unit: LineUnit): void {
+    if (unit.kind === 'discarded') {
+      this.log.warn({ bytes: unit.bytes, reason: unit.reason }, 'scanned line discarded');
+      return;
+    }
+    this.bus.publish('scanner.line', { length: unit.text.length });
+    if (this.pending) {
+      this.log.info({ length: unit.text.length }, 'scan received');
+      this.pending.resolve(unit.text);
+    } else {
+      this.log.info({ length: unit.text.length }, 'scan with no sale waiting, ignored');
+    }
+  }
+}

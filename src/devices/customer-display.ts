@@ -1,0 +1,130 @@
+import { toString as qrToString } from 'qrcode';
+import { AgentError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { EventBus } from '../events/bus.js';
+import type { CustomerDisplay, DeviceInfo, ShowQrOptions } from './api.js';
+import type { DriverOptions, PingResult } from './framed-device.js';
+import { FramedSession } from './framed-session.js';
+import { displayHello, issuePaths } from './messages.js';
+import { Mutex } from './mutex.js';
+import { PortSupervisor, type ConnectAttempt, type DeviceStatusEntry } from './port-supervisor.js';
+import { qrMatrix } from './qr-matrix.js';
+import { systemTimers, type Timers } from './timers.js';
+
+/** serial-devices.md section 2: "up to 4 lines of text". */
+export const MAX_DISPLAY_LINES = 4;
+
+/**
+ * The customer display driver: `hello` on every (re)connect, `showQr` (the agent renders
+ * the module matrix itself), `showText`, `clear`; each waits for the display's `done`.
+ */
+export class SerialCustomerDisplay implements CustomerDisplay {
+  readonly supervisor: PortSupervisor<FramedSession>;
+  private readonly mutex = new Mutex();
+  private readonly log: Logger;
+  private readonly bus: EventBus;
+  private readonly timers: Timers;
+  private readonly requestTimeoutMs: number;
+
+  constructor(opts: DriverOptions) {
+    this.log = opts.log.child({ module: 'customer-display' });
+    this.bus = opts.bus;
+    this.timers = opts.timers ?? systemTimers();
+    this.requestTimeoutMs = opts.config.requestTimeoutMs;
+    this.supervisor = new PortSupervisor<FramedSession>({
+      device: 'display',
+      label: 'customer display',
+      config: opts.config,
+      binding: opts.binding,
+      bus: opts.bus,
+      log: opts.log,
+      timers: this.timers,
+      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+      ...(opts.reconnect !== undefined ? { reconnect: opts.reconnect } : {}),
+      sessions: {
+        create: (stream) =>
+          new FramedSession({ stream, log: this.log, label: 'customer display', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(opts.link ? { link: opts.link } : {}) }),
+        handshake: (session) => this.hello(session),
+      },
+    });
+  }
+
+  start(): Promise<ConnectAttempt> {
+    return this.supervisor.start();
+  }
+
+  stop(): Promise<void> {
+    return this.supervisor.stop();
+  }
+
+  status(): DeviceStatusEntry {
+    return this.supervisor.status();
+  }
+
+  get connected(): boolean {
+    return this.supervisor.connected;
+  }
+
+  get info(): DeviceInfo | undefined {
+    return this.supervisor.info;
+  }
+
+  async ping(): Promise<PingResult<DeviceInfo>> {
+    return this.exclusive(async (session) => {
+      const t0 = this.timers.now();
+      const info = await this.hello(session);
+      return { info, rttMs: this.timers.now() - t0 };
+    });
+  }
+
+  async showQr(codeValue: string, caption: string, opts: ShowQrOptions = {}): Promise<void> {
+    const { size, packed } = qrMatrix(codeValue);
+    let svg: string | undefined;
+    try {
+      svg = await qrToString(codeValue, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    } catch {
+      svg = undefined;
+    }
+    // The counter page shows the code whether or not the display is there.
+    this.bus.publish('display.qr', {
+      codeValue,
+      caption,
+      ...(opts.clientTransactionId !== undefined ? { clientTransactionId: opts.clientTransactionId } : {}),
+      ...(opts.expireTime !== undefined ? { expireTime: opts.expireTime } : {}),
+      ...(svg !== undefined ? { svg } : {}),
+    });
+    await this.exclusive(async (session) => {
+      this.log.debug({ size, length: codeValue.length }, 'drawing QR code');
+      await session.request({ type: 'showQr', size, modules: packed.toString('base64'), caption }, ['done']);
+    });
+  }
+
+  async showText(lines: string[]): Promise<void> {
+    if (lines.length > MAX_DISPLAY_LINES) {
+      throw new AgentError('DEVICE_ERROR', `the customer display shows at most ${MAX_DISPLAY_LINES} lines, got ${lines.length}`, { httpStatus: 400 });
+    }
+    await this.exclusive((session) => session.request({ type: 'showText', lines }, ['done']).then(() => undefined));
+  }
+
+  async clear(): Promise<void> {
+    await this.exclusive((session) => session.request({ type: 'clear' }, ['done']).then(() => undefined));
+  }
+
+  private exclusive<T>(fn: (session: FramedSession) => Promise<T>): Promise<T> {
+    return this.mutex.runExclusive(() => {
+      const session = this.supervisor.session;
+      if (!session || session.isClosed) {
+        throw new AgentError('DEVICE_DISCONNECTED', this.supervisor.status().enabled ? 'the customer display is not connected' : 'the customer display is disabled', { httpStatus: 503 });
+      }
+      return fn(session);
+    });
+  }
+
+  private async hello(session: FramedSession): Promise<DeviceInfo> {
+    const answer = await session.request({ type: 'hello' }, ['hello']);
+    const parsed = displayHello.safeParse(answer);
+    if (!parsed.success) throw new AgentError('DEVICE_ERROR', `the customer display answered hello without ${issuePaths(parsed.error).join(', ')}`);
+    const h = parsed.data;
+    return { model: h.model, ...(h.width !== undefined ? { width: h.width } : {}), ...(h.height !== undefined ? { height: h.height } : {}) };
+  }
+}

@@ -1,0 +1,27 @@
+import type { BackoffOptions } from '../core/backoff.js';
+import type { Logger } from '../core/logger.js';
+import type { SerialPortConfig } from '../config/schema.js';
+import type { EventBus } from '../events/bus.js';
+import type { LinkOptions } from './link/link.js';
+import type { SerialBinding } from './serial-port.js';
+import type { Timers } from './timers.js';
+
+/** What every driver is built from (src/devices/peripherals.ts passes it in). */
+export interface DriverOptions {
+  config: SerialPortConfig;
+  binding: SerialBinding;
+  bus: EventBus;
+  log: Logger;
+  timers?: Timers;
+  backoff?: BackoffOptions;
+  /** Keep reopening after a failure (default true). */
+  reconnect?: boolean;
+  /** Overrides of the link's spec timings, for tests only. */
+  link?: Partial<Pick<LinkOptions, 'ackTimeoutMs' | 'maxRetransmissions' | 'interByteTimeoutMs'>>;
+}
+
+/** Round trip of a `hello`, for `devices ping`. */
+export interface PingResult<I> {
+  info: I;
+  rttMs: number;
+}

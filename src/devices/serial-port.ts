@@ -1,0 +1,53 @@
+import { SerialPort } from 'serialport';
+
+/** What SerialPort.list() says about a port (@serialport/bindings-interface PortInfo). */
+export interface SerialPortInfo {
+  path: string;
+  manufacturer: string | undefined;
+  serialNumber: string | undefined;
+  pnpId: string | undefined;
+  locationId: string | undefined;
+  productId: string | undefined;
+  vendorId: string | undefined;
+}
+
+/**
+ * Any serialport binding: the real one (bindings-cpp) or MockBinding in the demo and
+ * tests. Declared structurally: the interfaces package ships no ESM type entry.
+ */
+export interface SerialBinding {
+  list(): Promise<SerialPortInfo[]>;
+  open(options: { path: string; baudRate: number } & Record<string, unknown>): Promise<unknown>;
+}
+
+export type OpenPort = SerialPort;
+
+/** The operating system's serial ports. */
+export function systemBinding(): SerialBinding {
+  return SerialPort.binding as unknown as SerialBinding;
+}
+
+/**
+ * Opens `path` on `binding` at 8N1 without flow control (serial-devices.md), locked
+ * against other processes. Rejects with the binding's own error (see port-errors.ts).
+ */
+export function openSerialPort(opts: { path: string; baudRate: number; binding: SerialBinding }): Promise<OpenPort> {
+  // SerialPort's constructor type omits `binding`, but the class passes it through to the
+  // stream and prefers it over the detected one: the same class serves both bindings.
+  const options = { path: opts.path, baudRate: opts.baudRate, dataBits: 8, stopBits: 1, parity: 'none', rtscts: false, lock: true, autoOpen: false, binding: opts.binding };
+  const port = new SerialPort(options as unknown as ConstructorParameters<typeof SerialPort>[0]);
+  return new Promise<OpenPort>((resolve, reject) => {
+    port.open((err) => (err ? reject(err) : resolve(port)));
+  });
+}
+
+/** Closes a port if it is open; never throws. */
+export function closeSerialPort(port: OpenPort): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!port.isOpen) {
+      resolve();
+      return;
+    }
+    port.close(() => resolve());
+  });
+}

@@ -1,0 +1,77 @@
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../../core/logger.js';
+import { Link, type LinkOptions } from '../../devices/link/link.js';
+import type { LinkPayload } from '../../devices/link/frame.js';
+import { systemTimers, type Timers } from '../../devices/timers.js';
+
+export interface SimDeviceOptions {
+  log: Logger;
+  timers?: Timers;
+  link?: Partial<Pick<LinkOptions, 'ackTimeoutMs' | 'maxRetransmissions' | 'interByteTimeoutMs'>>;
+}
+
+/**
+ * The device side of the framed link (serial-devices.md section 1 and 2) over any duplex:
+ * a simulated port's device end, or the far side of a socat pseudo-terminal pair. A
+ * power cycle (unplug/replug of a simulated port) restarts its link, as on hardware.
+ */
+export abstract class SimFramedDevice {
+  /** Every message received, in order (tests inspect it). */
+  readonly received: LinkPayload[] = [];
+  protected readonly log: Logger;
+  protected readonly timers: Timers;
+  private link: Link;
+  private readonly stream: Duplex;
+  private readonly linkOptions: SimDeviceOptions['link'];
+  private readonly onReplug = (): void => this.restartLink();
+
+  constructor(stream: Duplex, opts: SimDeviceOptions) {
+    this.stream = stream;
+    this.log = opts.log;
+    this.timers = opts.timers ?? systemTimers();
+    this.linkOptions = opts.link;
+    this.link = this.newLink();
+    stream.on('replug', this.onReplug);
+  }
+
+  /** Sends a message to the agent; a lost link is logged, never thrown. */
+  protected reply(payload: LinkPayload): Promise<void> {
+    return this.link.send(payload).catch((err: unknown) => {
+      this.log.debug({ type: payload.type, err: err instanceof Error ? err.message : String(err) }, 'simulated device could not send');
+    });
+  }
+
+  protected abstract handle(message: LinkPayload): void;
+
+  /** Messages of one type received so far. */
+  receivedOfType(type: string): LinkPayload[] {
+    return this.received.filter((m) => m.type === type);
+  }
+
+  close(): void {
+    this.stream.off('replug', this.onReplug);
+    this.link.close('simulated device stopped');
+  }
+
+  private restartLink(): void {
+    this.link.close('power cycle');
+    this.link = this.newLink();
+  }
+
+  private newLink(): Link {
+    const link = new Link({ ...this.linkOptions, stream: this.stream, log: this.log, timers: this.timers });
+    link.onMessage((m) => {
+      this.received.push(m);
+      try {
+        this.handle(m);
+      } catch (err) {
+        this.log.error({ err: err instanceof Error ? err.message : String(err) }, 'simulated device failed');
+      }
+    });
+    return link;
+  }
+
+  protected unknownType(message: LinkPayload): void {
+    void this.reply({ type: 'error', id: message.id, code: 'unknown_type' });
+  }
+}

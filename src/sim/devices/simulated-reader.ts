@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import type { EntryMode } from '../../devices/api.js';
+import type { LinkPayload } from '../../devices/link/frame.js';
+import type { TimerHandle } from '../../devices/timers.js';
+import { SimFramedDevice, type SimDeviceOptions } from './sim-framed-device.js';
+
+/** What the simulated reader does with the next startPayment. */
+export interface SimulatedCard {
+  entryMode?: EntryMode;
+  /** The card asks for an online PIN (pinRequested, pinEntered, `pin` in the result). */
+  onlinePin?: boolean;
+  /**
+   * approve: card read (the platform decides); offlineApproved: read and approved by the
+   * chip offline; decline: declined by the card; timeout: nobody presents a card and the
+   * reader gives up; removedMidPin: the card is pulled during PIN entry; error: read
+   * error; noAnswer: the reader never answers (only a cancel ends it).
+   */
+  result?: 'approve' | 'offlineApproved' | 'decline' | 'timeout' | 'removedMidPin' | 'error' | 'noAnswer';
+  /** Time until the card is presented (default 1000 ms). */
+  delayMs?: number;
+  /** Time the customer takes for the PIN (default 300 ms). */
+  pinDelayMs?: number;
+  maskedPan?: string;
+  scheme?: string;
+  expiry?: string;
+}
+
+export interface SimulatedReaderOptions extends SimDeviceOptions {
+  /** Used when no card was queued with nextCard(): an approved contactless card after ~1 s. */
+  defaultCard?: SimulatedCard;
+}
+
+interface Running {
+  id: string;
+  timers: Set<TimerHandle>;
+  finished: boolean;
+}
+
+export const SIM_READER_INFO = {
+  model: 'SIM-READER-1',
+  serialNumber: 'SIMR0001',
+  firmware: '1.4.2',
+  capabilities: ['chip', 'contactless', 'magstripe', 'pin', 'offline'],
+};
+
+/** A card reader that speaks serial-devices.md section 2, with scripted cards. */
+export class SimulatedReader extends SimFramedDevice {
+  private readonly queue: SimulatedCard[] = [];
+  private defaultCard: SimulatedCard;
+  private running: Running | undefined;
+  /** What the reader's own screen shows after showResult. */
+  lastResult: { approved: boolean; text: string } | undefined;
+  /** When true, hello is not answered (a reader that is there but does not speak). */
+  mute = false;
+
+  constructor(stream: Duplex, opts: SimulatedReaderOptions) {
+    super(stream, opts);
+    this.defaultCard = opts.defaultCard ?? {};
+  }
+
+  /** Scripts the next card (queued; each startPayment takes one). */
+  nextCard(card: SimulatedCard): void {
+    this.queue.push(card);
+  }
+
+  setDefaultCard(card: SimulatedCard): void {
+    this.defaultCard = card;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  override close(): void {
+    this.stopRunning();
+    super.close();
+  }
+
+  protected handle(m: LinkPayload): void {
+    switch (m.type) {
+      case 'hello':
+        if (!this.mute) void this.reply({ type: 'hello', id: m.id, ...SIM_READER_INFO });
+        return;
+      case 'startPayment':
+        this.startPayment(m);
+        return;
+      case 'cancel':
+        this.cancel(m);
+        return;
+      case 'showResult':
+        this.lastResult = { approved: m.approved === true, text: typeof m.text === 'string' ? m.text : '' };
+        return;
+      default:
+        this.unknownType(m);
+    }
+  }
+
+  private startPayment(m: LinkPayload): void {
+    const id = String(m.id);
+    if (this.running) {
+      void this.reply({ type: 'error', id, code: 'busy' });
+      return;
+    }
+    const card = { ...this.defaultCard, ...(this.queue.shift() ?? {}) };
+    const run: Running = { id, timers: new Set(), finished: false };
+    this.running = run;
+    void this.play(run, card);
+  }
+
+  private async play(run: Running, card: SimulatedCard): Promise<void> {
+    const entryMode = card.entryMode ?? 'ContactlessChip';
+    const result = card.result ?? 'approve';
+    const event = (name: string): Promise<void> => this.reply({ type: 'event', id: run.id, event: name, entryMode });
+    const finish = (payload: LinkPayload): Promise<void> => {
+      if (run.finished) return Promise.resolve();
+      this.stopRunning();
+      return this.reply({ type: 'cardResult', id: run.id, ...payload });
+    };
+    try {
+      if (result === 'noAnswer') return;
+      await this.wait(run, card.delayMs ?? 1000);
+      if (result === 'timeout') {
+        await finish({ outcome: 'timeout', reason: 'no card presented' });
+        return;
+      }
+      await event('cardPresented');
+      const wantsPin = card.onlinePin === true || result === 'removedMidPin';
+      if (wantsPin) {
+        await event('pinRequested');
+        await this.wait(run, card.pinDelayMs ?? 300);
+        if (result === 'removedMidPin') {
+          await finish({ outcome: 'error', reason: 'card removed during PIN entry' });
+          return;
+        }
+        await event('pinEntered');
+      }
+      if (entryMode === 'ContactChip') await event('removeCard');
+      if (result === 'decline') {
+        await finish({ outcome: 'declined', reason: 'declined by the card' });
+        return;
+      }
+      if (result === 'error') {
+        await finish({ outcome: 'error', reason: 'card read error' });
+        return;
+      }
+      await finish({
+        outcome: 'ok',
+        entryMode,
+        card: {
+          maskedPan: card.maskedPan ?? '476173******0010',
+          scheme: card.scheme ?? 'visa',
+          expiry: card.expiry ?? '2812',
+          // Stand-ins for DUKPT output: random, opaque, never meaningful.
+          encryptedData: randomBytes(32).toString('hex').toUpperCase(),
+          ksn: 'FFFF9876543210E00001',
+        },
+        ...(card.onlinePin === true ? { pin: { pinblock: randomBytes(8).toString('hex').toUpperCase(), ksn: 'FFFF9876543210E00002', format: 'ISO0' } } : {}),
+        ...(result === 'offlineApproved' ? { offlineApproved: true } : {}),
+      });
+    } catch {
+      // Cancelled: the cancel handler has answered.
+    }
+  }
+
+  private cancel(m: LinkPayload): void {
+    const run = this.running;
+    const id = run?.id ?? String(m.id);
+    this.stopRunning();
+    void this.reply({ type: 'cardResult', id, outcome: 'cancelled', reason: 'cancelled by the terminal' });
+  }
+
+  private stopRunning(): void {
+    const run = this.running;
+    if (!run) return;
+    run.finished = true;
+    for (const t of run.timers) this.timers.clearTimeout(t);
+    run.timers.clear();
+    this.running = undefined;
+  }
+
+  private wait(run: Running, ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (run.finished) {
+        reject(new Error('cancelled'));
+        return;
+      }
+      const t = this.timers.setTimeout(() => {
+        run.timers.delete(t);
+        if (run.finished) reject(new Error('cancelled'));
+        else resolve();
+      }, ms);
+      run.timers.add(t);
+    });
+  }
+}
