@@ -6,6 +6,7 @@ import {
   capturedOf,
   classifyStatus,
   newEvents,
+  publicEvent,
   qrOf,
   recordEvents,
   recordServerId,
@@ -71,7 +72,15 @@ export function adoptSaleRecord(e: Engine, row: JournalRow, record: PlatformReco
     else if (state === 'needs_attention') patch.message = `the platform reports status "${status ?? ''}"; check the transaction with the platform`;
     else if (state === 'awaiting_customer') patch.message = row.scenario === 'ConsumerScan' ? 'waiting for the customer to scan and pay' : 'waiting for the wallet to confirm';
   }
-  const saved = Object.keys(patch).length > 0 ? e.save(row.clientTransactionId, patch, { quiet: opts.quiet === true }) : row;
+  let saved = row;
+  if (Object.keys(patch).length > 0) {
+    saved = e.save(row.clientTransactionId, patch, { quiet: true });
+    // Each platform event once on the bus, in order (the relay publishes what it applies itself).
+    if (opts.quiet !== true) {
+      if (fresh.length === 0) e.publish(saved);
+      for (const event of fresh) e.publish(saved, publicEvent(event));
+    }
+  }
   return { row: saved, newEvents: fresh, final: state !== undefined && state !== 'awaiting_customer' && cls !== 'pending', startedWaiting };
 }
 
