@@ -6,6 +6,7 @@ import { register as registerConfig } from './config.js';
 import { register as registerRefund } from './refund.js';
 import { register as registerSale } from './sale.js';
 import { register as registerSim } from './sim.js';
+import { register as registerStart } from './start.js';
 import { register as registerStatus } from './status.js';
 import { register as registerTransactions } from './transactions.js';
 
@@ -18,6 +19,7 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerRefund,
   registerSale,
   registerSim,
+  registerStart,
   registerStatus,
   registerTransactions,
 ];

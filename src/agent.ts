@@ -1,0 +1,232 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Config } from './config/schema.js';
+import { resolveEndpoints, type PlatformEndpoints } from './config/load.js';
+import { describeError, isAgentError } from './core/errors.js';
+import type { Logger } from './core/logger.js';
+import { EventBus } from './events/bus.js';
+import { createEventRelay, type EventRelay } from './events/relay.js';
+import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
+import { AuthService } from './auth/index.js';
+import { HostDispatchers, PlatformClient } from './platform/index.js';
+import { Journal, PaymentService } from './payments/index.js';
+import { createPeripherals, type PeripheralSet } from './devices/index.js';
+import { startSimulatedPeripherals, type SimulatedPeripherals } from './sim/devices/index.js';
+import { startDemoPlatform, type DemoPlatform } from './sim/platform/server.js';
+import { createLocalApi, type LocalApi } from './ui/local-api.js';
+import type { HealthSource } from './ui/sources.js';
+
+export interface AgentOptions {
+  config: Config;
+  log: Logger;
+  /** config/environments.json by default. */
+  environmentsFile?: string;
+}
+
+export interface RunningAgent {
+  /** Counter page and local API, e.g. http://127.0.0.1:8080. */
+  url: string;
+  /** The per-install local API token (tests and the CLI use it; never logged). */
+  localToken: string;
+  endpoints: PlatformEndpoints;
+  identity: DeviceIdentity;
+  bus: EventBus;
+  auth: AuthService;
+  platformClient: PlatformClient;
+  payments: PaymentService;
+  peripherals: PeripheralSet;
+  /** Only with the embedded demo platform (environment local). */
+  demoPlatform?: DemoPlatform;
+  /** Only with simulated peripherals (devices.simulate). */
+  simulated?: SimulatedPeripherals;
+  /** Resolves when start-up work in the background (token, recovery) has settled. */
+  settled: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The embedded demo platform of environment `local`, with dev certificates generated when absent. */
+async function startEmbeddedPlatform(config: Config, log: Logger): Promise<{ platform: DemoPlatform; endpoints: PlatformEndpoints }> {
+  const certDir = dirname(config.identity.certFile);
+  const dev = devCertPaths(certDir);
+  if (!existsSync(config.identity.certFile) && !existsSync(dev.caCert)) {
+    generateDevCerts(certDir);
+    log.info({ dir: certDir }, 'development certificates generated');
+  }
+  const platform = await startDemoPlatform({
+    host: config.sim.host,
+    apiPort: config.sim.apiPort,
+    mtlsPort: config.sim.mtlsPort,
+    tls: { certFile: dev.serverCert, keyFile: dev.serverKey, caFile: config.identity.caFile },
+    seed: config.sim.seedFile,
+    settings: {
+      accessTokenSeconds: config.sim.accessTokenSeconds,
+      refreshTokenSeconds: config.sim.refreshTokenSeconds,
+      walletPayDelayMs: config.sim.walletPayDelayMs,
+      qrExpirySeconds: config.sim.qrExpirySeconds,
+    },
+    log,
+  });
+  return { platform, endpoints: { baseUrl: platform.urls.api, authUrl: platform.urls.api, deviceAuthUrl: platform.urls.mtls } };
+}
+
+/**
+ * The composition root (DESIGN.md "Shape"): builds every component from the
+ * configuration, in dependency order, and stops them in reverse. Start-up does not wait
+ * for the platform: the token, the recovery of rows left in flight and the relay's
+ * resumption run in the background, so the counter page is up even when the platform is not.
+ */
+export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
+  const { config } = opts;
+  const log = opts.log;
+  const bus = new EventBus((err) => log.warn({ err }, 'event listener failed'));
+  const stops: Array<() => Promise<void> | void> = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) {
+      try {
+        await stop();
+      } catch (err) {
+        log.warn({ err }, 'component did not stop cleanly');
+      }
+    }
+  };
+
+  try {
+    let demoPlatform: DemoPlatform | undefined;
+    let endpoints: PlatformEndpoints;
+    if (config.environment === 'local' && config.sim.embedded) {
+      const embedded = await startEmbeddedPlatform(config, log);
+      demoPlatform = embedded.platform;
+      endpoints = embedded.endpoints;
+      stops.push(() => embedded.platform.stop());
+    } else {
+      endpoints = resolveEndpoints(config, opts.environmentsFile);
+    }
+
+    const identity = loadIdentity({
+      certFile: config.identity.certFile,
+      keyFile: config.identity.keyFile,
+      caFile: config.identity.caFile,
+      enforceKeyMode: config.identity.enforceKeyMode,
+    });
+    const certStatus = certificateStatus(identity, new Date(), config.identity.expiryWarningDays);
+    bus.publish('certificate.status', { state: certStatus.state, notAfter: identity.notAfter.toISOString(), daysLeft: certStatus.daysLeft, reason: certStatus.message });
+    if (certStatus.state !== 'valid') log.warn({ daysLeft: certStatus.daysLeft }, certStatus.message);
+
+    const timeouts = {
+      connectTimeoutMs: config.platform.connectTimeoutMs,
+      headersTimeoutMs: config.platform.headersTimeoutMs,
+      bodyTimeoutMs: config.platform.bodyTimeoutMs,
+    };
+    const dispatchers = new HostDispatchers(() => createMtlsDispatcher(identity, timeouts));
+    stops.push(() => dispatchers.close());
+
+    const auth = new AuthService({
+      identity,
+      endpoints,
+      dispatchers,
+      settings: {
+        mode: config.auth.mode,
+        merchantId: config.auth.merchantId,
+        username: config.auth.username,
+        password: config.auth.password,
+        refreshRatio: config.auth.refreshRatio,
+        leewaySeconds: config.auth.leewaySeconds,
+        backoffBaseMs: config.auth.backoffBaseMs,
+        backoffCapMs: config.auth.backoffCapMs,
+      },
+      log,
+      bus,
+    });
+    stops.push(() => auth.stop());
+
+    const platformClient = new PlatformClient({
+      baseUrl: endpoints.baseUrl,
+      dispatchers,
+      tokens: auth,
+      log,
+      availabilityTimeoutMs: config.platform.availabilityTimeoutMs,
+    });
+
+    const journal = new Journal({ dataDir: config.dataDir });
+    stops.push(() => journal.close());
+
+    let simulated: SimulatedPeripherals | undefined;
+    if (config.devices.simulate) {
+      simulated = await startSimulatedPeripherals({ config: config.devices, log });
+      const sim = simulated;
+      stops.push(() => sim.stop());
+    }
+    const peripherals = createPeripherals({ config: config.devices, bus, log, ...(simulated ? { binding: simulated.binding } : {}) });
+    stops.push(() => peripherals.stop());
+    await peripherals.start();
+
+    const payments = new PaymentService({ journal, platform: platformClient, peripherals, bus, log, config });
+    stops.push(() => payments.stop());
+
+    const relay: EventRelay = createEventRelay({
+      store: payments,
+      fetchStatus: (id, merchantId) => platformClient.status(id, merchantId !== undefined ? { merchantId } : undefined) as Promise<Record<string, unknown>>,
+      bus,
+      log,
+    });
+    stops.push(() => relay.stop());
+
+    let platformOnline = false;
+    bus.on('platform.status', (e) => {
+      platformOnline = e.data.online;
+    });
+    const health: HealthSource = {
+      tokenHeld: () => auth.status().state === 'ready',
+      platformReachable: () => platformOnline,
+      offlineAllowed: () => config.offline.enabled,
+      readerConnected: () => peripherals.reader.connected,
+    };
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health });
+    const { url, token: localToken } = await localApi.start();
+    stops.push(() => localApi.stop());
+
+    // Background start-up: the first token, then rows a crash left in flight, then availability.
+    const settled = (async () => {
+      try {
+        await auth.start();
+      } catch (err) {
+        log.error({ code: isAgentError(err) ? err.code : undefined }, `device authentication failed: ${describeError(err)}`);
+        return;
+      }
+      try {
+        const recovered = await payments.recover();
+        if (recovered.resolved + recovered.reversing + recovered.failed > 0) log.info(recovered, 'journal rows left in flight resolved');
+      } catch (err) {
+        log.error({ err }, 'recovery of journal rows left in flight failed');
+      }
+      const online = await platformClient.isAvailable().catch(() => false);
+      bus.publish('platform.status', { online });
+    })();
+    relay.start();
+
+    bus.publish('agent.status', { state: 'ready', message: url });
+    log.info({ url, serialNumber: identity.serialNumber, environment: config.environment }, `counter page: ${url}/`);
+
+    return {
+      url,
+      localToken,
+      endpoints,
+      identity,
+      bus,
+      auth,
+      platformClient,
+      payments,
+      peripherals,
+      ...(demoPlatform ? { demoPlatform } : {}),
+      ...(simulated ? { simulated } : {}),
+      settled,
+      async stop() {
+        bus.publish('agent.status', { state: 'stopping' });
+        await stopAll();
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { startAgent } from '../../agent.js';
+import { createLogger } from '../../core/logger.js';
+import { configFor } from '../options.js';
+
+/** `terminal-agent start`: the agent's main job, until SIGTERM or SIGINT. */
+export function register(program: Command): void {
+  program
+    .command('start')
+    .description('run the agent (default configuration: embedded demo platform, simulated peripherals, counter page on loopback)')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { config, file } = configFor(cmd);
+      const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
+      log.info({ configFile: file ?? null, environment: config.environment, dataDir: config.dataDir }, 'terminal-agent starting');
+      const agent = await startAgent({ config, log });
+      process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          log.info({ signal }, 'stopping');
+          void agent.stop().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      log.flush();
+    });
+}
