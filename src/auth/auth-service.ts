@@ -63,7 +63,10 @@ export interface MerchantStatus extends MerchantSummary {
 }
 
 export interface AuthStatus {
+  /** ready: the default merchant holds a token; degraded: it does, or is getting one, but something is wrong (see tokens, clockSkew). */
   state: AuthServiceState;
+  /** The default merchant holds a valid token (what a health check asks). */
+  hasToken: boolean;
   mode: AuthSettings['mode'];
   serialNumber: string;
   /** Our certificate's x5t#S256 (not a secret). */
@@ -219,8 +222,10 @@ export class AuthService implements BearerProvider {
 
   status(): AuthStatus {
     const tokens = [...this.managers.values()].map((m) => m.status());
+    const main = this.mainManager();
     const s: AuthStatus = {
       state: this.overallState(),
+      hasToken: this.phase !== 'stopped' && main !== undefined && main.status().hasToken,
       mode: this.opts.settings.mode,
       serialNumber: this.identity.serialNumber,
       thumbprint: this.identity.thumbprint,
@@ -265,8 +270,7 @@ export class AuthService implements BearerProvider {
 
   private overallState(): AuthServiceState {
     if (this.phase === 'stopped') return 'stopped';
-    const id = this.defaultClientId ?? this.onlyManagerId();
-    const main = id === undefined ? undefined : this.managers.get(id);
+    const main = this.mainManager();
     if (main === undefined) {
       if (this.credentialsError !== undefined) return this.phase === 'starting' ? 'degraded' : 'error';
       return this.phase === 'idle' ? 'idle' : 'starting';
@@ -276,6 +280,11 @@ export class AuthService implements BearerProvider {
     if (ERROR_STATES.has(st.state)) return 'error';
     if (st.state === 'retrying') return 'degraded';
     return 'starting';
+  }
+
+  private mainManager(): TokenManager | undefined {
+    const id = this.defaultClientId ?? this.onlyManagerId();
+    return id === undefined ? undefined : this.managers.get(id);
   }
 
   private onlyManagerId(): string | undefined {

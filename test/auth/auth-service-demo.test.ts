@@ -68,6 +68,7 @@ describe('AuthService against the demo platform (client_credentials over mTLS)',
     await auth.start();
     const status = auth.status();
     expect(status.state).toBe('ready');
+    expect(status.hasToken).toBe(true);
     expect(status.serialNumber).toBe('TA-0001');
     expect(status.merchants.map((m) => m.clientId)).toEqual(['terminal-app-1001', 'terminal-app-1002']);
     expect(status.merchants[0]?.default).toBe(true);
@@ -224,6 +225,20 @@ describe('secret renewal (spec Other rules 6)', () => {
   });
 });
 
+describe('certificate change', () => {
+  it('drops every token bound to the old certificate; the next call grants anew', async () => {
+    const auth = service();
+    await auth.start();
+    const old = await auth.tokenFor();
+    const before = await grantStats(demo);
+    auth.replaceIdentity(identityOf('device'));
+    expect(auth.status()).toMatchObject({ hasToken: false, tokens: [] });
+    const fresh = await auth.tokenFor();
+    expect(fresh).not.toBe(old);
+    expect(delta(before, await grantStats(demo))).toEqual({ granted: { client_credentials: 1 }, refused: {} });
+  });
+});
+
 describe('merchants', () => {
   it('keeps every merchant and selects per call by clientId, name or platform merchant id', async () => {
     const auth = service();
@@ -303,7 +318,7 @@ describe('platform down, slow, failing', () => {
     const auth = service({}, { endpoints: { authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}` } });
     const started = auth.start();
     await vi.waitFor(() => expect(auth.status().lastError?.code).toBe('PLATFORM_NETWORK'), { timeout: 5_000 });
-    expect(auth.status().state).toBe('degraded');
+    expect(auth.status()).toMatchObject({ state: 'degraded', hasToken: false });
     auth.stop();
     await expect(started).rejects.toMatchObject({ code: 'AUTH_STOPPED' });
   });
@@ -338,7 +353,7 @@ describe('platform down, slow, failing', () => {
     expect(Math.abs((skew?.dateHeaderMs ?? 0) - 120_000)).toBeLessThan(2_000);
     expect(Math.abs((skew?.iatMs ?? 0) - 120_000)).toBeLessThan(2_000);
     expect(skew?.exceedsLeeway).toBe(true);
-    expect(auth.status().state).toBe('degraded');
+    expect(auth.status()).toMatchObject({ state: 'degraded', hasToken: true });
   });
 });
 
