@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { JournalRow } from '../../src/payments/journal/index.js';
+import { cancelCheck, captureCheck, localAllowed, mergeAllowed, refundCheck, walletACancelDeadline, walletBCancelDeadline } from '../../src/payments/rules.js';
+
+const sale = (over: Partial<JournalRow> = {}): JournalRow => ({
+  clientTransactionId: 's-1',
+  kind: 'sale',
+  merchantId: undefined,
+  amount: 1_000,
+  currency: 'EUR',
+  method: 'walletA',
+  scenario: 'ConsumerScan',
+  state: 'approved',
+  relatedClientTransactionId: undefined,
+  entryMode: undefined,
+  maskedPan: undefined,
+  scheme: undefined,
+  platformStatus: 'Accepted',
+  serverTransactionId: 'srv-1',
+  events: [],
+  qrCode: undefined,
+  qrExpireTime: undefined,
+  capturedAmount: 0,
+  refundedAmount: 0,
+  cancelledAmount: 0,
+  attempts: 1,
+  clientDateTime: '2026-03-01T10:00:00.000Z',
+  cancelReason: undefined,
+  offline: false,
+  message: undefined,
+  cardSecret: undefined,
+  createdAt: '2026-03-01T10:00:00.000Z',
+  updatedAt: '2026-03-01T10:00:00.000Z',
+  ...over,
+});
+
+describe('cancel and refund windows', () => {
+  it('walletA: until 00:15 UTC+8 on the day after the sale, by the UTC+8 calendar day', () => {
+    // 23:59:59 UTC+8 on 1 March: the next day starts a second later.
+    expect(new Date(walletACancelDeadline(Date.parse('2026-03-01T15:59:59Z'))).toISOString()).toBe('2026-03-01T16:15:00.000Z');
+    // 00:00:00 UTC+8 on 2 March: the deadline is 00:15 on 3 March.
+    expect(new Date(walletACancelDeadline(Date.parse('2026-03-01T16:00:00Z'))).toISOString()).toBe('2026-03-02T16:15:00.000Z');
+    expect(new Date(walletACancelDeadline(Date.parse('2026-12-31T20:00:00Z'))).toISOString()).toBe('2027-01-01T16:15:00.000Z');
+  });
+
+  it('walletB: 24 hours; cancelCheck refuses at the deadline with a refund suggestion', () => {
+    const s = sale({ method: 'walletB' });
+    const deadline = walletBCancelDeadline(Date.parse(s.clientDateTime));
+    expect(cancelCheck(s, deadline - 1)).toEqual({ ok: true, maxAmount: 1_000 });
+    const refused = cancelCheck(s, deadline);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.refusal.details).toMatchObject({ suggest: 'refund' });
+  });
+
+  it('open operations count against what is left (no double refund while one is in flight)', () => {
+    const s = sale({ method: 'card', capturedAmount: 1_000, platformStatus: 'Captured' });
+    expect(refundCheck(s, Date.parse(s.clientDateTime), { refund: 600, cancel: 0, capture: 0 })).toEqual({ ok: true, maxAmount: 400 });
+    expect(refundCheck(s, 0, { refund: 1_000, cancel: 0, capture: 0 }).ok).toBe(false);
+    expect(captureCheck(sale({ method: 'card' }), { refund: 0, cancel: 0, capture: 1 }).ok).toBe(false);
+  });
+
+  it('offline sales and unfinished sales cannot be cancelled or refunded yet', () => {
+    const offline = cancelCheck(sale({ method: 'card', state: 'offline_stored' }), 0);
+    expect(offline.ok).toBe(false);
+    if (!offline.ok) expect(offline.refusal.message).toMatch(/not uploaded yet/);
+    expect(refundCheck(sale({ state: 'in_flight' }), 0).ok).toBe(false);
+  });
+});
+
+describe('mergeAllowed', () => {
+  const local = localAllowed(sale(), Date.parse('2026-03-01T10:00:00Z'));
+
+  it('per-operation answers narrow the local rules', () => {
+    const merged = mergeAllowed(local, {
+      allowed: true,
+      maxAmount: 400,
+      currency: 'EUR',
+      operation: 'cancel',
+      operations: { cancel: { allowed: true, maxAmount: 400 }, refund: { allowed: false, maxAmount: 0 }, capture: { allowed: false, maxAmount: 0 } },
+    });
+    expect(merged).toMatchObject({ fromPlatform: true, cancel: { allowed: true, maxAmount: 400 }, refund: { allowed: false } });
+  });
+
+  it('a bare spec record applies to the operation that applies now; a refusal to both', () => {
+    expect(mergeAllowed(local, { allowed: true, maxAmount: 300 }).cancel).toEqual({ allowed: true, maxAmount: 300 });
+    const refused = mergeAllowed(local, { allowed: false, maxAmount: 0 });
+    expect(refused.cancel.allowed).toBe(false);
+    expect(refused.refund.allowed).toBe(false);
+  });
+
+  it('the platform never widens what the local rules refuse', () => {
+    const merged = mergeAllowed(local, { allowed: true, operations: { capture: { allowed: true, maxAmount: 1_000 } } });
+    expect(merged.capture.allowed).toBe(false);
+  });
+});
