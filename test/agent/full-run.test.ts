@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { request } from 'undici';
+import { startAgent, type RunningAgent } from '../../src/agent.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { TransactionView } from '../../src/payments/api.js';
+import { testCerts } from '../helpers/certs.js';
+import { testLogger, type LogSink } from '../helpers/log-sink.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/**
+ * The whole agent as `npm start` runs it (embedded demo platform, simulated peripherals,
+ * local API), driven through a few sales; then every log line of the run is searched for
+ * secrets (DESIGN.md invariant 4).
+ */
+let agent: RunningAgent;
+let sink: LogSink;
+let cleanup: () => void;
+
+beforeAll(async () => {
+  const certs = testCerts();
+  const tmp = tempDir();
+  cleanup = tmp.cleanup;
+  const { config } = loadConfig({
+    cwd: process.cwd(),
+    env: {},
+    flags: {
+      dataDir: tmp.dir,
+      identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
+      api: { port: 0 },
+      sim: { apiPort: 0, mtlsPort: 0, walletPayDelayMs: 300 },
+      log: { level: 'trace' },
+    },
+  });
+  const logged = testLogger('trace');
+  sink = logged.sink;
+  agent = await startAgent({ config, log: logged.log });
+  await agent.settled;
+});
+
+afterAll(async () => {
+  await agent?.stop();
+  cleanup?.();
+});
+
+async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await request(`${agent.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${agent.localToken}`, 'content-type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
+}
+
+const WAITING = new Set(['created', 'awaiting_customer', 'in_flight']);
+
+async function waitSettled(id: string): Promise<TransactionView> {
+  for (let i = 0; i < 200; i++) {
+    const view = await agent.payments.get(id);
+    if (!WAITING.has(view.state)) return view;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`sale ${id} did not settle`);
+}
+
+describe('a full run of the agent on the demo default', () => {
+  it('holds a device token for the seeded terminal and reports ready', async () => {
+    expect(agent.auth.status().state).toBe('ready');
+    expect(agent.identity.serialNumber).toBe('TA-0001');
+    const ready = await request(`${agent.url}/readyz`);
+    expect(ready.statusCode).toBe(200);
+    await ready.body.dump();
+    expect(sink.text()).toMatch(/authenticated: terminal TA-0001 acts for Demo Coffee/);
+  });
+
+  it('takes a card sale with an online PIN, a walletA QR sale paid by the provider, a refund and a cancel', async () => {
+    agent.simulated!.reader.nextCard({ onlinePin: true, entryMode: 'ContactChip', delayMs: 50 });
+    const card = await api('POST', '/api/sales', { method: 'card', amount: '12.34', currency: 'EUR' });
+    expect(card.status).toBe(202);
+    const cardId = (card.json.transaction as { clientTransactionId: string }).clientTransactionId;
+    const finalCard = await waitSettled(cardId);
+    expect(finalCard.state).toBe('approved');
+    expect(finalCard.maskedPan).toMatch(/\*{6}/);
+
+    const wallet = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 500, currency: 'EUR' });
+    const walletView = await wallet.done;
+    expect(walletView.state).toBe('approved');
+    expect(walletView.platformStatus).toBe('Accepted');
+
+    const refund = await api('POST', `/api/transactions/${cardId}/refund`, { amount: '2.00' });
+    expect(refund.status).toBe(200);
+
+    const second = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 700, currency: 'EUR', merchantId: 'terminal-app-1002' });
+    const secondView = await second.done;
+    expect(secondView.state).toBe('approved');
+    const cancelled = await api('POST', `/api/transactions/${secondView.clientTransactionId}/cancel`, { reason: 'Functional', approvalCode: '4711' });
+    expect(cancelled.status).toBe(200);
+
+    const ledger = agent.demoPlatform!.payments;
+    expect(ledger.netCharged(cardId)).toBe(1034);
+    expect(ledger.netCharged(wallet.clientTransactionId)).toBe(500);
+    expect(ledger.netCharged(secondView.clientTransactionId, 'm-1002')).toBe(0);
+  });
+
+  it('logged no secret, token, card data or PIN block anywhere in the run', async () => {
+    const text = sink.text();
+    expect(sink.lines.length).toBeGreaterThan(20);
+    const seed = JSON.parse(readFileSync('config/demo-seed.json', 'utf8')) as {
+      merchants: Array<{ clientSecret: string }>;
+      users: Array<{ password: string }>;
+      signingKeyHex: string;
+    };
+    for (const m of seed.merchants) expect(text).not.toContain(m.clientSecret);
+    for (const u of seed.users) expect(text).not.toContain(u.password);
+    expect(text).not.toContain(seed.signingKeyHex);
+    expect(text).not.toContain(agent.localToken);
+    const token = await agent.auth.tokenFor();
+    expect(text).not.toContain(token);
+    // Frames dumped at trace level, decoded: none may carry card data or a PIN block.
+    const frames = sink
+      .records()
+      .map((r) => r.hex)
+      .filter((h): h is string => typeof h === 'string')
+      .map((h) => Buffer.from(h, 'hex').toString('latin1'));
+    expect(frames.length).toBeGreaterThan(0);
+    const everything = [text, ...frames].join('\n');
+    expect(everything).not.toMatch(/encryptedData"\s*:\s*"[^"[]/);
+    expect(everything).not.toMatch(/pinblock"\s*:\s*"[^"[]/);
+    // No JWT of any kind, no long upper-case hex (how the reader encodes encryptedData and PIN blocks).
+    expect(everything).not.toMatch(/eyJ[\w-]{10,}\.[\w-]{10,}\./);
+    expect(everything).not.toMatch(/(?=[0-9A-F]*[A-F])[0-9A-F]{16,}/);
+    expect(text).not.toContain('PRIVATE KEY');
+  });
+});
