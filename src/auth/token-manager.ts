@@ -3,7 +3,7 @@ import { AgentError, isAgentError, type ErrorCode } from '../core/errors.js';
 import { backoffDelay, type BackoffOptions } from '../core/backoff.js';
 import { isPlatformError } from '../platform/errors.js';
 import type { HttpClock } from '../platform/http.js';
-import { checkAccessToken, type AccessTokenInfo } from './jwt.js';
+import { checkAccessToken, decodeJwtPayload, type AccessTokenInfo } from './jwt.js';
 import type { ClockSkewMeter } from './clock-skew.js';
 import type { GrantOutcome } from './token-response.js';
 
@@ -337,7 +337,11 @@ export class TokenManager {
 
   private accept(outcome: GrantOutcome, previousRefreshToken: string | undefined): Held {
     const { response, timing } = outcome;
-    const platformNowMs = timing.dateMs ?? timing.receivedAtMs;
+    // The platform's clock at receipt: its Date header, else the token's iat, else ours.
+    // Both are whole seconds, so the platform may be up to 1 s further than they say.
+    const iat = decodeJwtPayload(response.access_token).iat;
+    const platformNowMs = timing.dateMs ?? (iat !== undefined ? iat * 1000 : timing.receivedAtMs);
+    const truncationMs = timing.dateMs !== undefined || iat !== undefined ? 1_000 : 0;
     const info = checkAccessToken(response.access_token, {
       clientId: this.opts.source.clientId(),
       thumbprint: this.opts.thumbprint,
@@ -347,7 +351,7 @@ export class TokenManager {
     });
     this.opts.skew.record(timing, info.issuedAt === undefined ? undefined : info.issuedAt.getTime() / 1000);
     // Lifetime from receipt on the monotonic clock; exp shortens it if it says less.
-    const lifetimeMs = Math.max(0, Math.min(response.expires_in * 1000, info.expiresAt.getTime() - platformNowMs));
+    const lifetimeMs = Math.max(0, Math.min(response.expires_in * 1000, info.expiresAt.getTime() - platformNowMs - truncationMs));
     const refreshInMs = Math.max(lifetimeMs * this.opts.refreshRatio, MIN_REFRESH_MS);
     const rtSeconds = response.refresh_expires_in;
     return {

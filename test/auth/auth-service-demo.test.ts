@@ -364,3 +364,32 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((r) => srv.close(() => r()));
   return port;
 }
+
+describe('short-lived tokens (accessTokenSeconds: 2)', () => {
+  it('refreshes by itself before expiry on the real monotonic clock, and every call finds a valid token', async () => {
+    const short = await startDemo({ accessTokenSeconds: 2 });
+    const identity = identityOf('device');
+    const dispatchers = dispatchersOf(identity);
+    const auth = new AuthService({
+      identity,
+      endpoints: { authUrl: short.apiUrl, deviceAuthUrl: short.mtlsUrl },
+      dispatchers,
+      settings,
+      log: short.log,
+    });
+    try {
+      await auth.start();
+      const first = await auth.tokenFor();
+      await vi.waitFor(async () => expect((await grantStats(short)).granted.refresh_token).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 200 });
+      const later = await auth.tokenFor();
+      expect(later).not.toBe(first);
+      // Each token handed out is one the platform still accepts.
+      short.platform.context.tokens.verifyBearer(`Bearer ${later}`, identity.thumbprint);
+      expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { grants: 1 } });
+    } finally {
+      auth.stop();
+      await dispatchers.close();
+      await short.close();
+    }
+  });
+});

@@ -49,7 +49,8 @@ const make = (source: FakeSource, over: Partial<TokenManagerOptions> = {}): { m:
 describe('TokenManager: proactive refresh', () => {
   it('refreshes at 80% of expires_in measured from receipt, with the refresh token it holds', async () => {
     const source = new FakeSource();
-    source.grants.push(() => issue({ expiresIn: 100, refreshToken: 'rt-1' }));
+    // exp leaves room for the whole-second truncation of Date and iat, so expires_in rules.
+    source.grants.push(() => issue({ expiresIn: 100, refreshToken: 'rt-1', expOverrideS: Math.floor(Date.now() / 1000) + 101 }));
     const { m } = make(source);
     await m.start();
     expect(source.calls).toEqual(['grant']);
@@ -70,6 +71,18 @@ describe('TokenManager: proactive refresh', () => {
     await vi.advanceTimersByTimeAsync(8_000);
     await vi.advanceTimersByTimeAsync(8_000);
     expect(source.calls).toEqual(['grant', 'refresh:rt-a', 'refresh:rt-b', 'refresh:rt-c']);
+  });
+
+  it('allows for the whole-second truncation of Date and iat: a token may die up to 1 s before expires_in says', async () => {
+    const source = new FakeSource();
+    source.grants.push(() => issue({ expiresIn: 10 }));
+    const { m } = make(source);
+    await m.start();
+    // exp = iat + 10 with iat truncated: the lifetime counted is 9 s, refresh at 7.2 s.
+    await vi.advanceTimersByTimeAsync(7_199);
+    expect(source.calls.length).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(source.calls.length).toBe(2);
   });
 
   it('uses exp when it says less than expires_in', async () => {
