@@ -3,6 +3,7 @@ import type { BackoffOptions } from '../core/backoff.js';
 import { AgentError, ErrorCodes } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { EventBus } from '../events/bus.js';
+import type { OfflineHook } from '../payments/offline-hook.js';
 import { AgeWatch, type AgeWarning } from './age-watch.js';
 import { OutcomeRecorder, type UploadJournal } from './outcomes.js';
 import { computeLevels, eligibilityError, limitError } from './policy.js';
@@ -29,7 +30,7 @@ export interface OfflineDeps {
  * `eligible` when a card sale's process call never reached the platform, `store` inside
  * the transaction that marks the journal row `offline_stored`.
  */
-export interface OfflineHookImpl {
+export interface OfflineHookImpl extends OfflineHook {
   /** Before reading the card: may this sale still go offline (limits, currency)? Tells the reader `offlineAllowed`. */
   allowed(sale: Pick<OfflineCandidate['sale'], 'kind' | 'method' | 'amount' | 'currency'>): OfflineDecision;
   eligible(candidate: OfflineCandidate): OfflineDecision;

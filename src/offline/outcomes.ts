@@ -1,7 +1,10 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../core/logger.js';
 import type { EventBus } from '../events/bus.js';
+import type { TransactionState } from '../payments/api.js';
 import type { JournalPatch, JournalRow } from '../payments/journal/index.js';
+import { formatAmount } from '../payments/money.js';
+import { capturedOf, classifyStatus, newEvents, publicEvent, recordEvents, resultMessage, saleStateFor, type PlatformRecord } from '../payments/records.js';
 import type { TransactionRecord } from '../platform/schemas/responses.js';
 import type { OfflineQueue } from './queue.js';
 import type { AttemptOutcome, QueueItem, QueueState } from './types.js';
@@ -13,25 +16,44 @@ export interface UploadJournal {
   update(clientTransactionId: string, patch: JournalPatch): JournalRow;
 }
 
-/** Card sale statuses that mean the platform refused the sale (DESIGN.md: card sale status). */
-const DECLINED_STATUSES: ReadonlySet<string> = new Set(['Refused', 'Declined', 'Failed']);
-
 /** Journal states an offline sale's row is in until its upload is settled. */
 const OPEN_JOURNAL_STATES: ReadonlySet<string> = new Set(['offline_stored', 'needs_attention']);
 
 export type SettledAs = 'uploaded' | 'declined_after_upload';
 
+/** The platform has the sale; refused, failed or expired means the money was not collected. */
 export function settledAs(record: TransactionRecord): SettledAs {
-  return DECLINED_STATUSES.has(record.transactionStatus) ? 'declined_after_upload' : 'uploaded';
+  const cls = classifyStatus(record.transactionStatus);
+  return cls === 'refused' || cls === 'failed' || cls === 'expired' ? 'declined_after_upload' : 'uploaded';
 }
 
-/** The refusal reason the platform put into the record's events, when it gave one. */
-function refusalMessage(record: TransactionRecord): string | undefined {
-  for (let i = record.events.length - 1; i >= 0; i--) {
-    const e = record.events[i];
-    if (e !== undefined && typeof e.result === 'string' && DECLINED_STATUSES.has(e.result) && typeof e.resultMessage === 'string') return e.resultMessage.slice(0, 200);
+/** The journal patch for the platform's record of an uploaded sale (as the engine adopts records). */
+function journalPatch(row: JournalRow, record: TransactionRecord, declinedWhy: string | undefined): JournalPatch {
+  const status = record.transactionStatus;
+  const state: TransactionState = saleStateFor(status) ?? 'needs_attention';
+  const incoming = recordEvents(record as PlatformRecord).map(publicEvent);
+  const fresh = newEvents(row.events, incoming);
+  const amount = formatAmount(row.amount, row.currency);
+  const patch: JournalPatch = {
+    state,
+    serverTransactionId: record.serverTransactionId,
+    platformStatus: status,
+    offline: true,
+    message:
+      declinedWhy ??
+      (state === 'approved'
+        ? `approved offline and uploaded: ${amount}${/^captured$/i.test(status) ? '' : ' authorized (not captured yet)'}`
+        : state === 'cancelled'
+          ? 'uploaded offline sale is cancelled at the platform: nothing is charged'
+          : `uploaded offline sale has platform status "${status}"; check the transaction with the platform`),
+  };
+  if (fresh.length > 0) patch.events = [...row.events, ...fresh];
+  if (state === 'approved') {
+    const captured = capturedOf(record as PlatformRecord);
+    if (/^captured$/i.test(status)) patch.capturedAmount = captured ?? row.amount;
+    else if (captured !== undefined) patch.capturedAmount = captured;
   }
-  return undefined;
+  return patch;
 }
 
 /**
@@ -55,7 +77,8 @@ export class OutcomeRecorder {
   /** The platform answered with a record (the upload, or a lookup by client id found it). */
   settled(clientTransactionId: string, record: TransactionRecord, outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>): QueueItem {
     const as = settledAs(record);
-    const declinedWhy = as === 'declined_after_upload' ? `declined after upload: ${refusalMessage(record) ?? record.transactionStatus}` : undefined;
+    const declinedWhy = as === 'declined_after_upload' ? `declined after upload: ${resultMessage(record as PlatformRecord) ?? record.transactionStatus}` : undefined;
+    let journalRow: JournalRow | undefined;
     const item = this.journal.transaction(() => {
       const updated = this.queue.update(clientTransactionId, {
         state: as,
@@ -71,16 +94,7 @@ export class OutcomeRecorder {
       });
       const row = this.journal.get(clientTransactionId);
       if (row !== undefined && OPEN_JOURNAL_STATES.has(row.state)) {
-        const patch: JournalPatch = {
-          state: as === 'uploaded' ? 'approved' : 'declined',
-          serverTransactionId: record.serverTransactionId,
-          platformStatus: record.transactionStatus,
-          events: record.events as Array<Record<string, unknown>>,
-          message: declinedWhy ?? null,
-          offline: true,
-        };
-        if (record.transactionStatus === 'Captured') patch.capturedAmount = row.amount;
-        this.journal.update(clientTransactionId, patch);
+        journalRow = this.journal.update(clientTransactionId, journalPatch(row, record, declinedWhy));
       } else if (row !== undefined) {
         this.log.warn({ clientTransactionId, journalState: row.state }, 'offline upload settled a sale whose journal row moved on: journal left as it is');
       }
@@ -95,7 +109,7 @@ export class OutcomeRecorder {
       );
       this.bus.publish('offline.warning', { message: `sale ${clientTransactionId} ${declinedWhy ?? 'declined after upload'}`, clientTransactionId });
     }
-    this.publish(item, as === 'uploaded' ? 'approved' : 'declined');
+    this.publish(item, journalRow);
     return item;
   }
 
@@ -153,10 +167,10 @@ export class OutcomeRecorder {
   private attentionRaised(item: QueueItem): void {
     this.log.error({ clientTransactionId: item.clientTransactionId, rejections: item.rejections }, 'offline sale needs attention: upload keeps failing');
     this.bus.publish('offline.warning', { message: `sale ${item.clientTransactionId} needs attention: ${item.message ?? 'upload keeps failing'}`, clientTransactionId: item.clientTransactionId });
-    this.publish(item, 'needs_attention');
+    this.publish(item, this.journal.get(item.clientTransactionId));
   }
 
-  private publish(item: QueueItem, journalState?: string): void {
+  private publish(item: QueueItem, row?: JournalRow): void {
     this.bus.publish('offline.item', {
       clientTransactionId: item.clientTransactionId,
       state: item.state,
@@ -165,16 +179,16 @@ export class OutcomeRecorder {
       ...(item.serverTransactionId !== undefined ? { serverTransactionId: item.serverTransactionId } : {}),
       ...(item.message !== undefined ? { message: item.message } : {}),
     });
-    if (journalState === undefined) return;
+    if (row === undefined) return;
     this.bus.publish('transaction.updated', {
-      clientTransactionId: item.clientTransactionId,
-      ...(item.serverTransactionId !== undefined ? { serverTransactionId: item.serverTransactionId } : {}),
-      kind: 'sale',
-      status: journalState,
-      amount: item.amount,
-      currency: item.currency,
-      method: 'card',
-      ...(item.message !== undefined ? { message: item.message } : {}),
+      clientTransactionId: row.clientTransactionId,
+      ...(row.serverTransactionId !== undefined ? { serverTransactionId: row.serverTransactionId } : {}),
+      kind: row.kind,
+      status: row.state,
+      amount: row.amount,
+      currency: row.currency,
+      ...(row.method !== undefined ? { method: row.method } : {}),
+      ...(row.message !== undefined ? { message: row.message } : {}),
     });
   }
 }

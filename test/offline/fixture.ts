@@ -7,7 +7,7 @@ import type { OfflineConfig } from '../../src/offline/types.js';
 import { Journal } from '../../src/payments/journal/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
-import { createDemoClient, seedMerchants, type DemoClient } from '../../scripts/offline-demo-client.js';
+import { createDemoClient, type DemoClient } from '../../scripts/offline-demo-client.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -157,13 +157,12 @@ export async function platformFixture(opts: { headersTimeoutMs?: number } = {}):
     seed: SEED_FILE,
     log,
   });
-  const client = createDemoClient({
+  const client = await createDemoClient({
     apiUrl: platform.urls.api,
     mtlsUrl: platform.urls.mtls,
     certFile: certs.deviceCert,
     keyFile: certs.deviceKey,
     caFile: certs.caCert,
-    merchants: seedMerchants(SEED_FILE),
     log,
     ...(opts.headersTimeoutMs !== undefined ? { headersTimeoutMs: opts.headersTimeoutMs } : {}),
     availabilityTimeoutMs: 1_000,

@@ -1,0 +1,111 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Offline } from '../../src/offline/index.js';
+import { createOffline } from '../../src/offline/index.js';
+import type { OfflineHook, PaymentsPlatform } from '../../src/payments/index.js';
+import { PlatformError } from '../../src/platform/errors.js';
+import type { Demo } from '../platform/fixture.js';
+import { visaCard } from '../payments/fakes.js';
+import { startPlatform, startTerminal, type Terminal } from '../payments/harness.js';
+import { ENCRYPTED } from './fixture.js';
+
+/**
+ * The payments engine and the offline component together, as the agent wires them: a card
+ * sale whose process call never reaches the platform is stored offline by the engine's
+ * journal transaction, shown approved, and uploaded once the platform answers again.
+ */
+let demo: Demo;
+let t: Terminal | undefined;
+let offline: Offline | undefined;
+let down = false;
+
+beforeAll(async () => {
+  demo = await startPlatform();
+});
+afterAll(async () => {
+  await demo?.close();
+});
+afterEach(async () => {
+  await offline?.uploader.stop();
+  await t?.close();
+  t = undefined;
+  offline = undefined;
+  down = false;
+});
+
+const notSent = (): PlatformError =>
+  new PlatformError('connection refused (test: platform down)', { category: 'network', operation: 'process', method: 'POST', outcomeUnknown: false, transportCode: 'ECONNREFUSED' });
+
+async function terminal(): Promise<{ t: Terminal; offline: Offline }> {
+  // The engine is built before the offline component that shares its journal: the hook forwards.
+  let o: Offline | undefined;
+  const hook: OfflineHook = {
+    eligible: (c) => (o as Offline).hook.eligible(c),
+    store: (db, s) => (o as Offline).hook.store(db, s),
+  };
+  let raw: PaymentsPlatform | undefined;
+  const term = await startTerminal(demo, {
+    offline: hook,
+    wrap: (p) => {
+      raw = p;
+      return {
+        process: (b, c) => (down ? Promise.reject(notSent()) : p.process(b, c)),
+        capture: (id, b, c) => p.capture(id, b, c),
+        captureAll: (b, c) => p.captureAll(b, c),
+        refund: (id, b, c) => p.refund(id, b, c),
+        cancel: (id, b, c) => p.cancel(id, b, c),
+        allowedOperations: (id, c) => p.allowedOperations(id, c),
+        status: (id, c) => p.status(id, c),
+      };
+    },
+  });
+  const client = raw as PaymentsPlatform;
+  o = createOffline({
+    journal: term.journal,
+    platform: { process: (b, c) => client.process(b, c), status: (id, c) => client.status(id, c), isAvailable: async () => !down },
+    bus: term.bus,
+    log: demo.log,
+    config: term.config.offline,
+    backoff: { baseMs: 5, capMs: 20 },
+  });
+  t = term;
+  offline = o;
+  return { t: term, offline: o };
+}
+
+describe('offline card sales through the payments engine', () => {
+  it('stores an offline-approved sale when the platform cannot be reached, then uploads it exactly once', async () => {
+    const { t, offline } = await terminal();
+    down = true;
+    t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactlessChip', card: visaCard('476173******0010'), offlineApproved: true });
+    const started = await t.service.startSale({ method: 'card', amount: 1500, currency: 'EUR' });
+    const view = await started.done;
+    const id = started.clientTransactionId;
+    expect(view).toMatchObject({ state: 'offline_stored', offline: true });
+    expect(t.devices.reader.results.at(-1)).toMatchObject({ approved: true });
+    expect(offline.get(id)).toMatchObject({ state: 'queued', amount: 1500, currency: 'EUR', maskedPan: '476173******0010', entryMode: 'ContactlessChip' });
+    expect(offline.levels().count.stored).toBe(1);
+
+    down = false;
+    expect(await offline.uploader.flush()).toMatchObject({ uploaded: 1, remaining: 0 });
+    const after = await t.service.get(id);
+    expect(after).toMatchObject({ state: 'approved', offline: true, platformStatus: 'Captured' });
+    expect(after.serverTransactionId).toBe(offline.get(id)?.serverTransactionId);
+    expect(demo.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === id).map((e) => [e.kind, e.amount])).toEqual([['sale', 1500]]);
+    expect(demo.sink.text()).not.toContain(visaCard().encryptedData);
+    expect(demo.sink.text()).not.toContain(ENCRYPTED);
+  });
+
+  it('fails a sale the policy refuses offline, saying which rule, and stores nothing', async () => {
+    const { t, offline } = await terminal();
+    down = true;
+    t.devices.reader.next({ outcome: 'ok', entryMode: 'Magstripe', card: visaCard(), offlineApproved: true });
+    const swiped = await t.service.startSale({ method: 'card', amount: 1000, currency: 'EUR' });
+    expect(await swiped.done).toMatchObject({ state: 'failed', message: expect.stringMatching(/magstripe card cannot be taken offline/) });
+
+    t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
+    const big = await t.service.startSale({ method: 'card', amount: 30_000, currency: 'EUR' });
+    expect(await big.done).toMatchObject({ state: 'failed', message: expect.stringMatching(/offline floor limit 250\.00 EUR exceeded/) });
+    expect(offline.list()).toEqual([]);
+    expect(t.devices.reader.results.every((r) => !r.approved)).toBe(true);
+  });
+});
