@@ -45,6 +45,8 @@ const UNPLUG_MESSAGE = 'device reports readiness to read but returned no data (d
 /** Wraps MockBinding's port: forwards the agent's writes to the device end and can be unplugged. */
 class SimulatedPortBinding {
   private failRead: ((err: Error) => void) | undefined;
+  /** Unplugged while open: this handle stays dead even after a replug, as a real device node does. */
+  private dead = false;
 
   constructor(
     readonly inner: MockPort,
@@ -61,19 +63,24 @@ class SimulatedPortBinding {
 
   read(buffer: Buffer, offset: number, length: number): Promise<{ buffer: Buffer; bytesRead: number }> {
     return new Promise((resolve, reject) => {
+      if (this.dead) {
+        reject(new Error(UNPLUG_MESSAGE));
+        return;
+      }
       this.failRead = reject;
       this.inner.read(buffer, offset, length).then(resolve, reject);
     });
   }
 
   async write(buffer: Buffer): Promise<void> {
-    if (!this.slot.plugged) throw new Error('Input/output error, cannot write');
+    if (this.dead) throw new Error('Input/output error, cannot write');
     await this.inner.write(buffer);
     this.slot.device.push(Buffer.from(buffer));
   }
 
   /** The device vanished: the pending read fails with a non-cancel error, so the stream reports `disconnected`. */
   unplug(): void {
+    this.dead = true;
     this.failRead?.(new Error(UNPLUG_MESSAGE));
   }
 
