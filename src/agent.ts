@@ -129,6 +129,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         merchantId: config.auth.merchantId,
         username: config.auth.username,
         password: config.auth.password,
+        poweredClientId: config.auth.poweredClientId,
         refreshRatio: config.auth.refreshRatio,
         leewaySeconds: config.auth.leewaySeconds,
         backoffBaseMs: config.auth.backoffBaseMs,
@@ -176,7 +177,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       platformOnline = e.data.online;
     });
     const health: HealthSource = {
-      tokenHeld: () => auth.status().state === 'ready',
+      tokenHeld: () => auth.status().hasToken,
       platformReachable: () => platformOnline,
       offlineAllowed: () => config.offline.enabled,
       readerConnected: () => peripherals.reader.connected,
