@@ -74,6 +74,7 @@ export const configSchema = z.strictObject({
       captureMode: z.enum(['immediate', 'deferred']).default('immediate').describe('authorization and capture, or authorization only'),
       channel: z.string().default('instore').describe('channel sent with every payment call'),
       reversalRetryCapMs: z.number().int().positive().default(300_000).describe('longest wait between reversal attempts'),
+      lookupGraceMs: z.number().int().min(0).default(20_000).describe('after an unknown outcome, how long "not found" is looked up again (a slow request may still land) before it counts as not done'),
     })
     .prefault({}),
   offline: z

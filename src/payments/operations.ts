@@ -4,6 +4,7 @@ import { isPlatformError } from '../platform/errors.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { Engine } from './engine.js';
 import type { JournalRow } from './journal/index.js';
+import { lookupWithGrace } from './lookup.js';
 import { formatAmount } from './money.js';
 import { failureKind, isNotFoundError, refusalError } from './outcome.js';
 import { classifyStatus, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
@@ -180,15 +181,14 @@ export function finishRefund(e: Engine, op: JournalRow, record: PlatformRecord):
 
 /** Spec: the status call takes the refund's own client id. */
 export async function resolveRefund(e: Engine, op: JournalRow): Promise<Resolution> {
-  try {
-    const record = await e.platform.status(op.clientTransactionId, e.callOptions(op));
-    finishRefund(e, op, record);
+  const found = await lookupWithGrace(e, op.clientTransactionId, op);
+  if (found.kind === 'failed') throw found.error;
+  if (found.kind === 'found') {
+    finishRefund(e, op, found.record);
     return 'done';
-  } catch (err) {
-    if (!isNotFoundError(err)) throw err;
-    opFailed(e, op, 'the platform has no record of this refund: nothing was refunded');
-    return 'not_happened';
   }
+  opFailed(e, op, 'the platform has no record of this refund: nothing was refunded');
+  return 'not_happened';
 }
 
 // ---------------------------------------------------------------- cancel
@@ -262,14 +262,13 @@ export function finishCancel(e: Engine, op: JournalRow, record: PlatformRecord |
  */
 export async function resolveCancel(e: Engine, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
-  const sale = e.journal.require(saleId);
-  try {
-    const own = await e.platform.status(op.clientTransactionId, e.callOptions(sale));
-    finishCancel(e, op, own);
+  const own = await lookupWithGrace(e, op.clientTransactionId, op);
+  if (own.kind === 'failed') throw own.error;
+  if (own.kind === 'found') {
+    finishCancel(e, op, own.record);
     return 'done';
-  } catch (err) {
-    if (!isNotFoundError(err)) throw err;
   }
+  const sale = e.journal.require(saleId);
   let record: PlatformRecord;
   try {
     record = await e.platform.status(saleId, e.callOptions(sale));
@@ -329,13 +328,14 @@ export function finishCapture(e: Engine, op: JournalRow, record: PlatformRecord)
 
 export async function resolveCapture(e: Engine, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
-  const sale = e.journal.require(saleId);
-  const record = await e.platform.status(saleId, e.callOptions(sale));
-  if (/^captured$/i.test(recordStatus(record) ?? '')) {
-    finishCapture(e, op, record);
+  const captured = (r: PlatformRecord): boolean => /^captured$/i.test(recordStatus(r) ?? '');
+  const found = await lookupWithGrace(e, saleId, op, captured);
+  if (found.kind === 'failed') throw found.error;
+  if (found.kind === 'found') {
+    finishCapture(e, op, found.record);
     return 'done';
   }
-  adoptSaleRecord(e, sale, record);
+  if (found.record !== undefined) adoptSaleRecord(e, e.journal.require(saleId), found.record);
   opFailed(e, op, 'the platform did not record the capture: nothing was captured');
   return 'not_happened';
 }

@@ -4,6 +4,7 @@ import { isPlatformError } from '../platform/errors.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { Engine } from './engine.js';
 import type { JournalRow } from './journal/index.js';
+import { lookupWithGrace } from './lookup.js';
 import { finishCancel, instrumentTypeOf, journalOperation, resolveUntilKnown, resolveRefund, finishRefund } from './operations.js';
 import { failureKind, isApprovalCodeRefusal, isNotFoundError, platformReason } from './outcome.js';
 import { classifyStatus, recordStatus, type PlatformRecord } from './records.js';
@@ -14,17 +15,16 @@ import { classifyStatus, recordStatus, type PlatformRecord } from './records.js'
  * (cancel Technical, full amount), retried with backoff until the platform answers.
  */
 export async function resolveSale(e: Engine, sale: JournalRow): Promise<JournalRow> {
-  let record: PlatformRecord;
-  try {
-    record = await e.platform.status(sale.clientTransactionId, e.callOptions(sale));
-  } catch (err) {
-    if (isNotFoundError(err)) {
-      return e.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
-    }
+  const found = await lookupWithGrace(e, sale.clientTransactionId, sale);
+  if (found.kind === 'not_found') {
+    return e.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
+  }
+  if (found.kind === 'failed') {
+    const err = found.error;
     e.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'sale lookup failed; reversing');
     return startReversal(e, e.journal.require(sale.clientTransactionId));
   }
-  return adoptSaleRecord(e, sale, record).row;
+  return adoptSaleRecord(e, e.journal.require(sale.clientTransactionId), found.record).row;
 }
 
 export function startReversal(e: Engine, sale: JournalRow): JournalRow {

@@ -38,6 +38,8 @@ export interface TerminalOptions {
   /** Wraps the platform client (e.g. to count calls). */
   wrap?: (p: PaymentsPlatform) => PaymentsPlatform;
   log?: Logger;
+  /** Payment API base URL (default: the demo platform's mTLS listener). */
+  baseUrl?: string;
 }
 
 /** The demo platform on loopback (mTLS), shared by the tests of a file. */
@@ -54,8 +56,8 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
   const dataDir = opts.dataDir ?? join(tmp?.dir ?? '', 'data');
   const config = configSchema.parse({
     dataDir,
-    payments: { reversalRetryCapMs: 200 },
     ...opts.config,
+    payments: { reversalRetryCapMs: 200, lookupGraceMs: 300, ...(opts.config?.payments as Record<string, unknown> | undefined) },
   });
   const identity = identityOf('device');
   const timeouts = { connectTimeoutMs: 2_000, headersTimeoutMs: opts.headersTimeoutMs ?? 5_000, bodyTimeoutMs: 5_000 };
@@ -71,7 +73,7 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
   });
   await auth.start();
   const client = new PlatformClient({
-    baseUrl: demo.mtlsUrl,
+    baseUrl: opts.baseUrl ?? demo.mtlsUrl,
     dispatchers,
     tokens: auth,
     log,

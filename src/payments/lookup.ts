@@ -1,0 +1,40 @@
+import { performance } from 'node:perf_hooks';
+import { backoffDelay, sleep } from '../core/backoff.js';
+import type { Engine } from './engine.js';
+import type { JournalRow } from './journal/index.js';
+import { isNotFoundError } from './outcome.js';
+import type { PlatformRecord } from './records.js';
+
+export type LookupResult = { kind: 'found'; record: PlatformRecord } | { kind: 'not_found'; record?: PlatformRecord } | { kind: 'failed'; error: unknown };
+
+/**
+ * Looks a transaction up by id after an unknown outcome. A request that timed out may
+ * still be on its way through the platform, so "not found" (or found but not yet showing
+ * the effect, see `settled`) is looked at again until payments.lookupGraceMs after the
+ * request left (counted from the row's last update, on the monotonic clock from now on);
+ * only then does it count as not done. Any other failure of the lookup is returned at once.
+ */
+export async function lookupWithGrace(
+  e: Engine,
+  id: string,
+  row: Pick<JournalRow, 'merchantId' | 'updatedAt'>,
+  settled: (record: PlatformRecord) => boolean = () => true,
+): Promise<LookupResult> {
+  const sentAt = Date.parse(row.updatedAt);
+  const graceLeft = Math.max(0, (Number.isNaN(sentAt) ? e.now() : sentAt) + e.config.payments.lookupGraceMs - e.now());
+  const end = performance.now() + graceLeft;
+  for (let attempt = 0; ; attempt++) {
+    let last: PlatformRecord | undefined;
+    try {
+      const record = await e.platform.status(id, e.callOptions(row));
+      if (settled(record)) return { kind: 'found', record };
+      last = record;
+    } catch (err) {
+      if (!isNotFoundError(err)) return { kind: 'failed', error: err };
+    }
+    const left = end - performance.now();
+    if (left <= 0) return last === undefined ? { kind: 'not_found' } : { kind: 'not_found', record: last };
+    const wait = Math.max(e.retryBaseMs, backoffDelay(attempt, { baseMs: e.retryBaseMs, capMs: 2_000, random: e.random }));
+    await sleep(Math.min(left, wait), e.stopSignal);
+  }
+}
