@@ -42,7 +42,7 @@ export interface CreatePeripheralsOptions {
 
 /** Builds the card reader, customer display and barcode scanner from `config.devices`. */
 export function createPeripherals(opts: CreatePeripheralsOptions): PeripheralSet {
-  const log = opts.log.child({ module: 'devices' });
+  const log = opts.log;
   const binding = opts.binding ?? systemBinding();
   const base = (config: DriverOptions['config']): DriverOptions => ({
     config,
@@ -64,7 +64,7 @@ export function createPeripherals(opts: CreatePeripheralsOptions): PeripheralSet
     async start() {
       const attempts = await Promise.all([reader.start(), display.start(), scanner.start()]);
       const down = attempts.filter((a) => !a.connected).length;
-      log.info({ connected: attempts.length - down, notConnected: down }, 'peripherals started');
+      log.info({ module: 'devices', connected: attempts.length - down, notConnected: down }, 'peripherals started');
     },
     async stop() {
       await Promise.all([reader.stop(), display.stop(), scanner.stop()]);

@@ -3,6 +3,7 @@ import { register as registerCancel } from './cancel.js';
 import { register as registerCapture } from './capture.js';
 import { register as registerCerts } from './certs.js';
 import { register as registerConfig } from './config.js';
+import { register as registerDevices } from './devices.js';
 import { register as registerRefund } from './refund.js';
 import { register as registerSale } from './sale.js';
 import { register as registerSim } from './sim.js';
@@ -16,6 +17,7 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerCapture,
   registerCerts,
   registerConfig,
+  registerDevices,
   registerRefund,
   registerSale,
   registerSim,
