@@ -250,8 +250,12 @@ export class PortSupervisor<S extends PortSession> {
     this.entry.errorCode = error.code;
     // Log the remedy once per distinct failure, not on every retry.
     if (this.entry.reason !== reason || this.entry.state !== 'reconnecting') this.log.warn({ code: error.code, reason }, error.message);
+    if (this.opts.reconnect === false) {
+      this.setState('disconnected', reason);
+      return;
+    }
     this.setState('reconnecting', reason);
-    if (this.opts.reconnect !== false) this.schedule();
+    this.schedule();
   }
 
   private schedule(): void {
