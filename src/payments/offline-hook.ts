@@ -33,6 +33,8 @@ export type OfflineDecision = { ok: true } | { ok: false; reason: string };
  * and the sale fails instead.
  */
 export interface OfflineHook {
+  /** Before the card is read: may this sale still go offline (limits, currency)? Tells the reader `offlineAllowed`. */
+  allowed?(sale: Pick<JournalRow, 'kind' | 'method' | 'amount' | 'currency'>): OfflineDecision;
   eligible(candidate: OfflineCandidate): OfflineDecision;
   store(db: Database, sale: OfflineSale): void;
 }

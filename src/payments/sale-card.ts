@@ -25,7 +25,8 @@ const PRESENT_MODES: EntryMode[] = ['ContactChip', 'ContactlessChip', 'Magstripe
 export async function runCardSale(e: Engine, saleId: string, moto: MotoDetails | undefined, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
   const sale = e.journal.require(saleId);
   const keyed = sale.method === 'manual' || sale.method === 'moto';
-  const offlineAllowed = sale.method === 'card' && e.offline !== undefined && e.config.offline.enabled;
+  const offlineAllowed =
+    sale.method === 'card' && e.offline !== undefined && e.config.offline.enabled && (e.offline.allowed === undefined || e.offline.allowed(sale).ok);
   let result: CardResult;
   try {
     result = await e.devices.reader.readCard({
