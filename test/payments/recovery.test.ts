@@ -1,0 +1,97 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import type { Demo } from '../platform/fixture.js';
+import { startPlatform, startTerminal, type Terminal } from './harness.js';
+
+let demo: Demo;
+let t: Terminal;
+
+beforeAll(async () => {
+  demo = await startPlatform();
+});
+afterAll(async () => {
+  await demo?.close();
+});
+afterEach(async () => {
+  await t?.close();
+  demo.platform.faults.clear();
+});
+
+const card = { maskedPan: '411111******1111', scheme: 'VISA', expiry: '2812', encryptedData: 'ENC', ksn: 'FFFF0000000001' };
+
+/** A journal row as a crash leaves it (inserted directly, as the engine writes it before the request). */
+function leftRow(id: string, over: Record<string, unknown> = {}): void {
+  t.journal.insert({
+    clientTransactionId: id,
+    kind: 'sale',
+    amount: 1_000,
+    currency: 'EUR',
+    method: 'card',
+    state: 'in_flight',
+    clientDateTime: new Date().toISOString(),
+    attempts: 1,
+    cardSecret: { encryptedData: 'ENC', ksn: 'FFFF0000000001', expiry: '2812' },
+    ...over,
+  });
+}
+
+describe('start-up recovery of rows a crash left behind', () => {
+  it('resolves each kind: sale found (adopted), sale not found (not done), interrupted at the reader, reversing, refund in flight', async () => {
+    t = await startTerminal(demo);
+    const found = randomUUID();
+    const missing = randomUUID();
+    const atReader = randomUUID();
+    const reversing = randomUUID();
+    const refunded = randomUUID();
+    const refundOp = randomUUID();
+    const at = new Date().toISOString();
+    // Sales the platform has, made as the crashed terminal would have sent them.
+    for (const id of [found, reversing, refunded]) {
+      await t.platform.process({
+        clientDateTime: at,
+        channel: 'instore',
+        clientNewTransactionId: id,
+        authorizationAmount: { amount: 1_000, currency: 'EUR' },
+        entryMode: 'ContactChip',
+        instrument: { instrumentType: 'card', card },
+      });
+    }
+    await t.platform.refund(refunded, {
+      clientDateTime: at,
+      channel: 'instore',
+      clientNewTransactionId: refundOp,
+      refundAmount: { amount: 400, currency: 'EUR' },
+      instrument: { instrumentType: 'card' },
+    });
+    leftRow(found);
+    leftRow(missing);
+    leftRow(atReader, { state: 'awaiting_customer' });
+    leftRow(reversing, { state: 'reversing' });
+    leftRow(refunded, { state: 'approved', capturedAmount: 1_000, platformStatus: 'Captured', serverTransactionId: 'srv', cardSecret: undefined });
+    t.journal.insert({
+      clientTransactionId: refundOp,
+      kind: 'refund',
+      amount: 400,
+      currency: 'EUR',
+      method: 'card',
+      state: 'in_flight',
+      relatedClientTransactionId: refunded,
+      clientDateTime: at,
+      attempts: 1,
+    });
+
+    const summary = await t.service.recover();
+    await t.service.idle();
+    expect(summary).toEqual({ resolved: 3, reversing: 1, failed: 1 });
+    expect(t.journal.get(found)).toMatchObject({ state: 'approved', platformStatus: 'Captured', cardSecret: undefined });
+    expect(t.journal.get(missing)).toMatchObject({ state: 'failed', message: /nothing was charged/, cardSecret: undefined });
+    expect(t.journal.get(atReader)).toMatchObject({ state: 'failed', message: /interrupted before it was sent/ });
+    // The reversal of a captured sale is a refund (spec rule 3).
+    expect(t.journal.get(reversing)).toMatchObject({ state: 'reversed', refundedAmount: 1_000 });
+    expect(demo.platform.payments.netCharged(reversing)).toBe(0);
+    expect(t.journal.get(refundOp)).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
+    expect(t.journal.get(refunded)?.refundedAmount).toBe(400);
+    // A second start finds nothing left to do.
+    expect(await t.service.recover()).toEqual({ resolved: 0, reversing: 0, failed: 0 });
+  });
+});
