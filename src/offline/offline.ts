@@ -53,8 +53,24 @@ export interface OfflineOverview {
   items: QueueItem[];
 }
 
+/** Levels as the local API shows them (src/ui/sources.ts OfflineLevelsView; minor units per currency). */
+export interface OfflineLevelsSummary {
+  enabled: boolean;
+  count: number;
+  maxCount: number;
+  totals: Record<string, number>;
+  maxTotal: Record<string, number>;
+  floorLimits: Record<string, number>;
+  oldestCreatedAt?: string;
+  needsAttention: number;
+  uploading: boolean;
+  lastError?: string;
+}
+
 export interface Offline {
   hook: OfflineHookImpl;
+  /** For the local API (its OfflineApiSource): GET /api/offline, POST /api/offline/flush. */
+  api: { levels(): OfflineLevelsSummary; flush(): Promise<FlushReport> };
   uploader: OfflineUploaderControl;
   levels(): OfflineLevels;
   list(opts?: ListQueueOptions): QueueItem[];
@@ -154,8 +170,26 @@ export function createOffline(deps: OfflineDeps): Offline {
     },
   };
 
+  const summary = (): OfflineLevelsSummary => {
+    const stats = queue.stats();
+    const lastError = uploader.lastError;
+    return {
+      enabled: cfg.enabled,
+      count: stats.count,
+      maxCount: cfg.maxCount,
+      totals: stats.totals,
+      maxTotal: { ...cfg.maxTotal },
+      floorLimits: { ...cfg.floorLimits },
+      ...(stats.oldest !== undefined ? { oldestCreatedAt: new Date(stats.oldest.storedAtMs).toISOString() } : {}),
+      needsAttention: queue.stateCounts().needs_attention,
+      uploading: uploader.busy,
+      ...(lastError !== undefined ? { lastError } : {}),
+    };
+  };
+
   return {
     hook,
+    api: { levels: summary, flush: () => uploader.flush() },
     uploader: {
       start: () => {
         publishLevels();

@@ -30,6 +30,8 @@ export interface FlushReport {
   needsAttention: number;
   /** Left for the next try (unreachable, timeout, 5xx): not counted as refusals. */
   deferred: number;
+  /** Attempted and not uploaded (declined, refused, needing attention or deferred). */
+  failed: number;
   /** Still waiting for upload afterwards. */
   remaining: number;
   items: Array<{ clientTransactionId: string; result: ItemResult; state: QueueState; message?: string }>;
@@ -94,6 +96,8 @@ export class Uploader {
   private wakeIdle: (() => void) | undefined;
   private wakePending = false;
   private abort = new AbortController();
+  private rounds = 0;
+  private lastErrorText: string | undefined;
 
   constructor(private readonly opts: UploaderOptions) {
     this.log = opts.log.child({ module: 'offline-uploader' });
@@ -104,6 +108,16 @@ export class Uploader {
 
   get platform(): PlatformState {
     return this.platformState;
+  }
+
+  /** An upload round is running. */
+  get busy(): boolean {
+    return this.rounds > 0;
+  }
+
+  /** Why the last try was deferred, until a round goes through cleanly. */
+  get lastError(): string | undefined {
+    return this.lastErrorText;
   }
 
   start(): void {
@@ -218,6 +232,17 @@ export class Uploader {
 
   /** Uploads the given items with bounded concurrency; the first sign of platform trouble ends the round. */
   private async round(items: PendingUpload[]): Promise<FlushReport> {
+    this.rounds++;
+    try {
+      const report = await this.runRound(items);
+      if (report.attempted > 0 && report.deferred === 0) this.lastErrorText = undefined;
+      return report;
+    } finally {
+      this.rounds--;
+    }
+  }
+
+  private async runRound(items: PendingUpload[]): Promise<FlushReport> {
     const results: FlushReport['items'] = [];
     let next = 0;
     let stopped = false;
@@ -244,6 +269,7 @@ export class Uploader {
       rejected: count('rejected'),
       needsAttention: count('needs_attention'),
       deferred: count('deferred'),
+      failed: items.length - count('uploaded'),
       remaining: this.opts.queue.pendingCount(),
       items,
     };
@@ -288,6 +314,7 @@ export class Uploader {
   /** Platform trouble: the item waits; `mayHaveArrived` keeps it marked for a lookup. */
   private defer(id: string, err: unknown, lookupFailed: boolean): { state: QueueState; message?: string } {
     const message = describeError(err);
+    this.lastErrorText = message;
     const unknown = lookupFailed || (isPlatformError(err) && err.outcomeUnknown) || !isPlatformError(err);
     if (isPlatformError(err) && (err.category === 'network' || err.category === 'timeout' || err.category === 'auth')) {
       this.setPlatform('offline', message);

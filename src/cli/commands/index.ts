@@ -4,6 +4,7 @@ import { register as registerCapture } from './capture.js';
 import { register as registerCerts } from './certs.js';
 import { register as registerConfig } from './config.js';
 import { register as registerDevices } from './devices.js';
+import { register as registerQueue } from './queue.js';
 import { register as registerRefund } from './refund.js';
 import { register as registerSale } from './sale.js';
 import { register as registerSim } from './sim.js';
@@ -18,6 +19,7 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerCerts,
   registerConfig,
   registerDevices,
+  registerQueue,
   registerRefund,
   registerSale,
   registerSim,
