@@ -21,6 +21,7 @@ export class LineSession implements PortSession {
     timers: Timers,
   ) {
     this.parser = new LineParser({ timers });
+    this.parser.on('error', () => {});
     this.parser.on('data', (unit: LineUnit) => {
       for (const l of [...this.listeners]) l(unit);
     });

@@ -70,6 +70,22 @@ describe('card reader driver on MockBinding', () => {
     expect(rig.sim.reader.busy).toBe(false);
   });
 
+  it('still resolves with outcome timeout when the reader does not confirm the cancel', async () => {
+    rig = await simRig();
+    rig.sim.reader.nextCard({ result: 'noAnswer' });
+    const pending = rig.peripherals.reader.readCard({ amount: 100, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false, timeoutMs: 200 });
+    while (rig.sim.reader.receivedOfType('startPayment').length === 0) await new Promise((r) => setTimeout(r, 5));
+    // The reader hangs: nothing is acknowledged or answered any more.
+    rig.sim.reader.close();
+    expect((await pending).outcome).toBe('timeout');
+  });
+
+  it('rejects showResult with LINK_NO_ACK when the reader does not acknowledge it', async () => {
+    rig = await simRig();
+    rig.sim.reader.close();
+    await expect(rig.peripherals.reader.showResult(false, 'DECLINED')).rejects.toMatchObject({ code: 'LINK_NO_ACK' });
+  });
+
   it('cancels on the reader when the caller aborts, and resolves with outcome cancelled', async () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 60_000 });

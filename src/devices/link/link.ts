@@ -104,6 +104,8 @@ export class Link {
     this.parser = new FrameParser({ timers: this.timers, ...(opts.interByteTimeoutMs !== undefined ? { interByteTimeoutMs: opts.interByteTimeoutMs } : {}) });
     this.writer = new FrameWriter(opts.stream, (err) => this.log.debug({ err: err.message }, 'write to port failed'));
     this.parser.on('data', (unit: LinkUnit) => this.onUnit(unit));
+    // The parser never fails on input; this only keeps a stray stream error from crashing the process.
+    this.parser.on('error', (err: Error) => this.log.error({ err: err.message }, 'frame parser failed'));
     opts.stream.on('data', this.onData);
   }
 
