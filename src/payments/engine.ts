@@ -11,7 +11,7 @@ import type { OfflineHook } from './offline-hook.js';
 import { toView } from './view.js';
 
 /** The platform calls the engine uses (the PlatformClient, or a test double with the same shape). */
-export type PaymentsPlatform = Pick<PlatformClient, 'process' | 'capture' | 'captureAll' | 'refund' | 'cancel' | 'allowedOperations' | 'status'>;
+export type PaymentsPlatform = Pick<PlatformClient, 'process' | 'capture' | 'captureAll' | 'refund' | 'cancel' | 'allowedOperations' | 'status' | 'refundByWeb'>;
 
 export interface PaymentServiceDeps {
   journal: Journal;

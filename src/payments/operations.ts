@@ -339,3 +339,41 @@ export async function resolveCapture(e: Engine, op: JournalRow): Promise<Resolut
   opFailed(e, op, 'the platform did not record the capture: nothing was captured');
   return 'not_happened';
 }
+
+// ---------------------------------------------------------------- refund by web
+
+/**
+ * Cancel or refund by web (spec "Payment API"; DESIGN.md: body {clientDateTime,
+ * clientNewTransactionId, amount}; the platform picks cancel or refund and answers that
+ * record). Journaled as a refund row with its own id; a Cancel answer counts as cancelled.
+ */
+export async function sendRefundByWeb(e: Engine, sale: JournalRow, amount: number): Promise<JournalRow> {
+  const op = journalOperation(e, sale, { kind: 'refund', amount });
+  let record: PlatformRecord;
+  try {
+    record = await e.platform.refundByWeb(
+      sale.clientTransactionId,
+      { clientDateTime: op.clientDateTime, clientNewTransactionId: op.clientTransactionId, amount: { amount, currency: sale.currency } },
+      e.callOptions(sale),
+    );
+  } catch (err) {
+    return afterFailure(e, op, err, 'cancelled or refunded', (o) => resolveByWeb(e, o));
+  }
+  return finishByWeb(e, op, record);
+}
+
+function finishByWeb(e: Engine, op: JournalRow, record: PlatformRecord): JournalRow {
+  if (record.transactionType === 'Cancel') return finishCancel(e, op, record);
+  return finishRefund(e, op, record);
+}
+
+async function resolveByWeb(e: Engine, op: JournalRow): Promise<Resolution> {
+  const found = await lookupWithGrace(e, op.clientTransactionId, op);
+  if (found.kind === 'failed') throw found.error;
+  if (found.kind === 'found') {
+    finishByWeb(e, op, found.record);
+    return 'done';
+  }
+  opFailed(e, op, 'the platform has no record of this operation: nothing was cancelled or refunded');
+  return 'not_happened';
+}

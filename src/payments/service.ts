@@ -27,6 +27,7 @@ import {
   sendCancel,
   sendCapture,
   sendRefund,
+  sendRefundByWeb,
 } from './operations.js';
 import { failureKind, refusalError } from './outcome.js';
 import type { PlatformRecord } from './records.js';
@@ -178,6 +179,17 @@ export class PaymentService implements PaymentsApi, RelayStore {
       ...(retryId !== undefined ? { clientTransactionId: retryId } : {}),
     });
     return toView(op);
+  }
+
+  /** Cancel or refund by web: the platform picks which (no approval code applies, spec). */
+  async refundByWeb(clientTransactionId: string, req: { amount?: number } = {}): Promise<TransactionView> {
+    const e = this.e;
+    const sale = e.journal.require(clientTransactionId);
+    const open = openOperations(e, sale);
+    const cancel = cancelCheck(sale, e.now(), open);
+    const check = cancel.ok ? cancel : refundCheck(sale, e.now(), open);
+    const amount = requireAmount(check, req.amount, cancel.ok ? 'cancel' : 'refund', sale.currency);
+    return toView(await sendRefundByWeb(e, sale, amount));
   }
 
   async capture(clientTransactionId: string, req: CaptureRequest = {}): Promise<TransactionView> {

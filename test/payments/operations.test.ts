@@ -175,6 +175,21 @@ describe('wallet windows (spec "Limits"), with the terminal and platform clocks 
   });
 });
 
+describe('refund by web', () => {
+  it('the platform picks: a cancellable wallet payment is cancelled, a captured card sale refunded', async () => {
+    t = await startTerminal(demo);
+    const wallet = await paidWallet('walletA', 1_000);
+    const w = await t.service.refundByWeb(wallet, { amount: 300 });
+    expect(w).toMatchObject({ state: 'approved', platformStatus: 'cancelled' });
+    expect(await t.service.get(wallet)).toMatchObject({ cancelledAmount: 300, refundedAmount: 0 });
+    const sale = (await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR' })).done).clientTransactionId;
+    const c = await t.service.refundByWeb(sale);
+    expect(c).toMatchObject({ state: 'approved', amount: 2_000, platformStatus: 'Accepted' });
+    expect(await t.service.get(sale)).toMatchObject({ refundedAmount: 2_000 });
+    expect(demo.platform.payments.netCharged(sale)).toBe(0);
+  });
+});
+
 describe('allowed operations', () => {
   it('merges the platform answer with the local rules; without the platform the local rules answer alone', async () => {
     t = await startTerminal(demo, { config: { payments: { captureMode: 'deferred', reversalRetryCapMs: 200 } } });

@@ -190,5 +190,6 @@ function bind(p: PaymentsPlatform): PaymentsPlatform {
     cancel: p.cancel.bind(p),
     allowedOperations: p.allowedOperations.bind(p),
     status: p.status.bind(p),
+    refundByWeb: p.refundByWeb.bind(p),
   };
 }
