@@ -77,6 +77,8 @@ export interface Offline {
   get(clientTransactionId: string): QueueItem | undefined;
   /** For GET /api/offline: levels and every item (no card data). */
   overview(): OfflineOverview;
+  /** Puts a sale needing attention back into the queue (staff fixed the cause); refusals count from zero. */
+  requeue(clientTransactionId: string): QueueItem;
   /** Runs the age checks now (the uploader's loop also does); returns the warnings raised. */
   checkAges(): AgeWarning[];
 }
@@ -129,6 +131,7 @@ export function createOffline(deps: OfflineDeps): Offline {
       ages.check(now());
       publishLevels();
     },
+    onItem: publishLevels,
     nextAgeEventIn: () => ages.nextIn(now()),
   });
 
@@ -203,6 +206,12 @@ export function createOffline(deps: OfflineDeps): Offline {
     list: (opts) => queue.list(opts),
     get: (id) => queue.get(id),
     overview: () => ({ levels: levels(), items: queue.list() }),
+    requeue: (id) => {
+      const item = recorder.requeued(id);
+      publishLevels();
+      uploader.wake();
+      return item;
+    },
     checkAges: () => {
       const warnings = ages.check(now());
       publishLevels();

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { AgentError, ErrorCodes } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { EventBus } from '../events/bus.js';
 import type { TransactionState } from '../payments/api.js';
@@ -155,6 +156,30 @@ export class OutcomeRecorder {
   /** A lookup found nothing at the platform: the sale never arrived and is safe to send. */
   notFound(clientTransactionId: string): void {
     this.queue.update(clientTransactionId, { state: 'queued', attempt: { at: this.at(), outcome: 'not_found', message: 'not at the platform: sending' } });
+  }
+
+  /** Staff decided to try an item needing attention again: refusals start from zero, history stays. */
+  requeued(clientTransactionId: string): QueueItem {
+    const item = this.journal.transaction(() => {
+      const current = this.queue.require(clientTransactionId);
+      if (current.state !== 'needs_attention') {
+        throw new AgentError(ErrorCodes.PAYMENT_RULE, `offline sale ${clientTransactionId} is ${current.state}: only a sale needing attention can be queued again`, {
+          httpStatus: 409,
+        });
+      }
+      const updated = this.queue.update(clientTransactionId, {
+        state: 'queued',
+        attempt: { at: this.at(), outcome: 'requeued', message: 'queued again by staff' },
+        resetRejections: true,
+        message: null,
+      });
+      const row = this.journal.get(clientTransactionId);
+      if (row?.state === 'needs_attention') this.journal.update(clientTransactionId, { state: 'offline_stored', message: 'offline sale queued again for upload' });
+      return updated;
+    });
+    this.log.info({ clientTransactionId }, 'offline sale queued again by staff');
+    this.publish(item, this.journal.get(clientTransactionId));
+    return item;
   }
 
   private toAttention(clientTransactionId: string, message: string): QueueItem {

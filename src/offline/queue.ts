@@ -40,6 +40,8 @@ export interface ItemUpdate {
   state?: QueueState;
   attempt?: UploadAttempt;
   countRejection?: boolean;
+  /** Refusals start from zero again (staff re-queued the item). */
+  resetRejections?: boolean;
   serverTransactionId?: string;
   platformStatus?: string;
   /** null clears the message. */
@@ -252,7 +254,7 @@ export class OfflineQueue {
       `UPDATE offline_queue SET
          state = COALESCE(@state, state),
          history = @history,
-         rejections = rejections + @rejection,
+         rejections = CASE WHEN @reset = 1 THEN 0 ELSE rejections + @rejection END,
          server_id = COALESCE(@server_id, server_id),
          platform_status = COALESCE(@platform_status, platform_status),
          message = CASE WHEN @set_message = 1 THEN @message ELSE message END,
@@ -264,6 +266,7 @@ export class OfflineQueue {
       state: u.state ?? null,
       history,
       rejection: u.countRejection === true ? 1 : 0,
+      reset: u.resetRejections === true ? 1 : 0,
       at,
       server_id: u.serverTransactionId ?? null,
       platform_status: u.platformStatus ?? null,

@@ -32,7 +32,9 @@ export type AttemptOutcome =
   /** A lookup by client id found the sale at the platform. */
   | 'found'
   /** A lookup by client id found nothing: safe to send. */
-  | 'not_found';
+  | 'not_found'
+  /** Staff put an item needing attention back into the queue. */
+  | 'requeued';
 
 /** One line of an item's history; `message` never carries card data. */
 export interface UploadAttempt {

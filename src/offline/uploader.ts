@@ -55,6 +55,8 @@ export interface UploaderOptions {
   timers?: UploaderTimers;
   /** Called after every round and availability change (levels, age checks). */
   onChange?: () => void;
+  /** Called after each item's try (levels). */
+  onItem?: () => void;
   /** Milliseconds until the next age warning is due, so the idle loop wakes for it. */
   nextAgeEventIn?: () => number | undefined;
 }
@@ -251,6 +253,7 @@ export class Uploader {
         const p = items[next++] as PendingUpload;
         const r = await this.uploadOne(p);
         results.push(r);
+        this.opts.onItem?.();
         if (r.result === 'deferred') stopped = true;
       }
     };

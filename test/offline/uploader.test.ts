@@ -43,8 +43,9 @@ describe('offline uploader on the demo platform', () => {
 
     const uploaded = nextEvent(f.bus, 'offline.item', (d) => d.clientTransactionId === id && d.state === 'uploaded');
     const online = nextEvent(f.bus, 'platform.status', (d) => d.online);
+    const emptied = nextEvent(f.bus, 'offline.levels', (d) => (d as { count: { stored: number } }).count.stored === 0);
     p.platform.faults.clear('isAvailable');
-    await Promise.all([uploaded, online]);
+    await Promise.all([uploaded, online, emptied]);
 
     const item = f.offline.get(id);
     expect(item).toMatchObject({ state: 'uploaded', holdsCardData: false, rejections: 0, platformStatus: 'Captured' });
@@ -59,6 +60,9 @@ describe('offline uploader on the demo platform', () => {
     expect(cardRequestEvent(atPlatform)).toMatchObject({ clientDateTime: originalTime, offlineTransaction: true });
     expect(moves(id).map((m) => [m.kind, m.amount])).toEqual([['sale', 1234]]);
     expect(f.offline.levels()).toMatchObject({ platform: 'online', count: { stored: 0 } });
+    const published = f.events.filter((e) => e.type === 'offline.levels').map((e) => e.data as { count: { stored: number }; platform: string });
+    expect(published.some((l) => l.count.stored === 1 && l.platform === 'offline')).toBe(true);
+    expect(published.at(-1)).toMatchObject({ count: { stored: 0 }, platform: 'online' });
     expect(p.sink.text()).not.toContain(ENCRYPTED);
   });
 
@@ -163,6 +167,16 @@ describe('offline uploader on the demo platform', () => {
     // Still counted against the limits: not confirmed by the platform.
     expect(f.offline.levels().count.stored).toBe(1);
     expect(moves(id)).toEqual([]);
+
+    // Staff fixed the cause and queue it again: refusals count from zero, the history stays.
+    p.platform.faults.clear('process');
+    expect(() => f?.offline.requeue(uid('none'))).toThrow(/no offline sale/);
+    expect(f.offline.requeue(id)).toMatchObject({ state: 'queued', rejections: 0 });
+    expect(f.journal.get(id)?.state).toBe('offline_stored');
+    expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 1, remaining: 0 });
+    expect(f.offline.get(id)?.history.map((h) => h.outcome)).toEqual(['rejected', 'rejected', 'rejected', 'requeued', 'accepted']);
+    expect(() => f?.offline.requeue(id)).toThrow(/is uploaded: only a sale needing attention can be queued again/);
+    expect(moves(id).map((m) => [m.kind, m.amount])).toEqual([['sale', 4200]]);
   });
 
   it('does not count a timeout as a refusal and looks the sale up before sending it again', async () => {
