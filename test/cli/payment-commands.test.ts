@@ -110,7 +110,7 @@ describe('payment CLI commands against a running local API', () => {
     const c = await run([...flags, 'cancel', 'S-1', '--amount', '5.00 EUR', '--reason', 'Functional']);
     expect(c.code).toBe(0);
     expect(s.payments.calls.filter((x) => x.op === 'cancel').at(-1)).toEqual({ op: 'cancel', id: 'S-1', arg: { amount: 500, reason: 'Functional' } });
-    expect(c.stdout).toMatch(/^cancel S-1-C: cancelled/);
+    expect(c.stdout).toMatch(/^cancel S-1-C: approved/);
     const wrong = await run([...flags, 'refund', 'S-1', '--amount', '5 USD']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/sale S-1 is in EUR, not USD/);

@@ -77,7 +77,9 @@ export class FakePayments implements PaymentsApi {
   async cancel(id: string, req?: CancelRequest): Promise<TransactionView> {
     this.calls.push({ op: 'cancel', id, arg: req });
     const sale = this.find(id);
-    return this.view({ clientTransactionId: `${id}-C`, kind: 'cancel', relatedClientTransactionId: id, amount: req?.amount ?? sale.amount, currency: sale.currency, state: 'cancelled' });
+    const amount = req?.amount ?? sale.amount;
+    this.views.set(id, { ...sale, state: 'cancelled', cancelledAmount: amount });
+    return this.view({ clientTransactionId: `${id}-C`, kind: 'cancel', relatedClientTransactionId: id, amount, currency: sale.currency, state: 'approved' });
   }
 
   async refund(id: string, req?: RefundRequest): Promise<TransactionView> {

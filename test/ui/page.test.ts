@@ -99,7 +99,7 @@ describe('counter page', () => {
     await expect(page.getByTestId('tx-refund').getAttribute('title')).resolves.toBe('not captured yet');
     await page.screenshot({ path: join(ARTIFACTS, 'page-operations.png') });
     await page.getByTestId('tx-cancel').click();
-    await page.getByTestId('tx-op-message').filter({ hasText: 'Cancel 5.00 EUR: cancelled' }).waitFor();
+    await page.getByTestId('tx-op-message').filter({ hasText: 'Cancel 5.00 EUR: done' }).waitFor();
     expect(s.payments.calls.filter((c) => c.op === 'cancel').at(-1)).toEqual({ op: 'cancel', id: 'P-1', arg: {} });
     await page.getByTestId('tx-P-1-C').waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'page-cancelled.png') });

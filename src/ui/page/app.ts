@@ -175,6 +175,7 @@ function closeSale(): void {
 }
 
 function renderSale(t: Transaction): void {
+  byId('sale-panel').dataset.transactionId = t.clientTransactionId;
   byId('sale-amount').textContent = t.amountText;
   byId('sale-method').textContent = [methodText(t), t.maskedPan].filter(Boolean).join(' · ');
   const pending = PENDING_STATES.has(t.state);
@@ -285,7 +286,9 @@ function renderList(): void {
       li.dataset.state = t.state;
       li.dataset.kind = t.kind;
       if (t.clientTransactionId === state.selected) li.classList.add('selected');
-      const what = t.kind === 'sale' ? methodText(t) : `${t.kind}${t.relatedClientTransactionId ? ` of ${t.relatedClientTransactionId}` : ''}`;
+      const related = state.list.find((x) => x.clientTransactionId === t.relatedClientTransactionId);
+      const kind = t.kind.charAt(0).toUpperCase() + t.kind.slice(1);
+      const what = t.kind === 'sale' ? methodText(t) : related ? `${kind} of ${methodText(related)} ${related.amountText}` : kind;
       li.append(
         el('span', 'time', timeOf(t.createdAt)),
         el('span', 'what', [what, t.maskedPan].filter(Boolean).join(' · ')),
@@ -298,11 +301,15 @@ function renderList(): void {
   );
 }
 
+function renderOpsTitle(id: string): void {
+  const t = state.list.find((x) => x.clientTransactionId === id);
+  byId('ops-title').textContent = t ? `${t.kind} ${t.amountText} · ${t.state.replace(/_/g, ' ')}` : id;
+}
+
 async function select(id: string): Promise<void> {
   state.selected = id;
   renderList();
-  const t = state.list.find((x) => x.clientTransactionId === id);
-  byId('ops-title').textContent = t ? `${t.kind} ${t.amountText} · ${t.state.replace(/_/g, ' ')}` : id;
+  renderOpsTitle(id);
   byId('op-message').textContent = '';
   byId<HTMLInputElement>('op-amount').value = '';
   show(byId('ops'), true);
@@ -317,6 +324,7 @@ function setOp(id: string, op: AllowedOperations['cancel'] | undefined): void {
 
 async function loadOps(id: string): Promise<void> {
   const t = state.list.find((x) => x.clientTransactionId === id);
+  renderOpsTitle(id);
   state.ops = undefined;
   setOp('op-cancel', undefined);
   setOp('op-refund', undefined);
@@ -359,7 +367,9 @@ async function operate(op: 'cancel' | 'refund' | 'capture'): Promise<void> {
   msg.textContent = `${op}…`;
   try {
     const t = await api.operate(op, id, body);
-    msg.textContent = `${op === 'cancel' ? 'Cancel' : op === 'refund' ? 'Refund' : 'Capture'} ${t.amountText}: ${t.state.replace(/_/g, ' ')}${t.message ? ` (${t.message})` : ''}`;
+    // An operation's own row is `approved` when the platform accepted it.
+    const outcome = t.state === 'approved' ? 'done' : t.state.replace(/_/g, ' ');
+    msg.textContent = `${op === 'cancel' ? 'Cancel' : op === 'refund' ? 'Refund' : 'Capture'} ${t.amountText}: ${outcome}${t.message ? ` (${t.message})` : ''}`;
     msg.dataset.result = t.state;
   } catch (err) {
     msg.className = 'ops-message error';
@@ -397,6 +407,10 @@ function onEvent(e: BusEvent): void {
       break;
     case 'offline.warning':
       showError(String(d.message), true);
+      break;
+    case 'offline.item':
+      scheduleList();
+      void loadStatus().catch(() => undefined);
       break;
     default:
       break;

@@ -1,0 +1,108 @@
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startAgent, type RunningAgent } from '../../src/agent.js';
+import { configSchema } from '../../src/config/schema.js';
+import { testCerts } from '../helpers/certs.js';
+import { testLogger } from '../helpers/log-sink.js';
+import { tempDir } from '../helpers/tmp.js';
+import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
+
+/**
+ * The whole agent (embedded demo platform, simulated peripherals) driven from the counter
+ * page in headless Chromium: a walletA consumer-scan sale through the QR to approved, a
+ * card sale on the simulated reader, and a cancel. Screenshots go to test-artifacts/.
+ */
+describe('counter page end to end', () => {
+  let agent: RunningAgent;
+  let browser: Browser;
+  let page: Page;
+  let cleanup: () => void;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    buildPage();
+    const tmp = tempDir('terminal-agent-e2e-');
+    cleanup = tmp.cleanup;
+    const certs = testCerts();
+    const config = configSchema.parse({
+      environment: 'local',
+      dataDir: join(tmp.dir, 'data'),
+      identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
+      api: { port: 0 },
+      // Wallet payments happen when the test says so (the wallet provider's control).
+      sim: { apiPort: 0, mtlsPort: 0, walletPayDelayMs: 0, seedFile: resolve('config/demo-seed.json') },
+      devices: { simulate: true },
+      // Demo Books: authorization only (a card sale stays cancellable; a captured one is
+      // refunded instead) and a supervised aggregator whose cancels need approval code 4711.
+      auth: { merchantId: 'terminal-app-1002' },
+      payments: { captureMode: 'deferred' },
+    });
+    agent = await startAgent({ config, log: testLogger('info').log });
+    await agent.settled;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(agent.url);
+    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.stop();
+    cleanup?.();
+  });
+
+  async function saleId(): Promise<string> {
+    const id = await page.getByTestId('sale-panel').getAttribute('data-transaction-id');
+    if (id === null) throw new Error('no sale on the page');
+    return id;
+  }
+
+  it('takes a walletA consumer-scan sale through the QR to approved when the wallet pays', async () => {
+    await page.getByTestId('amount').fill('12.34');
+    await page.getByTestId('method-walletA-qr').click();
+    await page.getByTestId('start-sale').click();
+    await page.locator('[data-testid="sale-qr"][src^="blob:"]').waitFor();
+    await expect(page.getByTestId('sale-progress').textContent()).resolves.toBe('Show the QR code to the customer');
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-1-wallet-qr.png') });
+
+    const id = await saleId();
+    agent.demoPlatform?.payments.wallet.pay(id);
+    await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-2-wallet-approved.png') });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1234);
+    await page.getByTestId('sale-done').click();
+  });
+
+  it('runs a card sale on the simulated reader to approved', async () => {
+    await page.getByTestId('amount').fill('7.50');
+    await page.getByTestId('method-card').click();
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-3-card-waiting.png') });
+    await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor({ timeout: 20_000 });
+    await expect(page.getByTestId('sale-method').textContent()).resolves.toMatch(/Card · \d{6}\*+\d{4}/);
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-4-card-approved.png') });
+    await page.getByTestId('sale-done').click();
+  });
+
+  it('cancels the card sale from today\'s list', async () => {
+    const card = agent.payments.list({ limit: 10 }).find((t) => t.kind === 'sale' && t.method === 'card');
+    if (!card) throw new Error('card sale not in the journal');
+    await page.getByTestId(`tx-${card.clientTransactionId}`).click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    await expect(page.getByTestId('tx-capture').isEnabled()).resolves.toBe(true);
+    await expect(page.getByTestId('tx-refund').isDisabled()).resolves.toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-5-operations.png') });
+    await page.getByTestId('tx-op-approval').fill('4711');
+    await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-message').filter({ hasText: /^Cancel 7\.50 EUR: done/ }).waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-6-cancelled.png') });
+    expect(agent.demoPlatform?.payments.netCharged(card.clientTransactionId)).toBe(0);
+  });
+
+  it('raised no script errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
