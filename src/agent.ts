@@ -13,6 +13,7 @@ import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { startSimulatedPeripherals, type SimulatedPeripherals } from './sim/devices/index.js';
 import { startDemoPlatform, type DemoPlatform } from './sim/platform/server.js';
+import { createOffline, type Offline } from './offline/index.js';
 import { createLocalApi, type LocalApi } from './ui/local-api.js';
 import type { HealthSource } from './ui/sources.js';
 
@@ -34,6 +35,7 @@ export interface RunningAgent {
   auth: AuthService;
   platformClient: PlatformClient;
   payments: PaymentService;
+  offline: Offline;
   peripherals: PeripheralSet;
   /** Only with the embedded demo platform (environment local). */
   demoPlatform?: DemoPlatform;
@@ -161,7 +163,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     stops.push(() => peripherals.stop());
     await peripherals.start();
 
-    const payments = new PaymentService({ journal, platform: platformClient, peripherals, bus, log, config });
+    const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline });
+    stops.push(() => offline.uploader.stop());
+
+    const payments = new PaymentService({ journal, platform: platformClient, peripherals, bus, log, config, offline: offline.hook });
     stops.push(() => payments.stop());
 
     const relay: EventRelay = createEventRelay({
@@ -179,10 +184,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const health: HealthSource = {
       tokenHeld: () => auth.status().hasToken,
       platformReachable: () => platformOnline,
-      offlineAllowed: () => config.offline.enabled,
+      offlineAllowed: () => {
+        const levels = offline.api.levels();
+        return levels.enabled && levels.count < levels.maxCount;
+      },
       readerConnected: () => peripherals.reader.connected,
     };
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health });
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offline.api });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 
@@ -203,6 +211,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       const online = await platformClient.isAvailable().catch(() => false);
       bus.publish('platform.status', { online });
     })();
+    // The uploader checks availability itself (with backoff while offline) and sends what is queued.
+    offline.uploader.start();
     relay.start();
 
     bus.publish('agent.status', { state: 'ready', message: url });
@@ -217,6 +227,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       auth,
       platformClient,
       payments,
+      offline,
       peripherals,
       ...(demoPlatform ? { demoPlatform } : {}),
       ...(simulated ? { simulated } : {}),
