@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgent, type RunningAgent } from '../../src/agent.js';
+import { loadConfig } from '../../src/config/load.js';
+import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
+import { testCerts } from '../helpers/certs.js';
+import { testLogger } from '../helpers/log-sink.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/**
+ * The whole agent with its offline queue: the platform goes away, a chip card the reader
+ * approves offline is stored, the platform comes back on the same ports, and the upload
+ * puts the sale at the platform exactly once.
+ */
+let agent: RunningAgent;
+let revived: DemoPlatform | undefined;
+let cleanup: () => void;
+
+beforeAll(async () => {
+  const certs = testCerts();
+  const tmp = tempDir();
+  cleanup = tmp.cleanup;
+  const { config } = loadConfig({
+    cwd: process.cwd(),
+    env: {},
+    flags: {
+      dataDir: tmp.dir,
+      identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
+      api: { port: 0 },
+      sim: { apiPort: 0, mtlsPort: 0 },
+      platform: { connectTimeoutMs: 1_000 },
+      log: { level: 'debug' },
+    },
+  });
+  agent = await startAgent({ config, log: testLogger('debug').log });
+  await agent.settled;
+});
+
+afterAll(async () => {
+  await agent?.stop();
+  await revived?.stop();
+  cleanup?.();
+});
+
+describe('offline card sales through the whole agent', () => {
+  it('stores an offline-approved chip sale while the platform is down and uploads it once when it is back', async () => {
+    const original = agent.demoPlatform!;
+    const apiPort = Number(new URL(original.urls.api).port);
+    const mtlsPort = Number(new URL(original.urls.mtls).port);
+    await original.stop();
+
+    agent.simulated!.reader.nextCard({ entryMode: 'ContactChip', result: 'offlineApproved', delayMs: 20 });
+    const sale = await agent.payments.startSale({ method: 'card', amount: 1999, currency: 'EUR' });
+    const stored = await sale.done;
+    expect(stored.state).toBe('offline_stored');
+    expect(stored.offline).toBe(true);
+    expect(agent.offline.get(sale.clientTransactionId)?.state).toBe('queued');
+    expect(agent.offline.api.levels().count).toBe(1);
+
+    // The same platform comes back where it was (its tokens are signed with the seed's key).
+    const certs = testCerts();
+    revived = await startDemoPlatform({
+      apiPort,
+      mtlsPort,
+      tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
+      seed: 'config/demo-seed.json',
+      log: testLogger('info').log,
+    });
+    const report = await agent.offline.uploader.flush();
+    expect(report).toMatchObject({ uploaded: 1 });
+    expect(revived.payments.netCharged(sale.clientTransactionId)).toBe(1999);
+
+    const view = await agent.payments.get(sale.clientTransactionId);
+    expect(view.state).toBe('approved');
+    expect(agent.offline.api.levels().count).toBe(0);
+
+    // A second flush sends nothing again.
+    await agent.offline.uploader.flush();
+    expect(revived.payments.ledger().filter((e) => e.clientTransactionId === sale.clientTransactionId && e.kind !== 'authorization')).toHaveLength(1);
+  });
+});
