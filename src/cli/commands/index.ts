@@ -3,6 +3,7 @@ import { register as registerCancel } from './cancel.js';
 import { register as registerCapture } from './capture.js';
 import { register as registerCerts } from './certs.js';
 import { register as registerConfig } from './config.js';
+import { register as registerDiag } from './diag.js';
 import { register as registerDevices } from './devices.js';
 import { register as registerQueue } from './queue.js';
 import { register as registerRefund } from './refund.js';
@@ -18,6 +19,7 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerCapture,
   registerCerts,
   registerConfig,
+  registerDiag,
   registerDevices,
   registerQueue,
   registerRefund,

@@ -1,0 +1,82 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/load.js';
+import { AgentError } from '../../core/errors.js';
+import { createLogger, silentLogger, type Logger } from '../../core/logger.js';
+import { buildBundle, defaultBundleFile, formatReport, runDiagnostics, writeBundle, type DiagOptions } from '../../diag/index.js';
+import { flagsFrom, type GlobalOptions } from '../options.js';
+
+interface DiagFlags extends GlobalOptions {
+  timeout?: string;
+  baseUrl?: string;
+  authUrl?: string;
+  deviceAuthUrl?: string;
+}
+
+function positiveInt(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new AgentError('CONFIG_INVALID', `${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
+  return n;
+}
+
+/** The diagnostics' own log goes to stderr, and only when asked for with --log-level, so stdout stays the report. */
+function diagLogger(opts: DiagFlags): Logger {
+  return opts.logLevel === undefined ? silentLogger() : createLogger({ level: opts.logLevel as 'debug', destination: process.stderr });
+}
+
+function diagOptions(cmd: Command): DiagOptions {
+  const opts = cmd.optsWithGlobals<DiagFlags>();
+  const platform: Record<string, string> = {};
+  if (opts.baseUrl !== undefined) platform.baseUrl = opts.baseUrl;
+  if (opts.authUrl !== undefined) platform.authUrl = opts.authUrl;
+  if (opts.deviceAuthUrl !== undefined) platform.deviceAuthUrl = opts.deviceAuthUrl;
+  const flags = { ...flagsFrom(opts), ...(Object.keys(platform).length > 0 ? { platform } : {}) };
+  return {
+    // Loaded inside the run: a configuration that does not load is check 1's finding.
+    loadConfig: () => loadConfig({ ...(opts.config !== undefined ? { file: opts.config } : {}), flags }),
+    checkTimeoutMs: positiveInt(opts.timeout, '--timeout', 10_000),
+    log: diagLogger(opts),
+  };
+}
+
+function withPlatformOptions(cmd: Command): Command {
+  return cmd
+    .option('--timeout <ms>', 'upper bound of each check in milliseconds', '10000')
+    .option('--base-url <url>', 'main API host to check (overrides platform.baseUrl)')
+    .option('--auth-url <url>', 'security host to check (overrides platform.authUrl)')
+    .option('--device-auth-url <url>', 'device auth host to check (overrides platform.deviceAuthUrl)');
+}
+
+/**
+ * `terminal-agent diag`: the field engineer's checks, one line each, exit 1 when one
+ * failed; `diag bundle` writes the same findings and the terminal's state for support.
+ */
+export function register(program: Command): void {
+  const diag = withPlatformOptions(
+    program
+      .command('diag')
+      .description('diagnose this terminal: configuration, certificate, clock, TLS, token, platform, serial ports, offline queue, running agent')
+      .option('--json', 'print the report as JSON'),
+  ).action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { report } = await runDiagnostics(diagOptions(cmd));
+    process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+    if (!report.ok) process.exitCode = 1;
+  });
+
+  withPlatformOptions(
+    diag
+      .command('bundle')
+      .description('write a diagnostics bundle for support: every check, redacted configuration, certificate facts, versions, ports, offline queue, agent status, log tail')
+      .option('--out <file>', 'where to write the bundle (default terminal-agent-diag-<host>-<time>.json)')
+      .option('--log <file>', "the agent's log file; its last lines go in, secrets removed")
+      .option('--lines <n>', 'how many log lines', '500'),
+  ).action(async (opts: { out?: string; log?: string; lines?: string }, cmd: Command) => {
+    const lines = positiveInt(opts.lines, '--lines', 500);
+    const file = resolve(opts.out ?? defaultBundleFile());
+    const bundle = await buildBundle({ ...diagOptions(cmd), ...(opts.log !== undefined ? { logFile: resolve(opts.log) } : {}), logLines: lines });
+    writeBundle(file, bundle);
+    const r = bundle.report;
+    process.stdout.write(`diagnostics bundle written to ${file} (mode 0600): ${r.counts.ok} ok, ${r.counts.warn} warnings, ${r.counts.fail} failed\n`);
+  });
+}

@@ -1,0 +1,103 @@
+import { chmodSync, closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join, basename } from 'node:path';
+import { redactConfig } from '../config/load.js';
+import { AgentError } from '../core/errors.js';
+import { tailLog, type LogTail } from './log-tail.js';
+import { runDiagnostics } from './run.js';
+import { scrubValue } from './scrub.js';
+import type { DiagOptions } from './state.js';
+import type { DiagReport } from './types.js';
+import { collectVersions, type Versions } from './versions.js';
+
+export const BUNDLE_FORMAT = 1;
+
+export interface DiagBundle {
+  kind: 'terminal-agent-diagnostics';
+  format: number;
+  createdAt: string;
+  host: string;
+  versions: Versions;
+  report: DiagReport;
+  config: { file: string | null; endpoints: unknown; effective: unknown } | { error: string };
+  certificate: unknown;
+  serialPorts: unknown;
+  offline: unknown;
+  agent: { running: boolean; url: string | null; note: string | null; healthz: unknown; status: unknown; devices: unknown };
+  log: (Omit<LogTail, 'lines'> & { lines: string[] }) | { error: string } | null;
+}
+
+export interface BundleOptions extends DiagOptions {
+  /** Agent log file whose last lines go in (re-scrubbed). */
+  logFile?: string;
+  /** How many log lines (default 500). */
+  logLines?: number;
+}
+
+/**
+ * The support bundle (DESIGN.md "What the peers get wrong": a way to get the device's
+ * logs and state): every check's outcome, the configuration with secrets redacted,
+ * certificate facts (no key), versions, serial ports, offline summary, the running
+ * agent's status and the end of its log. Everything passes scrubValue last.
+ */
+export async function buildBundle(opts: BundleOptions): Promise<DiagBundle> {
+  const { report, state } = await runDiagnostics(opts);
+  let log: DiagBundle['log'] = null;
+  if (opts.logFile !== undefined) {
+    try {
+      log = tailLog(opts.logFile, opts.logLines ?? 500);
+    } catch (err) {
+      log = { error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+  const bundle: DiagBundle = {
+    kind: 'terminal-agent-diagnostics',
+    format: BUNDLE_FORMAT,
+    createdAt: new Date(state.now()).toISOString(),
+    host: hostname(),
+    versions: await collectVersions(),
+    report,
+    config:
+      state.config !== undefined
+        ? { file: state.loaded?.file ?? null, endpoints: state.endpoints ?? { error: state.endpointsError ?? null }, effective: redactConfig(state.config) }
+        : { error: state.configError ?? 'not loaded' },
+    certificate: state.collected.certificate ?? null,
+    serialPorts: state.collected.ports ?? null,
+    offline: state.collected.offline ?? null,
+    agent: {
+      running: state.agent.running,
+      url: state.agent.url ?? null,
+      note: state.agent.note ?? null,
+      healthz: state.agent.healthz ?? null,
+      status: state.agent.status ?? null,
+      devices: state.agent.devices ?? null,
+    },
+    log,
+  };
+  return scrubValue(bundle) as DiagBundle;
+}
+
+/** Default bundle name: host and time, in the working directory. */
+export function defaultBundleFile(now: Date = new Date()): string {
+  return `terminal-agent-diag-${hostname().replace(/[^A-Za-z0-9_.-]/g, '_')}-${now.toISOString().replace(/[:.]/g, '-')}.json`;
+}
+
+/** Writes the bundle readable by its owner only (0600), via a temporary file so a reader never sees half of it. */
+export function writeBundle(file: string, bundle: DiagBundle): void {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'w', 0o600);
+    chmodSync(tmp, 0o600);
+    writeSync(fd, `${JSON.stringify(bundle, null, 2)}\n`);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, file);
+    chmodSync(file, 0o600);
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(tmp, { force: true });
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new AgentError('CONFIG_INVALID', `cannot write the diagnostics bundle ${file} (${code}): choose another --out`, { cause: err });
+  }
+}

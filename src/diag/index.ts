@@ -1,0 +1,12 @@
+export { runDiagnostics, DEFAULT_CHECK_TIMEOUT_MS, type DiagRun } from './run.js';
+export { formatCheck, formatReport } from './format.js';
+export { buildBundle, writeBundle, defaultBundleFile, BUNDLE_FORMAT, type DiagBundle, type BundleOptions } from './bundle.js';
+export { scrubText, scrubValue, scrubLogLine } from './scrub.js';
+export { tailLog, type LogTail } from './log-tail.js';
+export { collectVersions, type Versions } from './versions.js';
+export { diagEndpoints } from './platform-access.js';
+export { tlsProbe, type TlsProbeResult } from './checks/tls.js';
+export type { DiagOptions, DiagState, AgentProbe } from './state.js';
+export type { CheckResult, CheckStatus, DiagReport } from './types.js';
+export type { OfflineSummary } from './checks/offline.js';
+export type { CertificateFacts } from './checks/certificate.js';
