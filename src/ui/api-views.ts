@@ -64,8 +64,10 @@ export function apiAllowedOperations(view: AllowedOperationsView): ApiAllowedOpe
 }
 
 /** Offline levels with the per-currency totals and limits also as text. */
-export function apiOffline(levels: OfflineLevelsView): OfflineLevelsView & { totalsText: Record<string, string>; maxTotalText: Record<string, string> } {
+export function apiOffline(
+  levels: OfflineLevelsView,
+): OfflineLevelsView & { totalsText: Record<string, string>; maxTotalText: Record<string, string>; floorLimitsText: Record<string, string> } {
   const texts = (m: Record<string, number>): Record<string, string> =>
     Object.fromEntries(Object.entries(m).map(([currency, minor]) => [currency, safeFormat(minor, currency)]));
-  return { ...levels, totalsText: texts(levels.totals), maxTotalText: texts(levels.maxTotal) };
+  return { ...levels, totalsText: texts(levels.totals), maxTotalText: texts(levels.maxTotal), floorLimitsText: texts(levels.floorLimits ?? {}) };
 }

@@ -35,7 +35,7 @@ export class SseHub {
     this.capacity = opts.capacity ?? 1_000;
     this.heartbeatMs = opts.heartbeatMs ?? 15_000;
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 1024 * 1024;
-    this.log = opts.log.child({ module: 'sse' });
+    this.log = opts.log.child({ component: 'sse' });
   }
 
   start(): void {

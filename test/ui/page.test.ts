@@ -37,6 +37,7 @@ describe('counter page', () => {
     await page.getByTestId('device-reader').waitFor();
     await expect(page.getByTestId('device-reader').textContent()).resolves.toMatch(/reader ✓/);
     await expect(page.getByTestId('offline-badge').textContent()).resolves.toMatch(/offline 2\/500 · 40\.00 EUR/);
+    await expect(page.getByTestId('offline-badge').getAttribute('title')).resolves.toMatch(/up to 250\.00 EUR per sale; at most 500 sales and 5000\.00 EUR/);
     await page.screenshot({ path: join(ARTIFACTS, 'page-idle.png') });
   });
 

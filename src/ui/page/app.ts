@@ -75,7 +75,12 @@ function renderOffline(levels: OfflineLevels | null): void {
   b.textContent = `offline ${levels.count}/${levels.maxCount}${totals.length ? ` · ${totals.join(', ')}` : ''}`;
   const nearlyFull = levels.count >= levels.maxCount * 0.9;
   b.className = `badge ${levels.needsAttention ? 'bad' : nearlyFull ? 'warn' : levels.count > 0 ? 'warn' : ''}`;
-  b.title = levels.count > 0 ? 'Tap to send the stored sales now' : 'Offline sales allowed';
+  const currency = byId<HTMLSelectElement>('currency').value;
+  const floor = levels.floorLimitsText[currency];
+  const max = levels.maxTotalText[currency];
+  const limits = `${floor ? `up to ${floor} per sale; ` : ''}at most ${levels.maxCount} sales${max ? ` and ${max}` : ''}`;
+  b.title = `${levels.enabled ? `Offline card sales ${limits}` : 'Offline sales disabled'}${levels.lastError ? ` · last upload error: ${levels.lastError}` : ''}${levels.count > 0 ? ' · tap to send the stored sales now' : ''}`;
+  b.dataset.limits = limits;
   show(b, true);
 }
 

@@ -72,11 +72,14 @@ export function outcomeText(state: string): { text: string; cls: string } {
 }
 
 export function stateText(t: Transaction): string {
-  const parts = [t.state.replace(/_/g, ' ')];
+  const state = t.state.replace(/_/g, ' ');
+  // The engine's message often begins with the state ("approved: 7.50 EUR ..."): say it once.
+  const message = t.message !== undefined && t.message.startsWith(state) ? t.message.slice(state.length).replace(/^[:\s]+/, '') : t.message;
+  const parts = [state];
   if (t.capturedAmount > 0) parts.push(`captured ${t.capturedAmountText}`);
   if (t.refundedAmount > 0) parts.push(`refunded ${t.refundedAmountText}`);
   if (t.cancelledAmount > 0) parts.push(`cancelled ${t.cancelledAmountText}`);
   if (t.offline) parts.push('offline');
-  if (t.message) parts.push(t.message);
+  if (message) parts.push(message);
   return parts.join(' · ');
 }

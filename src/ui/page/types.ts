@@ -56,6 +56,8 @@ export interface OfflineLevels {
   totals: Record<string, number>;
   maxTotal: Record<string, number>;
   totalsText: Record<string, string>;
+  maxTotalText: Record<string, string>;
+  floorLimitsText: Record<string, string>;
   floorLimits?: Record<string, number>;
   needsAttention?: number;
   lastError?: string;
