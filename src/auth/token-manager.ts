@@ -148,7 +148,7 @@ export class TokenManager {
   private readonly log: Logger;
 
   constructor(private readonly opts: TokenManagerOptions) {
-    this.log = opts.log.child({ module: 'auth', clientId: opts.source.clientId() });
+    this.log = opts.log.child({ clientId: opts.source.clientId() });
   }
 
   get clientId(): string {

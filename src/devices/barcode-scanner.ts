@@ -57,7 +57,7 @@ export class SerialBarcodeScanner implements BarcodeScanner {
   private readonly timers: Timers;
 
   constructor(opts: DriverOptions) {
-    this.log = opts.log.child({ module: 'barcode-scanner' });
+    this.log = opts.log.child({ component: 'barcode-scanner' });
     this.bus = opts.bus;
     this.timers = opts.timers ?? systemTimers();
     this.supervisor = new PortSupervisor<LineSession>({

@@ -40,7 +40,7 @@ export class SerialCardReader implements CardReader {
   private readonly cardTimeoutMs: number;
 
   constructor(opts: CardReaderOptions) {
-    this.log = opts.log.child({ module: 'card-reader' });
+    this.log = opts.log.child({ component: 'card-reader' });
     this.bus = opts.bus;
     this.timers = opts.timers ?? systemTimers();
     this.requestTimeoutMs = opts.config.requestTimeoutMs;

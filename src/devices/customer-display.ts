@@ -27,7 +27,7 @@ export class SerialCustomerDisplay implements CustomerDisplay {
   private readonly requestTimeoutMs: number;
 
   constructor(opts: DriverOptions) {
-    this.log = opts.log.child({ module: 'customer-display' });
+    this.log = opts.log.child({ component: 'customer-display' });
     this.bus = opts.bus;
     this.timers = opts.timers ?? systemTimers();
     this.requestTimeoutMs = opts.config.requestTimeoutMs;

@@ -90,7 +90,7 @@ export class PortSupervisor<S extends PortSession> {
 
   constructor(private readonly opts: PortSupervisorOptions<S>) {
     this.timers = opts.timers ?? systemTimers();
-    this.log = opts.log.child({ module: 'port-supervisor', device: opts.device });
+    this.log = opts.log.child({ component: 'port-supervisor', device: opts.device });
     this.entry = {
       device: opts.device,
       enabled: opts.config.enabled,

@@ -29,7 +29,7 @@ export function createAuthCore(ctx: SimContext): AuthCore {
   const refresh = new RefreshStore();
   return {
     ctx,
-    log: ctx.log.child({ module: 'demo-auth' }),
+    log: ctx.log.child({ component: 'demo-auth' }),
     clients: new ClientRegistry(ctx.seed),
     subjects: new SubjectDirectory(ctx.seed),
     codes: new CodeStore(),

@@ -37,7 +37,7 @@ function summary(body: unknown): Record<string, unknown> | undefined {
  * names are the fault-injection keys.
  */
 export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: PaymentDeps): void {
-  const log = ctx.log.child({ module: 'payment-api' });
+  const log = ctx.log.child({ component: 'payment-api' });
   const add = (method: string, path: string, name: string, handler: Handler): void => {
     // Terminals reach the payment API with their certificate; it answers on the device
     // mTLS listener too (spec "Authentication" 5: terminal calls over mutual TLS).

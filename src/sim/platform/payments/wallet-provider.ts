@@ -37,7 +37,7 @@ export class WalletProvider {
     private readonly ctx: SimContext,
     private readonly ledger: Ledger,
   ) {
-    this.log = ctx.log.child({ module: 'wallet-provider' });
+    this.log = ctx.log.child({ component: 'wallet-provider' });
   }
 
   /** Starts waiting for the consumer (consumer scan) or for the wallet's confirmation (walletB merchant scan). */
