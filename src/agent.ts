@@ -15,7 +15,7 @@ import { startSimulatedPeripherals, type SimulatedPeripherals } from './sim/devi
 import { startDemoPlatform, type DemoPlatform } from './sim/platform/server.js';
 import { createOffline, type Offline } from './offline/index.js';
 import { createLocalApi, type LocalApi } from './ui/local-api.js';
-import type { HealthSource } from './ui/sources.js';
+import type { DeviceStatusSource, DeviceStatusView, HealthSource } from './ui/sources.js';
 
 export interface AgentOptions {
   config: Config;
@@ -190,7 +190,18 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       },
       readerConnected: () => peripherals.reader.connected,
     };
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offline.api });
+    // Devices announce their state before the local API listens: it reads the supervisors instead.
+    const devices: DeviceStatusSource = {
+      devices: () =>
+        Object.values(peripherals.status()).map((d): DeviceStatusView => ({
+          device: d.device,
+          state: !d.enabled ? 'disabled' : d.state === 'connected' || d.state === 'reconnecting' ? d.state : 'disconnected',
+          ...(d.message !== undefined ? { reason: d.message } : {}),
+          ...(d.info?.model !== undefined ? { model: d.info.model } : {}),
+          ...(d.info?.firmware !== undefined ? { firmware: d.info.firmware } : {}),
+        })),
+    };
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offline.api, devices });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 

@@ -70,6 +70,14 @@ describe('a full run of the agent on the demo default', () => {
     const ready = await request(`${agent.url}/readyz`);
     expect(ready.statusCode).toBe(200);
     await ready.body.dump();
+    const devices = await api('GET', '/api/devices');
+    expect(devices.json).toMatchObject({
+      devices: expect.arrayContaining([
+        expect.objectContaining({ device: 'reader', state: 'connected', model: 'SIM-READER-1' }),
+        expect.objectContaining({ device: 'display', state: 'connected' }),
+        expect.objectContaining({ device: 'scanner', state: 'connected' }),
+      ]),
+    });
     expect(sink.text()).toMatch(/authenticated: terminal TA-0001 acts for Demo Coffee/);
   });
 
