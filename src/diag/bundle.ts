@@ -2,7 +2,8 @@ import { chmodSync, closeSync, openSync, renameSync, rmSync, writeSync } from 'n
 import { hostname } from 'node:os';
 import { dirname, join, basename } from 'node:path';
 import { redactConfig } from '../config/load.js';
-import { AgentError } from '../core/errors.js';
+import { AgentError, describeError } from '../core/errors.js';
+import { systemBinding } from '../devices/serial-port.js';
 import { tailLog, type LogTail } from './log-tail.js';
 import { runDiagnostics } from './run.js';
 import { scrubValue } from './scrub.js';
@@ -38,7 +39,8 @@ export interface BundleOptions extends DiagOptions {
  * The support bundle (DESIGN.md "What the peers get wrong": a way to get the device's
  * logs and state): every check's outcome, the configuration with secrets redacted,
  * certificate facts (no key), versions, serial ports, offline summary, the running
- * agent's status and the end of its log. Everything passes scrubValue last.
+ * agent's status and the end of its log. Everything passes scrubValue last; the log
+ * lines scrubLogLine.
  */
 export async function buildBundle(opts: BundleOptions): Promise<DiagBundle> {
   const { report, state } = await runDiagnostics(opts);
@@ -62,7 +64,7 @@ export async function buildBundle(opts: BundleOptions): Promise<DiagBundle> {
         ? { file: state.loaded?.file ?? null, endpoints: state.endpoints ?? { error: state.endpointsError ?? null }, effective: redactConfig(state.config) }
         : { error: state.configError ?? 'not loaded' },
     certificate: state.collected.certificate ?? null,
-    serialPorts: state.collected.ports ?? null,
+    serialPorts: state.collected.ports ?? (await listPorts(opts, state.checkTimeoutMs)),
     offline: state.collected.offline ?? null,
     agent: {
       running: state.agent.running,
@@ -72,9 +74,28 @@ export async function buildBundle(opts: BundleOptions): Promise<DiagBundle> {
       status: state.agent.status ?? null,
       devices: state.agent.devices ?? null,
     },
-    log,
+    log: null,
   };
-  return scrubValue(bundle) as DiagBundle;
+  // Log lines were scrubbed one by one, JSON-aware (tailLog), so numbers such as `time` survive.
+  return { ...(scrubValue(bundle) as DiagBundle), log };
+}
+
+/** The machine's serial ports even when the serial check did not list them (simulated devices, no configuration). */
+async function listPorts(opts: BundleOptions, timeoutMs: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const binding = opts.binding ?? systemBinding();
+    return await Promise.race([
+      binding.list(),
+      new Promise<{ error: string }>((resolve) => {
+        timer = setTimeout(() => resolve({ error: `listing the serial ports took longer than ${timeoutMs} ms` }), timeoutMs);
+      }),
+    ]);
+  } catch (err) {
+    return { error: describeError(err) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Default bundle name: host and time, in the working directory. */

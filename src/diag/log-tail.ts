@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { AgentError } from '../core/errors.js';
-import { scrubLogLine } from './scrub.js';
+import { scrubLogLine, scrubPemBlocks } from './scrub.js';
 
 export interface LogTail {
   file: string;
@@ -33,7 +33,8 @@ export function tailLog(file: string, count: number): LogTail {
       if (n === 0) break;
       read += n;
     }
-    let lines = buf.subarray(0, read).toString('utf8').split('\n');
+    // A PEM block spans lines: it goes before the text is split.
+    let lines = scrubPemBlocks(buf.subarray(0, read).toString('utf8')).split('\n');
     // A read that starts mid-file starts mid-line: drop the fragment.
     if (start > 0) lines = lines.slice(1);
     if (lines.at(-1) === '') lines.pop();

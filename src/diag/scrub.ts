@@ -70,9 +70,18 @@ export function scrubValue(value: unknown, depth = 0): unknown {
   return value;
 }
 
+/** Removes PEM blocks from a whole text, across lines (before it is split into log lines). */
+export function scrubPemBlocks(text: string): string {
+  return text.replace(PEM, '[redacted-pem]');
+}
+
+/** A line that is nothing but a long base64 run: a fragment of key material or of an encoded secret. */
+const BASE64_LINE = /^\s*[A-Za-z0-9+/_-]{40,}={0,2}\s*$/;
+
 /** One log line: JSON lines are scrubbed field by field (numbers such as `time` survive), others as text. */
 export function scrubLogLine(line: string): string {
   const trimmed = line.trim();
+  if (BASE64_LINE.test(trimmed)) return '[redacted-base64]';
   if (trimmed.startsWith('{')) {
     try {
       return JSON.stringify(scrubValue(JSON.parse(trimmed) as unknown));
