@@ -14,6 +14,8 @@ import type { CheckResult, CheckStatus, DiagReport, Outcome } from './types.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 
+const PLATFORM_STEPS = new Set(['clock', 'tls.device-auth', 'tls.api', 'token', 'platform']);
+
 interface Step {
   id: string;
   title: string;
@@ -26,7 +28,8 @@ function steps(opts: DiagOptions): Step[] {
     { id: 'config', title: 'configuration', run: (s) => checkConfig(s, opts.loadConfig) },
     { id: 'certificate', title: 'device certificate', run: (s) => checkCertificate(s) },
     { id: 'clock', title: 'clock', run: (s, signal) => checkClock(s, signal) },
-    { id: 'tls', title: 'TLS', run: (s, signal) => checkTls(s, signal) },
+    { id: 'tls.device-auth', title: 'TLS device auth host', run: (s, signal) => checkTls(s, 'device-auth', signal) },
+    { id: 'tls.api', title: 'TLS main API host', run: (s, signal) => checkTls(s, 'api', signal) },
     { id: 'token', title: 'merchants and token', run: (s, signal) => checkToken(s, signal) },
     { id: 'platform', title: 'platform available', run: (s, signal) => checkPlatform(s, signal) },
     { id: 'serial', title: 'serial ports', run: (s) => checkSerial(s) },
@@ -84,12 +87,15 @@ export async function runDiagnostics(opts: DiagOptions): Promise<DiagRun> {
       let outcomes: Outcome[];
       try {
         const r = await bounded(state.checkTimeoutMs, (signal) => step.run(state, signal));
-        outcomes =
-          'timedOut' in r
-            ? [{ status: 'fail', finding: `did not finish within ${state.checkTimeoutMs} ms`, remedy: 'something hangs: run diag again, then look at the network or device named by this check' }]
-            : Array.isArray(r.value)
-              ? r.value
-              : [r.value];
+        if ('timedOut' in r) {
+          const finding = `did not finish within ${state.checkTimeoutMs} ms`;
+          const remedy = PLATFORM_STEPS.has(step.id)
+            ? 'the platform accepts connections but does not answer: check for a proxy or firewall in the way, or try again later'
+            : 'something hangs: run diag again, then look at the device named by this check';
+          // One hung platform call is enough: the later platform checks say so instead of waiting again.
+          if (PLATFORM_STEPS.has(step.id)) state.unreachable ??= { finding: `platform ${finding}`, remedy };
+          outcomes = [{ status: 'fail', finding, remedy }];
+        } else outcomes = Array.isArray(r.value) ? r.value : [r.value];
       } catch (err) {
         outcomes = [{ status: 'fail', finding: `the check itself failed: ${describeError(err)}`, remedy: 'report this to support with a diagnostics bundle' }];
       }

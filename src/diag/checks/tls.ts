@@ -90,16 +90,14 @@ export function tlsProbe(url: string, identity: DeviceIdentity, signal: AbortSig
   });
 }
 
-async function probeOne(state: DiagState, id: string, title: string, url: string, signal: AbortSignal): Promise<Outcome> {
+async function probeOne(state: DiagState, which: 'device-auth' | 'api', url: string, signal: AbortSignal): Promise<Outcome> {
   const identity = state.identity as DeviceIdentity;
   const host = new URL(url).host;
   try {
     const r = await tlsProbe(url, identity, signal);
     return {
-      id,
-      title,
       status: 'ok',
-      finding: `${host}: ${r.protocol ?? 'TLS'} ${r.cipher}, server certificate chains to the platform CA, ${id === 'tls.device-auth' ? 'device certificate accepted' : 'HTTP answered'}, handshake ${r.handshakeMs} ms`,
+      finding: `${host}: ${r.protocol ?? 'TLS'} ${r.cipher}, server certificate chains to the platform CA, ${which === 'device-auth' ? 'device certificate accepted' : 'HTTP answered'}, handshake ${r.handshakeMs} ms`,
       facts: { host, ...r },
     };
   } catch (err) {
@@ -109,12 +107,10 @@ async function probeOne(state: DiagState, id: string, title: string, url: string
       const finding = `platform not reachable at ${host} (${code})`;
       const remedy = unreachableRemedy(state, host);
       state.unreachable ??= { finding, remedy };
-      return { id, title, status: 'fail', finding, remedy, facts: { host, code } };
+      return { status: 'fail', finding, remedy, facts: { host, code } };
     }
     if (code !== undefined && SERVER_UNTRUSTED.test(code)) {
       return {
-        id,
-        title,
         status: 'fail',
         finding: `${host}: the server certificate is not trusted (${code})`,
         remedy: code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? 'the URL names another host than the server certificate: check the platform.* URLs' : 'identity.caFile must be the platform CA that issued the server certificate; check the URL is the platform, not a proxy',
@@ -123,27 +119,20 @@ async function probeOne(state: DiagState, id: string, title: string, url: string
     }
     if ((code !== undefined && /ALERT|ECONNRESET|EPIPE/.test(code)) || code === 'AUTH_CERT_REFUSED') {
       return {
-        id,
-        title,
         status: 'fail',
         finding: `${host} refused the device certificate (${code === 'AUTH_CERT_REFUSED' ? message : code})`,
         remedy: 'install a valid device certificate issued by the platform CA (`terminal-agent certs show`); check the clock if it says the certificate is not yet valid',
         facts: { host, code },
       };
     }
-    return { id, title, status: 'fail', finding: `${host}: ${message}`, remedy: 'check the platform.* URLs and the network', facts: { host, code } };
+    return { status: 'fail', finding: `${host}: ${message}`, remedy: 'check the platform.* URLs and the network', facts: { host, code } };
   }
 }
 
-/** Check 4: TLS with the device auth host (mTLS required) and the main API host. */
-export async function checkTls(state: DiagState, signal: AbortSignal): Promise<Outcome[]> {
-  const ids = [
-    { id: 'tls.device-auth', title: 'TLS device auth host' },
-    { id: 'tls.api', title: 'TLS main API host' },
-  ];
-  if (state.endpoints === undefined) return ids.map((i) => ({ ...i, status: 'skip', finding: 'needs the configuration (see config)' }));
-  if (state.identity === undefined) return ids.map((i) => ({ ...i, status: 'skip', finding: 'needs the device certificate (see certificate)' }));
-  const deviceAuth = await probeOne(state, 'tls.device-auth', 'TLS device auth host', state.endpoints.deviceAuthUrl, signal);
-  const api = await probeOne(state, 'tls.api', 'TLS main API host', state.endpoints.baseUrl, signal);
-  return [deviceAuth, api];
+/** Check 4: TLS with the device auth host (mTLS required) or the main API host; one step each, so each has its own time bound. */
+export async function checkTls(state: DiagState, host: 'device-auth' | 'api', signal: AbortSignal): Promise<Outcome> {
+  if (state.endpoints === undefined) return { status: 'skip', finding: 'needs the configuration (see config)' };
+  if (state.identity === undefined) return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
+  const url = host === 'device-auth' ? state.endpoints.deviceAuthUrl : state.endpoints.baseUrl;
+  return probeOne(state, host, url, signal);
 }
