@@ -63,7 +63,7 @@ export function unreachableRemedy(state: DiagState, host: string): string {
 export function platformFailure(state: DiagState, err: unknown, url: string): Outcome {
   const host = safeHost(url);
   if (isUnreachable(err)) {
-    const finding = `platform not reachable at ${host} (${describeError(err)})`;
+    const finding = `platform not reachable at ${host} (${codeOf(err) ?? describeError(err)})`;
     const remedy = unreachableRemedy(state, host);
     state.unreachable ??= { finding, remedy };
     return { status: 'fail', finding, remedy, facts: { host, code: codeOf(err) } };
