@@ -113,7 +113,7 @@ export async function runDiagnostics(opts: DiagOptions): Promise<DiagRun> {
       }
     }
   } finally {
-    await state.dispatchers?.close().catch(() => undefined);
+    // destroy, not close: a request a timed-out check left hanging must not hold the run up.
     await Promise.allSettled(state.agents.map((a) => a.destroy()));
   }
   const counts: Record<CheckStatus, number> = { ok: 0, warn: 0, fail: 0, skip: 0 };
