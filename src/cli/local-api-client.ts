@@ -24,6 +24,8 @@ export interface SaleInput {
   merchantId?: string;
   walletId?: string;
   moto?: Record<string, string>;
+  via?: string;
+  order?: { orderId: string; orderDescription?: string };
 }
 
 const KNOWN_CODES = new Set<string>(Object.values(ErrorCodes));

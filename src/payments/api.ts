@@ -7,6 +7,18 @@
 export type SaleMethod = 'card' | 'manual' | 'moto' | 'walletA' | 'walletB';
 export type WalletScenario = 'ConsumerScan' | 'MerchantScan';
 export type OperationKind = 'sale' | 'capture' | 'cancel' | 'refund';
+/**
+ * Which platform call carries a sale: `process` (spec "Process request body"), or for a
+ * wallet merchant scan the terminal QR call (spec: POST /qrcode-payment/v1/transactions).
+ */
+export type SaleVia = 'process' | 'qrTerminal';
+
+/** The order sent with the terminal QR call (spec "QR terminal call body": order). */
+export interface SaleOrder {
+  orderId: string;
+  /** Default: empty. */
+  orderDescription?: string;
+}
 
 /**
  * Journal states. `in_flight`: the request may have left (outcome unknown until resolved);
@@ -47,6 +59,10 @@ export interface SaleRequest {
   moto?: MotoDetails;
   /** Merchant scan: the customer's code when already known (otherwise the scanner is awaited). */
   walletId?: string;
+  /** Default `process`; `qrTerminal` only for a walletA / walletB merchant scan. */
+  via?: SaleVia;
+  /** Terminal QR call only; default order id: the sale's client transaction id. */
+  order?: SaleOrder;
 }
 
 export interface RefundRequest {

@@ -11,7 +11,10 @@ import type { OfflineHook } from './offline-hook.js';
 import { toView } from './view.js';
 
 /** The platform calls the engine uses (the PlatformClient, or a test double with the same shape). */
-export type PaymentsPlatform = Pick<PlatformClient, 'process' | 'capture' | 'captureAll' | 'refund' | 'cancel' | 'allowedOperations' | 'status' | 'refundByWeb'>;
+export type PaymentsPlatform = Pick<
+  PlatformClient,
+  'process' | 'qrTerminalPayment' | 'capture' | 'captureAll' | 'refund' | 'cancel' | 'allowedOperations' | 'status' | 'refundByWeb'
+>;
 
 export interface PaymentServiceDeps {
   journal: Journal;

@@ -1,6 +1,6 @@
 import { AgentError, ErrorCodes } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
-import type { MotoDetails, SaleMethod, SaleRequest, WalletScenario } from './api.js';
+import type { MotoDetails, SaleMethod, SaleOrder, SaleRequest, SaleVia, WalletScenario } from './api.js';
 import { assertAmount, normalizeCurrency } from './money.js';
 
 export interface ValidSale {
@@ -11,10 +11,14 @@ export interface ValidSale {
   merchantId: string | undefined;
   moto: MotoDetails | undefined;
   walletId: string | undefined;
+  via: SaleVia;
+  /** Terminal QR call only (its order id may still be missing: then the client transaction id). */
+  order: SaleOrder | undefined;
 }
 
 const METHODS: readonly SaleMethod[] = ['card', 'manual', 'moto', 'walletA', 'walletB'];
 const SCENARIOS: readonly WalletScenario[] = ['ConsumerScan', 'MerchantScan'];
+const VIAS: readonly SaleVia[] = ['process', 'qrTerminal'];
 
 function bad(message: string, details: Record<string, unknown> = {}): AgentError {
   return new AgentError(ErrorCodes.API_BAD_REQUEST, message, { httpStatus: 400, details });
@@ -59,6 +63,32 @@ export function validateSale(req: SaleRequest, config: Config): ValidSale {
   } else if (req.moto !== undefined) {
     throw bad('moto details apply to MOTO sales only', { field: 'moto' });
   }
+  const { via, order } = validateVia(req, scenario);
   const merchantId = optionalText(req.merchantId, 'merchantId') ?? config.auth.merchantId;
-  return { method: req.method, scenario, amount: req.amount, currency, merchantId, moto, walletId };
+  return { method: req.method, scenario, amount: req.amount, currency, merchantId, moto, walletId, via, order };
+}
+
+/**
+ * The terminal QR call (spec "QR terminal call body") carries a scanned consumer code, so
+ * it is a walletA / walletB merchant scan only; its order travels with no other call.
+ */
+function validateVia(req: SaleRequest, scenario: WalletScenario | undefined): { via: SaleVia; order: SaleOrder | undefined } {
+  const via = req.via ?? 'process';
+  if (!VIAS.includes(via)) throw bad(`via must be one of ${VIAS.join(', ')}`, { field: 'via' });
+  if (via === 'qrTerminal') {
+    if (req.method !== 'walletA' && req.method !== 'walletB') {
+      throw bad(`the terminal QR call (via qrTerminal) is for walletA and walletB merchant-scan sales only, not ${req.method}`, { field: 'via' });
+    }
+    if (scenario !== 'MerchantScan') throw bad('the terminal QR call (via qrTerminal) needs scenario MerchantScan: the terminal scans the customer code', { field: 'via' });
+  }
+  if (req.order === undefined || req.order === null) return { via, order: undefined };
+  if (via !== 'qrTerminal') throw bad('order applies to the terminal QR call (via qrTerminal) only', { field: 'order' });
+  if (typeof req.order !== 'object') throw bad('order must be an object with orderId and optionally orderDescription', { field: 'order' });
+  const orderId = optionalText(req.order.orderId, 'order.orderId', 64);
+  if (orderId === undefined) throw bad('order.orderId is required when an order is given', { field: 'order.orderId' });
+  const description = req.order.orderDescription;
+  if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > 256)) {
+    throw bad('order.orderDescription must be a text of at most 256 characters', { field: 'order.orderDescription' });
+  }
+  return { via, order: { orderId, ...(typeof description === 'string' ? { orderDescription: description } : {}) } };
 }

@@ -1,25 +1,37 @@
 import { describeError, isAgentError } from '../core/errors.js';
 import { isPlatformError } from '../platform/errors.js';
 import { adoptSaleRecord } from './adopt.js';
+import type { SaleOrder, SaleVia } from './api.js';
 import type { Engine } from './engine.js';
 import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
 import { failureKind, refusalError } from './outcome.js';
-import type { PlatformRecord } from './records.js';
+import { recordStatus, type PlatformRecord } from './records.js';
 import { resolveSale } from './reversal.js';
 import { showOutcome } from './sale-card.js';
+
+export interface WalletSaleInput {
+  /** Merchant scan: the customer's code when already known (otherwise the scanner is awaited). */
+  walletId?: string | undefined;
+  /** Merchant scan only: `qrTerminal` sends the terminal QR call instead of process. */
+  via?: SaleVia | undefined;
+  /** The terminal QR call's order (default order id: the client transaction id). */
+  order?: SaleOrder | undefined;
+}
 
 /**
  * A wallet sale (DESIGN.md "Wallet QR"): consumer scan answers Initialized with the QR,
  * shown on the customer display and followed by the relay until final; merchant scan
- * reads the customer's code from the scanner (unless given) and sends it as walletId.
- * Never throws: the outcome is in the journal.
+ * reads the customer's code from the scanner (unless given) and sends it as walletId
+ * (process) or as scannedPaymentId (the terminal QR call). Never throws: the outcome is
+ * in the journal.
  */
-export async function runWalletSale(e: Engine, saleId: string, walletId: string | undefined, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
+export async function runWalletSale(e: Engine, saleId: string, input: WalletSaleInput, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
   const sale = e.journal.require(saleId);
   const wallet = sale.method as 'walletA' | 'walletB';
   const scenario = sale.scenario ?? 'ConsumerScan';
-  let code = walletId;
+  const terminalQr = input.via === 'qrTerminal' && scenario === 'MerchantScan';
+  let code = input.walletId;
   if (scenario === 'MerchantScan' && code === undefined) {
     await e.bestEffort('display', () => e.devices.display.showText([formatAmount(sale.amount, sale.currency), 'Show your wallet code']));
     try {
@@ -40,19 +52,40 @@ export async function runWalletSale(e: Engine, saleId: string, walletId: string 
       return;
     }
   }
-  const inFlight = e.save(saleId, { state: 'in_flight', attempts: sale.attempts + 1, message: 'sent to the platform' });
+  // Write-ahead: the row is in_flight before the request leaves (either call).
+  const inFlight = e.save(saleId, {
+    state: 'in_flight',
+    attempts: sale.attempts + 1,
+    message: terminalQr ? 'sent to the platform (terminal QR call)' : 'sent to the platform',
+  });
   let record: PlatformRecord;
   try {
-    record = await e.platform.process(
-      {
-        clientDateTime: inFlight.clientDateTime,
-        channel: e.channel,
-        clientNewTransactionId: saleId,
-        authorizationAmount: { amount: sale.amount, currency: sale.currency },
-        instrument: { instrumentType: wallet, paymentScenario: scenario, ...(code !== undefined ? { walletId: code } : {}) },
-      },
-      e.callOptions(inFlight),
-    );
+    if (terminalQr && code !== undefined) {
+      const order = input.order;
+      record = await e.platform.qrTerminalPayment(
+        {
+          paymentType: wallet,
+          paymentScenario: 'MerchantScan',
+          scannedPaymentId: code,
+          // The journal's id: the status call by client id finds the payment after an unknown outcome.
+          clientTransactionId: saleId,
+          paymentAmount: { amount: sale.amount, currency: sale.currency },
+          order: { orderId: order?.orderId ?? saleId, orderDescription: order?.orderDescription ?? '' },
+        },
+        e.callOptions(inFlight),
+      );
+    } else {
+      record = await e.platform.process(
+        {
+          clientDateTime: inFlight.clientDateTime,
+          channel: e.channel,
+          clientNewTransactionId: saleId,
+          authorizationAmount: { amount: sale.amount, currency: sale.currency },
+          instrument: { instrumentType: wallet, paymentScenario: scenario, ...(code !== undefined ? { walletId: code } : {}) },
+        },
+        e.callOptions(inFlight),
+      );
+    }
   } catch (err) {
     const kind = failureKind(err);
     if (kind === 'unknown') {
@@ -64,6 +97,15 @@ export async function runWalletSale(e: Engine, saleId: string, walletId: string 
     } else {
       e.save(saleId, { state: 'failed', message: `the platform cannot be reached (${describeError(err)}): nothing was charged` });
     }
+    if (e.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(e, saleId);
+    return;
+  }
+  if (terminalQr && recordStatus(record) === undefined) {
+    // Spec: the terminal QR call's answer is "not shown". One without a transaction status
+    // says nothing about the money: the status call by client id does (like an unknown outcome).
+    e.log.warn({ clientTransactionId: saleId }, 'terminal QR call answered without a transaction status; looking it up');
+    const resolved = await resolveSale(e, e.journal.require(saleId));
+    afterAdopt(e, resolved, true);
     if (e.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(e, saleId);
     return;
   }

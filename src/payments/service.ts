@@ -83,7 +83,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       message: sale.method === 'card' ? 'present the card' : sale.method === 'manual' || sale.method === 'moto' ? 'key the card in on the reader' : 'waiting for the customer',
     });
     e.publish(row);
-    e.log.info({ clientTransactionId: id, method: sale.method, scenario: sale.scenario, amount: sale.amount, currency: sale.currency }, 'sale started');
+    e.log.info({ clientTransactionId: id, method: sale.method, scenario: sale.scenario, via: sale.via, amount: sale.amount, currency: sale.currency }, 'sale started');
     if (device !== undefined) this.busy[device] = id;
     const abort = new AbortController();
     const settled = e.waitFor(id);
@@ -93,7 +93,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
     };
     const run = (async () => {
       try {
-        if (sale.method === 'walletA' || sale.method === 'walletB') await runWalletSale(e, id, sale.walletId, abort.signal, release);
+        if (sale.method === 'walletA' || sale.method === 'walletB') await runWalletSale(e, id, { walletId: sale.walletId, via: sale.via, order: sale.order }, abort.signal, release);
         else await runCardSale(e, id, sale.moto, abort.signal, release);
       } catch (err) {
         e.log.error({ clientTransactionId: id, err: describeError(err) }, 'sale flow failed');

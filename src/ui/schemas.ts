@@ -31,6 +31,12 @@ export const saleBodySchema = z.strictObject({
     })
     .optional(),
   walletId: shortText(128).optional(),
+  /** Wallet merchant scan through the terminal QR call instead of process. */
+  via: z.enum(['process', 'qrTerminal']).optional(),
+  /** Terminal QR call only (spec "QR terminal call body": order). */
+  order: z
+    .strictObject({ orderId: shortText(64), orderDescription: z.string().max(256, 'must be at most 256 characters').optional() })
+    .optional(),
 });
 export type SaleBody = z.infer<typeof saleBodySchema>;
 

@@ -18,6 +18,9 @@ interface SaleOptions {
   orderChannel?: string;
   email?: string;
   phone?: string;
+  via?: string;
+  orderId?: string;
+  orderDescription?: string;
   wait: boolean;
   timeout: string;
   pollMs: string;
@@ -95,6 +98,9 @@ export function register(program: Command): void {
     .option('--order-channel <channel>', 'MOTO: order channel')
     .option('--email <address>', 'MOTO without address verification: customer e-mail')
     .option('--phone <number>', 'MOTO without address verification: customer phone')
+    .addOption(new Option('--via <call>', 'wallet merchant scan: process (default) or the terminal QR call').choices(['process', 'qrTerminal']))
+    .option('--order-id <id>', 'terminal QR call: the order id (default: the sale\'s client transaction id)')
+    .option('--order-description <text>', 'terminal QR call: the order description')
     .option('--no-wait', 'return as soon as the sale has started')
     .option('--timeout <seconds>', 'stop waiting after this long (the sale goes on in the agent)', '300')
     .addOption(new Option('--poll-ms <ms>', 'how often to look at the sale while waiting').default('500').hideHelp())
@@ -109,6 +115,9 @@ export function register(program: Command): void {
       if (opts.orderChannel !== undefined) moto.orderChannel = opts.orderChannel;
       if (opts.email !== undefined) moto.email = opts.email;
       if (opts.phone !== undefined) moto.phone = opts.phone;
+      if (opts.orderDescription !== undefined && opts.orderId === undefined) {
+        throw new AgentError('API_BAD_REQUEST', '--order-description needs --order-id');
+      }
       const input: SaleInput = {
         method: opts.method,
         amount: formatMajor(money.amount, money.currency),
@@ -117,6 +126,8 @@ export function register(program: Command): void {
         ...(opts.merchant !== undefined ? { merchantId: opts.merchant } : {}),
         ...(opts.walletId !== undefined ? { walletId: opts.walletId } : {}),
         ...(Object.keys(moto).length > 0 ? { moto } : {}),
+        ...(opts.via !== undefined ? { via: opts.via } : {}),
+        ...(opts.orderId !== undefined ? { order: { orderId: opts.orderId, ...(opts.orderDescription !== undefined ? { orderDescription: opts.orderDescription } : {}) } } : {}),
       };
       const client = LocalApiClient.fromConfig(config);
       const started = await client.startSale(input);

@@ -52,6 +52,9 @@ export function toSaleRequest(body: SaleBody, defaultCurrency: string): SaleRequ
     ...(body.merchantId !== undefined ? { merchantId: body.merchantId } : {}),
     ...(body.moto !== undefined ? { moto: body.moto } : {}),
     ...(body.walletId !== undefined ? { walletId: body.walletId } : {}),
+    // The engine refuses via/order outside a wallet merchant scan (sale-request.ts).
+    ...(body.via !== undefined ? { via: body.via } : {}),
+    ...(body.order !== undefined ? { order: body.order } : {}),
   };
 }
 
