@@ -1,12 +1,11 @@
 import type { Duplex } from 'node:stream';
 import { AgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
 import type { BarcodeScanner } from './api.js';
 import type { DriverOptions } from './framed-device.js';
 import { LineParser, type LineUnit } from './lines/parser.js';
-import { PortSupervisor, type ConnectAttempt, type DeviceStatusEntry, type PortSession } from './port-supervisor.js';
-import { systemTimers, type TimerHandle, type Timers } from './timers.js';
+import type { PortSession } from './port-supervisor.js';
+import { SupervisedDevice } from './supervised-device.js';
+import type { TimerHandle, Timers } from './timers.js';
 
 /** An open scanner port: raw lines, no handshake (serial-devices.md section 3). */
 export class LineSession implements PortSession {
@@ -49,53 +48,27 @@ interface PendingScan {
  * `nextScan` (a merchant-scan sale); lines with nobody waiting are dropped, so an old
  * scan never pays a later sale. Scanned text is not logged, only its length.
  */
-export class SerialBarcodeScanner implements BarcodeScanner {
-  readonly supervisor: PortSupervisor<LineSession>;
+export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implements BarcodeScanner {
   private pending: PendingScan | undefined;
-  private readonly log: Logger;
-  private readonly bus: EventBus;
-  private readonly timers: Timers;
 
   constructor(opts: DriverOptions) {
-    this.log = opts.log.child({ component: 'barcode-scanner' });
-    this.bus = opts.bus;
-    this.timers = opts.timers ?? systemTimers();
-    this.supervisor = new PortSupervisor<LineSession>({
-      device: 'scanner',
-      label: 'barcode scanner',
-      config: opts.config,
-      binding: opts.binding,
-      bus: opts.bus,
-      log: opts.log,
-      timers: this.timers,
-      ...(opts.backoff ? { backoff: opts.backoff } : {}),
-      ...(opts.reconnect !== undefined ? { reconnect: opts.reconnect } : {}),
-      sessions: {
-        create: (stream) => {
-          const session = new LineSession(stream, this.timers);
-          session.onUnit((unit) => this.onUnit(unit));
-          return session;
-        },
-        handshake: () => Promise.resolve(undefined),
-      },
-    });
+    super(opts, { device: 'scanner', label: 'barcode scanner', component: 'barcode-scanner' });
   }
 
-  start(): Promise<ConnectAttempt> {
-    return this.supervisor.start();
+  protected createSession(stream: Duplex): LineSession {
+    const session = new LineSession(stream, this.timers);
+    session.onUnit((unit) => this.onUnit(unit));
+    return session;
   }
 
-  async stop(): Promise<void> {
+  /** A scanner has no handshake: an open port is a connected scanner. */
+  protected handshake(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  override async stop(): Promise<void> {
     this.pending?.reject(new AgentError('DEVICE_DISCONNECTED', 'the barcode scanner was stopped'));
-    await this.supervisor.stop();
-  }
-
-  status(): DeviceStatusEntry {
-    return this.supervisor.status();
-  }
-
-  get connected(): boolean {
-    return this.supervisor.connected;
+    await super.stop();
   }
 
   /** The next scanned line; rejects with DEVICE_TIMEOUT after timeoutMs or when aborted. */

@@ -1,13 +1,11 @@
+import type { Duplex } from 'node:stream';
 import { AgentError, isAgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
 import type { CardReader, CardResult, DeviceInfo, ReadCardRequest } from './api.js';
 import type { DriverOptions, PingResult } from './framed-device.js';
 import { FramedSession } from './framed-session.js';
 import { cardResult, cardResultOk, issuePaths, readerEvent, readerHello, readerSteps, type DeviceMessage, type ReaderStep } from './messages.js';
 import { Mutex } from './mutex.js';
-import { PortSupervisor, type ConnectAttempt, type DeviceStatusEntry } from './port-supervisor.js';
-import { systemTimers, type Timers } from './timers.js';
+import { SupervisedDevice } from './supervised-device.js';
 
 export interface CardReaderOptions extends DriverOptions {
   /** How long a card sale waits for the reader when the request names no timeout. */
@@ -30,57 +28,21 @@ class Aborted extends Error {}
  * `showResult`. One request at a time. readCard never rejects and never hangs.
  * Card data is passed through opaque and never logged.
  */
-export class SerialCardReader implements CardReader {
-  readonly supervisor: PortSupervisor<FramedSession>;
+export class SerialCardReader extends SupervisedDevice<FramedSession> implements CardReader {
   private readonly mutex = new Mutex();
-  private readonly log: Logger;
-  private readonly bus: EventBus;
-  private readonly timers: Timers;
   private readonly requestTimeoutMs: number;
+  private readonly link: DriverOptions['link'];
   private readonly cardTimeoutMs: number;
 
   constructor(opts: CardReaderOptions) {
-    this.log = opts.log.child({ component: 'card-reader' });
-    this.bus = opts.bus;
-    this.timers = opts.timers ?? systemTimers();
+    super(opts, { device: 'reader', label: 'card reader', component: 'card-reader' });
     this.requestTimeoutMs = opts.config.requestTimeoutMs;
+    this.link = opts.link;
     this.cardTimeoutMs = opts.cardTimeoutMs;
-    this.supervisor = new PortSupervisor<FramedSession>({
-      device: 'reader',
-      label: 'card reader',
-      config: opts.config,
-      binding: opts.binding,
-      bus: opts.bus,
-      log: opts.log,
-      timers: this.timers,
-      ...(opts.backoff ? { backoff: opts.backoff } : {}),
-      ...(opts.reconnect !== undefined ? { reconnect: opts.reconnect } : {}),
-      sessions: {
-        create: (stream) =>
-          new FramedSession({ stream, log: this.log, label: 'card reader', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(opts.link ? { link: opts.link } : {}) }),
-        handshake: (session) => this.hello(session),
-      },
-    });
   }
 
-  start(): Promise<ConnectAttempt> {
-    return this.supervisor.start();
-  }
-
-  stop(): Promise<void> {
-    return this.supervisor.stop();
-  }
-
-  status(): DeviceStatusEntry {
-    return this.supervisor.status();
-  }
-
-  get connected(): boolean {
-    return this.supervisor.connected;
-  }
-
-  get info(): DeviceInfo | undefined {
-    return this.supervisor.info;
+  protected createSession(stream: Duplex): FramedSession {
+    return new FramedSession({ stream, log: this.log, label: 'card reader', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
   }
 
   /** A `hello` round trip on the connected reader. */
@@ -88,7 +50,7 @@ export class SerialCardReader implements CardReader {
     const session = this.requireSession();
     return this.mutex.runExclusive(async () => {
       const t0 = this.timers.now();
-      const info = await this.hello(session);
+      const info = await this.handshake(session);
       return { info, rttMs: this.timers.now() - t0 };
     });
   }
@@ -117,7 +79,7 @@ export class SerialCardReader implements CardReader {
     return session;
   }
 
-  private async hello(session: FramedSession): Promise<DeviceInfo> {
+  protected async handshake(session: FramedSession): Promise<DeviceInfo> {
     const answer = await session.request({ type: 'hello' }, ['hello']);
     const parsed = readerHello.safeParse(answer);
     if (!parsed.success) throw new AgentError('DEVICE_ERROR', `the card reader answered hello without ${issuePaths(parsed.error).join(', ')}`);

@@ -1,15 +1,13 @@
+import type { Duplex } from 'node:stream';
 import { toString as qrToString } from 'qrcode';
 import { AgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
 import type { CustomerDisplay, DeviceInfo, ShowQrOptions } from './api.js';
 import type { DriverOptions, PingResult } from './framed-device.js';
 import { FramedSession } from './framed-session.js';
 import { displayHello, issuePaths } from './messages.js';
 import { Mutex } from './mutex.js';
-import { PortSupervisor, type ConnectAttempt, type DeviceStatusEntry } from './port-supervisor.js';
+import { SupervisedDevice } from './supervised-device.js';
 import { qrMatrix } from './qr-matrix.js';
-import { systemTimers, type Timers } from './timers.js';
 
 /** serial-devices.md section 2: "up to 4 lines of text". */
 export const MAX_DISPLAY_LINES = 4;
@@ -18,61 +16,25 @@ export const MAX_DISPLAY_LINES = 4;
  * The customer display driver: `hello` on every (re)connect, `showQr` (the agent renders
  * the module matrix itself), `showText`, `clear`; each waits for the display's `done`.
  */
-export class SerialCustomerDisplay implements CustomerDisplay {
-  readonly supervisor: PortSupervisor<FramedSession>;
+export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> implements CustomerDisplay {
   private readonly mutex = new Mutex();
-  private readonly log: Logger;
-  private readonly bus: EventBus;
-  private readonly timers: Timers;
   private readonly requestTimeoutMs: number;
+  private readonly link: DriverOptions['link'];
 
   constructor(opts: DriverOptions) {
-    this.log = opts.log.child({ component: 'customer-display' });
-    this.bus = opts.bus;
-    this.timers = opts.timers ?? systemTimers();
+    super(opts, { device: 'display', label: 'customer display', component: 'customer-display' });
     this.requestTimeoutMs = opts.config.requestTimeoutMs;
-    this.supervisor = new PortSupervisor<FramedSession>({
-      device: 'display',
-      label: 'customer display',
-      config: opts.config,
-      binding: opts.binding,
-      bus: opts.bus,
-      log: opts.log,
-      timers: this.timers,
-      ...(opts.backoff ? { backoff: opts.backoff } : {}),
-      ...(opts.reconnect !== undefined ? { reconnect: opts.reconnect } : {}),
-      sessions: {
-        create: (stream) =>
-          new FramedSession({ stream, log: this.log, label: 'customer display', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(opts.link ? { link: opts.link } : {}) }),
-        handshake: (session) => this.hello(session),
-      },
-    });
+    this.link = opts.link;
   }
 
-  start(): Promise<ConnectAttempt> {
-    return this.supervisor.start();
-  }
-
-  stop(): Promise<void> {
-    return this.supervisor.stop();
-  }
-
-  status(): DeviceStatusEntry {
-    return this.supervisor.status();
-  }
-
-  get connected(): boolean {
-    return this.supervisor.connected;
-  }
-
-  get info(): DeviceInfo | undefined {
-    return this.supervisor.info;
+  protected createSession(stream: Duplex): FramedSession {
+    return new FramedSession({ stream, log: this.log, label: 'customer display', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
   }
 
   async ping(): Promise<PingResult<DeviceInfo>> {
     return this.exclusive(async (session) => {
       const t0 = this.timers.now();
-      const info = await this.hello(session);
+      const info = await this.handshake(session);
       return { info, rttMs: this.timers.now() - t0 };
     });
   }
@@ -120,7 +82,7 @@ export class SerialCustomerDisplay implements CustomerDisplay {
     });
   }
 
-  private async hello(session: FramedSession): Promise<DeviceInfo> {
+  protected async handshake(session: FramedSession): Promise<DeviceInfo> {
     const answer = await session.request({ type: 'hello' }, ['hello']);
     const parsed = displayHello.safeParse(answer);
     if (!parsed.success) throw new AgentError('DEVICE_ERROR', `the customer display answered hello without ${issuePaths(parsed.error).join(', ')}`);
