@@ -1,46 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
-import { startAgent, type RunningAgent } from '../../src/agent.js';
-import { loadConfig } from '../../src/config/load.js';
+import type { RunningAgent } from '../../src/agent.js';
 import type { TransactionView } from '../../src/payments/api.js';
-import { testCerts } from '../helpers/certs.js';
-import { testLogger, type LogSink } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/tmp.js';
+import { startTestAgent, type TestAgent } from '../helpers/agent.js';
+import type { LogSink } from '../helpers/log-sink.js';
 
 /**
  * The whole agent as `npm start` runs it (embedded demo platform, simulated peripherals,
  * local API), driven through a few sales; then every log line of the run is searched for
  * secrets (DESIGN.md invariant 4).
  */
+let running: TestAgent;
 let agent: RunningAgent;
 let sink: LogSink;
-let cleanup: () => void;
 
 beforeAll(async () => {
-  const certs = testCerts();
-  const tmp = tempDir();
-  cleanup = tmp.cleanup;
-  const { config } = loadConfig({
-    cwd: process.cwd(),
-    env: {},
-    flags: {
-      dataDir: tmp.dir,
-      identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
-      api: { port: 0 },
-      sim: { apiPort: 0, mtlsPort: 0, walletPayDelayMs: 300 },
-      log: { level: 'trace' },
-    },
-  });
-  const logged = testLogger('trace');
-  sink = logged.sink;
-  agent = await startAgent({ config, log: logged.log });
-  await agent.settled;
+  running = await startTestAgent({ level: 'trace', flags: { sim: { walletPayDelayMs: 300 } } });
+  ({ agent, sink } = running);
 });
 
 afterAll(async () => {
-  await agent?.stop();
-  cleanup?.();
+  await running?.stop();
 });
 
 async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {

@@ -1,44 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent, type RunningAgent } from '../../src/agent.js';
-import { loadConfig } from '../../src/config/load.js';
+import type { RunningAgent } from '../../src/agent.js';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/tmp.js';
+import { startTestAgent, type TestAgent } from '../helpers/agent.js';
 
 /**
  * The whole agent with its offline queue: the platform goes away, a chip card the reader
  * approves offline is stored, the platform comes back on the same ports, and the upload
  * puts the sale at the platform exactly once.
  */
+let running: TestAgent;
 let agent: RunningAgent;
 let revived: DemoPlatform | undefined;
-let cleanup: () => void;
 
 beforeAll(async () => {
-  const certs = testCerts();
-  const tmp = tempDir();
-  cleanup = tmp.cleanup;
-  const { config } = loadConfig({
-    cwd: process.cwd(),
-    env: {},
-    flags: {
-      dataDir: tmp.dir,
-      identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
-      api: { port: 0 },
-      sim: { apiPort: 0, mtlsPort: 0 },
-      platform: { connectTimeoutMs: 1_000 },
-      log: { level: 'debug' },
-    },
-  });
-  agent = await startAgent({ config, log: testLogger('debug').log });
-  await agent.settled;
+  running = await startTestAgent({ flags: { platform: { connectTimeoutMs: 1_000 } } });
+  agent = running.agent;
 });
 
 afterAll(async () => {
-  await agent?.stop();
+  await running?.stop();
   await revived?.stop();
-  cleanup?.();
 });
 
 describe('offline card sales through the whole agent', () => {
