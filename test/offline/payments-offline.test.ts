@@ -55,6 +55,8 @@ async function terminal(): Promise<{ t: Terminal; offline: Offline }> {
         cancel: (id, b, c) => p.cancel(id, b, c),
         allowedOperations: (id, c) => p.allowedOperations(id, c),
         status: (id, c) => p.status(id, c),
+        refundByWeb: (id, b, c) => p.refundByWeb(id, b, c),
+        qrTerminalPayment: (b, c) => p.qrTerminalPayment(b, c),
       };
     },
   });

@@ -184,16 +184,17 @@ describe('offline export and read-only access', () => {
   });
 
   it('reads the queue through a read-only connection that cannot write', () => {
-    f = localFixture();
-    storeOfflineSale(f.journal, f.offline, { id: 'o-1' });
-    const ro = openQueueReadOnly(`${f.dir}/data`);
+    const fixture = localFixture();
+    f = fixture;
+    storeOfflineSale(fixture.journal, fixture.offline, { id: 'o-1' });
+    const ro = openQueueReadOnly(`${fixture.dir}/data`);
     try {
       expect(ro.queue.list().map((i) => i.clientTransactionId)).toEqual(['o-1']);
       expect(() => ro.queue.db.prepare('DELETE FROM offline_queue').run()).toThrow(/readonly/i);
     } finally {
       ro.close();
     }
-    expect(() => openQueueReadOnly(`${f.dir}/nowhere`)).toThrow(/no journal at .*nowhere.*check dataDir/);
+    expect(() => openQueueReadOnly(`${fixture.dir}/nowhere`)).toThrow(/no journal at .*nowhere.*check dataDir/);
   });
 
   it('reads a database the agent closed cleanly (no -wal file left)', () => {

@@ -188,6 +188,7 @@ function bind(p: PaymentsPlatform): PaymentsPlatform {
     captureAll: p.captureAll.bind(p),
     refund: p.refund.bind(p),
     cancel: p.cancel.bind(p),
+    qrTerminalPayment: p.qrTerminalPayment.bind(p),
     allowedOperations: p.allowedOperations.bind(p),
     status: p.status.bind(p),
     refundByWeb: p.refundByWeb.bind(p),

@@ -273,12 +273,12 @@ describe('local API', () => {
 
     it('GET /api/devices reports device states from the bus', async () => {
       s.bus.publish('device.status', { device: 'reader', state: 'connected', model: 'SIM-R1' });
-      s.bus.publish('device.status', { device: 'scanner', state: 'disconnected', reason: 'port closed' });
+      s.bus.publish('device.status', { device: 'scanner', state: 'disconnected', reason: 'port_closed' });
       const r = await api('GET', '/api/devices');
       expect(r.json.devices).toEqual([
         { device: 'reader', state: 'connected', model: 'SIM-R1' },
         { device: 'display', state: 'unknown' },
-        { device: 'scanner', state: 'disconnected', reason: 'port closed' },
+        { device: 'scanner', state: 'disconnected', reason: 'port_closed' },
       ]);
     });
 
