@@ -15,6 +15,7 @@ import { startSimulatedPeripherals, type SimulatedPeripherals } from './sim/devi
 import { startDemoPlatform, type DemoPlatform } from './sim/platform/server.js';
 import { createOffline, type Offline } from './offline/index.js';
 import { createLocalApi, type LocalApi } from './ui/local-api.js';
+import { offlineApiSource } from './ui/offline-source.js';
 import type { DeviceStatusSource, DeviceStatusView, HealthSource } from './ui/sources.js';
 
 export interface AgentOptions {
@@ -201,7 +202,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           ...(d.info?.firmware !== undefined ? { firmware: d.info.firmware } : {}),
         })),
     };
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offline.api, devices });
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 

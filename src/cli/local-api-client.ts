@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import { AgentError, ErrorCodes, type ErrorCode } from '../core/errors.js';
 import { localTokenPath } from '../ui/local-token.js';
 import type { ApiAllowedOperations, ApiTransaction } from '../ui/api-views.js';
-import type { DeviceStatusView, OfflineLevelsView } from '../ui/sources.js';
+import type { DeviceStatusView, MerchantView, OfflineItemView, OfflineLevelsView } from '../ui/sources.js';
 import type { Readiness } from '../ui/routes/health.js';
 
 export interface AgentStatus {
@@ -27,6 +27,8 @@ export interface SaleInput {
   via?: string;
   order?: { orderId: string; orderDescription?: string };
 }
+
+export type ApiOfflineItem = OfflineItemView & { amountText: string };
 
 const KNOWN_CODES = new Set<string>(Object.values(ErrorCodes));
 
@@ -149,5 +151,20 @@ export class LocalApiClient {
 
   async status(): Promise<AgentStatus> {
     return this.call<AgentStatus>('GET', '/api/status');
+  }
+
+  /** Offline queue levels and items (no card data); `states` as in GET /api/offline?state=. */
+  async offlineQueue(states?: readonly string[]): Promise<{ offline: OfflineLevelsView | null; items: ApiOfflineItem[] }> {
+    const q = states !== undefined && states.length > 0 ? `?state=${encodeURIComponent(states.join(','))}` : '';
+    return this.call('GET', `/api/offline${q}`);
+  }
+
+  /** Puts an offline sale needing attention back into the queue. */
+  async requeueOffline(id: string): Promise<ApiOfflineItem> {
+    return (await this.call<{ item: ApiOfflineItem }>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+  }
+
+  async merchants(): Promise<MerchantView[]> {
+    return (await this.call<{ merchants: MerchantView[] }>('GET', '/api/merchants')).merchants;
   }
 }

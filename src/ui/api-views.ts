@@ -1,6 +1,6 @@
 import type { AllowedOperationsView, TransactionView } from '../payments/api.js';
 import { formatAmount } from '../payments/money.js';
-import type { OfflineLevelsView } from './sources.js';
+import type { MerchantView, OfflineItemView, OfflineLevelsView } from './sources.js';
 
 /** A transaction as the local API answers it: minor units plus the formatted texts. */
 export type ApiTransaction = Omit<TransactionView, 'events'> & {
@@ -70,4 +70,34 @@ export function apiOffline(
   const texts = (m: Record<string, number>): Record<string, string> =>
     Object.fromEntries(Object.entries(m).map(([currency, minor]) => [currency, safeFormat(minor, currency)]));
   return { ...levels, totalsText: texts(levels.totals), maxTotalText: texts(levels.maxTotal), floorLimitsText: texts(levels.floorLimits ?? {}) };
+}
+
+/**
+ * An offline sale as the API answers it. Fields are picked one by one, so whatever else a
+ * source hands over (history, card data) never reaches the page (DESIGN.md invariant 4).
+ */
+export function apiOfflineItem(item: OfflineItemView): OfflineItemView & { amountText: string } {
+  return {
+    clientTransactionId: item.clientTransactionId,
+    amount: item.amount,
+    currency: item.currency,
+    amountText: safeFormat(item.amount, item.currency),
+    ...(item.maskedPan !== undefined ? { maskedPan: item.maskedPan } : {}),
+    state: item.state,
+    attempts: item.attempts,
+    ...(item.lastMessage !== undefined ? { lastMessage: item.lastMessage } : {}),
+    storedAt: item.storedAt,
+    ...(item.serverTransactionId !== undefined ? { serverTransactionId: item.serverTransactionId } : {}),
+    ...(item.merchantId !== undefined ? { merchantId: item.merchantId } : {}),
+  };
+}
+
+/** A merchant as the API answers it: picked fields only, so a credential record can never leak its secret. */
+export function apiMerchant(m: MerchantView): MerchantView {
+  return {
+    merchantName: m.merchantName,
+    clientId: m.clientId,
+    ...(m.merchantId !== undefined ? { merchantId: m.merchantId } : {}),
+    default: m.default,
+  };
 }

@@ -13,10 +13,12 @@ import { allowedHosts, allowedOrigins, checkBearer, checkHost, checkOrigin } fro
 import { Router } from './router.js';
 import { registerEventRoute } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerMerchantRoutes } from './routes/merchants.js';
+import { registerOfflineRoutes } from './routes/offline.js';
 import { registerPaymentRoutes } from './routes/payments.js';
 import { registerQrRoute } from './routes/qr.js';
 import { registerStatusRoutes } from './routes/status.js';
-import type { DeviceStatusSource, HealthSource, OfflineApiSource } from './sources.js';
+import type { DeviceStatusSource, HealthSource, MerchantsSource, OfflineApiSource } from './sources.js';
 import { SseHub } from './sse-hub.js';
 import { defaultPageDirs, registerPageRoutes } from './static-page.js';
 
@@ -27,6 +29,8 @@ export interface LocalApiOptions {
   log: Logger;
   health: HealthSource;
   offline?: OfflineApiSource;
+  /** The terminal's merchants (GET /api/merchants); without it the list is empty. */
+  merchants?: MerchantsSource;
   /** Default: device states as last published on the bus. */
   devices?: DeviceStatusSource;
   /** Where the counter page's files are looked for (default: dist/ui/page, then src/ui/page). */
@@ -133,9 +137,11 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const router = new Router();
       registerHealthRoutes(router, { health: opts.health });
       registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs(), token });
-      const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, devices, sse: hub, runId, startedAt };
+      const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, merchants: opts.merchants, devices, sse: hub, runId, startedAt };
       registerPaymentRoutes(router, deps);
       registerStatusRoutes(router, deps);
+      registerOfflineRoutes(router, deps);
+      registerMerchantRoutes(router, deps);
       registerQrRoute(router, deps);
       registerEventRoute(router, deps);
 

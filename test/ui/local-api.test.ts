@@ -331,7 +331,7 @@ describe('offline queue absent', () => {
     const s = await startApi({ withOffline: false });
     try {
       const r = await call(s.url, 'GET', '/api/offline', { headers: s.auth });
-      expect(r.json).toEqual({ offline: null });
+      expect(r.json).toEqual({ offline: null, items: [] });
       const f = await call(s.url, 'POST', '/api/offline/flush', { headers: s.auth });
       expect(f.status).toBe(404);
     } finally {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createLocalApi, type LocalApi, type LocalApiOptions } from '../../src/ui/local-api.js';
-import type { HealthSource, OfflineApiSource, OfflineLevelsView } from '../../src/ui/sources.js';
+import type { HealthSource, MerchantsSource, MerchantView, OfflineApiSource, OfflineItemView, OfflineLevelsView } from '../../src/ui/sources.js';
+import { AgentError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/tmp.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { FakePayments } from './fake-payments.js';
@@ -29,12 +30,37 @@ export class FakeHealth implements HealthSource {
 
 export class FakeOffline implements OfflineApiSource {
   flushed = 0;
+  /** Queue items as a source would list them (tests add and change them). */
+  readonly queue: OfflineItemView[] = [];
+  readonly requeued: string[] = [];
   levels(): OfflineLevelsView {
-    return { enabled: true, count: 2, maxCount: 500, totals: { EUR: 4_000 }, maxTotal: { EUR: 500_000 }, floorLimits: { EUR: 25_000 } };
+    const needsAttention = this.queue.filter((i) => i.state === 'needs_attention').length;
+    return { enabled: true, count: 2, maxCount: 500, totals: { EUR: 4_000 }, maxTotal: { EUR: 500_000 }, floorLimits: { EUR: 25_000 }, ...(needsAttention > 0 ? { needsAttention } : {}) };
   }
   async flush() {
     this.flushed++;
     return { uploaded: 2, failed: 0, remaining: 0 };
+  }
+  items(states?: readonly string[]): OfflineItemView[] {
+    return this.queue.filter((i) => states === undefined || states.includes(i.state));
+  }
+  requeue(id: string): OfflineItemView {
+    const item = this.queue.find((i) => i.clientTransactionId === id);
+    if (item === undefined) throw new AgentError('PAYMENT_NOT_FOUND', `no offline sale ${id} in the queue`, { httpStatus: 404 });
+    if (item.state !== 'needs_attention') {
+      throw new AgentError('PAYMENT_RULE', `offline sale ${id} is ${item.state}: only a sale needing attention can be queued again`, { httpStatus: 409 });
+    }
+    this.requeued.push(id);
+    item.state = 'queued';
+    item.lastMessage = 'queued again by staff';
+    return item;
+  }
+}
+
+export class FakeMerchants implements MerchantsSource {
+  list: MerchantView[] = [];
+  merchants(): MerchantView[] {
+    return this.list;
   }
 }
 
@@ -47,6 +73,7 @@ export interface Started {
   payments: FakePayments;
   health: FakeHealth;
   offline: FakeOffline;
+  merchants: FakeMerchants;
   sink: LogSink;
   dataDir: string;
   auth: Record<string, string>;
@@ -72,6 +99,7 @@ export async function startApi(
   const payments = new FakePayments();
   const health = new FakeHealth();
   const offline = new FakeOffline();
+  const merchants = new FakeMerchants();
   const { log, sink } = testLogger();
   const api = createLocalApi({
     config,
@@ -80,6 +108,7 @@ export async function startApi(
     log,
     health,
     ...(opts.withOffline === false ? {} : { offline }),
+    merchants,
     pageDirs: opts.pageDirs ?? [pageDir(tmp.dir)],
     ...opts.extra,
   });
@@ -93,6 +122,7 @@ export async function startApi(
     payments,
     health,
     offline,
+    merchants,
     sink,
     dataDir,
     auth: { authorization: `Bearer ${token}` },

@@ -13,9 +13,9 @@ import { configFor } from '../options.js';
 
 /**
  * `terminal-agent queue …` (issue 6): the offline queue as field engineers and staff see
- * it. ls, show and export open the journal database read-only (STYLE.md 9); flush asks the
- * running agent over the local API, since only it may upload. Nothing here prints card
- * data: queue items carry the masked PAN at most.
+ * it. ls, show and export open the journal database read-only (STYLE.md 9); flush and
+ * requeue ask the running agent over the local API, since only it may write the queue.
+ * Nothing here prints card data: queue items carry the masked PAN at most.
  */
 
 const out = (text: string): void => {
@@ -125,7 +125,7 @@ export function flushLines(r: FlushReport): string {
 }
 
 export function register(program: Command): void {
-  const queue = program.command('queue').description('offline card sales waiting for upload: list, show, upload now, export');
+  const queue = program.command('queue').description('offline card sales waiting for upload: list, show, upload now, queue again, export');
 
   queue
     .command('ls')
@@ -166,6 +166,21 @@ export function register(program: Command): void {
       const { result } = await client.call<{ result: FlushReport }>('POST', '/api/offline/flush', {});
       out(opts.json ? JSON.stringify({ result }, null, 2) : flushLines(result));
       if (result.remaining > 0 || result.needsAttention > 0) process.exitCode = 2;
+    });
+
+  queue
+    .command('requeue')
+    .description('ask the running agent to queue a sale needing attention again (once its cause is fixed)')
+    .argument('<id>', 'client transaction id')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      const item = await client.requeueOffline(id);
+      out(
+        opts.json
+          ? JSON.stringify({ item }, null, 2)
+          : `offline sale ${item.clientTransactionId} (${item.amountText}${item.maskedPan !== undefined ? `, ${item.maskedPan}` : ''}) is ${item.state} again: the agent uploads it when the platform is reachable`,
+      );
     });
 
   queue

@@ -2,7 +2,7 @@ import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../core/logger.js';
 import type { PaymentsApi } from '../../payments/api.js';
 import type { SseHub } from '../sse-hub.js';
-import type { DeviceStatusView, HealthSource, OfflineApiSource } from '../sources.js';
+import type { DeviceStatusView, HealthSource, MerchantsSource, OfflineApiSource } from '../sources.js';
 
 /** What the routes are given: thin handlers over these (STYLE.md point 8). */
 export interface RouteDeps {
@@ -11,6 +11,7 @@ export interface RouteDeps {
   log: Logger;
   health: HealthSource;
   offline: OfflineApiSource | undefined;
+  merchants: MerchantsSource | undefined;
   devices: () => DeviceStatusView[];
   sse: SseHub;
   runId: string;

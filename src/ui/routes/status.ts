@@ -1,7 +1,5 @@
-import { AgentError } from '../../core/errors.js';
-import { readJsonBody } from '../http-io.js';
 import type { Router } from '../router.js';
-import { emptyBodySchema, noQuerySchema, parseInput, queryObject } from '../schemas.js';
+import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
 import { apiOffline } from '../api-views.js';
 import { readiness } from './health.js';
 import type { RouteDeps } from './deps.js';
@@ -44,17 +42,5 @@ export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
   router.add('GET', '/api/devices', (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     return { status: 200, body: { devices: deps.devices() } };
-  });
-
-  router.add('GET', '/api/offline', async (ctx) => {
-    parseInput(noQuerySchema, queryObject(ctx.query), 'query');
-    return { status: 200, body: { offline: await offlineLevels(deps) } };
-  });
-
-  router.add('POST', '/api/offline/flush', async (ctx) => {
-    parseInput(noQuerySchema, queryObject(ctx.query), 'query');
-    parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
-    if (!deps.offline) throw new AgentError('API_NOT_FOUND', 'the offline queue is not running on this terminal', { httpStatus: 404 });
-    return { status: 200, body: { result: await deps.offline.flush() } };
   });
 }
