@@ -1,39 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPorts } from '../../src/cli/commands/devices.js';
 import { SimulatedPorts } from '../../src/sim/devices/simulated-ports.js';
 import { tempDir } from '../helpers/tmp.js';
 import { devicesConfig } from './helpers/sim-setup.js';
+import { runCli } from '../helpers/cli.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    process.exitCode = undefined;
-    const code = await main(['node', 'terminal-agent', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const run = runCli;
 
 let tmp: { dir: string; cleanup: () => void };
 let configFile: string;

@@ -1,42 +1,16 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../src/agent.js';
-import { main } from '../../src/cli/main.js';
 import type { DiagBundle, DiagReport } from '../../src/diag/index.js';
 import type { DemoPlatform } from '../../src/sim/platform/server.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/tmp.js';
 import { closedPort, demoPlatform, diagConfig } from './harness.js';
+import { runCli } from '../helpers/cli.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    process.exitCode = undefined;
-    const code = await main(['node', 'terminal-agent', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const run = runCli;
 
 const seed = JSON.parse(readFileSync('config/demo-seed.json', 'utf8')) as {
   signingKeyHex: string;
