@@ -1,0 +1,104 @@
+import { startBenchAgent } from './agent-harness.js';
+import { benchCerts } from './certs.js';
+import { cardSaleThroughApi } from './card-sale.js';
+import { startChildPlatform, type ChildPlatform } from './child-platform.js';
+import { forceGc } from './gc.js';
+import { repoRoot } from './repo.js';
+import { SaleWatch } from './sale-watch.js';
+import { SseClient } from './sse-client.js';
+import { mb, nowMs } from './stats.js';
+import type { BenchResult, CommonBenchOptions } from './types.js';
+
+export interface RssFlatOptions extends CommonBenchOptions {
+  /** Card sales between the two RSS readings. */
+  count?: number;
+  /** Sales before the first reading (caches, JIT, SQLite pages, connection pools). */
+  warmup?: number;
+  /**
+   * child: the demo platform in its own process, so this process is the agent alone (default);
+   * embedded: in this process as `npm start` runs it, its ledger growing with every sale.
+   */
+  platform?: 'child' | 'embedded';
+}
+
+interface Reading {
+  sales: number;
+  rss: number;
+  heap: number;
+  /** V8 heap committed (what of the heap counts in RSS). */
+  heapTotal: number;
+  /** Memory of C++ objects bound to JS (Buffers, SQLite statements) outside the heap. */
+  external: number;
+}
+
+async function reading(sales: number): Promise<Reading> {
+  await forceGc();
+  const m = process.memoryUsage();
+  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
+}
+
+/**
+ * RSS flat over many sales (DESIGN.md "Quality targets"): the whole agent in this process,
+ * card sales through the local API with the simulated reader presenting the card at once
+ * and a counter-page SSE client connected; RSS after a forced GC before and after.
+ */
+export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResult> {
+  const count = opts.count ?? 10_000;
+  const warmup = opts.warmup ?? Math.min(200, count);
+  const mode = opts.platform ?? 'child';
+  const repoDir = opts.repoDir ?? repoRoot();
+  const certs = benchCerts(opts.certsDir);
+  let child: ChildPlatform | undefined;
+  const readings: Reading[] = [];
+  let elapsed = 0;
+  try {
+    if (mode === 'child') child = await startChildPlatform(repoDir, certs.paths.dir);
+    const b = await startBenchAgent({ repoDir, certsDir: certs.paths.dir, ...(child !== undefined ? { platform: child.endpoints } : {}) });
+    const watch = new SaleWatch(b.agent.bus);
+    const sse = await SseClient.connect(b.agent.url, b.agent.localToken, { keep: false });
+    try {
+      b.agent.simulated?.reader.setDefaultCard({ delayMs: 0 });
+      for (let i = 0; i < warmup; i++) await cardSaleThroughApi(b.agent, watch);
+      readings.push(await reading(0));
+      const every = Math.max(1, Math.ceil(count / 10));
+      const t0 = nowMs();
+      for (let i = 1; i <= count; i++) {
+        await cardSaleThroughApi(b.agent, watch);
+        if (i % every === 0 && i < count) readings.push(await reading(i));
+      }
+      elapsed = nowMs() - t0;
+      readings.push(await reading(count));
+    } finally {
+      await sse.close();
+      watch.stop();
+      await b.stop();
+    }
+  } finally {
+    await child?.stop();
+    certs.cleanup();
+  }
+
+  const first = readings[0] as Reading;
+  const last = readings[readings.length - 1] as Reading;
+  const growth = mb(last.rss - first.rss);
+  return {
+    name: 'rss-flat',
+    params: { count, warmup, platform: mode },
+    rows: [
+      { measure: `RSS after ${warmup} warm-up sales (after GC)`, value: mb(first.rss), unit: 'MiB' },
+      { measure: `RSS after ${count} more sales (after GC)`, value: mb(last.rss), unit: 'MiB' },
+      { measure: 'RSS growth', value: growth, unit: 'MiB', target: '< +10 MiB', met: growth < 10 },
+      { measure: 'JS heap used growth', value: mb(last.heap - first.heap), unit: 'MiB' },
+      { measure: 'JS heap committed growth', value: mb(last.heapTotal - first.heapTotal), unit: 'MiB' },
+      { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },
+      { measure: 'sales per second (sequential, through the local API)', value: (count / elapsed) * 1000, unit: '/s' },
+    ],
+    notes: [
+      `RSS along the run (sales: MiB): ${readings.map((r) => `${r.sales}: ${mb(r.rss).toFixed(1)}`).join(', ')}`,
+      mode === 'child'
+        ? 'the demo platform ran in its own process: the figures are the agent alone (its journal grows on disk, not in memory)'
+        : 'the embedded demo platform keeps every transaction in memory: its ledger is part of the growth',
+      "the simulated reader's and display's logs of received messages (test aids, unbounded) are emptied before each sale",
+    ],
+  };
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { benchColdStart } from '../../scripts/bench/cold-start.js';
+import { benchDurableEnqueue } from '../../scripts/bench/durable-enqueue.js';
+import { benchOnlineSale } from '../../scripts/bench/online-sale.js';
+import { benchRelay } from '../../scripts/bench/relay.js';
+import { formatResult } from '../../scripts/bench/report.js';
+import { benchRssFlat } from '../../scripts/bench/rss-flat.js';
+import type { BenchResult } from '../../scripts/bench/types.js';
+import { testCerts } from '../helpers/certs.js';
+
+/**
+ * Each bench runs end to end with tiny counts and returns figures. Nothing here is timed:
+ * the figures are checked for being numbers, never against the targets (benchmarks are
+ * scripts, DESIGN.md "Quality targets").
+ */
+function expectFigures(result: BenchResult, name: string): void {
+  expect(result.name).toBe(name);
+  expect(result.rows.length).toBeGreaterThan(0);
+  for (const row of result.rows) {
+    expect(typeof row.value, row.measure).toBe('number');
+    // A row judged against a target must have a real figure to judge.
+    if (row.target !== undefined) {
+      expect(Number.isFinite(row.value), row.measure).toBe(true);
+      expect(typeof row.met, row.measure).toBe('boolean');
+    }
+  }
+  const table = formatResult(result);
+  expect(table).toContain(name);
+  for (const row of result.rows) expect(table).toContain(row.measure);
+}
+
+describe('quality-target benches run with tiny counts', () => {
+  const certsDir = testCerts().dir;
+
+  it('durable-enqueue returns the enqueue and bare insert rates', async () => {
+    const result = await benchDurableEnqueue({ count: 20, block: 10 });
+    expectFigures(result, 'durable-enqueue');
+    expect(result.rows[0]?.value).toBeGreaterThan(0);
+  });
+
+  it('online-sale returns the sale, card-in-hand and floor percentiles', async () => {
+    const result = await benchOnlineSale({ certsDir, count: 3, warmup: 1, block: 2 });
+    expectFigures(result, 'online-sale');
+    expect(result.rows.find((r) => r.measure.startsWith('floor p50'))?.value).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('relay returns the SSE latency of a paid wallet sale and the status call rate', async () => {
+    const result = await benchRelay({ certsDir, count: 1, payAfterMinMs: 600, payAfterMaxMs: 700 });
+    expectFigures(result, 'relay');
+  }, 60_000);
+
+  it('rss-flat returns the RSS before and after a few sales', async () => {
+    const result = await benchRssFlat({ certsDir, count: 3, warmup: 1, platform: 'embedded' });
+    expectFigures(result, 'rss-flat');
+  }, 60_000);
+
+  // Spawns the compiled CLI (`npm test` builds it first).
+  it('cold-start returns the time to ready and the idle RSS of a spawned agent', async () => {
+    const result = await benchColdStart({ certsDir, count: 1, idleMs: 200 });
+    expectFigures(result, 'cold-start');
+  }, 90_000);
+});
