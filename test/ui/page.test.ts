@@ -106,6 +106,102 @@ describe('counter page', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'page-cancelled.png') });
   });
 
+  it('the offline badge opens the queue: a sale needing attention is queued again, "send now" uploads', async () => {
+    const at = new Date().toISOString();
+    s.offline.queue.push(
+      { clientTransactionId: 'OQ-Q', amount: 700, currency: 'EUR', maskedPan: '541333******0004', state: 'queued', attempts: 0, storedAt: at },
+      { clientTransactionId: 'OQ-A', amount: 1234, currency: 'EUR', maskedPan: '476173******0010', state: 'needs_attention', attempts: 3, lastMessage: 'offline upload refused 3 times, last: merchant blocked', storedAt: at },
+      { clientTransactionId: 'OQ-D', amount: 1999, currency: 'EUR', maskedPan: '400000******0002', state: 'declined_after_upload', attempts: 1, lastMessage: 'declined after upload: Insufficient funds', storedAt: at, serverTransactionId: 'srv-D' },
+    );
+    await page.getByTestId('offline-badge').click();
+    await page.getByTestId('offline-panel').waitFor();
+    await page.getByTestId('offline-item-OQ-A').and(page.locator('[data-state="needs_attention"]')).waitFor();
+    // Staff act on these first: needing attention, then declined, then waiting.
+    await expect(page.getByTestId('offline-items').locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-state')))).resolves.toEqual([
+      'needs_attention',
+      'declined_after_upload',
+      'queued',
+    ]);
+    await expect(page.getByTestId('offline-summary').textContent()).resolves.toBe('1 waiting · 1 need attention · 1 declined after upload');
+    await expect(page.getByTestId('offline-item-message-OQ-D').textContent()).resolves.toBe('declined after upload: Insufficient funds · 1 try');
+    await expect(page.getByTestId('offline-item-OQ-D').textContent()).resolves.toMatch(/19\.99 EUR · 400000\*{6}0002.*Declined after upload/);
+    await expect(page.getByTestId('offline-requeue-OQ-D').count()).resolves.toBe(0);
+    await expect(page.getByTestId('offline-requeue-OQ-Q').count()).resolves.toBe(0);
+    // 800x480: the panel stays on screen and its buttons are touch-sized.
+    const box = await page.getByTestId('offline-panel').boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(800);
+    expect(box!.y + box!.height).toBeLessThanOrEqual(480);
+    expect((await page.getByTestId('offline-requeue-OQ-A').boundingBox())!.height).toBeGreaterThanOrEqual(40);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-offline-panel.png') });
+
+    await page.getByTestId('offline-requeue-OQ-A').click();
+    await page.getByTestId('offline-item-OQ-A').and(page.locator('[data-state="queued"]')).waitFor();
+    await expect(page.getByTestId('offline-message').textContent()).resolves.toBe('Sale 12.34 EUR queued again; it is sent when the platform is reachable.');
+    expect(s.offline.requeued).toEqual(['OQ-A']);
+    await expect(page.getByTestId('offline-requeue-OQ-A').count()).resolves.toBe(0);
+
+    const flushedBefore = s.offline.flushed;
+    await page.getByTestId('offline-flush').click();
+    await page.getByTestId('offline-message').filter({ hasText: '2 sent; 0 waiting.' }).waitFor();
+    expect(s.offline.flushed).toBe(flushedBefore + 1);
+    await page.getByTestId('offline-close').click();
+    await expect(page.getByTestId('offline-panel').isHidden()).resolves.toBe(true);
+    s.offline.queue.length = 0;
+  });
+
+  it('shows a sale declined after upload in today\'s list with its message', async () => {
+    s.payments.view({
+      clientTransactionId: 'OFF-1',
+      amount: 1999,
+      state: 'declined',
+      offline: true,
+      maskedPan: '400000******0002',
+      platformStatus: 'Refused',
+      message: 'declined after upload: Insufficient funds',
+    });
+    s.bus.publish('offline.warning', { message: 'sale OFF-1 declined after upload: Insufficient funds', clientTransactionId: 'OFF-1' });
+    s.bus.publish('transaction.updated', { clientTransactionId: 'OFF-1', kind: 'sale', status: 'declined', message: 'declined after upload: Insufficient funds' });
+    await page.getByTestId('tx-OFF-1').waitFor();
+    await expect(page.getByTestId('tx-OFF-1').locator('.state').textContent()).resolves.toBe('declined after upload · offline · Insufficient funds');
+    await expect(page.getByTestId('error').textContent()).resolves.toMatch(/sale OFF-1 declined after upload: Insufficient funds/);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-declined-after-upload.png') });
+    await page.locator('#error-close').click();
+  });
+
+  it('offers a merchant picker only with several merchants, the default selected, and sends the chosen one', async () => {
+    await expect(page.getByTestId('merchant').isHidden()).resolves.toBe(true);
+    s.merchants.list = [
+      { merchantName: 'Demo Coffee', clientId: 'terminal-app-1001', merchantId: 'm-1001', default: true },
+      { merchantName: 'Demo Books', clientId: 'terminal-app-1002', default: false },
+    ];
+    s.bus.publish('auth.status', { state: 'ready', clientId: 'terminal-app-1001' });
+    await page.getByTestId('merchant').waitFor();
+    await expect(page.getByTestId('merchant').inputValue()).resolves.toBe('terminal-app-1001');
+    await expect(page.getByTestId('merchant').locator('option').allTextContents()).resolves.toEqual(['Demo Coffee (default)', 'Demo Books']);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-merchant-picker.png') });
+    // The sale form still fits 800x480 with the picker shown.
+    const start = await page.getByTestId('start-sale').boundingBox();
+    expect(start!.y + start!.height).toBeLessThanOrEqual(480);
+
+    await page.getByTestId('merchant').selectOption('terminal-app-1002');
+    await page.getByTestId('amount').fill('3.50');
+    await page.getByTestId('method-card').click();
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toEqual({ method: 'card', amount: 350, currency: 'EUR', merchantId: 'terminal-app-1002' });
+    const sale = [...s.payments.views.values()].at(-1);
+    if (!sale) throw new Error('no sale started');
+    s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'approved' });
+    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+    await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
+    await page.getByTestId('sale-done').click();
+    // The choice stays for the next sale.
+    await expect(page.getByTestId('merchant').inputValue()).resolves.toBe('terminal-app-1002');
+    s.merchants.list = [];
+  });
+
   it('raised no script errors', () => {
     expect(errors).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import type { AgentStatus, AllowedOperations, DeviceStatus, OfflineLevels, Transaction } from './types.js';
+import type { AgentStatus, AllowedOperations, DeviceStatus, Merchant, OfflineFlushResult, OfflineItem, OfflineLevels, Transaction } from './types.js';
 
 /** An error the agent answered with; `message` is meant for the person at the counter. */
 export class ApiError extends Error {
@@ -68,11 +68,18 @@ export class Api {
   async devices(): Promise<DeviceStatus[]> {
     return (await this.call<{ devices: DeviceStatus[] }>('GET', '/api/devices')).devices;
   }
-  async offline(): Promise<OfflineLevels | null> {
-    return (await this.call<{ offline: OfflineLevels | null }>('GET', '/api/offline')).offline;
+  /** Levels and the sales not yet settled (queued, needing attention, declined after upload). */
+  async offline(): Promise<{ offline: OfflineLevels | null; items: OfflineItem[] }> {
+    return this.call<{ offline: OfflineLevels | null; items: OfflineItem[] }>('GET', '/api/offline');
   }
-  async flushOffline(): Promise<{ uploaded: number; failed: number; remaining: number }> {
-    return (await this.call<{ result: { uploaded: number; failed: number; remaining: number } }>('POST', '/api/offline/flush', {})).result;
+  async flushOffline(): Promise<OfflineFlushResult> {
+    return (await this.call<{ result: OfflineFlushResult }>('POST', '/api/offline/flush', {})).result;
+  }
+  async requeueOffline(id: string): Promise<OfflineItem> {
+    return (await this.call<{ item: OfflineItem }>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+  }
+  async merchants(): Promise<Merchant[]> {
+    return (await this.call<{ merchants: Merchant[] }>('GET', '/api/merchants')).merchants;
   }
   /** The QR of a sale as an object URL of the SVG (drawn by the agent with qrcode). */
   async qrUrl(id: string): Promise<string> {

@@ -1,16 +1,27 @@
 import { Api, ApiError } from './api.js';
 import { byId, el, show, timeOf, today } from './dom.js';
+import { MerchantPicker } from './merchant-picker.js';
+import { OfflinePanel } from './offline-panel.js';
 import { EventStream } from './sse.js';
 import { methodText, outcomeText, pendingText, stateText, stepText } from './texts.js';
 import { PENDING_STATES, type AllowedOperations, type BusEvent, type DeviceStatus, type OfflineLevels, type Transaction } from './types.js';
 
 /**
  * The counter page: amount entry, method, start; live progress from the agent's events;
- * today's transactions with cancel / refund / capture as the agent allows them.
+ * today's transactions with cancel / refund / capture as the agent allows them; the
+ * offline queue behind the offline badge; a merchant picker when there are several.
  */
 
 const token = document.querySelector<HTMLMetaElement>('meta[name="local-api-token"]')?.content ?? '';
 const api = new Api(token);
+const merchants = new MerchantPicker(api);
+const offlinePanel = new OfflinePanel(api, {
+  onError: (message) => showError(message),
+  onChanged: () => {
+    scheduleList();
+    void loadStatus().catch(() => undefined);
+  },
+});
 
 interface Choice {
   method: string;
@@ -79,7 +90,7 @@ function renderOffline(levels: OfflineLevels | null): void {
   const floor = levels.floorLimitsText[currency];
   const max = levels.maxTotalText[currency];
   const limits = `${floor ? `up to ${floor} per sale; ` : ''}at most ${levels.maxCount} sales${max ? ` and ${max}` : ''}`;
-  b.title = `${levels.enabled ? `Offline card sales ${limits}` : 'Offline sales disabled'}${levels.lastError ? ` · last upload error: ${levels.lastError}` : ''}${levels.count > 0 ? ' · tap to send the stored sales now' : ''}`;
+  b.title = `${levels.enabled ? `Offline card sales ${limits}` : 'Offline sales disabled'}${levels.lastError ? ` · last upload error: ${levels.lastError}` : ''}${levels.needsAttention ? ` · ${levels.needsAttention} need attention` : ''} · tap to see the stored sales`;
   b.dataset.limits = limits;
   show(b, true);
 }
@@ -89,6 +100,7 @@ async function loadStatus(): Promise<void> {
   renderPlatform(s.platform.online);
   renderDevices(s.devices);
   renderOffline(s.offline);
+  void merchants.load().catch(() => undefined);
   const currency = byId<HTMLSelectElement>('currency');
   if (!currency.dataset.touched) {
     if (![...currency.options].some((o) => o.value === s.agent.defaultCurrency)) currency.add(new Option(s.agent.defaultCurrency));
@@ -128,6 +140,8 @@ async function startSale(): Promise<void> {
   }
   const body: Record<string, unknown> = { method: state.choice.method, amount, currency: byId<HTMLSelectElement>('currency').value };
   if (state.choice.scenario !== undefined) body.scenario = state.choice.scenario;
+  const merchantId = merchants.selected();
+  if (merchantId !== undefined) body.merchantId = merchantId;
   if (state.choice.method === 'moto') {
     const moto: Record<string, string> = {};
     const fields: Array<[string, string]> = [['zipCode', 'moto-zip'], ['houseNumber', 'moto-house'], ['email', 'moto-email'], ['phone', 'moto-phone']];
@@ -182,7 +196,7 @@ function closeSale(): void {
 function renderSale(t: Transaction): void {
   byId('sale-panel').dataset.transactionId = t.clientTransactionId;
   byId('sale-amount').textContent = t.amountText;
-  byId('sale-method').textContent = [methodText(t), t.maskedPan].filter(Boolean).join(' · ');
+  byId('sale-method').textContent = [methodText(t), t.maskedPan, merchants.selected() !== undefined ? merchants.nameOf(t.merchantId) : undefined].filter(Boolean).join(' · ');
   const pending = PENDING_STATES.has(t.state);
   const outcome = byId('sale-outcome');
   if (pending) {
@@ -394,6 +408,7 @@ function onEvent(e: BusEvent): void {
     case 'transaction.updated':
       if (d.clientTransactionId === saleId) void refreshSale();
       scheduleList();
+      if (offlinePanel.open) void offlinePanel.reload();
       break;
     case 'reader.progress':
       if (state.sale !== undefined && (d.clientTransactionId === undefined || d.clientTransactionId === saleId) && PENDING_STATES.has(state.sale.state)) {
@@ -407,15 +422,26 @@ function onEvent(e: BusEvent): void {
       break;
     case 'device.status':
     case 'platform.status':
-    case 'offline.levels':
       void loadStatus().catch(() => undefined);
       break;
+    case 'auth.status':
+      // The merchants are known once the agent has read its credentials.
+      void merchants.load().catch(() => undefined);
+      break;
+    case 'offline.levels':
+      void loadStatus().catch(() => undefined);
+      void offlinePanel.reload();
+      break;
     case 'offline.warning':
+      // e.g. a sale declined after upload: the customer has gone, staff must follow up.
       showError(String(d.message), true);
+      scheduleList();
+      void offlinePanel.reload();
       break;
     case 'offline.item':
       scheduleList();
       void loadStatus().catch(() => undefined);
+      void offlinePanel.reload();
       break;
     default:
       break;
@@ -430,6 +456,7 @@ async function reloadAll(): Promise<void> {
   }
   await loadList();
   if (state.sale !== undefined) await refreshSale();
+  await offlinePanel.reload();
 }
 
 function init(): void {
@@ -458,13 +485,8 @@ function init(): void {
     show(byId('ops'), false);
     renderList();
   });
-  byId('offline').addEventListener('click', () => {
-    void api
-      .flushOffline()
-      .then((r) => showError(`Offline queue: ${r.uploaded} sent, ${r.failed} failed, ${r.remaining} left.`, true))
-      .catch((err: unknown) => showError(messageOf(err)))
-      .finally(() => void loadStatus().catch(() => undefined));
-  });
+  offlinePanel.init();
+  merchants.init();
   const live = byId('live');
   const stream = new EventStream(token, {
     onEvent,

@@ -72,10 +72,22 @@ export function outcomeText(state: string): { text: string; cls: string } {
 }
 
 export function stateText(t: Transaction): string {
-  const state = t.state.replace(/_/g, ' ');
-  // The engine's message often begins with the state ("approved: 7.50 EUR ..."): say it once.
-  const message = t.message !== undefined && t.message.startsWith(state) ? t.message.slice(state.length).replace(/^[:\s]+/, '') : t.message;
-  const parts = [state];
+  let head = t.state.replace(/_/g, ' ');
+  let message = t.message;
+  // The engine's message often begins with the state ("approved: 7.50 EUR ...", "declined
+  // after upload: Insufficient funds"): its words before the colon stand for the state, said once.
+  if (message !== undefined && message.startsWith(head)) {
+    const colon = message.indexOf(':');
+    const words = colon < 0 ? '' : message.slice(0, colon);
+    if (/^[a-z ]{1,40}$/i.test(words)) {
+      head = words.trim();
+      message = message.slice(colon + 1).trim();
+    } else {
+      message = message.slice(head.length).replace(/^[:\s]+/, '');
+    }
+    if (message === '') message = undefined;
+  }
+  const parts = [head];
   if (t.capturedAmount > 0) parts.push(`captured ${t.capturedAmountText}`);
   if (t.refundedAmount > 0) parts.push(`refunded ${t.refundedAmountText}`);
   if (t.cancelledAmount > 0) parts.push(`cancelled ${t.cancelledAmountText}`);

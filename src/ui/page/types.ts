@@ -16,6 +16,7 @@ export interface Transaction {
   scheme?: string;
   entryMode?: string;
   offline: boolean;
+  merchantId?: string;
   message?: string;
   qr?: { codeValue: string; expireTime?: string };
   capturedAmount: number;
@@ -61,6 +62,36 @@ export interface OfflineLevels {
   floorLimits?: Record<string, number>;
   needsAttention?: number;
   lastError?: string;
+}
+
+/** One offline sale (GET /api/offline items): no card data, the masked PAN at most. */
+export interface OfflineItem {
+  clientTransactionId: string;
+  amount: number;
+  currency: string;
+  amountText: string;
+  maskedPan?: string;
+  state: 'queued' | 'uploading' | 'uploaded' | 'declined_after_upload' | 'needs_attention';
+  attempts: number;
+  lastMessage?: string;
+  storedAt: string;
+  serverTransactionId?: string;
+}
+
+export interface OfflineFlushResult {
+  platform?: 'online' | 'offline';
+  uploaded: number;
+  declinedAfterUpload?: number;
+  needsAttention?: number;
+  failed: number;
+  remaining: number;
+}
+
+export interface Merchant {
+  merchantName: string;
+  clientId: string;
+  merchantId?: string;
+  default: boolean;
 }
 
 export interface AgentStatus {

@@ -1,0 +1,167 @@
+import type { Api } from './api.js';
+import { byId, el, show, timeOf } from './dom.js';
+import type { OfflineFlushResult, OfflineItem } from './types.js';
+
+/**
+ * The offline queue at the counter: what is waiting, what the platform declined after the
+ * customer left, what needs staff; "send now" and "queue again" (DESIGN.md: offline
+ * payments whose forwarding can be seen and forced).
+ */
+
+const STATE_TEXT: Record<OfflineItem['state'], string> = {
+  needs_attention: 'Needs attention',
+  declined_after_upload: 'Declined after upload',
+  queued: 'Waiting',
+  uploading: 'Sending',
+  uploaded: 'Sent',
+};
+
+/** Staff act on these first. */
+const ORDER: Record<OfflineItem['state'], number> = { needs_attention: 0, declined_after_upload: 1, uploading: 2, queued: 3, uploaded: 4 };
+
+export interface OfflinePanelHooks {
+  /** An error the person at the counter should read. */
+  onError(message: string): void;
+  /** The queue changed: reload the badge and today's list. */
+  onChanged(): void;
+}
+
+export function flushText(r: OfflineFlushResult): string {
+  if (r.platform === 'offline') return `Platform not reachable: nothing sent, ${r.remaining} waiting.`;
+  const parts = [`${r.uploaded} sent`];
+  if (r.declinedAfterUpload) parts.push(`${r.declinedAfterUpload} declined`);
+  if (r.needsAttention) parts.push(`${r.needsAttention} need attention`);
+  const others = r.failed - (r.declinedAfterUpload ?? 0) - (r.needsAttention ?? 0);
+  if (others > 0) parts.push(`${others} not sent`);
+  return `${parts.join(', ')}; ${r.remaining} waiting.`;
+}
+
+export class OfflinePanel {
+  private items: OfflineItem[] = [];
+  private loading: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly api: Api,
+    private readonly hooks: OfflinePanelHooks,
+  ) {}
+
+  get open(): boolean {
+    return !byId('offline-panel').hidden;
+  }
+
+  init(): void {
+    byId('offline').addEventListener('click', () => (this.open ? this.close() : void this.show()));
+    byId('offline-close').addEventListener('click', () => this.close());
+    byId('offline-flush').addEventListener('click', () => void this.flush());
+  }
+
+  async show(): Promise<void> {
+    this.message('');
+    show(byId('offline-panel'), true);
+    byId('offline').setAttribute('aria-expanded', 'true');
+    await this.reload();
+  }
+
+  close(): void {
+    show(byId('offline-panel'), false);
+    byId('offline').setAttribute('aria-expanded', 'false');
+  }
+
+  /** Reloads while open; calls arriving meanwhile (a burst of events) make one more load. */
+  async reload(): Promise<void> {
+    if (!this.open) return;
+    if (this.loading !== undefined) {
+      this.again = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.again = false;
+        try {
+          const { offline, items } = await this.api.offline();
+          this.items = items;
+          this.render(offline === null ? 'The offline queue is not running on this terminal.' : undefined);
+        } catch (err) {
+          this.message(err instanceof Error ? err.message : String(err), true);
+        }
+      } while (this.again && this.open);
+    })();
+    try {
+      await this.loading;
+    } finally {
+      this.loading = undefined;
+    }
+  }
+
+  private message(text: string, error = false): void {
+    const m = byId('offline-message');
+    m.textContent = text;
+    m.classList.toggle('error', error);
+  }
+
+  private render(absent?: string): void {
+    const attention = this.items.filter((i) => i.state === 'needs_attention').length;
+    const waiting = this.items.filter((i) => i.state === 'queued' || i.state === 'uploading').length;
+    const declined = this.items.filter((i) => i.state === 'declined_after_upload').length;
+    byId('offline-summary').textContent = absent ?? [`${waiting} waiting`, attention ? `${attention} need attention` : '', declined ? `${declined} declined after upload` : ''].filter(Boolean).join(' · ');
+    byId<HTMLButtonElement>('offline-flush').disabled = absent !== undefined || waiting === 0;
+    const list = byId('offline-items');
+    if (this.items.length === 0) {
+      list.replaceChildren(el('li', 'empty', absent === undefined ? 'No offline sales waiting.' : ''));
+      return;
+    }
+    const sorted = [...this.items].sort((a, b) => ORDER[a.state] - ORDER[b.state] || a.storedAt.localeCompare(b.storedAt));
+    list.replaceChildren(...sorted.map((i) => this.row(i)));
+  }
+
+  private row(i: OfflineItem): HTMLLIElement {
+    const li = el('li', `oq ${i.state}`);
+    li.dataset.testid = `offline-item-${i.clientTransactionId}`;
+    li.dataset.state = i.state;
+    li.append(
+      el('span', 'time', timeOf(i.storedAt)),
+      el('span', 'what', [i.amountText, i.maskedPan].filter(Boolean).join(' · ')),
+      el('span', 'oq-state', STATE_TEXT[i.state] ?? i.state),
+    );
+    const detail = el('span', 'oq-detail', [i.lastMessage, i.attempts > 0 ? `${i.attempts} ${i.attempts === 1 ? 'try' : 'tries'}` : ''].filter(Boolean).join(' · '));
+    detail.dataset.testid = `offline-item-message-${i.clientTransactionId}`;
+    li.append(detail);
+    if (i.state === 'needs_attention') {
+      const b = el('button', 'oq-requeue', 'Queue again');
+      b.type = 'button';
+      b.dataset.testid = `offline-requeue-${i.clientTransactionId}`;
+      b.title = 'The cause is fixed: try to send this sale again';
+      b.addEventListener('click', () => void this.requeue(i, b));
+      li.append(b);
+    }
+    return li;
+  }
+
+  private async requeue(i: OfflineItem, button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    try {
+      const item = await this.api.requeueOffline(i.clientTransactionId);
+      this.message(`Sale ${item.amountText} queued again; it is sent when the platform is reachable.`);
+    } catch (err) {
+      button.disabled = false;
+      this.message(err instanceof Error ? err.message : String(err), true);
+    }
+    this.hooks.onChanged();
+    await this.reload();
+  }
+
+  private async flush(): Promise<void> {
+    const b = byId<HTMLButtonElement>('offline-flush');
+    b.disabled = true;
+    this.message('Sending…');
+    try {
+      this.message(flushText(await this.api.flushOffline()));
+    } catch (err) {
+      this.message(err instanceof Error ? err.message : String(err), true);
+      this.hooks.onError(err instanceof Error ? err.message : String(err));
+    }
+    this.hooks.onChanged();
+    await this.reload();
+  }
+}
