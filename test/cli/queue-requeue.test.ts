@@ -1,38 +1,12 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PlatformError } from '../../src/platform/errors.js';
 import { offlineApiSource } from '../../src/ui/offline-source.js';
+import { runCli } from '../helpers/cli.js';
 import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../offline/fixture.js';
 import { startApi, type Started } from '../ui/start-api.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    process.exitCode = undefined;
-    const code = await main(['node', 'terminal-agent', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const run = runCli;
 
 let f: LocalFixture | undefined;
 let api: Started | undefined;
