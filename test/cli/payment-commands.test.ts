@@ -1,36 +1,10 @@
 import { createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
 import { startApi, type Started } from '../ui/start-api.js';
+import { runCli } from '../helpers/cli.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    process.exitCode = undefined;
-    const code = await main(['node', 'terminal-agent', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const run = runCli;
 
 async function closedPort(): Promise<number> {
   const srv = createServer();
