@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent, type RunningAgent } from '../../src/agent.js';
-import { loadConfig } from '../../src/config/load.js';
-import { testCerts } from '../helpers/certs.js';
-import { testLogger } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/tmp.js';
+import type { RunningAgent } from '../../src/agent.js';
+import { startTestAgent, type TestAgent } from '../helpers/agent.js';
 import { call } from '../ui/http-client.js';
 
 /**
@@ -11,31 +8,16 @@ import { call } from '../ui/http-client.js';
  * platform gone, a chip sale the reader approved offline is listed by GET /api/offline,
  * and GET /api/merchants names both of the terminal's merchants without their secrets.
  */
+let running: TestAgent;
 let agent: RunningAgent;
-let cleanup: () => void;
 
 beforeAll(async () => {
-  const certs = testCerts();
-  const tmp = tempDir();
-  cleanup = tmp.cleanup;
-  const { config } = loadConfig({
-    cwd: process.cwd(),
-    env: {},
-    flags: {
-      dataDir: tmp.dir,
-      identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
-      api: { port: 0 },
-      sim: { apiPort: 0, mtlsPort: 0 },
-      platform: { connectTimeoutMs: 1_000 },
-    },
-  });
-  agent = await startAgent({ config, log: testLogger('info').log });
-  await agent.settled;
+  running = await startTestAgent({ level: 'info', flags: { platform: { connectTimeoutMs: 1_000 } } });
+  agent = running.agent;
 });
 
 afterAll(async () => {
-  await agent?.stop();
-  cleanup?.();
+  await running?.stop();
 });
 
 describe('offline queue and merchants on the running agent\'s local API', () => {
