@@ -141,3 +141,15 @@ describe('config show', () => {
     expect(endpoints.deviceAuthUrl).toMatch(/:9021$/);
   });
 });
+
+describe('shipped configuration files', () => {
+  it('config/default.json and config/terminal.example.json are valid', () => {
+    for (const file of ['config/default.json', 'config/terminal.example.json']) {
+      const { config } = loadConfig({ cwd: process.cwd(), file, env: {} });
+      expect(config.api.host).toBe('127.0.0.1');
+    }
+    const { config } = loadConfig({ cwd: process.cwd(), file: 'config/terminal.example.json', env: {} });
+    expect(config.devices.simulate).toBe(false);
+    expect(resolveEndpoints(config).deviceAuthUrl).toMatch(/:9021$/);
+  });
+});
