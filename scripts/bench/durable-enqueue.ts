@@ -116,8 +116,8 @@ class Writers {
  * see the same disk and machine load.
  */
 export async function benchDurableEnqueue(opts: DurableEnqueueOptions = {}): Promise<BenchResult> {
-  const count = opts.count ?? 1_000;
-  const block = Math.max(1, Math.min(opts.block ?? 200, 500));
+  const count = opts.count ?? 2_000;
+  const block = Math.max(1, Math.min(opts.block ?? 50, 500));
   const tmp = tempDir('terminal-agent-bench-enqueue-');
   const { log, close } = benchLogger();
   const journal = new Journal({ dataDir: tmp.dir });

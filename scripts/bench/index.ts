@@ -3,8 +3,11 @@
  * measured, the figure, the target and whether it is met. Figures, never timed test
  * assertions. All traffic stays on loopback; counts are bounded and configurable.
  *
- *   node dist/scripts/bench/index.js [--only NAME] [--count N] [--warmup N] [--strict]
+ *   node dist/scripts/bench/index.js [--only NAME [--count N] [--warmup N]] [--quick] [--strict]
  *                                    [--platform child|embedded] [--idle-ms N] [--json]
+ *
+ * --count and --warmup set the counts of the one bench chosen with --only; --quick runs
+ * every bench with small counts (a few minutes less, wider error bars).
  *
  * Exit code 0 when every bench ran (with --strict: 1 when a target is missed); 2 when a
  * bench could not run.
@@ -27,6 +30,9 @@ interface RunOptions {
   platform?: 'child' | 'embedded';
   idleMs?: number;
 }
+
+/** Small counts per bench for --quick. */
+const QUICK: Record<string, number> = { 'durable-enqueue': 1_000, 'online-sale': 100, relay: 10, 'cold-start': 3, 'rss-flat': 1_000 };
 
 const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [P in K]?: V }));
 
@@ -55,16 +61,20 @@ async function main(): Promise<number> {
       platform: { type: 'string' },
       'idle-ms': { type: 'string' },
       strict: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const names = Object.keys(benches);
   if (values.help) {
-    process.stdout.write(`usage: bench [--only ${names.join('|')}] [--count N] [--warmup N] [--platform child|embedded] [--idle-ms N] [--strict] [--json]\n`);
+    process.stdout.write(`usage: bench [--only ${names.join('|')} [--count N] [--warmup N]] [--quick] [--platform child|embedded] [--idle-ms N] [--strict] [--json]\n`);
     return 0;
   }
   if (values.only !== undefined && !names.includes(values.only)) throw new Error(`--only must be one of ${names.join(', ')}, not ${values.only}`);
+  if (values.only === undefined && (values.count !== undefined || values.warmup !== undefined)) {
+    throw new Error('--count and --warmup need --only NAME (each bench counts something else); use --quick for small counts everywhere');
+  }
   if (values.platform !== undefined && values.platform !== 'child' && values.platform !== 'embedded') throw new Error(`--platform must be child or embedded, not ${values.platform}`);
   const selected = values.only !== undefined ? [values.only] : names;
   const certs = benchCerts();
@@ -83,7 +93,8 @@ async function main(): Promise<number> {
       process.stderr.write(`running ${name} ...\n`);
       try {
         const load = loadavg()[0] ?? Number.NaN;
-        const result = await bench(run);
+        const quick = values.quick && run.count === undefined ? { count: QUICK[name] } : {};
+        const result = await bench({ ...run, ...quick });
         // Two shared cores: the machine's load says how far the figures can be trusted.
         result.notes.push(`load average (1 min) when it started: ${load.toFixed(2)}`);
         results.push(result);

@@ -46,14 +46,17 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
   const b = await startBenchAgent(opts);
   const tmp = tempDir('terminal-agent-bench-floor-');
   const watch = new SaleWatch(b.agent.bus);
-  const floor = new SaleFloor({ baseUrl: b.agent.endpoints.baseUrl, identity: b.agent.identity, token: () => b.agent.auth.tokenFor(), dir: tmp.dir });
-  // The engine with instant peripherals, its own journal file, the agent's platform client.
-  const inHandJournal = new Journal({ dataDir: tmp.dir, fileName: 'in-hand.sqlite' });
-  const inHand = new PaymentService({ journal: inHandJournal, platform: b.agent.platformClient, peripherals: instantPeripherals(), bus: new EventBus(), log: b.log, config: b.config });
+  let floor: SaleFloor | undefined;
+  let inHandJournal: Journal | undefined;
+  let inHand: PaymentService | undefined;
   const sales: CardSaleSample[] = [];
   const floors: FloorPhases[] = [];
   const inHandTimes: number[] = [];
   try {
+    floor = new SaleFloor({ baseUrl: b.agent.endpoints.baseUrl, identity: b.agent.identity, token: () => b.agent.auth.tokenFor(), dir: tmp.dir });
+    // The engine with instant peripherals, its own journal file, the agent's platform client.
+    inHandJournal = new Journal({ dataDir: tmp.dir, fileName: 'in-hand.sqlite' });
+    inHand = new PaymentService({ journal: inHandJournal, platform: b.agent.platformClient, peripherals: instantPeripherals(), bus: new EventBus(), log: b.log, config: b.config });
     b.agent.simulated?.reader.setDefaultCard({ delayMs: 0 });
     for (let i = 0; i < warmup; i++) {
       await floor.once();
@@ -68,9 +71,9 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
     }
   } finally {
     watch.stop();
-    inHand.stop();
-    inHandJournal.close();
-    await floor.close();
+    inHand?.stop();
+    inHandJournal?.close();
+    await floor?.close();
     await b.stop();
     tmp.cleanup();
   }

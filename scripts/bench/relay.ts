@@ -54,9 +54,10 @@ export async function benchRelay(opts: RelayOptions = {}): Promise<BenchResult> 
     statusCalls.set(id, list);
     return status(id, callOpts);
   };
-  const sse = await SseClient.connect(b.agent.url, b.agent.localToken);
+  let sse: SseClient | undefined;
   const samples: RelaySample[] = [];
   try {
+    sse = await SseClient.connect(b.agent.url, b.agent.localToken);
     for (let i = 0; i < count; i++) {
       const startedAt = nowMs();
       const id = await postSale(b.agent, { method: 'walletA', scenario: 'ConsumerScan', amount: '5.00', currency: 'EUR' }, 10_000);
@@ -74,7 +75,7 @@ export async function benchRelay(opts: RelayOptions = {}): Promise<BenchResult> 
     }
   } finally {
     client.status = status;
-    await sse.close();
+    await sse?.close();
     await b.stop();
   }
 

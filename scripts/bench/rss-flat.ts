@@ -1,3 +1,7 @@
+import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { JOURNAL_FILE } from '../../src/payments/index.js';
 import { startBenchAgent } from './agent-harness.js';
 import { benchCerts } from './certs.js';
 import { cardSaleThroughApi } from './card-sale.js';
@@ -31,6 +35,18 @@ interface Reading {
   external: number;
 }
 
+/** cache_size of a new connection: what the journal gets unless it sets its own (better-sqlite3 builds SQLite with -16000). */
+function defaultCacheKiB(): number {
+  const db = new Database(':memory:');
+  try {
+    const size = db.pragma('cache_size', { simple: true }) as number;
+    // Negative: KiB; positive: pages (4 KiB each by default).
+    return size < 0 ? -size : size * 4;
+  } finally {
+    db.close();
+  }
+}
+
 async function reading(sales: number): Promise<Reading> {
   await forceGc();
   const m = process.memoryUsage();
@@ -51,12 +67,14 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   let child: ChildPlatform | undefined;
   const readings: Reading[] = [];
   let elapsed = 0;
+  let journalBytes = Number.NaN;
   try {
     if (mode === 'child') child = await startChildPlatform(repoDir, certs.paths.dir);
     const b = await startBenchAgent({ repoDir, certsDir: certs.paths.dir, ...(child !== undefined ? { platform: child.endpoints } : {}) });
     const watch = new SaleWatch(b.agent.bus);
-    const sse = await SseClient.connect(b.agent.url, b.agent.localToken, { keep: false });
+    let sse: SseClient | undefined;
     try {
+      sse = await SseClient.connect(b.agent.url, b.agent.localToken, { keep: false });
       b.agent.simulated?.reader.setDefaultCard({ delayMs: 0 });
       for (let i = 0; i < warmup; i++) await cardSaleThroughApi(b.agent, watch);
       readings.push(await reading(0));
@@ -68,8 +86,9 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       }
       elapsed = nowMs() - t0;
       readings.push(await reading(count));
+      journalBytes = statSync(join(b.config.dataDir, JOURNAL_FILE)).size;
     } finally {
-      await sse.close();
+      await sse?.close();
       watch.stop();
       await b.stop();
     }
@@ -91,6 +110,7 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       { measure: 'JS heap used growth', value: mb(last.heap - first.heap), unit: 'MiB' },
       { measure: 'JS heap committed growth', value: mb(last.heapTotal - first.heapTotal), unit: 'MiB' },
       { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },
+      { measure: 'native growth (RSS minus V8 heap committed)', value: mb(last.rss - last.heapTotal - (first.rss - first.heapTotal)), unit: 'MiB' },
       { measure: 'sales per second (sequential, through the local API)', value: (count / elapsed) * 1000, unit: '/s' },
     ],
     notes: [
@@ -98,6 +118,7 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       mode === 'child'
         ? 'the demo platform ran in its own process: the figures are the agent alone (its journal grows on disk, not in memory)'
         : 'the embedded demo platform keeps every transaction in memory: its ledger is part of the growth',
+      `the journal file is ${mb(journalBytes).toFixed(1)} MiB after the run; SQLite's page cache (native, in RSS, not in the heap) grows with it up to cache_size, ${(defaultCacheKiB() / 1024).toFixed(1)} MiB per connection by default`,
       "the simulated reader's and display's logs of received messages (test aids, unbounded) are emptied before each sale",
     ],
   };
