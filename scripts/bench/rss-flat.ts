@@ -31,7 +31,7 @@ interface Reading {
   heap: number;
   /** V8 heap committed (what of the heap counts in RSS). */
   heapTotal: number;
-  /** Memory of C++ objects bound to JS (Buffers, SQLite statements) outside the heap. */
+  /** Memory outside the heap that V8 is told about (Buffers, what native modules report). */
   external: number;
 }
 
