@@ -34,7 +34,8 @@ export class AgeWatch {
   /** Publishes `offline.warning` (and logs) for every stored sale that reached a new stage. */
   check(now: number): AgeWarning[] {
     const out: AgeWarning[] = [];
-    const stored = this.queue.storedAges();
+    // Only items old enough to warn can change stage; a warned item is always among them.
+    const stored = this.queue.storedAges({ storedAtOrBefore: now - warnAgeMs(this.cfg) });
     const present = new Set<string>();
     for (const s of stored) {
       present.add(s.clientTransactionId);
@@ -56,8 +57,10 @@ export class AgeWatch {
 
   /** Milliseconds until the next stored sale reaches a new stage; undefined when none will. */
   nextIn(now: number): number | undefined {
-    let next: number | undefined;
-    for (const s of this.queue.storedAges()) {
+    const threshold = now - warnAgeMs(this.cfg);
+    const youngest = this.queue.firstStoredAfter(threshold);
+    let next = youngest === undefined ? undefined : youngest + warnAgeMs(this.cfg) - now;
+    for (const s of this.queue.storedAges({ storedAtOrBefore: threshold })) {
       const done = this.warned.get(s.clientTransactionId);
       const due = done === undefined ? s.storedAtMs + warnAgeMs(this.cfg) : done === 'warn' ? s.storedAtMs + maxAgeMs(this.cfg) : undefined;
       if (due === undefined) continue;

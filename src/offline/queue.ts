@@ -222,14 +222,24 @@ export class OfflineQueue {
     return { count, totals, ...(oldest !== undefined ? { oldest: { clientTransactionId: oldest.client_id, storedAtMs: oldest.stored_at } } : {}) };
   }
 
-  /** Stored items (not yet confirmed) with their store time, for the age checks. */
-  storedAges(): Array<{ clientTransactionId: string; storedAtMs: number; state: QueueState }> {
-    const rows = this.stmt(`SELECT client_id, stored_at, state FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) ORDER BY stored_at, rowid`).all() as Array<{
+  /**
+   * Stored items (not yet confirmed) with their store time, for the age checks; with
+   * `storedAtOrBefore` only those stored by then, so a check reads the old items, not the queue.
+   */
+  storedAges(opts: { storedAtOrBefore?: number } = {}): Array<{ clientTransactionId: string; storedAtMs: number; state: QueueState }> {
+    const until = opts.storedAtOrBefore ?? Number.MAX_SAFE_INTEGER;
+    const rows = this.stmt(`SELECT client_id, stored_at, state FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) AND stored_at <= ? ORDER BY stored_at, rowid`).all(until) as Array<{
       client_id: string;
       stored_at: number;
       state: string;
     }>;
     return rows.map((r) => ({ clientTransactionId: r.client_id, storedAtMs: r.stored_at, state: r.state as QueueState }));
+  }
+
+  /** Store time of the first stored item stored after `atMs`, if any. */
+  firstStoredAfter(atMs: number): number | undefined {
+    const row = this.stmt(`SELECT MIN(stored_at) AS at FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) AND stored_at > ?`).get(atMs) as { at: number | null };
+    return row.at ?? undefined;
   }
 
   stateCounts(): Record<QueueState, number> {

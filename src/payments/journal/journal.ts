@@ -163,6 +163,8 @@ export class Journal {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // better-sqlite3 builds SQLite with a 16 MB page cache; a terminal's journal needs little.
+    this.db.pragma('cache_size = -2000');
     migrate(this.db, opts.migrations ?? journalMigrations);
     this.stmtGet = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE client_id = ?');
     this.stmtRelated = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid');

@@ -15,8 +15,10 @@ export interface SimDeviceOptions {
  * a simulated port's device end, or the far side of a socat pseudo-terminal pair. A
  * power cycle (unplug/replug of a simulated port) restarts its link, as on hardware.
  */
+const RECEIVED_KEPT = 200;
+
 export abstract class SimFramedDevice {
-  /** Every message received, in order (tests inspect it). */
+  /** The last RECEIVED_KEPT messages received, in order (tests inspect them); bounded so a long demo run does not grow. */
   readonly received: LinkPayload[] = [];
   protected readonly log: Logger;
   protected readonly timers: Timers;
@@ -62,6 +64,7 @@ export abstract class SimFramedDevice {
     const link = new Link({ ...this.linkOptions, stream: this.stream, log: this.log, timers: this.timers });
     link.onMessage((m) => {
       this.received.push(m);
+      if (this.received.length > RECEIVED_KEPT) this.received.splice(0, this.received.length - RECEIVED_KEPT);
       try {
         this.handle(m);
       } catch (err) {
