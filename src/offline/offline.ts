@@ -135,17 +135,39 @@ export function createOffline(deps: OfflineDeps): Offline {
     nextAgeEventIn: () => ages.nextIn(now()),
   });
 
-  const afterStore = (clientTransactionId: string): void => {
+  /**
+   * After-commit work of a store. Each sale gets its log line and its `offline.item` in a
+   * microtask right after the caller's transaction (before any upload of it can be
+   * recorded); the queue-wide pass (platform state, age checks, levels, uploader wake-up)
+   * runs once per event-loop turn for however many sales that turn stored, and always
+   * reads the queue as it is then, so the levels it publishes are current.
+   */
+  let queueWidePending = false;
+  const afterStores = (): void => {
+    queueWidePending = false;
+    // The journal was closed in this turn (shutdown): nothing left to publish.
+    if (!deps.journal.db.open) return;
     try {
-      // Runs after the caller's transaction: a rolled-back store has no row and says nothing.
-      const item = queue.get(clientTransactionId);
-      if (item === undefined) return;
-      log.info({ clientTransactionId, amount: item.amount, currency: item.currency, maskedPan: item.maskedPan }, 'offline sale stored');
-      deps.bus.publish('offline.item', { clientTransactionId, state: item.state, amount: item.amount, currency: item.currency });
       uploader.noteOffline('a sale could not reach the platform');
       ages.check(now());
       publishLevels();
       uploader.wake();
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'after storing offline sales');
+    }
+  };
+
+  const afterStore = (item: QueueItem): void => {
+    const { clientTransactionId, amount, currency, maskedPan } = item;
+    try {
+      // Runs after the caller's transaction: a rolled-back store has no row and says nothing.
+      if (!queue.has(clientTransactionId)) return;
+      log.info({ clientTransactionId, amount, currency, maskedPan }, 'offline sale stored');
+      deps.bus.publish('offline.item', { clientTransactionId, state: item.state, amount, currency });
+      if (!queueWidePending) {
+        queueWidePending = true;
+        setImmediate(afterStores);
+      }
     } catch (err) {
       log.error({ clientTransactionId, err: (err as Error).message }, 'after storing an offline sale');
     }
@@ -168,8 +190,8 @@ export function createOffline(deps: OfflineDeps): Offline {
       // Checked again inside the transaction: another sale may have been stored since `eligible`.
       const err = allowedError(sale.row);
       if (err !== undefined) throw err;
-      queue.insert(db, sale);
-      queueMicrotask(() => afterStore(sale.row.clientTransactionId));
+      const item = queue.insert(db, sale);
+      queueMicrotask(() => afterStore(item));
     },
   };
 

@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { AgentError, ErrorCodes } from '../core/errors.js';
 import { checkRequest } from '../platform/validate.js';
 import { processRequest, type ProcessRequest } from '../platform/schemas/requests.js';
-import { hasOfflineSchema } from './schema.js';
+import { hasOfflineCounts, hasOfflineSchema } from './schema.js';
 import { PENDING_STATES, QUEUE_STATES, STORED_STATES, type OfflineSale, type QueueItem, type QueueState, type QueueStats, type UploadAttempt } from './types.js';
 
 interface ItemRow {
@@ -83,6 +83,19 @@ function inList(states: readonly QueueState[]): string {
   return states.map((s) => `'${s}'`).join(', ');
 }
 
+const STORED_IN = inList(STORED_STATES);
+
+const INSERT_SQL = `INSERT INTO offline_queue (client_id, merchant_id, amount, currency, client_date_time, masked_pan, scheme, entry_mode, body, state, stored_at, updated_at)
+   VALUES (@client_id, @merchant_id, @amount, @currency, @client_date_time, @masked_pan, @scheme, @entry_mode, @body, 'queued', @at, @at)`;
+
+/**
+ * The oldest stored item, ties by rowid: one seek of the (state, stored_at) index per stored
+ * state, then the earliest of those few rows, instead of sorting every stored item.
+ */
+const OLDEST_SQL = `SELECT client_id, stored_at FROM (${STORED_STATES.map(
+  (s) => `SELECT * FROM (SELECT client_id, stored_at, rowid AS r FROM offline_queue WHERE state = '${s}' ORDER BY stored_at, rowid LIMIT 1)`,
+).join(' UNION ALL ')}) ORDER BY stored_at, r LIMIT 1`;
+
 export interface ListQueueOptions {
   states?: readonly QueueState[];
   limit?: number;
@@ -95,6 +108,8 @@ export interface ListQueueOptions {
  */
 export class OfflineQueue {
   private readonly statements = new Map<string, Statement>();
+  /** Whether offline_counts exists; only `true` is kept (an old read-only file may be upgraded by the agent meanwhile). */
+  private counts = false;
 
   constructor(
     readonly db: Database,
@@ -108,6 +123,12 @@ export class OfflineQueue {
       this.statements.set(sql, s);
     }
     return s;
+  }
+
+  /** The trigger-kept counts (schema 2) when the database has them; else the queue is aggregated. */
+  private hasCounts(): boolean {
+    if (!this.counts) this.counts = hasOfflineCounts(this.db);
+    return this.counts;
   }
 
   /** False on a database where the agent never created the queue (read-only CLI on an old file). */
@@ -139,22 +160,20 @@ export class OfflineQueue {
       });
     }
     const at = this.now();
+    const fields = {
+      client_id: row.clientTransactionId,
+      merchant_id: row.merchantId ?? null,
+      amount: row.amount,
+      currency: row.currency,
+      client_date_time: row.clientDateTime,
+      masked_pan: row.maskedPan ?? body.instrument.card?.maskedPan ?? null,
+      scheme: row.scheme ?? body.instrument.card?.scheme ?? null,
+      entry_mode: row.entryMode ?? body.entryMode ?? null,
+      body: JSON.stringify(body),
+      at,
+    };
     try {
-      db.prepare(
-        `INSERT INTO offline_queue (client_id, merchant_id, amount, currency, client_date_time, masked_pan, scheme, entry_mode, body, state, stored_at, updated_at)
-         VALUES (@client_id, @merchant_id, @amount, @currency, @client_date_time, @masked_pan, @scheme, @entry_mode, @body, 'queued', @at, @at)`,
-      ).run({
-        client_id: row.clientTransactionId,
-        merchant_id: row.merchantId ?? null,
-        amount: row.amount,
-        currency: row.currency,
-        client_date_time: row.clientDateTime,
-        masked_pan: row.maskedPan ?? body.instrument.card?.maskedPan ?? null,
-        scheme: row.scheme ?? body.instrument.card?.scheme ?? null,
-        entry_mode: row.entryMode ?? body.entryMode ?? null,
-        body: JSON.stringify(body),
-        at,
-      });
+      (db === this.db ? this.stmt(INSERT_SQL) : db.prepare(INSERT_SQL)).run(fields);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new AgentError(ErrorCodes.PAYMENT_RULE, `offline sale ${row.clientTransactionId} is stored already`, { httpStatus: 409, cause: err });
@@ -164,7 +183,25 @@ export class OfflineQueue {
       }
       throw err;
     }
-    return this.require(row.clientTransactionId);
+    // The row as written, without reading it back (what `get` would answer inside this transaction).
+    return view({
+      ...fields,
+      state: 'queued',
+      rejections: 0,
+      tries: 0,
+      history: '[]',
+      server_id: null,
+      platform_status: null,
+      message: null,
+      stored_at: at,
+      updated_at: at,
+      last_try_at: null,
+    });
+  }
+
+  /** Whether the item is in the queue (cheaper than `get`: no row to decode). */
+  has(clientTransactionId: string): boolean {
+    return this.stmt('SELECT 1 FROM offline_queue WHERE client_id = ?').get(clientTransactionId) !== undefined;
   }
 
   get(clientTransactionId: string): QueueItem | undefined {
@@ -203,22 +240,24 @@ export class OfflineQueue {
     return (this.stmt(`SELECT COUNT(*) AS n FROM offline_queue WHERE state IN (${inList(PENDING_STATES)})`).get() as { n: number }).n;
   }
 
-  /** What counts towards the limits: every sale not yet confirmed by the platform. */
+  /**
+   * What counts towards the limits: every sale not yet confirmed by the platform. Read
+   * inside a store's transaction, so what it says is what that transaction would commit against.
+   */
   stats(): QueueStats {
-    const sums = this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) GROUP BY currency`).all() as Array<{
-      currency: string;
-      n: number;
-      total: number;
-    }>;
-    const oldest = this.stmt(`SELECT client_id, stored_at FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) ORDER BY stored_at, rowid LIMIT 1`).get() as
-      | { client_id: string; stored_at: number }
-      | undefined;
+    const sums = (
+      this.hasCounts()
+        ? this.stmt(`SELECT currency, SUM(n) AS n, SUM(total) AS total FROM offline_counts WHERE state IN (${STORED_IN}) AND n > 0 GROUP BY currency`)
+        : this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY currency`)
+    ).all() as Array<{ currency: string; n: number; total: number }>;
     const totals: Record<string, number> = {};
     let count = 0;
     for (const s of sums) {
       totals[s.currency] = s.total;
       count += s.n;
     }
+    if (count === 0) return { count, totals };
+    const oldest = this.stmt(OLDEST_SQL).get() as { client_id: string; stored_at: number } | undefined;
     return { count, totals, ...(oldest !== undefined ? { oldest: { clientTransactionId: oldest.client_id, storedAtMs: oldest.stored_at } } : {}) };
   }
 
@@ -228,7 +267,7 @@ export class OfflineQueue {
    */
   storedAges(opts: { storedAtOrBefore?: number } = {}): Array<{ clientTransactionId: string; storedAtMs: number; state: QueueState }> {
     const until = opts.storedAtOrBefore ?? Number.MAX_SAFE_INTEGER;
-    const rows = this.stmt(`SELECT client_id, stored_at, state FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) AND stored_at <= ? ORDER BY stored_at, rowid`).all(until) as Array<{
+    const rows = this.stmt(`SELECT client_id, stored_at, state FROM offline_queue WHERE state IN (${STORED_IN}) AND stored_at <= ? ORDER BY stored_at, rowid`).all(until) as Array<{
       client_id: string;
       stored_at: number;
       state: string;
@@ -238,13 +277,14 @@ export class OfflineQueue {
 
   /** Store time of the first stored item stored after `atMs`, if any. */
   firstStoredAfter(atMs: number): number | undefined {
-    const row = this.stmt(`SELECT MIN(stored_at) AS at FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) AND stored_at > ?`).get(atMs) as { at: number | null };
+    const row = this.stmt(`SELECT MIN(stored_at) AS at FROM offline_queue WHERE state IN (${STORED_IN}) AND stored_at > ?`).get(atMs) as { at: number | null };
     return row.at ?? undefined;
   }
 
   stateCounts(): Record<QueueState, number> {
     const counts = Object.fromEntries(QUEUE_STATES.map((s) => [s, 0])) as Record<QueueState, number>;
-    const rows = this.stmt('SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state').all() as Array<{ state: string; n: number }>;
+    const sql = this.hasCounts() ? 'SELECT state, SUM(n) AS n FROM offline_counts GROUP BY state' : 'SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state';
+    const rows = this.stmt(sql).all() as Array<{ state: string; n: number }>;
     for (const r of rows) if ((QUEUE_STATES as readonly string[]).includes(r.state)) counts[r.state as QueueState] = r.n;
     return counts;
   }

@@ -51,6 +51,39 @@ const migrations: readonly QueueMigration[] = [
       `);
     },
   },
+  {
+    // Counts and totals per state and currency, kept by triggers in the same transaction as
+    // every queue write (whichever connection makes it, rolled back with it). The limit
+    // checks inside a store read these few rows instead of aggregating every stored sale,
+    // and the levels no longer count every uploaded row the table keeps.
+    version: 2,
+    up(db) {
+      db.exec(`
+        CREATE TABLE offline_counts (
+          state     TEXT NOT NULL,
+          currency  TEXT NOT NULL,
+          n         INTEGER NOT NULL,
+          total     INTEGER NOT NULL,
+          PRIMARY KEY (state, currency)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO offline_counts (state, currency, n, total)
+          SELECT state, currency, COUNT(*), SUM(amount) FROM offline_queue GROUP BY state, currency;
+        CREATE TRIGGER offline_counts_insert AFTER INSERT ON offline_queue BEGIN
+          INSERT INTO offline_counts (state, currency, n, total) VALUES (NEW.state, NEW.currency, 1, NEW.amount)
+            ON CONFLICT (state, currency) DO UPDATE SET n = n + 1, total = total + excluded.total;
+        END;
+        CREATE TRIGGER offline_counts_delete AFTER DELETE ON offline_queue BEGIN
+          UPDATE offline_counts SET n = n - 1, total = total - OLD.amount WHERE state = OLD.state AND currency = OLD.currency;
+        END;
+        CREATE TRIGGER offline_counts_update AFTER UPDATE OF state, currency, amount ON offline_queue
+          WHEN OLD.state IS NOT NEW.state OR OLD.currency IS NOT NEW.currency OR OLD.amount IS NOT NEW.amount BEGIN
+          UPDATE offline_counts SET n = n - 1, total = total - OLD.amount WHERE state = OLD.state AND currency = OLD.currency;
+          INSERT INTO offline_counts (state, currency, n, total) VALUES (NEW.state, NEW.currency, 1, NEW.amount)
+            ON CONFLICT (state, currency) DO UPDATE SET n = n + 1, total = total + excluded.total;
+        END;
+      `);
+    },
+  },
 ];
 
 export const OFFLINE_SCHEMA_VERSION = migrations.length;
@@ -78,4 +111,9 @@ export function ensureOfflineSchema(db: Database): void {
 /** Whether a (possibly read-only) database has the queue table yet. */
 export function hasOfflineSchema(db: Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'offline_queue'").get() !== undefined;
+}
+
+/** Whether the database has the counts the triggers keep (schema version 2); an older file read-only has not. */
+export function hasOfflineCounts(db: Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'offline_counts'").get() !== undefined;
 }

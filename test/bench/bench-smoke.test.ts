@@ -33,7 +33,7 @@ describe('quality-target benches run with tiny counts', () => {
   const certsDir = testCerts().dir;
 
   it('durable-enqueue returns the enqueue and bare insert rates', async () => {
-    const result = await benchDurableEnqueue({ count: 20, block: 10 });
+    const result = await benchDurableEnqueue({ count: 20, block: 10, backlog: 5, history: 20 });
     expectFigures(result, 'durable-enqueue');
     expect(result.rows[0]?.value).toBeGreaterThan(0);
   });
