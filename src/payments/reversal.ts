@@ -80,6 +80,11 @@ async function reverseOnce(e: Engine, sale: JournalRow): Promise<boolean> {
     return true;
   } catch (err) {
     if (isNotFoundError(err)) {
+      // The sale's own request may still be on its way and land after this answer: as for
+      // lookups, "not found" counts only once the grace since the sale went in flight (its
+      // last update, when it became reversing) has passed; until then the reversal is retried.
+      const since = Date.parse(sale.updatedAt);
+      if (!Number.isNaN(since) && e.now() < since + e.config.payments.lookupGraceMs) return false;
       e.save(op.clientTransactionId, { state: 'failed', message: 'nothing to reverse: the platform has no record of the sale' });
       e.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
       return true;

@@ -98,6 +98,28 @@ describe('unknown outcome of a sale', () => {
     expect(ledgerOf(started.clientTransactionId).map((l) => l.kind)).toEqual(['sale']);
   });
 
+  it('a reversal answered "not found" while the sale is still on its way is retried: the late sale is reversed, never left charged', async () => {
+    t = await startTerminal(demo, {
+      config: { payments: { lookupGraceMs: 1_500 } },
+      wrap: (p) => ({
+        ...bind(p),
+        process: (body, opts) => {
+          // The request reaches the platform 600 ms after the terminal gave up on it.
+          setTimeout(() => void p.process(body, opts).catch(() => {}), 600);
+          return Promise.reject(new PlatformError('did not answer in time', { category: 'timeout', operation: 'process', method: 'POST', outcomeUnknown: true }));
+        },
+      }),
+    });
+    // The lookup fails (the client's GET retries included), so the sale is reversed at once,
+    // before its request has landed.
+    demo.platform.faults.set('status', { status: 503, times: 3 });
+    const started = await t.service.startSale({ method: 'card', amount: 4_200, currency: 'EUR', merchantId: 'm-1002' });
+    expect((await started.done).state).toBe('reversing');
+    await t.service.idle();
+    expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'reversed', cancelledAmount: 4_200 });
+    expect(demo.platform.payments.netCharged(started.clientTransactionId, 'm-1002')).toBe(0);
+  });
+
   it('the lookup fails: the sale is reversed (cancel Technical, full amount), retried with backoff until the platform answers', async () => {
     t = await startTerminal(demo);
     t.devices.scanner.push('CODE-9');
