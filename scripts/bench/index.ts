@@ -18,6 +18,7 @@ import { benchCerts } from './certs.js';
 import { benchColdStart } from './cold-start.js';
 import { benchDurableEnqueue } from './durable-enqueue.js';
 import { benchOnlineSale } from './online-sale.js';
+import { benchQueueDrain } from './queue-drain.js';
 import { formatResult } from './report.js';
 import { benchRelay } from './relay.js';
 import { benchRssFlat } from './rss-flat.js';
@@ -32,13 +33,14 @@ interface RunOptions {
 }
 
 /** Small counts per bench for --quick. */
-const QUICK: Record<string, number> = { 'durable-enqueue': 1_000, 'online-sale': 100, relay: 10, 'cold-start': 3, 'rss-flat': 1_000 };
+const QUICK: Record<string, number> = { 'durable-enqueue': 1_000, 'queue-drain': 200, 'online-sale': 100, relay: 10, 'cold-start': 3, 'rss-flat': 1_000 };
 
 const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [P in K]?: V }));
 
 /** Every bench by name, in the order `all` runs them (cheapest first). */
 const benches: Record<string, (o: RunOptions) => Promise<BenchResult>> = {
   'durable-enqueue': (o) => benchDurableEnqueue({ certsDir: o.certsDir, ...opt('count', o.count) }),
+  'queue-drain': (o) => benchQueueDrain({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('platform', o.platform) }),
   'online-sale': (o) => benchOnlineSale({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('warmup', o.warmup) }),
   relay: (o) => benchRelay({ certsDir: o.certsDir, ...opt('count', o.count) }),
   'cold-start': (o) => benchColdStart({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('idleMs', o.idleMs) }),

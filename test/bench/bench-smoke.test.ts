@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { benchColdStart } from '../../scripts/bench/cold-start.js';
 import { benchDurableEnqueue } from '../../scripts/bench/durable-enqueue.js';
 import { benchOnlineSale } from '../../scripts/bench/online-sale.js';
+import { benchQueueDrain } from '../../scripts/bench/queue-drain.js';
 import { benchRelay } from '../../scripts/bench/relay.js';
 import { formatResult } from '../../scripts/bench/report.js';
 import { benchRssFlat } from '../../scripts/bench/rss-flat.js';
@@ -37,6 +38,12 @@ describe('quality-target benches run with tiny counts', () => {
     expectFigures(result, 'durable-enqueue');
     expect(result.rows[0]?.value).toBeGreaterThan(0);
   });
+
+  it('queue-drain returns the upload and bare request rates at each concurrency', async () => {
+    const result = await benchQueueDrain({ certsDir, count: 4, block: 2, concurrencies: [1, 2], platform: 'embedded' });
+    expectFigures(result, 'queue-drain');
+    expect(result.rows.filter((r) => r.target !== undefined)).toHaveLength(2);
+  }, 60_000);
 
   it('online-sale returns the sale, card-in-hand and floor percentiles', async () => {
     const result = await benchOnlineSale({ certsDir, count: 3, warmup: 1, block: 2 });
