@@ -327,13 +327,31 @@ export class OfflineQueue {
     return this.require(clientTransactionId);
   }
 
-  /** Marks items as possibly sent (one durable write before the requests leave). */
-  markUploading(clientTransactionIds: readonly string[]): void {
-    if (clientTransactionIds.length === 0) return;
+  /**
+   * Marks items as possibly sent, all in one durable write, before their requests leave;
+   * answers the ids it marked (those still waiting for upload).
+   */
+  markUploading(clientTransactionIds: readonly string[]): string[] {
+    if (clientTransactionIds.length === 0) return [];
     const at = this.now();
     const stmt = this.stmt(`UPDATE offline_queue SET state = 'uploading', tries = tries + 1, last_try_at = @at, updated_at = @at WHERE client_id = @id AND state IN (${inList(PENDING_STATES)})`);
+    return this.db.transaction(() => clientTransactionIds.filter((id) => stmt.run({ id, at }).changes === 1)).immediate();
+  }
+
+  /**
+   * Undoes `markUploading` for queued items marked ahead whose request never started (the
+   * round ended first): back to `queued` with the try and its time as they were, in one
+   * write. Only for items that were `queued` when marked: the mark said "may have been sent",
+   * and nothing was.
+   */
+  unmarkUnsent(items: ReadonlyArray<{ clientTransactionId: string; lastTryAtMs: number | undefined }>): void {
+    if (items.length === 0) return;
+    const at = this.now();
+    const stmt = this.stmt(
+      "UPDATE offline_queue SET state = 'queued', tries = MAX(0, tries - 1), last_try_at = @last_try_at, updated_at = @at WHERE client_id = @id AND state = 'uploading'",
+    );
     this.db.transaction(() => {
-      for (const id of clientTransactionIds) stmt.run({ id, at });
+      for (const i of items) stmt.run({ id: i.clientTransactionId, last_try_at: i.lastTryAtMs ?? null, at });
     }).immediate();
   }
 }

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { OfflineDeps } from '../../src/offline/index.js';
+import { PlatformError } from '../../src/platform/errors.js';
+import type { ProcessRequest } from '../../src/platform/index.js';
+import type { TransactionRecord } from '../../src/platform/schemas/responses.js';
+import { localFixture, storeOfflineSale, type LocalFixture } from './fixture.js';
+
+let f: LocalFixture | undefined;
+afterEach(() => {
+  f?.close();
+  f = undefined;
+});
+
+const accepted = (id: string): TransactionRecord => ({ serverTransactionId: `srv-${id}`, clientTransactionId: id, transactionStatus: 'Accepted', events: [] });
+
+const networkDown = (): PlatformError =>
+  new PlatformError('platform not reachable (ECONNREFUSED)', { category: 'network', operation: 'process', method: 'POST', outcomeUnknown: false });
+
+/** A platform in this process that records, for each process request, the state its item had on disk as it left. */
+function recordingPlatform(fx: () => LocalFixture, failFrom = Number.POSITIVE_INFINITY): { platform: OfflineDeps['platform']; sent: Array<{ id: string; stateOnDisk: string | undefined }>; lookedUp: string[] } {
+  const sent: Array<{ id: string; stateOnDisk: string | undefined }> = [];
+  const lookedUp: string[] = [];
+  return {
+    sent,
+    lookedUp,
+    platform: {
+      isAvailable: async () => true,
+      async process(body: ProcessRequest) {
+        const id = body.clientNewTransactionId;
+        sent.push({ id, stateOnDisk: fx().offline.get(id)?.state });
+        if (sent.length >= failFrom) throw networkDown();
+        return accepted(id);
+      },
+      async status(id: string) {
+        lookedUp.push(id);
+        throw new PlatformError('no such transaction', { category: 'rejected', operation: 'status', method: 'GET', status: 404, outcomeUnknown: false });
+      },
+    },
+  };
+}
+
+describe('offline uploads marked ahead', () => {
+  for (const uploadConcurrency of [1, 4]) {
+    it(`sends every upload with its item already marked uploading on disk (concurrency ${uploadConcurrency})`, async () => {
+      const rec = recordingPlatform(() => f as LocalFixture);
+      f = localFixture({ uploadConcurrency, maxCount: 100 }, rec.platform);
+      const ids = Array.from({ length: 40 }, (_, i) => `m-${i}`);
+      for (const id of ids) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
+      const report = await f.offline.uploader.flush();
+      expect(report).toMatchObject({ attempted: 40, uploaded: 40, remaining: 0 });
+      expect(rec.sent.map((s) => s.id).sort()).toEqual([...ids].sort());
+      expect(rec.sent.every((s) => s.stateOnDisk === 'uploading')).toBe(true);
+      expect(rec.lookedUp).toEqual([]);
+      for (const id of ids) expect(f.offline.get(id)).toMatchObject({ state: 'uploaded', tries: 1, holdsCardData: false });
+    });
+  }
+
+  it('puts the items marked ahead back to queued, tries unchanged, when the round stops before sending them', async () => {
+    const rec = recordingPlatform(() => f as LocalFixture, 3);
+    f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, rec.platform);
+    const ids = Array.from({ length: 10 }, (_, i) => `s-${i}`);
+    for (const id of ids) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
+    const report = await f.offline.uploader.flush();
+    expect(report).toMatchObject({ attempted: 3, uploaded: 2, deferred: 1 });
+    expect(rec.sent.map((s) => s.id)).toEqual(['s-0', 's-1', 's-2']);
+    expect(f.offline.get('s-2')).toMatchObject({ state: 'queued', tries: 1 });
+    for (const id of ids.slice(3)) {
+      const item = f.offline.get(id);
+      expect(item).toMatchObject({ state: 'queued', tries: 0, history: [] });
+      expect(item?.lastTryAt).toBeUndefined();
+    }
+  });
+
+  it('looks up an item left marked by a crash before sending it, and sends it once when the platform does not have it', async () => {
+    const rec = recordingPlatform(() => f as LocalFixture);
+    f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, rec.platform);
+    for (const id of ['c-0', 'c-1', 'c-2']) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
+    // What a crash after a mark-ahead write leaves: marked, whether or not the request left.
+    f.journal.db.prepare("UPDATE offline_queue SET state = 'uploading', tries = 1 WHERE client_id IN ('c-0', 'c-1')").run();
+    const report = await f.offline.uploader.flush();
+    expect(report).toMatchObject({ attempted: 3, uploaded: 3, remaining: 0 });
+    expect(rec.lookedUp.sort()).toEqual(['c-0', 'c-1']);
+    expect(rec.sent.map((s) => s.id).sort()).toEqual(['c-0', 'c-1', 'c-2']);
+    expect(rec.sent.every((s) => s.stateOnDisk === 'uploading')).toBe(true);
+  });
+});
