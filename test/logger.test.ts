@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createLogger, redactPaths, REDACTED, SECRET_KEYS } from '../src/core/logger.js';
+import { createLogger, redactPaths, REDACTED, scrubSecrets, SECRET_KEYS } from '../src/core/logger.js';
 import { LogSink, testLogger } from './helpers/log-sink.js';
 
 /** `value` wrapped in `depth` levels of objects: depth 0 = { [key]: value }. */
@@ -62,12 +62,33 @@ describe('logger redaction', () => {
     expect(text).not.toContain('SECRET-in-binding');
   });
 
-  it('covers each key at depths 0 to 4 in the redact paths (the documented limit: deeper nesting is not redacted)', () => {
-    const paths = redactPaths();
-    expect(paths).toHaveLength(SECRET_KEYS.length * 5);
-    expect(paths).toContain('password');
-    expect(paths).toContain('*.*.*.*.password');
-    expect(paths.some((p) => p.startsWith('*.*.*.*.*.'))).toBe(false);
+  it('redacts secret keys deeper than four levels too, inside arrays, without changing the logged objects', () => {
+    const sink = new LogSink();
+    const log = createLogger({ destination: sink, level: 'info' });
+    const deep = { a: { b: { c: { d: { e: { f: [{ clientSecret: 'SECRET-deep' }], kept: 'visible' } } } } } };
+    const before = JSON.stringify(deep);
+    log.info({ deep }, 'nested');
+    const text = sink.text();
+    expect(text).not.toContain('SECRET-deep');
+    expect(text).toContain('visible');
+    expect(text).toContain(REDACTED);
+    // The caller's object is left as it was (copy on write).
+    expect(JSON.stringify(deep)).toBe(before);
+  });
+
+  it('scrubSecrets returns an object without secrets unchanged (no copy) and one with secrets copied', () => {
+    const clean = { a: { b: [1, { c: 'x' }] } };
+    expect(scrubSecrets(clean)).toBe(clean);
+    const dirty = { a: { token: 't' }, b: { c: 1 } };
+    const scrubbed = scrubSecrets(dirty);
+    expect(scrubbed).not.toBe(dirty);
+    expect(scrubbed).toEqual({ a: { token: REDACTED }, b: { c: 1 } });
+    expect(scrubbed.b).toBe(dirty.b);
+    expect(dirty.a.token).toBe('t');
+  });
+
+  it('pino redact paths name every secret key at the top level', () => {
+    expect(redactPaths()).toEqual(expect.arrayContaining([...SECRET_KEYS]));
   });
 
   it('writes JSON lines to the given destination even when pretty output is asked for', () => {
