@@ -5,6 +5,7 @@ import type { EventBus } from '../events/bus.js';
 import type { TransactionState } from '../payments/api.js';
 import type { JournalPatch, JournalRow } from '../payments/journal/index.js';
 import { formatAmount } from '../payments/money.js';
+import { transactionUpdated } from '../payments/transaction-event.js';
 import { capturedOf, classifyStatus, newEvents, publicEvent, recordEvents, resultMessage, saleStateFor, type PlatformRecord } from '../payments/records.js';
 import type { TransactionRecord } from '../platform/schemas/responses.js';
 import type { OfflineQueue } from './queue.js';
@@ -205,15 +206,6 @@ export class OutcomeRecorder {
       ...(item.message !== undefined ? { message: item.message } : {}),
     });
     if (row === undefined) return;
-    this.bus.publish('transaction.updated', {
-      clientTransactionId: row.clientTransactionId,
-      ...(row.serverTransactionId !== undefined ? { serverTransactionId: row.serverTransactionId } : {}),
-      kind: row.kind,
-      status: row.state,
-      amount: row.amount,
-      currency: row.currency,
-      ...(row.method !== undefined ? { method: row.method } : {}),
-      ...(row.message !== undefined ? { message: row.message } : {}),
-    });
+    this.bus.publish('transaction.updated', transactionUpdated(row));
   }
 }

@@ -9,6 +9,7 @@ import type { PendingTracking, TransactionView } from './api.js';
 import { FINAL_STATES, type Journal, type JournalPatch, type JournalRow } from './journal/index.js';
 import type { OfflineHook } from './offline-hook.js';
 import { toView } from './view.js';
+import { transactionUpdated } from './transaction-event.js';
 
 /** The platform calls the engine uses (the PlatformClient, or a test double with the same shape). */
 export type PaymentsPlatform = Pick<
@@ -98,17 +99,7 @@ export class Engine {
   }
 
   publish(row: JournalRow, platformEvent?: Record<string, unknown>): void {
-    this.bus.publish('transaction.updated', {
-      clientTransactionId: row.clientTransactionId,
-      ...(row.serverTransactionId !== undefined ? { serverTransactionId: row.serverTransactionId } : {}),
-      kind: row.kind,
-      status: row.state,
-      amount: row.amount,
-      currency: row.currency,
-      ...(row.method !== undefined ? { method: row.method } : {}),
-      ...(row.message !== undefined ? { message: row.message } : {}),
-      ...(platformEvent !== undefined ? { platformEvent } : {}),
-    });
+    this.bus.publish('transaction.updated', transactionUpdated(row, platformEvent));
   }
 
   /** Resolves with the view once the row is final (or stored offline, or being reversed). */
