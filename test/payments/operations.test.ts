@@ -38,8 +38,14 @@ function clock(): { now: () => number; set(at: number): void } {
 async function paidWallet(method: 'walletA' | 'walletB', amount: number): Promise<string> {
   const started = await t.service.startSale({ method, scenario: 'MerchantScan', amount, currency: 'EUR', walletId: 'CODE-1' });
   if (method === 'walletB') {
-    await new Promise((r) => setTimeout(r, 1_100));
-    await t.service.get(started.clientTransactionId, { refresh: true });
+    // walletB merchant scan answers Initialized and is paid about a second later at the
+    // platform; no relay runs here, so ask the status call until it is (a loaded machine
+    // may take longer than a second).
+    const waiting = new Set(['created', 'in_flight', 'awaiting_customer']);
+    for (let i = 0; i < 40 && waiting.has((await t.service.get(started.clientTransactionId)).state); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      await t.service.get(started.clientTransactionId, { refresh: true });
+    }
   }
   const view = await started.done;
   expect(view.state).toBe('approved');
