@@ -12,7 +12,7 @@ import { HostDispatchers, PlatformClient } from './platform/index.js';
 import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { startSimulatedPeripherals, type SimulatedPeripherals } from './sim/devices/index.js';
-import { startDemoPlatform, type DemoPlatform } from './sim/platform/server.js';
+import { demoPlatformConfig, startDemoPlatform, type DemoPlatform } from './sim/platform/server.js';
 import { createOffline, type Offline } from './offline/index.js';
 import { createLocalApi, type LocalApi } from './ui/local-api.js';
 import { offlineApiSource } from './ui/offline-source.js';
@@ -56,17 +56,8 @@ async function startEmbeddedPlatform(config: Config, log: Logger): Promise<{ pla
     log.info({ dir: certDir }, 'development certificates generated');
   }
   const platform = await startDemoPlatform({
-    host: config.sim.host,
-    apiPort: config.sim.apiPort,
-    mtlsPort: config.sim.mtlsPort,
+    ...demoPlatformConfig(config.sim),
     tls: { certFile: dev.serverCert, keyFile: dev.serverKey, caFile: config.identity.caFile },
-    seed: config.sim.seedFile,
-    settings: {
-      accessTokenSeconds: config.sim.accessTokenSeconds,
-      refreshTokenSeconds: config.sim.refreshTokenSeconds,
-      walletPayDelayMs: config.sim.walletPayDelayMs,
-      qrExpirySeconds: config.sim.qrExpirySeconds,
-    },
     log,
   });
   return { platform, endpoints: { baseUrl: platform.urls.api, authUrl: platform.urls.api, deviceAuthUrl: platform.urls.mtls } };

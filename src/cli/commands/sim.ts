@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../core/logger.js';
-import { devCertPaths, generateDevCerts } from '../../identity/dev-certs.js';
-import { startDemoPlatform } from '../../sim/platform/server.js';
+import { generateDevCerts } from '../../identity/dev-certs.js';
+import { demoPlatformConfig, startDemoPlatform } from '../../sim/platform/server.js';
 import { configFor } from '../options.js';
 import { dirname } from 'node:path';
 
@@ -18,19 +18,12 @@ export function register(program: Command): void {
       const { config } = configFor(cmd);
       const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
       const certs = generateDevCerts(opts.certs ?? dirname(config.identity.caFile));
-      const paths = devCertPaths(certs.dir);
       const platform = await startDemoPlatform({
-        host: opts.host ?? config.sim.host,
-        apiPort: opts.apiPort !== undefined ? Number(opts.apiPort) : config.sim.apiPort,
-        mtlsPort: opts.mtlsPort !== undefined ? Number(opts.mtlsPort) : config.sim.mtlsPort,
-        tls: { certFile: paths.serverCert, keyFile: paths.serverKey, caFile: paths.caCert },
-        seed: config.sim.seedFile,
-        settings: {
-          accessTokenSeconds: config.sim.accessTokenSeconds,
-          refreshTokenSeconds: config.sim.refreshTokenSeconds,
-          walletPayDelayMs: config.sim.walletPayDelayMs,
-          qrExpirySeconds: config.sim.qrExpirySeconds,
-        },
+        ...demoPlatformConfig(config.sim),
+        ...(opts.host !== undefined ? { host: opts.host } : {}),
+        ...(opts.apiPort !== undefined ? { apiPort: Number(opts.apiPort) } : {}),
+        ...(opts.mtlsPort !== undefined ? { mtlsPort: Number(opts.mtlsPort) } : {}),
+        tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
         log,
       });
       process.stdout.write(`demo platform: api ${platform.urls.api}  device auth ${platform.urls.mtls}\n`);

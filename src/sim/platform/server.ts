@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import type { Config } from '../../config/schema.js';
 import { FaultInjector } from './faults.js';
 import { SimRouter } from './router.js';
 import { loadSeed, type Seed } from './seed.js';
@@ -36,6 +37,22 @@ export const defaultSimSettings: SimSettings = {
   walletPayDelayMs: 8_000,
   qrExpirySeconds: 300,
 };
+
+/** The demo platform's listeners, seed and settings from the `sim` section of the configuration. */
+export function demoPlatformConfig(sim: Config['sim']): Pick<DemoPlatformOptions, 'host' | 'apiPort' | 'mtlsPort' | 'seed' | 'settings'> {
+  return {
+    host: sim.host,
+    apiPort: sim.apiPort,
+    mtlsPort: sim.mtlsPort,
+    seed: sim.seedFile,
+    settings: {
+      accessTokenSeconds: sim.accessTokenSeconds,
+      refreshTokenSeconds: sim.refreshTokenSeconds,
+      walletPayDelayMs: sim.walletPayDelayMs,
+      qrExpirySeconds: sim.qrExpirySeconds,
+    },
+  };
+}
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
