@@ -1,6 +1,6 @@
 export { loadIdentity, readIdentity, type DeviceIdentity, type LoadIdentityOptions } from './device-identity.js';
 export { certificateStatus, type CertificateStatus } from './certificate-status.js';
-export { createMtlsDispatcher, type MtlsTimeouts } from './mtls-dispatcher.js';
+export { createMtlsDispatcher, mtlsTlsOptions, type MtlsTimeouts } from './mtls-dispatcher.js';
 export { x5tS256 } from './thumbprint.js';
 export { subjectSerialNumber, oneLineName } from './subject.js';
 export {

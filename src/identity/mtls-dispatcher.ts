@@ -7,6 +7,25 @@ export interface MtlsTimeouts {
   bodyTimeoutMs: number;
 }
 
+/** The client side of the platform's mutual TLS, shared by the dispatcher and the diagnostics probe. */
+export function mtlsTlsOptions(identity: DeviceIdentity): {
+  ca: string;
+  cert: string;
+  key: string;
+  minVersion: 'TLSv1.2';
+  maxVersion: 'TLSv1.3';
+  rejectUnauthorized: true;
+} {
+  return {
+    ca: identity.caPem,
+    cert: identity.certPem,
+    key: identity.keyPem,
+    minVersion: 'TLSv1.2',
+    maxVersion: 'TLSv1.3',
+    rejectUnauthorized: true,
+  };
+}
+
 /**
  * The undici dispatcher for every platform call: the device certificate as client
  * certificate, the platform CA as the only trust root (no system store), TLS 1.2 to 1.3,
@@ -15,12 +34,7 @@ export interface MtlsTimeouts {
 export function createMtlsDispatcher(identity: DeviceIdentity, timeouts: MtlsTimeouts): Agent {
   return new Agent({
     connect: {
-      ca: identity.caPem,
-      cert: identity.certPem,
-      key: identity.keyPem,
-      minVersion: 'TLSv1.2',
-      maxVersion: 'TLSv1.3',
-      rejectUnauthorized: true,
+      ...mtlsTlsOptions(identity),
       timeout: timeouts.connectTimeoutMs,
       keepAlive: true,
     },

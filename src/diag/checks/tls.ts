@@ -2,6 +2,7 @@ import { connect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
 import { AgentError } from '../../core/errors.js';
 import type { DeviceIdentity } from '../../identity/device-identity.js';
+import { mtlsTlsOptions } from '../../identity/mtls-dispatcher.js';
 import { codeOf, isUnreachable, unreachableRemedy } from '../platform-access.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
@@ -55,12 +56,7 @@ export function tlsProbe(url: string, identity: DeviceIdentity, signal: AbortSig
       host,
       port,
       ...(isIP(host) === 0 ? { servername: host } : {}),
-      ca: identity.caPem,
-      cert: identity.certPem,
-      key: identity.keyPem,
-      minVersion: 'TLSv1.2',
-      maxVersion: 'TLSv1.3',
-      rejectUnauthorized: true,
+      ...mtlsTlsOptions(identity),
       ALPNProtocols: ['http/1.1'],
     });
     const s = socket;
