@@ -11,17 +11,18 @@ export function register(program: Command): void {
     .command('sim')
     .description('run the demo payment platform (auth server, payment API, wallet providers) on loopback')
     .option('--host <address>', 'address to listen on')
-    .option('--api-port <port>', 'HTTPS port of the security host and payment API')
-    .option('--mtls-port <port>', 'device token mTLS port')
+    // Not --api-port: that global option is the local API's port.
+    .option('--port <port>', 'HTTPS port of the security host and payment API (0 = any)')
+    .option('--mtls-port <port>', 'device token mTLS port (0 = any)')
     .option('--certs <dir>', 'directory of the dev PKI (generated when missing)')
-    .action(async (opts: { host?: string; apiPort?: string; mtlsPort?: string; certs?: string }, cmd: Command) => {
+    .action(async (opts: { host?: string; port?: string; mtlsPort?: string; certs?: string }, cmd: Command) => {
       const { config } = configFor(cmd);
       const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
       const certs = generateDevCerts(opts.certs ?? dirname(config.identity.caFile));
       const platform = await startDemoPlatform({
         ...demoPlatformConfig(config.sim),
         ...(opts.host !== undefined ? { host: opts.host } : {}),
-        ...(opts.apiPort !== undefined ? { apiPort: Number(opts.apiPort) } : {}),
+        ...(opts.port !== undefined ? { apiPort: Number(opts.port) } : {}),
         ...(opts.mtlsPort !== undefined ? { mtlsPort: Number(opts.mtlsPort) } : {}),
         tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
         log,

@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Agent, request } from 'undici';
+import { testCerts } from '../helpers/certs.js';
+
+const BIN = 'dist/src/cli/bin.js';
+
+describe('terminal-agent sim', () => {
+  it('listens on the ports it is given (0 = any), answers, and stops on SIGTERM', async () => {
+    expect(existsSync(BIN), 'run `npx tsc -p .` (npm test builds first)').toBe(true);
+    const certs = testCerts();
+    const child = spawn(process.execPath, [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out);
+        });
+        child.once('exit', (code) => reject(new Error(`sim exited with ${String(code)} before listening`)));
+      });
+      const match = /api (https:\/\/127\.0\.0\.1:(\d+)) {2}device auth https:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+      expect(match, line).not.toBeNull();
+      const [, apiUrl, apiPort, mtlsPort] = match as RegExpExecArray;
+      expect(apiPort).not.toBe('8443');
+      expect(mtlsPort).not.toBe('9021');
+      // Unauthenticated: the platform answers 401, which proves it is listening with the dev PKI.
+      const res = await request(`${apiUrl}/payment/v1/transactions/technical/isAvailable`, {
+        dispatcher: new Agent({ connect: { ca: readFileSync(certs.caCert) } }),
+      });
+      expect(res.statusCode).toBe(401);
+      await res.body.dump();
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  });
+});
