@@ -1,6 +1,6 @@
 import type { Logger } from '../core/logger.js';
 import { AgentError, isAgentError } from '../core/errors.js';
-import { backoffDelay, sleep, type BackoffOptions } from '../core/backoff.js';
+import { backoffDelay, sleep, type BackoffOptions } from '../core/index.js';
 import type { EventBus } from '../events/bus.js';
 import type { DispatcherSource } from '../platform/dispatchers.js';
 import { isPlatformError } from '../platform/errors.js';

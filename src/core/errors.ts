@@ -1,7 +1,9 @@
 /**
- * Every error the agent raises on purpose is an AgentError with a stable `code`.
- * The CLI and the counter page show `message`; logs carry `code`; the local API maps
- * `httpStatus`. Messages must never contain card data, PIN blocks, secrets or tokens.
+ * Every error the agent raises on purpose is an AgentError with a stable `code`
+ * (docs/architecture.md, "Errors"). The CLI and the counter page show `message`; logs
+ * carry `code`; the local API maps each code to an HTTP status in exactly one table
+ * (src/ui/error-status.ts), so domain code never speaks HTTP. Messages must never
+ * contain card data, PIN blocks, secrets or tokens.
  */
 export const ErrorCodes = {
   // configuration and start-up
@@ -38,9 +40,24 @@ export const ErrorCodes = {
   PAYMENT_NOT_FOUND: 'PAYMENT_NOT_FOUND',
   PAYMENT_DECLINED: 'PAYMENT_DECLINED',
   PAYMENT_BUSY: 'PAYMENT_BUSY',
+  /** A client transaction id already used by another operation or row. */
+  PAYMENT_ID_CONFLICT: 'PAYMENT_ID_CONFLICT',
+  /** The operation does not fit the row's current state (abort a refund, requeue an uploaded sale). */
+  PAYMENT_STATE: 'PAYMENT_STATE',
+  /** The platform could not be reached before the write left: nothing happened, try again. */
+  PAYMENT_NOT_SENT: 'PAYMENT_NOT_SENT',
+  /** The platform never answered and has no record: nothing happened, try again. */
+  PAYMENT_NOT_DONE: 'PAYMENT_NOT_DONE',
+  /** Input from a caller that the domain refuses (a date, a queue state, a display text). */
+  INPUT_INVALID: 'INPUT_INVALID',
   // offline
   OFFLINE_LIMIT: 'OFFLINE_LIMIT',
   OFFLINE_NOT_ELIGIBLE: 'OFFLINE_NOT_ELIGIBLE',
+  OFFLINE_NOT_FOUND: 'OFFLINE_NOT_FOUND',
+  /** An offline upload body that does not match its journal row: a defect, never stored. */
+  OFFLINE_BODY_MISMATCH: 'OFFLINE_BODY_MISMATCH',
+  /** A read-only command found no journal in the data directory. */
+  JOURNAL_MISSING: 'JOURNAL_MISSING',
   // devices and link layer
   DEVICE_TIMEOUT: 'DEVICE_TIMEOUT',
   DEVICE_DISCONNECTED: 'DEVICE_DISCONNECTED',
@@ -48,6 +65,8 @@ export const ErrorCodes = {
   DEVICE_PORT_PERMISSION: 'DEVICE_PORT_PERMISSION',
   DEVICE_PORT_MISSING: 'DEVICE_PORT_MISSING',
   DEVICE_ERROR: 'DEVICE_ERROR',
+  /** The device is serving another sale (a scan already awaited). */
+  DEVICE_BUSY: 'DEVICE_BUSY',
   LINK_CRC: 'LINK_CRC',
   LINK_NO_ACK: 'LINK_NO_ACK',
   LINK_OVERSIZE: 'LINK_OVERSIZE',
@@ -56,6 +75,7 @@ export const ErrorCodes = {
   API_UNAUTHORIZED: 'API_UNAUTHORIZED',
   API_FORBIDDEN_ORIGIN: 'API_FORBIDDEN_ORIGIN',
   API_NOT_FOUND: 'API_NOT_FOUND',
+  API_METHOD_NOT_ALLOWED: 'API_METHOD_NOT_ALLOWED',
   /** The CLI found no agent answering on the local API. */
   API_UNAVAILABLE: 'API_UNAVAILABLE',
   INTERNAL: 'INTERNAL',
@@ -65,7 +85,10 @@ export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
 export interface AgentErrorOptions {
   cause?: unknown;
-  /** HTTP status when the error reaches the local API. */
+  /**
+   * @deprecated The local API maps codes to statuses in one table (src/ui/error-status.ts);
+   * this option is being removed.
+   */
   httpStatus?: number;
   /** Extra structured, non-secret facts (e.g. which config key, which limit). */
   details?: Record<string, unknown>;

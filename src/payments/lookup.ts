@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { backoffDelay, sleep } from '../core/backoff.js';
+import { backoffDelay, sleep } from '../core/index.js';
 import type { Engine } from './engine.js';
 import type { JournalRow } from './journal/index.js';
 import { isNotFoundError } from './outcome.js';

@@ -1,5 +1,5 @@
 import { AgentError, ErrorCodes } from '../core/errors.js';
-import { backoffDelay, sleep } from '../core/backoff.js';
+import { backoffDelay, sleep } from '../core/index.js';
 import { isPlatformError } from '../platform/errors.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { Engine } from './engine.js';

@@ -1,4 +1,4 @@
-import { backoffDelay, sleep } from '../core/backoff.js';
+import { backoffDelay, sleep } from '../core/index.js';
 import { describeError } from '../core/errors.js';
 import { isPlatformError } from '../platform/errors.js';
 import { adoptSaleRecord } from './adopt.js';

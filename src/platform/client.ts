@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Logger } from '../core/logger.js';
-import { backoffDelay, sleep, type BackoffOptions } from '../core/backoff.js';
+import { backoffDelay, sleep, type BackoffOptions } from '../core/index.js';
 import { AgentError, isAgentError } from '../core/errors.js';
 import { PlatformError, isPlatformError } from './errors.js';
 import { httpRequest, jsonBody, statusError, systemClock, type HttpClock, type HttpMethod, type HttpResponse } from './http.js';

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import QRCode from 'qrcode';
 import { AgentError } from '../../core/errors.js';
-import { sleep } from '../../core/backoff.js';
+import { sleep } from '../../core/index.js';
 import { formatMajor, parseMoney } from '../../payments/money.js';
 import type { ApiTransaction } from '../../ui/api-views.js';
 import { LocalApiClient, type SaleInput } from '../local-api-client.js';

@@ -1,0 +1,5 @@
+/** The shared ground every folder stands on: errors, logging, time, backoff. */
+export * from './errors.js';
+export * from './logger.js';
+export * from './clock.js';
+export * from './backoff.js';
