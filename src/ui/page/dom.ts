@@ -17,6 +17,12 @@ export function show(node: HTMLElement, visible: boolean): void {
   node.hidden = !visible;
 }
 
+/** An input's trimmed text, or undefined when left empty (the field is then not sent). */
+export function fieldValue(id: string): string | undefined {
+  const v = byId<HTMLInputElement>(id).value.trim();
+  return v === '' ? undefined : v;
+}
+
 /** Today as the terminal's local date, YYYY-MM-DD. */
 export function today(): string {
   const d = new Date();

@@ -1,0 +1,116 @@
+import { messageOf } from './error-banner.js';
+import { byId, fieldValue, show } from './dom.js';
+import type { PageContext } from './page-context.js';
+import type { Transaction } from './types.js';
+
+export interface SaleEntryHooks {
+  /** The agent took the sale: the sale panel follows it from here. */
+  onStarted(sale: Transaction): void;
+}
+
+/** A payment method button's choice; walletA/walletB carry the scenario (QR for the customer or scan). */
+interface Choice {
+  method: string;
+  scenario?: string;
+}
+
+/**
+ * The new-sale form (#sale-form): amount by keyboard or keypad, currency, method, the MOTO
+ * and scan fields, and "Start sale" (POST /api/sales).
+ */
+export class SaleEntry {
+  private choice: Choice = { method: 'card' };
+
+  constructor(
+    private readonly ctx: PageContext,
+    private readonly hooks: SaleEntryHooks,
+  ) {}
+
+  init(): void {
+    for (const b of document.querySelectorAll<HTMLButtonElement>('.method')) b.addEventListener('click', () => this.choose(b));
+    for (const b of document.querySelectorAll<HTMLButtonElement>('#keypad button')) b.addEventListener('click', () => this.keypad(b.dataset.key ?? ''));
+    byId('currency').addEventListener('change', () => {
+      byId('currency').dataset.touched = '1';
+    });
+    byId('amount').addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') void this.start();
+    });
+    byId('start').addEventListener('click', () => void this.start());
+  }
+
+  currency(): string {
+    return byId<HTMLSelectElement>('currency').value;
+  }
+
+  /** The agent's default currency is selected (and listed if missing) until staff pick one. */
+  offerDefaultCurrency(code: string): void {
+    const currency = byId<HTMLSelectElement>('currency');
+    if (!currency.dataset.touched) {
+      if (![...currency.options].some((o) => o.value === code)) currency.add(new Option(code));
+      currency.value = code;
+    }
+  }
+
+  /** Makes way for the running sale. */
+  hide(): void {
+    show(byId('sale-form'), false);
+  }
+
+  /** Back for the next sale: the amount is cleared, method and currency stay. */
+  reset(): void {
+    show(byId('sale-form'), true);
+    byId<HTMLInputElement>('amount').value = '';
+  }
+
+  private choose(button: HTMLButtonElement): void {
+    const method = button.dataset.method ?? 'card';
+    const scenario = button.dataset.scenario;
+    this.choice = scenario === undefined ? { method } : { method, scenario };
+    for (const b of document.querySelectorAll<HTMLButtonElement>('.method')) b.setAttribute('aria-pressed', String(b === button));
+    show(byId('moto-fields'), method === 'moto');
+    show(byId('scan-fields'), scenario === 'MerchantScan');
+  }
+
+  private keypad(key: string): void {
+    const input = byId<HTMLInputElement>('amount');
+    if (key === 'back') input.value = input.value.slice(0, -1);
+    else if (key === '.' && input.value.includes('.')) return;
+    else input.value += key;
+  }
+
+  private async start(): Promise<void> {
+    this.ctx.banner.clear();
+    const amount = byId<HTMLInputElement>('amount').value.trim();
+    if (amount === '') {
+      this.ctx.banner.show('Enter the amount first.');
+      return;
+    }
+    const body: Record<string, unknown> = { method: this.choice.method, amount, currency: this.currency() };
+    if (this.choice.scenario !== undefined) body.scenario = this.choice.scenario;
+    const merchantId = this.ctx.merchants.selected();
+    if (merchantId !== undefined) body.merchantId = merchantId;
+    if (this.choice.method === 'moto') {
+      const moto: Record<string, string> = {};
+      const fields: Array<[string, string]> = [['zipCode', 'moto-zip'], ['houseNumber', 'moto-house'], ['email', 'moto-email'], ['phone', 'moto-phone']];
+      for (const [key, id] of fields) {
+        const v = fieldValue(id);
+        if (v !== undefined) moto[key] = v;
+      }
+      if (Object.keys(moto).length > 0) body.moto = moto;
+    }
+    if (this.choice.scenario === 'MerchantScan') {
+      const walletId = fieldValue('wallet-id');
+      if (walletId !== undefined) body.walletId = walletId;
+    }
+    const start = byId<HTMLButtonElement>('start');
+    start.disabled = true;
+    try {
+      const t = await this.ctx.api.startSale(body);
+      this.hooks.onStarted(t);
+    } catch (err) {
+      this.ctx.banner.show(messageOf(err));
+    } finally {
+      start.disabled = false;
+    }
+  }
+}

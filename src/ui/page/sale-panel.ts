@@ -1,0 +1,155 @@
+import { messageOf } from './error-banner.js';
+import { byId, show } from './dom.js';
+import type { PageContext } from './page-context.js';
+import { methodText, outcomeText, pendingText, stepText } from './texts.js';
+import { PENDING_STATES, type Transaction } from './types.js';
+
+export interface SalePanelHooks {
+  /** The sale's row changed: today's list is stale. */
+  onChanged(): void;
+  /** Staff closed the outcome: the new-sale form takes the panel's place. */
+  onClosed(): void;
+}
+
+/**
+ * The running sale (#sale-panel): what the customer must do, the reader's steps, the QR of a
+ * wallet sale, then the outcome; "Abort" while that is still possible. Events drive it; a slow
+ * poll of the sale is the safety net should an event be missed.
+ */
+export class SalePanel {
+  private sale: Transaction | undefined;
+  /** The sale whose QR is shown or being fetched, so that it is fetched once. */
+  private qrFor: string | undefined;
+  private pollTimer: number | undefined;
+
+  constructor(
+    private readonly ctx: PageContext,
+    private readonly hooks: SalePanelHooks,
+  ) {}
+
+  init(): void {
+    byId('abort').addEventListener('click', () => void this.abort());
+    byId('done').addEventListener('click', () => this.close());
+  }
+
+  open(t: Transaction): void {
+    this.sale = t;
+    this.qrFor = undefined;
+    const qr = byId<HTMLImageElement>('sale-qr');
+    qr.removeAttribute('src');
+    show(qr, false);
+    show(byId('sale-panel'), true);
+    this.render(t);
+    this.schedulePoll();
+    this.hooks.onChanged();
+  }
+
+  /** Reads the sale again (after an event about it, a missed event, or a resync). */
+  async refresh(): Promise<void> {
+    const sale = this.sale;
+    if (sale === undefined) return;
+    try {
+      const t = await this.ctx.api.transaction(sale.clientTransactionId);
+      if (this.sale?.clientTransactionId !== t.clientTransactionId) return;
+      const changed = t.state !== this.sale.state;
+      this.sale = t;
+      this.render(t);
+      if (changed) this.hooks.onChanged();
+    } catch (err) {
+      this.ctx.banner.show(messageOf(err));
+    }
+    if (this.sale !== undefined && PENDING_STATES.has(this.sale.state)) this.schedulePoll();
+  }
+
+  /** transaction.updated: refreshes when it is about the running sale. */
+  onTransactionUpdated(clientTransactionId: unknown): void {
+    if (clientTransactionId === this.sale?.clientTransactionId) void this.refresh();
+  }
+
+  /** reader.progress: the reader's step, for the running sale (or for whichever sale, when the event names none). */
+  onReaderProgress(clientTransactionId: unknown, step: string, text: string | undefined): void {
+    if (this.sale !== undefined && (clientTransactionId === undefined || clientTransactionId === this.sale.clientTransactionId) && PENDING_STATES.has(this.sale.state)) {
+      const p = byId('sale-progress');
+      p.textContent = stepText(step, text);
+      p.dataset.step = step;
+    }
+  }
+
+  /** display.qr: the running sale has a QR to show. */
+  onQrShown(clientTransactionId: unknown): void {
+    const saleId = this.sale?.clientTransactionId;
+    if (saleId !== undefined && clientTransactionId === saleId && this.qrFor !== saleId) void this.loadQr(saleId);
+  }
+
+  private close(): void {
+    this.sale = undefined;
+    if (this.pollTimer !== undefined) clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    const qr = byId<HTMLImageElement>('sale-qr');
+    if (qr.src.startsWith('blob:')) URL.revokeObjectURL(qr.src);
+    show(byId('sale-panel'), false);
+    this.hooks.onClosed();
+  }
+
+  private render(t: Transaction): void {
+    byId('sale-panel').dataset.transactionId = t.clientTransactionId;
+    byId('sale-amount').textContent = t.amountText;
+    const merchants = this.ctx.merchants;
+    byId('sale-method').textContent = [methodText(t), t.maskedPan, merchants.selected() !== undefined ? merchants.nameOf(t.merchantId) : undefined].filter(Boolean).join(' · ');
+    const pending = PENDING_STATES.has(t.state);
+    const outcome = byId('sale-outcome');
+    if (pending) {
+      if (byId('sale-progress').dataset.step === undefined || t.state !== 'awaiting_customer') byId('sale-progress').textContent = pendingText(t);
+      show(outcome, false);
+      byId('sale-message').textContent = '';
+    } else {
+      const o = outcomeText(t.state);
+      outcome.textContent = o.text;
+      outcome.className = `outcome ${o.cls}`;
+      outcome.dataset.state = t.state;
+      show(outcome, true);
+      byId('sale-progress').textContent = '';
+      delete byId('sale-progress').dataset.step;
+      byId('sale-message').textContent = t.message ?? (t.offline ? 'Stored on the terminal; sent when the platform is reachable.' : '');
+      show(byId<HTMLImageElement>('sale-qr'), false);
+    }
+    show(byId('abort'), pending && t.state !== 'in_flight' && t.state !== 'reversing');
+    show(byId('done'), !pending);
+    if (pending && t.qr !== undefined && this.qrFor !== t.clientTransactionId) void this.loadQr(t.clientTransactionId);
+  }
+
+  private async loadQr(id: string): Promise<void> {
+    this.qrFor = id;
+    try {
+      const url = await this.ctx.api.qrUrl(id);
+      if (this.sale?.clientTransactionId !== id || !PENDING_STATES.has(this.sale.state)) {
+        URL.revokeObjectURL(url);
+        return;
+      }
+      const img = byId<HTMLImageElement>('sale-qr');
+      img.src = url;
+      show(img, true);
+    } catch (err) {
+      this.qrFor = undefined;
+      this.ctx.banner.show(messageOf(err));
+    }
+  }
+
+  private schedulePoll(): void {
+    if (this.pollTimer !== undefined) clearTimeout(this.pollTimer);
+    this.pollTimer = window.setTimeout(() => void this.refresh(), 2000);
+  }
+
+  private async abort(): Promise<void> {
+    const sale = this.sale;
+    if (sale === undefined) return;
+    try {
+      const t = await this.ctx.api.abortSale(sale.clientTransactionId);
+      this.sale = t;
+      this.render(t);
+      this.hooks.onChanged();
+    } catch (err) {
+      this.ctx.banner.show(messageOf(err));
+    }
+  }
+}
