@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { benchColdStart } from '../../scripts/bench/cold-start.js';
-import { benchDurableEnqueue } from '../../scripts/bench/durable-enqueue.js';
-import { benchOnlineSale } from '../../scripts/bench/online-sale.js';
-import { benchQueueDrain } from '../../scripts/bench/queue-drain.js';
-import { benchRelay } from '../../scripts/bench/relay.js';
-import { formatResult } from '../../scripts/bench/report.js';
-import { benchRssFlat } from '../../scripts/bench/rss-flat.js';
-import type { BenchResult } from '../../scripts/bench/types.js';
+import { benchColdStart } from '../../scripts/bench/cold-start.bench.js';
+import { benchDurableEnqueue } from '../../scripts/bench/durable-enqueue.bench.js';
+import { benchOnlineSale } from '../../scripts/bench/online-sale.bench.js';
+import { benchQueueDrain } from '../../scripts/bench/queue-drain.bench.js';
+import { benchRelay } from '../../scripts/bench/relay.bench.js';
+import { formatResult } from '../../scripts/bench/lib/report.js';
+import { benchRssFlat } from '../../scripts/bench/rss-flat.bench.js';
+import type { BenchResult } from '../../scripts/bench/lib/types.js';
 import { testCerts } from '../helpers/certs.js';
 
 /**

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentError } from '../../src/core/errors.js';
+import { AgentError } from '../../src/core/index.js';
 
 export function errorOf(fn: () => unknown): AgentError {
   try {

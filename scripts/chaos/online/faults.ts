@@ -1,4 +1,4 @@
-import type { FaultInjector, FaultSpec } from '../../src/sim/platform/faults.js';
+import type { FaultInjector, FaultSpec } from '../../../src/sim/platform/faults.js';
 
 /**
  * Platform troubles the chaos run switches on now and then (DESIGN.md "Unknown outcome":

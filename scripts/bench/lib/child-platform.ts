@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { PlatformEndpoints } from '../../src/config/load.js';
-import { builtCli, cleanEnv } from './repo.js';
+import type { PlatformEndpoints } from '../../../src/config/load.js';
+import { builtCli, cleanEnv } from '../../lib/repo.js';
 
 export interface ChildPlatform {
   endpoints: PlatformEndpoints;

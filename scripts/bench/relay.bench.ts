@@ -1,9 +1,10 @@
-import { startBenchAgent } from './agent-harness.js';
-import { postSale } from './local-api.js';
-import { SETTLED_STATES } from './sale-watch.js';
-import { SseClient, type SseEvent } from './sse-client.js';
-import { max, mean, min, nowMs, percentile, sleep } from './stats.js';
-import type { BenchResult, CommonBenchOptions } from './types.js';
+import { startBenchAgent } from './lib/agent-harness.js';
+import { postSale } from './lib/local-api.js';
+import { SETTLED_STATES } from './lib/sale-watch.js';
+import { SseClient, type SseEvent } from './lib/sse-client.js';
+import { max, mean, min, nowMs, percentile, sleep } from './lib/stats.js';
+import type { BenchResult, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
 
 export interface RelayOptions extends CommonBenchOptions {
   /** Wallet sales paid at the platform and timed. */
@@ -104,3 +105,10 @@ export async function benchRelay(opts: RelayOptions = {}): Promise<BenchResult> 
     ],
   };
 }
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 4,
+  quickCount: 10,
+  run: (o) => benchRelay({ certsDir: o.certsDir, ...opt('count', o.count) }),
+};

@@ -1,14 +1,15 @@
 import { EventBus } from '../../src/events/bus.js';
 import { Journal, PaymentService } from '../../src/payments/index.js';
-import { startBenchAgent } from './agent-harness.js';
-import { tempDir } from './certs.js';
-import { instantPeripherals } from './fake-peripherals.js';
-import { SaleFloor, type FloorPhases } from './floor.js';
-import { cardSaleThroughApi, type CardSaleSample } from './card-sale.js';
-import { withinFactor } from './report.js';
-import { SaleWatch } from './sale-watch.js';
-import { nowMs, percentile } from './stats.js';
-import type { BenchResult, BenchRow, CommonBenchOptions } from './types.js';
+import { startBenchAgent } from './lib/agent-harness.js';
+import { tempDir } from './lib/certs.js';
+import { instantPeripherals } from '../lib/instant-peripherals.js';
+import { SaleFloor, type FloorPhases } from './lib/floor.js';
+import { cardSaleThroughApi, type CardSaleSample } from './lib/card-sale.js';
+import { withinFactor } from './lib/report.js';
+import { SaleWatch } from './lib/sale-watch.js';
+import { nowMs, percentile } from './lib/stats.js';
+import type { BenchResult, BenchRow, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
 
 export interface OnlineSaleOptions extends CommonBenchOptions {
   /** Measured samples of each kind (sale, floor, card-in-hand sale). */
@@ -106,3 +107,10 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
   ];
   return { name: 'online-sale', params: { count, warmup, block }, rows, notes };
 }
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 3,
+  quickCount: 100,
+  run: (o) => benchOnlineSale({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('warmup', o.warmup) }),
+};

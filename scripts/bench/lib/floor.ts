@@ -3,8 +3,8 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
-import { createMtlsDispatcher, type DeviceIdentity } from '../../src/identity/index.js';
-import type { ProcessRequest } from '../../src/platform/index.js';
+import { createMtlsDispatcher, type DeviceIdentity } from '../../../src/identity/index.js';
+import type { ProcessRequest } from '../../../src/platform/index.js';
 
 /**
  * A bare SQLite file with the journal's pragmas (WAL, synchronous=FULL): each insert is

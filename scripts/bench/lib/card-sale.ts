@@ -1,4 +1,4 @@
-import type { RunningAgent } from '../../src/agent.js';
+import type { RunningAgent } from '../../../src/agent.js';
 import { postSale } from './local-api.js';
 import type { SaleWatch } from './sale-watch.js';
 import { nowMs, sleep } from './stats.js';

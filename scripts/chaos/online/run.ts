@@ -2,14 +2,14 @@
  * Online chaos (DESIGN.md quality targets: "20 `kill -9` at random points in 1,000 mixed
  * sales: 0 lost, 0 duplicated, 0 unresolved"). The demo platform runs in this process, so
  * it survives the kills and its ledger is the truth. A child process (the compiled
- * scripts/chaos-child.ts) runs the payments engine on a SQLite journal against it over
+ * scripts/chaos/online/child.ts) runs the payments engine on a SQLite journal against it over
  * mTLS and takes a stream of mixed sales, refunds, cancels and captures while platform
  * faults are switched on now and then. The child is killed with SIGKILL at random moments
  * (mid-stream, or during its start-up recovery) and started again on the same journal; a
  * run without a kill finishes the stream, and a last run recovers with the faults off.
  * Then the journal (read-only) is compared with the platform's ledger.
  *
- * Standalone: npx tsc -p . && node dist/scripts/chaos.js [--sales 1000] [--kills 20] [--seed N] [--workers 4] [--json]
+ * Standalone: npx tsc -p . && node dist/scripts/chaos/online/run.js [--sales 1000] [--kills 20] [--seed N] [--workers 4] [--json]
  * Exit 1 when anything is lost, duplicated, unresolved or disagrees with the platform.
  * The test test/chaos/chaos.test.ts runs it small.
  */
@@ -19,18 +19,19 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { repoRoot } from './bench/repo.js';
-import { seededRandom, type ChaosPlatform } from './chaos-offline.js';
-import { compareJournalWithLedger, type Comparison, type Finding } from './chaos/compare.js';
-import { startFaultSwitcher } from './chaos/faults.js';
-import { readJournalRows } from './chaos/journal-rows.js';
-import type { ChaosChildOptions } from './chaos/options.js';
+import { repoRoot } from '../../lib/repo.js';
+import type { ChaosPlatform } from '../lib/chaos-platform.js';
+import { seededRandom } from '../lib/seeded-random.js';
+import { compareJournalWithLedger, type Comparison, type Finding } from './compare.js';
+import { startFaultSwitcher } from './faults.js';
+import { readJournalRows } from './journal-rows.js';
+import type { ChaosChildOptions } from './child-protocol.js';
 
 export interface OnlineChaosOptions {
   platform: ChaosPlatform;
   certs: { certFile: string; keyFile: string; caFile: string };
   dataDir: string;
-  /** Compiled child script (dist/scripts/chaos-child.js). */
+  /** Compiled child script (dist/scripts/chaos/online/child.js). */
   script: string;
   sales: number;
   kills: number;
@@ -225,9 +226,9 @@ async function main(): Promise<void> {
   const seed = arg('seed', Date.now() % 1_000_000);
   const workers = arg('workers', 4);
   const root = repoRoot();
-  const { generateDevCerts } = await import('../src/identity/dev-certs.js');
-  const { startDemoPlatform } = await import('../src/sim/platform/server.js');
-  const { createLogger } = await import('../src/core/logger.js');
+  const { generateDevCerts } = await import('../../../src/identity/dev-certs.js');
+  const { startDemoPlatform } = await import('../../../src/sim/platform/server.js');
+  const { createLogger } = await import('../../../src/core/logger.js');
   const dir = mkdtempSync(join(tmpdir(), 'chaos-online-'));
   try {
     const certs = generateDevCerts(join(dir, 'certs'));
@@ -245,7 +246,7 @@ async function main(): Promise<void> {
         platform: { apiUrl: platform.urls.api, mtlsUrl: platform.urls.mtls, faults: platform.faults, ledger: () => platform.payments.ledger() },
         certs: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
         dataDir: join(dir, 'data'),
-        script: join(root, 'dist', 'scripts', 'chaos-child.js'),
+        script: join(root, 'dist', 'scripts', 'chaos', 'online', 'child.js'),
         sales,
         kills,
         seed,

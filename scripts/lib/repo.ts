@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 
 /**
  * The repository root: the first directory above this file with a package.json and the
- * demo seed. Works from scripts/bench (sources under vitest) and dist/scripts/bench (built).
+ * demo seed. Works from scripts/ (sources under vitest) and dist/scripts/ (built), at any depth.
  */
 export function repoRoot(from: string = import.meta.dirname): string {
   let dir = resolve(from);

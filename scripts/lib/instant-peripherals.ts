@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CardResult, Peripherals } from '../../src/devices/api.js';
+import type { CardResult, Peripherals } from '../../src/devices/index.js';
 
 /**
  * Peripherals that answer at once, in process: the card result is in hand as soon as the

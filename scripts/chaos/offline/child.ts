@@ -1,22 +1,22 @@
 /**
- * Child process of the offline kill test and of scripts/chaos-offline.ts: takes a burst of
+ * Child process of the offline kill test and of scripts/chaos/offline/run.ts: takes a burst of
  * offline card sales the way the payments engine does (journal row first, then the journal
  * update and the enqueue in one transaction, then "approved" to the customer) while the
  * uploader drains the queue to the demo platform. It is killed with SIGKILL at random
  * points and started again on the same data directory.
  *
- * Usage: node dist/scripts/offline-burst.js '<json options>'
+ * Usage: node dist/scripts/chaos/offline/child.js '<json options>'
  * stdout, one line each, written after the fact is durable:
  *   READY | APPROVED <id> <amount> | SETTLED <id> <state> | DRAINED <json counts>
  */
-import { createLogger } from '../src/core/logger.js';
-import { EventBus } from '../src/events/bus.js';
-import { configSchema } from '../src/config/schema.js';
-import { createOffline } from '../src/offline/index.js';
-import { Journal } from '../src/payments/journal/index.js';
-import type { ProcessRequest } from '../src/platform/index.js';
-import { burstAmount, burstOptionsSchema } from './offline-burst-options.js';
-import { createDemoClient } from './offline-demo-client.js';
+import { createLogger } from '../../../src/core/index.js';
+import { EventBus } from '../../../src/events/bus.js';
+import { configSchema } from '../../../src/config/schema.js';
+import { createOffline } from '../../../src/offline/index.js';
+import { Journal } from '../../../src/payments/index.js';
+import type { ProcessRequest } from '../../../src/platform/index.js';
+import { burstAmount, burstOptionsSchema } from './child-options.js';
+import { createDemoClient } from '../../lib/demo-client.js';
 
 function body(id: string, amount: number, clientDateTime: string): ProcessRequest {
   return {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devCertPaths, generateDevCerts, type DevCertPaths } from '../../src/identity/index.js';
+import { devCertPaths, generateDevCerts, type DevCertPaths } from '../../../src/identity/index.js';
 
 /** The dev PKI of `dir`, or a fresh one in a temp dir (removed by cleanup). Generated with openssl: not timed. */
 export function benchCerts(dir?: string): { paths: DevCertPaths; cleanup: () => void } {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Options of the offline burst child (scripts/offline-burst.ts), passed as one JSON argument. */
+/** Options of the offline burst child (scripts/chaos/offline/child.ts), passed as one JSON argument. */
 export const burstOptionsSchema = z.strictObject({
   apiUrl: z.string(),
   mtlsUrl: z.string(),

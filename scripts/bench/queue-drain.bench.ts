@@ -2,20 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { configSchema } from '../../src/config/schema.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger } from '../../src/core/index.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createMtlsDispatcher, devCertPaths, loadIdentity } from '../../src/identity/index.js';
 import { createOffline, type Offline } from '../../src/offline/index.js';
 import { Journal } from '../../src/payments/index.js';
 import { startDemoPlatform } from '../../src/sim/platform/server.js';
-import { createDemoClient, type DemoClient } from '../offline-demo-client.js';
-import { benchLogger } from './bench-logger.js';
-import { benchCerts, tempDir } from './certs.js';
-import { startChildPlatform } from './child-platform.js';
-import { cardProcessBody, openDurableDb } from './floor.js';
-import { repoRoot } from './repo.js';
-import { nowMs } from './stats.js';
-import type { BenchResult, BenchRow, CommonBenchOptions } from './types.js';
+import { createDemoClient, type DemoClient } from '../lib/demo-client.js';
+import { benchLogger } from './lib/bench-logger.js';
+import { benchCerts, tempDir } from './lib/certs.js';
+import { startChildPlatform } from './lib/child-platform.js';
+import { cardProcessBody, openDurableDb } from './lib/floor.js';
+import { repoRoot } from '../lib/repo.js';
+import { nowMs } from './lib/stats.js';
+import type { BenchResult, BenchRow, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
 
 export interface QueueDrainOptions extends CommonBenchOptions {
   /** Sales uploaded per concurrency, timed (and as many bare requests). */
@@ -246,3 +247,10 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
     ],
   };
 }
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 2,
+  quickCount: 200,
+  run: (o) => benchQueueDrain({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('platform', o.platform) }),
+};

@@ -1,5 +1,5 @@
 /**
- * Child process of the online chaos run (scripts/chaos.ts): a terminal's payments engine
+ * Child process of the online chaos run (scripts/chaos/online/run.ts): a terminal's payments engine
  * built as the agent builds it (device certificate over mTLS, device tokens, the SQLite
  * journal, the provider event relay) with instant in-process peripherals, taking a stream
  * of mixed operations against the demo platform: card sales for both merchants (some
@@ -8,21 +8,18 @@
  * resolves what the previous run left (PaymentService.recover) before anything else. The
  * parent kills it with SIGKILL at random moments and starts it again on the same journal.
  *
- * Usage: node dist/scripts/chaos-child.js '<json options>' (scripts/chaos/options.ts).
+ * Usage: node dist/scripts/chaos/online/child.js '<json options>' (scripts/chaos/online/child-protocol.ts).
  */
 import { pino } from 'pino';
-import { configSchema } from '../src/config/schema.js';
-import { describeError, isAgentError } from '../src/core/errors.js';
-import { createLogger } from '../src/core/logger.js';
-import { EventBus } from '../src/events/bus.js';
-import { createEventRelay } from '../src/events/relay.js';
-import type { SaleRequest } from '../src/payments/api.js';
-import { Journal, type JournalRow } from '../src/payments/journal/index.js';
-import { PaymentService } from '../src/payments/service.js';
-import { instantPeripherals } from './bench/fake-peripherals.js';
-import { seededRandom } from './chaos-offline.js';
-import { MERCHANTS, SUPERVISOR_CODE, chaosChildOptionsSchema } from './chaos/options.js';
-import { createDemoClient } from './offline-demo-client.js';
+import { configSchema } from '../../../src/config/schema.js';
+import { createLogger, describeError, isAgentError } from '../../../src/core/index.js';
+import { EventBus } from '../../../src/events/bus.js';
+import { createEventRelay } from '../../../src/events/relay.js';
+import { Journal, PaymentService, type JournalRow, type SaleRequest } from '../../../src/payments/index.js';
+import { createDemoClient } from '../../lib/demo-client.js';
+import { instantPeripherals } from '../../lib/instant-peripherals.js';
+import { seededRandom } from '../lib/seeded-random.js';
+import { MERCHANTS, SUPERVISOR_CODE, chaosChildOptionsSchema } from './child-protocol.js';
 
 const say = (line: string): void => {
   // A pipe write of a short line is synchronous on Linux: once this returns, the parent can read it.

@@ -5,11 +5,12 @@ import { EventBus } from '../../src/events/bus.js';
 import { createOffline, OfflineQueue, type Offline } from '../../src/offline/index.js';
 import { Journal, type JournalRow } from '../../src/payments/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
-import { benchLogger } from './bench-logger.js';
-import { tempDir } from './certs.js';
-import { cardProcessBody, openDurableDb } from './floor.js';
-import { nowMs } from './stats.js';
-import type { BenchResult, CommonBenchOptions } from './types.js';
+import { benchLogger } from './lib/bench-logger.js';
+import { tempDir } from './lib/certs.js';
+import { cardProcessBody, openDurableDb } from './lib/floor.js';
+import { nowMs } from './lib/stats.js';
+import type { BenchResult, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
 
 export interface DurableEnqueueOptions extends CommonBenchOptions {
   /** Writes of each kind, timed. */
@@ -214,3 +215,10 @@ export async function benchDurableEnqueue(opts: DurableEnqueueOptions = {}): Pro
     ],
   };
 }
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 1,
+  quickCount: 1_000,
+  run: (o) => benchDurableEnqueue({ certsDir: o.certsDir, ...opt('count', o.count) }),
+};

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { startAgent, type RunningAgent } from '../../src/agent.js';
-import { loadConfig, type PlatformEndpoints } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
-import type { Logger } from '../../src/core/logger.js';
+import { startAgent, type RunningAgent } from '../../../src/agent.js';
+import { loadConfig, type PlatformEndpoints } from '../../../src/config/load.js';
+import type { Config } from '../../../src/config/schema.js';
+import type { Logger } from '../../../src/core/index.js';
 import { benchLogger } from './bench-logger.js';
 import { benchCerts, tempDir } from './certs.js';
-import { repoRoot } from './repo.js';
+import { repoRoot } from '../../lib/repo.js';
 import type { CommonBenchOptions } from './types.js';
 
 export interface BenchAgentOptions extends CommonBenchOptions {

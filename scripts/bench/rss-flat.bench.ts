@@ -2,16 +2,17 @@ import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { JOURNAL_FILE } from '../../src/payments/index.js';
-import { startBenchAgent } from './agent-harness.js';
-import { benchCerts } from './certs.js';
-import { cardSaleThroughApi } from './card-sale.js';
-import { startChildPlatform, type ChildPlatform } from './child-platform.js';
-import { forceGc } from './gc.js';
-import { repoRoot } from './repo.js';
-import { SaleWatch } from './sale-watch.js';
-import { SseClient } from './sse-client.js';
-import { mb, nowMs } from './stats.js';
-import type { BenchResult, CommonBenchOptions } from './types.js';
+import { startBenchAgent } from './lib/agent-harness.js';
+import { benchCerts } from './lib/certs.js';
+import { cardSaleThroughApi } from './lib/card-sale.js';
+import { startChildPlatform, type ChildPlatform } from './lib/child-platform.js';
+import { forceGc } from './lib/gc.js';
+import { repoRoot } from '../lib/repo.js';
+import { SaleWatch } from './lib/sale-watch.js';
+import { SseClient } from './lib/sse-client.js';
+import { mb, nowMs } from './lib/stats.js';
+import type { BenchResult, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
 
 export interface RssFlatOptions extends CommonBenchOptions {
   /** Card sales between the two RSS readings. */
@@ -123,3 +124,10 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
     ],
   };
 }
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 6,
+  quickCount: 1_000,
+  run: (o) => benchRssFlat({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('warmup', o.warmup), ...opt('platform', o.platform) }),
+};

@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
-import { benchCerts, tempDir } from './certs.js';
-import { builtCli, cleanEnv, repoRoot } from './repo.js';
-import { max, mb, nowMs, percentile, sleep } from './stats.js';
-import type { BenchResult, CommonBenchOptions } from './types.js';
+import { benchCerts, tempDir } from './lib/certs.js';
+import { builtCli, cleanEnv, repoRoot } from '../lib/repo.js';
+import { max, mb, nowMs, percentile, sleep } from './lib/stats.js';
+import type { BenchResult, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
 
 export interface ColdStartOptions extends CommonBenchOptions {
   /** Agent starts timed, one after the other. */
@@ -190,3 +191,10 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
     ],
   };
 }
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 5,
+  quickCount: 3,
+  run: (o) => benchColdStart({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('idleMs', o.idleMs) }),
+};

@@ -8,7 +8,7 @@
  * reported approved, and every sale in its queue, is at the platform exactly once with its
  * amount; nothing else is; nothing is left unresolved.
  *
- * Standalone: npx tsc -p . && node dist/scripts/chaos-offline.js [--kills 20] [--sales 50] [--seed N]
+ * Standalone: npx tsc -p . && node dist/scripts/chaos/offline/run.js [--kills 20] [--sales 50] [--seed N]
  * The test test/offline/kill.test.ts runs the same with a few kills.
  */
 import Database from 'better-sqlite3';
@@ -18,22 +18,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
-import type { FaultInjector, FaultSpec } from '../src/sim/platform/faults.js';
-import type { LedgerEntry } from '../src/sim/platform/payments/index.js';
-import type { BurstOptions } from './offline-burst-options.js';
-
-export interface ChaosPlatform {
-  apiUrl: string;
-  mtlsUrl: string;
-  faults: FaultInjector;
-  ledger(): LedgerEntry[];
-}
+import type { FaultInjector, FaultSpec } from '../../../src/sim/platform/faults.js';
+import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
+import type { BurstOptions } from './child-options.js';
+import type { ChaosPlatform } from '../lib/chaos-platform.js';
+import { seededRandom } from '../lib/seeded-random.js';
 
 export interface ChaosOptions {
   platform: ChaosPlatform;
   certs: { certFile: string; keyFile: string; caFile: string };
   dataDir: string;
-  /** Compiled child script (dist/scripts/offline-burst.js). */
+  /** Compiled child script (dist/scripts/chaos/offline/child.js). */
   script: string;
   kills: number;
   salesPerRun: number;
@@ -73,18 +68,6 @@ export interface ChaosResult {
   phantom: string[];
   /** Still waiting, or needing attention, after the drain. */
   unresolved: string[];
-}
-
-/** mulberry32: small seeded PRNG, so a failing run is repeated with its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 interface Trouble {
@@ -222,9 +205,9 @@ async function main(): Promise<void> {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 && process.argv[i + 1] !== undefined ? Number(process.argv[i + 1]) : fallback;
   };
-  const { generateDevCerts } = await import('../src/identity/dev-certs.js');
-  const { startDemoPlatform } = await import('../src/sim/platform/server.js');
-  const { createLogger } = await import('../src/core/logger.js');
+  const { generateDevCerts } = await import('../../../src/identity/dev-certs.js');
+  const { startDemoPlatform } = await import('../../../src/sim/platform/server.js');
+  const { createLogger } = await import('../../../src/core/logger.js');
   const dir = mkdtempSync(join(tmpdir(), 'chaos-offline-'));
   const certs = generateDevCerts(join(dir, 'certs'));
   const platform = await startDemoPlatform({
@@ -241,7 +224,7 @@ async function main(): Promise<void> {
       platform: { apiUrl: platform.urls.api, mtlsUrl: platform.urls.mtls, faults: platform.faults, ledger: () => platform.payments.ledger() },
       certs: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
       dataDir: join(dir, 'data'),
-      script: resolve('dist/scripts/offline-burst.js'),
+      script: resolve('dist/scripts/chaos/offline/child.js'),
       kills: arg('kills', 20),
       salesPerRun: arg('sales', 50),
       seed,

@@ -1,7 +1,7 @@
-import { AuthService } from '../src/auth/index.js';
-import type { Logger } from '../src/core/logger.js';
-import { createMtlsDispatcher, loadIdentity } from '../src/identity/index.js';
-import { HostDispatchers, PlatformClient } from '../src/platform/index.js';
+import { AuthService } from '../../src/auth/index.js';
+import type { Logger } from '../../src/core/index.js';
+import { createMtlsDispatcher, loadIdentity } from '../../src/identity/index.js';
+import { HostDispatchers, PlatformClient } from '../../src/platform/index.js';
 
 /**
  * A platform client as the agent builds it (device identity, mTLS dispatchers, device

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { createLogger, type Logger } from '../../src/core/logger.js';
+import { createLogger, type Logger } from '../../../src/core/index.js';
 
 /**
  * The agent logs at `info` as it does in production (so its logging cost is in the

@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../../src/sim/platform/payments/index.js';
+import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
 
 /**
  * The verdict of the online chaos run: the terminal's journal against the demo platform's

@@ -1,4 +1,4 @@
-import type { EventBus } from '../../src/events/bus.js';
+import type { EventBus } from '../../../src/events/bus.js';
 import { nowMs } from './stats.js';
 
 /** Where a sale's `done` would resolve (src/payments/engine.ts isSettled). */

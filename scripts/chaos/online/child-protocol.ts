@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Options of the online chaos child (scripts/chaos-child.ts), passed as one JSON argument. */
+/** Options of the online chaos child (scripts/chaos/online/child.ts), passed as one JSON argument. */
 export const chaosChildOptionsSchema = z.strictObject({
   apiUrl: z.string(),
   mtlsUrl: z.string(),
