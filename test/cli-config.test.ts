@@ -1,7 +1,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './helpers/tmp.js';
+import { tempDir } from './helpers/temp-dir.js';
 import { runCli } from './helpers/cli.js';
 
 const cleanups: Array<() => void> = [];

@@ -3,8 +3,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { devCertPaths, loadIdentity, DEV_TERMINAL_SERIAL } from '../../src/identity/index.js';
 import { testCerts } from '../helpers/certs.js';
-import { tempDir } from '../helpers/tmp.js';
-import { keyCopy } from './helpers.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { keyCopy } from './cert-files.js';
 import { runCli } from '../helpers/cli.js';
 
 const cleanups: Array<() => void> = [];

@@ -5,7 +5,7 @@ import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/ser
 import { runOfflineChaos } from '../../scripts/chaos/offline/run.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { SEED_FILE } from './fixture.js';
 
 /**

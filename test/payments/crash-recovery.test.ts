@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../platform/fixture.js';
 import { testCerts } from '../helpers/certs.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { startPlatform, startTerminal, type Terminal } from './harness.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -2,7 +2,7 @@ import { startAgent, type RunningAgent } from '../../src/agent.js';
 import { loadConfig, type LoadConfigOptions } from '../../src/config/load.js';
 import { testCerts } from './certs.js';
 import { testLogger, type LogSink } from './log-sink.js';
-import { tempDir } from './tmp.js';
+import { tempDir } from './temp-dir.js';
 
 type Flags = NonNullable<LoadConfigOptions['flags']>;
 

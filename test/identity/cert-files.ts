@@ -1,17 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentError } from '../../src/core/index.js';
-
-export function errorOf(fn: () => unknown): AgentError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AgentError) return err;
-    throw err;
-  }
-  throw new Error('expected an AgentError');
-}
 
 /** A copy of a key file with the given mode, so tests never chmod the shared dev certs. */
 export function keyCopy(src: string, dir: string, mode: number, name = 'copy.key'): string {
