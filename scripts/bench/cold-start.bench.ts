@@ -113,7 +113,7 @@ function moduleLoad(repoDir: string): Promise<{ ms: number; rss: number }> {
 }
 
 /**
- * Cold start (DESIGN.md "Quality targets"): `terminal-agent start` spawned with a temp
+ * Cold start (README.md, "Quality targets"): `terminal-agent start` spawned with a temp
  * data dir, port 0 everywhere and the dev certificates, timed from spawn until /readyz
  * answers 200; then its RSS after idling. Each start gets a fresh data directory.
  */

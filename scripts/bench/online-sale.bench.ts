@@ -36,7 +36,7 @@ function p(samples: readonly number[], q: number): number {
 /**
  * Online card sale through the local API against the embedded demo platform, the
  * simulated reader presenting the card at once, compared with the floor measured in the
- * same run (DESIGN.md "Quality targets"). The same sale is also timed from "card result in
+ * same run (README.md, "Quality targets"). The same sale is also timed from "card result in
  * hand" (the engine with in-process peripherals that answer at once) to show how much of
  * the time is the reader's serial protocol.
  */

@@ -151,7 +151,7 @@ function durableCommitMs(dir: string, n = 200): number {
 }
 
 /**
- * Queue drain (DESIGN.md "Quality targets": at least 80 % of bare pipelined HTTPS
+ * Queue drain (README.md, "Quality targets": at least 80 % of bare pipelined HTTPS
  * requests): N stored offline sales uploaded by the uploader (`uploader.flush()`, at each
  * upload concurrency) to the demo platform over mTLS, against N bare process requests with
  * undici on the same kind of mTLS dispatcher, same token, same concurrency, same endpoint.

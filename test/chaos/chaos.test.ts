@@ -6,8 +6,8 @@ import type { ChaosReport } from '../../scripts/chaos/online/run.js';
 import { compareJournalWithLedger, type ChaosJournalRow, type ChaosLedgerEntry } from '../../scripts/chaos/online/compare.js';
 
 /**
- * DESIGN.md quality target "Chaos: kill -9 at random points in mixed sales: 0 lost,
- * 0 duplicated, 0 unresolved", run small: the compiled scripts/chaos/online/run.js with its child.
+ * The chaos target "kill -9 at random points in mixed sales: 0 lost, 0 duplicated,
+ * 0 unresolved" (README.md, "Quality targets"), run small: the compiled scripts/chaos/online/run.js with its child.
  */
 const SCRIPT = resolve('dist/scripts/chaos/online/run.js');
 const CHILD = resolve('dist/scripts/chaos/online/child.js');

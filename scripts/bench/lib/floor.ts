@@ -19,7 +19,7 @@ export function openDurableDb(dir: string, fileName = 'bare.sqlite'): Db {
   return db;
 }
 
-/** A card process body as the engine sends it (DESIGN.md decision "card fields in the process body"). */
+/** A card process body as the engine sends it (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export function cardProcessBody(id: string, amount = 1234): ProcessRequest {
   return {
     clientDateTime: new Date().toISOString(),
@@ -51,7 +51,7 @@ export interface FloorPhases {
 }
 
 /**
- * The floor of an online sale (DESIGN.md "Quality targets"): one bare keep-alive mTLS
+ * The floor of an online sale (README.md, "Quality targets"): one bare keep-alive mTLS
  * request to the same process endpoint with a valid token, plus two durable inserts of a
  * journal-sized row. Nothing else: no validation, no events, no logging.
  */

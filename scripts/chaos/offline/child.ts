@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     const id = `${opts.prefix}-${opts.run}-${n}`;
     const amount = burstAmount(opts.run, n);
     const clientDateTime = new Date().toISOString();
-    // Write-ahead: the row exists before anything else (DESIGN.md card sale flow).
+    // Write-ahead: the row exists before anything else (docs/architecture.md, "Flows").
     journal.insert({ clientTransactionId: id, kind: 'sale', method: 'card', amount, currency: 'EUR', state: 'in_flight', clientDateTime, entryMode: 'ContactlessChip', maskedPan: '476173******0010', scheme: 'visa' });
     offline.hook.check({ sale: journal.require(id), entryMode: 'ContactlessChip', maskedPan: '476173******0010', scheme: 'visa', offlineApproved: true });
     journal.transaction((db) => {

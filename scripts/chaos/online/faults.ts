@@ -1,8 +1,8 @@
 import type { FaultInjector, FaultSpec } from '../../../src/sim/platform/faults.js';
 
 /**
- * Platform troubles the chaos run switches on now and then (DESIGN.md "Unknown outcome":
- * timeout, reset, 5xx after the request left), through the demo platform's fault injector.
+ * Platform troubles the chaos run switches on now and then (the unknown outcomes of
+ * docs/architecture.md, "Flows": timeout, reset, 5xx after the request left), through the demo platform's fault injector.
  * Route names are those of src/sim/platform/payments/routes.ts.
  */
 export interface FaultScenario {

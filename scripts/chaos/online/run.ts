@@ -1,6 +1,6 @@
 /**
- * Online chaos (DESIGN.md quality targets: "20 `kill -9` at random points in 1,000 mixed
- * sales: 0 lost, 0 duplicated, 0 unresolved"). The demo platform runs in this process, so
+ * Online chaos (README.md, "Quality targets": "20 `kill -9` at random points in 1,000
+ * mixed sales: 0 lost, 0 duplicated, 0 unresolved"). The demo platform runs in this process, so
  * it survives the kills and its ledger is the truth. A child process (the compiled
  * scripts/chaos/online/child.ts) runs the payments engine on a SQLite journal against it over
  * mTLS and takes a stream of mixed sales, refunds, cancels and captures while platform
