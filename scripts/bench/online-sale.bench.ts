@@ -1,8 +1,8 @@
 import { EventBus } from '../../src/events/bus.js';
 import { Journal, PaymentService } from '../../src/payments/index.js';
+import { instantPeripherals } from '../lib/instant-peripherals.js';
 import { startBenchAgent } from './lib/agent-harness.js';
 import { tempDir } from './lib/certs.js';
-import { instantPeripherals } from '../lib/instant-peripherals.js';
 import { SaleFloor, type FloorPhases } from './lib/floor.js';
 import { cardSaleThroughApi, type CardSaleSample } from './lib/card-sale.js';
 import { withinFactor } from './lib/report.js';

@@ -3,9 +3,9 @@ import { startAgent, type RunningAgent } from '../../../src/agent.js';
 import { loadConfig, type PlatformEndpoints } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
 import type { Logger } from '../../../src/core/index.js';
+import { repoRoot } from '../../lib/repo.js';
 import { benchLogger } from './bench-logger.js';
 import { benchCerts, tempDir } from './certs.js';
-import { repoRoot } from '../../lib/repo.js';
 import type { CommonBenchOptions } from './types.js';
 
 export interface BenchAgentOptions extends CommonBenchOptions {

@@ -15,8 +15,8 @@ import { configSchema } from '../../../src/config/schema.js';
 import { createOffline } from '../../../src/offline/index.js';
 import { Journal } from '../../../src/payments/index.js';
 import type { ProcessRequest } from '../../../src/platform/index.js';
-import { burstAmount, burstOptionsSchema } from './child-options.js';
 import { createDemoClient } from '../../lib/demo-client.js';
+import { burstAmount, burstOptionsSchema } from './child-options.js';
 
 function body(id: string, amount: number, clientDateTime: string): ProcessRequest {
   return {

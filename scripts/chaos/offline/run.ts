@@ -20,9 +20,9 @@ import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import type { FaultInjector, FaultSpec } from '../../../src/sim/platform/faults.js';
 import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
-import type { BurstOptions } from './child-options.js';
 import type { ChaosPlatform } from '../lib/chaos-platform.js';
 import { seededRandom } from '../lib/seeded-random.js';
+import type { BurstOptions } from './child-options.js';
 
 export interface ChaosOptions {
   platform: ChaosPlatform;
