@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, envName, configLeaves, redactConfig, resolveEndpoints } from '../src/config/load.js';
 import { AgentError } from '../src/core/errors.js';
-import { tempDir } from './helpers/tmp.js';
+import { tempDir } from './helpers/temp-dir.js';
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { generateDevCerts } from '../src/identity/dev-certs.js';
+import { generateDevCerts } from '../src/identity/index.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import type { RunningAgent } from '../../src/agent.js';
-import type { TransactionView } from '../../src/payments/api.js';
-import { startTestAgent, type TestAgent } from '../helpers/agent.js';
+import type { TransactionView } from '../../src/payments/index.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import type { LogSink } from '../helpers/log-sink.js';
 
 /**

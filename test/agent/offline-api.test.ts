@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
-import { startTestAgent, type TestAgent } from '../helpers/agent.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { call } from '../ui/http-client.js';
 
 /**

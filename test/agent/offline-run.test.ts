@@ -3,7 +3,7 @@ import type { RunningAgent } from '../../src/agent.js';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { startTestAgent, type TestAgent } from '../helpers/agent.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
 /**
  * The whole agent with its offline queue: the platform goes away, a chip card the reader

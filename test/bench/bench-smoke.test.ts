@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { benchColdStart } from '../../scripts/bench/cold-start.js';
-import { benchDurableEnqueue } from '../../scripts/bench/durable-enqueue.js';
-import { benchOnlineSale } from '../../scripts/bench/online-sale.js';
-import { benchQueueDrain } from '../../scripts/bench/queue-drain.js';
-import { benchRelay } from '../../scripts/bench/relay.js';
-import { formatResult } from '../../scripts/bench/report.js';
-import { benchRssFlat } from '../../scripts/bench/rss-flat.js';
-import type { BenchResult } from '../../scripts/bench/types.js';
+import { benchColdStart } from '../../scripts/bench/cold-start.bench.js';
+import { benchDurableEnqueue } from '../../scripts/bench/durable-enqueue.bench.js';
+import { benchOnlineSale } from '../../scripts/bench/online-sale.bench.js';
+import { benchQueueDrain } from '../../scripts/bench/queue-drain.bench.js';
+import { benchRelay } from '../../scripts/bench/relay.bench.js';
+import { formatResult } from '../../scripts/bench/lib/report.js';
+import { benchRssFlat } from '../../scripts/bench/rss-flat.bench.js';
+import type { BenchResult } from '../../scripts/bench/lib/types.js';
 import { testCerts } from '../helpers/certs.js';
 
 /**
  * Each bench runs end to end with tiny counts and returns figures. Nothing here is timed:
  * the figures are checked for being numbers, never against the targets (benchmarks are
- * scripts, DESIGN.md "Quality targets").
+ * scripts, README.md, "Quality targets").
  */
 function expectFigures(result: BenchResult, name: string): void {
   expect(result.name).toBe(name);

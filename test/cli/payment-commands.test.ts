@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { startApi, type Started } from '../ui/start-api.js';
 import { runCli } from '../helpers/cli.js';
 

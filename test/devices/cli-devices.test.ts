@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPorts } from '../../src/cli/commands/devices.js';
 import { SimulatedPorts } from '../../src/sim/devices/simulated-ports.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { devicesConfig } from './helpers/sim-setup.js';
 import { runCli } from '../helpers/cli.js';
 

@@ -9,7 +9,7 @@ import { EventBus } from '../../src/events/bus.js';
 import { SimulatedDisplay } from '../../src/sim/devices/simulated-display.js';
 import { SimulatedReader } from '../../src/sim/devices/simulated-reader.js';
 import { SimulatedScanner } from '../../src/sim/devices/simulated-scanner.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { EventLog } from './helpers/sim-setup.js';
 import { socatPair, type PtyPair } from './helpers/socat.js';
 

@@ -3,7 +3,7 @@ import { runDiagnostics, type CheckResult, type DiagReport } from '../../src/dia
 import type { DemoPlatform } from '../../src/sim/platform/server.js';
 import { loadConfig } from '../../src/config/load.js';
 import { testCerts } from '../helpers/certs.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { closedPort, demoPlatform, diagConfig, keyWithMode } from './harness.js';
 
 let platform: DemoPlatform;

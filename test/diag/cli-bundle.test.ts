@@ -6,7 +6,7 @@ import type { DiagBundle, DiagReport } from '../../src/diag/index.js';
 import type { DemoPlatform } from '../../src/sim/platform/server.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { closedPort, demoPlatform, diagConfig } from './harness.js';
 import { runCli } from '../helpers/cli.js';
 

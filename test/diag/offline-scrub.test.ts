@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOfflineSchema } from '../../src/offline/schema.js';
 import { JOURNAL_FILE } from '../../src/payments/journal/index.js';
 import { runDiagnostics, scrubLogLine, scrubText, type CheckResult, type DiagReport } from '../../src/diag/index.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { closedPort, diagConfig } from './harness.js';
 
 function check(r: DiagReport, id: string): CheckResult {

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { runDiagnostics, type CheckResult, type DiagReport } from '../../src/diag/index.js';
 import { SIM_READER_INFO, startSimulatedPeripherals, type SimulatedPeripherals } from '../../src/sim/devices/index.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { closedPort } from './harness.js';
 
 const tag = randomBytes(4).toString('hex');

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { devCertPaths, type DevCertPaths } from '../../src/identity/dev-certs.js';
+import { devCertPaths, type DevCertPaths } from '../../src/identity/index.js';
 
 /** The development certificates generated once for this test run (test/global-setup.ts). */
 export function testCerts(): DevCertPaths {

@@ -2,21 +2,42 @@ import { vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
 export interface CliRun {
+  /** What `terminal-agent` would exit with (bin.js sets process.exitCode to main()'s result). */
   code: number;
   stdout: string;
   stderr: string;
 }
 
-/** Runs `terminal-agent ARGS` in-process through main(), capturing what it writes. */
-export async function runCli(args: string[]): Promise<CliRun> {
+/** Prefix of the variables the configuration reads from the environment. */
+const ENV_PREFIX = 'TERMINAL_AGENT_';
+
+const text = (chunk: string | Uint8Array): string => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+
+/**
+ * Runs `terminal-agent ARGS` in this process through main(), the function bin.js calls,
+ * capturing what it writes to stdout and stderr. The one way tests run the CLI.
+ *
+ * `env` is the whole TERMINAL_AGENT_* environment of the run: the caller's own
+ * TERMINAL_AGENT_* variables are hidden while it runs and everything is put back after, so
+ * a developer's shell cannot change what a test sees. Test files run in their own worker
+ * processes and the tests inside a file one after the other, so nothing else reads the
+ * environment meanwhile.
+ */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  for (const key of Object.keys(env)) {
+    if (!key.startsWith(ENV_PREFIX)) throw new Error(`runCli env takes ${ENV_PREFIX}* variables only, not ${key}`);
+  }
+  const saved = Object.entries(process.env).filter(([k]) => k.startsWith(ENV_PREFIX));
+  for (const [k] of saved) delete process.env[k];
+  Object.assign(process.env, env);
   let stdout = '';
   let stderr = '';
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
+    stdout += text(chunk);
     return true;
   });
   const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
+    stderr += text(chunk);
     return true;
   });
   try {
@@ -27,5 +48,7 @@ export async function runCli(args: string[]): Promise<CliRun> {
     out.mockRestore();
     err.mockRestore();
     process.exitCode = undefined;
+    for (const k of Object.keys(env)) delete process.env[k];
+    for (const [k, v] of saved) process.env[k] = v;
   }
 }

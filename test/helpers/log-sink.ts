@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { DestinationStream } from 'pino';
-import { createLogger, type Logger } from '../../src/core/logger.js';
+import { createLogger, type Logger } from '../../src/core/index.js';
 
 /** A pino destination that keeps every NDJSON line, so tests assert on structured logs. */
 export class LogSink extends Writable implements DestinationStream {

@@ -3,9 +3,9 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { devCertPaths, loadIdentity, DEV_TERMINAL_SERIAL } from '../../src/identity/index.js';
 import { testCerts } from '../helpers/certs.js';
-import { tempDir } from '../helpers/tmp.js';
-import { keyCopy } from './helpers.js';
-import { runCli } from './cli-run.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { keyCopy } from './cert-files.js';
+import { runCli } from '../helpers/cli.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -29,11 +29,11 @@ function identityEnv(cert: string, key: string, ca = testCerts().caCert): Record
 }
 
 describe('terminal-agent certs gen-dev', () => {
-  it('writes the dev PKI with 0600 keys, lists the files and never prints key contents', () => {
+  it('writes the dev PKI with 0600 keys, lists the files and never prints key contents', async () => {
     const dir = join(tmp(), 'certs');
-    const r = runCli(['certs', 'gen-dev', '--dir', dir]);
+    const r = await runCli(['certs', 'gen-dev', '--dir', dir]);
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     const paths = devCertPaths(dir);
     for (const [k, f] of Object.entries(paths)) {
       if (k === 'dir') continue;
@@ -44,20 +44,20 @@ describe('terminal-agent certs gen-dev', () => {
     expect(r.stdout).not.toContain(readFileSync(paths.deviceKey, 'utf8').split('\n')[1]);
     expect(loadIdentity({ certFile: paths.deviceCert, keyFile: paths.deviceKey, caFile: paths.caCert }).serialNumber).toBe(DEV_TERMINAL_SERIAL);
 
-    const again = runCli(['certs', 'gen-dev', '--dir', dir]);
-    expect(again.status).toBe(0);
+    const again = await runCli(['certs', 'gen-dev', '--dir', dir]);
+    expect(again.code).toBe(0);
     expect(again.stdout).toContain('already present');
     const before = readFileSync(paths.deviceCert, 'utf8');
-    expect(runCli(['certs', 'gen-dev', '--dir', dir, '--force']).status).toBe(0);
+    expect((await runCli(['certs', 'gen-dev', '--dir', dir, '--force'])).code).toBe(0);
     expect(readFileSync(paths.deviceCert, 'utf8')).not.toBe(before);
   });
 
-  it('refuses to overwrite a device certificate that is not part of a dev set without --force', () => {
+  it('refuses to overwrite a device certificate that is not part of a dev set without --force', async () => {
     const dir = tmp();
     const real = join(dir, 'device.crt');
     writeFileSync(real, 'the terminal certificate');
-    const r = runCli(['certs', 'gen-dev', '--dir', dir]);
-    expect(r.status).toBe(1);
+    const r = await runCli(['certs', 'gen-dev', '--dir', dir]);
+    expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(real);
     expect(r.stderr).toContain('--force');
@@ -66,13 +66,13 @@ describe('terminal-agent certs gen-dev', () => {
 });
 
 describe('terminal-agent certs show', () => {
-  it('prints subject, serial number, issuer, validity, days left, state and thumbprint', () => {
+  it('prints subject, serial number, issuer, validity, days left, state and thumbprint', async () => {
     const c = testCerts();
     const dir = tmp();
     const id = loadIdentity({ certFile: c.deviceCert, keyFile: c.deviceKey, caFile: c.caCert });
-    const r = runCli(['--config', emptyConfig(dir), 'certs', 'show'], identityEnv(c.deviceCert, c.deviceKey));
+    const r = await runCli(['--config', emptyConfig(dir), 'certs', 'show'], identityEnv(c.deviceCert, c.deviceKey));
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     expect(r.stdout).toContain(id.subject);
     expect(r.stdout).toMatch(new RegExp(`serial number:\\s+${DEV_TERMINAL_SERIAL}`));
     expect(r.stdout).toContain(id.issuer);
@@ -83,10 +83,10 @@ describe('terminal-agent certs show', () => {
     expect(r.stdout).not.toContain('PRIVATE KEY');
   });
 
-  it('--json gives the same facts to a program', () => {
+  it('--json gives the same facts to a program', async () => {
     const c = testCerts();
-    const r = runCli(['--config', emptyConfig(tmp()), 'certs', 'show', '--json'], identityEnv(c.deviceCert, c.deviceKey));
-    expect(r.status).toBe(0);
+    const r = await runCli(['--config', emptyConfig(tmp()), 'certs', 'show', '--json'], identityEnv(c.deviceCert, c.deviceKey));
+    expect(r.code).toBe(0);
     const facts = JSON.parse(r.stdout) as Record<string, unknown>;
     const id = loadIdentity({ certFile: c.deviceCert, keyFile: c.deviceKey, caFile: c.caCert });
     expect(facts).toMatchObject({
@@ -99,17 +99,17 @@ describe('terminal-agent certs show', () => {
     expect(facts.daysLeft).toBeGreaterThan(300);
   });
 
-  it('describes an expired certificate but exits non-zero with one error line', () => {
+  it('describes an expired certificate but exits non-zero with one error line', async () => {
     const c = testCerts();
-    const r = runCli(['--config', emptyConfig(tmp()), 'certs', 'show', '--json'], identityEnv(c.expiredCert, c.expiredKey));
-    expect(r.status).toBe(1);
+    const r = await runCli(['--config', emptyConfig(tmp()), 'certs', 'show', '--json'], identityEnv(c.expiredCert, c.expiredKey));
+    expect(r.code).toBe(1);
     expect((JSON.parse(r.stdout) as { state: string }).state).toBe('expired');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('CERT_EXPIRED');
     expect(r.stderr).toContain(c.expiredCert);
   });
 
-  it('one clear line for a missing certificate, a loose key mode or a wrong key', () => {
+  it('one clear line for a missing certificate, a loose key mode or a wrong key', async () => {
     const c = testCerts();
     const dir = tmp();
     const config = emptyConfig(dir);
@@ -120,8 +120,8 @@ describe('terminal-agent certs show', () => {
       [identityEnv(c.deviceCert, c.unknownKey), 'CERT_KEY_MISMATCH', c.unknownKey],
     ];
     for (const [env, code, text] of cases) {
-      const r = runCli(['--config', config, 'certs', 'show'], env);
-      expect(r.status).toBe(1);
+      const r = await runCli(['--config', config, 'certs', 'show'], env);
+      expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);

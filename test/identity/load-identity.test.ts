@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { loadIdentity, readIdentity, x5tS256, generateDevCerts, DEV_TERMINAL_SERIAL } from '../../src/identity/index.js';
 import { testCerts } from '../helpers/certs.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { errorOf, keyCopy, selfSigned } from './helpers.js';
+import { errorOf } from '../helpers/agent-error.js';
+import { keyCopy, selfSigned } from './cert-files.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { request, type Agent } from 'undici';
 import { createMtlsDispatcher, generateDevCerts, loadIdentity, DEV_TERMINAL_SERIAL, type DevCertPaths } from '../../src/identity/index.js';
 import { testCerts } from '../helpers/certs.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const TIMEOUTS = { connectTimeoutMs: 5_000, headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000 };
 

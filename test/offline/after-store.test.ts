@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ensureOfflineSchema, OfflineQueue } from '../../src/offline/index.js';
 import type { OfflineLevels } from '../../src/offline/types.js';
 import { Journal } from '../../src/payments/journal/index.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { localFixture, processBody, storeOfflineSale, type LocalFixture } from './fixture.js';
 
 let f: LocalFixture | undefined;

@@ -7,10 +7,10 @@ import type { OfflineConfig } from '../../src/offline/types.js';
 import { Journal } from '../../src/payments/journal/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
-import { createDemoClient, type DemoClient } from '../../scripts/offline-demo-client.js';
+import { createDemoClient, type DemoClient } from '../../scripts/lib/demo-client.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import type { Logger } from '../../src/core/logger.js';
 
 export const SEED_FILE = 'config/demo-seed.json';

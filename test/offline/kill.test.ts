@@ -2,28 +2,28 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
-import { runOfflineChaos } from '../../scripts/chaos-offline.js';
+import { runOfflineChaos } from '../../scripts/chaos/offline/run.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { SEED_FILE } from './fixture.js';
 
 /**
  * Issue 6, done when: "the agent killed with SIGKILL at random points during a burst of
  * offline sales and uploads, then restarted: every approved offline sale is at the
- * platform exactly once". The child is the compiled scripts/offline-burst.ts.
+ * platform exactly once". The child is the compiled scripts/chaos/offline/child.ts.
  */
-const SCRIPT = resolve('dist/scripts/offline-burst.js');
+const SCRIPT = resolve('dist/scripts/chaos/offline/child.js');
 
 /** The compiled child must not be older than what it is built from (else the test would prove old code). */
 function staleSources(): string[] {
-  if (!existsSync(SCRIPT)) return ['dist/scripts/offline-burst.js is missing'];
+  if (!existsSync(SCRIPT)) return ['dist/scripts/chaos/offline/child.js is missing'];
   const built = statSync(SCRIPT).mtimeMs;
   const sources = [
     ...readdirSync('src/offline').map((f) => join('src/offline', f)),
-    'scripts/offline-burst.ts',
-    'scripts/offline-burst-options.ts',
-    'scripts/offline-demo-client.ts',
+    'scripts/chaos/offline/child.ts',
+    'scripts/chaos/offline/child-options.ts',
+    'scripts/lib/demo-client.ts',
   ];
   return sources.filter((f) => statSync(f).mtimeMs > built);
 }

@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../platform/fixture.js';
 import { testCerts } from '../helpers/certs.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { startPlatform, startTerminal, type Terminal } from './harness.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const childScript = join(root, 'dist/scripts/crash-sale-child.js');
+const childScript = join(root, 'dist/test/fixtures/crash-sale-child.js');
 
 /** Newest modification time under the sources the child is built from. */
 function newestSource(): number {
@@ -24,7 +24,7 @@ function newestSource(): number {
     }
   };
   for (const dir of ['src/payments', 'src/platform', 'src/auth', 'src/core']) walk(join(root, dir));
-  return Math.max(newest, statSync(join(root, 'scripts/crash-sale-child.ts')).mtimeMs);
+  return Math.max(newest, statSync(join(root, 'test/fixtures/crash-sale-child.ts')).mtimeMs);
 }
 
 let demo: Demo;

@@ -12,7 +12,7 @@ import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
 import type { PaymentsPlatform } from '../../src/payments/engine.js';
 import { identityOf, startDemo, type Demo } from '../platform/fixture.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { fakePeripherals } from './fakes.js';
 
 export interface Terminal {

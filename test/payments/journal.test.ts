@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal, journalMigrations, type Migration } from '../../src/payments/journal/index.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

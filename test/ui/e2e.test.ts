@@ -5,7 +5,7 @@ import { startAgent, type RunningAgent } from '../../src/agent.js';
 import { configSchema } from '../../src/config/schema.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
 
 /**

@@ -5,7 +5,7 @@ import { EventBus } from '../../src/events/bus.js';
 import { createLocalApi, type LocalApi, type LocalApiOptions } from '../../src/ui/local-api.js';
 import type { HealthSource, MerchantsSource, MerchantView, OfflineApiSource, OfflineItemView, OfflineLevelsView } from '../../src/ui/sources.js';
 import { AgentError } from '../../src/core/errors.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { FakePayments } from './fake-payments.js';
 

@@ -5,7 +5,7 @@ import { configSchema, type Config } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createLocalApi } from '../../src/ui/local-api.js';
 import { loadOrCreateLocalToken, localTokenPath, tokenMatches } from '../../src/ui/local-token.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { call } from './http-client.js';
 import { FakePayments } from './fake-payments.js';

@@ -1,0 +1,54 @@
+import type { RunningAgent } from '../../../src/agent.js';
+import { postSale } from './local-api.js';
+import type { SaleWatch } from './sale-watch.js';
+import { nowMs, sleep } from './stats.js';
+
+export interface CardSaleSample {
+  /** POST /api/sales until the journal row is approved. */
+  total: number;
+  /** POST /api/sales until its 202. */
+  post: number;
+  /** Until the journal row was in_flight: the card result was in hand. */
+  card: number;
+  /** in_flight until approved: the process call and the journal write of its answer. */
+  platform: number;
+}
+
+const SALE = { method: 'card', amount: '12.34', currency: 'EUR' } as const;
+
+/** Waits until the reader and the display show the outcome, so one sale's tail never overlaps the next. */
+async function outcomeShown(agent: RunningAgent, timeoutMs = 5_000): Promise<void> {
+  const sim = agent.simulated;
+  if (sim === undefined) return;
+  const deadline = Date.now() + timeoutMs;
+  while (sim.reader.lastResult === undefined || sim.display.lastText === undefined) {
+    if (Date.now() > deadline) throw new Error('the outcome never reached the reader and the display');
+    await sleep(1);
+  }
+}
+
+/**
+ * One card sale as the counter page starts it (POST /api/sales), the simulated reader
+ * presenting the card as scripted; timed until the journal row is approved, then waited
+ * until the outcome is on the reader and the display.
+ */
+export async function cardSaleThroughApi(agent: RunningAgent, watch: SaleWatch): Promise<CardSaleSample> {
+  const sim = agent.simulated;
+  if (sim !== undefined) {
+    sim.reader.lastResult = undefined;
+    sim.display.lastText = undefined;
+    // The simulated devices log every message they receive, for tests: stand-ins for
+    // hardware outside the agent, their logs must not count as the agent's memory.
+    sim.reader.received.length = 0;
+    sim.display.received.length = 0;
+  }
+  const t0 = nowMs();
+  const id = await postSale(agent, SALE);
+  const posted = nowMs();
+  const settled = await watch.settled(id);
+  const inFlight = watch.at(id, 'in_flight') ?? Number.NaN;
+  watch.forget(id);
+  if (settled.status !== 'approved') throw new Error(`sale ${id} ended ${settled.status}, not approved`);
+  await outcomeShown(agent);
+  return { total: settled.at - t0, post: posted - t0, card: inFlight - t0, platform: settled.at - inFlight };
+}

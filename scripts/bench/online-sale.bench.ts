@@ -1,0 +1,116 @@
+import { EventBus } from '../../src/events/bus.js';
+import { Journal, PaymentService } from '../../src/payments/index.js';
+import { instantPeripherals } from '../lib/instant-peripherals.js';
+import { startBenchAgent } from './lib/agent-harness.js';
+import { tempDir } from './lib/certs.js';
+import { SaleFloor, type FloorPhases } from './lib/floor.js';
+import { cardSaleThroughApi, type CardSaleSample } from './lib/card-sale.js';
+import { withinFactor } from './lib/report.js';
+import { SaleWatch } from './lib/sale-watch.js';
+import { nowMs, percentile } from './lib/stats.js';
+import type { BenchResult, BenchRow, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
+
+export interface OnlineSaleOptions extends CommonBenchOptions {
+  /** Measured samples of each kind (sale, floor, card-in-hand sale). */
+  count?: number;
+  /** Unmeasured samples of each kind first (connections, JIT, SQLite pages). */
+  warmup?: number;
+  /** Samples of one kind in a row before switching kind, so all kinds see the same machine load. */
+  block?: number;
+}
+
+async function oneInHandSale(service: PaymentService): Promise<number> {
+  const t0 = nowMs();
+  const started = await service.startSale({ method: 'card', amount: 1234, currency: 'EUR' });
+  const view = await started.done;
+  const t1 = nowMs();
+  if (view.state !== 'approved') throw new Error(`card-in-hand sale ended ${view.state}, not approved`);
+  return t1 - t0;
+}
+
+function p(samples: readonly number[], q: number): number {
+  return percentile(samples, q);
+}
+
+/**
+ * Online card sale through the local API against the embedded demo platform, the
+ * simulated reader presenting the card at once, compared with the floor measured in the
+ * same run (README.md, "Quality targets"). The same sale is also timed from "card result in
+ * hand" (the engine with in-process peripherals that answer at once) to show how much of
+ * the time is the reader's serial protocol.
+ */
+export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<BenchResult> {
+  const count = opts.count ?? 300;
+  const warmup = opts.warmup ?? Math.min(30, count);
+  const block = Math.max(1, opts.block ?? 20);
+  const b = await startBenchAgent(opts);
+  const tmp = tempDir('terminal-agent-bench-floor-');
+  const watch = new SaleWatch(b.agent.bus);
+  let floor: SaleFloor | undefined;
+  let inHandJournal: Journal | undefined;
+  let inHand: PaymentService | undefined;
+  const sales: CardSaleSample[] = [];
+  const floors: FloorPhases[] = [];
+  const inHandTimes: number[] = [];
+  try {
+    floor = new SaleFloor({ baseUrl: b.agent.endpoints.baseUrl, identity: b.agent.identity, token: () => b.agent.auth.tokenFor(), dir: tmp.dir });
+    // The engine with instant peripherals, its own journal file, the agent's platform client.
+    inHandJournal = new Journal({ dataDir: tmp.dir, fileName: 'in-hand.sqlite' });
+    inHand = new PaymentService({ journal: inHandJournal, platform: b.agent.platformClient, peripherals: instantPeripherals(), bus: new EventBus(), log: b.log, config: b.config });
+    b.agent.simulated?.reader.setDefaultCard({ delayMs: 0 });
+    for (let i = 0; i < warmup; i++) {
+      await floor.once();
+      await cardSaleThroughApi(b.agent, watch);
+      await oneInHandSale(inHand);
+    }
+    while (sales.length < count) {
+      const n = Math.min(block, count - sales.length);
+      for (let i = 0; i < n; i++) floors.push(await floor.once());
+      for (let i = 0; i < n; i++) sales.push(await cardSaleThroughApi(b.agent, watch));
+      for (let i = 0; i < n; i++) inHandTimes.push(await oneInHandSale(inHand));
+    }
+  } finally {
+    watch.stop();
+    inHand?.stop();
+    inHandJournal?.close();
+    await floor?.close();
+    await b.stop();
+    tmp.cleanup();
+  }
+
+  const total = sales.map((s) => s.total);
+  const floorTotal = floors.map((f) => f.total);
+  const f50 = p(floorTotal, 50);
+  const f99 = p(floorTotal, 99);
+  const s50 = p(total, 50);
+  const s99 = p(total, 99);
+  const h50 = p(inHandTimes, 50);
+  const h99 = p(inHandTimes, 99);
+  const rows: BenchRow[] = [
+    { measure: 'floor p50 (mTLS process request + 2 durable inserts)', value: f50, unit: 'ms' },
+    { measure: 'floor p99', value: f99, unit: 'ms' },
+    { measure: 'sale p50 (POST /api/sales -> approved)', value: s50, unit: 'ms', ...withinFactor(s50, f50, 1.5, 'floor p50', 'ms') },
+    { measure: 'sale p99', value: s99, unit: 'ms', ...withinFactor(s99, f99, 2.5, 'floor p99', 'ms') },
+    { measure: 'sale from card in hand p50 (engine, instant reader)', value: h50, unit: 'ms', ...withinFactor(h50, f50, 1.5, 'floor p50', 'ms') },
+    { measure: 'sale from card in hand p99', value: h99, unit: 'ms', ...withinFactor(h99, f99, 2.5, 'floor p99', 'ms') },
+  ];
+  const cardShare = p(sales.map((s) => s.card), 50);
+  const platformShare = p(sales.map((s) => s.platform), 50);
+  const notes = [
+    `where a sale's time goes (p50, from the POST): 202 answered at ${p(sales.map((s) => s.post), 50).toFixed(2)} ms; ` +
+      `card result in hand (row in_flight; simulated reader over the serial protocol) at ${cardShare.toFixed(2)} ms; ` +
+      `then ${platformShare.toFixed(2)} ms for the process call and the journal until approved`,
+    `floor parts (p50): request ${p(floors.map((f) => f.request), 50).toFixed(2)} ms, two inserts ${p(floors.map((f) => f.inserts), 50).toFixed(2)} ms`,
+    'the sale ends when the journal row is approved (the bus event the page is sent); showing the outcome on the reader and display comes after and is not counted',
+    'the card-in-hand sale runs to `done` (three journal writes: created, in_flight, approved; plus the process call)',
+  ];
+  return { name: 'online-sale', params: { count, warmup, block }, rows, notes };
+}
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 3,
+  quickCount: 100,
+  run: (o) => benchOnlineSale({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('warmup', o.warmup) }),
+};

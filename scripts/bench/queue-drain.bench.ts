@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { request, type Dispatcher } from 'undici';
+import { configSchema } from '../../src/config/schema.js';
+import { silentLogger } from '../../src/core/index.js';
+import { EventBus } from '../../src/events/bus.js';
+import { createMtlsDispatcher, devCertPaths, loadIdentity } from '../../src/identity/index.js';
+import { createOffline, type Offline } from '../../src/offline/index.js';
+import { Journal } from '../../src/payments/index.js';
+import { startDemoPlatform } from '../../src/sim/platform/server.js';
+import { createDemoClient, type DemoClient } from '../lib/demo-client.js';
+import { repoRoot } from '../lib/repo.js';
+import { benchLogger } from './lib/bench-logger.js';
+import { benchCerts, tempDir } from './lib/certs.js';
+import { startChildPlatform } from './lib/child-platform.js';
+import { cardProcessBody, openDurableDb } from './lib/floor.js';
+import { nowMs } from './lib/stats.js';
+import type { BenchResult, BenchRow, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
+
+export interface QueueDrainOptions extends CommonBenchOptions {
+  /** Sales uploaded per concurrency, timed (and as many bare requests). */
+  count?: number;
+  /** Sales per round: a round stores them, then the uploader drains them; bare requests in blocks of the same size. */
+  block?: number;
+  /** Upload concurrencies measured (offline.uploadConcurrency). */
+  concurrencies?: number[];
+  /** The demo platform in its own process (default) or in this one. */
+  platform?: 'child' | 'embedded';
+}
+
+const AMOUNT = 1000;
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+interface Endpoints {
+  api: string;
+  mtls: string;
+  stop(): Promise<void>;
+}
+
+async function platformEndpoints(mode: 'child' | 'embedded', repoDir: string, certsDir: string): Promise<Endpoints> {
+  if (mode === 'child') {
+    const child = await startChildPlatform(repoDir, certsDir);
+    return { api: child.endpoints.baseUrl, mtls: child.endpoints.deviceAuthUrl, stop: child.stop };
+  }
+  const certs = devCertPaths(certsDir);
+  const p = await startDemoPlatform({
+    apiPort: 0,
+    mtlsPort: 0,
+    tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
+    seed: join(repoDir, 'config', 'demo-seed.json'),
+    log: silentLogger(),
+  });
+  return { api: p.urls.api, mtls: p.urls.mtls, stop: () => p.stop() };
+}
+
+/** The agent's offline component at one upload concurrency, on its own journal file. */
+interface Drainer {
+  concurrency: number;
+  journal: Journal;
+  offline: Offline;
+}
+
+/** Untimed: `n` offline sales stored as the engine stores them (journal row, then update + enqueue in one transaction). */
+async function storeSales(d: Drainer, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const id = randomUUID();
+    const body = cardProcessBody(id, AMOUNT);
+    d.journal.insert({
+      clientTransactionId: id,
+      kind: 'sale',
+      amount: AMOUNT,
+      currency: 'EUR',
+      method: 'card',
+      state: 'in_flight',
+      clientDateTime: body.clientDateTime,
+      entryMode: 'ContactlessChip',
+      maskedPan: '476173******0010',
+      scheme: 'visa',
+    });
+    d.journal.transaction((db) => {
+      const row = d.journal.update(id, { state: 'offline_stored', offline: true });
+      d.offline.hook.store(db, { row, body });
+    });
+  }
+  // The after-store work runs before the drain is timed.
+  await turn();
+  await turn();
+}
+
+/** Timed: one forced upload round (`uploader.flush()`: isAvailable, then every queued sale). */
+async function drain(d: Drainer, n: number): Promise<number> {
+  const t0 = nowMs();
+  const report = await d.offline.uploader.flush();
+  const t1 = nowMs();
+  if (report.uploaded !== n || report.remaining !== 0) {
+    throw new Error(`upload round at concurrency ${d.concurrency}: ${report.uploaded} of ${n} uploaded, ${report.remaining} remaining (${report.items.find((i) => i.result !== 'uploaded')?.message ?? 'no message'})`);
+  }
+  return t1 - t0;
+}
+
+/** The same process request the uploader sends, bare: undici, the same mTLS dispatcher settings, the same token. */
+class BareRequests {
+  private readonly url: string;
+
+  constructor(
+    api: string,
+    private readonly dispatcher: Dispatcher,
+    private readonly token: () => Promise<string>,
+  ) {
+    this.url = `${api.replace(/\/+$/, '')}/payment/v1/transactions/process`;
+  }
+
+  /** Timed: `n` requests, `concurrency` in flight at a time. */
+  async run(n: number, concurrency: number): Promise<number> {
+    const token = await this.token();
+    const bodies = Array.from({ length: n }, () => JSON.stringify({ ...cardProcessBody(randomUUID(), AMOUNT), offlineTransaction: true }));
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < n) {
+        const body = bodies[next++] as string;
+        const res = await request(this.url, {
+          dispatcher: this.dispatcher,
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+          body,
+        });
+        await res.body.text();
+        if (res.statusCode !== 200 && res.statusCode !== 201) throw new Error(`bare process request answered ${res.statusCode}`);
+      }
+    };
+    const t0 = nowMs();
+    await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+    return nowMs() - t0;
+  }
+}
+
+/** Untimed context: what one durable commit (WAL, synchronous=FULL) costs on this disk now. */
+function durableCommitMs(dir: string, n = 200): number {
+  const db = openDurableDb(dir, 'commit-probe.sqlite');
+  try {
+    db.exec('CREATE TABLE IF NOT EXISTS probe (id INTEGER PRIMARY KEY, at INTEGER NOT NULL) STRICT');
+    const insert = db.prepare('INSERT INTO probe (at) VALUES (?)');
+    const t0 = nowMs();
+    for (let i = 0; i < n; i++) insert.run(i);
+    return (nowMs() - t0) / n;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Queue drain (README.md, "Quality targets": at least 80 % of bare pipelined HTTPS
+ * requests): N stored offline sales uploaded by the uploader (`uploader.flush()`, at each
+ * upload concurrency) to the demo platform over mTLS, against N bare process requests with
+ * undici on the same kind of mTLS dispatcher, same token, same concurrency, same endpoint.
+ * Drain rounds and bare blocks alternate so both see the same machine load.
+ */
+export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<BenchResult> {
+  const count = opts.count ?? 600;
+  const block = Math.max(1, Math.min(opts.block ?? 100, count));
+  const concurrencies = opts.concurrencies ?? [1, 4];
+  const mode = opts.platform ?? 'child';
+  const repoDir = opts.repoDir ?? repoRoot();
+  const certs = benchCerts(opts.certsDir);
+  const tmp = tempDir('terminal-agent-bench-drain-');
+  const { log, close } = benchLogger();
+  let platform: Endpoints | undefined;
+  let client: DemoClient | undefined;
+  let bareDispatcher: Dispatcher | undefined;
+  const drainers: Drainer[] = [];
+  const spentDrain = new Map<number, number>();
+  const spentBare = new Map<number, number>();
+  let commitMs = Number.NaN;
+  try {
+    platform = await platformEndpoints(mode, repoDir, certs.paths.dir);
+    const paths = certs.paths;
+    client = await createDemoClient({ apiUrl: platform.api, mtlsUrl: platform.mtls, certFile: paths.deviceCert, keyFile: paths.deviceKey, caFile: paths.caCert, log });
+    const identity = loadIdentity({ certFile: paths.deviceCert, keyFile: paths.deviceKey, caFile: paths.caCert });
+    bareDispatcher = createMtlsDispatcher(identity, { connectTimeoutMs: 2_000, headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000 });
+    const auth = client.auth;
+    const bare = new BareRequests(platform.api, bareDispatcher, () => auth.tokenFor());
+    for (const c of concurrencies) {
+      const config = configSchema.parse({ offline: { uploadConcurrency: c, maxCount: 1_000_000, maxTotal: { EUR: 1e12 } } });
+      const journal = new Journal({ dataDir: tmp.dir, fileName: `drain-${c}.sqlite` });
+      drainers.push({ concurrency: c, journal, offline: createOffline({ journal, platform: client.platform, bus: new EventBus(), log, config: config.offline }) });
+      spentDrain.set(c, 0);
+      spentBare.set(c, 0);
+    }
+    // Warm-up, untimed: connections at each concurrency, token, JIT, SQLite pages.
+    for (const d of drainers) {
+      const n = Math.min(block, 20);
+      await storeSales(d, n);
+      await drain(d, n);
+      await bare.run(n, d.concurrency);
+    }
+    for (let done = 0, round = 0; done < count; round++) {
+      const n = Math.min(block, count - done);
+      for (const d of drainers) {
+        await storeSales(d, n);
+        // Which goes first alternates by round.
+        const order = round % 2 === 0 ? (['drain', 'bare'] as const) : (['bare', 'drain'] as const);
+        for (const kind of order) {
+          if (kind === 'drain') spentDrain.set(d.concurrency, (spentDrain.get(d.concurrency) ?? 0) + (await drain(d, n)));
+          else spentBare.set(d.concurrency, (spentBare.get(d.concurrency) ?? 0) + (await bare.run(n, d.concurrency)));
+        }
+      }
+      done += n;
+    }
+    commitMs = durableCommitMs(tmp.dir);
+  } finally {
+    for (const d of drainers) {
+      await d.offline.uploader.stop();
+      d.journal.close();
+    }
+    await bareDispatcher?.close();
+    await client?.close();
+    await platform?.stop();
+    close();
+    tmp.cleanup();
+    certs.cleanup();
+  }
+
+  const rows: BenchRow[] = [];
+  const perSale: string[] = [];
+  for (const c of concurrencies) {
+    const drainRate = (count / (spentDrain.get(c) as number)) * 1000;
+    const bareRate = (count / (spentBare.get(c) as number)) * 1000;
+    const ratio = (drainRate / bareRate) * 100;
+    rows.push(
+      { measure: `bare process requests, concurrency ${c}`, value: bareRate, unit: '/s' },
+      { measure: `queue drain (uploader.flush), concurrency ${c}`, value: drainRate, unit: '/s' },
+      { measure: `queue drain vs bare, concurrency ${c}`, value: ratio, unit: '%', target: '>= 80 %', met: ratio >= 80 },
+    );
+    perSale.push(`concurrency ${c}: ${(1000 / drainRate).toFixed(2)} ms per upload vs ${(1000 / bareRate).toFixed(2)} ms per bare request`);
+  }
+  return {
+    name: 'queue-drain',
+    params: { count, block, concurrencies: concurrencies.join(','), platform: mode },
+    rows,
+    notes: [
+      perSale.join('; '),
+      `each upload makes about one durable commit, its result (queue + journal), plus a share of the "sending" mark written for up to 16 queued sales at a time before their requests; commits run on the agent's one SQLite connection and block its event loop whatever the concurrency; one durable commit costs ${commitMs.toFixed(2)} ms on this disk now`,
+      'each upload round starts with one isAvailable request (counted in the drain), and each uploaded sale logs one info line and publishes its events',
+      'the bare requests carry the same body (offlineTransaction: true, a fresh client id each) and write nothing to disk',
+    ],
+  };
+}
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 2,
+  quickCount: 200,
+  run: (o) => benchQueueDrain({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('platform', o.platform) }),
+};

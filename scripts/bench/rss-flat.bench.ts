@@ -1,0 +1,133 @@
+import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { JOURNAL_FILE } from '../../src/payments/index.js';
+import { repoRoot } from '../lib/repo.js';
+import { startBenchAgent } from './lib/agent-harness.js';
+import { benchCerts } from './lib/certs.js';
+import { cardSaleThroughApi } from './lib/card-sale.js';
+import { startChildPlatform, type ChildPlatform } from './lib/child-platform.js';
+import { forceGc } from './lib/gc.js';
+import { SaleWatch } from './lib/sale-watch.js';
+import { SseClient } from './lib/sse-client.js';
+import { mb, nowMs } from './lib/stats.js';
+import type { BenchResult, CommonBenchOptions } from './lib/types.js';
+import { opt, type BenchDefinition } from './lib/bench-definition.js';
+
+export interface RssFlatOptions extends CommonBenchOptions {
+  /** Card sales between the two RSS readings. */
+  count?: number;
+  /** Sales before the first reading (caches, JIT, SQLite pages, connection pools). */
+  warmup?: number;
+  /**
+   * child: the demo platform in its own process, so this process is the agent alone (default);
+   * embedded: in this process as `npm start` runs it, its ledger growing with every sale.
+   */
+  platform?: 'child' | 'embedded';
+}
+
+interface Reading {
+  sales: number;
+  rss: number;
+  heap: number;
+  /** V8 heap committed (what of the heap counts in RSS). */
+  heapTotal: number;
+  /** Memory outside the heap that V8 is told about (Buffers, what native modules report). */
+  external: number;
+}
+
+/** cache_size of a new connection: what the journal gets unless it sets its own (better-sqlite3 builds SQLite with -16000). */
+function defaultCacheKiB(): number {
+  const db = new Database(':memory:');
+  try {
+    const size = db.pragma('cache_size', { simple: true }) as number;
+    // Negative: KiB; positive: pages (4 KiB each by default).
+    return size < 0 ? -size : size * 4;
+  } finally {
+    db.close();
+  }
+}
+
+async function reading(sales: number): Promise<Reading> {
+  await forceGc();
+  const m = process.memoryUsage();
+  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
+}
+
+/**
+ * RSS flat over many sales (README.md, "Quality targets"): the whole agent in this process,
+ * card sales through the local API with the simulated reader presenting the card at once
+ * and a counter-page SSE client connected; RSS after a forced GC before and after.
+ */
+export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResult> {
+  const count = opts.count ?? 10_000;
+  const warmup = opts.warmup ?? Math.min(200, count);
+  const mode = opts.platform ?? 'child';
+  const repoDir = opts.repoDir ?? repoRoot();
+  const certs = benchCerts(opts.certsDir);
+  let child: ChildPlatform | undefined;
+  const readings: Reading[] = [];
+  let elapsed = 0;
+  let journalBytes = Number.NaN;
+  try {
+    if (mode === 'child') child = await startChildPlatform(repoDir, certs.paths.dir);
+    const b = await startBenchAgent({ repoDir, certsDir: certs.paths.dir, ...(child !== undefined ? { platform: child.endpoints } : {}) });
+    const watch = new SaleWatch(b.agent.bus);
+    let sse: SseClient | undefined;
+    try {
+      sse = await SseClient.connect(b.agent.url, b.agent.localToken, { keep: false });
+      b.agent.simulated?.reader.setDefaultCard({ delayMs: 0 });
+      for (let i = 0; i < warmup; i++) await cardSaleThroughApi(b.agent, watch);
+      readings.push(await reading(0));
+      const every = Math.max(1, Math.ceil(count / 10));
+      const t0 = nowMs();
+      for (let i = 1; i <= count; i++) {
+        await cardSaleThroughApi(b.agent, watch);
+        if (i % every === 0 && i < count) readings.push(await reading(i));
+      }
+      elapsed = nowMs() - t0;
+      readings.push(await reading(count));
+      journalBytes = statSync(join(b.config.dataDir, JOURNAL_FILE)).size;
+    } finally {
+      await sse?.close();
+      watch.stop();
+      await b.stop();
+    }
+  } finally {
+    await child?.stop();
+    certs.cleanup();
+  }
+
+  const first = readings[0] as Reading;
+  const last = readings[readings.length - 1] as Reading;
+  const growth = mb(last.rss - first.rss);
+  return {
+    name: 'rss-flat',
+    params: { count, warmup, platform: mode },
+    rows: [
+      { measure: `RSS after ${warmup} warm-up sales (after GC)`, value: mb(first.rss), unit: 'MiB' },
+      { measure: `RSS after ${count} more sales (after GC)`, value: mb(last.rss), unit: 'MiB' },
+      { measure: 'RSS growth', value: growth, unit: 'MiB', target: '< +10 MiB', met: growth < 10 },
+      { measure: 'JS heap used growth', value: mb(last.heap - first.heap), unit: 'MiB' },
+      { measure: 'JS heap committed growth', value: mb(last.heapTotal - first.heapTotal), unit: 'MiB' },
+      { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },
+      { measure: 'native growth (RSS minus V8 heap committed)', value: mb(last.rss - last.heapTotal - (first.rss - first.heapTotal)), unit: 'MiB' },
+      { measure: 'sales per second (sequential, through the local API)', value: (count / elapsed) * 1000, unit: '/s' },
+    ],
+    notes: [
+      `RSS along the run (sales: MiB): ${readings.map((r) => `${r.sales}: ${mb(r.rss).toFixed(1)}`).join(', ')}`,
+      mode === 'child'
+        ? 'the demo platform ran in its own process: the figures are the agent alone (its journal grows on disk, not in memory)'
+        : 'the embedded demo platform keeps every transaction in memory: its ledger is part of the growth',
+      `the journal file is ${mb(journalBytes).toFixed(1)} MiB after the run; SQLite's page cache (native, in RSS, not in the heap) grows with it up to cache_size, ${(defaultCacheKiB() / 1024).toFixed(1)} MiB per connection by default`,
+      "the simulated reader's and display's logs of received messages (test aids, unbounded) are emptied before each sale",
+    ],
+  };
+}
+
+/** Found by scripts/bench/run.ts. */
+export const bench: BenchDefinition = {
+  order: 6,
+  quickCount: 1_000,
+  run: (o) => benchRssFlat({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('warmup', o.warmup), ...opt('platform', o.platform) }),
+};

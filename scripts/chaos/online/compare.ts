@@ -1,0 +1,150 @@
+import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
+
+/**
+ * The verdict of the online chaos run: the terminal's journal against the demo platform's
+ * ledger (the truth: every money movement, append-only). The chaos target "0 lost,
+ * 0 duplicated, 0 unresolved" (README.md, "Quality targets"), and the invariants behind it
+ * (docs/architecture.md, "Invariants": no sale lost, no sale charged twice, every unknown
+ * outcome resolved).
+ */
+
+/** What the check needs of a journal row (columns of the transactions table). */
+export interface ChaosJournalRow {
+  clientTransactionId: string;
+  kind: 'sale' | 'capture' | 'cancel' | 'refund';
+  merchantId: string | undefined;
+  method: string | undefined;
+  amount: number;
+  state: string;
+  relatedClientTransactionId: string | undefined;
+  capturedAmount: number;
+  refundedAmount: number;
+  cancelledAmount: number;
+}
+
+export type ChaosLedgerEntry = Pick<LedgerEntry, 'kind' | 'merchantId' | 'clientTransactionId' | 'paymentClientTransactionId' | 'amount' | 'effect'>;
+
+export interface Finding {
+  clientTransactionId: string;
+  detail: string;
+}
+
+export interface Comparison {
+  journal: { sales: number; operations: number; byState: Record<string, number>; byOperation: Record<string, number> };
+  platform: { entries: number; salesCharged: number; netCharged: number };
+  /** The journal says approved (sale or refund), the platform has no such movement. */
+  lost: Finding[];
+  /** A client transaction id that moved money more than once, or a sale charged beyond its amount. */
+  duplicated: Finding[];
+  /** Left in flight, reversing, waiting or needing a person after the final recovery. */
+  unresolved: Finding[];
+  /** Settled in the journal, but the platform's net charge says otherwise (or it charged a sale the journal does not know). */
+  mismatched: Finding[];
+}
+
+/** Not settled: the final recovery must leave none of these. */
+export const UNRESOLVED_STATES: ReadonlySet<string> = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing', 'needs_attention', 'offline_stored']);
+
+const CHARGE_KINDS: ReadonlySet<string> = new Set(['sale', 'authorization']);
+
+/** What the customer should be charged for a settled sale, by the journal. */
+function expectedNet(row: ChaosJournalRow): number {
+  return row.state === 'approved' ? row.amount - row.cancelledAmount - row.refundedAmount : 0;
+}
+
+const count = (map: Record<string, number>, key: string): void => {
+  map[key] = (map[key] ?? 0) + 1;
+};
+
+export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledger: readonly ChaosLedgerEntry[]): Comparison {
+  const lost: Finding[] = [];
+  const duplicated: Finding[] = [];
+  const unresolved: Finding[] = [];
+  const mismatched: Finding[] = [];
+  const duplicatedIds = new Set<string>();
+  const dup = (id: string, detail: string): void => {
+    if (duplicatedIds.has(id)) return;
+    duplicatedIds.add(id);
+    duplicated.push({ clientTransactionId: id, detail });
+  };
+
+  // Each client transaction id moves money of one kind at most once (invariant 2).
+  const perMove = new Map<string, ChaosLedgerEntry[]>();
+  const perSale = new Map<string, ChaosLedgerEntry[]>();
+  for (const e of ledger) {
+    const key = `${e.merchantId} ${e.clientTransactionId} ${e.kind}`;
+    perMove.set(key, [...(perMove.get(key) ?? []), e]);
+    perSale.set(e.paymentClientTransactionId, [...(perSale.get(e.paymentClientTransactionId) ?? []), e]);
+  }
+  for (const entries of perMove.values()) {
+    const first = entries[0] as ChaosLedgerEntry;
+    if (entries.length > 1) dup(first.clientTransactionId, `${entries.length} ${first.kind} movements at ${first.merchantId} for one client transaction id`);
+  }
+
+  const byId = new Map(rows.map((r) => [r.clientTransactionId, r]));
+  const byState: Record<string, number> = {};
+  const byOperation: Record<string, number> = {};
+  let sales = 0;
+  for (const row of rows) {
+    if (row.kind === 'sale') {
+      sales++;
+      count(byState, row.state);
+    } else count(byOperation, `${row.kind} ${row.state}`);
+    if (UNRESOLVED_STATES.has(row.state)) {
+      unresolved.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} left ${row.state}` });
+      continue;
+    }
+    if (row.kind === 'sale') checkSale(row, perSale.get(row.clientTransactionId) ?? []);
+    else checkOperation(row);
+  }
+
+  function checkSale(row: ChaosJournalRow, entries: ChaosLedgerEntry[]): void {
+    const charges = entries.filter((e) => CHARGE_KINDS.has(e.kind) && e.clientTransactionId === row.clientTransactionId);
+    const charged = charges.reduce((s, e) => s + e.amount, 0);
+    const net = entries.reduce((s, e) => s + e.effect, 0);
+    if (charges.length > 1 || charged > row.amount || net > row.amount) {
+      dup(row.clientTransactionId, `charged ${charges.length} time(s), ${charged} in all, net ${net}, for a sale of ${row.amount}`);
+      return;
+    }
+    if (row.state === 'approved' && charges.length === 0) {
+      lost.push({ clientTransactionId: row.clientTransactionId, detail: `approved for ${row.amount} in the journal, never charged at the platform` });
+      return;
+    }
+    const expected = expectedNet(row);
+    if (net !== expected) {
+      mismatched.push({ clientTransactionId: row.clientTransactionId, detail: `journal ${row.state} (net ${expected} expected), platform net ${net}` });
+    }
+  }
+
+  function checkOperation(row: ChaosJournalRow): void {
+    // The sale-level net covers the money; a refund also has its own movement to find.
+    if (row.kind !== 'refund' && row.kind !== 'cancel') return;
+    const own = (perSale.get(row.relatedClientTransactionId ?? '') ?? []).filter((e) => e.clientTransactionId === row.clientTransactionId);
+    if (row.kind === 'refund' && row.state === 'approved' && !own.some((e) => e.kind === 'refund')) {
+      const sale = byId.get(row.relatedClientTransactionId ?? '');
+      // A refund by web may be carried out as a cancel: any movement of its own counts.
+      if (own.length === 0) lost.push({ clientTransactionId: row.clientTransactionId, detail: `refund of ${row.amount} on ${sale?.clientTransactionId ?? '?'} approved in the journal, not at the platform` });
+      return;
+    }
+    if (row.state !== 'approved' && own.length > 0) {
+      mismatched.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} ${row.state} in the journal, but the platform moved ${own.map((e) => `${e.kind} ${e.amount}`).join(', ')}` });
+    }
+  }
+
+  // Money the platform moved for a sale the journal has never heard of.
+  for (const [saleId, entries] of perSale) {
+    if (byId.has(saleId)) continue;
+    const net = entries.reduce((s, e) => s + e.effect, 0);
+    mismatched.push({ clientTransactionId: saleId, detail: `charged at the platform (net ${net}) but not in the journal` });
+  }
+
+  const netCharged = ledger.reduce((s, e) => s + e.effect, 0);
+  return {
+    journal: { sales, operations: rows.length - sales, byState, byOperation },
+    platform: { entries: ledger.length, salesCharged: [...perSale.keys()].length, netCharged },
+    lost,
+    duplicated,
+    unresolved,
+    mismatched,
+  };
+}
