@@ -35,7 +35,7 @@ const KNOWN_CODES = new Set<string>(Object.values(ErrorCodes));
 /** The local API's base URL from config (api.host, api.port). */
 export function localApiUrl(config: Config): string {
   if (config.api.port === 0) {
-    throw new AgentError('CONFIG_INVALID', 'api.port is 0 (any free port): give the running agent\'s port with --api-port');
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, 'api.port is 0 (any free port): give the running agent\'s port with --api-port');
   }
   const host = config.api.host === '::1' ? '[::1]' : config.api.host;
   return `http://${host}:${config.api.port}`;
@@ -50,12 +50,12 @@ export function readLocalToken(dataDir: string): string {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES') {
-      throw new AgentError('API_UNAUTHORIZED', `cannot read the local API token ${file}: permission denied (run as the agent's user)`);
+      throw new AgentError(ErrorCodes.API_UNAUTHORIZED, `cannot read the local API token ${file}: permission denied (run as the agent's user)`);
     }
-    if (code !== 'ENOENT') throw new AgentError('API_UNAUTHORIZED', `cannot read the local API token ${file}: ${code ?? 'error'}`);
+    if (code !== 'ENOENT') throw new AgentError(ErrorCodes.API_UNAUTHORIZED, `cannot read the local API token ${file}: ${code ?? 'error'}`);
   }
   throw new AgentError(
-    'API_UNAVAILABLE',
+    ErrorCodes.API_UNAVAILABLE,
     `no local API token at ${file}: the agent has not been started with this data directory (start it with "terminal-agent start", or pass --data-dir)`,
   );
 }
@@ -94,24 +94,24 @@ export class LocalApiClient {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') {
-        throw new AgentError('API_UNAVAILABLE', `the agent is not running: nothing answers at ${this.baseUrl} (start it with "terminal-agent start", or check --api-port)`, {
+        throw new AgentError(ErrorCodes.API_UNAVAILABLE, `the agent is not running: nothing answers at ${this.baseUrl} (start it with "terminal-agent start", or check --api-port)`, {
           cause: err,
         });
       }
-      throw new AgentError('API_UNAVAILABLE', `cannot reach the agent at ${this.baseUrl}: ${code ?? (err as Error).message}`, { cause: err });
+      throw new AgentError(ErrorCodes.API_UNAVAILABLE, `cannot reach the agent at ${this.baseUrl}: ${code ?? (err as Error).message}`, { cause: err });
     }
     const text = await res.body.text();
     let json: unknown;
     try {
       json = text === '' ? {} : JSON.parse(text);
     } catch {
-      throw new AgentError('API_UNAVAILABLE', `something else answers at ${this.baseUrl} (not JSON): is --api-port the agent's port?`);
+      throw new AgentError(ErrorCodes.API_UNAVAILABLE, `something else answers at ${this.baseUrl} (not JSON): is --api-port the agent's port?`);
     }
     if (res.statusCode >= 400) {
       const error = (json as { error?: { code?: unknown; message?: unknown } }).error;
       const code = typeof error?.code === 'string' && KNOWN_CODES.has(error.code) ? (error.code as ErrorCode) : 'INTERNAL';
       const message = typeof error?.message === 'string' ? error.message : `the agent answered HTTP ${res.statusCode}`;
-      throw new AgentError(code, message, { httpStatus: res.statusCode });
+      throw new AgentError(code, message, { details: { status: res.statusCode } });
     }
     return json as T;
   }

@@ -1,4 +1,4 @@
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/errors.js';
 import { formatMajor, parseMoney } from '../payments/money.js';
 import type { LocalApiClient } from './local-api-client.js';
 
@@ -11,7 +11,7 @@ export async function operationAmount(client: LocalApiClient, saleId: string, te
   const sale = await client.transaction(saleId);
   const money = parseMoney(text, sale.currency);
   if (money.currency !== sale.currency) {
-    throw new AgentError('AMOUNT_INVALID', `sale ${saleId} is in ${sale.currency}, not ${money.currency}`, { httpStatus: 400 });
+    throw new AgentError(ErrorCodes.AMOUNT_INVALID, `sale ${saleId} is in ${sale.currency}, not ${money.currency}`);
   }
   return formatMajor(money.amount, money.currency);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/errors.js';
 
 /** Local API request shapes (zod, unknown fields refused). Amounts travel as text in major units. */
 
@@ -119,14 +119,14 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
-  throw new AgentError('API_BAD_REQUEST', describeIssue(issue, where, schema, value), { httpStatus: 400 });
+  throw new AgentError(ErrorCodes.API_BAD_REQUEST, describeIssue(issue, where, schema, value));
 }
 
 /** The query string as a plain object; a repeated key is refused rather than guessed. */
 export function queryObject(query: URLSearchParams): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of query) {
-    if (k in out) throw new AgentError('API_BAD_REQUEST', `query parameter "${k.slice(0, 40)}" is given twice`, { httpStatus: 400 });
+    if (k in out) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `query parameter "${k.slice(0, 40)}" is given twice`);
     out[k] = v;
   }
   return out;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/errors.js';
 import { LocalApiClient } from '../local-api-client.js';
 import { operationAmount } from '../operation-amount.js';
 import { configFor } from '../options.js';
@@ -23,9 +23,9 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (id: string | undefined, opts: CaptureOptions, cmd: Command) => {
       if ((id === undefined) === (opts.all !== true)) {
-        throw new AgentError('API_BAD_REQUEST', 'give either a transaction id or --all');
+        throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'give either a transaction id or --all');
       }
-      if (opts.all && opts.amount !== undefined) throw new AgentError('API_BAD_REQUEST', '--amount applies to one transaction, not to --all');
+      if (opts.all && opts.amount !== undefined) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--amount applies to one transaction, not to --all');
       const client = LocalApiClient.fromConfig(configFor(cmd).config);
       if (id === undefined) {
         const list = await client.captureAll(opts.merchant);

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/errors.js';
 import { certificateStatus, devCertPaths, generateDevCerts, readIdentity } from '../../identity/index.js';
 import { configFor } from '../options.js';
 
@@ -65,8 +65,8 @@ function show(opts: ShowOptions, cmd: Command): void {
     for (const [k, v] of rows) process.stdout.write(`${`${k}:`.padEnd(15)}${v}\n`);
   }
   // The details above help diagnose; a certificate the agent would refuse still fails the command.
-  if (status.state === 'expired') throw new AgentError('CERT_EXPIRED', `${id.certFile}: ${status.message}`);
-  if (status.state === 'not-yet-valid') throw new AgentError('CERT_NOT_YET_VALID', `${id.certFile}: ${status.message}`);
+  if (status.state === 'expired') throw new AgentError(ErrorCodes.CERT_EXPIRED, `${id.certFile}: ${status.message}`);
+  if (status.state === 'not-yet-valid') throw new AgentError(ErrorCodes.CERT_NOT_YET_VALID, `${id.certFile}: ${status.message}`);
 }
 
 export function register(program: Command): void {

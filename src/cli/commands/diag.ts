@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/errors.js';
 import { createLogger, silentLogger, type Logger } from '../../core/logger.js';
 import { buildBundle, defaultBundleFile, formatReport, runDiagnostics, writeBundle, type DiagOptions } from '../../diag/index.js';
 import { flagsFrom, type GlobalOptions } from '../options.js';
@@ -16,7 +16,7 @@ interface DiagFlags extends GlobalOptions {
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new AgentError('CONFIG_INVALID', `${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
+  if (!Number.isInteger(n) || n <= 0) throw new AgentError(ErrorCodes.CONFIG_INVALID, `${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
   return n;
 }
 

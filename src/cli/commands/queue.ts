@@ -152,7 +152,7 @@ export function register(program: Command): void {
       const { config } = configFor(cmd);
       withQueue(config, (q) => {
         const item = q.get(id);
-        if (item === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${id.slice(0, 80)} in the queue`, { httpStatus: 404 });
+        if (item === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${id.slice(0, 80)} in the queue`);
         out(opts.json ? JSON.stringify({ item }, null, 2) : itemDetail(item));
       });
     });

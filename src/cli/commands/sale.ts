@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import QRCode from 'qrcode';
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/errors.js';
 import { sleep } from '../../core/index.js';
 import { formatMajor, parseMoney } from '../../payments/money.js';
 import type { ApiTransaction } from '../../ui/api-views.js';
@@ -108,7 +108,7 @@ export function register(program: Command): void {
     .action(async (amountParts: string[], opts: SaleOptions, cmd: Command) => {
       const { config } = configFor(cmd);
       const money = parseMoney(amountParts.join(' '), config.payments.defaultCurrency);
-      if (!/^\d+$/.test(opts.timeout)) throw new AgentError('API_BAD_REQUEST', '--timeout must be a whole number of seconds');
+      if (!/^\d+$/.test(opts.timeout)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--timeout must be a whole number of seconds');
       const moto: Record<string, string> = {};
       if (opts.zip !== undefined) moto.zipCode = opts.zip;
       if (opts.houseNumber !== undefined) moto.houseNumber = opts.houseNumber;
@@ -116,7 +116,7 @@ export function register(program: Command): void {
       if (opts.email !== undefined) moto.email = opts.email;
       if (opts.phone !== undefined) moto.phone = opts.phone;
       if (opts.orderDescription !== undefined && opts.orderId === undefined) {
-        throw new AgentError('API_BAD_REQUEST', '--order-description needs --order-id');
+        throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--order-description needs --order-id');
       }
       const input: SaleInput = {
         method: opts.method,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/errors.js';
 import { LocalApiClient } from '../local-api-client.js';
 import { configFor } from '../options.js';
 import { printJson, printLine, transactionLine } from '../transaction-output.js';
@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'print JSON')
     .action(async (opts: { date: string; limit: string; json?: boolean }, cmd: Command) => {
-      if (!/^\d{1,4}$/.test(opts.limit)) throw new AgentError('API_BAD_REQUEST', '--limit must be a whole number from 1 to 1000');
+      if (!/^\d{1,4}$/.test(opts.limit)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--limit must be a whole number from 1 to 1000');
       const date = opts.date === 'today' ? localDate() : opts.date === 'all' ? undefined : opts.date;
       const client = LocalApiClient.fromConfig(configFor(cmd).config);
       const list = await client.transactions({ ...(date !== undefined ? { date } : {}), limit: Number(opts.limit) });

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { describeError, isAgentError } from '../../core/errors.js';
+import { describeError, isAgentError, ErrorCodes } from '../../core/errors.js';
 import { certificateStatus, readIdentity } from '../../identity/index.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
@@ -46,9 +46,9 @@ export function checkCertificate(state: DiagState): Outcome {
     state.collected.certificate = { error: describeError(err) };
     const code = isAgentError(err) ? err.code : undefined;
     const remedy =
-      code === 'CERT_KEY_MISMATCH'
+      code === ErrorCodes.CERT_KEY_MISMATCH
         ? 'install the key that belongs to the device certificate'
-        : code === 'CERT_NO_SERIAL'
+        : code === ErrorCodes.CERT_NO_SERIAL
           ? 'install the terminal certificate issued for this device (its subject carries serialNumber)'
           : `install the device certificate, key and platform CA at identity.certFile / keyFile / caFile${remedyGen}`;
     return { status: 'fail', finding: describeError(err), remedy, facts: { certFile: id.certFile, keyFile: id.keyFile, caFile: id.caFile, code } };

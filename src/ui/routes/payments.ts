@@ -1,4 +1,4 @@
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/errors.js';
 import type { SaleRequest } from '../../payments/api.js';
 import { parseAmount, normalizeCurrency } from '../../payments/money.js';
 import { readJsonBody } from '../http-io.js';
@@ -22,7 +22,7 @@ import { apiAllowedOperations, apiTransaction } from '../api-views.js';
 import type { RouteDeps } from './deps.js';
 
 function rule(message: string): AgentError {
-  return new AgentError('API_BAD_REQUEST', message, { httpStatus: 400 });
+  return new AgentError(ErrorCodes.API_BAD_REQUEST, message);
 }
 
 function idParam(ctx: RouteContext): string {
