@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { scrubLogLine, scrubPemBlocks } from './scrub.js';
 
 export interface LogTail {

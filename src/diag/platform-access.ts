@@ -1,9 +1,7 @@
-import { resolveEndpoints, type PlatformEndpoints } from '../config/load.js';
-import type { Config } from '../config/schema.js';
-import { describeError, isAgentError, ErrorCodes } from '../core/errors.js';
-import { createMtlsDispatcher } from '../identity/mtls-dispatcher.js';
-import { HostDispatchers } from '../platform/dispatchers.js';
-import { isPlatformError } from '../platform/errors.js';
+import { resolveEndpoints, type PlatformEndpoints, type Config } from '../config/index.js';
+import { describeError, isAgentError, ErrorCodes } from '../core/index.js';
+import { createMtlsDispatcher } from '../identity/index.js';
+import { HostDispatchers, isPlatformError } from '../platform/index.js';
 import type { DiagState } from './state.js';
 import type { Outcome } from './types.js';
 

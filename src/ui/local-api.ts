@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config/schema.js';
-import { AgentError, ErrorCodes, isAgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
-import type { PaymentsApi } from '../payments/api.js';
+import type { Config } from '../config/index.js';
+import { AgentError, ErrorCodes, isAgentError, type Logger } from '../core/index.js';
+import type { EventBus } from '../events/index.js';
+import type { PaymentsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
 import { httpStatusOf } from './error-status.js';
 import { sendJson } from './http-io.js';

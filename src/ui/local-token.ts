@@ -1,8 +1,7 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../core/logger.js';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { type Logger, AgentError, ErrorCodes } from '../core/index.js';
 
 export const LOCAL_TOKEN_FILE = 'local-api.token';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { tokenMatches } from './local-token.js';
 
 /** The names this server answers to on its port: loopback only (DESIGN.md invariant 5). */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 
 export interface RouteContext {
   req: IncomingMessage;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
+import type { ApiCancelRequest, ApiCaptureAllRequest, ApiCaptureRequest, ApiRefundRequest, ApiSaleRequest } from './wire-types.js';
 
 /** Local API request shapes (zod, unknown fields refused). Amounts travel as text in major units. */
 
@@ -60,6 +61,21 @@ export const captureAllBodySchema = z.strictObject({
 });
 
 export const emptyBodySchema = z.strictObject({});
+
+/**
+ * Compile-time check that each schema parses exactly the request type declared in
+ * wire-types.ts (what the CLI and the page send): a field added on one side only fails here.
+ */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
+type Expect<T extends true> = T;
+export type RequestSchemasMatchTheWire = [
+  Expect<Same<SaleBody, ApiSaleRequest>>,
+  Expect<Same<z.infer<typeof cancelBodySchema>, ApiCancelRequest>>,
+  Expect<Same<z.infer<typeof refundBodySchema>, ApiRefundRequest>>,
+  Expect<Same<z.infer<typeof captureBodySchema>, ApiCaptureRequest>>,
+  Expect<Same<z.infer<typeof captureAllBodySchema>, ApiCaptureAllRequest>>,
+];
 
 export const listQuerySchema = z.strictObject({
   date: z

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { sendText } from './http-io.js';
 import type { Router } from './router.js';
 

@@ -1,8 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AgentError, ErrorCodes } from '../../core/errors.js';
-import { certificateStatus, devCertPaths, generateDevCerts, readIdentity } from '../../identity/index.js';
 import { configFor } from '../options.js';
 
 interface GenDevOptions {
@@ -10,7 +8,8 @@ interface GenDevOptions {
   force?: boolean;
 }
 
-function genDev(opts: GenDevOptions): void {
+async function genDev(opts: GenDevOptions): Promise<void> {
+  const { devCertPaths, generateDevCerts } = await import('../../identity/index.js');
   const dir = resolve(opts.dir);
   const files = Object.entries(devCertPaths(dir))
     .filter(([k]) => k !== 'dir')
@@ -29,8 +28,10 @@ interface ShowOptions {
   json?: boolean;
 }
 
-function show(opts: ShowOptions, cmd: Command): void {
-  const { config } = configFor(cmd);
+async function show(opts: ShowOptions, cmd: Command): Promise<void> {
+  const { config } = await configFor(cmd);
+  const { AgentError, ErrorCodes } = await import('../../core/index.js');
+  const { certificateStatus, readIdentity } = await import('../../identity/index.js');
   const id = config.identity;
   const identity = readIdentity({ certFile: id.certFile, keyFile: id.keyFile, caFile: id.caFile, enforceKeyMode: id.enforceKeyMode });
   const status = certificateStatus(identity, new Date(), id.expiryWarningDays);

@@ -1,25 +1,9 @@
 import { statSync } from 'node:fs';
-import { describeError, isAgentError, ErrorCodes } from '../../core/errors.js';
+import { describeError, isAgentError, ErrorCodes } from '../../core/index.js';
 import { certificateStatus, readIdentity } from '../../identity/index.js';
 import type { DiagState } from '../state.js';
-import type { Outcome } from '../types.js';
+import type { CertificateFacts, Outcome } from '../types.js';
 
-/** Certificate facts for the bundle: nothing of the key but its file name and mode. */
-export interface CertificateFacts {
-  certFile: string;
-  keyFile: string;
-  caFile: string;
-  keyMode: string | null;
-  subject: string;
-  serialNumber: string;
-  issuer: string;
-  notBefore: string;
-  notAfter: string;
-  daysLeft: number;
-  state: string;
-  thumbprint: string;
-  fingerprint256: string;
-}
 
 function modeOf(file: string): number | undefined {
   try {

@@ -1,8 +1,7 @@
 import { connect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
-import { AgentError, ErrorCodes } from '../../core/errors.js';
-import type { DeviceIdentity } from '../../identity/device-identity.js';
-import { mtlsTlsOptions } from '../../identity/mtls-dispatcher.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
+import { type DeviceIdentity, mtlsTlsOptions } from '../../identity/index.js';
 import { codeOf, isUnreachable, unreachableRemedy } from '../platform-access.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { AgentError, ErrorCodes } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
 import { apiOffline, apiOfflineItem } from '../api-views.js';
 import { readJsonBody } from '../http-io.js';
 import type { Router } from '../router.js';
 import { emptyBodySchema, noQuerySchema, parseInput, queryObject, transactionIdSchema } from '../schemas.js';
 import { OFFLINE_ITEM_STATES, type OfflineItemState } from '../sources.js';
+import type { ApiOfflineAnswer, ApiOfflineFlushAnswer, ApiOfflineItemAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
 
 /** Settled at the platform: listed only when asked for (they are in the transaction list as approved). */
@@ -40,17 +41,17 @@ export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
     const q = parseInput(offlineQuerySchema, queryObject(ctx.query), 'query');
     const states = parseStates(q.state);
     const source = deps.offline;
-    if (source === undefined) return { status: 200, body: { offline: null, items: [] } };
+    if (source === undefined) return { status: 200, body: { offline: null, items: [] } satisfies ApiOfflineAnswer };
     const levels = apiOffline(await source.levels());
     const items = source.items ? await source.items(states) : [];
-    return { status: 200, body: { offline: levels, items: items.map(apiOfflineItem) } };
+    return { status: 200, body: { offline: levels, items: items.map(apiOfflineItem) } satisfies ApiOfflineAnswer };
   });
 
   router.add('POST', '/api/offline/flush', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     if (!deps.offline) throw notRunning();
-    return { status: 200, body: { result: await deps.offline.flush() } };
+    return { status: 200, body: { result: await deps.offline.flush() } satisfies ApiOfflineFlushAnswer };
   });
 
   router.add('POST', '/api/offline/:id/requeue', async (ctx) => {
@@ -65,6 +66,6 @@ export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
     if (source.requeue === undefined) throw new AgentError(ErrorCodes.API_NOT_FOUND, 'this terminal\'s offline queue cannot queue a sale again');
     const item = await source.requeue(id);
     deps.log.info({ clientTransactionId: item.clientTransactionId, state: item.state }, 'offline sale queued again at the counter');
-    return { status: 200, body: { item: apiOfflineItem(item) } };
+    return { status: 200, body: { item: apiOfflineItem(item) } satisfies ApiOfflineItemAnswer };
   });
 }

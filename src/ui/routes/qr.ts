@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import { AgentError, ErrorCodes } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
 import { sendText } from '../http-io.js';
 import type { Router } from '../router.js';
 import { noQuerySchema, parseInput, queryObject, transactionIdSchema } from '../schemas.js';

@@ -1,34 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
-import type { Config } from '../config/schema.js';
-import { AgentError, ErrorCodes, type ErrorCode } from '../core/errors.js';
-import { localTokenPath } from '../ui/local-token.js';
-import type { ApiAllowedOperations, ApiTransaction } from '../ui/api-views.js';
-import type { DeviceStatusView, MerchantView, OfflineItemView, OfflineLevelsView } from '../ui/sources.js';
-import type { Readiness } from '../ui/routes/health.js';
+import type { Config } from '../../config/index.js';
+import { AgentError, ErrorCodes, type ErrorCode } from '../../core/index.js';
+import { localTokenPath } from '../local-token.js';
+import type {
+  ApiAgentStatus,
+  ApiAllowedOperations,
+  ApiAllowedOperationsAnswer,
+  ApiCancelRequest,
+  ApiCaptureRequest,
+  ApiDevicesAnswer,
+  ApiDeviceStatus,
+  ApiMerchant,
+  ApiMerchantsAnswer,
+  ApiOfflineAnswer,
+  ApiOfflineItem,
+  ApiOfflineItemAnswer,
+  ApiRefundRequest,
+  ApiSaleRequest,
+  ApiTransaction,
+  ApiTransactionAnswer,
+  ApiTransactionListAnswer,
+} from '../wire-types.js';
 
-export interface AgentStatus {
-  agent: { run: string; startedAt: string; uptimeSeconds: number; environment: string; defaultCurrency: string; merchantId: string | null; captureMode: string };
-  ready: boolean;
-  checks: Readiness['checks'];
-  platform: { online: boolean };
-  devices: DeviceStatusView[];
-  offline: OfflineLevelsView | null;
-}
-
-export interface SaleInput {
-  method: string;
-  amount: string;
-  currency: string;
-  scenario?: string;
-  merchantId?: string;
-  walletId?: string;
-  moto?: Record<string, string>;
-  via?: string;
-  order?: { orderId: string; orderDescription?: string };
-}
-
-export type ApiOfflineItem = OfflineItemView & { amountText: string };
+/** What the CLI asks of an operation on a sale (cancel, refund and capture bodies). */
+export type ApiOperationRequest = ApiCancelRequest | ApiRefundRequest | ApiCaptureRequest;
 
 const KNOWN_CODES = new Set<string>(Object.values(ErrorCodes));
 
@@ -61,8 +57,8 @@ export function readLocalToken(dataDir: string): string {
 }
 
 /**
- * The CLI's client of the running agent (STYLE.md point 9): JSON over the local API on
- * loopback with the local token. Errors come back as AgentError with the agent's code and
+ * The client of the running agent's local API, for the CLI and diagnostics: JSON over
+ * loopback with the local token (docs/architecture.md, "Local API and counter page"). Errors come back as AgentError with the agent's code and
  * message; no agent answering is API_UNAVAILABLE with what to do.
  */
 export class LocalApiClient {
@@ -77,7 +73,7 @@ export class LocalApiClient {
     return new LocalApiClient(url, readLocalToken(config.dataDir));
   }
 
-  async call<T>(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<T> {
+  async call<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
     let res;
     try {
       res = await request(`${this.baseUrl}${path}`, {
@@ -116,17 +112,17 @@ export class LocalApiClient {
     return json as T;
   }
 
-  async startSale(input: SaleInput): Promise<ApiTransaction> {
-    return (await this.call<{ transaction: ApiTransaction }>('POST', '/api/sales', { ...input })).transaction;
+  async startSale(input: ApiSaleRequest): Promise<ApiTransaction> {
+    return (await this.call<ApiTransactionAnswer>('POST', '/api/sales', { ...input })).transaction;
   }
 
   async abortSale(id: string): Promise<ApiTransaction> {
-    return (await this.call<{ transaction: ApiTransaction }>('POST', `/api/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
+    return (await this.call<ApiTransactionAnswer>('POST', `/api/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
   }
 
   async transaction(id: string, refresh = false): Promise<ApiTransaction> {
     const q = refresh ? '?refresh=1' : '';
-    return (await this.call<{ transaction: ApiTransaction }>('GET', `/api/transactions/${encodeURIComponent(id)}${q}`)).transaction;
+    return (await this.call<ApiTransactionAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}${q}`)).transaction;
   }
 
   async transactions(query: { date?: string; limit?: number }): Promise<ApiTransaction[]> {
@@ -134,37 +130,41 @@ export class LocalApiClient {
     if (query.date !== undefined) q.set('date', query.date);
     if (query.limit !== undefined) q.set('limit', String(query.limit));
     const qs = q.toString();
-    return (await this.call<{ transactions: ApiTransaction[] }>('GET', `/api/transactions${qs ? `?${qs}` : ''}`)).transactions;
+    return (await this.call<ApiTransactionListAnswer>('GET', `/api/transactions${qs ? `?${qs}` : ''}`)).transactions;
   }
 
   async allowedOperations(id: string): Promise<ApiAllowedOperations> {
-    return (await this.call<{ allowedOperations: ApiAllowedOperations }>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
+    return (await this.call<ApiAllowedOperationsAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
   }
 
-  async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: Record<string, unknown>): Promise<ApiTransaction> {
-    return (await this.call<{ transaction: ApiTransaction }>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
+  async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: ApiOperationRequest): Promise<ApiTransaction> {
+    return (await this.call<ApiTransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
   }
 
   async captureAll(merchantId?: string): Promise<ApiTransaction[]> {
-    return (await this.call<{ transactions: ApiTransaction[] }>('POST', '/api/capture-all', merchantId !== undefined ? { merchantId } : {})).transactions;
+    return (await this.call<ApiTransactionListAnswer>('POST', '/api/capture-all', merchantId !== undefined ? { merchantId } : {})).transactions;
   }
 
-  async status(): Promise<AgentStatus> {
-    return this.call<AgentStatus>('GET', '/api/status');
+  async status(): Promise<ApiAgentStatus> {
+    return this.call<ApiAgentStatus>('GET', '/api/status');
+  }
+
+  async devices(): Promise<ApiDeviceStatus[]> {
+    return (await this.call<ApiDevicesAnswer>('GET', '/api/devices')).devices;
   }
 
   /** Offline queue levels and items (no card data); `states` as in GET /api/offline?state=. */
-  async offlineQueue(states?: readonly string[]): Promise<{ offline: OfflineLevelsView | null; items: ApiOfflineItem[] }> {
+  async offlineQueue(states?: readonly string[]): Promise<ApiOfflineAnswer> {
     const q = states !== undefined && states.length > 0 ? `?state=${encodeURIComponent(states.join(','))}` : '';
-    return this.call('GET', `/api/offline${q}`);
+    return this.call<ApiOfflineAnswer>('GET', `/api/offline${q}`);
   }
 
   /** Puts an offline sale needing attention back into the queue. */
   async requeueOffline(id: string): Promise<ApiOfflineItem> {
-    return (await this.call<{ item: ApiOfflineItem }>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+    return (await this.call<ApiOfflineItemAnswer>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
   }
 
-  async merchants(): Promise<MerchantView[]> {
-    return (await this.call<{ merchants: MerchantView[] }>('GET', '/api/merchants')).merchants;
+  async merchants(): Promise<ApiMerchant[]> {
+    return (await this.call<ApiMerchantsAnswer>('GET', '/api/merchants')).merchants;
   }
 }
