@@ -51,10 +51,11 @@ function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * The local API and counter page (STYLE.md point 8): node:http on loopback only, Host and
- * Origin checked, health routes before authentication, every /api/* request carrying the
- * per-install token, thin routes over the payments engine, SSE fed from the bus, and one
- * error handler last.
+ * The local API and counter page (docs/architecture.md, "Local API and counter page"):
+ * node:http on loopback only, Host and Origin checked, health routes before
+ * authentication, every /api/* request carrying the per-install token, thin routes over
+ * the payments engine, SSE fed from the bus, and one error handler last, which answers
+ * with the status of the error's code (error-status.ts) and nothing else.
  */
 export function createLocalApi(opts: LocalApiOptions): LocalApi {
   const log = opts.log.child({ module: 'local-api' });

@@ -3,10 +3,11 @@ import type { FlushReport, QueueState } from '../../offline/index.js';
 import { configFor } from '../options.js';
 
 /**
- * `terminal-agent queue …` (issue 6): the offline queue as field engineers and staff see
- * it. ls, show and export open the journal database read-only (STYLE.md 9); flush and
- * requeue ask the running agent over the local API, since only it may write the queue.
- * Nothing here prints card data: queue items carry the masked PAN at most.
+ * `terminal-agent queue …`: the offline queue as field engineers and staff see it. ls,
+ * show and export open the journal database read-only (queue-report.ts); flush and
+ * requeue ask the running agent over the local API, since only it may write the queue
+ * (docs/architecture.md, "Offline queue"). Nothing here prints card data: queue items
+ * carry the masked PAN at most.
  */
 
 /** The queue states for the help text, without loading the offline folder; the type keeps them in step with QUEUE_STATES. */
