@@ -97,6 +97,7 @@ export class SseHub {
   }
 
   private format(event: AgentEvent): string {
+    // Typed as the wire event the page reads: the bus event must fit it.
     const wire: ApiEvent = event;
     return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(wire)}\n\n`;
   }

@@ -44,6 +44,7 @@ function progressText(t: ApiTransaction): string {
 
 /** Polls the transaction until its state is final; Ctrl-C aborts the sale while it waits for the customer. */
 async function waitForFinal(client: LocalApiClient, first: ApiTransaction, opts: SaleOptions): Promise<ApiTransaction | undefined> {
+  const { sleep } = await import('../../core/index.js');
   const deadline = Date.now() + Number(opts.timeout) * 1000;
   const pollMs = Math.max(100, Number(opts.pollMs));
   let interrupted = false;
@@ -51,7 +52,6 @@ async function waitForFinal(client: LocalApiClient, first: ApiTransaction, opts:
     interrupted = true;
   };
   process.once('SIGINT', onSigint);
-  const { sleep } = await import('../../core/index.js');
   let current = first;
   let shown = '';
   let qrShown = false;

@@ -58,8 +58,9 @@ export function readLocalToken(dataDir: string): string {
 
 /**
  * The client of the running agent's local API, for the CLI and diagnostics: JSON over
- * loopback with the local token (docs/architecture.md, "Local API and counter page"). Errors come back as AgentError with the agent's code and
- * message; no agent answering is API_UNAVAILABLE with what to do.
+ * loopback with the local token (docs/architecture.md, "Local API and counter page").
+ * Errors come back as AgentError with the agent's code and message (the HTTP status in
+ * `details.status`); no agent answering is API_UNAVAILABLE with what to do.
  */
 export class LocalApiClient {
   constructor(
