@@ -14,9 +14,7 @@ import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { startSimulatedPeripherals, type SimulatedPeripherals } from './sim/devices/index.js';
 import { demoPlatformConfig, startDemoPlatform, type DemoPlatform } from './sim/platform/server.js';
 import { createOffline, type Offline } from './offline/index.js';
-import { createLocalApi, type LocalApi } from './ui/local-api.js';
-import { offlineApiSource } from './ui/offline-source.js';
-import type { DeviceStatusSource, DeviceStatusView, HealthSource } from './ui/sources.js';
+import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi } from './ui/index.js';
 
 export interface AgentOptions {
   config: Config;

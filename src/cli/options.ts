@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/index.js';
 
 /** Global options every command understands; they become the highest-precedence config layer. */
 export interface GlobalOptions {
@@ -29,8 +29,12 @@ export function flagsFrom(opts: GlobalOptions): Record<string, Record<string, st
   return flags;
 }
 
-/** Loads the configuration with the command's global flags on top. */
-export function configFor(command: Command): LoadedConfig {
+/**
+ * Loads the configuration with the command's global flags on top. The config module (zod)
+ * is loaded here, when a command runs, so that `--help` stays light.
+ */
+export async function configFor(command: Command): Promise<LoadedConfig> {
   const opts = command.optsWithGlobals<GlobalOptions>();
+  const { loadConfig } = await import('../config/index.js');
   return loadConfig({ ...(opts.config !== undefined ? { file: opts.config } : {}), flags: flagsFrom(opts) });
 }

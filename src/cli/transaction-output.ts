@@ -1,4 +1,4 @@
-import type { ApiTransaction } from '../ui/api-views.js';
+import type { ApiTransaction } from '../ui/index.js';
 
 /** Human output of transactions for the CLI; `--json` prints the API's answer instead. */
 

@@ -72,6 +72,10 @@ export const ErrorCodes = {
   LINK_OVERSIZE: 'LINK_OVERSIZE',
   // local API
   API_BAD_REQUEST: 'API_BAD_REQUEST',
+  /** A request body larger than the local API reads. */
+  API_BODY_TOO_LARGE: 'API_BODY_TOO_LARGE',
+  /** A request body not declared as JSON (Content-Type). */
+  API_UNSUPPORTED_MEDIA_TYPE: 'API_UNSUPPORTED_MEDIA_TYPE',
   API_UNAUTHORIZED: 'API_UNAUTHORIZED',
   API_FORBIDDEN_ORIGIN: 'API_FORBIDDEN_ORIGIN',
   API_NOT_FOUND: 'API_NOT_FOUND',

@@ -1,9 +1,9 @@
 import { chmodSync, closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, basename } from 'node:path';
-import { redactConfig } from '../config/load.js';
-import { AgentError, describeError } from '../core/errors.js';
-import { systemBinding } from '../devices/serial-port.js';
+import { redactConfig } from '../config/index.js';
+import { AgentError, describeError, ErrorCodes } from '../core/index.js';
+import { systemBinding } from '../devices/index.js';
 import { tailLog, type LogTail } from './log-tail.js';
 import { runDiagnostics } from './run.js';
 import { scrubValue } from './scrub.js';
@@ -119,6 +119,6 @@ export function writeBundle(file: string, bundle: DiagBundle): void {
     if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new AgentError('CONFIG_INVALID', `cannot write the diagnostics bundle ${file} (${code}): choose another --out`, { cause: err });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot write the diagnostics bundle ${file} (${code}): choose another --out`, { cause: err });
   }
 }

@@ -7,6 +7,4 @@ export { collectVersions, type Versions } from './versions.js';
 export { diagEndpoints } from './platform-access.js';
 export { tlsProbe, type TlsProbeResult } from './checks/tls.js';
 export type { DiagOptions, DiagState, AgentProbe } from './state.js';
-export type { CheckResult, CheckStatus, DiagReport } from './types.js';
-export type { OfflineSummary } from './checks/offline.js';
-export type { CertificateFacts } from './checks/certificate.js';
+export type { CheckResult, CheckStatus, DiagReport, OfflineSummary, CertificateFacts } from './types.js';

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { scrubLogLine, scrubPemBlocks } from './scrub.js';
 
 export interface LogTail {
@@ -20,7 +20,7 @@ export function tailLog(file: string, count: number): LogTail {
     fd = openSync(file, 'r');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new AgentError('CONFIG_INVALID', `log file ${file} cannot be read (${code}): check --log`, { cause: err });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `log file ${file} cannot be read (${code}): check --log`, { cause: err });
   }
   try {
     const size = fstatSync(fd).size;

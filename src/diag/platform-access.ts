@@ -1,9 +1,7 @@
-import { resolveEndpoints, type PlatformEndpoints } from '../config/load.js';
-import type { Config } from '../config/schema.js';
-import { describeError, isAgentError } from '../core/errors.js';
-import { createMtlsDispatcher } from '../identity/mtls-dispatcher.js';
-import { HostDispatchers } from '../platform/dispatchers.js';
-import { isPlatformError } from '../platform/errors.js';
+import { resolveEndpoints, type PlatformEndpoints, type Config } from '../config/index.js';
+import { describeError, isAgentError, ErrorCodes } from '../core/index.js';
+import { createMtlsDispatcher } from '../identity/index.js';
+import { HostDispatchers, isPlatformError } from '../platform/index.js';
 import type { DiagState } from './state.js';
 import type { Outcome } from './types.js';
 
@@ -83,23 +81,23 @@ export function remedyFor(err: unknown, state: DiagState): string {
   const serial = state.identity?.serialNumber ?? 'of this terminal';
   const code = isAgentError(err) ? err.code : undefined;
   switch (code) {
-    case 'AUTH_UNKNOWN_TERMINAL':
+    case ErrorCodes.AUTH_UNKNOWN_TERMINAL:
       return `the platform does not know terminal ${serial}: ask the acquirer to register it, or install this terminal's own device certificate`;
-    case 'AUTH_CERT_REFUSED':
+    case ErrorCodes.AUTH_CERT_REFUSED:
       return 'the platform refuses the device certificate: check that it is valid and issued by the platform CA (`terminal-agent certs show`), and install a renewed one if needed';
-    case 'AUTH_INVALID_CLIENT':
+    case ErrorCodes.AUTH_INVALID_CLIENT:
       return "the platform refused the merchant's client credentials: they may have been renewed just now; run diag again, else contact the acquirer";
-    case 'AUTH_BINDING_MISMATCH':
+    case ErrorCodes.AUTH_BINDING_MISMATCH:
       return 'the token is not bound to this device certificate: the platform must issue certificate-bound tokens over mutual TLS (check platform.deviceAuthUrl)';
-    case 'AUTH_NO_MERCHANT':
+    case ErrorCodes.AUTH_NO_MERCHANT:
       return 'set auth.merchantId to one of the listed merchants, or ask the acquirer to assign a merchant';
-    case 'CERT_EXPIRED':
-    case 'CERT_NOT_YET_VALID':
+    case ErrorCodes.CERT_EXPIRED:
+    case ErrorCodes.CERT_NOT_YET_VALID:
       return 'install a renewed device certificate, or fix the clock if it is wrong';
-    case 'PLATFORM_TIMEOUT':
+    case ErrorCodes.PLATFORM_TIMEOUT:
       return 'the platform answered too slowly: check the network quality; try again later';
-    case 'PLATFORM_SERVER':
-    case 'PLATFORM_BAD_RESPONSE':
+    case ErrorCodes.PLATFORM_SERVER:
+    case ErrorCodes.PLATFORM_BAD_RESPONSE:
       return 'the platform is failing: try again later; if it persists, contact the platform operator';
     default:
       return 'check the platform.* URLs and the network; see the finding for the platform\'s answer';

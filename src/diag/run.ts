@@ -1,5 +1,4 @@
-import { describeError } from '../core/errors.js';
-import { silentLogger } from '../core/logger.js';
+import { describeError, silentLogger } from '../core/index.js';
 import { checkAgent, probeAgent } from './checks/agent.js';
 import { checkCertificate } from './checks/certificate.js';
 import { checkClock } from './checks/clock.js';

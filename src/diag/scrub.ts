@@ -1,4 +1,4 @@
-import { SECRET_KEYS } from '../core/logger.js';
+import { SECRET_KEYS } from '../core/index.js';
 
 export const SCRUBBED = '[redacted]';
 

@@ -1,14 +1,11 @@
 import type { Agent } from 'undici';
-import type { LoadedConfig, PlatformEndpoints } from '../config/load.js';
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../core/logger.js';
-import type { SerialBinding, SerialPortInfo } from '../devices/serial-port.js';
-import type { DeviceIdentity } from '../identity/device-identity.js';
-import type { AgentStatus } from '../cli/local-api-client.js';
-import type { DeviceStatusView } from '../ui/sources.js';
-import type { HostDispatchers } from '../platform/dispatchers.js';
-import type { OfflineSummary } from './checks/offline.js';
-import type { CertificateFacts } from './checks/certificate.js';
+import type { Config, LoadedConfig, PlatformEndpoints } from '../config/index.js';
+import type { Logger } from '../core/index.js';
+import type { SerialBinding, SerialPortInfo } from '../devices/index.js';
+import type { DeviceIdentity } from '../identity/index.js';
+import type { HostDispatchers } from '../platform/index.js';
+import type { ApiAgentStatus, ApiDeviceStatus } from '../ui/index.js';
+import type { CertificateFacts, OfflineSummary } from './types.js';
 
 export interface DiagOptions {
   /** Loads the configuration; a throw is what check 1 reports. */
@@ -32,8 +29,8 @@ export interface AgentProbe {
   /** Why we could not tell or reach it. */
   note?: string;
   healthz?: unknown;
-  status?: AgentStatus;
-  devices?: DeviceStatusView[];
+  status?: ApiAgentStatus;
+  devices?: ApiDeviceStatus[];
 }
 
 /**

@@ -34,3 +34,35 @@ export interface Outcome {
   remedy?: string;
   facts?: Record<string, unknown>;
 }
+
+/** The offline queue as diagnostics see it: counts and totals, no card data. */
+export interface OfflineSummary {
+  file: string;
+  /** Stored and not yet confirmed by the platform. */
+  count: number;
+  maxCount: number;
+  totals: Record<string, number>;
+  oldestClientTransactionId: string | null;
+  oldestStoredAt: string | null;
+  oldestAgeHours: number | null;
+  maxAgeHours: number;
+  needsAttention: number;
+  states: Record<string, number>;
+}
+
+/** Certificate facts for the bundle: nothing of the key but its file name and mode. */
+export interface CertificateFacts {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  keyMode: string | null;
+  subject: string;
+  serialNumber: string;
+  issuer: string;
+  notBefore: string;
+  notAfter: string;
+  daysLeft: number;
+  state: string;
+  thumbprint: string;
+  fingerprint256: string;
+}

@@ -1,17 +1,16 @@
-import type { AllowedOperationsView, TransactionView } from '../payments/api.js';
-import { formatAmount } from '../payments/money.js';
+import { type AllowedOperationsView, type TransactionView, formatAmount } from '../payments/index.js';
 import type { MerchantView, OfflineItemView, OfflineLevelsView } from './sources.js';
+import type { ApiAllowedOperations, ApiMerchant, ApiOfflineItem, ApiOfflineLevels, ApiOperation, ApiTransaction } from './wire-types.js';
 
-/** A transaction as the local API answers it: minor units plus the formatted texts. */
-export type ApiTransaction = Omit<TransactionView, 'events'> & {
-  amountText: string;
-  capturedAmountText: string;
-  refundedAmountText: string;
-  cancelledAmountText: string;
-  /** Present on single-transaction answers; lists carry only the count. */
-  events?: Array<Record<string, unknown>>;
-  eventCount: number;
-};
+/**
+ * Compile-time check that the engine's view and the wire type have the same fields: a field
+ * added to TransactionView must be declared in wire-types.ts before it reaches the page.
+ */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Expect<T extends true> = T;
+export type TransactionFieldsOnTheWire = Expect<
+  SameKeys<Omit<TransactionView, 'events'>, Omit<ApiTransaction, 'events' | 'eventCount' | 'amountText' | 'capturedAmountText' | 'refundedAmountText' | 'cancelledAmountText'>>
+>;
 
 function safeFormat(minor: number, currency: string): string {
   try {
@@ -48,25 +47,13 @@ export function apiTransaction(view: TransactionView, opts: { withEvents: boolea
   };
 }
 
-type ApiOperation = AllowedOperationsView['cancel'] & { maxAmountText: string };
-
-export interface ApiAllowedOperations {
-  cancel: ApiOperation;
-  refund: ApiOperation;
-  capture: ApiOperation;
-  currency: string;
-  fromPlatform: boolean;
-}
-
 export function apiAllowedOperations(view: AllowedOperationsView): ApiAllowedOperations {
   const op = (o: AllowedOperationsView['cancel']): ApiOperation => ({ ...o, maxAmountText: safeFormat(o.maxAmount, view.currency) });
   return { cancel: op(view.cancel), refund: op(view.refund), capture: op(view.capture), currency: view.currency, fromPlatform: view.fromPlatform };
 }
 
 /** Offline levels with the per-currency totals and limits also as text. */
-export function apiOffline(
-  levels: OfflineLevelsView,
-): OfflineLevelsView & { totalsText: Record<string, string>; maxTotalText: Record<string, string>; floorLimitsText: Record<string, string> } {
+export function apiOffline(levels: OfflineLevelsView): ApiOfflineLevels {
   const texts = (m: Record<string, number>): Record<string, string> =>
     Object.fromEntries(Object.entries(m).map(([currency, minor]) => [currency, safeFormat(minor, currency)]));
   return { ...levels, totalsText: texts(levels.totals), maxTotalText: texts(levels.maxTotal), floorLimitsText: texts(levels.floorLimits ?? {}) };
@@ -76,7 +63,7 @@ export function apiOffline(
  * An offline sale as the API answers it. Fields are picked one by one, so whatever else a
  * source hands over (history, card data) never reaches the page (DESIGN.md invariant 4).
  */
-export function apiOfflineItem(item: OfflineItemView): OfflineItemView & { amountText: string } {
+export function apiOfflineItem(item: OfflineItemView): ApiOfflineItem {
   return {
     clientTransactionId: item.clientTransactionId,
     amount: item.amount,
@@ -93,7 +80,7 @@ export function apiOfflineItem(item: OfflineItemView): OfflineItemView & { amoun
 }
 
 /** A merchant as the API answers it: picked fields only, so a credential record can never leak its secret. */
-export function apiMerchant(m: MerchantView): MerchantView {
+export function apiMerchant(m: MerchantView): ApiMerchant {
   return {
     merchantName: m.merchantName,
     clientId: m.clientId,

@@ -1,6 +1,5 @@
-import type { Config } from '../config/schema.js';
-import type { EventBus } from '../events/bus.js';
-import type { DeviceName } from '../events/types.js';
+import type { Config } from '../config/index.js';
+import type { EventBus, DeviceName } from '../events/index.js';
 import type { DeviceStatusView } from './sources.js';
 
 const DEVICES: DeviceName[] = ['reader', 'display', 'scanner'];

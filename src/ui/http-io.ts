@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -24,8 +24,8 @@ export function sendText(res: ServerResponse, status: number, contentType: strin
   res.end(text);
 }
 
-function badRequest(message: string, httpStatus = 400): AgentError {
-  return new AgentError('API_BAD_REQUEST', message, { httpStatus });
+function tooLarge(limit: number): AgentError {
+  return new AgentError(ErrorCodes.API_BODY_TOO_LARGE, `request body too large (at most ${limit} bytes)`);
 }
 
 /**
@@ -35,22 +35,22 @@ function badRequest(message: string, httpStatus = 400): AgentError {
  */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? '0');
-  if (Number.isFinite(declared) && declared > limit) throw badRequest(`request body too large (at most ${limit} bytes)`, 413);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const buf = chunk as Buffer;
     size += buf.length;
-    if (size > limit) throw badRequest(`request body too large (at most ${limit} bytes)`, 413);
+    if (size > limit) throw tooLarge(limit);
     chunks.push(buf);
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return {};
   const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') throw badRequest('send the request body as JSON with the header Content-Type: application/json', 415);
+  if (type !== 'application/json') throw new AgentError(ErrorCodes.API_UNSUPPORTED_MEDIA_TYPE, 'send the request body as JSON with the header Content-Type: application/json');
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw badRequest(`the request body is not valid JSON (${(err as Error).message})`);
+    throw new AgentError(ErrorCodes.API_BAD_REQUEST, `the request body is not valid JSON (${(err as Error).message})`);
   }
 }

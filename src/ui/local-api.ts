@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config/schema.js';
-import { AgentError, isAgentError, type ErrorCode } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
-import type { PaymentsApi } from '../payments/api.js';
+import type { Config } from '../config/index.js';
+import { AgentError, ErrorCodes, isAgentError, type Logger } from '../core/index.js';
+import type { EventBus } from '../events/index.js';
+import type { PaymentsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
+import { httpStatusOf } from './error-status.js';
 import { sendJson } from './http-io.js';
 import { loadOrCreateLocalToken } from './local-token.js';
 import { allowedHosts, allowedOrigins, checkBearer, checkHost, checkOrigin } from './request-guard.js';
@@ -46,39 +46,16 @@ export interface LocalApi {
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
-/** When a component forgot the HTTP status, the code still says whose fault it was. */
-const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
-  AMOUNT_INVALID: 400,
-  CURRENCY_UNKNOWN: 400,
-  API_BAD_REQUEST: 400,
-  API_UNAUTHORIZED: 401,
-  API_FORBIDDEN_ORIGIN: 403,
-  API_NOT_FOUND: 404,
-  PAYMENT_NOT_FOUND: 404,
-  PAYMENT_RULE: 409,
-  PAYMENT_BUSY: 409,
-  PAYMENT_DECLINED: 402,
-  OFFLINE_LIMIT: 409,
-  OFFLINE_NOT_ELIGIBLE: 409,
-  PLATFORM_NETWORK: 502,
-  PLATFORM_SERVER: 502,
-  PLATFORM_BAD_RESPONSE: 502,
-  PLATFORM_REJECTED: 502,
-  PLATFORM_AUTH: 502,
-  PLATFORM_TIMEOUT: 504,
-  DEVICE_TIMEOUT: 504,
-  DEVICE_DISCONNECTED: 503,
-};
-
 function isLoopbackAddress(address: string): boolean {
   return address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1';
 }
 
 /**
- * The local API and counter page (STYLE.md point 8): node:http on loopback only, Host and
- * Origin checked, health routes before authentication, every /api/* request carrying the
- * per-install token, thin routes over the payments engine, SSE fed from the bus, and one
- * error handler last.
+ * The local API and counter page (docs/architecture.md, "Local API and counter page"):
+ * node:http on loopback only, Host and Origin checked, health routes before
+ * authentication, every /api/* request carrying the per-install token, thin routes over
+ * the payments engine, SSE fed from the bus, and one error handler last, which answers
+ * with the status of the error's code (error-status.ts) and nothing else.
  */
 export function createLocalApi(opts: LocalApiOptions): LocalApi {
   const log = opts.log.child({ module: 'local-api' });
@@ -93,14 +70,14 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       return;
     }
     if (isAgentError(err)) {
-      const status = err.httpStatus !== 500 ? err.httpStatus : (STATUS_BY_CODE[err.code] ?? 500);
+      const status = httpStatusOf(err.code);
       if (status >= 500) log.error({ code: err.code, err, method: req.method, path: req.url }, 'request failed');
       else log.debug({ code: err.code, status, method: req.method }, err.message);
       sendJson(res, status, { error: { code: err.code, message: err.message } });
       return;
     }
     log.error({ err, method: req.method, path: req.url }, 'unexpected error in a request');
-    sendJson(res, 500, { error: { code: 'INTERNAL', message: 'internal error; the agent log has the details' } });
+    sendJson(res, httpStatusOf(ErrorCodes.INTERNAL), { error: { code: ErrorCodes.INTERNAL, message: 'internal error; the agent log has the details' } });
   }
 
   async function stop(): Promise<void> {
@@ -122,7 +99,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
     async start() {
       const { config } = opts;
       if (!LOOPBACK_HOSTS.has(config.api.host)) {
-        throw new AgentError('CONFIG_INVALID', `config: api.host must be a loopback address (127.0.0.1, ::1 or localhost), not ${config.api.host}`);
+        throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: api.host must be a loopback address (127.0.0.1, ::1 or localhost), not ${config.api.host}`);
       }
       const token = loadOrCreateLocalToken(config.dataDir, log);
       const runId = randomUUID();
@@ -171,7 +148,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       try {
         await new Promise<void>((resolve, reject) => {
           srv.once('error', (err: NodeJS.ErrnoException) =>
-            reject(new AgentError('CONFIG_INVALID', `local API cannot listen on ${config.api.host}:${config.api.port}: ${err.code ?? err.message}`, { cause: err })),
+            reject(new AgentError(ErrorCodes.CONFIG_INVALID, `local API cannot listen on ${config.api.host}:${config.api.port}: ${err.code ?? err.message}`, { cause: err })),
           );
           srv.listen(config.api.port, config.api.host, () => resolve());
         });
@@ -183,7 +160,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const address = srv.address() as AddressInfo;
       if (!isLoopbackAddress(address.address)) {
         await stop();
-        throw new AgentError('CONFIG_INVALID', `local API bound to ${address.address}, which is not loopback; refusing to serve`);
+        throw new AgentError(ErrorCodes.CONFIG_INVALID, `local API bound to ${address.address}, which is not loopback; refusing to serve`);
       }
       hosts = allowedHosts(address.port);
       origins = allowedOrigins(address.port);

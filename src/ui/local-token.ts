@@ -1,8 +1,7 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../core/logger.js';
-import { AgentError } from '../core/errors.js';
+import { type Logger, AgentError, ErrorCodes } from '../core/index.js';
 
 export const LOCAL_TOKEN_FILE = 'local-api.token';
 
@@ -32,7 +31,7 @@ export function loadOrCreateLocalToken(dataDir: string, log: Logger): string {
     log.warn({ file }, 'local API token file is malformed; writing a new token');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new AgentError('CONFIG_INVALID', `cannot read the local API token ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
+      throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot read the local API token ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
         cause: err,
       });
     }
@@ -44,7 +43,7 @@ export function loadOrCreateLocalToken(dataDir: string, log: Logger): string {
     // writeFileSync keeps the mode of an existing file; make sure.
     chmodSync(file, 0o600);
   } catch (err) {
-    throw new AgentError('CONFIG_INVALID', `cannot write the local API token ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot write the local API token ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
       cause: err,
     });
   }

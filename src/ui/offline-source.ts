@@ -1,5 +1,4 @@
-import type { Offline } from '../offline/index.js';
-import type { QueueItem } from '../offline/types.js';
+import type { Offline, QueueItem } from '../offline/index.js';
 import type { OfflineApiSource, OfflineItemView } from './sources.js';
 
 /** A queue item as the local API shows it: counts and messages, no card data. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { tokenMatches } from './local-token.js';
 
 /** The names this server answers to on its port: loopback only (DESIGN.md invariant 5). */
@@ -20,9 +20,7 @@ export function allowedOrigins(port: number): Set<string> {
 export function checkHost(req: IncomingMessage, hosts: Set<string>): void {
   const host = String(req.headers.host ?? '').toLowerCase();
   if (!hosts.has(host)) {
-    throw new AgentError('API_FORBIDDEN_ORIGIN', 'this address is not served: use http://127.0.0.1 with the agent\'s port', {
-      httpStatus: 403,
-    });
+    throw new AgentError(ErrorCodes.API_FORBIDDEN_ORIGIN, 'this address is not served: use http://127.0.0.1 with the agent\'s port');
   }
 }
 
@@ -31,21 +29,17 @@ export function checkOrigin(req: IncomingMessage, origins: Set<string>): void {
   const origin = req.headers.origin;
   if (origin === undefined) return;
   if (!origins.has(origin.toLowerCase())) {
-    throw new AgentError('API_FORBIDDEN_ORIGIN', 'requests from other web pages are refused', { httpStatus: 403 });
+    throw new AgentError(ErrorCodes.API_FORBIDDEN_ORIGIN, 'requests from other web pages are refused');
   }
 }
 
 export function checkBearer(req: IncomingMessage, token: string): void {
   const header = req.headers.authorization;
   if (header === undefined || header === '') {
-    throw new AgentError('API_UNAUTHORIZED', 'missing local API token: send Authorization: Bearer <token> (the token is in the data directory, local-api.token)', {
-      httpStatus: 401,
-    });
+    throw new AgentError(ErrorCodes.API_UNAUTHORIZED, 'missing local API token: send Authorization: Bearer <token> (the token is in the data directory, local-api.token)');
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (m === null || !tokenMatches(m[1] ?? '', token)) {
-    throw new AgentError('API_UNAUTHORIZED', 'wrong local API token (read it again from local-api.token in the data directory)', {
-      httpStatus: 401,
-    });
+    throw new AgentError(ErrorCodes.API_UNAUTHORIZED, 'wrong local API token (read it again from local-api.token in the data directory)');
   }
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -48,7 +48,7 @@ export class Router {
     return this;
   }
 
-  /** The handler for the request, or an AgentError: 404 for no such path, 405 for a wrong method. */
+  /** The handler for the request, or an AgentError: API_NOT_FOUND for no such path, API_METHOD_NOT_ALLOWED for a wrong method. */
   match(method: string, pathname: string): RouteMatch {
     let pathKnown = false;
     for (const route of this.routes) {
@@ -61,12 +61,12 @@ export class Router {
         try {
           params[name] = decodeURIComponent(m[i + 1] ?? '');
         } catch {
-          throw new AgentError('API_BAD_REQUEST', `malformed ${name} in the path`, { httpStatus: 400 });
+          throw new AgentError(ErrorCodes.API_BAD_REQUEST, `malformed ${name} in the path`);
         }
       });
       return { handler: route.handler, params };
     }
-    if (pathKnown) throw new AgentError('API_NOT_FOUND', `${method} is not supported on ${pathname}`, { httpStatus: 405 });
-    throw new AgentError('API_NOT_FOUND', `no such endpoint: ${pathname}`, { httpStatus: 404 });
+    if (pathKnown) throw new AgentError(ErrorCodes.API_METHOD_NOT_ALLOWED, `${method} is not supported on ${pathname}`);
+    throw new AgentError(ErrorCodes.API_NOT_FOUND, `no such endpoint: ${pathname}`);
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
+import type { ApiCancelRequest, ApiCaptureAllRequest, ApiCaptureRequest, ApiRefundRequest, ApiSaleRequest } from './wire-types.js';
 
 /** Local API request shapes (zod, unknown fields refused). Amounts travel as text in major units. */
 
@@ -61,6 +62,21 @@ export const captureAllBodySchema = z.strictObject({
 
 export const emptyBodySchema = z.strictObject({});
 
+/**
+ * Compile-time check that each schema parses exactly the request type declared in
+ * wire-types.ts (what the CLI and the page send): a field added on one side only fails here.
+ */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
+type Expect<T extends true> = T;
+export type RequestSchemasMatchTheWire = [
+  Expect<Same<SaleBody, ApiSaleRequest>>,
+  Expect<Same<z.infer<typeof cancelBodySchema>, ApiCancelRequest>>,
+  Expect<Same<z.infer<typeof refundBodySchema>, ApiRefundRequest>>,
+  Expect<Same<z.infer<typeof captureBodySchema>, ApiCaptureRequest>>,
+  Expect<Same<z.infer<typeof captureAllBodySchema>, ApiCaptureAllRequest>>,
+];
+
 export const listQuerySchema = z.strictObject({
   date: z
     .string()
@@ -119,14 +135,14 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
-  throw new AgentError('API_BAD_REQUEST', describeIssue(issue, where, schema, value), { httpStatus: 400 });
+  throw new AgentError(ErrorCodes.API_BAD_REQUEST, describeIssue(issue, where, schema, value));
 }
 
 /** The query string as a plain object; a repeated key is refused rather than guessed. */
 export function queryObject(query: URLSearchParams): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of query) {
-    if (k in out) throw new AgentError('API_BAD_REQUEST', `query parameter "${k.slice(0, 40)}" is given twice`, { httpStatus: 400 });
+    if (k in out) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `query parameter "${k.slice(0, 40)}" is given twice`);
     out[k] = v;
   }
   return out;

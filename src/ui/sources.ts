@@ -1,4 +1,4 @@
-import type { DeviceName } from '../events/types.js';
+import type { ApiDeviceStatus, ApiMerchant, ApiOfflineFlushResult, ApiOfflineItem, ApiOfflineItemState, ApiOfflineLevels } from './wire-types.js';
 
 /**
  * What the local API reads from the rest of the agent besides the payments engine. The
@@ -16,48 +16,17 @@ export interface HealthSource {
   readerConnected(): boolean;
 }
 
-/** Offline queue levels as the page shows them (minor units per currency). */
-export interface OfflineLevelsView {
-  enabled: boolean;
-  count: number;
-  maxCount: number;
-  totals: Record<string, number>;
-  maxTotal: Record<string, number>;
-  floorLimits?: Record<string, number>;
-  /** Creation time of the oldest queued sale (ISO 8601). */
-  oldestCreatedAt?: string;
-  /** Items the uploader gave up on; someone has to look at them. */
-  needsAttention?: number;
-  uploading?: boolean;
-  lastError?: string;
-}
+/** Offline queue levels as a source hands them over; the API adds the texts (api-views.ts). */
+export type OfflineLevelsView = Omit<ApiOfflineLevels, 'totalsText' | 'maxTotalText' | 'floorLimitsText'>;
 
-export interface OfflineFlushResult {
-  uploaded: number;
-  failed: number;
-  remaining: number;
-}
+export type OfflineFlushResult = ApiOfflineFlushResult;
 
 /** Queue states (src/offline/types.ts QUEUE_STATES). */
-export const OFFLINE_ITEM_STATES = ['queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention'] as const;
-export type OfflineItemState = (typeof OFFLINE_ITEM_STATES)[number];
+export const OFFLINE_ITEM_STATES = ['queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention'] as const satisfies readonly ApiOfflineItemState[];
+export type OfflineItemState = ApiOfflineItemState;
 
-/** One offline sale as the local API shows it: no card data, the masked PAN at most. */
-export interface OfflineItemView {
-  clientTransactionId: string;
-  amount: number;
-  currency: string;
-  maskedPan?: string;
-  state: OfflineItemState;
-  /** Upload tries of any outcome. */
-  attempts: number;
-  /** What the last try (or staff) said, e.g. "declined after upload: Insufficient funds". */
-  lastMessage?: string;
-  storedAt: string;
-  serverTransactionId?: string;
-  /** The merchant (clientId) the sale was made for, when not the default. */
-  merchantId?: string;
-}
+/** One offline sale as a source hands it over; the API adds the amount text. */
+export type OfflineItemView = Omit<ApiOfflineItem, 'amountText'>;
 
 export interface OfflineApiSource {
   levels(): OfflineLevelsView | Promise<OfflineLevelsView>;
@@ -72,28 +41,13 @@ export interface OfflineApiSource {
   requeue?(clientTransactionId: string): OfflineItemView | Promise<OfflineItemView>;
 }
 
-/** One merchant this terminal acts for (spec endpoint 3), never its secret. */
-export interface MerchantView {
-  merchantName: string;
-  /** What a sale's `merchantId` names (the platform also accepts the name or its merchant id). */
-  clientId: string;
-  /** The platform's merchant id, known once a token for the merchant was seen. */
-  merchantId?: string;
-  /** Sales without a merchant go to this one. */
-  default: boolean;
-}
+export type MerchantView = ApiMerchant;
 
 export interface MerchantsSource {
   merchants(): MerchantView[];
 }
 
-export interface DeviceStatusView {
-  device: DeviceName;
-  state: 'connected' | 'disconnected' | 'reconnecting' | 'disabled' | 'unknown';
-  reason?: string;
-  model?: string;
-  firmware?: string;
-}
+export type DeviceStatusView = ApiDeviceStatus;
 
 export interface DeviceStatusSource {
   devices(): DeviceStatusView[];

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
-import type { AgentEvent } from '../events/types.js';
+import type { Logger } from '../core/index.js';
+import type { EventBus, AgentEvent } from '../events/index.js';
 import { baseHeaders } from './http-io.js';
+import type { ApiEvent, ApiEventStreamHello, ApiEventStreamResync } from './wire-types.js';
 
 export interface SseHubOptions {
   bus: EventBus;
@@ -67,12 +67,14 @@ export class SseHub {
       'x-accel-buffering': 'no',
     });
     const lastSeq = this.opts.bus.lastSeq;
-    let out = `retry: 2000\nevent: hello\ndata: ${JSON.stringify({ run: this.opts.runId, lastSeq })}\n\n`;
+    const hello: ApiEventStreamHello = { run: this.opts.runId, lastSeq };
+    let out = `retry: 2000\nevent: hello\ndata: ${JSON.stringify(hello)}\n\n`;
     if (lastEventId !== undefined && lastEventId.trim() !== '') {
       const missed = this.missedSince(lastEventId.trim());
       if (missed === 'resync') {
         // The id lets the next reconnect resume from here once the client has reloaded.
-        out += `id: ${lastSeq}\nevent: resync\ndata: ${JSON.stringify({ lastSeq, reason: 'events missed are no longer buffered; reload the state' })}\n\n`;
+        const resync: ApiEventStreamResync = { lastSeq, reason: 'events missed are no longer buffered; reload the state' };
+        out += `id: ${lastSeq}\nevent: resync\ndata: ${JSON.stringify(resync)}\n\n`;
       } else {
         for (const e of missed) out += this.format(e);
       }
@@ -95,7 +97,9 @@ export class SseHub {
   }
 
   private format(event: AgentEvent): string {
-    return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    // Typed as the wire event the page reads: the bus event must fit it.
+    const wire: ApiEvent = event;
+    return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(wire)}\n\n`;
   }
 
   private onEvent(event: AgentEvent): void {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { sendText } from './http-io.js';
 import type { Router } from './router.js';
 
@@ -56,7 +56,7 @@ function escapeAttr(text: string): string {
 export function registerPageRoutes(router: Router, opts: { dirs: readonly string[]; token: string }): void {
   router.add('GET', '/', (ctx) => {
     const file = find(opts.dirs, 'index.html');
-    if (file === undefined) throw new AgentError('API_NOT_FOUND', 'the counter page is not installed', { httpStatus: 404 });
+    if (file === undefined) throw new AgentError(ErrorCodes.API_NOT_FOUND, 'the counter page is not installed');
     const html = readFileSync(file, 'utf8').replaceAll(TOKEN_PLACEHOLDER, escapeAttr(opts.token));
     sendText(ctx.res, 200, 'text/html; charset=utf-8', html, { 'content-security-policy': CSP });
     return undefined;
@@ -72,7 +72,7 @@ export function registerPageRoutes(router: Router, opts: { dirs: readonly string
     const file = ASSET_NAME.test(name) ? find(opts.dirs, name) : undefined;
     if (file === undefined) {
       const hint = name.endsWith('.js') ? ' (build the page: tsc -p src/ui/page/tsconfig.json)' : '';
-      throw new AgentError('API_NOT_FOUND', `no such page file: ${name.slice(0, 60)}${hint}`, { httpStatus: 404 });
+      throw new AgentError(ErrorCodes.API_NOT_FOUND, `no such page file: ${name.slice(0, 60)}${hint}`);
     }
     const ext = name.slice(name.lastIndexOf('.') + 1);
     sendText(ctx.res, 200, TYPES[ext] ?? 'application/octet-stream', readFileSync(file), { 'cache-control': 'no-cache' });

@@ -1,4 +1,4 @@
-import { AgentError } from '../../src/core/errors.js';
+import { AgentError, ErrorCodes } from '../../src/core/errors.js';
 import type {
   AllowedOperationsView,
   CancelRequest,
@@ -46,7 +46,7 @@ export class FakePayments implements PaymentsApi {
   private find(id: string): TransactionView {
     if (this.failWith) throw this.failWith;
     const v = this.views.get(id);
-    if (!v) throw new AgentError('PAYMENT_NOT_FOUND', `no transaction ${id}`, { httpStatus: 404 });
+    if (!v) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}`);
     return v;
   }
 

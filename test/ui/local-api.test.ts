@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/core/errors.js';
+import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { call } from './http-client.js';
 import { startApi, type Started } from './start-api.js';
 
@@ -148,12 +148,14 @@ describe('local API', () => {
     it('refuses a body that is not declared as JSON (415)', async () => {
       const r = await api('POST', '/api/sales', { body: 'method=card&amount=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(r.status).toBe(415);
+      expect(r.json.error.code).toBe('API_UNSUPPORTED_MEDIA_TYPE');
       expect(r.json.error.message).toMatch(/Content-Type: application\/json/);
     });
 
     it('refuses an oversized body (413)', async () => {
       const r = await api('POST', '/api/sales', { body: { method: 'card', amount: '1', x: 'a'.repeat(70_000) } });
       expect(r.status).toBe(413);
+      expect(r.json.error.code).toBe('API_BODY_TOO_LARGE');
     });
 
     it('POST /api/sales/:id/abort aborts a waiting sale', async () => {
@@ -243,12 +245,22 @@ describe('local API', () => {
       expect(s.payments.calls.at(-1)).toEqual({ op: 'captureAll', arg: 'm-1001' });
     });
 
-    it('an engine rule error without an HTTP status still maps to a client error', async () => {
-      s.payments.failWith = new AgentError('PAYMENT_RULE', 'the walletA cancel window has closed; refund instead');
+    it.each([
+      [ErrorCodes.PAYMENT_RULE, 422],
+      [ErrorCodes.PAYMENT_STATE, 409],
+      [ErrorCodes.PAYMENT_ID_CONFLICT, 409],
+      [ErrorCodes.PAYMENT_NOT_SENT, 503],
+      [ErrorCodes.PAYMENT_NOT_DONE, 504],
+      [ErrorCodes.PLATFORM_TIMEOUT, 504],
+      [ErrorCodes.PLATFORM_SERVER, 502],
+      [ErrorCodes.INPUT_INVALID, 400],
+      [ErrorCodes.DEVICE_BUSY, 409],
+    ] as const)('an engine error %s is answered with the status of its code (%i)', async (code, status) => {
+      s.payments.failWith = new AgentError(code, 'the walletA cancel window has closed; refund instead');
       const r = await api('POST', '/api/transactions/F-1/cancel');
       s.payments.failWith = undefined;
-      expect(r.status).toBe(409);
-      expect(r.json.error).toEqual({ code: 'PAYMENT_RULE', message: 'the walletA cancel window has closed; refund instead' });
+      expect(r.status).toBe(status);
+      expect(r.json.error).toEqual({ code, message: 'the walletA cancel window has closed; refund instead' });
     });
 
     it('an unexpected error is 500 with a generic message and is logged', async () => {
@@ -302,9 +314,12 @@ describe('local API', () => {
     });
 
     it('unknown paths are 404 and wrong methods 405', async () => {
-      expect((await api('GET', '/api/nothing')).status).toBe(404);
+      const none = await api('GET', '/api/nothing');
+      expect(none.status).toBe(404);
+      expect(none.json.error.code).toBe('API_NOT_FOUND');
       const r = await api('DELETE', '/api/sales');
       expect(r.status).toBe(405);
+      expect(r.json.error.code).toBe('API_METHOD_NOT_ALLOWED');
     });
   });
 

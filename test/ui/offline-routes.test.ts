@@ -84,7 +84,7 @@ describe('offline queue and merchants on the local API (fake sources)', () => {
   it('requeue errors: 409 for a sale not needing attention, 404 for an unknown one, 400 for a bad id or a body', async () => {
     const again = await api('POST', '/api/offline/OQ-2/requeue');
     expect(again.status).toBe(409);
-    expect(again.json.error).toEqual({ code: 'PAYMENT_RULE', message: 'offline sale OQ-2 is queued: only a sale needing attention can be queued again' });
+    expect(again.json.error).toEqual({ code: 'PAYMENT_STATE', message: 'offline sale OQ-2 is queued: only a sale needing attention can be queued again' });
     const declined = await api('POST', '/api/offline/OQ-3/requeue');
     expect(declined.status).toBe(409);
     const missing = await api('POST', '/api/offline/NOPE-1/requeue');
@@ -204,6 +204,7 @@ describe('offline routes over the real offline queue', () => {
     expect(f.journal.get('na-1')?.state).toBe('offline_stored');
     const twice = await call(s.url, 'POST', '/api/offline/na-1/requeue', { headers: auth });
     expect(twice.status).toBe(409);
+    expect(twice.json.error.code).toBe('PAYMENT_STATE');
     const declined = await call(s.url, 'POST', '/api/offline/dec-1/requeue', { headers: auth });
     expect(declined.status).toBe(409);
     expect(declined.json.error.message).toMatch(/dec-1 is declined_after_upload/);

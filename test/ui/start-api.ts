@@ -4,7 +4,7 @@ import { configSchema, type Config } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createLocalApi, type LocalApi, type LocalApiOptions } from '../../src/ui/local-api.js';
 import type { HealthSource, MerchantsSource, MerchantView, OfflineApiSource, OfflineItemView, OfflineLevelsView } from '../../src/ui/sources.js';
-import { AgentError } from '../../src/core/errors.js';
+import { AgentError, ErrorCodes } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { FakePayments } from './fake-payments.js';
@@ -46,9 +46,9 @@ export class FakeOffline implements OfflineApiSource {
   }
   requeue(id: string): OfflineItemView {
     const item = this.queue.find((i) => i.clientTransactionId === id);
-    if (item === undefined) throw new AgentError('PAYMENT_NOT_FOUND', `no offline sale ${id} in the queue`, { httpStatus: 404 });
+    if (item === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${id} in the queue`);
     if (item.state !== 'needs_attention') {
-      throw new AgentError('PAYMENT_RULE', `offline sale ${id} is ${item.state}: only a sale needing attention can be queued again`, { httpStatus: 409 });
+      throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${id} is ${item.state}: only a sale needing attention can be queued again`);
     }
     this.requeued.push(id);
     item.state = 'queued';

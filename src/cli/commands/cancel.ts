@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
-import { LocalApiClient } from '../local-api-client.js';
-import { operationAmount } from '../operation-amount.js';
+import type { ApiCancelRequest } from '../../ui/index.js';
 import { configFor } from '../options.js';
 import { printJson, printLine, transactionDetail } from '../transaction-output.js';
 
@@ -14,11 +13,14 @@ export function register(program: Command): void {
     .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
     .option('--json', 'print the transaction as JSON')
     .action(async (id: string, opts: { amount?: string; reason?: string; approvalCode?: string; json?: boolean }, cmd: Command) => {
-      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      const { config } = await configFor(cmd);
+      const { LocalApiClient } = await import('../../ui/index.js');
+      const { operationAmount } = await import('../operation-amount.js');
+      const client = LocalApiClient.fromConfig(config);
       const amount = await operationAmount(client, id, opts.amount);
       const t = await client.operate('cancel', id, {
         ...(amount !== undefined ? { amount } : {}),
-        ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+        ...(opts.reason !== undefined ? { reason: opts.reason as ApiCancelRequest['reason'] } : {}),
         ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
       });
       if (opts.json) printJson({ transaction: t });

@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { AgentError } from '../../core/errors.js';
-import { LocalApiClient } from '../local-api-client.js';
-import { operationAmount } from '../operation-amount.js';
 import { configFor } from '../options.js';
 import { printJson, printLine, transactionDetail, transactionLine } from '../transaction-output.js';
 
@@ -22,17 +19,21 @@ export function register(program: Command): void {
     .option('--merchant <id>', 'with --all: only this merchant\'s sales')
     .option('--json', 'print the result as JSON')
     .action(async (id: string | undefined, opts: CaptureOptions, cmd: Command) => {
+      const { AgentError, ErrorCodes } = await import('../../core/index.js');
       if ((id === undefined) === (opts.all !== true)) {
-        throw new AgentError('API_BAD_REQUEST', 'give either a transaction id or --all');
+        throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'give either a transaction id or --all');
       }
-      if (opts.all && opts.amount !== undefined) throw new AgentError('API_BAD_REQUEST', '--amount applies to one transaction, not to --all');
-      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      if (opts.all && opts.amount !== undefined) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--amount applies to one transaction, not to --all');
+      const { config } = await configFor(cmd);
+      const { LocalApiClient } = await import('../../ui/index.js');
+      const client = LocalApiClient.fromConfig(config);
       if (id === undefined) {
         const list = await client.captureAll(opts.merchant);
         if (opts.json) printJson({ transactions: list });
         else printLine(list.length === 0 ? 'nothing to capture' : `captured ${list.length}:\n${list.map(transactionLine).join('\n')}`);
         return;
       }
+      const { operationAmount } = await import('../operation-amount.js');
       const amount = await operationAmount(client, id, opts.amount);
       const t = await client.operate('capture', id, amount !== undefined ? { amount } : {});
       if (opts.json) printJson({ transaction: t });

@@ -1,8 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AgentError } from '../../core/errors.js';
-import { certificateStatus, devCertPaths, generateDevCerts, readIdentity } from '../../identity/index.js';
 import { configFor } from '../options.js';
 
 interface GenDevOptions {
@@ -10,7 +8,8 @@ interface GenDevOptions {
   force?: boolean;
 }
 
-function genDev(opts: GenDevOptions): void {
+async function genDev(opts: GenDevOptions): Promise<void> {
+  const { devCertPaths, generateDevCerts } = await import('../../identity/index.js');
   const dir = resolve(opts.dir);
   const files = Object.entries(devCertPaths(dir))
     .filter(([k]) => k !== 'dir')
@@ -29,8 +28,10 @@ interface ShowOptions {
   json?: boolean;
 }
 
-function show(opts: ShowOptions, cmd: Command): void {
-  const { config } = configFor(cmd);
+async function show(opts: ShowOptions, cmd: Command): Promise<void> {
+  const { config } = await configFor(cmd);
+  const { AgentError, ErrorCodes } = await import('../../core/index.js');
+  const { certificateStatus, readIdentity } = await import('../../identity/index.js');
   const id = config.identity;
   const identity = readIdentity({ certFile: id.certFile, keyFile: id.keyFile, caFile: id.caFile, enforceKeyMode: id.enforceKeyMode });
   const status = certificateStatus(identity, new Date(), id.expiryWarningDays);
@@ -65,8 +66,8 @@ function show(opts: ShowOptions, cmd: Command): void {
     for (const [k, v] of rows) process.stdout.write(`${`${k}:`.padEnd(15)}${v}\n`);
   }
   // The details above help diagnose; a certificate the agent would refuse still fails the command.
-  if (status.state === 'expired') throw new AgentError('CERT_EXPIRED', `${id.certFile}: ${status.message}`);
-  if (status.state === 'not-yet-valid') throw new AgentError('CERT_NOT_YET_VALID', `${id.certFile}: ${status.message}`);
+  if (status.state === 'expired') throw new AgentError(ErrorCodes.CERT_EXPIRED, `${id.certFile}: ${status.message}`);
+  if (status.state === 'not-yet-valid') throw new AgentError(ErrorCodes.CERT_NOT_YET_VALID, `${id.certFile}: ${status.message}`);
 }
 
 export function register(program: Command): void {

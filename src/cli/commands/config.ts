@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { redactConfig, resolveEndpoints } from '../../config/load.js';
 import { configFor } from '../options.js';
 
 export function register(program: Command): void {
@@ -7,8 +6,9 @@ export function register(program: Command): void {
   config
     .command('show')
     .description('print the effective configuration (secrets redacted)')
-    .action((_opts: unknown, cmd: Command) => {
-      const { config: effective, file } = configFor(cmd);
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { config: effective, file } = await configFor(cmd);
+      const { redactConfig, resolveEndpoints } = await import('../../config/index.js');
       const endpoints = resolveEndpoints(effective);
       process.stdout.write(`${JSON.stringify({ file: file ?? null, endpoints, config: redactConfig(effective) }, null, 2)}\n`);
     });

@@ -1,14 +1,9 @@
 import type { Command } from 'commander';
-import { toString as qrToString } from 'qrcode';
-import type { Config } from '../../config/schema.js';
-import { createLogger, type Logger } from '../../core/logger.js';
-import { isAgentError } from '../../core/errors.js';
-import { EventBus } from '../../events/bus.js';
-import type { DeviceName } from '../../events/types.js';
-import { createPeripherals, type PeripheralSet } from '../../devices/peripherals.js';
-import { matchesUsb } from '../../devices/port-finder.js';
-import { systemBinding, type SerialBinding, type SerialPortInfo } from '../../devices/serial-port.js';
-import { startSimulatedPeripherals, type SimulatedPeripherals } from '../../sim/devices/start.js';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../core/index.js';
+import type { DeviceName } from '../../events/index.js';
+import type { PeripheralSet, SerialBinding, SerialPortInfo } from '../../devices/index.js';
+import type { SimulatedPeripherals } from '../../sim/index.js';
 import { configFor } from '../options.js';
 
 type DevicesConfig = Config['devices'];
@@ -21,7 +16,8 @@ interface Session {
 }
 
 /** The CLI's log goes to stderr, errors only unless asked for debug/trace: stdout is the answer. */
-function cliLogger(config: Config): Logger {
+async function cliLogger(config: Config): Promise<Logger> {
+  const { createLogger } = await import('../../core/index.js');
   const level = config.log.level === 'debug' || config.log.level === 'trace' ? config.log.level : 'error';
   return createLogger({ level, destination: process.stderr });
 }
@@ -37,7 +33,10 @@ function useSimulated(config: DevicesConfig, opts: { simulated?: boolean; real?:
  * ports, so here they would report busy: that message names the remedy.
  */
 async function openDevices(config: Config, simulate: boolean, only?: DeviceName[]): Promise<Session> {
-  const log = cliLogger(config);
+  const log = await cliLogger(config);
+  const { EventBus } = await import('../../events/index.js');
+  const { createPeripherals } = await import('../../devices/index.js');
+  const { startSimulatedPeripherals } = await import('../../sim/index.js');
   const devices: DevicesConfig = { ...config.devices };
   if (only) for (const n of names) if (!only.includes(n)) devices[n] = { ...devices[n], enabled: false };
   const simulated = simulate ? await startSimulatedPeripherals({ config: devices, log }) : undefined;
@@ -60,6 +59,7 @@ export interface PortListing extends SerialPortInfo {
 
 export async function listPorts(binding: SerialBinding, config: DevicesConfig): Promise<PortListing[]> {
   const ports = await binding.list();
+  const { matchesUsb } = await import('../../devices/index.js');
   return ports.map((p) => ({
     ...p,
     configuredAs: names.filter((n) => {
@@ -89,6 +89,7 @@ export interface PingLine {
 }
 
 export async function pingAll(peripherals: PeripheralSet): Promise<PingLine[]> {
+  const { isAgentError } = await import('../../core/index.js');
   const lines: PingLine[] = [];
   for (const device of names) {
     const status = peripherals.status()[device];
@@ -140,7 +141,8 @@ export function register(program: Command): void {
     .description("list the machine's serial ports with their USB ids")
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { config } = configFor(cmd);
+      const { config } = await configFor(cmd);
+      const { systemBinding } = await import('../../devices/index.js');
       const ports = await listPorts(systemBinding(), config.devices);
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(ports, null, 2)}\n`);
@@ -161,7 +163,7 @@ export function register(program: Command): void {
     .option('--real', 'ping the real ports even when devices.simulate is on')
     .option('--json', 'print JSON')
     .action(async (opts: { simulated?: boolean; real?: boolean; json?: boolean }, cmd: Command) => {
-      const { config } = configFor(cmd);
+      const { config } = await configFor(cmd);
       const simulate = useSimulated(config.devices, opts);
       const session = await openDevices(config, simulate);
       try {
@@ -185,7 +187,9 @@ export function register(program: Command): void {
     .option('--simulated', 'use a simulated display (default when devices.simulate is on)')
     .option('--real', 'use the real display even when devices.simulate is on')
     .action(async (text: string, opts: { caption: string; simulated?: boolean; real?: boolean }, cmd: Command) => {
-      const { config } = configFor(cmd);
+      const { config } = await configFor(cmd);
+      const { isAgentError } = await import('../../core/index.js');
+      const { toString: qrToString } = await import('qrcode');
       process.stdout.write(await qrToString(text, { type: 'terminal', errorCorrectionLevel: 'M', small: true }));
       const simulate = useSimulated(config.devices, opts);
       const session = await openDevices(config, simulate, ['display']);

@@ -1,9 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
-import { AgentError } from '../../core/errors.js';
-import { createLogger, silentLogger, type Logger } from '../../core/logger.js';
-import { buildBundle, defaultBundleFile, formatReport, runDiagnostics, writeBundle, type DiagOptions } from '../../diag/index.js';
+import type { Logger } from '../../core/index.js';
+import type { DiagOptions } from '../../diag/index.js';
 import { flagsFrom, type GlobalOptions } from '../options.js';
 
 interface DiagFlags extends GlobalOptions {
@@ -13,19 +11,22 @@ interface DiagFlags extends GlobalOptions {
   deviceAuthUrl?: string;
 }
 
-function positiveInt(value: string | undefined, flag: string, fallback: number): number {
+async function positiveInt(value: string | undefined, flag: string, fallback: number): Promise<number> {
   if (value === undefined) return fallback;
+  const { AgentError, ErrorCodes } = await import('../../core/index.js');
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new AgentError('CONFIG_INVALID', `${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
+  if (!Number.isInteger(n) || n <= 0) throw new AgentError(ErrorCodes.CONFIG_INVALID, `${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
   return n;
 }
 
 /** The diagnostics' own log goes to stderr, and only when asked for with --log-level, so stdout stays the report. */
-function diagLogger(opts: DiagFlags): Logger {
+async function diagLogger(opts: DiagFlags): Promise<Logger> {
+  const { createLogger, silentLogger } = await import('../../core/index.js');
   return opts.logLevel === undefined ? silentLogger() : createLogger({ level: opts.logLevel as 'debug', destination: process.stderr });
 }
 
-function diagOptions(cmd: Command): DiagOptions {
+async function diagOptions(cmd: Command): Promise<DiagOptions> {
+  const { loadConfig } = await import('../../config/index.js');
   const opts = cmd.optsWithGlobals<DiagFlags>();
   const platform: Record<string, string> = {};
   if (opts.baseUrl !== undefined) platform.baseUrl = opts.baseUrl;
@@ -35,8 +36,8 @@ function diagOptions(cmd: Command): DiagOptions {
   return {
     // Loaded inside the run: a configuration that does not load is check 1's finding.
     loadConfig: () => loadConfig({ ...(opts.config !== undefined ? { file: opts.config } : {}), flags }),
-    checkTimeoutMs: positiveInt(opts.timeout, '--timeout', 10_000),
-    log: diagLogger(opts),
+    checkTimeoutMs: await positiveInt(opts.timeout, '--timeout', 10_000),
+    log: await diagLogger(opts),
   };
 }
 
@@ -59,7 +60,8 @@ export function register(program: Command): void {
       .description('diagnose this terminal: configuration, certificate, clock, TLS, token, platform, serial ports, offline queue, running agent')
       .option('--json', 'print the report as JSON'),
   ).action(async (opts: { json?: boolean }, cmd: Command) => {
-    const { report } = await runDiagnostics(diagOptions(cmd));
+    const { formatReport, runDiagnostics } = await import('../../diag/index.js');
+    const { report } = await runDiagnostics(await diagOptions(cmd));
     process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
     if (!report.ok) process.exitCode = 1;
   });
@@ -72,9 +74,10 @@ export function register(program: Command): void {
       .option('--log <file>', "the agent's log file; its last lines go in, secrets removed")
       .option('--lines <n>', 'how many log lines', '500'),
   ).action(async (opts: { out?: string; log?: string; lines?: string }, cmd: Command) => {
-    const lines = positiveInt(opts.lines, '--lines', 500);
+    const { buildBundle, defaultBundleFile, writeBundle } = await import('../../diag/index.js');
+    const lines = await positiveInt(opts.lines, '--lines', 500);
     const file = resolve(opts.out ?? defaultBundleFile());
-    const bundle = await buildBundle({ ...diagOptions(cmd), ...(opts.log !== undefined ? { logFile: resolve(opts.log) } : {}), logLines: lines });
+    const bundle = await buildBundle({ ...(await diagOptions(cmd)), ...(opts.log !== undefined ? { logFile: resolve(opts.log) } : {}), logLines: lines });
     writeBundle(file, bundle);
     const r = bundle.report;
     process.stdout.write(`diagnostics bundle written to ${file} (mode 0600): ${r.counts.ok} ok, ${r.counts.warn} warnings, ${r.counts.fail} failed\n`);

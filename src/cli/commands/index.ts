@@ -13,7 +13,11 @@ import { register as registerStart } from './start.js';
 import { register as registerStatus } from './status.js';
 import { register as registerTransactions } from './transactions.js';
 
-/** One file per command, each with register(program). */
+/**
+ * One file per command, each with register(program). Registering loads nothing heavy: each
+ * action imports the folders it needs when it runs (`await import(...)`), so `--help`,
+ * `config show` or `sale` never load the agent, the simulators, serial ports or SQLite.
+ */
 export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerCancel,
   registerCapture,

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { LocalApiClient } from '../local-api-client.js';
-import { operationAmount } from '../operation-amount.js';
 import { configFor } from '../options.js';
 import { printJson, printLine, transactionDetail } from '../transaction-output.js';
 
@@ -13,7 +11,10 @@ export function register(program: Command): void {
     .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
     .option('--json', 'print the transaction as JSON')
     .action(async (id: string, opts: { amount?: string; approvalCode?: string; json?: boolean }, cmd: Command) => {
-      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      const { config } = await configFor(cmd);
+      const { LocalApiClient } = await import('../../ui/index.js');
+      const { operationAmount } = await import('../operation-amount.js');
+      const client = LocalApiClient.fromConfig(config);
       const amount = await operationAmount(client, id, opts.amount);
       const t = await client.operate('refund', id, {
         ...(amount !== undefined ? { amount } : {}),

@@ -1,10 +1,5 @@
 import { Command, Option } from 'commander';
-import QRCode from 'qrcode';
-import { AgentError } from '../../core/errors.js';
-import { sleep } from '../../core/index.js';
-import { formatMajor, parseMoney } from '../../payments/money.js';
-import type { ApiTransaction } from '../../ui/api-views.js';
-import { LocalApiClient, type SaleInput } from '../local-api-client.js';
+import type { ApiSaleRequest, ApiTransaction, LocalApiClient } from '../../ui/index.js';
 import { configFor } from '../options.js';
 import { isFinalState, printJson, printLine, saleExitCode, transactionDetail } from '../transaction-output.js';
 
@@ -49,6 +44,7 @@ function progressText(t: ApiTransaction): string {
 
 /** Polls the transaction until its state is final; Ctrl-C aborts the sale while it waits for the customer. */
 async function waitForFinal(client: LocalApiClient, first: ApiTransaction, opts: SaleOptions): Promise<ApiTransaction | undefined> {
+  const { sleep } = await import('../../core/index.js');
   const deadline = Date.now() + Number(opts.timeout) * 1000;
   const pollMs = Math.max(100, Number(opts.pollMs));
   let interrupted = false;
@@ -72,6 +68,7 @@ async function waitForFinal(client: LocalApiClient, first: ApiTransaction, opts:
       }
       if (current.qr && !qrShown && !opts.json) {
         qrShown = true;
+        const { default: QRCode } = await import('qrcode');
         process.stderr.write(await QRCode.toString(current.qr.codeValue, { type: 'terminal', small: true, errorCorrectionLevel: 'M' }));
       }
       if (Date.now() >= deadline) return undefined;
@@ -106,9 +103,12 @@ export function register(program: Command): void {
     .addOption(new Option('--poll-ms <ms>', 'how often to look at the sale while waiting').default('500').hideHelp())
     .option('--json', 'print the transaction as JSON')
     .action(async (amountParts: string[], opts: SaleOptions, cmd: Command) => {
-      const { config } = configFor(cmd);
+      const { config } = await configFor(cmd);
+      const { AgentError, ErrorCodes } = await import('../../core/index.js');
+      const { formatMajor, parseMoney } = await import('../../payments/index.js');
+      const { LocalApiClient } = await import('../../ui/index.js');
       const money = parseMoney(amountParts.join(' '), config.payments.defaultCurrency);
-      if (!/^\d+$/.test(opts.timeout)) throw new AgentError('API_BAD_REQUEST', '--timeout must be a whole number of seconds');
+      if (!/^\d+$/.test(opts.timeout)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--timeout must be a whole number of seconds');
       const moto: Record<string, string> = {};
       if (opts.zip !== undefined) moto.zipCode = opts.zip;
       if (opts.houseNumber !== undefined) moto.houseNumber = opts.houseNumber;
@@ -116,17 +116,18 @@ export function register(program: Command): void {
       if (opts.email !== undefined) moto.email = opts.email;
       if (opts.phone !== undefined) moto.phone = opts.phone;
       if (opts.orderDescription !== undefined && opts.orderId === undefined) {
-        throw new AgentError('API_BAD_REQUEST', '--order-description needs --order-id');
+        throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--order-description needs --order-id');
       }
-      const input: SaleInput = {
-        method: opts.method,
+      const input: ApiSaleRequest = {
+        // commander checked the choices of --method, --scenario and --via.
+        method: opts.method as ApiSaleRequest['method'],
         amount: formatMajor(money.amount, money.currency),
         currency: money.currency,
-        ...(opts.scenario !== undefined ? { scenario: opts.scenario } : {}),
+        ...(opts.scenario !== undefined ? { scenario: opts.scenario as ApiSaleRequest['scenario'] } : {}),
         ...(opts.merchant !== undefined ? { merchantId: opts.merchant } : {}),
         ...(opts.walletId !== undefined ? { walletId: opts.walletId } : {}),
         ...(Object.keys(moto).length > 0 ? { moto } : {}),
-        ...(opts.via !== undefined ? { via: opts.via } : {}),
+        ...(opts.via !== undefined ? { via: opts.via as ApiSaleRequest['via'] } : {}),
         ...(opts.orderId !== undefined ? { order: { orderId: opts.orderId, ...(opts.orderDescription !== undefined ? { orderDescription: opts.orderDescription } : {}) } } : {}),
       };
       const client = LocalApiClient.fromConfig(config);

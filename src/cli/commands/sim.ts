@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
-import { createLogger } from '../../core/logger.js';
-import { generateDevCerts } from '../../identity/dev-certs.js';
-import { demoPlatformConfig, startDemoPlatform } from '../../sim/platform/server.js';
-import { configFor } from '../options.js';
 import { dirname } from 'node:path';
+import { configFor } from '../options.js';
 
 /** `terminal-agent sim`: the demo platform on its own, for field engineers and manual tests. */
 export function register(program: Command): void {
@@ -16,7 +13,10 @@ export function register(program: Command): void {
     .option('--mtls-port <port>', 'device token mTLS port (0 = any)')
     .option('--certs <dir>', 'directory of the dev PKI (generated when missing)')
     .action(async (opts: { host?: string; port?: string; mtlsPort?: string; certs?: string }, cmd: Command) => {
-      const { config } = configFor(cmd);
+      const { config } = await configFor(cmd);
+      const { createLogger } = await import('../../core/index.js');
+      const { generateDevCerts } = await import('../../identity/index.js');
+      const { demoPlatformConfig, startDemoPlatform } = await import('../../sim/index.js');
       const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
       const certs = generateDevCerts(opts.certs ?? dirname(config.identity.caFile));
       const platform = await startDemoPlatform({

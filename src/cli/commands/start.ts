@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { startAgent } from '../../agent.js';
-import { createLogger } from '../../core/logger.js';
 import { configFor } from '../options.js';
 
 /** `terminal-agent start`: the agent's main job, until SIGTERM or SIGINT. */
@@ -9,7 +7,9 @@ export function register(program: Command): void {
     .command('start')
     .description('run the agent (default configuration: embedded demo platform, simulated peripherals, counter page on loopback)')
     .action(async (_opts: unknown, cmd: Command) => {
-      const { config, file } = configFor(cmd);
+      const { config, file } = await configFor(cmd);
+      const { createLogger } = await import('../../core/index.js');
+      const { startAgent } = await import('../../agent.js');
       const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
       log.info({ configFile: file ?? null, environment: config.environment, dataDir: config.dataDir }, 'terminal-agent starting');
       const agent = await startAgent({ config, log });

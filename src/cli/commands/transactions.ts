@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { AgentError } from '../../core/errors.js';
-import { LocalApiClient } from '../local-api-client.js';
 import { configFor } from '../options.js';
 import { printJson, printLine, transactionLine } from '../transaction-output.js';
 
@@ -18,9 +16,12 @@ export function register(program: Command): void {
     .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'print JSON')
     .action(async (opts: { date: string; limit: string; json?: boolean }, cmd: Command) => {
-      if (!/^\d{1,4}$/.test(opts.limit)) throw new AgentError('API_BAD_REQUEST', '--limit must be a whole number from 1 to 1000');
+      const { AgentError, ErrorCodes } = await import('../../core/index.js');
+      if (!/^\d{1,4}$/.test(opts.limit)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--limit must be a whole number from 1 to 1000');
       const date = opts.date === 'today' ? localDate() : opts.date === 'all' ? undefined : opts.date;
-      const client = LocalApiClient.fromConfig(configFor(cmd).config);
+      const { config } = await configFor(cmd);
+      const { LocalApiClient } = await import('../../ui/index.js');
+      const client = LocalApiClient.fromConfig(config);
       const list = await client.transactions({ ...(date !== undefined ? { date } : {}), limit: Number(opts.limit) });
       if (opts.json) printJson({ transactions: list });
       else printLine(list.length === 0 ? `no transactions${date ? ` on ${date}` : ''}` : list.map(transactionLine).join('\n'));

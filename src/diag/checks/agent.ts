@@ -1,7 +1,6 @@
 import { request } from 'undici';
-import { LocalApiClient, localApiUrl, readLocalToken, type AgentStatus } from '../../cli/local-api-client.js';
-import { describeError } from '../../core/errors.js';
-import type { DeviceStatusView } from '../../ui/sources.js';
+import { describeError } from '../../core/index.js';
+import { LocalApiClient, localApiUrl, readLocalToken, type ApiAgentStatus, type ApiDeviceStatus } from '../../ui/index.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
 
@@ -49,9 +48,9 @@ function client(state: DiagState): LocalApiClient {
 }
 
 /** GET /api/devices of the running agent. */
-export async function agentDevices(state: DiagState): Promise<DeviceStatusView[]> {
+export async function agentDevices(state: DiagState): Promise<ApiDeviceStatus[]> {
   if (state.agent.devices !== undefined) return state.agent.devices;
-  const devices = (await client(state).call<{ devices: DeviceStatusView[] }>('GET', '/api/devices')).devices;
+  const devices = await client(state).devices();
   state.agent.devices = devices;
   return devices;
 }
@@ -67,7 +66,7 @@ export async function checkAgent(state: DiagState): Promise<Outcome> {
       facts: { running: false, url: probe.url ?? null },
     };
   }
-  let status: AgentStatus;
+  let status: ApiAgentStatus;
   try {
     status = await client(state).status();
   } catch (err) {

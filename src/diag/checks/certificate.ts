@@ -1,25 +1,9 @@
 import { statSync } from 'node:fs';
-import { describeError, isAgentError } from '../../core/errors.js';
+import { describeError, isAgentError, ErrorCodes } from '../../core/index.js';
 import { certificateStatus, readIdentity } from '../../identity/index.js';
 import type { DiagState } from '../state.js';
-import type { Outcome } from '../types.js';
+import type { CertificateFacts, Outcome } from '../types.js';
 
-/** Certificate facts for the bundle: nothing of the key but its file name and mode. */
-export interface CertificateFacts {
-  certFile: string;
-  keyFile: string;
-  caFile: string;
-  keyMode: string | null;
-  subject: string;
-  serialNumber: string;
-  issuer: string;
-  notBefore: string;
-  notAfter: string;
-  daysLeft: number;
-  state: string;
-  thumbprint: string;
-  fingerprint256: string;
-}
 
 function modeOf(file: string): number | undefined {
   try {
@@ -46,9 +30,9 @@ export function checkCertificate(state: DiagState): Outcome {
     state.collected.certificate = { error: describeError(err) };
     const code = isAgentError(err) ? err.code : undefined;
     const remedy =
-      code === 'CERT_KEY_MISMATCH'
+      code === ErrorCodes.CERT_KEY_MISMATCH
         ? 'install the key that belongs to the device certificate'
-        : code === 'CERT_NO_SERIAL'
+        : code === ErrorCodes.CERT_NO_SERIAL
           ? 'install the terminal certificate issued for this device (its subject carries serialNumber)'
           : `install the device certificate, key and platform CA at identity.certFile / keyFile / caFile${remedyGen}`;
     return { status: 'fail', finding: describeError(err), remedy, facts: { certFile: id.certFile, keyFile: id.keyFile, caFile: id.caFile, code } };

@@ -1,5 +1,5 @@
-import { ClockSkewMeter } from '../../auth/clock-skew.js';
-import { httpRequest } from '../../platform/http.js';
+import { ClockSkewMeter } from '../../auth/index.js';
+import { httpRequest } from '../../platform/index.js';
 import { dispatchersOf, platformFailure, safeHost } from '../platform-access.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';

@@ -1,4 +1,4 @@
-import { describeError } from '../../core/errors.js';
+import { describeError } from '../../core/index.js';
 import { diagEndpoints } from '../platform-access.js';
 import type { DiagOptions, DiagState } from '../state.js';
 import type { Outcome } from '../types.js';

@@ -1,26 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeError } from '../../core/errors.js';
-import { openQueueReadOnly } from '../../offline/read-only.js';
-import { JOURNAL_FILE } from '../../payments/journal/index.js';
-import { formatAmount } from '../../payments/money.js';
+import { describeError } from '../../core/index.js';
+import { openQueueReadOnly } from '../../offline/index.js';
+import { JOURNAL_FILE, formatAmount } from '../../payments/index.js';
 import type { DiagState } from '../state.js';
-import type { Outcome } from '../types.js';
+import type { OfflineSummary, Outcome } from '../types.js';
 
-/** The offline queue as diagnostics see it: counts and totals, no card data. */
-export interface OfflineSummary {
-  file: string;
-  /** Stored and not yet confirmed by the platform. */
-  count: number;
-  maxCount: number;
-  totals: Record<string, number>;
-  oldestClientTransactionId: string | null;
-  oldestStoredAt: string | null;
-  oldestAgeHours: number | null;
-  maxAgeHours: number;
-  needsAttention: number;
-  states: Record<string, number>;
-}
 
 function money(minor: number, currency: string): string {
   try {

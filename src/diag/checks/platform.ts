@@ -1,4 +1,4 @@
-import { PlatformClient } from '../../platform/client.js';
+import { PlatformClient } from '../../platform/index.js';
 import { dispatchersOf } from '../platform-access.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';

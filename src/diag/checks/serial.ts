@@ -1,12 +1,9 @@
 import { existsSync } from 'node:fs';
-import type { Config, SerialPortConfig } from '../../config/schema.js';
-import { describeError, isAgentError } from '../../core/errors.js';
-import { EventBus } from '../../events/bus.js';
-import type { DeviceName } from '../../events/types.js';
-import { createPeripherals } from '../../devices/peripherals.js';
-import { describeUsb, matchesUsb } from '../../devices/port-finder.js';
-import { systemBinding, type SerialBinding, type SerialPortInfo } from '../../devices/serial-port.js';
-import type { DeviceStatusView } from '../../ui/sources.js';
+import type { Config, SerialPortConfig } from '../../config/index.js';
+import { describeError, isAgentError, ErrorCodes } from '../../core/index.js';
+import { EventBus, type DeviceName } from '../../events/index.js';
+import { createPeripherals, describeUsb, matchesUsb, systemBinding, type SerialBinding, type SerialPortInfo } from '../../devices/index.js';
+import type { DeviceStatusView } from '../../ui/index.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
 import { agentDevices } from './agent.js';
@@ -133,7 +130,7 @@ async function handshake(state: DiagState, config: Config, binding: SerialBindin
           title,
           status: 'fail',
           finding: st.message ?? `the ${title} on ${path} did not connect`,
-          remedy: st.errorCode === 'DEVICE_PORT_BUSY' ? 'another program holds the port: stop it (is the agent running with another --api-port?)' : `check that the ${title} is on ${path}, powered and of the expected kind`,
+          remedy: st.errorCode === ErrorCodes.DEVICE_PORT_BUSY ? 'another program holds the port: stop it (is the agent running with another --api-port?)' : `check that the ${title} is on ${path}, powered and of the expected kind`,
           facts: { path, code: st.errorCode },
         };
         continue;

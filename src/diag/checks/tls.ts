@@ -1,8 +1,7 @@
 import { connect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
-import { AgentError } from '../../core/errors.js';
-import type { DeviceIdentity } from '../../identity/device-identity.js';
-import { mtlsTlsOptions } from '../../identity/mtls-dispatcher.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
+import { type DeviceIdentity, mtlsTlsOptions } from '../../identity/index.js';
 import { codeOf, isUnreachable, unreachableRemedy } from '../platform-access.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
@@ -46,7 +45,7 @@ export function tlsProbe(url: string, identity: DeviceIdentity, signal: AbortSig
       if (err !== undefined) reject(err);
       else if (result !== undefined) resolve(result);
     };
-    const onAbort = (): void => finish(new AgentError('PLATFORM_TIMEOUT', `TLS handshake with ${u.host} did not finish in time`));
+    const onAbort = (): void => finish(new AgentError(ErrorCodes.PLATFORM_TIMEOUT, `TLS handshake with ${u.host} did not finish in time`));
     if (signal.aborted) {
       onAbort();
       return;
@@ -76,9 +75,9 @@ export function tlsProbe(url: string, identity: DeviceIdentity, signal: AbortSig
     s.once('data', () => finish(undefined));
     s.once('error', (err) => finish(err));
     s.once('close', () => {
-      if (result === undefined) return finish(new AgentError('PLATFORM_NETWORK', `${u.host} closed the connection during the TLS handshake`));
+      if (result === undefined) return finish(new AgentError(ErrorCodes.PLATFORM_NETWORK, `${u.host} closed the connection during the TLS handshake`));
       finish(
-        Object.assign(new AgentError('AUTH_CERT_REFUSED', 'closed the connection right after the TLS handshake without answering'), {
+        Object.assign(new AgentError(ErrorCodes.AUTH_CERT_REFUSED, 'closed the connection right after the TLS handshake without answering'), {
           afterHandshake: true,
         }),
       );
@@ -113,10 +112,10 @@ async function probeOne(state: DiagState, which: 'device-auth' | 'api', url: str
         facts: { host, code },
       };
     }
-    if ((code !== undefined && /ALERT|ECONNRESET|EPIPE/.test(code)) || code === 'AUTH_CERT_REFUSED') {
+    if ((code !== undefined && /ALERT|ECONNRESET|EPIPE/.test(code)) || code === ErrorCodes.AUTH_CERT_REFUSED) {
       return {
         status: 'fail',
-        finding: `${host} refused the device certificate (${code === 'AUTH_CERT_REFUSED' ? message : code})`,
+        finding: `${host} refused the device certificate (${code === ErrorCodes.AUTH_CERT_REFUSED ? message : code})`,
         remedy: 'install a valid device certificate issued by the platform CA (`terminal-agent certs show`); check the clock if it says the certificate is not yet valid',
         facts: { host, code },
       };

@@ -1,8 +1,5 @@
-import { decodeJwtPayload } from '../../auth/jwt.js';
-import { fetchMerchantCredentials, selectMerchant, summary, type MerchantCredentials } from '../../auth/merchant-credentials.js';
-import { TokenEndpoint } from '../../auth/token-endpoint.js';
-import type { GrantOutcome } from '../../auth/token-response.js';
-import { describeError } from '../../core/errors.js';
+import { decodeJwtPayload, fetchMerchantCredentials, merchantSummary, selectMerchant, TokenEndpoint, type GrantOutcome, type MerchantCredentials } from '../../auth/index.js';
+import { describeError } from '../../core/index.js';
 import { dispatchersOf, platformFailure } from '../platform-access.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
@@ -35,7 +32,7 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
     try {
       chosen = selectMerchant(merchants, config.auth.merchantId).merchant;
     } catch (err) {
-      return { status: 'fail', finding: describeError(err), remedy: 'set auth.merchantId to one of the listed merchants, or ask the acquirer to assign a merchant', facts: { merchants: merchants.map(summary) } };
+      return { status: 'fail', finding: describeError(err), remedy: 'set auth.merchantId to one of the listed merchants, or ask the acquirer to assign a merchant', facts: { merchants: merchants.map(merchantSummary) } };
     }
     clientId = chosen.clientId;
     what = chosen.merchantName;
@@ -49,7 +46,7 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
     what = `user ${username}`;
     grant = endpoint.password(poweredClientId, username, password);
   }
-  const listed = merchants.map(summary);
+  const listed = merchants.map(merchantSummary);
   const names = listed.map((m) => `${m.merchantName} [${m.clientId}]`).join(', ');
   let outcome: GrantOutcome;
   try {

@@ -1,4 +1,21 @@
-import type { AgentStatus, AllowedOperations, DeviceStatus, Merchant, OfflineFlushResult, OfflineItem, OfflineLevels, Transaction } from './types.js';
+import type {
+  AgentStatus,
+  AllowedOperations,
+  AllowedOperationsAnswer,
+  DeviceStatus,
+  DevicesAnswer,
+  ErrorAnswer,
+  Merchant,
+  MerchantsAnswer,
+  OfflineAnswer,
+  OfflineFlushAnswer,
+  OfflineFlushResult,
+  OfflineItem,
+  OfflineItemAnswer,
+  Transaction,
+  TransactionAnswer,
+  TransactionListAnswer,
+} from './types.js';
 
 /** An error the agent answered with; `message` is meant for the person at the counter. */
 export class ApiError extends Error {
@@ -38,48 +55,48 @@ export class Api {
       throw new ApiError('INTERNAL', `Unexpected answer from the agent (HTTP ${res.status}).`, res.status);
     }
     if (!res.ok) {
-      const error = (json as { error?: { code?: string; message?: string } }).error;
+      const error = (json as Partial<ErrorAnswer>).error;
       throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? `The agent answered HTTP ${res.status}.`, res.status);
     }
     return json as T;
   }
 
   async startSale(body: Record<string, unknown>): Promise<Transaction> {
-    return (await this.call<{ transaction: Transaction }>('POST', '/api/sales', body)).transaction;
+    return (await this.call<TransactionAnswer>('POST', '/api/sales', body)).transaction;
   }
   async abortSale(id: string): Promise<Transaction> {
-    return (await this.call<{ transaction: Transaction }>('POST', `/api/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
+    return (await this.call<TransactionAnswer>('POST', `/api/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
   }
   async transaction(id: string): Promise<Transaction> {
-    return (await this.call<{ transaction: Transaction }>('GET', `/api/transactions/${encodeURIComponent(id)}`)).transaction;
+    return (await this.call<TransactionAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}`)).transaction;
   }
   async transactions(date: string): Promise<Transaction[]> {
-    return (await this.call<{ transactions: Transaction[] }>('GET', `/api/transactions?date=${date}&limit=200`)).transactions;
+    return (await this.call<TransactionListAnswer>('GET', `/api/transactions?date=${date}&limit=200`)).transactions;
   }
   async allowedOperations(id: string): Promise<AllowedOperations> {
-    return (await this.call<{ allowedOperations: AllowedOperations }>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
+    return (await this.call<AllowedOperationsAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
   }
   async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: Record<string, unknown>): Promise<Transaction> {
-    return (await this.call<{ transaction: Transaction }>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
+    return (await this.call<TransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
   }
   async status(): Promise<AgentStatus> {
     return this.call<AgentStatus>('GET', '/api/status');
   }
   async devices(): Promise<DeviceStatus[]> {
-    return (await this.call<{ devices: DeviceStatus[] }>('GET', '/api/devices')).devices;
+    return (await this.call<DevicesAnswer>('GET', '/api/devices')).devices;
   }
   /** Levels and the sales not yet settled (queued, needing attention, declined after upload). */
-  async offline(): Promise<{ offline: OfflineLevels | null; items: OfflineItem[] }> {
-    return this.call<{ offline: OfflineLevels | null; items: OfflineItem[] }>('GET', '/api/offline');
+  async offline(): Promise<OfflineAnswer> {
+    return this.call<OfflineAnswer>('GET', '/api/offline');
   }
   async flushOffline(): Promise<OfflineFlushResult> {
-    return (await this.call<{ result: OfflineFlushResult }>('POST', '/api/offline/flush', {})).result;
+    return (await this.call<OfflineFlushAnswer>('POST', '/api/offline/flush', {})).result;
   }
   async requeueOffline(id: string): Promise<OfflineItem> {
-    return (await this.call<{ item: OfflineItem }>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+    return (await this.call<OfflineItemAnswer>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
   }
   async merchants(): Promise<Merchant[]> {
-    return (await this.call<{ merchants: Merchant[] }>('GET', '/api/merchants')).merchants;
+    return (await this.call<MerchantsAnswer>('GET', '/api/merchants')).merchants;
   }
   /** The QR of a sale as an object URL of the SVG (drawn by the agent with qrcode). */
   async qrUrl(id: string): Promise<string> {

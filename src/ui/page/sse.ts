@@ -1,4 +1,4 @@
-import type { BusEvent } from './types.js';
+import type { BusEvent, EventStreamHello } from './types.js';
 
 export interface EventStreamHandlers {
   onEvent(event: BusEvent): void;
@@ -88,7 +88,7 @@ export class EventStream {
       return;
     }
     if (event === 'hello') {
-      const run = (payload as { run?: string }).run;
+      const run = (payload as Partial<EventStreamHello>).run;
       // A new agent run numbers its events from 1 again: what we hold is stale.
       if (this.run !== undefined && run !== this.run) {
         this.lastId = undefined;

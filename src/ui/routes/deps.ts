@@ -1,6 +1,6 @@
-import type { Config } from '../../config/schema.js';
-import type { Logger } from '../../core/logger.js';
-import type { PaymentsApi } from '../../payments/api.js';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../core/index.js';
+import type { PaymentsApi } from '../../payments/index.js';
 import type { SseHub } from '../sse-hub.js';
 import type { DeviceStatusView, HealthSource, MerchantsSource, OfflineApiSource } from '../sources.js';
 

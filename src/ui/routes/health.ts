@@ -1,16 +1,7 @@
 import type { Router } from '../router.js';
 import type { HealthSource } from '../sources.js';
+import type { ApiHealthAnswer, ApiReadiness } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
-
-export interface ReadinessCheck {
-  ok: boolean;
-  detail: string;
-}
-
-export interface Readiness {
-  ready: boolean;
-  checks: { token: ReadinessCheck; platform: ReadinessCheck; reader: ReadinessCheck };
-}
 
 function safely(f: () => boolean): boolean {
   try {
@@ -21,7 +12,7 @@ function safely(f: () => boolean): boolean {
 }
 
 /** /readyz: token held, platform reachable or offline sales allowed, reader connected (issue 7). */
-export function readiness(health: HealthSource): Readiness {
+export function readiness(health: HealthSource): ApiReadiness {
   const token = safely(() => health.tokenHeld());
   const reachable = safely(() => health.platformReachable());
   const offline = safely(() => health.offlineAllowed());
@@ -39,7 +30,7 @@ export function readiness(health: HealthSource): Readiness {
 
 /** Health routes come before authentication so that a supervisor can probe them. */
 export function registerHealthRoutes(router: Router, deps: Pick<RouteDeps, 'health'>): void {
-  router.add('GET', '/healthz', () => ({ status: 200, body: { status: 'ok' } }));
+  router.add('GET', '/healthz', () => ({ status: 200, body: { status: 'ok' } satisfies ApiHealthAnswer }));
   router.add('GET', '/readyz', () => {
     const r = readiness(deps.health);
     return { status: r.ready ? 200 : 503, body: r };

@@ -1,6 +1,7 @@
 import { apiMerchant } from '../api-views.js';
 import type { Router } from '../router.js';
 import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
+import type { ApiMerchantsAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
 
 /**
@@ -12,6 +13,6 @@ export function registerMerchantRoutes(router: Router, deps: RouteDeps): void {
   router.add('GET', '/api/merchants', (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const merchants = deps.merchants?.merchants() ?? [];
-    return { status: 200, body: { merchants: merchants.map(apiMerchant) } };
+    return { status: 200, body: { merchants: merchants.map(apiMerchant) } satisfies ApiMerchantsAnswer };
   });
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
 import { apiOffline, apiOfflineItem } from '../api-views.js';
 import { readJsonBody } from '../http-io.js';
 import type { Router } from '../router.js';
 import { emptyBodySchema, noQuerySchema, parseInput, queryObject, transactionIdSchema } from '../schemas.js';
 import { OFFLINE_ITEM_STATES, type OfflineItemState } from '../sources.js';
+import type { ApiOfflineAnswer, ApiOfflineFlushAnswer, ApiOfflineItemAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
 
 /** Settled at the platform: listed only when asked for (they are in the transaction list as approved). */
@@ -18,17 +19,17 @@ const offlineQuerySchema = z.strictObject({
 function parseStates(text: string | undefined): readonly OfflineItemState[] {
   if (text === undefined) return DEFAULT_STATES;
   const states = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (states.length === 0) throw new AgentError('API_BAD_REQUEST', `state must name at least one of ${OFFLINE_ITEM_STATES.join(', ')}`, { httpStatus: 400 });
+  if (states.length === 0) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `state must name at least one of ${OFFLINE_ITEM_STATES.join(', ')}`);
   for (const s of states) {
     if (!(OFFLINE_ITEM_STATES as readonly string[]).includes(s)) {
-      throw new AgentError('API_BAD_REQUEST', `unknown queue state "${s.slice(0, 30)}": use ${OFFLINE_ITEM_STATES.join(', ')}`, { httpStatus: 400 });
+      throw new AgentError(ErrorCodes.API_BAD_REQUEST, `unknown queue state "${s.slice(0, 30)}": use ${OFFLINE_ITEM_STATES.join(', ')}`);
     }
   }
   return states as OfflineItemState[];
 }
 
 function notRunning(): AgentError {
-  return new AgentError('API_NOT_FOUND', 'the offline queue is not running on this terminal', { httpStatus: 404 });
+  return new AgentError(ErrorCodes.API_NOT_FOUND, 'the offline queue is not running on this terminal');
 }
 
 /**
@@ -40,31 +41,31 @@ export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
     const q = parseInput(offlineQuerySchema, queryObject(ctx.query), 'query');
     const states = parseStates(q.state);
     const source = deps.offline;
-    if (source === undefined) return { status: 200, body: { offline: null, items: [] } };
+    if (source === undefined) return { status: 200, body: { offline: null, items: [] } satisfies ApiOfflineAnswer };
     const levels = apiOffline(await source.levels());
     const items = source.items ? await source.items(states) : [];
-    return { status: 200, body: { offline: levels, items: items.map(apiOfflineItem) } };
+    return { status: 200, body: { offline: levels, items: items.map(apiOfflineItem) } satisfies ApiOfflineAnswer };
   });
 
   router.add('POST', '/api/offline/flush', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     if (!deps.offline) throw notRunning();
-    return { status: 200, body: { result: await deps.offline.flush() } };
+    return { status: 200, body: { result: await deps.offline.flush() } satisfies ApiOfflineFlushAnswer };
   });
 
   router.add('POST', '/api/offline/:id/requeue', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const id = ctx.params.id ?? '';
     if (!transactionIdSchema.safeParse(id).success) {
-      throw new AgentError('API_BAD_REQUEST', 'the offline sale id must be a transaction id (letters, digits, . _ : -)', { httpStatus: 400 });
+      throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'the offline sale id must be a transaction id (letters, digits, . _ : -)');
     }
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     const source = deps.offline;
     if (source === undefined) throw notRunning();
-    if (source.requeue === undefined) throw new AgentError('API_NOT_FOUND', 'this terminal\'s offline queue cannot queue a sale again', { httpStatus: 404 });
+    if (source.requeue === undefined) throw new AgentError(ErrorCodes.API_NOT_FOUND, 'this terminal\'s offline queue cannot queue a sale again');
     const item = await source.requeue(id);
     deps.log.info({ clientTransactionId: item.clientTransactionId, state: item.state }, 'offline sale queued again at the counter');
-    return { status: 200, body: { item: apiOfflineItem(item) } };
+    return { status: 200, body: { item: apiOfflineItem(item) } satisfies ApiOfflineItemAnswer };
   });
 }

@@ -1,28 +1,14 @@
-import { AgentError } from '../../core/errors.js';
-import type { SaleRequest } from '../../payments/api.js';
-import { parseAmount, normalizeCurrency } from '../../payments/money.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
+import { type SaleRequest, parseAmount, normalizeCurrency } from '../../payments/index.js';
 import { readJsonBody } from '../http-io.js';
 import type { RouteContext, Router } from '../router.js';
-import {
-  cancelBodySchema,
-  captureAllBodySchema,
-  captureBodySchema,
-  emptyBodySchema,
-  getQuerySchema,
-  listQuerySchema,
-  noQuerySchema,
-  parseInput,
-  queryObject,
-  refundBodySchema,
-  saleBodySchema,
-  transactionIdSchema,
-  type SaleBody,
-} from '../schemas.js';
+import { cancelBodySchema, captureAllBodySchema, captureBodySchema, emptyBodySchema, getQuerySchema, listQuerySchema, noQuerySchema, parseInput, queryObject, refundBodySchema, saleBodySchema, transactionIdSchema, type SaleBody } from '../schemas.js';
 import { apiAllowedOperations, apiTransaction } from '../api-views.js';
+import type { ApiAllowedOperationsAnswer, ApiTransactionAnswer, ApiTransactionListAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
 
 function rule(message: string): AgentError {
-  return new AgentError('API_BAD_REQUEST', message, { httpStatus: 400 });
+  return new AgentError(ErrorCodes.API_BAD_REQUEST, message);
 }
 
 function idParam(ctx: RouteContext): string {
@@ -69,33 +55,33 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     // The outcome reaches the page through the bus; a rejection here must not go unhandled.
     started.done.catch((err: unknown) => log.error({ clientTransactionId: started.clientTransactionId, err }, 'sale ended with an error'));
     const view = await payments.get(started.clientTransactionId);
-    return { status: 202, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+    return { status: 202, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
   router.add('POST', '/api/sales/:id/abort', async (ctx) => {
     noQuery(ctx);
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     const view = await payments.abortSale(idParam(ctx));
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
   router.add('GET', '/api/transactions', (ctx) => {
     const q = parseInput(listQuerySchema, queryObject(ctx.query), 'query');
     const list = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), limit: q.limit ?? 100 });
-    return { status: 200, body: { transactions: list.map((v) => apiTransaction(v, { withEvents: false })) } };
+    return { status: 200, body: { transactions: list.map((v) => apiTransaction(v, { withEvents: false })) } satisfies ApiTransactionListAnswer };
   });
 
   router.add('GET', '/api/transactions/:id', async (ctx) => {
     const q = parseInput(getQuerySchema, queryObject(ctx.query), 'query');
     const refresh = q.refresh === '1' || q.refresh === 'true';
     const view = await payments.get(idParam(ctx), { refresh });
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: true }) } };
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: true }) } satisfies ApiTransactionAnswer };
   });
 
   router.add('GET', '/api/transactions/:id/allowed-operations', async (ctx) => {
     noQuery(ctx);
     const ops = await payments.allowedOperations(idParam(ctx));
-    return { status: 200, body: { allowedOperations: apiAllowedOperations(ops) } };
+    return { status: 200, body: { allowedOperations: apiAllowedOperations(ops) } satisfies ApiAllowedOperationsAnswer };
   });
 
   /** Amount text in the sale's currency (cancel, refund, capture act on a sale). */
@@ -115,7 +101,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
       ...(body.reason !== undefined ? { reason: body.reason } : {}),
       ...(body.approvalCode !== undefined ? { approvalCode: body.approvalCode } : {}),
     });
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
   router.add('POST', '/api/transactions/:id/refund', async (ctx) => {
@@ -127,7 +113,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
       ...(amount !== undefined ? { amount } : {}),
       ...(body.approvalCode !== undefined ? { approvalCode: body.approvalCode } : {}),
     });
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
   router.add('POST', '/api/transactions/:id/capture', async (ctx) => {
@@ -136,13 +122,13 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     const body = parseInput(captureBodySchema, await readJsonBody(ctx.req), 'request body');
     const amount = await amountFor(id, body.amount);
     const view = await payments.capture(id, amount !== undefined ? { amount } : {});
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } };
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
   router.add('POST', '/api/capture-all', async (ctx) => {
     noQuery(ctx);
     const body = parseInput(captureAllBodySchema, await readJsonBody(ctx.req), 'request body');
     const views = await payments.captureAll(body.merchantId);
-    return { status: 200, body: { transactions: views.map((v) => apiTransaction(v, { withEvents: false })) } };
+    return { status: 200, body: { transactions: views.map((v) => apiTransaction(v, { withEvents: false })) } satisfies ApiTransactionListAnswer };
   });
 }

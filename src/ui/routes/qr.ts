@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
 import { sendText } from '../http-io.js';
 import type { Router } from '../router.js';
 import { noQuerySchema, parseInput, queryObject, transactionIdSchema } from '../schemas.js';
@@ -10,10 +10,10 @@ export function registerQrRoute(router: Router, deps: RouteDeps): void {
   router.add('GET', '/api/qr/:id.svg', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const id = transactionIdSchema.safeParse(ctx.params.id);
-    if (!id.success) throw new AgentError('API_BAD_REQUEST', 'transaction id is invalid', { httpStatus: 400 });
+    if (!id.success) throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'transaction id is invalid');
     const view = await deps.payments.get(id.data);
     if (view.qr === undefined || view.qr.codeValue === '') {
-      throw new AgentError('API_NOT_FOUND', `transaction ${id.data} has no QR code`, { httpStatus: 404 });
+      throw new AgentError(ErrorCodes.API_NOT_FOUND, `transaction ${id.data} has no QR code`);
     }
     const svg = await QRCode.toString(view.qr.codeValue, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     sendText(ctx.res, 200, 'image/svg+xml; charset=utf-8', svg);

@@ -1,10 +1,11 @@
 import type { Router } from '../router.js';
 import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
 import { apiOffline } from '../api-views.js';
+import type { ApiAgentStatus, ApiDevicesAnswer, ApiOfflineLevels } from '../wire-types.js';
 import { readiness } from './health.js';
 import type { RouteDeps } from './deps.js';
 
-async function offlineLevels(deps: RouteDeps): Promise<ReturnType<typeof apiOffline> | null> {
+async function offlineLevels(deps: RouteDeps): Promise<ApiOfflineLevels | null> {
   return deps.offline ? apiOffline(await deps.offline.levels()) : null;
 }
 
@@ -18,29 +19,27 @@ export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
     } catch {
       online = false;
     }
-    return {
-      status: 200,
-      body: {
-        agent: {
-          run: deps.runId,
-          startedAt: new Date(deps.startedAt).toISOString(),
-          uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
-          environment: deps.config.environment,
-          defaultCurrency: deps.config.payments.defaultCurrency,
-          merchantId: deps.config.auth.merchantId ?? null,
-          captureMode: deps.config.payments.captureMode,
-        },
-        ready: r.ready,
-        checks: r.checks,
-        platform: { online },
-        devices: deps.devices(),
-        offline: await offlineLevels(deps),
+    const body: ApiAgentStatus = {
+      agent: {
+        run: deps.runId,
+        startedAt: new Date(deps.startedAt).toISOString(),
+        uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
+        environment: deps.config.environment,
+        defaultCurrency: deps.config.payments.defaultCurrency,
+        merchantId: deps.config.auth.merchantId ?? null,
+        captureMode: deps.config.payments.captureMode,
       },
+      ready: r.ready,
+      checks: r.checks,
+      platform: { online },
+      devices: deps.devices(),
+      offline: await offlineLevels(deps),
     };
+    return { status: 200, body };
   });
 
   router.add('GET', '/api/devices', (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
-    return { status: 200, body: { devices: deps.devices() } };
+    return { status: 200, body: { devices: deps.devices() } satisfies ApiDevicesAnswer };
   });
 }

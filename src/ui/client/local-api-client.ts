@@ -1,0 +1,171 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'undici';
+import type { Config } from '../../config/index.js';
+import { AgentError, ErrorCodes, type ErrorCode } from '../../core/index.js';
+import { localTokenPath } from '../local-token.js';
+import type {
+  ApiAgentStatus,
+  ApiAllowedOperations,
+  ApiAllowedOperationsAnswer,
+  ApiCancelRequest,
+  ApiCaptureRequest,
+  ApiDevicesAnswer,
+  ApiDeviceStatus,
+  ApiMerchant,
+  ApiMerchantsAnswer,
+  ApiOfflineAnswer,
+  ApiOfflineItem,
+  ApiOfflineItemAnswer,
+  ApiRefundRequest,
+  ApiSaleRequest,
+  ApiTransaction,
+  ApiTransactionAnswer,
+  ApiTransactionListAnswer,
+} from '../wire-types.js';
+
+/** What the CLI asks of an operation on a sale (cancel, refund and capture bodies). */
+export type ApiOperationRequest = ApiCancelRequest | ApiRefundRequest | ApiCaptureRequest;
+
+const KNOWN_CODES = new Set<string>(Object.values(ErrorCodes));
+
+/** The local API's base URL from config (api.host, api.port). */
+export function localApiUrl(config: Config): string {
+  if (config.api.port === 0) {
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, 'api.port is 0 (any free port): give the running agent\'s port with --api-port');
+  }
+  const host = config.api.host === '::1' ? '[::1]' : config.api.host;
+  return `http://${host}:${config.api.port}`;
+}
+
+/** The per-install token the agent wrote at its first start. */
+export function readLocalToken(dataDir: string): string {
+  const file = localTokenPath(dataDir);
+  try {
+    const token = readFileSync(file, 'utf8').trim();
+    if (token !== '') return token;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES') {
+      throw new AgentError(ErrorCodes.API_UNAUTHORIZED, `cannot read the local API token ${file}: permission denied (run as the agent's user)`);
+    }
+    if (code !== 'ENOENT') throw new AgentError(ErrorCodes.API_UNAUTHORIZED, `cannot read the local API token ${file}: ${code ?? 'error'}`);
+  }
+  throw new AgentError(
+    ErrorCodes.API_UNAVAILABLE,
+    `no local API token at ${file}: the agent has not been started with this data directory (start it with "terminal-agent start", or pass --data-dir)`,
+  );
+}
+
+/**
+ * The client of the running agent's local API, for the CLI and diagnostics: JSON over
+ * loopback with the local token (docs/architecture.md, "Local API and counter page").
+ * Errors come back as AgentError with the agent's code and message (the HTTP status in
+ * `details.status`); no agent answering is API_UNAVAILABLE with what to do.
+ */
+export class LocalApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string,
+    private readonly timeoutMs = 30_000,
+  ) {}
+
+  static fromConfig(config: Config): LocalApiClient {
+    const url = localApiUrl(config);
+    return new LocalApiClient(url, readLocalToken(config.dataDir));
+  }
+
+  async call<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
+    let res;
+    try {
+      res = await request(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') {
+        throw new AgentError(ErrorCodes.API_UNAVAILABLE, `the agent is not running: nothing answers at ${this.baseUrl} (start it with "terminal-agent start", or check --api-port)`, {
+          cause: err,
+        });
+      }
+      throw new AgentError(ErrorCodes.API_UNAVAILABLE, `cannot reach the agent at ${this.baseUrl}: ${code ?? (err as Error).message}`, { cause: err });
+    }
+    const text = await res.body.text();
+    let json: unknown;
+    try {
+      json = text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new AgentError(ErrorCodes.API_UNAVAILABLE, `something else answers at ${this.baseUrl} (not JSON): is --api-port the agent's port?`);
+    }
+    if (res.statusCode >= 400) {
+      const error = (json as { error?: { code?: unknown; message?: unknown } }).error;
+      const code = typeof error?.code === 'string' && KNOWN_CODES.has(error.code) ? (error.code as ErrorCode) : 'INTERNAL';
+      const message = typeof error?.message === 'string' ? error.message : `the agent answered HTTP ${res.statusCode}`;
+      throw new AgentError(code, message, { details: { status: res.statusCode } });
+    }
+    return json as T;
+  }
+
+  async startSale(input: ApiSaleRequest): Promise<ApiTransaction> {
+    return (await this.call<ApiTransactionAnswer>('POST', '/api/sales', { ...input })).transaction;
+  }
+
+  async abortSale(id: string): Promise<ApiTransaction> {
+    return (await this.call<ApiTransactionAnswer>('POST', `/api/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
+  }
+
+  async transaction(id: string, refresh = false): Promise<ApiTransaction> {
+    const q = refresh ? '?refresh=1' : '';
+    return (await this.call<ApiTransactionAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}${q}`)).transaction;
+  }
+
+  async transactions(query: { date?: string; limit?: number }): Promise<ApiTransaction[]> {
+    const q = new URLSearchParams();
+    if (query.date !== undefined) q.set('date', query.date);
+    if (query.limit !== undefined) q.set('limit', String(query.limit));
+    const qs = q.toString();
+    return (await this.call<ApiTransactionListAnswer>('GET', `/api/transactions${qs ? `?${qs}` : ''}`)).transactions;
+  }
+
+  async allowedOperations(id: string): Promise<ApiAllowedOperations> {
+    return (await this.call<ApiAllowedOperationsAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
+  }
+
+  async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: ApiOperationRequest): Promise<ApiTransaction> {
+    return (await this.call<ApiTransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
+  }
+
+  async captureAll(merchantId?: string): Promise<ApiTransaction[]> {
+    return (await this.call<ApiTransactionListAnswer>('POST', '/api/capture-all', merchantId !== undefined ? { merchantId } : {})).transactions;
+  }
+
+  async status(): Promise<ApiAgentStatus> {
+    return this.call<ApiAgentStatus>('GET', '/api/status');
+  }
+
+  async devices(): Promise<ApiDeviceStatus[]> {
+    return (await this.call<ApiDevicesAnswer>('GET', '/api/devices')).devices;
+  }
+
+  /** Offline queue levels and items (no card data); `states` as in GET /api/offline?state=. */
+  async offlineQueue(states?: readonly string[]): Promise<ApiOfflineAnswer> {
+    const q = states !== undefined && states.length > 0 ? `?state=${encodeURIComponent(states.join(','))}` : '';
+    return this.call<ApiOfflineAnswer>('GET', `/api/offline${q}`);
+  }
+
+  /** Puts an offline sale needing attention back into the queue. */
+  async requeueOffline(id: string): Promise<ApiOfflineItem> {
+    return (await this.call<ApiOfflineItemAnswer>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+  }
+
+  async merchants(): Promise<ApiMerchant[]> {
+    return (await this.call<ApiMerchantsAnswer>('GET', '/api/merchants')).merchants;
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The local API's requests and answers as they travel (JSON), declared once for the three
+ * parties: the server (src/ui/routes/), the CLI's client (src/ui/client/) and the counter
+ * page (src/ui/page/). See docs/architecture.md, "Local API and counter page".
+ *
+ * Types only, and no imports: the page's own build (src/ui/page/tsconfig.json, browser
+ * libraries, no Node types) compiles this file too, and the browser never loads it.
+ * Amounts are integer minor units of the currency (ISO 4217); `...Text` fields are the
+ * same amounts formatted for people. No answer ever carries card data beyond a masked PAN,
+ * nor a secret or token.
+ */
+
+// ---------- transactions ----------
+
+export type ApiOperationKind = 'sale' | 'capture' | 'cancel' | 'refund';
+export type ApiSaleMethod = 'card' | 'manual' | 'moto' | 'walletA' | 'walletB';
+export type ApiWalletScenario = 'ConsumerScan' | 'MerchantScan';
+/** Which platform call carries a wallet merchant scan: process, or the terminal QR call. */
+export type ApiSaleVia = 'process' | 'qrTerminal';
+/** Journal states (src/payments/api.ts TransactionState). */
+export type ApiTransactionState =
+  | 'created'
+  | 'awaiting_customer'
+  | 'in_flight'
+  | 'approved'
+  | 'declined'
+  | 'failed'
+  | 'cancelled'
+  | 'reversing'
+  | 'reversed'
+  | 'offline_stored'
+  | 'needs_attention';
+
+/** A journal row as the local API answers it: the engine's view plus the formatted amounts. */
+export interface ApiTransaction {
+  clientTransactionId: string;
+  serverTransactionId?: string;
+  kind: ApiOperationKind;
+  method?: ApiSaleMethod;
+  scenario?: ApiWalletScenario;
+  merchantId?: string;
+  amount: number;
+  currency: string;
+  amountText: string;
+  state: ApiTransactionState;
+  /** The platform's transactionStatus as last seen (Accepted, Captured, Initialized, cancelled, ...). */
+  platformStatus?: string;
+  /** The sale this operation acts on (cancel, refund, capture). */
+  relatedClientTransactionId?: string;
+  maskedPan?: string;
+  scheme?: string;
+  entryMode?: string;
+  offline: boolean;
+  /** Why it was declined / failed / needs attention, in words a person can act on. */
+  message?: string;
+  /** The wallet QR to show the customer (the page draws it itself; no embedded image). */
+  qr?: { codeValue: string; expireTime?: string };
+  capturedAmount: number;
+  refundedAmount: number;
+  cancelledAmount: number;
+  capturedAmountText: string;
+  refundedAmountText: string;
+  cancelledAmountText: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Platform events seen, in order: on single-transaction answers only; lists carry the count. */
+  events?: Array<Record<string, unknown>>;
+  eventCount: number;
+}
+
+/** Whether one operation on a sale is allowed now, and up to which amount. */
+export interface ApiOperation {
+  allowed: boolean;
+  maxAmount: number;
+  maxAmountText: string;
+  reason?: string;
+}
+
+export interface ApiAllowedOperations {
+  cancel: ApiOperation;
+  refund: ApiOperation;
+  capture: ApiOperation;
+  currency: string;
+  /** Whether the platform's allowedoperations answer was used (else local rules only). */
+  fromPlatform: boolean;
+}
+
+// ---------- requests ----------
+
+/** POST /api/sales. The amount travels as text in major units ("12.34"). */
+export interface ApiSaleRequest {
+  method: ApiSaleMethod;
+  /** Wallets only (default ConsumerScan). */
+  scenario?: ApiWalletScenario;
+  amount: string;
+  /** Default: the configured payments.defaultCurrency. */
+  currency?: string;
+  /** Merchant to sell for, when the terminal serves several (default: the configured one). */
+  merchantId?: string;
+  moto?: { orderChannel?: string; zipCode?: string; houseNumber?: string; email?: string; phone?: string };
+  /** Merchant scan: the customer's code when already known (otherwise the scanner is awaited). */
+  walletId?: string;
+  via?: ApiSaleVia;
+  /** Terminal QR call only. */
+  order?: { orderId: string; orderDescription?: string };
+}
+
+/** POST /api/transactions/:id/cancel. */
+export interface ApiCancelRequest {
+  amount?: string;
+  reason?: 'Technical' | 'Functional';
+  approvalCode?: string;
+}
+
+/** POST /api/transactions/:id/refund. */
+export interface ApiRefundRequest {
+  amount?: string;
+  approvalCode?: string;
+}
+
+/** POST /api/transactions/:id/capture. */
+export interface ApiCaptureRequest {
+  amount?: string;
+}
+
+/** POST /api/capture-all. */
+export interface ApiCaptureAllRequest {
+  merchantId?: string;
+}
+
+// ---------- offline queue ----------
+
+/** Queue states (src/offline/types.ts QUEUE_STATES). */
+export type ApiOfflineItemState = 'queued' | 'uploading' | 'uploaded' | 'declined_after_upload' | 'needs_attention';
+
+/** Offline queue levels (minor units per currency) with the totals and limits also as text. */
+export interface ApiOfflineLevels {
+  enabled: boolean;
+  count: number;
+  maxCount: number;
+  totals: Record<string, number>;
+  maxTotal: Record<string, number>;
+  floorLimits?: Record<string, number>;
+  /** Creation time of the oldest queued sale (ISO 8601). */
+  oldestCreatedAt?: string;
+  /** Items the uploader gave up on; someone has to look at them. */
+  needsAttention?: number;
+  uploading?: boolean;
+  lastError?: string;
+  totalsText: Record<string, string>;
+  maxTotalText: Record<string, string>;
+  floorLimitsText: Record<string, string>;
+}
+
+/** One offline sale: no card data, the masked PAN at most. */
+export interface ApiOfflineItem {
+  clientTransactionId: string;
+  amount: number;
+  currency: string;
+  amountText: string;
+  maskedPan?: string;
+  state: ApiOfflineItemState;
+  /** Upload tries of any outcome. */
+  attempts: number;
+  /** What the last try (or staff) said, e.g. "declined after upload: Insufficient funds". */
+  lastMessage?: string;
+  storedAt: string;
+  serverTransactionId?: string;
+  /** The merchant (clientId) the sale was made for, when not the default. */
+  merchantId?: string;
+}
+
+/** POST /api/offline/flush: what "send now" did. */
+export interface ApiOfflineFlushResult {
+  /** What the platform's availability check said before the uploads. */
+  platform?: 'online' | 'offline';
+  uploaded: number;
+  declinedAfterUpload?: number;
+  needsAttention?: number;
+  failed: number;
+  remaining: number;
+}
+
+// ---------- merchants, devices, status ----------
+
+/** One merchant this terminal acts for (spec endpoint 3), never its secret. */
+export interface ApiMerchant {
+  merchantName: string;
+  /** What a sale's `merchantId` names (the platform also accepts the name or its merchant id). */
+  clientId: string;
+  /** The platform's merchant id, known once a token for the merchant was seen. */
+  merchantId?: string;
+  /** Sales without a merchant go to this one. */
+  default: boolean;
+}
+
+export type ApiDeviceName = 'reader' | 'display' | 'scanner';
+
+export interface ApiDeviceStatus {
+  device: ApiDeviceName;
+  state: 'connected' | 'disconnected' | 'reconnecting' | 'disabled' | 'unknown';
+  reason?: string;
+  model?: string;
+  firmware?: string;
+}
+
+export interface ApiReadinessCheck {
+  ok: boolean;
+  detail: string;
+}
+
+/** GET /readyz (200 when ready, 503 otherwise). */
+export interface ApiReadiness {
+  ready: boolean;
+  checks: { token: ApiReadinessCheck; platform: ApiReadinessCheck; reader: ApiReadinessCheck };
+}
+
+/** GET /api/status. */
+export interface ApiAgentStatus {
+  agent: {
+    run: string;
+    startedAt: string;
+    uptimeSeconds: number;
+    environment: string;
+    defaultCurrency: string;
+    merchantId: string | null;
+    captureMode: string;
+  };
+  ready: boolean;
+  checks: ApiReadiness['checks'];
+  platform: { online: boolean };
+  devices: ApiDeviceStatus[];
+  offline: ApiOfflineLevels | null;
+}
+
+// ---------- events (GET /api/events, Server-Sent Events) ----------
+
+/** One bus event as sent with `id: <seq>` and `event: <type>`. */
+export interface ApiEvent {
+  /** Increasing within one agent run; the SSE event id. */
+  seq: number;
+  type: string;
+  /** ISO 8601 time of publication. */
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** `event: hello`, first on every connection: a new `run` numbers its events from 1 again. */
+export interface ApiEventStreamHello {
+  run: string;
+  lastSeq: number;
+}
+
+/** `event: resync`: the events missed are no longer buffered; reload the state. */
+export interface ApiEventStreamResync {
+  lastSeq: number;
+  reason: string;
+}
+
+// ---------- answers ----------
+
+/** Every refusal and failure: the code is stable, the message is for the person at the counter. */
+export interface ApiErrorAnswer {
+  error: { code: string; message: string };
+}
+
+/** GET /healthz. */
+export interface ApiHealthAnswer {
+  status: 'ok';
+}
+
+/** POST /api/sales (202), abort, GET one transaction, cancel, refund, capture. */
+export interface ApiTransactionAnswer {
+  transaction: ApiTransaction;
+}
+
+/** GET /api/transactions, POST /api/capture-all. */
+export interface ApiTransactionListAnswer {
+  transactions: ApiTransaction[];
+}
+
+export interface ApiAllowedOperationsAnswer {
+  allowedOperations: ApiAllowedOperations;
+}
+
+/** GET /api/offline: `offline` is null when the queue does not run on this terminal. */
+export interface ApiOfflineAnswer {
+  offline: ApiOfflineLevels | null;
+  items: ApiOfflineItem[];
+}
+
+export interface ApiOfflineFlushAnswer {
+  result: ApiOfflineFlushResult;
+}
+
+export interface ApiOfflineItemAnswer {
+  item: ApiOfflineItem;
+}
+
+export interface ApiMerchantsAnswer {
+  merchants: ApiMerchant[];
+}
+
+export interface ApiDevicesAnswer {
+  devices: ApiDeviceStatus[];
+}
