@@ -3,9 +3,9 @@ import type { BackoffOptions } from '../core/backoff.js';
 import { AgentError, ErrorCodes } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { EventBus } from '../events/bus.js';
-import type { OfflineHook } from '../payments/offline-hook.js';
+import { offlineSaleReports, type Journal, type OfflineHook } from '../payments/index.js';
 import { AgeWatch, type AgeWarning } from './age-watch.js';
-import { OutcomeRecorder, type UploadJournal } from './outcomes.js';
+import { OutcomeRecorder } from './outcomes.js';
 import { computeLevels, eligibilityError, limitError } from './policy.js';
 import { OfflineQueue, type ListQueueOptions } from './queue.js';
 import { ensureOfflineSchema } from './schema.js';
@@ -13,8 +13,11 @@ import type { OfflineCandidate, OfflineConfig, OfflineDecision, OfflineLevels, O
 import { Uploader, type FlushReport, type UploaderTimers, type UploadPlatform } from './uploader.js';
 
 export interface OfflineDeps {
-  /** The payments journal (src/payments/journal): the queue shares its database and transactions. */
-  journal: UploadJournal & { readonly db: Database };
+  /**
+   * The payments journal: the queue shares its database and transactions; offline changes
+   * journal rows only by reporting to payments (`OfflineSaleReports`).
+   */
+  journal: Journal;
   platform: UploadPlatform;
   bus: EventBus;
   log: Logger;
@@ -101,10 +104,11 @@ export function createOffline(deps: OfflineDeps): Offline {
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ module: 'offline' });
   const cfg = deps.config;
-  ensureOfflineSchema(deps.journal.db);
-  const queue = new OfflineQueue(deps.journal.db, now);
+  const reports = offlineSaleReports(deps.journal, deps.bus, log);
+  ensureOfflineSchema(reports.db);
+  const queue = new OfflineQueue(reports.db, now);
   const ages = new AgeWatch(queue, cfg, deps.bus, log);
-  const recorder = new OutcomeRecorder(queue, deps.journal, deps.bus, log, now);
+  const recorder = new OutcomeRecorder(queue, reports, deps.bus, log, now);
   let lastLevels: string | undefined;
 
   const levels = (): OfflineLevels => computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, now());
@@ -146,7 +150,7 @@ export function createOffline(deps: OfflineDeps): Offline {
   const afterStores = (): void => {
     queueWidePending = false;
     // The journal was closed in this turn (shutdown): nothing left to publish.
-    if (!deps.journal.db.open) return;
+    if (!reports.db.open) return;
     try {
       uploader.noteOffline('a sale could not reach the platform');
       ages.check(now());

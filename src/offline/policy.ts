@@ -1,5 +1,5 @@
 import { AgentError, ErrorCodes } from '../core/errors.js';
-import { formatAmount } from '../payments/money.js';
+import { formatAmount } from '../payments/index.js';
 import type { OfflineCandidate, OfflineConfig, OfflineLevels, PlatformState, QueueState, QueueStats } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import type { JournalRow } from '../payments/journal/index.js';
+import type { JournalRow } from '../payments/index.js';
 import type { ProcessRequest } from '../platform/schemas/requests.js';
 
 export type OfflineConfig = Config['offline'];
