@@ -88,7 +88,7 @@ export interface Offline {
 
 function decision(err: AgentError | undefined): OfflineDecision {
   if (err === undefined) return { ok: true };
-  return { ok: false, reason: err.message, code: err.code === ErrorCodes.OFFLINE_LIMIT ? 'OFFLINE_LIMIT' : 'OFFLINE_NOT_ELIGIBLE' };
+  return { ok: false, reason: err.message, code: err.code === ErrorCodes.OFFLINE_LIMIT ? ErrorCodes.OFFLINE_LIMIT : ErrorCodes.OFFLINE_NOT_ELIGIBLE };
 }
 
 function levelsKey(l: OfflineLevels): string {

@@ -106,9 +106,7 @@ export class OutcomeRecorder {
     const item = this.reports.transaction(() => {
       const current = this.queue.require(clientTransactionId);
       if (current.state !== 'needs_attention') {
-        throw new AgentError(ErrorCodes.PAYMENT_RULE, `offline sale ${clientTransactionId} is ${current.state}: only a sale needing attention can be queued again`, {
-          httpStatus: 409,
-        });
+        throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${clientTransactionId} is ${current.state}: only a sale needing attention can be queued again`);
       }
       const updated = this.queue.update(clientTransactionId, {
         state: 'queued',

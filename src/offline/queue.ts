@@ -155,9 +155,7 @@ export class OfflineQueue {
               ? 'instrument.card.encryptedData'
               : undefined;
     if (mismatch !== undefined) {
-      throw new AgentError(ErrorCodes.OFFLINE_NOT_ELIGIBLE, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`, {
-        httpStatus: 500,
-      });
+      throw new AgentError(ErrorCodes.OFFLINE_BODY_MISMATCH, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`);
     }
     const at = this.now();
     const fields = {
@@ -176,7 +174,7 @@ export class OfflineQueue {
       (db === this.db ? this.stmt(INSERT_SQL) : db.prepare(INSERT_SQL)).run(fields);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new AgentError(ErrorCodes.PAYMENT_RULE, `offline sale ${row.clientTransactionId} is stored already`, { httpStatus: 409, cause: err });
+        throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${row.clientTransactionId} is stored already`, { cause: err });
       }
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
         throw new AgentError(ErrorCodes.INTERNAL, `offline sale ${row.clientTransactionId} has no journal row: the journal is written first`, { cause: err });
@@ -211,7 +209,7 @@ export class OfflineQueue {
 
   require(clientTransactionId: string): QueueItem {
     const item = this.get(clientTransactionId);
-    if (item === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`, { httpStatus: 404 });
+    if (item === undefined) throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
     return item;
   }
 
@@ -219,7 +217,7 @@ export class OfflineQueue {
   list(opts: ListQueueOptions = {}): QueueItem[] {
     const states = opts.states ?? QUEUE_STATES;
     if (states.length === 0) return [];
-    for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `unknown queue state ${String(s).slice(0, 30)}`, { httpStatus: 400 });
+    for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.INPUT_INVALID, `unknown queue state ${String(s).slice(0, 30)}`);
     const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
     const rows = this.db.prepare(`SELECT * FROM offline_queue WHERE state IN (${inList(states)}) ORDER BY stored_at, rowid${limit}`).all() as ItemRow[];
     return rows.map(view);
@@ -292,7 +290,7 @@ export class OfflineQueue {
   /** Applies an upload outcome to one item; call inside a transaction when the journal changes with it. */
   update(clientTransactionId: string, u: ItemUpdate): QueueItem {
     const current = this.stmt('SELECT history FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as { history: string } | undefined;
-    if (current === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`, { httpStatus: 404 });
+    if (current === undefined) throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
     const at = this.now();
     let history = current.history;
     if (u.attempt !== undefined) {

@@ -1,5 +1,5 @@
 import { backoffDelay, type BackoffOptions } from '../core/backoff.js';
-import { describeError, isAgentError } from '../core/errors.js';
+import { describeError, ErrorCodes, isAgentError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { EventBus } from '../events/bus.js';
 import { isNotFound, isPlatformError } from '../platform/errors.js';
@@ -316,7 +316,7 @@ export class Uploader {
         const item = recorder.rejected(id, describeError(err), err.status, this.opts.config.maxAttempts);
         return result(item.state === 'needs_attention' ? 'needs_attention' : 'rejected', item);
       }
-      if (isAgentError(err, 'PLATFORM_BAD_REQUEST')) return result('needs_attention', recorder.unsendable(id, describeError(err)));
+      if (isAgentError(err, ErrorCodes.PLATFORM_BAD_REQUEST)) return result('needs_attention', recorder.unsendable(id, describeError(err)));
       return result('deferred', this.defer(id, err, false));
     }
   }

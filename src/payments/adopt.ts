@@ -1,4 +1,4 @@
-import type { Engine } from './engine.js';
+import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { publicEvent, type PlatformRecord } from './records.js';
 import { salePatchFromRecord } from './sale-record-patch.js';
@@ -16,15 +16,15 @@ export interface Adopted {
  * Takes the platform's record of a sale as the truth (DESIGN.md "Unknown outcome": adopt
  * its state): writes the change `salePatchFromRecord` derives and tells the bus.
  */
-export function adoptSaleRecord(e: Engine, row: JournalRow, record: PlatformRecord, opts: { quiet?: boolean } = {}): Adopted {
+export function adoptSaleRecord(ctx: PaymentContext, row: JournalRow, record: PlatformRecord, opts: { quiet?: boolean } = {}): Adopted {
   const { patch, newEvents: fresh, state, statusClass, startedWaiting } = salePatchFromRecord(row, record);
   let saved = row;
   if (Object.keys(patch).length > 0) {
-    saved = e.save(row.clientTransactionId, patch, { quiet: true });
+    saved = ctx.save(row.clientTransactionId, patch, { quiet: true });
     // Each platform event once on the bus, in order (the relay publishes what it applies itself).
     if (opts.quiet !== true) {
-      if (fresh.length === 0) e.publish(saved);
-      for (const event of fresh) e.publish(saved, publicEvent(event));
+      if (fresh.length === 0) ctx.publish(saved);
+      for (const event of fresh) ctx.publish(saved, publicEvent(event));
     }
   }
   return { row: saved, newEvents: fresh, final: state !== undefined && state !== 'awaiting_customer' && statusClass !== 'pending', startedWaiting };

@@ -1,6 +1,6 @@
 export * from './api.js';
 export { PaymentService, type PaymentServiceDeps } from './service.js';
-export type { PaymentsPlatform } from './engine.js';
+export type { PaymentsPlatform } from './payment-context.js';
 export type { OfflineHook, OfflineCandidate, OfflineSale, OfflineDecision } from './offline-hook.js';
 export { offlineSaleReports, type OfflineSaleReports } from './offline-reports.js';
 export { salePatchFromRecord, uploadSettlement, type RecordSource, type SaleRecordPatch, type UploadSettlement } from './sale-record-patch.js';

@@ -68,6 +68,14 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   PLATFORM_TIMEOUT: 504,
   DEVICE_TIMEOUT: 504,
   DEVICE_DISCONNECTED: 503,
+  // Codes payments and offline raise instead of an httpStatus (bridging until src/ui/error-status.ts holds the one table).
+  PAYMENT_ID_CONFLICT: 409,
+  PAYMENT_STATE: 409,
+  PAYMENT_NOT_SENT: 503,
+  PAYMENT_NOT_DONE: 504,
+  INPUT_INVALID: 400,
+  OFFLINE_NOT_FOUND: 404,
+  JOURNAL_MISSING: 404,
 };
 
 function isLoopbackAddress(address: string): boolean {

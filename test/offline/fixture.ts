@@ -111,7 +111,7 @@ export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: Offlin
   const { dir, cleanup } = tempDir('offline-');
   const { log, sink } = testLogger('debug');
   const clock = { now: Date.parse('2026-03-02T10:00:00Z') };
-  const journal = new Journal({ dataDir: join(dir, 'data'), now: () => clock.now });
+  const journal = new Journal({ dataDir: join(dir, 'data'), clock: { wall: () => clock.now } });
   const bus = new EventBus();
   const events = collect(bus);
   const offline = createOffline({

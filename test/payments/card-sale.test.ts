@@ -76,7 +76,7 @@ describe('card sales against the demo platform', () => {
     const sale = await t.service.get(first.clientTransactionId);
     expect(sale).toMatchObject({ platformStatus: 'Captured', capturedAmount: 2500 });
     expect(demo.platform.payments.netCharged(first.clientTransactionId)).toBe(2500);
-    await expect(t.service.capture(first.clientTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_RULE', message: /captured already/ });
+    await expect(t.service.capture(first.clientTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_STATE', message: /captured already/ });
   });
 
   it('captureMode immediate captures an authorization-only answer right away (m-1002)', async () => {
@@ -125,9 +125,9 @@ describe('card sales against the demo platform', () => {
     await expect(t.service.startSale({ method: 'card', amount: -1, currency: 'EUR' })).rejects.toMatchObject({ code: 'AMOUNT_INVALID' });
     await expect(t.service.startSale({ method: 'card', amount: 12.5, currency: 'EUR' })).rejects.toMatchObject({ code: 'AMOUNT_INVALID' });
     await expect(t.service.startSale({ method: 'card', amount: 100, currency: 'ZZZ' })).rejects.toMatchObject({ code: 'CURRENCY_UNKNOWN' });
-    await expect(t.service.startSale({ method: 'moto', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'API_BAD_REQUEST', message: /MOTO needs/ });
+    await expect(t.service.startSale({ method: 'moto', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'INPUT_INVALID', message: /MOTO needs/ });
     await expect(t.service.startSale({ method: 'moto', amount: 100, currency: 'EUR', moto: { zipCode: '1' } })).rejects.toMatchObject({ message: /orderChannel, zipCode and houseNumber/ });
-    await expect(t.service.startSale({ method: 'bitcoin' as 'card', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'API_BAD_REQUEST' });
+    await expect(t.service.startSale({ method: 'bitcoin' as 'card', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
     expect(t.service.list()).toEqual([]);
   });
 

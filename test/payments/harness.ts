@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { AuthService } from '../../src/auth/index.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
-import type { Logger } from '../../src/core/logger.js';
+import { systemClock, type Logger } from '../../src/core/index.js';
 import { EventBus } from '../../src/events/bus.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { HostDispatchers } from '../../src/platform/dispatchers.js';
@@ -10,7 +10,7 @@ import { createMtlsDispatcher } from '../../src/identity/index.js';
 import { Journal } from '../../src/payments/journal/index.js';
 import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
-import type { PaymentsPlatform } from '../../src/payments/engine.js';
+import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { identityOf, startDemo, type Demo } from '../platform/fixture.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fakePeripherals } from './fakes.js';
@@ -81,7 +81,9 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     getRetry: { retries: 1, backoff: { baseMs: 10, capMs: 20 } },
   });
   const platform = opts.wrap ? opts.wrap(client) : client;
-  const journal = new Journal({ dataDir, ...(opts.now ? { now: opts.now } : {}) });
+  // Wall time from the test when it drives it (operation windows); timers and the monotonic clock stay real.
+  const clock = opts.now !== undefined ? { ...systemClock(), wall: opts.now } : systemClock();
+  const journal = new Journal({ dataDir, clock });
   const bus = new EventBus();
   const events: AgentEvent[] = [];
   bus.subscribe((e) => events.push(e));
@@ -95,7 +97,7 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     config,
     retryBaseMs: 10,
     random: () => 0.5,
-    ...(opts.now ? { now: opts.now } : {}),
+    clock,
     ...(opts.offline ? { offline: opts.offline } : {}),
   });
   return {

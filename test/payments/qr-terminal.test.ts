@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
-import type { PaymentsPlatform } from '../../src/payments/engine.js';
+import type { PaymentsPlatform } from '../../src/payments/index.js';
 import type { QrTerminalPaymentRequest } from '../../src/platform/schemas/requests.js';
 import { toSaleRequest } from '../../src/ui/routes/payments.js';
 import { saleBodySchema } from '../../src/ui/schemas.js';
@@ -260,7 +260,7 @@ describe('terminal QR call: request checks', () => {
     const messages: string[] = [];
     for (const req of bad) {
       const err = await t.service.startSale(req as never).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 'API_BAD_REQUEST', httpStatus: 400 });
+      expect(err).toMatchObject({ code: 'INPUT_INVALID' });
       messages.push((err as Error).message);
     }
     expect(messages[0]).toBe('the terminal QR call (via qrTerminal) is for walletA and walletB merchant-scan sales only, not card');

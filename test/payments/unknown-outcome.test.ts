@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentsPlatform } from '../../src/payments/engine.js';
+import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import type { Demo } from '../platform/fixture.js';
 import { startPlatform, startTerminal, type Terminal } from './harness.js';
@@ -169,7 +169,7 @@ describe('unknown outcome of capture, cancel and refund', () => {
     expect((await t.service.get(sale)).refundedAmount).toBe(1_000);
     demo.platform.faults.set('refund', { drop: 'before', times: 1 });
     const err = await t.service.refund(sale, { amount: 2_000 }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'PLATFORM_TIMEOUT', message: /no record of the refund: nothing was refunded; try again/ });
+    expect(err).toMatchObject({ code: 'PAYMENT_NOT_DONE', message: /no record of the refund: nothing was refunded; try again/ });
     expect((await t.service.get(sale)).refundedAmount).toBe(1_000);
     await t.service.refund(sale, { amount: 2_000 });
     expect(ledgerOf(sale).filter((l) => l.kind === 'refund').map((l) => l.amount)).toEqual([1_000, 2_000]);
