@@ -1,7 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { BackoffOptions } from '../core/backoff.js';
-import { AgentError, ErrorCodes } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { AgentError, ErrorCodes, systemClock, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
 import type { EventBus } from '../events/bus.js';
 import { offlineSaleReports, type Journal, type OfflineHook } from '../payments/index.js';
 import { AgeWatch, type AgeWarning } from './age-watch.js';
@@ -10,7 +8,7 @@ import { computeLevels, eligibilityError, limitError } from './policy.js';
 import { OfflineQueue, type ListQueueOptions } from './queue.js';
 import { ensureOfflineSchema } from './schema.js';
 import type { OfflineCandidate, OfflineConfig, OfflineDecision, OfflineLevels, OfflineSale, QueueItem } from './types.js';
-import { Uploader, type FlushReport, type UploaderTimers, type UploadPlatform } from './uploader.js';
+import { Uploader, type FlushReport, type UploadPlatform } from './uploader.js';
 
 export interface OfflineDeps {
   /**
@@ -23,9 +21,9 @@ export interface OfflineDeps {
   log: Logger;
   /** `config.offline`. */
   config: OfflineConfig;
-  now?: () => number;
+  /** The agent's clock (docs/architecture.md, "Time"); default the system clock. */
+  clock?: Clock;
   backoff?: BackoffOptions;
-  timers?: UploaderTimers;
 }
 
 /**
@@ -101,14 +99,15 @@ function levelsKey(l: OfflineLevels): string {
  * module state, so several instances (tests, a restarted agent) live side by side.
  */
 export function createOffline(deps: OfflineDeps): Offline {
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock();
+  const now = (): number => clock.wall();
   const log = deps.log.child({ module: 'offline' });
   const cfg = deps.config;
   const reports = offlineSaleReports(deps.journal, deps.bus, log);
   ensureOfflineSchema(reports.db);
-  const queue = new OfflineQueue(reports.db, now);
+  const queue = new OfflineQueue(reports.db, clock);
   const ages = new AgeWatch(queue, cfg, deps.bus, log);
-  const recorder = new OutcomeRecorder(queue, reports, deps.bus, log, now);
+  const recorder = new OutcomeRecorder(queue, reports, deps.bus, log, clock);
   let lastLevels: string | undefined;
 
   const levels = (): OfflineLevels => computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, now());
@@ -128,9 +127,8 @@ export function createOffline(deps: OfflineDeps): Offline {
     bus: deps.bus,
     log: deps.log,
     config: cfg,
-    now,
+    clock,
     ...(deps.backoff !== undefined ? { backoff: deps.backoff } : {}),
-    ...(deps.timers !== undefined ? { timers: deps.timers } : {}),
     onChange: () => {
       ages.check(now());
       publishLevels();

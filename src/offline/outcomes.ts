@@ -1,5 +1,4 @@
-import { AgentError, ErrorCodes } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { AgentError, ErrorCodes, type Logger, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/bus.js';
 import { uploadSettlement, type OfflineSaleReports } from '../payments/index.js';
 import type { TransactionRecord } from '../platform/schemas/responses.js';
@@ -17,11 +16,11 @@ export class OutcomeRecorder {
     private readonly reports: OfflineSaleReports,
     private readonly bus: EventBus,
     private readonly log: Logger,
-    private readonly now: () => number,
+    private readonly clock: Pick<TimeSource, 'wall'>,
   ) {}
 
   private at(): string {
-    return new Date(this.now()).toISOString();
+    return new Date(this.clock.wall()).toISOString();
   }
 
   /** The platform answered with a record (the upload, or a lookup by client id found it). */

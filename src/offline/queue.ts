@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../core/index.js';
 import { checkRequest } from '../platform/validate.js';
 import { processRequest, type ProcessRequest } from '../platform/schemas/requests.js';
 import { hasOfflineCounts, hasOfflineSchema } from './schema.js';
@@ -113,7 +113,8 @@ export class OfflineQueue {
 
   constructor(
     readonly db: Database,
-    private readonly now: () => number = Date.now,
+    /** Stored and updated times (docs/architecture.md, "Time"). */
+    private readonly clock: Pick<TimeSource, 'wall'> = systemClock(),
   ) {}
 
   private stmt(sql: string): Statement {
@@ -157,7 +158,7 @@ export class OfflineQueue {
     if (mismatch !== undefined) {
       throw new AgentError(ErrorCodes.OFFLINE_BODY_MISMATCH, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`);
     }
-    const at = this.now();
+    const at = this.clock.wall();
     const fields = {
       client_id: row.clientTransactionId,
       merchant_id: row.merchantId ?? null,
@@ -291,7 +292,7 @@ export class OfflineQueue {
   update(clientTransactionId: string, u: ItemUpdate): QueueItem {
     const current = this.stmt('SELECT history FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as { history: string } | undefined;
     if (current === undefined) throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
-    const at = this.now();
+    const at = this.clock.wall();
     let history = current.history;
     if (u.attempt !== undefined) {
       const list = JSON.parse(history) as UploadAttempt[];
@@ -331,7 +332,7 @@ export class OfflineQueue {
    */
   markUploading(clientTransactionIds: readonly string[]): string[] {
     if (clientTransactionIds.length === 0) return [];
-    const at = this.now();
+    const at = this.clock.wall();
     const stmt = this.stmt(`UPDATE offline_queue SET state = 'uploading', tries = tries + 1, last_try_at = @at, updated_at = @at WHERE client_id = @id AND state IN (${inList(PENDING_STATES)})`);
     return this.db.transaction(() => clientTransactionIds.filter((id) => stmt.run({ id, at }).changes === 1)).immediate();
   }
@@ -344,7 +345,7 @@ export class OfflineQueue {
    */
   unmarkUnsent(items: ReadonlyArray<{ clientTransactionId: string; lastTryAtMs: number | undefined }>): void {
     if (items.length === 0) return;
-    const at = this.now();
+    const at = this.clock.wall();
     const stmt = this.stmt(
       "UPDATE offline_queue SET state = 'queued', tries = MAX(0, tries - 1), last_try_at = @last_try_at, updated_at = @at WHERE client_id = @id AND state = 'uploading'",
     );

@@ -11,7 +11,7 @@ import { createDemoClient, type DemoClient } from '../../scripts/offline-demo-cl
 import { testCerts } from '../helpers/certs.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/tmp.js';
-import type { Logger } from '../../src/core/logger.js';
+import { systemClock, type Clock, type Logger } from '../../src/core/index.js';
 
 export const SEED_FILE = 'config/demo-seed.json';
 /** Card data as a reader would give it (opaque, encrypted); must never reach a log or an export. */
@@ -111,7 +111,9 @@ export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: Offlin
   const { dir, cleanup } = tempDir('offline-');
   const { log, sink } = testLogger('debug');
   const clock = { now: Date.parse('2026-03-02T10:00:00Z') };
-  const journal = new Journal({ dataDir: join(dir, 'data'), clock: { wall: () => clock.now } });
+  // Wall time set by hand (ages, limits); timers stay real.
+  const agentClock: Clock = { ...systemClock(), wall: () => clock.now };
+  const journal = new Journal({ dataDir: join(dir, 'data'), clock: agentClock });
   const bus = new EventBus();
   const events = collect(bus);
   const offline = createOffline({
@@ -120,7 +122,7 @@ export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: Offlin
     bus,
     log,
     config: offlineConfig(cfg),
-    now: () => clock.now,
+    clock: agentClock,
   });
   return {
     dir,
