@@ -27,7 +27,7 @@ export interface OfflineDeps {
 }
 
 /**
- * What the payments engine calls (its `OfflineHook`, src/payments/offline-hook.ts):
+ * What PaymentService calls (the `OfflineHook` payments defines):
  * `eligible` when a card sale's process call never reached the platform, `store` inside
  * the transaction that marks the journal row `offline_stored`.
  */
@@ -45,7 +45,7 @@ export interface OfflineUploaderControl {
   start(): void;
   stop(): Promise<void>;
   flush(): Promise<FlushReport>;
-  /** Re-evaluate now (e.g. the engine saw the platform answer again). */
+  /** Re-evaluate now (e.g. a payment saw the platform answer again). */
   wake(): void;
 }
 

@@ -60,14 +60,14 @@ export interface UploaderOptions {
 const MAX_WAIT_MS = 2 ** 31 - 1;
 
 /**
- * Uploads the offline queue (issue 6, DESIGN.md "offline upload"): while items wait it
- * asks the platform's isAvailable with full-jitter backoff; once it answers, each sale is
- * sent as process with `offlineTransaction: true`, its original clientDateTime and client
- * id, `offline.uploadConcurrency` at a time. Before re-sending an item that may have
- * arrived (a crash, a timeout, a 5xx) it looks the sale up by client id (DESIGN.md:
- * Unknown outcome). A refusal (4xx) counts towards `offline.maxAttempts`; anything that
- * looks like the platform's trouble is tried again later without counting. One round at
- * a time; `flush()` forces one now.
+ * Schedules the uploads of the offline queue (issue 6, docs/architecture.md "Offline
+ * queue"): while items wait it asks PlatformAvailability (full-jitter backoff); once the
+ * platform answers, each sale is sent as process with `offlineTransaction: true`, its
+ * original clientDateTime and client id, `offline.uploadConcurrency` at a time. Before
+ * re-sending an item that may have arrived (a crash, a timeout, a 5xx) it looks the sale
+ * up by client id (docs/architecture.md, "Invariants"). What a failed try means comes from
+ * upload-result.ts; what it does to the queue and the journal, from OutcomeRecorder. One
+ * round at a time; `flush()` forces one now.
  */
 export class Uploader {
   private readonly log: Logger;
@@ -127,7 +127,7 @@ export class Uploader {
     w?.();
   }
 
-  /** The payments engine could not reach the platform. */
+  /** A payment could not reach the platform. */
   noteOffline(reason: string): void {
     this.availability.set('offline', reason);
   }

@@ -13,7 +13,7 @@ export interface Adopted {
 }
 
 /**
- * Takes the platform's record of a sale as the truth (DESIGN.md "Unknown outcome": adopt
+ * Takes the platform's record of a sale as the truth (docs/architecture.md, "Flows": adopt
  * its state): writes the change `salePatchFromRecord` derives and tells the bus.
  */
 export function adoptSaleRecord(ctx: PaymentContext, row: JournalRow, record: PlatformRecord, opts: { quiet?: boolean } = {}): Adopted {

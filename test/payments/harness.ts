@@ -11,6 +11,7 @@ import { Journal } from '../../src/payments/journal/index.js';
 import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { identityOf, startDemo, type Demo } from '../platform/fixture.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fakePeripherals } from './fakes.js';
@@ -45,6 +46,50 @@ export interface TerminalOptions {
 /** The demo platform on loopback (mTLS), shared by the tests of a file. */
 export async function startPlatform(): Promise<Demo> {
   return startDemo({ walletPayDelayMs: 0 });
+}
+
+export interface DemoPlatformFixture {
+  /** The demo platform of this test file (started before its first test). */
+  readonly demo: Demo;
+  /** A terminal on the demo platform for the running test; closed after it. */
+  startTerminal(opts?: TerminalOptions): Promise<Terminal>;
+}
+
+/**
+ * A demo platform (and terminals on it) for this test file: registers the hooks that start
+ * the platform before the first test and stop it after the last, and after each test close
+ * the terminals it started and clear the faults it was given. Call at the top of the file,
+ * before the file's own hooks (those then run first after each test, e.g. stopping a relay
+ * before its terminal closes).
+ */
+export function useDemoPlatform(opts: { beforeStart?: () => void; startTimeoutMs?: number } = {}): DemoPlatformFixture {
+  let demo: Demo | undefined;
+  const terminals: Terminal[] = [];
+  beforeAll(async () => {
+    opts.beforeStart?.();
+    demo = await startPlatform();
+  }, opts.startTimeoutMs);
+  afterAll(async () => {
+    await demo?.close();
+  });
+  afterEach(async () => {
+    while (terminals.length > 0) await terminals.pop()?.close();
+    demo?.platform.faults.clear();
+  });
+  const started = (): Demo => {
+    if (demo === undefined) throw new Error('the demo platform is started in beforeAll: use it inside a test');
+    return demo;
+  };
+  return {
+    get demo() {
+      return started();
+    },
+    async startTerminal(terminalOpts) {
+      const t = await startTerminal(started(), terminalOpts);
+      terminals.push(t);
+      return t;
+    },
+  };
 }
 
 /**
@@ -100,6 +145,7 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     clock,
     ...(opts.offline ? { offline: opts.offline } : {}),
   });
+  let closing: Promise<void> | undefined;
   return {
     service,
     journal,
@@ -109,12 +155,13 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     platform,
     config,
     dataDir,
-    async close() {
+    // Once: a test may close its terminal itself (a restart) before the fixture does.
+    close: () => (closing ??= (async () => {
       await service.stop();
       journal.close();
       auth.stop();
       await dispatchers.close();
       tmp?.cleanup();
-    },
+    })()),
   };
 }
