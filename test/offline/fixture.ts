@@ -46,7 +46,7 @@ export function processBody(s: SaleSpec): ProcessRequest {
   };
 }
 
-/** What the payments engine does for an offline sale: journal first, then update + enqueue in one transaction. */
+/** What PaymentService does for an offline sale: journal first, then update + enqueue in one transaction. */
 export function storeOfflineSale(journal: Journal, offline: Offline, s: SaleSpec): void {
   const body = processBody(s);
   journal.insert({

@@ -261,7 +261,7 @@ describe('terminal QR call: request checks', () => {
     expect(t.devices.scanner.calls).toEqual([]);
   });
 
-  it('the local API body takes via and order and passes them to the engine', () => {
+  it('the local API body takes via and order and passes them to the sale', () => {
     const body = saleBodySchema.parse({
       method: 'walletA',
       scenario: 'MerchantScan',

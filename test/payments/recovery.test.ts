@@ -7,7 +7,7 @@ let t: Terminal;
 
 const card = { maskedPan: '411111******1111', scheme: 'VISA', expiry: '2812', encryptedData: 'ENC', ksn: 'FFFF0000000001' };
 
-/** A journal row as a crash leaves it (inserted directly, as the engine writes it before the request). */
+/** A journal row as a crash leaves it (inserted directly, as payments writes it before the request). */
 function leftRow(id: string, over: Record<string, unknown> = {}): void {
   t.journal.insert({
     clientTransactionId: id,

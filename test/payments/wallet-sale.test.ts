@@ -47,7 +47,7 @@ describe('wallet sales against the demo platform', () => {
     expect(done.qr).toBeUndefined();
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1500);
     expect(t.service.pendingTracking()).toEqual([]);
-    // Each platform event once on the bus (the relay publishes what the engine applied).
+    // Each platform event once on the bus (the relay publishes what payments applied).
     const platformEvents = t.events.filter((e) => e.type === 'transaction.updated' && (e.data as { platformEvent?: unknown }).platformEvent !== undefined);
     const keys = platformEvents.map((e) => JSON.stringify((e.data as { platformEvent: unknown }).platformEvent));
     expect(new Set(keys).size).toBe(keys.length);
