@@ -100,7 +100,6 @@ function levelsKey(l: OfflineLevels): string {
  */
 export function createOffline(deps: OfflineDeps): Offline {
   const clock = deps.clock ?? systemClock();
-  const now = (): number => clock.wall();
   const log = deps.log.child({ module: 'offline' });
   const cfg = deps.config;
   const reports = offlineSaleReports(deps.journal, deps.bus, log);
@@ -110,7 +109,7 @@ export function createOffline(deps: OfflineDeps): Offline {
   const recorder = new OutcomeRecorder(queue, reports, deps.bus, log, clock);
   let lastLevels: string | undefined;
 
-  const levels = (): OfflineLevels => computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, now());
+  const levels = (): OfflineLevels => computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, clock.wall());
 
   const publishLevels = (): void => {
     const l = levels();
@@ -130,11 +129,11 @@ export function createOffline(deps: OfflineDeps): Offline {
     clock,
     ...(deps.backoff !== undefined ? { backoff: deps.backoff } : {}),
     onChange: () => {
-      ages.check(now());
+      ages.check(clock.wall());
       publishLevels();
     },
     onItem: publishLevels,
-    nextAgeEventIn: () => ages.nextIn(now()),
+    nextAgeEventIn: () => ages.nextIn(clock.wall()),
   });
 
   /**
@@ -151,7 +150,7 @@ export function createOffline(deps: OfflineDeps): Offline {
     if (!reports.db.open) return;
     try {
       uploader.noteOffline('a sale could not reach the platform');
-      ages.check(now());
+      ages.check(clock.wall());
       publishLevels();
       uploader.wake();
     } catch (err) {
@@ -177,9 +176,9 @@ export function createOffline(deps: OfflineDeps): Offline {
 
   const allowedError = (sale: Pick<OfflineCandidate['sale'], 'kind' | 'method' | 'amount' | 'currency'>): AgentError | undefined =>
     eligibilityError(cfg, { sale: { clientTransactionId: '', merchantId: undefined, ...sale }, entryMode: 'ContactChip', maskedPan: '', scheme: '', offlineApproved: true }) ??
-    limitError(cfg, queue.stats(), sale.amount, sale.currency, now());
+    limitError(cfg, queue.stats(), sale.amount, sale.currency, clock.wall());
 
-  const candidateError = (c: OfflineCandidate): AgentError | undefined => eligibilityError(cfg, c) ?? limitError(cfg, queue.stats(), c.sale.amount, c.sale.currency, now());
+  const candidateError = (c: OfflineCandidate): AgentError | undefined => eligibilityError(cfg, c) ?? limitError(cfg, queue.stats(), c.sale.amount, c.sale.currency, clock.wall());
 
   const hook: OfflineHookImpl = {
     allowed: (sale) => decision(allowedError(sale)),
@@ -237,7 +236,7 @@ export function createOffline(deps: OfflineDeps): Offline {
       return item;
     },
     checkAges: () => {
-      const warnings = ages.check(now());
+      const warnings = ages.check(clock.wall());
       publishLevels();
       return warnings;
     },

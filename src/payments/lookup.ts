@@ -20,7 +20,7 @@ export async function lookupWithGrace(
   settled: (record: PlatformRecord) => boolean = () => true,
 ): Promise<LookupResult> {
   const sentAt = Date.parse(row.updatedAt);
-  const graceLeft = Math.max(0, (Number.isNaN(sentAt) ? ctx.now() : sentAt) + ctx.config.payments.lookupGraceMs - ctx.now());
+  const graceLeft = Math.max(0, (Number.isNaN(sentAt) ? ctx.clock.wall() : sentAt) + ctx.config.payments.lookupGraceMs - ctx.clock.wall());
   const end = ctx.clock.mono() + graceLeft;
   for (let attempt = 0; ; attempt++) {
     let last: PlatformRecord | undefined;

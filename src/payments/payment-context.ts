@@ -75,11 +75,6 @@ export class PaymentContext {
     return this.makeId();
   }
 
-  /** Wall-clock milliseconds (sale times, the operation windows). */
-  now(): number {
-    return this.clock.wall();
-  }
-
   isoNow(): string {
     return new Date(this.clock.wall()).toISOString();
   }

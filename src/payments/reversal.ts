@@ -84,7 +84,7 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
       // lookups, "not found" counts only once the grace since the sale went in flight (its
       // last update, when it became reversing) has passed; until then the reversal is retried.
       const since = Date.parse(sale.updatedAt);
-      if (!Number.isNaN(since) && ctx.now() < since + ctx.config.payments.lookupGraceMs) return false;
+      if (!Number.isNaN(since) && ctx.clock.wall() < since + ctx.config.payments.lookupGraceMs) return false;
       ctx.save(op.clientTransactionId, { state: 'failed', message: 'nothing to reverse: the platform has no record of the sale' });
       ctx.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
       return true;

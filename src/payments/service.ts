@@ -149,7 +149,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   async cancel(clientTransactionId: string, req: CancelRequest = {}): Promise<TransactionView> {
     const ctx = this.ctx;
     const sale = ctx.journal.require(clientTransactionId);
-    const amount = requireAmount(cancelCheck(sale, ctx.now(), openOperations(ctx, sale)), req.amount, 'cancel', sale.currency);
+    const amount = requireAmount(cancelCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)), req.amount, 'cancel', sale.currency);
     const op = await sendCancel(ctx, sale, amount, { reason: req.reason ?? 'Functional', ...(req.approvalCode !== undefined ? { approvalCode: req.approvalCode } : {}) });
     return toView(op);
   }
@@ -162,7 +162,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       const existing = ctx.journal.get(retryId);
       if (existing !== undefined && existing.state !== 'in_flight' && existing.state !== 'failed') return toView(existing);
     }
-    const amount = requireAmount(refundCheck(sale, ctx.now(), openOperations(ctx, sale)), req.amount, 'refund', sale.currency);
+    const amount = requireAmount(refundCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)), req.amount, 'refund', sale.currency);
     const op = await sendRefund(ctx, sale, amount, {
       ...(req.approvalCode !== undefined ? { approvalCode: req.approvalCode } : {}),
       ...(retryId !== undefined ? { clientTransactionId: retryId } : {}),
@@ -175,8 +175,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const ctx = this.ctx;
     const sale = ctx.journal.require(clientTransactionId);
     const open = openOperations(ctx, sale);
-    const cancel = cancelCheck(sale, ctx.now(), open);
-    const check = cancel.ok ? cancel : refundCheck(sale, ctx.now(), open);
+    const cancel = cancelCheck(sale, ctx.clock.wall(), open);
+    const check = cancel.ok ? cancel : refundCheck(sale, ctx.clock.wall(), open);
     const amount = requireAmount(check, req.amount, cancel.ok ? 'cancel' : 'refund', sale.currency);
     return toView(await sendRefundByWeb(ctx, sale, amount));
   }
@@ -196,7 +196,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   async allowedOperations(clientTransactionId: string): Promise<AllowedOperationsView> {
     const ctx = this.ctx;
     const sale = ctx.journal.require(clientTransactionId);
-    const local = localAllowed(sale, ctx.now(), openOperations(ctx, sale));
+    const local = localAllowed(sale, ctx.clock.wall(), openOperations(ctx, sale));
     if (sale.kind !== 'sale' || sale.serverTransactionId === undefined) return local;
     try {
       const answer = await ctx.platform.allowedOperations(clientTransactionId, ctx.callOptions(sale));
