@@ -3,7 +3,6 @@ export { OfflineQueue, type ListQueueOptions, type PendingUpload } from './queue
 export { ensureOfflineSchema, hasOfflineSchema, OFFLINE_SCHEMA_VERSION } from './schema.js';
 export { computeLevels, eligibilityError, limitError, ageStage, maxAgeMs, warnAgeMs, type AgeStage } from './policy.js';
 export { Uploader, type FlushReport, type ItemResult, type UploadPlatform, type UploaderOptions } from './uploader.js';
-export { PlatformAvailability, type AvailabilityProbe } from './availability.js';
 export { AgeWatch, type AgeWarning } from './age-watch.js';
 export * from './types.js';
 export { openQueueReadOnly, type ReadOnlyQueue } from './read-only.js';
