@@ -1,4 +1,4 @@
-import { formatMajor } from '../payments/money.js';
+import { formatMajor } from '../payments/index.js';
 import type { QueueItem } from './types.js';
 
 /**

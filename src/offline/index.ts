@@ -2,9 +2,8 @@ export { createOffline, type Offline, type OfflineDeps, type OfflineHookImpl, ty
 export { OfflineQueue, type ListQueueOptions, type PendingUpload } from './queue.js';
 export { ensureOfflineSchema, hasOfflineSchema, OFFLINE_SCHEMA_VERSION } from './schema.js';
 export { computeLevels, eligibilityError, limitError, ageStage, maxAgeMs, warnAgeMs, type AgeStage } from './policy.js';
-export { Uploader, type FlushReport, type ItemResult, type UploadPlatform, type UploaderOptions, type UploaderTimers } from './uploader.js';
+export { Uploader, type FlushReport, type ItemResult, type UploadPlatform, type UploaderOptions } from './uploader.js';
 export { AgeWatch, type AgeWarning } from './age-watch.js';
-export type { UploadJournal } from './outcomes.js';
 export * from './types.js';
 export { openQueueReadOnly, type ReadOnlyQueue } from './read-only.js';
 export { toCsv, toJson, exportRow, EXPORT_COLUMNS, type ExportRow } from './export.js';

@@ -1,32 +1,33 @@
 import type { Database } from 'better-sqlite3';
-import type { BackoffOptions } from '../core/backoff.js';
-import { AgentError, ErrorCodes } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { AgentError, ErrorCodes, systemClock, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
 import type { EventBus } from '../events/bus.js';
-import type { OfflineHook } from '../payments/offline-hook.js';
+import { offlineSaleReports, type Journal, type OfflineHook } from '../payments/index.js';
 import { AgeWatch, type AgeWarning } from './age-watch.js';
-import { OutcomeRecorder, type UploadJournal } from './outcomes.js';
+import { OutcomeRecorder } from './outcomes.js';
 import { computeLevels, eligibilityError, limitError } from './policy.js';
 import { OfflineQueue, type ListQueueOptions } from './queue.js';
 import { ensureOfflineSchema } from './schema.js';
 import type { OfflineCandidate, OfflineConfig, OfflineDecision, OfflineLevels, OfflineSale, QueueItem } from './types.js';
-import { Uploader, type FlushReport, type UploaderTimers, type UploadPlatform } from './uploader.js';
+import { Uploader, type FlushReport, type UploadPlatform } from './uploader.js';
 
 export interface OfflineDeps {
-  /** The payments journal (src/payments/journal): the queue shares its database and transactions. */
-  journal: UploadJournal & { readonly db: Database };
+  /**
+   * The payments journal: the queue shares its database and transactions; offline changes
+   * journal rows only by reporting to payments (`OfflineSaleReports`).
+   */
+  journal: Journal;
   platform: UploadPlatform;
   bus: EventBus;
   log: Logger;
   /** `config.offline`. */
   config: OfflineConfig;
-  now?: () => number;
+  /** The agent's clock (docs/architecture.md, "Time"); default the system clock. */
+  clock?: Clock;
   backoff?: BackoffOptions;
-  timers?: UploaderTimers;
 }
 
 /**
- * What the payments engine calls (its `OfflineHook`, src/payments/offline-hook.ts):
+ * What PaymentService calls (the `OfflineHook` payments defines):
  * `eligible` when a card sale's process call never reached the platform, `store` inside
  * the transaction that marks the journal row `offline_stored`.
  */
@@ -44,7 +45,7 @@ export interface OfflineUploaderControl {
   start(): void;
   stop(): Promise<void>;
   flush(): Promise<FlushReport>;
-  /** Re-evaluate now (e.g. the engine saw the platform answer again). */
+  /** Re-evaluate now (e.g. a payment saw the platform answer again). */
   wake(): void;
 }
 
@@ -85,7 +86,7 @@ export interface Offline {
 
 function decision(err: AgentError | undefined): OfflineDecision {
   if (err === undefined) return { ok: true };
-  return { ok: false, reason: err.message, code: err.code === ErrorCodes.OFFLINE_LIMIT ? 'OFFLINE_LIMIT' : 'OFFLINE_NOT_ELIGIBLE' };
+  return { ok: false, reason: err.message, code: err.code === ErrorCodes.OFFLINE_LIMIT ? ErrorCodes.OFFLINE_LIMIT : ErrorCodes.OFFLINE_NOT_ELIGIBLE };
 }
 
 function levelsKey(l: OfflineLevels): string {
@@ -98,16 +99,17 @@ function levelsKey(l: OfflineLevels): string {
  * module state, so several instances (tests, a restarted agent) live side by side.
  */
 export function createOffline(deps: OfflineDeps): Offline {
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock();
   const log = deps.log.child({ module: 'offline' });
   const cfg = deps.config;
-  ensureOfflineSchema(deps.journal.db);
-  const queue = new OfflineQueue(deps.journal.db, now);
+  const reports = offlineSaleReports(deps.journal, deps.bus, log);
+  ensureOfflineSchema(reports.db);
+  const queue = new OfflineQueue(reports.db, clock);
   const ages = new AgeWatch(queue, cfg, deps.bus, log);
-  const recorder = new OutcomeRecorder(queue, deps.journal, deps.bus, log, now);
+  const recorder = new OutcomeRecorder(queue, reports, deps.bus, log, clock);
   let lastLevels: string | undefined;
 
-  const levels = (): OfflineLevels => computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, now());
+  const levels = (): OfflineLevels => computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, clock.wall());
 
   const publishLevels = (): void => {
     const l = levels();
@@ -124,15 +126,14 @@ export function createOffline(deps: OfflineDeps): Offline {
     bus: deps.bus,
     log: deps.log,
     config: cfg,
-    now,
+    clock,
     ...(deps.backoff !== undefined ? { backoff: deps.backoff } : {}),
-    ...(deps.timers !== undefined ? { timers: deps.timers } : {}),
     onChange: () => {
-      ages.check(now());
+      ages.check(clock.wall());
       publishLevels();
     },
     onItem: publishLevels,
-    nextAgeEventIn: () => ages.nextIn(now()),
+    nextAgeEventIn: () => ages.nextIn(clock.wall()),
   });
 
   /**
@@ -146,10 +147,10 @@ export function createOffline(deps: OfflineDeps): Offline {
   const afterStores = (): void => {
     queueWidePending = false;
     // The journal was closed in this turn (shutdown): nothing left to publish.
-    if (!deps.journal.db.open) return;
+    if (!reports.db.open) return;
     try {
       uploader.noteOffline('a sale could not reach the platform');
-      ages.check(now());
+      ages.check(clock.wall());
       publishLevels();
       uploader.wake();
     } catch (err) {
@@ -175,9 +176,9 @@ export function createOffline(deps: OfflineDeps): Offline {
 
   const allowedError = (sale: Pick<OfflineCandidate['sale'], 'kind' | 'method' | 'amount' | 'currency'>): AgentError | undefined =>
     eligibilityError(cfg, { sale: { clientTransactionId: '', merchantId: undefined, ...sale }, entryMode: 'ContactChip', maskedPan: '', scheme: '', offlineApproved: true }) ??
-    limitError(cfg, queue.stats(), sale.amount, sale.currency, now());
+    limitError(cfg, queue.stats(), sale.amount, sale.currency, clock.wall());
 
-  const candidateError = (c: OfflineCandidate): AgentError | undefined => eligibilityError(cfg, c) ?? limitError(cfg, queue.stats(), c.sale.amount, c.sale.currency, now());
+  const candidateError = (c: OfflineCandidate): AgentError | undefined => eligibilityError(cfg, c) ?? limitError(cfg, queue.stats(), c.sale.amount, c.sale.currency, clock.wall());
 
   const hook: OfflineHookImpl = {
     allowed: (sale) => decision(allowedError(sale)),
@@ -235,7 +236,7 @@ export function createOffline(deps: OfflineDeps): Offline {
       return item;
     },
     checkAges: () => {
-      const warnings = ages.check(now());
+      const warnings = ages.check(clock.wall());
       publishLevels();
       return warnings;
     },

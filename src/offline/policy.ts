@@ -1,5 +1,5 @@
 import { AgentError, ErrorCodes } from '../core/errors.js';
-import { formatAmount } from '../payments/money.js';
+import { formatAmount } from '../payments/index.js';
 import type { OfflineCandidate, OfflineConfig, OfflineLevels, PlatformState, QueueState, QueueStats } from './types.js';
 
 /**
@@ -14,11 +14,11 @@ const HOUR_MS = 3_600_000;
 const OFFLINE_ENTRY_MODES: ReadonlySet<string> = new Set(['ContactChip', 'ContactlessChip']);
 
 function notEligible(message: string, reason: string): AgentError {
-  return new AgentError(ErrorCodes.OFFLINE_NOT_ELIGIBLE, message, { httpStatus: 422, details: { reason } });
+  return new AgentError(ErrorCodes.OFFLINE_NOT_ELIGIBLE, message, { details: { reason } });
 }
 
 function limit(message: string, details: Record<string, unknown>): AgentError {
-  return new AgentError(ErrorCodes.OFFLINE_LIMIT, message, { httpStatus: 422, details });
+  return new AgentError(ErrorCodes.OFFLINE_LIMIT, message, { details });
 }
 
 export function maxAgeMs(cfg: OfflineConfig): number {

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../core/index.js';
 import { checkRequest } from '../platform/validate.js';
 import { processRequest, type ProcessRequest } from '../platform/schemas/requests.js';
 import { hasOfflineCounts, hasOfflineSchema } from './schema.js';
@@ -113,7 +113,8 @@ export class OfflineQueue {
 
   constructor(
     readonly db: Database,
-    private readonly now: () => number = Date.now,
+    /** Stored and updated times (docs/architecture.md, "Time"). */
+    private readonly clock: Pick<TimeSource, 'wall'> = systemClock(),
   ) {}
 
   private stmt(sql: string): Statement {
@@ -155,11 +156,9 @@ export class OfflineQueue {
               ? 'instrument.card.encryptedData'
               : undefined;
     if (mismatch !== undefined) {
-      throw new AgentError(ErrorCodes.OFFLINE_NOT_ELIGIBLE, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`, {
-        httpStatus: 500,
-      });
+      throw new AgentError(ErrorCodes.OFFLINE_BODY_MISMATCH, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`);
     }
-    const at = this.now();
+    const at = this.clock.wall();
     const fields = {
       client_id: row.clientTransactionId,
       merchant_id: row.merchantId ?? null,
@@ -176,7 +175,7 @@ export class OfflineQueue {
       (db === this.db ? this.stmt(INSERT_SQL) : db.prepare(INSERT_SQL)).run(fields);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new AgentError(ErrorCodes.PAYMENT_RULE, `offline sale ${row.clientTransactionId} is stored already`, { httpStatus: 409, cause: err });
+        throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${row.clientTransactionId} is stored already`, { cause: err });
       }
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
         throw new AgentError(ErrorCodes.INTERNAL, `offline sale ${row.clientTransactionId} has no journal row: the journal is written first`, { cause: err });
@@ -211,7 +210,7 @@ export class OfflineQueue {
 
   require(clientTransactionId: string): QueueItem {
     const item = this.get(clientTransactionId);
-    if (item === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`, { httpStatus: 404 });
+    if (item === undefined) throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
     return item;
   }
 
@@ -219,7 +218,7 @@ export class OfflineQueue {
   list(opts: ListQueueOptions = {}): QueueItem[] {
     const states = opts.states ?? QUEUE_STATES;
     if (states.length === 0) return [];
-    for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `unknown queue state ${String(s).slice(0, 30)}`, { httpStatus: 400 });
+    for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.INPUT_INVALID, `unknown queue state ${String(s).slice(0, 30)}`);
     const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
     const rows = this.db.prepare(`SELECT * FROM offline_queue WHERE state IN (${inList(states)}) ORDER BY stored_at, rowid${limit}`).all() as ItemRow[];
     return rows.map(view);
@@ -292,8 +291,8 @@ export class OfflineQueue {
   /** Applies an upload outcome to one item; call inside a transaction when the journal changes with it. */
   update(clientTransactionId: string, u: ItemUpdate): QueueItem {
     const current = this.stmt('SELECT history FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as { history: string } | undefined;
-    if (current === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`, { httpStatus: 404 });
-    const at = this.now();
+    if (current === undefined) throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
+    const at = this.clock.wall();
     let history = current.history;
     if (u.attempt !== undefined) {
       const list = JSON.parse(history) as UploadAttempt[];
@@ -333,7 +332,7 @@ export class OfflineQueue {
    */
   markUploading(clientTransactionIds: readonly string[]): string[] {
     if (clientTransactionIds.length === 0) return [];
-    const at = this.now();
+    const at = this.clock.wall();
     const stmt = this.stmt(`UPDATE offline_queue SET state = 'uploading', tries = tries + 1, last_try_at = @at, updated_at = @at WHERE client_id = @id AND state IN (${inList(PENDING_STATES)})`);
     return this.db.transaction(() => clientTransactionIds.filter((id) => stmt.run({ id, at }).changes === 1)).immediate();
   }
@@ -346,7 +345,7 @@ export class OfflineQueue {
    */
   unmarkUnsent(items: ReadonlyArray<{ clientTransactionId: string; lastTryAtMs: number | undefined }>): void {
     if (items.length === 0) return;
-    const at = this.now();
+    const at = this.clock.wall();
     const stmt = this.stmt(
       "UPDATE offline_queue SET state = 'queued', tries = MAX(0, tries - 1), last_try_at = @last_try_at, updated_at = @at WHERE client_id = @id AND state = 'uploading'",
     );

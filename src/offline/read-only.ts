@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentError, ErrorCodes } from '../core/errors.js';
-import { JOURNAL_FILE } from '../payments/journal/index.js';
+import { JOURNAL_FILE } from '../payments/index.js';
 import { OfflineQueue } from './queue.js';
 
 export interface ReadOnlyQueue {
@@ -18,9 +18,7 @@ export interface ReadOnlyQueue {
 export function openQueueReadOnly(dataDir: string, fileName: string = JOURNAL_FILE): ReadOnlyQueue {
   const file = join(dataDir, fileName);
   if (!existsSync(file)) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `no journal at ${file}: the agent has not run with this data directory (check dataDir or --data-dir)`, {
-      httpStatus: 404,
-    });
+    throw new AgentError(ErrorCodes.JOURNAL_MISSING, `no journal at ${file}: the agent has not run with this data directory (check dataDir or --data-dir)`);
   }
   let db: Database.Database;
   try {

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import type { JournalRow } from '../payments/journal/index.js';
+import type { JournalRow } from '../payments/index.js';
 import type { ProcessRequest } from '../platform/schemas/requests.js';
 
 export type OfflineConfig = Config['offline'];
@@ -99,7 +99,7 @@ export type OfflineLevels = {
 
 /**
  * What the offline policy sees of a card sale the platform could not be reached for
- * (the payments engine's `OfflineCandidate`).
+ * (payments' `OfflineCandidate`).
  */
 export interface OfflineCandidate {
   sale: Pick<JournalRow, 'clientTransactionId' | 'kind' | 'method' | 'amount' | 'currency' | 'merchantId'>;
@@ -110,7 +110,7 @@ export interface OfflineCandidate {
   offlineApproved: boolean;
 }
 
-/** A sale to store (the payments engine's `OfflineSale`). */
+/** A sale to store (payments' `OfflineSale`). */
 export interface OfflineSale {
   /** The journal row, already `offline_stored` inside the same transaction. */
   row: Pick<JournalRow, 'clientTransactionId' | 'kind' | 'method' | 'amount' | 'currency' | 'merchantId' | 'clientDateTime' | 'entryMode' | 'maskedPan' | 'scheme'>;

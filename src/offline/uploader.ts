@@ -1,23 +1,23 @@
-import { backoffDelay, type BackoffOptions } from '../core/backoff.js';
-import { describeError, isAgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { describeError, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
 import type { EventBus } from '../events/bus.js';
-import { isNotFound, isPlatformError } from '../platform/errors.js';
+import { isNotFound } from '../platform/errors.js';
 import type { CallOptions } from '../platform/client.js';
 import type { ProcessRequest } from '../platform/schemas/requests.js';
 import type { TransactionRecord } from '../platform/schemas/responses.js';
+import { PlatformAvailability, type AvailabilityProbe } from './availability.js';
+import { MarkAhead } from './mark-ahead.js';
 import type { OutcomeRecorder } from './outcomes.js';
 import type { OfflineQueue, PendingUpload } from './queue.js';
 import type { OfflineConfig, PlatformState, QueueState } from './types.js';
+import { answeredOutcome, classifyUploadFailure, deferralOf, type Deferral, type ItemResult } from './upload-result.js';
 
 /** What the uploader needs of the platform client (src/platform/client.ts). */
-export interface UploadPlatform {
+export interface UploadPlatform extends AvailabilityProbe {
   process(body: ProcessRequest, opts?: CallOptions): Promise<TransactionRecord>;
   status(transactionId: string, opts?: CallOptions): Promise<TransactionRecord>;
-  isAvailable(opts?: CallOptions): Promise<boolean>;
 }
 
-export type ItemResult = 'uploaded' | 'declined_after_upload' | 'rejected' | 'needs_attention' | 'deferred';
+export type { ItemResult } from './upload-result.js';
 
 export interface FlushReport {
   /** What isAvailable said before the uploads. */
@@ -37,11 +37,6 @@ export interface FlushReport {
   items: Array<{ clientTransactionId: string; result: ItemResult; state: QueueState; message?: string }>;
 }
 
-export interface UploaderTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
 export interface UploaderOptions {
   queue: OfflineQueue;
   recorder: OutcomeRecorder;
@@ -49,10 +44,10 @@ export interface UploaderOptions {
   bus: EventBus;
   log: Logger;
   config: OfflineConfig;
-  now?: () => number;
-  /** Availability checks while offline and the wait after a failed round (DESIGN.md: 1 s to 5 min, full jitter). */
+  /** The agent's clock: the refusal backoff and the idle waits (docs/architecture.md, "Time"). */
+  clock: Clock;
+  /** Availability checks while offline and the wait after a failed round (docs/architecture.md, "Offline queue": 1 s to 5 min, full jitter). */
   backoff?: BackoffOptions;
-  timers?: UploaderTimers;
   /** Called after every round and availability change (levels, age checks). */
   onChange?: () => void;
   /** Called after each item's try (levels). */
@@ -61,37 +56,23 @@ export interface UploaderOptions {
   nextAgeEventIn?: () => number | undefined;
 }
 
-const realTimers: UploaderTimers = {
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 /** Longest single idle wait: timers beyond 2^31-1 ms fire at once. */
 const MAX_WAIT_MS = 2 ** 31 - 1;
 
 /**
- * Uploads the offline queue (issue 6, DESIGN.md "offline upload"): while items wait it
- * asks the platform's isAvailable with full-jitter backoff; once it answers, each sale is
- * sent as process with `offlineTransaction: true`, its original clientDateTime and client
- * id, `offline.uploadConcurrency` at a time. Before re-sending an item that may have
- * arrived (a crash, a timeout, a 5xx) it looks the sale up by client id (DESIGN.md:
- * Unknown outcome). A refusal (4xx) counts towards `offline.maxAttempts`; anything that
- * looks like the platform's trouble is tried again later without counting. One round at
- * a time; `flush()` forces one now.
+ * Schedules the uploads of the offline queue (issue 6, docs/architecture.md "Offline
+ * queue"): while items wait it asks PlatformAvailability (full-jitter backoff); once the
+ * platform answers, each sale is sent as process with `offlineTransaction: true`, its
+ * original clientDateTime and client id, `offline.uploadConcurrency` at a time. Before
+ * re-sending an item that may have arrived (a crash, a timeout, a 5xx) it looks the sale
+ * up by client id (docs/architecture.md, "Invariants"). What a failed try means comes from
+ * upload-result.ts; what it does to the queue and the journal, from OutcomeRecorder. One
+ * round at a time; `flush()` forces one now.
  */
 export class Uploader {
   private readonly log: Logger;
-  private readonly now: () => number;
   private readonly backoff: BackoffOptions;
-  private readonly timers: UploaderTimers;
-  private platformState: PlatformState = 'unknown';
-  private failures = 0;
-  /** Retry-After of the platform's last refusal-for-now (429/503), a floor for the next wait. */
-  private retryAfterMs: number | undefined;
+  private readonly availability: PlatformAvailability;
   private running = false;
   private loopDone: Promise<void> | undefined;
   private lock: Promise<unknown> = Promise.resolve();
@@ -103,13 +84,12 @@ export class Uploader {
 
   constructor(private readonly opts: UploaderOptions) {
     this.log = opts.log.child({ module: 'offline-uploader' });
-    this.now = opts.now ?? Date.now;
     this.backoff = opts.backoff ?? { baseMs: 1_000, capMs: 5 * 60_000 };
-    this.timers = opts.timers ?? realTimers;
+    this.availability = new PlatformAvailability(opts.platform, this.backoff, opts.bus, this.log, () => this.opts.onChange?.());
   }
 
   get platform(): PlatformState {
-    return this.platformState;
+    return this.availability.state;
   }
 
   /** An upload round is running. */
@@ -147,9 +127,9 @@ export class Uploader {
     w?.();
   }
 
-  /** The payments engine could not reach the platform. */
+  /** A payment could not reach the platform. */
   noteOffline(reason: string): void {
-    this.setPlatform('offline', reason);
+    this.availability.set('offline', reason);
   }
 
   /** Forces an upload round now (every pending item, refusal backoff ignored) and says what happened. */
@@ -171,7 +151,7 @@ export class Uploader {
       } catch (err) {
         // Never leaves the loop: a database or bus fault is logged and tried again later.
         this.log.error({ err: describeError(err) }, 'offline upload round failed');
-        wait = this.nextBackoff();
+        wait = this.availability.nextBackoff();
       }
       if (!this.running) break;
       await this.idle(wait);
@@ -181,27 +161,21 @@ export class Uploader {
   /** One pass of the loop; answers how long to wait (undefined: until woken). */
   private async cycle(): Promise<number | undefined> {
     this.opts.onChange?.();
-    const now = this.now();
+    const now = this.opts.clock.wall();
     const pending = this.opts.queue.pending();
     const ageIn = this.opts.nextAgeEventIn?.();
     if (pending.length === 0) return ageIn;
     const due = pending.filter((p) => this.dueIn(p, now) === 0);
     if (due.length === 0) return minDefined(Math.min(...pending.map((p) => this.dueIn(p, now))), ageIn);
-    if (!(await this.checkAvailable())) return minDefined(this.nextBackoff(), ageIn);
+    if (!(await this.checkAvailable())) return minDefined(this.availability.nextBackoff(), ageIn);
     const report = await this.round(due);
     this.afterRound(report);
-    if (report.deferred > 0) return minDefined(this.nextBackoff(), ageIn);
+    if (report.deferred > 0) return minDefined(this.availability.nextBackoff(), ageIn);
     return 0;
   }
 
-  private nextBackoff(): number {
-    const wait = backoffDelay(this.failures++, this.backoff, this.retryAfterMs);
-    this.retryAfterMs = undefined;
-    return wait;
-  }
-
   private afterRound(report: FlushReport): void {
-    if (report.attempted > 0 && report.deferred === 0) this.failures = 0;
+    if (report.attempted > 0 && report.deferred === 0) this.availability.succeeded();
     this.opts.onChange?.();
     if (report.attempted > 0) {
       this.log.info(
@@ -218,18 +192,8 @@ export class Uploader {
     return Math.max(0, p.lastTryAtMs + wait - now);
   }
 
-  private async checkAvailable(): Promise<boolean> {
-    const ok = await this.opts.platform.isAvailable({ signal: this.abort.signal });
-    this.setPlatform(ok ? 'online' : 'offline', ok ? undefined : 'isAvailable did not answer 200');
-    return ok;
-  }
-
-  private setPlatform(state: 'online' | 'offline', reason?: string): void {
-    if (this.platformState === state) return;
-    this.platformState = state;
-    this.log.info({ platform: state, reason }, state === 'online' ? 'platform reachable: uploading offline sales' : 'platform not reachable');
-    this.opts.bus.publish('platform.status', { online: state === 'online', ...(reason !== undefined ? { reason } : {}) });
-    this.opts.onChange?.();
+  private checkAvailable(): Promise<boolean> {
+    return this.availability.check(this.abort.signal);
   }
 
   /** Uploads the given items with bounded concurrency; the first sign of platform trouble ends the round. */
@@ -303,36 +267,32 @@ export class Uploader {
           const item = recorder.settled(id, found, 'found');
           return result(item.state === 'uploaded' ? 'uploaded' : 'declined_after_upload', item);
         } catch (err) {
-          if (!isNotFound(err)) return result('deferred', this.defer(id, err, true));
+          if (!isNotFound(err)) return result('deferred', this.defer(id, deferralOf(err, true)));
           recorder.notFound(id);
         }
       }
       if (!marked) this.opts.queue.markUploading([id]);
       const record = await this.opts.platform.process({ ...p.body, offlineTransaction: true }, call);
-      const item = recorder.settled(id, record, record.transactionStatus === 'Refused' ? 'declined' : 'accepted');
+      const item = recorder.settled(id, record, answeredOutcome(record.transactionStatus));
       return result(item.state === 'uploaded' ? 'uploaded' : 'declined_after_upload', item);
     } catch (err) {
-      if (isPlatformError(err) && err.category === 'rejected' && err.status !== 429) {
-        const item = recorder.rejected(id, describeError(err), err.status, this.opts.config.maxAttempts);
+      const failure = classifyUploadFailure(err);
+      if (failure.kind === 'rejected') {
+        const item = recorder.rejected(id, failure.message, failure.status, this.opts.config.maxAttempts);
         return result(item.state === 'needs_attention' ? 'needs_attention' : 'rejected', item);
       }
-      if (isAgentError(err, 'PLATFORM_BAD_REQUEST')) return result('needs_attention', recorder.unsendable(id, describeError(err)));
-      return result('deferred', this.defer(id, err, false));
+      if (failure.kind === 'unsendable') return result('needs_attention', recorder.unsendable(id, failure.message));
+      return result('deferred', this.defer(id, failure));
     }
   }
 
-  /** Platform trouble: the item waits; `mayHaveArrived` keeps it marked for a lookup. */
-  private defer(id: string, err: unknown, lookupFailed: boolean): { state: QueueState; message?: string } {
-    const message = describeError(err);
-    this.lastErrorText = message;
-    const unknown = lookupFailed || (isPlatformError(err) && err.outcomeUnknown) || !isPlatformError(err);
-    if (isPlatformError(err) && (err.category === 'network' || err.category === 'timeout' || err.category === 'auth')) {
-      this.setPlatform('offline', message);
-    }
-    if (!isAgentError(err)) this.log.error({ clientTransactionId: id, err: message }, 'offline upload failed unexpectedly');
-    const status = isPlatformError(err) ? err.status : undefined;
-    if (isPlatformError(err) && err.retryAfterMs !== undefined) this.retryAfterMs = err.retryAfterMs;
-    return this.opts.recorder.deferred(id, unknown ? 'unknown' : 'unavailable', message, status);
+  /** Platform trouble: the item waits; an `unknown` outcome keeps it marked for a lookup. */
+  private defer(id: string, d: Deferral): { state: QueueState; message?: string } {
+    this.lastErrorText = d.message;
+    if (d.platformDown) this.availability.set('offline', d.message);
+    if (d.unexpected) this.log.error({ clientTransactionId: id, err: d.message }, 'offline upload failed unexpectedly');
+    if (d.retryAfterMs !== undefined) this.availability.retryAfter(d.retryAfterMs);
+    return this.opts.recorder.deferred(id, d.outcome, d.message, d.status);
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -350,74 +310,14 @@ export class Uploader {
     return new Promise((resolve) => {
       let timer: unknown;
       const done = (): void => {
-        if (timer !== undefined) this.timers.clearTimeout(timer);
+        if (timer !== undefined) this.opts.clock.clearTimeout(timer);
         this.wakeIdle = undefined;
         this.wakePending = false;
         resolve();
       };
       this.wakeIdle = done;
-      if (ms !== undefined) timer = this.timers.setTimeout(done, Math.min(ms, MAX_WAIT_MS));
+      if (ms !== undefined) timer = this.opts.clock.setTimeout(done, Math.min(ms, MAX_WAIT_MS));
     });
-  }
-}
-
-/** Queued items marked `uploading` per durable write, ahead of their requests. */
-const MARK_AHEAD = 16;
-
-/**
- * The durable "may have been sent" mark of a round's queued items, written for up to
- * MARK_AHEAD items at a time instead of once per item, so an upload costs about one durable
- * write (its result) instead of two.
- *
- * Why it is as safe as one mark per item (invariants 1 and 2, DESIGN.md "Unknown outcome"):
- * every item is still marked, durably, before its request leaves; an item marked and not
- * yet sent is only "may have been sent" too early. After a crash such an item is looked up
- * by its client id before it is sent (not found: sent then), exactly as one whose request
- * did leave; so at most MARK_AHEAD sales per crash cost an extra lookup, and none is sent
- * twice. When the round ends before their requests start (platform trouble, stop), the items
- * go back to `queued` in one write, as they were. Items already `uploading` at the start
- * (a previous try may have arrived) are not marked ahead: they keep the lookup first, then
- * their own mark just before their request.
- *
- * Not done, on purpose: sending without any mark and counting on the platform answering a
- * repeated clientNewTransactionId with the existing transaction. The demo platform does, but
- * the platform spec does not promise it, and DESIGN.md has the agent look up before
- * re-sending; a platform that took the repeat as a new sale would charge the customer twice.
- */
-class MarkAhead {
-  private readonly marked = new Set<number>();
-  private readonly unsent = new Set<number>();
-
-  constructor(
-    private readonly queue: OfflineQueue,
-    private readonly items: readonly PendingUpload[],
-  ) {}
-
-  /** Item `index`'s request is about to start: whether it is marked (marks the next few queued items first when it is not). */
-  take(index: number): boolean {
-    const p = this.items[index];
-    if (p === undefined || p.item.state !== 'queued') return false;
-    if (!this.marked.has(index)) {
-      const batch: number[] = [];
-      for (let i = index; i < this.items.length && batch.length < MARK_AHEAD; i++) {
-        if (!this.marked.has(i) && this.items[i]?.item.state === 'queued') batch.push(i);
-      }
-      const done = new Set(this.queue.markUploading(batch.map((i) => (this.items[i] as PendingUpload).item.clientTransactionId)));
-      for (const i of batch) {
-        if (!done.has((this.items[i] as PendingUpload).item.clientTransactionId)) continue;
-        this.marked.add(i);
-        this.unsent.add(i);
-      }
-    }
-    this.unsent.delete(index);
-    return this.marked.has(index);
-  }
-
-  /** The round is over: items marked ahead whose request never started go back to `queued`. */
-  release(): void {
-    const back = [...this.unsent].map((i) => this.items[i] as PendingUpload);
-    this.unsent.clear();
-    this.queue.unmarkUnsent(back.map((p) => ({ clientTransactionId: p.item.clientTransactionId, lastTryAtMs: p.lastTryAtMs })));
   }
 }
 

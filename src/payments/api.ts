@@ -1,5 +1,5 @@
 /**
- * What the local API, the CLI and the event relay see of the payments engine. The engine
+ * What the local API, the CLI and the event relay see of payments. PaymentService
  * (src/payments/) implements PaymentsApi; the local API (src/ui/) calls it and nothing else.
  * Amounts are integer minor units of the currency (ISO 4217).
  */
@@ -176,8 +176,8 @@ export interface AppliedStatus {
 }
 
 /**
- * Implemented by the payments engine, used by the provider event relay (src/events/).
- * The engine persists which platform events it has seen, so the relay never puts an
+ * Implemented by PaymentService, used by the provider event relay (src/events/).
+ * Payments persists which platform events it has seen, so the relay never puts an
  * event on the bus twice, across restarts too.
  */
 export interface RelayStore {

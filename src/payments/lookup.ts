@@ -1,6 +1,5 @@
-import { performance } from 'node:perf_hooks';
-import { backoffDelay, sleep } from '../core/index.js';
-import type { Engine } from './engine.js';
+import { backoffDelay } from '../core/index.js';
+import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { isNotFoundError } from './outcome.js';
 import type { PlatformRecord } from './records.js';
@@ -15,26 +14,26 @@ export type LookupResult = { kind: 'found'; record: PlatformRecord } | { kind: '
  * only then does it count as not done. Any other failure of the lookup is returned at once.
  */
 export async function lookupWithGrace(
-  e: Engine,
+  ctx: PaymentContext,
   id: string,
   row: Pick<JournalRow, 'merchantId' | 'updatedAt'>,
   settled: (record: PlatformRecord) => boolean = () => true,
 ): Promise<LookupResult> {
   const sentAt = Date.parse(row.updatedAt);
-  const graceLeft = Math.max(0, (Number.isNaN(sentAt) ? e.now() : sentAt) + e.config.payments.lookupGraceMs - e.now());
-  const end = performance.now() + graceLeft;
+  const graceLeft = Math.max(0, (Number.isNaN(sentAt) ? ctx.clock.wall() : sentAt) + ctx.config.payments.lookupGraceMs - ctx.clock.wall());
+  const end = ctx.clock.mono() + graceLeft;
   for (let attempt = 0; ; attempt++) {
     let last: PlatformRecord | undefined;
     try {
-      const record = await e.platform.status(id, e.callOptions(row));
+      const record = await ctx.platform.status(id, ctx.callOptions(row));
       if (settled(record)) return { kind: 'found', record };
       last = record;
     } catch (err) {
       if (!isNotFoundError(err)) return { kind: 'failed', error: err };
     }
-    const left = end - performance.now();
+    const left = end - ctx.clock.mono();
     if (left <= 0) return last === undefined ? { kind: 'not_found' } : { kind: 'not_found', record: last };
-    const wait = Math.max(e.retryBaseMs, backoffDelay(attempt, { baseMs: e.retryBaseMs, capMs: 2_000, random: e.random }));
-    await sleep(Math.min(left, wait), e.stopSignal);
+    const wait = Math.max(ctx.retryBaseMs, backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: 2_000, random: ctx.random }));
+    await ctx.clock.sleep(Math.min(left, wait), ctx.stopSignal);
   }
 }

@@ -23,11 +23,11 @@ export interface AssertAmountOptions {
 }
 
 function currencyError(message: string, currency: string): AgentError {
-  return new AgentError(ErrorCodes.CURRENCY_UNKNOWN, message, { httpStatus: 400, details: { currency } });
+  return new AgentError(ErrorCodes.CURRENCY_UNKNOWN, message, { details: { currency } });
 }
 
 function amountError(message: string, details: Record<string, unknown> = {}): AgentError {
-  return new AgentError(ErrorCodes.AMOUNT_INVALID, message, { httpStatus: 400, details });
+  return new AgentError(ErrorCodes.AMOUNT_INVALID, message, { details });
 }
 
 /** The currency code in upper case, checked against ISO 4217. */

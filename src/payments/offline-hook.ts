@@ -25,10 +25,10 @@ export interface OfflineSale {
 export type OfflineDecision = { ok: true } | { ok: false; reason: string };
 
 /**
- * Implemented by the offline store-and-forward queue (src/offline/). The payments engine
+ * Implemented by the offline store-and-forward queue (src/offline/). PaymentService
  * asks `eligible` when a card sale's process call never reached the platform, and calls
  * `store` inside the SQLite transaction that marks the journal row `offline_stored`
- * (DESIGN.md invariant 1: on disk before the customer is told it is approved). `store`
+ * (docs/architecture.md, "Invariants": on disk before the customer is told it is approved). `store`
  * must be synchronous and use `db` (better-sqlite3); throwing rolls the journal update back
  * and the sale fails instead.
  */

@@ -1,8 +1,8 @@
 import { AgentError, ErrorCodes } from '../core/errors.js';
-import { backoffDelay, sleep } from '../core/index.js';
+import { backoffDelay } from '../core/index.js';
 import { isPlatformError } from '../platform/errors.js';
 import { adoptSaleRecord } from './adopt.js';
-import type { Engine } from './engine.js';
+import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { lookupWithGrace } from './lookup.js';
 import { formatAmount } from './money.js';
@@ -29,73 +29,71 @@ interface NewOp {
 }
 
 /** The operation's journal row, written before the request leaves (a retry reuses its id and clientDateTime). */
-export function journalOperation(e: Engine, sale: JournalRow, op: NewOp): JournalRow {
-  const id = op.clientTransactionId ?? e.newId();
-  const existing = e.journal.get(id);
+export function journalOperation(ctx: PaymentContext, sale: JournalRow, op: NewOp): JournalRow {
+  const id = op.clientTransactionId ?? ctx.newId();
+  const existing = ctx.journal.get(id);
   if (existing !== undefined) {
     if (existing.kind !== op.kind || existing.relatedClientTransactionId !== sale.clientTransactionId || existing.amount !== op.amount) {
-      throw new AgentError(ErrorCodes.PAYMENT_RULE, `transaction id ${id} is already used for a different operation`, { httpStatus: 409 });
+      throw new AgentError(ErrorCodes.PAYMENT_ID_CONFLICT, `transaction id ${id} is already used for a different operation`);
     }
-    return e.save(id, { state: 'in_flight', attempts: existing.attempts + 1, message: null });
+    return ctx.save(id, { state: 'in_flight', attempts: existing.attempts + 1, message: null });
   }
-  const row = e.journal.insert({
+  const row = ctx.journal.insert({
     clientTransactionId: id,
     kind: op.kind,
     amount: op.amount,
     currency: sale.currency,
     state: 'in_flight',
-    clientDateTime: e.isoNow(),
+    clientDateTime: ctx.isoNow(),
     relatedClientTransactionId: sale.clientTransactionId,
     ...(sale.merchantId !== undefined ? { merchantId: sale.merchantId } : {}),
     ...(sale.method !== undefined ? { method: sale.method } : {}),
     ...(op.cancelReason !== undefined ? { cancelReason: op.cancelReason } : {}),
     attempts: 1,
   });
-  e.publish(row);
+  ctx.publish(row);
   return row;
 }
 
 /** Open operations of a sale by kind (sent, outcome not final): their amounts count against what is left. */
-export function openOperations(e: Engine, sale: JournalRow): { refund: number; cancel: number; capture: number } {
+export function openOperations(ctx: PaymentContext, sale: JournalRow): { refund: number; cancel: number; capture: number } {
   const open = { refund: 0, cancel: 0, capture: 0 };
-  for (const op of e.journal.related(sale.clientTransactionId)) {
+  for (const op of ctx.journal.related(sale.clientTransactionId)) {
     if (op.state !== 'in_flight' || op.kind === 'sale') continue;
     open[op.kind] += op.amount;
   }
   return open;
 }
 
-function opFailed(e: Engine, op: JournalRow, message: string): JournalRow {
-  return e.save(op.clientTransactionId, { state: 'failed', message });
+function opFailed(ctx: PaymentContext, op: JournalRow, message: string): JournalRow {
+  return ctx.save(op.clientTransactionId, { state: 'failed', message });
 }
 
 /** After a write failed: nothing happened (a clear error), or look it up. */
-async function afterFailure(e: Engine, op: JournalRow, err: unknown, what: string, resolve: (op: JournalRow) => Promise<Resolution>): Promise<JournalRow> {
+async function afterFailure(ctx: PaymentContext, op: JournalRow, err: unknown, what: string, resolve: (op: JournalRow) => Promise<Resolution>): Promise<JournalRow> {
   const kind = failureKind(err);
   if (kind === 'not_sent') {
-    opFailed(e, op, `the platform could not be reached: nothing was ${what}; try again`);
-    throw new AgentError(ErrorCodes.PLATFORM_NETWORK, `the platform could not be reached: nothing was ${what}; try again`, {
-      httpStatus: 503,
+    opFailed(ctx, op, `the platform could not be reached: nothing was ${what}; try again`);
+    throw new AgentError(ErrorCodes.PAYMENT_NOT_SENT, `the platform could not be reached: nothing was ${what}; try again`, {
       cause: err,
       details: { clientTransactionId: op.clientTransactionId },
     });
   }
   if (kind === 'refused') {
     const error = refusalError(err, op.kind, op.clientTransactionId);
-    opFailed(e, op, error.message);
+    opFailed(ctx, op, error.message);
     throw error;
   }
-  e.log.warn({ clientTransactionId: op.clientTransactionId, kind: op.kind, code: isPlatformError(err) ? err.code : undefined }, 'outcome unknown; looking it up');
-  e.save(op.clientTransactionId, { message: 'the platform did not answer in time: checking whether it happened' });
-  const first = await resolveSafely(e, op, resolve);
-  const after = e.journal.require(op.clientTransactionId);
+  ctx.log.warn({ clientTransactionId: op.clientTransactionId, kind: op.kind, code: isPlatformError(err) ? err.code : undefined }, 'outcome unknown; looking it up');
+  ctx.save(op.clientTransactionId, { message: 'the platform did not answer in time: checking whether it happened' });
+  const first = await resolveSafely(ctx, op, resolve);
+  const after = ctx.journal.require(op.clientTransactionId);
   if (first === 'unknown') {
-    e.background(`resolve ${op.kind}`, () => resolveUntilKnown(e, after, resolve));
+    ctx.background(`resolve ${op.kind}`, () => resolveUntilKnown(ctx, after, resolve));
     return after;
   }
   if (first === 'not_happened') {
-    throw new AgentError(ErrorCodes.PLATFORM_TIMEOUT, `the platform did not answer and has no record of the ${op.kind}: nothing was ${what}; try again`, {
-      httpStatus: 504,
+    throw new AgentError(ErrorCodes.PAYMENT_NOT_DONE, `the platform did not answer and has no record of the ${op.kind}: nothing was ${what}; try again`, {
       cause: err,
       details: { clientTransactionId: op.clientTransactionId },
     });
@@ -103,24 +101,80 @@ async function afterFailure(e: Engine, op: JournalRow, err: unknown, what: strin
   return after;
 }
 
-async function resolveSafely(e: Engine, op: JournalRow, resolve: (op: JournalRow) => Promise<Resolution>): Promise<Resolution> {
+async function resolveSafely(ctx: PaymentContext, op: JournalRow, resolve: (op: JournalRow) => Promise<Resolution>): Promise<Resolution> {
   try {
     return await resolve(op);
   } catch (err) {
-    e.log.warn({ clientTransactionId: op.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'lookup failed; retrying later');
+    ctx.log.warn({ clientTransactionId: op.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'lookup failed; retrying later');
     return 'unknown';
   }
 }
 
 /** Retries a lookup with backoff until the platform answers (DESIGN.md invariant 3). */
-export async function resolveUntilKnown(e: Engine, op: JournalRow, resolve: (op: JournalRow) => Promise<Resolution>): Promise<Resolution> {
+export async function resolveUntilKnown(ctx: PaymentContext, op: JournalRow, resolve: (op: JournalRow) => Promise<Resolution>): Promise<Resolution> {
   for (let attempt = 0; ; attempt++) {
-    const current = e.journal.require(op.clientTransactionId);
+    const current = ctx.journal.require(op.clientTransactionId);
     if (current.state !== 'in_flight') return 'done';
-    const result = await resolveSafely(e, current, resolve);
+    const result = await resolveSafely(ctx, current, resolve);
     if (result !== 'unknown') return result;
-    await sleep(backoffDelay(attempt, { baseMs: e.retryBaseMs, capMs: e.config.payments.reversalRetryCapMs, random: e.random }), e.stopSignal);
+    await ctx.clock.sleep(backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalRetryCapMs, random: ctx.random }), ctx.stopSignal);
   }
+}
+
+/**
+ * One capture, cancel or refund (by web), the same way for each: its journal row is
+ * written before the request leaves; the answer is applied by `finish`; a failed request
+ * is classified (never sent or refused: nothing happened, a clear error; unknown: looked
+ * up with `resolve`, in the background while the lookup fails). docs/architecture.md,
+ * "Flows" and "Invariants".
+ */
+interface Operation {
+  /** The operation's journal row. */
+  row: NewOp;
+  /** What the operation does to the money, for the messages ("refunded"). */
+  what: string;
+  /** The platform request for the operation's row. */
+  send(op: JournalRow): Promise<PlatformRecord>;
+  finish(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow;
+  resolve(ctx: PaymentContext, op: JournalRow): Promise<Resolution>;
+}
+
+async function runOperation(ctx: PaymentContext, sale: JournalRow, operation: Operation): Promise<JournalRow> {
+  const op = journalOperation(ctx, sale, operation.row);
+  let record: PlatformRecord;
+  try {
+    record = await operation.send(op);
+  } catch (err) {
+    return afterFailure(ctx, op, err, operation.what, (o) => operation.resolve(ctx, o));
+  }
+  return operation.finish(ctx, op, record);
+}
+
+/**
+ * The lookup of an operation that carries its own client id: found, it is finished from
+ * the record; not found within the grace, it did not happen.
+ */
+async function resolveByOwnId(
+  ctx: PaymentContext,
+  op: JournalRow,
+  finish: (ctx: PaymentContext, op: JournalRow, record: PlatformRecord) => JournalRow,
+  notFoundMessage: string,
+): Promise<Resolution> {
+  const found = await lookupWithGrace(ctx, op.clientTransactionId, op);
+  if (found.kind === 'failed') throw found.error;
+  if (found.kind === 'found') {
+    finish(ctx, op, found.record);
+    return 'done';
+  }
+  opFailed(ctx, op, notFoundMessage);
+  return 'not_happened';
+}
+
+/** The lookup that settles an operation row left in flight (by a crash or a lost answer). */
+export function resolverFor(ctx: PaymentContext, op: JournalRow): (o: JournalRow) => Promise<Resolution> {
+  if (op.kind === 'refund') return (o) => resolveRefund(ctx, o);
+  if (op.kind === 'cancel') return (o) => resolveCancel(ctx, o);
+  return (o) => resolveCapture(ctx, o);
 }
 
 // ---------------------------------------------------------------- refund
@@ -130,38 +184,38 @@ export interface RefundOptions {
   clientTransactionId?: string;
 }
 
-export async function sendRefund(e: Engine, sale: JournalRow, amount: number, opts: RefundOptions = {}): Promise<JournalRow> {
-  const op = journalOperation(e, sale, { kind: 'refund', amount, ...(opts.clientTransactionId !== undefined ? { clientTransactionId: opts.clientTransactionId } : {}) });
-  let record: PlatformRecord;
-  try {
-    record = await e.platform.refund(
-      sale.clientTransactionId,
-      {
-        clientDateTime: op.clientDateTime,
-        channel: e.channel,
-        clientNewTransactionId: op.clientTransactionId,
-        refundAmount: { amount, currency: sale.currency },
-        instrument: { instrumentType: instrumentTypeOf(sale) },
-        ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
-      },
-      e.callOptions(sale),
-    );
-  } catch (err) {
-    return afterFailure(e, op, err, 'refunded', (o) => resolveRefund(e, o));
-  }
-  return finishRefund(e, op, record);
+export function sendRefund(ctx: PaymentContext, sale: JournalRow, amount: number, opts: RefundOptions = {}): Promise<JournalRow> {
+  return runOperation(ctx, sale, {
+    row: { kind: 'refund', amount, ...(opts.clientTransactionId !== undefined ? { clientTransactionId: opts.clientTransactionId } : {}) },
+    what: 'refunded',
+    send: (op) =>
+      ctx.platform.refund(
+        sale.clientTransactionId,
+        {
+          clientDateTime: op.clientDateTime,
+          channel: ctx.channel,
+          clientNewTransactionId: op.clientTransactionId,
+          refundAmount: { amount, currency: sale.currency },
+          instrument: { instrumentType: instrumentTypeOf(sale) },
+          ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
+        },
+        ctx.callOptions(sale),
+      ),
+    finish: finishRefund,
+    resolve: resolveRefund,
+  });
 }
 
 /** Applies a refund record: the refund row and the sale's refunded amount, in one transaction, once. */
-export function finishRefund(e: Engine, op: JournalRow, record: PlatformRecord): JournalRow {
+export function finishRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow {
   const status = recordStatus(record);
   const cls = classifyStatus(status);
   const ok = cls === 'charged' || cls === 'pending';
   const saleId = op.relatedClientTransactionId as string;
-  const updated = e.journal.transaction(() => {
-    const current = e.journal.require(op.clientTransactionId);
+  const updated = ctx.journal.transaction(() => {
+    const current = ctx.journal.require(op.clientTransactionId);
     if (current.state === 'approved') return current;
-    const row = e.journal.update(op.clientTransactionId, {
+    const row = ctx.journal.update(op.clientTransactionId, {
       state: ok ? 'approved' : cls === 'refused' ? 'declined' : 'failed',
       platformStatus: status ?? null,
       serverTransactionId: recordServerId(record) ?? null,
@@ -169,26 +223,19 @@ export function finishRefund(e: Engine, op: JournalRow, record: PlatformRecord):
       message: ok ? `refunded ${formatAmount(op.amount, op.currency)}` : `refund not done: ${resultMessage(record) ?? status ?? 'refused'}`,
     });
     if (ok) {
-      const sale = e.journal.require(saleId);
-      e.journal.update(saleId, { refundedAmount: sale.refundedAmount + op.amount });
+      const sale = ctx.journal.require(saleId);
+      ctx.journal.update(saleId, { refundedAmount: sale.refundedAmount + op.amount });
     }
     return row;
   });
-  e.publish(updated);
-  e.publish(e.journal.require(saleId));
+  ctx.publish(updated);
+  ctx.publish(ctx.journal.require(saleId));
   return updated;
 }
 
 /** Spec: the status call takes the refund's own client id. */
-export async function resolveRefund(e: Engine, op: JournalRow): Promise<Resolution> {
-  const found = await lookupWithGrace(e, op.clientTransactionId, op);
-  if (found.kind === 'failed') throw found.error;
-  if (found.kind === 'found') {
-    finishRefund(e, op, found.record);
-    return 'done';
-  }
-  opFailed(e, op, 'the platform has no record of this refund: nothing was refunded');
-  return 'not_happened';
+export function resolveRefund(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
+  return resolveByOwnId(ctx, op, finishRefund, 'the platform has no record of this refund: nothing was refunded');
 }
 
 // ---------------------------------------------------------------- cancel
@@ -198,46 +245,46 @@ export interface CancelOptions {
   approvalCode?: string;
 }
 
-export async function sendCancel(e: Engine, sale: JournalRow, amount: number, opts: CancelOptions): Promise<JournalRow> {
-  const op = journalOperation(e, sale, { kind: 'cancel', amount, cancelReason: opts.reason });
-  let record: PlatformRecord;
-  try {
-    record = await e.platform.cancel(
-      sale.clientTransactionId,
-      {
-        clientDateTime: op.clientDateTime,
-        channel: e.channel,
-        cancelReason: opts.reason,
-        cancelAmount: { amount, currency: sale.currency },
-        instrument: { instrumentType: instrumentTypeOf(sale) },
-        clientNewTransactionId: op.clientTransactionId,
-        ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
-      },
-      e.callOptions(sale),
-    );
-  } catch (err) {
-    return afterFailure(e, op, err, 'cancelled', (o) => resolveCancel(e, o));
-  }
-  return finishCancel(e, op, record);
+export function sendCancel(ctx: PaymentContext, sale: JournalRow, amount: number, opts: CancelOptions): Promise<JournalRow> {
+  return runOperation(ctx, sale, {
+    row: { kind: 'cancel', amount, cancelReason: opts.reason },
+    what: 'cancelled',
+    send: (op) =>
+      ctx.platform.cancel(
+        sale.clientTransactionId,
+        {
+          clientDateTime: op.clientDateTime,
+          channel: ctx.channel,
+          cancelReason: opts.reason,
+          cancelAmount: { amount, currency: sale.currency },
+          instrument: { instrumentType: instrumentTypeOf(sale) },
+          clientNewTransactionId: op.clientTransactionId,
+          ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
+        },
+        ctx.callOptions(sale),
+      ),
+    finish: finishCancel,
+    resolve: resolveCancel,
+  });
 }
 
 /** Applies a cancel: the cancel row and the sale's cancelled amount (and state when nothing is left), once. */
-export function finishCancel(e: Engine, op: JournalRow, record: PlatformRecord | undefined): JournalRow {
+export function finishCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord | undefined): JournalRow {
   const saleId = op.relatedClientTransactionId as string;
-  const updated = e.journal.transaction(() => {
-    const current = e.journal.require(op.clientTransactionId);
+  const updated = ctx.journal.transaction(() => {
+    const current = ctx.journal.require(op.clientTransactionId);
     if (current.state === 'approved') return current;
-    const row = e.journal.update(op.clientTransactionId, {
+    const row = ctx.journal.update(op.clientTransactionId, {
       state: 'approved',
       ...(record !== undefined
         ? { platformStatus: recordStatus(record) ?? null, serverTransactionId: recordServerId(record) ?? null, events: recordEvents(record) }
         : {}),
       message: `${op.cancelReason === 'Technical' ? 'reversed' : 'cancelled'} ${formatAmount(op.amount, op.currency)}`,
     });
-    const sale = e.journal.require(saleId);
+    const sale = ctx.journal.require(saleId);
     const cancelled = sale.cancelledAmount + op.amount;
     const nothingLeft = cancelled + sale.refundedAmount >= sale.amount;
-    e.journal.update(saleId, {
+    ctx.journal.update(saleId, {
       cancelledAmount: cancelled,
       ...(nothingLeft
         ? {
@@ -249,10 +296,10 @@ export function finishCancel(e: Engine, op: JournalRow, record: PlatformRecord |
     });
     return row;
   });
-  e.publish(updated);
-  const sale = e.journal.require(saleId);
-  e.publish(sale);
-  e.settleIfFinal(sale);
+  ctx.publish(updated);
+  const sale = ctx.journal.require(saleId);
+  ctx.publish(sale);
+  ctx.settleIfFinal(sale);
   return updated;
 }
 
@@ -260,38 +307,38 @@ export function finishCancel(e: Engine, op: JournalRow, record: PlatformRecord |
  * A cancel carries its own client id (so a retry is recognised); a platform that does not
  * keep it is asked about the sale instead: cancelled in full, or what it still allows to cancel.
  */
-export async function resolveCancel(e: Engine, op: JournalRow): Promise<Resolution> {
+export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
-  const own = await lookupWithGrace(e, op.clientTransactionId, op);
+  const own = await lookupWithGrace(ctx, op.clientTransactionId, op);
   if (own.kind === 'failed') throw own.error;
   if (own.kind === 'found') {
-    finishCancel(e, op, own.record);
+    finishCancel(ctx, op, own.record);
     return 'done';
   }
-  const sale = e.journal.require(saleId);
+  const sale = ctx.journal.require(saleId);
   let record: PlatformRecord;
   try {
-    record = await e.platform.status(saleId, e.callOptions(sale));
+    record = await ctx.platform.status(saleId, ctx.callOptions(sale));
   } catch (err) {
     if (!isNotFoundError(err)) throw err;
-    opFailed(e, op, 'the platform has no record of the sale: nothing was cancelled');
+    opFailed(ctx, op, 'the platform has no record of the sale: nothing was cancelled');
     return 'not_happened';
   }
   if (classifyStatus(recordStatus(record)) === 'cancelled') {
-    finishCancel(e, op, undefined);
+    finishCancel(ctx, op, undefined);
     return 'done';
   }
   const leftBefore = sale.amount - sale.cancelledAmount - sale.refundedAmount;
-  const answer = (await e.platform.allowedOperations(saleId, e.callOptions(sale))) as Record<string, unknown>;
+  const answer = (await ctx.platform.allowedOperations(saleId, ctx.callOptions(sale))) as Record<string, unknown>;
   const ops = answer.operations as Record<string, { maxAmount?: unknown }> | undefined;
   const platformLeft = typeof ops?.cancel?.maxAmount === 'number' ? ops.cancel.maxAmount : answer.operation === 'cancel' && typeof answer.maxAmount === 'number' ? answer.maxAmount : undefined;
   if (platformLeft === undefined) return 'unknown';
   if (platformLeft <= leftBefore - op.amount) {
-    finishCancel(e, op, undefined);
+    finishCancel(ctx, op, undefined);
     return 'done';
   }
   if (platformLeft >= leftBefore) {
-    opFailed(e, op, 'the platform did not record the cancel: nothing was cancelled');
+    opFailed(ctx, op, 'the platform did not record the cancel: nothing was cancelled');
     return 'not_happened';
   }
   return 'unknown';
@@ -299,44 +346,44 @@ export async function resolveCancel(e: Engine, op: JournalRow): Promise<Resoluti
 
 // ---------------------------------------------------------------- capture
 
-export async function sendCapture(e: Engine, sale: JournalRow, amount: number): Promise<JournalRow> {
-  const op = journalOperation(e, sale, { kind: 'capture', amount });
-  let record: PlatformRecord;
-  try {
-    record = await e.platform.capture(
-      sale.clientTransactionId,
-      { clientDateTime: op.clientDateTime, channel: e.channel, captureAmount: { amount, currency: sale.currency } },
-      e.callOptions(sale),
-    );
-  } catch (err) {
-    return afterFailure(e, op, err, 'captured', (o) => resolveCapture(e, o));
-  }
-  return finishCapture(e, op, record);
+export function sendCapture(ctx: PaymentContext, sale: JournalRow, amount: number): Promise<JournalRow> {
+  return runOperation(ctx, sale, {
+    row: { kind: 'capture', amount },
+    what: 'captured',
+    send: (op) =>
+      ctx.platform.capture(
+        sale.clientTransactionId,
+        { clientDateTime: op.clientDateTime, channel: ctx.channel, captureAmount: { amount, currency: sale.currency } },
+        ctx.callOptions(sale),
+      ),
+    finish: finishCapture,
+    resolve: resolveCapture,
+  });
 }
 
 /** The capture answer is the sale's record (status Captured): adopted on the sale, the capture row done. */
-export function finishCapture(e: Engine, op: JournalRow, record: PlatformRecord): JournalRow {
-  const sale = e.journal.require(op.relatedClientTransactionId as string);
-  const adopted = adoptSaleRecord(e, sale, record);
+export function finishCapture(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow {
+  const sale = ctx.journal.require(op.relatedClientTransactionId as string);
+  const adopted = adoptSaleRecord(ctx, sale, record);
   const captured = /^captured$/i.test(recordStatus(record) ?? '');
-  return e.save(op.clientTransactionId, {
+  return ctx.save(op.clientTransactionId, {
     state: captured ? 'approved' : 'failed',
     platformStatus: recordStatus(record) ?? null,
     message: captured ? `captured ${formatAmount(adopted.row.capturedAmount || op.amount, op.currency)}` : `not captured: the platform reports ${recordStatus(record) ?? 'nothing'}`,
   });
 }
 
-export async function resolveCapture(e: Engine, op: JournalRow): Promise<Resolution> {
+export async function resolveCapture(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
   const captured = (r: PlatformRecord): boolean => /^captured$/i.test(recordStatus(r) ?? '');
-  const found = await lookupWithGrace(e, saleId, op, captured);
+  const found = await lookupWithGrace(ctx, saleId, op, captured);
   if (found.kind === 'failed') throw found.error;
   if (found.kind === 'found') {
-    finishCapture(e, op, found.record);
+    finishCapture(ctx, op, found.record);
     return 'done';
   }
-  if (found.record !== undefined) adoptSaleRecord(e, e.journal.require(saleId), found.record);
-  opFailed(e, op, 'the platform did not record the capture: nothing was captured');
+  if (found.record !== undefined) adoptSaleRecord(ctx, ctx.journal.require(saleId), found.record);
+  opFailed(ctx, op, 'the platform did not record the capture: nothing was captured');
   return 'not_happened';
 }
 
@@ -347,33 +394,26 @@ export async function resolveCapture(e: Engine, op: JournalRow): Promise<Resolut
  * clientNewTransactionId, amount}; the platform picks cancel or refund and answers that
  * record). Journaled as a refund row with its own id; a Cancel answer counts as cancelled.
  */
-export async function sendRefundByWeb(e: Engine, sale: JournalRow, amount: number): Promise<JournalRow> {
-  const op = journalOperation(e, sale, { kind: 'refund', amount });
-  let record: PlatformRecord;
-  try {
-    record = await e.platform.refundByWeb(
-      sale.clientTransactionId,
-      { clientDateTime: op.clientDateTime, clientNewTransactionId: op.clientTransactionId, amount: { amount, currency: sale.currency } },
-      e.callOptions(sale),
-    );
-  } catch (err) {
-    return afterFailure(e, op, err, 'cancelled or refunded', (o) => resolveByWeb(e, o));
-  }
-  return finishByWeb(e, op, record);
+export function sendRefundByWeb(ctx: PaymentContext, sale: JournalRow, amount: number): Promise<JournalRow> {
+  return runOperation(ctx, sale, {
+    row: { kind: 'refund', amount },
+    what: 'cancelled or refunded',
+    send: (op) =>
+      ctx.platform.refundByWeb(
+        sale.clientTransactionId,
+        { clientDateTime: op.clientDateTime, clientNewTransactionId: op.clientTransactionId, amount: { amount, currency: sale.currency } },
+        ctx.callOptions(sale),
+      ),
+    finish: finishByWeb,
+    resolve: resolveByWeb,
+  });
 }
 
-function finishByWeb(e: Engine, op: JournalRow, record: PlatformRecord): JournalRow {
-  if (record.transactionType === 'Cancel') return finishCancel(e, op, record);
-  return finishRefund(e, op, record);
+function finishByWeb(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow {
+  if (record.transactionType === 'Cancel') return finishCancel(ctx, op, record);
+  return finishRefund(ctx, op, record);
 }
 
-async function resolveByWeb(e: Engine, op: JournalRow): Promise<Resolution> {
-  const found = await lookupWithGrace(e, op.clientTransactionId, op);
-  if (found.kind === 'failed') throw found.error;
-  if (found.kind === 'found') {
-    finishByWeb(e, op, found.record);
-    return 'done';
-  }
-  opFailed(e, op, 'the platform has no record of this operation: nothing was cancelled or refunded');
-  return 'not_happened';
+function resolveByWeb(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
+  return resolveByOwnId(ctx, op, finishByWeb, 'the platform has no record of this operation: nothing was cancelled or refunded');
 }

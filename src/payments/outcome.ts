@@ -49,19 +49,17 @@ export function refusalError(err: PlatformError | unknown, op: string, clientTra
       given
         ? `the ${op} was refused: the supervisor approval code is not correct`
         : `the ${op} was refused: a supervisor approval code is required for this merchant`,
-      { httpStatus: 422, cause: err, details: { approvalCodeRequired: true, clientTransactionId } },
+      { cause: err, details: { approvalCodeRequired: true, clientTransactionId } },
     );
   }
   if (isPlatformError(err) && err.category === 'auth') {
     return new AgentError(ErrorCodes.PLATFORM_AUTH, `the platform did not accept the terminal's credentials for the ${op}: nothing was done (${platformReason(err)})`, {
-      httpStatus: 502,
       cause: err,
       details: { clientTransactionId },
     });
   }
   const suggest = isPlatformError(err) && /refund instead|refund it/i.test(err.errorMessage ?? '') ? { suggest: 'refund' } : {};
   return new AgentError(ErrorCodes.PAYMENT_RULE, `the platform refused the ${op}: ${platformReason(err)}`, {
-    httpStatus: 422,
     cause: err,
     details: { clientTransactionId, ...suggest, ...(isPlatformError(err) && err.errorCode !== undefined ? { platformCode: err.errorCode } : {}) },
   });

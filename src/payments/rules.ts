@@ -42,8 +42,11 @@ export function cancelDeadline(sale: JournalRow): number | undefined {
   return undefined;
 }
 
-export function ruleError(message: string, details: Record<string, unknown> = {}, httpStatus = 422): AgentError {
-  return new AgentError(ErrorCodes.PAYMENT_RULE, message, { httpStatus, details });
+/** PAYMENT_RULE: a rule refuses the operation; PAYMENT_STATE: the sale's state does not allow it. */
+type RefusalCode = typeof ErrorCodes.PAYMENT_RULE | typeof ErrorCodes.PAYMENT_STATE;
+
+export function ruleError(message: string, details: Record<string, unknown> = {}, code: RefusalCode = ErrorCodes.PAYMENT_RULE): AgentError {
+  return new AgentError(code, message, { details });
 }
 
 const isCard = (sale: JournalRow): boolean => sale.method === 'card' || sale.method === 'manual' || sale.method === 'moto';
@@ -58,17 +61,17 @@ export interface OpenOperations {
 export interface Refusal {
   message: string;
   details: Record<string, unknown>;
-  httpStatus: number;
+  code: RefusalCode;
 }
 
 type Check = { ok: true; maxAmount: number } | { ok: false; refusal: Refusal };
 
-const refuse = (message: string, details: Record<string, unknown> = {}, httpStatus = 422): Check => ({ ok: false, refusal: { message, details, httpStatus } });
+const refuse = (message: string, details: Record<string, unknown> = {}, code: RefusalCode = ErrorCodes.PAYMENT_RULE): Check => ({ ok: false, refusal: { message, details, code } });
 
 function saleUsable(sale: JournalRow, op: string): Check | undefined {
-  if (sale.kind !== 'sale') return refuse(`only a sale can be ${op}; ${sale.clientTransactionId} is a ${sale.kind}`, {}, 409);
-  if (sale.state === 'offline_stored') return refuse(`the sale was taken offline and is not uploaded yet: it can be ${op} once the platform has it`, {}, 409);
-  if (sale.state !== 'approved') return refuse(`a ${sale.state.replace('_', ' ')} sale cannot be ${op}`, { state: sale.state }, 409);
+  if (sale.kind !== 'sale') return refuse(`only a sale can be ${op}; ${sale.clientTransactionId} is a ${sale.kind}`, {}, ErrorCodes.PAYMENT_STATE);
+  if (sale.state === 'offline_stored') return refuse(`the sale was taken offline and is not uploaded yet: it can be ${op} once the platform has it`, {}, ErrorCodes.PAYMENT_STATE);
+  if (sale.state !== 'approved') return refuse(`a ${sale.state.replace('_', ' ')} sale cannot be ${op}`, { state: sale.state }, ErrorCodes.PAYMENT_STATE);
   return undefined;
 }
 
@@ -77,7 +80,7 @@ export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations 
   const unusable = saleUsable(sale, 'cancelled');
   if (unusable !== undefined) return unusable;
   if (isCard(sale) && (sale.capturedAmount > 0 || sale.platformStatus === 'Captured')) {
-    return refuse('the sale is captured and can no longer be cancelled: refund it instead', { suggest: 'refund' }, 409);
+    return refuse('the sale is captured and can no longer be cancelled: refund it instead', { suggest: 'refund' }, ErrorCodes.PAYMENT_STATE);
   }
   const deadline = cancelDeadline(sale);
   if (deadline !== undefined && now >= deadline) {
@@ -98,7 +101,7 @@ export function refundCheck(sale: JournalRow, now: number, open: OpenOperations 
   if (unusable !== undefined) return unusable;
   let charged: number;
   if (isCard(sale)) {
-    if (sale.capturedAmount <= 0) return refuse('the sale is authorized but not captured: cancel it instead (nothing was charged yet)', { suggest: 'cancel' }, 409);
+    if (sale.capturedAmount <= 0) return refuse('the sale is authorized but not captured: cancel it instead (nothing was charged yet)', { suggest: 'cancel' }, ErrorCodes.PAYMENT_STATE);
     charged = sale.capturedAmount;
   } else {
     charged = sale.amount - sale.cancelledAmount;
@@ -116,9 +119,9 @@ export function refundCheck(sale: JournalRow, now: number, open: OpenOperations 
 export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'captured');
   if (unusable !== undefined) return unusable;
-  if (!isCard(sale)) return refuse('only card sales are captured', {}, 409);
-  if (sale.capturedAmount > 0 || sale.platformStatus === 'Captured') return refuse('the sale is captured already', {}, 409);
-  if (open.capture > 0) return refuse('a capture of this sale is already under way', {}, 409);
+  if (!isCard(sale)) return refuse('only card sales are captured', {}, ErrorCodes.PAYMENT_STATE);
+  if (sale.capturedAmount > 0 || sale.platformStatus === 'Captured') return refuse('the sale is captured already', {}, ErrorCodes.PAYMENT_STATE);
+  if (open.capture > 0) return refuse('a capture of this sale is already under way', {}, ErrorCodes.PAYMENT_STATE);
   const left = sale.amount - sale.cancelledAmount - open.cancel;
   if (left <= 0) return refuse('nothing is left to capture on this sale');
   return { ok: true, maxAmount: left };
@@ -126,7 +129,7 @@ export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 
 
 /** Throws the refusal, or checks `amount` against the maximum and returns the amount to use. */
 export function requireAmount(check: Check, amount: number | undefined, op: 'cancel' | 'refund' | 'capture', currency: string): number {
-  if (!check.ok) throw ruleError(check.refusal.message, check.refusal.details, check.refusal.httpStatus);
+  if (!check.ok) throw ruleError(check.refusal.message, check.refusal.details, check.refusal.code);
   const use = amount ?? check.maxAmount;
   if (use > check.maxAmount) {
     throw ruleError(`a ${op} of ${formatAmount(use, currency)} is more than the ${formatAmount(check.maxAmount, currency)} left to ${op}`, {

@@ -5,7 +5,7 @@ import type { ProcessRequest } from '../platform/schemas/requests.js';
 import type { MotoDetails } from './api.js';
 import { adoptSaleRecord } from './adopt.js';
 import { cardProcessBody, cardSecretOf } from './card-body.js';
-import type { Engine } from './engine.js';
+import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
 import { sendCapture } from './operations.js';
@@ -22,48 +22,48 @@ const PRESENT_MODES: EntryMode[] = ['ContactChip', 'ContactlessChip', 'Magstripe
  * sees a clear PAN); the row becomes in_flight with the card data as the reader gave it;
  * then process, and the answer is adopted. Never throws: the outcome is in the journal.
  */
-export async function runCardSale(e: Engine, saleId: string, moto: MotoDetails | undefined, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
-  const sale = e.journal.require(saleId);
+export async function runCardSale(ctx: PaymentContext, saleId: string, moto: MotoDetails | undefined, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
+  const sale = ctx.journal.require(saleId);
   const keyed = sale.method === 'manual' || sale.method === 'moto';
   const offlineAllowed =
-    sale.method === 'card' && e.offline !== undefined && e.config.offline.enabled && (e.offline.allowed === undefined || e.offline.allowed(sale).ok);
+    sale.method === 'card' && ctx.offline !== undefined && ctx.config.offline.enabled && (ctx.offline.allowed === undefined || ctx.offline.allowed(sale).ok);
   let result: CardResult;
   try {
-    result = await e.devices.reader.readCard({
+    result = await ctx.devices.reader.readCard({
       amount: sale.amount,
       currency: sale.currency,
       entryModes: keyed ? ['Keyed'] : PRESENT_MODES,
       offlineAllowed,
       clientTransactionId: saleId,
       signal,
-      timeoutMs: e.config.devices.cardTimeoutMs,
+      timeoutMs: ctx.config.devices.cardTimeoutMs,
     });
   } catch (err) {
     release();
-    finish(e, saleId, 'failed', `the card reader failed: ${describeError(err)}; nothing was charged`);
+    finish(ctx, saleId, 'failed', `the card reader failed: ${describeError(err)}; nothing was charged`);
     return;
   }
   release();
   if (result.outcome !== 'ok') {
-    const seconds = Math.round(e.config.devices.cardTimeoutMs / 1000);
-    if (result.outcome === 'cancelled') finish(e, saleId, 'cancelled', 'cancelled at the reader: nothing was charged');
-    else if (result.outcome === 'timeout') finish(e, saleId, 'failed', `no card was presented within ${seconds} s: nothing was charged`);
-    else if (result.outcome === 'declined') finish(e, saleId, 'declined', `declined by the card: ${result.reason}`);
-    else finish(e, saleId, 'failed', `the card reader reported an error (${result.reason}): nothing was charged`);
-    await showOutcome(e, saleId);
+    const seconds = Math.round(ctx.config.devices.cardTimeoutMs / 1000);
+    if (result.outcome === 'cancelled') finish(ctx, saleId, 'cancelled', 'cancelled at the reader: nothing was charged');
+    else if (result.outcome === 'timeout') finish(ctx, saleId, 'failed', `no card was presented within ${seconds} s: nothing was charged`);
+    else if (result.outcome === 'declined') finish(ctx, saleId, 'declined', `declined by the card: ${result.reason}`);
+    else finish(ctx, saleId, 'failed', `the card reader reported an error (${result.reason}): nothing was charged`);
+    await showOutcome(ctx, saleId);
     return;
   }
   if (keyed || sale.method === 'moto') {
     try {
       checkMotoEntryMode(result.entryMode);
     } catch (err) {
-      finish(e, saleId, 'failed', `${describeError(err)}: nothing was charged`);
+      finish(ctx, saleId, 'failed', `${describeError(err)}: nothing was charged`);
       return;
     }
   }
-  const body = cardProcessBody(sale, e.channel, result.entryMode, result.card, result.pin, sale.method === 'moto' ? moto : undefined);
+  const body = cardProcessBody(sale, ctx.channel, result.entryMode, result.card, result.pin, sale.method === 'moto' ? moto : undefined);
   // Write-ahead: the row is in_flight (with the card data, as the reader gave it) before the request leaves.
-  const inFlight = e.save(saleId, {
+  const inFlight = ctx.save(saleId, {
     state: 'in_flight',
     entryMode: result.entryMode,
     maskedPan: result.card.maskedPan,
@@ -74,52 +74,52 @@ export async function runCardSale(e: Engine, saleId: string, moto: MotoDetails |
   });
   let record: PlatformRecord;
   try {
-    record = await e.platform.process(body, e.callOptions(inFlight));
+    record = await ctx.platform.process(body, ctx.callOptions(inFlight));
   } catch (err) {
-    await processFailed(e, inFlight, err, result, body);
-    await showOutcome(e, saleId);
+    await processFailed(ctx, inFlight, err, result, body);
+    await showOutcome(ctx, saleId);
     return;
   }
-  const adopted = adoptSaleRecord(e, inFlight, record);
-  await captureIfImmediate(e, adopted.row);
-  await showOutcome(e, saleId);
+  const adopted = adoptSaleRecord(ctx, inFlight, record);
+  await captureIfImmediate(ctx, adopted.row);
+  await showOutcome(ctx, saleId);
 }
 
 /** payments.captureMode immediate: an authorization-only answer (Accepted) is captured at once. */
-export async function captureIfImmediate(e: Engine, sale: JournalRow): Promise<void> {
-  if (e.config.payments.captureMode !== 'immediate' || sale.state !== 'approved') return;
+export async function captureIfImmediate(ctx: PaymentContext, sale: JournalRow): Promise<void> {
+  if (ctx.config.payments.captureMode !== 'immediate' || sale.state !== 'approved') return;
   if (sale.method === 'walletA' || sale.method === 'walletB') return;
   if (sale.capturedAmount > 0 || !/^accepted$/i.test(sale.platformStatus ?? '')) return;
   try {
-    await sendCapture(e, sale, sale.amount - sale.cancelledAmount);
+    await sendCapture(ctx, sale, sale.amount - sale.cancelledAmount);
   } catch (err) {
-    e.save(sale.clientTransactionId, { message: `approved and authorized, but the capture failed (${describeError(err)}): capture it later` });
+    ctx.save(sale.clientTransactionId, { message: `approved and authorized, but the capture failed (${describeError(err)}): capture it later` });
   }
 }
 
-async function processFailed(e: Engine, sale: JournalRow, err: unknown, card: Extract<CardResult, { outcome: 'ok' }>, body: ProcessRequest): Promise<void> {
+async function processFailed(ctx: PaymentContext, sale: JournalRow, err: unknown, card: Extract<CardResult, { outcome: 'ok' }>, body: ProcessRequest): Promise<void> {
   const kind = failureKind(err);
   if (kind === 'refused') {
-    finish(e, sale.clientTransactionId, 'failed', `${refusalError(err, 'sale', sale.clientTransactionId).message}; nothing was charged`);
+    finish(ctx, sale.clientTransactionId, 'failed', `${refusalError(err, 'sale', sale.clientTransactionId).message}; nothing was charged`);
     return;
   }
   if (kind === 'unknown') {
-    e.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'sale outcome unknown; looking it up');
-    const resolved = await resolveSale(e, e.journal.require(sale.clientTransactionId));
-    await captureIfImmediate(e, resolved);
+    ctx.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'sale outcome unknown; looking it up');
+    const resolved = await resolveSale(ctx, ctx.journal.require(sale.clientTransactionId));
+    await captureIfImmediate(ctx, resolved);
     return;
   }
   // Never reached the platform: an offline sale when the reader approved it offline and the policy allows it.
   const reason = isPlatformError(err) ? err.message : describeError(err);
-  if (e.offline === undefined || !e.config.offline.enabled || sale.method !== 'card') {
-    finish(e, sale.clientTransactionId, 'failed', `the platform cannot be reached (${reason}) and offline sales are not available: nothing was charged`);
+  if (ctx.offline === undefined || !ctx.config.offline.enabled || sale.method !== 'card') {
+    finish(ctx, sale.clientTransactionId, 'failed', `the platform cannot be reached (${reason}) and offline sales are not available: nothing was charged`);
     return;
   }
   if (card.offlineApproved !== true) {
-    finish(e, sale.clientTransactionId, 'failed', `the platform cannot be reached (${reason}) and the card did not approve offline: nothing was charged`);
+    finish(ctx, sale.clientTransactionId, 'failed', `the platform cannot be reached (${reason}) and the card did not approve offline: nothing was charged`);
     return;
   }
-  const decision = e.offline.eligible({
+  const decision = ctx.offline.eligible({
     sale,
     entryMode: card.entryMode,
     maskedPan: card.card.maskedPan,
@@ -127,14 +127,14 @@ async function processFailed(e: Engine, sale: JournalRow, err: unknown, card: Ex
     offlineApproved: true,
   });
   if (!decision.ok) {
-    finish(e, sale.clientTransactionId, 'failed', `the platform cannot be reached and the sale cannot be taken offline: ${decision.reason}; nothing was charged`);
+    finish(ctx, sale.clientTransactionId, 'failed', `the platform cannot be reached and the sale cannot be taken offline: ${decision.reason}; nothing was charged`);
     return;
   }
-  const hook = e.offline;
+  const hook = ctx.offline;
   try {
     // Invariant 1: the journal update and the enqueue are one SQLite transaction.
-    const stored = e.journal.transaction((db) => {
-      const row = e.journal.update(sale.clientTransactionId, {
+    const stored = ctx.journal.transaction((db) => {
+      const row = ctx.journal.update(sale.clientTransactionId, {
         state: 'offline_stored',
         offline: true,
         message: `approved offline: ${formatAmount(sale.amount, sale.currency)}, stored until the platform is reachable`,
@@ -142,25 +142,25 @@ async function processFailed(e: Engine, sale: JournalRow, err: unknown, card: Ex
       hook.store(db, { row, body, card: card.card, ...(card.pin !== undefined ? { pin: card.pin } : {}) });
       return row;
     });
-    e.publish(stored);
-    e.settleIfFinal(stored);
+    ctx.publish(stored);
+    ctx.settleIfFinal(stored);
   } catch (storeErr) {
     const why = storeErr instanceof AgentError ? storeErr.message : describeError(storeErr);
-    finish(e, sale.clientTransactionId, 'failed', `the platform cannot be reached and the offline store refused the sale (${why}): nothing was charged`);
+    finish(ctx, sale.clientTransactionId, 'failed', `the platform cannot be reached and the offline store refused the sale (${why}): nothing was charged`);
   }
 }
 
-function finish(e: Engine, id: string, state: 'failed' | 'declined' | 'cancelled', message: string): void {
-  e.save(id, { state, message });
+function finish(ctx: PaymentContext, id: string, state: 'failed' | 'declined' | 'cancelled', message: string): void {
+  ctx.save(id, { state, message });
 }
 
 /** The outcome on the reader and the customer display, in words; never fails the sale. */
-export async function showOutcome(e: Engine, id: string): Promise<void> {
-  const row = e.journal.require(id);
+export async function showOutcome(ctx: PaymentContext, id: string): Promise<void> {
+  const row = ctx.journal.require(id);
   const amount = formatAmount(row.amount, row.currency);
   const approved = row.state === 'approved' || row.state === 'offline_stored';
   const text = approved ? 'Approved' : row.state === 'declined' ? 'Declined' : row.state === 'cancelled' ? 'Cancelled' : row.state === 'reversing' ? 'Not approved' : 'Not approved';
   const isCard = row.method === 'card' || row.method === 'manual' || row.method === 'moto';
-  if (isCard && row.state !== 'in_flight') await e.bestEffort('reader', () => e.devices.reader.showResult(approved, text));
-  await e.bestEffort('display', () => e.devices.display.showText([amount, text]));
+  if (isCard && row.state !== 'in_flight') await ctx.bestEffort('reader', () => ctx.devices.reader.showResult(approved, text));
+  await ctx.bestEffort('display', () => ctx.devices.display.showText([amount, text]));
 }

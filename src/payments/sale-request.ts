@@ -21,7 +21,7 @@ const SCENARIOS: readonly WalletScenario[] = ['ConsumerScan', 'MerchantScan'];
 const VIAS: readonly SaleVia[] = ['process', 'qrTerminal'];
 
 function bad(message: string, details: Record<string, unknown> = {}): AgentError {
-  return new AgentError(ErrorCodes.API_BAD_REQUEST, message, { httpStatus: 400, details });
+  return new AgentError(ErrorCodes.INPUT_INVALID, message, { details });
 }
 
 function optionalText(value: unknown, name: string, max = 128): string | undefined {

@@ -1,8 +1,8 @@
-import { describeError, isAgentError } from '../core/errors.js';
+import { describeError, ErrorCodes, isAgentError } from '../core/errors.js';
 import { isPlatformError } from '../platform/errors.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { SaleOrder, SaleVia } from './api.js';
-import type { Engine } from './engine.js';
+import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
 import { failureKind, refusalError } from './outcome.js';
@@ -26,34 +26,34 @@ export interface WalletSaleInput {
  * (process) or as scannedPaymentId (the terminal QR call). Never throws: the outcome is
  * in the journal.
  */
-export async function runWalletSale(e: Engine, saleId: string, input: WalletSaleInput, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
-  const sale = e.journal.require(saleId);
+export async function runWalletSale(ctx: PaymentContext, saleId: string, input: WalletSaleInput, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
+  const sale = ctx.journal.require(saleId);
   const wallet = sale.method as 'walletA' | 'walletB';
   const scenario = sale.scenario ?? 'ConsumerScan';
   const terminalQr = input.via === 'qrTerminal' && scenario === 'MerchantScan';
   let code = input.walletId;
   if (scenario === 'MerchantScan' && code === undefined) {
-    await e.bestEffort('display', () => e.devices.display.showText([formatAmount(sale.amount, sale.currency), 'Show your wallet code']));
+    await ctx.bestEffort('display', () => ctx.devices.display.showText([formatAmount(sale.amount, sale.currency), 'Show your wallet code']));
     try {
-      code = await e.devices.scanner.nextScan({ timeoutMs: e.config.devices.scanTimeoutMs, ...(signal ? { signal } : {}) });
+      code = await ctx.devices.scanner.nextScan({ timeoutMs: ctx.config.devices.scanTimeoutMs, ...(signal ? { signal } : {}) });
     } catch (err) {
       release();
-      if (signal.aborted) e.save(saleId, { state: 'cancelled', message: 'cancelled before the customer code was scanned: nothing was charged' });
-      else if (isAgentError(err, 'DEVICE_TIMEOUT')) {
-        e.save(saleId, { state: 'failed', message: `no customer code was scanned within ${Math.round(e.config.devices.scanTimeoutMs / 1000)} s: nothing was charged` });
-      } else e.save(saleId, { state: 'failed', message: `the scanner failed (${describeError(err)}): nothing was charged` });
-      await showOutcome(e, saleId);
+      if (signal.aborted) ctx.save(saleId, { state: 'cancelled', message: 'cancelled before the customer code was scanned: nothing was charged' });
+      else if (isAgentError(err, ErrorCodes.DEVICE_TIMEOUT)) {
+        ctx.save(saleId, { state: 'failed', message: `no customer code was scanned within ${Math.round(ctx.config.devices.scanTimeoutMs / 1000)} s: nothing was charged` });
+      } else ctx.save(saleId, { state: 'failed', message: `the scanner failed (${describeError(err)}): nothing was charged` });
+      await showOutcome(ctx, saleId);
       return;
     }
     release();
     code = code.trim();
     if (code === '') {
-      e.save(saleId, { state: 'failed', message: 'the scanned customer code is empty: nothing was charged' });
+      ctx.save(saleId, { state: 'failed', message: 'the scanned customer code is empty: nothing was charged' });
       return;
     }
   }
   // Write-ahead: the row is in_flight before the request leaves (either call).
-  const inFlight = e.save(saleId, {
+  const inFlight = ctx.save(saleId, {
     state: 'in_flight',
     attempts: sale.attempts + 1,
     message: terminalQr ? 'sent to the platform (terminal QR call)' : 'sent to the platform',
@@ -62,7 +62,7 @@ export async function runWalletSale(e: Engine, saleId: string, input: WalletSale
   try {
     if (terminalQr && code !== undefined) {
       const order = input.order;
-      record = await e.platform.qrTerminalPayment(
+      record = await ctx.platform.qrTerminalPayment(
         {
           paymentType: wallet,
           paymentScenario: 'MerchantScan',
@@ -72,66 +72,66 @@ export async function runWalletSale(e: Engine, saleId: string, input: WalletSale
           paymentAmount: { amount: sale.amount, currency: sale.currency },
           order: { orderId: order?.orderId ?? saleId, orderDescription: order?.orderDescription ?? '' },
         },
-        e.callOptions(inFlight),
+        ctx.callOptions(inFlight),
       );
     } else {
-      record = await e.platform.process(
+      record = await ctx.platform.process(
         {
           clientDateTime: inFlight.clientDateTime,
-          channel: e.channel,
+          channel: ctx.channel,
           clientNewTransactionId: saleId,
           authorizationAmount: { amount: sale.amount, currency: sale.currency },
           instrument: { instrumentType: wallet, paymentScenario: scenario, ...(code !== undefined ? { walletId: code } : {}) },
         },
-        e.callOptions(inFlight),
+        ctx.callOptions(inFlight),
       );
     }
   } catch (err) {
     const kind = failureKind(err);
     if (kind === 'unknown') {
-      e.log.warn({ clientTransactionId: saleId, code: isPlatformError(err) ? err.code : undefined }, 'wallet sale outcome unknown; looking it up');
-      const resolved = await resolveSale(e, e.journal.require(saleId));
-      afterAdopt(e, resolved, true);
+      ctx.log.warn({ clientTransactionId: saleId, code: isPlatformError(err) ? err.code : undefined }, 'wallet sale outcome unknown; looking it up');
+      const resolved = await resolveSale(ctx, ctx.journal.require(saleId));
+      afterAdopt(ctx, resolved, true);
     } else if (kind === 'refused') {
-      e.save(saleId, { state: 'failed', message: `${refusalError(err, 'sale', saleId).message}; nothing was charged` });
+      ctx.save(saleId, { state: 'failed', message: `${refusalError(err, 'sale', saleId).message}; nothing was charged` });
     } else {
-      e.save(saleId, { state: 'failed', message: `the platform cannot be reached (${describeError(err)}): nothing was charged` });
+      ctx.save(saleId, { state: 'failed', message: `the platform cannot be reached (${describeError(err)}): nothing was charged` });
     }
-    if (e.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(e, saleId);
+    if (ctx.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(ctx, saleId);
     return;
   }
   if (terminalQr && recordStatus(record) === undefined) {
     // Spec: the terminal QR call's answer is "not shown". One without a transaction status
     // says nothing about the money: the status call by client id does (like an unknown outcome).
-    e.log.warn({ clientTransactionId: saleId }, 'terminal QR call answered without a transaction status; looking it up');
-    const resolved = await resolveSale(e, e.journal.require(saleId));
-    afterAdopt(e, resolved, true);
-    if (e.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(e, saleId);
+    ctx.log.warn({ clientTransactionId: saleId }, 'terminal QR call answered without a transaction status; looking it up');
+    const resolved = await resolveSale(ctx, ctx.journal.require(saleId));
+    afterAdopt(ctx, resolved, true);
+    if (ctx.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(ctx, saleId);
     return;
   }
-  const adopted = adoptSaleRecord(e, inFlight, record);
-  afterAdopt(e, adopted.row, adopted.startedWaiting);
-  if (adopted.row.state !== 'awaiting_customer') await showOutcome(e, saleId);
+  const adopted = adoptSaleRecord(ctx, inFlight, record);
+  afterAdopt(ctx, adopted.row, adopted.startedWaiting);
+  if (adopted.row.state !== 'awaiting_customer') await showOutcome(ctx, saleId);
 }
 
 /** A pending wallet payment: show the QR (consumer scan) and have the relay follow it. */
-function afterAdopt(e: Engine, row: JournalRow, startedWaiting: boolean): void {
+function afterAdopt(ctx: PaymentContext, row: JournalRow, startedWaiting: boolean): void {
   if (row.state !== 'awaiting_customer' || !startedWaiting) return;
   if (row.scenario === 'ConsumerScan') {
     if (row.qrCode === undefined) {
-      e.save(row.clientTransactionId, { state: 'needs_attention', message: 'the platform answered without a QR code: cancel the sale and try again' });
+      ctx.save(row.clientTransactionId, { state: 'needs_attention', message: 'the platform answered without a QR code: cancel the sale and try again' });
       return;
     }
     const qr = row.qrCode;
     const caption = `${formatAmount(row.amount, row.currency)} - scan with ${row.method ?? 'your wallet'}`;
     const opts = { clientTransactionId: row.clientTransactionId, ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}) };
     // The display driver puts display.qr on the bus for the counter page, then draws the code.
-    e.background('show QR', () => e.bestEffort('display', () => e.devices.display.showQr(qr, caption, opts)));
+    ctx.background('show QR', () => ctx.bestEffort('display', () => ctx.devices.display.showQr(qr, caption, opts)));
   }
-  e.notifyTracking(row);
+  ctx.notifyTracking(row);
 }
 
 /** The relay's final answer reached the row: the outcome on the display. */
-export function walletSettled(e: Engine, row: JournalRow): void {
-  e.background('show outcome', () => showOutcome(e, row.clientTransactionId));
+export function walletSettled(ctx: PaymentContext, row: JournalRow): void {
+  ctx.background('show outcome', () => showOutcome(ctx, row.clientTransactionId));
 }

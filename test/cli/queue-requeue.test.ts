@@ -67,7 +67,7 @@ describe('terminal-agent queue requeue', () => {
     expect(queued).toMatchObject({ code: 1, stdout: '' });
     expect(queued.stderr).toBe('terminal-agent: offline sale q-1 is queued: only a sale needing attention can be queued again [PAYMENT_STATE]\n');
     const missing = await run([...flags, 'queue', 'requeue', 'nope']);
-    expect(missing).toMatchObject({ code: 1, stderr: 'terminal-agent: no offline sale nope in the queue [PAYMENT_NOT_FOUND]\n' });
+    expect(missing).toMatchObject({ code: 1, stderr: 'terminal-agent: no offline sale nope in the queue [OFFLINE_NOT_FOUND]\n' });
     const badId = await run([...flags, 'queue', 'requeue', 'a b']);
     expect(badId).toMatchObject({ code: 1, stderr: expect.stringMatching(/must be a transaction id .*\[API_BAD_REQUEST\]/) });
     expect(f.offline.get('na-1')?.state).toBe('needs_attention');

@@ -11,7 +11,7 @@ import { createDemoClient, type DemoClient } from '../../scripts/lib/demo-client
 import { testCerts } from '../helpers/certs.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import type { Logger } from '../../src/core/logger.js';
+import { systemClock, type Clock, type Logger } from '../../src/core/index.js';
 
 export const SEED_FILE = 'config/demo-seed.json';
 /** Card data as a reader would give it (opaque, encrypted); must never reach a log or an export. */
@@ -46,7 +46,7 @@ export function processBody(s: SaleSpec): ProcessRequest {
   };
 }
 
-/** What the payments engine does for an offline sale: journal first, then update + enqueue in one transaction. */
+/** What PaymentService does for an offline sale: journal first, then update + enqueue in one transaction. */
 export function storeOfflineSale(journal: Journal, offline: Offline, s: SaleSpec): void {
   const body = processBody(s);
   journal.insert({
@@ -111,7 +111,9 @@ export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: Offlin
   const { dir, cleanup } = tempDir('offline-');
   const { log, sink } = testLogger('debug');
   const clock = { now: Date.parse('2026-03-02T10:00:00Z') };
-  const journal = new Journal({ dataDir: join(dir, 'data'), now: () => clock.now });
+  // Wall time set by hand (ages, limits); timers stay real.
+  const agentClock: Clock = { ...systemClock(), wall: () => clock.now };
+  const journal = new Journal({ dataDir: join(dir, 'data'), clock: agentClock });
   const bus = new EventBus();
   const events = collect(bus);
   const offline = createOffline({
@@ -120,7 +122,7 @@ export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: Offlin
     bus,
     log,
     config: offlineConfig(cfg),
-    now: () => clock.now,
+    clock: agentClock,
   });
   return {
     dir,

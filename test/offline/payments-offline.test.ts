@@ -1,30 +1,24 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Offline } from '../../src/offline/index.js';
 import { createOffline } from '../../src/offline/index.js';
 import type { OfflineHook, PaymentsPlatform } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
-import type { Demo } from '../platform/fixture.js';
 import { visaCard } from '../payments/fakes.js';
-import { startPlatform, startTerminal, type Terminal } from '../payments/harness.js';
+import { useDemoPlatform, type Terminal } from '../payments/harness.js';
 import { ENCRYPTED } from './fixture.js';
 
 /**
- * The payments engine and the offline component together, as the agent wires them: a card
- * sale whose process call never reaches the platform is stored offline by the engine's
+ * PaymentService and the offline component together, as the agent wires them: a card
+ * sale whose process call never reaches the platform is stored offline by PaymentService's
  * journal transaction, shown approved, and uploaded once the platform answers again.
  */
-let demo: Demo;
+const fixture = useDemoPlatform();
 let t: Terminal | undefined;
 let offline: Offline | undefined;
 let down = false;
 
-beforeAll(async () => {
-  demo = await startPlatform();
-});
-afterAll(async () => {
-  await demo?.close();
-});
 afterEach(async () => {
+  // The uploader stops before its terminal closes (the fixture's own close is then a no-op).
   await offline?.uploader.stop();
   await t?.close();
   t = undefined;
@@ -36,14 +30,14 @@ const notSent = (): PlatformError =>
   new PlatformError('connection refused (test: platform down)', { category: 'network', operation: 'process', method: 'POST', outcomeUnknown: false, transportCode: 'ECONNREFUSED' });
 
 async function terminal(): Promise<{ t: Terminal; offline: Offline }> {
-  // The engine is built before the offline component that shares its journal: the hook forwards.
+  // PaymentService is built before the offline component that shares its journal: the hook forwards.
   let o: Offline | undefined;
   const hook: OfflineHook = {
     eligible: (c) => (o as Offline).hook.eligible(c),
     store: (db, s) => (o as Offline).hook.store(db, s),
   };
   let raw: PaymentsPlatform | undefined;
-  const term = await startTerminal(demo, {
+  const term = await fixture.startTerminal({
     offline: hook,
     wrap: (p) => {
       raw = p;
@@ -65,7 +59,7 @@ async function terminal(): Promise<{ t: Terminal; offline: Offline }> {
     journal: term.journal,
     platform: { process: (b, c) => client.process(b, c), status: (id, c) => client.status(id, c), isAvailable: async () => !down },
     bus: term.bus,
-    log: demo.log,
+    log: fixture.demo.log,
     config: term.config.offline,
     backoff: { baseMs: 5, capMs: 20 },
   });
@@ -74,7 +68,7 @@ async function terminal(): Promise<{ t: Terminal; offline: Offline }> {
   return { t: term, offline: o };
 }
 
-describe('offline card sales through the payments engine', () => {
+describe('offline card sales through PaymentService and the offline queue', () => {
   it('stores an offline-approved sale when the platform cannot be reached, then uploads it exactly once', async () => {
     const { t, offline } = await terminal();
     down = true;
@@ -92,9 +86,9 @@ describe('offline card sales through the payments engine', () => {
     const after = await t.service.get(id);
     expect(after).toMatchObject({ state: 'approved', offline: true, platformStatus: 'Captured' });
     expect(after.serverTransactionId).toBe(offline.get(id)?.serverTransactionId);
-    expect(demo.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === id).map((e) => [e.kind, e.amount])).toEqual([['sale', 1500]]);
-    expect(demo.sink.text()).not.toContain(visaCard().encryptedData);
-    expect(demo.sink.text()).not.toContain(ENCRYPTED);
+    expect(fixture.demo.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === id).map((e) => [e.kind, e.amount])).toEqual([['sale', 1500]]);
+    expect(fixture.demo.sink.text()).not.toContain(visaCard().encryptedData);
+    expect(fixture.demo.sink.text()).not.toContain(ENCRYPTED);
   });
 
   it('fails a sale the policy refuses offline, saying which rule, and stores nothing', async () => {

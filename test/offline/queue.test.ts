@@ -61,11 +61,11 @@ describe('offline queue storage', () => {
         offline.hook.store(db, { row, body: processBody({ id: 'o-2', amount: 999 }) });
       }),
     );
-    expect(isAgentError(err, 'OFFLINE_NOT_ELIGIBLE')).toBe(true);
+    expect(isAgentError(err, 'OFFLINE_BODY_MISMATCH')).toBe(true);
     expect((err as Error).message).toMatch(/does not match the journal \(authorizationAmount\)/);
     expect(journal.get('o-2')?.state).toBe('in_flight');
     expect(offline.get('o-2')).toBeUndefined();
-    // The engine's own failure after the enqueue takes the queue row back out too.
+    // A failure of PaymentService after the enqueue takes the queue row back out too.
     expect(() =>
       journal.transaction((db) => {
         const row = journal.update('o-2', { state: 'offline_stored' });

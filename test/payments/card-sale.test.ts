@@ -1,30 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Demo } from '../platform/fixture.js';
-import { startPlatform, startTerminal, type Terminal } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useDemoPlatform, type Terminal } from './harness.js';
 import { visaCard } from './fakes.js';
 
-let demo: Demo;
+const fixture = useDemoPlatform();
 let t: Terminal;
-
-beforeAll(async () => {
-  demo = await startPlatform();
-});
-afterAll(async () => {
-  await demo?.close();
-});
-afterEach(async () => {
-  await t?.close();
-  demo.platform.faults.clear();
-});
 
 describe('card sales against the demo platform', () => {
   it('chip sale, immediate capture by the platform (m-1001): approved, captured, card data gone, outcome on the reader', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'card', amount: 1234, currency: 'EUR' });
     const view = await started.done;
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Captured', capturedAmount: 1234, maskedPan: '411111******1111', scheme: 'VISA', entryMode: 'ContactChip' });
     expect(view.serverTransactionId).toBeDefined();
-    expect(demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1234);
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1234);
     expect(t.service.row(started.clientTransactionId)?.cardSecret).toBeUndefined();
     expect(t.devices.reader.requests[0]).toMatchObject({ amount: 1234, currency: 'EUR', entryModes: ['ContactChip', 'ContactlessChip', 'Magstripe'], clientTransactionId: started.clientTransactionId });
     expect(t.devices.reader.results).toEqual([{ approved: true, text: 'Approved' }]);
@@ -34,12 +22,12 @@ describe('card sales against the demo platform', () => {
     expect(states).toEqual(['awaiting_customer', 'in_flight', 'approved', 'approved', 'approved']);
     const platformEvents = t.events.map((e) => (e.data as { platformEvent?: { eventType?: string } }).platformEvent?.eventType).filter(Boolean);
     expect(platformEvents).toEqual(['cardRequest', 'cardAuthorizationResult', 'cardCaptureResult']);
-    const text = JSON.stringify(t.events) + JSON.stringify(view) + demo.sink.text();
+    const text = JSON.stringify(t.events) + JSON.stringify(view) + fixture.demo.sink.text();
     expect(text).not.toContain('ENCRYPTED-CARD-DATA');
   });
 
   it('declined by the issuer (PAN ending 0002): declined with the reason, nothing charged', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactlessChip', card: visaCard('411111******0002') });
     const view = await (await t.service.startSale({ method: 'card', amount: 500, currency: 'EUR' })).done;
     expect(view.state).toBe('declined');
@@ -49,25 +37,25 @@ describe('card sales against the demo platform', () => {
   });
 
   it('an amount ending in 51 minor units is declined (insufficient funds)', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const view = await (await t.service.startSale({ method: 'card', amount: 1051, currency: 'EUR' })).done;
     expect(view).toMatchObject({ state: 'declined' });
     expect(view.message).toMatch(/insufficient funds/);
   });
 
   it('online PIN: the reader pin fields travel in the process body; the sale is approved', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), pin: { pinblock: 'A1B2C3D4E5F60718', ksn: 'FFFF000001', format: 'ISO0' } });
     const started = await t.service.startSale({ method: 'card', amount: 2000, currency: 'EUR' });
     const view = await started.done;
     expect(view, view.message).toMatchObject({ state: 'approved' });
-    const record = demo.platform.payments.transaction(started.clientTransactionId);
+    const record = fixture.demo.platform.payments.transaction(started.clientTransactionId);
     expect(record?.events[0]).toMatchObject({ onlinePin: true, entryMode: 'ContactChip' });
-    expect(demo.sink.text() + JSON.stringify(t.events)).not.toContain('A1B2C3D4E5F60718');
+    expect(fixture.demo.sink.text() + JSON.stringify(t.events)).not.toContain('A1B2C3D4E5F60718');
   });
 
   it('authorization only (m-1002) with captureMode deferred: approved, Accepted, capturable later (full and partial)', async () => {
-    t = await startTerminal(demo, { config: { payments: { captureMode: 'deferred', reversalRetryCapMs: 200 } } });
+    t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred', reversalRetryCapMs: 200 } } });
     const first = await (await t.service.startSale({ method: 'card', amount: 3000, currency: 'EUR', merchantId: 'm-1002' })).done;
     expect(first).toMatchObject({ state: 'approved', platformStatus: 'Accepted', capturedAmount: 0 });
     expect(first.message).toMatch(/not captured yet/);
@@ -75,12 +63,12 @@ describe('card sales against the demo platform', () => {
     expect(capture).toMatchObject({ kind: 'capture', state: 'approved', amount: 2500, relatedClientTransactionId: first.clientTransactionId });
     const sale = await t.service.get(first.clientTransactionId);
     expect(sale).toMatchObject({ platformStatus: 'Captured', capturedAmount: 2500 });
-    expect(demo.platform.payments.netCharged(first.clientTransactionId)).toBe(2500);
-    await expect(t.service.capture(first.clientTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_RULE', message: /captured already/ });
+    expect(fixture.demo.platform.payments.netCharged(first.clientTransactionId)).toBe(2500);
+    await expect(t.service.capture(first.clientTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_STATE', message: /captured already/ });
   });
 
   it('captureMode immediate captures an authorization-only answer right away (m-1002)', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const view = await (await t.service.startSale({ method: 'card', amount: 4000, currency: 'EUR', merchantId: 'm-1002' })).done;
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Captured', capturedAmount: 4000 });
     const ops = t.service.list().filter((v) => v.relatedClientTransactionId === view.clientTransactionId);
@@ -88,7 +76,7 @@ describe('card sales against the demo platform', () => {
   });
 
   it('capture all: every pending authorization of the merchant is captured', async () => {
-    t = await startTerminal(demo, { config: { payments: { captureMode: 'deferred', reversalRetryCapMs: 200 } } });
+    t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred', reversalRetryCapMs: 200 } } });
     const a = await (await t.service.startSale({ method: 'card', amount: 1100, currency: 'EUR', merchantId: 'm-1002' })).done;
     const b = await (await t.service.startSale({ method: 'card', amount: 1200, currency: 'EUR', merchantId: 'm-1002' })).done;
     const captured = await t.service.captureAll('m-1002');
@@ -98,41 +86,41 @@ describe('card sales against the demo platform', () => {
   });
 
   it('manual key entry and MOTO are keyed on the reader; MOTO with AVS and with e-mail is approved', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const manual = await (await t.service.startSale({ method: 'manual', amount: 700, currency: 'EUR' })).done;
     expect(manual).toMatchObject({ state: 'approved', entryMode: 'Keyed' });
     expect(t.devices.reader.requests[0]?.entryModes).toEqual(['Keyed']);
     expect(t.devices.reader.requests[0]?.offlineAllowed).toBe(false);
     const avs = await (await t.service.startSale({ method: 'moto', amount: 800, currency: 'EUR', moto: { orderChannel: 'phone', zipCode: '10115', houseNumber: '12' } })).done;
     expect(avs).toMatchObject({ state: 'approved', entryMode: 'Keyed' });
-    expect(demo.platform.payments.transaction(avs.clientTransactionId)?.events[0]).toMatchObject({ orderChannel: 'phone' });
+    expect(fixture.demo.platform.payments.transaction(avs.clientTransactionId)?.events[0]).toMatchObject({ orderChannel: 'phone' });
     const mail = await (await t.service.startSale({ method: 'moto', amount: 900, currency: 'EUR', moto: { email: 'c@example.com' } })).done;
     expect(mail.state).toBe('approved');
   });
 
   it('MOTO read as anything but Keyed is refused before the request leaves', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactlessChip', card: visaCard() });
     const started = await t.service.startSale({ method: 'moto', amount: 800, currency: 'EUR', moto: { phone: '+4930123' } });
     const view = await started.done;
     expect(view.state).toBe('failed');
     expect(view.message).toMatch(/keyed in \(entry mode Keyed\), not ContactlessChip/);
-    expect(demo.platform.payments.transaction(started.clientTransactionId)).toBeUndefined();
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)).toBeUndefined();
   });
 
   it('invalid sale requests are refused with a clear error and journal nothing', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     await expect(t.service.startSale({ method: 'card', amount: -1, currency: 'EUR' })).rejects.toMatchObject({ code: 'AMOUNT_INVALID' });
     await expect(t.service.startSale({ method: 'card', amount: 12.5, currency: 'EUR' })).rejects.toMatchObject({ code: 'AMOUNT_INVALID' });
     await expect(t.service.startSale({ method: 'card', amount: 100, currency: 'ZZZ' })).rejects.toMatchObject({ code: 'CURRENCY_UNKNOWN' });
-    await expect(t.service.startSale({ method: 'moto', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'API_BAD_REQUEST', message: /MOTO needs/ });
+    await expect(t.service.startSale({ method: 'moto', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'INPUT_INVALID', message: /MOTO needs/ });
     await expect(t.service.startSale({ method: 'moto', amount: 100, currency: 'EUR', moto: { zipCode: '1' } })).rejects.toMatchObject({ message: /orderChannel, zipCode and houseNumber/ });
-    await expect(t.service.startSale({ method: 'bitcoin' as 'card', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'API_BAD_REQUEST' });
+    await expect(t.service.startSale({ method: 'bitcoin' as 'card', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'INPUT_INVALID' });
     expect(t.service.list()).toEqual([]);
   });
 
   it('reader outcomes: timeout, cancel at the reader, reader error; abortSale while waiting for the card', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     t.devices.reader.next({ outcome: 'timeout', reason: 'no card' }, { outcome: 'cancelled', reason: 'customer' }, { outcome: 'error', reason: 'chip error' }, 'wait-abort');
     expect(await (await t.service.startSale({ method: 'card', amount: 100, currency: 'EUR' })).done).toMatchObject({ state: 'failed', message: /no card was presented within 90 s/ });
     expect(await (await t.service.startSale({ method: 'card', amount: 100, currency: 'EUR' })).done).toMatchObject({ state: 'cancelled' });
@@ -142,6 +130,6 @@ describe('card sales against the demo platform', () => {
     const aborted = await t.service.abortSale(waiting.clientTransactionId);
     expect(aborted.state).toBe('cancelled');
     expect((await waiting.done).state).toBe('cancelled');
-    expect(demo.platform.payments.ledger().filter((l) => t.service.row(l.paymentClientTransactionId) !== undefined)).toEqual([]);
+    expect(fixture.demo.platform.payments.ledger().filter((l) => t.service.row(l.paymentClientTransactionId) !== undefined)).toEqual([]);
   });
 });

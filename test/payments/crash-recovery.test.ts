@@ -3,11 +3,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Demo } from '../platform/fixture.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { startPlatform, startTerminal, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from './harness.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const childScript = join(root, 'dist/test/fixtures/crash-sale-child.js');
@@ -27,25 +26,23 @@ function newestSource(): number {
   return Math.max(newest, statSync(join(root, 'test/fixtures/crash-sale-child.ts')).mtimeMs);
 }
 
-let demo: Demo;
+const fixture = useDemoPlatform({
+  // `npm test` builds first; a stale or missing child is rebuilt here (tsc emits even when
+  // files elsewhere in the tree do not type-check).
+  beforeStart: () => {
+    if (!existsSync(childScript) || statSync(childScript).mtimeMs < newestSource()) {
+      spawnSync('npx', ['tsc', '-p', '.'], { cwd: root, stdio: 'ignore' });
+    }
+  },
+  startTimeoutMs: 180_000,
+});
 let t: Terminal | undefined;
 const cleanups: Array<() => void> = [];
 
-beforeAll(async () => {
-  // `npm test` builds first; a stale or missing child is rebuilt here (tsc emits even when
-  // files elsewhere in the tree do not type-check).
-  if (!existsSync(childScript) || statSync(childScript).mtimeMs < newestSource()) {
-    spawnSync('npx', ['tsc', '-p', '.'], { cwd: root, stdio: 'ignore' });
-  }
-  demo = await startPlatform();
-}, 180_000);
-afterAll(async () => {
-  await demo?.close();
-});
 afterEach(async () => {
+  // The terminal closes before its data directory goes (the fixture's own close is then a no-op).
   await t?.close();
   t = undefined;
-  demo.platform.faults.clear();
   while (cleanups.length > 0) cleanups.pop()?.();
 });
 
@@ -53,8 +50,8 @@ afterEach(async () => {
 async function crashMidRequest(dataDir: string, sales: Array<{ amount: number; merchantId?: string }>): Promise<string[]> {
   const certs = testCerts();
   const options = {
-    apiUrl: demo.apiUrl,
-    mtlsUrl: demo.mtlsUrl,
+    apiUrl: fixture.demo.apiUrl,
+    mtlsUrl: fixture.demo.mtlsUrl,
     certFile: certs.deviceCert,
     keyFile: certs.deviceKey,
     caFile: certs.caCert,
@@ -81,13 +78,13 @@ describe('restart after a crash mid-request', () => {
     cleanups.push(cleanup);
     const dataDir = join(dir, 'data');
     // Requests stay open at the platform long enough to kill the terminal mid-request.
-    demo.platform.faults.set('process', { latencyMs: 1_500 });
+    fixture.demo.platform.faults.set('process', { latencyMs: 1_500 });
     const sales = [{ amount: 1_111 }, { amount: 2_222 }, { amount: 3_333, merchantId: 'm-1002' }];
     const ids = await crashMidRequest(dataDir, sales);
     expect(ids).toHaveLength(3);
-    demo.platform.faults.clear();
+    fixture.demo.platform.faults.clear();
 
-    t = await startTerminal(demo, { dataDir, config: { payments: { lookupGraceMs: 4_000 } } });
+    t = await fixture.startTerminal({ dataDir, config: { payments: { lookupGraceMs: 4_000 } } });
     for (const id of ids) expect(t.journal.get(id)?.state).toBe('in_flight');
     const summary = await t.service.recover();
     await t.service.idle();
@@ -96,7 +93,7 @@ describe('restart after a crash mid-request', () => {
     await new Promise((r) => setTimeout(r, 500));
     for (const [i, id] of ids.entries()) {
       const row = t.journal.get(id);
-      const ledger = demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+      const ledger = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
       const charges = ledger.filter((l) => l.kind === 'sale' || l.kind === 'authorization');
       expect(charges.length).toBeLessThanOrEqual(1);
       const net = ledger.reduce((sum, l) => sum + l.effect, 0);
@@ -116,18 +113,18 @@ describe('restart after a crash mid-request', () => {
     cleanups.push(cleanup);
     const dataDir = join(dir, 'data');
     // The platform records each sale but the answer is lost; the terminal's lookup hangs.
-    demo.platform.faults.set('process', { drop: 'after' });
-    demo.platform.faults.set('status', { latencyMs: 5_000 });
+    fixture.demo.platform.faults.set('process', { drop: 'after' });
+    fixture.demo.platform.faults.set('status', { latencyMs: 5_000 });
     const ids = await crashMidRequest(dataDir, [{ amount: 1_200 }, { amount: 2_400 }]);
-    demo.platform.faults.clear();
+    fixture.demo.platform.faults.clear();
 
-    t = await startTerminal(demo, { dataDir });
+    t = await fixture.startTerminal({ dataDir });
     for (const id of ids) expect(t.journal.get(id)?.state).toBe('in_flight');
     await t.service.recover();
     await t.service.idle();
     for (const [i, id] of ids.entries()) {
       expect(t.journal.get(id)).toMatchObject({ state: 'approved', platformStatus: 'Captured', cardSecret: undefined });
-      const ledger = demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+      const ledger = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
       expect(ledger.map((l) => [l.kind, l.amount])).toEqual([['sale', [1_200, 2_400][i]]]);
     }
   });
@@ -136,18 +133,18 @@ describe('restart after a crash mid-request', () => {
     const { dir, cleanup } = tempDir('crash-');
     cleanups.push(cleanup);
     const dataDir = join(dir, 'data');
-    demo.platform.faults.set('process', { drop: 'after' });
-    demo.platform.faults.set('status', { latencyMs: 5_000 });
+    fixture.demo.platform.faults.set('process', { drop: 'after' });
+    fixture.demo.platform.faults.set('status', { latencyMs: 5_000 });
     const [id] = await crashMidRequest(dataDir, [{ amount: 7_700 }]);
-    demo.platform.faults.clear();
-    demo.platform.faults.set('status', { status: 503, times: 2 });
+    fixture.demo.platform.faults.clear();
+    fixture.demo.platform.faults.set('status', { status: 503, times: 2 });
 
-    t = await startTerminal(demo, { dataDir });
+    t = await fixture.startTerminal({ dataDir });
     const summary = await t.service.recover();
     expect(summary.reversing).toBe(1);
     await t.service.idle();
     // m-1001 captures at once: the refused reversal became a full refund.
     expect(t.journal.get(id ?? '')).toMatchObject({ state: 'reversed', refundedAmount: 7_700 });
-    expect(demo.platform.payments.netCharged(id ?? '')).toBe(0);
+    expect(fixture.demo.platform.payments.netCharged(id ?? '')).toBe(0);
   });
 });

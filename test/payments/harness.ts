@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { AuthService } from '../../src/auth/index.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
-import type { Logger } from '../../src/core/logger.js';
+import { systemClock, type Logger } from '../../src/core/index.js';
 import { EventBus } from '../../src/events/bus.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { HostDispatchers } from '../../src/platform/dispatchers.js';
@@ -10,7 +10,8 @@ import { createMtlsDispatcher } from '../../src/identity/index.js';
 import { Journal } from '../../src/payments/journal/index.js';
 import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
-import type { PaymentsPlatform } from '../../src/payments/engine.js';
+import type { PaymentsPlatform } from '../../src/payments/index.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { identityOf, startDemo, type Demo } from '../platform/fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { fakePeripherals } from './fakes.js';
@@ -47,6 +48,50 @@ export async function startPlatform(): Promise<Demo> {
   return startDemo({ walletPayDelayMs: 0 });
 }
 
+export interface DemoPlatformFixture {
+  /** The demo platform of this test file (started before its first test). */
+  readonly demo: Demo;
+  /** A terminal on the demo platform for the running test; closed after it. */
+  startTerminal(opts?: TerminalOptions): Promise<Terminal>;
+}
+
+/**
+ * A demo platform (and terminals on it) for this test file: registers the hooks that start
+ * the platform before the first test and stop it after the last, and after each test close
+ * the terminals it started and clear the faults it was given. Call at the top of the file,
+ * before the file's own hooks (those then run first after each test, e.g. stopping a relay
+ * before its terminal closes).
+ */
+export function useDemoPlatform(opts: { beforeStart?: () => void; startTimeoutMs?: number } = {}): DemoPlatformFixture {
+  let demo: Demo | undefined;
+  const terminals: Terminal[] = [];
+  beforeAll(async () => {
+    opts.beforeStart?.();
+    demo = await startPlatform();
+  }, opts.startTimeoutMs);
+  afterAll(async () => {
+    await demo?.close();
+  });
+  afterEach(async () => {
+    while (terminals.length > 0) await terminals.pop()?.close();
+    demo?.platform.faults.clear();
+  });
+  const started = (): Demo => {
+    if (demo === undefined) throw new Error('the demo platform is started in beforeAll: use it inside a test');
+    return demo;
+  };
+  return {
+    get demo() {
+      return started();
+    },
+    async startTerminal(terminalOpts) {
+      const t = await startTerminal(started(), terminalOpts);
+      terminals.push(t);
+      return t;
+    },
+  };
+}
+
 /**
  * A payments service as the agent builds it: AuthService tokens for TA-0001, the
  * PlatformClient over mTLS to the demo platform, a real journal in a temp dir, fake devices.
@@ -81,7 +126,9 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     getRetry: { retries: 1, backoff: { baseMs: 10, capMs: 20 } },
   });
   const platform = opts.wrap ? opts.wrap(client) : client;
-  const journal = new Journal({ dataDir, ...(opts.now ? { now: opts.now } : {}) });
+  // Wall time from the test when it drives it (operation windows); timers and the monotonic clock stay real.
+  const clock = opts.now !== undefined ? { ...systemClock(), wall: opts.now } : systemClock();
+  const journal = new Journal({ dataDir, clock });
   const bus = new EventBus();
   const events: AgentEvent[] = [];
   bus.subscribe((e) => events.push(e));
@@ -95,9 +142,10 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     config,
     retryBaseMs: 10,
     random: () => 0.5,
-    ...(opts.now ? { now: opts.now } : {}),
+    clock,
     ...(opts.offline ? { offline: opts.offline } : {}),
   });
+  let closing: Promise<void> | undefined;
   return {
     service,
     journal,
@@ -107,12 +155,13 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     platform,
     config,
     dataDir,
-    async close() {
+    // Once: a test may close its terminal itself (a restart) before the fixture does.
+    close: () => (closing ??= (async () => {
       await service.stop();
       journal.close();
       auth.stop();
       await dispatchers.close();
       tmp?.cleanup();
-    },
+    })()),
   };
 }

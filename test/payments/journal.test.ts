@@ -12,7 +12,7 @@ afterEach(() => {
 
 function openJournal(migrations?: Migration[], now?: () => number): { journal: Journal; dir: string } {
   const { dir, cleanup } = tempDir('journal-');
-  const journal = new Journal({ dataDir: join(dir, 'data'), ...(migrations ? { migrations } : {}), ...(now ? { now } : {}) });
+  const journal = new Journal({ dataDir: join(dir, 'data'), ...(migrations ? { migrations } : {}), ...(now ? { clock: { wall: now } } : {}) });
   cleanups.push(cleanup, () => journal.close());
   return { journal, dir: join(dir, 'data') };
 }

@@ -1,22 +1,11 @@
 import type { Database } from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OfflineCandidate, OfflineHook, OfflineSale } from '../../src/payments/offline-hook.js';
-import type { Demo } from '../platform/fixture.js';
 import { visaCard } from './fakes.js';
-import { startPlatform, startTerminal, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from './harness.js';
 
-let demo: Demo;
+const fixture = useDemoPlatform();
 let t: Terminal;
-
-beforeAll(async () => {
-  demo = await startPlatform();
-});
-afterAll(async () => {
-  await demo?.close();
-});
-afterEach(async () => {
-  await t?.close();
-});
 
 /** A queue in the journal's database, as the offline store keeps one. */
 class TestQueue implements OfflineHook {
@@ -55,7 +44,7 @@ const unreachable = 'https://127.0.0.1:9';
 describe('offline hook', () => {
   it('the platform cannot be reached and the reader approved offline: offline_stored in the same transaction as the enqueue', async () => {
     const queue = new TestQueue();
-    t = await startTerminal(demo, { baseUrl: unreachable, offline: queue });
+    t = await fixture.startTerminal({ baseUrl: unreachable, offline: queue });
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
     const started = await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR' });
     const view = await started.done;
@@ -77,7 +66,7 @@ describe('offline hook', () => {
   it('the store throws: the journal update is rolled back with it and the sale fails, nothing charged', async () => {
     const queue = new TestQueue();
     queue.failStore = true;
-    t = await startTerminal(demo, { baseUrl: unreachable, offline: queue });
+    t = await fixture.startTerminal({ baseUrl: unreachable, offline: queue });
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
     const view = await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR' })).done;
     expect(view).toMatchObject({ state: 'failed', offline: false, message: /offline store refused the sale \(disk full\)/ });
@@ -88,7 +77,7 @@ describe('offline hook', () => {
   it('not eligible, or the card did not approve offline: failed with the reason', async () => {
     const queue = new TestQueue();
     queue.decision = { ok: false, reason: 'above the offline floor limit of 250.00 EUR' };
-    t = await startTerminal(demo, { baseUrl: unreachable, offline: queue });
+    t = await fixture.startTerminal({ baseUrl: unreachable, offline: queue });
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true }, { outcome: 'ok', entryMode: 'ContactChip', card: visaCard() });
     expect(await (await t.service.startSale({ method: 'card', amount: 30_000, currency: 'EUR' })).done).toMatchObject({
       state: 'failed',
@@ -103,7 +92,7 @@ describe('offline hook', () => {
   it('the hook says no before the card is read: the reader is told offline is not allowed; MOTO never goes offline', async () => {
     const queue = new TestQueue();
     queue.allowedNow = false;
-    t = await startTerminal(demo, { offline: queue });
+    t = await fixture.startTerminal({ offline: queue });
     await (await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' })).done;
     expect(t.devices.reader.requests[0]?.offlineAllowed).toBe(false);
     queue.allowedNow = true;
@@ -113,11 +102,11 @@ describe('offline hook', () => {
 
   it('a network error after the request may have left is an unknown outcome, never an offline sale', async () => {
     const queue = new TestQueue();
-    t = await startTerminal(demo, { offline: queue });
-    demo.platform.faults.set('process', { drop: 'before', times: 1 });
+    t = await fixture.startTerminal({ offline: queue });
+    fixture.demo.platform.faults.set('process', { drop: 'before', times: 1 });
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
     const view = await (await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' })).done;
-    demo.platform.faults.clear();
+    fixture.demo.platform.faults.clear();
     expect(view.state).toBe('failed');
     expect(queue.candidates).toEqual([]);
   });

@@ -1,40 +1,31 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
-import type { PaymentsPlatform } from '../../src/payments/engine.js';
+import type { PaymentsPlatform } from '../../src/payments/index.js';
 import type { QrTerminalPaymentRequest } from '../../src/platform/schemas/requests.js';
 import { toSaleRequest } from '../../src/ui/routes/payments.js';
 import { saleBodySchema } from '../../src/ui/schemas.js';
-import type { Demo } from '../platform/fixture.js';
-import { startPlatform, startTerminal, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from './harness.js';
 
-let demo: Demo;
+const fixture = useDemoPlatform();
 let t: Terminal;
 let relay: EventRelay | undefined;
 
-beforeAll(async () => {
-  demo = await startPlatform();
-});
-afterAll(async () => {
-  await demo?.close();
-});
-afterEach(async () => {
+afterEach(() => {
   relay?.stop();
   relay = undefined;
-  await t?.close();
-  demo.platform.faults.clear();
 });
 
-const ledgerOf = (id: string) => demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+const ledgerOf = (id: string) => fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
 
 /** Only the terminal QR call carries an order: the platform's request event shows which call made the payment. */
-const orderAtPlatform = (id: string): unknown => demo.platform.payments.transaction(id)?.events[0]?.order;
+const orderAtPlatform = (id: string): unknown => fixture.demo.platform.payments.transaction(id)?.events[0]?.order;
 
 function startRelay(): void {
   relay = createEventRelay({
     store: t.service,
     fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
     bus: t.bus,
-    log: demo.log,
+    log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },
   });
   relay.start();
@@ -63,7 +54,7 @@ describe('wallet merchant scan through the terminal QR call', () => {
   it('walletA: the scanned code as scannedPaymentId, journaled in flight before the call, Accepted, charged once and never through process', async () => {
     const sent: Array<{ body: QrTerminalPaymentRequest; state?: string }> = [];
     let processCalls = 0;
-    t = await startTerminal(demo, {
+    t = await fixture.startTerminal({
       wrap: (p) => ({
         ...withQrCall(p, (body, opts) => {
           const row = t.journal.get(body.clientTransactionId);
@@ -105,14 +96,14 @@ describe('wallet merchant scan through the terminal QR call', () => {
     expect(t.devices.display.texts[0]).toEqual(['42.00 EUR', 'Show your wallet code']);
     expect(t.devices.display.texts.at(-1)).toEqual(['42.00 EUR', 'Approved']);
     // The platform's transaction and ledger: one Payment, charged once.
-    const tx = demo.platform.payments.transaction(started.clientTransactionId);
+    const tx = fixture.demo.platform.payments.transaction(started.clientTransactionId);
     expect(tx).toMatchObject({ transactionType: 'Payment', transactionStatus: 'Accepted', serverTransactionId: view.serverTransactionId });
     expect(ledgerOf(started.clientTransactionId).map((l) => [l.kind, l.amount])).toEqual([['sale', 4_200]]);
-    expect(demo.platform.payments.netCharged(started.clientTransactionId)).toBe(4_200);
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(4_200);
   });
 
   it('the request as the platform saw it: order, scanned id and client id; without an order the client id is the order id', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const a = await t.service.startSale({
       method: 'walletB',
       scenario: 'MerchantScan',
@@ -123,7 +114,7 @@ describe('wallet merchant scan through the terminal QR call', () => {
       order: { orderId: 'INV-2024-0042' },
     });
     await until(() => t.service.pendingTracking().length === 1);
-    const txA = demo.platform.payments.transaction(a.clientTransactionId);
+    const txA = fixture.demo.platform.payments.transaction(a.clientTransactionId);
     expect(txA?.clientTransactionId).toBe(a.clientTransactionId);
     expect(txA?.events[0]).toMatchObject({
       eventType: 'walletBRequest',
@@ -137,14 +128,14 @@ describe('wallet merchant scan through the terminal QR call', () => {
 
     const b = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-1', amount: 100, currency: 'EUR' });
     await b.done;
-    expect(demo.platform.payments.transaction(b.clientTransactionId)?.events[0]).toMatchObject({
+    expect(fixture.demo.platform.payments.transaction(b.clientTransactionId)?.events[0]).toMatchObject({
       WalletId: 'WA-1',
       order: { orderId: b.clientTransactionId, orderDescription: '' },
     });
   });
 
   it('walletB answers Initialized: waiting for the wallet, tracked by the relay until Accepted', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const tracked: string[] = [];
     t.service.onTracking((p) => tracked.push(p.clientTransactionId));
     startRelay();
@@ -157,17 +148,17 @@ describe('wallet merchant scan through the terminal QR call', () => {
     expect(waiting.qr).toBeUndefined();
     expect(t.devices.display.qrs).toEqual([]);
     // The wallet confirms about 1 s after the answer (platform clock moved past it).
-    demo.platform.faults.clockOffsetMs = 2_000;
+    fixture.demo.platform.faults.clockOffsetMs = 2_000;
     const done = await started.done;
     expect(done).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     expect(t.service.pendingTracking()).toEqual([]);
     expect(orderAtPlatform(started.clientTransactionId)).toEqual({ orderId: started.clientTransactionId, orderDescription: '' });
-    expect(demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1_300);
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1_300);
     expect(ledgerOf(started.clientTransactionId).filter((l) => l.kind === 'sale')).toHaveLength(1);
   });
 
   it('a repeated clientTransactionId answers the existing transaction (charged once); a different payment under it is refused', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-REPEAT', amount: 2_500, currency: 'EUR' });
     const view = await started.done;
     expect(orderAtPlatform(started.clientTransactionId)).toBeDefined();
@@ -184,11 +175,11 @@ describe('wallet merchant scan through the terminal QR call', () => {
     expect(ledgerOf(started.clientTransactionId).map((l) => l.kind)).toEqual(['sale']);
     const other = await t.platform.qrTerminalPayment({ ...body, paymentAmount: { amount: 2_600, currency: 'EUR' } }).catch((e: unknown) => e);
     expect(other).toMatchObject({ status: 409, category: 'rejected' });
-    expect(demo.platform.payments.netCharged(started.clientTransactionId)).toBe(2_500);
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(2_500);
   });
 
   it('an answer without a transaction status (the spec does not show one) is read through the status call', async () => {
-    t = await startTerminal(demo, {
+    t = await fixture.startTerminal({
       wrap: (p) =>
         withQrCall(p, async (body, opts) => {
           await p.qrTerminalPayment(body, opts);
@@ -204,40 +195,40 @@ describe('wallet merchant scan through the terminal QR call', () => {
 
 describe('unknown outcome of the terminal QR call', () => {
   it('answer lost after the platform recorded the payment: looked up by client id and adopted, charged once', async () => {
-    t = await startTerminal(demo);
-    demo.platform.faults.set('qrcode', { drop: 'after', times: 1 });
+    t = await fixture.startTerminal();
+    fixture.demo.platform.faults.set('qrcode', { drop: 'after', times: 1 });
     const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-LOST', amount: 3_000, currency: 'EUR' });
     const view = await started.done;
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
-    expect(view.serverTransactionId).toBe(demo.platform.payments.transaction(started.clientTransactionId)?.serverTransactionId);
+    expect(view.serverTransactionId).toBe(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.serverTransactionId);
     expect(orderAtPlatform(started.clientTransactionId)).toBeDefined();
     expect(ledgerOf(started.clientTransactionId).map((l) => [l.kind, l.amount])).toEqual([['sale', 3_000]]);
   });
 
   it('dropped before the platform recorded it: did not happen, nothing charged', async () => {
-    t = await startTerminal(demo);
-    demo.platform.faults.set('qrcode', { drop: 'before', times: 1 });
+    t = await fixture.startTerminal();
+    fixture.demo.platform.faults.set('qrcode', { drop: 'before', times: 1 });
     const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-NEVER', amount: 3_100, currency: 'EUR' });
     expect(await started.done).toMatchObject({ state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
-    expect(demo.platform.payments.transaction(started.clientTransactionId)).toBeUndefined();
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)).toBeUndefined();
     expect(ledgerOf(started.clientTransactionId)).toEqual([]);
   });
 
   it('a 5xx after recording and a failing lookup: the sale is reversed until the platform answers', async () => {
-    t = await startTerminal(demo);
-    demo.platform.faults.set('qrcode', { status: 503, afterRecord: true, times: 1 });
-    demo.platform.faults.set('status', { status: 503, times: 2 });
+    t = await fixture.startTerminal();
+    fixture.demo.platform.faults.set('qrcode', { status: 503, afterRecord: true, times: 1 });
+    fixture.demo.platform.faults.set('status', { status: 503, times: 2 });
     const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-REV', amount: 5_000, currency: 'EUR' });
     expect(await started.done).toMatchObject({ state: 'reversing' });
     await t.service.idle();
     expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'reversed', cancelledAmount: 5_000 });
     expect(orderAtPlatform(started.clientTransactionId)).toBeDefined();
-    expect(demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
   });
 
   it('refused by the platform (4xx): failed with its reason, nothing charged', async () => {
-    t = await startTerminal(demo);
-    demo.platform.faults.set('qrcode', { status: 422, errorCode: 'WALLET_CODE_INVALID', errorMessage: 'the scanned code is not valid', times: 1 });
+    t = await fixture.startTerminal();
+    fixture.demo.platform.faults.set('qrcode', { status: 422, errorCode: 'WALLET_CODE_INVALID', errorMessage: 'the scanned code is not valid', times: 1 });
     const started = await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WB-BAD', amount: 800, currency: 'EUR' });
     expect(await started.done).toMatchObject({ state: 'failed', message: /the platform refused the sale: the scanned code is not valid; nothing was charged/ });
     expect(ledgerOf(started.clientTransactionId)).toEqual([]);
@@ -246,7 +237,7 @@ describe('unknown outcome of the terminal QR call', () => {
 
 describe('terminal QR call: request checks', () => {
   it('refused before anything is journaled: not a wallet, not a merchant scan, an order without the terminal QR call, a bad order or via', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const bad = [
       { method: 'card', via: 'qrTerminal', amount: 100, currency: 'EUR' },
       { method: 'moto', via: 'qrTerminal', amount: 100, currency: 'EUR', moto: { email: 'a@b.example' } },
@@ -260,7 +251,7 @@ describe('terminal QR call: request checks', () => {
     const messages: string[] = [];
     for (const req of bad) {
       const err = await t.service.startSale(req as never).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 'API_BAD_REQUEST', httpStatus: 400 });
+      expect(err).toMatchObject({ code: 'INPUT_INVALID' });
       messages.push((err as Error).message);
     }
     expect(messages[0]).toBe('the terminal QR call (via qrTerminal) is for walletA and walletB merchant-scan sales only, not card');
@@ -270,7 +261,7 @@ describe('terminal QR call: request checks', () => {
     expect(t.devices.scanner.calls).toEqual([]);
   });
 
-  it('the local API body takes via and order and passes them to the engine', () => {
+  it('the local API body takes via and order and passes them to the sale', () => {
     const body = saleBodySchema.parse({
       method: 'walletA',
       scenario: 'MerchantScan',

@@ -1,25 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { Demo } from '../platform/fixture.js';
-import { startPlatform, startTerminal, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from './harness.js';
 
-let demo: Demo;
+const fixture = useDemoPlatform();
 let t: Terminal;
-
-beforeAll(async () => {
-  demo = await startPlatform();
-});
-afterAll(async () => {
-  await demo?.close();
-});
-afterEach(async () => {
-  await t?.close();
-  demo.platform.faults.clear();
-});
 
 const card = { maskedPan: '411111******1111', scheme: 'VISA', expiry: '2812', encryptedData: 'ENC', ksn: 'FFFF0000000001' };
 
-/** A journal row as a crash leaves it (inserted directly, as the engine writes it before the request). */
+/** A journal row as a crash leaves it (inserted directly, as payments writes it before the request). */
 function leftRow(id: string, over: Record<string, unknown> = {}): void {
   t.journal.insert({
     clientTransactionId: id,
@@ -37,7 +25,7 @@ function leftRow(id: string, over: Record<string, unknown> = {}): void {
 
 describe('start-up recovery of rows a crash left behind', () => {
   it('resolves each kind: sale found (adopted), sale not found (not done), interrupted at the reader, reversing, refund in flight', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const found = randomUUID();
     const missing = randomUUID();
     const atReader = randomUUID();
@@ -88,7 +76,7 @@ describe('start-up recovery of rows a crash left behind', () => {
     expect(t.journal.get(atReader)).toMatchObject({ state: 'failed', message: /interrupted before it was sent/ });
     // The reversal of a captured sale is a refund (spec rule 3).
     expect(t.journal.get(reversing)).toMatchObject({ state: 'reversed', refundedAmount: 1_000 });
-    expect(demo.platform.payments.netCharged(reversing)).toBe(0);
+    expect(fixture.demo.platform.payments.netCharged(reversing)).toBe(0);
     expect(t.journal.get(refundOp)).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     expect(t.journal.get(refunded)?.refundedAmount).toBe(400);
     // A second start finds nothing left to do.

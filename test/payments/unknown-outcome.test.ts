@@ -1,29 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentsPlatform } from '../../src/payments/engine.js';
+import { describe, expect, it } from 'vitest';
+import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
-import type { Demo } from '../platform/fixture.js';
-import { startPlatform, startTerminal, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from './harness.js';
 
-let demo: Demo;
+const fixture = useDemoPlatform();
 let t: Terminal;
 
-beforeAll(async () => {
-  demo = await startPlatform();
-});
-afterAll(async () => {
-  await demo?.close();
-});
-afterEach(async () => {
-  await t?.close();
-  demo.platform.faults.clear();
-});
-
-const ledgerOf = (id: string) => demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+const ledgerOf = (id: string) => fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
 
 describe('unknown outcome of a sale', () => {
   it('the journal row (in_flight, with the card data) exists before the request leaves; dropped before the platform recorded it: did not happen', async () => {
     const seen: Array<{ state?: string; hasCard: boolean }> = [];
-    t = await startTerminal(demo, {
+    t = await fixture.startTerminal({
       wrap: (p) =>
         ({
           ...bind(p),
@@ -34,7 +22,7 @@ describe('unknown outcome of a sale', () => {
           },
         }) satisfies PaymentsPlatform,
     });
-    demo.platform.faults.set('process', { drop: 'before', times: 1 });
+    fixture.demo.platform.faults.set('process', { drop: 'before', times: 1 });
     const started = await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' });
     const view = await started.done;
     expect(seen).toEqual([{ state: 'in_flight', hasCard: true }]);
@@ -44,8 +32,8 @@ describe('unknown outcome of a sale', () => {
   });
 
   it('answer lost after the platform recorded the sale: looked up by client id and adopted, charged once', async () => {
-    t = await startTerminal(demo);
-    demo.platform.faults.set('process', { drop: 'after', times: 1 });
+    t = await fixture.startTerminal();
+    fixture.demo.platform.faults.set('process', { drop: 'after', times: 1 });
     const started = await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR' });
     const view = await started.done;
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Captured', capturedAmount: 2_000 });
@@ -53,22 +41,22 @@ describe('unknown outcome of a sale', () => {
   });
 
   it('a 5xx after the platform recorded the sale: adopted; a 5xx before: did not happen', async () => {
-    t = await startTerminal(demo);
-    demo.platform.faults.set('process', { status: 503, afterRecord: true, times: 1 });
+    t = await fixture.startTerminal();
+    fixture.demo.platform.faults.set('process', { status: 503, afterRecord: true, times: 1 });
     const a = await t.service.startSale({ method: 'card', amount: 3_000, currency: 'EUR' });
     expect((await a.done).state).toBe('approved');
-    demo.platform.faults.set('process', { status: 502, times: 1 });
+    fixture.demo.platform.faults.set('process', { status: 502, times: 1 });
     const b = await t.service.startSale({ method: 'card', amount: 3_000, currency: 'EUR' });
     expect(await b.done).toMatchObject({ state: 'failed', message: /no record of this sale/ });
-    expect(demo.platform.payments.netCharged(a.clientTransactionId)).toBe(3_000);
+    expect(fixture.demo.platform.payments.netCharged(a.clientTransactionId)).toBe(3_000);
     expect(ledgerOf(b.clientTransactionId)).toEqual([]);
   });
 
   it('a timeout (latency fault): the journal ends as the platform ends, charged once or not at all', async () => {
     // Whether the platform still records a request the client gave up on depends on when the
     // connection closes relative to its work; either way the journal must agree with the ledger.
-    t = await startTerminal(demo, { headersTimeoutMs: 300, config: { payments: { lookupGraceMs: 3_000 } } });
-    demo.platform.faults.set('process', { latencyMs: 900, times: 1 });
+    t = await fixture.startTerminal({ headersTimeoutMs: 300, config: { payments: { lookupGraceMs: 3_000 } } });
+    fixture.demo.platform.faults.set('process', { latencyMs: 900, times: 1 });
     const started = await t.service.startSale({ method: 'card', amount: 4_000, currency: 'EUR' });
     const done = await started.done;
     await new Promise((r) => setTimeout(r, 700));
@@ -81,7 +69,7 @@ describe('unknown outcome of a sale', () => {
   });
 
   it('a request still on its way when the timeout fires: "not found" is looked at again and the late sale adopted', async () => {
-    t = await startTerminal(demo, {
+    t = await fixture.startTerminal({
       config: { payments: { lookupGraceMs: 5_000 } },
       wrap: (p) => ({
         ...bind(p),
@@ -99,7 +87,7 @@ describe('unknown outcome of a sale', () => {
   });
 
   it('a reversal answered "not found" while the sale is still on its way is retried: the late sale is reversed, never left charged', async () => {
-    t = await startTerminal(demo, {
+    t = await fixture.startTerminal({
       config: { payments: { lookupGraceMs: 1_500 } },
       wrap: (p) => ({
         ...bind(p),
@@ -112,20 +100,20 @@ describe('unknown outcome of a sale', () => {
     });
     // The lookup fails (the client's GET retries included), so the sale is reversed at once,
     // before its request has landed.
-    demo.platform.faults.set('status', { status: 503, times: 3 });
+    fixture.demo.platform.faults.set('status', { status: 503, times: 3 });
     const started = await t.service.startSale({ method: 'card', amount: 4_200, currency: 'EUR', merchantId: 'm-1002' });
     expect((await started.done).state).toBe('reversing');
     await t.service.idle();
     expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'reversed', cancelledAmount: 4_200 });
-    expect(demo.platform.payments.netCharged(started.clientTransactionId, 'm-1002')).toBe(0);
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId, 'm-1002')).toBe(0);
   });
 
   it('the lookup fails: the sale is reversed (cancel Technical, full amount), retried with backoff until the platform answers', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     t.devices.scanner.push('CODE-9');
-    demo.platform.faults.set('process', { drop: 'after', times: 1 });
-    demo.platform.faults.set('status', { status: 503, times: 2 });
-    demo.platform.faults.set('cancel', { status: 503, times: 2 });
+    fixture.demo.platform.faults.set('process', { drop: 'after', times: 1 });
+    fixture.demo.platform.faults.set('status', { status: 503, times: 2 });
+    fixture.demo.platform.faults.set('cancel', { status: 503, times: 2 });
     const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 5_000, currency: 'EUR' });
     const view = await started.done;
     expect(view).toMatchObject({ state: 'reversing', message: /being reversed, do not hand over the goods/ });
@@ -142,18 +130,18 @@ describe('unknown outcome of a sale', () => {
   });
 
   it('a captured card sale whose lookup failed: the refused reversal becomes a full refund (nothing stays charged)', async () => {
-    t = await startTerminal(demo);
-    demo.platform.faults.set('process', { drop: 'after', times: 1 });
-    demo.platform.faults.set('status', { status: 503, times: 4 });
+    t = await fixture.startTerminal();
+    fixture.demo.platform.faults.set('process', { drop: 'after', times: 1 });
+    fixture.demo.platform.faults.set('status', { status: 503, times: 4 });
     const started = await t.service.startSale({ method: 'card', amount: 6_000, currency: 'EUR' });
     expect((await started.done).state).toBe('reversing');
     await t.service.idle();
     expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'reversed', refundedAmount: 6_000 });
-    expect(demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
   });
 
   it('a sale that never reached the platform (connection refused) fails clearly when offline sales are not available', async () => {
-    t = await startTerminal(demo, { baseUrl: 'https://127.0.0.1:9' });
+    t = await fixture.startTerminal({ baseUrl: 'https://127.0.0.1:9' });
     const view = await (await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' })).done;
     expect(view).toMatchObject({ state: 'failed', message: /cannot be reached .* offline sales are not available: nothing was charged/ });
   });
@@ -161,25 +149,25 @@ describe('unknown outcome of a sale', () => {
 
 describe('unknown outcome of capture, cancel and refund', () => {
   it('refund answer lost after recording: adopted once; refund dropped before: nothing refunded, a clear error, retry works', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const sale = (await (await t.service.startSale({ method: 'card', amount: 9_000, currency: 'EUR' })).done).clientTransactionId;
-    demo.platform.faults.set('refund', { drop: 'after', times: 1 });
+    fixture.demo.platform.faults.set('refund', { drop: 'after', times: 1 });
     const r = await t.service.refund(sale, { amount: 1_000 });
     expect(r).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     expect((await t.service.get(sale)).refundedAmount).toBe(1_000);
-    demo.platform.faults.set('refund', { drop: 'before', times: 1 });
+    fixture.demo.platform.faults.set('refund', { drop: 'before', times: 1 });
     const err = await t.service.refund(sale, { amount: 2_000 }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'PLATFORM_TIMEOUT', message: /no record of the refund: nothing was refunded; try again/ });
+    expect(err).toMatchObject({ code: 'PAYMENT_NOT_DONE', message: /no record of the refund: nothing was refunded; try again/ });
     expect((await t.service.get(sale)).refundedAmount).toBe(1_000);
     await t.service.refund(sale, { amount: 2_000 });
     expect(ledgerOf(sale).filter((l) => l.kind === 'refund').map((l) => l.amount)).toEqual([1_000, 2_000]);
   });
 
   it('a refund whose lookup keeps failing stays in flight and is resolved in the background', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const sale = (await (await t.service.startSale({ method: 'card', amount: 9_000, currency: 'EUR' })).done).clientTransactionId;
-    demo.platform.faults.set('refund', { drop: 'after', times: 1 });
-    demo.platform.faults.set('status', { status: 500, times: 4 });
+    fixture.demo.platform.faults.set('refund', { drop: 'after', times: 1 });
+    fixture.demo.platform.faults.set('status', { status: 500, times: 4 });
     const r = await t.service.refund(sale, { amount: 1_500 });
     expect(r.state).toBe('in_flight');
     // While in flight it counts against what is left.
@@ -190,14 +178,14 @@ describe('unknown outcome of capture, cancel and refund', () => {
   });
 
   it('cancel answer lost: looked up by the cancel id and adopted; capture answer lost: the sale shows Captured', async () => {
-    t = await startTerminal(demo, { config: { payments: { captureMode: 'deferred' } } });
+    t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
     const wallet = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 1_000, currency: 'EUR', walletId: 'W' });
     const sale = (await wallet.done).clientTransactionId;
-    demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
+    fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     expect((await t.service.cancel(sale)).state).toBe('approved');
     expect((await t.service.get(sale)).state).toBe('cancelled');
     const card = (await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR', merchantId: 'm-1002' })).done).clientTransactionId;
-    demo.platform.faults.set('capture', { drop: 'after', times: 1 });
+    fixture.demo.platform.faults.set('capture', { drop: 'after', times: 1 });
     expect((await t.service.capture(card)).state).toBe('approved');
     expect(await t.service.get(card)).toMatchObject({ platformStatus: 'Captured', capturedAmount: 2_000 });
   });

@@ -1,23 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
-import type { Demo } from '../platform/fixture.js';
-import { startPlatform, startTerminal, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from './harness.js';
 
-let demo: Demo;
+const fixture = useDemoPlatform();
 let t: Terminal;
 let relay: EventRelay | undefined;
 
-beforeAll(async () => {
-  demo = await startPlatform();
-});
-afterAll(async () => {
-  await demo?.close();
-});
-afterEach(async () => {
+afterEach(() => {
   relay?.stop();
   relay = undefined;
-  await t?.close();
-  demo.platform.faults.clear();
 });
 
 function startRelay(): void {
@@ -25,7 +16,7 @@ function startRelay(): void {
     store: t.service,
     fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
     bus: t.bus,
-    log: demo.log,
+    log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },
   });
   relay.start();
@@ -37,7 +28,7 @@ async function until(check: () => boolean): Promise<void> {
 
 describe('wallet sales against the demo platform', () => {
   it('walletA consumer scan: QR from orderCodeForm shown with expiry, tracked, paid through the relay', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const tracked: string[] = [];
     t.service.onTracking((p) => tracked.push(p.clientTransactionId));
     startRelay();
@@ -50,13 +41,13 @@ describe('wallet sales against the demo platform', () => {
     expect(t.devices.display.qrs[0]).toMatchObject({ codeValue: waiting.qr?.codeValue, caption: '15.00 EUR - scan with walletA', opts: { clientTransactionId: started.clientTransactionId } });
     expect(tracked).toEqual([started.clientTransactionId]);
     expect(t.service.pendingTracking()).toMatchObject([{ clientTransactionId: started.clientTransactionId, expireTime: waiting.qr?.expireTime }]);
-    demo.platform.payments.wallet.pay(started.clientTransactionId);
+    fixture.demo.platform.payments.wallet.pay(started.clientTransactionId);
     const done = await started.done;
     expect(done).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     expect(done.qr).toBeUndefined();
-    expect(demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1500);
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1500);
     expect(t.service.pendingTracking()).toEqual([]);
-    // Each platform event once on the bus (the relay publishes what the engine applied).
+    // Each platform event once on the bus (the relay publishes what payments applied).
     const platformEvents = t.events.filter((e) => e.type === 'transaction.updated' && (e.data as { platformEvent?: unknown }).platformEvent !== undefined);
     const keys = platformEvents.map((e) => JSON.stringify((e.data as { platformEvent: unknown }).platformEvent));
     expect(new Set(keys).size).toBe(keys.length);
@@ -64,12 +55,12 @@ describe('wallet sales against the demo platform', () => {
   });
 
   it('walletB consumer scan: QR from codeValue; a failed payment ends the sale failed; the display is free again', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletB', scenario: 'ConsumerScan', amount: 990, currency: 'EUR' });
     await until(() => t.devices.display.qrs.length > 0);
     expect(t.devices.display.qrs[0]?.codeValue).toMatch(/^https:\/\/pay\.wallet-b\.example\/qr\//);
     await expect(t.service.startSale({ method: 'walletA', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'PAYMENT_BUSY' });
-    demo.platform.payments.wallet.fail(started.clientTransactionId);
+    fixture.demo.platform.payments.wallet.fail(started.clientTransactionId);
     const refreshed = await t.service.get(started.clientTransactionId, { refresh: true });
     expect(refreshed).toMatchObject({ state: 'failed', platformStatus: 'Failed' });
     expect((await started.done).state).toBe('failed');
@@ -79,7 +70,7 @@ describe('wallet sales against the demo platform', () => {
   });
 
   it('an expired QR: markExpired ends the sale; the platform expiry is adopted too', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletA', amount: 300, currency: 'EUR' });
     await until(() => t.devices.display.qrs.length > 0);
     const view = t.service.markExpired(started.clientTransactionId);
@@ -87,54 +78,54 @@ describe('wallet sales against the demo platform', () => {
     expect((await started.done).state).toBe('failed');
     const second = await t.service.startSale({ method: 'walletB', amount: 300, currency: 'EUR' });
     await until(() => t.devices.display.qrs.length > 1);
-    demo.platform.payments.wallet.expire(second.clientTransactionId);
-    const applied = t.service.applyStatusRecord(second.clientTransactionId, demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>);
+    fixture.demo.platform.payments.wallet.expire(second.clientTransactionId);
+    const applied = t.service.applyStatusRecord(second.clientTransactionId, fixture.demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>);
     expect(applied.final).toBe(true);
     expect(applied.view).toMatchObject({ state: 'failed', platformStatus: 'Expired' });
     expect(applied.newEvents.length).toBeGreaterThan(0);
     // Applying the same record again delivers no event twice.
-    expect(t.service.applyStatusRecord(second.clientTransactionId, demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>).newEvents).toEqual([]);
+    expect(t.service.applyStatusRecord(second.clientTransactionId, fixture.demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>).newEvents).toEqual([]);
   });
 
   it('abortSale while the QR is shown voids the wallet payment at the platform', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletA', amount: 2500, currency: 'EUR' });
     await until(() => t.devices.display.qrs.length > 0);
     const aborted = await t.service.abortSale(started.clientTransactionId);
     expect(aborted).toMatchObject({ state: 'cancelled', cancelledAmount: 2500 });
-    expect(demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe('cancelled');
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe('cancelled');
     expect((await started.done).state).toBe('cancelled');
     expect(t.devices.display.clears).toBe(1);
   });
 
   it('walletA merchant scan: the scanned line becomes walletId; Accepted at once', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     t.devices.scanner.push('  281012345678901234  ');
     const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 4200, currency: 'EUR' });
     const view = await started.done;
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted', scenario: 'MerchantScan' });
-    expect(demo.platform.payments.transaction(started.clientTransactionId)?.events[0]).toMatchObject({ WalletId: '281012345678901234' });
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.events[0]).toMatchObject({ WalletId: '281012345678901234' });
     expect(t.devices.display.texts[0]).toEqual(['42.00 EUR', 'Show your wallet code']);
   });
 
   it('walletB merchant scan with a given walletId: Initialized, then confirmed through the status call', async () => {
-    t = await startTerminal(demo);
+    t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', amount: 1300, currency: 'EUR', walletId: 'WB-CODE-1' });
     await until(() => t.service.pendingTracking().length === 1);
     expect((await t.service.get(started.clientTransactionId)).state).toBe('awaiting_customer');
     expect(t.devices.scanner.calls).toEqual([]);
-    demo.platform.faults.clockOffsetMs = 2_000;
+    fixture.demo.platform.faults.clockOffsetMs = 2_000;
     const view = await t.service.get(started.clientTransactionId, { refresh: true });
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     expect((await started.done).state).toBe('approved');
   });
 
   it('merchant scan without a scan in time fails clearly; aborting while waiting for the scan cancels', async () => {
-    t = await startTerminal(demo, { config: { devices: { scanTimeoutMs: 50 } } });
+    t = await fixture.startTerminal({ config: { devices: { scanTimeoutMs: 50 } } });
     const view = await (await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', amount: 100, currency: 'EUR' })).done;
     expect(view).toMatchObject({ state: 'failed', message: /no customer code was scanned within 0 s/ });
     await t.close();
-    t = await startTerminal(demo, { config: { devices: { scanTimeoutMs: 60_000 } } });
+    t = await fixture.startTerminal({ config: { devices: { scanTimeoutMs: 60_000 } } });
     const waiting = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 100, currency: 'EUR' });
     await until(() => t.devices.scanner.calls.length === 1);
     expect((await t.service.abortSale(waiting.clientTransactionId)).state).toBe('cancelled');

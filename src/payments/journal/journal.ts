@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentError, ErrorCodes } from '../../core/errors.js';
+import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../../core/index.js';
 import type { TransactionState } from '../api.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
@@ -14,8 +14,8 @@ export interface JournalOptions {
   dataDir: string;
   fileName?: string;
   migrations?: readonly Migration[];
-  /** Clock for created/updated timestamps. */
-  now?: () => number;
+  /** The agent's clock, for created/updated timestamps (docs/architecture.md, "Time"); default the system clock. */
+  clock?: Pick<TimeSource, 'wall'>;
 }
 
 interface DbRow {
@@ -141,13 +141,13 @@ export interface ListOptions {
 export class Journal {
   readonly db: Db;
   readonly file: string;
-  private readonly now: () => number;
+  private readonly clock: Pick<TimeSource, 'wall'>;
   private readonly stmtGet;
   private readonly stmtRelated;
   private readonly statements = new Map<string, ReturnType<Db['prepare']>>();
 
   constructor(opts: JournalOptions) {
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? systemClock();
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     this.file = join(opts.dataDir, opts.fileName ?? JOURNAL_FILE);
     // Create the file 0600 before SQLite opens it: SQLite gives the -wal and -shm files the
@@ -185,7 +185,7 @@ export class Journal {
   }
 
   insert(row: NewJournalRow): JournalRow {
-    const at = new Date(this.now()).toISOString();
+    const at = new Date(this.clock.wall()).toISOString();
     const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at };
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];
@@ -197,7 +197,7 @@ export class Journal {
       this.prepared(`INSERT INTO transactions (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(fields);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new AgentError(ErrorCodes.PAYMENT_RULE, `a transaction with id ${row.clientTransactionId} exists already`, { httpStatus: 409, cause: err });
+        throw new AgentError(ErrorCodes.PAYMENT_ID_CONFLICT, `a transaction with id ${row.clientTransactionId} exists already`, { cause: err });
       }
       throw err;
     }
@@ -212,7 +212,7 @@ export class Journal {
   require(clientTransactionId: string): JournalRow {
     const row = this.get(clientTransactionId);
     if (row === undefined) {
-      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${clientTransactionId} in the journal`, { httpStatus: 404 });
+      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${clientTransactionId} in the journal`);
     }
     return row;
   }
@@ -220,7 +220,7 @@ export class Journal {
   /** Applies a patch; leaving the card-data states clears the card data in the same write. */
   update(clientTransactionId: string, patch: JournalPatch): JournalRow {
     const sets: string[] = ['updated_at = @updated_at'];
-    const params: Record<string, unknown> = { client_id: clientTransactionId, updated_at: new Date(this.now()).toISOString() };
+    const params: Record<string, unknown> = { client_id: clientTransactionId, updated_at: new Date(this.clock.wall()).toISOString() };
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       if (!(field in patch)) continue;
       const value = patch[field];
@@ -234,7 +234,7 @@ export class Journal {
     }
     const result = this.prepared(`UPDATE transactions SET ${sets.join(', ')} WHERE client_id = @client_id`).run(params);
     if (result.changes === 0) {
-      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${clientTransactionId} in the journal`, { httpStatus: 404 });
+      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${clientTransactionId} in the journal`);
     }
     return this.require(clientTransactionId);
   }

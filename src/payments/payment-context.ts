@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/schema.js';
-import { describeError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { describeError, systemClock, type Clock, type Logger } from '../core/index.js';
 import type { Peripherals } from '../devices/api.js';
 import type { EventBus } from '../events/bus.js';
 import type { CallOptions, PlatformClient } from '../platform/client.js';
@@ -11,7 +10,7 @@ import type { OfflineHook } from './offline-hook.js';
 import { toView } from './view.js';
 import { transactionUpdated } from './transaction-event.js';
 
-/** The platform calls the engine uses (the PlatformClient, or a test double with the same shape). */
+/** The platform calls payments uses (the PlatformClient, or a test double with the same shape). */
 export type PaymentsPlatform = Pick<
   PlatformClient,
   'process' | 'qrTerminalPayment' | 'capture' | 'captureAll' | 'refund' | 'cancel' | 'allowedOperations' | 'status' | 'refundByWeb'
@@ -24,7 +23,8 @@ export interface PaymentServiceDeps {
   bus: EventBus;
   log: Logger;
   config: Config;
-  now?: () => number;
+  /** The agent's clock (docs/architecture.md, "Time"); default the system clock. */
+  clock?: Clock;
   offline?: OfflineHook;
   /** Client transaction ids; default random UUIDs. */
   newId?: () => string;
@@ -35,17 +35,19 @@ export interface PaymentServiceDeps {
 }
 
 /**
- * What every flow of the engine shares: the journal, the platform, the devices, the bus,
- * and the bookkeeping of sales waiting to finish and of background resolutions.
+ * The context every payment flow (sale, operation, reversal, lookup) is handed: the
+ * journal, the platform, the devices, the bus, the clock, and the bookkeeping of sales
+ * waiting to finish and of background resolutions. Not a service of its own: the
+ * PaymentService facade builds one and passes it to the flows.
  */
-export class Engine {
+export class PaymentContext {
   readonly journal: Journal;
   readonly platform: PaymentsPlatform;
   readonly devices: Peripherals;
   readonly bus: EventBus;
   readonly log: Logger;
   readonly config: Config;
-  readonly now: () => number;
+  readonly clock: Clock;
   readonly offline: OfflineHook | undefined;
   readonly retryBaseMs: number;
   readonly random: () => number;
@@ -62,7 +64,7 @@ export class Engine {
     this.bus = deps.bus;
     this.log = deps.log.child({ module: 'payments' });
     this.config = deps.config;
-    this.now = deps.now ?? Date.now;
+    this.clock = deps.clock ?? systemClock();
     this.offline = deps.offline;
     this.retryBaseMs = deps.retryBaseMs ?? 1_000;
     this.random = deps.random ?? Math.random;
@@ -74,7 +76,7 @@ export class Engine {
   }
 
   isoNow(): string {
-    return new Date(this.now()).toISOString();
+    return new Date(this.clock.wall()).toISOString();
   }
 
   get channel(): string {

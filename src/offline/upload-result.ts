@@ -1,0 +1,59 @@
+import { describeError, ErrorCodes, isAgentError } from '../core/index.js';
+import { isPlatformError } from '../platform/errors.js';
+import type { AttemptOutcome } from './types.js';
+
+/** What one item's upload try came to, as a flush reports it. */
+export type ItemResult = 'uploaded' | 'declined_after_upload' | 'rejected' | 'needs_attention' | 'deferred';
+
+/** The attempt outcome of an answered upload: the platform's record says Refused or not. */
+export function answeredOutcome(transactionStatus: string): Extract<AttemptOutcome, 'accepted' | 'declined'> {
+  return transactionStatus === 'Refused' ? 'declined' : 'accepted';
+}
+
+/** Platform trouble: the item waits for the next try, uncounted. */
+export interface Deferral {
+  kind: 'deferred';
+  /** `unknown`: the request may have arrived (the item stays marked and is looked up first). */
+  outcome: Extract<AttemptOutcome, 'unavailable' | 'unknown'>;
+  message: string;
+  status: number | undefined;
+  /** The platform could not be reached at all (network, timeout, auth): it counts as offline. */
+  platformDown: boolean;
+  /** The platform's Retry-After, a floor for the next wait. */
+  retryAfterMs: number | undefined;
+  /** Not an error the agent raises on purpose: worth an error line in the log. */
+  unexpected: boolean;
+}
+
+/**
+ * Why an upload's request failed, and so what happens to the item (docs/architecture.md,
+ * "Offline queue"): `rejected` the platform refused the request (4xx but 429), counted
+ * towards offline.maxAttempts; `unsendable` the body can never be sent (our own request
+ * check refused it), straight to staff; anything else is the platform's trouble, deferred.
+ */
+export type UploadFailure = { kind: 'rejected'; message: string; status: number | undefined } | { kind: 'unsendable'; message: string } | Deferral;
+
+export function classifyUploadFailure(err: unknown): UploadFailure {
+  if (isPlatformError(err) && err.category === 'rejected' && err.status !== 429) return { kind: 'rejected', message: describeError(err), status: err.status };
+  if (isAgentError(err, ErrorCodes.PLATFORM_BAD_REQUEST)) return { kind: 'unsendable', message: describeError(err) };
+  return deferralOf(err, false);
+}
+
+/**
+ * A try that failed on the platform's side. It may have arrived when the lookup before it
+ * failed (`lookupFailed`), when the platform says so, or when the failure is not the
+ * platform client's at all (nothing is known about it).
+ */
+export function deferralOf(err: unknown, lookupFailed: boolean): Deferral {
+  const platform = isPlatformError(err) ? err : undefined;
+  const unknown = lookupFailed || platform === undefined || platform.outcomeUnknown;
+  return {
+    kind: 'deferred',
+    outcome: unknown ? 'unknown' : 'unavailable',
+    message: describeError(err),
+    status: platform?.status,
+    platformDown: platform !== undefined && (platform.category === 'network' || platform.category === 'timeout' || platform.category === 'auth'),
+    retryAfterMs: platform?.retryAfterMs,
+    unexpected: !isAgentError(err),
+  };
+}
