@@ -3,7 +3,7 @@ import type { SimContext } from '../context.js';
 import { SimHttpError } from '../router.js';
 import { serverTime } from './dates.js';
 import type { Ledger } from './ledger.js';
-import { addEvent, moveMoney } from './transaction.js';
+import { addEvent, moveMoney } from './bookkeeping.js';
 import { pspCustomerInfo, walletAAmount, walletBAmount } from './wallet-data.js';
 import type { PendingWallet, SimTransaction, WalletType } from './types.js';
 
