@@ -1,11 +1,8 @@
-import type { Logger } from '../core/logger.js';
-import { AgentError, isAgentError } from '../core/errors.js';
-import { backoffDelay, sleep, type BackoffOptions } from '../core/index.js';
-import type { EventBus } from '../events/bus.js';
-import type { DispatcherSource } from '../platform/dispatchers.js';
-import { isPlatformError } from '../platform/errors.js';
-import { systemClock, type HttpClock } from '../platform/http.js';
-import type { BearerProvider } from '../platform/client.js';
+import type { Logger } from '../core/index.js';
+import { AgentError, isAgentError, ErrorCodes, backoffDelay, sleep, type BackoffOptions } from '../core/index.js';
+import type { EventBus } from '../events/index.js';
+import type { DispatcherSource, BearerProvider } from '../platform/index.js';
+import { isPlatformError, systemClock, type HttpClock } from '../platform/index.js';
 import { ClockSkewMeter, type ClockSkew } from './clock-skew.js';
 import type { AccessTokenInfo } from './jwt.js';
 import { fetchMerchantCredentials, findMerchant, selectMerchant, summary, type MerchantCredentials, type MerchantSummary } from './merchant-credentials.js';
@@ -117,7 +114,7 @@ export class AuthService implements BearerProvider {
     if (opts.settings.mode === 'password') {
       const { username, password } = opts.settings;
       if (username === undefined || username === '' || password === undefined || password === '') {
-        throw new AgentError('CONFIG_INVALID', 'config: auth.mode is password but auth.username or auth.password is not set');
+        throw new AgentError(ErrorCodes.CONFIG_INVALID, 'config: auth.mode is password but auth.username or auth.password is not set');
       }
     }
   }
@@ -255,13 +252,13 @@ export class AuthService implements BearerProvider {
     const now = this.clock.wall();
     const { notBefore, notAfter, serialNumber } = this.identity;
     if (notAfter !== undefined && now >= notAfter.getTime()) {
-      throw new AgentError('CERT_EXPIRED', `device certificate of terminal ${serialNumber} expired on ${notAfter.toISOString()}: install a renewed certificate`, {
+      throw new AgentError(ErrorCodes.CERT_EXPIRED, `device certificate of terminal ${serialNumber} expired on ${notAfter.toISOString()}: install a renewed certificate`, {
         details: { notAfter: notAfter.toISOString() },
       });
     }
     if (notBefore !== undefined && now < notBefore.getTime()) {
       throw new AgentError(
-        'CERT_NOT_YET_VALID',
+        ErrorCodes.CERT_NOT_YET_VALID,
         `device certificate of terminal ${serialNumber} is not valid before ${notBefore.toISOString()}: check the terminal's clock`,
         { details: { notBefore: notBefore.toISOString() } },
       );
@@ -306,7 +303,7 @@ export class AuthService implements BearerProvider {
         this.credentialsError = undefined;
         this.applyCredentials(list);
       } catch (err) {
-        this.credentialsError = { code: isAgentError(err) ? err.code : 'INTERNAL', message: describe(err), at: new Date(this.clock.wall()).toISOString() };
+        this.credentialsError = { code: isAgentError(err) ? err.code : ErrorCodes.INTERNAL, message: describe(err), at: new Date(this.clock.wall()).toISOString() };
         throw err;
       } finally {
         this.credentialsInflight = undefined;
@@ -340,7 +337,7 @@ export class AuthService implements BearerProvider {
     let m = this.managers.get(clientId);
     if (m !== undefined) return m;
     const slot = this.slots.get(clientId);
-    if (slot === undefined) throw new AgentError('AUTH_NO_MERCHANT', `no merchant credentials for client ${clientId}`);
+    if (slot === undefined) throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `no merchant credentials for client ${clientId}`);
     m = this.createManager(new ClientCredentialsSource(slot, this.endpoint, () => this.loadCredentials(), () => this.checkCertificate()));
     this.managers.set(clientId, m);
     return m;
@@ -364,7 +361,7 @@ export class AuthService implements BearerProvider {
 
   private defaultManager(): TokenManager {
     if (this.opts.settings.mode === 'password') return this.passwordManager();
-    if (this.defaultClientId === undefined) throw new AgentError('AUTH_NO_MERCHANT', 'merchant credentials have not been read yet');
+    if (this.defaultClientId === undefined) throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, 'merchant credentials have not been read yet');
     return this.managerOf(this.defaultClientId);
   }
 
@@ -395,7 +392,7 @@ export class AuthService implements BearerProvider {
       const m = this.passwordManager();
       const entity = m.info?.merchantId;
       if (wanted === undefined || wanted === m.clientId || wanted === entity || entity === undefined) return m;
-      throw new AgentError('AUTH_NO_MERCHANT', `the logged-in user does not act for merchant ${wanted}`, { httpStatus: 400 });
+      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `the logged-in user does not act for merchant ${wanted}`, { httpStatus: 400 });
     }
     if (this.merchantList === undefined) await this.loadCredentials();
     if (wanted === undefined) return this.defaultManager();
@@ -405,7 +402,7 @@ export class AuthService implements BearerProvider {
     await Promise.allSettled(unseen.map((m) => this.managerOf(m.clientId).token()));
     const found = this.merchantIds.get(wanted);
     if (found !== undefined) return this.managerOf(found);
-    throw new AgentError('AUTH_NO_MERCHANT', `merchant ${wanted} is not one of this terminal's merchants`, {
+    throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${wanted} is not one of this terminal's merchants`, {
       httpStatus: 400,
       details: { wanted, merchants: (this.merchantList ?? []).map(summary) },
     });
@@ -427,7 +424,7 @@ export class AuthService implements BearerProvider {
 }
 
 function stopped(): AgentError {
-  return new AgentError('AUTH_STOPPED', 'authentication is stopped', { httpStatus: 503 });
+  return new AgentError(ErrorCodes.AUTH_STOPPED, 'authentication is stopped', { httpStatus: 503 });
 }
 
 function describe(err: unknown): string {

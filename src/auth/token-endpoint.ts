@@ -1,8 +1,16 @@
-import type { ErrorCode } from '../core/errors.js';
-import { PlatformError } from '../platform/errors.js';
-import { httpRequest, jsonBody, statusError, systemClock, type HttpClock, type HttpResponse } from '../platform/http.js';
-import { dispatcherFor, type DispatcherSource } from '../platform/dispatchers.js';
-import { readResponse } from '../platform/validate.js';
+import { ErrorCodes, type ErrorCode } from '../core/index.js';
+import {
+  PlatformError,
+  httpRequest,
+  jsonBody,
+  statusError,
+  systemClock,
+  type HttpClock,
+  type HttpResponse,
+  dispatcherFor,
+  type DispatcherSource,
+  readResponse,
+} from '../platform/index.js';
 import { tokenResponseSchema, type GrantOutcome } from './token-response.js';
 
 export interface TokenEndpointOptions {
@@ -25,9 +33,9 @@ export interface CustomTokenDevice {
 
 /** OAuth error codes (RFC 6749 5.2) mapped to the agent's codes. */
 const OAUTH_CODES: Record<string, ErrorCode> = {
-  invalid_grant: 'AUTH_INVALID_GRANT',
-  invalid_client: 'AUTH_INVALID_CLIENT',
-  access_denied: 'AUTH_UNKNOWN_TERMINAL',
+  invalid_grant: ErrorCodes.AUTH_INVALID_GRANT,
+  invalid_client: ErrorCodes.AUTH_INVALID_CLIENT,
+  access_denied: ErrorCodes.AUTH_UNKNOWN_TERMINAL,
 };
 
 /**
@@ -108,7 +116,7 @@ export class TokenEndpoint {
 function oauthError(req: { operation: string; method: 'POST' }, res: HttpResponse, clock: HttpClock): PlatformError {
   const base = statusError(req, res, clock);
   const mapped = base.errorCode !== undefined ? OAUTH_CODES[base.errorCode] : undefined;
-  const code = mapped ?? (res.status === 403 ? 'AUTH_UNKNOWN_TERMINAL' : undefined);
+  const code = mapped ?? (res.status === 403 ? ErrorCodes.AUTH_UNKNOWN_TERMINAL : undefined);
   if (code === undefined) return base;
   return new PlatformError(base.message, {
     category: base.category === 'server' ? 'server' : res.status === 401 || res.status === 403 ? 'auth' : 'rejected',

@@ -1,8 +1,7 @@
-import type { Logger } from '../core/logger.js';
-import { AgentError, isAgentError, type ErrorCode } from '../core/errors.js';
-import { backoffDelay, type BackoffOptions } from '../core/backoff.js';
-import { isPlatformError } from '../platform/errors.js';
-import type { HttpClock } from '../platform/http.js';
+import type { Logger } from '../core/index.js';
+import { AgentError, isAgentError, type ErrorCode, ErrorCodes, backoffDelay, type BackoffOptions } from '../core/index.js';
+import { isPlatformError } from '../platform/index.js';
+import type { HttpClock } from '../platform/index.js';
 import { checkAccessToken, decodeJwtPayload, type AccessTokenInfo } from './jwt.js';
 import type { ClockSkewMeter } from './clock-skew.js';
 import type { GrantOutcome } from './token-response.js';
@@ -117,13 +116,13 @@ const STATE_OF: Partial<Record<ErrorCode, TokenState>> = {
 
 /** A failure a later attempt may well not see: network, timeout, 5xx, 429. */
 export function isTransientAuthError(err: unknown): boolean {
-  if (isPlatformError(err)) return err.transient && err.code !== 'PLATFORM_BAD_RESPONSE';
+  if (isPlatformError(err)) return err.transient && err.code !== ErrorCodes.PLATFORM_BAD_RESPONSE;
   return false;
 }
 
 function asAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
-  return new AgentError('INTERNAL', `token request failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  return new AgentError(ErrorCodes.INTERNAL, `token request failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 /**
@@ -303,7 +302,7 @@ export class TokenManager {
             this.counts.refreshes++;
             outcome = await source.refresh(rt);
           } catch (err) {
-            if (isAgentError(err, 'AUTH_INVALID_GRANT')) {
+            if (isAgentError(err, ErrorCodes.AUTH_INVALID_GRANT)) {
               // Rotated, expired or revoked (spec Authentication 4): drop it, grant again.
               this.dropRefreshToken(rt);
               this.counts.regrants++;
@@ -318,7 +317,7 @@ export class TokenManager {
         this.counts.grants++;
         return this.accept(await source.grant(), undefined);
       } catch (err) {
-        if (isAgentError(err, 'AUTH_INVALID_CLIENT') && !reloaded && source.reloadCredentials !== undefined) {
+        if (isAgentError(err, ErrorCodes.AUTH_INVALID_CLIENT) && !reloaded && source.reloadCredentials !== undefined) {
           // Spec Other rules 6: a renewed secret makes ours obsolete; the platform serves the new one.
           reloaded = true;
           this.counts.credentialReloads++;
@@ -448,5 +447,5 @@ export class TokenManager {
 }
 
 function stoppedError(): AgentError {
-  return new AgentError('AUTH_STOPPED', 'authentication is stopped', { httpStatus: 503 });
+  return new AgentError(ErrorCodes.AUTH_STOPPED, 'authentication is stopped', { httpStatus: 503 });
 }

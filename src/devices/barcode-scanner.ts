@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import type { BarcodeScanner } from './api.js';
 import type { DriverOptions } from './framed-device.js';
 import { LineParser, type LineUnit } from './lines/parser.js';
@@ -67,7 +67,7 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
   }
 
   override async stop(): Promise<void> {
-    this.pending?.reject(new AgentError('DEVICE_DISCONNECTED', 'the barcode scanner was stopped'));
+    this.pending?.reject(new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the barcode scanner was stopped'));
     await super.stop();
   }
 
@@ -75,14 +75,14 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
   nextScan(opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string> {
     if (!this.supervisor.connected) {
       return Promise.reject(
-        new AgentError('DEVICE_DISCONNECTED', this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled', { httpStatus: 503 }),
+        new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled', { httpStatus: 503 }),
       );
     }
-    if (this.pending) return Promise.reject(new AgentError('DEVICE_ERROR', 'another sale is already waiting for a scan', { httpStatus: 409 }));
-    if (opts.signal?.aborted) return Promise.reject(new AgentError('DEVICE_TIMEOUT', 'waiting for a scan was aborted', { details: { aborted: true } }));
+    if (this.pending) return Promise.reject(new AgentError(ErrorCodes.DEVICE_ERROR, 'another sale is already waiting for a scan', { httpStatus: 409 }));
+    if (opts.signal?.aborted) return Promise.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }));
     return new Promise<string>((resolve, reject) => {
       let timer: TimerHandle | undefined;
-      const onAbort = (): void => entry.reject(new AgentError('DEVICE_TIMEOUT', 'waiting for a scan was aborted', { details: { aborted: true } }));
+      const onAbort = (): void => entry.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }));
       const done = (): void => {
         if (this.pending === entry) this.pending = undefined;
         if (timer !== undefined) this.timers.clearTimeout(timer);
@@ -100,7 +100,7 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
       };
       this.pending = entry;
       timer = this.timers.setTimeout(
-        () => entry.reject(new AgentError('DEVICE_TIMEOUT', `no code was scanned within ${Math.round(opts.timeoutMs / 1000)} s`, { details: { timeoutMs: opts.timeoutMs } })),
+        () => entry.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, `no code was scanned within ${Math.round(opts.timeoutMs / 1000)} s`, { details: { timeoutMs: opts.timeoutMs } })),
         opts.timeoutMs,
       );
       opts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,7 +1,6 @@
-import type { BackoffOptions } from '../core/backoff.js';
-import type { Logger } from '../core/logger.js';
-import type { SerialPortConfig } from '../config/schema.js';
-import type { EventBus } from '../events/bus.js';
+import type { BackoffOptions, Logger } from '../core/index.js';
+import type { SerialPortConfig } from '../config/index.js';
+import type { EventBus } from '../events/index.js';
 import type { LinkOptions } from './link/link.js';
 import type { SerialBinding } from './serial-port.js';
 import type { Timers } from './timers.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { AgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
+import type { Logger } from '../core/index.js';
 import { Link, type LinkOptions } from './link/link.js';
 import type { LinkPayload } from './link/frame.js';
 import { deviceError, deviceMessage, type DeviceMessage } from './messages.js';
@@ -52,13 +52,13 @@ export class FramedSession {
     const waiter = this.waitress.waitFor(
       (m) => m.id === id && (types.includes(m.type) || m.type === 'error'),
       timeoutMs,
-      () => new AgentError('DEVICE_TIMEOUT', `the ${this.label} did not answer ${what} within ${timeoutMs} ms`, { details: { id, timeoutMs } }),
+      () => new AgentError(ErrorCodes.DEVICE_TIMEOUT, `the ${this.label} did not answer ${what} within ${timeoutMs} ms`, { details: { id, timeoutMs } }),
     );
     const promise = waiter.promise.then((m) => {
       if (m.type !== 'error') return m;
       const parsed = deviceError.safeParse(m);
       const code = parsed.success ? parsed.data.code : 'unknown';
-      throw new AgentError('DEVICE_ERROR', `the ${this.label} refused ${what} (${code})`, { details: { deviceCode: code } });
+      throw new AgentError(ErrorCodes.DEVICE_ERROR, `the ${this.label} refused ${what} (${code})`, { details: { deviceCode: code } });
     });
     // The caller may stop listening (cancel) before anyone awaits the promise.
     promise.catch(() => {});
@@ -101,7 +101,7 @@ export class FramedSession {
     if (this.closed) return;
     this.closed = true;
     this.link.close(reason);
-    this.waitress.rejectAll(new AgentError('DEVICE_DISCONNECTED', `the ${this.label} disconnected (${reason})`));
+    this.waitress.rejectAll(new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${this.label} disconnected (${reason})`));
   }
 
   private onPayload(payload: LinkPayload): void {

@@ -1,7 +1,6 @@
-import type { BackoffOptions } from '../core/backoff.js';
-import type { Logger } from '../core/logger.js';
-import type { Config } from '../config/schema.js';
-import type { EventBus } from '../events/bus.js';
+import type { BackoffOptions, Logger } from '../core/index.js';
+import type { Config } from '../config/index.js';
+import type { EventBus } from '../events/index.js';
 import type { Peripherals } from './api.js';
 import { SerialBarcodeScanner } from './barcode-scanner.js';
 import { SerialCardReader } from './card-reader.js';

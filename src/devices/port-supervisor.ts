@@ -1,10 +1,8 @@
 import type { Duplex } from 'node:stream';
-import { backoffDelay, type BackoffOptions } from '../core/backoff.js';
-import { AgentError, isAgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { SerialPortConfig } from '../config/schema.js';
-import type { EventBus } from '../events/bus.js';
-import type { DeviceName, DeviceStatusReason } from '../events/types.js';
+import { backoffDelay, type BackoffOptions, AgentError, isAgentError, ErrorCodes } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { SerialPortConfig } from '../config/index.js';
+import type { EventBus, DeviceName, DeviceStatusReason } from '../events/index.js';
 import type { DeviceInfo } from './api.js';
 import { findPortByUsb } from './port-finder.js';
 import { portOpenError, reasonOf } from './port-errors.js';
@@ -104,7 +102,7 @@ export class PortSupervisor<S extends PortSession> {
   /** Starts connecting; resolves after the first attempt, connected or not (never rejects). */
   start(): Promise<ConnectAttempt> {
     if (!this.opts.config.enabled) {
-      return Promise.resolve({ connected: false, error: new AgentError('DEVICE_DISCONNECTED', `the ${this.opts.label} is disabled in configuration`) });
+      return Promise.resolve({ connected: false, error: new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${this.opts.label} is disabled in configuration`) });
     }
     if (this.running && this.firstAttempt) return this.firstAttempt;
     this.running = true;
@@ -174,7 +172,7 @@ export class PortSupervisor<S extends PortSession> {
       try {
         info = await this.opts.sessions.handshake(session);
       } catch (err) {
-        throw new AgentError('DEVICE_TIMEOUT', `the ${label} on ${path} did not complete the hello handshake: ${err instanceof Error ? err.message : String(err)}; check that the right device is on this port and powered`, {
+        throw new AgentError(ErrorCodes.DEVICE_TIMEOUT, `the ${label} on ${path} did not complete the hello handshake: ${err instanceof Error ? err.message : String(err)}; check that the right device is on this port and powered`, {
           cause: err,
           details: { path, reason: 'handshake_failed' },
         });
@@ -182,7 +180,7 @@ export class PortSupervisor<S extends PortSession> {
       if (!this.running || generation !== this.generation || !opened.isOpen) {
         session.close('stopped');
         await closeSerialPort(opened);
-        return { connected: false, error: new AgentError('DEVICE_DISCONNECTED', `the ${label} was stopped`) };
+        return { connected: false, error: new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${label} was stopped`) };
       }
       this.attach(opened, session, info);
       return { connected: true, info };

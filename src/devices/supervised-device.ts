@@ -1,7 +1,6 @@
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
-import type { DeviceName } from '../events/types.js';
+import type { Logger } from '../core/index.js';
+import type { EventBus, DeviceName } from '../events/index.js';
 import type { DeviceInfo } from './api.js';
 import type { DriverOptions } from './framed-device.js';
 import { PortSupervisor, type ConnectAttempt, type DeviceStatusEntry, type PortSession } from './port-supervisor.js';

@@ -1,5 +1,5 @@
-import type { BackoffOptions } from '../core/backoff.js';
-import { backoffDelay } from '../core/backoff.js';
+import type { BackoffOptions } from '../core/index.js';
+import { backoffDelay } from '../core/index.js';
 
 /**
  * When the provider relay asks the platform for a pending transaction's status next.

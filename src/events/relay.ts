@@ -1,8 +1,8 @@
-import type { Logger } from '../core/logger.js';
-import { describeError, isAgentError } from '../core/errors.js';
-import type { PendingTracking, RelayStore, TransactionView } from '../payments/api.js';
+import type { Logger } from '../core/index.js';
+import { describeError, isAgentError, ErrorCodes } from '../core/index.js';
 import type { EventBus } from './bus.js';
 import { defaultRelayPolicy, nextPollDelay, parseExpireTime, type RelayPolicy } from './relay-policy.js';
+import type { PendingTracking, RelayedTransaction, RelayStore } from './relay-store.js';
 
 /** Timer functions, injectable so tests drive the schedule with a fake clock. */
 export interface RelayTimers {
@@ -64,7 +64,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
   let running = false;
   let unsubscribe: (() => void) | undefined;
 
-  function publish(view: TransactionView, platformEvent?: Record<string, unknown>): void {
+  function publish(view: RelayedTransaction, platformEvent?: Record<string, unknown>): void {
     opts.bus.publish('transaction.updated', {
       clientTransactionId: view.clientTransactionId,
       ...(view.serverTransactionId !== undefined ? { serverTransactionId: view.serverTransactionId } : {}),
@@ -149,7 +149,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
       if (now() - entry.trackedSince >= policy.fastPhaseMs) entry.slowPolls++;
       scheduleNext(id, entry, now() - started);
     } catch (err) {
-      if (isAgentError(err, 'PAYMENT_NOT_FOUND')) {
+      if (isAgentError(err, ErrorCodes.PAYMENT_NOT_FOUND)) {
         log.warn({ clientTransactionId: id }, 'tracked transaction is not in the journal; no longer followed');
         untrack(id, entry);
         return;

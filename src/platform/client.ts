@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import type { Logger } from '../core/logger.js';
-import { backoffDelay, sleep, type BackoffOptions } from '../core/index.js';
-import { AgentError, isAgentError } from '../core/errors.js';
+import type { Logger } from '../core/index.js';
+import { backoffDelay, sleep, type BackoffOptions, ErrorCodes, AgentError, isAgentError } from '../core/index.js';
 import { PlatformError, isPlatformError } from './errors.js';
 import { httpRequest, jsonBody, statusError, systemClock, type HttpClock, type HttpMethod, type HttpResponse } from './http.js';
 import { dispatcherFor, type DispatcherSource } from './dispatchers.js';
@@ -260,7 +259,7 @@ export class PlatformClient {
       return await this.opts.tokens.tokenFor(merchantId);
     } catch (err) {
       const transient = isPlatformError(err) && err.transient;
-      const code = isAgentError(err) ? err.code : 'INTERNAL';
+      const code = isAgentError(err) ? err.code : ErrorCodes.INTERNAL;
       throw new PlatformError(`no access token for ${operation} (${code})`, {
         category: transient ? 'network' : 'auth',
         operation,
@@ -273,7 +272,7 @@ export class PlatformClient {
 }
 
 function txPath(transactionId: string): string {
-  if (transactionId.length === 0) throw new AgentError('PLATFORM_BAD_REQUEST', 'transaction id must not be empty', { httpStatus: 400 });
+  if (transactionId.length === 0) throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, 'transaction id must not be empty', { httpStatus: 400 });
   return `/payment/v1/transactions/${encodeURIComponent(transactionId)}`;
 }
 

@@ -1,7 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseRetryAfter } from '../core/backoff.js';
-import type { ErrorCode } from '../core/errors.js';
+import { ErrorCodes, parseRetryAfter, type ErrorCode } from '../core/index.js';
 import { PlatformError, type PlatformErrorCategory } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -92,7 +91,7 @@ export function transportError(req: Pick<HttpRequest, 'operation' | 'method' | '
   } else if (code !== undefined && TLS_ALERT.test(code)) {
     category = 'auth';
     outcomeUnknown = false;
-    override = 'AUTH_CERT_REFUSED';
+    override = ErrorCodes.AUTH_CERT_REFUSED;
     message = `${host} refused the device certificate during the TLS handshake (${code})`;
   } else if (code !== undefined && SERVER_CERT.test(code)) {
     category = 'network';
@@ -216,7 +215,7 @@ export function jsonBody(req: Pick<HttpRequest, 'operation' | 'method'>, res: Ht
   } catch (err) {
     throw new PlatformError(`platform answered ${req.operation} with a body that is not JSON`, {
       category: 'server',
-      code: 'PLATFORM_BAD_RESPONSE',
+      code: ErrorCodes.PLATFORM_BAD_RESPONSE,
       operation: req.operation,
       method: req.method,
       status: res.status,

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
-import { AgentError } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
+import type { Logger } from '../../core/index.js';
 import { systemTimers, type TimerHandle, type Timers } from '../timers.js';
 import { ACK_TIMEOUT_MS, MAX_PAYLOAD, MAX_RETRANSMISSIONS } from './constants.js';
 import { carriesCardData, type LinkPayload } from './frame.js';
@@ -111,11 +111,11 @@ export class Link {
 
   /** Resolves when the peer ACKs the frame; rejects with LINK_NO_ACK, LINK_OVERSIZE or DEVICE_DISCONNECTED. */
   send(payload: LinkPayload): Promise<void> {
-    if (this.closed) return Promise.reject(new AgentError('DEVICE_DISCONNECTED', 'the device link is closed'));
+    if (this.closed) return Promise.reject(new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the device link is closed'));
     const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
     if (bytes.length > MAX_PAYLOAD) {
       return Promise.reject(
-        new AgentError('LINK_OVERSIZE', `a ${String(payload.type)} message of ${bytes.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`, {
+        new AgentError(ErrorCodes.LINK_OVERSIZE, `a ${String(payload.type)} message of ${bytes.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`, {
           details: { length: bytes.length, limit: MAX_PAYLOAD },
         }),
       );
@@ -148,7 +148,7 @@ export class Link {
     this.closed = true;
     this.opts.stream.off('data', this.onData);
     this.parser.destroy();
-    const err = new AgentError('DEVICE_DISCONNECTED', reason);
+    const err = new AgentError(ErrorCodes.DEVICE_DISCONNECTED, reason);
     if (this.inFlight) {
       if (this.inFlight.timer !== undefined) this.timers.clearTimeout(this.inFlight.timer);
       this.inFlight.reject(err);
@@ -187,7 +187,7 @@ export class Link {
       if (f.timer !== undefined) this.timers.clearTimeout(f.timer);
       this.inFlight = undefined;
       this.counters.noAck++;
-      const err = new AgentError('LINK_NO_ACK', `the device did not acknowledge a ${f.type} message after ${this.maxRetransmissions} retransmissions`, {
+      const err = new AgentError(ErrorCodes.LINK_NO_ACK, `the device did not acknowledge a ${f.type} message after ${this.maxRetransmissions} retransmissions`, {
         details: { seq: f.seq, type: f.type },
       });
       this.log.warn({ code: err.code, seq: f.seq, type: f.type }, 'device did not acknowledge');

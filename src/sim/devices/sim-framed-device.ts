@@ -1,8 +1,7 @@
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../../core/logger.js';
-import { Link, type LinkOptions } from '../../devices/link/link.js';
-import type { LinkPayload } from '../../devices/link/frame.js';
-import { systemTimers, type Timers } from '../../devices/timers.js';
+import type { Logger } from '../../core/index.js';
+import { Link, type LinkOptions, systemTimers, type Timers } from '../../devices/index.js';
+import type { LinkPayload } from '../../devices/index.js';
 
 export interface SimDeviceOptions {
   log: Logger;

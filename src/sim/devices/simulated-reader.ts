@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import type { EntryMode } from '../../devices/api.js';
-import type { LinkPayload } from '../../devices/link/frame.js';
-import type { TimerHandle } from '../../devices/timers.js';
+import type { EntryMode, LinkPayload, TimerHandle } from '../../devices/index.js';
 import { SimFramedDevice, type SimDeviceOptions } from './sim-framed-device.js';
 
 /** What the simulated reader does with the next startPayment. */

@@ -1,7 +1,6 @@
-import type { Logger } from '../../core/logger.js';
-import type { Config, SerialPortConfig } from '../../config/schema.js';
-import type { SerialBinding } from '../../devices/serial-port.js';
-import type { Timers } from '../../devices/timers.js';
+import type { Logger } from '../../core/index.js';
+import type { Config, SerialPortConfig } from '../../config/index.js';
+import type { SerialBinding, Timers } from '../../devices/index.js';
 import { SimulatedDisplay } from './simulated-display.js';
 import { SimulatedPorts } from './simulated-ports.js';
 import { SimulatedReader, type SimulatedCard } from './simulated-reader.js';

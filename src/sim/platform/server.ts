@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from '../../config/schema.js';
+import type { Config } from '../../config/index.js';
 import { FaultInjector } from './faults.js';
 import { SimRouter } from './router.js';
 import { loadSeed, type Seed } from './seed.js';

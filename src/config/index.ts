@@ -1,0 +1,21 @@
+/** The configuration: one schema, its loading with precedence, and the platform hosts. */
+export {
+  configSchema,
+  environmentNames,
+  secretConfigPaths,
+  type Config,
+  type EnvironmentName,
+  type SerialPortConfig,
+} from './schema.js';
+export {
+  ENV_PREFIX,
+  DEFAULT_CONFIG_FILE,
+  configLeaves,
+  envName,
+  loadConfig,
+  resolveEndpoints,
+  redactConfig,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  type PlatformEndpoints,
+} from './load.js';
