@@ -392,7 +392,7 @@ export class AuthService implements BearerProvider {
       const m = this.passwordManager();
       const entity = m.info?.merchantId;
       if (wanted === undefined || wanted === m.clientId || wanted === entity || entity === undefined) return m;
-      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `the logged-in user does not act for merchant ${wanted}`, { httpStatus: 400 });
+      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `the logged-in user does not act for merchant ${wanted}`);
     }
     if (this.merchantList === undefined) await this.loadCredentials();
     if (wanted === undefined) return this.defaultManager();
@@ -403,7 +403,6 @@ export class AuthService implements BearerProvider {
     const found = this.merchantIds.get(wanted);
     if (found !== undefined) return this.managerOf(found);
     throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${wanted} is not one of this terminal's merchants`, {
-      httpStatus: 400,
       details: { wanted, merchants: (this.merchantList ?? []).map(summary) },
     });
   }
@@ -424,7 +423,7 @@ export class AuthService implements BearerProvider {
 }
 
 function stopped(): AgentError {
-  return new AgentError(ErrorCodes.AUTH_STOPPED, 'authentication is stopped', { httpStatus: 503 });
+  return new AgentError(ErrorCodes.AUTH_STOPPED, 'authentication is stopped');
 }
 
 function describe(err: unknown): string {

@@ -447,5 +447,5 @@ export class TokenManager {
 }
 
 function stoppedError(): AgentError {
-  return new AgentError(ErrorCodes.AUTH_STOPPED, 'authentication is stopped', { httpStatus: 503 });
+  return new AgentError(ErrorCodes.AUTH_STOPPED, 'authentication is stopped');
 }

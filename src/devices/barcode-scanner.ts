@@ -75,10 +75,10 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
   nextScan(opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string> {
     if (!this.supervisor.connected) {
       return Promise.reject(
-        new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled', { httpStatus: 503 }),
+        new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled'),
       );
     }
-    if (this.pending) return Promise.reject(new AgentError(ErrorCodes.DEVICE_ERROR, 'another sale is already waiting for a scan', { httpStatus: 409 }));
+    if (this.pending) return Promise.reject(new AgentError(ErrorCodes.DEVICE_BUSY, 'another sale is already waiting for a scan'));
     if (opts.signal?.aborted) return Promise.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }));
     return new Promise<string>((resolve, reject) => {
       let timer: TimerHandle | undefined;

@@ -75,7 +75,7 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
 
   private requireSession(): FramedSession {
     const session = this.supervisor.session;
-    if (!session || session.isClosed) throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the card reader is not connected', { httpStatus: 503 });
+    if (!session || session.isClosed) throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the card reader is not connected');
     return session;
   }
 

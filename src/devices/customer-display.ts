@@ -63,7 +63,7 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
 
   async showText(lines: string[]): Promise<void> {
     if (lines.length > MAX_DISPLAY_LINES) {
-      throw new AgentError(ErrorCodes.DEVICE_ERROR, `the customer display shows at most ${MAX_DISPLAY_LINES} lines, got ${lines.length}`, { httpStatus: 400 });
+      throw new AgentError(ErrorCodes.INPUT_INVALID, `the customer display shows at most ${MAX_DISPLAY_LINES} lines, got ${lines.length}`);
     }
     await this.exclusive((session) => session.request({ type: 'showText', lines }, ['done']).then(() => undefined));
   }
@@ -76,7 +76,7 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
     return this.mutex.runExclusive(() => {
       const session = this.supervisor.session;
       if (!session || session.isClosed) {
-        throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the customer display is not connected' : 'the customer display is disabled', { httpStatus: 503 });
+        throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the customer display is not connected' : 'the customer display is disabled');
       }
       return fn(session);
     });

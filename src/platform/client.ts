@@ -272,7 +272,7 @@ export class PlatformClient {
 }
 
 function txPath(transactionId: string): string {
-  if (transactionId.length === 0) throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, 'transaction id must not be empty', { httpStatus: 400 });
+  if (transactionId.length === 0) throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, 'transaction id must not be empty');
   return `/payment/v1/transactions/${encodeURIComponent(transactionId)}`;
 }
 

@@ -60,7 +60,6 @@ export class PlatformError extends AgentError {
   constructor(message: string, init: PlatformErrorInit) {
     super(init.code ?? codeOf[init.category], message, {
       cause: init.cause,
-      httpStatus: init.category === 'timeout' ? 504 : 502,
       details: compact({
         category: init.category,
         operation: init.operation,

@@ -16,7 +16,6 @@ export function checkRequest<S extends z.ZodType>(schema: S, value: unknown, ope
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, `${operation} request is invalid: ${describeIssues(parsed.error)}`, {
-      httpStatus: 400,
       details: { operation, fields: parsed.error.issues.map((i) => i.path.map(String).join('.')) },
     });
   }

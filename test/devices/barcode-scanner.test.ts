@@ -120,7 +120,7 @@ describe('barcode scanner driver on MockBinding', () => {
   it('allows one waiting sale at a time', async () => {
     rig = await simRig();
     const first = rig.peripherals.scanner.nextScan({ timeoutMs: 5_000 });
-    await expect(rig.peripherals.scanner.nextScan({ timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'DEVICE_ERROR' });
+    await expect(rig.peripherals.scanner.nextScan({ timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'DEVICE_BUSY' });
     rig.sim.scanner.scan('one');
     expect(await first).toBe('one');
   });
