@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { AgentError, ErrorCodes } from '../core/index.js';
+import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../core/index.js';
 import {
   PlatformError,
   httpRequest,
   jsonBody,
   statusError,
-  systemClock,
-  type HttpClock,
   dispatcherFor,
   type DispatcherSource,
   readResponse,
@@ -39,7 +37,7 @@ export interface FetchCredentialsOptions {
   authUrl: string;
   serialNumber: string;
   dispatchers: DispatcherSource;
-  clock?: HttpClock;
+  clock?: TimeSource;
   signal?: AbortSignal;
 }
 
@@ -51,7 +49,7 @@ export interface FetchCredentialsOptions {
 export async function fetchMerchantCredentials(opts: FetchCredentialsOptions): Promise<MerchantCredentials[]> {
   const url = `${opts.authUrl.replace(/\/+$/, '')}/oauth2-mtls/v1/merchants-credentials?serial_number=${encodeURIComponent(opts.serialNumber)}`;
   const req = { operation: 'merchants-credentials', method: 'GET' as const, url };
-  const clock = opts.clock ?? systemClock;
+  const clock = opts.clock ?? systemClock();
   const res = await httpRequest(
     { ...req, dispatcher: dispatcherFor(opts.dispatchers, url), headers: { accept: 'application/json' }, ...(opts.signal ? { signal: opts.signal } : {}) },
     clock,

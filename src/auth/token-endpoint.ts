@@ -1,11 +1,9 @@
-import { ErrorCodes, type ErrorCode } from '../core/index.js';
+import { ErrorCodes, systemClock, type ErrorCode, type TimeSource } from '../core/index.js';
 import {
   PlatformError,
   httpRequest,
   jsonBody,
   statusError,
-  systemClock,
-  type HttpClock,
   type HttpResponse,
   dispatcherFor,
   type DispatcherSource,
@@ -19,7 +17,7 @@ export interface TokenEndpointOptions {
   /** Device auth host with its mTLS port (endpoint 4). */
   deviceAuthUrl: string;
   dispatchers: DispatcherSource;
-  clock?: HttpClock;
+  clock?: TimeSource;
 }
 
 /** Spec Authentication 5b: the end-user device token asks for these scopes. */
@@ -46,10 +44,10 @@ const OAUTH_CODES: Record<string, ErrorCode> = {
  * Nothing here logs; errors never carry the secrets or tokens sent.
  */
 export class TokenEndpoint {
-  private readonly clock: HttpClock;
+  private readonly clock: TimeSource;
 
   constructor(private readonly opts: TokenEndpointOptions) {
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock ?? systemClock();
   }
 
   clientCredentials(clientId: string, clientSecret: string): Promise<GrantOutcome> {
@@ -113,7 +111,7 @@ export class TokenEndpoint {
   }
 }
 
-function oauthError(req: { operation: string; method: 'POST' }, res: HttpResponse, clock: HttpClock): PlatformError {
+function oauthError(req: { operation: string; method: 'POST' }, res: HttpResponse, clock: TimeSource): PlatformError {
   const base = statusError(req, res, clock);
   const mapped = base.errorCode !== undefined ? OAUTH_CODES[base.errorCode] : undefined;
   const code = mapped ?? (res.status === 403 ? ErrorCodes.AUTH_UNKNOWN_TERMINAL : undefined);

@@ -1,7 +1,6 @@
 import type { Logger } from '../core/index.js';
-import { AgentError, isAgentError, type ErrorCode, ErrorCodes, backoffDelay, type BackoffOptions } from '../core/index.js';
+import { AgentError, isAgentError, type ErrorCode, ErrorCodes, backoffDelay, type BackoffOptions, type Clock, type TimerHandle } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
-import type { HttpClock } from '../platform/index.js';
 import { checkAccessToken, decodeJwtPayload, type AccessTokenInfo } from './jwt.js';
 import type { ClockSkewMeter } from './clock-skew.js';
 import type { GrantOutcome } from './token-response.js';
@@ -54,7 +53,8 @@ export interface TokenManagerOptions {
   backoff: BackoffOptions;
   /** Wait between attempts after a failure that retrying soon will not fix. */
   slowRetryMs: number;
-  clock: HttpClock;
+  /** Expiry on its monotonic time, refresh and retry timers on its timers (docs/architecture.md, "Time"). */
+  clock: Clock;
   skew: ClockSkewMeter;
   log: Logger;
   onChange?: (manager: TokenManager) => void;
@@ -139,7 +139,7 @@ export class TokenManager {
   /** Consecutive transient failures: the backoff exponent. */
   private failuresInRow = 0;
   private lastAttemptEndMono = Number.NEGATIVE_INFINITY;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private nextRetryWall: number | undefined;
   private stopped = false;
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
@@ -418,15 +418,15 @@ export class TokenManager {
   private schedule(delayMs: number): void {
     this.clearTimer();
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
+    // The Clock's timers do not keep the process alive (systemClock unrefs them).
+    this.timer = this.opts.clock.setTimeout(() => {
       this.timer = undefined;
       this.background();
     }, Math.max(0, delayMs));
-    this.timer.unref?.();
   }
 
   private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 

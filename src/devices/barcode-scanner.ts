@@ -5,7 +5,7 @@ import type { DriverOptions } from './framed-device.js';
 import { LineParser, type LineUnit } from './lines/parser.js';
 import type { PortSession } from './port-supervisor.js';
 import { SupervisedDevice } from './supervised-device.js';
-import type { TimerHandle, Timers } from './timers.js';
+import type { Clock, TimerHandle } from '../core/index.js';
 
 /** An open scanner port: raw lines, no handshake (serial-devices.md section 3). */
 export class LineSession implements PortSession {
@@ -17,9 +17,9 @@ export class LineSession implements PortSession {
 
   constructor(
     private readonly stream: Duplex,
-    timers: Timers,
+    clock: Clock,
   ) {
-    this.parser = new LineParser({ timers });
+    this.parser = new LineParser({ clock });
     this.parser.on('error', () => {});
     this.parser.on('data', (unit: LineUnit) => {
       for (const l of [...this.listeners]) l(unit);
@@ -56,7 +56,7 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
   }
 
   protected createSession(stream: Duplex): LineSession {
-    const session = new LineSession(stream, this.timers);
+    const session = new LineSession(stream, this.clock);
     session.onUnit((unit) => this.onUnit(unit));
     return session;
   }
@@ -85,7 +85,7 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
       const onAbort = (): void => entry.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }));
       const done = (): void => {
         if (this.pending === entry) this.pending = undefined;
-        if (timer !== undefined) this.timers.clearTimeout(timer);
+        if (timer !== undefined) this.clock.clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
       };
       const entry: PendingScan = {
@@ -99,7 +99,7 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
         },
       };
       this.pending = entry;
-      timer = this.timers.setTimeout(
+      timer = this.clock.setTimeout(
         () => entry.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, `no code was scanned within ${Math.round(opts.timeoutMs / 1000)} s`, { details: { timeoutMs: opts.timeoutMs } })),
         opts.timeoutMs,
       );

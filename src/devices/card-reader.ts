@@ -42,16 +42,16 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
   }
 
   protected createSession(stream: Duplex): FramedSession {
-    return new FramedSession({ stream, log: this.log, label: 'card reader', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
+    return new FramedSession({ stream, log: this.log, label: 'card reader', clock: this.clock, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
   }
 
   /** A `hello` round trip on the connected reader. */
   async ping(): Promise<PingResult<DeviceInfo>> {
     const session = this.requireSession();
     return this.mutex.runExclusive(async () => {
-      const t0 = this.timers.now();
+      const t0 = this.clock.mono();
       const info = await this.handshake(session);
-      return { info, rttMs: this.timers.now() - t0 };
+      return { info, rttMs: this.clock.mono() - t0 };
     });
   }
 

@@ -28,14 +28,14 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
   }
 
   protected createSession(stream: Duplex): FramedSession {
-    return new FramedSession({ stream, log: this.log, label: 'customer display', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
+    return new FramedSession({ stream, log: this.log, label: 'customer display', clock: this.clock, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
   }
 
   async ping(): Promise<PingResult<DeviceInfo>> {
     return this.exclusive(async (session) => {
-      const t0 = this.timers.now();
+      const t0 = this.clock.mono();
       const info = await this.handshake(session);
-      return { info, rttMs: this.timers.now() - t0 };
+      return { info, rttMs: this.clock.mono() - t0 };
     });
   }
 

@@ -3,7 +3,7 @@ import type { SerialPortConfig } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
 import type { LinkOptions } from './link/link.js';
 import type { SerialBinding } from './serial-port.js';
-import type { Timers } from './timers.js';
+import type { Clock } from '../core/index.js';
 
 /** What every driver is built from (src/devices/peripherals.ts passes it in). */
 export interface DriverOptions {
@@ -11,7 +11,7 @@ export interface DriverOptions {
   binding: SerialBinding;
   bus: EventBus;
   log: Logger;
-  timers?: Timers;
+  clock?: Clock;
   backoff?: BackoffOptions;
   /** Keep reopening after a failure (default true). */
   reconnect?: boolean;

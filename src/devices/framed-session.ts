@@ -5,7 +5,7 @@ import type { Logger } from '../core/index.js';
 import { Link, type LinkOptions } from './link/link.js';
 import type { LinkPayload } from './link/frame.js';
 import { deviceError, deviceMessage, type DeviceMessage } from './messages.js';
-import { systemTimers, type Timers } from './timers.js';
+import { systemClock, type Clock } from '../core/index.js';
 import { Waitress, type Waiter } from './waitress.js';
 
 export interface FramedSessionOptions {
@@ -13,9 +13,9 @@ export interface FramedSessionOptions {
   log: Logger;
   /** 'card reader', 'customer display': used in error messages. */
   label: string;
-  timers?: Timers;
+  clock?: Clock;
   requestTimeoutMs: number;
-  link?: Partial<Omit<LinkOptions, 'stream' | 'log' | 'timers'>>;
+  link?: Partial<Omit<LinkOptions, 'stream' | 'log' | 'clock'>>;
 }
 
 /**
@@ -34,12 +34,12 @@ export class FramedSession {
   private closed = false;
 
   constructor(opts: FramedSessionOptions) {
-    const timers = opts.timers ?? systemTimers();
+    const clock = opts.clock ?? systemClock();
     this.label = opts.label;
     this.log = opts.log;
     this.requestTimeoutMs = opts.requestTimeoutMs;
-    this.waitress = new Waitress(timers);
-    this.link = new Link({ ...opts.link, stream: opts.stream, log: opts.log, timers });
+    this.waitress = new Waitress(clock);
+    this.link = new Link({ ...opts.link, stream: opts.stream, log: opts.log, clock });
     this.link.onMessage((payload) => this.onPayload(payload));
   }
 

@@ -8,7 +8,7 @@ import { SerialCustomerDisplay } from './customer-display.js';
 import type { DriverOptions } from './framed-device.js';
 import type { DeviceStatusEntry } from './port-supervisor.js';
 import { systemBinding, type SerialBinding } from './serial-port.js';
-import type { Timers } from './timers.js';
+import type { Clock } from '../core/index.js';
 
 export interface DeviceStatusReport {
   reader: DeviceStatusEntry & { link?: Record<string, number> };
@@ -32,7 +32,7 @@ export interface CreatePeripheralsOptions {
   log: Logger;
   /** Default: the operating system's serial ports; the demo passes its MockBinding. */
   binding?: SerialBinding;
-  timers?: Timers;
+  clock?: Clock;
   backoff?: BackoffOptions;
   /** Keep reopening lost ports (default true; the CLI opens once). */
   reconnect?: boolean;
@@ -49,7 +49,7 @@ export function createPeripherals(opts: CreatePeripheralsOptions): PeripheralSet
     bus: opts.bus,
     log,
     backoff: opts.backoff ?? { baseMs: opts.config.reconnectBaseMs, capMs: opts.config.reconnectCapMs },
-    ...(opts.timers ? { timers: opts.timers } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.reconnect !== undefined ? { reconnect: opts.reconnect } : {}),
     ...(opts.link ? { link: opts.link } : {}),
   });

@@ -7,7 +7,7 @@ import type { DeviceInfo } from './api.js';
 import { findPortByUsb } from './port-finder.js';
 import { portOpenError, reasonOf } from './port-errors.js';
 import { closeSerialPort, openSerialPort, type OpenPort, type SerialBinding } from './serial-port.js';
-import { systemTimers, type TimerHandle, type Timers } from './timers.js';
+import { systemClock, type Clock, type TimerHandle } from '../core/index.js';
 
 /** One open connection to a device, made by a SessionFactory for every (re)open. */
 export interface PortSession {
@@ -51,7 +51,7 @@ export interface PortSupervisorOptions<S extends PortSession> {
   bus: EventBus;
   log: Logger;
   sessions: SessionFactory<S>;
-  timers?: Timers;
+  clock?: Clock;
   backoff?: BackoffOptions;
   /** Keep trying after a failure (default true; the CLI opens once). */
   reconnect?: boolean;
@@ -80,14 +80,14 @@ export class PortSupervisor<S extends PortSession> {
   private firstAttempt: Promise<ConnectAttempt> | undefined;
   private entry: DeviceStatusEntry;
   private lastPublished = '';
-  private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly log: Logger;
   private readonly listeners = new Set<(session: S | undefined) => void>();
   /** Bumped on stop and on every new connect, so a late callback of an old attempt is ignored. */
   private generation = 0;
 
   constructor(private readonly opts: PortSupervisorOptions<S>) {
-    this.timers = opts.timers ?? systemTimers();
+    this.clock = opts.clock ?? systemClock();
     this.log = opts.log.child({ component: 'port-supervisor', device: opts.device });
     this.entry = {
       device: opts.device,
@@ -95,7 +95,7 @@ export class PortSupervisor<S extends PortSession> {
       state: opts.config.enabled ? 'stopped' : 'disabled',
       path: opts.config.usb ? undefined : opts.config.path,
       attempts: 0,
-      since: new Date().toISOString(),
+      since: new Date(this.clock.wall()).toISOString(),
     };
   }
 
@@ -114,7 +114,7 @@ export class PortSupervisor<S extends PortSession> {
     if (!this.running) return;
     this.running = false;
     this.generation++;
-    if (this.retryTimer !== undefined) this.timers.clearTimeout(this.retryTimer);
+    if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const cur = this.current;
     this.current = undefined;
@@ -259,7 +259,7 @@ export class PortSupervisor<S extends PortSession> {
   private schedule(): void {
     if (this.retryTimer !== undefined || !this.running) return;
     const delay = backoffDelay(this.attempts, this.opts.backoff ?? defaultDeviceBackoff);
-    this.retryTimer = this.timers.setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
       if (this.running && !this.current) void this.connect();
     }, delay);
@@ -268,7 +268,7 @@ export class PortSupervisor<S extends PortSession> {
   private setState(state: SupervisorState, reason: DeviceStatusReason): void {
     this.entry.state = state;
     this.entry.reason = reason;
-    this.entry.since = new Date().toISOString();
+    this.entry.since = new Date(this.clock.wall()).toISOString();
     const busState = state === 'connected' ? 'connected' : state === 'reconnecting' ? 'reconnecting' : 'disconnected';
     const key = `${busState}/${reason}`;
     if (key === this.lastPublished) return;

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { Logger } from '../core/index.js';
-import { backoffDelay, sleep, type BackoffOptions, ErrorCodes, AgentError, isAgentError } from '../core/index.js';
+import { backoffDelay, systemClock, type BackoffOptions, type Clock, ErrorCodes, AgentError, isAgentError } from '../core/index.js';
 import { PlatformError, isPlatformError } from './errors.js';
-import { httpRequest, jsonBody, statusError, systemClock, type HttpClock, type HttpMethod, type HttpResponse } from './http.js';
+import { httpRequest, jsonBody, statusError, type HttpMethod, type HttpResponse } from './http.js';
 import { dispatcherFor, type DispatcherSource } from './dispatchers.js';
 import { checkRequest, readResponse } from './validate.js';
 import {
@@ -70,7 +70,8 @@ export interface PlatformClientOptions {
   /** DESIGN.md: isAvailable answers within this budget (default 2 s). */
   availabilityTimeoutMs?: number;
   getRetry?: Partial<GetRetryOptions>;
-  clock?: HttpClock;
+  /** Time and timers (docs/architecture.md, "Time"); the composition root passes the agent's one Clock. */
+  clock?: Clock;
 }
 
 const defaultGetRetry: GetRetryOptions = { retries: 2, backoff: { baseMs: 250, capMs: 2_000 }, maxRetryAfterMs: 5_000 };
@@ -94,13 +95,13 @@ interface Call<S extends z.ZodType> {
 export class PlatformClient {
   private readonly baseUrl: string;
   private readonly log: Logger;
-  private readonly clock: HttpClock;
+  private readonly clock: Clock;
   private readonly getRetry: GetRetryOptions;
 
   constructor(private readonly opts: PlatformClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.log = opts.log.child({ module: 'platform' });
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock ?? systemClock();
     this.getRetry = { ...defaultGetRetry, ...opts.getRetry };
   }
 
@@ -165,9 +166,9 @@ export class PlatformClient {
     const budgetMs = this.opts.availabilityTimeoutMs ?? 2_000;
     const budget = AbortSignal.timeout(budgetMs);
     const signal = opts?.signal ? AbortSignal.any([opts.signal, budget]) : budget;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: unknown;
     const deadline = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), budgetMs);
+      timer = this.clock.setTimeout(() => resolve(false), budgetMs);
     });
     const attempt = (async (): Promise<boolean> => {
       try {
@@ -189,7 +190,7 @@ export class PlatformClient {
     try {
       return await Promise.race([attempt, deadline]);
     } finally {
-      clearTimeout(timer);
+      this.clock.clearTimeout(timer);
     }
   }
 
@@ -204,7 +205,7 @@ export class PlatformClient {
         const wait = attempt < retries ? this.retryDelay(err, attempt) : undefined;
         if (wait === undefined) throw err;
         this.log.debug({ operation: c.operation, attempt: attempt + 1, waitMs: wait }, 'retrying platform read');
-        await sleep(wait, c.opts?.signal);
+        await this.clock.sleep(wait, c.opts?.signal);
       }
     }
   }

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ErrorCodes, parseRetryAfter, type ErrorCode } from '../core/index.js';
+import { ErrorCodes, parseRetryAfter, systemClock, type ErrorCode, type TimeSource } from '../core/index.js';
 import { PlatformError, type PlatformErrorCategory } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -32,14 +32,6 @@ export interface HttpResponse {
   durationMs: number;
 }
 
-export interface HttpClock {
-  /** Monotonic milliseconds (performance.now()). */
-  mono(): number;
-  /** Wall-clock milliseconds since the epoch (Date.now()). */
-  wall(): number;
-}
-
-export const systemClock: HttpClock = { mono: () => performance.now(), wall: () => Date.now() };
 
 /** Connection never established: nothing was sent. */
 const NEVER_SENT = new Set([
@@ -126,7 +118,7 @@ function safeHost(url: string): string {
 }
 
 /** One HTTP exchange with undici's own `request`; the body is always read to free the connection. */
-export async function httpRequest(req: HttpRequest, clock: HttpClock = systemClock): Promise<HttpResponse> {
+export async function httpRequest(req: HttpRequest, clock: TimeSource = systemClock()): Promise<HttpResponse> {
   const started = clock.mono();
   try {
     const res = await request(req.url, {
@@ -190,7 +182,7 @@ export function parseErrorBody(text: string): ErrorBody {
  * The error for a non-2xx answer. A 5xx on a write may have taken effect (the platform
  * may have recorded it before failing); a 4xx means it did nothing.
  */
-export function statusError(req: Pick<HttpRequest, 'operation' | 'method'>, res: HttpResponse, clock: HttpClock = systemClock): PlatformError {
+export function statusError(req: Pick<HttpRequest, 'operation' | 'method'>, res: HttpResponse, clock: TimeSource = systemClock()): PlatformError {
   const body = parseErrorBody(res.text);
   const status = res.status;
   const category: PlatformErrorCategory = status === 401 || status === 403 ? 'auth' : status >= 500 ? 'server' : 'rejected';
