@@ -8,7 +8,7 @@ import type { SimTransaction } from './types.js';
  * outcomes with these two (no import cycle).
  */
 
-/** Appends an event stamped with the platform's time (spec "Date formats": MM/DD/YYYY HH:mm:ss). */
+/** Appends an event stamped with the platform's time in its server format, MM/DD/YYYY HH:mm:ss (docs/platform-contract.md, "Tolerance of answers"). */
 export function addEvent(tx: SimTransaction, now: number, eventType: string, fields: Record<string, unknown>): void {
   tx.record.events.push({ eventType, serverProcessingDateTime: serverTime(now), ...fields });
 }
