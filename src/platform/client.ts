@@ -159,16 +159,20 @@ export class PlatformClient {
   }
 
   /**
-   * DESIGN.md: 200 means available; anything else, or no answer within the budget
-   * (token included), means not. Never throws.
+   * 200 means available; anything else, or no answer within the budget (token included),
+   * means not (docs/platform-contract.md, "Endpoints"). Never throws.
    */
   async isAvailable(opts?: CallOptions): Promise<boolean> {
     const budgetMs = this.opts.availabilityTimeoutMs ?? 2_000;
-    const budget = AbortSignal.timeout(budgetMs);
-    const signal = opts?.signal ? AbortSignal.any([opts.signal, budget]) : budget;
+    // The budget runs on the Clock: when it is over the answer is "not available" and the request is abandoned.
+    const budget = new AbortController();
+    const signal = opts?.signal ? AbortSignal.any([opts.signal, budget.signal]) : budget.signal;
     let timer: unknown;
     const deadline = new Promise<boolean>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve(false), budgetMs);
+      timer = this.clock.setTimeout(() => {
+        budget.abort(new DOMException(`no answer within ${budgetMs} ms`, 'TimeoutError'));
+        resolve(false);
+      }, budgetMs);
     });
     const attempt = (async (): Promise<boolean> => {
       try {
