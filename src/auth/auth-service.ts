@@ -1,8 +1,16 @@
-import type { Clock, Logger } from '../core/index.js';
-import { AgentError, isAgentError, ErrorCodes, backoffDelay, describeError, systemClock, type BackoffOptions } from '../core/index.js';
+import {
+  AgentError,
+  isAgentError,
+  ErrorCodes,
+  backoffDelay,
+  describeError,
+  systemClock,
+  type Clock,
+  type Logger,
+  type BackoffOptions,
+} from '../core/index.js';
 import type { EventBus } from '../events/index.js';
-import type { DispatcherSource, BearerProvider } from '../platform/index.js';
-import { isPlatformError } from '../platform/index.js';
+import { isPlatformError, type DispatcherSource, type BearerProvider } from '../platform/index.js';
 import type { AuthSettings } from './auth-settings.js';
 import { overallState, type AuthPhase, type AuthServiceState, type AuthStatus, type MerchantStatus } from './auth-status.js';
 import { checkCertificateValidity, type AuthIdentity } from './certificate-check.js';

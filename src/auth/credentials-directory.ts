@@ -1,5 +1,4 @@
-import type { Clock, Logger } from '../core/index.js';
-import { ErrorCodes, describeError, isAgentError } from '../core/index.js';
+import { ErrorCodes, describeError, isAgentError, type Clock, type Logger } from '../core/index.js';
 import type { DispatcherSource } from '../platform/index.js';
 import { fetchMerchantCredentials, findMerchant, selectMerchant, summary, type MerchantCredentials } from './merchant-credentials.js';
 import type { MerchantStatus } from './auth-status.js';

@@ -1,5 +1,14 @@
-import type { Logger } from '../core/index.js';
-import { AgentError, isAgentError, type ErrorCode, ErrorCodes, backoffDelay, type BackoffOptions, type Clock, type TimerHandle } from '../core/index.js';
+import {
+  AgentError,
+  isAgentError,
+  ErrorCodes,
+  backoffDelay,
+  type Logger,
+  type ErrorCode,
+  type BackoffOptions,
+  type Clock,
+  type TimerHandle,
+} from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
 import { checkAccessToken, decodeJwtPayload, type AccessTokenInfo } from './jwt.js';
 import type { ClockSkewMeter } from './clock-skew.js';

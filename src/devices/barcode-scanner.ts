@@ -1,11 +1,10 @@
 import type { Duplex } from 'node:stream';
-import { AgentError, ErrorCodes } from '../core/index.js';
+import { AgentError, ErrorCodes, type Clock, type TimerHandle } from '../core/index.js';
 import type { BarcodeScanner } from './api.js';
 import type { DriverOptions } from './framed-device.js';
 import { LineParser, type LineUnit } from './lines/parser.js';
 import type { PortSession } from './port-supervisor.js';
 import { SupervisedDevice } from './supervised-device.js';
-import type { Clock, TimerHandle } from '../core/index.js';
 
 /** An open scanner port: raw lines, no handshake (serial-devices.md section 3). */
 export class LineSession implements PortSession {

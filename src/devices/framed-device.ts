@@ -1,9 +1,8 @@
-import type { BackoffOptions, Logger } from '../core/index.js';
+import type { BackoffOptions, Logger, Clock } from '../core/index.js';
 import type { SerialPortConfig } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
 import type { LinkOptions } from './link/link.js';
 import type { SerialBinding } from './serial-port.js';
-import type { Clock } from '../core/index.js';
 
 /** What every driver is built from (src/devices/peripherals.ts passes it in). */
 export interface DriverOptions {

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { AgentError, ErrorCodes } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import { AgentError, ErrorCodes, systemClock, type Logger, type Clock } from '../core/index.js';
 import { Link, type LinkOptions } from './link/link.js';
 import type { LinkPayload } from './link/frame.js';
 import { deviceError, deviceMessage, type DeviceMessage } from './messages.js';
-import { systemClock, type Clock } from '../core/index.js';
 import { Waitress, type Waiter } from './waitress.js';
 
 export interface FramedSessionOptions {

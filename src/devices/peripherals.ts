@@ -1,4 +1,4 @@
-import type { BackoffOptions, Logger } from '../core/index.js';
+import type { BackoffOptions, Logger, Clock } from '../core/index.js';
 import type { Config } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
 import type { Peripherals } from './api.js';
@@ -8,7 +8,6 @@ import { SerialCustomerDisplay } from './customer-display.js';
 import type { DriverOptions } from './framed-device.js';
 import type { DeviceStatusEntry } from './port-supervisor.js';
 import { systemBinding, type SerialBinding } from './serial-port.js';
-import type { Clock } from '../core/index.js';
 
 export interface DeviceStatusReport {
   reader: DeviceStatusEntry & { link?: Record<string, number> };

@@ -1,13 +1,21 @@
 import type { Duplex } from 'node:stream';
-import { backoffDelay, type BackoffOptions, AgentError, isAgentError, ErrorCodes } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import {
+  backoffDelay,
+  AgentError,
+  isAgentError,
+  ErrorCodes,
+  systemClock,
+  type BackoffOptions,
+  type Logger,
+  type Clock,
+  type TimerHandle,
+} from '../core/index.js';
 import type { SerialPortConfig } from '../config/index.js';
 import type { EventBus, DeviceName, DeviceStatusReason } from '../events/index.js';
 import type { DeviceInfo } from './api.js';
 import { findPortByUsb } from './port-finder.js';
 import { portOpenError, reasonOf } from './port-errors.js';
 import { closeSerialPort, openSerialPort, type OpenPort, type SerialBinding } from './serial-port.js';
-import { systemClock, type Clock, type TimerHandle } from '../core/index.js';
 
 /** One open connection to a device, made by a SessionFactory for every (re)open. */
 export interface PortSession {

@@ -1,10 +1,9 @@
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../core/index.js';
+import { systemClock, type Logger, type Clock } from '../core/index.js';
 import type { EventBus, DeviceName } from '../events/index.js';
 import type { DeviceInfo } from './api.js';
 import type { DriverOptions } from './framed-device.js';
 import { PortSupervisor, type ConnectAttempt, type DeviceStatusEntry, type PortSession } from './port-supervisor.js';
-import { systemClock, type Clock } from '../core/index.js';
 
 /**
  * What every driver shares: a port supervisor that opens, hands shakes and reopens its

@@ -1,5 +1,4 @@
-import type { Logger } from '../core/index.js';
-import { describeError, isAgentError, ErrorCodes, systemClock, type Clock } from '../core/index.js';
+import { describeError, isAgentError, ErrorCodes, systemClock, type Logger, type Clock } from '../core/index.js';
 import type { EventBus } from './bus.js';
 import { defaultRelayPolicy, nextPollDelay, parseExpireTime, type RelayPolicy } from './relay-policy.js';
 import type { PendingTracking, RelayedTransaction, RelayStore } from './relay-store.js';

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { Logger } from '../core/index.js';
-import { backoffDelay, systemClock, type BackoffOptions, type Clock, ErrorCodes, AgentError, isAgentError } from '../core/index.js';
+import { backoffDelay, systemClock, ErrorCodes, AgentError, isAgentError, type Logger, type BackoffOptions, type Clock } from '../core/index.js';
 import { PlatformError, isPlatformError } from './errors.js';
 import { httpRequest, jsonBody, statusError, type HttpMethod, type HttpResponse } from './http.js';
 import { dispatcherFor, type DispatcherSource } from './dispatchers.js';

@@ -1,7 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { AgentError, ErrorCodes } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import { systemClock, type Clock, type TimerHandle } from '../../core/index.js';
+import { AgentError, ErrorCodes, systemClock, type Logger, type Clock, type TimerHandle } from '../../core/index.js';
 import { ACK_TIMEOUT_MS, MAX_PAYLOAD, MAX_RETRANSMISSIONS } from './constants.js';
 import { carriesCardData, type LinkPayload } from './frame.js';
 import { FrameParser, type LinkUnit } from './parser.js';

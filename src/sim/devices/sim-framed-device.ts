@@ -1,8 +1,6 @@
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../../core/index.js';
-import { systemClock, type Clock } from '../../core/index.js';
-import { Link, type LinkOptions } from '../../devices/index.js';
-import type { LinkPayload } from '../../devices/index.js';
+import { systemClock, type Logger, type Clock } from '../../core/index.js';
+import { Link, type LinkOptions, type LinkPayload } from '../../devices/index.js';
 
 export interface SimDeviceOptions {
   log: Logger;

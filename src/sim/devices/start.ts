@@ -39,9 +39,9 @@ export async function startSimulatedPeripherals(opts: StartSimulatedOptions): Pr
       productId: cfg.usb?.productId ?? simUsb[name].productId,
       serialNumber: cfg.usb?.serialNumber ?? `SIM-${name.toUpperCase()}-1`,
     });
-  const clock = opts.clock ? { clock: opts.clock } : {};
-  const reader = new SimulatedReader(create('reader', opts.config.reader), { log: log.child({ device: 'reader' }), ...clock, ...(opts.defaultCard ? { defaultCard: opts.defaultCard } : {}) });
-  const display = new SimulatedDisplay(create('display', opts.config.display), { log: log.child({ device: 'display' }), ...clock });
+  const withClock = opts.clock ? { clock: opts.clock } : {};
+  const reader = new SimulatedReader(create('reader', opts.config.reader), { log: log.child({ device: 'reader' }), ...withClock, ...(opts.defaultCard ? { defaultCard: opts.defaultCard } : {}) });
+  const display = new SimulatedDisplay(create('display', opts.config.display), { log: log.child({ device: 'display' }), ...withClock });
   const scanner = new SimulatedScanner(create('scanner', opts.config.scanner));
   log.info({ reader: opts.config.reader.path, display: opts.config.display.path, scanner: opts.config.scanner.path }, 'simulated peripherals ready');
   return {
