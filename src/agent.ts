@@ -1,18 +1,14 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Config } from './config/schema.js';
-import { resolveEndpoints, type PlatformEndpoints } from './config/load.js';
-import { describeError, isAgentError } from './core/errors.js';
-import type { Logger } from './core/logger.js';
-import { EventBus } from './events/bus.js';
-import { createEventRelay, type EventRelay } from './events/relay.js';
+import { resolveEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
+import { describeError, isAgentError, systemClock, type Clock, type Logger } from './core/index.js';
+import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService } from './auth/index.js';
 import { HostDispatchers, PlatformClient } from './platform/index.js';
 import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
-import { startSimulatedPeripherals, type SimulatedPeripherals } from './sim/devices/index.js';
-import { demoPlatformConfig, startDemoPlatform, type DemoPlatform } from './sim/platform/server.js';
+import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
 import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi } from './ui/index.js';
 
@@ -21,6 +17,8 @@ export interface AgentOptions {
   log: Logger;
   /** config/environments.json by default. */
   environmentsFile?: string;
+  /** The one Clock every component gets (docs/architecture.md, "Time"); systemClock() by default. */
+  clock?: Clock;
 }
 
 export interface RunningAgent {
@@ -46,7 +44,7 @@ export interface RunningAgent {
 }
 
 /** The embedded demo platform of environment `local`, with dev certificates generated when absent. */
-async function startEmbeddedPlatform(config: Config, log: Logger): Promise<{ platform: DemoPlatform; endpoints: PlatformEndpoints }> {
+async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock): Promise<{ platform: DemoPlatform; endpoints: PlatformEndpoints }> {
   const certDir = dirname(config.identity.certFile);
   const dev = devCertPaths(certDir);
   if (!existsSync(config.identity.certFile) && !existsSync(dev.caCert)) {
@@ -57,6 +55,7 @@ async function startEmbeddedPlatform(config: Config, log: Logger): Promise<{ pla
     ...demoPlatformConfig(config.sim),
     tls: { certFile: dev.serverCert, keyFile: dev.serverKey, caFile: config.identity.caFile },
     log,
+    clock,
   });
   return { platform, endpoints: { baseUrl: platform.urls.api, authUrl: platform.urls.api, deviceAuthUrl: platform.urls.mtls } };
 }
@@ -70,7 +69,8 @@ async function startEmbeddedPlatform(config: Config, log: Logger): Promise<{ pla
 export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const { config } = opts;
   const log = opts.log;
-  const bus = new EventBus((err) => log.warn({ err }, 'event listener failed'));
+  const clock = opts.clock ?? systemClock();
+  const bus = new EventBus((err) => log.warn({ err }, 'event listener failed'), clock);
   const stops: Array<() => Promise<void> | void> = [];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.reverse()) {
@@ -86,7 +86,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     let demoPlatform: DemoPlatform | undefined;
     let endpoints: PlatformEndpoints;
     if (config.environment === 'local' && config.sim.embedded) {
-      const embedded = await startEmbeddedPlatform(config, log);
+      const embedded = await startEmbeddedPlatform(config, log, clock);
       demoPlatform = embedded.platform;
       endpoints = embedded.endpoints;
       stops.push(() => embedded.platform.stop());
@@ -100,7 +100,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       caFile: config.identity.caFile,
       enforceKeyMode: config.identity.enforceKeyMode,
     });
-    const certStatus = certificateStatus(identity, new Date(), config.identity.expiryWarningDays);
+    const certStatus = certificateStatus(identity, new Date(clock.wall()), config.identity.expiryWarningDays);
     bus.publish('certificate.status', { state: certStatus.state, notAfter: identity.notAfter.toISOString(), daysLeft: certStatus.daysLeft, reason: certStatus.message });
     if (certStatus.state !== 'valid') log.warn({ daysLeft: certStatus.daysLeft }, certStatus.message);
 
@@ -129,6 +129,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       },
       log,
       bus,
+      clock,
     });
     stops.push(() => auth.stop());
 
@@ -138,6 +139,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       tokens: auth,
       log,
       availabilityTimeoutMs: config.platform.availabilityTimeoutMs,
+      clock,
     });
 
     const journal = new Journal({ dataDir: config.dataDir });
@@ -145,11 +147,11 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     let simulated: SimulatedPeripherals | undefined;
     if (config.devices.simulate) {
-      simulated = await startSimulatedPeripherals({ config: config.devices, log });
+      simulated = await startSimulatedPeripherals({ config: config.devices, log, clock });
       const sim = simulated;
       stops.push(() => sim.stop());
     }
-    const peripherals = createPeripherals({ config: config.devices, bus, log, ...(simulated ? { binding: simulated.binding } : {}) });
+    const peripherals = createPeripherals({ config: config.devices, bus, log, clock, ...(simulated ? { binding: simulated.binding } : {}) });
     stops.push(() => peripherals.stop());
     await peripherals.start();
 
@@ -164,6 +166,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       fetchStatus: (id, merchantId) => platformClient.status(id, merchantId !== undefined ? { merchantId } : undefined) as Promise<Record<string, unknown>>,
       bus,
       log,
+      clock,
     });
     stops.push(() => relay.stop());
 

@@ -1,44 +1,26 @@
-import type { Logger } from '../core/logger.js';
-import { AgentError, isAgentError } from '../core/errors.js';
-import { backoffDelay, sleep, type BackoffOptions } from '../core/index.js';
-import type { EventBus } from '../events/bus.js';
-import type { DispatcherSource } from '../platform/dispatchers.js';
-import { isPlatformError } from '../platform/errors.js';
-import { systemClock, type HttpClock } from '../platform/http.js';
-import type { BearerProvider } from '../platform/client.js';
-import { ClockSkewMeter, type ClockSkew } from './clock-skew.js';
+import {
+  AgentError,
+  isAgentError,
+  ErrorCodes,
+  backoffDelay,
+  describeError,
+  systemClock,
+  type Clock,
+  type Logger,
+  type BackoffOptions,
+} from '../core/index.js';
+import type { EventBus } from '../events/index.js';
+import { isPlatformError, type DispatcherSource, type BearerProvider } from '../platform/index.js';
+import type { AuthSettings } from './auth-settings.js';
+import { overallState, type AuthPhase, type AuthServiceState, type AuthStatus, type MerchantStatus } from './auth-status.js';
+import { checkCertificateValidity, type AuthIdentity } from './certificate-check.js';
+import { ClockSkewMeter } from './clock-skew.js';
+import { CredentialsDirectory } from './credentials-directory.js';
 import type { AccessTokenInfo } from './jwt.js';
-import { fetchMerchantCredentials, findMerchant, selectMerchant, summary, type MerchantCredentials, type MerchantSummary } from './merchant-credentials.js';
-import { ClientCredentialsSource, PasswordSource, type MerchantSlot } from './sources.js';
+import { MerchantChoice } from './merchant-choice.js';
+import type { ClientCredentialsSource, PasswordSource } from './sources.js';
 import { TokenEndpoint } from './token-endpoint.js';
-import { TokenManager, isTransientAuthError, type TokenState, type TokenStatus } from './token-manager.js';
-
-/** What auth needs of the device identity (a DeviceIdentity fits). */
-export interface AuthIdentity {
-  serialNumber: string;
-  /** RFC 8705 x5t#S256 of the device certificate. */
-  thumbprint: string;
-  /** When given, no token request goes out outside the certificate's validity window. */
-  notBefore?: Date;
-  notAfter?: Date;
-}
-
-/** The `auth` section of the configuration, as this service needs it. */
-export interface AuthSettings {
-  mode: 'client_credentials' | 'password';
-  /** clientId or merchant name of the default merchant when the terminal serves several. */
-  merchantId?: string | undefined;
-  username?: string | undefined;
-  password?: string | undefined;
-  /** The platform's designated application for the password grant. */
-  poweredClientId?: string | undefined;
-  refreshRatio: number;
-  leewaySeconds: number;
-  backoffBaseMs: number;
-  backoffCapMs: number;
-  /** Between attempts after a failure retrying soon will not fix; default backoffCapMs. */
-  slowRetryMs?: number;
-}
+import { TokenManager, isTransientAuthError } from './token-manager.js';
 
 export interface AuthServiceOptions {
   /** Our device identity: the serial number names the terminal, the thumbprint binds tokens. */
@@ -49,65 +31,35 @@ export interface AuthServiceOptions {
   settings: AuthSettings;
   log: Logger;
   bus?: EventBus;
-  clock?: HttpClock;
+  /** The agent's one Clock (docs/architecture.md, "Time"): token expiry, refresh and retry timers. */
+  clock?: Clock;
   /** For backoff jitter; tests make it deterministic. */
   random?: () => number;
 }
 
-export type AuthServiceState = 'idle' | 'starting' | 'ready' | 'degraded' | 'error' | 'stopped';
-
-export interface MerchantStatus extends MerchantSummary {
-  /** Platform merchant id (token claim entityId), once a token was seen. */
-  merchantId?: string;
-  default: boolean;
-}
-
-export interface AuthStatus {
-  /** ready: the default merchant holds a token; degraded: it does, or is getting one, but something is wrong (see tokens, clockSkew). */
-  state: AuthServiceState;
-  /** The default merchant holds a valid token (what a health check asks). */
-  hasToken: boolean;
-  mode: AuthSettings['mode'];
-  serialNumber: string;
-  /** Our certificate's x5t#S256 (not a secret). */
-  thumbprint: string;
-  merchants: MerchantStatus[];
-  tokens: TokenStatus[];
-  clockSkew?: ClockSkew;
-  /** Failure reading the merchant credentials, if that is what stands in the way. */
-  lastError?: { code: string; message: string; at: string };
-}
-
-const ERROR_STATES: ReadonlySet<TokenState> = new Set(['config_fault', 'binding_mismatch', 'cert_refused', 'cert_expired', 'unknown_terminal', 'token_invalid']);
-
 /**
- * Device authentication for the whole agent: the terminal's merchants (spec endpoint 3),
- * one TokenManager per merchant, the default merchant, clock skew and status. It is the
- * BearerProvider of the platform client. Tokens live in memory only.
+ * Device authentication for the whole agent, a facade over its parts: the terminal's
+ * merchants (credentials-directory.ts), one TokenManager per merchant and the choice
+ * among them (merchant-choice.ts), the certificate check (certificate-check.ts) and the
+ * overall status (auth-status.ts). It is the BearerProvider of the platform client.
+ * Tokens live in memory only.
  */
 export class AuthService implements BearerProvider {
   private readonly log: Logger;
-  private readonly clock: HttpClock;
-  private readonly endpoint: TokenEndpoint;
+  private readonly clock: Clock;
   private readonly skew: ClockSkewMeter;
   private readonly backoff: BackoffOptions;
-  private readonly managers = new Map<string, TokenManager>();
-  private readonly slots = new Map<string, MerchantSlot>();
-  /** entityId (merchant id) → clientId, learnt from tokens. */
-  private readonly merchantIds = new Map<string, string>();
-  private merchantList: MerchantCredentials[] | undefined;
-  private defaultClientId: string | undefined;
-  private credentialsInflight: Promise<void> | undefined;
-  private credentialsError: { code: string; message: string; at: string } | undefined;
+  private readonly directory: CredentialsDirectory;
+  private readonly choice: MerchantChoice;
   private identity: AuthIdentity;
-  private phase: 'idle' | 'starting' | 'started' | 'stopped' = 'idle';
+  private phase: AuthPhase = 'idle';
   private readonly stopController = new AbortController();
 
   constructor(private readonly opts: AuthServiceOptions) {
     this.log = opts.log.child({ module: 'auth' });
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock ?? systemClock();
     this.identity = { ...opts.identity };
-    this.endpoint = new TokenEndpoint({ ...opts.endpoints, dispatchers: opts.dispatchers, clock: this.clock });
+    const endpoint = new TokenEndpoint({ ...opts.endpoints, dispatchers: opts.dispatchers, clock: this.clock });
     this.skew = new ClockSkewMeter(opts.settings.leewaySeconds * 1000);
     this.backoff = {
       baseMs: opts.settings.backoffBaseMs,
@@ -117,9 +69,26 @@ export class AuthService implements BearerProvider {
     if (opts.settings.mode === 'password') {
       const { username, password } = opts.settings;
       if (username === undefined || username === '' || password === undefined || password === '') {
-        throw new AgentError('CONFIG_INVALID', 'config: auth.mode is password but auth.username or auth.password is not set');
+        throw new AgentError(ErrorCodes.CONFIG_INVALID, 'config: auth.mode is password but auth.username or auth.password is not set');
       }
     }
+    const guard = (): void => checkCertificateValidity(this.identity, this.clock.wall());
+    this.directory = new CredentialsDirectory({
+      authUrl: opts.endpoints.authUrl,
+      dispatchers: opts.dispatchers,
+      clock: this.clock,
+      log: this.log,
+      merchantId: opts.settings.merchantId,
+      serialNumber: () => this.identity.serialNumber,
+      guard,
+    });
+    this.choice = new MerchantChoice({
+      settings: opts.settings,
+      directory: this.directory,
+      endpoint,
+      newManager: (source) => this.newManager(source),
+      guard,
+    });
   }
 
   /**
@@ -134,22 +103,23 @@ export class AuthService implements BearerProvider {
     const abort = signal === undefined ? this.stopController.signal : AbortSignal.any([signal, this.stopController.signal]);
     try {
       if (this.opts.settings.mode === 'client_credentials') {
-        for (let attempt = 0; this.merchantList === undefined; attempt++) {
+        for (let attempt = 0; this.directory.merchants === undefined; attempt++) {
           try {
-            await this.loadCredentials();
+            await this.directory.load();
           } catch (err) {
             if (!isTransientAuthError(err)) throw err;
             const wait = backoffDelay(attempt, this.backoff, isPlatformError(err) ? err.retryAfterMs : undefined);
-            this.log.warn({ code: isAgentError(err) ? err.code : undefined, retryInMs: wait }, `merchant credentials not read: ${describe(err)}`);
-            await sleep(wait, abort);
+            this.log.warn({ code: isAgentError(err) ? err.code : undefined, retryInMs: wait }, `merchant credentials not read: ${describeError(err)}`);
+            await this.clock.sleep(wait, abort);
           }
         }
       }
-      const manager = this.defaultManager();
+      const manager = this.choice.defaultManager();
       await abortable(manager.start(), abort);
       this.phase = 'started';
       const info = manager.info;
-      const merchant = this.defaultClientId === undefined ? undefined : this.slots.get(this.defaultClientId)?.credentials;
+      const defaultId = this.directory.defaultClientId;
+      const merchant = defaultId === undefined ? undefined : this.directory.slot(defaultId)?.credentials;
       this.log.info(
         {
           serialNumber: this.identity.serialNumber,
@@ -158,7 +128,7 @@ export class AuthService implements BearerProvider {
           merchantName: merchant?.merchantName,
           merchantId: info?.merchantId,
           username: info?.username,
-          merchants: this.merchantList?.length,
+          merchants: this.directory.merchants?.length,
         },
         `authenticated: terminal ${this.identity.serialNumber} acts for ${merchant?.merchantName ?? info?.username ?? manager.clientId}${info?.merchantId ? ` (merchant ${info.merchantId})` : ''}`,
       );
@@ -172,57 +142,47 @@ export class AuthService implements BearerProvider {
   /** A current access token of `merchantId` (clientId, merchant name or platform merchant id; default: the default merchant). */
   async tokenFor(merchantId?: string): Promise<string> {
     if (this.phase === 'stopped') throw stopped();
-    const manager = await this.managerFor(merchantId);
+    const manager = await this.choice.managerFor(merchantId);
     return manager.token();
   }
 
   /** The platform answered 401 to `token`: the manager holding it refreshes (once, however many callers saw it). */
   invalidate(_merchantId: string | undefined, token: string): void {
-    for (const m of this.managers.values()) if (m.invalidate(token)) return;
+    for (const m of this.choice.all()) if (m.invalidate(token)) return;
   }
 
   /** Claims of the token held for `merchantId` (default merchant when omitted). */
   tokenInfo(merchantId?: string): AccessTokenInfo | undefined {
-    const clientId = merchantId === undefined ? this.defaultClientId ?? this.onlyManagerId() : this.resolveKnown(merchantId);
-    return clientId === undefined ? undefined : this.managers.get(clientId)?.info;
+    const clientId = this.choice.knownClientId(merchantId);
+    return clientId === undefined ? undefined : this.choice.get(clientId)?.info;
   }
 
   /** Refresh now (diagnostics); returns the new token's claims. */
   async refreshNow(merchantId?: string): Promise<AccessTokenInfo> {
-    return (await this.managerFor(merchantId)).refreshNow();
+    return (await this.choice.managerFor(merchantId)).refreshNow();
   }
 
   /** The terminal's merchants, without secrets. */
   merchants(): MerchantStatus[] {
-    const byClient = new Map([...this.merchantIds].map(([entity, client]) => [client, entity]));
-    return (this.merchantList ?? []).map((m) => {
-      const merchantId = byClient.get(m.clientId);
-      return { ...summary(m), ...(merchantId !== undefined ? { merchantId } : {}), default: m.clientId === this.defaultClientId };
-    });
+    return this.directory.statuses();
   }
 
   /**
-   * The device certificate changed (DESIGN.md): every token bound to the old one is
-   * dropped. The caller replaces the dispatchers first.
+   * The device certificate changed: every token bound to the old one is dropped. The
+   * caller replaces the dispatchers first.
    */
   replaceIdentity(identity: AuthIdentity): void {
-    for (const m of this.managers.values()) m.stop();
-    this.managers.clear();
-    if (identity.serialNumber !== this.identity.serialNumber) {
-      // Another terminal: its merchants must be read again.
-      this.merchantList = undefined;
-      this.slots.clear();
-      this.merchantIds.clear();
-      this.defaultClientId = undefined;
-    }
+    this.choice.stopAll({ forget: true });
+    // Another terminal: its merchants must be read again.
+    if (identity.serialNumber !== this.identity.serialNumber) this.directory.forget();
     this.identity = identity;
     this.log.info({ serialNumber: identity.serialNumber }, 'device certificate changed: tokens dropped');
     this.publishOverall();
   }
 
   status(): AuthStatus {
-    const tokens = [...this.managers.values()].map((m) => m.status());
-    const main = this.mainManager();
+    const tokens = this.choice.all().map((m) => m.status());
+    const main = this.choice.main();
     const s: AuthStatus = {
       state: this.overallState(),
       hasToken: this.phase !== 'stopped' && main !== undefined && main.status().hasToken,
@@ -234,7 +194,8 @@ export class AuthService implements BearerProvider {
     };
     const skew = this.skew.current();
     if (skew !== undefined) s.clockSkew = skew;
-    if (this.credentialsError !== undefined) s.lastError = this.credentialsError;
+    const lastError = this.directory.lastError;
+    if (lastError !== undefined) s.lastError = lastError;
     return s;
   }
 
@@ -242,111 +203,20 @@ export class AuthService implements BearerProvider {
     if (this.phase === 'stopped') return;
     this.phase = 'stopped';
     this.stopController.abort(stopped());
-    for (const m of this.managers.values()) m.stop();
+    this.choice.stopAll({ forget: false });
     this.publishOverall();
   }
 
-  /**
-   * A platform refusing an expired certificate over TLS 1.3 just closes the connection,
-   * which looks like a network fault; our own clock says it plainly (DESIGN.md:
-   * notBefore in the future is a clock fault).
-   */
-  private checkCertificate(): void {
-    const now = this.clock.wall();
-    const { notBefore, notAfter, serialNumber } = this.identity;
-    if (notAfter !== undefined && now >= notAfter.getTime()) {
-      throw new AgentError('CERT_EXPIRED', `device certificate of terminal ${serialNumber} expired on ${notAfter.toISOString()}: install a renewed certificate`, {
-        details: { notAfter: notAfter.toISOString() },
-      });
-    }
-    if (notBefore !== undefined && now < notBefore.getTime()) {
-      throw new AgentError(
-        'CERT_NOT_YET_VALID',
-        `device certificate of terminal ${serialNumber} is not valid before ${notBefore.toISOString()}: check the terminal's clock`,
-        { details: { notBefore: notBefore.toISOString() } },
-      );
-    }
-  }
-
   private overallState(): AuthServiceState {
-    if (this.phase === 'stopped') return 'stopped';
-    const main = this.mainManager();
-    if (main === undefined) {
-      if (this.credentialsError !== undefined) return this.phase === 'starting' ? 'degraded' : 'error';
-      return this.phase === 'idle' ? 'idle' : 'starting';
-    }
-    const st = main.status();
-    if (st.hasToken) return ERROR_STATES.has(st.state) || st.state === 'retrying' || this.skew.current()?.exceedsLeeway === true ? 'degraded' : 'ready';
-    if (ERROR_STATES.has(st.state)) return 'error';
-    if (st.state === 'retrying') return 'degraded';
-    return 'starting';
+    return overallState({
+      phase: this.phase,
+      main: this.choice.main()?.status(),
+      credentialsFailed: this.directory.lastError !== undefined,
+      skewExceedsLeeway: this.skew.current()?.exceedsLeeway === true,
+    });
   }
 
-  private mainManager(): TokenManager | undefined {
-    const id = this.defaultClientId ?? this.onlyManagerId();
-    return id === undefined ? undefined : this.managers.get(id);
-  }
-
-  private onlyManagerId(): string | undefined {
-    return this.managers.size === 1 ? [...this.managers.keys()][0] : undefined;
-  }
-
-  /** Spec endpoint 3; one read in flight at a time. */
-  private loadCredentials(): Promise<void> {
-    if (this.credentialsInflight !== undefined) return this.credentialsInflight;
-    const p = (async () => {
-      try {
-        this.checkCertificate();
-        const list = await fetchMerchantCredentials({
-          authUrl: this.opts.endpoints.authUrl,
-          serialNumber: this.identity.serialNumber,
-          dispatchers: this.opts.dispatchers,
-          clock: this.clock,
-        });
-        this.credentialsError = undefined;
-        this.applyCredentials(list);
-      } catch (err) {
-        this.credentialsError = { code: isAgentError(err) ? err.code : 'INTERNAL', message: describe(err), at: new Date(this.clock.wall()).toISOString() };
-        throw err;
-      } finally {
-        this.credentialsInflight = undefined;
-      }
-    })();
-    this.credentialsInflight = p;
-    return p;
-  }
-
-  private applyCredentials(list: MerchantCredentials[]): void {
-    const first = this.merchantList === undefined;
-    this.merchantList = list;
-    for (const m of list) {
-      const slot = this.slots.get(m.clientId);
-      if (slot === undefined) this.slots.set(m.clientId, { credentials: m });
-      else slot.credentials = m;
-    }
-    if (first) {
-      const { merchant, ambiguous } = selectMerchant(list, this.opts.settings.merchantId);
-      this.defaultClientId = merchant.clientId;
-      const names = list.map((m) => `${m.merchantName} [${m.clientId}]`).join(', ');
-      if (ambiguous) {
-        this.log.warn({ merchants: list.map(summary) }, `terminal serves several merchants (${names}); using ${merchant.merchantName} by default: set auth.merchantId to choose`);
-      } else {
-        this.log.info({ merchants: list.map(summary), default: merchant.clientId }, `merchant credentials read: ${names}`);
-      }
-    }
-  }
-
-  private managerOf(clientId: string): TokenManager {
-    let m = this.managers.get(clientId);
-    if (m !== undefined) return m;
-    const slot = this.slots.get(clientId);
-    if (slot === undefined) throw new AgentError('AUTH_NO_MERCHANT', `no merchant credentials for client ${clientId}`);
-    m = this.createManager(new ClientCredentialsSource(slot, this.endpoint, () => this.loadCredentials(), () => this.checkCertificate()));
-    this.managers.set(clientId, m);
-    return m;
-  }
-
-  private createManager(source: ClientCredentialsSource | PasswordSource): TokenManager {
+  private newManager(source: ClientCredentialsSource | PasswordSource): TokenManager {
     const s = this.opts.settings;
     return new TokenManager({
       source,
@@ -362,58 +232,9 @@ export class AuthService implements BearerProvider {
     });
   }
 
-  private defaultManager(): TokenManager {
-    if (this.opts.settings.mode === 'password') return this.passwordManager();
-    if (this.defaultClientId === undefined) throw new AgentError('AUTH_NO_MERCHANT', 'merchant credentials have not been read yet');
-    return this.managerOf(this.defaultClientId);
-  }
-
-  private passwordManager(): TokenManager {
-    const s = this.opts.settings;
-    const clientId = s.poweredClientId ?? 'powered-app';
-    let m = this.managers.get(clientId);
-    if (m === undefined) {
-      m = this.createManager(
-        new PasswordSource({ clientId, username: s.username ?? '', password: s.password ?? '' }, this.endpoint, () => this.checkCertificate()),
-      );
-      this.managers.set(clientId, m);
-    }
-    return m;
-  }
-
-  private resolveKnown(wanted: string): string | undefined {
-    const byCreds = this.merchantList === undefined ? undefined : findMerchant(this.merchantList, wanted);
-    return byCreds?.clientId ?? this.merchantIds.get(wanted) ?? (this.managers.has(wanted) ? wanted : undefined);
-  }
-
-  /**
-   * `wanted` may be a clientId, a merchant name or the platform merchant id (entityId);
-   * the latter is only known from a token, so merchants not yet seen get one first.
-   */
-  private async managerFor(wanted: string | undefined): Promise<TokenManager> {
-    if (this.opts.settings.mode === 'password') {
-      const m = this.passwordManager();
-      const entity = m.info?.merchantId;
-      if (wanted === undefined || wanted === m.clientId || wanted === entity || entity === undefined) return m;
-      throw new AgentError('AUTH_NO_MERCHANT', `the logged-in user does not act for merchant ${wanted}`, { httpStatus: 400 });
-    }
-    if (this.merchantList === undefined) await this.loadCredentials();
-    if (wanted === undefined) return this.defaultManager();
-    const known = this.resolveKnown(wanted);
-    if (known !== undefined) return this.managerOf(known);
-    const unseen = (this.merchantList ?? []).filter((m) => ![...this.merchantIds.values()].includes(m.clientId));
-    await Promise.allSettled(unseen.map((m) => this.managerOf(m.clientId).token()));
-    const found = this.merchantIds.get(wanted);
-    if (found !== undefined) return this.managerOf(found);
-    throw new AgentError('AUTH_NO_MERCHANT', `merchant ${wanted} is not one of this terminal's merchants`, {
-      httpStatus: 400,
-      details: { wanted, merchants: (this.merchantList ?? []).map(summary) },
-    });
-  }
-
   private onManagerChange(m: TokenManager): void {
     const st = m.status();
-    if (st.merchantId !== undefined) this.merchantIds.set(st.merchantId, m.clientId);
+    if (st.merchantId !== undefined) this.directory.learn(st.merchantId, m.clientId);
     const data: { state: string; clientId: string; merchantId?: string; expiresAt?: string; reason?: string } = { state: st.state, clientId: m.clientId };
     if (st.merchantId !== undefined) data.merchantId = st.merchantId;
     if (st.expiresAt !== undefined) data.expiresAt = st.expiresAt;
@@ -427,11 +248,7 @@ export class AuthService implements BearerProvider {
 }
 
 function stopped(): AgentError {
-  return new AgentError('AUTH_STOPPED', 'authentication is stopped', { httpStatus: 503 });
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return new AgentError(ErrorCodes.AUTH_STOPPED, 'authentication is stopped');
 }
 
 function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -1,4 +1,9 @@
-export { AuthService, type AuthIdentity, type AuthServiceOptions, type AuthSettings, type AuthStatus, type AuthServiceState, type MerchantStatus } from './auth-service.js';
+export { AuthService, type AuthServiceOptions } from './auth-service.js';
+export type { AuthSettings } from './auth-settings.js';
+export { overallState, type AuthStatus, type AuthServiceState, type AuthPhase, type MerchantStatus } from './auth-status.js';
+export { checkCertificateValidity, type AuthIdentity } from './certificate-check.js';
+export { CredentialsDirectory, type CredentialsDirectoryOptions } from './credentials-directory.js';
+export { MerchantChoice, type MerchantChoiceOptions } from './merchant-choice.js';
 export { TokenManager, isTransientAuthError, type TokenManagerOptions, type TokenSource, type TokenState, type TokenStatus, type TokenCounts } from './token-manager.js';
 export { TokenEndpoint, PASSWORD_SCOPE, type TokenEndpointOptions, type CustomTokenDevice } from './token-endpoint.js';
 export { ClientCredentialsSource, PasswordSource, CustomTokenSource, type MerchantSlot, type PasswordLogin, type CustomTokenOptions } from './sources.js';

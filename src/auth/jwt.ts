@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 
 /**
  * Access-token claims (spec: Access token). Decoded, never trusted: the agent cannot check
@@ -45,18 +45,18 @@ export interface AccessTokenInfo {
 export function decodeJwtPayload(token: string): RawClaims {
   const parts = token.split('.');
   if (parts.length !== 3 || parts[1] === undefined || parts[1] === '') {
-    throw new AgentError('AUTH_TOKEN_INVALID', 'access token is not a JWT (expected three dot-separated parts)');
+    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, 'access token is not a JWT (expected three dot-separated parts)');
   }
   let payload: unknown;
   try {
     payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
   } catch (err) {
-    throw new AgentError('AUTH_TOKEN_INVALID', 'access token payload is not base64url JSON', { cause: err });
+    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, 'access token payload is not base64url JSON', { cause: err });
   }
   const parsed = claimsSchema.safeParse(payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentError('AUTH_TOKEN_INVALID', `access token claim ${issue?.path.map(String).join('.') || '(payload)'}: ${issue?.message ?? 'invalid'}`);
+    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token claim ${issue?.path.map(String).join('.') || '(payload)'}: ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
 }
@@ -82,26 +82,26 @@ export function checkAccessToken(token: string, expect: ClaimExpectations): Acce
   const nowS = expect.platformNowMs / 1000;
   // Spec: valid while the current time is before exp.
   if (c.exp + expect.leewaySeconds <= nowS) {
-    throw new AgentError('AUTH_TOKEN_INVALID', `access token expired on arrival (exp ${iso(c.exp)}, platform time ${iso(nowS)})`);
+    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token expired on arrival (exp ${iso(c.exp)}, platform time ${iso(nowS)})`);
   }
   if (c.nbf !== undefined && c.nbf - expect.leewaySeconds > nowS) {
-    throw new AgentError('AUTH_TOKEN_INVALID', `access token not valid before ${iso(c.nbf)} (platform time ${iso(nowS)})`);
+    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token not valid before ${iso(c.nbf)} (platform time ${iso(nowS)})`);
   }
   const aud = c.aud === undefined ? [] : Array.isArray(c.aud) ? c.aud : [c.aud];
   if (c.azp !== undefined && c.azp !== expect.clientId) {
-    throw new AgentError('AUTH_TOKEN_INVALID', `access token was issued to client ${c.azp}, not ${expect.clientId}`);
+    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token was issued to client ${c.azp}, not ${expect.clientId}`);
   }
   if (!aud.includes(expect.clientId) && c.azp !== expect.clientId) {
-    throw new AgentError('AUTH_TOKEN_INVALID', `access token audience does not contain client ${expect.clientId}`);
+    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token audience does not contain client ${expect.clientId}`);
   }
   const bound = c.cnf?.['x5t#S256'];
   if (bound === undefined && expect.requireBinding) {
-    throw new AgentError('AUTH_BINDING_MISMATCH', 'access token carries no certificate binding (cnf x5t#S256)', {
+    throw new AgentError(ErrorCodes.AUTH_BINDING_MISMATCH, 'access token carries no certificate binding (cnf x5t#S256)', {
       details: { expected: expect.thumbprint },
     });
   }
   if (bound !== undefined && bound !== expect.thumbprint) {
-    throw new AgentError('AUTH_BINDING_MISMATCH', 'access token is bound to another certificate than this device certificate', {
+    throw new AgentError(ErrorCodes.AUTH_BINDING_MISMATCH, 'access token is bound to another certificate than this device certificate', {
       details: { expected: expect.thumbprint, bound },
     });
   }

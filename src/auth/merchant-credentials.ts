@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { AgentError } from '../core/errors.js';
-import { PlatformError } from '../platform/errors.js';
-import { httpRequest, jsonBody, statusError, systemClock, type HttpClock } from '../platform/http.js';
-import { dispatcherFor, type DispatcherSource } from '../platform/dispatchers.js';
-import { readResponse } from '../platform/validate.js';
+import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../core/index.js';
+import {
+  PlatformError,
+  httpRequest,
+  jsonBody,
+  statusError,
+  dispatcherFor,
+  type DispatcherSource,
+  readResponse,
+} from '../platform/index.js';
 
 /** Spec: Terminal merchant credentials record. `clientSecret` never leaves this process. */
 export interface MerchantCredentials {
@@ -32,7 +37,7 @@ export interface FetchCredentialsOptions {
   authUrl: string;
   serialNumber: string;
   dispatchers: DispatcherSource;
-  clock?: HttpClock;
+  clock?: TimeSource;
   signal?: AbortSignal;
 }
 
@@ -44,7 +49,7 @@ export interface FetchCredentialsOptions {
 export async function fetchMerchantCredentials(opts: FetchCredentialsOptions): Promise<MerchantCredentials[]> {
   const url = `${opts.authUrl.replace(/\/+$/, '')}/oauth2-mtls/v1/merchants-credentials?serial_number=${encodeURIComponent(opts.serialNumber)}`;
   const req = { operation: 'merchants-credentials', method: 'GET' as const, url };
-  const clock = opts.clock ?? systemClock;
+  const clock = opts.clock ?? systemClock();
   const res = await httpRequest(
     { ...req, dispatcher: dispatcherFor(opts.dispatchers, url), headers: { accept: 'application/json' }, ...(opts.signal ? { signal: opts.signal } : {}) },
     clock,
@@ -58,7 +63,7 @@ export async function fetchMerchantCredentials(opts: FetchCredentialsOptions): P
         : `the platform did not accept the device certificate of terminal ${opts.serialNumber}`,
       {
         category: 'auth',
-        code: unknown ? 'AUTH_UNKNOWN_TERMINAL' : 'AUTH_CERT_REFUSED',
+        code: unknown ? ErrorCodes.AUTH_UNKNOWN_TERMINAL : ErrorCodes.AUTH_CERT_REFUSED,
         operation: req.operation,
         method: req.method,
         status: res.status,
@@ -88,13 +93,13 @@ export function selectMerchant(
 ): { merchant: MerchantCredentials; ambiguous: boolean } {
   const first = list[0];
   if (first === undefined) {
-    throw new AgentError('AUTH_NO_MERCHANT', 'the platform lists no merchant for this terminal: ask the acquirer to assign one');
+    throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, 'the platform lists no merchant for this terminal: ask the acquirer to assign one');
   }
   if (wanted !== undefined && wanted !== '') {
     const found = findMerchant(list, wanted);
     if (found === undefined) {
       throw new AgentError(
-        'AUTH_NO_MERCHANT',
+        ErrorCodes.AUTH_NO_MERCHANT,
         `auth.merchantId ${JSON.stringify(wanted)} is not among this terminal's merchants (${list.map((m) => `${m.merchantName} [${m.clientId}]`).join(', ')})`,
         { details: { wanted, merchants: list.map(summary) } },
       );

@@ -1,8 +1,14 @@
-import type { ErrorCode } from '../core/errors.js';
-import { PlatformError } from '../platform/errors.js';
-import { httpRequest, jsonBody, statusError, systemClock, type HttpClock, type HttpResponse } from '../platform/http.js';
-import { dispatcherFor, type DispatcherSource } from '../platform/dispatchers.js';
-import { readResponse } from '../platform/validate.js';
+import { ErrorCodes, systemClock, type ErrorCode, type TimeSource } from '../core/index.js';
+import {
+  PlatformError,
+  httpRequest,
+  jsonBody,
+  statusError,
+  type HttpResponse,
+  dispatcherFor,
+  type DispatcherSource,
+  readResponse,
+} from '../platform/index.js';
 import { tokenResponseSchema, type GrantOutcome } from './token-response.js';
 
 export interface TokenEndpointOptions {
@@ -11,7 +17,7 @@ export interface TokenEndpointOptions {
   /** Device auth host with its mTLS port (endpoint 4). */
   deviceAuthUrl: string;
   dispatchers: DispatcherSource;
-  clock?: HttpClock;
+  clock?: TimeSource;
 }
 
 /** Spec Authentication 5b: the end-user device token asks for these scopes. */
@@ -25,9 +31,9 @@ export interface CustomTokenDevice {
 
 /** OAuth error codes (RFC 6749 5.2) mapped to the agent's codes. */
 const OAUTH_CODES: Record<string, ErrorCode> = {
-  invalid_grant: 'AUTH_INVALID_GRANT',
-  invalid_client: 'AUTH_INVALID_CLIENT',
-  access_denied: 'AUTH_UNKNOWN_TERMINAL',
+  invalid_grant: ErrorCodes.AUTH_INVALID_GRANT,
+  invalid_client: ErrorCodes.AUTH_INVALID_CLIENT,
+  access_denied: ErrorCodes.AUTH_UNKNOWN_TERMINAL,
 };
 
 /**
@@ -38,10 +44,10 @@ const OAUTH_CODES: Record<string, ErrorCode> = {
  * Nothing here logs; errors never carry the secrets or tokens sent.
  */
 export class TokenEndpoint {
-  private readonly clock: HttpClock;
+  private readonly clock: TimeSource;
 
   constructor(private readonly opts: TokenEndpointOptions) {
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock ?? systemClock();
   }
 
   clientCredentials(clientId: string, clientSecret: string): Promise<GrantOutcome> {
@@ -105,10 +111,10 @@ export class TokenEndpoint {
   }
 }
 
-function oauthError(req: { operation: string; method: 'POST' }, res: HttpResponse, clock: HttpClock): PlatformError {
+function oauthError(req: { operation: string; method: 'POST' }, res: HttpResponse, clock: TimeSource): PlatformError {
   const base = statusError(req, res, clock);
   const mapped = base.errorCode !== undefined ? OAUTH_CODES[base.errorCode] : undefined;
-  const code = mapped ?? (res.status === 403 ? 'AUTH_UNKNOWN_TERMINAL' : undefined);
+  const code = mapped ?? (res.status === 403 ? ErrorCodes.AUTH_UNKNOWN_TERMINAL : undefined);
   if (code === undefined) return base;
   return new PlatformError(base.message, {
     category: base.category === 'server' ? 'server' : res.status === 401 || res.status === 403 ? 'auth' : 'rejected',

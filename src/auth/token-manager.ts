@@ -1,8 +1,15 @@
-import type { Logger } from '../core/logger.js';
-import { AgentError, isAgentError, type ErrorCode } from '../core/errors.js';
-import { backoffDelay, type BackoffOptions } from '../core/backoff.js';
-import { isPlatformError } from '../platform/errors.js';
-import type { HttpClock } from '../platform/http.js';
+import {
+  AgentError,
+  isAgentError,
+  ErrorCodes,
+  backoffDelay,
+  type Logger,
+  type ErrorCode,
+  type BackoffOptions,
+  type Clock,
+  type TimerHandle,
+} from '../core/index.js';
+import { isPlatformError } from '../platform/index.js';
 import { checkAccessToken, decodeJwtPayload, type AccessTokenInfo } from './jwt.js';
 import type { ClockSkewMeter } from './clock-skew.js';
 import type { GrantOutcome } from './token-response.js';
@@ -55,7 +62,8 @@ export interface TokenManagerOptions {
   backoff: BackoffOptions;
   /** Wait between attempts after a failure that retrying soon will not fix. */
   slowRetryMs: number;
-  clock: HttpClock;
+  /** Expiry on its monotonic time, refresh and retry timers on its timers (docs/architecture.md, "Time"). */
+  clock: Clock;
   skew: ClockSkewMeter;
   log: Logger;
   onChange?: (manager: TokenManager) => void;
@@ -117,13 +125,13 @@ const STATE_OF: Partial<Record<ErrorCode, TokenState>> = {
 
 /** A failure a later attempt may well not see: network, timeout, 5xx, 429. */
 export function isTransientAuthError(err: unknown): boolean {
-  if (isPlatformError(err)) return err.transient && err.code !== 'PLATFORM_BAD_RESPONSE';
+  if (isPlatformError(err)) return err.transient && err.code !== ErrorCodes.PLATFORM_BAD_RESPONSE;
   return false;
 }
 
 function asAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
-  return new AgentError('INTERNAL', `token request failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  return new AgentError(ErrorCodes.INTERNAL, `token request failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 /**
@@ -140,7 +148,7 @@ export class TokenManager {
   /** Consecutive transient failures: the backoff exponent. */
   private failuresInRow = 0;
   private lastAttemptEndMono = Number.NEGATIVE_INFINITY;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private nextRetryWall: number | undefined;
   private stopped = false;
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
@@ -303,7 +311,7 @@ export class TokenManager {
             this.counts.refreshes++;
             outcome = await source.refresh(rt);
           } catch (err) {
-            if (isAgentError(err, 'AUTH_INVALID_GRANT')) {
+            if (isAgentError(err, ErrorCodes.AUTH_INVALID_GRANT)) {
               // Rotated, expired or revoked (spec Authentication 4): drop it, grant again.
               this.dropRefreshToken(rt);
               this.counts.regrants++;
@@ -318,7 +326,7 @@ export class TokenManager {
         this.counts.grants++;
         return this.accept(await source.grant(), undefined);
       } catch (err) {
-        if (isAgentError(err, 'AUTH_INVALID_CLIENT') && !reloaded && source.reloadCredentials !== undefined) {
+        if (isAgentError(err, ErrorCodes.AUTH_INVALID_CLIENT) && !reloaded && source.reloadCredentials !== undefined) {
           // Spec Other rules 6: a renewed secret makes ours obsolete; the platform serves the new one.
           reloaded = true;
           this.counts.credentialReloads++;
@@ -419,15 +427,15 @@ export class TokenManager {
   private schedule(delayMs: number): void {
     this.clearTimer();
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
+    // The Clock's timers do not keep the process alive (systemClock unrefs them).
+    this.timer = this.opts.clock.setTimeout(() => {
       this.timer = undefined;
       this.background();
     }, Math.max(0, delayMs));
-    this.timer.unref?.();
   }
 
   private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -448,5 +456,5 @@ export class TokenManager {
 }
 
 function stoppedError(): AgentError {
-  return new AgentError('AUTH_STOPPED', 'authentication is stopped', { httpStatus: 503 });
+  return new AgentError(ErrorCodes.AUTH_STOPPED, 'authentication is stopped');
 }

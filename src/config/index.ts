@@ -1,14 +1,21 @@
-/** The configuration: one zod schema and its loader (defaults < file < environment < flags). */
+/** The configuration: one schema, its loading with precedence, and the platform hosts. */
 export {
+  configSchema,
+  environmentNames,
+  secretConfigPaths,
+  type Config,
+  type EnvironmentName,
+  type SerialPortConfig,
+} from './schema.js';
+export {
+  ENV_PREFIX,
+  DEFAULT_CONFIG_FILE,
+  configLeaves,
+  envName,
   loadConfig,
   resolveEndpoints,
   redactConfig,
-  configLeaves,
-  envName,
-  ENV_PREFIX,
-  DEFAULT_CONFIG_FILE,
   type LoadConfigOptions,
   type LoadedConfig,
   type PlatformEndpoints,
 } from './load.js';
-export { configSchema, environmentNames, secretConfigPaths, type Config, type EnvironmentName, type SerialPortConfig } from './schema.js';

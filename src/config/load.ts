@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { configSchema, environmentNames, secretConfigPaths, type Config, type EnvironmentName } from './schema.js';
 
 export const ENV_PREFIX = 'TERMINAL_AGENT_';
@@ -94,7 +94,7 @@ function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObj
     if (!name.startsWith(ENV_PREFIX) || raw === undefined) continue;
     const leaf = leaves.get(name);
     if (leaf === undefined) {
-      throw new AgentError('CONFIG_INVALID', `config: unknown environment variable ${name} (no such configuration key)`, {
+      throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: unknown environment variable ${name} (no such configuration key)`, {
         details: { variable: name },
       });
     }
@@ -113,7 +113,7 @@ function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObj
         try {
           value = JSON.parse(raw) as Json;
         } catch {
-          throw new AgentError('CONFIG_INVALID', `config: ${leaf.path.join('.')}: ${name} is not valid JSON`, {
+          throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${leaf.path.join('.')}: ${name} is not valid JSON`, {
             details: { key: leaf.path.join('.'), variable: name },
           });
         }
@@ -127,13 +127,13 @@ function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObj
 function readConfigFile(file: string, explicit: boolean): JsonObject | undefined {
   if (!existsSync(file)) {
     if (!explicit) return undefined;
-    throw new AgentError('CONFIG_FILE_MISSING', `config: file ${file} does not exist`, { details: { file } });
+    throw new AgentError(ErrorCodes.CONFIG_FILE_MISSING, `config: file ${file} does not exist`, { details: { file } });
   }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new AgentError('CONFIG_INVALID', `config: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
       cause: err,
       details: { file },
     });
@@ -142,9 +142,9 @@ function readConfigFile(file: string, explicit: boolean): JsonObject | undefined
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new AgentError('CONFIG_INVALID', `config: ${file} is not valid JSON (${(err as Error).message})`, { details: { file } });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} is not valid JSON (${(err as Error).message})`, { details: { file } });
   }
-  if (!isPlainObject(parsed)) throw new AgentError('CONFIG_INVALID', `config: ${file} must hold a JSON object`, { details: { file } });
+  if (!isPlainObject(parsed)) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} must hold a JSON object`, { details: { file } });
   return parsed;
 }
 
@@ -182,7 +182,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     const { key, message } = firstIssueMessage(result.error, sources);
-    throw new AgentError('CONFIG_INVALID', `config: ${key}: ${message}`, { details: { key } });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${key}: ${message}`, { details: { key } });
   }
   const config = result.data;
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
@@ -211,10 +211,10 @@ export function resolveEndpoints(config: Config, environmentsFile = resolve(proc
   const raw = readConfigFile(environmentsFile, true);
   const parsed = endpointsSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new AgentError('CONFIG_INVALID', `config: ${environmentsFile}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${environmentsFile}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
   }
   const defaults = parsed.data[env];
-  if (!defaults) throw new AgentError('CONFIG_INVALID', `config: environment ${env} is not listed in ${environmentsFile}`);
+  if (!defaults) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: environment ${env} is not listed in ${environmentsFile}`);
   const strip = (u: string): string => u.replace(/\/+$/, '');
   return {
     baseUrl: strip(config.platform.baseUrl ?? defaults.baseUrl),

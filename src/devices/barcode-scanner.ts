@@ -1,11 +1,10 @@
 import type { Duplex } from 'node:stream';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes, type Clock, type TimerHandle } from '../core/index.js';
 import type { BarcodeScanner } from './api.js';
 import type { DriverOptions } from './framed-device.js';
 import { LineParser, type LineUnit } from './lines/parser.js';
 import type { PortSession } from './port-supervisor.js';
 import { SupervisedDevice } from './supervised-device.js';
-import type { TimerHandle, Timers } from './timers.js';
 
 /** An open scanner port: raw lines, no handshake (serial-devices.md section 3). */
 export class LineSession implements PortSession {
@@ -17,9 +16,9 @@ export class LineSession implements PortSession {
 
   constructor(
     private readonly stream: Duplex,
-    timers: Timers,
+    clock: Clock,
   ) {
-    this.parser = new LineParser({ timers });
+    this.parser = new LineParser({ clock });
     this.parser.on('error', () => {});
     this.parser.on('data', (unit: LineUnit) => {
       for (const l of [...this.listeners]) l(unit);
@@ -56,7 +55,7 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
   }
 
   protected createSession(stream: Duplex): LineSession {
-    const session = new LineSession(stream, this.timers);
+    const session = new LineSession(stream, this.clock);
     session.onUnit((unit) => this.onUnit(unit));
     return session;
   }
@@ -67,7 +66,7 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
   }
 
   override async stop(): Promise<void> {
-    this.pending?.reject(new AgentError('DEVICE_DISCONNECTED', 'the barcode scanner was stopped'));
+    this.pending?.reject(new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the barcode scanner was stopped'));
     await super.stop();
   }
 
@@ -75,17 +74,17 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
   nextScan(opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string> {
     if (!this.supervisor.connected) {
       return Promise.reject(
-        new AgentError('DEVICE_DISCONNECTED', this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled', { httpStatus: 503 }),
+        new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled'),
       );
     }
-    if (this.pending) return Promise.reject(new AgentError('DEVICE_ERROR', 'another sale is already waiting for a scan', { httpStatus: 409 }));
-    if (opts.signal?.aborted) return Promise.reject(new AgentError('DEVICE_TIMEOUT', 'waiting for a scan was aborted', { details: { aborted: true } }));
+    if (this.pending) return Promise.reject(new AgentError(ErrorCodes.DEVICE_BUSY, 'another sale is already waiting for a scan'));
+    if (opts.signal?.aborted) return Promise.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }));
     return new Promise<string>((resolve, reject) => {
       let timer: TimerHandle | undefined;
-      const onAbort = (): void => entry.reject(new AgentError('DEVICE_TIMEOUT', 'waiting for a scan was aborted', { details: { aborted: true } }));
+      const onAbort = (): void => entry.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }));
       const done = (): void => {
         if (this.pending === entry) this.pending = undefined;
-        if (timer !== undefined) this.timers.clearTimeout(timer);
+        if (timer !== undefined) this.clock.clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
       };
       const entry: PendingScan = {
@@ -99,8 +98,8 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
         },
       };
       this.pending = entry;
-      timer = this.timers.setTimeout(
-        () => entry.reject(new AgentError('DEVICE_TIMEOUT', `no code was scanned within ${Math.round(opts.timeoutMs / 1000)} s`, { details: { timeoutMs: opts.timeoutMs } })),
+      timer = this.clock.setTimeout(
+        () => entry.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, `no code was scanned within ${Math.round(opts.timeoutMs / 1000)} s`, { details: { timeoutMs: opts.timeoutMs } })),
         opts.timeoutMs,
       );
       opts.signal?.addEventListener('abort', onAbort, { once: true });

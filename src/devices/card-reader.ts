@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { AgentError, isAgentError } from '../core/errors.js';
+import { AgentError, isAgentError, ErrorCodes } from '../core/index.js';
 import type { CardReader, CardResult, DeviceInfo, ReadCardRequest } from './api.js';
 import type { DriverOptions, PingResult } from './framed-device.js';
 import { FramedSession } from './framed-session.js';
@@ -42,16 +42,16 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
   }
 
   protected createSession(stream: Duplex): FramedSession {
-    return new FramedSession({ stream, log: this.log, label: 'card reader', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
+    return new FramedSession({ stream, log: this.log, label: 'card reader', clock: this.clock, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
   }
 
   /** A `hello` round trip on the connected reader. */
   async ping(): Promise<PingResult<DeviceInfo>> {
     const session = this.requireSession();
     return this.mutex.runExclusive(async () => {
-      const t0 = this.timers.now();
+      const t0 = this.clock.mono();
       const info = await this.handshake(session);
-      return { info, rttMs: this.timers.now() - t0 };
+      return { info, rttMs: this.clock.mono() - t0 };
     });
   }
 
@@ -75,14 +75,14 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
 
   private requireSession(): FramedSession {
     const session = this.supervisor.session;
-    if (!session || session.isClosed) throw new AgentError('DEVICE_DISCONNECTED', 'the card reader is not connected', { httpStatus: 503 });
+    if (!session || session.isClosed) throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the card reader is not connected');
     return session;
   }
 
   protected async handshake(session: FramedSession): Promise<DeviceInfo> {
     const answer = await session.request({ type: 'hello' }, ['hello']);
     const parsed = readerHello.safeParse(answer);
-    if (!parsed.success) throw new AgentError('DEVICE_ERROR', `the card reader answered hello without ${issuePaths(parsed.error).join(', ')}`);
+    if (!parsed.success) throw new AgentError(ErrorCodes.DEVICE_ERROR, `the card reader answered hello without ${issuePaths(parsed.error).join(', ')}`);
     const h = parsed.data;
     return {
       model: h.model,
@@ -112,13 +112,13 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
         await this.cancelOnDevice(session, id);
         return { outcome: 'cancelled', reason: 'cancelled at the counter' };
       }
-      if (isAgentError(err, 'DEVICE_TIMEOUT')) {
+      if (isAgentError(err, ErrorCodes.DEVICE_TIMEOUT)) {
         this.log.warn({ id, timeoutMs }, 'no card result in time, cancelling on the reader');
         await this.cancelOnDevice(session, id);
         return { outcome: 'timeout', reason: `no card result within ${Math.round(timeoutMs / 1000)} s` };
       }
-      if (isAgentError(err, 'LINK_NO_ACK')) return { outcome: 'error', reason: 'the card reader did not acknowledge the payment request' };
-      if (isAgentError(err, 'DEVICE_DISCONNECTED')) return { outcome: 'error', reason: 'the card reader disconnected' };
+      if (isAgentError(err, ErrorCodes.LINK_NO_ACK)) return { outcome: 'error', reason: 'the card reader did not acknowledge the payment request' };
+      if (isAgentError(err, ErrorCodes.DEVICE_DISCONNECTED)) return { outcome: 'error', reason: 'the card reader disconnected' };
       if (isAgentError(err)) return { outcome: 'error', reason: err.message };
       this.log.error({ err: err instanceof Error ? err.message : String(err) }, 'card reader request failed');
       return { outcome: 'error', reason: 'card reader failure' };

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { toString as qrToString } from 'qrcode';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import type { CustomerDisplay, DeviceInfo, ShowQrOptions } from './api.js';
 import type { DriverOptions, PingResult } from './framed-device.js';
 import { FramedSession } from './framed-session.js';
@@ -28,14 +28,14 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
   }
 
   protected createSession(stream: Duplex): FramedSession {
-    return new FramedSession({ stream, log: this.log, label: 'customer display', timers: this.timers, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
+    return new FramedSession({ stream, log: this.log, label: 'customer display', clock: this.clock, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
   }
 
   async ping(): Promise<PingResult<DeviceInfo>> {
     return this.exclusive(async (session) => {
-      const t0 = this.timers.now();
+      const t0 = this.clock.mono();
       const info = await this.handshake(session);
-      return { info, rttMs: this.timers.now() - t0 };
+      return { info, rttMs: this.clock.mono() - t0 };
     });
   }
 
@@ -63,7 +63,7 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
 
   async showText(lines: string[]): Promise<void> {
     if (lines.length > MAX_DISPLAY_LINES) {
-      throw new AgentError('DEVICE_ERROR', `the customer display shows at most ${MAX_DISPLAY_LINES} lines, got ${lines.length}`, { httpStatus: 400 });
+      throw new AgentError(ErrorCodes.INPUT_INVALID, `the customer display shows at most ${MAX_DISPLAY_LINES} lines, got ${lines.length}`);
     }
     await this.exclusive((session) => session.request({ type: 'showText', lines }, ['done']).then(() => undefined));
   }
@@ -76,7 +76,7 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
     return this.mutex.runExclusive(() => {
       const session = this.supervisor.session;
       if (!session || session.isClosed) {
-        throw new AgentError('DEVICE_DISCONNECTED', this.supervisor.status().enabled ? 'the customer display is not connected' : 'the customer display is disabled', { httpStatus: 503 });
+        throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the customer display is not connected' : 'the customer display is disabled');
       }
       return fn(session);
     });
@@ -85,7 +85,7 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
   protected async handshake(session: FramedSession): Promise<DeviceInfo> {
     const answer = await session.request({ type: 'hello' }, ['hello']);
     const parsed = displayHello.safeParse(answer);
-    if (!parsed.success) throw new AgentError('DEVICE_ERROR', `the customer display answered hello without ${issuePaths(parsed.error).join(', ')}`);
+    if (!parsed.success) throw new AgentError(ErrorCodes.DEVICE_ERROR, `the customer display answered hello without ${issuePaths(parsed.error).join(', ')}`);
     const h = parsed.data;
     return { model: h.model, ...(h.width !== undefined ? { width: h.width } : {}), ...(h.height !== undefined ? { height: h.height } : {}) };
   }

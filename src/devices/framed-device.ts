@@ -1,10 +1,8 @@
-import type { BackoffOptions } from '../core/backoff.js';
-import type { Logger } from '../core/logger.js';
-import type { SerialPortConfig } from '../config/schema.js';
-import type { EventBus } from '../events/bus.js';
+import type { BackoffOptions, Logger, Clock } from '../core/index.js';
+import type { SerialPortConfig } from '../config/index.js';
+import type { EventBus } from '../events/index.js';
 import type { LinkOptions } from './link/link.js';
 import type { SerialBinding } from './serial-port.js';
-import type { Timers } from './timers.js';
 
 /** What every driver is built from (src/devices/peripherals.ts passes it in). */
 export interface DriverOptions {
@@ -12,7 +10,7 @@ export interface DriverOptions {
   binding: SerialBinding;
   bus: EventBus;
   log: Logger;
-  timers?: Timers;
+  clock?: Clock;
   backoff?: BackoffOptions;
   /** Keep reopening after a failure (default true). */
   reconnect?: boolean;

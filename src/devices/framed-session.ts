@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { AgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { AgentError, ErrorCodes, systemClock, type Logger, type Clock } from '../core/index.js';
 import { Link, type LinkOptions } from './link/link.js';
 import type { LinkPayload } from './link/frame.js';
 import { deviceError, deviceMessage, type DeviceMessage } from './messages.js';
-import { systemTimers, type Timers } from './timers.js';
 import { Waitress, type Waiter } from './waitress.js';
 
 export interface FramedSessionOptions {
@@ -13,9 +11,9 @@ export interface FramedSessionOptions {
   log: Logger;
   /** 'card reader', 'customer display': used in error messages. */
   label: string;
-  timers?: Timers;
+  clock?: Clock;
   requestTimeoutMs: number;
-  link?: Partial<Omit<LinkOptions, 'stream' | 'log' | 'timers'>>;
+  link?: Partial<Omit<LinkOptions, 'stream' | 'log' | 'clock'>>;
 }
 
 /**
@@ -34,12 +32,12 @@ export class FramedSession {
   private closed = false;
 
   constructor(opts: FramedSessionOptions) {
-    const timers = opts.timers ?? systemTimers();
+    const clock = opts.clock ?? systemClock();
     this.label = opts.label;
     this.log = opts.log;
     this.requestTimeoutMs = opts.requestTimeoutMs;
-    this.waitress = new Waitress(timers);
-    this.link = new Link({ ...opts.link, stream: opts.stream, log: opts.log, timers });
+    this.waitress = new Waitress(clock);
+    this.link = new Link({ ...opts.link, stream: opts.stream, log: opts.log, clock });
     this.link.onMessage((payload) => this.onPayload(payload));
   }
 
@@ -52,13 +50,13 @@ export class FramedSession {
     const waiter = this.waitress.waitFor(
       (m) => m.id === id && (types.includes(m.type) || m.type === 'error'),
       timeoutMs,
-      () => new AgentError('DEVICE_TIMEOUT', `the ${this.label} did not answer ${what} within ${timeoutMs} ms`, { details: { id, timeoutMs } }),
+      () => new AgentError(ErrorCodes.DEVICE_TIMEOUT, `the ${this.label} did not answer ${what} within ${timeoutMs} ms`, { details: { id, timeoutMs } }),
     );
     const promise = waiter.promise.then((m) => {
       if (m.type !== 'error') return m;
       const parsed = deviceError.safeParse(m);
       const code = parsed.success ? parsed.data.code : 'unknown';
-      throw new AgentError('DEVICE_ERROR', `the ${this.label} refused ${what} (${code})`, { details: { deviceCode: code } });
+      throw new AgentError(ErrorCodes.DEVICE_ERROR, `the ${this.label} refused ${what} (${code})`, { details: { deviceCode: code } });
     });
     // The caller may stop listening (cancel) before anyone awaits the promise.
     promise.catch(() => {});
@@ -101,7 +99,7 @@ export class FramedSession {
     if (this.closed) return;
     this.closed = true;
     this.link.close(reason);
-    this.waitress.rejectAll(new AgentError('DEVICE_DISCONNECTED', `the ${this.label} disconnected (${reason})`));
+    this.waitress.rejectAll(new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${this.label} disconnected (${reason})`));
   }
 
   private onPayload(payload: LinkPayload): void {

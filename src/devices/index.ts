@@ -9,5 +9,5 @@ export { qrMatrix, packModules, unpackModules, rowBytes, type PackedQr } from '.
 export { systemBinding, openSerialPort, closeSerialPort, type SerialBinding, type SerialPortInfo, type OpenPort } from './serial-port.js';
 export { findPortByUsb, matchesUsb, describeUsb, type UsbMatch } from './port-finder.js';
 export { portOpenError } from './port-errors.js';
-export { systemTimers, type Timers } from './timers.js';
 export type { DriverOptions, PingResult } from './framed-device.js';
+export { Link, type LinkOptions, type LinkPayload } from './link/index.js';

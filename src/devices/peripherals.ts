@@ -1,7 +1,6 @@
-import type { BackoffOptions } from '../core/backoff.js';
-import type { Logger } from '../core/logger.js';
-import type { Config } from '../config/schema.js';
-import type { EventBus } from '../events/bus.js';
+import type { BackoffOptions, Logger, Clock } from '../core/index.js';
+import type { Config } from '../config/index.js';
+import type { EventBus } from '../events/index.js';
 import type { Peripherals } from './api.js';
 import { SerialBarcodeScanner } from './barcode-scanner.js';
 import { SerialCardReader } from './card-reader.js';
@@ -9,7 +8,6 @@ import { SerialCustomerDisplay } from './customer-display.js';
 import type { DriverOptions } from './framed-device.js';
 import type { DeviceStatusEntry } from './port-supervisor.js';
 import { systemBinding, type SerialBinding } from './serial-port.js';
-import type { Timers } from './timers.js';
 
 export interface DeviceStatusReport {
   reader: DeviceStatusEntry & { link?: Record<string, number> };
@@ -33,7 +31,7 @@ export interface CreatePeripheralsOptions {
   log: Logger;
   /** Default: the operating system's serial ports; the demo passes its MockBinding. */
   binding?: SerialBinding;
-  timers?: Timers;
+  clock?: Clock;
   backoff?: BackoffOptions;
   /** Keep reopening lost ports (default true; the CLI opens once). */
   reconnect?: boolean;
@@ -50,7 +48,7 @@ export function createPeripherals(opts: CreatePeripheralsOptions): PeripheralSet
     bus: opts.bus,
     log,
     backoff: opts.backoff ?? { baseMs: opts.config.reconnectBaseMs, capMs: opts.config.reconnectCapMs },
-    ...(opts.timers ? { timers: opts.timers } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.reconnect !== undefined ? { reconnect: opts.reconnect } : {}),
     ...(opts.link ? { link: opts.link } : {}),
   });

@@ -1,5 +1,5 @@
-import { AgentError, type ErrorCode } from '../core/errors.js';
-import type { DeviceStatusReason } from '../events/types.js';
+import { AgentError, type ErrorCode, ErrorCodes } from '../core/index.js';
+import type { DeviceStatusReason } from '../events/index.js';
 
 export interface PortContext {
   /** 'card reader' */
@@ -20,26 +20,26 @@ export function portOpenError(err: unknown, ctx: PortContext): AgentError {
   const code = (err as { code?: unknown } | null)?.code;
   if (/no such file|ENOENT|does not exist|ENODEV|No such device/i.test(text) || code === 'ENOENT') {
     return new AgentError(
-      'DEVICE_PORT_MISSING',
+      ErrorCodes.DEVICE_PORT_MISSING,
       `the ${ctx.label} port ${ctx.path} does not exist: check that the device is plugged in and that ${ctx.configKey}.path is right ("terminal-agent devices list" shows the attached ports)`,
       { cause: err, details: { path: ctx.path } },
     );
   }
   if (/permission denied|EACCES|EPERM/i.test(text) || code === 'EACCES' || code === 'EPERM') {
     return new AgentError(
-      'DEVICE_PORT_PERMISSION',
+      ErrorCodes.DEVICE_PORT_PERMISSION,
       `no permission to open the ${ctx.label} port ${ctx.path}: add the agent's user to the dialout group ("sudo usermod -aG dialout $USER", then log in again) or install the udev rule that grants it`,
       { cause: err, details: { path: ctx.path } },
     );
   }
   if (/cannot lock|resource temporarily unavailable|EBUSY|EAGAIN|busy|locked/i.test(text) || code === 'EBUSY') {
     return new AgentError(
-      'DEVICE_PORT_BUSY',
+      ErrorCodes.DEVICE_PORT_BUSY,
       `the ${ctx.label} port ${ctx.path} is in use by another process: stop it (another terminal-agent, ModemManager, screen or minicom; "fuser ${ctx.path}" names it)`,
       { cause: err, details: { path: ctx.path } },
     );
   }
-  return new AgentError('DEVICE_ERROR', `could not open the ${ctx.label} port ${ctx.path}: ${text}`, { cause: err, details: { path: ctx.path } });
+  return new AgentError(ErrorCodes.DEVICE_ERROR, `could not open the ${ctx.label} port ${ctx.path}: ${text}`, { cause: err, details: { path: ctx.path } });
 }
 
 const reasons: Partial<Record<ErrorCode, DeviceStatusReason>> = {

@@ -1,4 +1,4 @@
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import type { SerialBinding, SerialPortInfo } from './serial-port.js';
 
 export interface UsbMatch {
@@ -26,14 +26,14 @@ export async function findPortByUsb(binding: SerialBinding, usb: UsbMatch, ctx: 
   if (found.length === 0) {
     const attached = ports.map((p) => `${p.path}${p.vendorId ? ` ${p.vendorId}:${p.productId ?? '?'}` : ''}`).join(', ') || 'none';
     throw new AgentError(
-      'DEVICE_PORT_MISSING',
+      ErrorCodes.DEVICE_PORT_MISSING,
       `no ${ctx.label} with USB id ${describeUsb(usb)} is attached (attached ports: ${attached}): check the cable, or ${ctx.configKey}.usb`,
       { details: { usb } },
     );
   }
   if (found.length > 1 && usb.serialNumber === undefined) {
     throw new AgentError(
-      'DEVICE_ERROR',
+      ErrorCodes.DEVICE_ERROR,
       `${found.length} devices with USB id ${describeUsb(usb)} are attached (${found.map((p) => p.path).join(', ')}): set ${ctx.configKey}.usb.serialNumber to choose one`,
       { details: { usb } },
     );

@@ -1,15 +1,21 @@
 import type { Duplex } from 'node:stream';
-import { backoffDelay, type BackoffOptions } from '../core/backoff.js';
-import { AgentError, isAgentError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { SerialPortConfig } from '../config/schema.js';
-import type { EventBus } from '../events/bus.js';
-import type { DeviceName, DeviceStatusReason } from '../events/types.js';
+import {
+  backoffDelay,
+  AgentError,
+  isAgentError,
+  ErrorCodes,
+  systemClock,
+  type BackoffOptions,
+  type Logger,
+  type Clock,
+  type TimerHandle,
+} from '../core/index.js';
+import type { SerialPortConfig } from '../config/index.js';
+import type { EventBus, DeviceName, DeviceStatusReason } from '../events/index.js';
 import type { DeviceInfo } from './api.js';
 import { findPortByUsb } from './port-finder.js';
 import { portOpenError, reasonOf } from './port-errors.js';
 import { closeSerialPort, openSerialPort, type OpenPort, type SerialBinding } from './serial-port.js';
-import { systemTimers, type TimerHandle, type Timers } from './timers.js';
 
 /** One open connection to a device, made by a SessionFactory for every (re)open. */
 export interface PortSession {
@@ -53,7 +59,7 @@ export interface PortSupervisorOptions<S extends PortSession> {
   bus: EventBus;
   log: Logger;
   sessions: SessionFactory<S>;
-  timers?: Timers;
+  clock?: Clock;
   backoff?: BackoffOptions;
   /** Keep trying after a failure (default true; the CLI opens once). */
   reconnect?: boolean;
@@ -82,14 +88,14 @@ export class PortSupervisor<S extends PortSession> {
   private firstAttempt: Promise<ConnectAttempt> | undefined;
   private entry: DeviceStatusEntry;
   private lastPublished = '';
-  private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly log: Logger;
   private readonly listeners = new Set<(session: S | undefined) => void>();
   /** Bumped on stop and on every new connect, so a late callback of an old attempt is ignored. */
   private generation = 0;
 
   constructor(private readonly opts: PortSupervisorOptions<S>) {
-    this.timers = opts.timers ?? systemTimers();
+    this.clock = opts.clock ?? systemClock();
     this.log = opts.log.child({ component: 'port-supervisor', device: opts.device });
     this.entry = {
       device: opts.device,
@@ -97,14 +103,14 @@ export class PortSupervisor<S extends PortSession> {
       state: opts.config.enabled ? 'stopped' : 'disabled',
       path: opts.config.usb ? undefined : opts.config.path,
       attempts: 0,
-      since: new Date().toISOString(),
+      since: new Date(this.clock.wall()).toISOString(),
     };
   }
 
   /** Starts connecting; resolves after the first attempt, connected or not (never rejects). */
   start(): Promise<ConnectAttempt> {
     if (!this.opts.config.enabled) {
-      return Promise.resolve({ connected: false, error: new AgentError('DEVICE_DISCONNECTED', `the ${this.opts.label} is disabled in configuration`) });
+      return Promise.resolve({ connected: false, error: new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${this.opts.label} is disabled in configuration`) });
     }
     if (this.running && this.firstAttempt) return this.firstAttempt;
     this.running = true;
@@ -116,7 +122,7 @@ export class PortSupervisor<S extends PortSession> {
     if (!this.running) return;
     this.running = false;
     this.generation++;
-    if (this.retryTimer !== undefined) this.timers.clearTimeout(this.retryTimer);
+    if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const cur = this.current;
     this.current = undefined;
@@ -174,7 +180,7 @@ export class PortSupervisor<S extends PortSession> {
       try {
         info = await this.opts.sessions.handshake(session);
       } catch (err) {
-        throw new AgentError('DEVICE_TIMEOUT', `the ${label} on ${path} did not complete the hello handshake: ${err instanceof Error ? err.message : String(err)}; check that the right device is on this port and powered`, {
+        throw new AgentError(ErrorCodes.DEVICE_TIMEOUT, `the ${label} on ${path} did not complete the hello handshake: ${err instanceof Error ? err.message : String(err)}; check that the right device is on this port and powered`, {
           cause: err,
           details: { path, reason: 'handshake_failed' },
         });
@@ -182,7 +188,7 @@ export class PortSupervisor<S extends PortSession> {
       if (!this.running || generation !== this.generation || !opened.isOpen) {
         session.close('stopped');
         await closeSerialPort(opened);
-        return { connected: false, error: new AgentError('DEVICE_DISCONNECTED', `the ${label} was stopped`) };
+        return { connected: false, error: new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${label} was stopped`) };
       }
       this.attach(opened, session, info);
       return { connected: true, info };
@@ -261,7 +267,7 @@ export class PortSupervisor<S extends PortSession> {
   private schedule(): void {
     if (this.retryTimer !== undefined || !this.running) return;
     const delay = backoffDelay(this.attempts, this.opts.backoff ?? defaultDeviceBackoff);
-    this.retryTimer = this.timers.setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
       if (this.running && !this.current) void this.connect();
     }, delay);
@@ -270,7 +276,7 @@ export class PortSupervisor<S extends PortSession> {
   private setState(state: SupervisorState, reason: DeviceStatusReason): void {
     this.entry.state = state;
     this.entry.reason = reason;
-    this.entry.since = new Date().toISOString();
+    this.entry.since = new Date(this.clock.wall()).toISOString();
     const busState = state === 'connected' ? 'connected' : state === 'reconnecting' ? 'reconnecting' : 'disconnected';
     const key = `${busState}/${reason}`;
     if (key === this.lastPublished) return;

@@ -1,5 +1,5 @@
 import { create } from 'qrcode';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 
 export interface PackedQr {
   /** Modules per side (N). */
@@ -44,7 +44,7 @@ export function qrMatrix(text: string): PackedQr {
   try {
     qr = create(text, { errorCorrectionLevel: 'M' });
   } catch (err) {
-    throw new AgentError('DEVICE_ERROR', `cannot draw a QR code for ${text.length} characters: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new AgentError(ErrorCodes.DEVICE_ERROR, `cannot draw a QR code for ${text.length} characters: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   const { size } = qr.modules;
   return { size, packed: packModules(size, (r, c) => qr.modules.get(r, c) === 1) };

@@ -1,4 +1,5 @@
 import { SerialPort } from 'serialport';
+import { withHangupAsDisconnect } from './hangup-read.js';
 
 /** What SerialPort.list() says about a port (@serialport/bindings-interface PortInfo). */
 export interface SerialPortInfo {
@@ -22,9 +23,16 @@ export interface SerialBinding {
 
 export type OpenPort = SerialPort;
 
-/** The operating system's serial ports. */
+/**
+ * The operating system's serial ports; a hung-up tty closes its port as a disconnect
+ * instead of leaving a read spinning (see hangup-read.ts).
+ */
 export function systemBinding(): SerialBinding {
-  return SerialPort.binding as unknown as SerialBinding;
+  const binding = SerialPort.binding as unknown as SerialBinding;
+  return {
+    list: () => binding.list(),
+    open: async (options) => withHangupAsDisconnect(await binding.open(options)),
+  };
 }
 
 /**

@@ -1,11 +1,9 @@
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
-import type { DeviceName } from '../events/types.js';
+import { systemClock, type Logger, type Clock } from '../core/index.js';
+import type { EventBus, DeviceName } from '../events/index.js';
 import type { DeviceInfo } from './api.js';
 import type { DriverOptions } from './framed-device.js';
 import { PortSupervisor, type ConnectAttempt, type DeviceStatusEntry, type PortSession } from './port-supervisor.js';
-import { systemTimers, type Timers } from './timers.js';
 
 /**
  * What every driver shares: a port supervisor that opens, hands shakes and reopens its
@@ -16,12 +14,12 @@ export abstract class SupervisedDevice<S extends PortSession> {
   readonly supervisor: PortSupervisor<S>;
   protected readonly log: Logger;
   protected readonly bus: EventBus;
-  protected readonly timers: Timers;
+  protected readonly clock: Clock;
 
   protected constructor(opts: DriverOptions, identity: { device: DeviceName; label: string; component: string }) {
     this.log = opts.log.child({ component: identity.component });
     this.bus = opts.bus;
-    this.timers = opts.timers ?? systemTimers();
+    this.clock = opts.clock ?? systemClock();
     this.supervisor = new PortSupervisor<S>({
       device: identity.device,
       label: identity.label,
@@ -29,7 +27,7 @@ export abstract class SupervisedDevice<S extends PortSession> {
       binding: opts.binding,
       bus: opts.bus,
       log: opts.log,
-      timers: this.timers,
+      clock: this.clock,
       ...(opts.backoff ? { backoff: opts.backoff } : {}),
       ...(opts.reconnect !== undefined ? { reconnect: opts.reconnect } : {}),
       // Called only once the port opens, after the subclass is fully constructed.

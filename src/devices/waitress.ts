@@ -1,4 +1,4 @@
-import { systemTimers, type TimerHandle, type Timers } from './timers.js';
+import { systemClock, type Clock, type TimerHandle } from '../core/index.js';
 
 export interface Waiter<T> {
   promise: Promise<T>;
@@ -20,7 +20,7 @@ interface Entry<T> {
 export class Waitress<T> {
   private readonly entries = new Set<Entry<T>>();
 
-  constructor(private readonly timers: Timers = systemTimers()) {}
+  constructor(private readonly clock: Clock = systemClock()) {}
 
   waitFor(predicate: (message: T) => boolean, timeoutMs: number, onTimeout: () => Error): Waiter<T> {
     let entry!: Entry<T>;
@@ -29,7 +29,7 @@ export class Waitress<T> {
     });
     const finish = (): void => {
       this.entries.delete(entry);
-      if (entry.timer !== undefined) this.timers.clearTimeout(entry.timer);
+      if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
       entry.timer = undefined;
     };
     const { resolve, reject } = entry;
@@ -41,7 +41,7 @@ export class Waitress<T> {
       finish();
       reject(e);
     };
-    entry.timer = this.timers.setTimeout(() => entry.reject(onTimeout()), timeoutMs);
+    entry.timer = this.clock.setTimeout(() => entry.reject(onTimeout()), timeoutMs);
     this.entries.add(entry);
     return {
       promise,

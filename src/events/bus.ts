@@ -1,3 +1,4 @@
+import { systemClock, type TimeSource } from '../core/index.js';
 import type { AgentEvent, AgentEventMap, AgentEventType } from './types.js';
 
 type AnyListener = (event: AgentEvent) => void;
@@ -10,10 +11,14 @@ export class EventBus {
   private seq = 0;
   private readonly listeners = new Set<AnyListener>();
 
-  constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {}
+  constructor(
+    private readonly onListenerError: (err: unknown) => void = () => {},
+    /** Stamps each event's `at`; the agent's one Clock (docs/architecture.md, "Time"). */
+    private readonly clock: Pick<TimeSource, 'wall'> = systemClock(),
+  ) {}
 
   publish<K extends AgentEventType>(type: K, data: AgentEventMap[K]): AgentEvent<K> {
-    const event: AgentEvent<K> = { seq: ++this.seq, type, at: new Date().toISOString(), data };
+    const event: AgentEvent<K> = { seq: ++this.seq, type, at: new Date(this.clock.wall()).toISOString(), data };
     for (const listener of [...this.listeners]) {
       try {
         listener(event as AgentEvent);

@@ -1,5 +1,4 @@
-import type { BackoffOptions } from '../core/backoff.js';
-import { backoffDelay } from '../core/backoff.js';
+import { backoffDelay, type BackoffOptions } from '../core/index.js';
 
 /**
  * When the provider relay asks the platform for a pending transaction's status next.

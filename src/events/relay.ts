@@ -1,14 +1,7 @@
-import type { Logger } from '../core/logger.js';
-import { describeError, isAgentError } from '../core/errors.js';
-import type { PendingTracking, RelayStore, TransactionView } from '../payments/api.js';
+import { describeError, isAgentError, ErrorCodes, systemClock, type Logger, type Clock } from '../core/index.js';
 import type { EventBus } from './bus.js';
 import { defaultRelayPolicy, nextPollDelay, parseExpireTime, type RelayPolicy } from './relay-policy.js';
-
-/** Timer functions, injectable so tests drive the schedule with a fake clock. */
-export interface RelayTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import type { PendingTracking, RelayedTransaction, RelayStore } from './relay-store.js';
 
 export interface EventRelayOptions {
   store: RelayStore;
@@ -16,8 +9,11 @@ export interface EventRelayOptions {
   fetchStatus: (clientTransactionId: string, merchantId?: string) => Promise<Record<string, unknown>>;
   bus: EventBus;
   log: Logger;
-  now?: () => number;
-  timers?: RelayTimers;
+  /**
+   * The agent's one Clock (docs/architecture.md, "Time"): wall time, because the QR expiry
+   * it compares with is the platform's wall-clock expireTime, and the poll timers.
+   */
+  clock?: Pick<Clock, 'wall' | 'setTimeout' | 'clearTimeout'>;
   policy?: Partial<RelayPolicy>;
   /** Jitter source of the failure backoff. */
   random?: () => number;
@@ -43,11 +39,6 @@ interface Entry {
   lastKey: string | undefined;
 }
 
-const realTimers: RelayTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 /**
  * The provider event relay (DESIGN.md "Wallet QR, consumer scan"): follows each pending
  * transaction through the status call, fast while the customer is paying and backing off
@@ -57,14 +48,14 @@ const realTimers: RelayTimers = {
  */
 export function createEventRelay(opts: EventRelayOptions): EventRelay {
   const log = opts.log.child({ module: 'event-relay' });
-  const now = opts.now ?? Date.now;
-  const timers = opts.timers ?? realTimers;
+  const clock = opts.clock ?? systemClock();
+  const now = (): number => clock.wall();
   const policy: RelayPolicy = { ...defaultRelayPolicy, ...opts.policy };
   const entries = new Map<string, Entry>();
   let running = false;
   let unsubscribe: (() => void) | undefined;
 
-  function publish(view: TransactionView, platformEvent?: Record<string, unknown>): void {
+  function publish(view: RelayedTransaction, platformEvent?: Record<string, unknown>): void {
     opts.bus.publish('transaction.updated', {
       clientTransactionId: view.clientTransactionId,
       ...(view.serverTransactionId !== undefined ? { serverTransactionId: view.serverTransactionId } : {}),
@@ -80,14 +71,14 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
 
   function untrack(id: string, entry: Entry): void {
     if (entries.get(id) !== entry) return;
-    if (entry.timer !== undefined) timers.clearTimeout(entry.timer);
+    if (entry.timer !== undefined) clock.clearTimeout(entry.timer);
     entries.delete(id);
   }
 
   function schedule(id: string, entry: Entry, delayMs: number): void {
     if (!running || entries.get(id) !== entry) return;
-    if (entry.timer !== undefined) timers.clearTimeout(entry.timer);
-    entry.timer = timers.setTimeout(() => {
+    if (entry.timer !== undefined) clock.clearTimeout(entry.timer);
+    entry.timer = clock.setTimeout(() => {
       entry.timer = undefined;
       void poll(id, entry);
     }, delayMs);
@@ -149,7 +140,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
       if (now() - entry.trackedSince >= policy.fastPhaseMs) entry.slowPolls++;
       scheduleNext(id, entry, now() - started);
     } catch (err) {
-      if (isAgentError(err, 'PAYMENT_NOT_FOUND')) {
+      if (isAgentError(err, ErrorCodes.PAYMENT_NOT_FOUND)) {
         log.warn({ clientTransactionId: id }, 'tracked transaction is not in the journal; no longer followed');
         untrack(id, entry);
         return;
@@ -204,7 +195,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
       running = false;
       unsubscribe?.();
       unsubscribe = undefined;
-      for (const entry of entries.values()) if (entry.timer !== undefined) timers.clearTimeout(entry.timer);
+      for (const entry of entries.values()) if (entry.timer !== undefined) clock.clearTimeout(entry.timer);
       entries.clear();
     },
     tracked() {

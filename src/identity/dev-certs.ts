@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 
 /**
  * Development PKI, made offline with the openssl command: a platform CA, the platform's
@@ -56,7 +56,7 @@ function openssl(args: string[], cwd: string): void {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
     throw new AgentError(
-      'CERT_UNREADABLE',
+      ErrorCodes.CERT_UNREADABLE,
       missing ? 'dev certificates: the openssl command is not installed (apt-get install openssl)' : `dev certificates: openssl ${args[0]} failed: ${stderr ?? ''}`,
       { cause: err },
     );
@@ -132,7 +132,7 @@ export function generateDevCerts(dir: string, opts: GenerateOptions = {}): DevCe
   // certs/ is also where a real device certificate lives: never overwrite part of a set silently.
   const existing = all.find((f) => existsSync(f));
   if (!opts.force && existing !== undefined) {
-    throw new AgentError('CERT_UNREADABLE', `dev certificates: ${existing} already exists and is not part of a complete dev set: move it away or use --force to overwrite`, {
+    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `dev certificates: ${existing} already exists and is not part of a complete dev set: move it away or use --force to overwrite`, {
       details: { file: existing },
     });
   }

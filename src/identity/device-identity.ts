@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { oneLineName, subjectSerialNumber } from './subject.js';
 import { x5tS256 } from './thumbprint.js';
 
@@ -36,7 +36,7 @@ function readPem(file: string, what: string): string {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable by this user' : `cannot be read (${code})`;
-    throw new AgentError('CERT_UNREADABLE', `${what} ${file} ${why}: check the identity settings or run \`terminal-agent certs gen-dev\` for development`, {
+    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `${what} ${file} ${why}: check the identity settings or run \`terminal-agent certs gen-dev\` for development`, {
       cause: err,
       details: { file },
     });
@@ -49,7 +49,7 @@ function checkKeyMode(keyFile: string): void {
   const mode = statSync(keyFile).mode & 0o777;
   if ((mode & 0o077) !== 0) {
     throw new AgentError(
-      'KEY_PERMISSIONS',
+      ErrorCodes.KEY_PERMISSIONS,
       `device key ${keyFile} is readable by group or others (mode ${mode.toString(8).padStart(4, '0')}): run \`chmod 600 ${keyFile}\``,
       { details: { file: keyFile, mode: mode.toString(8) } },
     );
@@ -61,7 +61,7 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
 function parseCertificates(pem: string, file: string, what: string): X509Certificate[] {
   const blocks = pem.match(PEM_CERT) ?? [];
   const notACert = (cause?: unknown): AgentError =>
-    new AgentError('CERT_UNREADABLE', `${what} ${file} is not a PEM certificate: replace it with the right file`, {
+    new AgentError(ErrorCodes.CERT_UNREADABLE, `${what} ${file} is not a PEM certificate: replace it with the right file`, {
       cause,
       details: { file },
     });
@@ -77,7 +77,7 @@ function parseKey(pem: string, file: string): KeyObject {
   try {
     return createPrivateKey(pem);
   } catch (err) {
-    throw new AgentError('CERT_UNREADABLE', `device key ${file} is not an unencrypted PEM private key: replace it with the key of the device certificate`, {
+    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `device key ${file} is not an unencrypted PEM private key: replace it with the key of the device certificate`, {
       cause: err,
       details: { file },
     });
@@ -87,7 +87,7 @@ function parseKey(pem: string, file: string): KeyObject {
 function certDate(value: string, file: string): Date {
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) {
-    throw new AgentError('CERT_UNREADABLE', `device certificate ${file} has an unreadable validity date: replace it`, { details: { file } });
+    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `device certificate ${file} has an unreadable validity date: replace it`, { details: { file } });
   }
   return d;
 }
@@ -105,10 +105,10 @@ export function readIdentity(opts: LoadIdentityOptions): DeviceIdentity {
   const [cert] = parseCertificates(certPem, opts.certFile, 'device certificate');
   parseCertificates(caPem, opts.caFile, 'platform CA');
   const key = parseKey(keyPem, opts.keyFile);
-  if (cert === undefined) throw new AgentError('CERT_UNREADABLE', `device certificate ${opts.certFile} is empty`, { details: { file: opts.certFile } });
+  if (cert === undefined) throw new AgentError(ErrorCodes.CERT_UNREADABLE, `device certificate ${opts.certFile} is empty`, { details: { file: opts.certFile } });
   if (!cert.checkPrivateKey(key)) {
     throw new AgentError(
-      'CERT_KEY_MISMATCH',
+      ErrorCodes.CERT_KEY_MISMATCH,
       `device key ${opts.keyFile} does not belong to device certificate ${opts.certFile}: install the matching key and certificate`,
       { details: { certFile: opts.certFile, keyFile: opts.keyFile } },
     );
@@ -116,7 +116,7 @@ export function readIdentity(opts: LoadIdentityOptions): DeviceIdentity {
   const serialNumber = subjectSerialNumber(cert);
   if (serialNumber === undefined) {
     throw new AgentError(
-      'CERT_NO_SERIAL',
+      ErrorCodes.CERT_NO_SERIAL,
       `device certificate ${opts.certFile} has no serialNumber attribute in its subject: it is not a terminal certificate`,
       { details: { file: opts.certFile } },
     );
@@ -147,14 +147,14 @@ export function loadIdentity(opts: LoadIdentityOptions): DeviceIdentity {
   const now = opts.now ?? new Date();
   if (now.getTime() < identity.notBefore.getTime()) {
     throw new AgentError(
-      'CERT_NOT_YET_VALID',
+      ErrorCodes.CERT_NOT_YET_VALID,
       `device certificate ${opts.certFile} is not valid before ${identity.notBefore.toISOString()} but the clock says ${now.toISOString()}: check the terminal's clock`,
       { details: { file: opts.certFile, notBefore: identity.notBefore.toISOString() } },
     );
   }
   if (now.getTime() >= identity.notAfter.getTime()) {
     throw new AgentError(
-      'CERT_EXPIRED',
+      ErrorCodes.CERT_EXPIRED,
       `device certificate ${opts.certFile} expired on ${identity.notAfter.toISOString()}: install a renewed device certificate`,
       { details: { file: opts.certFile, notAfter: identity.notAfter.toISOString() } },
     );

@@ -1,9 +1,7 @@
 import type { z } from 'zod';
-import type { Logger } from '../core/logger.js';
-import { backoffDelay, sleep, type BackoffOptions } from '../core/index.js';
-import { AgentError, isAgentError } from '../core/errors.js';
+import { backoffDelay, systemClock, ErrorCodes, AgentError, isAgentError, type Logger, type BackoffOptions, type Clock } from '../core/index.js';
 import { PlatformError, isPlatformError } from './errors.js';
-import { httpRequest, jsonBody, statusError, systemClock, type HttpClock, type HttpMethod, type HttpResponse } from './http.js';
+import { httpRequest, jsonBody, statusError, type HttpMethod, type HttpResponse } from './http.js';
 import { dispatcherFor, type DispatcherSource } from './dispatchers.js';
 import { checkRequest, readResponse } from './validate.js';
 import {
@@ -71,7 +69,8 @@ export interface PlatformClientOptions {
   /** DESIGN.md: isAvailable answers within this budget (default 2 s). */
   availabilityTimeoutMs?: number;
   getRetry?: Partial<GetRetryOptions>;
-  clock?: HttpClock;
+  /** Time and timers (docs/architecture.md, "Time"); the composition root passes the agent's one Clock. */
+  clock?: Clock;
 }
 
 const defaultGetRetry: GetRetryOptions = { retries: 2, backoff: { baseMs: 250, capMs: 2_000 }, maxRetryAfterMs: 5_000 };
@@ -95,13 +94,13 @@ interface Call<S extends z.ZodType> {
 export class PlatformClient {
   private readonly baseUrl: string;
   private readonly log: Logger;
-  private readonly clock: HttpClock;
+  private readonly clock: Clock;
   private readonly getRetry: GetRetryOptions;
 
   constructor(private readonly opts: PlatformClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.log = opts.log.child({ module: 'platform' });
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock ?? systemClock();
     this.getRetry = { ...defaultGetRetry, ...opts.getRetry };
   }
 
@@ -159,16 +158,20 @@ export class PlatformClient {
   }
 
   /**
-   * DESIGN.md: 200 means available; anything else, or no answer within the budget
-   * (token included), means not. Never throws.
+   * 200 means available; anything else, or no answer within the budget (token included),
+   * means not (docs/platform-contract.md, "Endpoints"). Never throws.
    */
   async isAvailable(opts?: CallOptions): Promise<boolean> {
     const budgetMs = this.opts.availabilityTimeoutMs ?? 2_000;
-    const budget = AbortSignal.timeout(budgetMs);
-    const signal = opts?.signal ? AbortSignal.any([opts.signal, budget]) : budget;
-    let timer: NodeJS.Timeout | undefined;
+    // The budget runs on the Clock: when it is over the answer is "not available" and the request is abandoned.
+    const budget = new AbortController();
+    const signal = opts?.signal ? AbortSignal.any([opts.signal, budget.signal]) : budget.signal;
+    let timer: unknown;
     const deadline = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), budgetMs);
+      timer = this.clock.setTimeout(() => {
+        budget.abort(new DOMException(`no answer within ${budgetMs} ms`, 'TimeoutError'));
+        resolve(false);
+      }, budgetMs);
     });
     const attempt = (async (): Promise<boolean> => {
       try {
@@ -190,7 +193,7 @@ export class PlatformClient {
     try {
       return await Promise.race([attempt, deadline]);
     } finally {
-      clearTimeout(timer);
+      this.clock.clearTimeout(timer);
     }
   }
 
@@ -205,7 +208,7 @@ export class PlatformClient {
         const wait = attempt < retries ? this.retryDelay(err, attempt) : undefined;
         if (wait === undefined) throw err;
         this.log.debug({ operation: c.operation, attempt: attempt + 1, waitMs: wait }, 'retrying platform read');
-        await sleep(wait, c.opts?.signal);
+        await this.clock.sleep(wait, c.opts?.signal);
       }
     }
   }
@@ -260,7 +263,7 @@ export class PlatformClient {
       return await this.opts.tokens.tokenFor(merchantId);
     } catch (err) {
       const transient = isPlatformError(err) && err.transient;
-      const code = isAgentError(err) ? err.code : 'INTERNAL';
+      const code = isAgentError(err) ? err.code : ErrorCodes.INTERNAL;
       throw new PlatformError(`no access token for ${operation} (${code})`, {
         category: transient ? 'network' : 'auth',
         operation,
@@ -273,7 +276,7 @@ export class PlatformClient {
 }
 
 function txPath(transactionId: string): string {
-  if (transactionId.length === 0) throw new AgentError('PLATFORM_BAD_REQUEST', 'transaction id must not be empty', { httpStatus: 400 });
+  if (transactionId.length === 0) throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, 'transaction id must not be empty');
   return `/payment/v1/transactions/${encodeURIComponent(transactionId)}`;
 }
 

@@ -1,4 +1,4 @@
-import { AgentError, type ErrorCode } from '../core/errors.js';
+import { AgentError, type ErrorCode, ErrorCodes } from '../core/index.js';
 
 /**
  * How a platform call failed:
@@ -12,11 +12,11 @@ import { AgentError, type ErrorCode } from '../core/errors.js';
 export type PlatformErrorCategory = 'network' | 'timeout' | 'auth' | 'rejected' | 'server';
 
 const codeOf: Record<PlatformErrorCategory, ErrorCode> = {
-  network: 'PLATFORM_NETWORK',
-  timeout: 'PLATFORM_TIMEOUT',
-  auth: 'PLATFORM_AUTH',
-  rejected: 'PLATFORM_REJECTED',
-  server: 'PLATFORM_SERVER',
+  network: ErrorCodes.PLATFORM_NETWORK,
+  timeout: ErrorCodes.PLATFORM_TIMEOUT,
+  auth: ErrorCodes.PLATFORM_AUTH,
+  rejected: ErrorCodes.PLATFORM_REJECTED,
+  server: ErrorCodes.PLATFORM_SERVER,
 };
 
 export interface PlatformErrorInit {
@@ -60,7 +60,6 @@ export class PlatformError extends AgentError {
   constructor(message: string, init: PlatformErrorInit) {
     super(init.code ?? codeOf[init.category], message, {
       cause: init.cause,
-      httpStatus: init.category === 'timeout' ? 504 : 502,
       details: compact({
         category: init.category,
         operation: init.operation,

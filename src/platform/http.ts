@@ -1,7 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseRetryAfter } from '../core/backoff.js';
-import type { ErrorCode } from '../core/errors.js';
+import { ErrorCodes, parseRetryAfter, systemClock, type ErrorCode, type TimeSource } from '../core/index.js';
 import { PlatformError, type PlatformErrorCategory } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -33,14 +32,6 @@ export interface HttpResponse {
   durationMs: number;
 }
 
-export interface HttpClock {
-  /** Monotonic milliseconds (performance.now()). */
-  mono(): number;
-  /** Wall-clock milliseconds since the epoch (Date.now()). */
-  wall(): number;
-}
-
-export const systemClock: HttpClock = { mono: () => performance.now(), wall: () => Date.now() };
 
 /** Connection never established: nothing was sent. */
 const NEVER_SENT = new Set([
@@ -92,7 +83,7 @@ export function transportError(req: Pick<HttpRequest, 'operation' | 'method' | '
   } else if (code !== undefined && TLS_ALERT.test(code)) {
     category = 'auth';
     outcomeUnknown = false;
-    override = 'AUTH_CERT_REFUSED';
+    override = ErrorCodes.AUTH_CERT_REFUSED;
     message = `${host} refused the device certificate during the TLS handshake (${code})`;
   } else if (code !== undefined && SERVER_CERT.test(code)) {
     category = 'network';
@@ -127,7 +118,7 @@ function safeHost(url: string): string {
 }
 
 /** One HTTP exchange with undici's own `request`; the body is always read to free the connection. */
-export async function httpRequest(req: HttpRequest, clock: HttpClock = systemClock): Promise<HttpResponse> {
+export async function httpRequest(req: HttpRequest, clock: TimeSource = systemClock()): Promise<HttpResponse> {
   const started = clock.mono();
   try {
     const res = await request(req.url, {
@@ -191,7 +182,7 @@ export function parseErrorBody(text: string): ErrorBody {
  * The error for a non-2xx answer. A 5xx on a write may have taken effect (the platform
  * may have recorded it before failing); a 4xx means it did nothing.
  */
-export function statusError(req: Pick<HttpRequest, 'operation' | 'method'>, res: HttpResponse, clock: HttpClock = systemClock): PlatformError {
+export function statusError(req: Pick<HttpRequest, 'operation' | 'method'>, res: HttpResponse, clock: TimeSource = systemClock()): PlatformError {
   const body = parseErrorBody(res.text);
   const status = res.status;
   const category: PlatformErrorCategory = status === 401 || status === 403 ? 'auth' : status >= 500 ? 'server' : 'rejected';
@@ -216,7 +207,7 @@ export function jsonBody(req: Pick<HttpRequest, 'operation' | 'method'>, res: Ht
   } catch (err) {
     throw new PlatformError(`platform answered ${req.operation} with a body that is not JSON`, {
       category: 'server',
-      code: 'PLATFORM_BAD_RESPONSE',
+      code: ErrorCodes.PLATFORM_BAD_RESPONSE,
       operation: req.operation,
       method: req.method,
       status: res.status,

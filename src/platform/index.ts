@@ -7,10 +7,8 @@ export {
   statusError,
   transportError,
   jsonBody,
-  systemClock,
   type HttpRequest,
   type HttpResponse,
-  type HttpClock,
   type HttpMethod,
 } from './http.js';
 export { checkRequest, readResponse, describeIssues } from './validate.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AgentError } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { PlatformError } from './errors.js';
 import type { HttpMethod } from './http.js';
 
@@ -15,8 +15,7 @@ export function describeIssues(error: z.ZodError, max = 3): string {
 export function checkRequest<S extends z.ZodType>(schema: S, value: unknown, operation: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new AgentError('PLATFORM_BAD_REQUEST', `${operation} request is invalid: ${describeIssues(parsed.error)}`, {
-      httpStatus: 400,
+    throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, `${operation} request is invalid: ${describeIssues(parsed.error)}`, {
       details: { operation, fields: parsed.error.issues.map((i) => i.path.map(String).join('.')) },
     });
   }
@@ -37,7 +36,7 @@ export function readResponse<S extends z.ZodType>(
   if (!parsed.success) {
     throw new PlatformError(`platform answer to ${req.operation} is not understood: ${describeIssues(parsed.error)}`, {
       category: 'server',
-      code: 'PLATFORM_BAD_RESPONSE',
+      code: ErrorCodes.PLATFORM_BAD_RESPONSE,
       operation: req.operation,
       method: req.method,
       status,

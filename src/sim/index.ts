@@ -1,3 +1,14 @@
-/** The demo platform and the simulated peripherals (docs/architecture.md, "Demo platform"). */
+/**
+ * The demo platform and the simulated peripherals, as the composition root and the CLI
+ * use them (docs/architecture.md, "Demo platform"). The demo platform is an independent
+ * implementation of the platform contract and shares no code with the agent's payments
+ * rules, so it can catch the agent's mistakes.
+ */
+export {
+  startDemoPlatform,
+  demoPlatformConfig,
+  defaultSimSettings,
+  type DemoPlatform,
+  type DemoPlatformOptions,
+} from './platform/server.js';
 export * from './devices/index.js';
-export { startDemoPlatform, demoPlatformConfig, defaultSimSettings, type DemoPlatform, type DemoPlatformOptions } from './platform/server.js';

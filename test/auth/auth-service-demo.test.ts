@@ -5,6 +5,7 @@ import type { AgentEvent } from '../../src/events/types.js';
 import { decodeJwtPayload } from '../../src/auth/jwt.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
 import { control, dispatchersOf, grantStats, identityOf, startDemo, type Demo } from '../platform/fixture.js';
+import { systemClock } from '../../src/core/index.js';
 import { createServer } from 'node:net';
 import { vi } from 'vitest';
 
@@ -130,7 +131,7 @@ describe('grants', () => {
       leewaySeconds: 30,
       backoff: { baseMs: 10, capMs: 100 },
       slowRetryMs: 1_000,
-      clock: { mono: () => performance.now(), wall: () => Date.now() },
+      clock: systemClock(),
       skew: new ClockSkewMeter(30_000),
       log: demo.log,
     });

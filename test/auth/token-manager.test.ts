@@ -2,11 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TokenManager, type TokenManagerOptions } from '../../src/auth/token-manager.js';
 import { ClockSkewMeter } from '../../src/auth/clock-skew.js';
 import { AgentError } from '../../src/core/errors.js';
+import { systemClock, type Clock } from '../../src/core/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { FakeSource, THUMB, deferred, issue } from './fake-tokens.js';
 
-const clock = { mono: () => Date.now(), wall: () => Date.now() };
+/** A fake Clock on vitest's fake timers: its timers are the faked ones, and both times follow the faked Date.now(). */
+const clock: Clock = { ...systemClock(), mono: () => Date.now(), wall: () => Date.now() };
 
 function manager(source: FakeSource, over: Partial<TokenManagerOptions> = {}): { m: TokenManager; sink: ReturnType<typeof testLogger>['sink'] } {
   const { log, sink } = testLogger();
@@ -96,7 +98,7 @@ describe('TokenManager: proactive refresh', () => {
 
   it('measures the lifetime on the monotonic clock, not the wall clock, when the wall clock jumps', async () => {
     let mono = 0;
-    const jumpy = { mono: () => mono, wall: () => Date.now() };
+    const jumpy: Clock = { ...clock, mono: () => mono };
     const source = new FakeSource();
     source.grants.push(() => {
       const o = issue({ expiresIn: 100 });

@@ -1,17 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LineParser, type LineUnit } from '../../src/devices/lines/parser.js';
-import { ManualTimers } from './helpers/manual-timers.js';
+import { ManualClock } from './helpers/manual-clock.js';
 import { devicesConfig, simRig, type SimRig } from './helpers/sim-setup.js';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('LineParser (serial-devices.md section 3)', () => {
-  function setup(): { units: LineUnit[]; feed: (s: string | Buffer) => void; timers: ManualTimers; parser: LineParser } {
-    const timers = new ManualTimers();
-    const parser = new LineParser({ timers });
+  function setup(): { units: LineUnit[]; feed: (s: string | Buffer) => void; clock: ManualClock; parser: LineParser } {
+    const clock = new ManualClock();
+    const parser = new LineParser({ clock });
     const units: LineUnit[] = [];
     parser.on('data', (u: LineUnit) => units.push(u));
-    return { units, feed: (s) => parser.write(Buffer.isBuffer(s) ? s : Buffer.from(s, 'latin1')), timers, parser };
+    return { units, feed: (s) => parser.write(Buffer.isBuffer(s) ? s : Buffer.from(s, 'latin1')), clock, parser };
   }
 
   it('ends lines on CR, LF and CR LF and skips empty lines', async () => {
@@ -54,10 +54,10 @@ describe('LineParser (serial-devices.md section 3)', () => {
   });
 
   it('drops a line left without terminator instead of gluing it to the next scan', async () => {
-    const { units, feed, timers } = setup();
+    const { units, feed, clock } = setup();
     feed('garb');
     await tick();
-    timers.advance(1000);
+    clock.advance(1000);
     feed('code\r');
     await tick();
     expect(units).toEqual([
@@ -120,7 +120,7 @@ describe('barcode scanner driver on MockBinding', () => {
   it('allows one waiting sale at a time', async () => {
     rig = await simRig();
     const first = rig.peripherals.scanner.nextScan({ timeoutMs: 5_000 });
-    await expect(rig.peripherals.scanner.nextScan({ timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'DEVICE_ERROR' });
+    await expect(rig.peripherals.scanner.nextScan({ timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'DEVICE_BUSY' });
     rig.sim.scanner.scan('one');
     expect(await first).toBe('one');
   });

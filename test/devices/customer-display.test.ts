@@ -78,7 +78,7 @@ describe('customer display driver on MockBinding', () => {
 
   it('refuses more than 4 lines before sending anything', async () => {
     rig = await simRig();
-    await expect(rig.peripherals.display.showText(['1', '2', '3', '4', '5'])).rejects.toMatchObject({ code: 'DEVICE_ERROR' });
+    await expect(rig.peripherals.display.showText(['1', '2', '3', '4', '5'])).rejects.toMatchObject({ code: 'INPUT_INVALID' });
     expect(rig.sim.display.receivedOfType('showText')).toHaveLength(0);
   });
 

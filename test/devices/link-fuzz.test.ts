@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src/devices/link/frame.js';
 import { FrameParser, type LinkUnit } from '../../src/devices/link/parser.js';
-import { ManualTimers } from './helpers/manual-timers.js';
+import { ManualClock } from './helpers/manual-clock.js';
 
 /** Small seeded PRNG (mulberry32) so a failure can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -79,8 +79,8 @@ describe('FrameParser fuzz', () => {
   it('survives hundreds of thousands of random and mutated inputs and still decodes a valid frame afterwards', () => {
     const seed = Number(process.env.FUZZ_SEED ?? 20240611);
     const next = generator(seed);
-    const timers = new ManualTimers();
-    const parser = new FrameParser({ timers });
+    const clock = new ManualClock();
+    const parser = new FrameParser({ clock });
     let errors = 0;
     parser.on('error', () => errors++);
     const markers = new Set<string>();
@@ -102,13 +102,13 @@ describe('FrameParser fuzz', () => {
       if (i % 1000 === 0) {
         if (batch.length > 0) feed(Buffer.concat(batch.splice(0)));
         // After a silence, a whole valid frame must always come through.
-        timers.advance(100);
+        clock.advance(100);
         const id = `m${i}`;
         markers.add(id);
         feed(encodeFrame(i & 0xff, { type: 'marker', id }));
       }
     }
-    timers.advance(100);
+    clock.advance(100);
     markers.add('last');
     feed(encodeFrame(1, { type: 'marker', id: 'last' }));
     expect(errors).toBe(0);

@@ -1,18 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src/devices/link/frame.js';
 import { FrameParser, type LinkUnit } from '../../src/devices/link/parser.js';
-import { ManualTimers } from './helpers/manual-timers.js';
+import { ManualClock } from './helpers/manual-clock.js';
 
-function setup(): { parser: FrameParser; units: LinkUnit[]; timers: ManualTimers; feed: (b: Buffer | number[]) => void } {
-  const timers = new ManualTimers();
-  const parser = new FrameParser({ timers });
+function setup(): { parser: FrameParser; units: LinkUnit[]; clock: ManualClock; feed: (b: Buffer | number[]) => void } {
+  const clock = new ManualClock();
+  const parser = new FrameParser({ clock });
   const units: LinkUnit[] = [];
   parser.on('data', (u: LinkUnit) => units.push(u));
   const feed = (b: Buffer | number[]): void => {
     parser.write(Buffer.isBuffer(b) ? b : Buffer.from(b));
   };
   parsers.push(parser);
-  return { parser, units, timers, feed };
+  return { parser, units, clock, feed };
 }
 
 const parsers: FrameParser[] = [];
@@ -130,16 +130,16 @@ describe('FrameParser', () => {
   });
 
   it('discards a partial frame after 100 ms between two bytes (rule 4)', async () => {
-    const { units, feed, timers } = setup();
+    const { units, feed, clock } = setup();
     const f = encodeFrame(1, { type: 'hello', id: 'one' });
     feed(f.subarray(0, 10));
     await tick();
-    timers.advance(99);
+    clock.advance(99);
     feed(f.subarray(10, 12));
     await tick();
-    timers.advance(99);
+    clock.advance(99);
     expect(units).toEqual([]);
-    timers.advance(1);
+    clock.advance(1);
     expect(units).toEqual([{ kind: 'discarded', bytes: 12, reason: 'timeout' }]);
     // The rest of the old frame is noise now; the next whole frame decodes.
     feed(Buffer.concat([f.subarray(12), encodeFrame(2, { type: 'hello', id: 'two' })]));
@@ -148,22 +148,22 @@ describe('FrameParser', () => {
   });
 
   it('does not let a stale partial frame swallow the first bytes of the next one', async () => {
-    const { units, feed, timers } = setup();
+    const { units, feed, clock } = setup();
     feed([0x02, 0x00]);
     await tick();
-    timers.advance(150);
+    clock.advance(150);
     feed(encodeFrame(6, { type: 'hello' }));
     await tick();
     expect(frames(units)).toEqual([{ seq: 6, payload: { type: 'hello' } }]);
   });
 
   it('finds a whole frame behind a false STX whose LEN was never reached', async () => {
-    const { units, feed, timers } = setup();
+    const { units, feed, clock } = setup();
     // Noise that looks like the start of a 300-byte frame, then a real frame, then silence.
     feed(Buffer.concat([Buffer.from([0x02, 0x01, 0x2c, 0x09]), encodeFrame(7, { type: 'hello' })]));
     await tick();
     expect(frames(units)).toEqual([]);
-    timers.advance(100);
+    clock.advance(100);
     expect(frames(units)).toEqual([{ seq: 7, payload: { type: 'hello' } }]);
   });
 
@@ -180,21 +180,21 @@ describe('FrameParser', () => {
   });
 
   it('drops a truncated ACK after the inter-byte timeout', async () => {
-    const { units, feed, timers } = setup();
+    const { units, feed, clock } = setup();
     feed([0x06]);
     await tick();
-    timers.advance(100);
+    clock.advance(100);
     expect(units).toEqual([{ kind: 'discarded', bytes: 1, reason: 'timeout' }]);
   });
 
   it('leaves no timer behind once a frame completes', async () => {
-    const { feed, timers } = setup();
+    const { feed, clock } = setup();
     const f = encodeFrame(1, { type: 'x' });
     feed(f.subarray(0, 3));
     await tick();
-    expect(timers.count).toBe(1);
+    expect(clock.count).toBe(1);
     feed(f.subarray(3));
     await tick();
-    expect(timers.count).toBe(0);
+    expect(clock.count).toBe(0);
   });
 });

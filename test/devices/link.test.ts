@@ -3,7 +3,7 @@ import { isAgentError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { encodeAck, encodeFrame, encodeNak } from '../../src/devices/link/frame.js';
 import { Link } from '../../src/devices/link/link.js';
-import { ManualTimers } from './helpers/manual-timers.js';
+import { ManualClock } from './helpers/manual-clock.js';
 import { FakePort, flush, wirePair } from './helpers/wire.js';
 import { testLogger } from '../helpers/log-sink.js';
 
@@ -12,8 +12,8 @@ afterEach(() => {
   for (const l of links.splice(0)) l.close();
 });
 
-function linkOn(port: FakePort, timers: ManualTimers, initialSeq = 10, log = silentLogger()): Link {
-  const link = new Link({ stream: port, log, timers, initialSeq });
+function linkOn(port: FakePort, clock: ManualClock, initialSeq = 10, log = silentLogger()): Link {
+  const link = new Link({ stream: port, log, clock, initialSeq });
   links.push(link);
   return link;
 }
@@ -43,9 +43,9 @@ function settle<T>(p: Promise<T>): { result: () => Settled<T> } {
 
 describe('Link', () => {
   it('sends a frame and resolves on its ACK', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const sent = settle(link.send({ type: 'hello', id: 'a1' }));
     await flush();
     expect(port.takeWritten()).toEqual(encodeFrame(10, { type: 'hello', id: 'a1' }));
@@ -56,16 +56,16 @@ describe('Link', () => {
   });
 
   it('retransmits the same frame with the same SEQ when the ACK is lost (rule 1)', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const sent = settle(link.send({ type: 'showText', id: 'b', lines: ['hi'] }));
     await flush();
     const first = port.takeWritten();
-    timers.advance(499);
+    clock.advance(499);
     await flush();
     expect(port.takeWritten().length).toBe(0);
-    timers.advance(1);
+    clock.advance(1);
     await flush();
     expect(port.takeWritten()).toEqual(first);
     port.feed(encodeAck(10));
@@ -75,9 +75,9 @@ describe('Link', () => {
   });
 
   it('retransmits at once on NAK', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const sent = settle(link.send({ type: 'clear', id: 'c' }));
     await flush();
     const first = port.takeWritten();
@@ -91,9 +91,9 @@ describe('Link', () => {
   });
 
   it('gives up after 3 retransmissions with LINK_NO_ACK and goes on with the next message', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const failures: string[] = [];
     link.onFailure((e) => failures.push(e.code));
     const first = settle(link.send({ type: 'hello', id: '1' }));
@@ -101,12 +101,12 @@ describe('Link', () => {
     await flush();
     const frame = port.takeWritten();
     for (let i = 0; i < 3; i++) {
-      timers.advance(500);
+      clock.advance(500);
       await flush();
       expect(port.takeWritten()).toEqual(frame);
     }
     expect(first.result().state).toBe('pending');
-    timers.advance(500);
+    clock.advance(500);
     await flush();
     const r = first.result();
     expect(r.state).toBe('rejected');
@@ -121,9 +121,9 @@ describe('Link', () => {
   });
 
   it('keeps one frame in flight: a second message waits for the first ACK (rule 5)', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers, 255);
+    const link = linkOn(port, clock, 255);
     const a = settle(link.send({ type: 'a' }));
     const b = settle(link.send({ type: 'b' }));
     await flush();
@@ -138,9 +138,9 @@ describe('Link', () => {
   });
 
   it('ignores an ACK for an unknown SEQ', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const sent = settle(link.send({ type: 'a' }));
     await flush();
     port.feed(encodeAck(99));
@@ -153,9 +153,9 @@ describe('Link', () => {
   });
 
   it('acknowledges a received frame and delivers it', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const got: unknown[] = [];
     link.onMessage((m) => got.push(m));
     port.feed(encodeFrame(33, { type: 'hello', id: 'x', model: 'M' }));
@@ -165,9 +165,9 @@ describe('Link', () => {
   });
 
   it('acknowledges a duplicate again but delivers it once (rule 2)', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const got: unknown[] = [];
     link.onMessage((m) => got.push(m));
     const f = encodeFrame(4, { type: 'done', id: 'd' });
@@ -184,9 +184,9 @@ describe('Link', () => {
   });
 
   it('NAKs a damaged frame with its SEQ and does not deliver it', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const got: unknown[] = [];
     link.onMessage((m) => got.push(m));
     const bad = encodeFrame(21, { type: 'done', id: 'd' });
@@ -203,10 +203,10 @@ describe('Link', () => {
   });
 
   it('runs both directions at once between two links', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const [a, b] = wirePair();
-    const left = linkOn(a, timers, 1);
-    const right = linkOn(b, timers, 200);
+    const left = linkOn(a, clock, 1);
+    const right = linkOn(b, clock, 200);
     const leftGot: unknown[] = [];
     const rightGot: unknown[] = [];
     left.onMessage((m) => leftGot.push(m));
@@ -219,30 +219,30 @@ describe('Link', () => {
   });
 
   it('refuses a message over 4096 bytes with LINK_OVERSIZE before writing anything', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     await expect(link.send({ type: 'showQr', modules: 'A'.repeat(5000) })).rejects.toMatchObject({ code: 'LINK_OVERSIZE' });
     expect(port.written).toHaveLength(0);
   });
 
   it('fails pending and queued messages with DEVICE_DISCONNECTED when closed', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
-    const link = linkOn(port, timers);
+    const link = linkOn(port, clock);
     const a = link.send({ type: 'a' });
     const b = link.send({ type: 'b' });
     link.close('port closed');
     await expect(a).rejects.toMatchObject({ code: 'DEVICE_DISCONNECTED' });
     await expect(b).rejects.toMatchObject({ code: 'DEVICE_DISCONNECTED' });
-    expect(timers.count).toBe(0);
+    expect(clock.count).toBe(0);
   });
 
   it('hex-dumps frames at trace level but never a frame carrying card data', async () => {
-    const timers = new ManualTimers();
+    const clock = new ManualClock();
     const port = new FakePort();
     const { log, sink } = testLogger('trace');
-    const link = linkOn(port, timers, 1, log);
+    const link = linkOn(port, clock, 1, log);
     link.onMessage(() => {});
     const secret = 'DEADBEEFCAFE0123456789';
     const pin = 'ABCDEF9876543210';

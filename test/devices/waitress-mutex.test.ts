@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Mutex } from '../../src/devices/mutex.js';
 import { Waitress } from '../../src/devices/waitress.js';
-import { ManualTimers } from './helpers/manual-timers.js';
+import { ManualClock } from './helpers/manual-clock.js';
 
 describe('Waitress', () => {
   it('hands a message to the first matching waiter only', async () => {
-    const w = new Waitress<{ id: string }>(new ManualTimers());
+    const w = new Waitress<{ id: string }>(new ManualClock());
     const a = w.waitFor((m) => m.id === 'x', 1000, () => new Error('timeout a'));
     const b = w.waitFor((m) => m.id === 'x', 1000, () => new Error('timeout b'));
     expect(w.deliver({ id: 'y' })).toBe(false);
@@ -17,27 +17,27 @@ describe('Waitress', () => {
   });
 
   it('rejects with the timeout error and forgets the waiter', async () => {
-    const timers = new ManualTimers();
-    const w = new Waitress<string>(timers);
+    const clock = new ManualClock();
+    const w = new Waitress<string>(clock);
     const a = w.waitFor(() => true, 500, () => new Error('no answer'));
-    timers.advance(499);
+    clock.advance(499);
     expect(w.size).toBe(1);
-    timers.advance(1);
+    clock.advance(1);
     await expect(a.promise).rejects.toThrow('no answer');
     expect(w.size).toBe(0);
-    expect(timers.count).toBe(0);
+    expect(clock.count).toBe(0);
     expect(w.deliver('late')).toBe(false);
   });
 
-  it('rejects everyone on rejectAll and clears their timers', async () => {
-    const timers = new ManualTimers();
-    const w = new Waitress<string>(timers);
+  it('rejects everyone on rejectAll and clears their clock', async () => {
+    const clock = new ManualClock();
+    const w = new Waitress<string>(clock);
     const a = w.waitFor(() => true, 500, () => new Error('t'));
     const b = w.waitFor(() => true, 500, () => new Error('t'));
     w.rejectAll(new Error('gone'));
     await expect(a.promise).rejects.toThrow('gone');
     await expect(b.promise).rejects.toThrow('gone');
-    expect(timers.count).toBe(0);
+    expect(clock.count).toBe(0);
   });
 });
 

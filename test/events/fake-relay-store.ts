@@ -1,5 +1,6 @@
-import { AgentError } from '../../src/core/errors.js';
-import type { AppliedStatus, PendingTracking, RelayStore, TransactionView } from '../../src/payments/api.js';
+import { AgentError, ErrorCodes } from '../../src/core/index.js';
+import type { AppliedStatus, PendingTracking, RelayStore } from '../../src/events/index.js';
+import type { TransactionView } from '../../src/payments/api.js';
 
 /** A journal stand-in that remembers how many platform events of each transaction were delivered. */
 export class FakeRelayStore implements RelayStore {
@@ -45,7 +46,7 @@ export class FakeRelayStore implements RelayStore {
 
   applyStatusRecord(id: string, record: Record<string, unknown>): AppliedStatus {
     const view = this.views.get(id);
-    if (!view) throw new AgentError('PAYMENT_NOT_FOUND', `no transaction ${id}`, { httpStatus: 404 });
+    if (!view) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}`);
     const events = Array.isArray(record.events) ? (record.events as Array<Record<string, unknown>>) : [];
     const seen = this.delivered.get(id) ?? 0;
     const newEvents = events.slice(seen);
@@ -65,7 +66,7 @@ export class FakeRelayStore implements RelayStore {
 
   markExpired(id: string): TransactionView {
     const view = this.views.get(id);
-    if (!view) throw new AgentError('PAYMENT_NOT_FOUND', `no transaction ${id}`, { httpStatus: 404 });
+    if (!view) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}`);
     this.expired.push(id);
     this.pending.delete(id);
     const next: TransactionView = { ...view, state: 'failed', message: 'QR code expired' };

@@ -3,7 +3,7 @@ import { EventBus } from '../../src/events/bus.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
 import { nextPollDelay, defaultRelayPolicy, parseExpireTime } from '../../src/events/relay-policy.js';
-import { AgentError } from '../../src/core/errors.js';
+import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { FakeRelayStore, walletRecord } from './fake-relay-store.js';
 
@@ -18,7 +18,7 @@ function setup(statusOf: Record<string, Status>) {
   const fetchStatus = vi.fn(async (id: string) => {
     calls.push({ id, at: Date.now() });
     const f = statusOf[id];
-    if (!f) throw new AgentError('PLATFORM_REJECTED', 'unknown', { httpStatus: 404 });
+    if (!f) throw new AgentError(ErrorCodes.PLATFORM_REJECTED, 'unknown');
     return f();
   });
   const { log, sink } = testLogger();

@@ -1,11 +1,11 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import { systemTimers, type TimerHandle, type Timers } from '../timers.js';
+import { systemClock, type Clock, type TimerHandle } from '../../core/index.js';
 import { CR, LF, MAX_LINE, STALE_LINE_MS } from './constants.js';
 
 export type LineUnit = { kind: 'line'; text: string } | { kind: 'discarded'; bytes: number; reason: 'overlong' | 'invalid' | 'stale' };
 
 export interface LineParserOptions {
-  timers?: Timers;
+  clock?: Clock;
   maxLine?: number;
   staleMs?: number;
 }
@@ -21,13 +21,13 @@ export class LineParser extends Transform {
   /** Bytes of an over-long line seen so far; > 0 while skipping to its terminator. */
   private overlong = 0;
   private timer: TimerHandle | undefined;
-  private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly maxLine: number;
   private readonly staleMs: number;
 
   constructor(opts: LineParserOptions = {}) {
     super({ readableObjectMode: true });
-    this.timers = opts.timers ?? systemTimers();
+    this.clock = opts.clock ?? systemClock();
     this.maxLine = opts.maxLine ?? MAX_LINE;
     this.staleMs = opts.staleMs ?? STALE_LINE_MS;
     this.line = Buffer.allocUnsafe(this.maxLine);
@@ -91,7 +91,7 @@ export class LineParser extends Transform {
   private armTimer(): void {
     this.clearTimer();
     if (this.len === 0 && this.overlong === 0) return;
-    this.timer = this.timers.setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.dropPartial();
     }, this.staleMs);
@@ -99,7 +99,7 @@ export class LineParser extends Transform {
 
   private clearTimer(): void {
     if (this.timer !== undefined) {
-      this.timers.clearTimeout(this.timer);
+      this.clock.clearTimeout(this.timer);
       this.timer = undefined;
     }
   }

@@ -1,4 +1,4 @@
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
 import { ACK, ETX, FRAME_OVERHEAD, HEADER_SIZE, MAX_PAYLOAD, NAK, STX } from './constants.js';
 import { crc16 } from './crc.js';
 
@@ -9,7 +9,7 @@ export type LinkPayload = Record<string, unknown>;
 export function encodeFrame(seq: number, payload: LinkPayload | Buffer): Buffer {
   const body = Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload), 'utf8');
   if (body.length > MAX_PAYLOAD) {
-    throw new AgentError('LINK_OVERSIZE', `message of ${body.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`, {
+    throw new AgentError(ErrorCodes.LINK_OVERSIZE, `message of ${body.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`, {
       details: { length: body.length, limit: MAX_PAYLOAD },
     });
   }

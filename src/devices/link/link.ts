@@ -1,7 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { AgentError } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
-import { systemTimers, type TimerHandle, type Timers } from '../timers.js';
+import { AgentError, ErrorCodes, systemClock, type Logger, type Clock, type TimerHandle } from '../../core/index.js';
 import { ACK_TIMEOUT_MS, MAX_PAYLOAD, MAX_RETRANSMISSIONS } from './constants.js';
 import { carriesCardData, type LinkPayload } from './frame.js';
 import { FrameParser, type LinkUnit } from './parser.js';
@@ -30,7 +28,7 @@ export interface LinkOptions {
   /** Bytes from the peer come out of it, bytes to the peer go into it. */
   stream: Duplex;
   log: Logger;
-  timers?: Timers;
+  clock?: Clock;
   ackTimeoutMs?: number;
   maxRetransmissions?: number;
   interByteTimeoutMs?: number;
@@ -80,7 +78,7 @@ export class Link {
   readonly counters: LinkCounters = emptyCounters();
   private readonly parser: FrameParser;
   private readonly writer: FrameWriter;
-  private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly log: Logger;
   private readonly ackTimeoutMs: number;
   private readonly maxRetransmissions: number;
@@ -96,12 +94,12 @@ export class Link {
   };
 
   constructor(private readonly opts: LinkOptions) {
-    this.timers = opts.timers ?? systemTimers();
+    this.clock = opts.clock ?? systemClock();
     this.log = opts.log;
     this.ackTimeoutMs = opts.ackTimeoutMs ?? ACK_TIMEOUT_MS;
     this.maxRetransmissions = opts.maxRetransmissions ?? MAX_RETRANSMISSIONS;
     this.nextSeq = (opts.initialSeq ?? Math.floor(Math.random() * 256)) & 0xff;
-    this.parser = new FrameParser({ timers: this.timers, ...(opts.interByteTimeoutMs !== undefined ? { interByteTimeoutMs: opts.interByteTimeoutMs } : {}) });
+    this.parser = new FrameParser({ clock: this.clock, ...(opts.interByteTimeoutMs !== undefined ? { interByteTimeoutMs: opts.interByteTimeoutMs } : {}) });
     this.writer = new FrameWriter(opts.stream, (err) => this.log.debug({ err: err.message }, 'write to port failed'));
     this.parser.on('data', (unit: LinkUnit) => this.onUnit(unit));
     // The parser never fails on input; this only keeps a stray stream error from crashing the process.
@@ -111,11 +109,11 @@ export class Link {
 
   /** Resolves when the peer ACKs the frame; rejects with LINK_NO_ACK, LINK_OVERSIZE or DEVICE_DISCONNECTED. */
   send(payload: LinkPayload): Promise<void> {
-    if (this.closed) return Promise.reject(new AgentError('DEVICE_DISCONNECTED', 'the device link is closed'));
+    if (this.closed) return Promise.reject(new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the device link is closed'));
     const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
     if (bytes.length > MAX_PAYLOAD) {
       return Promise.reject(
-        new AgentError('LINK_OVERSIZE', `a ${String(payload.type)} message of ${bytes.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`, {
+        new AgentError(ErrorCodes.LINK_OVERSIZE, `a ${String(payload.type)} message of ${bytes.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`, {
           details: { length: bytes.length, limit: MAX_PAYLOAD },
         }),
       );
@@ -148,9 +146,9 @@ export class Link {
     this.closed = true;
     this.opts.stream.off('data', this.onData);
     this.parser.destroy();
-    const err = new AgentError('DEVICE_DISCONNECTED', reason);
+    const err = new AgentError(ErrorCodes.DEVICE_DISCONNECTED, reason);
     if (this.inFlight) {
-      if (this.inFlight.timer !== undefined) this.timers.clearTimeout(this.inFlight.timer);
+      if (this.inFlight.timer !== undefined) this.clock.clearTimeout(this.inFlight.timer);
       this.inFlight.reject(err);
       this.inFlight = undefined;
     }
@@ -172,8 +170,8 @@ export class Link {
   private armAckTimer(): void {
     const f = this.inFlight;
     if (!f) return;
-    if (f.timer !== undefined) this.timers.clearTimeout(f.timer);
-    f.timer = this.timers.setTimeout(() => {
+    if (f.timer !== undefined) this.clock.clearTimeout(f.timer);
+    f.timer = this.clock.setTimeout(() => {
       f.timer = undefined;
       if (this.inFlight === f) this.retransmitOrFail('no ACK within ' + this.ackTimeoutMs + ' ms');
     }, this.ackTimeoutMs);
@@ -184,10 +182,10 @@ export class Link {
     const f = this.inFlight;
     if (!f || this.closed) return;
     if (f.retransmissions >= this.maxRetransmissions) {
-      if (f.timer !== undefined) this.timers.clearTimeout(f.timer);
+      if (f.timer !== undefined) this.clock.clearTimeout(f.timer);
       this.inFlight = undefined;
       this.counters.noAck++;
-      const err = new AgentError('LINK_NO_ACK', `the device did not acknowledge a ${f.type} message after ${this.maxRetransmissions} retransmissions`, {
+      const err = new AgentError(ErrorCodes.LINK_NO_ACK, `the device did not acknowledge a ${f.type} message after ${this.maxRetransmissions} retransmissions`, {
         details: { seq: f.seq, type: f.type },
       });
       this.log.warn({ code: err.code, seq: f.seq, type: f.type }, 'device did not acknowledge');
@@ -252,7 +250,7 @@ export class Link {
     }
     if (kind === 'ack') {
       this.counters.acksReceived++;
-      if (f.timer !== undefined) this.timers.clearTimeout(f.timer);
+      if (f.timer !== undefined) this.clock.clearTimeout(f.timer);
       this.inFlight = undefined;
       f.resolve();
       this.pump();

@@ -1,5 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import { systemTimers, type TimerHandle, type Timers } from '../timers.js';
+import { systemClock, type Clock, type TimerHandle } from '../../core/index.js';
 import { ACK, ETX, FRAME_OVERHEAD, HEADER_SIZE, INTER_BYTE_TIMEOUT_MS, MAX_PAYLOAD, NAK, STX } from './constants.js';
 import { crc16 } from './crc.js';
 import type { LinkPayload } from './frame.js';
@@ -17,7 +17,7 @@ export type LinkUnit =
   | { kind: 'discarded'; bytes: number; reason: 'noise' | 'timeout' };
 
 export interface FrameParserOptions {
-  timers?: Timers;
+  clock?: Clock;
   interByteTimeoutMs?: number;
 }
 
@@ -38,13 +38,13 @@ export class FrameParser extends Transform {
    */
   private stxOnlyUntil = 0;
   private timer: TimerHandle | undefined;
-  private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly interByteTimeoutMs: number;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
 
   constructor(opts: FrameParserOptions = {}) {
     super({ readableObjectMode: true });
-    this.timers = opts.timers ?? systemTimers();
+    this.clock = opts.clock ?? systemClock();
     this.interByteTimeoutMs = opts.interByteTimeoutMs ?? INTER_BYTE_TIMEOUT_MS;
   }
 
@@ -205,7 +205,7 @@ export class FrameParser extends Transform {
   private armTimer(): void {
     this.clearTimer();
     if (this.accLen === 0) return;
-    this.timer = this.timers.setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.discardPartial();
     }, this.interByteTimeoutMs);
@@ -213,7 +213,7 @@ export class FrameParser extends Transform {
 
   private clearTimer(): void {
     if (this.timer !== undefined) {
-      this.timers.clearTimeout(this.timer);
+      this.clock.clearTimeout(this.timer);
       this.timer = undefined;
     }
   }

@@ -1,12 +1,10 @@
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../../core/logger.js';
-import { Link, type LinkOptions } from '../../devices/link/link.js';
-import type { LinkPayload } from '../../devices/link/frame.js';
-import { systemTimers, type Timers } from '../../devices/timers.js';
+import { systemClock, type Logger, type Clock } from '../../core/index.js';
+import { Link, type LinkOptions, type LinkPayload } from '../../devices/index.js';
 
 export interface SimDeviceOptions {
   log: Logger;
-  timers?: Timers;
+  clock?: Clock;
   link?: Partial<Pick<LinkOptions, 'ackTimeoutMs' | 'maxRetransmissions' | 'interByteTimeoutMs'>>;
 }
 
@@ -21,7 +19,7 @@ export abstract class SimFramedDevice {
   /** The last RECEIVED_KEPT messages received, in order (tests inspect them); bounded so a long demo run does not grow. */
   readonly received: LinkPayload[] = [];
   protected readonly log: Logger;
-  protected readonly timers: Timers;
+  protected readonly clock: Clock;
   private link: Link;
   private readonly stream: Duplex;
   private readonly linkOptions: SimDeviceOptions['link'];
@@ -30,7 +28,7 @@ export abstract class SimFramedDevice {
   constructor(stream: Duplex, opts: SimDeviceOptions) {
     this.stream = stream;
     this.log = opts.log;
-    this.timers = opts.timers ?? systemTimers();
+    this.clock = opts.clock ?? systemClock();
     this.linkOptions = opts.link;
     this.link = this.newLink();
     stream.on('replug', this.onReplug);
@@ -61,7 +59,7 @@ export abstract class SimFramedDevice {
   }
 
   private newLink(): Link {
-    const link = new Link({ ...this.linkOptions, stream: this.stream, log: this.log, timers: this.timers });
+    const link = new Link({ ...this.linkOptions, stream: this.stream, log: this.log, clock: this.clock });
     link.onMessage((m) => {
       this.received.push(m);
       if (this.received.length > RECEIVED_KEPT) this.received.splice(0, this.received.length - RECEIVED_KEPT);

@@ -1,6 +1,5 @@
 import type { Duplex } from 'node:stream';
-import type { LinkPayload } from '../../devices/link/frame.js';
-import { unpackModules } from '../../devices/qr-matrix.js';
+import { unpackModules, type LinkPayload } from '../../devices/index.js';
 import { SimFramedDevice, type SimDeviceOptions } from './sim-framed-device.js';
 
 export type SimulatedScreen = { kind: 'blank' } | { kind: 'qr'; size: number; matrix: boolean[][]; caption: string } | { kind: 'text'; lines: string[] };

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Duplex } from 'node:stream';
 import type { MockBindingInterface } from '@serialport/binding-mock' with { 'resolution-mode': 'require' };
-import type { SerialBinding, SerialPortInfo } from '../../devices/serial-port.js';
+import type { SerialBinding, SerialPortInfo } from '../../devices/index.js';
 
 /** USB identity a simulated port reports through list(). */
 export interface SimulatedPortIdentity {

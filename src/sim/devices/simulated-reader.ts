@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import type { EntryMode } from '../../devices/api.js';
-import type { LinkPayload } from '../../devices/link/frame.js';
-import type { TimerHandle } from '../../devices/timers.js';
+import type { TimerHandle } from '../../core/index.js';
+import type { EntryMode, LinkPayload } from '../../devices/index.js';
 import { SimFramedDevice, type SimDeviceOptions } from './sim-framed-device.js';
 
 /** What the simulated reader does with the next startPayment. */
@@ -174,7 +173,7 @@ export class SimulatedReader extends SimFramedDevice {
     const run = this.running;
     if (!run) return;
     run.finished = true;
-    for (const t of run.timers) this.timers.clearTimeout(t);
+    for (const t of run.timers) this.clock.clearTimeout(t);
     run.timers.clear();
     this.running = undefined;
   }
@@ -185,7 +184,7 @@ export class SimulatedReader extends SimFramedDevice {
         reject(new Error('cancelled'));
         return;
       }
-      const t = this.timers.setTimeout(() => {
+      const t = this.clock.setTimeout(() => {
         run.timers.delete(t);
         if (run.finished) reject(new Error('cancelled'));
         else resolve();

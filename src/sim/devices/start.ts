@@ -1,7 +1,6 @@
-import type { Logger } from '../../core/logger.js';
-import type { Config, SerialPortConfig } from '../../config/schema.js';
-import type { SerialBinding } from '../../devices/serial-port.js';
-import type { Timers } from '../../devices/timers.js';
+import type { Clock, Logger } from '../../core/index.js';
+import type { Config, SerialPortConfig } from '../../config/index.js';
+import type { SerialBinding } from '../../devices/index.js';
 import { SimulatedDisplay } from './simulated-display.js';
 import { SimulatedPorts } from './simulated-ports.js';
 import { SimulatedReader, type SimulatedCard } from './simulated-reader.js';
@@ -20,7 +19,7 @@ export interface SimulatedPeripherals {
 export interface StartSimulatedOptions {
   config: Config['devices'];
   log: Logger;
-  timers?: Timers;
+  clock?: Clock;
   defaultCard?: SimulatedCard;
 }
 
@@ -40,9 +39,9 @@ export async function startSimulatedPeripherals(opts: StartSimulatedOptions): Pr
       productId: cfg.usb?.productId ?? simUsb[name].productId,
       serialNumber: cfg.usb?.serialNumber ?? `SIM-${name.toUpperCase()}-1`,
     });
-  const timers = opts.timers ? { timers: opts.timers } : {};
-  const reader = new SimulatedReader(create('reader', opts.config.reader), { log: log.child({ device: 'reader' }), ...timers, ...(opts.defaultCard ? { defaultCard: opts.defaultCard } : {}) });
-  const display = new SimulatedDisplay(create('display', opts.config.display), { log: log.child({ device: 'display' }), ...timers });
+  const withClock = opts.clock ? { clock: opts.clock } : {};
+  const reader = new SimulatedReader(create('reader', opts.config.reader), { log: log.child({ device: 'reader' }), ...withClock, ...(opts.defaultCard ? { defaultCard: opts.defaultCard } : {}) });
+  const display = new SimulatedDisplay(create('display', opts.config.display), { log: log.child({ device: 'display' }), ...withClock });
   const scanner = new SimulatedScanner(create('scanner', opts.config.scanner));
   log.info({ reader: opts.config.reader.path, display: opts.config.display.path, scanner: opts.config.scanner.path }, 'simulated peripherals ready');
   return {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Clock } from '../../core/index.js';
 import type { FaultInjector } from './faults.js';
 import type { Seed } from './seed.js';
 
@@ -42,6 +43,8 @@ export interface SimContext {
   faults: FaultInjector;
   /** The platform's clock: real time plus the injected offset. */
   now: () => number;
+  /** Real time and timers (wallet outcomes, injected latency); `now` adds the offset to its wall time. */
+  clock: Clock;
   log: Logger;
   /** Filled in by the authorization server when it is built. */
   tokens: TokenVerifier;

@@ -1,3 +1,4 @@
+import type { TimeSource } from '../../core/index.js';
 import { z } from 'zod';
 
 /**
@@ -33,6 +34,9 @@ export class FaultInjector {
   private readonly faults = new Map<string, ActiveFault>();
   clockOffsetMs = 0;
 
+  /** `clock`: the real time the platform clock is offset from. */
+  constructor(private readonly clock: Pick<TimeSource, 'wall'>) {}
+
   set(route: string, spec: FaultSpec): void {
     this.faults.set(route, { spec, calls: 0, fired: 0 });
   }
@@ -60,6 +64,6 @@ export class FaultInjector {
   }
 
   now(): number {
-    return Date.now() + this.clockOffsetMs;
+    return this.clock.wall() + this.clockOffsetMs;
   }
 }

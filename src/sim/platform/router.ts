@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { TLSSocket, PeerCertificate } from 'node:tls';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Clock } from '../../core/index.js';
 import type { FaultInjector } from './faults.js';
 
 export type Listener = 'api' | 'mtls';
@@ -66,6 +67,7 @@ export class SimRouter {
   constructor(
     private readonly faults: FaultInjector,
     private readonly log: Logger,
+    private readonly clock: Pick<Clock, 'sleep'>,
   ) {}
 
   /** pattern like /payment/v1/transactions/:id/cancel; `name` is the fault-injection key. */
@@ -104,7 +106,7 @@ export class SimRouter {
     const { route, params } = found;
 
     const fault = this.faults.take(route.name);
-    if (fault?.latencyMs) await new Promise((r) => setTimeout(r, fault.latencyMs));
+    if (fault?.latencyMs) await this.clock.sleep(fault.latencyMs);
     if (fault?.drop === 'before') {
       req.socket.destroy();
       return;
@@ -195,7 +197,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: ServerResponse, r: SimResponse, now: number = Date.now()): void {
+function send(res: ServerResponse, r: SimResponse, now: number): void {
   // The Date header follows the platform clock (with any injected offset): clients measure skew from it.
   const headers: Record<string, string> = { date: new Date(now).toUTCString(), ...r.headers };
   if (r.text !== undefined) return sendRaw(res, r.status, r.text, { 'content-type': 'text/plain; charset=utf-8', ...headers });

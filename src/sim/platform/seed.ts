@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { AgentError } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
 
 /** Merchants, stores, terminals and users the demo platform starts with (config/demo-seed.json). */
 export const seedSchema = z.strictObject({
@@ -66,12 +66,12 @@ export function loadSeed(file: string): Seed {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new AgentError('CONFIG_INVALID', `demo platform: cannot read seed file ${file}: ${(err as Error).message}`, { cause: err });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `demo platform: cannot read seed file ${file}: ${(err as Error).message}`, { cause: err });
   }
   const parsed = seedSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentError('CONFIG_INVALID', `demo platform: seed file ${file}: ${issue?.path.join('.')}: ${issue?.message}`);
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `demo platform: seed file ${file}: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   return parsed.data;
 }

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from '../../config/schema.js';
+import { systemClock, type Clock } from '../../core/index.js';
+import type { Config } from '../../config/index.js';
 import { FaultInjector } from './faults.js';
 import { SimRouter } from './router.js';
 import { loadSeed, type Seed } from './seed.js';
@@ -20,6 +21,8 @@ export interface DemoPlatformOptions {
   seed: Seed | string;
   settings?: Partial<SimSettings>;
   log: Logger;
+  /** Real time and timers (docs/architecture.md, "Time"); the platform clock is this plus an offset the control routes set. */
+  clock?: Clock;
 }
 
 export interface DemoPlatform {
@@ -79,7 +82,8 @@ function close(server: Server): Promise<void> {
 export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<DemoPlatform> {
   const host = opts.host ?? '127.0.0.1';
   const seed = typeof opts.seed === 'string' ? loadSeed(opts.seed) : opts.seed;
-  const faults = new FaultInjector();
+  const clock = opts.clock ?? systemClock();
+  const faults = new FaultInjector(clock);
   const log = opts.log.child({ module: 'demo-platform' });
   const tls = {
     cert: readFileSync(opts.tls.certFile),
@@ -88,7 +92,7 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
     minVersion: 'TLSv1.2' as const,
     maxVersion: 'TLSv1.3' as const,
   };
-  const router = new SimRouter(faults, log);
+  const router = new SimRouter(faults, log, clock);
   const api = createServer({ ...tls, requestCert: true, rejectUnauthorized: false }, (req, res) => {
     void router.handle(req, res, 'api');
   });
@@ -106,6 +110,7 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
     settings: { ...defaultSimSettings, ...opts.settings },
     faults,
     now: () => faults.now(),
+    clock,
     log,
     tokens: {
       verifyBearer: () => {

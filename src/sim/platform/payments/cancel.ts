@@ -2,14 +2,13 @@ import type { SimHttpError } from '../router.js';
 import { ruleError } from './http-errors.js';
 import { cancelCheck, remainingAmount } from './rules.js';
 import type { CancelBody } from './schemas.js';
+import { addEvent, moveMoney } from './bookkeeping.js';
 import {
-  addEvent,
   checkApprovalCode,
   checkMatches,
   createTransaction,
   derivedClientId,
   lookup,
-  moveMoney,
   repeated,
   resultPrefix,
   snapshot,

@@ -1,7 +1,8 @@
 import { ruleError } from './http-errors.js';
 import { captureCheck, remainingAmount } from './rules.js';
 import type { CaptureBody } from './schemas.js';
-import { addEvent, checkMatches, lookup, moveMoney, snapshot, type PaymentDeps } from './transaction.js';
+import { addEvent, moveMoney } from './bookkeeping.js';
+import { checkMatches, lookup, snapshot, type PaymentDeps } from './transaction.js';
 import type { Amount } from './money.js';
 import type { Caller, SimTransaction, TransactionRecord } from './types.js';
 

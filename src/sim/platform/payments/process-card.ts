@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { validationError } from './http-errors.js';
 import type { ProcessBody } from './schemas.js';
-import { addEvent, createTransaction, moveMoney, type PaymentDeps } from './transaction.js';
+import { addEvent, moveMoney } from './bookkeeping.js';
+import { createTransaction, type PaymentDeps } from './transaction.js';
 import type { Caller, SimTransaction } from './types.js';
 
 /**

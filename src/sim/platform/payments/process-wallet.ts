@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { validationError } from './http-errors.js';
 import type { Instrument } from './schemas.js';
 import type { Amount } from './money.js';
-import { addEvent, createTransaction, moveMoney, type PaymentDeps } from './transaction.js';
+import { addEvent, moveMoney } from './bookkeeping.js';
+import { createTransaction, type PaymentDeps } from './transaction.js';
 import { merchantScanData, newPaymentId, walletAConsumerScanData, walletBConsumerScanData } from './wallet-data.js';
 import type { Caller, SimTransaction, WalletType } from './types.js';
 

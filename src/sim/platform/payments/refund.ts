@@ -4,13 +4,12 @@ import { isoWithOffset } from './dates.js';
 import type { Amount } from './money.js';
 import { refundCheck } from './rules.js';
 import type { RefundBody } from './schemas.js';
+import { addEvent, moveMoney } from './bookkeeping.js';
 import {
-  addEvent,
   checkApprovalCode,
   checkMatches,
   createTransaction,
   lookup,
-  moveMoney,
   repeated,
   resultPrefix,
   snapshot,

@@ -1,6 +1,5 @@
 import type { SimContext } from '../context.js';
-import { serverTime } from './dates.js';
-import type { Ledger, LedgerKind } from './ledger.js';
+import type { Ledger } from './ledger.js';
 import type { Amount } from './money.js';
 import { conflictError, notFoundError, ruleError, validationError } from './http-errors.js';
 import type { TransactionStore } from './store.js';
@@ -60,31 +59,9 @@ export function createTransaction(deps: PaymentDeps, caller: Caller, init: NewTr
   };
 }
 
-/** Appends an event stamped with the platform's time (spec "Date formats": MM/DD/YYYY HH:mm:ss). */
-export function addEvent(tx: SimTransaction, now: number, eventType: string, fields: Record<string, unknown>): void {
-  tx.record.events.push({ eventType, serverProcessingDateTime: serverTime(now), ...fields });
-}
-
 /** A copy of the record, so nothing outside can change the platform's state. */
 export function snapshot(tx: SimTransaction): TransactionRecord {
   return structuredClone(tx.record);
-}
-
-/** Books a money movement of `tx` (or of the payment it acts upon) in the ledger. */
-export function moveMoney(ledger: Ledger, tx: SimTransaction, now: number, kind: LedgerKind, amount: number, effect: number): void {
-  const payment = tx.related ?? tx;
-  ledger.record({
-    kind,
-    merchantId: tx.merchant.merchantId,
-    serverTransactionId: tx.record.serverTransactionId,
-    clientTransactionId: tx.record.clientTransactionId,
-    paymentServerTransactionId: payment.record.serverTransactionId,
-    paymentClientTransactionId: payment.record.clientTransactionId,
-    amount,
-    currency: tx.amount.currency,
-    effect,
-    time: new Date(now).toISOString(),
-  });
 }
 
 /** The caller's transaction by client or server id, with any due wallet outcome applied; 404 otherwise. */

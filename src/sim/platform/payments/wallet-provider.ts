@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
+import type { TimerHandle } from '../../../core/index.js';
 import type { SimContext } from '../context.js';
 import { SimHttpError } from '../router.js';
 import { serverTime } from './dates.js';
 import type { Ledger } from './ledger.js';
-import { addEvent, moveMoney } from './transaction.js';
+import { addEvent, moveMoney } from './bookkeeping.js';
 import { pspCustomerInfo, walletAAmount, walletBAmount } from './wallet-data.js';
 import type { PendingWallet, SimTransaction, WalletType } from './types.js';
 
@@ -27,7 +28,7 @@ const MAX_TIMER_MS = 2_147_483_647;
  * Every change appends one `<wallet>PaymentNotification` event.
  */
 export class WalletProvider {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, TimerHandle>();
   /** Payments waiting for their provider, so the ledger can apply outcomes that came due. */
   private readonly waiting = new Set<SimTransaction>();
 
@@ -49,7 +50,8 @@ export class WalletProvider {
     if (next.length === 0) return;
     const at = Math.min(...next);
     const outcome: WalletOutcome = at === pending.payAt ? 'Accepted' : 'Expired';
-    const timer = setTimeout(() => {
+    // The Clock's timers do not keep the process alive.
+    const timer = this.ctx.clock.setTimeout(() => {
       this.timers.delete(tx.record.serverTransactionId);
       try {
         if (tx.pending !== undefined && tx.record.transactionStatus === 'Initialized') this.finish(tx, outcome);
@@ -57,7 +59,6 @@ export class WalletProvider {
         this.log.error({ err, serverTransactionId: tx.record.serverTransactionId }, 'wallet outcome failed');
       }
     }, Math.min(Math.max(0, at - now), MAX_TIMER_MS));
-    timer.unref();
     this.timers.set(tx.record.serverTransactionId, timer);
   }
 
@@ -97,7 +98,7 @@ export class WalletProvider {
 
   /** The provider stops: no timer fires and the ledger no longer applies due outcomes. */
   stop(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const timer of this.timers.values()) this.ctx.clock.clearTimeout(timer);
     this.timers.clear();
     this.waiting.clear();
   }
@@ -123,7 +124,7 @@ export class WalletProvider {
 
   private clearTimer(tx: SimTransaction): void {
     const timer = this.timers.get(tx.record.serverTransactionId);
-    if (timer !== undefined) clearTimeout(timer);
+    if (timer !== undefined) this.ctx.clock.clearTimeout(timer);
     this.timers.delete(tx.record.serverTransactionId);
   }
 }

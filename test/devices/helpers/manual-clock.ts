@@ -1,10 +1,15 @@
-import type { Timers } from '../../../src/devices/timers.js';
+import type { Clock } from '../../../src/core/index.js';
 
-/** Timers driven by hand: `advance(ms)` fires every timer due, in order. */
-export class ManualTimers implements Timers {
+/**
+ * A Clock driven by hand: `advance(ms)` fires every timer due, in order. Monotonic time
+ * starts at 0; wall time at a fixed date, moving with it.
+ */
+export class ManualClock implements Clock {
   private current = 0;
   private nextId = 1;
   private readonly pending = new Map<number, { at: number; fn: () => void }>();
+
+  constructor(private readonly wallStart = Date.UTC(2026, 0, 1)) {}
 
   setTimeout(fn: () => void, ms: number): number {
     const id = this.nextId++;
@@ -16,8 +21,30 @@ export class ManualTimers implements Timers {
     this.pending.delete(handle as number);
   }
 
-  now(): number {
+  mono(): number {
     return this.current;
+  }
+
+  wall(): number {
+    return this.wallStart + this.current;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = (): void => {
+        this.clearTimeout(id);
+        reject(signal?.reason);
+      };
+      const id = this.setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   advance(ms: number): void {

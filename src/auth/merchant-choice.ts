@@ -1,0 +1,114 @@
+import { AgentError, ErrorCodes } from '../core/index.js';
+import type { AuthSettings } from './auth-settings.js';
+import type { CredentialsDirectory } from './credentials-directory.js';
+import { summary } from './merchant-credentials.js';
+import { ClientCredentialsSource, PasswordSource } from './sources.js';
+import type { TokenEndpoint } from './token-endpoint.js';
+import type { TokenManager } from './token-manager.js';
+
+export interface MerchantChoiceOptions {
+  settings: AuthSettings;
+  directory: CredentialsDirectory;
+  endpoint: TokenEndpoint;
+  /** Builds the token manager of one merchant (client_credentials) or of the logged-in user (password). */
+  newManager: (source: ClientCredentialsSource | PasswordSource) => TokenManager;
+  /** Throws when no token request may go out (our certificate is outside its validity window). */
+  guard: () => void;
+}
+
+/**
+ * Which token serves a request: one TokenManager per merchant (client_credentials) or the
+ * logged-in user's (password), created on first use, and the choice among them by
+ * clientId, merchant name or platform merchant id, defaulting to the default merchant.
+ */
+export class MerchantChoice {
+  private readonly managers = new Map<string, TokenManager>();
+
+  constructor(private readonly opts: MerchantChoiceOptions) {}
+
+  all(): TokenManager[] {
+    return [...this.managers.values()];
+  }
+
+  /** Stops and forgets every manager (the certificate changed, or auth stops). */
+  stopAll(opts: { forget: boolean }): void {
+    for (const m of this.managers.values()) m.stop();
+    if (opts.forget) this.managers.clear();
+  }
+
+  /** The default merchant's manager once it exists (or the only one there is). */
+  main(): TokenManager | undefined {
+    const id = this.opts.directory.defaultClientId ?? this.onlyId();
+    return id === undefined ? undefined : this.managers.get(id);
+  }
+
+  /** clientId of the manager serving `merchantId` (default merchant when omitted), among those known. */
+  knownClientId(merchantId: string | undefined): string | undefined {
+    return merchantId === undefined ? this.opts.directory.defaultClientId ?? this.onlyId() : this.resolveKnown(merchantId);
+  }
+
+  get(clientId: string): TokenManager | undefined {
+    return this.managers.get(clientId);
+  }
+
+  defaultManager(): TokenManager {
+    if (this.opts.settings.mode === 'password') return this.passwordManager();
+    const id = this.opts.directory.defaultClientId;
+    if (id === undefined) throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, 'merchant credentials have not been read yet');
+    return this.managerOf(id);
+  }
+
+  /**
+   * `wanted` may be a clientId, a merchant name or the platform merchant id (entityId);
+   * the latter is only known from a token, so merchants not yet seen get one first.
+   */
+  async managerFor(wanted: string | undefined): Promise<TokenManager> {
+    const { directory } = this.opts;
+    if (this.opts.settings.mode === 'password') {
+      const m = this.passwordManager();
+      const entity = m.info?.merchantId;
+      if (wanted === undefined || wanted === m.clientId || wanted === entity || entity === undefined) return m;
+      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `the logged-in user does not act for merchant ${wanted}`);
+    }
+    if (directory.merchants === undefined) await directory.load();
+    if (wanted === undefined) return this.defaultManager();
+    const known = this.resolveKnown(wanted);
+    if (known !== undefined) return this.managerOf(known);
+    await Promise.allSettled(directory.unseen().map((m) => this.managerOf(m.clientId).token()));
+    const found = directory.clientIdOf(wanted);
+    if (found !== undefined) return this.managerOf(found);
+    throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${wanted} is not one of this terminal's merchants`, {
+      details: { wanted, merchants: (directory.merchants ?? []).map(summary) },
+    });
+  }
+
+  private onlyId(): string | undefined {
+    return this.managers.size === 1 ? [...this.managers.keys()][0] : undefined;
+  }
+
+  private resolveKnown(wanted: string): string | undefined {
+    return this.opts.directory.resolve(wanted) ?? (this.managers.has(wanted) ? wanted : undefined);
+  }
+
+  private managerOf(clientId: string): TokenManager {
+    let m = this.managers.get(clientId);
+    if (m !== undefined) return m;
+    const { directory, endpoint, guard } = this.opts;
+    const slot = directory.slot(clientId);
+    if (slot === undefined) throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `no merchant credentials for client ${clientId}`);
+    m = this.opts.newManager(new ClientCredentialsSource(slot, endpoint, () => directory.load(), guard));
+    this.managers.set(clientId, m);
+    return m;
+  }
+
+  private passwordManager(): TokenManager {
+    const s = this.opts.settings;
+    const clientId = s.poweredClientId ?? 'powered-app';
+    let m = this.managers.get(clientId);
+    if (m === undefined) {
+      m = this.opts.newManager(new PasswordSource({ clientId, username: s.username ?? '', password: s.password ?? '' }, this.opts.endpoint, this.opts.guard));
+      this.managers.set(clientId, m);
+    }
+    return m;
+  }
+}

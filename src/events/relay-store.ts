@@ -1,0 +1,52 @@
+/**
+ * What the provider event relay needs of the store that persists delivered platform
+ * events (docs/architecture.md, "Event relay"). Defined here, below payments, so the relay
+ * never imports the payments engine; the engine's PaymentService satisfies it.
+ */
+
+/** The part of a journal row the relay publishes as `transaction.updated`. */
+export interface RelayedTransaction {
+  clientTransactionId: string;
+  serverTransactionId?: string;
+  kind: string;
+  /** The journal state (approved, declined, cancelled, ...). */
+  state: string;
+  /** The platform's transactionStatus as last seen. */
+  platformStatus?: string;
+  amount: number;
+  currency: string;
+  method?: string;
+  message?: string;
+}
+
+/** A transaction whose final status the event relay follows through the status call. */
+export interface PendingTracking {
+  clientTransactionId: string;
+  merchantId?: string;
+  /** QR expiry (the spec's expireTime), when the platform gave one. */
+  expireTime?: string;
+  startedAt: string;
+}
+
+export interface AppliedStatus {
+  /** Platform events not delivered before, in order; already persisted in the journal. */
+  newEvents: Array<Record<string, unknown>>;
+  /** The row after applying the record. */
+  view: RelayedTransaction;
+  /** No more polling needed (final status, or expired). */
+  final: boolean;
+}
+
+/**
+ * The store persists which platform events it has seen, so the relay never puts an event
+ * on the bus twice, across restarts too.
+ */
+export interface RelayStore {
+  pendingTracking(): PendingTracking[];
+  /** Journals the platform's status record (new events, status) and resolves a waiting sale. */
+  applyStatusRecord(clientTransactionId: string, record: Record<string, unknown>): AppliedStatus;
+  /** Marks a tracked transaction expired locally (QR expiry passed, platform still not final). */
+  markExpired(clientTransactionId: string): RelayedTransaction;
+  /** Called for each transaction that starts waiting for the platform (e.g. QR shown). */
+  onTracking(listener: (t: PendingTracking) => void): () => void;
+}
