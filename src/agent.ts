@@ -142,7 +142,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       clock,
     });
 
-    const journal = new Journal({ dataDir: config.dataDir });
+    const journal = new Journal({ dataDir: config.dataDir, clock });
     stops.push(() => journal.close());
 
     let simulated: SimulatedPeripherals | undefined;
@@ -155,10 +155,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     stops.push(() => peripherals.stop());
     await peripherals.start();
 
-    const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline });
+    const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, clock });
     stops.push(() => offline.uploader.stop());
 
-    const payments = new PaymentService({ journal, platform: platformClient, peripherals, bus, log, config, offline: offline.hook });
+    const payments = new PaymentService({ journal, platform: platformClient, peripherals, bus, log, config, offline: offline.hook, clock });
     stops.push(() => payments.stop());
 
     const relay: EventRelay = createEventRelay({

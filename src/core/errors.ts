@@ -89,25 +89,18 @@ export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
 export interface AgentErrorOptions {
   cause?: unknown;
-  /**
-   * @deprecated The local API maps codes to statuses in one table (src/ui/error-status.ts);
-   * this option is being removed.
-   */
-  httpStatus?: number;
   /** Extra structured, non-secret facts (e.g. which config key, which limit). */
   details?: Record<string, unknown>;
 }
 
 export class AgentError extends Error {
   readonly code: ErrorCode;
-  readonly httpStatus: number;
   readonly details: Record<string, unknown> | undefined;
 
   constructor(code: ErrorCode, message: string, options: AgentErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AgentError';
     this.code = code;
-    this.httpStatus = options.httpStatus ?? 500;
     this.details = options.details;
   }
 

@@ -1,5 +1,5 @@
-import type { Logger } from '../core/logger.js';
-import type { EventBus } from '../events/bus.js';
+import type { Logger } from '../core/index.js';
+import type { EventBus } from '../events/index.js';
 import { ageStage, maxAgeMs, warnAgeMs } from './policy.js';
 import type { OfflineQueue } from './queue.js';
 import type { OfflineConfig } from './types.js';

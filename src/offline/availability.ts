@@ -1,6 +1,6 @@
 import { backoffDelay, type BackoffOptions, type Logger } from '../core/index.js';
-import type { EventBus } from '../events/bus.js';
-import type { CallOptions } from '../platform/client.js';
+import type { EventBus } from '../events/index.js';
+import type { CallOptions } from '../platform/index.js';
 import type { PlatformState } from './types.js';
 
 /** The platform's availability check (the PlatformClient's isAvailable). */

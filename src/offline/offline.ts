@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { AgentError, ErrorCodes, systemClock, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
-import type { EventBus } from '../events/bus.js';
+import type { EventBus } from '../events/index.js';
 import { offlineSaleReports, type Journal, type OfflineHook } from '../payments/index.js';
 import { AgeWatch, type AgeWarning } from './age-watch.js';
 import { OutcomeRecorder } from './outcomes.js';

@@ -1,7 +1,7 @@
 import { AgentError, ErrorCodes, type Logger, type TimeSource } from '../core/index.js';
-import type { EventBus } from '../events/bus.js';
+import type { EventBus } from '../events/index.js';
 import { uploadSettlement, type OfflineSaleReports } from '../payments/index.js';
-import type { TransactionRecord } from '../platform/schemas/responses.js';
+import type { TransactionRecord } from '../platform/index.js';
 import type { OfflineQueue } from './queue.js';
 import type { AttemptOutcome, QueueItem, QueueState } from './types.js';
 

@@ -1,4 +1,4 @@
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { formatAmount } from '../payments/index.js';
 import type { OfflineCandidate, OfflineConfig, OfflineLevels, PlatformState, QueueState, QueueStats } from './types.js';
 

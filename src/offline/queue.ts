@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../core/index.js';
-import { checkRequest } from '../platform/validate.js';
-import { processRequest, type ProcessRequest } from '../platform/schemas/requests.js';
+import { checkRequest } from '../platform/index.js';
+import { processRequest, type ProcessRequest } from '../platform/index.js';
 import { hasOfflineCounts, hasOfflineSchema } from './schema.js';
 import { PENDING_STATES, QUEUE_STATES, STORED_STATES, type OfflineSale, type QueueItem, type QueueState, type QueueStats, type UploadAttempt } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 
 /**
  * The offline queue's tables. They live in the journal database so that storing an

@@ -1,6 +1,7 @@
-import type { Config } from '../config/schema.js';
+import type { ErrorCodes } from '../core/index.js';
+import type { Config } from '../config/index.js';
 import type { JournalRow } from '../payments/index.js';
-import type { ProcessRequest } from '../platform/schemas/requests.js';
+import type { ProcessRequest } from '../platform/index.js';
 
 export type OfflineConfig = Config['offline'];
 
@@ -118,4 +119,4 @@ export interface OfflineSale {
   body: ProcessRequest;
 }
 
-export type OfflineDecision = { ok: true } | { ok: false; reason: string; code: 'OFFLINE_LIMIT' | 'OFFLINE_NOT_ELIGIBLE' };
+export type OfflineDecision = { ok: true } | { ok: false; reason: string; code: typeof ErrorCodes.OFFLINE_LIMIT | typeof ErrorCodes.OFFLINE_NOT_ELIGIBLE };

@@ -1,5 +1,5 @@
 import { describeError, ErrorCodes, isAgentError } from '../core/index.js';
-import { isPlatformError } from '../platform/errors.js';
+import { isPlatformError } from '../platform/index.js';
 import type { AttemptOutcome } from './types.js';
 
 /** What one item's upload try came to, as a flush reports it. */

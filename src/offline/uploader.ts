@@ -1,9 +1,9 @@
 import { describeError, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
-import type { EventBus } from '../events/bus.js';
-import { isNotFound } from '../platform/errors.js';
-import type { CallOptions } from '../platform/client.js';
-import type { ProcessRequest } from '../platform/schemas/requests.js';
-import type { TransactionRecord } from '../platform/schemas/responses.js';
+import type { EventBus } from '../events/index.js';
+import { isNotFound } from '../platform/index.js';
+import type { CallOptions } from '../platform/index.js';
+import type { ProcessRequest } from '../platform/index.js';
+import type { TransactionRecord } from '../platform/index.js';
 import { PlatformAvailability, type AvailabilityProbe } from './availability.js';
 import { MarkAhead } from './mark-ahead.js';
 import type { OutcomeRecorder } from './outcomes.js';

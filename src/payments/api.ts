@@ -1,3 +1,4 @@
+import type { AppliedStatus as RelayAppliedStatus, RelayStore as EventsRelayStore } from '../events/index.js';
 /**
  * What the local API, the CLI and the event relay see of payments. PaymentService
  * (src/payments/) implements PaymentsApi; the local API (src/ui/) calls it and nothing else.
@@ -157,35 +158,18 @@ export interface PaymentsApi {
   list(query?: ListQuery): TransactionView[];
 }
 
-/** A transaction whose final status the event relay follows through the status call. */
-export interface PendingTracking {
-  clientTransactionId: string;
-  merchantId?: string;
-  /** QR expiry (the spec's expireTime), when the platform gave one. */
-  expireTime?: string;
-  startedAt: string;
-}
+export type { PendingTracking } from '../events/index.js';
 
-export interface AppliedStatus {
-  /** Platform events not delivered before, in order; already persisted in the journal. */
-  newEvents: Array<Record<string, unknown>>;
-  /** The view after applying the record. */
+/** The relay's AppliedStatus with the full local view (docs/architecture.md, "Event relay"). */
+export interface AppliedStatus extends RelayAppliedStatus {
   view: TransactionView;
-  /** No more polling needed (final status, or expired). */
-  final: boolean;
 }
 
 /**
- * Implemented by PaymentService, used by the provider event relay (src/events/).
- * Payments persists which platform events it has seen, so the relay never puts an
- * event on the bus twice, across restarts too.
+ * The relay store the events folder defines, as PaymentService implements it: the same
+ * calls answered with full transaction views.
  */
-export interface RelayStore {
-  pendingTracking(): PendingTracking[];
-  /** Journals the platform's status record (new events, status) and resolves a waiting sale. */
+export interface RelayStore extends EventsRelayStore {
   applyStatusRecord(clientTransactionId: string, record: Record<string, unknown>): AppliedStatus;
-  /** Marks a tracked transaction expired locally (QR expiry passed, platform still not final). */
   markExpired(clientTransactionId: string): TransactionView;
-  /** Called for each transaction that starts waiting for the platform (e.g. QR shown). */
-  onTracking(listener: (t: PendingTracking) => void): () => void;
 }

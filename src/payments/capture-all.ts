@@ -1,5 +1,5 @@
 import { describeError } from '../core/index.js';
-import { isPlatformError } from '../platform/errors.js';
+import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { TransactionView } from './api.js';
 import type { JournalRow } from './journal/index.js';

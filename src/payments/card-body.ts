@@ -1,5 +1,5 @@
-import type { CardData, EntryMode, PinData } from '../devices/api.js';
-import type { ProcessRequest } from '../platform/schemas/requests.js';
+import type { CardData, EntryMode, PinData } from '../devices/index.js';
+import type { ProcessRequest } from '../platform/index.js';
 import type { MotoDetails } from './api.js';
 import type { CardSecret, JournalRow } from './journal/index.js';
 

@@ -1,5 +1,5 @@
 import currencyCodes from 'currency-codes';
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 
 /**
  * Money is integer minor units of an ISO 4217 currency (issue 4, "Money"). The number of

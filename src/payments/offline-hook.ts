@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { CardData, EntryMode, PinData } from '../devices/api.js';
-import type { ProcessRequest } from '../platform/schemas/requests.js';
+import type { CardData, EntryMode, PinData } from '../devices/index.js';
+import type { ProcessRequest } from '../platform/index.js';
 import type { JournalRow } from './journal/index.js';
 
 /** What the offline policy sees of a card sale the platform could not be reached for. */

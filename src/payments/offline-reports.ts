@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../core/index.js';
-import type { EventBus } from '../events/bus.js';
+import type { EventBus } from '../events/index.js';
 import type { Journal, JournalRow } from './journal/index.js';
 import type { PlatformRecord } from './records.js';
 import { salePatchFromRecord } from './sale-record-patch.js';

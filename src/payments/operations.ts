@@ -1,6 +1,6 @@
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import { backoffDelay } from '../core/index.js';
-import { isPlatformError } from '../platform/errors.js';
+import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';

@@ -1,6 +1,6 @@
-import { AgentError, ErrorCodes, describeError, isAgentError } from '../core/errors.js';
-import { isPlatformError } from '../platform/errors.js';
-import type { PlatformError } from '../platform/errors.js';
+import { AgentError, ErrorCodes, describeError, isAgentError } from '../core/index.js';
+import { isPlatformError } from '../platform/index.js';
+import type { PlatformError } from '../platform/index.js';
 
 /**
  * What a failed platform write means for the money (DESIGN.md "Unknown outcome"):

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config/schema.js';
+import type { Config } from '../config/index.js';
 import { describeError, systemClock, type Clock, type Logger } from '../core/index.js';
-import type { Peripherals } from '../devices/api.js';
-import type { EventBus } from '../events/bus.js';
-import type { CallOptions, PlatformClient } from '../platform/client.js';
+import type { Peripherals } from '../devices/index.js';
+import type { EventBus } from '../events/index.js';
+import type { CallOptions, PlatformClient } from '../platform/index.js';
 import type { PendingTracking, TransactionView } from './api.js';
 import { FINAL_STATES, type Journal, type JournalPatch, type JournalRow } from './journal/index.js';
 import type { OfflineHook } from './offline-hook.js';

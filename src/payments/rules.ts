@@ -1,4 +1,4 @@
-import { AgentError, ErrorCodes } from '../core/errors.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
 import type { AllowedOperationsView } from './api.js';
 import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';

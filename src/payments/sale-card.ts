@@ -1,7 +1,7 @@
-import { AgentError, describeError } from '../core/errors.js';
-import type { CardResult, EntryMode } from '../devices/api.js';
-import { isPlatformError } from '../platform/errors.js';
-import type { ProcessRequest } from '../platform/schemas/requests.js';
+import { AgentError, describeError } from '../core/index.js';
+import type { CardResult, EntryMode } from '../devices/index.js';
+import { isPlatformError } from '../platform/index.js';
+import type { ProcessRequest } from '../platform/index.js';
 import type { MotoDetails } from './api.js';
 import { adoptSaleRecord } from './adopt.js';
 import { cardProcessBody, cardSecretOf } from './card-body.js';

@@ -1,5 +1,5 @@
-import { AgentError, ErrorCodes } from '../core/errors.js';
-import type { Config } from '../config/schema.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
+import type { Config } from '../config/index.js';
 import type { MotoDetails, SaleMethod, SaleOrder, SaleRequest, SaleVia, WalletScenario } from './api.js';
 import { assertAmount, normalizeCurrency } from './money.js';
 

@@ -1,5 +1,5 @@
-import { describeError, ErrorCodes, isAgentError } from '../core/errors.js';
-import { isPlatformError } from '../platform/errors.js';
+import { describeError, ErrorCodes, isAgentError } from '../core/index.js';
+import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { SaleOrder, SaleVia } from './api.js';
 import type { PaymentContext } from './payment-context.js';

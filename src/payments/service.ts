@@ -1,5 +1,5 @@
-import { AgentError, ErrorCodes, describeError } from '../core/errors.js';
-import { isPlatformError } from '../platform/errors.js';
+import { AgentError, ErrorCodes, describeError } from '../core/index.js';
+import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
 import type {
   AllowedOperationsView,

@@ -1,4 +1,4 @@
-import type { AgentEventMap } from '../events/types.js';
+import type { AgentEventMap } from '../events/index.js';
 import type { JournalRow } from './journal/index.js';
 
 /** The `transaction.updated` bus event of a journal row (never card data). */

@@ -18,15 +18,15 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   CERT_NOT_YET_VALID: 500,
   CERT_NO_SERIAL: 500,
   KEY_PERMISSIONS: 500,
-  // auth
-  AUTH_UNKNOWN_TERMINAL: 500,
+  // auth: the platform's token endpoints refused the terminal or sent a token we cannot use (bad gateway)
+  AUTH_UNKNOWN_TERMINAL: 502,
   /** The sale names a merchant this terminal (or its logged-in user) does not act for. */
   AUTH_NO_MERCHANT: 400,
-  AUTH_INVALID_GRANT: 500,
-  AUTH_INVALID_CLIENT: 500,
-  AUTH_TOKEN_INVALID: 500,
-  AUTH_BINDING_MISMATCH: 500,
-  AUTH_CERT_REFUSED: 500,
+  AUTH_INVALID_GRANT: 502,
+  AUTH_INVALID_CLIENT: 502,
+  AUTH_TOKEN_INVALID: 502,
+  AUTH_BINDING_MISMATCH: 502,
+  AUTH_CERT_REFUSED: 502,
   AUTH_STOPPED: 503,
   // platform client: the platform's fault (bad gateway), a timeout, or our own request refused before it left
   PLATFORM_NETWORK: 502,

@@ -2,7 +2,7 @@ import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withHangupAsDisconnect } from '../../src/devices/hangup-read.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * A stand-in for a bindings-cpp Unix port on a regular file: a read at its end returns 0

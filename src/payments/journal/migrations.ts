@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { AgentError, ErrorCodes } from '../../core/errors.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
 
 /**
  * Numbered schema migrations of the journal database, applied in order and recorded in
