@@ -11,4 +11,5 @@ export {
   type DemoPlatform,
   type DemoPlatformOptions,
 } from './platform/server.js';
+export { SIM_PROFILES, isSimProfileName, type SimProfileName } from './platform/profile.js';
 export * from './devices/index.js';

@@ -37,4 +37,51 @@ describe('terminal-agent sim', () => {
       expect(await exited).toBe(0);
     }
   });
+
+  it('starts in the profile it is told, and the control route switches it and refuses an unknown one', async () => {
+    const certs = testCerts();
+    const child = spawn(process.execPath, [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir, '--profile', 'strict'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dispatcher = new Agent({ connect: { ca: readFileSync(certs.caCert) } });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out);
+        });
+        child.once('exit', (code) => reject(new Error(`sim exited with ${String(code)} before listening`)));
+      });
+      expect(line).toContain('(strict profile)');
+      const apiUrl = (/api (https:\/\/127\.0\.0\.1:\d+)/.exec(line) as RegExpExecArray)[1] as string;
+      const profile = async (): Promise<unknown> => {
+        const res = await request(`${apiUrl}/sim/control/profile`, { dispatcher });
+        return ((await res.body.json()) as { profile: unknown }).profile;
+      };
+      expect(await profile()).toBe('strict');
+      const put = async (body: unknown): Promise<number> => {
+        const res = await request(`${apiUrl}/sim/control/profile`, { method: 'PUT', dispatcher, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        await res.body.dump();
+        return res.statusCode;
+      };
+      expect(await put({ profile: 'standard' })).toBe(204);
+      expect(await profile()).toBe('standard');
+      expect(await put({ profile: 'lenient' })).toBe(400);
+      expect(await profile()).toBe('standard');
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await dispatcher.close();
+    }
+  });
+
+  it('refuses an unknown --profile with a line naming the choices', async () => {
+    const certs = testCerts();
+    const child = spawn(process.execPath, [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir, '--profile', 'lenient'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(err).toContain('--profile must be one of standard, strict');
+  });
 });

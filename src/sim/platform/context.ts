@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/index.js';
 import type { FaultInjector } from './faults.js';
+import type { SimProfile, SimProfileName } from './profile.js';
 import type { Seed } from './seed.js';
 
 /** Claims of an access token the demo platform issued, as the payment API needs them. */
@@ -34,6 +35,8 @@ export interface SimSettings {
   refreshTokenSeconds: number;
   walletPayDelayMs: number;
   qrExpirySeconds: number;
+  /** The answering profile at start (docs/architecture.md, "Demo platform"). */
+  profile: SimProfileName;
 }
 
 /** Shared by every part of the demo platform; no module-level state anywhere. */
@@ -41,6 +44,8 @@ export interface SimContext {
   seed: Seed;
   settings: SimSettings;
   faults: FaultInjector;
+  /** standard or strict, switchable at run time by the control route. */
+  profile: SimProfile;
   /** The platform's clock: real time plus the injected offset. */
   now: () => number;
   /** Real time and timers (wallet outcomes, injected latency); `now` adds the offset to its wall time. */

@@ -1,6 +1,7 @@
 import { faultSpecSchema } from './faults.js';
 import { SimHttpError, type SimRouter } from './router.js';
 import type { SimContext } from './context.js';
+import { isSimProfileName, SIM_PROFILES } from './profile.js';
 import type { SimAuthServer } from './auth/index.js';
 import type { SimPaymentPlatform } from './payments/index.js';
 
@@ -36,6 +37,14 @@ export function registerControlRoutes(
     const offset = (req.body as { offsetMs?: unknown } | undefined)?.offsetMs;
     if (typeof offset !== 'number' || !Number.isFinite(offset)) throw new SimHttpError(400, 'INVALID_CLOCK', 'offsetMs must be a number');
     ctx.faults.clockOffsetMs = offset;
+    return { status: 204 };
+  });
+  router.add('GET', '/sim/control/profile', 'control', () => ({ status: 200, body: { profile: ctx.profile.name } }));
+  router.add('PUT', '/sim/control/profile', 'control', (req) => {
+    const profile = (req.body as { profile?: unknown } | undefined)?.profile;
+    if (!isSimProfileName(profile)) throw new SimHttpError(400, 'INVALID_PROFILE', `profile must be one of ${SIM_PROFILES.join(', ')}`);
+    ctx.profile.set(profile);
+    ctx.log.info({ profile }, 'demo platform profile switched');
     return { status: 204 };
   });
   parts.auth.registerControl(router);

@@ -8,6 +8,7 @@ import { FaultInjector } from './faults.js';
 import { SimRouter } from './router.js';
 import { loadSeed, type Seed } from './seed.js';
 import type { SimContext, SimSettings } from './context.js';
+import { SimProfile } from './profile.js';
 import { createAuthServer, type SimAuthServer } from './auth/index.js';
 import { createPaymentPlatform, type SimPaymentPlatform } from './payments/index.js';
 import { registerControlRoutes } from './control-routes.js';
@@ -39,6 +40,7 @@ export const defaultSimSettings: SimSettings = {
   refreshTokenSeconds: 1_800,
   walletPayDelayMs: 8_000,
   qrExpirySeconds: 300,
+  profile: 'standard',
 };
 
 /** The demo platform's listeners, seed and settings from the `sim` section of the configuration. */
@@ -53,6 +55,7 @@ export function demoPlatformConfig(sim: Config['sim']): Pick<DemoPlatformOptions
       refreshTokenSeconds: sim.refreshTokenSeconds,
       walletPayDelayMs: sim.walletPayDelayMs,
       qrExpirySeconds: sim.qrExpirySeconds,
+      profile: sim.profile,
     },
   };
 }
@@ -105,10 +108,12 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
   const apiPort = await listen(api, opts.apiPort ?? 0, host);
   const mtlsPort = await listen(mtls, opts.mtlsPort ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const settings: SimSettings = { ...defaultSimSettings, ...opts.settings };
   const context: SimContext = {
     seed,
-    settings: { ...defaultSimSettings, ...opts.settings },
+    settings,
     faults,
+    profile: new SimProfile(settings.profile),
     now: () => faults.now(),
     clock,
     log,

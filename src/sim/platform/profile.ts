@@ -1,0 +1,30 @@
+/**
+ * How the demo platform answers (docs/architecture.md, "Demo platform"). `standard` answers
+ * the way the agent's own decisions describe; `strict` answers from the extremes the
+ * platform contract allows (docs/platform-contract.md, "Tolerance of answers"), so an
+ * assumption the contract does not promise breaks in a test instead of in the field.
+ * Switchable at run time (PUT /sim/control/profile) so one platform serves both.
+ */
+export const SIM_PROFILES = ['standard', 'strict'] as const;
+export type SimProfileName = (typeof SIM_PROFILES)[number];
+
+export function isSimProfileName(value: unknown): value is SimProfileName {
+  return typeof value === 'string' && (SIM_PROFILES as readonly string[]).includes(value);
+}
+
+export class SimProfile {
+  constructor(private current: SimProfileName = 'standard') {}
+
+  get name(): SimProfileName {
+    return this.current;
+  }
+
+  /** True when the platform answers from the contract's extremes. */
+  get strict(): boolean {
+    return this.current === 'strict';
+  }
+
+  set(name: SimProfileName): void {
+    this.current = name;
+  }
+}
