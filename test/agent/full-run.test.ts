@@ -9,7 +9,7 @@ import type { LogSink } from '../helpers/log-sink.js';
 /**
  * The whole agent as `npm start` runs it (embedded demo platform, simulated peripherals,
  * local API), driven through a few sales; then every log line of the run is searched for
- * secrets (DESIGN.md invariant 4).
+ * secrets (docs/architecture.md, "Invariants", 4: no secret in logs or output).
  */
 let running: TestAgent;
 let agent: RunningAgent;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
-import { call } from '../ui/http-client.js';
+import { call } from '../helpers/http-client.js';
 
 /**
  * The whole agent's local API over its real offline queue and merchants: with the

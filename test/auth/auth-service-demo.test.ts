@@ -4,7 +4,7 @@ import { EventBus } from '../../src/events/bus.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { decodeJwtPayload } from '../../src/auth/jwt.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
-import { control, dispatchersOf, grantStats, identityOf, startDemo, type Demo } from '../platform/fixture.js';
+import { control, dispatchersOf, grantStats, identityOf, startDemo, type Demo } from '../helpers/demo-platform.js';
 import { systemClock } from '../../src/core/index.js';
 import { createServer } from 'node:net';
 import { vi } from 'vitest';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
-import { startApi, type Started } from '../ui/start-api.js';
+import { startApi, type Started } from '../helpers/local-api.js';
 import { runCli } from '../helpers/cli.js';
 
 const run = runCli;

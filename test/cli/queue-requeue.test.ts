@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PlatformError } from '../../src/platform/errors.js';
 import { offlineApiSource } from '../../src/ui/offline-source.js';
 import { runCli } from '../helpers/cli.js';
-import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../offline/fixture.js';
-import { startApi, type Started } from '../ui/start-api.js';
+import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
+import { startApi, type Started } from '../helpers/local-api.js';
 
 const run = runCli;
 

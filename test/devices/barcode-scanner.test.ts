@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LineParser, type LineUnit } from '../../src/devices/lines/parser.js';
-import { ManualClock } from './helpers/manual-clock.js';
-import { devicesConfig, simRig, type SimRig } from './helpers/sim-setup.js';
+import { ManualClock } from './manual-clock.js';
+import { devicesConfig, simRig, type SimRig } from './sim-rig.js';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-describe('LineParser (serial-devices.md section 3)', () => {
+describe('LineParser (docs/serial-protocol.md, "Barcode scanner")', () => {
   function setup(): { units: LineUnit[]; feed: (s: string | Buffer) => void; clock: ManualClock; parser: LineParser } {
     const clock = new ManualClock();
     const parser = new LineParser({ clock });

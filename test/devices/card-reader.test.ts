@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { devicesConfig, simRig, type SimRig } from './helpers/sim-setup.js';
+import { devicesConfig, simRig, type SimRig } from './sim-rig.js';
 import { testLogger } from '../helpers/log-sink.js';
 
 let rig: SimRig | undefined;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPorts } from '../../src/cli/commands/devices.js';
 import { SimulatedPorts } from '../../src/sim/devices/simulated-ports.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { devicesConfig } from './helpers/sim-setup.js';
+import { devicesConfig } from './sim-rig.js';
 import { runCli } from '../helpers/cli.js';
 
 const run = runCli;

@@ -1,7 +1,7 @@
 import { create } from 'qrcode';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packModules, qrMatrix, rowBytes, unpackModules } from '../../src/devices/qr-matrix.js';
-import { devicesConfig, simRig, type SimRig } from './helpers/sim-setup.js';
+import { devicesConfig, simRig, type SimRig } from './sim-rig.js';
 
 let rig: SimRig | undefined;
 afterEach(async () => {
@@ -20,7 +20,7 @@ function expectedMatrix(text: string): boolean[][] {
   return rows;
 }
 
-describe('QR module matrix (serial-devices.md section 2, showQr)', () => {
+describe('QR module matrix (docs/serial-protocol.md, "Customer display", showQr)', () => {
   it('packs row-major, MSB first, each row padded to a whole byte', () => {
     // 9 columns: two bytes per row; the second byte holds column 8 in its top bit.
     const dark = new Set(['0,0', '0,8', '1,1', '8,7']);

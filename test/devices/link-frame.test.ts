@@ -15,7 +15,7 @@ describe('CRC-16/CCITT-FALSE', () => {
   });
 });
 
-describe('frame encoding (serial-devices.md section 1)', () => {
+describe('frame encoding (docs/serial-protocol.md, "Frame layout")', () => {
   it('encodes STX, big-endian LEN, SEQ, payload, ETX and the CRC over LEN..ETX', () => {
     const frame = encodeFrame(5, { type: 'hello', id: 'a1' });
     expect(frame.toString('hex')).toBe('02001a057b2274797065223a2268656c6c6f222c226964223a226131227d03af27');

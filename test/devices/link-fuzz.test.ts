@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src/devices/link/frame.js';
 import { FrameParser, type LinkUnit } from '../../src/devices/link/parser.js';
-import { ManualClock } from './helpers/manual-clock.js';
+import { ManualClock } from './manual-clock.js';
 
 /** Small seeded PRNG (mulberry32) so a failure can be replayed from its seed. */
 function prng(seed: number): () => number {

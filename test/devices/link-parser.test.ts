@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src/devices/link/frame.js';
 import { FrameParser, type LinkUnit } from '../../src/devices/link/parser.js';
-import { ManualClock } from './helpers/manual-clock.js';
+import { ManualClock } from './manual-clock.js';
 
 function setup(): { parser: FrameParser; units: LinkUnit[]; clock: ManualClock; feed: (b: Buffer | number[]) => void } {
   const clock = new ManualClock();

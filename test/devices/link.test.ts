@@ -3,8 +3,8 @@ import { isAgentError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { encodeAck, encodeFrame, encodeNak } from '../../src/devices/link/frame.js';
 import { Link } from '../../src/devices/link/link.js';
-import { ManualClock } from './helpers/manual-clock.js';
-import { FakePort, flush, wirePair } from './helpers/wire.js';
+import { ManualClock } from './manual-clock.js';
+import { FakePort, flush, wirePair } from './fake-wire.js';
 import { testLogger } from '../helpers/log-sink.js';
 
 const links: Link[] = [];

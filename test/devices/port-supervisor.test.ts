@@ -6,7 +6,7 @@ import { portOpenError } from '../../src/devices/port-errors.js';
 import { findPortByUsb } from '../../src/devices/port-finder.js';
 import { EventBus } from '../../src/events/bus.js';
 import { SimulatedPorts } from '../../src/sim/devices/simulated-ports.js';
-import { devicesConfig, EventLog, simRig, type SimRig } from './helpers/sim-setup.js';
+import { devicesConfig, EventLog, simRig, type SimRig } from './sim-rig.js';
 
 let rig: SimRig | undefined;
 const extra: PeripheralSet[] = [];

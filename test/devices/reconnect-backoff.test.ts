@@ -5,9 +5,9 @@ import type { SerialBinding } from '../../src/devices/serial-port.js';
 import { EventBus } from '../../src/events/bus.js';
 import { SimulatedPorts } from '../../src/sim/devices/simulated-ports.js';
 import { SimulatedReader } from '../../src/sim/devices/simulated-reader.js';
-import { devicesConfig, EventLog } from './helpers/sim-setup.js';
-import { ManualClock } from './helpers/manual-clock.js';
-import { flush } from './helpers/wire.js';
+import { devicesConfig, EventLog } from './sim-rig.js';
+import { ManualClock } from './manual-clock.js';
+import { flush } from './fake-wire.js';
 
 let set: PeripheralSet | undefined;
 afterEach(async () => {

@@ -10,8 +10,8 @@ import { SimulatedDisplay } from '../../src/sim/devices/simulated-display.js';
 import { SimulatedReader } from '../../src/sim/devices/simulated-reader.js';
 import { SimulatedScanner } from '../../src/sim/devices/simulated-scanner.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { EventLog } from './helpers/sim-setup.js';
-import { socatPair, type PtyPair } from './helpers/socat.js';
+import { EventLog } from './sim-rig.js';
+import { socatPair, type PtyPair } from './pty-pair.js';
 
 /**
  * The same driver checks as on MockBinding, but over socat pseudo-terminals, so the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Mutex } from '../../src/devices/mutex.js';
 import { Waitress } from '../../src/devices/waitress.js';
-import { ManualClock } from './helpers/manual-clock.js';
+import { ManualClock } from './manual-clock.js';
 
 describe('Waitress', () => {
   it('hands a message to the first matching waiter only', async () => {

@@ -4,7 +4,7 @@ import type { DemoPlatform } from '../../src/sim/platform/server.js';
 import { loadConfig } from '../../src/config/load.js';
 import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { closedPort, demoPlatform, diagConfig, keyWithMode } from './harness.js';
+import { closedPort, demoPlatform, diagConfig, keyWithMode } from './diag-setup.js';
 
 let platform: DemoPlatform;
 let tmp: { dir: string; cleanup: () => void };

@@ -7,7 +7,7 @@ import type { DemoPlatform } from '../../src/sim/platform/server.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { closedPort, demoPlatform, diagConfig } from './harness.js';
+import { closedPort, demoPlatform, diagConfig } from './diag-setup.js';
 import { runCli } from '../helpers/cli.js';
 
 const run = runCli;

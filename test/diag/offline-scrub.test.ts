@@ -6,7 +6,7 @@ import { ensureOfflineSchema } from '../../src/offline/schema.js';
 import { JOURNAL_FILE } from '../../src/payments/journal/index.js';
 import { runDiagnostics, scrubLogLine, scrubText, type CheckResult, type DiagReport } from '../../src/diag/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { closedPort, diagConfig } from './harness.js';
+import { closedPort, diagConfig } from './diag-setup.js';
 
 function check(r: DiagReport, id: string): CheckResult {
   const c = r.checks.find((x) => x.id === id);

@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { runDiagnostics, type CheckResult, type DiagReport } from '../../src/diag/index.js';
 import { SIM_READER_INFO, startSimulatedPeripherals, type SimulatedPeripherals } from '../../src/sim/devices/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { closedPort } from './harness.js';
+import { closedPort } from './diag-setup.js';
 
 const tag = randomBytes(4).toString('hex');
 const paths = { reader: `/dev/ttyDIAG-R-${tag}`, display: `/dev/ttyDIAG-D-${tag}`, scanner: `/dev/ttyDIAG-S-${tag}` };

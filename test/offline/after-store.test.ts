@@ -5,7 +5,7 @@ import { ensureOfflineSchema, OfflineQueue } from '../../src/offline/index.js';
 import type { OfflineLevels } from '../../src/offline/types.js';
 import { Journal } from '../../src/payments/journal/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { localFixture, processBody, storeOfflineSale, type LocalFixture } from './fixture.js';
+import { localFixture, processBody, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 
 let f: LocalFixture | undefined;
 const cleanups: Array<() => void> = [];

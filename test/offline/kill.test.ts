@@ -6,7 +6,7 @@ import { runOfflineChaos } from '../../scripts/chaos/offline/run.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { SEED_FILE } from './fixture.js';
+import { SEED_FILE } from '../helpers/offline-sales.js';
 
 /**
  * Issue 6, done when: "the agent killed with SIGKILL at random points during a burst of

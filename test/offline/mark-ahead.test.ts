@@ -3,7 +3,7 @@ import type { OfflineDeps } from '../../src/offline/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import type { TransactionRecord } from '../../src/platform/schemas/responses.js';
-import { localFixture, storeOfflineSale, type LocalFixture } from './fixture.js';
+import { localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 
 let f: LocalFixture | undefined;
 afterEach(() => {

@@ -3,9 +3,9 @@ import type { Offline } from '../../src/offline/index.js';
 import { createOffline } from '../../src/offline/index.js';
 import type { OfflineHook, PaymentsPlatform } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
-import { visaCard } from '../payments/fakes.js';
-import { useDemoPlatform, type Terminal } from '../payments/harness.js';
-import { ENCRYPTED } from './fixture.js';
+import { visaCard } from '../helpers/fake-peripherals.js';
+import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { ENCRYPTED } from '../helpers/offline-sales.js';
 
 /**
  * PaymentService and the offline component together, as the agent wires them: a card

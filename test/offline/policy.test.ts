@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/core/errors.js';
 import { ageStage, computeLevels, eligibilityError, limitError } from '../../src/offline/policy.js';
 import type { OfflineCandidate, QueueStats } from '../../src/offline/types.js';
-import { offlineConfig } from './fixture.js';
+import { offlineConfig } from '../helpers/offline-sales.js';
 
 const cfg = offlineConfig({ floorLimits: { EUR: 25_000, JPY: 30_000 }, maxTotal: { EUR: 100_000 }, maxCount: 3, maxAgeHours: 24, warnBeforeHours: 2 });
 const empty: QueueStats = { count: 0, totals: {} };

@@ -2,8 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OfflineApiSource } from '../../src/ui/sources.js';
-import { startApi, type Started } from '../ui/start-api.js';
-import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from './fixture.js';
+import { startApi, type Started } from '../helpers/local-api.js';
+import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 import { runCli } from '../helpers/cli.js';
 
 const run = runCli;

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/core/errors.js';
 import { openQueueReadOnly, toCsv, toJson } from '../../src/offline/index.js';
-import { ENCRYPTED, PINBLOCK, localFixture, processBody, storeOfflineSale, type LocalFixture } from './fixture.js';
+import { ENCRYPTED, PINBLOCK, localFixture, processBody, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 
 const HOUR = 3_600_000;
 let f: LocalFixture | undefined;

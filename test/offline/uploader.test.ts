@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionRecord } from '../../src/sim/platform/payments/index.js';
-import { ENCRYPTED, nextEvent, platformFixture, processBody, storeOfflineSale, uploadFixture, type PlatformFixture, type UploadFixture } from './fixture.js';
+import { ENCRYPTED, nextEvent, platformFixture, processBody, storeOfflineSale, uploadFixture, type PlatformFixture, type UploadFixture } from '../helpers/offline-sales.js';
 
 let p: PlatformFixture;
 let f: UploadFixture | undefined;

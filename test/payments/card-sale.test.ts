@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useDemoPlatform, type Terminal } from './harness.js';
-import { visaCard } from './fakes.js';
+import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { visaCard } from '../helpers/fake-peripherals.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;

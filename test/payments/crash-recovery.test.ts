@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { useDemoPlatform, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const childScript = join(root, 'dist/test/fixtures/crash-sale-child.js');

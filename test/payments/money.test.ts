@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/core/errors.js';
 import { assertAmount, formatAmount, formatMajor, minorDigits, parseAmount, parseMoney } from '../../src/payments/money.js';
-
-function errorOf(fn: () => unknown): AgentError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AgentError) return err;
-    throw new Error(`expected an AgentError, got ${String(err)}`);
-  }
-  throw new Error('expected an error');
-}
+import { errorOf } from '../helpers/agent-error.js';
 
 describe('money', () => {
   it('takes minor digits from ISO 4217, not Intl', () => {

@@ -1,8 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { OfflineCandidate, OfflineHook, OfflineSale } from '../../src/payments/offline-hook.js';
-import { visaCard } from './fakes.js';
-import { useDemoPlatform, type Terminal } from './harness.js';
+import { visaCard } from '../helpers/fake-peripherals.js';
+import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;

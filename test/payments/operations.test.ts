@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { walletACancelDeadline } from '../../src/payments/rules.js';
-import { useDemoPlatform, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;

@@ -4,7 +4,7 @@ import type { PaymentsPlatform } from '../../src/payments/index.js';
 import type { QrTerminalPaymentRequest } from '../../src/platform/schemas/requests.js';
 import { toSaleRequest } from '../../src/ui/routes/payments.js';
 import { saleBodySchema } from '../../src/ui/schemas.js';
-import { useDemoPlatform, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;

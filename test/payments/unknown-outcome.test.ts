@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
-import { useDemoPlatform, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
-import { useDemoPlatform, type Terminal } from './harness.js';
+import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../src/auth/index.js';
 import { PlatformClient, isNotFound, isPlatformError, type BearerProvider, type PlatformError, type ProcessRequest } from '../../src/platform/index.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
-import { dispatchersOf, grantStats, identityOf, startDemo, type Demo } from './fixture.js';
+import { dispatchersOf, grantStats, identityOf, startDemo, type Demo } from '../helpers/demo-platform.js';
 
 let demo: Demo;
 let auth: AuthService;

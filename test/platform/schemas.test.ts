@@ -63,7 +63,7 @@ describe('requests are checked strictly before they leave', () => {
     instrument: { instrumentType: 'card', card: { maskedPan: '476173******0010' } },
   };
 
-  it('accepts the DESIGN.md placements of card fields and ISO 8601 dates with or without Z and milliseconds', () => {
+  it('accepts card fields where docs/platform-contract.md ("Endpoints") places them and ISO 8601 dates with or without Z and milliseconds', () => {
     expect(checkRequest(processRequest, base, 'process')).toEqual(base);
     for (const d of ['2030-01-01T10:00:00.123Z', '2030-01-01T10:00:00', '2030-01-01T10:00:00+01:00']) {
       expect(() => checkRequest(processRequest, { ...base, clientDateTime: d }, 'process')).not.toThrow();

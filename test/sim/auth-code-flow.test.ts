@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeJwt, leakedSecrets, setPlatformTime, startAuthFixture, type AuthFixture, type Reply } from './auth-fixture.js';
+import { decodeJwt, leakedSecrets, setPlatformTime, startAuthFixture, type AuthFixture, type Reply } from './auth-endpoints.js';
 
 const AUTH = '/oauth2/v1/demo-merchants/auth';
 const TOKEN = '/oauth2/v1/demo-merchants/token';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { loadSeed } from '../../src/sim/platform/seed.js';
 import { SimHttpError } from '../../src/sim/platform/router.js';
 import { testCerts } from '../helpers/certs.js';
-import { decodeJwt, leakedSecrets, opensslThumbprint, SEED_FILE, setPlatformTime, startAuthFixture, type AuthFixture, type Reply, type Who } from './auth-fixture.js';
+import { decodeJwt, leakedSecrets, opensslThumbprint, SEED_FILE, setPlatformTime, startAuthFixture, type AuthFixture, type Reply, type Who } from './auth-endpoints.js';
 
 const CREDS = '/oauth2-mtls/v1/merchants-credentials';
 const MTLS_TOKEN = '/oauth2-mtls/v1/token';

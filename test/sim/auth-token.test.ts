@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, decodeJwt, leakedSecrets, setPlatformTime, startAuthFixture, UUID, type AuthFixture, type Reply } from './auth-fixture.js';
+import { basic, decodeJwt, leakedSecrets, setPlatformTime, startAuthFixture, UUID, type AuthFixture, type Reply } from './auth-endpoints.js';
 
 const TOKEN = '/oauth2/v1/demo-merchants/token';
 const M1 = { client_id: 'terminal-app-1001', client_secret: 'demo-secret-1001-change-me' };

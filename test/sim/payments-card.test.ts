@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardSale, newId, SERVER_TIME, startPaymentsHarness, type PaymentsHarness } from './payments-harness.js';
+import { cardSale, newId, SERVER_TIME, startPaymentsHarness, type PaymentsHarness } from './payment-endpoints.js';
 
 let h: PaymentsHarness;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cardSale, startPaymentsHarness, walletSale, type PaymentsHarness, type Reply } from './payments-harness.js';
+import { cardSale, startPaymentsHarness, walletSale, type PaymentsHarness, type Reply } from './payment-endpoints.js';
 import { loadSeed, type SeedMerchant } from '../../src/sim/platform/seed.js';
-import { SEED_FILE } from './payments-harness.js';
+import { SEED_FILE } from './payment-endpoints.js';
 
 const seed = loadSeed(SEED_FILE);
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cardSale, startPaymentsHarness, walletSale, type PaymentsHarness } from './payments-harness.js';
+import { cardSale, startPaymentsHarness, walletSale, type PaymentsHarness } from './payment-endpoints.js';
 
 let h: PaymentsHarness;
 beforeAll(async () => {

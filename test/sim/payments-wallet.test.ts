@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_TIME, startPaymentsHarness, walletSale, type PaymentsHarness, type Reply } from './payments-harness.js';
+import { SERVER_TIME, startPaymentsHarness, walletSale, type PaymentsHarness, type Reply } from './payment-endpoints.js';
 
 let h: PaymentsHarness;
 beforeAll(async () => {

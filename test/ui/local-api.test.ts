@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
-import { call } from './http-client.js';
-import { startApi, type Started } from './start-api.js';
+import { call } from '../helpers/http-client.js';
+import { startApi, type Started } from '../helpers/local-api.js';
 
 describe('local API', () => {
   let s: Started;

@@ -4,9 +4,9 @@ import { PlatformError } from '../../src/platform/errors.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import { offlineApiSource } from '../../src/ui/offline-source.js';
 import type { MerchantView, OfflineApiSource, OfflineItemView } from '../../src/ui/sources.js';
-import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../offline/fixture.js';
-import { call } from './http-client.js';
-import { startApi, type Started } from './start-api.js';
+import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
+import { call } from '../helpers/http-client.js';
+import { startApi, type Started } from '../helpers/local-api.js';
 
 function item(partial: Partial<OfflineItemView> & { clientTransactionId: string }): OfflineItemView {
   return { amount: 1250, currency: 'EUR', maskedPan: '476173******0010', state: 'queued', attempts: 0, storedAt: '2026-03-02T10:00:00.000Z', ...partial };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { defaultPageDirs } from '../../src/ui/static-page.js';
 import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
-import { startApi, type Started } from './start-api.js';
+import { startApi, type Started } from '../helpers/local-api.js';
 
 /** The counter page in real Chromium against the real local API and a fake payments engine. */
 describe('counter page', () => {

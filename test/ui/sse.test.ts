@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSse, type SseMessage } from './http-client.js';
-import { startApi, type Started } from './start-api.js';
+import { readSse, type SseMessage } from '../helpers/http-client.js';
+import { startApi, type Started } from '../helpers/local-api.js';
 
 const byEvent = (messages: SseMessage[], event: string) => messages.filter((m) => m.event === event);
 

@@ -7,9 +7,9 @@ import { createLocalApi } from '../../src/ui/local-api.js';
 import { loadOrCreateLocalToken, localTokenPath, tokenMatches } from '../../src/ui/local-token.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { call } from './http-client.js';
-import { FakePayments } from './fake-payments.js';
-import { FakeHealth, startApi } from './start-api.js';
+import { call } from '../helpers/http-client.js';
+import { FakePayments } from '../helpers/fake-payments.js';
+import { FakeHealth, startApi } from '../helpers/local-api.js';
 
 describe('local API token', () => {
   const cleanups: Array<() => void> = [];

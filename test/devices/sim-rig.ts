@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { configSchema, type Config } from '../../../src/config/schema.js';
-import type { Logger } from '../../../src/core/logger.js';
-import { silentLogger } from '../../../src/core/logger.js';
-import { createPeripherals, type PeripheralSet } from '../../../src/devices/peripherals.js';
-import { EventBus } from '../../../src/events/bus.js';
-import type { AgentEvent, AgentEventType } from '../../../src/events/types.js';
-import { startSimulatedPeripherals, type SimulatedPeripherals } from '../../../src/sim/devices/start.js';
+import { configSchema, type Config } from '../../src/config/schema.js';
+import type { Logger } from '../../src/core/logger.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { createPeripherals, type PeripheralSet } from '../../src/devices/peripherals.js';
+import { EventBus } from '../../src/events/bus.js';
+import type { AgentEvent, AgentEventType } from '../../src/events/types.js';
+import { startSimulatedPeripherals, type SimulatedPeripherals } from '../../src/sim/devices/start.js';
 
 export type DevicesConfig = Config['devices'];
 

@@ -1,9 +1,9 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, envName, configLeaves, redactConfig, resolveEndpoints } from '../src/config/load.js';
-import { AgentError } from '../src/core/errors.js';
-import { tempDir } from './helpers/temp-dir.js';
+import { loadConfig, envName, configLeaves, redactConfig, resolveEndpoints } from '../../src/config/load.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { errorOf } from '../helpers/agent-error.js';
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
@@ -14,16 +14,6 @@ function withFile(content: unknown): { dir: string; file: string } {
   const file = join(t.dir, 'agent.json');
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
   return { dir: t.dir, file };
-}
-
-function errorOf(fn: () => unknown): AgentError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AgentError) return err;
-    throw err;
-  }
-  throw new Error('expected an AgentError');
 }
 
 describe('configuration precedence', () => {

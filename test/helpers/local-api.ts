@@ -5,8 +5,8 @@ import { EventBus } from '../../src/events/bus.js';
 import { createLocalApi, type LocalApi, type LocalApiOptions } from '../../src/ui/local-api.js';
 import type { HealthSource, MerchantsSource, MerchantView, OfflineApiSource, OfflineItemView, OfflineLevelsView } from '../../src/ui/sources.js';
 import { AgentError, ErrorCodes } from '../../src/core/errors.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { testLogger, type LogSink } from '../helpers/log-sink.js';
+import { tempDir } from './temp-dir.js';
+import { testLogger, type LogSink } from './log-sink.js';
 import { FakePayments } from './fake-payments.js';
 
 export class FakeHealth implements HealthSource {

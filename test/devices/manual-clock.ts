@@ -1,4 +1,4 @@
-import type { Clock } from '../../../src/core/index.js';
+import type { Clock } from '../../src/core/index.js';
 
 /**
  * A Clock driven by hand: `advance(ms)` fires every timer due, in order. Monotonic time

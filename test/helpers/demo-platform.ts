@@ -4,8 +4,8 @@ import type { SimSettings } from '../../src/sim/platform/context.js';
 import { createMtlsDispatcher, loadIdentity, readIdentity, type DeviceIdentity } from '../../src/identity/index.js';
 import { HostDispatchers } from '../../src/platform/dispatchers.js';
 import type { Logger } from '../../src/core/logger.js';
-import { testCerts } from '../helpers/certs.js';
-import { testLogger, type LogSink } from '../helpers/log-sink.js';
+import { testCerts } from './certs.js';
+import { testLogger, type LogSink } from './log-sink.js';
 
 export const SEED_FILE = 'config/demo-seed.json';
 

@@ -1,8 +1,8 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './helpers/temp-dir.js';
-import { runCli } from './helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { runCli } from '../helpers/cli.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

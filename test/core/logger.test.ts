@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { createLogger, redactPaths, REDACTED, scrubSecrets, SECRET_KEYS } from '../src/core/logger.js';
-import { LogSink, testLogger } from './helpers/log-sink.js';
+import { createLogger, redactPaths, REDACTED, scrubSecrets, SECRET_KEYS } from '../../src/core/logger.js';
+import { LogSink, testLogger } from '../helpers/log-sink.js';
 
 /** `value` wrapped in `depth` levels of objects: depth 0 = { [key]: value }. */
 function nested(key: string, value: string, depth: number): Record<string, unknown> {

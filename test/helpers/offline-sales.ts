@@ -8,9 +8,9 @@ import { Journal } from '../../src/payments/journal/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
 import { createDemoClient, type DemoClient } from '../../scripts/lib/demo-client.js';
-import { testCerts } from '../helpers/certs.js';
-import { testLogger, type LogSink } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { testCerts } from './certs.js';
+import { testLogger, type LogSink } from './log-sink.js';
+import { tempDir } from './temp-dir.js';
 import { systemClock, type Clock, type Logger } from '../../src/core/index.js';
 
 export const SEED_FILE = 'config/demo-seed.json';

@@ -12,9 +12,9 @@ import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { identityOf, startDemo, type Demo } from '../platform/fixture.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { fakePeripherals } from './fakes.js';
+import { identityOf, startDemo, type Demo } from './demo-platform.js';
+import { tempDir } from './temp-dir.js';
+import { fakePeripherals } from './fake-peripherals.js';
 
 export interface Terminal {
   service: PaymentService;
