@@ -3,7 +3,8 @@ import { isPlatformError } from '../platform/index.js';
 import type { PlatformError } from '../platform/index.js';
 
 /**
- * What a failed platform write means for the money (DESIGN.md "Unknown outcome"):
+ * What a failed platform write means for the money (docs/architecture.md, "Unknown
+ * outcome: resolution and reversal"; docs/platform-contract.md, "Hosts and TLS"):
  * - `not_sent`: the request never reached the platform (nothing happened; offline may apply);
  * - `refused`: the platform answered and did nothing (4xx, 401/403);
  * - `unknown`: it may have taken effect (timeout, reset after sending, 5xx, unreadable 2xx):

@@ -33,6 +33,6 @@ export interface Grant {
   authTime: number;
 }
 
-/** Device classes of the spec's auth-scope table. */
+/** Device classes the platform's `auth` scope claims tell apart (public, machine to machine, …). */
 export const PUBLIC_DEVICE: DeviceAuth = { deviceType: 'public', deviceId: 'unknown', method: 'web', twoFa: 'none' };
 export const EXTERNAL_MACHINE: DeviceAuth = { deviceType: 'm2m', deviceId: 'unknown', method: 'api', twoFa: 'none' };

@@ -87,16 +87,17 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
 /** POST /payment/v1/transactions/{transactionId}/cancel. */
 export function cancelTransaction(deps: PaymentDeps, caller: Caller, id: string, body: CancelBody): TransactionRecord {
   const tx = lookup(deps, caller, id);
-  // DESIGN.md decision: a Technical cancel is the terminal's own reversal of an unknown
+  // A Technical cancel is the terminal's own reversal of an unknown
   // outcome, sent without a person at hand, so the supervisor approval code applies to
-  // voids (Functional) only.
+  // voids (Functional) only (docs/platform-contract.md, "Decisions where the spec is
+  // silent", reversal).
   if (body.cancelReason !== 'Technical') checkApprovalCode(caller, body.approvalCode);
   if (body.clientNewTransactionId !== undefined) {
     const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
     if (existing !== undefined) return repeated(deps, existing, cancelFingerprint(tx, body.cancelAmount));
   }
-  // DESIGN.md decision (idempotency): a retried cancel, e.g. a reversal after a lost answer,
-  // answers the Cancel that did it instead of failing.
+  // Idempotency: a retried cancel, e.g. a reversal after a lost answer, answers the Cancel
+  // that did it instead of failing (docs/architecture.md, "Demo platform").
   if (tx.record.transactionType === 'Payment' && tx.record.transactionStatus === 'cancelled') {
     const done = tx.children.filter((c) => c.record.transactionType === 'Cancel').at(-1);
     if (done !== undefined) return snapshot(done);

@@ -8,8 +8,9 @@ import { merchantScanData, newPaymentId, walletAConsumerScanData, walletBConsume
 import type { Caller, SimTransaction, WalletType } from './types.js';
 
 /**
- * walletB confirms a merchant-scan payment shortly after answering it (spec: Initialized
- * first; DESIGN.md decision: then Accepted, seen by the next status call after about 1 s).
+ * walletB confirms a merchant-scan payment shortly after answering it (Initialized
+ * first, then Accepted, seen by the next status call after about 1 s: docs/architecture.md,
+ * "Demo platform").
  */
 export const WALLET_B_CONFIRM_MS = 1_000;
 

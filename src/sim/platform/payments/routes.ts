@@ -59,7 +59,7 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
 
   add('POST', `${base}/process`, 'process', (caller, req) => processSale(deps, caller, parseBody(processBodySchema, req.body)));
   add('POST', `${base}/captureall`, 'captureall', (caller, req) => captureAll(deps, caller, parseBody(captureAllBodySchema, req.body).clientDateTime));
-  // DESIGN.md decision (isAvailable): 200 means available.
+  // 200 means available (docs/platform-contract.md, "Decisions where the spec is silent").
   add('GET', `${base}/technical/isAvailable`, 'isAvailable', () => ({ available: true }));
   add('POST', `${base}/:id/capture`, 'capture', (caller, req) => captureTransaction(deps, caller, id(req), parseBody(captureBodySchema, req.body)));
   add('POST', `${base}/:id/refund`, 'refund', (caller, req) => refundTransaction(deps, caller, id(req), parseBody(refundBodySchema, req.body)));

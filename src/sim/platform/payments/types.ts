@@ -2,9 +2,9 @@ import type { SeedMerchant } from '../seed.js';
 import type { Amount } from './money.js';
 
 /**
- * Spec "States and transitions" shows Initialized, Accepted and cancelled (lowercase);
- * Refused, Captured, Failed and Expired are the DESIGN.md decisions for card sales and
- * wallet outcomes.
+ * The platform's published states are Initialized, Accepted and cancelled (lowercase);
+ * Refused, Captured, Failed and Expired are the agent's decisions for card sales and
+ * wallet outcomes (docs/platform-contract.md, "Decisions where the spec is silent").
  */
 export type TransactionStatus = 'Initialized' | 'Accepted' | 'Captured' | 'Refused' | 'Failed' | 'Expired' | 'cancelled';
 export type TransactionType = 'Payment' | 'Cancel' | 'Refund';
