@@ -28,7 +28,7 @@ export function isNotFoundError(err: unknown): boolean {
   return isPlatformError(err) && err.status === 404;
 }
 
-/** Spec "Errors" 3: the merchant aggregator requires a supervisor approval code. */
+/** The merchant aggregator requires a supervisor approval code (docs/platform-contract.md, "Decisions where the spec is silent", approval code). */
 export function isApprovalCodeRefusal(err: unknown): boolean {
   if (!isPlatformError(err) || err.category !== 'rejected') return false;
   const text = `${err.errorCode ?? ''} ${err.errorMessage ?? ''}`;

@@ -172,9 +172,11 @@ function platformOp(v: unknown): PlatformOp | undefined {
 
 /**
  * Merges the platform's allowed-operations answer into the local view: an operation is
- * allowed when both allow it, up to the smaller maximum. The spec's record is one
- * `{allowed, maxAmount}`; the demo platform adds `operation` (which one the record is for)
- * and `operations` (all three); a bare record is taken as the cancel-or-refund that applies.
+ * allowed when both allow it, up to the smaller maximum. The platform's published record
+ * is one `{allowed, maxAmount}`; the demo platform adds `operation` (which one the record
+ * is for) and `operations` (all three); a bare record is taken as the cancel-or-refund
+ * that applies (docs/platform-contract.md, "Decisions where the spec is silent", allowed
+ * operations record).
  */
 export function mergeAllowed(local: AllowedOperationsView, answer: Record<string, unknown>): AllowedOperationsView {
   const perOp: Partial<Record<'cancel' | 'refund' | 'capture', PlatformOp>> = {};

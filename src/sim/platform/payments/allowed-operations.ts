@@ -3,7 +3,7 @@ import type { OperationName } from './schemas.js';
 import { lookup, type PaymentDeps } from './transaction.js';
 import type { Caller } from './types.js';
 
-/** Spec "Allowed-operations record". */
+/** Allowed-operations record (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export interface AllowedOperation {
   allowed: boolean;
   maxAmount: number;

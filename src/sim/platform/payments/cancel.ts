@@ -35,7 +35,7 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
   if (!check.ok) return ruleError(check.code, check.message);
   if (amount.amount > check.maxAmount) return ruleError('AMOUNT_EXCEEDS', `cancel amount ${amount.amount} exceeds the ${check.maxAmount} that can be cancelled`);
   if (amount.amount < check.maxAmount) {
-    // Spec "Limits": partial cancel depends on the acquirer (seed: merchant partialCancel).
+    // Partial cancel depends on the acquirer (seed: merchant partialCancel; docs/architecture.md, "Demo platform").
     if (!tx.merchant.partialCancel) return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', "the merchant's acquirer does not allow partial cancels");
     if (tx.record.transactionStatus === 'Initialized') return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', 'a pending wallet payment is cancelled in full');
   }
@@ -43,9 +43,9 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
 }
 
 /**
- * Creates the Cancel record (spec "Events": cancelRequest then <wallet>CancelResult; card:
- * cardCancelResult) and gives the money back. Spec rule 5: Technical = reversal,
- * Functional = void. The payment becomes `cancelled` once nothing is left.
+ * Creates the Cancel record (events cancelRequest then <wallet>CancelResult; card:
+ * cardCancelResult) and gives the money back. Technical = reversal, Functional = void
+ * (docs/platform-contract.md, "Endpoints", cancel). The payment becomes `cancelled` once nothing is left.
  */
 export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: CancelRequest): TransactionRecord {
   const refusal = cancelRefusal(deps, tx, req.amount);

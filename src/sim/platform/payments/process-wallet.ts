@@ -35,7 +35,8 @@ export function checkWalletSale(instrument: Instrument): void {
 }
 
 /**
- * A wallet payment (spec "Events" and "States and transitions"): consumer scan answers
+ * A wallet payment (docs/architecture.md, "Wallet QR, consumer scan" and
+ * "Wallet QR, merchant scan"): consumer scan answers
  * `Initialized` with the QR data and waits for the consumer; merchant scan is `Accepted`
  * at once for walletA and `Initialized` then `Accepted` shortly after for walletB.
  */

@@ -32,15 +32,15 @@ function summary(body: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * The payment API and reference data (spec "Payment API", "Reference data"). Every call
- * checks the Bearer token first (spec "Authentication" 1), then the body. The route
+ * The payment API and reference data (docs/platform-contract.md, "Endpoints"). Every call
+ * checks the Bearer token first (docs/platform-contract.md, "Endpoints"), then the body. The route
  * names are the fault-injection keys.
  */
 export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: PaymentDeps): void {
   const log = ctx.log.child({ component: 'payment-api' });
   const add = (method: string, path: string, name: string, handler: Handler): void => {
     // Terminals reach the payment API with their certificate; it answers on the device
-    // mTLS listener too (spec "Authentication" 5: terminal calls over mutual TLS).
+    // mTLS listener too (terminal calls go over mutual TLS: docs/platform-contract.md, "Hosts and TLS").
     router.add(
       method,
       path,

@@ -102,7 +102,7 @@ export const refundByWebBodySchema = z.object({
 });
 export type RefundByWebBody = z.infer<typeof refundByWebBodySchema>;
 
-/** Spec "QR terminal call body". */
+/** The terminal QR call's body (docs/platform-contract.md, "Endpoints"). */
 export const qrCodeBodySchema = z.object({
   paymentType: z.enum(['walletA', 'walletB'], { error: 'paymentType must be walletA or walletB' }),
   paymentScenario: z.literal('MerchantScan', { error: 'paymentScenario must be MerchantScan (the terminal scanned the consumer code)' }),
