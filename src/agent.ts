@@ -61,7 +61,7 @@ async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock):
 }
 
 /**
- * The composition root (DESIGN.md "Shape"): builds every component from the
+ * The composition root (docs/architecture.md, "Composition root"): builds every component from the
  * configuration, in dependency order, and stops them in reverse. Start-up does not wait
  * for the platform: the token, the recovery of rows left in flight and the relay's
  * resumption run in the background, so the counter page is up even when the platform is not.

@@ -94,7 +94,7 @@ class Writers {
     this.journal.transaction((db) => this.queue.insert(db, sale));
   }
 
-  /** What the engine does for an offline sale: journal update and enqueue in one transaction (invariant 1). */
+  /** What the engine does for an offline sale: journal update and enqueue in one transaction (docs/architecture.md, "Invariants" 1). */
   store(sale: Sale): void {
     this.journal.transaction((db) => {
       const row = this.journal.update(sale.row.clientTransactionId, { state: 'offline_stored', offline: true, message: 'approved offline, stored until the platform is reachable' });

@@ -18,7 +18,7 @@ export interface CredentialsDirectoryOptions {
 }
 
 /**
- * The terminal's merchants (spec endpoint 3): read once, read again when a secret is
+ * The terminal's merchants (docs/platform-contract.md, "Tokens"): read once, read again when a secret is
  * renewed, with one read in flight at a time. Keeps one slot per merchant, so token
  * sources see renewed secrets in place, the default merchant, and the platform merchant
  * ids (entityId) learnt from tokens.
@@ -53,7 +53,7 @@ export class CredentialsDirectory {
     return this.slots.get(clientId);
   }
 
-  /** Spec endpoint 3; one read in flight at a time. */
+  /** Merchant credentials (docs/platform-contract.md, "Endpoints"); one read in flight at a time. */
   load(): Promise<void> {
     if (this.inflight !== undefined) return this.inflight;
     const p = (async () => {

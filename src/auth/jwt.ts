@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentError, ErrorCodes } from '../core/index.js';
 
 /**
- * Access-token claims (spec: Access token). Decoded, never trusted: the agent cannot check
+ * Access-token claims (docs/platform-contract.md, "Tokens"). Decoded, never trusted: the agent cannot check
  * the HS256 signature (the key is the platform's) and does not need to; it checks that the
  * token is current, meant for its client, and bound to its certificate (RFC 8705).
  */
@@ -80,7 +80,7 @@ export interface ClaimExpectations {
 export function checkAccessToken(token: string, expect: ClaimExpectations): AccessTokenInfo {
   const c = decodeJwtPayload(token);
   const nowS = expect.platformNowMs / 1000;
-  // Spec: valid while the current time is before exp.
+  // Valid while the current time is before exp (docs/platform-contract.md, "Tokens").
   if (c.exp + expect.leewaySeconds <= nowS) {
     throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token expired on arrival (exp ${iso(c.exp)}, platform time ${iso(nowS)})`);
   }

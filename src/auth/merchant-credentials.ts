@@ -10,7 +10,7 @@ import {
   readResponse,
 } from '../platform/index.js';
 
-/** Spec: Terminal merchant credentials record. `clientSecret` never leaves this process. */
+/** A merchant credentials record (docs/platform-contract.md, "Endpoints"). `clientSecret` never leaves this process. */
 export interface MerchantCredentials {
   merchantName: string;
   userDomain: string;
@@ -42,7 +42,7 @@ export interface FetchCredentialsOptions {
 }
 
 /**
- * Spec endpoint 3: over mutual TLS, the merchants registered for this terminal's serial
+ * Merchant credentials (docs/platform-contract.md, "Tokens"): over mutual TLS, the merchants registered for this terminal's serial
  * number. 403 = the platform does not know the terminal; 401 = it did not accept the
  * certificate.
  */

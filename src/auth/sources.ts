@@ -8,7 +8,7 @@ export interface MerchantSlot {
   credentials: MerchantCredentials;
 }
 
-/** Machine-to-machine (spec Authentication 5a): client_credentials at the device token endpoint. */
+/** Machine-to-machine: client_credentials at the device token endpoint (docs/platform-contract.md, "Tokens"). */
 export class ClientCredentialsSource implements TokenSource {
   readonly flow = 'client_credentials' as const;
   readonly requireBinding = true;
@@ -41,14 +41,14 @@ export class ClientCredentialsSource implements TokenSource {
 }
 
 export interface PasswordLogin {
-  /** The platform's designated application (spec endpoint 2, password row). */
+  /** The platform's designated application (docs/platform-contract.md, "Tokens", password grant). */
   clientId: string;
   clientSecret?: string;
   username: string;
   password: string;
 }
 
-/** End-user (spec Authentication 5b): password grant with scope openid profile email. */
+/** End-user: password grant with scope openid profile email (docs/platform-contract.md, "Tokens"). */
 export class PasswordSource implements TokenSource {
   readonly flow = 'password' as const;
   readonly requireBinding = true;
@@ -85,7 +85,7 @@ export interface CustomTokenOptions {
   requireBinding?: boolean;
 }
 
-/** Demo only (spec Authentication 6): a device token from the custom-token endpoint; renewed by asking again. */
+/** Demo only: a device token from the custom-token endpoint (docs/platform-contract.md, "Tokens"); renewed by asking again. */
 export class CustomTokenSource implements TokenSource {
   readonly flow = 'custom_token' as const;
   readonly requireBinding: boolean;

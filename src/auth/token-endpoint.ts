@@ -12,15 +12,15 @@ import {
 import { tokenResponseSchema, type GrantOutcome } from './token-response.js';
 
 export interface TokenEndpointOptions {
-  /** Security host (endpoints 2, 3, 5, 6). */
+  /** Security host (docs/platform-contract.md, "Hosts and TLS"). */
   authUrl: string;
-  /** Device auth host with its mTLS port (endpoint 4). */
+  /** Device auth host with its mTLS port (docs/platform-contract.md, "Hosts and TLS"). */
   deviceAuthUrl: string;
   dispatchers: DispatcherSource;
   clock?: TimeSource;
 }
 
-/** Spec Authentication 5b: the end-user device token asks for these scopes. */
+/** The end-user (password) device token asks for these scopes (docs/platform-contract.md, "Tokens"). */
 export const PASSWORD_SCOPE = 'openid profile email';
 
 export interface CustomTokenDevice {
@@ -38,9 +38,9 @@ const OAUTH_CODES: Record<string, ErrorCode> = {
 
 /**
  * The token calls of the authorization server: client_credentials, password and
- * refresh_token at the device token endpoint over mutual TLS (spec endpoint 4), the
- * demo custom-token endpoint (5) and the realm token URL (6). Bodies are
- * form-urlencoded; client credentials go in the body (spec endpoint 2 parameters).
+ * refresh_token at the device token endpoint over mutual TLS, the
+ * demo custom-token endpoint and the realm token URL (docs/platform-contract.md, "Tokens").
+ * Bodies are form-urlencoded; client credentials go in the body.
  * Nothing here logs; errors never carry the secrets or tokens sent.
  */
 export class TokenEndpoint {
@@ -75,13 +75,13 @@ export class TokenEndpoint {
     });
   }
 
-  /** Demo only (spec endpoint 5): a device token in exchange for a merchant token. */
+  /** Demo only: a device token in exchange for a merchant token (docs/platform-contract.md, "Tokens"). */
   customToken(realm: string, merchantToken: string, device: CustomTokenDevice): Promise<GrantOutcome> {
     const url = `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/custom-token`;
     return this.post('custom_token', url, { device_model: device.deviceModel, device_id: device.deviceId, method: device.method }, merchantToken);
   }
 
-  /** Spec endpoint 6: a realm's token URL, e.g. for the merchant token the custom-token flow needs. */
+  /** A realm's token URL, e.g. for the merchant token the custom-token flow needs (docs/platform-contract.md, "Tokens"). */
   realmClientCredentials(realm: string, clientId: string, clientSecret: string): Promise<GrantOutcome> {
     const url = `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
     return this.post('client_credentials', url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });

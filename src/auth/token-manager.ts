@@ -56,7 +56,7 @@ export interface TokenManagerOptions {
   source: TokenSource;
   /** Our certificate's x5t#S256. */
   thumbprint: string;
-  /** Refresh at this fraction of the lifetime (DESIGN.md: 0.8). */
+  /** Refresh at this fraction of the lifetime (0.8 by default: docs/platform-contract.md, "Tokens"). */
   refreshRatio: number;
   leewaySeconds: number;
   backoff: BackoffOptions;
@@ -312,7 +312,7 @@ export class TokenManager {
             outcome = await source.refresh(rt);
           } catch (err) {
             if (isAgentError(err, ErrorCodes.AUTH_INVALID_GRANT)) {
-              // Rotated, expired or revoked (spec Authentication 4): drop it, grant again.
+              // Rotated, expired or revoked (docs/platform-contract.md, "Tokens"): drop it, grant again.
               this.dropRefreshToken(rt);
               this.counts.regrants++;
               this.log.info('refresh token refused (invalid_grant); granting again');
@@ -327,7 +327,7 @@ export class TokenManager {
         return this.accept(await source.grant(), undefined);
       } catch (err) {
         if (isAgentError(err, ErrorCodes.AUTH_INVALID_CLIENT) && !reloaded && source.reloadCredentials !== undefined) {
-          // Spec Other rules 6: a renewed secret makes ours obsolete; the platform serves the new one.
+          // A renewed secret makes ours obsolete; the platform serves the new one (docs/platform-contract.md, "Tokens").
           reloaded = true;
           this.counts.credentialReloads++;
           this.log.warn('client credentials refused (invalid_client); reading the merchant credentials again');

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Spec: Token response (all token endpoints, JSON). Read leniently: unknown fields kept,
+ * The token response (all token endpoints, JSON: docs/platform-contract.md, "Tolerance of
+ * answers"). Read leniently: unknown fields kept,
  * only access_token and expires_in required. Never logged.
  */
 export const tokenResponseSchema = z.looseObject({

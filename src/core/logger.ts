@@ -4,7 +4,7 @@ export type { Logger } from 'pino';
 
 /**
  * Keys whose values must never reach a log line: card data, PIN blocks, client secrets,
- * passwords and tokens (DESIGN.md invariant 4), at any depth (see scrubSecrets).
+ * passwords and tokens (docs/architecture.md, "Invariants" 4), at any depth (see scrubSecrets).
  */
 export const SECRET_KEYS = [
   'password',

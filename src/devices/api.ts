@@ -1,5 +1,5 @@
 /**
- * What the rest of the agent sees of the peripherals (serial-devices.md section 2 and 3).
+ * What the rest of the agent sees of the peripherals (docs/serial-protocol.md, "Messages").
  * The payments layer depends on these interfaces only; src/devices implements them over
  * serial ports and src/sim/devices simulates the hardware behind the same ports.
  */

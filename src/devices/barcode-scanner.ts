@@ -6,7 +6,7 @@ import { LineParser, type LineUnit } from './lines/parser.js';
 import type { PortSession } from './port-supervisor.js';
 import { SupervisedDevice } from './supervised-device.js';
 
-/** An open scanner port: raw lines, no handshake (serial-devices.md section 3). */
+/** An open scanner port: raw lines, no handshake (docs/serial-protocol.md, "Barcode scanner"). */
 export class LineSession implements PortSession {
   private readonly parser: LineParser;
   private readonly listeners = new Set<(unit: LineUnit) => void>();

@@ -23,7 +23,7 @@ const stepText: Record<ReaderStep, string> = {
 class Aborted extends Error {}
 
 /**
- * The card reader driver (serial-devices.md section 2): `hello` on every (re)connect,
+ * The card reader driver (docs/serial-protocol.md, "Card reader"): `hello` on every (re)connect,
  * `startPayment` with progress events on the bus, `cancel` on abort or timeout,
  * `showResult`. One request at a time. readCard never rejects and never hangs.
  * Card data is passed through opaque and never logged.
@@ -68,7 +68,8 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
   async showResult(approved: boolean, text: string): Promise<void> {
     const session = this.requireSession();
     await this.mutex.runExclusive(async () => {
-      // The spec lists no answer to showResult: the link ACK is the confirmation.
+      // The protocol lists no answer to showResult: the link ACK is the confirmation
+      // (docs/serial-protocol.md, "Decisions").
       await session.send({ type: 'showResult', id: session.newId(), approved, text: text.slice(0, 64) });
     });
   }

@@ -9,7 +9,7 @@ import { Mutex } from './mutex.js';
 import { SupervisedDevice } from './supervised-device.js';
 import { qrMatrix } from './qr-matrix.js';
 
-/** serial-devices.md section 2: "up to 4 lines of text". */
+/** At most 4 lines of text (docs/serial-protocol.md, "Customer display"). */
 export const MAX_DISPLAY_LINES = 4;
 
 /**

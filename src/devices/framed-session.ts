@@ -18,7 +18,7 @@ export interface FramedSessionOptions {
 
 /**
  * One open connection to a framed device: the link plus request/answer matching by `id`
- * (serial-devices.md section 2). Created by the port supervisor for every (re)open.
+ * (docs/serial-protocol.md, "Messages"). Created by the port supervisor for every (re)open.
  */
 export class FramedSession {
   readonly link: Link;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Device → agent messages (serial-devices.md section 2). Objects are loose: unknown
- * fields are ignored, as the spec asks. Validation errors never echo the input, so a
+ * Device → agent messages (docs/serial-protocol.md, "Messages"). Objects are loose: unknown
+ * fields are ignored, as the protocol asks (docs/serial-protocol.md, "Messages"). Validation errors never echo the input, so a
  * malformed cardResult cannot leak card data into a log line.
  */
 export const deviceMessage = z.looseObject({ type: z.string(), id: z.string().optional() });
@@ -57,7 +57,7 @@ export const cardResultOk = z.looseObject({
     ksn: hex,
   }),
   pin: z.looseObject({ pinblock: hex, ksn: hex, format: z.string().min(1) }).optional(),
-  /** Not in the spec's table: a reader that approved offline says so (unknown fields are allowed). */
+  /** Not in the peripherals' protocol: a reader that approved offline says so, as unknown fields are allowed (docs/serial-protocol.md, "Decisions"). */
   offlineApproved: z.boolean().optional(),
 });
 

@@ -1,4 +1,4 @@
-/** One request at a time per device (STYLE.md point 5): callers queue in order. */
+/** One request at a time per device (docs/serial-protocol.md, "Messages"): callers queue in order. */
 export class Mutex {
   private tail: Promise<void> = Promise.resolve();
   private held = 0;

@@ -13,7 +13,7 @@ export function rowBytes(size: number): number {
   return Math.ceil(size / 8);
 }
 
-/** Packs a module matrix the way serial-devices.md section 2 (showQr) lays it out. */
+/** Packs a module matrix the way showQr lays it out (docs/serial-protocol.md, "Customer display"). */
 export function packModules(size: number, isDark: (row: number, col: number) => boolean): Buffer {
   const stride = rowBytes(size);
   const out = Buffer.alloc(stride * size);

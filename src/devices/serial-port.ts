@@ -36,7 +36,8 @@ export function systemBinding(): SerialBinding {
 }
 
 /**
- * Opens `path` on `binding` at 8N1 without flow control (serial-devices.md), locked
+ * Opens `path` on `binding` at 8N1 without flow control (docs/serial-protocol.md,
+ * "Ports and line settings"), locked
  * against other processes. Rejects with the binding's own error (see port-errors.ts).
  */
 export function openSerialPort(opts: { path: string; baudRate: number; binding: SerialBinding }): Promise<OpenPort> {

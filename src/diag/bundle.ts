@@ -36,8 +36,8 @@ export interface BundleOptions extends DiagOptions {
 }
 
 /**
- * The support bundle (DESIGN.md "What the peers get wrong": a way to get the device's
- * logs and state): every check's outcome, the configuration with secrets redacted,
+ * The support bundle, a way to get the device's logs and state (docs/operations.md,
+ * "CLI commands"): every check's outcome, the configuration with secrets redacted,
  * certificate facts (no key), versions, serial ports, offline summary, the running
  * agent's status and the end of its log. Everything passes scrubValue last; the log
  * lines scrubLogLine.

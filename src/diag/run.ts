@@ -21,7 +21,7 @@ interface Step {
   run(state: DiagState, signal: AbortSignal): Promise<Outcome | Outcome[]> | Outcome | Outcome[];
 }
 
-/** The checks in the order DESIGN.md names them; later ones use what earlier ones found. */
+/** The checks in the order docs/operations.md ("CLI commands") lists them; later ones use what earlier ones found. */
 function steps(opts: DiagOptions): Step[] {
   return [
     { id: 'config', title: 'configuration', run: (s) => checkConfig(s, opts.loadConfig) },

@@ -2,8 +2,9 @@ import { backoffDelay, type BackoffOptions } from '../core/index.js';
 
 /**
  * When the provider relay asks the platform for a pending transaction's status next.
- * DESIGN.md quality target: a status change reaches the page within 1 s (p95) while the
- * QR is shown, with at most 2 status calls per second per pending transaction.
+ * Quality target (README.md, "Quality targets", `relay`): a status change reaches the
+ * page within 1 s (p95) while the QR is shown, with at most 2 status calls per second per
+ * pending transaction.
  */
 export interface RelayPolicy {
   /** Poll period while the customer is likely paying (counted from the start of a call). */
@@ -57,7 +58,8 @@ export function nextPollDelay(policy: RelayPolicy, s: PollState, random?: () => 
 
 /**
  * The QR expiry as epoch milliseconds. The platform gives ISO 8601 or, for server-produced
- * times, MM/DD/YYYY HH:mm:ss (payment-platform-api.md "Date formats"), read as UTC.
+ * times, MM/DD/YYYY HH:mm:ss (docs/platform-contract.md, "Tolerance of answers"),
+ * read as UTC.
  */
 export function parseExpireTime(text: string | undefined): number | undefined {
   if (text === undefined || text.trim() === '') return undefined;

@@ -23,7 +23,7 @@ export interface RelayedTransaction {
 export interface PendingTracking {
   clientTransactionId: string;
   merchantId?: string;
-  /** QR expiry (the spec's expireTime), when the platform gave one. */
+  /** QR expiry (the platform's expireTime), when the platform gave one. */
   expireTime?: string;
   startedAt: string;
 }

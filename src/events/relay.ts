@@ -40,9 +40,9 @@ interface Entry {
 }
 
 /**
- * The provider event relay (DESIGN.md "Wallet QR, consumer scan"): follows each pending
+ * The provider event relay (docs/architecture.md, "Event relay"): follows each pending
  * transaction through the status call, fast while the customer is paying and backing off
- * after, until the status is final or the QR expires (the spec's expireTime). The store
+ * after, until the status is final or the QR expires (the platform's expireTime). The store
  * persists which platform events were delivered, so each reaches the bus once, across
  * restarts too. A failing status call is retried with backoff; nothing here throws.
  */

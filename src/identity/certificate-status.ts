@@ -11,7 +11,8 @@ const DAY_MS = 86_400_000;
 
 /**
  * Where the device certificate stands at `now`. Expiring = within the largest of
- * `warningDays` (DESIGN.md: warnings at 30, 7 and 1 days); notBefore in the future is a
+ * `warningDays` (warnings at 30, 7 and 1 days: docs/operations.md, "Certificates and key
+ * permissions"); notBefore in the future is a
  * clock fault on the terminal, since the platform issued the certificate in the past.
  */
 export function certificateStatus(identity: DeviceIdentity, now: Date, warningDays: number[]): CertificateStatus {

@@ -43,7 +43,10 @@ function readPem(file: string, what: string): string {
   }
 }
 
-/** DESIGN.md: key files must be 0600; start-up refuses looser modes and names the fix. */
+/**
+ * Key files must be 0600 (docs/operations.md, "Certificates and key permissions"):
+ * start-up refuses looser modes and names the fix.
+ */
 function checkKeyMode(keyFile: string): void {
   if (process.platform === 'win32') return;
   const mode = statSync(keyFile).mode & 0o777;

@@ -2,7 +2,8 @@ import type { X509Certificate } from 'node:crypto';
 
 /**
  * The terminal serial number is the `serialNumber` attribute (OID 2.5.4.5) of the
- * certificate subject, not the certificate's own serial number (DESIGN.md, identity).
+ * certificate subject, not the certificate's own serial number: that attribute is what
+ * the platform knows the terminal by (docs/platform-contract.md, "Hosts and TLS").
  * Returns undefined when the attribute is absent or empty.
  */
 export function subjectSerialNumber(cert: X509Certificate): string | undefined {

@@ -2,9 +2,9 @@ import { formatMajor } from '../payments/index.js';
 import type { QueueItem } from './types.js';
 
 /**
- * Redacted export of the offline queue for reconciliation (issue 6): what was sold
+ * Redacted export of the offline queue for reconciliation (docs/operations.md, "Offline queue commands"): what was sold
  * offline, when, and what the platform made of it. Built from QueueItem, which never
- * holds card data; the masked PAN is the most of the card that appears (invariant 4).
+ * holds card data; the masked PAN is the most of the card that appears (docs/architecture.md, "Invariants" 4).
  */
 export const EXPORT_COLUMNS = [
   'clientTransactionId',

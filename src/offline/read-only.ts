@@ -12,8 +12,9 @@ export interface ReadOnlyQueue {
 }
 
 /**
- * Opens the queue of `dataDir` read-only, for the CLI (STYLE.md 9: commands open the
- * database read-only or talk to the running agent). Never creates or changes the file.
+ * Opens the queue of `dataDir` read-only, for the CLI (commands open the database
+ * read-only or talk to the running agent: docs/operations.md, "CLI commands"). Never
+ * creates or changes the file.
  */
 export function openQueueReadOnly(dataDir: string, fileName: string = JOURNAL_FILE): ReadOnlyQueue {
   const file = join(dataDir, fileName);

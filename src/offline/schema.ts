@@ -4,7 +4,8 @@ import { AgentError, ErrorCodes } from '../core/index.js';
 /**
  * The offline queue's tables. They live in the journal database so that storing an
  * offline sale and moving its journal row to `offline_stored` are one SQLite transaction
- * (DESIGN.md invariant 1; STYLE.md: journal update and enqueue in one transaction).
+ * (docs/architecture.md, "Invariants" 1: no sale is lost; "Journal": the queue's tables
+ * live in the journal's file).
  *
  * The journal's own `PRAGMA user_version` belongs to the journal's migration list; the
  * queue numbers its schema separately in `component_schema`, so either can grow

@@ -60,7 +60,7 @@ export interface UploaderOptions {
 const MAX_WAIT_MS = 2 ** 31 - 1;
 
 /**
- * Schedules the uploads of the offline queue (issue 6, docs/architecture.md "Offline
+ * Schedules the uploads of the offline queue (docs/architecture.md, "Offline
  * queue"): while items wait it asks PlatformAvailability (full-jitter backoff); once the
  * platform answers, each sale is sent as process with `offlineTransaction: true`, its
  * original clientDateTime and client id, `offline.uploadConcurrency` at a time. Before

@@ -9,12 +9,12 @@ export type SaleMethod = 'card' | 'manual' | 'moto' | 'walletA' | 'walletB';
 export type WalletScenario = 'ConsumerScan' | 'MerchantScan';
 export type OperationKind = 'sale' | 'capture' | 'cancel' | 'refund';
 /**
- * Which platform call carries a sale: `process` (spec "Process request body"), or for a
- * wallet merchant scan the terminal QR call (spec: POST /qrcode-payment/v1/transactions).
+ * Which platform call carries a sale: `process`, or for a wallet merchant scan the terminal
+ * QR call POST /qrcode-payment/v1/transactions (docs/platform-contract.md, "Endpoints").
  */
 export type SaleVia = 'process' | 'qrTerminal';
 
-/** The order sent with the terminal QR call (spec "QR terminal call body": order). */
+/** The order sent with the terminal QR call (docs/platform-contract.md, "Endpoints"). */
 export interface SaleOrder {
   orderId: string;
   /** Default: empty. */

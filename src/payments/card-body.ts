@@ -4,7 +4,8 @@ import type { MotoDetails } from './api.js';
 import type { CardSecret, JournalRow } from './journal/index.js';
 
 /**
- * The process body of a card sale (DESIGN.md decision "card fields in the process body"):
+ * The process body of a card sale (docs/platform-contract.md, "Decisions where the spec is
+ * silent", card fields in the process body):
  * entryMode, PIN fields and MOTO address top level; the card in `instrument.card`; MOTO
  * contact details in `instrument.email` / `instrument.phone`. The offline uploader sends
  * the same body with `offlineTransaction: true`.

@@ -2,7 +2,7 @@ import currencyCodes from 'currency-codes';
 import { AgentError, ErrorCodes } from '../core/index.js';
 
 /**
- * Money is integer minor units of an ISO 4217 currency (issue 4, "Money"). The number of
+ * Money is integer minor units of an ISO 4217 currency (docs/architecture.md, introduction). The number of
  * minor digits comes from the ISO 4217 list shipped in `currency-codes`, not from Intl,
  * whose fraction digits differ for some currencies (e.g. ISK, COP, IDR).
  */

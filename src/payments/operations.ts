@@ -10,7 +10,9 @@ import { failureKind, isNotFoundError, refusalError } from './outcome.js';
 import { classifyStatus, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
 
 /**
- * Capture, cancel and refund of a sale (spec "Payment API"; DESIGN.md "Unknown outcome").
+ * Capture, cancel and refund of a sale (docs/platform-contract.md, "Endpoints";
+ * docs/architecture.md, "Capture, cancel, refund" and "Unknown outcome: resolution and
+ * reversal").
  * Each operation is journaled before its request leaves; a failed write is classified:
  * never sent / refused (nothing happened, a clear error) or unknown (looked up: adopted,
  * or found not to have happened; while the lookup fails it is retried in the background).
@@ -110,7 +112,7 @@ async function resolveSafely(ctx: PaymentContext, op: JournalRow, resolve: (op: 
   }
 }
 
-/** Retries a lookup with backoff until the platform answers (DESIGN.md invariant 3). */
+/** Retries a lookup with backoff until the platform answers: every unknown outcome is resolved (docs/architecture.md, "Invariants" 3). */
 export async function resolveUntilKnown(ctx: PaymentContext, op: JournalRow, resolve: (op: JournalRow) => Promise<Resolution>): Promise<Resolution> {
   for (let attempt = 0; ; attempt++) {
     const current = ctx.journal.require(op.clientTransactionId);
@@ -233,7 +235,7 @@ export function finishRefund(ctx: PaymentContext, op: JournalRow, record: Platfo
   return updated;
 }
 
-/** Spec: the status call takes the refund's own client id. */
+/** The status call takes the refund's own client id (docs/architecture.md, "Unknown outcome: resolution and reversal"). */
 export function resolveRefund(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   return resolveByOwnId(ctx, op, finishRefund, 'the platform has no record of this refund: nothing was refunded');
 }
@@ -390,9 +392,9 @@ export async function resolveCapture(ctx: PaymentContext, op: JournalRow): Promi
 // ---------------------------------------------------------------- refund by web
 
 /**
- * Cancel or refund by web (spec "Payment API"; DESIGN.md: body {clientDateTime,
- * clientNewTransactionId, amount}; the platform picks cancel or refund and answers that
- * record). Journaled as a refund row with its own id; a Cancel answer counts as cancelled.
+ * Cancel or refund by web (body {clientDateTime, clientNewTransactionId, amount}; the
+ * platform picks cancel or refund and answers that record: docs/platform-contract.md,
+ * "Endpoints"). Journaled as a refund row with its own id; a Cancel answer counts as cancelled.
  */
 export function sendRefundByWeb(ctx: PaymentContext, sale: JournalRow, amount: number): Promise<JournalRow> {
   return runOperation(ctx, sale, {

@@ -3,7 +3,8 @@ import { isPlatformError } from '../platform/index.js';
 import type { PlatformError } from '../platform/index.js';
 
 /**
- * What a failed platform write means for the money (DESIGN.md "Unknown outcome"):
+ * What a failed platform write means for the money (docs/architecture.md, "Unknown
+ * outcome: resolution and reversal"; docs/platform-contract.md, "Hosts and TLS"):
  * - `not_sent`: the request never reached the platform (nothing happened; offline may apply);
  * - `refused`: the platform answered and did nothing (4xx, 401/403);
  * - `unknown`: it may have taken effect (timeout, reset after sending, 5xx, unreadable 2xx):
@@ -27,7 +28,7 @@ export function isNotFoundError(err: unknown): boolean {
   return isPlatformError(err) && err.status === 404;
 }
 
-/** Spec "Errors" 3: the merchant aggregator requires a supervisor approval code. */
+/** The merchant aggregator requires a supervisor approval code (docs/platform-contract.md, "Decisions where the spec is silent", approval code). */
 export function isApprovalCodeRefusal(err: unknown): boolean {
   if (!isPlatformError(err) || err.category !== 'rejected') return false;
   const text = `${err.errorCode ?? ''} ${err.errorMessage ?? ''}`;

@@ -2,8 +2,9 @@ import type { TransactionState } from './api.js';
 import type { QrInfo } from './api.js';
 
 /**
- * Reading the platform's transaction records (spec "Payment transaction record",
- * "States and transitions", DESIGN.md decisions on card and wallet statuses). Records are
+ * Reading the platform's transaction records (docs/platform-contract.md, "Tolerance of
+ * answers", and "Decisions where the spec is silent" on status values and card sale
+ * statuses). Records are
  * read leniently: unknown statuses are kept as they came.
  */
 
@@ -58,7 +59,8 @@ export function saleStateFor(status: string | undefined): TransactionState | und
     case 'expired':
       return 'failed';
     default:
-      // DESIGN.md: any other value is shown as it is and treated as final.
+      // Any other value is shown as it is and treated as final (docs/platform-contract.md,
+      // "Decisions where the spec is silent", status values).
       return 'needs_attention';
   }
 }
@@ -78,7 +80,8 @@ function asObject(v: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * The QR of a consumer-scan answer (spec "QR result data"): walletA
+ * The QR of a consumer-scan answer (docs/platform-contract.md, "Decisions
+ * where the spec is silent", where the QR is): walletA
  * `resultData.orderCodeForm.codeDetails.codeValue` with `orderCodeForm.expireTime`, walletB
  * `resultData.codeValue` (also found one level deeper, for a walletB data object).
  */

@@ -10,7 +10,8 @@ import { failureKind, isApprovalCodeRefusal, isNotFoundError, platformReason } f
 import { classifyStatus, recordStatus, type PlatformRecord } from './records.js';
 
 /**
- * Unknown outcome of a sale (issue 4 "Unknown outcomes", DESIGN.md): look it up by the
+ * Unknown outcome of a sale (docs/architecture.md, "Unknown outcome: resolution and
+ * reversal"): look it up by the
  * client id; found: adopt; not found: it did not happen; the lookup fails: reverse it
  * (cancel Technical, full amount), retried with backoff until the platform answers.
  */
@@ -127,7 +128,8 @@ async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusa
     return true;
   }
   if (cls === 'charged' && /^captured$/i.test(status ?? '')) {
-    // A captured card sale is refunded, not cancelled (spec rule 3): the reversal becomes a full refund.
+    // A captured card sale is refunded, not cancelled: the reversal becomes a full refund
+    // (docs/platform-contract.md, "Decisions where the spec is silent", reversal).
     return reverseByRefund(ctx, sale, record);
   }
   ctx.save(saleId, {
@@ -184,7 +186,7 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
 }
 
 /**
- * Start-up (issue 4): every row left in flight or reversing by a crash is resolved the
+ * Start-up (docs/architecture.md, "Start-up recovery"): every row left in flight or reversing by a crash is resolved the
  * same way; a sale interrupted before its request left did not happen.
  */
 export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow) => Promise<void>): Promise<{ resolved: number; reversing: number; failed: number }> {

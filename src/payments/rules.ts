@@ -4,8 +4,8 @@ import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
 
 /**
- * Payment rules checked before a request leaves (issue 4 "Operations", spec "Limits" and
- * "Errors"). Each refusal is a PAYMENT_RULE error a person can act on; `details.suggest`
+ * Payment rules checked before a request leaves (docs/architecture.md, "Capture, cancel,
+ * refund"; docs/platform-contract.md, "Decisions where the spec is silent"). Each refusal is a PAYMENT_RULE error a person can act on; `details.suggest`
  * names the operation to use instead.
  */
 
@@ -13,19 +13,19 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const UTC8 = 8 * HOUR;
 
-/** Spec "Limits": walletA cancel until 00:15 UTC+8 on the day after the sale; first instant it is too late. */
+/** walletA cancel until 00:15 UTC+8 on the day after the sale; first instant it is too late (docs/platform-contract.md, "Decisions where the spec is silent", windows). */
 export function walletACancelDeadline(saleAt: number): number {
   const local = new Date(saleAt + UTC8);
   const localMidnight = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
   return localMidnight + DAY + 15 * 60_000 - UTC8;
 }
 
-/** Spec "Limits": walletB cancel in the first 24 hours after the sale. */
+/** walletB cancel in the first 24 hours after the sale (docs/platform-contract.md, "Decisions where the spec is silent", windows). */
 export function walletBCancelDeadline(saleAt: number): number {
   return saleAt + DAY;
 }
 
-/** Spec "Limits": walletB refund up to 180 days after the sale (the last instant still allowed). */
+/** walletB refund up to 180 days after the sale, the last instant still allowed (docs/platform-contract.md, "Decisions where the spec is silent", windows). */
 export function walletBRefundLastInstant(saleAt: number): number {
   return saleAt + 180 * DAY;
 }
@@ -75,7 +75,7 @@ function saleUsable(sale: JournalRow, op: string): Check | undefined {
   return undefined;
 }
 
-/** Spec rule 3, "Errors" 4 and "Limits": captured card sales and closed wallet windows are refunded instead. */
+/** Captured card sales and closed wallet windows are refunded instead (docs/architecture.md, "Capture, cancel, refund"). */
 export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'cancelled');
   if (unusable !== undefined) return unusable;
@@ -95,7 +95,7 @@ export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations 
   return { ok: true, maxAmount: left };
 }
 
-/** Spec "Limits" (walletB 180 days) and rule 3 (an uncaptured card sale is cancelled, not refunded). */
+/** walletB 180 days; an uncaptured card sale is cancelled, not refunded (docs/architecture.md, "Capture, cancel, refund"). */
 export function refundCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'refunded');
   if (unusable !== undefined) return unusable;
@@ -115,7 +115,7 @@ export function refundCheck(sale: JournalRow, now: number, open: OpenOperations 
   return { ok: true, maxAmount: left };
 }
 
-/** Spec rule 2: only a card authorization (capture deferred) is captured, at most what is left of it. */
+/** Only a card authorization (capture deferred) is captured, at most what is left of it (docs/architecture.md, "Capture, cancel, refund"). */
 export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'captured');
   if (unusable !== undefined) return unusable;
@@ -140,7 +140,7 @@ export function requireAmount(check: Check, amount: number | undefined, op: 'can
   return use;
 }
 
-/** Spec "Errors" 2: a MOTO sale is keyed (the reader's keypad), never contactless or chip. */
+/** A MOTO sale is keyed (the reader's keypad), never contactless or chip (docs/architecture.md, "Card sale"). */
 export function checkMotoEntryMode(entryMode: string): void {
   if (entryMode !== 'Keyed') throw ruleError(`a mail/telephone order must be keyed in (entry mode Keyed), not ${entryMode}`, { entryMode });
 }
@@ -172,9 +172,11 @@ function platformOp(v: unknown): PlatformOp | undefined {
 
 /**
  * Merges the platform's allowed-operations answer into the local view: an operation is
- * allowed when both allow it, up to the smaller maximum. The spec's record is one
- * `{allowed, maxAmount}`; the demo platform adds `operation` (which one the record is for)
- * and `operations` (all three); a bare record is taken as the cancel-or-refund that applies.
+ * allowed when both allow it, up to the smaller maximum. The platform's published record
+ * is one `{allowed, maxAmount}`; the demo platform adds `operation` (which one the record
+ * is for) and `operations` (all three); a bare record is taken as the cancel-or-refund
+ * that applies (docs/platform-contract.md, "Decisions where the spec is silent", allowed
+ * operations record).
  */
 export function mergeAllowed(local: AllowedOperationsView, answer: Record<string, unknown>): AllowedOperationsView {
   const perOp: Partial<Record<'cancel' | 'refund' | 'capture', PlatformOp>> = {};

@@ -30,7 +30,7 @@ function optionalText(value: unknown, name: string, max = 128): string | undefin
   return value.trim();
 }
 
-/** Checks a sale request before anything is journaled (invariant 6: bad input gets a clear error). */
+/** Checks a sale request before anything is journaled (docs/architecture.md, "Invariants" 6: bad input gets a clear error). */
 export function validateSale(req: SaleRequest, config: Config): ValidSale {
   if (typeof req !== 'object' || req === null) throw bad('a sale needs method, amount and currency');
   if (!METHODS.includes(req.method)) throw bad(`method must be one of ${METHODS.join(', ')}`, { field: 'method' });
@@ -55,7 +55,7 @@ export function validateSale(req: SaleRequest, config: Config): ValidSale {
       if (v !== undefined) moto[key] = v;
     }
     const avs = [moto.orderChannel, moto.zipCode, moto.houseNumber].filter((v) => v !== undefined).length;
-    // Spec "Process request body": with address verification all three; without it e-mail or phone.
+    // With address verification all three; without it e-mail or phone (docs/platform-contract.md, "Decisions where the spec is silent", MOTO marker).
     if (avs > 0 && avs < 3) throw bad('MOTO with address verification needs orderChannel, zipCode and houseNumber', { field: 'moto' });
     if (avs === 0 && moto.email === undefined && moto.phone === undefined) {
       throw bad('MOTO needs the address (orderChannel, zipCode, houseNumber) or the customer e-mail or phone', { field: 'moto' });
@@ -69,7 +69,7 @@ export function validateSale(req: SaleRequest, config: Config): ValidSale {
 }
 
 /**
- * The terminal QR call (spec "QR terminal call body") carries a scanned consumer code, so
+ * The terminal QR call (docs/platform-contract.md, "Endpoints") carries a scanned consumer code, so
  * it is a walletA / walletB merchant scan only; its order travels with no other call.
  */
 function validateVia(req: SaleRequest, scenario: WalletScenario | undefined): { via: SaleVia; order: SaleOrder | undefined } {

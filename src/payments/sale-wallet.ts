@@ -20,7 +20,8 @@ export interface WalletSaleInput {
 }
 
 /**
- * A wallet sale (DESIGN.md "Wallet QR"): consumer scan answers Initialized with the QR,
+ * A wallet sale (docs/architecture.md, "Wallet QR, consumer scan" and "Wallet QR,
+ * merchant scan"): consumer scan answers Initialized with the QR,
  * shown on the customer display and followed by the relay until final; merchant scan
  * reads the customer's code from the scanner (unless given) and sends it as walletId
  * (process) or as scannedPaymentId (the terminal QR call). Never throws: the outcome is
@@ -101,7 +102,8 @@ export async function runWalletSale(ctx: PaymentContext, saleId: string, input: 
     return;
   }
   if (terminalQr && recordStatus(record) === undefined) {
-    // Spec: the terminal QR call's answer is "not shown". One without a transaction status
+    // The terminal QR call's answer is not specified (docs/platform-contract.md, "Decisions
+    // where the spec is silent", terminal QR call answer). One without a transaction status
     // says nothing about the money: the status call by client id does (like an unknown outcome).
     ctx.log.warn({ clientTransactionId: saleId }, 'terminal QR call answered without a transaction status; looking it up');
     const resolved = await resolveSale(ctx, ctx.journal.require(saleId));

@@ -39,7 +39,7 @@ import { toView } from './view.js';
 export type { PaymentServiceDeps } from './payment-context.js';
 
 /**
- * The facade of payments (issue 4): sales, captures, cancels, refunds, allowed
+ * The facade of payments (docs/architecture.md, "Flows"): sales, captures, cancels, refunds, allowed
  * operations, status, the journal behind them, and the resolution of unknown outcomes.
  * The local API and the CLI call PaymentsApi; the provider event relay uses RelayStore.
  * The flows themselves live in their own files and get the PaymentContext.
@@ -270,8 +270,9 @@ export class PaymentService implements PaymentsApi, RelayStore {
   // ------------------------------------------------------------------ lifecycle
 
   /**
-   * Start-up: resolves every row a crash left in flight or reversing (issue 4), before the
-   * agent takes new sales. Reversals that the platform does not answer go on in the background.
+   * Start-up: resolves every row a crash left in flight or reversing, before the
+   * agent takes new sales (docs/architecture.md, "Start-up recovery"). Reversals that the
+   * platform does not answer go on in the background.
    */
   async recover(): Promise<{ resolved: number; reversing: number; failed: number }> {
     const summary = await recoverAll(this.ctx, (op) => this.resolveOperation(op));

@@ -66,7 +66,7 @@ export interface PlatformClientOptions {
   /** Per-request overrides of the dispatcher's headers/body timeouts. */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
-  /** DESIGN.md: isAvailable answers within this budget (default 2 s). */
+  /** isAvailable answers within this budget (default 2 s) or counts as unavailable (docs/platform-contract.md, "Endpoints"). */
   availabilityTimeoutMs?: number;
   getRetry?: Partial<GetRetryOptions>;
   /** Time and timers (docs/architecture.md, "Time"); the composition root passes the agent's one Clock. */
@@ -86,7 +86,7 @@ interface Call<S extends z.ZodType> {
 }
 
 /**
- * Typed client of the payment API (spec: Payment API, Reference data). Writes are sent
+ * Typed client of the payment API (docs/platform-contract.md, "Endpoints"). Writes are sent
  * exactly once (plus one retry after a 401, which the platform refused before acting);
  * retrying a write is the payments layer's decision, which owns idempotency. GETs are
  * retried here with full-jitter backoff.
@@ -146,7 +146,7 @@ export class PlatformClient {
     return this.call({ operation: 'status', method: 'GET', path: txPath(transactionId), schema: transactionRecord, auth: true, opts });
   }
 
-  /** Terminal-initiated QR payment (spec: POST /qrcode-payment/v1/transactions; answer not specified). */
+  /** Terminal-initiated QR payment (POST /qrcode-payment/v1/transactions; answer not specified: docs/platform-contract.md, "Endpoints"). */
   async qrTerminalPayment(body: QrTerminalPaymentRequest, opts?: CallOptions): Promise<QrTerminalPaymentResponse> {
     const checked = checkRequest(qrTerminalPaymentRequest, body, 'qrTerminalPayment');
     return this.call({ operation: 'qrTerminalPayment', method: 'POST', path: '/qrcode-payment/v1/transactions', body: checked, schema: qrTerminalPaymentResponse, auth: true, opts });
@@ -249,7 +249,7 @@ export class PlatformClient {
       );
       this.log.debug({ operation: c.operation, method: c.method, status: res.status, ms: Math.round(res.durationMs) }, 'platform call');
       if (res.status === 401 && token !== undefined && round === 0) {
-        // Spec Authentication 4: the token expired or was revoked; one fresh token, one more try.
+        // The token expired or was revoked; one fresh token, one more try (docs/platform-contract.md, "Tokens").
         this.opts.tokens.invalidate(merchantId, token);
         continue;
       }

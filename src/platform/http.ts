@@ -67,7 +67,8 @@ function errorCodeOf(err: unknown): string | undefined {
 
 /**
  * Classifies a transport failure. `outcomeUnknown` is true whenever the request may have
- * left: a read timeout, or a connection reset after connecting (DESIGN.md, Unknown outcome).
+ * left: a read timeout, or a connection reset after connecting (docs/platform-contract.md,
+ * "Hosts and TLS", and docs/architecture.md, "Unknown outcome: resolution and reversal").
  */
 export function transportError(req: Pick<HttpRequest, 'operation' | 'method' | 'url'>, err: unknown): PlatformError {
   const code = errorCodeOf(err);
@@ -156,7 +157,7 @@ export interface ErrorBody {
 const MAX_MESSAGE = 300;
 
 /**
- * Reads `{errorCode, errorMessage}` (DESIGN.md, error bodies) or an OAuth
+ * Reads `{errorCode, errorMessage}` (docs/platform-contract.md, "Tolerance of answers") or an OAuth
  * `{error, error_description}`; an empty or non-JSON body gives neither.
  */
 export function parseErrorBody(text: string): ErrorBody {

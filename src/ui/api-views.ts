@@ -61,7 +61,7 @@ export function apiOffline(levels: OfflineLevelsView): ApiOfflineLevels {
 
 /**
  * An offline sale as the API answers it. Fields are picked one by one, so whatever else a
- * source hands over (history, card data) never reaches the page (DESIGN.md invariant 4).
+ * source hands over (history, card data) never reaches the page (docs/architecture.md, "Invariants" 4).
  */
 export function apiOfflineItem(item: OfflineItemView): ApiOfflineItem {
   return {

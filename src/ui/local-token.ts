@@ -12,9 +12,9 @@ export function localTokenPath(dataDir: string): string {
 }
 
 /**
- * The per-install local API token (DESIGN.md invariant 5): generated at first start into
- * the data directory with mode 0600 and reused after, so the CLI and an open page keep
- * working across restarts. A file readable by others is tightened back to 0600.
+ * The per-install local API token (docs/architecture.md, "Invariants" 5, loopback only):
+ * generated at first start into the data directory with mode 0600 and reused after, so
+ * the CLI and an open page keep working across restarts. A file readable by others is tightened back to 0600.
  */
 export function loadOrCreateLocalToken(dataDir: string, log: Logger): string {
   const file = localTokenPath(dataDir);

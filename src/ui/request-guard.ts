@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AgentError, ErrorCodes } from '../core/index.js';
 import { tokenMatches } from './local-token.js';
 
-/** The names this server answers to on its port: loopback only (DESIGN.md invariant 5). */
+/** The names this server answers to on its port: loopback only (docs/architecture.md, "Invariants" 5). */
 export function allowedHosts(port: number): Set<string> {
   return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
 }

@@ -34,7 +34,7 @@ export const saleBodySchema = z.strictObject({
   walletId: shortText(128).optional(),
   /** Wallet merchant scan through the terminal QR call instead of process. */
   via: z.enum(['process', 'qrTerminal']).optional(),
-  /** Terminal QR call only (spec "QR terminal call body": order). */
+  /** Terminal QR call only: its `order` (docs/platform-contract.md, "Endpoints"). */
   order: z
     .strictObject({ orderId: shortText(64), orderDescription: z.string().max(256, 'must be at most 256 characters').optional() })
     .optional(),

@@ -17,7 +17,8 @@ export interface SseHubOptions {
 }
 
 /**
- * Server-Sent Events fed from the bus (STYLE.md point 8). Each bus event is sent with
+ * Server-Sent Events fed from the bus alone (docs/architecture.md, "Local API and counter
+ * page"). Each bus event is sent with
  * `id: <seq>`; a client reconnecting with Last-Event-ID gets what it missed from a bounded
  * ring buffer, or a `resync` event telling it to reload its state when the gap is gone.
  */

@@ -183,7 +183,7 @@ export interface ApiOfflineFlushResult {
 
 // ---------- merchants, devices, status ----------
 
-/** One merchant this terminal acts for (spec endpoint 3), never its secret. */
+/** One merchant this terminal acts for (docs/platform-contract.md, "Tokens"), never its secret. */
 export interface ApiMerchant {
   merchantName: string;
   /** What a sale's `merchantId` names (the platform also accepts the name or its merchant id). */

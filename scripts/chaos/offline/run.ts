@@ -1,5 +1,5 @@
 /**
- * Offline chaos (README.md, "Quality targets"; issue 6 "done when"): a child process takes a
+ * Offline chaos (README.md, "Quality targets"; docs/architecture.md, "Invariants" 1): a child process takes a
  * burst of offline card sales while its uploader drains them to the demo platform, and is
  * killed with SIGKILL at random points (after a random number of its durable output lines),
  * then started again on the same data directory. Each run injects a different platform

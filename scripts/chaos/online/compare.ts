@@ -68,7 +68,7 @@ export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledge
     duplicated.push({ clientTransactionId: id, detail });
   };
 
-  // Each client transaction id moves money of one kind at most once (invariant 2).
+  // Each client transaction id moves money of one kind at most once (docs/architecture.md, "Invariants" 2).
   const perMove = new Map<string, ChaosLedgerEntry[]>();
   const perSale = new Map<string, ChaosLedgerEntry[]>();
   for (const e of ledger) {

@@ -1,4 +1,4 @@
-/** Wire constants of the framed link (serial-devices.md section 1). */
+/** Wire constants of the framed link (docs/serial-protocol.md, "Frame layout", "ACK and NAK", "Retransmission"). */
 export const STX = 0x02;
 export const ETX = 0x03;
 export const ACK = 0x06;

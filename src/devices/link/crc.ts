@@ -1,6 +1,6 @@
 /**
  * CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor
- * (serial-devices.md section 1). Check value of "123456789" is 0x29B1.
+ * (docs/serial-protocol.md, "CRC"). Check value of "123456789" is 0x29B1.
  */
 const TABLE = buildTable();
 

@@ -2,7 +2,7 @@ import { AgentError, ErrorCodes } from '../../core/index.js';
 import { ACK, ETX, FRAME_OVERHEAD, HEADER_SIZE, MAX_PAYLOAD, NAK, STX } from './constants.js';
 import { crc16 } from './crc.js';
 
-/** A JSON object payload (serial-devices.md section 2). */
+/** A JSON object payload (docs/serial-protocol.md, "Frame layout" and "Messages"). */
 export type LinkPayload = Record<string, unknown>;
 
 /** STX LEN(be16) SEQ PAYLOAD ETX CRC(be16); the CRC covers LEN..ETX (section 1). */
@@ -34,7 +34,7 @@ export function encodeNak(seq: number): Buffer {
 
 /**
  * Whether a payload carries card data (a cardResult, or card/PIN fields): such frames are
- * never hex-dumped, not even at trace level (DESIGN.md invariant 4).
+ * never hex-dumped, not even at trace level (docs/architecture.md, "Invariants" 4).
  */
 export function carriesCardData(payload: LinkPayload): boolean {
   return payload.type === 'cardResult' || 'card' in payload || 'pin' in payload || 'encryptedData' in payload || 'pinblock' in payload;

@@ -13,14 +13,14 @@ export interface LinkCounters {
   naksSent: number;
   acksReceived: number;
   naksReceived: number;
-  /** Frames with the SEQ of the last accepted one: ACKed again, not delivered (rule 2). */
+  /** Frames with the SEQ of the last accepted one: ACKed again, not delivered (docs/serial-protocol.md, "Duplicates"). */
   duplicates: number;
   damaged: number;
   noiseBytes: number;
   partialDiscards: number;
   /** ACK/NAK bytes that matched no frame in flight. */
   strayAcks: number;
-  /** Messages given up after the last retransmission (rule 1). */
+  /** Messages given up after the last retransmission (docs/serial-protocol.md, "Retransmission"). */
   noAck: number;
 }
 
@@ -70,9 +70,10 @@ export function emptyCounters(): LinkCounters {
 }
 
 /**
- * The framed link of serial-devices.md section 1 over one open port: ACK/NAK, 500 ms ACK
- * timeout with at most 3 retransmissions of the same SEQ, duplicates ACKed but delivered
- * once, one frame in flight per direction (later sends queue behind it).
+ * The framed link (docs/serial-protocol.md, "Frame layout" to "Size limit") over one
+ * open port: ACK/NAK, 500 ms ACK timeout with at most 3 retransmissions of the same SEQ,
+ * duplicates ACKed but delivered once, one frame in flight per direction (later sends
+ * queue behind it).
  */
 export class Link {
   readonly counters: LinkCounters = emptyCounters();
@@ -262,7 +263,8 @@ export class Link {
 
   private traceFrame(msg: string, seq: number, type: string, sensitive: boolean, bytes: Buffer): void {
     if (!this.log.isLevelEnabled('trace')) return;
-    // STYLE.md 7: hex dumps at trace level only, never of frames carrying card data.
+    // Hex dumps at trace level only, never of frames carrying card data
+    // (docs/serial-protocol.md, "Decisions", Logging).
     if (sensitive) this.log.trace({ seq, type, length: bytes.length }, msg);
     else this.log.trace({ seq, type, hex: bytes.toString('hex') }, msg);
   }

@@ -6,14 +6,14 @@ import type { LinkPayload } from './frame.js';
 
 export type DamageReason = 'crc' | 'etx' | 'oversize' | 'utf8' | 'json';
 
-/** What the parser makes of the bytes it reads (serial-devices.md section 1). */
+/** What the parser makes of the bytes it reads (docs/serial-protocol.md, "Frame layout" and "Resync"). */
 export type LinkUnit =
   | { kind: 'frame'; seq: number; payload: LinkPayload; raw: Buffer }
   /** A frame whose SEQ is known but which must be NAKed. */
   | { kind: 'damaged'; seq: number; reason: DamageReason }
   | { kind: 'ack'; seq: number }
   | { kind: 'nak'; seq: number }
-  /** Bytes dropped: noise outside a frame (rule 3) or a partial frame after silence (rule 4). */
+  /** Bytes dropped: noise outside a frame (docs/serial-protocol.md, "Resync") or a partial frame after silence (docs/serial-protocol.md, "Inter-byte timeout"). */
   | { kind: 'discarded'; bytes: number; reason: 'noise' | 'timeout' };
 
 export interface FrameParserOptions {

@@ -14,7 +14,8 @@ function modeOf(file: string): number | undefined {
 }
 
 /**
- * Check 2: certificate, key and CA files; key mode 0600 (DESIGN.md); key matches the
+ * Check 2: certificate, key and CA files; key mode 0600 (docs/operations.md,
+ * "Certificates and key permissions"); key matches the
  * certificate; serial number; validity and days left; thumbprint. The identity is read
  * even when the key mode is too loose, so the later checks can still run.
  */

@@ -17,7 +17,8 @@ function money(minor: number, currency: string): string {
 
 /**
  * Check 8: the offline queue, read from the journal database opened read-only
- * (STYLE.md 9), so it works while the agent runs and changes nothing.
+ * (read-only CLI commands open the database: docs/operations.md, "CLI commands"), so it
+ * works while the agent runs and changes nothing.
  */
 export function checkOffline(state: DiagState): Outcome {
   const config = state.config;

@@ -3,7 +3,7 @@ import { dispatchersOf } from '../platform-access.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
 
-/** Check 6: the platform's isAvailable with the token of check 5 (DESIGN.md: 200 = available, 2 s budget). */
+/** Check 6: the platform's isAvailable with the token of check 5 (200 = available, 2 s budget: docs/platform-contract.md, "Endpoints"). */
 export async function checkPlatform(state: DiagState, signal: AbortSignal): Promise<Outcome> {
   const { config, endpoints } = state;
   if (config === undefined || endpoints === undefined) return { status: 'skip', finding: 'needs the configuration (see config)' };

@@ -133,7 +133,7 @@ export interface ListOptions {
 }
 
 /**
- * The write-ahead transaction journal (issue 4): one SQLite file in the data directory,
+ * The write-ahead transaction journal (docs/architecture.md, "Journal"): one SQLite file in the data directory,
  * mode 0600, WAL with synchronous=FULL so that a committed row survives a power cut.
  * Every operation is inserted before its request leaves and updated with the answer.
  * Card data is cleared automatically when a row leaves the states that need it.

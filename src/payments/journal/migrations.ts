@@ -3,7 +3,7 @@ import { AgentError, ErrorCodes } from '../../core/index.js';
 
 /**
  * Numbered schema migrations of the journal database, applied in order and recorded in
- * `PRAGMA user_version` (STYLE.md: SQLite). Append new ones with the next number; never
+ * `PRAGMA user_version` (docs/architecture.md, "Journal"). Append new ones with the next number; never
  * change one that has shipped. Other components that keep tables in the same file (the
  * offline queue, so that a journal update and an enqueue share one transaction) add
  * their migrations to this list too.

@@ -2,19 +2,21 @@ import { z } from 'zod';
 import { amountRequest, clientDateTime } from './common.js';
 
 /**
- * Request bodies of the payment API (spec: Payment API) with the placements DESIGN.md
- * decided where the spec is silent (card fields, capture, refundbyweb, approval code).
+ * Request bodies of the payment API (docs/platform-contract.md, "Endpoints") with the
+ * placements the agent decided where the spec is silent (card fields, capture,
+ * refundbyweb, approval code: docs/platform-contract.md, "Decisions where the spec is
+ * silent").
  */
 
 const nonEmpty = z.string().min(1, 'must not be empty');
 const id = z.string().min(1, 'must not be empty').max(64, 'at most 64 characters');
 
-/** A masked PAN: at most the first 6 and last 4 digits visible (invariant 4: never a full PAN). */
+/** A masked PAN: at most the first 6 and last 4 digits visible (docs/architecture.md, "Invariants" 4: never a full PAN). */
 export const maskedPan = z
   .string()
   .regex(/^\d{0,6}[*Xx\u2022]{2,}\d{0,4}$/, 'expected a masked PAN (first 6 / last 4 digits at most, the rest masked)');
 
-/** DESIGN.md decisions: card data sent as `instrument.card`. */
+/** Card data sent as `instrument.card` (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export const cardInstrument = z.strictObject({
   maskedPan: maskedPan.optional(),
   scheme: z.string().optional(),
@@ -23,7 +25,7 @@ export const cardInstrument = z.strictObject({
   ksn: z.string().optional(),
 });
 
-/** Spec: ConsumerScan or MerchantScan for wallets; Moto marks a card MOTO sale. */
+/** ConsumerScan or MerchantScan for wallets; Moto marks a card MOTO sale (docs/platform-contract.md, "Endpoints"). */
 export const paymentScenario = z.enum(['ConsumerScan', 'MerchantScan', 'Moto']);
 export type PaymentScenario = z.infer<typeof paymentScenario>;
 
@@ -34,7 +36,7 @@ export const instrumentRequest = z.strictObject({
   /** Merchant scan only: the code scanned from the consumer's wallet. */
   walletId: z.string().optional(),
   card: cardInstrument.optional(),
-  /** MOTO without address verification: the customer's contact (DESIGN.md). */
+  /** MOTO without address verification: the customer's contact (docs/platform-contract.md, "Decisions where the spec is silent", MOTO marker). */
   email: z.string().optional(),
   phone: z.string().optional(),
 });
@@ -46,7 +48,7 @@ export const processRequest = z.strictObject({
   clientNewTransactionId: id,
   authorizationAmount: amountRequest,
   instrument: instrumentRequest,
-  /** Upload of a sale taken offline (DESIGN.md: original clientDateTime and id). */
+  /** Upload of a sale taken offline, with its original clientDateTime and id (docs/platform-contract.md, "Decisions where the spec is silent"). */
   offlineTransaction: z.boolean().optional(),
   entryMode: z.string().optional(),
   ksn: z.string().optional(),
@@ -63,13 +65,13 @@ export const instrumentRef = z.strictObject({ instrumentType: nonEmpty });
 export const cancelRequest = z.strictObject({
   clientDateTime,
   channel: nonEmpty,
-  /** Technical = reversal, Functional = void (spec: Other rules 5). */
+  /** Technical = reversal, Functional = staff void (docs/platform-contract.md, "Endpoints", cancel). */
   cancelReason: z.enum(['Technical', 'Functional']),
   cancelAmount: amountRequest,
   instrument: instrumentRef,
   /** Lets the platform recognise a retried cancel (a reversal retried until answered). */
   clientNewTransactionId: id.optional(),
-  /** Supervisor approval code (DESIGN.md: top level). */
+  /** Supervisor approval code, top level (docs/platform-contract.md, "Decisions where the spec is silent"). */
   approvalCode: z.string().optional(),
 });
 export type CancelRequest = z.infer<typeof cancelRequest>;
@@ -84,19 +86,19 @@ export const refundRequest = z.strictObject({
 });
 export type RefundRequest = z.infer<typeof refundRequest>;
 
-/** DESIGN.md: capture body. */
+/** Capture body (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export const captureRequest = z.strictObject({ clientDateTime, channel: nonEmpty, captureAmount: amountRequest });
 export type CaptureRequest = z.infer<typeof captureRequest>;
 
-/** DESIGN.md: captureall body. */
+/** Captureall body (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export const captureAllRequest = z.strictObject({ clientDateTime, channel: nonEmpty });
 export type CaptureAllRequest = z.infer<typeof captureAllRequest>;
 
-/** DESIGN.md: refundbyweb body; the platform picks cancel or refund. */
+/** Refundbyweb body; the platform picks cancel or refund (docs/platform-contract.md, "Endpoints"). */
 export const refundByWebRequest = z.strictObject({ clientDateTime, clientNewTransactionId: id, amount: amountRequest });
 export type RefundByWebRequest = z.infer<typeof refundByWebRequest>;
 
-/** Spec: QR terminal call body. */
+/** The terminal QR call's body (docs/platform-contract.md, "Endpoints"). */
 export const qrTerminalPaymentRequest = z.strictObject({
   paymentType: nonEmpty,
   paymentScenario: nonEmpty,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { amountResponse, anyObject } from './common.js';
 
 /**
- * Answers of the payment API (spec: Resources and their fields), read leniently: unknown
+ * Answers of the payment API (docs/platform-contract.md, "Tolerance of answers"), read leniently: unknown
  * fields are kept, absent optional fields tolerated, a wrong type names the field.
  */
 
@@ -20,7 +20,7 @@ export const sourceResponse = z.looseObject({
   acquirerName: z.string().optional(),
 });
 
-/** One entry of a transaction's history (spec: Event fields). */
+/** One entry of a transaction's history (kept as sent: docs/platform-contract.md, "Tolerance of answers"). */
 export const transactionEvent = z.looseObject({
   eventType: z.string().optional(),
   serverProcessingDateTime: z.string().optional(),
@@ -58,11 +58,11 @@ export const transactionRecord = z.looseObject({
 });
 export type TransactionRecord = z.infer<typeof transactionRecord>;
 
-/** DESIGN.md: captureall answers `{transactions: [records]}`. */
+/** Captureall answers `{transactions: [records]}` (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export const captureAllResponse = z.looseObject({ transactions: z.array(transactionRecord) });
 export type CaptureAllResponse = z.infer<typeof captureAllResponse>;
 
-/** Spec: Allowed-operations record. */
+/** Allowed-operations record (docs/platform-contract.md, "Decisions where the spec is silent"). */
 const allowedOperation = z.looseObject({
   allowed: z.boolean(),
   maxAmount: z.number().optional(),
@@ -76,11 +76,11 @@ export const allowedOperations = allowedOperation.extend({
 });
 export type AllowedOperations = z.infer<typeof allowedOperations>;
 
-/** Spec: Country record. */
+/** Country record (docs/platform-contract.md, "Endpoints"). */
 export const country = z.looseObject({ code: z.string(), display: z.string() });
 export type Country = z.infer<typeof country>;
 export const countries = z.array(country);
 
-/** Spec: "Response of this call: not shown"; whatever object comes back is kept. */
+/** The terminal QR call's answer is not specified; whatever object comes back is kept (docs/platform-contract.md, "Tolerance of answers"). */
 export const qrTerminalPaymentResponse = z.looseObject({});
 export type QrTerminalPaymentResponse = z.infer<typeof qrTerminalPaymentResponse>;

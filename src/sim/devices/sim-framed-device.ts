@@ -9,7 +9,8 @@ export interface SimDeviceOptions {
 }
 
 /**
- * The device side of the framed link (serial-devices.md section 1 and 2) over any duplex:
+ * The device side of the framed link (docs/serial-protocol.md, "Frame layout" to
+ * "Messages") over any duplex:
  * a simulated port's device end, or the far side of a socat pseudo-terminal pair. A
  * power cycle (unplug/replug of a simulated port) restarts its link, as on hardware.
  */

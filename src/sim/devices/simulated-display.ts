@@ -6,7 +6,7 @@ export type SimulatedScreen = { kind: 'blank' } | { kind: 'qr'; size: number; ma
 
 export const SIM_DISPLAY_INFO = { model: 'SIM-DISPLAY-1', width: 240, height: 320 };
 
-/** A customer display that speaks serial-devices.md section 2 and keeps what it shows. */
+/** A customer display that speaks docs/serial-protocol.md, "Customer display", and keeps what it shows. */
 export class SimulatedDisplay extends SimFramedDevice {
   screen: SimulatedScreen = { kind: 'blank' };
   /** The last QR drawn, decoded back from the packed matrix. */

@@ -43,7 +43,7 @@ export const SIM_READER_INFO = {
   capabilities: ['chip', 'contactless', 'magstripe', 'pin', 'offline'],
 };
 
-/** A card reader that speaks serial-devices.md section 2, with scripted cards. */
+/** A card reader that speaks docs/serial-protocol.md, "Card reader", with scripted cards. */
 export class SimulatedReader extends SimFramedDevice {
   private readonly queue: SimulatedCard[] = [];
   private defaultCard: SimulatedCard;

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 
-/** A serial barcode scanner (serial-devices.md section 3): writes each code and a terminator. */
+/** A serial barcode scanner (docs/serial-protocol.md, "Barcode scanner"): writes each code and a terminator. */
 export class SimulatedScanner {
   constructor(private readonly stream: Writable) {}
 

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Compact HS256 JWTs as the platform issues them (spec: Access token, header typ/alg/kid). */
+/** Compact HS256 JWTs as the platform issues them (header typ/alg/kid; docs/platform-contract.md, "Tokens"). */
 export type JwtClaims = Record<string, unknown>;
 
 const b64url = (buf: Buffer | string): string => Buffer.from(buf).toString('base64url');

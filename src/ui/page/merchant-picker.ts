@@ -4,7 +4,7 @@ import type { Merchant } from './types.js';
 
 /**
  * The merchant a sale is made for, shown only when the terminal acts for more than one
- * (spec endpoint 3). The default merchant is selected until staff pick another.
+ * (the merchant credentials: docs/platform-contract.md, "Tokens"). The default merchant is selected until staff pick another.
  */
 export class MerchantPicker {
   private merchants: Merchant[] = [];

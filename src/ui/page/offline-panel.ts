@@ -4,8 +4,9 @@ import type { OfflineFlushResult, OfflineItem } from './types.js';
 
 /**
  * The offline queue at the counter: what is waiting, what the platform declined after the
- * customer left, what needs staff; "send now" and "queue again" (DESIGN.md: offline
- * payments whose forwarding can be seen and forced).
+ * customer left, what needs staff; "send now" and "queue again" (offline
+ * payments whose forwarding staff can see and force: docs/architecture.md, "Local API and
+ * counter page").
  */
 
 const STATE_TEXT: Record<OfflineItem['state'], string> = {

@@ -4,7 +4,10 @@ import type { PaymentsApi } from '../../payments/index.js';
 import type { SseHub } from '../sse-hub.js';
 import type { DeviceStatusView, HealthSource, MerchantsSource, OfflineApiSource } from '../sources.js';
 
-/** What the routes are given: thin handlers over these (STYLE.md point 8). */
+/**
+ * What the routes are given: they are thin handlers over these, so no payment rule lives
+ * in a route (docs/architecture.md, "Local API and counter page").
+ */
 export interface RouteDeps {
   config: Config;
   payments: PaymentsApi;

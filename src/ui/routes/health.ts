@@ -11,7 +11,7 @@ function safely(f: () => boolean): boolean {
   }
 }
 
-/** /readyz: token held, platform reachable or offline sales allowed, reader connected (issue 7). */
+/** /readyz: token held, platform reachable or offline sales allowed, reader connected (docs/operations.md, "Health endpoints"). */
 export function readiness(health: HealthSource): ApiReadiness {
   const token = safely(() => health.tokenHeld());
   const reachable = safely(() => health.platformReachable());

@@ -5,7 +5,7 @@ import type { ApiMerchantsAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
 
 /**
- * The merchants this terminal acts for (spec endpoint 3), for the page's merchant picker
+ * The merchants this terminal acts for (docs/platform-contract.md, "Tokens"), for the page's merchant picker
  * and the CLI's `sale --merchant`. Names and ids only: never a client secret. Empty until
  * the agent has read its credentials (or when no source is given).
  */

@@ -33,8 +33,9 @@ function notRunning(): AgentError {
 }
 
 /**
- * The offline queue at the counter (DESIGN.md "What the peers get wrong": the queue can be
- * seen and forced): levels and items, send now, and requeue of a sale needing attention.
+ * The offline queue at the counter, which staff can see and force (docs/architecture.md,
+ * "Offline queue" and "Local API and counter page"): levels and items, send now, and
+ * requeue of a sale needing attention.
  */
 export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
   router.add('GET', '/api/offline', async (ctx) => {

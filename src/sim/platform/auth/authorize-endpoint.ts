@@ -31,10 +31,10 @@ function redirect(uri: string, params: Record<string, string | undefined>): SimR
 }
 
 /**
- * Endpoint 1 (and the realm's openid-connect auth URL, endpoint 6): the authorization code
+ * The authorization endpoint (and the realm's openid-connect auth URL): the authorization code
  * flow. Until client and redirect_uri are known good every failure is a 400 here, never a
  * redirect; after that, failure and denial redirect with error=<HTTP code> and state
- * (spec Errors 1).
+ * (as the platform does).
  */
 export function authorizeEndpoint(core: AuthCore) {
   return (req: SimRequest): SimResponse => {
@@ -56,7 +56,7 @@ export function authorizeEndpoint(core: AuthCore) {
     if (params.get('response_type') !== 'code') return fail(400, 'response_type must be code');
     let scope: string[];
     try {
-      // Spec endpoint 1: default scope profile email.
+      // The platform's default scope: profile email.
       scope = parseScope(params.get('scope'), ['profile', 'email']);
     } catch {
       return fail(400, 'invalid scope');

@@ -1,7 +1,7 @@
 import type { Seed } from '../seed.js';
 import type { Grant } from './grant.js';
 
-// Profile defaults of the demo realm (spec: zoneinfo, locale "ll-CC", ISO 8601-style format).
+// Profile defaults of the demo realm (as the platform gives them: zoneinfo, locale "ll-CC", ISO 8601-style format).
 const ZONEINFO = 'Europe/Berlin';
 const LOCALE = 'en-GB';
 const DATETIME_FORMAT = 'YYYY-MM-DDTHH:mm:ssZ';
@@ -18,7 +18,7 @@ const MERCHANT_PERMISSIONS = [
 const defined = (o: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
-/** The claims of each granted scope (spec: Access token, claims by scope). */
+/** The claims each granted scope adds to an access token, as the platform issues them. */
 export function scopeClaims(seed: Seed, grant: Grant, scope: readonly string[]): Record<string, unknown> {
   const s = grant.subject;
   const claims: Record<string, unknown> = {};

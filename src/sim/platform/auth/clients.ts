@@ -11,7 +11,7 @@ export interface OAuthClient {
   redirectUris: readonly string[];
   /** The merchant the client acts for (profile claim entityId), if any. */
   merchantId: string | undefined;
-  /** The platform's designated application for the password grant (endpoint 4). */
+  /** The platform's designated application for the password grant (docs/platform-contract.md, "Tokens"). */
   powered: boolean;
 }
 
@@ -19,7 +19,7 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
 
 /**
  * The clients of the demo realm and their current secrets. Renewing a secret makes the
- * old one fail from then on (spec Resources, Other rules 6); tokens are not touched.
+ * old one fail from then on (docs/platform-contract.md, "Tokens", invalid_client); tokens are not touched.
  */
 export class ClientRegistry {
   private readonly clients = new Map<string, OAuthClient>();

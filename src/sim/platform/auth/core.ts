@@ -41,8 +41,9 @@ export function createAuthCore(ctx: SimContext): AuthCore {
 }
 
 /**
- * The user domain (endpoints 1, 2) or realm (endpoints 5, 6) in the path. The demo hosts
- * one organization, addressed by either name (spec: user_domain is also the realm name).
+ * The user domain (authorization and OAuth token calls) or realm (custom token and realm
+ * URLs) in the path. The demo hosts
+ * one organization, addressed by either name (on the platform user_domain is also the realm name).
  */
 export function assertDomain(core: AuthCore, name: string | undefined): void {
   const { userDomain, realm } = core.ctx.seed;
@@ -63,8 +64,8 @@ export function certSerialNumber(req: SimRequest): string | undefined {
 }
 
 /**
- * The seeded terminal named by the client certificate (spec Authentication 5: the
- * certificate carries the serial number). No valid certificate: 401; unknown terminal: 403.
+ * The seeded terminal named by the client certificate (the certificate's subject
+ * carries the serial number: docs/platform-contract.md, "Hosts and TLS"). No valid certificate: 401; unknown terminal: 403.
  */
 export function terminalOfCert(core: AuthCore, req: SimRequest): SeedTerminal & { serialNumber: string } {
   if (req.clientCert === undefined || req.clientThumbprint === undefined) {

@@ -2,7 +2,7 @@ import type { SimRequest, SimResponse } from '../router.js';
 import { certSerialNumber, terminalOfCert, type AuthCore } from './core.js';
 import { oauthError } from './oauth-error.js';
 
-/** Terminal merchant credentials record (spec: Resources). */
+/** Terminal merchant credentials record (docs/platform-contract.md, "Endpoints"). */
 export interface MerchantCredentials {
   merchantName: string;
   userDomain: string;
@@ -11,7 +11,7 @@ export interface MerchantCredentials {
 }
 
 /**
- * Endpoint 3: over mutual TLS, the credentials of the merchants registered for the
+ * Merchant credentials (docs/platform-contract.md, "Tokens"): over mutual TLS, the credentials of the merchants registered for the
  * terminal whose serial number the client certificate carries, with their current secrets.
  */
 export function credentialsEndpoint(core: AuthCore) {

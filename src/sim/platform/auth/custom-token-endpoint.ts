@@ -9,7 +9,7 @@ import { withScopes } from './scope.js';
 const METHODS = ['api', 'device_flow'];
 
 /**
- * Endpoint 5 (demo only): a device token for a terminal call without a physical terminal,
+ * The custom-token call (demo only; docs/platform-contract.md, "Tokens"): a device token for a terminal call without a physical terminal,
  * in exchange for a merchant token. When the call comes with a platform client
  * certificate the device token is bound to it, as on the mutual TLS endpoint.
  */
@@ -30,7 +30,7 @@ export function customTokenEndpoint(core: AuthCore) {
       const method = required(form, 'method');
       if (!METHODS.includes(method)) throw oauthError('invalid_request', 'method must be api or device_flow');
       // A device_id naming a seeded terminal of this merchant (logical id or serial number)
-      // makes the token act for that terminal, as a device token from endpoint 4 would.
+      // makes the token act for that terminal, as a device token from the mutual TLS token call would.
       const terminal = core.ctx.seed.terminals.find(
         (t) => (t.logicalDeviceId === deviceId || t.serialNumber === deviceId) && t.merchantIds.includes(merchantToken.entityId as string),
       );

@@ -2,7 +2,7 @@ import type { SimRequest } from '../router.js';
 import { oauthError } from './oauth-error.js';
 
 /**
- * The form parameters of a token request (spec endpoint 2: application/x-www-form-urlencoded).
+ * The form parameters of a token request (application/x-www-form-urlencoded: docs/platform-contract.md, "Tokens").
  * A parameter sent twice is invalid_request (RFC 6749 3.2).
  */
 export function tokenForm(req: SimRequest): Map<string, string> {

@@ -2,7 +2,7 @@ import type { Subject } from './subjects.js';
 
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | 'password' | 'custom_token';
 
-/** How and on which device the resource owner was authenticated (spec: claims of scope auth). */
+/** How and on which device the resource owner was authenticated (the claims of the `auth` scope). */
 export interface DeviceAuth {
   deviceType: string;
   deviceId: string;
@@ -19,12 +19,12 @@ export interface DeviceAuth {
 export interface Grant {
   clientId: string;
   subject: Subject;
-  /** Scopes granted originally; a refresh may ask for fewer, never more (spec endpoint 2). */
+  /** Scopes granted originally; a refresh may ask for fewer, never more (RFC 6749, section 6). */
   scope: readonly string[];
   device: DeviceAuth;
   /** RFC 8705 x5t#S256 of the client certificate the grant was made with. */
   cnf: string | undefined;
-  /** Device and custom-token flows also answer an id_token (spec: Token response). */
+  /** Device and custom-token flows also answer an id_token (docs/platform-contract.md, "Tolerance of answers", token). */
   idToken: boolean;
   /** Keycloak-style session id, returned as session_state by the flows that report it. */
   sessionId: string;
@@ -33,6 +33,6 @@ export interface Grant {
   authTime: number;
 }
 
-/** Device classes of the spec's auth-scope table. */
+/** Device classes the platform's `auth` scope claims tell apart (public, machine to machine, …). */
 export const PUBLIC_DEVICE: DeviceAuth = { deviceType: 'public', deviceId: 'unknown', method: 'web', twoFa: 'none' };
 export const EXTERNAL_MACHINE: DeviceAuth = { deviceType: 'm2m', deviceId: 'unknown', method: 'api', twoFa: 'none' };

@@ -1,6 +1,6 @@
 import { oauthError } from './oauth-error.js';
 
-/** Scope values the spec knows (Access token, claims by scope). */
+/** Scope values the platform knows; each grants its own claims (see claims.ts). */
 export const KNOWN_SCOPES = ['openid', 'profile', 'email', 'phone', 'address', 'auth'] as const;
 
 /**

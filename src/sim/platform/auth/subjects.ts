@@ -5,7 +5,7 @@ type SeedUser = Seed['users'][number];
 
 /** The resource owner a token speaks for: a seeded user or a client's service account. */
 export interface Subject {
-  /** Random UUID, stable for the platform's lifetime and unique within the realm (spec: sub). */
+  /** Random UUID, stable for the platform's lifetime and unique within the realm (the platform's `sub`). */
   id: string;
   preferredUsername: string;
   /** Merchant id (profile claim entityId) or undefined for a client without a merchant. */

@@ -10,15 +10,15 @@ import { parseScope, withScopes } from './scope.js';
 import { issuerUrl, signingKey, type TokenResponse } from './token-issuer.js';
 import type { SeedTerminal } from '../seed.js';
 
-/** oauth: endpoints 2 and 6 (security host); mtls: endpoint 4 (device auth host, port 9021). */
+/** oauth: the token calls of the security host and its realms; mtls: the device token call (device auth host, port 9021; docs/platform-contract.md, "Hosts and TLS"). */
 export type TokenEndpointKind = 'oauth' | 'mtls';
 
 type TokenGrantType = Exclude<GrantType, 'custom_token'>;
 
 const GRANTS: Record<TokenEndpointKind, readonly TokenGrantType[]> = {
-  // Spec endpoint 2: the password grant belongs to the mutual TLS endpoint.
+  // The password grant belongs to the mutual TLS endpoint (docs/platform-contract.md, "Tokens").
   oauth: ['authorization_code', 'refresh_token', 'client_credentials'],
-  // Spec endpoint 4: client_credentials and password; refresh keeps a device token alive.
+  // The device token call: client_credentials and password; refresh keeps a device token alive (docs/platform-contract.md, "Tokens").
   mtls: ['client_credentials', 'password', 'refresh_token'],
 };
 
@@ -55,7 +55,7 @@ export function tokenEndpoint(core: AuthCore, kind: TokenEndpointKind) {
 }
 
 function terminalDevice(terminal: SeedTerminal): DeviceAuth {
-  // Confidential device over mutual TLS (spec: claims of scope auth by device class).
+  // Confidential device over mutual TLS (the `auth` scope's claims by device class).
   return { deviceType: terminal.deviceType, deviceId: terminal.logicalDeviceId, method: 'api', twoFa: 'tls', physicalDeviceId: terminal.serialNumber };
 }
 
@@ -126,7 +126,7 @@ const clientCredentials: GrantHandler = (core, req, form, kind) => {
     return { body: core.issuer.issue(grant, requested), clientId: client.clientId };
   }
   const terminal = terminalOfCert(core, req);
-  // Spec Authentication 5a: the merchant credentials registered for this terminal.
+  // Machine to machine: the merchant credentials registered for this terminal (docs/platform-contract.md, "Tokens").
   if (client.kind !== 'merchant' || client.merchantId === undefined || !terminal.merchantIds.includes(client.merchantId)) {
     throw oauthError('invalid_client', 'client is not registered for this terminal');
   }
@@ -137,7 +137,7 @@ const clientCredentials: GrantHandler = (core, req, form, kind) => {
 
 const password: GrantHandler = (core, req, form) => {
   const client = authenticateClient(req, form, core.clients);
-  // Spec endpoint 2, password row: the platform's designated powered application.
+  // The password grant's client is the platform's designated powered application (docs/platform-contract.md, "Tokens").
   if (!client.powered) throw oauthError('unauthorized_client', 'the password grant is reserved for the powered application');
   const terminal = terminalOfCert(core, req);
   const username = required(form, 'username');

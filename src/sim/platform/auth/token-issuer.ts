@@ -5,7 +5,7 @@ import type { Grant } from './grant.js';
 import { scopeClaims } from './claims.js';
 import type { RefreshStore } from './refresh-store.js';
 
-/** Token response fields exactly as the spec table lists them (Resources, Token response). */
+/** Token response fields exactly as the platform answers them (docs/platform-contract.md, "Tolerance of answers", token). */
 export interface TokenResponse {
   access_token: string;
   expires_in: number;
@@ -18,7 +18,7 @@ export interface TokenResponse {
   scope: string;
 }
 
-/** The audience every access token carries besides the client id (spec: aud may hold more). */
+/** The audience every access token carries besides the client id (the platform's `aud` may hold more). */
 export const PAYMENT_API_AUDIENCE = 'payment-api';
 
 export function signingKey(ctx: SimContext): Buffer {
@@ -30,7 +30,7 @@ export function keyId(key: Buffer): string {
   return `hs256-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
 
-/** The realm URL: iss of every token (spec: Access token, iss). */
+/** The realm URL: iss of every token, as on the platform. */
 export function issuerUrl(ctx: SimContext): string {
   return `${ctx.urls.api}/auth/realms/${ctx.seed.realm}`;
 }
@@ -96,7 +96,7 @@ export class TokenIssuer {
           this.kid,
         )
       : undefined;
-    // Field order follows the spec table; id_token and session_state only on the flows that return them.
+    // Field order follows the platform's answers; id_token and session_state only on the flows that return them.
     return {
       access_token: access,
       expires_in: accessSeconds,

@@ -42,7 +42,7 @@ export function createVerifier(ctx: SimContext): TokenVerifier {
       const claims = parsed.data;
       if (claims.iss !== issuerUrl(ctx)) throw invalidToken('access token from another issuer');
       const now = Math.floor(ctx.now() / 1000);
-      // Valid while the current time is before exp (spec: Access token, exp).
+      // Valid while the current time is before exp (docs/platform-contract.md, "Tokens").
       if (now >= claims.exp) throw invalidToken('access token expired');
       if (now < claims.nbf) throw invalidToken('access token not yet valid');
       const bound = claims.cnf?.['x5t#S256'];

@@ -3,7 +3,7 @@ import type { OperationName } from './schemas.js';
 import { lookup, type PaymentDeps } from './transaction.js';
 import type { Caller } from './types.js';
 
-/** Spec "Allowed-operations record". */
+/** Allowed-operations record (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export interface AllowedOperation {
   allowed: boolean;
   maxAmount: number;
@@ -15,8 +15,9 @@ export type AllowedOperationsAnswer =
   | (AllowedOperation & { operation: 'cancel' | 'refund'; operations: Record<OperationName, AllowedOperation> });
 
 /**
- * GET /payment/v1/transactions/{transactionId}/allowedoperations (DESIGN.md decision: the
- * agent asks before offering cancel/refund/capture): the record for `?operation=`, or without it the record of the operation that applies now (cancel while
+ * GET /payment/v1/transactions/{transactionId}/allowedoperations (the agent asks
+ * before offering cancel/refund/capture: docs/platform-contract.md, "Decisions where the
+ * spec is silent", allowed operations record): the record for `?operation=`, or without it the record of the operation that applies now (cancel while
  * the payment can be cancelled, else refund) plus all three under `operations`.
  */
 export function allowedOperations(deps: PaymentDeps, caller: Caller, id: string, operation: OperationName | undefined): AllowedOperationsAnswer {

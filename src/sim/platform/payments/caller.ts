@@ -4,7 +4,8 @@ import type { SeedTerminal } from '../seed.js';
 import type { Caller } from './types.js';
 
 /**
- * Checks the Bearer token (spec "Authentication" 1: every payment call carries one; the
+ * Checks the Bearer token (every payment call carries one: docs/platform-contract.md,
+ * "Endpoints"; the
  * verifier checks expiry and the cnf binding on mTLS) and finds the merchant
  * (`entityId`) and the terminal (`physical_device_id` = serial, `device_id` = logical id).
  * A merchant token without device claims acts from the merchant's first seeded terminal.

@@ -35,7 +35,7 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
   if (!check.ok) return ruleError(check.code, check.message);
   if (amount.amount > check.maxAmount) return ruleError('AMOUNT_EXCEEDS', `cancel amount ${amount.amount} exceeds the ${check.maxAmount} that can be cancelled`);
   if (amount.amount < check.maxAmount) {
-    // Spec "Limits": partial cancel depends on the acquirer (seed: merchant partialCancel).
+    // Partial cancel depends on the acquirer (seed: merchant partialCancel; docs/architecture.md, "Demo platform").
     if (!tx.merchant.partialCancel) return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', "the merchant's acquirer does not allow partial cancels");
     if (tx.record.transactionStatus === 'Initialized') return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', 'a pending wallet payment is cancelled in full');
   }
@@ -43,9 +43,9 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
 }
 
 /**
- * Creates the Cancel record (spec "Events": cancelRequest then <wallet>CancelResult; card:
- * cardCancelResult) and gives the money back. Spec rule 5: Technical = reversal,
- * Functional = void. The payment becomes `cancelled` once nothing is left.
+ * Creates the Cancel record (events cancelRequest then <wallet>CancelResult; card:
+ * cardCancelResult) and gives the money back. Technical = reversal, Functional = void
+ * (docs/platform-contract.md, "Endpoints", cancel). The payment becomes `cancelled` once nothing is left.
  */
 export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: CancelRequest): TransactionRecord {
   const refusal = cancelRefusal(deps, tx, req.amount);
@@ -87,16 +87,17 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
 /** POST /payment/v1/transactions/{transactionId}/cancel. */
 export function cancelTransaction(deps: PaymentDeps, caller: Caller, id: string, body: CancelBody): TransactionRecord {
   const tx = lookup(deps, caller, id);
-  // DESIGN.md decision: a Technical cancel is the terminal's own reversal of an unknown
+  // A Technical cancel is the terminal's own reversal of an unknown
   // outcome, sent without a person at hand, so the supervisor approval code applies to
-  // voids (Functional) only.
+  // voids (Functional) only (docs/platform-contract.md, "Decisions where the spec is
+  // silent", reversal).
   if (body.cancelReason !== 'Technical') checkApprovalCode(caller, body.approvalCode);
   if (body.clientNewTransactionId !== undefined) {
     const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
     if (existing !== undefined) return repeated(deps, existing, cancelFingerprint(tx, body.cancelAmount));
   }
-  // DESIGN.md decision (idempotency): a retried cancel, e.g. a reversal after a lost answer,
-  // answers the Cancel that did it instead of failing.
+  // Idempotency: a retried cancel, e.g. a reversal after a lost answer, answers the Cancel
+  // that did it instead of failing (docs/architecture.md, "Demo platform").
   if (tx.record.transactionType === 'Payment' && tx.record.transactionStatus === 'cancelled') {
     const done = tx.children.filter((c) => c.record.transactionType === 'Cancel').at(-1);
     if (done !== undefined) return snapshot(done);

@@ -7,8 +7,9 @@ import type { Amount } from './money.js';
 import type { Caller, SimTransaction, TransactionRecord } from './types.js';
 
 /**
- * Captures an authorized card sale, fully or partly (DESIGN.md decision: capture body
- * `{clientDateTime, channel, captureAmount}`): status `Captured`, a cardCaptureResult
+ * Captures an authorized card sale, fully or partly (capture body
+ * `{clientDateTime, channel, captureAmount}`: docs/platform-contract.md, "Decisions where
+ * the spec is silent"): status `Captured`, a cardCaptureResult
  * event, and the uncaptured rest of the authorization released.
  */
 function performCapture(deps: PaymentDeps, tx: SimTransaction, clientDateTime: string, amount: Amount): void {
@@ -41,8 +42,9 @@ export function captureTransaction(deps: PaymentDeps, caller: Caller, id: string
 }
 
 /**
- * POST /payment/v1/transactions/captureall (DESIGN.md decision: body `{clientDateTime,
- * channel}`, answer `{transactions: [records]}`): every authorized card sale of the merchant,
+ * POST /payment/v1/transactions/captureall (body `{clientDateTime,
+ * channel}`, answer `{transactions: [records]}`: docs/platform-contract.md, "Decisions
+ * where the spec is silent"): every authorized card sale of the merchant,
  * each for what is left of its authorization.
  */
 export function captureAll(deps: PaymentDeps, caller: Caller, clientDateTime: string): { transactions: TransactionRecord[] } {

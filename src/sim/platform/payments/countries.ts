@@ -1,4 +1,4 @@
-/** Reference data: GET /resources/v1/countries (spec "Country record": code, display). */
+/** Reference data: GET /resources/v1/countries (code, display: docs/platform-contract.md, "Endpoints"). */
 export const COUNTRIES: ReadonlyArray<{ code: string; display: string }> = [
   { code: 'AT', display: 'Austria' },
   { code: 'AU', display: 'Australia' },

@@ -1,7 +1,7 @@
 import currencyCodes from 'currency-codes';
 import { z } from 'zod';
 
-/** An amount object of the spec: integer minor units of an ISO 4217 currency. */
+/** An amount object: integer minor units of an ISO 4217 currency (docs/platform-contract.md, introduction). */
 export interface Amount {
   amount: number;
   currency: string;
@@ -14,7 +14,7 @@ export function currencyDigits(code: string): number | undefined {
 }
 
 /**
- * Spec "Limits / Amount unit": an integer of the currency's smallest unit, so
+ * An integer of the currency's smallest unit (docs/platform-contract.md, introduction), so
  * non-integers, zero and negative amounts and unknown currencies are refused.
  */
 export const amountSchema = z.object({

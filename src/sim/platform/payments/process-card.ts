@@ -6,9 +6,10 @@ import { createTransaction, type PaymentDeps } from './transaction.js';
 import type { Caller, SimTransaction } from './types.js';
 
 /**
- * Checks the card fields of a process body (DESIGN.md decision: card fields top level,
- * card data in `instrument.card`). Spec "Errors" 2: MOTO with any entryMode other than
- * Keyed is not processed and answers a validation message.
+ * Checks the card fields of a process body (card fields top level, card data in
+ * `instrument.card`: docs/platform-contract.md, "Decisions where the spec is silent").
+ * MOTO with any entryMode other than Keyed is not processed and answers a validation
+ * message (the platform's own rule; the agent sends MOTO keyed, same section, MOTO marker).
  */
 export function checkCardSale(body: ProcessBody): void {
   const { instrument } = body;
@@ -17,26 +18,28 @@ export function checkCardSale(body: ProcessBody): void {
     throw validationError(`instrument.paymentScenario ${instrument.paymentScenario} applies to wallet payments, not to cards`);
   }
   if (body.entryMode === undefined) throw validationError('entryMode is required for a card sale');
-  // DESIGN.md decision: MOTO is marked by instrument.paymentScenario "Moto".
+  // MOTO is marked by instrument.paymentScenario "Moto" (docs/platform-contract.md,
+  // "Decisions where the spec is silent").
   if (instrument.paymentScenario === 'Moto') {
     if (body.entryMode !== 'Keyed') throw validationError(`a MOTO sale must use entryMode Keyed, not ${body.entryMode}`, 'MOTO_ENTRY_MODE');
     const address = [body.orderChannel, body.zipCode, body.houseNumber];
     const given = address.filter((f) => f !== undefined).length;
-    // Spec "Process request body": with address verification orderChannel, zipCode and houseNumber are added;
-    // without it the contact details are e-mail or phone (DESIGN.md decision: in the instrument).
+    // With address verification orderChannel, zipCode and houseNumber are added; without it
+    // the contact details are e-mail or phone in the instrument (docs/platform-contract.md,
+    // "Decisions where the spec is silent", MOTO marker).
     if (given > 0 && given < 3) throw validationError('MOTO with address verification needs orderChannel, zipCode and houseNumber');
     if (given === 0 && instrument.email === undefined && instrument.phone === undefined) {
       throw validationError('MOTO without address verification needs instrument.email or instrument.phone');
     }
   }
-  // Online PIN translation (spec): the three fields travel together.
+  // Online PIN translation: the three fields travel together (docs/platform-contract.md, "Endpoints").
   const pin = [body.ksn, body.pinblock, body.pinblockFormat].filter((f) => f !== undefined).length;
   if (pin > 0 && pin < 3) throw validationError('online PIN needs ksn, pinblock and pinblockFormat together');
 }
 
 /**
- * DESIGN.md decision (deterministic declines for tests): a card whose masked PAN ends in
- * 0002, or an amount whose minor units end in 51, is refused.
+ * Deterministic declines for tests: a card whose masked PAN ends in 0002, or an amount
+ * whose minor units end in 51, is refused (docs/architecture.md, "Demo platform").
  */
 function declineReason(body: ProcessBody): { code: string; message: string } | undefined {
   if (body.instrument.card?.maskedPan.endsWith('0002')) return { code: '05', message: 'Declined by the issuer: do not honour' };
@@ -57,8 +60,9 @@ function publicInstrument(body: ProcessBody): Record<string, unknown> {
 /**
  * A card sale: `Refused` (recorded, nothing charged) or approved, then `Captured` with
  * immediate capture or `Accepted` (authorized, capturable) with deferred capture
- * (spec "Other rules" 2, DESIGN.md decision on card sale status). Offline uploads keep
- * the client's clientDateTime and id (DESIGN.md decision) and follow the same rules.
+ * (card sale statuses in docs/platform-contract.md, "Decisions where the spec is silent").
+ * Offline uploads keep the client's clientDateTime and id (same section, offline upload)
+ * and follow the same rules.
  */
 export function processCard(deps: PaymentDeps, caller: Caller, body: ProcessBody, fingerprint: string): SimTransaction {
   const now = deps.ctx.now();

@@ -8,8 +8,9 @@ import { merchantScanData, newPaymentId, walletAConsumerScanData, walletBConsume
 import type { Caller, SimTransaction, WalletType } from './types.js';
 
 /**
- * walletB confirms a merchant-scan payment shortly after answering it (spec: Initialized
- * first; DESIGN.md decision: then Accepted, seen by the next status call after about 1 s).
+ * walletB confirms a merchant-scan payment shortly after answering it (Initialized
+ * first, then Accepted, seen by the next status call after about 1 s: docs/architecture.md,
+ * "Demo platform").
  */
 export const WALLET_B_CONFIRM_MS = 1_000;
 
@@ -34,7 +35,8 @@ export function checkWalletSale(instrument: Instrument): void {
 }
 
 /**
- * A wallet payment (spec "Events" and "States and transitions"): consumer scan answers
+ * A wallet payment (docs/architecture.md, "Wallet QR, consumer scan" and
+ * "Wallet QR, merchant scan"): consumer scan answers
  * `Initialized` with the QR data and waits for the consumer; merchant scan is `Accepted`
  * at once for walletA and `Initialized` then `Accepted` shortly after for walletB.
  */

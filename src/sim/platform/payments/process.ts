@@ -17,7 +17,7 @@ function saleFingerprint(amount: { amount: number; currency: string }, instrumen
   ]);
 }
 
-/** POST /payment/v1/transactions/process (spec "Payment API"). */
+/** POST /payment/v1/transactions/process (docs/platform-contract.md, "Endpoints"). */
 export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody): TransactionRecord {
   if (body.instrument.instrumentType === 'card') checkCardSale(body);
   else checkWalletSale(body.instrument);
@@ -45,7 +45,8 @@ export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody
 }
 
 /**
- * POST /qrcode-payment/v1/transactions (spec "QR terminal call body"; response not shown):
+ * POST /qrcode-payment/v1/transactions (docs/platform-contract.md, "Endpoints";
+ * the answer is not specified):
  * the terminal scanned the consumer's code, so it is a merchant-scan Payment with the
  * scanned id as walletId.
  */

@@ -1,5 +1,5 @@
 /**
- * The provider's QR picture (spec "QR result data (walletA)": codeImage is a data URI,
+ * The provider's QR picture (walletA's QR result data: codeImage is a data URI,
  * jpeg, base64). A valid 8x8 baseline JPEG in mid grey: terminals render `codeValue`
  * themselves, the picture only has to be a real image.
  */

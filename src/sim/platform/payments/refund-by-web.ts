@@ -6,9 +6,10 @@ import { checkMatches, lookup, repeated, type PaymentDeps } from './transaction.
 import type { Caller, TransactionRecord } from './types.js';
 
 /**
- * POST /payment/v1/transactions/{transactionId}/refundbyweb (DESIGN.md decision: body
+ * POST /payment/v1/transactions/{transactionId}/refundbyweb (body
  * `{clientDateTime, clientNewTransactionId, amount}`; the platform picks cancel or refund
- * and answers that record). No approval code for by-web operations (spec).
+ * and answers that record: docs/platform-contract.md, "Endpoints"). No approval code for
+ * by-web operations (docs/platform-contract.md, "Decisions where the spec is silent").
  */
 export function refundByWeb(deps: PaymentDeps, caller: Caller, id: string, body: RefundByWebBody): TransactionRecord {
   const tx = lookup(deps, caller, id);

@@ -29,7 +29,8 @@ export const refundFingerprint = (payment: SimTransaction, amount: Amount): stri
   JSON.stringify(['Refund', payment.record.serverTransactionId, amount.amount, amount.currency]);
 
 /**
- * Creates the Refund record, status `Accepted` (spec "States and transitions"), with
+ * Creates the Refund record, status `Accepted` (a charged status:
+ * docs/platform-contract.md, "Decisions where the spec is silent", status values), with
  * <wallet>RefundRequest then <wallet>RefundResult (card: cardRefundRequest/Result) carrying
  * refundId, refundAmount, refundTime (ISO 8601 with offset) and resultData. Several
  * partial refunds are allowed up to what was charged; more is refused.

@@ -32,15 +32,15 @@ function summary(body: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * The payment API and reference data (spec "Payment API", "Reference data"). Every call
- * checks the Bearer token first (spec "Authentication" 1), then the body. The route
+ * The payment API and reference data (docs/platform-contract.md, "Endpoints"). Every call
+ * checks the Bearer token first (docs/platform-contract.md, "Endpoints"), then the body. The route
  * names are the fault-injection keys.
  */
 export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: PaymentDeps): void {
   const log = ctx.log.child({ component: 'payment-api' });
   const add = (method: string, path: string, name: string, handler: Handler): void => {
     // Terminals reach the payment API with their certificate; it answers on the device
-    // mTLS listener too (spec "Authentication" 5: terminal calls over mutual TLS).
+    // mTLS listener too (terminal calls go over mutual TLS: docs/platform-contract.md, "Hosts and TLS").
     router.add(
       method,
       path,
@@ -59,7 +59,7 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
 
   add('POST', `${base}/process`, 'process', (caller, req) => processSale(deps, caller, parseBody(processBodySchema, req.body)));
   add('POST', `${base}/captureall`, 'captureall', (caller, req) => captureAll(deps, caller, parseBody(captureAllBodySchema, req.body).clientDateTime));
-  // DESIGN.md decision (isAvailable): 200 means available.
+  // 200 means available (docs/platform-contract.md, "Decisions where the spec is silent").
   add('GET', `${base}/technical/isAvailable`, 'isAvailable', () => ({ available: true }));
   add('POST', `${base}/:id/capture`, 'capture', (caller, req) => captureTransaction(deps, caller, id(req), parseBody(captureBodySchema, req.body)));
   add('POST', `${base}/:id/refund`, 'refund', (caller, req) => refundTransaction(deps, caller, id(req), parseBody(refundBodySchema, req.body)));

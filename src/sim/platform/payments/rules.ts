@@ -9,8 +9,9 @@ const refuse = (code: string, message: string): RuleCheck => ({ ok: false, code,
 export const remainingAmount = (tx: SimTransaction): number => tx.amount.amount - tx.cancelled - tx.refunded;
 
 /**
- * Spec "States and transitions" 3 and "Errors" 4: an uncaptured (or unpaid, or paid wallet
- * within its window) payment can be cancelled; a captured one is refunded instead.
+ * An uncaptured (or unpaid, or paid wallet
+ * within its window) payment can be cancelled; a captured one is refunded instead
+ * (docs/architecture.md, "Capture, cancel, refund").
  */
 export function cancelCheck(tx: SimTransaction, now: number): RuleCheck {
   if (tx.record.transactionType !== 'Payment') return refuse('CANCEL_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be cancelled`);
@@ -35,7 +36,7 @@ export function refundableAmount(tx: SimTransaction): number {
   return tx.record.transactionStatus === 'Accepted' ? remainingAmount(tx) : 0;
 }
 
-/** Spec "Limits" (walletB refund 180 days) and rule 3 (an uncaptured card sale is cancelled, not refunded). */
+/** walletB refund 180 days; an uncaptured card sale is cancelled, not refunded (docs/architecture.md, "Capture, cancel, refund"). */
 export function refundCheck(tx: SimTransaction, now: number): RuleCheck {
   if (tx.record.transactionType !== 'Payment') return refuse('REFUND_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be refunded`);
   const status = tx.record.transactionStatus;
@@ -51,7 +52,7 @@ export function refundCheck(tx: SimTransaction, now: number): RuleCheck {
   return { ok: true, maxAmount: max };
 }
 
-/** Spec rule 2: only a card authorization with deferred capture is captured later. */
+/** Only a card authorization with deferred capture is captured later (docs/platform-contract.md, "Decisions where the spec is silent", card sale statuses). */
 export function captureCheck(tx: SimTransaction): RuleCheck {
   if (tx.record.transactionType !== 'Payment' || tx.instrumentType !== 'card') return refuse('CAPTURE_NOT_ALLOWED', 'only card sales are captured');
   const status = tx.record.transactionStatus;

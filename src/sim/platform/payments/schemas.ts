@@ -8,7 +8,7 @@ const clientId = text('clientNewTransactionId').max(64, 'clientNewTransactionId 
 /** A masked PAN keeps at most the first 6 and the last 4 digits; a full PAN is refused outright. */
 const MASKED_PAN = /^[0-9]{0,6}[*Xx]{2,13}[0-9]{4}$/;
 
-/** DESIGN.md decision (card fields): `instrument.card` with maskedPan, scheme, expiry, encryptedData, ksn. */
+/** `instrument.card` with maskedPan, scheme, expiry, encryptedData, ksn (docs/platform-contract.md, "Decisions where the spec is silent", card fields). */
 export const cardSchema = z.object({
   maskedPan: z
     .string({ error: 'maskedPan must be a string' })
@@ -21,17 +21,17 @@ export const cardSchema = z.object({
 
 export const instrumentSchema = z.object({
   instrumentType: z.enum(['card', 'walletA', 'walletB'], { error: 'instrumentType must be card, walletA or walletB' }),
-  /** Spec: ConsumerScan or MerchantScan for wallets; DESIGN.md decision: "Moto" marks a card MOTO sale. */
+  /** ConsumerScan or MerchantScan for wallets; "Moto" marks a card MOTO sale (docs/platform-contract.md, "Decisions where the spec is silent"). */
   paymentScenario: z.enum(['ConsumerScan', 'MerchantScan', 'Moto'], { error: 'paymentScenario must be ConsumerScan, MerchantScan or Moto' }).optional(),
   walletId: text('walletId').optional(),
   card: cardSchema.optional(),
-  /** DESIGN.md decision: MOTO contact details without address verification. */
+  /** MOTO contact details without address verification (docs/platform-contract.md, "Decisions where the spec is silent", MOTO marker). */
   email: z.email('email must be an e-mail address').optional(),
   phone: z.string().regex(/^\+?[0-9 ()-]{5,20}$/, 'phone must be a phone number').optional(),
 });
 export type Instrument = z.infer<typeof instrumentSchema>;
 
-/** Spec "Process request body"; DESIGN.md decision: the card fields are top level. */
+/** The process body; the card fields are top level (docs/platform-contract.md, "Endpoints" and "Decisions where the spec is silent"). */
 export const processBodySchema = z.object({
   clientDateTime: clientDateTimeSchema,
   channel: text('channel'),
@@ -49,7 +49,7 @@ export const processBodySchema = z.object({
 });
 export type ProcessBody = z.infer<typeof processBodySchema>;
 
-/** DESIGN.md decision: capture body `{clientDateTime, channel, captureAmount}`. */
+/** Capture body `{clientDateTime, channel, captureAmount}` (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export const captureBodySchema = z.object({
   clientDateTime: clientDateTimeSchema,
   channel: text('channel'),
@@ -57,7 +57,7 @@ export const captureBodySchema = z.object({
 });
 export type CaptureBody = z.infer<typeof captureBodySchema>;
 
-/** DESIGN.md decision: captureall body `{clientDateTime, channel}`. */
+/** Captureall body `{clientDateTime, channel}` (docs/platform-contract.md, "Decisions where the spec is silent"). */
 export const captureAllBodySchema = z.object({
   clientDateTime: clientDateTimeSchema,
   channel: text('channel'),
@@ -68,7 +68,8 @@ const operationInstrument = z.object({
 });
 
 /**
- * Spec "Cancel request body"; DESIGN.md decision: `approvalCode` top level. A
+ * The cancel body; `approvalCode` top level (docs/platform-contract.md, "Endpoints" and
+ * "Decisions where the spec is silent"). A
  * clientNewTransactionId is optional here: when sent, a retried cancel is recognised by it.
  */
 export const cancelBodySchema = z.object({
@@ -82,7 +83,7 @@ export const cancelBodySchema = z.object({
 });
 export type CancelBody = z.infer<typeof cancelBodySchema>;
 
-/** Spec "Refund request body"; DESIGN.md decision: `approvalCode` top level. */
+/** The refund body; `approvalCode` top level (docs/platform-contract.md, "Endpoints" and "Decisions where the spec is silent"). */
 export const refundBodySchema = z.object({
   clientDateTime: clientDateTimeSchema,
   channel: text('channel'),
@@ -93,7 +94,7 @@ export const refundBodySchema = z.object({
 });
 export type RefundBody = z.infer<typeof refundBodySchema>;
 
-/** DESIGN.md decision: refundbyweb body `{clientDateTime, clientNewTransactionId, amount}`. */
+/** Refundbyweb body `{clientDateTime, clientNewTransactionId, amount}` (docs/platform-contract.md, "Endpoints"). */
 export const refundByWebBodySchema = z.object({
   clientDateTime: clientDateTimeSchema,
   clientNewTransactionId: clientId,
@@ -101,7 +102,7 @@ export const refundByWebBodySchema = z.object({
 });
 export type RefundByWebBody = z.infer<typeof refundByWebBodySchema>;
 
-/** Spec "QR terminal call body". */
+/** The terminal QR call's body (docs/platform-contract.md, "Endpoints"). */
 export const qrCodeBodySchema = z.object({
   paymentType: z.enum(['walletA', 'walletB'], { error: 'paymentType must be walletA or walletB' }),
   paymentScenario: z.literal('MerchantScan', { error: 'paymentScenario must be MerchantScan (the terminal scanned the consumer code)' }),

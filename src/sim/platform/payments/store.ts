@@ -21,7 +21,7 @@ export class TransactionStore {
     return this.byClientId.get(clientKey(merchantId, clientId));
   }
 
-  /** Spec: the path's transactionId is the client or the server identifier. */
+  /** The path's transactionId is the client or the server identifier (the agent uses the client id: docs/platform-contract.md, "Endpoints"). */
   find(merchantId: string, id: string): SimTransaction | undefined {
     const byServer = this.byServerId.get(id);
     if (byServer !== undefined && byServer.merchant.merchantId === merchantId) return byServer;

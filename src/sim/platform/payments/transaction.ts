@@ -73,8 +73,9 @@ export function lookup(deps: PaymentDeps, caller: Caller, id: string): SimTransa
 }
 
 /**
- * DESIGN.md decision (repeated clientNewTransactionId): the same request answers the
- * existing transaction; the same id for a different request is a conflict (409).
+ * A repeated clientNewTransactionId: the same request answers the existing transaction;
+ * the same id for a different request is a conflict (409) (docs/architecture.md, "Demo
+ * platform").
  */
 export function repeated(deps: PaymentDeps, existing: SimTransaction, fingerprint: string): TransactionRecord {
   if (existing.fingerprint !== fingerprint) {
@@ -88,8 +89,10 @@ export function repeated(deps: PaymentDeps, existing: SimTransaction, fingerprin
 }
 
 /**
- * DESIGN.md decision (approval code): `approvalCode` top level of refund and cancel
- * bodies; spec "Errors" 3: required and checked when the merchant's aggregator demands one.
+ * `approvalCode` is top level of refund and cancel bodies (docs/platform-contract.md,
+ * "Decisions where the spec is silent", approval code): required and checked when the
+ * merchant's aggregator demands one (the seed's "Demo Books": docs/architecture.md, "Demo
+ * platform").
  */
 export function checkApprovalCode(caller: Caller, approvalCode: string | undefined): void {
   if (caller.approvalCode === null) return;

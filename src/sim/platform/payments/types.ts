@@ -2,16 +2,16 @@ import type { SeedMerchant } from '../seed.js';
 import type { Amount } from './money.js';
 
 /**
- * Spec "States and transitions" shows Initialized, Accepted and cancelled (lowercase);
- * Refused, Captured, Failed and Expired are the DESIGN.md decisions for card sales and
- * wallet outcomes.
+ * The platform's published states are Initialized, Accepted and cancelled (lowercase);
+ * Refused, Captured, Failed and Expired are the agent's decisions for card sales and
+ * wallet outcomes (docs/platform-contract.md, "Decisions where the spec is silent").
  */
 export type TransactionStatus = 'Initialized' | 'Accepted' | 'Captured' | 'Refused' | 'Failed' | 'Expired' | 'cancelled';
 export type TransactionType = 'Payment' | 'Cancel' | 'Refund';
 export type InstrumentType = 'card' | 'walletA' | 'walletB';
 export type WalletType = Exclude<InstrumentType, 'card'>;
 
-/** Event of a transaction record; which fields appear depends on eventType (spec "Event fields"). */
+/** Event of a transaction record; which fields appear depends on eventType (docs/platform-contract.md, "Decisions where the spec is silent", card events). */
 export interface TransactionEvent {
   eventType: string;
   serverProcessingDateTime: string;
@@ -25,7 +25,7 @@ export interface TransactionSource {
   physicalDeviceId: string;
 }
 
-/** Spec "Payment transaction record". */
+/** The payment transaction record (docs/platform-contract.md, "Tolerance of answers"). */
 export interface TransactionRecord {
   transactionType: TransactionType;
   serverTransactionId: string;

@@ -9,9 +9,9 @@ const UTC8_MINUTES = 8 * 60;
 
 export const newPaymentId = (now: number): string => `${new Date(now).getUTCFullYear()}${randomBytes(10).toString('hex')}`;
 
-/** walletA amount objects carry `value` as a string of minor units (spec "amount object"). */
+/** walletA amount objects carry `value` as a string of minor units (docs/platform-contract.md, "Tolerance of answers"). */
 export const walletAAmount = (a: Amount): { currency: string; value: string } => ({ currency: a.currency, value: String(a.amount) });
-/** walletB amount objects use currency_code and a decimal `value` string (spec "fee objects"). */
+/** walletB amount objects use currency_code and a decimal `value` string (docs/platform-contract.md, "Tolerance of answers"). */
 export const walletBAmount = (a: Amount): { currency_code: string; value: string } => ({
   currency_code: a.currency,
   value: majorUnits(a.amount, a.currency),
@@ -22,7 +22,7 @@ export function pspCustomerInfo(wallet: WalletType, paymentId: string): { pspNam
   return { pspName: wallet, pspCustomerId: `${wallet}-cust-${id}`, displayCustomerId: `****${id.slice(-4)}` };
 }
 
-/** Spec "QR result data (walletA)". */
+/** QR result data of walletA (docs/platform-contract.md, "Decisions where the spec is silent", where the QR is). */
 export function walletAConsumerScanData(paymentId: string, amount: Amount, expireAt: number, merchant: SeedMerchant): Record<string, unknown> {
   return {
     paymentId,
@@ -41,7 +41,7 @@ export function walletAConsumerScanData(paymentId: string, amount: Amount, expir
   };
 }
 
-/** Spec "QR result data (walletB)". */
+/** QR result data of walletB (docs/platform-contract.md, "Decisions where the spec is silent", where the QR is). */
 export function walletBConsumerScanData(paymentId: string, amount: Amount, now: number): Record<string, unknown> {
   return {
     codeValue: `https://pay.wallet-b.example/qr/${paymentId}`,
@@ -51,7 +51,7 @@ export function walletBConsumerScanData(paymentId: string, amount: Amount, now: 
   };
 }
 
-/** Spec "merchant-scan result data". */
+/** Result data of a merchant-scan payment. */
 export function merchantScanData(wallet: WalletType, paymentId: string, paymentRequestId: string, amount: Amount): Record<string, unknown> {
   if (wallet === 'walletA') {
     return { paymentRequestId, paymentId, paymentAmount: walletAAmount(amount), pspCustomerInfo: pspCustomerInfo('walletA', paymentId) };
@@ -59,12 +59,12 @@ export function merchantScanData(wallet: WalletType, paymentId: string, paymentR
   return { paymentId, walletBAmount: walletBAmount(amount) };
 }
 
-/** The provider's answer data on cancel and refund results (spec "refund result event"). */
+/** The provider's answer data on cancel and refund results (kept and relayed as sent: docs/platform-contract.md, "Decisions where the spec is silent", card events). */
 export function providerResultData(wallet: WalletType | 'card', merchant: SeedMerchant): Record<string, unknown> {
   return wallet === 'walletA' ? { acquirerId: merchant.acquirerId, pspId: 'walletA-psp' } : { acquirerId: merchant.acquirerId };
 }
 
-/** Spec "refund request event (walletB)": fee split of the refunded gross amount. */
+/** walletB's refund request event: fee split of the refunded gross amount. */
 export function walletBRefundFees(refund: Amount): Record<string, { currency_code: string; value: string }> {
   const fee = Math.floor((refund.amount * 29) / 1000);
   const obj = (n: number) => ({ currency_code: refund.currency, value: majorUnits(n, refund.currency) });

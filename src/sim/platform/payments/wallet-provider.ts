@@ -21,9 +21,10 @@ const MESSAGE: Record<WalletOutcome, string> = {
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * The wallet providers' side of a pending payment (spec "Other rules" 1 and DESIGN.md
- * decision: `Initialized` → `Accepted` (paid), `Failed` or `Expired`). An outcome comes
- * from a timer, from a control call, or is applied when the transaction is read after its
+ * The wallet providers' side of a pending payment (`Initialized` → `Accepted` (paid),
+ * `Failed` or `Expired`: docs/architecture.md, "Demo platform", and
+ * docs/platform-contract.md, "Decisions where the spec is silent", status values). An
+ * outcome comes from a timer, from a control call, or is applied when the transaction is read after its
  * time has come on the platform clock (so tests move the clock instead of waiting).
  * Every change appends one `<wallet>PaymentNotification` event.
  */

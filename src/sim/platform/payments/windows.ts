@@ -3,8 +3,9 @@ const DAY = 24 * HOUR;
 const UTC8 = 8 * HOUR;
 
 /**
- * Spec "Limits": walletA can be cancelled from the sale until 00:15 UTC+8 on the following
- * day. Returns the first instant at which the cancel is no longer possible.
+ * walletA can be cancelled from the sale until 00:15 UTC+8 on the following
+ * day (docs/platform-contract.md, "Decisions where the spec is silent", windows). Returns the first instant at which the cancel is no
+ * longer possible.
  */
 export function walletACancelDeadline(saleAt: number): number {
   const local = new Date(saleAt + UTC8);
@@ -12,13 +13,13 @@ export function walletACancelDeadline(saleAt: number): number {
   return localMidnight + DAY + 15 * 60_000 - UTC8;
 }
 
-/** Spec "Limits": walletB cancel during the first 24 hours after the sale (24 h exactly is too late). */
+/** walletB cancel during the first 24 hours after the sale, 24 h exactly is too late (docs/platform-contract.md, "Decisions where the spec is silent", windows). */
 export function walletBCancelDeadline(saleAt: number): number {
   return saleAt + DAY;
 }
 
 /**
- * Spec "Limits": walletB refund "up to 180 days after the sale". Like the cancel windows,
+ * walletB refund "up to 180 days after the sale" (docs/platform-contract.md, "Decisions where the spec is silent", windows). Like the cancel windows,
  * the period is half-open: 180 days after the sale to the millisecond is too late.
  */
 export function walletBRefundDeadline(saleAt: number): number {
