@@ -4,6 +4,7 @@ import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/ser
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { testSimProfile } from '../helpers/demo-platform.js';
 
 /**
  * The whole agent with its offline queue: the platform goes away, a chip card the reader
@@ -42,6 +43,7 @@ describe('offline card sales through the whole agent', () => {
     // The same platform comes back where it was (its tokens are signed with the seed's key).
     const certs = testCerts();
     revived = await startDemoPlatform({
+      settings: { profile: testSimProfile() },
       apiPort,
       mtlsPort,
       tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },

@@ -1,5 +1,6 @@
 import { request, type Agent } from 'undici';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
+import { isSimProfileName, type SimProfileName } from '../../src/sim/platform/profile.js';
 import type { SimSettings } from '../../src/sim/platform/context.js';
 import { createMtlsDispatcher, loadIdentity, readIdentity, type DeviceIdentity } from '../../src/identity/index.js';
 import { HostDispatchers } from '../../src/platform/dispatchers.js';
@@ -22,7 +23,20 @@ export interface Demo {
   close(): Promise<void>;
 }
 
-/** The demo platform on loopback, port 0, with the dev certificates of this test run. */
+/**
+ * The demo platform's answering profile for this run: TEST_SIM_PROFILE=strict makes every
+ * fixture start it in the strict profile (docs/architecture.md, "Demo platform"), so the
+ * same tests see the contract's extremes; `npm test` runs the suites that talk to the
+ * platform once in each.
+ */
+export function testSimProfile(): SimProfileName {
+  const wanted = process.env.TEST_SIM_PROFILE;
+  if (wanted === undefined || wanted === '') return 'standard';
+  if (!isSimProfileName(wanted)) throw new Error(`TEST_SIM_PROFILE must be standard or strict, not ${wanted}`);
+  return wanted;
+}
+
+/** The demo platform on loopback, port 0, with the dev certificates of this test run, in the run's profile unless told. */
 export async function startDemo(settings?: Partial<SimSettings>): Promise<Demo> {
   const certs = testCerts();
   const { log, sink } = testLogger('debug');
@@ -32,7 +46,7 @@ export async function startDemo(settings?: Partial<SimSettings>): Promise<Demo> 
     tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
     seed: SEED_FILE,
     log,
-    ...(settings !== undefined ? { settings } : {}),
+    settings: { profile: testSimProfile(), ...settings },
   });
   const controlDispatcher = createMtlsDispatcher(identityOf('device'), shortTimeouts);
   return {

@@ -12,6 +12,7 @@ import { testCerts } from './certs.js';
 import { testLogger, type LogSink } from './log-sink.js';
 import { tempDir } from './temp-dir.js';
 import { systemClock, type Clock, type Logger } from '../../src/core/index.js';
+import { testSimProfile } from './demo-platform.js';
 
 export const SEED_FILE = 'config/demo-seed.json';
 /** Card data as a reader would give it (opaque, encrypted); must never reach a log or an export. */
@@ -153,6 +154,7 @@ export async function platformFixture(opts: { headersTimeoutMs?: number } = {}):
   const certs = testCerts();
   const { log, sink } = testLogger('debug');
   const platform = await startDemoPlatform({
+    settings: { profile: testSimProfile() },
     apiPort: 0,
     mtlsPort: 0,
     tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },

@@ -3,6 +3,7 @@ import { loadConfig, type LoadConfigOptions } from '../../src/config/load.js';
 import { testCerts } from './certs.js';
 import { testLogger, type LogSink } from './log-sink.js';
 import { tempDir } from './temp-dir.js';
+import { testSimProfile } from './demo-platform.js';
 
 type Flags = NonNullable<LoadConfigOptions['flags']>;
 
@@ -28,7 +29,7 @@ export async function startTestAgent(opts: { flags?: Flags; level?: 'trace' | 'd
     api: { port: 0 },
     log: { level: opts.level ?? 'debug' },
   };
-  const sim = { apiPort: 0, mtlsPort: 0, ...(flags.sim as object | undefined) };
+  const sim = { apiPort: 0, mtlsPort: 0, profile: testSimProfile(), ...(flags.sim as object | undefined) };
   const { config } = loadConfig({ cwd: process.cwd(), env: {}, flags: { ...base, ...flags, sim } });
   const logged = testLogger(opts.level ?? 'debug');
   let agent: RunningAgent;

@@ -7,6 +7,7 @@ import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { SEED_FILE } from '../helpers/offline-sales.js';
+import { testSimProfile } from '../helpers/demo-platform.js';
 
 /**
  * Issue 6, done when: "the agent killed with SIGKILL at random points during a burst of
@@ -34,6 +35,7 @@ const tmp = tempDir('offline-kill-');
 beforeAll(async () => {
   const certs = testCerts();
   platform = await startDemoPlatform({
+    settings: { profile: testSimProfile() },
     apiPort: 0,
     mtlsPort: 0,
     tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
