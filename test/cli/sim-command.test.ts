@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
@@ -6,20 +6,30 @@ import { testCerts } from '../helpers/certs.js';
 
 const BIN = 'dist/src/cli/bin.js';
 
+/** `terminal-agent sim` on any free ports with this run's dev PKI. */
+function spawnSim(certsDir: string, ...extra: string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certsDir, ...extra], { stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** The line the command prints once it listens. */
+function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out);
+    });
+    child.once('exit', (code) => reject(new Error(`sim exited with ${String(code)} before listening`)));
+  });
+}
+
 describe('terminal-agent sim', () => {
   it('listens on the ports it is given (0 = any), answers, and stops on SIGTERM', async () => {
     expect(existsSync(BIN), 'run `npx tsc -p .` (npm test builds first)').toBe(true);
     const certs = testCerts();
-    const child = spawn(process.execPath, [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnSim(certs.dir);
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('\n')) resolve(out);
-        });
-        child.once('exit', (code) => reject(new Error(`sim exited with ${String(code)} before listening`)));
-      });
+      const line = await firstLine(child);
       const match = /api (https:\/\/127\.0\.0\.1:(\d+)) {2}device auth https:\/\/127\.0\.0\.1:(\d+)/.exec(line);
       expect(match, line).not.toBeNull();
       const [, apiUrl, apiPort, mtlsPort] = match as RegExpExecArray;
@@ -40,17 +50,10 @@ describe('terminal-agent sim', () => {
 
   it('starts in the profile it is told, and the control route switches it and refuses an unknown one', async () => {
     const certs = testCerts();
-    const child = spawn(process.execPath, [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir, '--profile', 'strict'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnSim(certs.dir, '--profile', 'strict');
     const dispatcher = new Agent({ connect: { ca: readFileSync(certs.caCert) } });
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('\n')) resolve(out);
-        });
-        child.once('exit', (code) => reject(new Error(`sim exited with ${String(code)} before listening`)));
-      });
+      const line = await firstLine(child);
       expect(line).toContain('(strict profile)');
       const apiUrl = (/api (https:\/\/127\.0\.0\.1:\d+)/.exec(line) as RegExpExecArray)[1] as string;
       const profile = async (): Promise<unknown> => {
@@ -77,7 +80,7 @@ describe('terminal-agent sim', () => {
 
   it('refuses an unknown --profile with a line naming the choices', async () => {
     const certs = testCerts();
-    const child = spawn(process.execPath, [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir, '--profile', 'lenient'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnSim(certs.dir, '--profile', 'lenient');
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -1,13 +1,9 @@
 import { z } from 'zod';
+import { childPlatformFields } from '../../lib/child-platform-options.js';
 
 /** Options of the offline burst child (scripts/chaos/offline/child.ts), passed as one JSON argument. */
 export const burstOptionsSchema = z.strictObject({
-  apiUrl: z.string(),
-  mtlsUrl: z.string(),
-  certFile: z.string(),
-  keyFile: z.string(),
-  caFile: z.string(),
-  dataDir: z.string(),
+  ...childPlatformFields,
   /** Ids are `<prefix>-<run>-<n>`: each run takes new sales. */
   prefix: z.string(),
   run: z.number().int().min(0),

@@ -1,13 +1,9 @@
 import { z } from 'zod';
+import { childPlatformFields } from '../../lib/child-platform-options.js';
 
 /** Options of the online chaos child (scripts/chaos/online/child.ts), passed as one JSON argument. */
 export const chaosChildOptionsSchema = z.strictObject({
-  apiUrl: z.string(),
-  mtlsUrl: z.string(),
-  certFile: z.string(),
-  keyFile: z.string(),
-  caFile: z.string(),
-  dataDir: z.string(),
+  ...childPlatformFields,
   /** Sales in the journal when the stream ends (counted over every run, from the journal). */
   sales: z.number().int().min(0),
   /** Seed of this run's operation stream (the parent derives it from its own seed and the run). */
