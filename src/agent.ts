@@ -194,7 +194,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           ...(d.info?.firmware !== undefined ? { firmware: d.info.firmware } : {}),
         })),
     };
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices });
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 

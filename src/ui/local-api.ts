@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.js';
-import { AgentError, ErrorCodes, isAgentError, type Logger } from '../core/index.js';
+import { AgentError, ErrorCodes, isAgentError, systemClock, type Logger, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
 import type { PaymentsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
@@ -36,6 +36,8 @@ export interface LocalApiOptions {
   /** Where the counter page's files are looked for (default: dist/ui/page, then src/ui/page). */
   pageDirs?: string[];
   sse?: { capacity?: number; heartbeatMs?: number };
+  /** Start time and uptime (docs/architecture.md, "Time"); default the system clock. */
+  clock?: TimeSource;
 }
 
 export interface LocalApi {
@@ -103,7 +105,8 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       }
       const token = loadOrCreateLocalToken(config.dataDir, log);
       const runId = randomUUID();
-      const startedAt = Date.now();
+      const clock = opts.clock ?? systemClock();
+      const startedAt = clock.wall();
       const tracker = opts.devices ? undefined : trackDevicesFromBus(opts.bus, config);
       stopDevices = tracker?.stop;
       const devices = opts.devices ? () => opts.devices?.devices() ?? [] : (tracker?.devices ?? (() => []));
@@ -114,7 +117,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const router = new Router();
       registerHealthRoutes(router, { health: opts.health });
       registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs(), token });
-      const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, merchants: opts.merchants, devices, sse: hub, runId, startedAt };
+      const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, merchants: opts.merchants, devices, sse: hub, runId, startedAt, clock };
       registerPaymentRoutes(router, deps);
       registerStatusRoutes(router, deps);
       registerOfflineRoutes(router, deps);

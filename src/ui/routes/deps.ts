@@ -1,5 +1,5 @@
 import type { Config } from '../../config/index.js';
-import type { Logger } from '../../core/index.js';
+import type { Logger, TimeSource } from '../../core/index.js';
 import type { PaymentsApi } from '../../payments/index.js';
 import type { SseHub } from '../sse-hub.js';
 import type { DeviceStatusView, HealthSource, MerchantsSource, OfflineApiSource } from '../sources.js';
@@ -19,4 +19,5 @@ export interface RouteDeps {
   sse: SseHub;
   runId: string;
   startedAt: number;
+  clock: TimeSource;
 }

@@ -23,7 +23,7 @@ export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
       agent: {
         run: deps.runId,
         startedAt: new Date(deps.startedAt).toISOString(),
-        uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
+        uptimeSeconds: Math.round((deps.clock.wall() - deps.startedAt) / 1000),
         environment: deps.config.environment,
         defaultCurrency: deps.config.payments.defaultCurrency,
         merchantId: deps.config.auth.merchantId ?? null,
