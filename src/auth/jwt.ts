@@ -37,7 +37,7 @@ export interface AccessTokenInfo {
   issuedAt: Date | undefined;
   /** From `exp`: the platform's clock. */
   expiresAt: Date;
-  /** RFC 8705 x5t#S256 the token is bound to. */
+  /** RFC 8705 x5t#S256 the token is bound to; undefined for a token that is not certificate-bound. */
   boundThumbprint: string | undefined;
   issuer: string | undefined;
 }
@@ -64,18 +64,19 @@ export function decodeJwtPayload(token: string): RawClaims {
 export interface ClaimExpectations {
   /** The OAuth client we asked as: must be azp and among aud. */
   clientId: string;
-  /** Our certificate's x5t#S256. */
+  /** Our certificate's x5t#S256: a token that carries cnf must be bound to it. */
   thumbprint: string;
-  /** A device token must carry cnf; a missing binding is an error unless this is false. */
-  requireBinding: boolean;
   leewaySeconds: number;
   /** The platform's clock at receipt (its Date header), else ours. */
   platformNowMs: number;
 }
 
 /**
- * Checks exp/nbf with leeway, azp/aud against the client id and cnf.x5t#S256 against our
- * thumbprint. A binding mismatch is AUTH_BINDING_MISMATCH, anything else AUTH_TOKEN_INVALID.
+ * Checks exp/nbf with leeway, azp/aud against the client id and, when the token carries
+ * cnf.x5t#S256, that it is our thumbprint. A token without cnf is accepted: the platform
+ * issues cnf only with the `auth` scope, never to a machine-to-machine client
+ * (docs/platform-contract.md, "Tokens"). A binding mismatch is AUTH_BINDING_MISMATCH,
+ * anything else AUTH_TOKEN_INVALID.
  */
 export function checkAccessToken(token: string, expect: ClaimExpectations): AccessTokenInfo {
   const c = decodeJwtPayload(token);
@@ -95,11 +96,6 @@ export function checkAccessToken(token: string, expect: ClaimExpectations): Acce
     throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token audience does not contain client ${expect.clientId}`);
   }
   const bound = c.cnf?.['x5t#S256'];
-  if (bound === undefined && expect.requireBinding) {
-    throw new AgentError(ErrorCodes.AUTH_BINDING_MISMATCH, 'access token carries no certificate binding (cnf x5t#S256)', {
-      details: { expected: expect.thumbprint },
-    });
-  }
   if (bound !== undefined && bound !== expect.thumbprint) {
     throw new AgentError(ErrorCodes.AUTH_BINDING_MISMATCH, 'access token is bound to another certificate than this device certificate', {
       details: { expected: expect.thumbprint, bound },

@@ -1,3 +1,4 @@
+import type { AccessTokenInfo } from './jwt.js';
 import type { MerchantCredentials } from './merchant-credentials.js';
 import type { CustomTokenDevice, TokenEndpoint } from './token-endpoint.js';
 import type { GrantOutcome } from './token-response.js';
@@ -8,10 +9,12 @@ export interface MerchantSlot {
   credentials: MerchantCredentials;
 }
 
-/** Machine-to-machine: client_credentials at the device token endpoint (docs/platform-contract.md, "Tokens"). */
+/**
+ * Machine-to-machine: client_credentials at the device token endpoint; refreshed at the
+ * security host's token endpoint of the merchant's user domain (docs/platform-contract.md, "Tokens").
+ */
 export class ClientCredentialsSource implements TokenSource {
   readonly flow = 'client_credentials' as const;
-  readonly requireBinding = true;
 
   constructor(
     private readonly slot: MerchantSlot,
@@ -30,9 +33,11 @@ export class ClientCredentialsSource implements TokenSource {
     return this.endpoint.clientCredentials(this.slot.credentials.clientId, this.slot.credentials.clientSecret);
   }
 
-  async refresh(refreshToken: string): Promise<GrantOutcome> {
+  refresh(refreshToken: string, token: AccessTokenInfo): Promise<GrantOutcome> | undefined {
+    const domain = userDomainOf(this.slot.credentials.userDomain, token);
+    if (domain === undefined) return undefined;
     this.guard();
-    return this.endpoint.refresh(this.slot.credentials.clientId, this.slot.credentials.clientSecret, refreshToken);
+    return this.endpoint.refresh(domain, this.slot.credentials.clientId, this.slot.credentials.clientSecret, refreshToken);
   }
 
   reloadCredentials(): Promise<void> {
@@ -48,10 +53,13 @@ export interface PasswordLogin {
   password: string;
 }
 
-/** End-user: password grant with scope openid profile email (docs/platform-contract.md, "Tokens"). */
+/**
+ * End-user: password grant with scope openid profile email at the device token endpoint;
+ * refreshed at the security host's token endpoint of the user's domain, the token's
+ * `user_domain` claim (docs/platform-contract.md, "Tokens").
+ */
 export class PasswordSource implements TokenSource {
   readonly flow = 'password' as const;
-  readonly requireBinding = true;
 
   constructor(
     private readonly login: PasswordLogin,
@@ -68,9 +76,11 @@ export class PasswordSource implements TokenSource {
     return this.endpoint.password(this.login.clientId, this.login.username, this.login.password, this.login.clientSecret);
   }
 
-  async refresh(refreshToken: string): Promise<GrantOutcome> {
+  refresh(refreshToken: string, token: AccessTokenInfo): Promise<GrantOutcome> | undefined {
+    const domain = userDomainOf(undefined, token);
+    if (domain === undefined) return undefined;
     this.guard();
-    return this.endpoint.refresh(this.login.clientId, this.login.clientSecret, refreshToken);
+    return this.endpoint.refresh(domain, this.login.clientId, this.login.clientSecret, refreshToken);
   }
 }
 
@@ -81,21 +91,16 @@ export interface CustomTokenOptions {
   /** A merchant token from the realm's authorization flow. */
   merchantToken: () => Promise<string>;
   device: CustomTokenDevice;
-  /** Bound when the call presents the device certificate (default true). */
-  requireBinding?: boolean;
 }
 
 /** Demo only: a device token from the custom-token endpoint (docs/platform-contract.md, "Tokens"); renewed by asking again. */
 export class CustomTokenSource implements TokenSource {
   readonly flow = 'custom_token' as const;
-  readonly requireBinding: boolean;
 
   constructor(
     private readonly opts: CustomTokenOptions,
     private readonly endpoint: TokenEndpoint,
-  ) {
-    this.requireBinding = opts.requireBinding ?? true;
-  }
+  ) {}
 
   clientId(): string {
     return this.opts.clientId;
@@ -104,4 +109,14 @@ export class CustomTokenSource implements TokenSource {
   async grant(): Promise<GrantOutcome> {
     return this.endpoint.customToken(this.opts.realm, await this.opts.merchantToken(), this.opts.device);
   }
+}
+
+/**
+ * The user domain whose token endpoint refreshes: the merchant credentials' `userDomain`,
+ * else the token's `user_domain` claim (profile scope). Neither known: no refresh, a new
+ * grant instead (docs/platform-contract.md, "Tokens").
+ */
+function userDomainOf(fromCredentials: string | undefined, token: AccessTokenInfo): string | undefined {
+  if (fromCredentials !== undefined && fromCredentials !== '') return fromCredentials;
+  return token.userDomain !== undefined && token.userDomain !== '' ? token.userDomain : undefined;
 }

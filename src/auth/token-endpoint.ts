@@ -29,17 +29,24 @@ export interface CustomTokenDevice {
   method: 'api' | 'device_flow';
 }
 
-/** OAuth error codes (RFC 6749 5.2) mapped to the agent's codes. */
-const OAUTH_CODES: Record<string, ErrorCode> = {
-  invalid_grant: ErrorCodes.AUTH_INVALID_GRANT,
-  invalid_client: ErrorCodes.AUTH_INVALID_CLIENT,
-  access_denied: ErrorCodes.AUTH_UNKNOWN_TERMINAL,
-};
+/**
+ * A refused token request (RFC 6749 5.2) in the agent's codes. The client is refused
+ * (AUTH_INVALID_CLIENT, which makes the agent read the merchant credentials again) on
+ * `invalid_client`, on `unauthorized_client` and on any 401: identity servers answer a
+ * renewed secret with 401 `unauthorized_client` (docs/platform-contract.md, "Tokens").
+ */
+function oauthCode(errorCode: string | undefined, status: number): ErrorCode | undefined {
+  if (errorCode === 'invalid_grant') return ErrorCodes.AUTH_INVALID_GRANT;
+  if (errorCode === 'access_denied' || status === 403) return ErrorCodes.AUTH_UNKNOWN_TERMINAL;
+  if (errorCode === 'invalid_client' || errorCode === 'unauthorized_client' || status === 401) return ErrorCodes.AUTH_INVALID_CLIENT;
+  return undefined;
+}
 
 /**
- * The token calls of the authorization server: client_credentials, password and
- * refresh_token at the device token endpoint over mutual TLS, the
- * demo custom-token endpoint and the realm token URL (docs/platform-contract.md, "Tokens").
+ * The token calls of the authorization server: client_credentials and password at the
+ * device token endpoint over mutual TLS, refresh_token at the security host's token
+ * endpoint of the user domain, the demo custom-token endpoint and the realm token URL
+ * (docs/platform-contract.md, "Tokens").
  * Bodies are form-urlencoded; client credentials go in the body.
  * Nothing here logs; errors never carry the secrets or tokens sent.
  */
@@ -66,8 +73,13 @@ export class TokenEndpoint {
     });
   }
 
-  refresh(clientId: string, clientSecret: string | undefined, refreshToken: string): Promise<GrantOutcome> {
-    return this.post('refresh_token', this.deviceTokenUrl(), {
+  /**
+   * The device token endpoint takes client_credentials and password only; a refresh
+   * belongs to the security host's token endpoint of the client's user domain
+   * (docs/platform-contract.md, "Tokens"). No `scope`: the original one.
+   */
+  refresh(userDomain: string, clientId: string, clientSecret: string | undefined, refreshToken: string): Promise<GrantOutcome> {
+    return this.post('refresh_token', this.userDomainTokenUrl(userDomain), {
       grant_type: 'refresh_token',
       client_id: clientId,
       ...(clientSecret !== undefined ? { client_secret: clientSecret } : {}),
@@ -85,6 +97,10 @@ export class TokenEndpoint {
   realmClientCredentials(realm: string, clientId: string, clientSecret: string): Promise<GrantOutcome> {
     const url = `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
     return this.post('client_credentials', url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  }
+
+  private userDomainTokenUrl(userDomain: string): string {
+    return `${trim(this.opts.authUrl)}/oauth2/v1/${encodeURIComponent(userDomain)}/token`;
   }
 
   private deviceTokenUrl(): string {
@@ -113,8 +129,8 @@ export class TokenEndpoint {
 
 function oauthError(req: { operation: string; method: 'POST' }, res: HttpResponse, clock: TimeSource): PlatformError {
   const base = statusError(req, res, clock);
-  const mapped = base.errorCode !== undefined ? OAUTH_CODES[base.errorCode] : undefined;
-  const code = mapped ?? (res.status === 403 ? ErrorCodes.AUTH_UNKNOWN_TERMINAL : undefined);
+  // A 5xx or a 429 stays what it is (retried), whatever its body says.
+  const code = res.status >= 500 || res.status === 429 ? undefined : oauthCode(base.errorCode, res.status);
   if (code === undefined) return base;
   return new PlatformError(base.message, {
     category: base.category === 'server' ? 'server' : res.status === 401 || res.status === 403 ? 'auth' : 'rejected',

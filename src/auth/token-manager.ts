@@ -9,7 +9,7 @@ import {
   type Clock,
   type TimerHandle,
 } from '../core/index.js';
-import { isPlatformError } from '../platform/index.js';
+import { isPlatformError, type PlatformError } from '../platform/index.js';
 import { checkAccessToken, decodeJwtPayload, type AccessTokenInfo } from './jwt.js';
 import type { ClockSkewMeter } from './clock-skew.js';
 import type { GrantOutcome } from './token-response.js';
@@ -19,7 +19,7 @@ import type { GrantOutcome } from './token-response.js';
  * - retrying: the platform was unreachable, slow or failing; a retry is scheduled (backoff);
  * - config_fault: the platform refused our client or user (renewed secret not picked up,
  *   wrong password, refused grant); slow retries until it is fixed;
- * - binding_mismatch: the token is not bound to our certificate (RFC 8705 cnf);
+ * - binding_mismatch: the token carries cnf for another certificate than ours (RFC 8705);
  * - cert_refused / unknown_terminal: the platform refused the device certificate / serial;
  * - cert_expired: our certificate is outside its validity window (or our clock is wrong);
  * - token_invalid: the token is expired on arrival, not yet valid, or for another client.
@@ -43,12 +43,13 @@ export interface TokenSource {
   readonly flow: 'client_credentials' | 'password' | 'custom_token';
   /** The client the token must be issued to (azp, aud). */
   clientId(): string;
-  /** Device tokens must carry cnf.x5t#S256; a missing binding is then an error. */
-  readonly requireBinding: boolean;
   grant(): Promise<GrantOutcome>;
-  /** Absent when the flow cannot refresh: it grants again instead. */
-  refresh?(refreshToken: string): Promise<GrantOutcome>;
-  /** After invalid_client: read the credentials again (a renewed secret). */
+  /**
+   * Absent when the flow cannot refresh, undefined when this token cannot be refreshed
+   * (no user domain known): the manager grants again instead.
+   */
+  refresh?(refreshToken: string, token: AccessTokenInfo): Promise<GrantOutcome> | undefined;
+  /** After the client was refused (a renewed secret): read the credentials again. */
   reloadCredentials?(): Promise<void>;
 }
 
@@ -90,9 +91,9 @@ export interface TokenCounts {
   grants: number;
   refreshes: number;
   failures: number;
-  /** Refresh token refused (invalid_grant): dropped and granted again. */
+  /** Refresh refused (any OAuth refusal): the refresh token dropped and the client granted again. */
   regrants: number;
-  /** Client refused (invalid_client): merchant credentials read again. */
+  /** Client refused (invalid_client, unauthorized_client, 401): merchant credentials read again. */
   credentialReloads: number;
 }
 
@@ -123,6 +124,11 @@ const STATE_OF: Partial<Record<ErrorCode, TokenState>> = {
   PLATFORM_BAD_RESPONSE: 'token_invalid',
 };
 
+/** The platform answered a token request with a refusal (a 4xx other than 429): nothing was issued. */
+function isRefusal(err: unknown): err is PlatformError {
+  return isPlatformError(err) && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429;
+}
+
 /** A failure a later attempt may well not see: network, timeout, 5xx, 429. */
 export function isTransientAuthError(err: unknown): boolean {
   if (isPlatformError(err)) return err.transient && err.code !== ErrorCodes.PLATFORM_BAD_RESPONSE;
@@ -137,8 +143,8 @@ function asAgentError(err: unknown): AgentError {
 /**
  * The tokens of one OAuth client (one merchant), in memory only. Refreshes proactively
  * at `refreshRatio` of the lifetime measured on a monotonic clock from receipt; one
- * request in flight however many callers wait; a refused refresh token is dropped and
- * the client granted again; a refused client re-reads its credentials once per attempt.
+ * request in flight however many callers wait; a refused refresh is followed by a new
+ * grant at once; a refused client re-reads its credentials once per attempt.
  */
 export class TokenManager {
   private held: Held | undefined;
@@ -299,41 +305,47 @@ export class TokenManager {
   private async acquire(): Promise<Held> {
     const source = this.opts.source;
     let reloaded = false;
+    /** Reads the merchant credentials again once per attempt after the client was refused (a renewed secret). */
+    const reloadOnce = async (err: unknown): Promise<boolean> => {
+      if (reloaded || source.reloadCredentials === undefined || !isAgentError(err, ErrorCodes.AUTH_INVALID_CLIENT)) return false;
+      reloaded = true;
+      this.counts.credentialReloads++;
+      this.log.warn({ status: isPlatformError(err) ? err.status : undefined, error: isPlatformError(err) ? err.errorCode : undefined }, 'client refused; reading the merchant credentials again');
+      await source.reloadCredentials();
+      return true;
+    };
     for (;;) {
       const held = this.held;
       const rt = held?.refreshToken;
-      const refreshable =
-        rt !== undefined && source.refresh !== undefined && (held?.refreshExpiresAtMono === undefined || this.opts.clock.mono() < held.refreshExpiresAtMono);
-      try {
-        if (refreshable && source.refresh !== undefined) {
-          let outcome: GrantOutcome;
-          try {
-            this.counts.refreshes++;
-            outcome = await source.refresh(rt);
-          } catch (err) {
-            if (isAgentError(err, ErrorCodes.AUTH_INVALID_GRANT)) {
-              // Rotated, expired or revoked (docs/platform-contract.md, "Tokens"): drop it, grant again.
-              this.dropRefreshToken(rt);
-              this.counts.regrants++;
-              this.log.info('refresh token refused (invalid_grant); granting again');
-              continue;
-            }
-            throw err;
-          }
-          // RFC 6749 section 6: without a new refresh token the old one stays in use.
-          return this.accept(outcome, rt);
+      const pending =
+        held !== undefined && rt !== undefined && (held.refreshExpiresAtMono === undefined || this.opts.clock.mono() < held.refreshExpiresAtMono)
+          ? source.refresh?.(rt, held.info)
+          : undefined;
+      if (pending !== undefined && rt !== undefined) {
+        this.counts.refreshes++;
+        let outcome: GrantOutcome;
+        try {
+          outcome = await pending;
+        } catch (err) {
+          if (!isRefusal(err)) throw err;
+          // Any refused refresh (invalid_grant, unsupported_grant_type, invalid_request,
+          // unauthorized_client, …) is followed by a new grant at once, so that the token
+          // never runs out for want of a refresh (docs/platform-contract.md, "Tokens").
+          this.dropRefreshToken(rt);
+          this.counts.regrants++;
+          this.log.info({ status: err.status, error: err.errorCode }, 'refresh refused; granting again');
+          await reloadOnce(err);
+          continue;
         }
+        // RFC 6749 section 6: without a new refresh token the old one stays in use.
+        return this.accept(outcome, rt);
+      }
+      if (rt !== undefined) this.dropRefreshToken(rt);
+      try {
         this.counts.grants++;
         return this.accept(await source.grant(), undefined);
       } catch (err) {
-        if (isAgentError(err, ErrorCodes.AUTH_INVALID_CLIENT) && !reloaded && source.reloadCredentials !== undefined) {
-          // A renewed secret makes ours obsolete; the platform serves the new one (docs/platform-contract.md, "Tokens").
-          reloaded = true;
-          this.counts.credentialReloads++;
-          this.log.warn('client credentials refused (invalid_client); reading the merchant credentials again');
-          await source.reloadCredentials();
-          continue;
-        }
+        if (await reloadOnce(err)) continue;
         throw err;
       }
     }
@@ -353,7 +365,6 @@ export class TokenManager {
     const info = checkAccessToken(response.access_token, {
       clientId: this.opts.source.clientId(),
       thumbprint: this.opts.thumbprint,
-      requireBinding: this.opts.source.requireBinding,
       leewaySeconds: this.opts.leewaySeconds,
       platformNowMs,
     });

@@ -88,7 +88,7 @@ export function remedyFor(err: unknown, state: DiagState): string {
     case ErrorCodes.AUTH_INVALID_CLIENT:
       return "the platform refused the merchant's client credentials: they may have been renewed just now; run diag again, else contact the acquirer";
     case ErrorCodes.AUTH_BINDING_MISMATCH:
-      return 'the token is not bound to this device certificate: the platform must issue certificate-bound tokens over mutual TLS (check platform.deviceAuthUrl)';
+      return 'the token is bound to another certificate than this device certificate: check for a TLS-terminating proxy between terminal and platform, and platform.deviceAuthUrl';
     case ErrorCodes.AUTH_NO_MERCHANT:
       return 'set auth.merchantId to one of the listed merchants, or ask the acquirer to assign a merchant';
     case ErrorCodes.CERT_EXPIRED:

@@ -4,10 +4,13 @@ import { EventBus } from '../../src/events/bus.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { decodeJwtPayload } from '../../src/auth/jwt.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
-import { control, dispatchersOf, grantStats, identityOf, startDemo, type Demo } from '../helpers/demo-platform.js';
+import { control, dispatchersOf, grantStats, identityOf, startDemo, testSimProfile, type Demo } from '../helpers/demo-platform.js';
 import { systemClock } from '../../src/core/index.js';
 import { createServer } from 'node:net';
+import { request } from 'undici';
 import { vi } from 'vitest';
+import type { SimProfileName } from '../../src/sim/platform/profile.js';
+import type { AuthStats } from '../../src/sim/platform/auth/index.js';
 
 const settings: AuthSettings = {
   mode: 'client_credentials',
@@ -19,6 +22,30 @@ const settings: AuthSettings = {
 
 let demo: Demo;
 const open: Array<{ auth: AuthService; dispatchers: HostDispatchers }> = [];
+/** The strict profile issues device tokens without cnf (docs/architecture.md, "Demo platform"). */
+const strictRun = testSimProfile() === 'strict';
+
+/** Switches the platform's answering profile through its control route. */
+async function useProfile(profile: SimProfileName): Promise<void> {
+  const res = await request(`${demo.apiUrl}/sim/control/profile`, {
+    method: 'PUT',
+    dispatcher: demo.controlDispatcher,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ profile }),
+  });
+  await res.body.text();
+  if (res.statusCode !== 204) throw new Error(`profile ${profile}: ${res.statusCode}`);
+}
+
+/** Grant counters, also per endpoint (security host `oauth`, device token endpoint `mtls`). */
+async function stats(): Promise<AuthStats> {
+  return (await control(demo, 'GET', '/sim/control/auth/stats')) as AuthStats;
+}
+
+/** Renews a merchant's client secret at the platform; answers the new one. */
+async function renewSecret(clientId: string): Promise<string> {
+  return ((await control(demo, 'POST', `/sim/control/clients/${clientId}/renew-secret`)) as { clientSecret: string }).clientSecret;
+}
 
 beforeAll(async () => {
   demo = await startDemo();
@@ -32,6 +59,7 @@ afterEach(async () => {
     await o.dispatchers.close();
   }
   demo.platform.faults.clear();
+  await useProfile(testSimProfile());
 });
 
 interface ServiceOptions {
@@ -61,7 +89,7 @@ function service(over: Partial<AuthSettings> = {}, o: ServiceOptions = {}): Auth
 }
 
 describe('AuthService against the demo platform (client_credentials over mTLS)', () => {
-  it('reads the merchant credentials, grants a device-bound token and logs who it runs as', async () => {
+  it('reads the merchant credentials, grants a token (certificate-bound unless strict) and logs who it runs as', async () => {
     const bus = new EventBus();
     const events: AgentEvent[] = [];
     bus.subscribe((e) => events.push(e));
@@ -73,9 +101,9 @@ describe('AuthService against the demo platform (client_credentials over mTLS)',
     expect(status.serialNumber).toBe('TA-0001');
     expect(status.merchants.map((m) => m.clientId)).toEqual(['terminal-app-1001', 'terminal-app-1002']);
     expect(status.merchants[0]?.default).toBe(true);
-    expect(status.tokens[0]).toMatchObject({ clientId: 'terminal-app-1001', state: 'valid', hasToken: true, merchantId: 'm-1001', bound: true });
+    expect(status.tokens[0]).toMatchObject({ clientId: 'terminal-app-1001', state: 'valid', hasToken: true, merchantId: 'm-1001', bound: !strictRun });
     const token = await auth.tokenFor();
-    expect(decodeJwtPayload(token).cnf?.['x5t#S256']).toBe(identityOf('device').thumbprint);
+    expect(decodeJwtPayload(token).cnf?.['x5t#S256']).toBe(strictRun ? undefined : identityOf('device').thumbprint);
     expect(events.some((e) => e.type === 'auth.status' && (e.data as { state: string }).state === 'valid')).toBe(true);
     const line = demo.sink.records().find((r) => r.msg?.toString().startsWith('authenticated: terminal TA-0001'));
     expect(line).toMatchObject({ serialNumber: 'TA-0001', clientId: 'terminal-app-1001', merchantName: 'Demo Coffee', merchantId: 'm-1001' });
@@ -90,15 +118,15 @@ const delta = (before: Awaited<ReturnType<typeof grantStats>>, after: Awaited<Re
 });
 
 describe('grants', () => {
-  it('password grant (staff log-in): the powered application, scope openid profile email, bound to the device', async () => {
-    const before = await grantStats(demo);
+  it('password grant (staff log-in): the powered application, scope openid profile email, bound to the device unless strict', async () => {
+    const before = await stats();
     const auth = service({ mode: 'password', username: 'staff1', password: 'demo-staff-password', poweredClientId: 'powered-app' });
     await auth.start();
     const st = auth.status();
     expect(st.state).toBe('ready');
-    expect(st.tokens[0]).toMatchObject({ flow: 'password', clientId: 'powered-app', username: 'staff1', merchantId: 'm-1001', bound: true });
+    expect(st.tokens[0]).toMatchObject({ flow: 'password', clientId: 'powered-app', username: 'staff1', merchantId: 'm-1001', bound: !strictRun });
     expect(st.tokens[0]?.scopes).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
-    expect(delta(before, await grantStats(demo))).toEqual({ granted: { password: 1 }, refused: {} });
+    expect(delta(before, await stats())).toEqual({ granted: { password: 1 }, refused: {} });
     expect(demo.sink.text()).not.toContain('demo-staff-password');
   });
 
@@ -115,7 +143,7 @@ describe('grants', () => {
     const identity = identityOf('device');
     const dispatchers = dispatchersOf(identity);
     const endpoint = new TokenEndpoint({ authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl, dispatchers });
-    const before = await grantStats(demo);
+    const before = await stats();
     const manager = new TokenManager({
       source: new CustomTokenSource(
         {
@@ -138,7 +166,7 @@ describe('grants', () => {
     try {
       await manager.start();
       expect(manager.status()).toMatchObject({ flow: 'custom_token', state: 'valid', bound: true, merchantId: 'm-1001' });
-      expect(delta(before, await grantStats(demo)).granted).toEqual({ client_credentials: 1, custom_token: 1 });
+      expect(delta(before, await stats()).granted).toEqual({ client_credentials: 1, custom_token: 1 });
     } finally {
       manager.stop();
       await dispatchers.close();
@@ -154,64 +182,126 @@ describe('refresh', () => {
     try {
       const granted = await endpoint.clientCredentials('terminal-app-1002', 'demo-secret-1002-change-me');
       const rt1 = granted.response.refresh_token as string;
-      const refreshed = await endpoint.refresh('terminal-app-1002', 'demo-secret-1002-change-me', rt1);
+      const refreshed = await endpoint.refresh('demo-merchants', 'terminal-app-1002', 'demo-secret-1002-change-me', rt1);
       expect(refreshed.response.refresh_token).toBeDefined();
       expect(refreshed.response.refresh_token).not.toBe(rt1);
-      await expect(endpoint.refresh('terminal-app-1002', 'demo-secret-1002-change-me', rt1)).rejects.toMatchObject({ code: 'AUTH_INVALID_GRANT', status: 400 });
+      await expect(endpoint.refresh('demo-merchants', 'terminal-app-1002', 'demo-secret-1002-change-me', rt1)).rejects.toMatchObject({ code: 'AUTH_INVALID_GRANT', status: 400 });
     } finally {
       await dispatchers.close();
     }
   });
 
-  it('refreshes with the refresh_token grant over mTLS, never a new client_credentials grant', async () => {
+  it("refreshes with the refresh_token grant at the security host's token endpoint of the user domain, never at the device token endpoint", async () => {
     const auth = service({ merchantId: 'terminal-app-1002' });
     await auth.start();
-    const before = await grantStats(demo);
+    const before = await stats();
     const first = await auth.tokenFor();
     await auth.refreshNow();
     await auth.refreshNow();
     const latest = await auth.tokenFor();
     expect(latest).not.toBe(first);
-    expect(delta(before, await grantStats(demo))).toEqual({ granted: { refresh_token: 2 }, refused: {} });
-    expect(auth.status().tokens[0]?.counts).toMatchObject({ grants: 1, refreshes: 2 });
+    const after = await stats();
+    expect(delta(before, after)).toEqual({ granted: { refresh_token: 2 }, refused: {} });
+    expect(after.byEndpoint.oauth.granted.refresh_token - before.byEndpoint.oauth.granted.refresh_token).toBe(2);
+    expect(after.byEndpoint.mtls).toEqual(before.byEndpoint.mtls);
+    expect(auth.status().tokens[0]?.counts).toMatchObject({ grants: 1, refreshes: 2, regrants: 0 });
+    const line = demo.sink.records().filter((r) => r.msg === 'token issued' && r.grantType === 'refresh_token').at(-1);
+    expect(line).toMatchObject({ endpoint: 'oauth', clientId: 'terminal-app-1002' });
+  });
+
+  it('password grant: refreshed at the user domain of its user_domain claim', async () => {
+    const auth = service({ mode: 'password', username: 'staff1', password: 'demo-staff-password', poweredClientId: 'powered-app' });
+    await auth.start();
+    const before = await stats();
+    await auth.refreshNow();
+    const after = await stats();
+    expect(after.byEndpoint.oauth.granted.refresh_token - before.byEndpoint.oauth.granted.refresh_token).toBe(1);
+    expect(after.byEndpoint.mtls).toEqual(before.byEndpoint.mtls);
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { grants: 1, refreshes: 1, regrants: 0 } });
+  });
+
+  it.each([
+    ['unsupported_grant_type', 400],
+    ['invalid_request', 400],
+    ['unauthorized_client', 400],
+  ])('a refresh refused with %s (%i) is followed at once by a new grant, so the token never runs out', async (errorCode, status) => {
+    const auth = service();
+    await auth.start();
+    const old = await auth.tokenFor();
+    demo.platform.faults.set('oauth-token', { status, errorCode, errorMessage: 'refused', times: 1 });
+    const before = await stats();
+    await auth.refreshNow();
+    const after = await stats();
+    // The refused refresh never reached the handler (injected), so only the new grant counts.
+    expect(delta(before, after)).toEqual({ granted: { client_credentials: 1 }, refused: {} });
+    expect(after.byEndpoint.mtls.granted.client_credentials - before.byEndpoint.mtls.granted.client_credentials).toBe(1);
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', hasToken: true, counts: { regrants: 1 } });
+    expect(await auth.tokenFor()).not.toBe(old);
   });
 
   it('concurrent callers after a 401 share one refresh', async () => {
     const auth = service();
     await auth.start();
     const token = await auth.tokenFor();
-    const before = await grantStats(demo);
+    const before = await stats();
     auth.invalidate(undefined, token);
     const tokens = await Promise.all(Array.from({ length: 20 }, () => auth.tokenFor()));
     for (let i = 0; i < 5; i++) auth.invalidate(undefined, token);
     expect(new Set(tokens).size).toBe(1);
     expect(tokens[0]).not.toBe(token);
-    expect(delta(before, await grantStats(demo))).toEqual({ granted: { refresh_token: 1 }, refused: {} });
+    expect(delta(before, await stats())).toEqual({ granted: { refresh_token: 1 }, refused: {} });
   });
 
   it('revoked refresh tokens: drops the refused one and grants again', async () => {
     const auth = service();
     await auth.start();
     await control(demo, 'POST', '/sim/control/auth/revoke-refresh-tokens');
-    const before = await grantStats(demo);
+    const before = await stats();
     await auth.refreshNow();
-    expect(delta(before, await grantStats(demo))).toEqual({ granted: { client_credentials: 1 }, refused: { refresh_token: 1 } });
+    expect(delta(before, await stats())).toEqual({ granted: { client_credentials: 1 }, refused: { refresh_token: 1 } });
     expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { regrants: 1 } });
   });
 });
 
-describe('secret renewal (spec Other rules 6)', () => {
-  it('a refresh refused with invalid_client re-reads the merchant credentials once and goes on with the new secret', async () => {
+describe('secret renewal (docs/platform-contract.md, "Tokens")', () => {
+  it('a refresh refused after a renewal re-reads the merchant credentials once and grants with the new secret', async () => {
     const auth = service({ merchantId: 'Demo Books' });
     await auth.start();
     const oldToken = await auth.tokenFor();
-    const { clientSecret } = (await control(demo, 'POST', '/sim/control/clients/terminal-app-1002/renew-secret')) as { clientSecret: string };
-    const before = await grantStats(demo);
+    const clientSecret = await renewSecret('terminal-app-1002');
+    const before = await stats();
     await auth.refreshNow();
-    expect(delta(before, await grantStats(demo))).toEqual({ granted: { refresh_token: 1 }, refused: { refresh_token: 1 } });
-    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { credentialReloads: 1 } });
+    expect(delta(before, await stats())).toEqual({ granted: { client_credentials: 1 }, refused: { refresh_token: 1 } });
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { credentialReloads: 1, regrants: 1 } });
     expect(await auth.tokenFor()).not.toBe(oldToken);
     expect(demo.sink.text()).not.toContain(clientSecret);
+  });
+
+  it('strict: a renewed secret answered 401 unauthorized_client re-reads the credentials and a token is obtained', async () => {
+    await useProfile('strict');
+    const auth = service();
+    await auth.start();
+    // Demo Books gets its first token only after its secret was renewed: the grant meets the old secret.
+    const clientSecret = await renewSecret('terminal-app-1002');
+    const before = await stats();
+    const token = await auth.tokenFor('terminal-app-1002');
+    expect(decodeJwtPayload(token).entityId).toBe('m-1002');
+    expect(delta(before, await stats())).toEqual({ granted: { client_credentials: 1 }, refused: { client_credentials: 1 } });
+    const st = auth.status().tokens.find((t) => t.clientId === 'terminal-app-1002');
+    expect(st).toMatchObject({ state: 'valid', counts: { credentialReloads: 1, grants: 2 } });
+    const refusal = demo.sink.records().find((r) => r.msg === 'token request refused' && r.error === 'unauthorized_client');
+    expect(refusal).toBeDefined();
+    expect(demo.sink.text()).not.toContain(clientSecret);
+  });
+
+  it.each([
+    [{ status: 401, errorCode: 'unauthorized_client', errorMessage: 'Invalid client or Invalid client credentials' }],
+    [{ status: 401, rawBody: 'Unauthorized' }],
+  ])('a grant refused with %j re-reads the merchant credentials and then gets a token', async (fault) => {
+    demo.platform.faults.set('mtls-token', { ...fault, times: 1 });
+    const auth = service();
+    await auth.start();
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { credentialReloads: 1, grants: 2 } });
   });
 
   it('a client still refused after re-reading is a configuration fault: start fails clearly, slow retries go on', async () => {
@@ -231,12 +321,12 @@ describe('certificate change', () => {
     const auth = service();
     await auth.start();
     const old = await auth.tokenFor();
-    const before = await grantStats(demo);
+    const before = await stats();
     auth.replaceIdentity(identityOf('device'));
     expect(auth.status()).toMatchObject({ hasToken: false, tokens: [] });
     const fresh = await auth.tokenFor();
     expect(fresh).not.toBe(old);
-    expect(delta(before, await grantStats(demo))).toEqual({ granted: { client_credentials: 1 }, refused: {} });
+    expect(delta(before, await stats())).toEqual({ granted: { client_credentials: 1 }, refused: {} });
   });
 });
 
@@ -271,11 +361,11 @@ describe('refusals of the device', () => {
   });
 
   it('expired device certificate: refused before any request goes out', async () => {
-    const before = await grantStats(demo);
+    const before = await stats();
     const auth = service({}, { who: 'expired' });
     await expect(auth.start()).rejects.toMatchObject({ code: 'CERT_EXPIRED' });
     expect(auth.status()).toMatchObject({ state: 'error', lastError: { code: 'CERT_EXPIRED' } });
-    expect(await grantStats(demo)).toEqual(before);
+    expect(await stats()).toEqual(before);
   });
 
   it('expired device certificate the agent believes valid (wrong clock): the platform refuses it, AUTH_CERT_REFUSED', async () => {
@@ -302,7 +392,8 @@ describe('refusals of the device', () => {
     }
   });
 
-  it('a token whose cnf is not our certificate: AUTH_BINDING_MISMATCH and an error status', async () => {
+  it('a token whose cnf is not our certificate: AUTH_BINDING_MISMATCH and an error status (standard: tokens carry cnf)', async () => {
+    await useProfile('standard');
     // The token is fetched over TA-0001's certificate while the service expects TA-9999's thumbprint.
     const other = identityOf('unknown');
     const auth = service({}, { identity: { serialNumber: 'TA-0001', thumbprint: other.thumbprint } });
@@ -310,6 +401,36 @@ describe('refusals of the device', () => {
     const st = auth.status();
     expect(st.state).toBe('error');
     expect(st.tokens[0]).toMatchObject({ state: 'binding_mismatch', hasToken: false, lastError: { code: 'AUTH_BINDING_MISMATCH' } });
+  });
+});
+
+describe('strict profile: device tokens without cnf', () => {
+  it.each([
+    ['client_credentials', {}],
+    ['password', { mode: 'password' as const, username: 'staff1', password: 'demo-staff-password', poweredClientId: 'powered-app' }],
+  ])('%s: a token without cnf is accepted, the agent becomes ready and says the token is not bound', async (_flow, over) => {
+    await useProfile('strict');
+    const auth = service(over);
+    await auth.start();
+    const st = auth.status();
+    expect(st).toMatchObject({ state: 'ready', hasToken: true });
+    expect(st.tokens[0]).toMatchObject({ state: 'valid', hasToken: true, bound: false, merchantId: 'm-1001' });
+    const token = await auth.tokenFor();
+    expect(decodeJwtPayload(token).cnf).toBeUndefined();
+    expect(decodeJwtPayload(token).scope?.split(' ')).not.toContain('auth');
+    // The payment API accepts it over the device's connection.
+    demo.platform.context.tokens.verifyBearer(`Bearer ${token}`, identityOf('device').thumbprint);
+  });
+
+  it('the device token endpoint refuses refresh_token with unsupported_grant_type; the agent never sends it there', async () => {
+    await useProfile('strict');
+    const auth = service();
+    await auth.start();
+    const before = await stats();
+    await auth.refreshNow();
+    const after = await stats();
+    expect(after.byEndpoint.mtls).toEqual(before.byEndpoint.mtls);
+    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', counts: { refreshes: 1, regrants: 0 } });
   });
 });
 

@@ -67,7 +67,6 @@ type Step = (() => GrantOutcome | Promise<GrantOutcome>) | Error;
 /** A scripted token source: each call takes the next step of its queue, else issues a fresh token. */
 export class FakeSource implements TokenSource {
   readonly flow = 'client_credentials' as const;
-  requireBinding = true;
   readonly calls: string[] = [];
   readonly grants: Step[] = [];
   readonly refreshes: Step[] = [];

@@ -5,7 +5,7 @@ import { jwt } from './fake-tokens.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const nowS = NOW / 1000;
-const expect0 = { clientId: 'terminal-app-1001', thumbprint: 'T', requireBinding: true, leewaySeconds: 30, platformNowMs: NOW };
+const expect0 = { clientId: 'terminal-app-1001', thumbprint: 'T', leewaySeconds: 30, platformNowMs: NOW };
 const good = {
   iat: nowS,
   nbf: nowS,
@@ -38,10 +38,15 @@ describe('access token checks (decoded, never trusted)', () => {
     expect(() => checkAccessToken(jwt({ ...good, azp: undefined, aud: 'terminal-app-1001' }), expect0)).not.toThrow();
   });
 
-  it('a cnf of another certificate, or none, is AUTH_BINDING_MISMATCH', () => {
+  it('a cnf of another certificate is AUTH_BINDING_MISMATCH', () => {
     expect(() => checkAccessToken(jwt({ ...good, cnf: { 'x5t#S256': 'X' } }), expect0)).toThrow(expect.objectContaining({ code: 'AUTH_BINDING_MISMATCH' }));
-    expect(() => checkAccessToken(jwt({ ...good, cnf: undefined }), expect0)).toThrow(expect.objectContaining({ code: 'AUTH_BINDING_MISMATCH' }));
-    expect(() => checkAccessToken(jwt({ ...good, cnf: undefined }), { ...expect0, requireBinding: false })).not.toThrow();
+    expect(() => checkAccessToken(jwt({ ...good, cnf: {} }), expect0)).not.toThrow();
+  });
+
+  it('a token without cnf (machine to machine, no auth scope) is accepted and reported as not bound', () => {
+    const info = checkAccessToken(jwt({ ...good, scope: 'profile email', cnf: undefined }), expect0);
+    expect(info.boundThumbprint).toBeUndefined();
+    expect(info.scopes).toEqual(['profile', 'email']);
   });
 
   it('refuses what is not a JWT, or has claims of the wrong type, naming the claim', () => {

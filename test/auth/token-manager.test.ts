@@ -30,8 +30,16 @@ function manager(source: FakeSource, over: Partial<TokenManagerOptions> = {}): {
 
 const network = (): PlatformError =>
   new PlatformError('could not reach platform (ECONNREFUSED)', { category: 'network', operation: 'token', method: 'POST', outcomeUnknown: false });
-const oauth = (code: 'AUTH_INVALID_GRANT' | 'AUTH_INVALID_CLIENT', status: number): PlatformError =>
-  new PlatformError(`platform refused token (${status})`, { category: status === 401 ? 'auth' : 'rejected', code, operation: 'token', method: 'POST', status, outcomeUnknown: false });
+const oauth = (code: 'AUTH_INVALID_GRANT' | 'AUTH_INVALID_CLIENT' | undefined, status: number, errorCode?: string): PlatformError =>
+  new PlatformError(`platform refused token (${status})`, {
+    category: status === 401 ? 'auth' : 'rejected',
+    ...(code !== undefined ? { code } : {}),
+    ...(errorCode !== undefined ? { errorCode } : {}),
+    operation: 'token',
+    method: 'POST',
+    status,
+    outcomeUnknown: false,
+  });
 
 let managers: TokenManager[] = [];
 beforeEach(() => {
@@ -190,14 +198,62 @@ describe('TokenManager: refused refresh token and refused client', () => {
   it('keeps using a still valid token when its refresh meets a renewed secret (spec: issued tokens stay valid)', async () => {
     const source = new FakeSource();
     source.grants.push(() => issue({ expiresIn: 100, refreshToken: 'rt-1' }));
-    source.refreshes.push(oauth('AUTH_INVALID_CLIENT', 401), oauth('AUTH_INVALID_CLIENT', 401));
+    source.refreshes.push(oauth('AUTH_INVALID_CLIENT', 401, 'invalid_client'));
+    source.grants.push(oauth('AUTH_INVALID_CLIENT', 401, 'invalid_client'));
     const { m } = make(source);
     const token = await (m.start(), m.token());
     await vi.advanceTimersByTimeAsync(80_000);
-    expect(source.calls).toEqual(['grant', 'refresh:rt-1', 'reload', 'refresh:rt-1']);
-    expect(m.status()).toMatchObject({ state: 'config_fault', hasToken: true });
+    // Refused refresh: the credentials are read again and the client granted anew, which is refused too.
+    expect(source.calls).toEqual(['grant', 'refresh:rt-1', 'reload', 'grant']);
+    expect(m.status()).toMatchObject({ state: 'config_fault', hasToken: true, counts: { credentialReloads: 1, regrants: 1 } });
     expect(await m.token()).toBe(token);
   });
+
+  it.each([
+    ['unsupported_grant_type', 400],
+    ['invalid_request', 400],
+    ['unauthorized_client', 400],
+    ['invalid_scope', 400],
+    [undefined, 404],
+  ])('falls back to a new grant at once when a refresh is refused with %s (%i)', async (errorCode, status) => {
+    const source = new FakeSource();
+    source.grants.push(() => issue({ expiresIn: 100, refreshToken: 'rt-1' }));
+    source.refreshes.push(oauth(undefined, status, errorCode));
+    source.grants.push(() => issue({ expiresIn: 100, refreshToken: 'rt-2' }));
+    const { m } = make(source);
+    await m.start();
+    await vi.advanceTimersByTimeAsync(80_000);
+    expect(source.calls.filter((c) => c !== 'reload')).toEqual(['grant', 'refresh:rt-1', 'grant']);
+    expect(m.status()).toMatchObject({ state: 'valid', hasToken: true, counts: { regrants: 1 } });
+    await m.refreshNow();
+    expect(source.calls.at(-1)).toBe('refresh:rt-2');
+  });
+
+  it('retries a refresh that failed transiently instead of granting again', async () => {
+    const source = new FakeSource();
+    source.grants.push(() => issue({ expiresIn: 100, refreshToken: 'rt-1' }));
+    source.refreshes.push(oauth(undefined, 429), network());
+    const { m } = make(source);
+    await m.start();
+    await vi.advanceTimersByTimeAsync(80_000);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(source.calls).toEqual(['grant', 'refresh:rt-1', 'refresh:rt-1', 'refresh:rt-1']);
+    expect(m.status()).toMatchObject({ state: 'valid', counts: { regrants: 0 } });
+  });
+
+  it('grants instead of refreshing when the source cannot refresh this token (no user domain known)', async () => {
+    const source = new FakeSource();
+    source.grants.push(() => issue({ expiresIn: 100, refreshToken: 'rt-1' }));
+    source.refresh = (rt: string) => {
+      source.calls.push(`refresh:${rt}`);
+      return undefined as unknown as Promise<never>;
+    };
+    const { m } = make(source);
+    await m.start();
+    await m.refreshNow();
+    expect(source.calls).toEqual(['grant', 'refresh:rt-1', 'grant']);
+  });
+
 });
 
 describe('TokenManager: transient failures', () => {
@@ -277,12 +333,12 @@ describe('TokenManager: claim checks', () => {
     await expect(m.token()).rejects.toMatchObject({ code: 'AUTH_BINDING_MISMATCH' });
   });
 
-  it('refuses a device token without a binding', async () => {
+  it('accepts a token without cnf (not certificate-bound) and says so in its status', async () => {
     const source = new FakeSource();
     source.issueOptions = { thumbprint: null };
     const { m } = make(source);
-    await expect(m.start()).rejects.toMatchObject({ code: 'AUTH_BINDING_MISMATCH' });
-    expect(m.status().lastError?.message).toMatch(/no certificate binding/);
+    await m.start();
+    expect(m.status()).toMatchObject({ state: 'valid', hasToken: true, bound: false });
   });
 
   it('refuses a token issued to another client', async () => {

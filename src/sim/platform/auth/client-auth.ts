@@ -35,15 +35,18 @@ function presented(req: SimRequest, form: Map<string, string>): Presented {
 
 /**
  * Authenticates the client of a token request: a confidential client by its current
- * secret, a public client by its id alone. Any failure is invalid_client (401).
+ * secret, a public client by its id alone. Any failure is invalid_client (401); strict
+ * answers a known client's wrong secret (a renewed one) with 401 unauthorized_client, as
+ * identity servers with realm URLs do (docs/architecture.md, "Demo platform").
  */
-export function authenticateClient(req: SimRequest, form: Map<string, string>, clients: ClientRegistry): OAuthClient {
+export function authenticateClient(req: SimRequest, form: Map<string, string>, clients: ClientRegistry, strict = false): OAuthClient {
   const { clientId, clientSecret } = presented(req, form);
   if (clientId === undefined || clientId === '') throw oauthError('invalid_client', 'client authentication is required');
   const client = clients.get(clientId);
   if (client === undefined) throw oauthError('invalid_client', 'unknown client or wrong client secret');
   if (client.confidential) {
     if (clientSecret === undefined || !clients.secretMatches(clientId, clientSecret)) {
+      if (strict) throw oauthError('unauthorized_client', 'Invalid client or Invalid client credentials', 401);
       throw oauthError('invalid_client', 'unknown client or wrong client secret');
     }
   } else if (clientSecret !== undefined && clientSecret !== '') {

@@ -53,11 +53,11 @@ export function customTokenEndpoint(core: AuthCore) {
         authTime: Math.floor(core.ctx.now() / 1000),
       };
       const body = core.issuer.issue(grant, scope);
-      core.stats.count('custom_token', true);
+      core.stats.count('custom_token', true, 'custom');
       core.log.info({ clientId: grant.clientId, bound: grant.cnf !== undefined }, 'device token issued');
       return { status: 200, headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, body };
     } catch (err) {
-      core.stats.count('custom_token', false);
+      core.stats.count('custom_token', false, 'custom');
       if (err instanceof SimHttpError) core.log.info({ error: err.errorCode }, 'device token request refused');
       throw err;
     }

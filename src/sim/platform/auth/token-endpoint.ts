@@ -18,9 +18,15 @@ type TokenGrantType = Exclude<GrantType, 'custom_token'>;
 const GRANTS: Record<TokenEndpointKind, readonly TokenGrantType[]> = {
   // The password grant belongs to the mutual TLS endpoint (docs/platform-contract.md, "Tokens").
   oauth: ['authorization_code', 'refresh_token', 'client_credentials'],
-  // The device token call: client_credentials and password; refresh keeps a device token alive (docs/platform-contract.md, "Tokens").
+  // The device token call: client_credentials and password; the standard profile also
+  // refreshes there, as the platform may (docs/platform-contract.md, "Tokens").
   mtls: ['client_credentials', 'password', 'refresh_token'],
 };
+
+/** Strict: the device token call takes only the two grants the contract names for it; refresh_token belongs to the security host. */
+const STRICT_MTLS: readonly TokenGrantType[] = ['client_credentials', 'password'];
+
+const KNOWN: readonly string[] = ['authorization_code', 'refresh_token', 'client_credentials', 'password'];
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
@@ -36,22 +42,39 @@ export function tokenEndpoint(core: AuthCore, kind: TokenEndpointKind) {
     if (kind === 'oauth') assertDomain(core, req.params.userDomain ?? req.params.realm);
     const form = tokenForm(req);
     const name = required(form, 'grant_type');
-    const type = GRANTS[kind].find((g) => g === name);
+    const allowed = kind === 'mtls' && core.ctx.profile.strict ? STRICT_MTLS : GRANTS[kind];
+    const type = allowed.find((g) => g === name);
     if (type === undefined) {
-      core.log.info({ endpoint: kind }, 'token request refused: unsupported grant type');
+      // A grant type the platform knows, asked at the wrong endpoint, counts as refused there.
+      if (KNOWN.includes(name)) core.stats.count(name as TokenGrantType, false, kind);
+      core.log.info({ endpoint: kind, grantType: KNOWN.includes(name) ? name : undefined }, 'token request refused: unsupported grant type');
       throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(name.slice(0, 40))} is not supported here`);
     }
     try {
       const { body, clientId } = HANDLERS[type](core, req, form, kind);
-      core.stats.count(type, true);
+      core.stats.count(type, true, kind);
       core.log.info({ endpoint: kind, grantType: type, clientId }, 'token issued');
       return { status: 200, headers: NO_STORE, body };
     } catch (err) {
-      core.stats.count(type, false);
+      core.stats.count(type, false, kind);
       if (err instanceof SimHttpError) core.log.info({ endpoint: kind, grantType: type, error: err.errorCode }, 'token request refused');
       throw err;
     }
   };
+}
+
+/**
+ * The scope of a device token. Standard: what was asked plus `auth`, so the token carries
+ * the device claims and `cnf`. Strict: what was asked only; the agent never asks for
+ * `auth`, so its tokens carry no `cnf` (docs/architecture.md, "Demo platform").
+ */
+function deviceScope(core: AuthCore, requested: readonly string[]): string[] {
+  return core.ctx.profile.strict ? [...requested] : withScopes(requested, ['auth']);
+}
+
+/** `cnf` is a claim of the `auth` scope: the thumbprint of the certificate the token was asked with, when that scope is granted. */
+function deviceBinding(scope: readonly string[], req: SimRequest): string | undefined {
+  return scope.includes('auth') ? req.clientThumbprint : undefined;
 }
 
 function terminalDevice(terminal: SeedTerminal): DeviceAuth {
@@ -60,7 +83,7 @@ function terminalDevice(terminal: SeedTerminal): DeviceAuth {
 }
 
 const authorizationCode: GrantHandler = (core, req, form) => {
-  const client = authenticateClient(req, form, core.clients);
+  const client = authenticateClient(req, form, core.clients, core.ctx.profile.strict);
   const code = required(form, 'code');
   const redirectUri = required(form, 'redirect_uri');
   const now = core.ctx.now();
@@ -90,7 +113,7 @@ const authorizationCode: GrantHandler = (core, req, form) => {
 };
 
 const refreshToken: GrantHandler = (core, req, form) => {
-  const client = authenticateClient(req, form, core.clients);
+  const client = authenticateClient(req, form, core.clients, core.ctx.profile.strict);
   const token = required(form, 'refresh_token');
   const checked = verifyJwtSignature(token, signingKey(core.ctx));
   if (!checked.ok || checked.claims.typ !== 'Refresh' || checked.claims.iss !== issuerUrl(core.ctx) || typeof checked.claims.jti !== 'string') {
@@ -116,7 +139,7 @@ const refreshToken: GrantHandler = (core, req, form) => {
 };
 
 const clientCredentials: GrantHandler = (core, req, form, kind) => {
-  const client = authenticateClient(req, form, core.clients);
+  const client = authenticateClient(req, form, core.clients, core.ctx.profile.strict);
   if (!client.confidential) throw oauthError('unauthorized_client', 'a public client cannot use client_credentials');
   const requested = parseScope(form.get('scope'), ['profile', 'email']);
   const subject = core.subjects.serviceAccount(client.clientId, client.merchantId);
@@ -130,13 +153,13 @@ const clientCredentials: GrantHandler = (core, req, form, kind) => {
   if (client.kind !== 'merchant' || client.merchantId === undefined || !terminal.merchantIds.includes(client.merchantId)) {
     throw oauthError('invalid_client', 'client is not registered for this terminal');
   }
-  const scope = withScopes(requested, ['auth']);
-  const grant: Grant = { ...base, scope, device: terminalDevice(terminal), cnf: req.clientThumbprint, idToken: true };
+  const scope = deviceScope(core, requested);
+  const grant: Grant = { ...base, scope, device: terminalDevice(terminal), cnf: deviceBinding(scope, req), idToken: true };
   return { body: core.issuer.issue(grant, scope), clientId: client.clientId };
 };
 
 const password: GrantHandler = (core, req, form) => {
-  const client = authenticateClient(req, form, core.clients);
+  const client = authenticateClient(req, form, core.clients, core.ctx.profile.strict);
   // The password grant's client is the platform's designated powered application (docs/platform-contract.md, "Tokens").
   if (!client.powered) throw oauthError('unauthorized_client', 'the password grant is reserved for the powered application');
   const terminal = terminalOfCert(core, req);
@@ -145,14 +168,14 @@ const password: GrantHandler = (core, req, form) => {
   const user = core.ctx.seed.users.find((u) => u.username === username);
   if (user === undefined || !sameSecret(user.password, pass)) throw oauthError('invalid_grant', 'invalid user credentials');
   if (!terminal.merchantIds.includes(user.merchantId)) throw oauthError('invalid_grant', 'the user does not work for a merchant of this terminal');
-  const scope = withScopes(parseScope(form.get('scope'), ['openid', 'profile', 'email']), ['auth']);
+  const scope = deviceScope(core, parseScope(form.get('scope'), ['openid', 'profile', 'email']));
   const now = Math.floor(core.ctx.now() / 1000);
   const grant: Grant = {
     clientId: client.clientId,
     subject: core.subjects.user(user),
     scope,
     device: terminalDevice(terminal),
-    cnf: req.clientThumbprint,
+    cnf: deviceBinding(scope, req),
     idToken: true,
     sessionId: randomUUID(),
     reportSession: true,

@@ -39,6 +39,8 @@ export function issuerUrl(ctx: SimContext): string {
 export class TokenIssuer {
   private readonly key: Buffer;
   private readonly kid: string;
+  /** The realm's not-before policy: tokens issued before it are revoked (a timestamp, seconds). */
+  private readonly notBeforePolicy: number;
 
   constructor(
     private readonly ctx: SimContext,
@@ -46,6 +48,7 @@ export class TokenIssuer {
   ) {
     this.key = signingKey(ctx);
     this.kid = keyId(this.key);
+    this.notBeforePolicy = Math.floor(ctx.now() / 1000);
   }
 
   /** `scope` is what this response grants: the grant's scope or a narrower one. */
@@ -104,7 +107,8 @@ export class TokenIssuer {
       refresh_token: refreshToken,
       ...(idToken === undefined ? {} : { id_token: idToken }),
       token_type: 'Bearer',
-      'not-before-policy': 0,
+      // Standard: 0 (no policy set); strict: a real timestamp, as after a realm-wide revocation.
+      'not-before-policy': this.ctx.profile.strict ? this.notBeforePolicy : 0,
       ...(grant.reportSession ? { session_state: grant.sessionId } : {}),
       scope: scopeText,
     };

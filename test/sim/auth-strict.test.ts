@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AuthStats } from '../../src/sim/platform/auth/index.js';
+import { testCerts } from '../helpers/certs.js';
+import { decodeJwt, leakedSecrets, opensslThumbprint, startAuthFixture, type AuthFixture, type Reply, type Who } from './auth-endpoints.js';
+
+/** The demo platform's strict profile for tokens (docs/architecture.md, "Demo platform"). */
+const MTLS_TOKEN = '/oauth2-mtls/v1/token';
+const OAUTH_TOKEN = '/oauth2/v1/demo-merchants/token';
+const M1 = { client_id: 'terminal-app-1001', client_secret: 'demo-secret-1001-change-me' };
+const M2 = { client_id: 'terminal-app-1002', client_secret: 'demo-secret-1002-change-me' };
+const STAFF = { username: 'staff1', password: 'demo-staff-password', client_id: 'powered-app' };
+
+let f: AuthFixture;
+let deviceThumbprint: string;
+const seen = new Set<string>([M1.client_secret, M2.client_secret, STAFF.password]);
+
+beforeAll(async () => {
+  f = await startAuthFixture({ settings: { accessTokenSeconds: 300, refreshTokenSeconds: 900 } });
+  deviceThumbprint = opensslThumbprint(testCerts().deviceCert);
+});
+afterAll(async () => {
+  await f?.close();
+});
+beforeEach(async () => {
+  await profile('strict');
+});
+
+async function profile(name: 'standard' | 'strict'): Promise<void> {
+  const r = await f.call('PUT', '/sim/control/profile', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ profile: name }) });
+  expect(r.status).toBe(204);
+}
+function remember(r: Reply): Reply {
+  if (r.status === 200 && r.text.startsWith('{')) {
+    const body = r.json();
+    for (const k of ['access_token', 'refresh_token', 'id_token']) if (typeof body[k] === 'string') seen.add(body[k] as string);
+  }
+  return r;
+}
+const mtlsToken = async (params: Record<string, string>, as: Who = 'device'): Promise<Reply> =>
+  remember(await f.form(MTLS_TOKEN, params, { as, listener: 'mtls' }));
+const oauthToken = async (params: Record<string, string>, as: Who = 'device'): Promise<Reply> => remember(await f.form(OAUTH_TOKEN, params, { as }));
+const claimsOf = (jwt: unknown): Record<string, unknown> => decodeJwt(jwt as string, f.seed.signingKeyHex).claims;
+const errorOf = (r: Reply): { status: number; error: unknown } => ({ status: r.status, error: r.json().error });
+const stats = async (): Promise<AuthStats> => (await f.call('GET', '/sim/control/auth/stats')).json<AuthStats>();
+
+describe('strict: device tokens without cnf', () => {
+  it('client_credentials at the device token endpoint: no auth scope, no cnf, id_token and a not-before-policy timestamp', async () => {
+    const r = await mtlsToken({ grant_type: 'client_credentials', ...M1 });
+    expect(r.status).toBe(200);
+    const body = r.json();
+    expect(body.scope).toBe('profile email');
+    expect(body.id_token).toBeTruthy();
+    expect(body.refresh_expires_in).toBe(900);
+    expect(body['not-before-policy']).toBeGreaterThan(1_600_000_000);
+    const claims = claimsOf(body.access_token);
+    expect(claims.cnf).toBeUndefined();
+    expect(claims.device_id).toBeUndefined();
+    expect(claims).toMatchObject({ azp: 'terminal-app-1001', entityId: 'm-1001', user_domain: 'demo-merchants' });
+    // The payment API takes it from any connection.
+    f.platform.context.tokens.verifyBearer(`Bearer ${body.access_token as string}`, undefined);
+  });
+
+  it('password grant: scope openid profile email, no cnf, id_token and session_state', async () => {
+    const r = await mtlsToken({ grant_type: 'password', ...STAFF, scope: 'openid profile email' });
+    expect(r.status).toBe(200);
+    const body = r.json();
+    expect(body.scope).toBe('openid profile email');
+    expect(body.id_token).toBeTruthy();
+    expect(typeof body.session_state).toBe('string');
+    expect(body['not-before-policy']).toBeGreaterThan(0);
+    const claims = claimsOf(body.access_token);
+    expect(claims.cnf).toBeUndefined();
+    expect(claims).toMatchObject({ azp: 'powered-app', preferred_username: 'staff1', user_domain: 'demo-merchants' });
+  });
+
+  it('cnf belongs to the auth scope: asked for, the token is bound to the certificate', async () => {
+    const body = (await mtlsToken({ grant_type: 'client_credentials', ...M1, scope: 'profile auth' })).json();
+    expect(body.scope).toBe('profile auth');
+    expect(claimsOf(body.access_token)).toMatchObject({ cnf: { 'x5t#S256': deviceThumbprint }, '2fa': 'tls' });
+  });
+
+  it('standard keeps certificate-bound device tokens with the auth scope and not-before-policy 0', async () => {
+    await profile('standard');
+    const body = (await mtlsToken({ grant_type: 'client_credentials', ...M1 })).json();
+    expect(body.scope).toBe('profile email auth');
+    expect(body['not-before-policy']).toBe(0);
+    expect(claimsOf(body.access_token).cnf).toEqual({ 'x5t#S256': deviceThumbprint });
+  });
+});
+
+describe('strict: refresh_token only at the security host', () => {
+  it('the device token endpoint answers 400 unsupported_grant_type, counted as a refused refresh there', async () => {
+    const granted = (await mtlsToken({ grant_type: 'client_credentials', ...M1 })).json();
+    const before = await stats();
+    const r = await mtlsToken({ grant_type: 'refresh_token', refresh_token: granted.refresh_token as string, ...M1 });
+    expect(errorOf(r)).toEqual({ status: 400, error: 'unsupported_grant_type' });
+    const after = await stats();
+    expect(after.byEndpoint.mtls.refused.refresh_token - before.byEndpoint.mtls.refused.refresh_token).toBe(1);
+    // The refresh token is untouched and works at the user domain's token endpoint.
+    const ok = await oauthToken({ grant_type: 'refresh_token', refresh_token: granted.refresh_token as string, ...M1 });
+    expect(ok.status).toBe(200);
+    expect(claimsOf(ok.json().access_token).cnf).toBeUndefined();
+    expect((await stats()).byEndpoint.oauth.granted.refresh_token - after.byEndpoint.oauth.granted.refresh_token).toBe(1);
+  });
+
+  it('standard still accepts a refresh at the device token endpoint', async () => {
+    await profile('standard');
+    const granted = (await mtlsToken({ grant_type: 'client_credentials', ...M1 })).json();
+    expect((await mtlsToken({ grant_type: 'refresh_token', refresh_token: granted.refresh_token as string, ...M1 })).status).toBe(200);
+  });
+});
+
+describe('strict: a renewed secret', () => {
+  it('is refused with 401 unauthorized_client (identity-server style), an unknown client with 401 invalid_client', async () => {
+    const renewed = (await f.call('POST', '/sim/control/clients/terminal-app-1002/renew-secret')).json<{ clientSecret: string }>().clientSecret;
+    seen.add(renewed);
+    for (const r of [await mtlsToken({ grant_type: 'client_credentials', ...M2 }), await oauthToken({ grant_type: 'client_credentials', ...M2 })]) {
+      expect(errorOf(r)).toEqual({ status: 401, error: 'unauthorized_client' });
+      expect(r.headers['www-authenticate']).toBeDefined();
+      expect(typeof r.json().error_description).toBe('string');
+    }
+    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' }))).toEqual({ status: 401, error: 'invalid_client' });
+    expect((await mtlsToken({ grant_type: 'client_credentials', client_id: M2.client_id, client_secret: renewed })).status).toBe(200);
+  });
+
+  it('standard answers the old secret with 401 invalid_client', async () => {
+    await profile('standard');
+    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', ...M2 }))).toEqual({ status: 401, error: 'invalid_client' });
+  });
+});
+
+describe('logs', () => {
+  it('never carry a client secret, password or token', () => {
+    expect(leakedSecrets(f.sink, seen)).toEqual([]);
+  });
+});
