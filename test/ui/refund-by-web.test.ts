@@ -49,9 +49,13 @@ async function paidWalletSale(amount: string): Promise<string> {
 }
 
 beforeAll(async () => {
+  // Only the refundbyweb call may reach the platform: its refund and cancel calls are refused
+  // (set below), so an agent sending refund or cancel instead shows red.
   // Demo Coffee (the default merchant): immediate capture; wallets paid only when the test says so.
   t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 } }, level: 'info' });
   agent = t.agent;
+  agent.demoPlatform?.faults.set('refund', { status: 409 });
+  agent.demoPlatform?.faults.set('cancel', { status: 409 });
 });
 afterAll(async () => {
   await t?.stop();
