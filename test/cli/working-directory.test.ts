@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,8 +40,17 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function run(args: string[], cwd: string, env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+/** The compiled CLI must be built from the sources under test, or it would prove old code. */
+function assertBuilt(): void {
   expect(existsSync(BIN), 'run `npm run build` (npm test builds first)').toBe(true);
+  for (const f of ['src/config/load.ts', 'src/config/bundled.ts', 'src/ui/static-page.ts', 'src/cli/commands/config.ts']) {
+    const js = join(REPO, 'dist', f.replace(/\.ts$/, '.js'));
+    expect(existsSync(js) && statSync(js).mtimeMs >= statSync(join(REPO, f)).mtimeMs, `dist is older than ${f}: run \`npm run build\``).toBe(true);
+  }
+}
+
+function run(args: string[], cwd: string, env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+  assertBuilt();
   const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   return child;
