@@ -10,12 +10,18 @@ export {
 export {
   ENV_PREFIX,
   DEFAULT_CONFIG_FILE,
+  DEMO_SEED_FILE,
+  ENVIRONMENTS_FILE,
   configLeaves,
   envName,
+  environmentHosts,
+  isPlaceholderHost,
   loadConfig,
   resolveEndpoints,
   redactConfig,
+  type EnvironmentHosts,
   type LoadConfigOptions,
   type LoadedConfig,
   type PlatformEndpoints,
 } from './load.js';
+export { bundledFile, packageDir } from './bundled.js';

@@ -2,20 +2,27 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { AgentError, ErrorCodes } from '../core/index.js';
+import { bundledFile } from './bundled.js';
 import { configSchema, environmentNames, secretConfigPaths, type Config, type EnvironmentName } from './schema.js';
 
 export const ENV_PREFIX = 'TERMINAL_AGENT_';
+/** Read from the package's own folder when no --config is given (docs/operations.md, "Files the agent finds in its own folder"). */
 export const DEFAULT_CONFIG_FILE = 'config/default.json';
+/** The platform hosts of each environment, shipped with the package. */
+export const ENVIRONMENTS_FILE = 'config/environments.json';
+/** The demo platform's seed, shipped with the package: `sim.seedFile` when not set. */
+export const DEMO_SEED_FILE = 'config/demo-seed.json';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 export interface LoadConfigOptions {
-  /** Config file given with --config; missing = error. Without it the default file is optional. */
+  /** Config file given with --config, relative to `cwd`; missing = error. Without it the package's config/default.json, if present. */
   file?: string;
   env?: NodeJS.ProcessEnv;
   /** CLI flags, already shaped like the config (highest precedence). */
   flags?: JsonObject;
+  /** Where relative paths given by the user are resolved (--config, dataDir, identity files, a sim.seedFile that is set). */
   cwd?: string;
 }
 
@@ -172,7 +179,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const cwd = opts.cwd ?? process.cwd();
   const sources = new Map<string, string>();
   const explicit = opts.file !== undefined;
-  const file = resolve(cwd, opts.file ?? DEFAULT_CONFIG_FILE);
+  const file = explicit ? resolve(cwd, opts.file as string) : bundledFile(DEFAULT_CONFIG_FILE);
   const fileLayer = readConfigFile(file, explicit);
   if (fileLayer) recordSources(fileLayer, file, sources);
   const envValues = envLayer(opts.env ?? process.env, sources);
@@ -190,7 +197,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   config.identity.certFile = abs(config.identity.certFile);
   config.identity.keyFile = abs(config.identity.keyFile);
   config.identity.caFile = abs(config.identity.caFile);
-  config.sim.seedFile = abs(config.sim.seedFile);
+  // The bundled seed unless someone chose another: found from the package, never the working directory.
+  config.sim.seedFile = sources.has('sim.seedFile') ? abs(config.sim.seedFile) : bundledFile(DEMO_SEED_FILE);
   return { config, file: fileLayer ? file : undefined };
 }
 
@@ -200,13 +208,43 @@ export interface PlatformEndpoints {
   deviceAuthUrl: string;
 }
 
-const endpointsSchema = z.record(
-  z.enum(environmentNames),
-  z.strictObject({ baseUrl: z.url(), authUrl: z.url(), deviceAuthUrl: z.url() }),
-);
+const hostsSchema = z.strictObject({
+  baseUrl: z.url(),
+  authUrl: z.url(),
+  deviceAuthUrl: z.url(),
+  /** Example hosts that name no real platform: the environment needs its hosts set (docs/operations.md, "Environments"). */
+  placeholder: z.boolean().optional(),
+});
+const endpointsSchema = z.partialRecord(z.enum(environmentNames), hostsSchema);
 
-/** Main API, security and device-auth hosts: explicit config first, then the environment's defaults. */
-export function resolveEndpoints(config: Config, environmentsFile = resolve(process.cwd(), 'config/environments.json')): PlatformEndpoints {
+const ENDPOINT_KEYS = ['baseUrl', 'authUrl', 'deviceAuthUrl'] as const;
+
+/**
+ * A host that can never be a platform: under the reserved top-level domain `.invalid`
+ * (RFC 6761: it never resolves), the mark environments.json gives its example hosts.
+ */
+export function isPlaceholderHost(url: string): boolean {
+  try {
+    return /(^|\.)invalid\.?$/i.test(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+export interface EnvironmentHosts {
+  endpoints: PlatformEndpoints;
+  /** Config keys whose host is a placeholder (from a placeholder environment, or under .invalid): empty when all are real. */
+  placeholderKeys: string[];
+  /** The environment file the defaults came from. */
+  file: string;
+}
+
+/**
+ * Main API, security and device-auth hosts: explicit config first, then the environment's
+ * defaults from the package's config/environments.json. Placeholders are reported, not refused
+ * (`config show` prints them); `resolveEndpoints` refuses them.
+ */
+export function environmentHosts(config: Config, environmentsFile = bundledFile(ENVIRONMENTS_FILE)): EnvironmentHosts {
   const env: EnvironmentName = config.environment;
   const raw = readConfigFile(environmentsFile, true);
   const parsed = endpointsSchema.safeParse(raw);
@@ -216,11 +254,31 @@ export function resolveEndpoints(config: Config, environmentsFile = resolve(proc
   const defaults = parsed.data[env];
   if (!defaults) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: environment ${env} is not listed in ${environmentsFile}`);
   const strip = (u: string): string => u.replace(/\/+$/, '');
-  return {
-    baseUrl: strip(config.platform.baseUrl ?? defaults.baseUrl),
-    authUrl: strip(config.platform.authUrl ?? defaults.authUrl),
-    deviceAuthUrl: strip(config.platform.deviceAuthUrl ?? defaults.deviceAuthUrl),
-  };
+  const endpoints = {} as PlatformEndpoints;
+  const placeholderKeys: string[] = [];
+  for (const key of ENDPOINT_KEYS) {
+    const own = config.platform[key];
+    endpoints[key] = strip(own ?? defaults[key]);
+    if ((own === undefined && defaults.placeholder === true) || isPlaceholderHost(endpoints[key])) placeholderKeys.push(`platform.${key}`);
+  }
+  return { endpoints, placeholderKeys, file: environmentsFile };
+}
+
+/**
+ * The hosts the agent talks to. An environment whose hosts are placeholders is refused with
+ * one line naming the keys to set: an agent started against hosts that never resolve would
+ * retry its DNS failures forever (docs/operations.md, "Environments").
+ */
+export function resolveEndpoints(config: Config, environmentsFile?: string): PlatformEndpoints {
+  const hosts = environmentHosts(config, environmentsFile);
+  if (hosts.placeholderKeys.length > 0) {
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      `config: environment ${config.environment} has no real platform hosts: set ${hosts.placeholderKeys.join(', ')} (or put the real hosts in ${hosts.file})`,
+      { details: { key: hosts.placeholderKeys[0], keys: hosts.placeholderKeys, environment: config.environment } },
+    );
+  }
+  return hosts.endpoints;
 }
 
 /** The effective configuration with secrets replaced, for `config show`. */

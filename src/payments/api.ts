@@ -81,6 +81,12 @@ export interface CancelRequest {
   approvalCode?: string;
 }
 
+/** Cancel or refund by web: the platform picks which; no approval code applies. */
+export interface RefundByWebRequest {
+  /** Default: the full remaining amount (cancellable, else refundable). */
+  amount?: number;
+}
+
 export interface CaptureRequest {
   /** Default: the full authorized amount. */
   amount?: number;
@@ -150,6 +156,8 @@ export interface PaymentsApi {
   abortSale(clientTransactionId: string): Promise<TransactionView>;
   cancel(clientTransactionId: string, req?: CancelRequest): Promise<TransactionView>;
   refund(clientTransactionId: string, req?: RefundRequest): Promise<TransactionView>;
+  /** Cancel or refund by web (docs/platform-contract.md, "Endpoints"): the platform picks which; answers the operation's row. */
+  refundByWeb(clientTransactionId: string, req?: RefundByWebRequest): Promise<TransactionView>;
   capture(clientTransactionId: string, req?: CaptureRequest): Promise<TransactionView>;
   captureAll(merchantId?: string): Promise<TransactionView[]>;
   allowedOperations(clientTransactionId: string): Promise<AllowedOperationsView>;

@@ -52,6 +52,11 @@ export const refundBodySchema = z.strictObject({
   approvalCode: shortText(32).optional(),
 });
 
+/** Cancel or refund by web: the amount only (no approval code applies to by-web operations). */
+export const refundByWebBodySchema = z.strictObject({
+  amount: amountText.optional(),
+});
+
 export const captureBodySchema = z.strictObject({
   amount: amountText.optional(),
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageDir } from '../config/index.js';
 import { AgentError, ErrorCodes } from '../core/index.js';
 import { sendText } from './http-io.js';
 import type { Router } from './router.js';
@@ -19,21 +19,13 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    dir = dirname(dir);
-  }
-  return process.cwd();
-}
-
 /**
  * Where the page's files are looked for, first match wins: the built scripts
  * (`tsc -p src/ui/page/tsconfig.json` writes dist/ui/page), then the sources (HTML, CSS).
  */
 export function defaultPageDirs(): string[] {
-  const root = packageRoot();
+  // From the package's own folder, never the working directory (docs/operations.md, "Files the agent finds in its own folder").
+  const root = packageDir();
   return [join(root, 'dist', 'ui', 'page'), join(root, 'src', 'ui', 'page')];
 }
 

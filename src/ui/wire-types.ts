@@ -118,6 +118,11 @@ export interface ApiRefundRequest {
   approvalCode?: string;
 }
 
+/** POST /api/transactions/:id/refund-by-web: the platform picks cancel or refund; no approval code. */
+export interface ApiRefundByWebRequest {
+  amount?: string;
+}
+
 /** POST /api/transactions/:id/capture. */
 export interface ApiCaptureRequest {
   amount?: string;
@@ -269,7 +274,7 @@ export interface ApiHealthAnswer {
   status: 'ok';
 }
 
-/** POST /api/sales (202), abort, GET one transaction, cancel, refund, capture. */
+/** POST /api/sales (202), abort, GET one transaction, cancel, refund, refund by web, capture. */
 export interface ApiTransactionAnswer {
   transaction: ApiTransaction;
 }

@@ -1,9 +1,13 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { loadConfig, envName, configLeaves, redactConfig, resolveEndpoints } from '../../src/config/load.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, envName, configLeaves, redactConfig, resolveEndpoints, environmentHosts } from '../../src/config/load.js';
+import { packageDir } from '../../src/config/bundled.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { errorOf } from '../helpers/agent-error.js';
+
+const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
@@ -17,14 +21,21 @@ function withFile(content: unknown): { dir: string; file: string } {
 }
 
 describe('configuration precedence', () => {
-  it('uses defaults when no file exists and none is named', () => {
+  it('without --config reads the package\'s config/default.json, never the working directory\'s', () => {
     const t = tempDir();
     cleanup = t.cleanup;
+    // A decoy in the working directory must not be read.
+    mkdirSync(join(t.dir, 'config'));
+    writeFileSync(join(t.dir, 'config', 'default.json'), JSON.stringify({ offline: { maxCount: 7 } }));
     const { config, file } = loadConfig({ cwd: t.dir, env: {} });
-    expect(file).toBeUndefined();
+    expect(file).toBe(join(REPO, 'config', 'default.json'));
     expect(config.environment).toBe('local');
     expect(config.offline.maxCount).toBe(500);
+    // Relative paths the user gives (here the default data directory) stay relative to the working directory.
     expect(config.dataDir).toBe(join(t.dir, 'data'));
+    // The demo seed is the package's unless someone names another.
+    expect(config.sim.seedFile).toBe(join(REPO, 'config', 'demo-seed.json'));
+    expect(loadConfig({ cwd: t.dir, env: { TERMINAL_AGENT_SIM__SEED_FILE: 'my-seed.json' } }).config.sim.seedFile).toBe(join(t.dir, 'my-seed.json'));
   });
 
   it('applies defaults < file < environment < flags', () => {
@@ -123,12 +134,50 @@ describe('config show', () => {
     expect(shown).toContain('staff1');
   });
 
-  it('resolves the environment hosts, explicit URLs first', () => {
-    const { dir, file } = withFile({ environment: 'eu', platform: { baseUrl: 'https://api.example.test/' } });
+  it('resolves the environment hosts, explicit URLs first, from the package\'s environments.json', () => {
+    const { dir, file } = withFile({
+      environment: 'eu',
+      platform: { baseUrl: 'https://api.example.test/', authUrl: 'https://security.example.test', deviceAuthUrl: 'https://device.example.test:9021/' },
+    });
     const { config } = loadConfig({ cwd: dir, file, env: {} });
-    const endpoints = resolveEndpoints(config, join(process.cwd(), 'config/environments.json'));
-    expect(endpoints.baseUrl).toBe('https://api.example.test');
-    expect(endpoints.deviceAuthUrl).toMatch(/:9021$/);
+    const endpoints = resolveEndpoints(config);
+    expect(endpoints).toEqual({ baseUrl: 'https://api.example.test', authUrl: 'https://security.example.test', deviceAuthUrl: 'https://device.example.test:9021' });
+    expect(packageDir()).toBe(REPO);
+  });
+});
+
+describe('environments with placeholder hosts', () => {
+  it('every non-local environment in config/environments.json is marked as a placeholder, under .invalid', () => {
+    for (const environment of ['demo', 'na', 'in', 'eu']) {
+      const { config } = loadConfig({ cwd: REPO, env: {}, flags: { environment } });
+      const hosts = environmentHosts(config);
+      expect(hosts.placeholderKeys).toEqual(['platform.baseUrl', 'platform.authUrl', 'platform.deviceAuthUrl']);
+      for (const url of Object.values(hosts.endpoints)) expect(new URL(url).hostname).toMatch(/\.invalid$/);
+    }
+    const { config } = loadConfig({ cwd: REPO, env: {} });
+    expect(environmentHosts(config).placeholderKeys).toEqual([]);
+  });
+
+  it('is refused with one line naming the keys still to set', () => {
+    const { dir, file } = withFile({ environment: 'eu', platform: { baseUrl: 'https://api.example.test' } });
+    const { config } = loadConfig({ cwd: dir, file, env: {} });
+    const err = errorOf(() => resolveEndpoints(config));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toBe(
+      `config: environment eu has no real platform hosts: set platform.authUrl, platform.deviceAuthUrl (or put the real hosts in ${join(REPO, 'config', 'environments.json')})`,
+    );
+    expect(err.message).not.toContain('\n');
+  });
+
+  it('a host set by hand under .invalid is a placeholder too; an environment file without the mark is taken as real', () => {
+    const { dir, file } = withFile({ environment: 'na', platform: { baseUrl: 'https://a.example.test', authUrl: 'https://b.example.test', deviceAuthUrl: 'https://device.example.invalid:9021' } });
+    const { config } = loadConfig({ cwd: dir, file, env: {} });
+    expect(errorOf(() => resolveEndpoints(config)).message).toMatch(/^config: environment na has no real platform hosts: set platform\.deviceAuthUrl \(/);
+    const envFile = join(dir, 'environments.json');
+    const hosts = { baseUrl: 'https://api.na.example.test', authUrl: 'https://sec.na.example.test', deviceAuthUrl: 'https://dev.na.example.test:9021' };
+    writeFileSync(envFile, JSON.stringify({ local: hosts, na: hosts }));
+    const plain = loadConfig({ cwd: dir, env: {}, flags: { environment: 'na' } }).config;
+    expect(resolveEndpoints(plain, envFile)).toEqual(hosts);
   });
 });
 
@@ -140,6 +189,7 @@ describe('shipped configuration files', () => {
     }
     const { config } = loadConfig({ cwd: process.cwd(), file: 'config/terminal.example.json', env: {} });
     expect(config.devices.simulate).toBe(false);
-    expect(resolveEndpoints(config).deviceAuthUrl).toMatch(/:9021$/);
+    // The example names environment eu, whose shipped hosts are placeholders: it must be completed first.
+    expect(errorOf(() => resolveEndpoints(config)).message).toMatch(/^config: environment eu has no real platform hosts: set platform\.baseUrl, platform\.authUrl, platform\.deviceAuthUrl/);
   });
 });

@@ -5,6 +5,7 @@ import type {
   CaptureRequest,
   ListQuery,
   PaymentsApi,
+  RefundByWebRequest,
   RefundRequest,
   SaleRequest,
   StartedSale,
@@ -86,6 +87,12 @@ export class FakePayments implements PaymentsApi {
     this.calls.push({ op: 'refund', id, arg: req });
     const sale = this.find(id);
     return this.view({ clientTransactionId: `${id}-R`, kind: 'refund', relatedClientTransactionId: id, amount: req?.amount ?? sale.amount, currency: sale.currency });
+  }
+
+  async refundByWeb(id: string, req?: RefundByWebRequest): Promise<TransactionView> {
+    this.calls.push({ op: 'refundByWeb', id, arg: req });
+    const sale = this.find(id);
+    return this.view({ clientTransactionId: `${id}-W`, kind: 'refund', relatedClientTransactionId: id, amount: req?.amount ?? sale.amount, currency: sale.currency });
   }
 
   async capture(id: string, req?: CaptureRequest): Promise<TransactionView> {

@@ -1,12 +1,29 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
-/** Compiles the counter page's scripts (the same step as the build) into dist/ui/page. */
+/** Whether every page script in dist/ui/page is newer than its source (then nothing is rebuilt). */
+function pageBuilt(): boolean {
+  const src = join(process.cwd(), 'src/ui/page');
+  const out = join(process.cwd(), 'dist/ui/page');
+  return readdirSync(src)
+    .filter((f) => f.endsWith('.ts'))
+    .every((f) => {
+      const js = join(out, f.replace(/\.ts$/, '.js'));
+      return existsSync(js) && statSync(js).mtimeMs >= statSync(join(src, f)).mtimeMs;
+    });
+}
+
+/**
+ * Compiles the counter page's scripts (the same step as the build) into dist/ui/page, unless
+ * they are up to date: several page test files run at once, and one rewriting the scripts
+ * while another's browser loads them would break that page.
+ */
 export function buildPage(): void {
+  if (pageBuilt()) return;
   execFileSync(process.execPath, [join(process.cwd(), 'node_modules/typescript/bin/tsc'), '-p', 'src/ui/page/tsconfig.json'], { stdio: 'pipe' });
 }
 

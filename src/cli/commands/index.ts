@@ -7,6 +7,7 @@ import { register as registerDiag } from './diag.js';
 import { register as registerDevices } from './devices.js';
 import { register as registerQueue } from './queue.js';
 import { register as registerRefund } from './refund.js';
+import { register as registerRefundByWeb } from './refund-by-web.js';
 import { register as registerSale } from './sale.js';
 import { register as registerSim } from './sim.js';
 import { register as registerStart } from './start.js';
@@ -27,6 +28,7 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerDevices,
   registerQueue,
   registerRefund,
+  registerRefundByWeb,
   registerSale,
   registerSim,
   registerStart,

@@ -16,6 +16,7 @@ import type {
   ApiOfflineAnswer,
   ApiOfflineItem,
   ApiOfflineItemAnswer,
+  ApiRefundByWebRequest,
   ApiRefundRequest,
   ApiSaleRequest,
   ApiTransaction,
@@ -23,8 +24,8 @@ import type {
   ApiTransactionListAnswer,
 } from '../wire-types.js';
 
-/** What the CLI asks of an operation on a sale (cancel, refund and capture bodies). */
-export type ApiOperationRequest = ApiCancelRequest | ApiRefundRequest | ApiCaptureRequest;
+/** What the CLI asks of an operation on a sale (cancel, refund, refund-by-web and capture bodies). */
+export type ApiOperationRequest = ApiCancelRequest | ApiRefundRequest | ApiRefundByWebRequest | ApiCaptureRequest;
 
 const KNOWN_CODES = new Set<string>(Object.values(ErrorCodes));
 
@@ -138,7 +139,7 @@ export class LocalApiClient {
     return (await this.call<ApiAllowedOperationsAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
   }
 
-  async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: ApiOperationRequest): Promise<ApiTransaction> {
+  async operate(op: 'cancel' | 'refund' | 'refund-by-web' | 'capture', id: string, body: ApiOperationRequest): Promise<ApiTransaction> {
     return (await this.call<ApiTransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
   }
 

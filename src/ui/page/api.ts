@@ -79,6 +79,10 @@ export class Api {
   async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: Record<string, unknown>): Promise<Transaction> {
     return (await this.call<TransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
   }
+  /** Cancel or refund by web: the platform picks which; answers the operation's row. */
+  async refundByWeb(id: string, body: { amount?: string }): Promise<Transaction> {
+    return (await this.call<TransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/refund-by-web`, body)).transaction;
+  }
   async status(): Promise<AgentStatus> {
     return this.call<AgentStatus>('GET', '/api/status');
   }

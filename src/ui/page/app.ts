@@ -8,10 +8,12 @@ import { SaleEntry } from './sale-entry.js';
 import { SalePanel } from './sale-panel.js';
 import { StatusBar } from './status-bar.js';
 import { TransactionList } from './transaction-list.js';
+import { WebRefund } from './web-refund.js';
 
 /**
  * The counter page, wired from its sections: the status bar, the new-sale form, the running
- * sale, today's transactions with their operations, the offline queue behind the offline
+ * sale, today's transactions with their operations, cancel or refund by web for a sale named
+ * by its id, the offline queue behind the offline
  * badge, the merchant picker when there are several, and the live event stream that keeps
  * them current (docs/architecture.md, "Local API and counter page").
  */
@@ -26,6 +28,7 @@ function main(): void {
   const ctx: PageContext = { api, banner, merchants: new MerchantPicker(api) };
 
   const list = new TransactionList(ctx);
+  const web = new WebRefund(ctx, { onDone: () => list.schedule(), selected: () => list.selectedSale() });
   const entry = new SaleEntry(ctx, {
     onStarted: (t) => {
       entry.hide();
@@ -51,6 +54,7 @@ function main(): void {
   banner.init();
   live.init();
   list.init();
+  web.init();
   offline.init();
   ctx.merchants.init();
   live.start();

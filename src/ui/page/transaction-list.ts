@@ -28,6 +28,12 @@ export class TransactionList {
     });
   }
 
+  /** The sale selected in the list, if one is (cancel or refund by web starts from it). */
+  selectedSale(): string | undefined {
+    const t = this.list.find((x) => x.clientTransactionId === this.selected);
+    return t?.kind === 'sale' ? t.clientTransactionId : undefined;
+  }
+
   /** The list is stale: one load shortly after, however many ask meanwhile (a burst of events). */
   schedule(): void {
     if (this.loadTimer !== undefined) return;

@@ -2,7 +2,7 @@ import { AgentError, ErrorCodes } from '../../core/index.js';
 import { type SaleRequest, parseAmount, normalizeCurrency } from '../../payments/index.js';
 import { readJsonBody } from '../http-io.js';
 import type { RouteContext, Router } from '../router.js';
-import { cancelBodySchema, captureAllBodySchema, captureBodySchema, emptyBodySchema, getQuerySchema, listQuerySchema, noQuerySchema, parseInput, queryObject, refundBodySchema, saleBodySchema, transactionIdSchema, type SaleBody } from '../schemas.js';
+import { cancelBodySchema, captureAllBodySchema, captureBodySchema, emptyBodySchema, getQuerySchema, listQuerySchema, noQuerySchema, parseInput, queryObject, refundBodySchema, refundByWebBodySchema, saleBodySchema, transactionIdSchema, type SaleBody } from '../schemas.js';
 import { apiAllowedOperations, apiTransaction } from '../api-views.js';
 import type { ApiAllowedOperationsAnswer, ApiTransactionAnswer, ApiTransactionListAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
@@ -113,6 +113,16 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
       ...(amount !== undefined ? { amount } : {}),
       ...(body.approvalCode !== undefined ? { approvalCode: body.approvalCode } : {}),
     });
+    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
+  });
+
+  // Cancel or refund by web (docs/platform-contract.md, "Endpoints"): the platform picks which; the answer is the operation's row.
+  router.add('POST', '/api/transactions/:id/refund-by-web', async (ctx) => {
+    noQuery(ctx);
+    const id = idParam(ctx);
+    const body = parseInput(refundByWebBodySchema, await readJsonBody(ctx.req), 'request body');
+    const amount = await amountFor(id, body.amount);
+    const view = await payments.refundByWeb(id, amount !== undefined ? { amount } : {});
     return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 

@@ -1,0 +1,64 @@
+import { messageOf } from './error-banner.js';
+import { byId, fieldValue, show } from './dom.js';
+import type { PageContext } from './page-context.js';
+
+/**
+ * Cancel or refund by web (#web, opened from "By web" in the history head): a sale is named
+ * by its transaction id, typed or taken from the selected row, because the one to act on is
+ * often not in today's list. The platform picks cancel or refund; no approval code applies
+ * (docs/platform-contract.md, "Endpoints"). The amount is optional: empty = everything left.
+ */
+export class WebRefund {
+  constructor(
+    private readonly ctx: PageContext,
+    private readonly hooks: { onDone(): void; selected(): string | undefined },
+  ) {}
+
+  init(): void {
+    byId('web-open').addEventListener('click', () => this.open(this.hooks.selected()));
+    byId('web-close').addEventListener('click', () => show(byId('web'), false));
+    byId('web-send').addEventListener('click', () => void this.send());
+  }
+
+  /** Opens the entry; `id` (the sale selected in the list) fills the id field. */
+  open(id?: string): void {
+    const field = byId<HTMLInputElement>('web-id');
+    if (id !== undefined) field.value = id;
+    const msg = byId('web-message');
+    msg.className = 'ops-message';
+    msg.textContent = '';
+    delete msg.dataset.result;
+    show(byId('web'), true);
+    field.focus();
+  }
+
+  private async send(): Promise<void> {
+    const id = fieldValue('web-id');
+    const msg = byId('web-message');
+    delete msg.dataset.result;
+    if (id === undefined) {
+      msg.className = 'ops-message error';
+      msg.textContent = 'Type the transaction id of the sale.';
+      return;
+    }
+    const amount = fieldValue('web-amount');
+    const button = byId<HTMLButtonElement>('web-send');
+    button.disabled = true;
+    msg.className = 'ops-message';
+    msg.textContent = 'by web…';
+    try {
+      const t = await this.ctx.api.refundByWeb(id, amount !== undefined ? { amount } : {});
+      // The operation's own row is `approved` when the platform accepted it; its message says whether it cancelled or refunded.
+      const outcome = t.state === 'approved' ? 'done' : t.state.replace(/_/g, ' ');
+      msg.textContent = `By web ${t.amountText}: ${outcome}${t.message ? ` (${t.message})` : ''}`;
+      msg.dataset.result = t.state;
+      byId<HTMLInputElement>('web-amount').value = '';
+    } catch (err) {
+      msg.className = 'ops-message error';
+      msg.textContent = messageOf(err);
+    } finally {
+      button.disabled = false;
+    }
+    this.hooks.onDone();
+  }
+}

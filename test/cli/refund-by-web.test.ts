@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningAgent } from '../../src/agent.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * `terminal-agent refund-by-web ID [--amount A]` against a running agent and the demo
+ * platform (docs/platform-contract.md, "Endpoints"): the platform picks cancel or refund.
+ */
+let t: TestAgent;
+let agent: RunningAgent;
+let flags: string[];
+let cleanup: () => void;
+
+async function cardSale(amount: string): Promise<string> {
+  const r = await runCli([...flags, 'sale', amount, '--json', '--poll-ms', '100']);
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { transaction: { clientTransactionId: string } }).transaction.clientTransactionId;
+}
+
+beforeAll(async () => {
+  const data = tempDir('terminal-agent-cli-byweb-');
+  cleanup = data.cleanup;
+  t = await startTestAgent({ flags: { dataDir: data.dir }, level: 'info' });
+  agent = t.agent;
+  flags = ['--data-dir', data.dir, '--api-port', new URL(agent.url).port];
+});
+afterAll(async () => {
+  await t?.stop();
+  cleanup?.();
+});
+
+describe('terminal-agent refund-by-web', () => {
+  it('refunds part of a captured card sale, then the rest by default', async () => {
+    const id = await cardSale('12.00');
+    // Only the refundbyweb call may reach the platform: its refund and cancel calls are refused.
+    agent.demoPlatform?.faults.set('refund', { status: 409 });
+    agent.demoPlatform?.faults.set('cancel', { status: 409 });
+    const part = await runCli([...flags, 'refund-by-web', id, '--amount', '2.00 EUR', '--json']);
+    expect(part.code, part.stderr).toBe(0);
+    expect((JSON.parse(part.stdout) as { transaction: object }).transaction).toMatchObject({ kind: 'refund', amount: 200, state: 'approved', relatedClientTransactionId: id });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_000);
+
+    const rest = await runCli([...flags, 'refund-by-web', id]);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stdout).toMatch(/10\.00 EUR/);
+    expect(rest.stdout).toMatch(/approved/);
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(0);
+    agent.demoPlatform?.faults.clear();
+  });
+
+  it('refuses another currency before asking the agent, and names an unknown transaction', async () => {
+    const id = await cardSale('3.00');
+    const usd = await runCli([...flags, 'refund-by-web', id, '--amount', '1.00 USD']);
+    expect(usd.code).toBe(1);
+    expect(usd.stderr).toMatch(/is in EUR, not USD \[AMOUNT_INVALID\]/);
+    const unknown = await runCli([...flags, 'refund-by-web', 'T-no-such-sale']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/T-no-such-sale.*\[PAYMENT_NOT_FOUND\]/);
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(300);
+  });
+
+  it('is listed in the help with its options', async () => {
+    const r = await runCli(['refund-by-web', '--help']);
+    expect(r.stdout.replace(/\s+/g, " ")).toMatch(/the platform picks cancel or refund; no approval code/);
+    expect(r.stdout).toMatch(/--amount <amount>/);
+    expect(r.stdout).not.toMatch(/approval-code/);
+  });
+});

@@ -1,0 +1,150 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { RunningAgent } from '../../src/agent.js';
+import { call } from '../helpers/http-client.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
+
+/**
+ * Cancel or refund by web reachable from the local API and the counter page, against the
+ * demo platform (docs/platform-contract.md, "Endpoints"): the platform picks cancel or
+ * refund; the answer is the operation's row.
+ */
+let t: TestAgent;
+let agent: RunningAgent;
+const auth = (): Record<string, string> => ({ authorization: `Bearer ${agent.localToken}` });
+
+async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 150; i++) {
+    const v = await read();
+    if (done(v)) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function sale(body: object): Promise<string> {
+  const r = await call(agent.url, 'POST', '/api/sales', { headers: auth(), body });
+  expect(r.status, r.text).toBe(202);
+  return r.json.transaction.clientTransactionId as string;
+}
+
+async function transaction(id: string): Promise<{ state: string; refundedAmount: number; cancelledAmount: number }> {
+  return (await call(agent.url, 'GET', `/api/transactions/${id}`, { headers: auth() })).json.transaction;
+}
+
+async function approvedCardSale(amount: string): Promise<string> {
+  const id = await sale({ method: 'card', amount });
+  await waitFor(() => transaction(id), (v) => v.state === 'approved', `card sale ${id} approved`);
+  return id;
+}
+
+async function paidWalletSale(amount: string): Promise<string> {
+  const id = await sale({ method: 'walletA', scenario: 'ConsumerScan', amount });
+  await waitFor(() => transaction(id), (v) => v.state === 'awaiting_customer', `QR of ${id}`);
+  agent.demoPlatform?.payments.wallet.pay(id);
+  await waitFor(() => transaction(id), (v) => v.state === 'approved', `wallet sale ${id} paid`);
+  return id;
+}
+
+beforeAll(async () => {
+  // Only the refundbyweb call may reach the platform: its refund and cancel calls are refused
+  // (set below), so an agent sending refund or cancel instead shows red.
+  // Demo Coffee (the default merchant): immediate capture; wallets paid only when the test says so.
+  t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 } }, level: 'info' });
+  agent = t.agent;
+  agent.demoPlatform?.faults.set('refund', { status: 409 });
+  agent.demoPlatform?.faults.set('cancel', { status: 409 });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe('POST /api/transactions/{id}/refund-by-web', () => {
+  it('a captured card sale: the platform refunds, in part then the rest by default', async () => {
+    const id = await approvedCardSale('20.00');
+    const part = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '3.00' } });
+    expect(part.status, part.text).toBe(200);
+    expect(part.json.transaction).toMatchObject({ kind: 'refund', amount: 300, currency: 'EUR', state: 'approved', relatedClientTransactionId: id });
+    expect(await transaction(id)).toMatchObject({ refundedAmount: 300, cancelledAmount: 0 });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_700);
+
+    const rest = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: {} });
+    expect(rest.status, rest.text).toBe(200);
+    expect(rest.json.transaction).toMatchObject({ amount: 1_700, state: 'approved' });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(0);
+  });
+
+  it('a paid walletA sale still cancellable: the platform cancels', async () => {
+    const id = await paidWalletSale('10.00');
+    const r = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '4.00' } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.transaction).toMatchObject({ amount: 400, state: 'approved' });
+    expect(await transaction(id)).toMatchObject({ cancelledAmount: 400, refundedAmount: 0 });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(600);
+  });
+
+  it('refuses an approval code (none applies by web), a mistyped amount and an unknown transaction', async () => {
+    const id = await approvedCardSale('5.00');
+    const code = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { approvalCode: '4711' } });
+    expect(code.status).toBe(400);
+    expect(code.json.error.message).toMatch(/approvalCode/);
+    const typo = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '1.234' } });
+    expect(typo.status).toBe(400);
+    const unknown = await call(agent.url, 'POST', '/api/transactions/T-no-such-sale/refund-by-web', { headers: auth(), body: {} });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('PAYMENT_NOT_FOUND');
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(500);
+  });
+});
+
+describe('counter page: cancel or refund by web', () => {
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    buildPage();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(agent.url);
+    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('takes a transaction id and an amount, and shows the outcome', async () => {
+    const id = await approvedCardSale('8.00');
+    await page.getByTestId('web-open').click();
+    await page.getByTestId('web-panel').waitFor();
+    await page.getByTestId('web-id').fill(id);
+    await page.getByTestId('web-amount').fill('2.50');
+    await page.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-entry.png') });
+    await page.getByTestId('web-send').click();
+    await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor();
+    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/^By web 2\.50 EUR: done/);
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(550);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-done.png') });
+  });
+
+  it('starts from the selected sale, and says what went wrong', async () => {
+    const id = await approvedCardSale('6.00');
+    await page.getByTestId('reload').click();
+    await page.getByTestId('web-close').click();
+    await page.getByTestId(`tx-${id}`).click();
+    await page.getByTestId('web-open').click();
+    await expect(page.getByTestId('web-id').inputValue()).resolves.toBe(id);
+    await page.getByTestId('web-amount').fill('60.00');
+    await page.getByTestId('web-send').click();
+    await page.locator('[data-testid="web-message"].error').waitFor();
+    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/6\.00 EUR/);
+    await page.getByTestId('web-amount').fill('');
+    await page.getByTestId('web-send').click();
+    await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor();
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+});
