@@ -1,5 +1,6 @@
 import { SerialPort } from 'serialport';
 import { withHangupAsDisconnect } from './hangup-read.js';
+import { withUdevFallback } from './port-list.js';
 
 /** What SerialPort.list() says about a port (@serialport/bindings-interface PortInfo). */
 export interface SerialPortInfo {
@@ -25,14 +26,15 @@ export type OpenPort = SerialPort;
 
 /**
  * The operating system's serial ports; a hung-up tty closes its port as a disconnect
- * instead of leaving a read spinning (see hangup-read.ts).
+ * instead of leaving a read spinning (see hangup-read.ts); without udev the ports are
+ * listed from sysfs (see port-list.ts).
  */
 export function systemBinding(): SerialBinding {
   const binding = SerialPort.binding as unknown as SerialBinding;
-  return {
+  return withUdevFallback({
     list: () => binding.list(),
     open: async (options) => withHangupAsDisconnect(await binding.open(options)),
-  };
+  });
 }
 
 /**
