@@ -1,7 +1,7 @@
 import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AgentError, ErrorCodes } from '../core/index.js';
-import type { SerialBinding, SerialPortInfo } from './serial-port.js';
+import type { SerialBinding, SerialPortInfo } from './port-types.js';
 
 /**
  * Listing serial ports without udev (docs/serial-protocol.md, "Decisions", port listing).
