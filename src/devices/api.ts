@@ -22,9 +22,16 @@ export interface PinData {
   format: string;
 }
 
+/**
+ * Why the agent ended a card read itself, the reader having failed mid-payment
+ * (docs/serial-protocol.md, "Decisions", reader liveness): `reason` is then the agent's
+ * own sentence for the clerk, not something the reader reported.
+ */
+export type ReaderFault = 'stopped_answering' | 'damaged_messages';
+
 export type CardResult =
   | { outcome: 'ok'; entryMode: EntryMode; card: CardData; pin?: PinData; /** the reader approved offline */ offlineApproved?: boolean }
-  | { outcome: 'cancelled' | 'timeout' | 'declined' | 'error'; reason: string };
+  | { outcome: 'cancelled' | 'timeout' | 'declined' | 'error'; reason: string; fault?: ReaderFault };
 
 export interface ReadCardRequest {
   amount: number;

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
-import { AgentError, isAgentError, ErrorCodes } from '../core/index.js';
-import type { CardReader, CardResult, DeviceInfo, ReadCardRequest } from './api.js';
+import { AgentError, isAgentError, ErrorCodes, type TimerHandle } from '../core/index.js';
+import type { CardReader, CardResult, DeviceInfo, ReadCardRequest, ReaderFault } from './api.js';
 import type { DriverOptions, PingResult } from './framed-device.js';
 import { FramedSession } from './framed-session.js';
 import { cardResult, cardResultOk, issuePaths, readerEvent, readerHello, readerSteps, type DeviceMessage, type ReaderStep } from './messages.js';
@@ -21,6 +21,26 @@ const stepText: Record<ReaderStep, string> = {
 
 /** Marks a wait ended by the caller's AbortSignal. */
 class Aborted extends Error {}
+
+/** Marks a wait ended because the reader failed mid-payment. */
+class ReaderFailed extends Error {
+  constructor(readonly fault: ReaderFault) {
+    super(fault);
+  }
+}
+
+/**
+ * While a payment runs the agent sends `keepAlive` this often; a reader that does not
+ * acknowledge it (the link's 3 retransmissions, 2 s) has stopped answering
+ * (docs/serial-protocol.md, "Decisions", reader liveness).
+ */
+export const KEEP_ALIVE_MS = 2000;
+
+/** The clerk's sentences for a reader that failed mid-payment (docs/serial-protocol.md, "Decisions"). */
+export const readerFaultText: Record<ReaderFault, string> = {
+  stopped_answering: 'the card reader stopped answering',
+  damaged_messages: "the card reader's messages arrived damaged",
+};
 
 /**
  * The card reader driver (docs/serial-protocol.md, "Card reader"): `hello` on every (re)connect,
@@ -102,9 +122,30 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
     const waiter = session.expect(id, ['cardResult'], timeoutMs, 'startPayment');
     const onAbort = (): void => waiter.cancel(new Aborted('aborted'));
     req.signal?.addEventListener('abort', onAbort, { once: true });
+    // Reader liveness (docs/serial-protocol.md, "Decisions"): without these the payment
+    // would wait for cardTimeoutMs and end as "no card presented" after the PIN was in.
+    let fault: ReaderFault | undefined;
+    const failWith = (f: ReaderFault): void => {
+      fault ??= f;
+      waiter.cancel(new ReaderFailed(fault));
+    };
+    const offFailure = session.onFailure(() => failWith('stopped_answering'));
+    const offGaveUp = session.onPeerGaveUp(() => failWith('damaged_messages'));
+    let running = true;
+    let keepAlive: TimerHandle | undefined;
+    const scheduleKeepAlive = (): void => {
+      if (!running) return;
+      keepAlive = this.clock.setTimeout(() => {
+        keepAlive = undefined;
+        if (!running || session.isClosed) return;
+        // No answer is awaited: the link ACK is the proof of life; a LINK_NO_ACK reaches onFailure above.
+        session.send({ type: 'keepAlive', id: session.newId() }).then(scheduleKeepAlive, () => {});
+      }, KEEP_ALIVE_MS);
+    };
     this.log.info({ id, amount: req.amount, currency: req.currency, clientTransactionId: req.clientTransactionId }, 'asking the reader for a card');
     try {
       await session.send({ type: 'startPayment', id, amount: req.amount, currency: req.currency, entryModes: req.entryModes, offlineAllowed: req.offlineAllowed });
+      scheduleKeepAlive();
       const answer = await waiter.promise;
       return this.toResult(answer);
     } catch (err) {
@@ -113,17 +154,28 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
         await this.cancelOnDevice(session, id);
         return { outcome: 'cancelled', reason: 'cancelled at the counter' };
       }
+      if (isAgentError(err, ErrorCodes.LINK_NO_ACK)) return { outcome: 'error', reason: 'the card reader did not acknowledge the payment request' };
+      if (fault !== undefined) {
+        this.log.warn({ id, fault }, 'the card reader failed during the payment');
+        // A reader that only garbles its messages is still there: ask it to abort, so it
+        // does not keep the card session open. One that stopped answering has been dropped.
+        if (fault === 'damaged_messages') await this.cancelOnDevice(session, id);
+        return { outcome: 'error', reason: readerFaultText[fault], fault };
+      }
       if (isAgentError(err, ErrorCodes.DEVICE_TIMEOUT)) {
         this.log.warn({ id, timeoutMs }, 'no card result in time, cancelling on the reader');
         await this.cancelOnDevice(session, id);
         return { outcome: 'timeout', reason: `no card result within ${Math.round(timeoutMs / 1000)} s` };
       }
-      if (isAgentError(err, ErrorCodes.LINK_NO_ACK)) return { outcome: 'error', reason: 'the card reader did not acknowledge the payment request' };
       if (isAgentError(err, ErrorCodes.DEVICE_DISCONNECTED)) return { outcome: 'error', reason: 'the card reader disconnected' };
       if (isAgentError(err)) return { outcome: 'error', reason: err.message };
       this.log.error({ err: err instanceof Error ? err.message : String(err) }, 'card reader request failed');
       return { outcome: 'error', reason: 'card reader failure' };
     } finally {
+      running = false;
+      if (keepAlive !== undefined) this.clock.clearTimeout(keepAlive);
+      offFailure();
+      offGaveUp();
       offEvents();
       req.signal?.removeEventListener('abort', onAbort);
     }
@@ -133,6 +185,8 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
   private async cancelOnDevice(session: FramedSession, id: string): Promise<void> {
     if (session.isClosed) return;
     const waiter = session.expect(id, ['cardResult'], this.requestTimeoutMs, 'cancel');
+    // Its answer to the cancel may arrive damaged too: no need to wait the full timeout then.
+    const offGaveUp = session.onPeerGaveUp((err) => waiter.cancel(err));
     try {
       await session.send({ type: 'cancel', id });
       const answer = await waiter.promise;
@@ -143,6 +197,8 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
     } catch (err) {
       waiter.cancel(err instanceof Error ? err : new Error(String(err)));
       this.log.warn({ id, code: isAgentError(err) ? err.code : undefined }, 'the reader did not confirm the cancel');
+    } finally {
+      offGaveUp();
     }
   }
 

@@ -91,6 +91,11 @@ export class FramedSession {
     return this.link.onFailure(listener);
   }
 
+  /** The device gave up one of its messages: every copy arrived damaged (see Link.onPeerGaveUp). */
+  onPeerGaveUp(listener: (err: AgentError) => void): () => void {
+    return this.link.onPeerGaveUp(listener);
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }

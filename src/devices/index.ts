@@ -8,6 +8,7 @@ export { FramedSession } from './framed-session.js';
 export { qrMatrix, packModules, unpackModules, rowBytes, type PackedQr } from './qr-matrix.js';
 export { systemBinding, openSerialPort, closeSerialPort, type SerialBinding, type SerialPortInfo, type OpenPort } from './serial-port.js';
 export { findPortByUsb, matchesUsb, describeUsb, type UsbMatch } from './port-finder.js';
+export { withUdevFallback, listPortsFromSysfs, udevFailure, udevListError } from './port-list.js';
 export { portOpenError } from './port-errors.js';
 export type { DriverOptions, PingResult } from './framed-device.js';
 export { Link, type LinkOptions, type LinkPayload } from './link/index.js';

@@ -1,4 +1,5 @@
 import { AgentError, ErrorCodes } from '../core/index.js';
+import { udevFailure, udevListError } from './port-list.js';
 import type { SerialBinding, SerialPortInfo } from './serial-port.js';
 
 export interface UsbMatch {
@@ -21,7 +22,14 @@ export function describeUsb(usb: UsbMatch): string {
 
 /** Finds the path of the device with these USB ids among the attached ports (SerialPort.list()). */
 export async function findPortByUsb(binding: SerialBinding, usb: UsbMatch, ctx: { label: string; configKey: string }): Promise<string> {
-  const ports = await binding.list();
+  let ports: SerialPortInfo[];
+  try {
+    ports = await binding.list();
+  } catch (err) {
+    // "spawn udevadm ENOENT" alone does not tell the installer what to do.
+    if (udevFailure(err) !== undefined) throw udevListError(err, ctx.configKey);
+    throw err;
+  }
   const found = ports.filter((p) => matchesUsb(p, usb));
   if (found.length === 0) {
     const attached = ports.map((p) => `${p.path}${p.vendorId ? ` ${p.vendorId}:${p.productId ?? '?'}` : ''}`).join(', ') || 'none';

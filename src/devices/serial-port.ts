@@ -1,38 +1,23 @@
 import { SerialPort } from 'serialport';
 import { withHangupAsDisconnect } from './hangup-read.js';
+import { withUdevFallback } from './port-list.js';
 
-/** What SerialPort.list() says about a port (@serialport/bindings-interface PortInfo). */
-export interface SerialPortInfo {
-  path: string;
-  manufacturer: string | undefined;
-  serialNumber: string | undefined;
-  pnpId: string | undefined;
-  locationId: string | undefined;
-  productId: string | undefined;
-  vendorId: string | undefined;
-}
-
-/**
- * Any serialport binding: the real one (bindings-cpp) or MockBinding in the demo and
- * tests. Declared structurally: the interfaces package ships no ESM type entry.
- */
-export interface SerialBinding {
-  list(): Promise<SerialPortInfo[]>;
-  open(options: { path: string; baudRate: number } & Record<string, unknown>): Promise<unknown>;
-}
+export type { SerialBinding, SerialPortInfo } from './port-types.js';
+import type { SerialBinding } from './port-types.js';
 
 export type OpenPort = SerialPort;
 
 /**
  * The operating system's serial ports; a hung-up tty closes its port as a disconnect
- * instead of leaving a read spinning (see hangup-read.ts).
+ * instead of leaving a read spinning (see hangup-read.ts); without udev the ports are
+ * listed from sysfs (see port-list.ts).
  */
 export function systemBinding(): SerialBinding {
   const binding = SerialPort.binding as unknown as SerialBinding;
-  return {
+  return withUdevFallback({
     list: () => binding.list(),
     open: async (options) => withHangupAsDisconnect(await binding.open(options)),
-  };
+  });
 }
 
 /**

@@ -49,6 +49,8 @@ export async function runCardSale(ctx: PaymentContext, saleId: string, moto: Mot
     if (result.outcome === 'cancelled') finish(ctx, saleId, 'cancelled', 'cancelled at the reader: nothing was charged');
     else if (result.outcome === 'timeout') finish(ctx, saleId, 'failed', `no card was presented within ${seconds} s: nothing was charged`);
     else if (result.outcome === 'declined') finish(ctx, saleId, 'declined', `declined by the card: ${result.reason}`);
+    // The agent's own finding (docs/serial-protocol.md, "Decisions", reader liveness), not the reader's report.
+    else if (result.fault !== undefined) finish(ctx, saleId, 'failed', `${result.reason}: nothing was charged`);
     else finish(ctx, saleId, 'failed', `the card reader reported an error (${result.reason}): nothing was charged`);
     await showOutcome(ctx, saleId);
     return;

@@ -1,119 +1,79 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src/devices/link/frame.js';
 import { FrameParser, type LinkUnit } from '../../src/devices/link/parser.js';
-import { ManualClock } from './manual-clock.js';
+import { runLinkFuzz } from './link-fuzz-harness.js';
+import { refCrc16, refDecodeSegment, refEncode } from './link-reference.js';
+import type { ManualClock } from './manual-clock.js';
 
-/** Small seeded PRNG (mulberry32) so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/**
+ * The parser against an independent reference decoder (link-reference.ts, written from
+ * docs/serial-protocol.md): every frame, damaged frame, ACK and NAK it emits must be the
+ * reference's, in order. `npm run fuzz:link` runs the same with 2M inputs.
+ * Replay a failure with FUZZ_SEED=<seed>.
+ */
+const seed = Number(process.env.FUZZ_SEED ?? 20240611);
 
-function generator(seed: number): () => Buffer {
-  const rnd = prng(seed);
-  const int = (n: number): number => Math.floor(rnd() * n);
-  const randomBytes = (n: number): Buffer => {
-    const b = Buffer.allocUnsafe(n);
-    for (let i = 0; i < n; i++) b[i] = int(256);
-    return b;
-  };
-  // Byte values the parser cares about, to make interesting collisions likely.
-  const special = [0x02, 0x03, 0x06, 0x15, 0x00, 0x10, 0xff, 0x7b, 0x7d];
-  const validFrame = (): Buffer => {
-    const payload = { type: ['hello', 'done', 'event', 'cardResult'][int(4)], id: String(int(1e6)), pad: 'x'.repeat(int(40)) };
-    return encodeFrame(int(256), payload);
-  };
-  return () => {
-    switch (int(8)) {
-      case 0:
-        return randomBytes(int(48));
-      case 1: {
-        const b = randomBytes(int(24));
-        for (let i = 0; i < b.length; i++) if (rnd() < 0.3) b[i] = special[int(special.length)] as number;
-        return b;
-      }
-      case 2:
-        return validFrame();
-      case 3: {
-        // Bit flips anywhere in a valid frame.
-        const f = validFrame();
-        const flips = 1 + int(3);
-        for (let i = 0; i < flips; i++) {
-          const at = int(f.length);
-          f[at] = (f[at] as number) ^ (1 << int(8));
-        }
-        return f;
-      }
-      case 4: {
-        // Truncated frame.
-        const f = validFrame();
-        return f.subarray(0, int(f.length));
-      }
-      case 5: {
-        // Random LEN, including oversize values.
-        const f = validFrame();
-        f.writeUInt16BE(int(65536), 1);
-        return f;
-      }
-      case 6: {
-        // A frame with bytes inserted or removed in the middle.
-        const f = validFrame();
-        const at = 1 + int(f.length - 1);
-        return rnd() < 0.5 ? Buffer.concat([f.subarray(0, at), randomBytes(1 + int(4)), f.subarray(at)]) : Buffer.concat([f.subarray(0, at), f.subarray(Math.min(f.length, at + 1 + int(4)))]);
-      }
-      default: {
-        // Valid CRC around an invalid payload.
-        return encodeFrame(int(256), randomBytes(int(64)));
-      }
-    }
-  };
-}
-
-describe('FrameParser fuzz', () => {
-  it('survives hundreds of thousands of random and mutated inputs and still decodes a valid frame afterwards', () => {
-    const seed = Number(process.env.FUZZ_SEED ?? 20240611);
-    const next = generator(seed);
-    const clock = new ManualClock();
+/** A parser with a planted bug: `mutate` sees every unit before it is pushed (undefined drops it). */
+function buggyParser(mutate: (u: LinkUnit, n: number) => LinkUnit | undefined): (clock: ManualClock) => FrameParser {
+  return (clock) => {
+    let n = 0;
     const parser = new FrameParser({ clock });
-    let errors = 0;
-    parser.on('error', () => errors++);
-    const markers = new Set<string>();
-    let units = 0;
-    parser.on('data', (u: LinkUnit) => {
-      units++;
-      if (u.kind === 'frame' && u.payload.type === 'marker') markers.delete(String(u.payload.id));
-    });
-    const inputs = 300_000;
-    const batch: Buffer[] = [];
-    // Feeding through _transform directly keeps the test synchronous and bounded: no
-    // stream buffering between the generator and the parser.
-    const feed = (chunk: Buffer): void => parser._transform(chunk, 'binary', () => {});
-    for (let i = 1; i <= inputs; i++) {
-      batch.push(next());
-      if (batch.length >= 1 + (i % 7)) {
-        feed(Buffer.concat(batch.splice(0)));
-      }
-      if (i % 1000 === 0) {
-        if (batch.length > 0) feed(Buffer.concat(batch.splice(0)));
-        // After a silence, a whole valid frame must always come through.
-        clock.advance(100);
-        const id = `m${i}`;
-        markers.add(id);
-        feed(encodeFrame(i & 0xff, { type: 'marker', id }));
-      }
-    }
-    clock.advance(100);
-    markers.add('last');
-    feed(encodeFrame(1, { type: 'marker', id: 'last' }));
-    expect(errors).toBe(0);
-    expect(units).toBeGreaterThan(inputs / 10);
-    expect([...markers]).toEqual([]);
-    parser.destroy();
+    const push = parser.push.bind(parser);
+    parser.push = (chunk: unknown): boolean => {
+      if (chunk === null) return push(chunk);
+      const u = mutate(chunk as LinkUnit, ++n);
+      return u === undefined ? true : push(u);
+    };
+    return parser;
+  };
+}
+
+describe('the reference decoder', () => {
+  it('follows the documented examples: CRC check value, the example frame, resync, the size limit, the silence', () => {
+    expect(refCrc16(Buffer.from('123456789'))).toBe(0x29b1);
+    const payload = { type: 'clear', id: 'a1-3' };
+    const frame = refEncode(0x2a, payload);
+    expect(frame.subarray(0, 4)).toEqual(Buffer.from([0x02, 0x00, 0x1c, 0x2a]));
+    expect(frame).toEqual(encodeFrame(0x2a, payload));
+    expect(refDecodeSegment(Buffer.concat([Buffer.from([0xff, 0x06, 0x07]), frame, Buffer.from([0x15, 0x01])]))).toEqual([
+      { kind: 'ack', seq: 7 },
+      { kind: 'frame', seq: 0x2a, payload },
+      { kind: 'nak', seq: 1 },
+    ]);
+    // A damaged frame (bad CRC) is NAKed; its payload and CRC bytes 0x06 are no ACKs, the STX inside it is rescanned.
+    const damaged = Buffer.from([0x02, 0x00, 0x05, 0x09, 0x06, 0x06, ...frame.subarray(0, 3), 0x03, 0x06, 0x06]);
+    expect(refDecodeSegment(damaged)).toEqual([{ kind: 'damaged', seq: 9, reason: 'crc' }]);
+    // With the real frame behind it, the false STX inside (LEN 28, SEQ 3) fails too, and the real one is found.
+    expect(refDecodeSegment(Buffer.concat([damaged, frame]))).toEqual([{ kind: 'damaged', seq: 9, reason: 'crc' }, { kind: 'damaged', seq: 3, reason: 'etx' }, { kind: 'frame', seq: 0x2a, payload }]);
+    expect(refDecodeSegment(Buffer.from([0x02, 0x10, 0x01, 0x05]))).toEqual([{ kind: 'damaged', seq: 5, reason: 'oversize' }]);
+    // A false STX before a whole frame, then silence: the frame still comes through.
+    expect(refDecodeSegment(Buffer.concat([Buffer.from([0x02, 0x00, 0x40, 0x01]), frame]))).toEqual([{ kind: 'frame', seq: 0x2a, payload }]);
+    expect(refDecodeSegment(refEncode(3, Buffer.from('[1]')))).toEqual([{ kind: 'damaged', seq: 3, reason: 'json' }]);
+  });
+});
+
+describe('FrameParser fuzz against the reference decoder', () => {
+  it('decodes 300k random and mutated inputs exactly as the reference does', () => {
+    const report = runLinkFuzz({ seed, inputs: 300_000 });
+    expect(report.mismatch).toBeUndefined();
+    expect(report.errors).toBe(0);
+    // Every kind of unit was exercised, many times.
+    expect(report.compared.frame).toBeGreaterThan(10_000);
+    expect(report.compared.damaged).toBeGreaterThan(10_000);
+    expect(report.compared.ack).toBeGreaterThan(1000);
+    expect(report.compared.nak).toBeGreaterThan(1000);
+  });
+
+  it('catches a parser that silently drops one frame in seven', () => {
+    const report = runLinkFuzz({ seed, inputs: 20_000, makeParser: buggyParser((u, n) => (u.kind === 'frame' && n % 7 === 0 ? undefined : u)) });
+    expect(report.errors).toBe(0);
+    expect(report.mismatch).toMatch(/expected frame seq \d+ .* the parser gave/);
+  });
+
+  it('catches a parser that gives a damaged frame the wrong reason, or an ACK the wrong SEQ', () => {
+    const reason = runLinkFuzz({ seed, inputs: 20_000, makeParser: buggyParser((u) => (u.kind === 'damaged' && u.reason === 'etx' ? { ...u, reason: 'crc' } : u)) });
+    expect(reason.mismatch).toMatch(/expected damaged seq \d+ \(etx\), the parser gave damaged seq \d+ \(crc\)/);
+    const ack = runLinkFuzz({ seed, inputs: 20_000, makeParser: buggyParser((u) => (u.kind === 'ack' ? { ...u, seq: (u.seq + 1) & 0xff } : u)) });
+    expect(ack.mismatch).toMatch(/expected ack seq/);
   });
 });

@@ -99,6 +99,20 @@ describe('drivers on socat pseudo-terminals (real binding)', () => {
     expect(reader.busy).toBe(false);
   });
 
+  it('ends a payment within seconds when every copy of the card result arrives damaged (the named cause, reader kept)', async () => {
+    reader.nextCard({ delayMs: 0, pinDelayMs: 0, entryMode: 'ContactChip', fault: 'damagedResult' });
+    const t0 = performance.now();
+    try {
+      const result = await peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactChip'], offlineAllowed: false, timeoutMs: 90_000 });
+      expect(result).toEqual({ outcome: 'error', fault: 'damaged_messages', reason: "the card reader's messages arrived damaged" });
+      // Generous: NAKs are answered at once, so this takes milliseconds; the card timeout is 90 s.
+      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(peripherals.reader.connected).toBe(true);
+    } finally {
+      reader.repair();
+    }
+  });
+
   it('shows a result on the reader', async () => {
     await peripherals.reader.showResult(false, 'DECLINED');
     expect(reader.lastResult).toEqual({ approved: false, text: 'DECLINED' });

@@ -22,6 +22,11 @@ export interface LinkCounters {
   strayAcks: number;
   /** Messages given up after the last retransmission (docs/serial-protocol.md, "Retransmission"). */
   noAck: number;
+  /**
+   * Messages the peer must have given up: every one of its 1 + 3 copies arrived damaged and
+   * was NAKed (docs/serial-protocol.md, "Decisions", damaged messages).
+   */
+  peerGaveUp: number;
 }
 
 export interface LinkOptions {
@@ -66,6 +71,7 @@ export function emptyCounters(): LinkCounters {
     partialDiscards: 0,
     strayAcks: 0,
     noAck: 0,
+    peerGaveUp: 0,
   };
 }
 
@@ -90,6 +96,9 @@ export class Link {
   private closed = false;
   private readonly messageListeners = new Set<(payload: LinkPayload) => void>();
   private readonly failureListeners = new Set<(err: AgentError) => void>();
+  private readonly gaveUpListeners = new Set<(err: AgentError) => void>();
+  /** Damaged frames per SEQ since the last intact frame from the peer. */
+  private readonly damagedBySeq = new Map<number, number>();
   private readonly onData = (chunk: Buffer): void => {
     if (!this.closed) this.parser.write(chunk);
   };
@@ -135,6 +144,16 @@ export class Link {
   onFailure(listener: (err: AgentError) => void): () => void {
     this.failureListeners.add(listener);
     return () => this.failureListeners.delete(listener);
+  }
+
+  /**
+   * The peer gave up a message of its own: all its copies (1 + the spec's 3
+   * retransmissions) arrived damaged and were NAKed, with no intact frame between them
+   * (docs/serial-protocol.md, "Decisions"). The link itself stays up.
+   */
+  onPeerGaveUp(listener: (err: AgentError) => void): () => void {
+    this.gaveUpListeners.add(listener);
+    return () => this.gaveUpListeners.delete(listener);
   }
 
   get isClosed(): boolean {
@@ -214,6 +233,7 @@ export class Link {
         // No hex dump: a damaged frame may be a cardResult.
         this.log.debug({ seq: unit.seq, reason: unit.reason }, 'damaged frame, sending NAK');
         this.writer.nak(unit.seq);
+        this.countDamaged(unit.seq);
         break;
       case 'ack':
       case 'nak':
@@ -227,7 +247,28 @@ export class Link {
     }
   }
 
+  /**
+   * The peer sends a message at most 1 + MAX_RETRANSMISSIONS times with one SEQ, and only
+   * one frame is in flight per direction: that many damaged copies of one SEQ with no
+   * intact frame between them means it has given that message up.
+   */
+  private countDamaged(seq: number): void {
+    const copies = (this.damagedBySeq.get(seq) ?? 0) + 1;
+    if (copies < 1 + this.maxRetransmissions) {
+      this.damagedBySeq.set(seq, copies);
+      return;
+    }
+    this.damagedBySeq.delete(seq);
+    this.counters.peerGaveUp++;
+    const err = new AgentError(ErrorCodes.DEVICE_ERROR, `the device's message arrived damaged ${copies} times and the device gave it up`, {
+      details: { seq, copies, reason: 'damaged' },
+    });
+    this.log.warn({ seq, copies }, 'every copy of a device message arrived damaged');
+    for (const l of [...this.gaveUpListeners]) this.safely(() => l(err));
+  }
+
   private onFrame(seq: number, payload: LinkPayload, raw: Buffer): void {
+    this.damagedBySeq.clear();
     this.writer.ack(seq);
     this.counters.acksSent++;
     if (seq === this.lastAcceptedSeq) {

@@ -1,4 +1,4 @@
-import type { Duplex } from 'node:stream';
+import { Duplex } from 'node:stream';
 import { systemClock, type Logger, type Clock } from '../../core/index.js';
 import { Link, type LinkOptions, type LinkPayload } from '../../devices/index.js';
 
@@ -21,8 +21,21 @@ export abstract class SimFramedDevice {
   readonly received: LinkPayload[] = [];
   protected readonly log: Logger;
   protected readonly clock: Clock;
+  /**
+   * Fault: the device goes silent, as a hung reader does: nothing it receives is read or
+   * acknowledged and it sends nothing, until a power cycle (replug) or `silent = false`.
+   */
+  silent = false;
+  /**
+   * Fault: every frame (each retransmission too) carrying a message of one of these types
+   * leaves with a damaged payload byte, so the agent NAKs every copy and the device's
+   * link gives the message up after its retransmissions.
+   */
+  readonly damagedTypes = new Set<string>();
   private link: Link;
   private readonly stream: Duplex;
+  /** What the link reads and writes: the port, seen through the fault switches above. */
+  private readonly wire: Duplex;
   private readonly linkOptions: SimDeviceOptions['link'];
   private readonly onReplug = (): void => this.restartLink();
 
@@ -31,6 +44,7 @@ export abstract class SimFramedDevice {
     this.log = opts.log;
     this.clock = opts.clock ?? systemClock();
     this.linkOptions = opts.link;
+    this.wire = this.faultyWire(stream);
     this.link = this.newLink();
     stream.on('replug', this.onReplug);
   }
@@ -51,16 +65,49 @@ export abstract class SimFramedDevice {
 
   close(): void {
     this.stream.off('replug', this.onReplug);
+    this.stream.off('data', this.onWireData);
     this.link.close('simulated device stopped');
   }
 
+  private readonly onWireData = (chunk: Buffer): void => {
+    if (!this.silent) this.wire.push(chunk);
+  };
+
+  private faultyWire(stream: Duplex): Duplex {
+    const damaged = (chunk: Buffer): boolean => {
+      if (this.damagedTypes.size === 0 || chunk[0] !== 0x02 || chunk.length < 8) return false;
+      const text = chunk.toString('latin1');
+      return [...this.damagedTypes].some((t) => text.includes(`"type":${JSON.stringify(t)}`));
+    };
+    const wire = new Duplex({
+      read() {},
+      write: (chunk: Buffer, _enc, cb) => {
+        if (this.silent || stream.destroyed || stream.writableEnded) {
+          cb();
+          return;
+        }
+        let out = chunk;
+        if (damaged(chunk)) {
+          out = Buffer.from(chunk);
+          // The payload's first byte: the CRC no longer matches, LEN and SEQ stay readable.
+          out[4] = (out[4] as number) ^ 0x40;
+        }
+        stream.write(out, (err) => cb(err ?? null));
+      },
+    });
+    stream.on('data', this.onWireData);
+    return wire;
+  }
+
   private restartLink(): void {
+    // A power cycle clears a hang.
+    this.silent = false;
     this.link.close('power cycle');
     this.link = this.newLink();
   }
 
   private newLink(): Link {
-    const link = new Link({ ...this.linkOptions, stream: this.stream, log: this.log, clock: this.clock });
+    const link = new Link({ ...this.linkOptions, stream: this.wire, log: this.log, clock: this.clock });
     link.onMessage((m) => {
       this.received.push(m);
       if (this.received.length > RECEIVED_KEPT) this.received.splice(0, this.received.length - RECEIVED_KEPT);

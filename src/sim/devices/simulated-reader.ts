@@ -16,6 +16,13 @@ export interface SimulatedCard {
    * error; noAnswer: the reader never answers (only a cancel ends it).
    */
   result?: 'approve' | 'offlineApproved' | 'decline' | 'timeout' | 'removedMidPin' | 'error' | 'noAnswer';
+  /**
+   * A reader fault during this payment, after the card and PIN events (the PIN is always
+   * asked): `silentAfterPin` the reader hangs (no ACK, no message, until a power cycle);
+   * `damagedResult` every copy of its cardResult (and of any later one) leaves damaged, so
+   * it gives the result up after its retransmissions (cleared by `repair()`).
+   */
+  fault?: 'silentAfterPin' | 'damagedResult';
   /** Time until the card is presented (default 1000 ms). */
   delayMs?: number;
   /** Time the customer takes for the PIN (default 300 ms). */
@@ -67,6 +74,12 @@ export class SimulatedReader extends SimFramedDevice {
     this.defaultCard = card;
   }
 
+  /** Ends the damaged-frames fault. */
+  repair(): void {
+    this.damagedTypes.clear();
+    this.silent = false;
+  }
+
   get busy(): boolean {
     return this.running !== undefined;
   }
@@ -86,6 +99,9 @@ export class SimulatedReader extends SimFramedDevice {
         return;
       case 'cancel':
         this.cancel(m);
+        return;
+      case 'keepAlive':
+        // Proof of life while a payment runs: the link ACK is the whole answer.
         return;
       case 'showResult':
         this.lastResult = { approved: m.approved === true, text: typeof m.text === 'string' ? m.text : '' };
@@ -124,7 +140,7 @@ export class SimulatedReader extends SimFramedDevice {
         return;
       }
       await event('cardPresented');
-      const wantsPin = card.onlinePin === true || result === 'removedMidPin';
+      const wantsPin = card.onlinePin === true || result === 'removedMidPin' || card.fault !== undefined;
       if (wantsPin) {
         await event('pinRequested');
         await this.wait(run, card.pinDelayMs ?? 300);
@@ -134,6 +150,13 @@ export class SimulatedReader extends SimFramedDevice {
         }
         await event('pinEntered');
       }
+      if (card.fault === 'silentAfterPin') {
+        // The customer has entered the PIN; the reader hangs before it sends anything more.
+        this.silent = true;
+        this.stopRunning();
+        return;
+      }
+      if (card.fault === 'damagedResult') this.damagedTypes.add('cardResult');
       if (entryMode === 'ContactChip') await event('removeCard');
       if (result === 'decline') {
         await finish({ outcome: 'declined', reason: 'declined by the card' });
