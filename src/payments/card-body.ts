@@ -7,8 +7,10 @@ import type { CardSecret, JournalRow } from './journal/index.js';
  * The process body of a card sale (docs/platform-contract.md, "Decisions where the spec is
  * silent", card fields in the process body):
  * entryMode, PIN fields and MOTO address top level; the card in `instrument.card`; MOTO
- * contact details in `instrument.email` / `instrument.phone`. The offline uploader sends
- * the same body with `offlineTransaction: true`.
+ * contact details in `instrument.email` / `instrument.phone`. A MOTO sale has no marker of
+ * its own: keyed entry with those contact or address fields is what the contract describes
+ * (same section, MOTO). The offline uploader sends the same body with
+ * `offlineTransaction: true`.
  */
 export function cardProcessBody(
   sale: Pick<JournalRow, 'clientTransactionId' | 'clientDateTime' | 'amount' | 'currency'>,
@@ -26,8 +28,6 @@ export function cardProcessBody(
     entryMode,
     instrument: {
       instrumentType: 'card',
-      // Marks a mail/telephone order (the platform checks its entryMode Keyed rule).
-      ...(moto !== undefined ? { paymentScenario: 'Moto' as const } : {}),
       card: { maskedPan: card.maskedPan, scheme: card.scheme, expiry: card.expiry, encryptedData: card.encryptedData, ksn: card.ksn },
       ...(moto?.email !== undefined ? { email: moto.email } : {}),
       ...(moto?.phone !== undefined ? { phone: moto.phone } : {}),

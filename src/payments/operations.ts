@@ -2,11 +2,12 @@ import { AgentError, ErrorCodes } from '../core/index.js';
 import { backoffDelay } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
+import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { lookupWithGrace } from './lookup.js';
 import { formatAmount } from './money.js';
-import { failureKind, isNotFoundError, refusalError } from './outcome.js';
+import { failureKind, refusalError } from './outcome.js';
 import { classifyStatus, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
 
 /**
@@ -20,8 +21,7 @@ import { classifyStatus, recordEvents, recordServerId, recordStatus, resultMessa
 
 export type Resolution = 'done' | 'not_happened' | 'unknown';
 
-export const instrumentTypeOf = (sale: JournalRow): string =>
-  sale.method === 'walletA' || sale.method === 'walletB' ? sale.method : 'card';
+export { instrumentTypeOf } from './cancel-outcome.js';
 
 interface NewOp {
   kind: 'refund' | 'cancel' | 'capture';
@@ -251,20 +251,7 @@ export function sendCancel(ctx: PaymentContext, sale: JournalRow, amount: number
   return runOperation(ctx, sale, {
     row: { kind: 'cancel', amount, cancelReason: opts.reason },
     what: 'cancelled',
-    send: (op) =>
-      ctx.platform.cancel(
-        sale.clientTransactionId,
-        {
-          clientDateTime: op.clientDateTime,
-          channel: ctx.channel,
-          cancelReason: opts.reason,
-          cancelAmount: { amount, currency: sale.currency },
-          instrument: { instrumentType: instrumentTypeOf(sale) },
-          clientNewTransactionId: op.clientTransactionId,
-          ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
-        },
-        ctx.callOptions(sale),
-      ),
+    send: (op) => ctx.platform.cancel(sale.clientTransactionId, cancelBody(ctx, sale, op, opts.approvalCode), ctx.callOptions(sale)),
     finish: finishCancel,
     resolve: resolveCancel,
   });
@@ -306,44 +293,51 @@ export function finishCancel(ctx: PaymentContext, op: JournalRow, record: Platfo
 }
 
 /**
- * A cancel carries its own client id (so a retry is recognised); a platform that does not
- * keep it is asked about the sale instead: cancelled in full, or what it still allows to cancel.
+ * A cancel whose answer was lost, settled from the platform's own records
+ * (docs/platform-contract.md, "Decisions where the spec is silent", recognising a cancel
+ * whose answer was lost). The cancel carries no id, so the sale is looked up: its history
+ * showing our cancel (or its status `cancelled`) means done, a result refusing it means
+ * not done; neither is believed absent until the lookup grace has passed. Then the
+ * allowed-operations record decides as the contract defines it: still allowed up to what
+ * was left before = not done, up to that less our amount = done. Anything else leaves the
+ * cancel to a person (`needs_attention`), never in flight for ever.
  */
 export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
-  const own = await lookupWithGrace(ctx, op.clientTransactionId, op);
-  if (own.kind === 'failed') throw own.error;
-  if (own.kind === 'found') {
-    finishCancel(ctx, op, own.record);
+  const others = otherDoneCancels(ctx, op);
+  const shows = (r: PlatformRecord): boolean => ourCancelIn(r, op, others) !== undefined || classifyStatus(recordStatus(r)) === 'cancelled';
+  const found = await lookupWithGrace(ctx, saleId, op, shows);
+  if (found.kind === 'failed') throw found.error;
+  if (found.kind === 'found') {
+    if (ourCancelIn(found.record, op, others) === 'refused') {
+      opFailed(ctx, op, `the platform refused the cancel: ${resultMessage(found.record) ?? 'nothing was cancelled'}`);
+      return 'not_happened';
+    }
+    finishCancel(ctx, op, undefined);
     return 'done';
   }
-  const sale = ctx.journal.require(saleId);
-  let record: PlatformRecord;
-  try {
-    record = await ctx.platform.status(saleId, ctx.callOptions(sale));
-  } catch (err) {
-    if (!isNotFoundError(err)) throw err;
+  if (found.record === undefined) {
     opFailed(ctx, op, 'the platform has no record of the sale: nothing was cancelled');
     return 'not_happened';
   }
-  if (classifyStatus(recordStatus(record)) === 'cancelled') {
-    finishCancel(ctx, op, undefined);
-    return 'done';
-  }
+  const sale = ctx.journal.require(saleId);
   const leftBefore = sale.amount - sale.cancelledAmount - sale.refundedAmount;
-  const answer = (await ctx.platform.allowedOperations(saleId, ctx.callOptions(sale))) as Record<string, unknown>;
-  const ops = answer.operations as Record<string, { maxAmount?: unknown }> | undefined;
-  const platformLeft = typeof ops?.cancel?.maxAmount === 'number' ? ops.cancel.maxAmount : answer.operation === 'cancel' && typeof answer.maxAmount === 'number' ? answer.maxAmount : undefined;
-  if (platformLeft === undefined) return 'unknown';
-  if (platformLeft <= leftBefore - op.amount) {
-    finishCancel(ctx, op, undefined);
-    return 'done';
+  const answer = await ctx.platform.allowedOperations(saleId, ctx.callOptions(sale));
+  if (answer.allowed && typeof answer.maxAmount === 'number') {
+    if (answer.maxAmount >= leftBefore) {
+      opFailed(ctx, op, 'the platform did not record the cancel: nothing was cancelled');
+      return 'not_happened';
+    }
+    if (answer.maxAmount <= leftBefore - op.amount) {
+      finishCancel(ctx, op, undefined);
+      return 'done';
+    }
   }
-  if (platformLeft >= leftBefore) {
-    opFailed(ctx, op, 'the platform did not record the cancel: nothing was cancelled');
-    return 'not_happened';
-  }
-  return 'unknown';
+  ctx.save(op.clientTransactionId, {
+    state: 'needs_attention',
+    message: "the platform's records do not show whether the cancel happened: check the sale before cancelling again",
+  });
+  return 'done';
 }
 
 // ---------------------------------------------------------------- capture

@@ -5,7 +5,8 @@ import { adoptSaleRecord } from './adopt.js';
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { lookupWithGrace } from './lookup.js';
-import { finishCancel, instrumentTypeOf, journalOperation, resolveUntilKnown, resolveRefund, finishRefund } from './operations.js';
+import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
+import { finishCancel, journalOperation, resolveUntilKnown, resolveRefund, finishRefund } from './operations.js';
 import { failureKind, isApprovalCodeRefusal, isNotFoundError, platformReason } from './outcome.js';
 import { classifyStatus, recordStatus, type PlatformRecord } from './records.js';
 
@@ -63,19 +64,17 @@ function reversalOperation(ctx: PaymentContext, sale: JournalRow): JournalRow {
 /** One reversal attempt; true when the platform answered and the sale is settled. */
 async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boolean> {
   const op = reversalOperation(ctx, sale);
+  if (op.attempts > 1) {
+    const landed = await earlierAttemptLanded(ctx, sale, op);
+    if (landed === undefined) return false;
+    if (landed) {
+      finishCancel(ctx, op, undefined);
+      ctx.log.info({ clientTransactionId: sale.clientTransactionId }, 'sale reversed (an earlier attempt landed)');
+      return true;
+    }
+  }
   try {
-    const record = await ctx.platform.cancel(
-      sale.clientTransactionId,
-      {
-        clientDateTime: op.clientDateTime,
-        channel: ctx.channel,
-        cancelReason: 'Technical',
-        cancelAmount: { amount: op.amount, currency: sale.currency },
-        instrument: { instrumentType: instrumentTypeOf(sale) },
-        clientNewTransactionId: op.clientTransactionId,
-      },
-      ctx.callOptions(sale),
-    );
+    const record = await ctx.platform.cancel(sale.clientTransactionId, cancelBody(ctx, sale, op), ctx.callOptions(sale));
     finishCancel(ctx, op, record);
     ctx.log.info({ clientTransactionId: sale.clientTransactionId }, 'sale reversed');
     return true;
@@ -103,6 +102,24 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
     ctx.save(op.clientTransactionId, { state: 'failed', message: `reversal refused: ${platformReason(err)}` });
     return settleRefusedReversal(ctx, sale.clientTransactionId, err);
   }
+}
+
+/**
+ * Before a reversal's cancel goes out again: did an earlier attempt, whose answer was lost,
+ * land? The cancel carries no id, so the sale's history says (our cancel in it, or the sale
+ * `cancelled`: docs/platform-contract.md, "Decisions where the spec is silent", recognising
+ * a cancel). undefined: the sale could not be read, try later; a sale the platform does
+ * not know (404) is left to the cancel's own answer.
+ */
+async function earlierAttemptLanded(ctx: PaymentContext, sale: JournalRow, op: JournalRow): Promise<boolean | undefined> {
+  let record: PlatformRecord;
+  try {
+    record = await ctx.platform.status(sale.clientTransactionId, ctx.callOptions(sale));
+  } catch (err) {
+    return isNotFoundError(err) ? false : undefined;
+  }
+  const ours = ourCancelIn(record, op, otherDoneCancels(ctx, op));
+  return (ours !== undefined && ours !== 'refused') || classifyStatus(recordStatus(record)) === 'cancelled';
 }
 
 async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusal: unknown): Promise<boolean> {

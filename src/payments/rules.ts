@@ -171,25 +171,19 @@ function platformOp(v: unknown): PlatformOp | undefined {
 }
 
 /**
- * Merges the platform's allowed-operations answer into the local view: an operation is
- * allowed when both allow it, up to the smaller maximum. The platform's published record
- * is one `{allowed, maxAmount}`; the demo platform adds `operation` (which one the record
- * is for) and `operations` (all three); a bare record is taken as the cancel-or-refund
- * that applies (docs/platform-contract.md, "Decisions where the spec is silent", allowed
+ * Merges the platform's allowed-operations record into the local view: an operation is
+ * allowed when both allow it, up to the smaller maximum. The record is one `{allowed,
+ * maxAmount, currency}` (docs/platform-contract.md, "Endpoints"); any other field is not
+ * read. It is taken as the cancel-or-refund that applies: not allowed, for both; allowed,
+ * for cancel when the local rules allow a cancel, else for refund. Capture stays with the
+ * local rules (docs/platform-contract.md, "Decisions where the spec is silent", allowed
  * operations record).
  */
 export function mergeAllowed(local: AllowedOperationsView, answer: Record<string, unknown>): AllowedOperationsView {
   const perOp: Partial<Record<'cancel' | 'refund' | 'capture', PlatformOp>> = {};
-  const ops = typeof answer.operations === 'object' && answer.operations !== null ? (answer.operations as Record<string, unknown>) : undefined;
-  for (const name of ['cancel', 'refund', 'capture'] as const) {
-    const op = platformOp(ops?.[name]);
-    if (op !== undefined) perOp[name] = op;
-  }
   const bare = platformOp(answer);
-  if (ops === undefined && bare !== undefined) {
-    const which = answer.operation === 'cancel' || answer.operation === 'refund' || answer.operation === 'capture' ? answer.operation : undefined;
-    if (which !== undefined) perOp[which] = bare;
-    else if (!bare.allowed) {
+  if (bare !== undefined) {
+    if (!bare.allowed) {
       perOp.cancel = bare;
       perOp.refund = bare;
     } else if (local.cancel.allowed) perOp.cancel = bare;

@@ -130,10 +130,9 @@ export class PlatformClient {
     return this.call({ operation: 'cancel', method: 'POST', path: `${txPath(transactionId)}/cancel`, body: checked, schema: transactionRecord, auth: true, opts });
   }
 
-  /** Operations allowed now and their maximum amount; `operation` asks about one (cancel, refund, capture). */
-  async allowedOperations(transactionId: string, opts?: CallOptions & { operation?: 'cancel' | 'refund' | 'capture' }): Promise<AllowedOperations> {
-    const query = opts?.operation === undefined ? '' : `?operation=${encodeURIComponent(opts.operation)}`;
-    return this.call({ operation: 'allowedOperations', method: 'GET', path: `${txPath(transactionId)}/allowedoperations${query}`, schema: allowedOperations, auth: true, opts });
+  /** Operations allowed now and their maximum amount: one `{allowed, maxAmount, currency}`; the path takes no query (docs/platform-contract.md, "Endpoints"). */
+  async allowedOperations(transactionId: string, opts?: CallOptions): Promise<AllowedOperations> {
+    return this.call({ operation: 'allowedOperations', method: 'GET', path: `${txPath(transactionId)}/allowedoperations`, schema: allowedOperations, auth: true, opts });
   }
 
   async refundByWeb(transactionId: string, body: RefundByWebRequest, opts?: CallOptions): Promise<TransactionRecord> {

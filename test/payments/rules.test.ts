@@ -70,15 +70,16 @@ describe('cancel and refund windows', () => {
 describe('mergeAllowed', () => {
   const local = localAllowed(sale(), Date.parse('2026-03-01T10:00:00Z'));
 
-  it('per-operation answers narrow the local rules', () => {
+  it('only the record the contract defines is read: fields beyond {allowed, maxAmount, currency} change nothing', () => {
     const merged = mergeAllowed(local, {
       allowed: true,
       maxAmount: 400,
       currency: 'EUR',
-      operation: 'cancel',
-      operations: { cancel: { allowed: true, maxAmount: 400 }, refund: { allowed: false, maxAmount: 0 }, capture: { allowed: false, maxAmount: 0 } },
+      operation: 'refund',
+      operations: { cancel: { allowed: false, maxAmount: 0 }, refund: { allowed: true, maxAmount: 900 }, capture: { allowed: true, maxAmount: 1_000 } },
     });
-    expect(merged).toMatchObject({ fromPlatform: true, cancel: { allowed: true, maxAmount: 400 }, refund: { allowed: false } });
+    expect(merged).toEqual(mergeAllowed(local, { allowed: true, maxAmount: 400, currency: 'EUR' }));
+    expect(merged).toMatchObject({ fromPlatform: true, cancel: { allowed: true, maxAmount: 400 }, refund: local.refund, capture: local.capture });
   });
 
   it('a bare spec record applies to the operation that applies now; a refusal to both', () => {
@@ -89,7 +90,8 @@ describe('mergeAllowed', () => {
   });
 
   it('the platform never widens what the local rules refuse', () => {
-    const merged = mergeAllowed(local, { allowed: true, operations: { capture: { allowed: true, maxAmount: 1_000 } } });
+    const merged = mergeAllowed(local, { allowed: true, maxAmount: 5_000 });
     expect(merged.capture.allowed).toBe(false);
+    expect(merged.cancel.maxAmount).toBe(local.cancel.maxAmount);
   });
 });

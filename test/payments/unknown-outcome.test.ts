@@ -177,7 +177,7 @@ describe('unknown outcome of capture, cancel and refund', () => {
     expect((await t.service.get(sale)).refundedAmount).toBe(1_500);
   });
 
-  it('cancel answer lost: looked up by the cancel id and adopted; capture answer lost: the sale shows Captured', async () => {
+  it("cancel answer lost: found in the sale's history and adopted; capture answer lost: the sale shows Captured", async () => {
     t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
     const wallet = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 1_000, currency: 'EUR', walletId: 'W' });
     const sale = (await wallet.done).clientTransactionId;

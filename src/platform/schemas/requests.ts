@@ -25,8 +25,11 @@ export const cardInstrument = z.strictObject({
   ksn: z.string().optional(),
 });
 
-/** ConsumerScan or MerchantScan for wallets; Moto marks a card MOTO sale (docs/platform-contract.md, "Endpoints"). */
-export const paymentScenario = z.enum(['ConsumerScan', 'MerchantScan', 'Moto']);
+/**
+ * ConsumerScan or MerchantScan, wallets only: the contract has no other value, and a card
+ * sale (MOTO included) carries none (docs/platform-contract.md, "Endpoints").
+ */
+export const paymentScenario = z.enum(['ConsumerScan', 'MerchantScan']);
 export type PaymentScenario = z.infer<typeof paymentScenario>;
 
 export const instrumentRequest = z.strictObject({
@@ -36,7 +39,11 @@ export const instrumentRequest = z.strictObject({
   /** Merchant scan only: the code scanned from the consumer's wallet. */
   walletId: z.string().optional(),
   card: cardInstrument.optional(),
-  /** MOTO without address verification: the customer's contact (docs/platform-contract.md, "Decisions where the spec is silent", MOTO marker). */
+  /**
+   * MOTO: the customer's contact (e-mail or phone); with `entryMode: Keyed` these are what
+   * make a card sale a mail/telephone order (docs/platform-contract.md, "Decisions where the
+   * spec is silent", MOTO).
+   */
   email: z.string().optional(),
   phone: z.string().optional(),
 });
@@ -69,9 +76,11 @@ export const cancelRequest = z.strictObject({
   cancelReason: z.enum(['Technical', 'Functional']),
   cancelAmount: amountRequest,
   instrument: instrumentRef,
-  /** Lets the platform recognise a retried cancel (a reversal retried until answered). */
-  clientNewTransactionId: id.optional(),
-  /** Supervisor approval code, top level (docs/platform-contract.md, "Decisions where the spec is silent"). */
+  /**
+   * Supervisor approval code, top level (docs/platform-contract.md, "Decisions where the spec is silent").
+   * No client id: the contract's cancel body has none, so a retried cancel is recognised
+   * from the sale's history instead (same section, recognising a cancel).
+   */
   approvalCode: z.string().optional(),
 });
 export type CancelRequest = z.infer<typeof cancelRequest>;

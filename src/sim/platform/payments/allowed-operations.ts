@@ -3,7 +3,7 @@ import type { OperationName } from './schemas.js';
 import { lookup, type PaymentDeps } from './transaction.js';
 import type { Caller } from './types.js';
 
-/** Allowed-operations record (docs/platform-contract.md, "Decisions where the spec is silent"). */
+/** Allowed-operations record: exactly what the contract lists (docs/platform-contract.md, "Endpoints"). */
 export interface AllowedOperation {
   allowed: boolean;
   maxAmount: number;
@@ -15,12 +15,14 @@ export type AllowedOperationsAnswer =
   | (AllowedOperation & { operation: 'cancel' | 'refund'; operations: Record<OperationName, AllowedOperation> });
 
 /**
- * GET /payment/v1/transactions/{transactionId}/allowedoperations (the agent asks
- * before offering cancel/refund/capture: docs/platform-contract.md, "Decisions where the
- * spec is silent", allowed operations record): the record for `?operation=`, or without it the record of the operation that applies now (cancel while
- * the payment can be cancelled, else refund) plus all three under `operations`.
+ * GET /payment/v1/transactions/{transactionId}/allowedoperations: the record of the
+ * operation that applies now (cancel while the payment can be cancelled, else refund;
+ * docs/platform-contract.md, "Decisions where the spec is silent", allowed operations
+ * record). Strict answers that record and nothing else; standard adds which operation it
+ * is and all three under `operations`, and answers the old `?operation=` with that one's
+ * record (docs/architecture.md, "Demo platform").
  */
-export function allowedOperations(deps: PaymentDeps, caller: Caller, id: string, operation: OperationName | undefined): AllowedOperationsAnswer {
+export function allowedOperations(deps: PaymentDeps, caller: Caller, id: string, operation: OperationName | undefined, strict = false): AllowedOperationsAnswer {
   const tx = lookup(deps, caller, id);
   const now = deps.ctx.now();
   const record = (check: RuleCheck): AllowedOperation => ({ allowed: check.ok, maxAmount: check.maxAmount, currency: tx.amount.currency });
@@ -29,7 +31,8 @@ export function allowedOperations(deps: PaymentDeps, caller: Caller, id: string,
     refund: record(refundCheck(tx, now)),
     capture: record(captureCheck(tx)),
   };
-  if (operation !== undefined) return operations[operation];
   const applies = operations.cancel.allowed ? 'cancel' : 'refund';
+  if (strict) return operations[applies];
+  if (operation !== undefined) return operations[operation];
   return { ...operations[applies], operation: applies, operations };
 }

@@ -45,7 +45,11 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
 /**
  * Creates the Cancel record (events cancelRequest then <wallet>CancelResult; card:
  * cardCancelResult) and gives the money back. Technical = reversal, Functional = void
- * (docs/platform-contract.md, "Endpoints", cancel). The payment becomes `cancelled` once nothing is left.
+ * (docs/platform-contract.md, "Endpoints", cancel). The payment becomes `cancelled` once
+ * nothing is left. The same two events go into the payment's own history (the status call
+ * returns a transaction's whole history), which is where a client that sent no id finds
+ * its cancel again (docs/platform-contract.md, "Decisions where the spec is silent",
+ * recognising a cancel).
  */
 export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: CancelRequest): TransactionRecord {
   const refusal = cancelRefusal(deps, tx, req.amount);
@@ -61,19 +65,22 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
     fingerprint: cancelFingerprint(tx, req.amount),
     related: tx,
   });
-  addEvent(cancel, now, 'cancelRequest', {
-    clientDateTime: req.clientDateTime,
-    cancelAmount: { ...req.amount },
-    cancelReason: req.cancelReason,
-    instrument: { instrumentType: tx.instrumentType },
-    source: { ...caller.source },
-    requestor: {},
-  });
-  addEvent(cancel, now, `${resultPrefix(tx)}CancelResult`, {
-    result: 'Accepted',
-    resultMessage: req.cancelReason === 'Technical' ? 'Reversed' : 'Voided',
-    resultData: { ...providerResultData(tx.instrumentType, tx.merchant), ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}) },
-  });
+  const resultData = { ...providerResultData(tx.instrumentType, tx.merchant), ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}) };
+  for (const history of [cancel, tx]) {
+    addEvent(history, now, 'cancelRequest', {
+      clientDateTime: req.clientDateTime,
+      cancelAmount: { ...req.amount },
+      cancelReason: req.cancelReason,
+      instrument: { instrumentType: tx.instrumentType },
+      source: { ...caller.source },
+      requestor: {},
+    });
+    addEvent(history, now, `${resultPrefix(tx)}CancelResult`, {
+      result: 'Accepted',
+      resultMessage: req.cancelReason === 'Technical' ? 'Reversed' : 'Voided',
+      resultData: { ...resultData },
+    });
+  }
   const charged = tx.record.transactionStatus === 'Accepted';
   if (tx.record.transactionStatus === 'Initialized') deps.wallets.release(tx);
   tx.cancelled += req.amount.amount;
@@ -92,13 +99,16 @@ export function cancelTransaction(deps: PaymentDeps, caller: Caller, id: string,
   // voids (Functional) only (docs/platform-contract.md, "Decisions where the spec is
   // silent", reversal).
   if (body.cancelReason !== 'Technical') checkApprovalCode(caller, body.approvalCode);
-  if (body.clientNewTransactionId !== undefined) {
+  // The contract's cancel body has no client id and promises nothing for a repeated cancel:
+  // strict treats every cancel as new, so one sent again after a lost answer is refused
+  // once nothing is left (docs/architecture.md, "Demo platform"). Standard still
+  // recognises an old client's id and answers a cancelled payment's last Cancel.
+  const strict = deps.ctx.profile.strict;
+  if (!strict && body.clientNewTransactionId !== undefined) {
     const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
     if (existing !== undefined) return repeated(deps, existing, cancelFingerprint(tx, body.cancelAmount));
   }
-  // Idempotency: a retried cancel, e.g. a reversal after a lost answer, answers the Cancel
-  // that did it instead of failing (docs/architecture.md, "Demo platform").
-  if (tx.record.transactionType === 'Payment' && tx.record.transactionStatus === 'cancelled') {
+  if (!strict && tx.record.transactionType === 'Payment' && tx.record.transactionStatus === 'cancelled') {
     const done = tx.children.filter((c) => c.record.transactionType === 'Cancel').at(-1);
     if (done !== undefined) return snapshot(done);
   }
@@ -108,6 +118,6 @@ export function cancelTransaction(deps: PaymentDeps, caller: Caller, id: string,
     channel: body.channel,
     cancelReason: body.cancelReason,
     amount: body.cancelAmount,
-    clientTransactionId: body.clientNewTransactionId,
+    clientTransactionId: strict ? undefined : body.clientNewTransactionId,
   });
 }

@@ -8,8 +8,11 @@ import type { Caller, SimTransaction } from './types.js';
 /**
  * Checks the card fields of a process body (card fields top level, card data in
  * `instrument.card`: docs/platform-contract.md, "Decisions where the spec is silent").
- * MOTO with any entryMode other than Keyed is not processed and answers a validation
- * message (the platform's own rule; the agent sends MOTO keyed, same section, MOTO marker).
+ * A MOTO sale is a card sale with the customer's contact (`instrument.email` / `phone`) or
+ * the address verification fields (`orderChannel`, `zipCode`, `houseNumber`); the
+ * standard profile also still takes the old `paymentScenario: "Moto"` as one. MOTO with
+ * any entryMode other than Keyed is not processed and answers a validation message (the
+ * platform's own rule; same section, MOTO).
  */
 export function checkCardSale(body: ProcessBody): void {
   const { instrument } = body;
@@ -18,19 +21,15 @@ export function checkCardSale(body: ProcessBody): void {
     throw validationError(`instrument.paymentScenario ${instrument.paymentScenario} applies to wallet payments, not to cards`);
   }
   if (body.entryMode === undefined) throw validationError('entryMode is required for a card sale');
-  // MOTO is marked by instrument.paymentScenario "Moto" (docs/platform-contract.md,
-  // "Decisions where the spec is silent").
-  if (instrument.paymentScenario === 'Moto') {
+  const address = [body.orderChannel, body.zipCode, body.houseNumber];
+  const given = address.filter((f) => f !== undefined).length;
+  const contact = instrument.email !== undefined || instrument.phone !== undefined;
+  if (instrument.paymentScenario === 'Moto' || given > 0 || contact) {
     if (body.entryMode !== 'Keyed') throw validationError(`a MOTO sale must use entryMode Keyed, not ${body.entryMode}`, 'MOTO_ENTRY_MODE');
-    const address = [body.orderChannel, body.zipCode, body.houseNumber];
-    const given = address.filter((f) => f !== undefined).length;
     // With address verification orderChannel, zipCode and houseNumber are added; without it
-    // the contact details are e-mail or phone in the instrument (docs/platform-contract.md,
-    // "Decisions where the spec is silent", MOTO marker).
+    // the contact details are e-mail or phone in the instrument.
     if (given > 0 && given < 3) throw validationError('MOTO with address verification needs orderChannel, zipCode and houseNumber');
-    if (given === 0 && instrument.email === undefined && instrument.phone === undefined) {
-      throw validationError('MOTO without address verification needs instrument.email or instrument.phone');
-    }
+    if (given === 0 && !contact) throw validationError('MOTO without address verification needs instrument.email or instrument.phone');
   }
   // Online PIN translation: the three fields travel together (docs/platform-contract.md, "Endpoints").
   const pin = [body.ksn, body.pinblock, body.pinblockFormat].filter((f) => f !== undefined).length;

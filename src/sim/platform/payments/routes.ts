@@ -5,20 +5,11 @@ import { callerOf } from './caller.js';
 import { cancelTransaction } from './cancel.js';
 import { captureAll, captureTransaction } from './capture.js';
 import { COUNTRIES } from './countries.js';
-import { parseBody } from './http-errors.js';
+import { parseBody, validationError } from './http-errors.js';
 import { processSale, qrCodePayment } from './process.js';
 import { refundTransaction } from './refund.js';
 import { refundByWeb } from './refund-by-web.js';
-import {
-  cancelBodySchema,
-  captureAllBodySchema,
-  captureBodySchema,
-  operationQuerySchema,
-  processBodySchema,
-  qrCodeBodySchema,
-  refundBodySchema,
-  refundByWebBodySchema,
-} from './schemas.js';
+import { bodySchemasFor, operationQuerySchema, type BodyOf, type BodySchemas } from './schemas.js';
 import { lookup, snapshot, type PaymentDeps } from './transaction.js';
 import type { Caller, TransactionRecord } from './types.js';
 
@@ -47,6 +38,9 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
       name,
       (req): SimResponse => {
         const caller = callerOf(ctx, req);
+        // No payment route of the contract takes a query: strict refuses one (docs/architecture.md, "Demo platform").
+        const query = [...req.query.keys()];
+        if (ctx.profile.strict && query.length > 0) throw validationError(`unknown query parameter ${query[0] ?? ''}`);
         const body = handler(caller, req);
         if (method === 'POST') log.info({ route: name, merchantId: caller.merchant.merchantId, ...summary(body) }, 'payment call');
         return { status: 200, body };
@@ -56,20 +50,23 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
   };
   const id = (req: SimRequest): string => req.params.id as string;
   const base = '/payment/v1/transactions';
+  /** The request body checked against the profile's schemas (strict: a field outside the contract is a 400). */
+  const body = <K extends keyof BodySchemas>(name: K, req: SimRequest): BodyOf<K> => parseBody(bodySchemasFor(ctx.profile)[name], req.body) as BodyOf<K>;
 
-  add('POST', `${base}/process`, 'process', (caller, req) => processSale(deps, caller, parseBody(processBodySchema, req.body)));
-  add('POST', `${base}/captureall`, 'captureall', (caller, req) => captureAll(deps, caller, parseBody(captureAllBodySchema, req.body).clientDateTime));
+  add('POST', `${base}/process`, 'process', (caller, req) => processSale(deps, caller, body('process', req)));
+  add('POST', `${base}/captureall`, 'captureall', (caller, req) => captureAll(deps, caller, body('captureAll', req).clientDateTime));
   // 200 means available (docs/platform-contract.md, "Decisions where the spec is silent").
   add('GET', `${base}/technical/isAvailable`, 'isAvailable', () => ({ available: true }));
-  add('POST', `${base}/:id/capture`, 'capture', (caller, req) => captureTransaction(deps, caller, id(req), parseBody(captureBodySchema, req.body)));
-  add('POST', `${base}/:id/refund`, 'refund', (caller, req) => refundTransaction(deps, caller, id(req), parseBody(refundBodySchema, req.body)));
-  add('POST', `${base}/:id/cancel`, 'cancel', (caller, req) => cancelTransaction(deps, caller, id(req), parseBody(cancelBodySchema, req.body)));
+  add('POST', `${base}/:id/capture`, 'capture', (caller, req) => captureTransaction(deps, caller, id(req), body('capture', req)));
+  add('POST', `${base}/:id/refund`, 'refund', (caller, req) => refundTransaction(deps, caller, id(req), body('refund', req)));
+  add('POST', `${base}/:id/cancel`, 'cancel', (caller, req) => cancelTransaction(deps, caller, id(req), body('cancel', req)));
   add('GET', `${base}/:id/allowedoperations`, 'allowedoperations', (caller, req) => {
+    // `?operation=` is not in the contract; standard still answers it (strict refused it above).
     const op = req.query.get('operation');
-    return allowedOperations(deps, caller, id(req), op === null ? undefined : parseBody(operationQuerySchema, op));
+    return allowedOperations(deps, caller, id(req), op === null ? undefined : parseBody(operationQuerySchema, op), ctx.profile.strict);
   });
-  add('POST', `${base}/:id/refundbyweb`, 'refundbyweb', (caller, req) => refundByWeb(deps, caller, id(req), parseBody(refundByWebBodySchema, req.body)));
+  add('POST', `${base}/:id/refundbyweb`, 'refundbyweb', (caller, req) => refundByWeb(deps, caller, id(req), body('refundByWeb', req)));
   add('GET', `${base}/:id`, 'status', (caller, req) => snapshot(lookup(deps, caller, id(req))));
-  add('POST', '/qrcode-payment/v1/transactions', 'qrcode', (caller, req) => qrCodePayment(deps, caller, parseBody(qrCodeBodySchema, req.body)));
+  add('POST', '/qrcode-payment/v1/transactions', 'qrcode', (caller, req) => qrCodePayment(deps, caller, body('qrCode', req)));
   add('GET', '/resources/v1/countries', 'countries', () => COUNTRIES.map((c) => ({ ...c })));
 }
