@@ -167,6 +167,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       bus,
       log,
       clock,
+      timeZone: config.platform.timeZone,
     });
     stops.push(() => relay.stop());
 

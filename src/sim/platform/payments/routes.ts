@@ -19,6 +19,7 @@ import {
   refundBodySchema,
   refundByWebBodySchema,
 } from './schemas.js';
+import { strictAnswer } from './strict-answers.js';
 import { lookup, snapshot, type PaymentDeps } from './transaction.js';
 import type { Caller, TransactionRecord } from './types.js';
 
@@ -49,7 +50,8 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
         const caller = callerOf(ctx, req);
         const body = handler(caller, req);
         if (method === 'POST') log.info({ route: name, merchantId: caller.merchant.merchantId, ...summary(body) }, 'payment call');
-        return { status: 200, body };
+        // The strict profile writes every answer from the contract's extremes (docs/architecture.md, "Demo platform").
+        return { status: 200, body: ctx.profile.strict ? strictAnswer(body, ctx.profile.timeZone) : body };
       },
       ['api', 'mtls'],
     );
