@@ -57,6 +57,12 @@ async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock):
     log,
     clock,
   });
+  // The demo platform writes server times in its profile's zone; a terminal reading them in another ends QR codes at the wrong time
+  // (docs/platform-contract.md, "Tolerance of answers", dates and time zone).
+  const zone = platform.context.profile.timeZone;
+  if (zone !== config.platform.timeZone) {
+    log.warn({ simTimeZone: zone, platformTimeZone: config.platform.timeZone }, `the demo platform writes server times in ${zone}: set platform.timeZone to ${zone}`);
+  }
   return { platform, endpoints: { baseUrl: platform.urls.api, authUrl: platform.urls.api, deviceAuthUrl: platform.urls.mtls } };
 }
 
@@ -167,6 +173,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       bus,
       log,
       clock,
+      timeZone: config.platform.timeZone,
     });
     stops.push(() => relay.stop());
 

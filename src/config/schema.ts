@@ -10,6 +10,18 @@ const url = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 const port = z.number().int().min(0).max(65535);
 const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR');
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** An IANA time zone name the runtime knows (docs/platform-contract.md, "Tolerance of answers", dates and time zone). */
+const timeZone = z.string().refine(
+  (name) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: name });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' },
+);
 
 const usbMatch = z.strictObject({
   vendorId: z.string().regex(/^[0-9a-fA-F]{4}$/, 'expected 4 hex digits').describe('USB vendor id, e.g. 0483'),
@@ -53,6 +65,7 @@ export const configSchema = z.strictObject({
       headersTimeoutMs: z.number().int().positive().default(15_000).describe('time to response headers'),
       bodyTimeoutMs: z.number().int().positive().default(15_000).describe('idle time while reading a body'),
       availabilityTimeoutMs: z.number().int().positive().default(2_000).describe('isAvailable budget'),
+      timeZone: timeZone.default('UTC').describe("the platform's time zone (IANA name, e.g. Asia/Singapore): server times without an offset are read in it"),
     })
     .prefault({}),
   auth: z

@@ -1,4 +1,5 @@
 import { backoffDelay, type BackoffOptions } from '../core/index.js';
+import { serverTimeEnd } from './server-time.js';
 
 /**
  * When the provider relay asks the platform for a pending transaction's status next.
@@ -57,20 +58,12 @@ export function nextPollDelay(policy: RelayPolicy, s: PollState, random?: () => 
 }
 
 /**
- * The QR expiry as epoch milliseconds. The platform gives ISO 8601 or, for server-produced
- * times, MM/DD/YYYY HH:mm:ss (docs/platform-contract.md, "Tolerance of answers"),
- * read as UTC.
+ * The QR expiry as epoch milliseconds: the end of the time the platform's `expireTime`
+ * names, read in the platform's time zone when it carries no offset (server date forms
+ * `MM/DD/YYYY HH:mm:ss` and `M/D/YYYY h:mm:ss AM/PM`, or ISO 8601), rounded up to the end
+ * of the second it names so the relay never gives up before the platform does
+ * (docs/platform-contract.md, "Tolerance of answers", dates and time zone).
  */
-export function parseExpireTime(text: string | undefined): number | undefined {
-  if (text === undefined || text.trim() === '') return undefined;
-  const us = /^(\d{2})\/(\d{2})\/(\d{4})[ T](\d{1,2}):(\d{2}):(\d{2})(?:\s*([AaPp][Mm]))?$/.exec(text.trim());
-  if (us) {
-    const [, mm, dd, yyyy, hh, mi, ss, ampm] = us;
-    let hour = Number(hh);
-    if (ampm !== undefined) hour = (hour % 12) + (ampm.toUpperCase() === 'PM' ? 12 : 0);
-    return Date.UTC(Number(yyyy), Number(mm) - 1, Number(dd), hour, Number(mi), Number(ss));
-  }
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return undefined;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : at;
+export function parseExpireTime(text: string | undefined, timeZone = 'UTC'): number | undefined {
+  return serverTimeEnd(text, timeZone);
 }

@@ -17,6 +17,12 @@ export interface EventRelayOptions {
   policy?: Partial<RelayPolicy>;
   /** Jitter source of the failure backoff. */
   random?: () => number;
+  /**
+   * The platform's time zone (config `platform.timeZone`, IANA name, default UTC): a QR
+   * expireTime without an offset is read in it (docs/platform-contract.md, "Tolerance of
+   * answers", dates and time zone).
+   */
+  timeZone?: string;
 }
 
 export interface EventRelay {
@@ -154,7 +160,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
   function track(tracking: PendingTracking, firstDelayMs: number): void {
     if (!running) return;
     const id = tracking.clientTransactionId;
-    const expiresAt = parseExpireTime(tracking.expireTime);
+    const expiresAt = parseExpireTime(tracking.expireTime, opts.timeZone);
     if (tracking.expireTime !== undefined && expiresAt === undefined) {
       log.warn({ clientTransactionId: id, expireTime: tracking.expireTime }, 'unreadable expireTime; following until final');
     }

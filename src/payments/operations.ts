@@ -8,7 +8,7 @@ import type { JournalRow } from './journal/index.js';
 import { lookupWithGrace } from './lookup.js';
 import { formatAmount } from './money.js';
 import { failureKind, refusalError } from './outcome.js';
-import { classifyStatus, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
+import { classifyStatus, isCancelRecord, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
 
 /**
  * Capture, cancel and refund of a sale (docs/platform-contract.md, "Endpoints";
@@ -406,7 +406,7 @@ export function sendRefundByWeb(ctx: PaymentContext, sale: JournalRow, amount: n
 }
 
 function finishByWeb(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow {
-  if (record.transactionType === 'Cancel') return finishCancel(ctx, op, record);
+  if (isCancelRecord(record)) return finishCancel(ctx, op, record);
   return finishRefund(ctx, op, record);
 }
 

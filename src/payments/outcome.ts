@@ -13,6 +13,10 @@ import type { PlatformError } from '../platform/index.js';
 export type FailureKind = 'not_sent' | 'refused' | 'unknown';
 
 export function failureKind(err: unknown): FailureKind {
+  // An answer that arrived (2xx) but whose essentials cannot be read is never by itself a
+  // reason to reverse: the platform acted, so the transaction is looked up first
+  // (docs/platform-contract.md, "Tolerance of answers").
+  if (answeredUnreadable(err)) return 'unknown';
   if (isPlatformError(err)) {
     if (err.category === 'network' && !err.outcomeUnknown) return 'not_sent';
     if (err.category === 'auth' || err.category === 'rejected') return 'refused';
@@ -22,6 +26,11 @@ export function failureKind(err: unknown): FailureKind {
   if (isAgentError(err, ErrorCodes.PLATFORM_BAD_REQUEST)) return 'not_sent';
   // Anything else (a bug, an unexpected throw) may have happened after sending: be safe.
   return 'unknown';
+}
+
+/** The platform answered a write with a 2xx whose essentials (status, server id) could not be read. */
+export function answeredUnreadable(err: unknown): boolean {
+  return isPlatformError(err) && err.code === ErrorCodes.PLATFORM_BAD_RESPONSE && err.status !== undefined && err.status >= 200 && err.status <= 299;
 }
 
 export function isNotFoundError(err: unknown): boolean {

@@ -1,5 +1,6 @@
 import type { TransactionState } from './api.js';
 import type { QrInfo } from './api.js';
+import { isKnownCurrency, minorDigits } from './money.js';
 
 /**
  * Reading the platform's transaction records (docs/platform-contract.md, "Tolerance of
@@ -14,12 +15,14 @@ export type PlatformRecord = Record<string, unknown> & {
   events?: unknown;
 };
 
+/** The record's status as sent, when it is a non-empty string (compared case-insensitively everywhere: classifyStatus). */
 export function recordStatus(record: PlatformRecord): string | undefined {
-  return typeof record.transactionStatus === 'string' ? record.transactionStatus : undefined;
+  return typeof record.transactionStatus === 'string' && record.transactionStatus.trim() !== '' ? record.transactionStatus : undefined;
 }
 
+/** The server's id, when it is a non-empty string (absent, null or another type reads as unknown). */
 export function recordServerId(record: PlatformRecord): string | undefined {
-  return typeof record.serverTransactionId === 'string' ? record.serverTransactionId : undefined;
+  return typeof record.serverTransactionId === 'string' && record.serverTransactionId.trim() !== '' ? record.serverTransactionId : undefined;
 }
 
 export function recordEvents(record: PlatformRecord): Array<Record<string, unknown>> {
@@ -33,8 +36,9 @@ const CANCELLED = new Set(['cancelled', 'canceled', 'reversed', 'voided']);
 
 export type StatusClass = 'pending' | 'charged' | 'refused' | 'cancelled' | 'failed' | 'expired' | 'other';
 
+/** Status values are compared case-insensitively (the platform writes `cancelled` in lower case, `Accepted` capitalised). */
 export function classifyStatus(status: string | undefined): StatusClass {
-  const s = (status ?? '').toLowerCase();
+  const s = (status ?? '').trim().toLowerCase();
   if (PENDING.has(s)) return 'pending';
   if (CHARGED.has(s)) return 'charged';
   if (REFUSED.has(s)) return 'refused';
@@ -103,21 +107,51 @@ export function qrOf(record: PlatformRecord): QrInfo | undefined {
   return undefined;
 }
 
-function amountOf(v: unknown): number | undefined {
+/**
+ * An amount object of an answer in minor units (docs/platform-contract.md, "Tolerance of
+ * answers", amounts): `amount` as an integer, or `value` as a string in its place. A
+ * `value` of digits stands in for `amount` (minor units) next to `currency`, and is in
+ * major units next to `currency_code` (the fee objects' form); a `value` with a decimal
+ * point is in major units either way and converted with the currency's ISO 4217 digits
+ * (`fallbackCurrency` when the object names none). Anything else reads as absent.
+ */
+export function readAmount(v: unknown, fallbackCurrency?: string): number | undefined {
   const o = asObject(v);
-  return typeof o?.amount === 'number' ? o.amount : undefined;
+  if (o === undefined) return undefined;
+  if (typeof o.amount === 'number') return Number.isSafeInteger(o.amount) && o.amount >= 0 ? o.amount : undefined;
+  if (typeof o.amount === 'string' && /^\s*\d{1,15}\s*$/.test(o.amount)) return Number(o.amount);
+  if (typeof o.value !== 'string') return undefined;
+  const value = o.value.trim();
+  const currency = typeof o.currency === 'string' ? o.currency : typeof o.currency_code === 'string' ? o.currency_code : fallbackCurrency;
+  const decimal = /^(\d{1,15})(?:\.(\d{0,9}))?$/.exec(value);
+  if (decimal === null) return undefined;
+  const [, whole, fraction] = decimal;
+  const major = fraction !== undefined || (typeof o.currency !== 'string' && typeof o.currency_code === 'string');
+  if (!major) return Number(whole);
+  if (currency === undefined || !isKnownCurrency(currency)) return undefined;
+  const digits = minorDigits(currency);
+  const frac = (fraction ?? '').replace(/0+$/, '');
+  if (frac.length > digits) return undefined;
+  const minor = Number(whole) * 10 ** digits + Number(frac.padEnd(digits, '0') || '0');
+  return Number.isSafeInteger(minor) ? minor : undefined;
 }
 
-/** What the platform's events say was captured on a card sale (cardCaptureResult events, the last one counts). */
-export function capturedOf(record: PlatformRecord): number | undefined {
+/** What the platform's events say was captured on a card sale (capture result events, the last one not refused counts). */
+export function capturedOf(record: PlatformRecord, currency?: string): number | undefined {
   let captured: number | undefined;
   for (const e of recordEvents(record)) {
-    if (typeof e.eventType === 'string' && /capture/i.test(e.eventType) && e.result !== 'Refused') {
-      const a = amountOf(e.captureAmount);
-      if (a !== undefined) captured = a;
-    }
+    if (typeof e.eventType !== 'string' || !/capture/i.test(e.eventType)) continue;
+    const result = typeof e.result === 'string' ? classifyStatus(e.result) : undefined;
+    if (result === 'refused' || result === 'failed') continue;
+    const a = readAmount(e.captureAmount, currency);
+    if (a !== undefined) captured = a;
   }
   return captured;
+}
+
+/** The record is of a cancel (transactionType `Cancel` in any case), e.g. the answer of a refund by web. */
+export function isCancelRecord(record: PlatformRecord): boolean {
+  return typeof record.transactionType === 'string' && record.transactionType.trim().toLowerCase() === 'cancel';
 }
 
 /** A stable key of a platform event, to deliver each once. */

@@ -86,7 +86,7 @@ export function salePatchFromRecord(row: JournalRow, record: PlatformRecord, sou
     startedWaiting = row.state !== 'awaiting_customer' || row.serverTransactionId === undefined;
   }
   if (cls === 'charged' && isCardMethod(row)) {
-    const captured = capturedOf(record);
+    const captured = capturedOf(record, row.currency);
     if (/^captured$/i.test(status ?? '')) patch.capturedAmount = captured ?? row.amount - row.cancelledAmount;
     else if (captured !== undefined) patch.capturedAmount = captured;
   }

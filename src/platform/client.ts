@@ -26,11 +26,13 @@ import {
   countries,
   qrTerminalPaymentResponse,
   transactionRecord,
+  writeRecord,
   type AllowedOperations,
   type CaptureAllResponse,
   type Country,
   type QrTerminalPaymentResponse,
   type TransactionRecord,
+  type WriteRecord,
 } from './schemas/responses.js';
 
 /**
@@ -105,14 +107,14 @@ export class PlatformClient {
   }
 
   /** Sale: card, wallet QR, MOTO, manual entry, offline upload. */
-  async process(body: ProcessRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async process(body: ProcessRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(processRequest, body, 'process');
-    return this.call({ operation: 'process', method: 'POST', path: '/payment/v1/transactions/process', body: checked, schema: transactionRecord, auth: true, opts });
+    return this.call({ operation: 'process', method: 'POST', path: '/payment/v1/transactions/process', body: checked, schema: writeRecord, auth: true, opts });
   }
 
-  async capture(transactionId: string, body: CaptureRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async capture(transactionId: string, body: CaptureRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(captureRequest, body, 'capture');
-    return this.call({ operation: 'capture', method: 'POST', path: `${txPath(transactionId)}/capture`, body: checked, schema: transactionRecord, auth: true, opts });
+    return this.call({ operation: 'capture', method: 'POST', path: `${txPath(transactionId)}/capture`, body: checked, schema: writeRecord, auth: true, opts });
   }
 
   async captureAll(body: CaptureAllRequest, opts?: CallOptions): Promise<CaptureAllResponse> {
@@ -120,14 +122,14 @@ export class PlatformClient {
     return this.call({ operation: 'captureAll', method: 'POST', path: '/payment/v1/transactions/captureall', body: checked, schema: captureAllResponse, auth: true, opts });
   }
 
-  async refund(transactionId: string, body: RefundRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async refund(transactionId: string, body: RefundRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(refundRequest, body, 'refund');
-    return this.call({ operation: 'refund', method: 'POST', path: `${txPath(transactionId)}/refund`, body: checked, schema: transactionRecord, auth: true, opts });
+    return this.call({ operation: 'refund', method: 'POST', path: `${txPath(transactionId)}/refund`, body: checked, schema: writeRecord, auth: true, opts });
   }
 
-  async cancel(transactionId: string, body: CancelRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async cancel(transactionId: string, body: CancelRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(cancelRequest, body, 'cancel');
-    return this.call({ operation: 'cancel', method: 'POST', path: `${txPath(transactionId)}/cancel`, body: checked, schema: transactionRecord, auth: true, opts });
+    return this.call({ operation: 'cancel', method: 'POST', path: `${txPath(transactionId)}/cancel`, body: checked, schema: writeRecord, auth: true, opts });
   }
 
   /** Operations allowed now and their maximum amount: one `{allowed, maxAmount, currency}`; the path takes no query (docs/platform-contract.md, "Endpoints"). */
@@ -135,9 +137,9 @@ export class PlatformClient {
     return this.call({ operation: 'allowedOperations', method: 'GET', path: `${txPath(transactionId)}/allowedoperations`, schema: allowedOperations, auth: true, opts });
   }
 
-  async refundByWeb(transactionId: string, body: RefundByWebRequest, opts?: CallOptions): Promise<TransactionRecord> {
+  async refundByWeb(transactionId: string, body: RefundByWebRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(refundByWebRequest, body, 'refundByWeb');
-    return this.call({ operation: 'refundByWeb', method: 'POST', path: `${txPath(transactionId)}/refundbyweb`, body: checked, schema: transactionRecord, auth: true, opts });
+    return this.call({ operation: 'refundByWeb', method: 'POST', path: `${txPath(transactionId)}/refundbyweb`, body: checked, schema: writeRecord, auth: true, opts });
   }
 
   /** Status and event history; `transactionId` is the client or the server id. A 404 is a `rejected` error (see isNotFound). */

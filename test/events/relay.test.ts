@@ -201,11 +201,57 @@ describe('relay policy', () => {
     expect(nextPollDelay(defaultRelayPolicy, { trackedForMs: 0, slowPolls: 0, failures: 0, msToExpiry: undefined, lastCallMs: 900 })).toBe(0);
   });
 
-  it('reads expireTime in ISO 8601 and the platform date format', () => {
-    expect(parseExpireTime('2025-03-01T10:05:00Z')).toBe(Date.parse('2025-03-01T10:05:00Z'));
-    expect(parseExpireTime('03/01/2025 10:05:00')).toBe(Date.parse('2025-03-01T10:05:00Z'));
-    expect(parseExpireTime('03/01/2025 10:05:00 PM')).toBe(Date.parse('2025-03-01T22:05:00Z'));
+  it('reads expireTime in ISO 8601 and the platform date forms, to the end of the second it names', () => {
+    // Milliseconds given: exact. Whole seconds: the platform may have cut a fraction off, so the end of that second.
+    expect(parseExpireTime('2025-03-01T10:05:00.000Z')).toBe(Date.parse('2025-03-01T10:05:00Z'));
+    expect(parseExpireTime('2025-03-01T10:05:00Z')).toBe(Date.parse('2025-03-01T10:05:01Z'));
+    expect(parseExpireTime('03/01/2025 10:05:00')).toBe(Date.parse('2025-03-01T10:05:01Z'));
+    expect(parseExpireTime('03/01/2025 10:05:00 PM')).toBe(Date.parse('2025-03-01T22:05:01Z'));
+    expect(parseExpireTime('3/1/2025 10:05:00 PM', 'Asia/Singapore')).toBe(Date.parse('2025-03-01T14:05:01Z'));
     expect(parseExpireTime('soon')).toBeUndefined();
     expect(parseExpireTime(undefined)).toBeUndefined();
+  });
+});
+
+describe('QR expiry in the platform\'s time zone', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: new Date('2025-12-15T20:00:00.400Z') });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a 12-hour expireTime west of UTC (12:05:00 PM in Los Angeles = 20:05 UTC) is not taken as UTC: the sale is paid at 20:04, not expired at once', async () => {
+    let paid = false;
+    const s = setup({ T1: () => (paid ? walletRecord('Accepted', ['walletARequest', 'pay']) : walletRecord('Initialized', ['walletARequest'])) });
+    const relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, timeZone: 'America/Los_Angeles' });
+    try {
+      s.store.add('T1', { expireTime: '12/15/2025 12:05:00 PM' });
+      relay.start();
+      await vi.advanceTimersByTimeAsync(4 * 60_000);
+      expect(s.store.expired).toEqual([]);
+      paid = true;
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(s.store.expired).toEqual([]);
+      expect(s.events.at(-1)?.data.status).toBe('approved');
+    } finally {
+      relay.stop();
+    }
+  });
+
+  it('the relay waits until the end of the expiry second: the platform\'s 20:05:00.400 is never cut to 20:05:00', async () => {
+    const s = setup({ T1: () => walletRecord('Initialized', ['walletARequest']) });
+    const relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, timeZone: 'America/Los_Angeles' });
+    try {
+      s.store.add('T1', { expireTime: '12/15/2025 12:05:00 PM' });
+      relay.start();
+      await vi.advanceTimersByTimeAsync(Date.parse('2025-12-15T20:05:00.500Z') - Date.now());
+      expect(s.store.expired).toEqual([]);
+      await vi.advanceTimersByTimeAsync(Date.parse('2025-12-15T20:05:01.000Z') - Date.now());
+      expect(s.store.expired).toEqual(['T1']);
+      expect(s.calls.at(-1)?.at).toBeGreaterThanOrEqual(Date.parse('2025-12-15T20:05:01Z'));
+    } finally {
+      relay.stop();
+    }
   });
 });

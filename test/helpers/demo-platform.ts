@@ -1,6 +1,6 @@
 import { request, type Agent } from 'undici';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
-import { isSimProfileName, type SimProfileName } from '../../src/sim/platform/profile.js';
+import { isSimProfileName, STRICT_TIME_ZONE, type SimProfileName } from '../../src/sim/platform/profile.js';
 import type { SimSettings } from '../../src/sim/platform/context.js';
 import { createMtlsDispatcher, loadIdentity, readIdentity, type DeviceIdentity } from '../../src/identity/index.js';
 import { HostDispatchers } from '../../src/platform/dispatchers.js';
@@ -34,6 +34,16 @@ export function testSimProfile(): SimProfileName {
   if (wanted === undefined || wanted === '') return 'standard';
   if (!isSimProfileName(wanted)) throw new Error(`TEST_SIM_PROFILE must be standard or strict, not ${wanted}`);
   return wanted;
+}
+
+/**
+ * The time zone the run's demo platform writes server times in, for the terminal's
+ * `platform.timeZone`: the strict profile writes them in STRICT_TIME_ZONE
+ * (docs/architecture.md, "Demo platform"), the standard one in UTC. A test that switches
+ * the profile itself configures its terminal with the zone itself.
+ */
+export function testPlatformTimeZone(): string {
+  return testSimProfile() === 'strict' ? STRICT_TIME_ZONE : 'UTC';
 }
 
 /** The demo platform on loopback, port 0, with the dev certificates of this test run, in the run's profile unless told. */

@@ -12,7 +12,7 @@ import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { identityOf, startDemo, type Demo } from './demo-platform.js';
+import { identityOf, startDemo, testPlatformTimeZone, type Demo } from './demo-platform.js';
 import { tempDir } from './temp-dir.js';
 import { fakePeripherals } from './fake-peripherals.js';
 
@@ -102,6 +102,8 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
   const config = configSchema.parse({
     dataDir,
     ...opts.config,
+    // Server times are read in the zone the run's demo platform writes them in.
+    platform: { timeZone: testPlatformTimeZone(), ...(opts.config?.platform as Record<string, unknown> | undefined) },
     payments: { reversalRetryCapMs: 200, lookupGraceMs: 300, ...(opts.config?.payments as Record<string, unknown> | undefined) },
   });
   const identity = identityOf('device');

@@ -3,7 +3,7 @@ import { loadConfig, type LoadConfigOptions } from '../../src/config/load.js';
 import { testCerts } from './certs.js';
 import { testLogger, type LogSink } from './log-sink.js';
 import { tempDir } from './temp-dir.js';
-import { testSimProfile } from './demo-platform.js';
+import { testPlatformTimeZone, testSimProfile } from './demo-platform.js';
 
 type Flags = NonNullable<LoadConfigOptions['flags']>;
 
@@ -30,7 +30,9 @@ export async function startTestAgent(opts: { flags?: Flags; level?: 'trace' | 'd
     log: { level: opts.level ?? 'debug' },
   };
   const sim = { apiPort: 0, mtlsPort: 0, profile: testSimProfile(), ...(flags.sim as object | undefined) };
-  const { config } = loadConfig({ cwd: process.cwd(), env: {}, flags: { ...base, ...flags, sim } });
+  // Server times are read in the zone the run's demo platform writes them in.
+  const platform = { timeZone: testPlatformTimeZone(), ...(flags.platform as object | undefined) };
+  const { config } = loadConfig({ cwd: process.cwd(), env: {}, flags: { ...base, ...flags, sim, platform } });
   const logged = testLogger(opts.level ?? 'debug');
   let agent: RunningAgent;
   try {

@@ -27,6 +27,7 @@ function startRelay(): void {
     bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },
+    timeZone: t.config.platform.timeZone,
   });
   relay.start();
 }

@@ -18,6 +18,7 @@ function startRelay(): void {
     bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },
+    timeZone: t.config.platform.timeZone,
   });
   relay.start();
 }
@@ -37,7 +38,8 @@ describe('wallet sales against the demo platform', () => {
     const waiting = await t.service.get(started.clientTransactionId);
     expect(waiting).toMatchObject({ state: 'awaiting_customer', platformStatus: 'Initialized', method: 'walletA', scenario: 'ConsumerScan' });
     expect(waiting.qr?.codeValue).toMatch(/^https:\/\/qr\.wallet-a\.example\/pay\//);
-    expect(waiting.qr?.expireTime).toMatch(/\+08:00$/);
+    // ISO 8601 with the walletA offset (standard), or the platform's 12-hour server form (strict).
+    expect(waiting.qr?.expireTime).toMatch(/\+08:00$|^\d{1,2}\/\d{1,2}\/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M$/);
     expect(t.devices.display.qrs[0]).toMatchObject({ codeValue: waiting.qr?.codeValue, caption: '15.00 EUR - scan with walletA', opts: { clientTransactionId: started.clientTransactionId } });
     expect(tracked).toEqual([started.clientTransactionId]);
     expect(t.service.pendingTracking()).toMatchObject([{ clientTransactionId: started.clientTransactionId, expireTime: waiting.qr?.expireTime }]);

@@ -77,7 +77,8 @@ describe('every endpoint against the demo platform', () => {
     const sale = cardSale();
     const rec = await client.process(sale);
     expect(rec).toMatchObject({ transactionType: 'Payment', transactionStatus: 'Captured', clientTransactionId: sale.clientNewTransactionId, merchantId: 'm-1001' });
-    expect(rec.events.map((e) => e.eventType)).toEqual(['cardRequest', 'cardAuthorizationResult', 'cardCaptureResult']);
+    // Event types the agent does not know (the strict platform adds one) are kept, never fatal.
+    expect(rec.events.map((e) => e.eventType).filter((type) => String(type).startsWith('card'))).toEqual(['cardRequest', 'cardAuthorizationResult', 'cardCaptureResult']);
     const byClient = await client.status(sale.clientNewTransactionId);
     const byServer = await client.status(rec.serverTransactionId);
     expect(byClient.serverTransactionId).toBe(rec.serverTransactionId);

@@ -7,6 +7,8 @@ import {
   processRequest,
   readResponse,
   transactionRecord,
+  writeRecord,
+  captureAllResponse,
   type BearerProvider,
 } from '../../src/platform/index.js';
 import { silentLogger } from '../../src/core/logger.js';
@@ -37,20 +39,70 @@ describe('responses are read leniently', () => {
     expect(read({ serverTransactionId: 's', transactionStatus: 'PartiallyRefunded' }).transactionStatus).toBe('PartiallyRefunded');
   });
 
-  it('names the field of a wrong type, and says a write may have taken effect', () => {
+  it('an essential of a write missing, null or of the wrong type makes the answer unreadable, naming the field: the write may have taken effect', () => {
+    const write = (value: unknown) => readResponse(writeRecord, value, { operation: 'process', method: 'POST' }, 200);
     let err: unknown;
     try {
-      readResponse(transactionRecord, { serverTransactionId: 's', transactionStatus: 7 }, { operation: 'process', method: 'POST' }, 200);
+      write({ serverTransactionId: 's', transactionStatus: 7 });
     } catch (e) {
       err = e;
     }
-    expect(err).toMatchObject({ code: 'PLATFORM_BAD_RESPONSE', category: 'server', outcomeUnknown: true });
-    expect((err as Error).message).toMatch(/transactionStatus: .*expected string/);
+    expect(err).toMatchObject({ code: 'PLATFORM_BAD_RESPONSE', category: 'server', outcomeUnknown: true, status: 200 });
+    expect((err as Error).message).toMatch(/transactionStatus: expected a string/);
+    expect(() => write({ serverTransactionId: null, transactionStatus: 'Accepted' })).toThrow(/serverTransactionId/);
+    expect(() => write({ transactionStatus: 'Accepted' })).toThrow(/serverTransactionId/);
+    expect(() => write({ serverTransactionId: 's', transactionStatus: '' })).toThrow(/transactionStatus: must not be empty/);
+    expect(() => readResponse(allowedOperations, { allowed: 'yes' }, { operation: 'allowedOperations', method: 'GET' }, 200)).toThrow(/allowed:/);
   });
 
-  it('names nested fields by path', () => {
-    expect(() => read({ serverTransactionId: 's', transactionStatus: 'A', events: [{}, { result: 1 }] })).toThrow(/events\.1\.result/);
-    expect(() => readResponse(allowedOperations, { allowed: 'yes' }, { operation: 'allowedOperations', method: 'GET' }, 200)).toThrow(/allowed:/);
+  it('the status call needs only the status: a server id that is absent or null reads as absent', () => {
+    expect(read({ transactionStatus: 'Accepted', serverTransactionId: null })).toEqual({ transactionStatus: 'Accepted', events: [] });
+    expect(read({ transactionStatus: 'cancelled' })).toEqual({ transactionStatus: 'cancelled', events: [] });
+    expect(() => read({ serverTransactionId: 's', transactionStatus: null })).toThrow(/transactionStatus/);
+  });
+
+  it('null in every field that is not essential, unknown fields and unknown event types are kept as sent, never fatal', () => {
+    const answer = {
+      transactionType: null,
+      serverTransactionId: 's-1',
+      clientTransactionId: null,
+      relatedServerTransactionId: null,
+      transactionStatus: 'Accepted',
+      tenantId: null,
+      merchantAggregatorId: null,
+      merchantId: null,
+      platformTraceId: 'x',
+      extensions: { riskProfile: { level: 'low' }, settlementBatch: null },
+      events: [
+        { eventType: 'cardRequest', serverProcessingDateTime: '1/5/2026 9:07:03 PM', instrument: { instrumentType: 'card', walletId: null }, source: null, requestor: null, resultMessage: null },
+        { eventType: 'platformRiskAssessment', result: 'Passed', riskScore: 12, resultData: null },
+        { eventType: 'cardCaptureResult', result: 'Accepted', resultMessage: 7, captureAmount: { value: '1250', currency: 'EUR' }, resultData: { providerExtension: { schemaVersion: 3 } } },
+      ],
+    };
+    const rec = readResponse(writeRecord, answer, { operation: 'process', method: 'POST' }, 200);
+    expect(rec).toEqual(answer);
+  });
+
+  it('events that are null or not a list read as none; elements that are not objects are dropped', () => {
+    expect(read({ transactionStatus: 'Accepted', events: null }).events).toEqual([]);
+    expect(read({ transactionStatus: 'Accepted', events: { eventType: 'x' } }).events).toEqual([]);
+    expect(read({ transactionStatus: 'Accepted', events: [null, 'x', { eventType: 'y' }] }).events).toEqual([{ eventType: 'y' }]);
+  });
+
+  it('allowed operations: only `allowed` is essential; maxAmount as an integer or a string of digits, nulls read as absent', () => {
+    const allowed = (value: unknown) => readResponse(allowedOperations, value, { operation: 'allowedOperations', method: 'GET' }, 200);
+    expect(allowed({ allowed: true, maxAmount: null, currency: null, operation: null, operations: null, reason: null })).toEqual({ allowed: true, reason: null });
+    expect(allowed({ allowed: true, maxAmount: '1250', currency: 'EUR' })).toEqual({ allowed: true, maxAmount: 1250, currency: 'EUR' });
+    expect(allowed({ allowed: false, maxAmount: 12.5 })).toEqual({ allowed: false });
+    expect(allowed({ allowed: true, operations: { cancel: { allowed: true, maxAmount: 500, reason: null }, refund: null, capture: { allowed: 'no' } } }).operations).toEqual({
+      cancel: { allowed: true, maxAmount: 500, reason: null },
+    });
+  });
+
+  it('captureall: each record needs a write record\'s essentials', () => {
+    const all = (value: unknown) => readResponse(captureAllResponse, value, { operation: 'captureAll', method: 'POST' }, 200);
+    expect(all({ transactions: [{ serverTransactionId: 's', transactionStatus: 'Captured', events: null }], batchId: null }).transactions).toHaveLength(1);
+    expect(() => all({ transactions: [{ serverTransactionId: null, transactionStatus: 'Captured' }] })).toThrow(/transactions\.0\.serverTransactionId/);
   });
 });
 

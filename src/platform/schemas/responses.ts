@@ -1,78 +1,120 @@
 import { z } from 'zod';
-import { amountResponse, anyObject } from './common.js';
+import { anyObject } from './common.js';
 
 /**
- * Answers of the payment API (docs/platform-contract.md, "Tolerance of answers"), read leniently: unknown
- * fields are kept, absent optional fields tolerated, a wrong type names the field.
+ * Answers of the payment API (docs/platform-contract.md, "Tolerance of answers"). Only an
+ * answer's essentials are required: for a write its outcome (`transactionStatus`) and the
+ * server's id (`serverTransactionId`), for the status call the status, for allowed
+ * operations `allowed`. Every other field may be absent, null, of a type we do not expect
+ * or unknown: it is kept as sent (the payments layer reads what it uses defensively, see
+ * src/payments/records.ts) and never makes an answer unreadable.
  */
 
-export const instrumentResponse = z.looseObject({
-  instrumentType: z.string().optional(),
-  paymentScenario: z.string().optional(),
-  walletId: z.string().optional(),
-});
+/** A non-empty string: the form of every essential text field. */
+const essentialText = z.string({ error: 'expected a string' }).trim().min(1, 'must not be empty');
 
-export const sourceResponse = z.looseObject({
-  sourceType: z.string().optional(),
-  storeId: z.string().optional(),
-  logicalDeviceId: z.string().optional(),
-  physicalDeviceId: z.string().optional(),
-  acquirerName: z.string().optional(),
-});
+/**
+ * A transaction's history: an array of event objects, each kept as sent (null fields,
+ * unknown fields and unknown event types included). Absent, null or not an array reads as
+ * no events; an element that is not an object is dropped.
+ */
+const eventList = z.preprocess(
+  (v) => (Array.isArray(v) ? v.filter((e) => typeof e === 'object' && e !== null && !Array.isArray(e)) : []),
+  z.array(anyObject),
+);
 
-/** One entry of a transaction's history (kept as sent: docs/platform-contract.md, "Tolerance of answers"). */
-export const transactionEvent = z.looseObject({
-  eventType: z.string().optional(),
-  serverProcessingDateTime: z.string().optional(),
-  clientDateTime: z.string().optional(),
-  authorizationAmount: amountResponse.optional(),
-  cancelAmount: amountResponse.optional(),
-  refundAmount: amountResponse.optional(),
-  instrument: instrumentResponse.optional(),
-  source: sourceResponse.optional(),
-  requestor: anyObject.optional(),
-  result: z.string().optional(),
-  resultMessage: z.string().optional(),
-  /** Shape depends on the wallet and scenario (QR data, merchant-scan data, refund data). */
-  resultData: anyObject.optional(),
-  cancelReason: z.string().optional(),
-  paymentRequestId: z.string().optional(),
-  refundId: z.string().optional(),
-  refundTime: z.string().optional(),
-  WalletId: z.string().optional(),
-});
-export type TransactionEvent = z.infer<typeof transactionEvent>;
+/** One entry of a transaction's history, as sent (eventType, serverProcessingDateTime, result, resultData, … when present). */
+export type TransactionEvent = Record<string, unknown>;
 
-/** Payment transaction record (process, cancel, refund, capture, status). */
-export const transactionRecord = z.looseObject({
-  transactionType: z.string().optional(),
-  serverTransactionId: z.string(),
-  clientTransactionId: z.string().optional(),
-  relatedServerTransactionId: z.string().optional(),
-  /** Initialized, Accepted, Refused, Captured, cancelled, Failed, Expired, … (kept as sent). */
-  transactionStatus: z.string(),
-  tenantId: z.string().optional(),
-  merchantAggregatorId: z.string().optional(),
-  merchantId: z.string().optional(),
-  events: z.array(transactionEvent).default([]),
-});
-export type TransactionRecord = z.infer<typeof transactionRecord>;
+/**
+ * The fields the spec lists for a transaction record, none of them required by the status
+ * call except the status: transactionType, serverTransactionId, clientTransactionId,
+ * relatedServerTransactionId, tenantId, merchantAggregatorId, merchantId (strings when
+ * present) and events.
+ */
+export interface TransactionRecord {
+  transactionStatus: string;
+  serverTransactionId?: string;
+  transactionType?: unknown;
+  clientTransactionId?: unknown;
+  relatedServerTransactionId?: unknown;
+  events: TransactionEvent[];
+  [field: string]: unknown;
+}
 
-/** Captureall answers `{transactions: [records]}` (docs/platform-contract.md, "Decisions where the spec is silent"). */
-export const captureAllResponse = z.looseObject({ transactions: z.array(transactionRecord) });
+/** A record that answers a write: the server's id is essential too. */
+export interface WriteRecord extends TransactionRecord {
+  serverTransactionId: string;
+}
+
+/** The status call's record: only the status is essential; a server id that is not a usable string reads as absent. */
+export const transactionRecord = z
+  .looseObject({
+    transactionStatus: essentialText,
+    serverTransactionId: z.unknown().optional(),
+    events: eventList,
+  })
+  .transform((r): TransactionRecord => {
+    const { serverTransactionId, ...rest } = r;
+    return typeof serverTransactionId === 'string' && serverTransactionId.trim() !== '' ? { ...rest, serverTransactionId } : rest;
+  });
+
+/** The record answering a write (process, capture, cancel, refund, refund by web): status and server id. */
+export const writeRecord = z
+  .looseObject({
+    transactionStatus: essentialText,
+    serverTransactionId: essentialText,
+    events: eventList,
+  })
+  .transform((r): WriteRecord => r);
+
+/** Captureall answers `{transactions: [records]}` (docs/platform-contract.md, "Decisions where the spec is silent"); each record as a write's. */
+export const captureAllResponse = z.looseObject({ transactions: z.array(writeRecord) });
 export type CaptureAllResponse = z.infer<typeof captureAllResponse>;
 
-/** Allowed-operations record (docs/platform-contract.md, "Decisions where the spec is silent"). */
+/**
+ * An amount in minor units where the spec promises an integer (allowed operations'
+ * `maxAmount`): a non-negative integer, or a string of digits; anything else (null, a
+ * fraction, text) reads as absent.
+ */
+const tolerantMinor = z.unknown().transform((v): number | undefined => {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v)) return Number(v);
+  return undefined;
+}).optional();
+
+/** A text field that reads as absent unless it is a string. */
+const tolerantText = z
+  .unknown()
+  .transform((v): string | undefined => (typeof v === 'string' ? v : undefined))
+  .optional();
+
+/** Allowed-operations record (docs/platform-contract.md, "Decisions where the spec is silent"): `allowed` is essential. */
 const allowedOperation = z.looseObject({
-  allowed: z.boolean(),
-  maxAmount: z.number().optional(),
-  currency: z.string().optional(),
+  allowed: z.boolean({ error: 'expected a boolean' }),
+  maxAmount: tolerantMinor,
+  currency: tolerantText,
 });
+
+/** One operation's entry under `operations`; an entry without a readable `allowed` reads as absent. */
+const allowedOperationEntry = z.unknown().transform((v) => {
+  const parsed = allowedOperation.safeParse(v);
+  return parsed.success ? parsed.data : undefined;
+});
+
 export const allowedOperations = allowedOperation.extend({
   /** The operation the record is about, when the platform says (cancel while possible, else refund). */
-  operation: z.string().optional(),
-  /** Every operation's record, when the platform lists them. */
-  operations: z.record(z.string(), allowedOperation).optional(),
+  operation: tolerantText,
+  /** Every operation's record, when the platform lists them; absent, null or not an object reads as absent. */
+  operations: z.unknown().transform((v): Record<string, z.output<typeof allowedOperation>> | undefined => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    const out: Record<string, z.output<typeof allowedOperation>> = {};
+    for (const [name, entry] of Object.entries(v)) {
+      const read = allowedOperationEntry.parse(entry);
+      if (read !== undefined) out[name] = read;
+    }
+    return out;
+  }).optional(),
 });
 export type AllowedOperations = z.infer<typeof allowedOperations>;
 

@@ -10,10 +10,11 @@ import { z } from 'zod';
  */
 export const faultSpecSchema = z.strictObject({
   latencyMs: z.number().int().min(0).optional(),
-  status: z.number().int().min(400).max(599).optional(),
+  /** An error status; a 2xx only with afterRecord and rawBody (the work done, an answer the client cannot read). */
+  status: z.number().int().min(200).max(599).optional(),
   errorCode: z.string().optional(),
   errorMessage: z.string().optional(),
-  /** Non-JSON error body, to test clients that must cope with one. */
+  /** Non-JSON error body, to test clients that must cope with one; with afterRecord, the body of the answer after the work. */
   rawBody: z.string().optional(),
   retryAfterSeconds: z.number().int().min(0).optional(),
   drop: z.enum(['before', 'after']).optional(),
@@ -21,6 +22,9 @@ export const faultSpecSchema = z.strictObject({
   afterRecord: z.boolean().optional(),
   everyNth: z.number().int().min(1).optional(),
   times: z.number().int().min(1).optional(),
+}).refine((f) => f.status === undefined || f.status >= 400 || (f.afterRecord === true && f.rawBody !== undefined), {
+  message: 'a 2xx or 3xx status needs afterRecord and rawBody',
+  path: ['status'],
 });
 export type FaultSpec = z.infer<typeof faultSpecSchema>;
 

@@ -12,6 +12,14 @@ export function isSimProfileName(value: unknown): value is SimProfileName {
   return typeof value === 'string' && (SIM_PROFILES as readonly string[]).includes(value);
 }
 
+/**
+ * The platform's time zone in the strict profile: server times are written in it, in the
+ * 12-hour form (docs/architecture.md, "Demo platform"). West of UTC, so an agent that
+ * read them as UTC would end a QR's life hours early; a terminal talking to a strict demo
+ * platform sets `platform.timeZone` to this.
+ */
+export const STRICT_TIME_ZONE = 'America/Los_Angeles';
+
 export class SimProfile {
   constructor(private current: SimProfileName = 'standard') {}
 
@@ -22,6 +30,11 @@ export class SimProfile {
   /** True when the platform answers from the contract's extremes. */
   get strict(): boolean {
     return this.current === 'strict';
+  }
+
+  /** The zone server times are written in: UTC in the standard profile. */
+  get timeZone(): string {
+    return this.strict ? STRICT_TIME_ZONE : 'UTC';
   }
 
   set(name: SimProfileName): void {

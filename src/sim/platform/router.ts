@@ -175,6 +175,8 @@ export class SimRouter {
       return;
     }
     if (fault?.status !== undefined && fault.afterRecord === true) {
+      // e.g. a 2xx whose body the client cannot read, after the work was recorded.
+      if (fault.rawBody !== undefined) return sendRaw(res, fault.status, fault.rawBody, { date: new Date(this.faults.now()).toUTCString() });
       return send(res, { status: fault.status, body: { errorCode: fault.errorCode ?? 'INJECTED_FAULT', errorMessage: fault.errorMessage ?? 'injected fault' } }, this.faults.now());
     }
     send(res, response, this.faults.now());

@@ -10,6 +10,7 @@ import { processSale, qrCodePayment } from './process.js';
 import { refundTransaction } from './refund.js';
 import { refundByWeb } from './refund-by-web.js';
 import { bodySchemasFor, operationQuerySchema, type BodyOf, type BodySchemas } from './schemas.js';
+import { strictAnswer } from './strict-answers.js';
 import { lookup, snapshot, type PaymentDeps } from './transaction.js';
 import type { Caller, TransactionRecord } from './types.js';
 
@@ -43,7 +44,8 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
         if (ctx.profile.strict && query.length > 0) throw validationError(`unknown query parameter ${query[0] ?? ''}`);
         const body = handler(caller, req);
         if (method === 'POST') log.info({ route: name, merchantId: caller.merchant.merchantId, ...summary(body) }, 'payment call');
-        return { status: 200, body };
+        // The strict profile writes every answer from the contract's extremes (docs/architecture.md, "Demo platform").
+        return { status: 200, body: ctx.profile.strict ? strictAnswer(body, ctx.profile.timeZone) : body };
       },
       ['api', 'mtls'],
     );
