@@ -35,7 +35,7 @@ function wrapped(counter: { cancels: number }, over: { strip?: boolean; allowed?
     allowedOperations: over.allowed === undefined ? p.allowedOperations.bind(p) : async () => over.allowed as Awaited<ReturnType<PaymentsPlatform['allowedOperations']>>,
     status: async (id, o) => {
       const r = await p.status(id, o);
-      return over.strip === true ? { ...r, events: r.events.filter((e) => e.cancelAmount === undefined && !/cancel/i.test(e.eventType ?? '')) } : r;
+      return over.strip === true ? { ...r, events: r.events.filter((e) => e.cancelAmount === undefined && !/cancel/i.test(String(e.eventType ?? ''))) } : r;
     },
     refundByWeb: p.refundByWeb.bind(p),
   });

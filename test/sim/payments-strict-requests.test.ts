@@ -97,7 +97,8 @@ describe('strict: queries and allowed operations', () => {
     const path = `${base}/${sale.clientNewTransactionId as string}/allowedoperations`;
     const bare = await h.call('GET', path, undefined, { token: m1002() });
     expect(bare).toMatchObject({ status: 200 });
-    expect(bare.body).toEqual({ allowed: true, maxAmount: 1250, currency: 'EUR' });
+    // The contract's record and one field no agent knows (the answer side of the strict profile).
+    expect(bare.body).toEqual({ allowed: true, maxAmount: 1250, currency: 'EUR', evaluatedRules: expect.any(Array) });
     expect((await h.call('GET', `${path}?operation=cancel`, undefined, { token: m1002() })).status).toBe(400);
     expect((await h.call('GET', `${base}/${sale.clientNewTransactionId as string}?verbose=1`, undefined, { token: m1002() })).status).toBe(400);
     h.platform.context.profile.set('standard');

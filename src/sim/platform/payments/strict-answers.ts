@@ -136,13 +136,13 @@ function strictRecord(record: Obj, timeZone: string): Obj {
 
 const isRecord = (v: unknown): v is Obj => isObj(v) && 'transactionStatus' in v && 'serverTransactionId' in v;
 
+/**
+ * The contract's record {allowed, maxAmount, currency} and nothing the agent could lean on
+ * beyond it: the contract's fields null when not filled, plus one field no agent knows.
+ */
 function strictAllowed(answer: Obj): Obj {
-  const a: Obj = { ...answer };
-  fillNulls(a, ['maxAmount', 'currency', 'operation', 'operations']);
-  if (isObj(a.operations)) {
-    a.operations = Object.fromEntries(Object.entries(a.operations).map(([k, v]) => [k, isObj(v) ? { ...v, reason: null } : v]));
-  }
-  a.reason = null;
+  const a: Obj = { allowed: answer.allowed, maxAmount: answer.maxAmount, currency: answer.currency };
+  fillNulls(a, ['maxAmount', 'currency']);
   a.evaluatedRules = ['window', 'amount'];
   return a;
 }
