@@ -26,6 +26,11 @@ export function openQueueReadOnly(dataDir: string, fileName: string = JOURNAL_FI
     db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
   } catch (err) {
+    // A damaged journal names itself and the command that tells more (docs/operations.md, "Troubleshooting").
+    const code = (err as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) {
+      throw new AgentError(ErrorCodes.JOURNAL_DAMAGED, `cannot read the journal ${file}: ${(err as Error).message}; run \`terminal-agent journal check\``, { cause: err });
+    }
     throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot open ${file} read-only: ${(err as Error).message}`, { cause: err });
   }
   return { queue: new OfflineQueue(db), file, close: () => db.close() };
