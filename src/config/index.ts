@@ -19,3 +19,5 @@ export {
   type LoadedConfig,
   type PlatformEndpoints,
 } from './load.js';
+export { platformUrlProblem, checkEndpoints } from './transport-check.js';
+export { resolveSecureEndpoints } from './secure-endpoints.js';
