@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentError, ErrorCodes } from '../core/index.js';
-import { JOURNAL_FILE } from '../payments/index.js';
+import { checkJournal, journalRefusal, JOURNAL_FILE } from '../payments/index.js';
 import { OfflineQueue } from './queue.js';
 
 export interface ReadOnlyQueue {
@@ -21,6 +21,10 @@ export function openQueueReadOnly(dataDir: string, fileName: string = JOURNAL_FI
   if (!existsSync(file)) {
     throw new AgentError(ErrorCodes.JOURNAL_MISSING, `no journal at ${file}: the agent has not run with this data directory (check dataDir or --data-dir)`);
   }
+  // Header, size and schema (not the page walk: that is `journal check`): a damaged or
+  // emptied journal is named with what to do instead of an SQLite error.
+  const check = checkJournal(file, { maxCheckBytes: 0 });
+  if (check.state === 'damaged' || check.state === 'emptied') throw journalRefusal(check);
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });

@@ -17,7 +17,7 @@ function report(c: JournalCheck): string {
   if (c.problem !== undefined) lines.push(`  found: ${c.problem}`);
   if (c.sizeBytes !== undefined) lines.push(`  size: ${c.sizeBytes} bytes${c.pageSize !== undefined ? ` (${c.pages ?? 0} pages of ${c.pageSize})` : ''}; write-ahead log ${c.walBytes ?? 0} bytes`);
   lines.push(`  marker ${c.marker}: ${c.markerPresent ? 'present (a journal was kept here)' : 'absent'}`);
-  lines.push(`  checked: ${c.checked === 'full' ? 'header, size and every page (quick_check)' : c.checked === 'header' ? 'header, size and schema only (file above the check bound)' : 'nothing to check'}`);
+  lines.push(`  checked: ${c.checked === 'full' ? 'header, size and every page (quick_check)' : c.checked === 'header' ? (c.state === 'damaged' ? 'header and size' : 'header, size and schema only (the file is above the check bound)') : 'nothing to check'}`);
   if (c.schemaVersion !== undefined) lines.push(`  schema version: ${c.schemaVersion}`);
   if (c.rows !== undefined) lines.push(`  transactions: ${counts(c.rows)}`);
   if (c.queue !== undefined) lines.push(`  offline queue: ${counts(c.queue)}`);

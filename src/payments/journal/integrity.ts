@@ -46,7 +46,7 @@ export interface JournalCheck {
   walBytes?: number;
   pageSize?: number;
   pages?: number;
-  /** 'full': quick_check ran; 'header': the file was above maxCheckBytes; 'none': nothing to check. */
+  /** 'full': quick_check ran; 'header': header, size and schema only (damage found there, or the file above maxCheckBytes); 'none': no file to check. */
   checked: 'full' | 'header' | 'none';
   schemaVersion?: number;
   /** Journal rows per state. */
@@ -118,6 +118,21 @@ function hasTable(db: Database.Database, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
+/** Rows per state and card data held, for the report; a schema older than these queries gives none. */
+function summary(db: Database.Database): Pick<JournalCheck, 'rows' | 'cardDataRows' | 'queue'> {
+  try {
+    const rows = countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM transactions GROUP BY state');
+    let cardDataRows = (db.prepare('SELECT COUNT(*) AS n FROM transactions WHERE card_secret IS NOT NULL').get() as { n: number }).n;
+    const withQueue = hasTable(db, 'offline_queue');
+    const queue = withQueue ? countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM offline_queue GROUP BY state') : undefined;
+    if (withQueue) cardDataRows += (db.prepare('SELECT COUNT(*) AS n FROM offline_queue WHERE body IS NOT NULL').get() as { n: number }).n;
+    return { rows, cardDataRows, ...(queue !== undefined ? { queue } : {}) };
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_ERROR') return {};
+    throw err;
+  }
+}
+
 /**
  * Checks the journal file of `dataDir` without changing it (read-only connection; SQLite
  * may create an empty `-wal`/`-shm` beside it, as any reader does).
@@ -147,7 +162,7 @@ export function checkJournal(file: string, opts: { maxCheckBytes?: number } = {}
     return { ...found, state: 'damaged', problem: `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
   }
   const h = headerProblem(header, size, walBytes);
-  const sized: JournalCheck = { ...found, ...(h.pageSize !== undefined ? { pageSize: h.pageSize } : {}), ...(h.pages !== undefined ? { pages: h.pages } : {}) };
+  const sized: JournalCheck = { ...found, checked: 'header', ...(h.pageSize !== undefined ? { pageSize: h.pageSize } : {}), ...(h.pages !== undefined ? { pages: h.pages } : {}) };
   if (h.problem !== undefined) return { ...sized, state: 'damaged', problem: h.problem };
 
   let db: Database.Database | undefined;
@@ -168,12 +183,7 @@ export function checkJournal(file: string, opts: { maxCheckBytes?: number } = {}
       if (markerPresent) return { ...sized, checked, schemaVersion, state: 'emptied', problem: `it holds no journal tables, though ${basename(marker)} says a journal was kept here` };
       return { ...sized, checked, schemaVersion };
     }
-    const rows = countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM transactions GROUP BY state');
-    let cardDataRows = (db.prepare('SELECT COUNT(*) AS n FROM transactions WHERE card_secret IS NOT NULL').get() as { n: number }).n;
-    const withQueue = hasTable(db, 'offline_queue');
-    const queue = withQueue ? countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM offline_queue GROUP BY state') : undefined;
-    if (withQueue) cardDataRows += (db.prepare('SELECT COUNT(*) AS n FROM offline_queue WHERE body IS NOT NULL').get() as { n: number }).n;
-    return { ...sized, checked, schemaVersion, rows, cardDataRows, ...(queue !== undefined ? { queue } : {}) };
+    return { ...sized, checked, schemaVersion, ...summary(db) };
   } catch (err) {
     const code = (err as { code?: string }).code;
     // Busy or locked is not damage: another process holds the file (say so, do not call it damaged).
