@@ -174,7 +174,9 @@ export interface ListOptions {
  * The write-ahead transaction journal (docs/architecture.md, "Journal"): one SQLite file in the data directory,
  * mode 0600, WAL with synchronous=FULL so that a committed row survives a power cut.
  * Every operation is inserted before its request leaves and updated with the answer.
- * Card data is cleared automatically when a row leaves the states that need it.
+ * Card data is cleared automatically when a row leaves the states that need it, and then
+ * scrubbed from the file's free space and the write-ahead log. A damaged or emptied file
+ * is refused at open (integrity.ts).
  */
 export class Journal {
   readonly db: Db;
@@ -193,7 +195,8 @@ export class Journal {
   constructor(opts: JournalOptions) {
     this.clock = opts.clock ?? systemClock();
     const c = opts.clock;
-    this.timers = c?.setTimeout !== undefined && c.clearTimeout !== undefined ? { setTimeout: c.setTimeout, clearTimeout: c.clearTimeout } : systemClock();
+    const { setTimeout: set, clearTimeout: clear } = c ?? {};
+    this.timers = set !== undefined && clear !== undefined ? { setTimeout: (fn, ms) => set.call(c, fn, ms), clearTimeout: (h) => clear.call(c, h) } : systemClock();
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     this.file = join(opts.dataDir, opts.fileName ?? JOURNAL_FILE);
     // Integrity at start (docs/architecture.md, "Journal"): a damaged or emptied journal is
