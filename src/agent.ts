@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { resolveEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
+import { resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
 import { describeError, isAgentError, systemClock, type Clock, type Logger } from './core/index.js';
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
@@ -97,7 +97,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       endpoints = embedded.endpoints;
       stops.push(() => embedded.platform.stop());
     } else {
-      endpoints = resolveEndpoints(config, opts.environmentsFile);
+      // https:// only, no credentials in a URL (docs/operations.md, "Configuration keys that matter in production").
+      endpoints = resolveSecureEndpoints(config, opts.environmentsFile);
     }
 
     const identity = loadIdentity({

@@ -25,3 +25,5 @@ export {
   type PlatformEndpoints,
 } from './load.js';
 export { bundledFile, packageDir } from './bundled.js';
+export { platformUrlProblem, checkEndpoints } from './transport-check.js';
+export { resolveSecureEndpoints } from './secure-endpoints.js';

@@ -3,6 +3,7 @@ import { resolve, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { AgentError, ErrorCodes } from '../core/index.js';
 import { bundledFile } from './bundled.js';
+import { checkSecretFileMode } from './file-mode.js';
 import { configSchema, environmentNames, secretConfigPaths, type Config, type EnvironmentName } from './schema.js';
 
 export const ENV_PREFIX = 'TERMINAL_AGENT_';
@@ -181,6 +182,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const explicit = opts.file !== undefined;
   const file = explicit ? resolve(cwd, opts.file as string) : bundledFile(DEFAULT_CONFIG_FILE);
   const fileLayer = readConfigFile(file, explicit);
+  if (fileLayer) checkSecretFileMode(file, fileLayer);
   if (fileLayer) recordSources(fileLayer, file, sources);
   const envValues = envLayer(opts.env ?? process.env, sources);
   const flags = opts.flags ?? {};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { platformUrl } from './transport-check.js';
 
 /**
  * The one configuration schema. Every key has a type, a default and a one-line
@@ -6,7 +7,6 @@ import { z } from 'zod';
  * Relative paths are resolved against the working directory at load time.
  */
 
-const url = z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' });
 const port = z.number().int().min(0).max(65535);
 const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR');
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -57,9 +57,9 @@ export const configSchema = z.strictObject({
     .prefault({}),
   platform: z
     .strictObject({
-      baseUrl: url.optional().describe('main API host; default from config/environments.json'),
-      authUrl: url.optional().describe('security host; default from config/environments.json'),
-      deviceAuthUrl: url.optional().describe('device auth host with its mTLS port; default from config/environments.json'),
+      baseUrl: platformUrl.optional().describe('main API host; default from config/environments.json'),
+      authUrl: platformUrl.optional().describe('security host; default from config/environments.json'),
+      deviceAuthUrl: platformUrl.optional().describe('device auth host with its mTLS port; default from config/environments.json'),
       userDomain: z.string().min(1).default('demo-merchants').describe('user domain (realm) of the organization'),
       connectTimeoutMs: z.number().int().positive().default(5_000).describe('TCP+TLS connect timeout'),
       headersTimeoutMs: z.number().int().positive().default(15_000).describe('time to response headers'),

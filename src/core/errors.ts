@@ -9,6 +9,8 @@ export const ErrorCodes = {
   // configuration and start-up
   CONFIG_INVALID: 'CONFIG_INVALID',
   CONFIG_FILE_MISSING: 'CONFIG_FILE_MISSING',
+  /** A configuration file holding a secret is readable by group or others. */
+  CONFIG_PERMISSIONS: 'CONFIG_PERMISSIONS',
   // device identity
   CERT_UNREADABLE: 'CERT_UNREADABLE',
   CERT_KEY_MISMATCH: 'CERT_KEY_MISMATCH',
@@ -58,6 +60,8 @@ export const ErrorCodes = {
   OFFLINE_BODY_MISMATCH: 'OFFLINE_BODY_MISMATCH',
   /** A read-only command found no journal in the data directory. */
   JOURNAL_MISSING: 'JOURNAL_MISSING',
+  /** The journal file is damaged or was emptied: the agent refuses to start on it and keeps it. */
+  JOURNAL_DAMAGED: 'JOURNAL_DAMAGED',
   // devices and link layer
   DEVICE_TIMEOUT: 'DEVICE_TIMEOUT',
   DEVICE_DISCONNECTED: 'DEVICE_DISCONNECTED',

@@ -1,4 +1,4 @@
-import { resolveEndpoints, type PlatformEndpoints, type Config } from '../config/index.js';
+import { resolveSecureEndpoints, type PlatformEndpoints, type Config } from '../config/index.js';
 import { describeError, isAgentError, ErrorCodes } from '../core/index.js';
 import { createMtlsDispatcher } from '../identity/index.js';
 import { HostDispatchers, isPlatformError } from '../platform/index.js';
@@ -18,7 +18,7 @@ export function diagEndpoints(config: Config, environmentsFile?: string): Platfo
       deviceAuthUrl: config.platform.deviceAuthUrl?.replace(/\/+$/, '') ?? `https://${host}:${config.sim.mtlsPort}`,
     };
   }
-  return resolveEndpoints(config, environmentsFile);
+  return resolveSecureEndpoints(config, environmentsFile);
 }
 
 /** One mTLS dispatcher per host, with the timeouts capped by the check budget. */

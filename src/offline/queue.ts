@@ -158,6 +158,15 @@ export class OfflineQueue {
     if (mismatch !== undefined) {
       throw new AgentError(ErrorCodes.OFFLINE_BODY_MISMATCH, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`);
     }
+    // Online PIN is meaningless offline: the PIN can only be verified by the issuer, online.
+    // A card that asked for it is not taken offline (docs/architecture.md, "Offline queue"),
+    // and so no PIN block is ever stored for an upload.
+    if (body.pinblock !== undefined || body.pinblockFormat !== undefined) {
+      throw new AgentError(
+        ErrorCodes.OFFLINE_NOT_ELIGIBLE,
+        'the card asked for online PIN, which only the card issuer can verify online: it cannot be taken offline',
+      );
+    }
     const at = this.clock.wall();
     const fields = {
       client_id: row.clientTransactionId,

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { AgentError, ErrorCodes } from '../core/index.js';
+import { watchCardDataColumn } from '../payments/index.js';
 
 /**
  * The offline queue's tables. They live in the journal database so that storing an
@@ -13,7 +14,9 @@ import { AgentError, ErrorCodes } from '../core/index.js';
  *
  * `body` is the process request to upload, with the card data exactly as the reader gave
  * it (encrypted by the reader); it is set to NULL as soon as the platform has answered the
- * upload with a record (accepted or declined), and is never shown.
+ * upload with a record (accepted or declined), and is never shown. Dropping it schedules
+ * the journal's scrub of the write-ahead log, like clearing a journal row's card data
+ * (docs/architecture.md, "Journal", card data at rest).
  */
 interface QueueMigration {
   version: number;
@@ -107,6 +110,7 @@ export function ensureOfflineSchema(db: Database): void {
       OFFLINE_SCHEMA_VERSION,
     );
   }).immediate();
+  watchCardDataColumn(db, 'offline_queue', 'body');
 }
 
 /** Whether a (possibly read-only) database has the queue table yet. */

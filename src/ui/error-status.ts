@@ -11,6 +11,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   // configuration and start-up
   CONFIG_INVALID: 500,
   CONFIG_FILE_MISSING: 500,
+  CONFIG_PERMISSIONS: 500,
   // device identity
   CERT_UNREADABLE: 500,
   CERT_KEY_MISMATCH: 500,
@@ -54,6 +55,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   OFFLINE_NOT_FOUND: 404,
   OFFLINE_BODY_MISMATCH: 500,
   JOURNAL_MISSING: 404,
+  JOURNAL_DAMAGED: 500,
   // devices and link layer
   DEVICE_TIMEOUT: 504,
   DEVICE_DISCONNECTED: 503,

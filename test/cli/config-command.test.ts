@@ -12,7 +12,8 @@ function configFile(content: unknown): string {
   const t = tempDir('terminal-agent-cli-config-');
   cleanups.push(t.cleanup);
   const file = join(t.dir, 'agent.json');
-  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  // 0600: a file holding auth.password must be (a looser mode is refused, tested below).
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content), { mode: 0o600 });
   return file;
 }
 

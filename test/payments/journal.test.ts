@@ -106,7 +106,9 @@ describe('journal', () => {
     const { journal } = openJournal();
     journal.insert({ ...sale, cardSecret: { encryptedData: 'ENC', ksn: 'K', expiry: '2812', pinblock: 'PB' } });
     expect(journal.update('c-1', { state: 'in_flight' }).cardSecret?.encryptedData).toBe('ENC');
-    expect(journal.update('c-1', { state: 'offline_stored' }).cardSecret?.pinblock).toBe('PB');
+    // Online PIN is meaningless offline: an offline_stored row keeps the card, never the PIN block.
+    const stored = journal.update('c-1', { state: 'offline_stored' }).cardSecret;
+    expect(stored).toEqual({ encryptedData: 'ENC', ksn: 'K', expiry: '2812' });
     expect(journal.update('c-1', { state: 'approved' }).cardSecret).toBeUndefined();
     const raw = journal.db.prepare('SELECT card_secret FROM transactions').pluck().get();
     expect(raw).toBeNull();

@@ -5,6 +5,7 @@ import { register as registerCerts } from './certs.js';
 import { register as registerConfig } from './config.js';
 import { register as registerDiag } from './diag.js';
 import { register as registerDevices } from './devices.js';
+import { register as registerJournal } from './journal.js';
 import { register as registerQueue } from './queue.js';
 import { register as registerRefund } from './refund.js';
 import { register as registerRefundByWeb } from './refund-by-web.js';
@@ -26,6 +27,7 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerConfig,
   registerDiag,
   registerDevices,
+  registerJournal,
   registerQueue,
   registerRefund,
   registerRefundByWeb,

@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../../core/index.js';
+import { AgentError, ErrorCodes, systemClock, type TimerHandle, type TimerSource, type TimeSource } from '../../core/index.js';
 import type { TransactionState } from '../api.js';
+import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
 
@@ -14,8 +15,45 @@ export interface JournalOptions {
   dataDir: string;
   fileName?: string;
   migrations?: readonly Migration[];
-  /** The agent's clock, for created/updated timestamps (docs/architecture.md, "Time"); default the system clock. */
-  clock?: Pick<TimeSource, 'wall'>;
+  /**
+   * The agent's clock, for created/updated timestamps and the retry of a card-data scrub a
+   * reader held up (docs/architecture.md, "Time"); default the system clock. Without
+   * timers, the system clock's are used for that retry.
+   */
+  clock?: Pick<TimeSource, 'wall'> & Partial<TimerSource>;
+  /** Journals larger than this get the header, size and schema checks at open, not quick_check (integrity.ts). */
+  maxCheckBytes?: number;
+}
+
+/** The SQL function the card-data triggers call (registered on the journal's connection only). */
+const CARD_DATA_CLEARED_FN = 'journal_card_data_cleared';
+/** How often, and how many times, a scrub a reader held up is tried again. */
+const SCRUB_RETRY_MS = 500;
+const SCRUB_RETRIES = 60;
+
+/**
+ * Makes a change that clears or replaces card data in `table.column` schedule a scrub of the
+ * write-ahead log (Journal.scrub). Temporary triggers: per connection, no schema change.
+ * On a connection without the journal's function (a read-only CLI connection) it does nothing.
+ */
+export function watchCardDataColumn(db: Db, table: string, column: string): void {
+  try {
+    db.prepare(`SELECT ${CARD_DATA_CLEARED_FN}()`);
+  } catch {
+    return;
+  }
+  db.exec(`
+    CREATE TEMP TRIGGER IF NOT EXISTS card_data_update_${table} AFTER UPDATE OF ${column} ON main.${table}
+      WHEN OLD.${column} IS NOT NULL AND NEW.${column} IS NOT OLD.${column} BEGIN SELECT ${CARD_DATA_CLEARED_FN}(); END;
+    CREATE TEMP TRIGGER IF NOT EXISTS card_data_delete_${table} AFTER DELETE ON main.${table}
+      WHEN OLD.${column} IS NOT NULL BEGIN SELECT ${CARD_DATA_CLEARED_FN}(); END;
+  `);
+}
+
+/** A PIN block is never kept with an offline sale (docs/architecture.md, "Journal", card data lifetime). */
+function withoutPin(secret: CardSecret): CardSecret {
+  const { pinblock: _pinblock, pinKsn: _pinKsn, pinblockFormat: _format, ...rest } = secret;
+  return rest;
 }
 
 interface DbRow {
@@ -136,20 +174,35 @@ export interface ListOptions {
  * The write-ahead transaction journal (docs/architecture.md, "Journal"): one SQLite file in the data directory,
  * mode 0600, WAL with synchronous=FULL so that a committed row survives a power cut.
  * Every operation is inserted before its request leaves and updated with the answer.
- * Card data is cleared automatically when a row leaves the states that need it.
+ * Card data is cleared automatically when a row leaves the states that need it, and then
+ * scrubbed from the file's free space and the write-ahead log. A damaged or emptied file
+ * is refused at open (integrity.ts).
  */
 export class Journal {
   readonly db: Db;
   readonly file: string;
   private readonly clock: Pick<TimeSource, 'wall'>;
+  private readonly timers: TimerSource;
+  private scrubScheduled = false;
+  private scrubTimer: TimerHandle | undefined;
+  private scrubRetries = 0;
+  /** Card data was cleared and the write-ahead log may still hold it. */
+  scrubPending = false;
   private readonly stmtGet;
   private readonly stmtRelated;
   private readonly statements = new Map<string, ReturnType<Db['prepare']>>();
 
   constructor(opts: JournalOptions) {
     this.clock = opts.clock ?? systemClock();
+    const c = opts.clock;
+    const { setTimeout: set, clearTimeout: clear } = c ?? {};
+    this.timers = set !== undefined && clear !== undefined ? { setTimeout: (fn, ms) => set.call(c, fn, ms), clearTimeout: (h) => clear.call(c, h) } : systemClock();
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     this.file = join(opts.dataDir, opts.fileName ?? JOURNAL_FILE);
+    // Integrity at start (docs/architecture.md, "Journal"): a damaged or emptied journal is
+    // refused before anything opens it for writing, and kept as it is.
+    const check = checkJournal(this.file, opts.maxCheckBytes !== undefined ? { maxCheckBytes: opts.maxCheckBytes } : {});
+    if (check.state === 'damaged' || check.state === 'emptied') throw journalRefusal(check);
     // Create the file 0600 before SQLite opens it: SQLite gives the -wal and -shm files the
     // main file's mode, so card data in flight is never readable by other users.
     try {
@@ -159,15 +212,94 @@ export class Journal {
       throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot create the journal ${this.file}: ${(err as Error).message} (check dataDir)`, { cause: err });
     }
     this.db = new Database(this.file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
-    // better-sqlite3 builds SQLite with a 16 MB page cache; a terminal's journal needs little.
-    this.db.pragma('cache_size = -2000');
-    migrate(this.db, opts.migrations ?? journalMigrations);
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = FULL');
+      this.db.pragma('foreign_keys = ON');
+      this.db.pragma('busy_timeout = 5000');
+      // better-sqlite3 builds SQLite with a 16 MB page cache; a terminal's journal needs little.
+      this.db.pragma('cache_size = -2000');
+      // Freed cells and pages are zeroed, so cleared card data does not linger in the file.
+      this.db.pragma('secure_delete = ON');
+      migrate(this.db, opts.migrations ?? journalMigrations);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+    this.writeMarker();
+    this.db.function(CARD_DATA_CLEARED_FN, { deterministic: false }, () => {
+      this.cardDataCleared();
+      return null;
+    });
+    watchCardDataColumn(this.db, 'transactions', 'card_secret');
+    // A stop between clearing card data and its scrub left it in the log: scrub now.
+    this.scrub();
     this.stmtGet = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE client_id = ?');
     this.stmtRelated = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid');
+  }
+
+  /** The marker says "a journal is kept here" (integrity.ts): written once, never removed by the agent. */
+  private writeMarker(): void {
+    const marker = markerFile(this.file);
+    if (existsSync(marker)) return;
+    const tmp = `${marker}.tmp`;
+    const text = `${JSON.stringify({ journal: this.file, since: new Date(this.clock.wall()).toISOString(), note: 'the journal existed here: the agent refuses to start if it goes missing or empty (docs/operations.md, "Troubleshooting")' })}\n`;
+    try {
+      writeFileSync(tmp, text, { mode: 0o600 });
+      renameSync(tmp, marker);
+    } catch (err) {
+      this.db.close();
+      throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot write the journal marker ${marker}: ${(err as Error).message} (check dataDir)`, { cause: err });
+    }
+  }
+
+  /** Called by the card-data triggers inside the writing statement: scrub after the transaction. */
+  private cardDataCleared(): void {
+    this.scrubPending = true;
+    if (this.scrubScheduled) return;
+    this.scrubScheduled = true;
+    setImmediate(() => {
+      this.scrubScheduled = false;
+      if (this.scrubPending) this.scrub();
+    });
+  }
+
+  /**
+   * Checkpoints the write-ahead log into the file and truncates it to zero bytes
+   * (docs/architecture.md, "Journal", card data at rest): with secure_delete the pages the
+   * checkpoint writes hold zeros where the card data was, and the log's older page images
+   * are gone. Never waits: a reader on an older snapshot makes it try again shortly.
+   * Answers whether the log is empty now.
+   */
+  scrub(): boolean {
+    if (!this.db.open) return false;
+    if (this.db.inTransaction) {
+      this.cardDataCleared();
+      return false;
+    }
+    let done = false;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+      done = r !== undefined && r.busy === 0;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
+    } finally {
+      this.db.pragma('busy_timeout = 5000');
+    }
+    if (done) {
+      this.scrubPending = false;
+      this.scrubRetries = 0;
+      return true;
+    }
+    if (this.scrubPending && this.scrubTimer === undefined && this.scrubRetries < SCRUB_RETRIES) {
+      this.scrubRetries += 1;
+      this.scrubTimer = this.timers.setTimeout(() => {
+        this.scrubTimer = undefined;
+        if (this.scrubPending) this.scrub();
+      }, SCRUB_RETRY_MS);
+    }
+    return false;
   }
 
   private prepared(sql: string): ReturnType<Db['prepare']> {
@@ -192,6 +324,7 @@ export class Journal {
       if (value !== undefined) fields[column] = toDb(field, value);
     }
     if (row.cardSecret !== undefined && !CARD_DATA_STATES.has(row.state)) fields.card_secret = null;
+    else if (row.cardSecret !== undefined && row.state === 'offline_stored') fields.card_secret = toDb('cardSecret', withoutPin(row.cardSecret));
     const names = Object.keys(fields);
     try {
       this.prepared(`INSERT INTO transactions (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(fields);
@@ -231,6 +364,10 @@ export class Journal {
     if (patch.state !== undefined && patch.state !== null && !CARD_DATA_STATES.has(patch.state)) {
       if (!sets.includes('card_secret = @card_secret')) sets.push('card_secret = @card_secret');
       params.card_secret = null;
+    } else if (patch.state === 'offline_stored') {
+      // Online PIN is meaningless offline: a stored offline sale never keeps a PIN block.
+      if (patch.cardSecret !== undefined && patch.cardSecret !== null) params.card_secret = toDb('cardSecret', withoutPin(patch.cardSecret));
+      else if (patch.cardSecret === undefined) sets.push("card_secret = json_remove(card_secret, '$.pinblock', '$.pinKsn', '$.pinblockFormat')");
     }
     const result = this.prepared(`UPDATE transactions SET ${sets.join(', ')} WHERE client_id = @client_id`).run(params);
     if (result.changes === 0) {
@@ -277,6 +414,8 @@ export class Journal {
   }
 
   close(): void {
+    if (this.scrubTimer !== undefined) this.timers.clearTimeout(this.scrubTimer);
+    this.scrubTimer = undefined;
     if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import type { JournalCheck } from '../../payments/index.js';
+import { configFor } from '../options.js';
+
+/** Exit code of `journal check` when the journal is damaged or was emptied. */
+export const JOURNAL_DAMAGED_EXIT = 2;
+
+function counts(c: Record<string, number> | undefined): string {
+  if (c === undefined) return 'none';
+  const entries = Object.entries(c);
+  return entries.length === 0 ? '0' : entries.map(([k, n]) => `${k} ${n}`).join(', ');
+}
+
+function report(c: JournalCheck): string {
+  const verdict = c.state === 'ok' ? 'ok' : c.state === 'missing' ? 'no journal (a new data directory)' : c.state === 'emptied' ? 'EMPTIED' : 'DAMAGED';
+  const lines = [`journal ${c.file}: ${verdict}`];
+  if (c.problem !== undefined) lines.push(`  found: ${c.problem}`);
+  if (c.sizeBytes !== undefined) lines.push(`  size: ${c.sizeBytes} bytes${c.pageSize !== undefined ? ` (${c.pages ?? 0} pages of ${c.pageSize})` : ''}; write-ahead log ${c.walBytes ?? 0} bytes`);
+  lines.push(`  marker ${c.marker}: ${c.markerPresent ? 'present (a journal was kept here)' : 'absent'}`);
+  lines.push(`  checked: ${c.checked === 'full' ? 'header, size and every page (quick_check)' : c.checked === 'header' ? (c.state === 'damaged' ? 'header and size' : 'header, size and schema only (the file is above the check bound)') : 'nothing to check'}`);
+  if (c.schemaVersion !== undefined) lines.push(`  schema version: ${c.schemaVersion}`);
+  if (c.rows !== undefined) lines.push(`  transactions: ${counts(c.rows)}`);
+  if (c.queue !== undefined) lines.push(`  offline queue: ${counts(c.queue)}`);
+  if (c.cardDataRows !== undefined) lines.push(`  rows holding card data: ${c.cardDataRows}`);
+  if (c.state === 'damaged' || c.state === 'emptied') {
+    lines.push('  do: stop the agent; move the journal\'s files aside (never delete them: they may hold sales to reconcile); put a backup in place or start with an empty journal (docs/operations.md, "Troubleshooting")');
+  }
+  return lines.join('\n');
+}
+
+/**
+ * `terminal-agent journal check`: the integrity check the agent runs at start, for field
+ * engineers (docs/operations.md, "CLI commands"). Read-only: it never creates, repairs or
+ * moves anything. Exit 0 when the agent would start on the journal, 2 when it is damaged
+ * or was emptied.
+ */
+export function register(program: Command): void {
+  const journal = program.command('journal').description('the transaction journal in the data directory');
+  journal
+    .command('check')
+    .description('check the journal read-only as the agent does at start: exit 0 ok, 2 damaged or emptied')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { config } = await configFor(cmd);
+      const { join } = await import('node:path');
+      const { checkJournal, JOURNAL_FILE } = await import('../../payments/index.js');
+      const result = checkJournal(join(config.dataDir, JOURNAL_FILE));
+      process.stdout.write(`${opts.json ? JSON.stringify(result, null, 2) : report(result)}\n`);
+      if (result.state === 'damaged' || result.state === 'emptied') process.exitCode = JOURNAL_DAMAGED_EXIT;
+    });
+}
