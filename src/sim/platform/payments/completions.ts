@@ -78,21 +78,19 @@ export class OperationCompletions {
 }
 
 /**
- * The strict profile's busy answers to process (docs/architecture.md, "Demo platform"):
- * the first call of every tenth new online sale, starting with the first, is answered 429
- * with Retry-After before anything is recorded.
+ * The strict profile's busy answers to process (docs/architecture.md, "Demo platform"): the
+ * first call of a new online sale whose amount ends in 29 minor units (a deterministic
+ * trigger, like the declines) is answered 429 with Retry-After before anything is recorded.
  */
 export class BusyAnswers {
   private readonly refused = new Set<string>();
-  private sales = 0;
 
-  /** True when this call is to be answered 429: a sale not seen before, its first call. */
-  refuse(merchantId: string, clientId: string): boolean {
+  /** True when this call is to be answered 429: the first call of such a sale. */
+  refuse(merchantId: string, clientId: string, amount: number): boolean {
+    if (amount % 100 !== 29) return false;
     const key = `${merchantId}\u0000${clientId}`;
     if (this.refused.has(key)) return false;
-    const refuse = this.sales % 10 === 0;
-    this.sales++;
-    if (refuse) this.refused.add(key);
-    return refuse;
+    this.refused.add(key);
+    return true;
   }
 }
