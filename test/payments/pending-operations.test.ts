@@ -70,7 +70,9 @@ describe('a refund or cancel answered pending', () => {
     expect(refund.serverTransactionId).toBeDefined();
     // Not refunded yet, and not refundable twice meanwhile.
     expect((await t.service.get(sale)).refundedAmount).toBe(0);
-    await expect(t.service.refund(sale, { amount: 3_001 })).rejects.toMatchObject({ code: 'PAYMENT_RULE' });
+    // Refused by the local rules before anything is sent (nothing journaled), not by the platform.
+    await expect(t.service.refund(sale, { amount: 3_001 })).rejects.toMatchObject({ code: 'PAYMENT_RULE', message: 'a refund of 30.01 EUR is more than the 30.00 EUR left to refund' });
+    expect(t.service.list().filter((v) => v.kind === 'refund')).toHaveLength(1);
     expect(t.service.pendingTracking()).toMatchObject([{ clientTransactionId: refund.clientTransactionId, statusId: refund.serverTransactionId }]);
     await until(async () => (await t.service.get(refund.clientTransactionId)).state !== 'pending');
     expect(await t.service.get(refund.clientTransactionId)).toMatchObject({ state: 'approved', platformStatus: 'Accepted', message: 'refunded 20.00 EUR' });
