@@ -103,7 +103,7 @@ export function salePatchFromRecord(row: JournalRow, record: PlatformRecord, sou
   return { patch, newEvents: fresh, state, statusClass: cls, startedWaiting };
 }
 
-/** `captured`: the sale shows something captured (the status word alone is not relied on: docs/platform-contract.md, "Decisions where the spec is silent", capture). */
+/** `captured`: the sale shows something captured (the status word alone is not relied on: docs/platform-contract.md, "Decisions where the spec is silent", capture body and answer). */
 function platformMessage(row: JournalRow, record: PlatformRecord, state: TransactionState, captured: boolean): string | undefined {
   const status = recordStatus(record);
   const why = resultMessage(record);
