@@ -2,7 +2,7 @@ import type { ApiTransaction } from '../ui/index.js';
 
 /** Human output of transactions for the CLI; `--json` prints the API's answer instead. */
 
-const PENDING = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing']);
+const PENDING = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing']);
 
 export function isFinalState(state: string): boolean {
   return !PENDING.has(state);
@@ -11,6 +11,22 @@ export function isFinalState(state: string): boolean {
 /** Exit status of a finished sale: 0 when the money is (or will be) collected, else 2. */
 export function saleExitCode(t: ApiTransaction): number {
   return t.state === 'approved' || t.state === 'offline_stored' ? 0 : 2;
+}
+
+/**
+ * Exit status of a cancel, refund or capture: 0 done, 3 pending at the platform (the agent
+ * follows it until final: `terminal-agent status ID` shows when it is), 2 otherwise.
+ */
+export function operationExitCode(t: ApiTransaction): number {
+  if (t.state === 'approved') return 0;
+  return t.state === 'pending' || t.state === 'in_flight' ? 3 : 2;
+}
+
+/** The line that follows an operation not final yet: where to look next. */
+export function pendingNote(t: ApiTransaction): string | undefined {
+  if (t.state === 'pending') return `pending at the platform: the agent follows it until it is final; terminal-agent status ${t.clientTransactionId} shows the outcome`;
+  if (t.state === 'in_flight') return `the outcome is not known yet: the agent is checking; terminal-agent status ${t.clientTransactionId} shows the outcome`;
+  return undefined;
 }
 
 function method(t: ApiTransaction): string {

@@ -22,6 +22,11 @@ export interface RelayedTransaction {
 /** A transaction whose final status the event relay follows through the status call. */
 export interface PendingTracking {
   clientTransactionId: string;
+  /**
+   * The id the status call is asked with, when not the client id: the server id the
+   * platform answered a pending refund or cancel with (the path takes either id).
+   */
+  statusId?: string;
   merchantId?: string;
   /** QR expiry (the platform's expireTime), when the platform gave one. */
   expireTime?: string;
@@ -43,7 +48,7 @@ export interface AppliedStatus {
  */
 export interface RelayStore {
   pendingTracking(): PendingTracking[];
-  /** Journals the platform's status record (new events, status) and resolves a waiting sale. */
+  /** Journals the platform's status record (new events, status) and resolves a waiting sale or operation. */
   applyStatusRecord(clientTransactionId: string, record: Record<string, unknown>): AppliedStatus;
   /** Marks a tracked transaction expired locally (QR expiry passed, platform still not final). */
   markExpired(clientTransactionId: string): RelayedTransaction;

@@ -5,8 +5,8 @@ import type { PendingTracking, RelayedTransaction, RelayStore } from './relay-st
 
 export interface EventRelayOptions {
   store: RelayStore;
-  /** The platform's status call (GET /payment/v1/transactions/{id}): the transaction record. */
-  fetchStatus: (clientTransactionId: string, merchantId?: string) => Promise<Record<string, unknown>>;
+  /** The platform's status call (GET /payment/v1/transactions/{id}, the client or the server id): the transaction record. */
+  fetchStatus: (transactionId: string, merchantId?: string) => Promise<Record<string, unknown>>;
   bus: EventBus;
   log: Logger;
   /**
@@ -47,7 +47,7 @@ interface Entry {
 
 /**
  * The provider event relay (docs/architecture.md, "Event relay"): follows each pending
- * transaction through the status call, fast while the customer is paying and backing off
+ * transaction (a wallet payment, a refund or cancel answered pending) through the status call, fast while the customer is paying and backing off
  * after, until the status is final or the QR expires (the platform's expireTime). The store
  * persists which platform events were delivered, so each reaches the bus once, across
  * restarts too. A failing status call is retried with backoff; nothing here throws.
@@ -110,7 +110,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
     const started = now();
     let record: Record<string, unknown>;
     try {
-      record = await opts.fetchStatus(id, entry.tracking.merchantId);
+      record = await opts.fetchStatus(entry.tracking.statusId ?? id, entry.tracking.merchantId);
     } catch (err) {
       if (!running || entries.get(id) !== entry) return;
       entry.failures++;

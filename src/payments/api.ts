@@ -24,12 +24,15 @@ export interface SaleOrder {
 /**
  * Journal states. `in_flight`: the request may have left (outcome unknown until resolved);
  * `awaiting_customer`: a wallet QR is shown or a scan/card is awaited; `offline_stored`:
- * approved offline by the reader, in the queue; `reversing`: a reversal is being retried.
+ * approved offline by the reader, in the queue; `reversing`: a reversal is being retried;
+ * `pending`: a refund or cancel the platform answered with a status that is not final yet,
+ * followed by the event relay until it is.
  */
 export type TransactionState =
   | 'created'
   | 'awaiting_customer'
   | 'in_flight'
+  | 'pending'
   | 'approved'
   | 'declined'
   | 'failed'

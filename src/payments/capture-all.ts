@@ -5,7 +5,8 @@ import type { TransactionView } from './api.js';
 import type { JournalRow } from './journal/index.js';
 import { failureKind, refusalError } from './outcome.js';
 import type { PaymentContext } from './payment-context.js';
-import type { PlatformRecord } from './records.js';
+import { capturedOf, classifyStatus, recordStatus, type PlatformRecord } from './records.js';
+import { formatAmount } from './money.js';
 import { toView } from './view.js';
 
 /**
@@ -18,7 +19,7 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
   const merchant = merchantId ?? ctx.config.auth.merchantId;
   const pending = ctx.journal
     .inStates(['approved'])
-    .filter((r) => r.kind === 'sale' && r.capturedAmount === 0 && /^accepted$/i.test(r.platformStatus ?? '') && (merchant === undefined || r.merchantId === undefined || r.merchantId === merchant));
+    .filter((r) => r.kind === 'sale' && r.capturedAmount === 0 && isAuthorization(r) && (merchant === undefined || r.merchantId === undefined || r.merchantId === merchant));
   // One journal row for the call (capture all has no id of its own); amount: what is pending locally.
   const anchor = { ...(pending[0] ?? { clientTransactionId: '', currency: ctx.config.payments.defaultCurrency }) } as JournalRow;
   const op = ctx.journal.insert({
@@ -35,7 +36,7 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
   ctx.publish(op);
   let answer: { transactions: PlatformRecord[] };
   try {
-    answer = await ctx.platform.captureAll({ clientDateTime: op.clientDateTime, channel: ctx.channel }, merchant !== undefined ? { merchantId: merchant } : {});
+    answer = await ctx.platform.captureAll({ clientDateTime: op.clientDateTime, channel: ctx.channel }, ctx.callOptions({ merchantId: merchant }));
   } catch (err) {
     const kind = failureKind(err);
     if (kind !== 'unknown') {
@@ -48,7 +49,9 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
     for (const sale of pending) {
       try {
         const record = await ctx.platform.status(sale.clientTransactionId, ctx.callOptions(sale));
-        views.push(toView(adoptSaleRecord(ctx, sale, record).row));
+        const adopted = adoptSaleRecord(ctx, sale, record).row;
+        // Captured shows as `Captured` or as a capture event (the status word alone is not relied on).
+        views.push(toView(/^captured$/i.test(recordStatus(record) ?? '') || capturedOf(record) !== undefined ? capturedBy(ctx, adopted, record) : adopted));
       } catch (lookupErr) {
         ctx.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(lookupErr) ? lookupErr.code : undefined }, 'capture-all lookup failed');
         views.push(toView(sale));
@@ -62,8 +65,29 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
     const id = typeof record.clientTransactionId === 'string' ? record.clientTransactionId : undefined;
     const sale = id !== undefined ? ctx.journal.get(id) : undefined;
     if (sale === undefined || sale.kind !== 'sale') continue;
-    views.push(toView(adoptSaleRecord(ctx, sale, record).row));
+    views.push(toView(capturedBy(ctx, sale, record)));
   }
   ctx.save(op.clientTransactionId, { state: 'approved', message: `captured ${views.length} sale(s)` });
   return views;
+}
+
+/** An approved card authorization not captured yet (any charged status but `Captured`). */
+function isAuthorization(r: JournalRow): boolean {
+  return r.state === 'approved' && classifyStatus(r.platformStatus) === 'charged' && !/^captured$/i.test(r.platformStatus ?? '');
+}
+
+/**
+ * A sale listed in the capture-all answer (or found captured after it): its record adopted,
+ * and what is captured taken from the capture event, else the authorization left, whatever
+ * the status word (docs/platform-contract.md, "Decisions where the spec is silent", captureall).
+ * A record that says refused, failed, expired or cancelled is adopted as it is.
+ */
+function capturedBy(ctx: PaymentContext, sale: JournalRow, record: PlatformRecord): JournalRow {
+  const adopted = adoptSaleRecord(ctx, sale, record).row;
+  if (classifyStatus(recordStatus(record)) !== 'charged' || adopted.state !== 'approved' || adopted.capturedAmount > 0) return adopted;
+  const captured = capturedOf(record) ?? adopted.amount - adopted.cancelledAmount;
+  return ctx.save(adopted.clientTransactionId, {
+    capturedAmount: captured,
+    message: `approved: ${formatAmount(adopted.amount, adopted.currency)}, captured ${formatAmount(captured, adopted.currency)}`,
+  });
 }

@@ -7,8 +7,9 @@ import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { lookupWithGrace } from './lookup.js';
 import { formatAmount } from './money.js';
-import { failureKind, refusalError } from './outcome.js';
-import { classifyStatus, isCancelRecord, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
+import { failureKind, isNotFoundError, refusalError } from './outcome.js';
+import type { JournalPatch } from './journal/index.js';
+import { capturedOf, classifyStatus, isCancelRecord, newEvents, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
 
 /**
  * Capture, cancel and refund of a sale (docs/platform-contract.md, "Endpoints";
@@ -57,11 +58,14 @@ export function journalOperation(ctx: PaymentContext, sale: JournalRow, op: NewO
   return row;
 }
 
-/** Open operations of a sale by kind (sent, outcome not final): their amounts count against what is left. */
+/**
+ * Open operations of a sale by kind (sent with the outcome unknown, or answered pending and
+ * followed until final): their amounts count against what is left.
+ */
 export function openOperations(ctx: PaymentContext, sale: JournalRow): { refund: number; cancel: number; capture: number } {
   const open = { refund: 0, cancel: 0, capture: 0 };
   for (const op of ctx.journal.related(sale.clientTransactionId)) {
-    if (op.state !== 'in_flight' || op.kind === 'sale') continue;
+    if ((op.state !== 'in_flight' && op.state !== 'pending') || op.kind === 'sale') continue;
     open[op.kind] += op.amount;
   }
   return open;
@@ -208,31 +212,88 @@ export function sendRefund(ctx: PaymentContext, sale: JournalRow, amount: number
   });
 }
 
-/** Applies a refund record: the refund row and the sale's refunded amount, in one transaction, once. */
-export function finishRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow {
-  const status = recordStatus(record);
+/** What a refund or cancel record says about the operation (docs/platform-contract.md, "Decisions where the spec is silent", refund or cancel answered pending). */
+export type OperationOutcome = 'done' | 'pending' | 'declined' | 'failed';
+
+/**
+ * A refund is done when its status is charged (`Accepted`, ...), a cancel when it is
+ * cancelled or charged; refused is declined; failed, expired (and a refund found
+ * cancelled) did not happen; a pending status, and any status the agent does not know,
+ * is not final yet: the operation is followed until it is.
+ */
+export function operationOutcome(kind: 'refund' | 'cancel', status: string | undefined): OperationOutcome {
   const cls = classifyStatus(status);
-  const ok = cls === 'charged' || cls === 'pending';
+  if (cls === 'charged' || (kind === 'cancel' && cls === 'cancelled')) return 'done';
+  if (cls === 'refused') return 'declined';
+  if (cls === 'failed' || cls === 'expired' || cls === 'cancelled') return 'failed';
+  return 'pending';
+}
+
+/** An operation record applied to its row (for the event relay: the events it had not seen, and whether it is final). */
+export interface AppliedOperation {
+  row: JournalRow;
+  newEvents: Array<Record<string, unknown>>;
+  final: boolean;
+}
+
+const STATE_OF: Record<Exclude<OperationOutcome, 'done'>, 'pending' | 'declined' | 'failed'> = { pending: 'pending', declined: 'declined', failed: 'failed' };
+
+/** Fields of an operation row from its own record: status, server id, the events (and those not seen before). */
+function operationRecordPatch(current: JournalRow, record: PlatformRecord): { patch: JournalPatch; fresh: Array<Record<string, unknown>> } {
+  const fresh = newEvents(current.events, recordEvents(record));
+  return {
+    patch: {
+      platformStatus: recordStatus(record) ?? null,
+      ...(recordServerId(record) !== undefined ? { serverTransactionId: recordServerId(record) as string } : {}),
+      ...(fresh.length > 0 ? { events: [...current.events, ...fresh] } : {}),
+    },
+    fresh,
+  };
+}
+
+/** After an operation row changed: the bus (unless the relay publishes it), and the relay follows a row that became pending. */
+function announceOperation(ctx: PaymentContext, before: JournalRow, after: JournalRow, quiet: boolean): void {
+  if (!quiet) ctx.publish(after);
+  if (after.state === 'pending' && before.state !== 'pending') ctx.notifyTracking(after);
+}
+
+/** Applies a refund record: the refund row and, once done, the sale's refunded amount, in one transaction, once. */
+export function finishRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow {
+  return applyRefund(ctx, op, record, false).row;
+}
+
+function applyRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord, quiet: boolean): AppliedOperation {
+  const status = recordStatus(record);
+  const outcome = operationOutcome('refund', status);
   const saleId = op.relatedClientTransactionId as string;
+  let before = op;
+  let fresh: Array<Record<string, unknown>> = [];
   const updated = ctx.journal.transaction(() => {
     const current = ctx.journal.require(op.clientTransactionId);
+    before = current;
     if (current.state === 'approved') return current;
+    const fromRecord = operationRecordPatch(current, record);
+    fresh = fromRecord.fresh;
+    const amount = formatAmount(op.amount, op.currency);
     const row = ctx.journal.update(op.clientTransactionId, {
-      state: ok ? 'approved' : cls === 'refused' ? 'declined' : 'failed',
-      platformStatus: status ?? null,
-      serverTransactionId: recordServerId(record) ?? null,
-      events: recordEvents(record),
-      message: ok ? `refunded ${formatAmount(op.amount, op.currency)}` : `refund not done: ${resultMessage(record) ?? status ?? 'refused'}`,
+      ...fromRecord.patch,
+      state: outcome === 'done' ? 'approved' : STATE_OF[outcome],
+      message:
+        outcome === 'done'
+          ? `refunded ${amount}`
+          : outcome === 'pending'
+            ? `refund of ${amount} pending at the platform (status "${status ?? ''}"): followed until it is final`
+            : `refund not done: ${resultMessage(record) ?? status ?? 'refused'}`,
     });
-    if (ok) {
+    if (outcome === 'done') {
       const sale = ctx.journal.require(saleId);
       ctx.journal.update(saleId, { refundedAmount: sale.refundedAmount + op.amount });
     }
     return row;
   });
-  ctx.publish(updated);
+  announceOperation(ctx, before, updated, quiet);
   ctx.publish(ctx.journal.require(saleId));
-  return updated;
+  return { row: updated, newEvents: fresh, final: updated.state !== 'pending' };
 }
 
 /** The status call takes the refund's own client id (docs/architecture.md, "Unknown outcome: resolution and reversal"). */
@@ -257,18 +318,42 @@ export function sendCancel(ctx: PaymentContext, sale: JournalRow, amount: number
   });
 }
 
-/** Applies a cancel: the cancel row and the sale's cancelled amount (and state when nothing is left), once. */
+/**
+ * Applies a cancel: the cancel row and, once done, the sale's cancelled amount (and state
+ * when nothing is left), once. Without a record the cancel is known done from the sale.
+ */
 export function finishCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord | undefined): JournalRow {
+  return applyCancel(ctx, op, record, false).row;
+}
+
+function applyCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord | undefined, quiet: boolean): AppliedOperation {
   const saleId = op.relatedClientTransactionId as string;
+  const status = record !== undefined ? recordStatus(record) : undefined;
+  const outcome = record !== undefined ? operationOutcome('cancel', status) : 'done';
+  let before = op;
+  let fresh: Array<Record<string, unknown>> = [];
   const updated = ctx.journal.transaction(() => {
     const current = ctx.journal.require(op.clientTransactionId);
+    before = current;
     if (current.state === 'approved') return current;
+    const fromRecord = record !== undefined ? operationRecordPatch(current, record) : { patch: {}, fresh: [] };
+    fresh = fromRecord.fresh;
+    const amount = formatAmount(op.amount, op.currency);
+    const what = op.cancelReason === 'Technical' ? 'reversal' : 'cancel';
+    if (outcome !== 'done') {
+      return ctx.journal.update(op.clientTransactionId, {
+        ...fromRecord.patch,
+        state: STATE_OF[outcome],
+        message:
+          outcome === 'pending'
+            ? `${what} of ${amount} pending at the platform (status "${status ?? ''}"): followed until it is final`
+            : `${what} not done: ${(record !== undefined ? resultMessage(record) : undefined) ?? status ?? 'refused'}`,
+      });
+    }
     const row = ctx.journal.update(op.clientTransactionId, {
+      ...fromRecord.patch,
       state: 'approved',
-      ...(record !== undefined
-        ? { platformStatus: recordStatus(record) ?? null, serverTransactionId: recordServerId(record) ?? null, events: recordEvents(record) }
-        : {}),
-      message: `${op.cancelReason === 'Technical' ? 'reversed' : 'cancelled'} ${formatAmount(op.amount, op.currency)}`,
+      message: `${op.cancelReason === 'Technical' ? 'reversed' : 'cancelled'} ${amount}`,
     });
     const sale = ctx.journal.require(saleId);
     const cancelled = sale.cancelledAmount + op.amount;
@@ -285,11 +370,27 @@ export function finishCancel(ctx: PaymentContext, op: JournalRow, record: Platfo
     });
     return row;
   });
-  ctx.publish(updated);
+  announceOperation(ctx, before, updated, quiet);
   const sale = ctx.journal.require(saleId);
   ctx.publish(sale);
   ctx.settleIfFinal(sale);
-  return updated;
+  return { row: updated, newEvents: fresh, final: updated.state !== 'pending' };
+}
+
+/**
+ * A later record of a refund or cancel the platform answered pending (the event relay's
+ * status call, a refresh): applied like its first answer. `quiet`: the caller publishes
+ * the operation's row itself (the relay).
+ */
+export function applyOperationRecord(ctx: PaymentContext, op: JournalRow, record: PlatformRecord, opts: { quiet?: boolean } = {}): AppliedOperation {
+  const quiet = opts.quiet === true;
+  if (op.kind === 'cancel' || isCancelRecord(record)) return applyCancel(ctx, op, record, quiet);
+  return applyRefund(ctx, op, record, quiet);
+}
+
+/** The id the status call of a pending operation takes: the server id its answer gave (the path takes either id), else its own client id. */
+export function statusIdOf(op: JournalRow): string {
+  return op.serverTransactionId ?? op.clientTransactionId;
 }
 
 /**
@@ -357,21 +458,62 @@ export function sendCapture(ctx: PaymentContext, sale: JournalRow, amount: numbe
   });
 }
 
-/** The capture answer is the sale's record (status Captured): adopted on the sale, the capture row done. */
+/**
+ * The capture answer is the sale's record. A 2xx answer captured the sale unless it
+ * carries an error result: a refused, failed, expired or cancelled status, or a capture
+ * event whose result is refused or failed. The status word itself is not relied on
+ * (`Captured`, or `Accepted` as an authorization stays: docs/platform-contract.md,
+ * "Decisions where the spec is silent", capture body and answer). The amount captured is
+ * the capture event's, else the amount asked for.
+ */
 export function finishCapture(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow {
-  const sale = ctx.journal.require(op.relatedClientTransactionId as string);
-  const adopted = adoptSaleRecord(ctx, sale, record);
-  const captured = /^captured$/i.test(recordStatus(record) ?? '');
+  const saleId = op.relatedClientTransactionId as string;
+  const status = recordStatus(record);
+  const cls = classifyStatus(status);
+  const refused = captureRefusal(record);
+  const sale = ctx.journal.require(saleId);
+  let adopted: JournalRow;
+  if (cls === 'charged' || refused !== undefined) {
+    adopted = adoptSaleRecord(ctx, sale, record).row;
+  } else {
+    // A status that does not describe a sale (pending, unknown): the events are kept, the sale's state stays.
+    const fresh = newEvents(sale.events, recordEvents(record));
+    adopted = fresh.length > 0 ? ctx.save(saleId, { events: [...sale.events, ...fresh] }) : sale;
+  }
+  if (refused !== undefined) {
+    return ctx.save(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message: `not captured: ${refused}` });
+  }
+  const captured = capturedOf(record) ?? op.amount;
+  if (adopted.capturedAmount < captured) {
+    adopted = ctx.save(saleId, { capturedAmount: captured, message: `approved: ${formatAmount(adopted.amount, adopted.currency)}, captured ${formatAmount(captured, adopted.currency)}` });
+  }
   return ctx.save(op.clientTransactionId, {
-    state: captured ? 'approved' : 'failed',
-    platformStatus: recordStatus(record) ?? null,
-    message: captured ? `captured ${formatAmount(adopted.row.capturedAmount || op.amount, op.currency)}` : `not captured: the platform reports ${recordStatus(record) ?? 'nothing'}`,
+    state: 'approved',
+    platformStatus: status ?? null,
+    message: `captured ${formatAmount(adopted.capturedAmount || op.amount, op.currency)}`,
   });
 }
 
+/** Why a capture answer says it did not capture, or undefined when it did. */
+function captureRefusal(record: PlatformRecord): string | undefined {
+  const status = recordStatus(record);
+  const cls = classifyStatus(status);
+  if (cls === 'refused' || cls === 'failed' || cls === 'expired' || cls === 'cancelled') return `the platform reports ${status ?? 'a failure'}`;
+  const captureEvents = recordEvents(record).filter((e) => typeof e.eventType === 'string' && /capture/i.test(e.eventType));
+  const last = captureEvents.at(-1);
+  const result = typeof last?.result === 'string' ? last.result : undefined;
+  const resultCls = classifyStatus(result);
+  if (resultCls === 'refused' || resultCls === 'failed') return resultMessage(record) ?? `the capture result is ${result ?? ''}`;
+  return undefined;
+}
+
+/**
+ * A capture whose answer was lost: the sale's record shows it once the status is
+ * `Captured` or a capture event is there (the status word alone is not relied on).
+ */
 export async function resolveCapture(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
-  const captured = (r: PlatformRecord): boolean => /^captured$/i.test(recordStatus(r) ?? '');
+  const captured = (r: PlatformRecord): boolean => /^captured$/i.test(recordStatus(r) ?? '') || capturedOf(r) !== undefined;
   const found = await lookupWithGrace(ctx, saleId, op, captured);
   if (found.kind === 'failed') throw found.error;
   if (found.kind === 'found') {

@@ -88,8 +88,9 @@ export class PaymentContext {
     return this.stopper.signal;
   }
 
+  /** The merchant of the row, and the busy retry of writes while someone waits (payments.busyRetryMaxMs). */
   callOptions(row: Pick<JournalRow, 'merchantId'>): CallOptions {
-    return row.merchantId !== undefined ? { merchantId: row.merchantId } : {};
+    return { ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}), busyRetryMaxMs: this.config.payments.busyRetryMaxMs };
   }
 
   /** Updates the row, tells the bus, and resolves anyone waiting once it is final. */
@@ -181,6 +182,8 @@ export function isSettled(row: JournalRow): boolean {
 export function trackingOf(row: JournalRow): PendingTracking {
   return {
     clientTransactionId: row.clientTransactionId,
+    // A pending refund or cancel is asked for by the server id its answer gave (docs/architecture.md, "Event relay").
+    ...(row.kind !== 'sale' && row.serverTransactionId !== undefined ? { statusId: row.serverTransactionId } : {}),
     ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}),
     ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}),
     startedAt: row.createdAt,

@@ -4,9 +4,10 @@ import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
+import { captureIfImmediate } from './immediate-capture.js';
 import { lookupWithGrace } from './lookup.js';
 import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
-import { finishCancel, journalOperation, resolveUntilKnown, resolveRefund, finishRefund } from './operations.js';
+import { applyOperationRecord, finishCancel, journalOperation, resolveUntilKnown, resolveRefund, finishRefund, statusIdOf } from './operations.js';
 import { failureKind, isApprovalCodeRefusal, isNotFoundError, platformReason } from './outcome.js';
 import { classifyStatus, recordStatus, type PlatformRecord } from './records.js';
 
@@ -61,8 +62,39 @@ function reversalOperation(ctx: PaymentContext, sale: JournalRow): JournalRow {
   return journalOperation(ctx, sale, { kind: 'cancel', amount, cancelReason: 'Technical' });
 }
 
+/**
+ * A reversal's cancel or refund the platform answered pending is followed here, by its
+ * status call, until final (the relay follows it too; whichever comes first applies it):
+ * the sale stays `reversing` meanwhile. Undefined when none is pending.
+ */
+async function followPendingReversal(ctx: PaymentContext, sale: JournalRow): Promise<boolean | undefined> {
+  const pending = ctx.journal
+    .related(sale.clientTransactionId)
+    .find((r) => r.state === 'pending' && (r.kind === 'refund' || (r.kind === 'cancel' && r.cancelReason === 'Technical')));
+  if (pending === undefined) return undefined;
+  let record: PlatformRecord;
+  try {
+    record = await ctx.platform.status(statusIdOf(pending), ctx.callOptions(sale));
+  } catch (err) {
+    ctx.log.info({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'pending reversal not looked up; retrying');
+    return false;
+  }
+  const applied = applyOperationRecord(ctx, pending, record);
+  if (!applied.final) return false;
+  return pending.kind === 'refund' ? settleAfterRefund(ctx, sale.clientTransactionId, applied.row) : settleAfterCancel(ctx, sale.clientTransactionId, applied.row);
+}
+
+/** After the reversal's cancel was answered: reversed, still pending (followed), or refused in a 2xx answer (settled from the sale's status). */
+async function settleAfterCancel(ctx: PaymentContext, saleId: string, cancel: JournalRow): Promise<boolean> {
+  if (cancel.state === 'approved') return true;
+  if (cancel.state === 'pending') return false;
+  return settleRefusedReversal(ctx, saleId, new Error(cancel.message ?? 'the reversal was not done'));
+}
+
 /** One reversal attempt; true when the platform answered and the sale is settled. */
 async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boolean> {
+  const followed = await followPendingReversal(ctx, sale);
+  if (followed !== undefined) return followed;
   const op = reversalOperation(ctx, sale);
   if (op.attempts > 1) {
     const landed = await earlierAttemptLanded(ctx, sale, op);
@@ -75,9 +107,10 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
   }
   try {
     const record = await ctx.platform.cancel(sale.clientTransactionId, cancelBody(ctx, sale, op), ctx.callOptions(sale));
-    finishCancel(ctx, op, record);
-    ctx.log.info({ clientTransactionId: sale.clientTransactionId }, 'sale reversed');
-    return true;
+    const cancel = finishCancel(ctx, op, record);
+    if (cancel.state === 'approved') ctx.log.info({ clientTransactionId: sale.clientTransactionId }, 'sale reversed');
+    else ctx.log.info({ clientTransactionId: sale.clientTransactionId, state: cancel.state, platformStatus: cancel.platformStatus }, 'reversal answered, not final yet or not done');
+    return settleAfterCancel(ctx, sale.clientTransactionId, cancel);
   } catch (err) {
     if (isNotFoundError(err)) {
       // The sale's own request may still be on its way and land after this answer: as for
@@ -197,6 +230,8 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
     ctx.save(saleId, { state: 'reversed', message: 'reversed by a refund (the sale was captured): nothing is charged' });
     return true;
   }
+  // Answered pending: followed on the next attempt (followPendingReversal).
+  if (refund.state === 'pending') return false;
   if (resolved === 'not_happened') return false;
   ctx.save(saleId, { state: 'needs_attention', message: `the reversal refund ended ${refund.state}: ${refund.message ?? ''}; check the sale` });
   return true;
@@ -221,6 +256,8 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
         const after = await resolveSale(ctx, row);
         if (after.state === 'reversing') summary.reversing++;
         else summary.resolved++;
+        // An authorization adopted here is captured as the sale's own answer would have been.
+        await captureIfImmediate(ctx, after);
       } else if (row.serverTransactionId === undefined) {
         // The crash came while waiting for the card or the scan: nothing was sent.
         ctx.save(row.clientTransactionId, { state: 'failed', message: 'interrupted before it was sent to the platform: nothing was charged' });

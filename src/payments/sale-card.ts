@@ -8,7 +8,7 @@ import { cardProcessBody, cardSecretOf } from './card-body.js';
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
-import { sendCapture } from './operations.js';
+import { captureIfImmediate } from './immediate-capture.js';
 import { failureKind, refusalError } from './outcome.js';
 import type { PlatformRecord } from './records.js';
 import { resolveSale } from './reversal.js';
@@ -85,18 +85,6 @@ export async function runCardSale(ctx: PaymentContext, saleId: string, moto: Mot
   const adopted = adoptSaleRecord(ctx, inFlight, record);
   await captureIfImmediate(ctx, adopted.row);
   await showOutcome(ctx, saleId);
-}
-
-/** payments.captureMode immediate: an authorization-only answer (Accepted) is captured at once. */
-export async function captureIfImmediate(ctx: PaymentContext, sale: JournalRow): Promise<void> {
-  if (ctx.config.payments.captureMode !== 'immediate' || sale.state !== 'approved') return;
-  if (sale.method === 'walletA' || sale.method === 'walletB') return;
-  if (sale.capturedAmount > 0 || !/^accepted$/i.test(sale.platformStatus ?? '')) return;
-  try {
-    await sendCapture(ctx, sale, sale.amount - sale.cancelledAmount);
-  } catch (err) {
-    ctx.save(sale.clientTransactionId, { message: `approved and authorized, but the capture failed (${describeError(err)}): capture it later` });
-  }
 }
 
 async function processFailed(ctx: PaymentContext, sale: JournalRow, err: unknown, card: Extract<CardResult, { outcome: 'ok' }>, body: ProcessRequest): Promise<void> {

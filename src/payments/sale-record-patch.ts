@@ -96,19 +96,21 @@ export function salePatchFromRecord(row: JournalRow, record: PlatformRecord, sou
 
   if (state !== undefined) {
     patch.state = state;
-    const message = upload ? uploadMessage(row, record, state) : platformMessage(row, record, state);
+    const captured = (patch.capturedAmount ?? row.capturedAmount) > 0;
+    const message = upload ? uploadMessage(row, record, state, captured) : platformMessage(row, record, state, captured);
     if (message !== undefined) patch.message = message;
   }
   return { patch, newEvents: fresh, state, statusClass: cls, startedWaiting };
 }
 
-function platformMessage(row: JournalRow, record: PlatformRecord, state: TransactionState): string | undefined {
+/** `captured`: the sale shows something captured (the status word alone is not relied on: docs/platform-contract.md, "Decisions where the spec is silent", capture body and answer). */
+function platformMessage(row: JournalRow, record: PlatformRecord, state: TransactionState, captured: boolean): string | undefined {
   const status = recordStatus(record);
   const why = resultMessage(record);
   switch (state) {
     case 'approved': {
       const amount = formatAmount(row.amount, row.currency);
-      if (isCardMethod(row) && !/^captured$/i.test(status ?? '')) return `approved: ${amount} authorized (not captured yet)`;
+      if (isCardMethod(row) && !captured && !/^captured$/i.test(status ?? '')) return `approved: ${amount} authorized (not captured yet)`;
       return `approved: ${amount}`;
     }
     case 'declined':
@@ -126,12 +128,12 @@ function platformMessage(row: JournalRow, record: PlatformRecord, state: Transac
   }
 }
 
-function uploadMessage(row: JournalRow, record: PlatformRecord, state: TransactionState): string {
+function uploadMessage(row: JournalRow, record: PlatformRecord, state: TransactionState, captured: boolean): string {
   const status = recordStatus(record);
   const declined = uploadSettlement(record).declinedMessage;
   if (declined !== undefined) return declined;
   if (state === 'approved') {
-    return `approved offline and uploaded: ${formatAmount(row.amount, row.currency)}${/^captured$/i.test(status ?? '') ? '' : ' authorized (not captured yet)'}`;
+    return `approved offline and uploaded: ${formatAmount(row.amount, row.currency)}${captured || /^captured$/i.test(status ?? '') ? '' : ' authorized (not captured yet)'}`;
   }
   if (state === 'cancelled') return 'uploaded offline sale is cancelled at the platform: nothing is charged';
   return `uploaded offline sale has platform status "${status ?? ''}"; check the transaction with the platform`;

@@ -19,8 +19,10 @@ import { PaymentContext, trackingOf, type PaymentServiceDeps } from './payment-c
 import type { JournalRow } from './journal/index.js';
 import { FINAL_STATES } from './journal/index.js';
 import {
+  applyOperationRecord,
   openOperations,
   resolverFor,
+  statusIdOf,
   resolveUntilKnown,
   sendCancel,
   sendCapture,
@@ -35,6 +37,9 @@ import { runCardSale } from './sale-card.js';
 import { validateSale } from './sale-request.js';
 import { runWalletSale, walletSettled } from './sale-wallet.js';
 import { toView } from './view.js';
+import { captureIfImmediate, needsImmediateCapture } from './immediate-capture.js';
+import { platformView } from './platform-view.js';
+import { isNotFoundError } from './outcome.js';
 
 export type { PaymentServiceDeps } from './payment-context.js';
 
@@ -49,8 +54,52 @@ export class PaymentService implements PaymentsApi, RelayStore {
   private readonly running = new Map<string, { abort: AbortController; run: Promise<void> }>();
   private readonly devices = new DeviceLocks();
 
+  private readonly unsubscribe: () => void;
+
   constructor(deps: PaymentServiceDeps) {
     this.ctx = new PaymentContext(deps);
+    // An offline sale the platform settled on upload (src/offline/ reports it through the
+    // journal and the bus) is captured like an online one (docs/architecture.md, "Offline card sale and upload").
+    this.unsubscribe = deps.bus.on('transaction.updated', (e) => {
+      if (e.data.kind !== 'sale' || e.data.status !== 'approved') return;
+      const row = this.ctx.journal.get(e.data.clientTransactionId);
+      if (row === undefined || !row.offline || !needsImmediateCapture(this.ctx, row)) return;
+      this.ctx.background('capture uploaded sale', () => captureIfImmediate(this.ctx, row));
+    });
+  }
+
+  /**
+   * The journal row a caller names by the client or the server transaction id (the platform
+   * takes either: docs/platform-contract.md, "Endpoints"). An id the journal does not know
+   * is asked of the platform's status call; what it answers is matched to the journal by
+   * the ids in the record. `record` is the platform's answer when one was asked.
+   */
+  private async locate(id: string): Promise<{ row: JournalRow | undefined; record?: Record<string, unknown> }> {
+    const ctx = this.ctx;
+    const local = ctx.journal.get(id) ?? ctx.journal.byServerId(id);
+    if (local !== undefined) return { row: local };
+    let record: Record<string, unknown>;
+    try {
+      record = await ctx.platform.status(id, { busyRetryMaxMs: 0 });
+    } catch (err) {
+      if (isNotFoundError(err)) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}, neither in the journal nor at the platform`, { cause: err });
+      throw err;
+    }
+    const clientId = typeof record.clientTransactionId === 'string' ? record.clientTransactionId : undefined;
+    const serverId = typeof record.serverTransactionId === 'string' ? record.serverTransactionId : undefined;
+    const row = (clientId !== undefined ? ctx.journal.get(clientId) : undefined) ?? (serverId !== undefined ? ctx.journal.byServerId(serverId) : undefined);
+    return { row, record };
+  }
+
+  /** The journal row of a sale or operation named by either id; one only the platform knows cannot be acted on here. */
+  private async rowFor(id: string): Promise<JournalRow> {
+    const found = await this.locate(id);
+    if (found.row !== undefined) return found.row;
+    const clientId = typeof found.record?.clientTransactionId === 'string' ? ` (client id ${found.record.clientTransactionId})` : '';
+    throw new AgentError(
+      ErrorCodes.PAYMENT_NOT_FOUND,
+      `the platform knows transaction ${id}${clientId}, but this terminal's journal has no row for it: it was not made here, so it cannot be operated on from this terminal`,
+    );
   }
 
   // ------------------------------------------------------------------ sales
@@ -108,9 +157,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
     return { clientTransactionId: id, done };
   }
 
-  async abortSale(clientTransactionId: string): Promise<TransactionView> {
+  async abortSale(id: string): Promise<TransactionView> {
     const ctx = this.ctx;
-    const row = ctx.journal.require(clientTransactionId);
+    const row = await this.rowFor(id);
+    const clientTransactionId = row.clientTransactionId;
     if (row.kind !== 'sale') throw new AgentError(ErrorCodes.PAYMENT_STATE, 'only a sale can be aborted');
     if (FINAL_STATES.has(row.state) || row.state === 'offline_stored' || row.state === 'reversing') return toView(row);
     const running = this.running.get(clientTransactionId);
@@ -146,17 +196,17 @@ export class PaymentService implements PaymentsApi, RelayStore {
 
   // ------------------------------------------------------------------ operations
 
-  async cancel(clientTransactionId: string, req: CancelRequest = {}): Promise<TransactionView> {
+  async cancel(id: string, req: CancelRequest = {}): Promise<TransactionView> {
     const ctx = this.ctx;
-    const sale = ctx.journal.require(clientTransactionId);
+    const sale = await this.rowFor(id);
     const amount = requireAmount(cancelCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)), req.amount, 'cancel', sale.currency);
     const op = await sendCancel(ctx, sale, amount, { reason: req.reason ?? 'Functional', ...(req.approvalCode !== undefined ? { approvalCode: req.approvalCode } : {}) });
     return toView(op);
   }
 
-  async refund(clientTransactionId: string, req: RefundRequest = {}): Promise<TransactionView> {
+  async refund(id: string, req: RefundRequest = {}): Promise<TransactionView> {
     const ctx = this.ctx;
-    const sale = ctx.journal.require(clientTransactionId);
+    const sale = await this.rowFor(id);
     const retryId = req.clientTransactionId;
     if (retryId !== undefined) {
       const existing = ctx.journal.get(retryId);
@@ -171,9 +221,9 @@ export class PaymentService implements PaymentsApi, RelayStore {
   }
 
   /** Cancel or refund by web: the platform picks which (no approval code applies, spec). */
-  async refundByWeb(clientTransactionId: string, req: { amount?: number } = {}): Promise<TransactionView> {
+  async refundByWeb(id: string, req: { amount?: number } = {}): Promise<TransactionView> {
     const ctx = this.ctx;
-    const sale = ctx.journal.require(clientTransactionId);
+    const sale = await this.rowFor(id);
     const open = openOperations(ctx, sale);
     const cancel = cancelCheck(sale, ctx.clock.wall(), open);
     const check = cancel.ok ? cancel : refundCheck(sale, ctx.clock.wall(), open);
@@ -181,9 +231,9 @@ export class PaymentService implements PaymentsApi, RelayStore {
     return toView(await sendRefundByWeb(ctx, sale, amount));
   }
 
-  async capture(clientTransactionId: string, req: CaptureRequest = {}): Promise<TransactionView> {
+  async capture(id: string, req: CaptureRequest = {}): Promise<TransactionView> {
     const ctx = this.ctx;
-    const sale = ctx.journal.require(clientTransactionId);
+    const sale = await this.rowFor(id);
     const amount = requireAmount(captureCheck(sale, openOperations(ctx, sale)), req.amount, 'capture', sale.currency);
     return toView(await sendCapture(ctx, sale, amount));
   }
@@ -193,9 +243,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
   }
 
 
-  async allowedOperations(clientTransactionId: string): Promise<AllowedOperationsView> {
+  async allowedOperations(id: string): Promise<AllowedOperationsView> {
     const ctx = this.ctx;
-    const sale = ctx.journal.require(clientTransactionId);
+    const sale = await this.rowFor(id);
+    const clientTransactionId = sale.clientTransactionId;
     const local = localAllowed(sale, ctx.clock.wall(), openOperations(ctx, sale));
     if (sale.kind !== 'sale' || sale.serverTransactionId === undefined) return local;
     try {
@@ -207,9 +258,15 @@ export class PaymentService implements PaymentsApi, RelayStore {
     }
   }
 
-  async get(clientTransactionId: string, opts: { refresh?: boolean } = {}): Promise<TransactionView> {
+  async get(id: string, opts: { refresh?: boolean } = {}): Promise<TransactionView> {
     const ctx = this.ctx;
-    const row = ctx.journal.require(clientTransactionId);
+    const found = await this.locate(id);
+    if (found.row === undefined) {
+      // Only the platform knows it: shown as it reports it, nothing journaled.
+      return platformView(id, found.record ?? {}, ctx.config.payments.defaultCurrency, ctx.clock.wall());
+    }
+    const row = found.row;
+    const clientTransactionId = row.clientTransactionId;
     if (opts.refresh !== true) return toView(row);
     if (row.kind === 'sale') {
       if (row.serverTransactionId === undefined && row.state !== 'in_flight') return toView(row);
@@ -219,6 +276,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
       return toView(adopted.row);
     }
     if (row.state === 'in_flight') await this.resolveOperation(row);
+    if (row.state === 'pending') {
+      const record = await ctx.platform.status(statusIdOf(row), ctx.callOptions(row));
+      applyOperationRecord(ctx, row, record);
+    }
     return toView(ctx.journal.require(clientTransactionId));
   }
 
@@ -231,16 +292,23 @@ export class PaymentService implements PaymentsApi, RelayStore {
 
   // ------------------------------------------------------------------ relay store
 
+  /** Wallet sales waiting at the platform, and refunds and cancels answered pending (docs/architecture.md, "Event relay"). */
   pendingTracking(): PendingTracking[] {
     return this.ctx.journal
-      .inStates(['awaiting_customer'])
-      .filter((r) => r.kind === 'sale' && r.serverTransactionId !== undefined)
+      .inStates(['awaiting_customer', 'pending'])
+      .filter((r) => (r.kind === 'sale' ? r.state === 'awaiting_customer' && r.serverTransactionId !== undefined : r.state === 'pending'))
       .map(trackingOf);
   }
 
   applyStatusRecord(clientTransactionId: string, record: Record<string, unknown>): AppliedStatus {
     const ctx = this.ctx;
     const row = ctx.journal.require(clientTransactionId);
+    if (row.kind !== 'sale') {
+      // A refund or cancel answered pending: the relay publishes what it applies.
+      if (row.state !== 'pending') return { newEvents: [], view: toView(row), final: true };
+      const applied = applyOperationRecord(ctx, row, record, { quiet: true });
+      return { newEvents: applied.newEvents, view: toView(applied.row), final: applied.final };
+    }
     // The relay publishes what it applies: no second event from here.
     const adopted = adoptSaleRecord(ctx, row, record, { quiet: true });
     const final = adopted.row.state !== 'awaiting_customer';
@@ -304,6 +372,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
 
   /** Stops background retries and aborts sales waiting for the customer. */
   async stop(): Promise<void> {
+    this.unsubscribe();
     for (const { abort } of this.running.values()) abort.abort(new Error('stopping'));
     await Promise.allSettled([...this.running.values()].map((r) => r.run));
     this.ctx.stop();

@@ -49,6 +49,13 @@ export interface CallOptions {
   /** The merchant the call acts for; default the terminal's default merchant. */
   merchantId?: string;
   signal?: AbortSignal;
+  /**
+   * A write answered 429 or 503 with Retry-After (busy, before processing) is sent again,
+   * unchanged (the same client id), after the wait the platform asked for, while the
+   * waits add up to at most this many milliseconds (docs/platform-contract.md, "Decisions
+   * where the spec is silent", busy platform). Default 0: not retried.
+   */
+  busyRetryMaxMs?: number;
 }
 
 export interface GetRetryOptions {
@@ -89,9 +96,10 @@ interface Call<S extends z.ZodType> {
 
 /**
  * Typed client of the payment API (docs/platform-contract.md, "Endpoints"). Writes are sent
- * exactly once (plus one retry after a 401, which the platform refused before acting);
- * retrying a write is the payments layer's decision, which owns idempotency. GETs are
- * retried here with full-jitter backoff.
+ * exactly once (plus one retry after a 401, which the platform refused before acting, and,
+ * when the caller allows it with `busyRetryMaxMs`, after a 429/503 busy answer with
+ * Retry-After); retrying a write otherwise is the payments layer's decision, which owns
+ * idempotency. GETs are retried here with full-jitter backoff.
  */
 export class PlatformClient {
   private readonly baseUrl: string;
@@ -200,18 +208,38 @@ export class PlatformClient {
 
   private async call<S extends z.ZodType>(c: Call<S>): Promise<z.output<S>> {
     const retries = c.method === 'GET' ? this.getRetry.retries : 0;
+    let busyWaitedMs = 0;
     for (let attempt = 0; ; attempt++) {
       try {
         const { res } = await this.exchange(c);
         if (res.status < 200 || res.status > 299) throw statusError(c, res, this.clock);
         return readResponse(c.schema, jsonBody(c, res), c, res.status);
       } catch (err) {
+        const busy = c.method === 'POST' ? this.busyDelay(err, busyWaitedMs, c.opts?.busyRetryMaxMs ?? 0) : undefined;
+        if (busy !== undefined) {
+          busyWaitedMs += busy;
+          this.log.info({ operation: c.operation, status: isPlatformError(err) ? err.status : undefined, waitMs: busy }, 'platform busy before processing; sending the same request again');
+          await this.clock.sleep(busy, c.opts?.signal);
+          continue;
+        }
         const wait = attempt < retries ? this.retryDelay(err, attempt) : undefined;
         if (wait === undefined) throw err;
         this.log.debug({ operation: c.operation, attempt: attempt + 1, waitMs: wait }, 'retrying platform read');
         await this.clock.sleep(wait, c.opts?.signal);
       }
     }
+  }
+
+  /**
+   * A write answered 429, or 503 with Retry-After, was refused before processing: the
+   * wait before sending it again, when it fits within the bound. A 503 whose waits run out
+   * is left as it is (its outcome unknown, looked up by the payments layer).
+   */
+  private busyDelay(err: unknown, waitedMs: number, maxMs: number): number | undefined {
+    if (maxMs <= 0 || !isPlatformError(err) || err.retryAfterMs === undefined) return undefined;
+    if (err.status !== 429 && err.status !== 503) return undefined;
+    const wait = Math.max(err.retryAfterMs, 50);
+    return waitedMs + wait <= maxMs ? wait : undefined;
   }
 
   /** Only GETs come here; writes are never retried by the client. */

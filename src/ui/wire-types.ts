@@ -22,6 +22,7 @@ export type ApiTransactionState =
   | 'created'
   | 'awaiting_customer'
   | 'in_flight'
+  | 'pending'
   | 'approved'
   | 'declined'
   | 'failed'

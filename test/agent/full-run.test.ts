@@ -33,7 +33,8 @@ async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promis
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
 }
 
-const WAITING = new Set(['created', 'awaiting_customer', 'in_flight']);
+// `pending`: a refund or cancel the platform completes later (strict profile), followed by the agent's relay.
+const WAITING = new Set(['created', 'awaiting_customer', 'in_flight', 'pending']);
 
 async function waitSettled(id: string): Promise<TransactionView> {
   for (let i = 0; i < 200; i++) {
@@ -41,7 +42,7 @@ async function waitSettled(id: string): Promise<TransactionView> {
     if (!WAITING.has(view.state)) return view;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`sale ${id} did not settle`);
+  throw new Error(`transaction ${id} did not settle`);
 }
 
 describe('a full run of the agent on the demo default', () => {
@@ -78,12 +79,14 @@ describe('a full run of the agent on the demo default', () => {
 
     const refund = await api('POST', `/api/transactions/${cardId}/refund`, { amount: '2.00' });
     expect(refund.status).toBe(200);
+    expect((await waitSettled((refund.json.transaction as { clientTransactionId: string }).clientTransactionId)).state).toBe('approved');
 
     const second = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 700, currency: 'EUR', merchantId: 'terminal-app-1002' });
     const secondView = await second.done;
     expect(secondView.state).toBe('approved');
     const cancelled = await api('POST', `/api/transactions/${secondView.clientTransactionId}/cancel`, { reason: 'Functional', approvalCode: '4711' });
     expect(cancelled.status).toBe(200);
+    expect((await waitSettled((cancelled.json.transaction as { clientTransactionId: string }).clientTransactionId)).state).toBe('approved');
 
     const ledger = agent.demoPlatform!.payments;
     expect(ledger.netCharged(cardId)).toBe(1034);

@@ -27,6 +27,7 @@ describe('payment CLI commands against a running local API', () => {
   afterEach(() => {
     s.payments.finalState = 'approved';
     s.payments.finishAfterGets = 0;
+    s.payments.operationState = 'approved';
   });
 
   it('sale takes "12.34 EUR" as typed, waits for the final state and prints it', async () => {
@@ -93,7 +94,23 @@ describe('payment CLI commands against a running local API', () => {
     expect(s.payments.calls.filter((x) => x.op === 'refund').at(-1)?.arg).toEqual({ amount: 300, approvalCode: 'AC1' });
     const cap = await run([...flags, 'capture', 'S-1']);
     expect(cap.code).toBe(0);
-    expect(cap.stdout).toMatch(/captured +20\.00 EUR/);
+    expect(cap.stdout).toMatch(/^capture S-1-K: approved/);
+    expect(cap.stdout).toMatch(/captured 20\.00 EUR/);
+  });
+
+  it('a refund or cancel the platform answers pending: shown pending, exit 3, and where to look next', async () => {
+    s.payments.view({ clientTransactionId: 'S-9', amount: 1500, currency: 'EUR' });
+    s.payments.operationState = 'pending';
+    const r = await run([...flags, 'refund', 'S-9']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/^refund S-9-R: pending \(platform: Pending\)/);
+    expect(r.stdout).toMatch(/pending at the platform: the agent follows it until it is final; terminal-agent status S-9-R shows the outcome/);
+    const json = await run([...flags, 'cancel', 'S-9', '--json']);
+    expect(json.code).toBe(3);
+    expect(JSON.parse(json.stdout).transaction).toMatchObject({ kind: 'cancel', state: 'pending' });
+    // The server id is passed through as given: the agent finds the sale by either id.
+    await run([...flags, 'refund', 'srv-4711']);
+    expect(s.payments.calls.filter((x) => x.op === 'refund').at(-1)).toMatchObject({ id: 'srv-4711' });
   });
 
   it('capture --all and its argument rules', async () => {

@@ -10,7 +10,7 @@ export class FakeRelayStore implements RelayStore {
   readonly expired: string[] = [];
   private listeners = new Set<(t: PendingTracking) => void>();
 
-  add(id: string, opts: { expireTime?: string; delivered?: number } = {}): void {
+  add(id: string, opts: { expireTime?: string; delivered?: number; statusId?: string } = {}): void {
     const now = new Date().toISOString();
     this.views.set(id, {
       clientTransactionId: id,
@@ -30,7 +30,12 @@ export class FakeRelayStore implements RelayStore {
       events: [],
     });
     this.delivered.set(id, opts.delivered ?? 0);
-    const t: PendingTracking = { clientTransactionId: id, startedAt: now, ...(opts.expireTime ? { expireTime: opts.expireTime } : {}) };
+    const t: PendingTracking = {
+      clientTransactionId: id,
+      startedAt: now,
+      ...(opts.expireTime ? { expireTime: opts.expireTime } : {}),
+      ...(opts.statusId ? { statusId: opts.statusId } : {}),
+    };
     this.pending.set(id, t);
   }
 

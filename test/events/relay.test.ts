@@ -38,6 +38,17 @@ describe('event relay', () => {
     vi.useRealTimers();
   });
 
+  it('asks the status call by the tracking\'s statusId when it has one (a refund or cancel answered pending: its server id)', async () => {
+    const s = setup({ 'srv-R1': () => walletRecord('Accepted', ['walletARefundRequest', 'walletARefundResult']) });
+    relay = s.relay;
+    s.store.add('R1', { statusId: 'srv-R1' });
+    relay.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(s.calls.map((c) => c.id)).toEqual(['srv-R1']);
+    expect(s.events.at(-1)?.data).toMatchObject({ clientTransactionId: 'R1', status: 'approved' });
+    expect(relay.tracked()).toEqual([]);
+  });
+
   it('puts each platform event on the bus once while polling, then stops at the final status', async () => {
     let record = walletRecord('Initialized', ['walletARequest', 'walletAConsumerScanResult']);
     const s = setup({ T1: () => record });

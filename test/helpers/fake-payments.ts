@@ -20,6 +20,8 @@ export class FakePayments implements PaymentsApi {
   /** Pending sales end with finalState on the finishAfterGets-th read (0 = never). */
   finalState: TransactionView['state'] = 'approved';
   finishAfterGets = 0;
+  /** The state refunds and cancels are answered with: `approved` (done) or `pending` (the platform completes them later). */
+  operationState: 'approved' | 'pending' = 'approved';
   private gets = new Map<string, number>();
   failWith: Error | undefined;
 
@@ -79,14 +81,22 @@ export class FakePayments implements PaymentsApi {
     this.calls.push({ op: 'cancel', id, arg: req });
     const sale = this.find(id);
     const amount = req?.amount ?? sale.amount;
-    this.views.set(id, { ...sale, state: 'cancelled', cancelledAmount: amount });
-    return this.view({ clientTransactionId: `${id}-C`, kind: 'cancel', relatedClientTransactionId: id, amount, currency: sale.currency, state: 'approved' });
+    if (this.operationState === 'approved') this.views.set(id, { ...sale, state: 'cancelled', cancelledAmount: amount });
+    return this.view({ clientTransactionId: `${id}-C`, kind: 'cancel', relatedClientTransactionId: id, amount, currency: sale.currency, state: this.operationState });
   }
 
   async refund(id: string, req?: RefundRequest): Promise<TransactionView> {
     this.calls.push({ op: 'refund', id, arg: req });
     const sale = this.find(id);
-    return this.view({ clientTransactionId: `${id}-R`, kind: 'refund', relatedClientTransactionId: id, amount: req?.amount ?? sale.amount, currency: sale.currency });
+    return this.view({
+      clientTransactionId: `${id}-R`,
+      kind: 'refund',
+      relatedClientTransactionId: id,
+      amount: req?.amount ?? sale.amount,
+      currency: sale.currency,
+      state: this.operationState,
+      ...(this.operationState === 'pending' ? { platformStatus: 'Pending', message: 'refund pending at the platform' } : {}),
+    });
   }
 
   async refundByWeb(id: string, req?: RefundByWebRequest): Promise<TransactionView> {
@@ -98,9 +108,10 @@ export class FakePayments implements PaymentsApi {
   async capture(id: string, req?: CaptureRequest): Promise<TransactionView> {
     this.calls.push({ op: 'capture', id, arg: req });
     const sale = this.find(id);
-    const v = { ...sale, capturedAmount: req?.amount ?? sale.amount, platformStatus: 'Captured' };
-    this.views.set(id, v);
-    return v;
+    const amount = req?.amount ?? sale.amount;
+    this.views.set(id, { ...sale, capturedAmount: amount, platformStatus: 'Captured' });
+    // The capture's own row, as the engine answers it.
+    return this.view({ clientTransactionId: `${id}-K`, kind: 'capture', relatedClientTransactionId: id, amount, currency: sale.currency, message: `captured ${(amount / 100).toFixed(2)} ${sale.currency}` });
   }
 
   async captureAll(merchantId?: string): Promise<TransactionView[]> {

@@ -10,7 +10,7 @@ import { createMtlsDispatcher } from '../../src/identity/index.js';
 import { Journal } from '../../src/payments/journal/index.js';
 import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
-import type { PaymentsPlatform } from '../../src/payments/index.js';
+import type { PaymentsPlatform, TransactionView } from '../../src/payments/index.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { identityOf, startDemo, testPlatformTimeZone, type Demo } from './demo-platform.js';
 import { tempDir } from './temp-dir.js';
@@ -53,6 +53,12 @@ export interface DemoPlatformFixture {
   readonly demo: Demo;
   /** A terminal on the demo platform for the running test; closed after it. */
   startTerminal(opts?: TerminalOptions): Promise<Terminal>;
+  /**
+   * The operation once final: a refund or cancel the platform answered pending (the strict
+   * profile) is completed at the platform now and refreshed through the status call, as the
+   * event relay would; any other view comes back as it is.
+   */
+  final(terminal: Terminal, view: TransactionView): Promise<TransactionView>;
 }
 
 /**
@@ -88,6 +94,14 @@ export function useDemoPlatform(opts: { beforeStart?: () => void; startTimeoutMs
       const t = await startTerminal(started(), terminalOpts);
       terminals.push(t);
       return t;
+    },
+    async final(terminal, view) {
+      let current = view;
+      for (let i = 0; i < 5 && current.state === 'pending'; i++) {
+        started().platform.payments.complete(current.serverTransactionId ?? current.clientTransactionId);
+        current = await terminal.service.get(current.clientTransactionId, { refresh: true });
+      }
+      return current;
     },
   };
 }

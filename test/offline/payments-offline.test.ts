@@ -91,6 +91,29 @@ describe('offline card sales through PaymentService and the offline queue', () =
     expect(fixture.demo.sink.text()).not.toContain(ENCRYPTED);
   });
 
+  it('an uploaded authorization is captured with payments.captureMode immediate, once (m-1002 answers Accepted)', async () => {
+    const { t, offline } = await terminal();
+    down = true;
+    t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
+    const started = await t.service.startSale({ method: 'card', amount: 1_800, currency: 'EUR', merchantId: 'm-1002' });
+    expect(await started.done).toMatchObject({ state: 'offline_stored' });
+    const id = started.clientTransactionId;
+    down = false;
+    expect(await offline.uploader.flush()).toMatchObject({ uploaded: 1 });
+    await t.service.idle();
+    expect(await t.service.get(id)).toMatchObject({ state: 'approved', offline: true, capturedAmount: 1_800 });
+    const captures = t.service.list().filter((v) => v.kind === 'capture' && v.relatedClientTransactionId === id);
+    expect(captures).toMatchObject([{ state: 'approved', amount: 1_800 }]);
+    // Another round (nothing to upload) and a restart-free re-announce capture nothing more.
+    await offline.uploader.flush();
+    await t.service.idle();
+    const ledger = fixture.demo.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === id);
+    expect(ledger.map((e) => [e.kind, e.amount])).toEqual([
+      ['authorization', 1_800],
+      ['capture', 1_800],
+    ]);
+  });
+
   it('fails a sale the policy refuses offline, saying which rule, and stores nothing', async () => {
     const { t, offline } = await terminal();
     down = true;

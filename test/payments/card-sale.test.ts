@@ -63,7 +63,9 @@ describe('card sales against the demo platform', () => {
     const capture = await t.service.capture(first.clientTransactionId, { amount: 2500 });
     expect(capture).toMatchObject({ kind: 'capture', state: 'approved', amount: 2500, relatedClientTransactionId: first.clientTransactionId });
     const sale = await t.service.get(first.clientTransactionId);
-    expect(sale).toMatchObject({ platformStatus: 'Captured', capturedAmount: 2500 });
+    // Captured shows in the amount; the status word depends on the platform (`Captured`, or `Accepted` under the strict profile).
+    expect(sale).toMatchObject({ state: 'approved', capturedAmount: 2500 });
+    expect(sale.message).not.toMatch(/not captured yet/);
     expect(fixture.demo.platform.payments.netCharged(first.clientTransactionId)).toBe(2500);
     await expect(t.service.capture(first.clientTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_STATE', message: /captured already/ });
   });
@@ -71,7 +73,7 @@ describe('card sales against the demo platform', () => {
   it('captureMode immediate captures an authorization-only answer right away (m-1002)', async () => {
     t = await fixture.startTerminal();
     const view = await (await t.service.startSale({ method: 'card', amount: 4000, currency: 'EUR', merchantId: 'm-1002' })).done;
-    expect(view).toMatchObject({ state: 'approved', platformStatus: 'Captured', capturedAmount: 4000 });
+    expect(view).toMatchObject({ state: 'approved', capturedAmount: 4000 });
     const ops = t.service.list().filter((v) => v.relatedClientTransactionId === view.clientTransactionId);
     expect(ops).toMatchObject([{ kind: 'capture', state: 'approved', amount: 4000 }]);
   });
@@ -82,8 +84,33 @@ describe('card sales against the demo platform', () => {
     const b = await (await t.service.startSale({ method: 'card', amount: 1200, currency: 'EUR', merchantId: 'm-1002' })).done;
     const captured = await t.service.captureAll('m-1002');
     expect(captured.map((v) => v.clientTransactionId).sort()).toEqual([a.clientTransactionId, b.clientTransactionId].sort());
-    for (const v of captured) expect(v).toMatchObject({ platformStatus: 'Captured' });
+    for (const v of captured) expect(v).toMatchObject({ state: 'approved', capturedAmount: v.amount });
     expect((await t.service.get(a.clientTransactionId)).capturedAmount).toBe(1100);
+    expect(fixture.demo.platform.payments.netCharged(b.clientTransactionId)).toBe(1200);
+    // Nothing is left to capture: a second capture-all finds nothing of these two.
+    expect((await t.service.captureAll('m-1002')).map((v) => v.clientTransactionId)).not.toContain(a.clientTransactionId);
+  });
+
+  it('a capture answered with a status other than Captured (strict profile: Accepted) counts: the sale is captured, once', async () => {
+    const profile = fixture.demo.platform.context.profile;
+    const before = profile.name;
+    profile.set('strict');
+    try {
+      t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
+      const sale = await (await t.service.startSale({ method: 'card', amount: 3300, currency: 'EUR', merchantId: 'm-1002' })).done;
+      const capture = await t.service.capture(sale.clientTransactionId);
+      expect(capture).toMatchObject({ kind: 'capture', state: 'approved', platformStatus: 'Accepted' });
+      const after = await t.service.get(sale.clientTransactionId);
+      expect(after).toMatchObject({ state: 'approved', platformStatus: 'Accepted', capturedAmount: 3300 });
+      expect(after.message).not.toMatch(/not captured yet/);
+      await expect(t.service.capture(sale.clientTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_STATE', message: /captured already/ });
+      // A captured sale is refunded, not cancelled.
+      await expect(t.service.cancel(sale.clientTransactionId)).rejects.toMatchObject({ details: { suggest: 'refund' } });
+      const ledger = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === sale.clientTransactionId);
+      expect(ledger.filter((l) => l.kind === 'capture').map((l) => l.amount)).toEqual([3300]);
+    } finally {
+      profile.set(before);
+    }
   });
 
   it('manual key entry and MOTO are keyed on the reader; MOTO with AVS and with e-mail is approved', async () => {

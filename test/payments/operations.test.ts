@@ -44,15 +44,15 @@ describe('refunds', () => {
   it('full, partial and several partials up to the original; more than what is left is refused before the request leaves', async () => {
     t = await fixture.startTerminal();
     const sale = (await (await t.service.startSale({ method: 'card', amount: 10_000, currency: 'EUR' })).done).clientTransactionId;
-    const r1 = await t.service.refund(sale, { amount: 2_500 });
+    const r1 = await fixture.final(t, await t.service.refund(sale, { amount: 2_500 }));
     expect(r1).toMatchObject({ kind: 'refund', state: 'approved', amount: 2_500, platformStatus: 'Accepted', relatedClientTransactionId: sale });
     expect(r1.clientTransactionId).not.toBe(sale);
-    await t.service.refund(sale, { amount: 2_500 });
+    await fixture.final(t, await t.service.refund(sale, { amount: 2_500 }));
     await expect(t.service.refund(sale, { amount: 5_001 })).rejects.toMatchObject({
       code: 'PAYMENT_RULE',
       message: 'a refund of 50.01 EUR is more than the 50.00 EUR left to refund',
     });
-    const rest = await t.service.refund(sale);
+    const rest = await fixture.final(t, await t.service.refund(sale));
     expect(rest.amount).toBe(5_000);
     expect((await t.service.get(sale)).refundedAmount).toBe(10_000);
     await expect(t.service.refund(sale, { amount: 1 })).rejects.toMatchObject({ message: /fully refunded/ });
@@ -76,7 +76,7 @@ describe('refunds', () => {
       details: { approvalCodeRequired: true },
     });
     await expect(t.service.refund(sale, { amount: 1_000, approvalCode: '0000' })).rejects.toMatchObject({ message: /approval code is not correct/ });
-    const ok = await t.service.refund(sale, { amount: 1_000, approvalCode: '4711' });
+    const ok = await fixture.final(t, await t.service.refund(sale, { amount: 1_000, approvalCode: '4711' }));
     expect(ok.state).toBe('approved');
     // Failed attempts are journaled (written before the request left) and end failed.
     const rows = t.service.list().filter((v) => v.kind === 'refund');
@@ -87,7 +87,7 @@ describe('refunds', () => {
   it('a retried refund reuses its client transaction id and is answered with the existing refund', async () => {
     t = await fixture.startTerminal();
     const sale = (await (await t.service.startSale({ method: 'card', amount: 3_000, currency: 'EUR' })).done).clientTransactionId;
-    const first = await t.service.refund(sale, { amount: 1_000 });
+    const first = await fixture.final(t, await t.service.refund(sale, { amount: 1_000 }));
     const again = await t.service.refund(sale, { amount: 1_000, clientTransactionId: first.clientTransactionId });
     expect(again.clientTransactionId).toBe(first.clientTransactionId);
     expect(fixture.demo.platform.payments.netCharged(sale)).toBe(2_000);
@@ -99,7 +99,7 @@ describe('cancels', () => {
     t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred', reversalRetryCapMs: 200 } } });
     const sale = (await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR', merchantId: 'm-1002' })).done).clientTransactionId;
     await expect(t.service.cancel(sale, { amount: 500, approvalCode: '4711' })).rejects.toMatchObject({ message: /partial cancels/ });
-    const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
+    const cancel = await fixture.final(t, await t.service.cancel(sale, { approvalCode: '4711' }));
     expect(cancel).toMatchObject({ kind: 'cancel', state: 'approved', amount: 2_000, platformStatus: 'cancelled' });
     expect(await t.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 2_000 });
     expect(fixture.demo.platform.payments.netCharged(sale)).toBe(0);
@@ -109,10 +109,10 @@ describe('cancels', () => {
   it('partial cancels of a wallet payment (m-1001 allows them), then Technical for the rest: reversed', async () => {
     t = await fixture.startTerminal();
     const sale = await paidWallet('walletA', 5_000);
-    const part = await t.service.cancel(sale, { amount: 2_000 });
+    const part = await fixture.final(t, await t.service.cancel(sale, { amount: 2_000 }));
     expect(part.state).toBe('approved');
     expect(await t.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 2_000 });
-    await t.service.cancel(sale, { reason: 'Technical' });
+    await fixture.final(t, await t.service.cancel(sale, { reason: 'Technical' }));
     expect(await t.service.get(sale)).toMatchObject({ state: 'reversed', cancelledAmount: 5_000 });
     expect(fixture.demo.platform.payments.netCharged(sale)).toBe(0);
   });
@@ -140,7 +140,7 @@ describe('wallet windows (spec "Limits"), with the terminal and platform clocks 
     const err = await t.service.cancel(sale).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'PAYMENT_RULE', details: { suggest: 'refund', deadline: new Date(deadline).toISOString() } });
     expect((err as Error).message).toMatch(/cancel window \(until 00:15 UTC\+8 on the day after the sale\) ended at .*: a refund is offered instead/);
-    expect((await t.service.refund(sale)).state).toBe('approved');
+    expect((await fixture.final(t, await t.service.refund(sale))).state).toBe('approved');
   });
 
   it('walletA: one minute before the deadline the platform accepts the cancel', async () => {
@@ -148,7 +148,7 @@ describe('wallet windows (spec "Limits"), with the terminal and platform clocks 
     t = await fixture.startTerminal({ now: c.now });
     const sale = await paidWallet('walletA', 1_000);
     c.set(walletACancelDeadline(Date.parse((await t.service.get(sale)).createdAt)) - 60_000);
-    expect((await t.service.cancel(sale)).state).toBe('approved');
+    expect((await fixture.final(t, await t.service.cancel(sale))).state).toBe('approved');
   });
 
   it('walletB: cancel in the first 24 h; refund up to 180 days, not after', async () => {
@@ -161,7 +161,7 @@ describe('wallet windows (spec "Limits"), with the terminal and platform clocks 
     c.set(soldAt + DAY);
     await expect(t.service.cancel(sale)).rejects.toMatchObject({ details: { suggest: 'refund' }, message: /walletB cancel window \(for 24 hours after the sale\)/ });
     c.set(soldAt + 180 * DAY);
-    expect((await t.service.refund(sale, { amount: 500 })).state).toBe('approved');
+    expect((await fixture.final(t, await t.service.refund(sale, { amount: 500 }))).state).toBe('approved');
     c.set(soldAt + 180 * DAY + 1);
     await expect(t.service.refund(sale, { amount: 500 })).rejects.toMatchObject({ code: 'PAYMENT_RULE', message: /walletB refund window \(180 days after the sale\) ended/ });
     expect(fixture.demo.platform.payments.netCharged(sale)).toBe(1_500);
@@ -172,11 +172,11 @@ describe('refund by web', () => {
   it('the platform picks: a cancellable wallet payment is cancelled, a captured card sale refunded', async () => {
     t = await fixture.startTerminal();
     const wallet = await paidWallet('walletA', 1_000);
-    const w = await t.service.refundByWeb(wallet, { amount: 300 });
+    const w = await fixture.final(t, await t.service.refundByWeb(wallet, { amount: 300 }));
     expect(w).toMatchObject({ state: 'approved', platformStatus: 'cancelled' });
     expect(await t.service.get(wallet)).toMatchObject({ cancelledAmount: 300, refundedAmount: 0 });
     const sale = (await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR' })).done).clientTransactionId;
-    const c = await t.service.refundByWeb(sale);
+    const c = await fixture.final(t, await t.service.refundByWeb(sale));
     expect(c).toMatchObject({ state: 'approved', amount: 2_000, platformStatus: 'Accepted' });
     expect(await t.service.get(sale)).toMatchObject({ refundedAmount: 2_000 });
     expect(fixture.demo.platform.payments.netCharged(sale)).toBe(0);

@@ -77,9 +77,38 @@ describe('start-up recovery of rows a crash left behind', () => {
     // The reversal of a captured sale is a refund (spec rule 3).
     expect(t.journal.get(reversing)).toMatchObject({ state: 'reversed', refundedAmount: 1_000 });
     expect(fixture.demo.platform.payments.netCharged(reversing)).toBe(0);
-    expect(t.journal.get(refundOp)).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
+    // A refund the platform completes later (strict profile) is pending until it is final.
+    expect(await fixture.final(t, await t.service.get(refundOp))).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     expect(t.journal.get(refunded)?.refundedAmount).toBe(400);
     // A second start finds nothing left to do.
     expect(await t.service.recover()).toEqual({ resolved: 0, reversing: 0, failed: 0 });
+  });
+
+  it('an authorization adopted at start-up is captured with payments.captureMode immediate, once', async () => {
+    t = await fixture.startTerminal();
+    const id = randomUUID();
+    // An authorization-only merchant (m-1002): the platform answers Accepted, nothing captured.
+    await t.platform.process(
+      {
+        clientDateTime: new Date().toISOString(),
+        channel: 'instore',
+        clientNewTransactionId: id,
+        authorizationAmount: { amount: 2_600, currency: 'EUR' },
+        entryMode: 'ContactChip',
+        instrument: { instrumentType: 'card', card },
+      },
+      { merchantId: 'm-1002' },
+    );
+    leftRow(id, { merchantId: 'm-1002', amount: 2_600 });
+    await t.service.recover();
+    await t.service.idle();
+    expect(t.journal.get(id)).toMatchObject({ state: 'approved', capturedAmount: 2_600 });
+    const captures = t.service.list().filter((v) => v.kind === 'capture' && v.relatedClientTransactionId === id);
+    expect(captures).toMatchObject([{ state: 'approved', amount: 2_600 }]);
+    // A second start captures nothing more.
+    await t.service.recover();
+    await t.service.idle();
+    const ledger = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+    expect(ledger.filter((l) => l.kind === 'capture').map((l) => l.amount)).toEqual([2_600]);
   });
 });

@@ -106,6 +106,22 @@ describe('counter page', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'page-cancelled.png') });
   });
 
+  it('a cancel the platform completes later shows pending, in the message and in the list', async () => {
+    const sale = s.payments.view({ clientTransactionId: 'P-2', amount: 700, state: 'approved', maskedPan: '476173******0010' });
+    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+    s.payments.operationState = 'pending';
+    try {
+      await page.getByTestId('tx-P-2').click();
+      await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+      await page.getByTestId('tx-cancel').click();
+      await page.getByTestId('tx-op-message').filter({ hasText: 'Cancel 7.00 EUR: pending at the platform, the list shows when it is final' }).waitFor();
+      await page.locator('[data-testid="tx-P-2-C"][data-state="pending"]').waitFor();
+      await page.screenshot({ path: join(ARTIFACTS, 'page-cancel-pending.png') });
+    } finally {
+      s.payments.operationState = 'approved';
+    }
+  });
+
   it('the offline badge opens the queue: a sale needing attention is queued again, "send now" uploads', async () => {
     const at = new Date().toISOString();
     s.offline.queue.push(

@@ -1,13 +1,13 @@
 import { Command, Option } from 'commander';
 import type { ApiCancelRequest } from '../../ui/index.js';
 import { configFor } from '../options.js';
-import { printJson, printLine, transactionDetail } from '../transaction-output.js';
+import { operationExitCode, pendingNote, printJson, printLine, transactionDetail } from '../transaction-output.js';
 
 export function register(program: Command): void {
   program
     .command('cancel')
     .description('cancel (void) a sale on the running agent; past the cancel window, refund instead')
-    .argument('<transaction>', 'client transaction id of the sale')
+    .argument('<transaction>', 'the sale\'s client or server (platform) transaction id')
     .option('--amount <amount>', 'partial cancel, e.g. 5.00 (where the acquirer allows it); default the full amount')
     .addOption(new Option('--reason <reason>', 'Functional (void, default) or Technical (reversal)').choices(['Functional', 'Technical']))
     .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
@@ -24,6 +24,7 @@ export function register(program: Command): void {
         ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
       });
       if (opts.json) printJson({ transaction: t });
-      else printLine(transactionDetail(t));
+      else printLine([transactionDetail(t), pendingNote(t)].filter(Boolean).join('\n'));
+      process.exitCode = operationExitCode(t);
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { configFor } from '../options.js';
-import { printJson, printLine, transactionDetail, transactionLine } from '../transaction-output.js';
+import { operationExitCode, pendingNote, printJson, printLine, transactionDetail, transactionLine } from '../transaction-output.js';
 
 interface CaptureOptions {
   amount?: string;
@@ -13,7 +13,7 @@ export function register(program: Command): void {
   program
     .command('capture')
     .description('capture an authorized sale on the running agent, or every pending one with --all')
-    .argument('[transaction]', 'client transaction id of the sale')
+    .argument('[transaction]', 'the sale\'s client or server (platform) transaction id')
     .option('--amount <amount>', 'partial capture, e.g. 5.00; default the full authorized amount')
     .option('--all', 'capture every authorized sale not captured yet')
     .option('--merchant <id>', 'with --all: only this merchant\'s sales')
@@ -37,6 +37,7 @@ export function register(program: Command): void {
       const amount = await operationAmount(client, id, opts.amount);
       const t = await client.operate('capture', id, amount !== undefined ? { amount } : {});
       if (opts.json) printJson({ transaction: t });
-      else printLine(transactionDetail(t));
+      else printLine([transactionDetail(t), pendingNote(t)].filter(Boolean).join('\n'));
+      process.exitCode = operationExitCode(t);
     });
 }

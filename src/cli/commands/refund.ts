@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { configFor } from '../options.js';
-import { printJson, printLine, transactionDetail } from '../transaction-output.js';
+import { operationExitCode, pendingNote, printJson, printLine, transactionDetail } from '../transaction-output.js';
 
 export function register(program: Command): void {
   program
     .command('refund')
     .description('refund a sale on the running agent (in full or in part, several partials up to the original)')
-    .argument('<transaction>', 'client transaction id of the sale')
+    .argument('<transaction>', 'the sale\'s client or server (platform) transaction id')
     .option('--amount <amount>', 'partial refund, e.g. 5.00; default everything still refundable')
     .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
     .option('--json', 'print the transaction as JSON')
@@ -21,6 +21,7 @@ export function register(program: Command): void {
         ...(opts.approvalCode !== undefined ? { approvalCode: opts.approvalCode } : {}),
       });
       if (opts.json) printJson({ transaction: t });
-      else printLine(transactionDetail(t));
+      else printLine([transactionDetail(t), pendingNote(t)].filter(Boolean).join('\n'));
+      process.exitCode = operationExitCode(t);
     });
 }

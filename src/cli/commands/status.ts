@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ApiAgentStatus } from '../../ui/index.js';
 import { configFor } from '../options.js';
-import { printJson, printLine, transactionDetail } from '../transaction-output.js';
+import { pendingNote, printJson, printLine, transactionDetail } from '../transaction-output.js';
 
 function money(formatAmount: (minor: number, currency: string) => string, minor: number, currency: string): string {
   try {
@@ -27,7 +27,7 @@ export function register(program: Command): void {
   program
     .command('status')
     .description('show the running agent\'s status, or one transaction\'s')
-    .argument('[transaction]', 'client transaction id')
+    .argument('[transaction]', 'a client or server (platform) transaction id')
     .option('--refresh', 'ask the platform for the transaction\'s current status')
     .option('--json', 'print JSON')
     .action(async (id: string | undefined, opts: { refresh?: boolean; json?: boolean }, cmd: Command) => {
@@ -42,6 +42,6 @@ export function register(program: Command): void {
       }
       const t = await client.transaction(id, opts.refresh === true);
       if (opts.json) printJson({ transaction: t });
-      else printLine(transactionDetail(t));
+      else printLine([transactionDetail(t), pendingNote(t)].filter(Boolean).join('\n'));
     });
 }

@@ -350,6 +350,12 @@ export class Journal {
     return row;
   }
 
+  /** The row the platform knows by this server transaction id (the newest, should two carry it). */
+  byServerId(serverTransactionId: string): JournalRow | undefined {
+    const r = this.prepared('SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(serverTransactionId) as DbRow | undefined;
+    return r === undefined ? undefined : fromDb(r);
+  }
+
   /** Applies a patch; leaving the card-data states clears the card data in the same write. */
   update(clientTransactionId: string, patch: JournalPatch): JournalRow {
     const sets: string[] = ['updated_at = @updated_at'];

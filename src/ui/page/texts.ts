@@ -66,6 +66,8 @@ export function outcomeText(state: string): { text: string; cls: string } {
       return { text: 'Reversed', cls: 'reversed' };
     case 'needs_attention':
       return { text: 'Needs attention', cls: 'failed' };
+    case 'pending':
+      return { text: 'Pending at the platform', cls: 'other' };
     default:
       return { text: state, cls: 'other' };
   }

@@ -146,8 +146,9 @@ export class TransactionList {
     msg.textContent = `${op}…`;
     try {
       const t = await this.ctx.api.operate(op, id, body);
-      // An operation's own row is `approved` when the platform accepted it.
-      const outcome = t.state === 'approved' ? 'done' : t.state.replace(/_/g, ' ');
+      // An operation's own row is `approved` when the platform accepted it; `pending` while
+      // the platform completes it (the list shows its outcome when it is final).
+      const outcome = t.state === 'approved' ? 'done' : t.state === 'pending' ? 'pending at the platform, the list shows when it is final' : t.state.replace(/_/g, ' ');
       msg.textContent = `${op === 'cancel' ? 'Cancel' : op === 'refund' ? 'Refund' : 'Capture'} ${t.amountText}: ${outcome}${t.message ? ` (${t.message})` : ''}`;
       msg.dataset.result = t.state;
     } catch (err) {

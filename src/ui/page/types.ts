@@ -25,4 +25,4 @@ export type {
   ApiErrorAnswer as ErrorAnswer,
 } from '../wire-types.js';
 
-export const PENDING_STATES = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing']);
+export const PENDING_STATES = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing']);

@@ -17,6 +17,7 @@ import {
 import { providerResultData } from './wallet-data.js';
 import type { Caller, SimTransaction, TransactionRecord } from './types.js';
 import type { Amount } from './money.js';
+import { STRICT_COMPLETION_MS } from './completions.js';
 
 export interface CancelRequest {
   clientDateTime: string;
@@ -46,26 +47,32 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
  * Creates the Cancel record (events cancelRequest then <wallet>CancelResult; card:
  * cardCancelResult) and gives the money back. Technical = reversal, Functional = void
  * (docs/platform-contract.md, "Endpoints", cancel). The payment becomes `cancelled` once
- * nothing is left. The same two events go into the payment's own history (the status call
+ * nothing is left. The same events go into the payment's own history (the status call
  * returns a transaction's whole history), which is where a client that sent no id finds
  * its cancel again (docs/platform-contract.md, "Decisions where the spec is silent",
- * recognising a cancel).
+ * recognising a cancel). The strict profile answers the cancel of a charged payment
+ * `Initialized` (pending) with the request event only; its result event, `cancelled` and
+ * the money movement come a little later (docs/architecture.md, "Demo platform"). A
+ * pending wallet payment has nothing charged to give back, so its cancel is final at once
+ * in both profiles.
  */
 export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: CancelRequest): TransactionRecord {
   const refusal = cancelRefusal(deps, tx, req.amount);
   if (refusal !== undefined) throw refusal;
   const now = deps.ctx.now();
+  const charged = tx.record.transactionStatus === 'Accepted';
+  const later = deps.ctx.profile.strict && charged;
   const cancel = createTransaction(deps, caller, {
     now,
     type: 'Cancel',
     clientTransactionId: req.clientTransactionId ?? derivedClientId(deps, tx, 'cancel'),
-    status: 'cancelled',
+    status: later ? 'Initialized' : 'cancelled',
     instrumentType: tx.instrumentType,
     amount: req.amount,
     fingerprint: cancelFingerprint(tx, req.amount),
     related: tx,
   });
-  const resultData = { ...providerResultData(tx.instrumentType, tx.merchant), ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}) };
+  // Both events go into the cancel's record and the payment's own history.
   for (const history of [cancel, tx]) {
     addEvent(history, now, 'cancelRequest', {
       clientDateTime: req.clientDateTime,
@@ -75,19 +82,28 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
       source: { ...caller.source },
       requestor: {},
     });
-    addEvent(history, now, `${resultPrefix(tx)}CancelResult`, {
-      result: 'Accepted',
-      resultMessage: req.cancelReason === 'Technical' ? 'Reversed' : 'Voided',
-      resultData: { ...resultData },
-    });
   }
-  const charged = tx.record.transactionStatus === 'Accepted';
   if (tx.record.transactionStatus === 'Initialized') deps.wallets.release(tx);
+  // What is cancelled is taken at once, so nothing can be cancelled twice while it completes.
   tx.cancelled += req.amount.amount;
-  if (remainingAmount(tx) <= 0) tx.record.transactionStatus = 'cancelled';
-  if (charged) moveMoney(deps.ledger, cancel, now, req.cancelReason === 'Technical' ? 'reversal' : 'cancel', req.amount.amount, -req.amount.amount);
   tx.children.push(cancel);
   deps.store.add(cancel);
+  const complete = (): void => {
+    const at = deps.ctx.now();
+    const resultData = { ...providerResultData(tx.instrumentType, tx.merchant), ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}) };
+    for (const history of [cancel, tx]) {
+      addEvent(history, at, `${resultPrefix(tx)}CancelResult`, {
+        result: 'Accepted',
+        resultMessage: req.cancelReason === 'Technical' ? 'Reversed' : 'Voided',
+        resultData: { ...resultData },
+      });
+    }
+    cancel.record.transactionStatus = 'cancelled';
+    if (remainingAmount(tx) <= 0) tx.record.transactionStatus = 'cancelled';
+    if (charged) moveMoney(deps.ledger, cancel, at, req.cancelReason === 'Technical' ? 'reversal' : 'cancel', req.amount.amount, -req.amount.amount);
+  };
+  if (later) deps.completions.later(cancel, STRICT_COMPLETION_MS, complete);
+  else complete();
   return snapshot(cancel);
 }
 

@@ -21,8 +21,16 @@ export function registerPaymentControl(router: SimRouter, deps: PaymentDeps): vo
     if (!action.success) throw new SimHttpError(404, 'NOT_FOUND', 'wallet control actions are pay, fail and expire');
     return { status: 200, body: controlWallet(deps, req.params.id as string, action.data) };
   });
+  // A refund or cancel the strict profile answered pending completes now.
+  router.add('POST', '/sim/control/transactions/:id/complete', 'control', (req) => {
+    const tx = deps.store.findAny(req.params.id as string);
+    if (tx === undefined) throw new SimHttpError(404, 'TRANSACTION_NOT_FOUND', `no transaction ${req.params.id as string}`);
+    const completed = deps.completions.complete(tx);
+    return { status: 200, body: { completed, transaction: snapshot(tx) } };
+  });
   router.add('GET', '/sim/control/ledger', 'control', () => {
     deps.wallets.settleAll();
+    deps.completions.settleAll();
     return { status: 200, body: { entries: deps.ledger.list(), totals: deps.ledger.totals() } };
   });
 }

@@ -6,6 +6,7 @@ import { registerPaymentRoutes } from './routes.js';
 import { TransactionStore } from './store.js';
 import { snapshot, type PaymentDeps } from './transaction.js';
 import { WalletProvider } from './wallet-provider.js';
+import { BusyAnswers, OperationCompletions } from './completions.js';
 import type { TransactionRecord } from './types.js';
 
 export type { LedgerEntry, LedgerKind, NetCharge } from './ledger.js';
@@ -28,32 +29,46 @@ export interface SimPaymentPlatform {
     fail(id: string): TransactionRecord;
     expire(id: string): TransactionRecord;
   };
+  /** Completes now a refund or cancel answered pending (strict profile); false when none waits (id = server or client id). */
+  complete(id: string): boolean;
   /** Stops wallet timers. */
   stop(): void;
 }
 
 export function createPaymentPlatform(router: SimRouter, ctx: SimContext): SimPaymentPlatform {
   const ledger = new Ledger();
-  const deps: PaymentDeps = { ctx, store: new TransactionStore(), ledger, wallets: new WalletProvider(ctx, ledger) };
+  const deps: PaymentDeps = {
+    ctx,
+    store: new TransactionStore(),
+    ledger,
+    wallets: new WalletProvider(ctx, ledger),
+    completions: new OperationCompletions(ctx),
+    busy: new BusyAnswers(),
+  };
+  const settleAll = (): void => {
+    deps.wallets.settleAll();
+    deps.completions.settleAll();
+  };
   registerPaymentRoutes(router, ctx, deps);
   return {
     registerControl: (r) => registerPaymentControl(r, deps),
     ledger: () => {
-      deps.wallets.settleAll();
+      settleAll();
       return ledger.list();
     },
     netCharged: (clientTransactionId, merchantId) => {
-      deps.wallets.settleAll();
+      settleAll();
       return ledger.netCharged(clientTransactionId, merchantId);
     },
     ledgerTotals: () => {
-      deps.wallets.settleAll();
+      settleAll();
       return ledger.totals();
     },
     transaction(id) {
       const tx = deps.store.findAny(id);
       if (tx === undefined) return undefined;
       deps.wallets.settle(tx);
+      deps.completions.settle(tx);
       return snapshot(tx);
     },
     wallet: {
@@ -61,6 +76,13 @@ export function createPaymentPlatform(router: SimRouter, ctx: SimContext): SimPa
       fail: (id) => controlWallet(deps, id, 'fail'),
       expire: (id) => controlWallet(deps, id, 'expire'),
     },
-    stop: () => deps.wallets.stop(),
+    complete(id) {
+      const tx = deps.store.findAny(id);
+      return tx !== undefined && deps.completions.complete(tx);
+    },
+    stop: () => {
+      deps.wallets.stop();
+      deps.completions.stop();
+    },
   };
 }

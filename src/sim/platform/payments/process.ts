@@ -1,3 +1,4 @@
+import { SimHttpError } from '../router.js';
 import { checkCardSale, processCard } from './process-card.js';
 import { checkWalletSale, processWallet } from './process-wallet.js';
 import type { ProcessBody, QrCodeBody } from './schemas.js';
@@ -24,6 +25,10 @@ export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody
   const fingerprint = saleFingerprint(body.authorizationAmount, body.instrument);
   const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
   if (existing !== undefined) return repeated(deps, existing, fingerprint);
+  // Strict profile: busy before processing, nothing recorded (docs/architecture.md, "Demo platform").
+  if (deps.ctx.profile.strict && body.offlineTransaction !== true && deps.busy.refuse(caller.merchant.merchantId, body.clientNewTransactionId, body.authorizationAmount.amount)) {
+    throw new SimHttpError(429, 'TOO_MANY_REQUESTS', 'the platform is busy: try again later', { 'retry-after': '1' });
+  }
 
   const tx =
     body.instrument.instrumentType === 'card'

@@ -16,6 +16,7 @@ import {
   type PaymentDeps,
 } from './transaction.js';
 import { providerResultData, walletBRefundFees } from './wallet-data.js';
+import { STRICT_COMPLETION_MS } from './completions.js';
 import type { Caller, SimTransaction, TransactionRecord } from './types.js';
 
 export interface RefundRequest {
@@ -33,7 +34,10 @@ export const refundFingerprint = (payment: SimTransaction, amount: Amount): stri
  * docs/platform-contract.md, "Decisions where the spec is silent", status values), with
  * <wallet>RefundRequest then <wallet>RefundResult (card: cardRefundRequest/Result) carrying
  * refundId, refundAmount, refundTime (ISO 8601 with offset) and resultData. Several
- * partial refunds are allowed up to what was charged; more is refused.
+ * partial refunds are allowed up to what was charged; more is refused. The strict profile
+ * answers `Pending` with the request event only: the refund is asynchronous, and its
+ * result event, `Accepted` and the money movement come a little later
+ * (docs/architecture.md, "Demo platform").
  */
 export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: RefundRequest): TransactionRecord {
   const now = deps.ctx.now();
@@ -42,11 +46,12 @@ export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransact
   if (req.amount.amount > check.maxAmount) {
     throw ruleError('AMOUNT_EXCEEDS', `refund amount ${req.amount.amount} exceeds the ${check.maxAmount} left to refund`);
   }
+  const later = deps.ctx.profile.strict;
   const refund = createTransaction(deps, caller, {
     now,
     type: 'Refund',
     clientTransactionId: req.clientTransactionId,
-    status: 'Accepted',
+    status: later ? 'Pending' : 'Accepted',
     instrumentType: tx.instrumentType,
     amount: req.amount,
     fingerprint: refundFingerprint(tx, req.amount),
@@ -61,19 +66,26 @@ export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransact
     source: { ...caller.source },
     requestor: {},
   });
-  addEvent(refund, now, `${prefix}RefundResult`, {
-    result: 'Accepted',
-    resultMessage: 'Refund accepted',
-    refundId: randomUUID(),
-    refundAmount: { ...req.amount },
-    // walletA answers in its own zone (UTC+8), the others in UTC; both with an explicit offset.
-    refundTime: isoWithOffset(now, tx.instrumentType === 'walletA' ? 480 : 0),
-    resultData: providerResultData(tx.instrumentType, tx.merchant),
-  });
+  // What is refunded is taken at once, so nothing can be refunded twice while it completes.
   tx.refunded += req.amount.amount;
-  moveMoney(deps.ledger, refund, now, 'refund', req.amount.amount, -req.amount.amount);
   tx.children.push(refund);
   deps.store.add(refund);
+  const complete = (): void => {
+    const at = deps.ctx.now();
+    addEvent(refund, at, `${prefix}RefundResult`, {
+      result: 'Accepted',
+      resultMessage: 'Refund accepted',
+      refundId: randomUUID(),
+      refundAmount: { ...req.amount },
+      // walletA answers in its own zone (UTC+8), the others in UTC; both with an explicit offset.
+      refundTime: isoWithOffset(at, tx.instrumentType === 'walletA' ? 480 : 0),
+      resultData: providerResultData(tx.instrumentType, tx.merchant),
+    });
+    refund.record.transactionStatus = 'Accepted';
+    moveMoney(deps.ledger, refund, at, 'refund', req.amount.amount, -req.amount.amount);
+  };
+  if (later) deps.completions.later(refund, STRICT_COMPLETION_MS, complete);
+  else complete();
   return snapshot(refund);
 }
 

@@ -16,7 +16,7 @@ export const remainingAmount = (tx: SimTransaction): number => tx.amount.amount 
 export function cancelCheck(tx: SimTransaction, now: number): RuleCheck {
   if (tx.record.transactionType !== 'Payment') return refuse('CANCEL_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be cancelled`);
   const status = tx.record.transactionStatus;
-  if (status === 'Captured') return refuse('CANCEL_NOT_ALLOWED', 'a captured transaction cannot be cancelled: refund it instead');
+  if (status === 'Captured' || tx.captured > 0) return refuse('CANCEL_NOT_ALLOWED', 'a captured transaction cannot be cancelled: refund it instead');
   if (status === 'cancelled') return refuse('CANCEL_NOT_ALLOWED', 'the transaction is already cancelled');
   if (status !== 'Accepted' && status !== 'Initialized') return refuse('CANCEL_NOT_ALLOWED', `a ${status} transaction has nothing to cancel`);
   if (tx.instrumentType === 'walletA' && now >= walletACancelDeadline(tx.createdAt)) {
@@ -40,8 +40,10 @@ export function refundableAmount(tx: SimTransaction): number {
 export function refundCheck(tx: SimTransaction, now: number): RuleCheck {
   if (tx.record.transactionType !== 'Payment') return refuse('REFUND_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be refunded`);
   const status = tx.record.transactionStatus;
-  if (tx.instrumentType === 'card' && status === 'Accepted') return refuse('REFUND_NOT_ALLOWED', 'the card sale is not captured: cancel it instead');
-  if (tx.instrumentType === 'card' ? status !== 'Captured' : status !== 'Accepted') {
+  // A captured card sale: `Captured`, or (strict profile) `Accepted` with something captured.
+  const captured = status === 'Captured' || (status === 'Accepted' && tx.captured > 0);
+  if (tx.instrumentType === 'card' && status === 'Accepted' && !captured) return refuse('REFUND_NOT_ALLOWED', 'the card sale is not captured: cancel it instead');
+  if (tx.instrumentType === 'card' ? !captured : status !== 'Accepted') {
     return refuse('REFUND_NOT_ALLOWED', `a ${status} transaction has nothing to refund`);
   }
   if (tx.instrumentType === 'walletB' && now >= walletBRefundDeadline(tx.createdAt)) {
@@ -56,7 +58,7 @@ export function refundCheck(tx: SimTransaction, now: number): RuleCheck {
 export function captureCheck(tx: SimTransaction): RuleCheck {
   if (tx.record.transactionType !== 'Payment' || tx.instrumentType !== 'card') return refuse('CAPTURE_NOT_ALLOWED', 'only card sales are captured');
   const status = tx.record.transactionStatus;
-  if (status === 'Captured') return refuse('CAPTURE_NOT_ALLOWED', 'the transaction is already captured');
+  if (status === 'Captured' || tx.captured > 0) return refuse('CAPTURE_NOT_ALLOWED', 'the transaction is already captured');
   if (status !== 'Accepted') return refuse('CAPTURE_NOT_ALLOWED', `a ${status} transaction cannot be captured`);
   return { ok: true, maxAmount: remainingAmount(tx) };
 }

@@ -4,6 +4,7 @@ import type { Amount } from './money.js';
 import { conflictError, notFoundError, ruleError, validationError } from './http-errors.js';
 import type { TransactionStore } from './store.js';
 import type { WalletProvider } from './wallet-provider.js';
+import type { BusyAnswers, OperationCompletions } from './completions.js';
 import type { Caller, InstrumentType, SimTransaction, TransactionRecord, TransactionStatus, TransactionType } from './types.js';
 
 /** What every payment operation works with. */
@@ -12,6 +13,10 @@ export interface PaymentDeps {
   store: TransactionStore;
   ledger: Ledger;
   wallets: WalletProvider;
+  /** Refunds and cancels that complete later (strict profile). */
+  completions: OperationCompletions;
+  /** The strict profile's 429 answers to process. */
+  busy: BusyAnswers;
 }
 
 export interface NewTransaction {
@@ -69,6 +74,7 @@ export function lookup(deps: PaymentDeps, caller: Caller, id: string): SimTransa
   const tx = deps.store.find(caller.merchant.merchantId, id);
   if (tx === undefined) throw notFoundError(id);
   deps.wallets.settle(tx);
+  deps.completions.settle(tx);
   return tx;
 }
 
@@ -85,6 +91,7 @@ export function repeated(deps: PaymentDeps, existing: SimTransaction, fingerprin
     );
   }
   deps.wallets.settle(existing);
+  deps.completions.settle(existing);
   return snapshot(existing);
 }
 

@@ -4,9 +4,10 @@ import type { Amount } from './money.js';
 /**
  * The platform's published states are Initialized, Accepted and cancelled (lowercase);
  * Refused, Captured, Failed and Expired are the agent's decisions for card sales and
- * wallet outcomes (docs/platform-contract.md, "Decisions where the spec is silent").
+ * wallet outcomes (docs/platform-contract.md, "Decisions where the spec is silent");
+ * Pending is how the strict profile answers a refund that completes later.
  */
-export type TransactionStatus = 'Initialized' | 'Accepted' | 'Captured' | 'Refused' | 'Failed' | 'Expired' | 'cancelled';
+export type TransactionStatus = 'Initialized' | 'Pending' | 'Accepted' | 'Captured' | 'Refused' | 'Failed' | 'Expired' | 'cancelled';
 export type TransactionType = 'Payment' | 'Cancel' | 'Refund';
 export type InstrumentType = 'card' | 'walletA' | 'walletB';
 export type WalletType = Exclude<InstrumentType, 'card'>;

@@ -1,0 +1,33 @@
+import { describeError } from '../core/index.js';
+import type { JournalRow } from './journal/index.js';
+import { openOperations, sendCapture } from './operations.js';
+import type { PaymentContext } from './payment-context.js';
+import { classifyStatus } from './records.js';
+
+const isCardMethod = (row: JournalRow): boolean => row.method === 'card' || row.method === 'manual' || row.method === 'moto';
+
+/** A card authorization the platform has not captured: approved, charged status other than `Captured`, nothing captured. */
+export function needsImmediateCapture(ctx: PaymentContext, sale: JournalRow): boolean {
+  if (ctx.config.payments.captureMode !== 'immediate' || sale.kind !== 'sale' || sale.state !== 'approved' || !isCardMethod(sale)) return false;
+  if (sale.capturedAmount > 0 || classifyStatus(sale.platformStatus) !== 'charged' || /^captured$/i.test(sale.platformStatus ?? '')) return false;
+  return sale.amount - sale.cancelledAmount > 0;
+}
+
+/**
+ * payments.captureMode immediate (docs/architecture.md, "Card sale", "Start-up recovery",
+ * "Offline card sale and upload"): an authorization the platform approved but did not
+ * capture is captured at once, whichever way the sale got its answer (the process answer,
+ * a lookup after an unknown outcome or at start-up, an offline upload). Once: a sale with
+ * something captured, or with a capture under way, is left alone; a retried capture keeps
+ * the capture row's client id (journalOperation). A failed capture leaves the sale approved
+ * with a message to capture it later.
+ */
+export async function captureIfImmediate(ctx: PaymentContext, sale: JournalRow): Promise<void> {
+  if (!needsImmediateCapture(ctx, sale)) return;
+  if (openOperations(ctx, sale).capture > 0) return;
+  try {
+    await sendCapture(ctx, sale, sale.amount - sale.cancelledAmount);
+  } catch (err) {
+    ctx.save(sale.clientTransactionId, { message: `approved and authorized, but the capture failed (${describeError(err)}): capture it later` });
+  }
+}
