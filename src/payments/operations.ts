@@ -406,9 +406,22 @@ export function statusIdOf(op: JournalRow): string {
 export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
   const others = otherDoneCancels(ctx, op);
-  const shows = (r: PlatformRecord): boolean => ourCancelIn(r, op, others) !== undefined || classifyStatus(recordStatus(r)) === 'cancelled';
-  const found = await lookupWithGrace(ctx, saleId, op, shows);
+  // Our cancel settles it once its result is in the history: a request without a result yet
+  // is a cancel the platform is still completing (docs/platform-contract.md, "Decisions where
+  // the spec is silent", refund or cancel answered pending), so the lookup keeps asking.
+  const settled = (r: PlatformRecord): boolean => {
+    const ours = ourCancelIn(r, op, others);
+    return ours === 'accepted' || ours === 'refused' || classifyStatus(recordStatus(r)) === 'cancelled';
+  };
+  const found = await lookupWithGrace(ctx, saleId, op, settled);
   if (found.kind === 'failed') throw found.error;
+  if (found.kind !== 'found' && found.record !== undefined && ourCancelIn(found.record, op, others) === 'unknown') {
+    ctx.save(op.clientTransactionId, {
+      state: 'needs_attention',
+      message: 'the platform shows the cancel but not its result yet: check the sale before cancelling again',
+    });
+    return 'done';
+  }
   if (found.kind === 'found') {
     if (ourCancelIn(found.record, op, others) === 'refused') {
       opFailed(ctx, op, `the platform refused the cancel: ${resultMessage(found.record) ?? 'nothing was cancelled'}`);

@@ -98,7 +98,8 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
   const op = reversalOperation(ctx, sale);
   if (op.attempts > 1) {
     const landed = await earlierAttemptLanded(ctx, sale, op);
-    if (landed === undefined) return false;
+    // Not readable, or the platform still completing the earlier cancel: look again later, never send twice.
+    if (landed === undefined || landed === 'pending') return false;
     if (landed) {
       finishCancel(ctx, op, undefined);
       ctx.log.info({ clientTransactionId: sale.clientTransactionId }, 'sale reversed (an earlier attempt landed)');
@@ -141,10 +142,11 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
  * Before a reversal's cancel goes out again: did an earlier attempt, whose answer was lost,
  * land? The cancel carries no id, so the sale's history says (our cancel in it, or the sale
  * `cancelled`: docs/platform-contract.md, "Decisions where the spec is silent", recognising
- * a cancel). undefined: the sale could not be read, try later; a sale the platform does
- * not know (404) is left to the cancel's own answer.
+ * a cancel). 'pending': our cancel is there without its result yet; undefined: the sale
+ * could not be read; both mean try later. A sale the platform does not know (404) is left
+ * to the cancel's own answer.
  */
-async function earlierAttemptLanded(ctx: PaymentContext, sale: JournalRow, op: JournalRow): Promise<boolean | undefined> {
+async function earlierAttemptLanded(ctx: PaymentContext, sale: JournalRow, op: JournalRow): Promise<boolean | 'pending' | undefined> {
   let record: PlatformRecord;
   try {
     record = await ctx.platform.status(sale.clientTransactionId, ctx.callOptions(sale));
@@ -152,7 +154,10 @@ async function earlierAttemptLanded(ctx: PaymentContext, sale: JournalRow, op: J
     return isNotFoundError(err) ? false : undefined;
   }
   const ours = ourCancelIn(record, op, otherDoneCancels(ctx, op));
-  return (ours !== undefined && ours !== 'refused') || classifyStatus(recordStatus(record)) === 'cancelled';
+  if (ours === 'accepted' || classifyStatus(recordStatus(record)) === 'cancelled') return true;
+  // Our cancel's request is in the history without its result: the platform is completing it.
+  if (ours === 'unknown') return 'pending';
+  return false;
 }
 
 async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusal: unknown): Promise<boolean> {

@@ -47,10 +47,16 @@ async function paidWallet(amount: number): Promise<string> {
   return view.clientTransactionId;
 }
 
+/**
+ * The strict platform completes a cancel of a charged payment about 300 ms after it was
+ * sent; a lookup grace past that lets the lost answer's lookup see its result.
+ */
+const GRACE_PAST_COMPLETION = { payments: { lookupGraceMs: 2_000 } };
+
 describe.each(['standard', 'strict'] as const)('a cancel whose answer was lost (%s profile)', (name) => {
   it('full cancel, answer dropped after the platform recorded it: done from the sale’s history, sent once', async () => {
     const counter = { cancels: 0 };
-    t = await fixture.startTerminal({ wrap: wrapped(counter) });
+    t = await fixture.startTerminal({ wrap: wrapped(counter), config: GRACE_PAST_COMPLETION });
     profile(name);
     const sale = await paidWallet(1_000);
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
@@ -64,10 +70,11 @@ describe.each(['standard', 'strict'] as const)('a cancel whose answer was lost (
   it('partial cancel (the sale stays Accepted): our clientDateTime and amount in its history settle it', async () => {
     const counter = { cancels: 0 };
     // Allowed operations that say nothing useful: only the history can settle it.
-    t = await fixture.startTerminal({ wrap: wrapped(counter, { allowed: { allowed: false, maxAmount: 0, currency: 'EUR' } }) });
+    t = await fixture.startTerminal({ wrap: wrapped(counter, { allowed: { allowed: false, maxAmount: 0, currency: 'EUR' } }), config: GRACE_PAST_COMPLETION });
     profile(name);
     const sale = await paidWallet(5_000);
-    await t.service.cancel(sale, { amount: 1_000 });
+    // The first cancel final before the second is sent (strict answers it pending first).
+    await fixture.final(t, await t.service.cancel(sale, { amount: 1_000 }));
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     const lost = await t.service.cancel(sale, { amount: 1_000 });
     expect(lost).toMatchObject({ state: 'approved', amount: 1_000 });
@@ -78,7 +85,7 @@ describe.each(['standard', 'strict'] as const)('a cancel whose answer was lost (
 
   it('a reversal whose cancel answer was lost: the next attempt finds it in the history instead of sending it again', async () => {
     const counter = { cancels: 0 };
-    t = await fixture.startTerminal({ wrap: wrapped(counter) });
+    t = await fixture.startTerminal({ wrap: wrapped(counter), config: GRACE_PAST_COMPLETION });
     profile(name);
     fixture.demo.platform.faults.set('process', { drop: 'after', times: 1 });
     // The sale's lookup fails (the client's GET retry included): the sale is reversed.

@@ -106,7 +106,8 @@ describe('the strict platform takes every flow', () => {
     t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
     strict();
     const s = (await (await t.service.startSale({ method: 'card', amount: 2_500, currency: 'EUR', merchantId: 'm-1002' })).done).clientTransactionId;
-    const cancel = await t.service.cancel(s, { approvalCode: '4711' });
+    // Strict answers the cancel of a charged sale pending, then completes it: followed to final.
+    const cancel = await fixture.final(t, await t.service.cancel(s, { approvalCode: '4711' }));
     expect(cancel).toMatchObject({ kind: 'cancel', state: 'approved', platformStatus: 'cancelled' });
     expect(await t.service.get(s)).toMatchObject({ state: 'cancelled', cancelledAmount: 2_500 });
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), pin: { pinblock: 'A1B2C3D4E5F60718', ksn: 'FFFF000001', format: 'ISO0' } });
