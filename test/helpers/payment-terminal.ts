@@ -1,3 +1,4 @@
+import { testSimProfile } from './demo-platform.js';
 import { join } from 'node:path';
 import { AuthService } from '../../src/auth/index.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
@@ -15,6 +16,12 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { identityOf, startDemo, testPlatformTimeZone, type Demo } from './demo-platform.js';
 import { tempDir } from './temp-dir.js';
 import { fakePeripherals } from './fake-peripherals.js';
+
+/**
+ * The lookup grace of a test terminal: short, but past the strict platform's completion of a
+ * refund or cancel it answered pending (about 300 ms), so a lost answer's lookup can see it.
+ */
+const STRICT_AWARE_GRACE_MS = testSimProfile() === 'strict' ? 1_000 : 300;
 
 export interface Terminal {
   service: PaymentService;
@@ -118,7 +125,7 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     ...opts.config,
     // Server times are read in the zone the run's demo platform writes them in.
     platform: { timeZone: testPlatformTimeZone(), ...(opts.config?.platform as Record<string, unknown> | undefined) },
-    payments: { reversalRetryCapMs: 200, lookupGraceMs: 300, ...(opts.config?.payments as Record<string, unknown> | undefined) },
+    payments: { reversalRetryCapMs: 200, lookupGraceMs: STRICT_AWARE_GRACE_MS, ...(opts.config?.payments as Record<string, unknown> | undefined) },
   });
   const identity = identityOf('device');
   const timeouts = { connectTimeoutMs: 2_000, headersTimeoutMs: opts.headersTimeoutMs ?? 5_000, bodyTimeoutMs: 5_000 };

@@ -178,7 +178,8 @@ describe('unknown outcome of capture, cancel and refund', () => {
   });
 
   it("cancel answer lost: found in the sale's history and adopted; capture answer lost: the sale shows Captured", async () => {
-    t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
+    // A grace past the strict platform's completion of a cancel (about 300 ms), so the lookup sees its result.
+    t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred', lookupGraceMs: 2_000 } } });
     const wallet = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 1_000, currency: 'EUR', walletId: 'W' });
     const sale = (await wallet.done).clientTransactionId;
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
