@@ -13,7 +13,6 @@ export function register(program: Command): void {
     .description('cancel or refund a sale by web on the running agent: the platform picks cancel or refund; no approval code')
     .argument('<transaction>', 'client transaction id of the sale')
     .option('--amount <amount>', 'partial amount, e.g. 5.00; default everything left (cancellable, else refundable)')
-    .option('--json', 'print the transaction as JSON')
     .action(async (id: string, opts: { amount?: string; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');
