@@ -118,7 +118,7 @@ describe('payment CLI commands against a running local API', () => {
     expect(all.code).toBe(0);
     expect(s.payments.calls.at(-1)).toEqual({ op: 'captureAll', arg: 'm-1001' });
     const neither = await run([...flags, 'capture']);
-    expect(neither.code).toBe(1);
+    expect(neither.code).toBe(64);
     expect(neither.stderr).toMatch(/either a transaction id or --all/);
   });
 
