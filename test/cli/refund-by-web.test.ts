@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
@@ -51,6 +52,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.stop();
   cleanup?.();
+});
+
+describe('the agent under the CLI', () => {
+  it('logs its version (the package.json one) in the start line', () => {
+    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    const line = t.sink.records().find((r) => typeof r.msg === 'string' && r.msg.startsWith('counter page: '));
+    expect(line).toMatchObject({ version });
+  });
 });
 
 describe('terminal-agent refund-by-web', () => {
