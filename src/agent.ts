@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
-import { describeError, isAgentError, systemClock, type Clock, type Logger } from './core/index.js';
+import { packageVersion, resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
+import { AgentError, ErrorCodes, describeError, isAgentError, systemClock, type Clock, type Logger } from './core/index.js';
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService } from './auth/index.js';
@@ -67,6 +67,21 @@ async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock):
 }
 
 /**
+ * Simulated peripherals present an approved card by themselves: against a real platform they
+ * would charge made-up cards. Outside environment local they are refused before anything starts
+ * (docs/operations.md, "Configuration keys that matter in production"). The schema's default is
+ * `true` for the demo, so a terminal's file must say `false`.
+ */
+function refuseSimulatedDevices(config: Config): void {
+  if (config.environment === 'local' || !config.devices.simulate) return;
+  throw new AgentError(
+    ErrorCodes.CONFIG_INVALID,
+    `config: devices.simulate: simulated peripherals run only in environment local, not ${config.environment}: set devices.simulate to false and configure the ports (devices.reader.path or devices.reader.usb)`,
+    { details: { key: 'devices.simulate', environment: config.environment } },
+  );
+}
+
+/**
  * The composition root (docs/architecture.md, "Composition root"): builds every component from the
  * configuration, in dependency order, and stops them in reverse. Start-up does not wait
  * for the platform: the token, the recovery of rows left in flight and the relay's
@@ -99,6 +114,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     } else {
       // https:// only, no credentials in a URL (docs/operations.md, "Configuration keys that matter in production").
       endpoints = resolveSecureEndpoints(config, opts.environmentsFile);
+      refuseSimulatedDevices(config);
     }
 
     const identity = loadIdentity({
@@ -228,7 +244,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     relay.start();
 
     bus.publish('agent.status', { state: 'ready', message: url });
-    log.info({ url, serialNumber: identity.serialNumber, environment: config.environment }, `counter page: ${url}/`);
+    log.info({ url, version: packageVersion(), serialNumber: identity.serialNumber, environment: config.environment }, `counter page: ${url}/`);
 
     return {
       url,

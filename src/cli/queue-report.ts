@@ -1,7 +1,7 @@
-import { AgentError, ErrorCodes } from '../core/index.js';
 import type { Config } from '../config/index.js';
 import { computeLevels, openQueueReadOnly, QUEUE_STATES, type FlushReport, type OfflineLevels, type QueueItem, type QueueState } from '../offline/index.js';
 import { formatAmount } from '../payments/index.js';
+import { usageError } from './usage.js';
 
 /**
  * What `terminal-agent queue` reads and prints: the queue opened read-only and its text
@@ -53,7 +53,7 @@ export function parseStates(value: string | undefined): QueueState[] | undefined
   const states = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const s of states) {
     if (!(QUEUE_STATES as readonly string[]).includes(s)) {
-      throw new AgentError(ErrorCodes.API_BAD_REQUEST, `unknown queue state "${s.slice(0, 30)}": use ${QUEUE_STATES.join(', ')}`);
+      throw usageError(`unknown queue state "${s.slice(0, 30)}": use ${QUEUE_STATES.join(', ')}`);
     }
   }
   return states as QueueState[];

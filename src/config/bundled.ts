@@ -39,3 +39,16 @@ export function packageDir(): string {
 export function bundledFile(relative: string): string {
   return join(packageDir(), relative);
 }
+
+/**
+ * The agent's version, from the package's own package.json (never the working directory's):
+ * `--version`, the start log line, `/api/status` and `diag`. "unknown" when the file has none.
+ */
+export function packageVersion(): string {
+  try {
+    const version = (JSON.parse(readFileSync(join(packageDir(), 'package.json'), 'utf8')) as { version?: unknown }).version;
+    return typeof version === 'string' && version !== '' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

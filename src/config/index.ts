@@ -9,6 +9,9 @@ export {
 } from './schema.js';
 export {
   ENV_PREFIX,
+  CONFIG_FILE_VARIABLE,
+  SYSTEM_CONFIG_FILE,
+  SYSTEM_CONFIG_VARIABLE,
   DEFAULT_CONFIG_FILE,
   DEMO_SEED_FILE,
   ENVIRONMENTS_FILE,
@@ -19,11 +22,12 @@ export {
   loadConfig,
   resolveEndpoints,
   redactConfig,
+  type ConfigFileSource,
   type EnvironmentHosts,
   type LoadConfigOptions,
   type LoadedConfig,
   type PlatformEndpoints,
 } from './load.js';
-export { bundledFile, packageDir } from './bundled.js';
+export { bundledFile, packageDir, packageVersion } from './bundled.js';
 export { platformUrlProblem, checkEndpoints } from './transport-check.js';
 export { resolveSecureEndpoints } from './secure-endpoints.js';

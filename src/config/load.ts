@@ -13,13 +13,33 @@ export const DEFAULT_CONFIG_FILE = 'config/default.json';
 export const ENVIRONMENTS_FILE = 'config/environments.json';
 /** The demo platform's seed, shipped with the package: `sim.seedFile` when not set. */
 export const DEMO_SEED_FILE = 'config/demo-seed.json';
+/** Names the configuration file when no --config is given (docs/operations.md, "Which configuration file is read"). */
+export const CONFIG_FILE_VARIABLE = 'TERMINAL_AGENT_CONFIG';
+/** An installed terminal's configuration, read when it exists and neither --config nor TERMINAL_AGENT_CONFIG names a file. */
+export const SYSTEM_CONFIG_FILE = '/etc/terminal-agent/config.json';
+/**
+ * Where the CLI looks for the system file instead of SYSTEM_CONFIG_FILE: for tests only, so that
+ * no test depends on the machine's /etc (docs/operations.md, "Which configuration file is read").
+ */
+export const SYSTEM_CONFIG_VARIABLE = 'TERMINAL_AGENT_SYSTEM_CONFIG';
+/** TERMINAL_AGENT_* variables that name files, not configuration keys. */
+const FILE_VARIABLES: ReadonlySet<string> = new Set([CONFIG_FILE_VARIABLE, SYSTEM_CONFIG_VARIABLE]);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 export interface LoadConfigOptions {
-  /** Config file given with --config, relative to `cwd`; missing = error. Without it the package's config/default.json, if present. */
+  /**
+   * Config file given with --config, relative to `cwd`; missing = error. Without it: the file
+   * TERMINAL_AGENT_CONFIG names in `env`, then `systemFile` when it exists, then the package's
+   * config/default.json, if present.
+   */
   file?: string;
+  /**
+   * The installed terminal's file (the CLI passes SYSTEM_CONFIG_FILE): read when it exists and no
+   * file is named. Not given: not looked for (library callers and tests read no system file).
+   */
+  systemFile?: string;
   env?: NodeJS.ProcessEnv;
   /** CLI flags, already shaped like the config (highest precedence). */
   flags?: JsonObject;
@@ -27,10 +47,48 @@ export interface LoadConfigOptions {
   cwd?: string;
 }
 
+/** Why a configuration file was read: --config, TERMINAL_AGENT_CONFIG, the system file, the package's default, or none. */
+export type ConfigFileSource = 'flag' | 'variable' | 'system' | 'default' | 'none';
+
 export interface LoadedConfig {
   config: Config;
   /** Which file was read, if any. */
   file: string | undefined;
+  /** Why that file (`config show`, `diag`). */
+  source: ConfigFileSource;
+  /** The same for people, one phrase, e.g. "named by TERMINAL_AGENT_CONFIG". */
+  reason: string;
+}
+
+interface FileChoice {
+  file: string | undefined;
+  source: ConfigFileSource;
+  reason: string;
+  /** Named by the person (flag or variable): a missing file is an error. */
+  explicit: boolean;
+}
+
+/**
+ * Which configuration file is read (docs/operations.md, "Which configuration file is read"):
+ * --config, then TERMINAL_AGENT_CONFIG, then the installed terminal's system file when it
+ * exists, then the package's demo default. A field engineer running a command without
+ * --config on an installed terminal gets the terminal's configuration, never the demo one.
+ */
+function chooseFile(opts: LoadConfigOptions, env: NodeJS.ProcessEnv, cwd: string): FileChoice {
+  const variable = env[CONFIG_FILE_VARIABLE];
+  const named = variable !== undefined && variable !== '' ? variable : undefined;
+  if (opts.file !== undefined) {
+    const ignored = named !== undefined ? ` (${CONFIG_FILE_VARIABLE} is set and not read)` : '';
+    return { file: resolve(cwd, opts.file), source: 'flag', reason: `given with --config${ignored}`, explicit: true };
+  }
+  if (named !== undefined) return { file: resolve(cwd, named), source: 'variable', reason: `named by ${CONFIG_FILE_VARIABLE}`, explicit: true };
+  const looked = opts.systemFile !== undefined ? `, ${CONFIG_FILE_VARIABLE} or ${opts.systemFile}` : ` or ${CONFIG_FILE_VARIABLE}`;
+  if (opts.systemFile !== undefined && existsSync(opts.systemFile)) {
+    return { file: opts.systemFile, source: 'system', reason: `the installed terminal's file (no --config or ${CONFIG_FILE_VARIABLE})`, explicit: false };
+  }
+  const fallback = bundledFile(DEFAULT_CONFIG_FILE);
+  if (existsSync(fallback)) return { file: fallback, source: 'default', reason: `the package's demo default (no --config${looked})`, explicit: false };
+  return { file: undefined, source: 'none', reason: `built-in defaults (no --config${looked}, no package default)`, explicit: false };
 }
 
 type LeafKind = 'string' | 'number' | 'boolean' | 'json';
@@ -99,7 +157,7 @@ function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObj
   const layer: JsonObject = {};
   const leaves = new Map(configLeaves().map((l) => [envName(l.path), l]));
   for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith(ENV_PREFIX) || raw === undefined) continue;
+    if (!name.startsWith(ENV_PREFIX) || raw === undefined || FILE_VARIABLES.has(name)) continue;
     const leaf = leaves.get(name);
     if (leaf === undefined) {
       throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: unknown environment variable ${name} (no such configuration key)`, {
@@ -132,16 +190,19 @@ function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObj
   return layer;
 }
 
-function readConfigFile(file: string, explicit: boolean): JsonObject | undefined {
+function readConfigFile(file: string, explicit: boolean, namedBy?: string): JsonObject | undefined {
   if (!existsSync(file)) {
     if (!explicit) return undefined;
-    throw new AgentError(ErrorCodes.CONFIG_FILE_MISSING, `config: file ${file} does not exist`, { details: { file } });
+    throw new AgentError(ErrorCodes.CONFIG_FILE_MISSING, `config: file ${file}${namedBy !== undefined ? ` (${namedBy})` : ''} does not exist`, { details: { file } });
   }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    // The installed file is the service user's (mode 0600): say how to read it rather than fall back to the demo.
+    const hint = code === 'EACCES' ? ' (run the command as the service user: sudo -u terminal-agent terminal-agent …)' : '';
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: cannot read ${file}: ${code}${hint}`, {
       cause: err,
       details: { file },
     });
@@ -179,12 +240,13 @@ function firstIssueMessage(error: z.ZodError, sources: Map<string, string>): { k
 export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const cwd = opts.cwd ?? process.cwd();
   const sources = new Map<string, string>();
-  const explicit = opts.file !== undefined;
-  const file = explicit ? resolve(cwd, opts.file as string) : bundledFile(DEFAULT_CONFIG_FILE);
-  const fileLayer = readConfigFile(file, explicit);
-  if (fileLayer) checkSecretFileMode(file, fileLayer);
-  if (fileLayer) recordSources(fileLayer, file, sources);
-  const envValues = envLayer(opts.env ?? process.env, sources);
+  const env = opts.env ?? process.env;
+  const choice = chooseFile(opts, env, cwd);
+  const file = choice.file;
+  const fileLayer = file !== undefined ? readConfigFile(file, choice.explicit, choice.source === 'variable' ? CONFIG_FILE_VARIABLE : undefined) : undefined;
+  if (file !== undefined && fileLayer) checkSecretFileMode(file, fileLayer);
+  if (file !== undefined && fileLayer) recordSources(fileLayer, file, sources);
+  const envValues = envLayer(env, sources);
   const flags = opts.flags ?? {};
   recordSources(flags, 'command line', sources);
   const merged = merge(merge(fileLayer ?? {}, envValues), flags);
@@ -201,7 +263,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   config.identity.caFile = abs(config.identity.caFile);
   // The bundled seed unless someone chose another: found from the package, never the working directory.
   config.sim.seedFile = sources.has('sim.seedFile') ? abs(config.sim.seedFile) : bundledFile(DEMO_SEED_FILE);
-  return { config, file: fileLayer ? file : undefined };
+  return fileLayer
+    ? { config, file, source: choice.source, reason: choice.reason }
+    : { config, file: undefined, source: 'none', reason: choice.reason };
 }
 
 export interface PlatformEndpoints {

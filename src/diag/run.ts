@@ -1,3 +1,4 @@
+import { packageVersion } from '../config/index.js';
 import { describeError, silentLogger } from '../core/index.js';
 import { checkAgent, probeAgent } from './checks/agent.js';
 import { checkCertificate } from './checks/certificate.js';
@@ -118,7 +119,7 @@ export async function runDiagnostics(opts: DiagOptions): Promise<DiagRun> {
   const counts: Record<CheckStatus, number> = { ok: 0, warn: 0, fail: 0, skip: 0 };
   for (const c of checks) counts[c.status]++;
   return {
-    report: { ok: counts.fail === 0, startedAt: new Date(started).toISOString(), durationMs: Math.round(performance.now() - t0), counts, checks },
+    report: { version: packageVersion(), ok: counts.fail === 0, startedAt: new Date(started).toISOString(), durationMs: Math.round(performance.now() - t0), counts, checks },
     state,
   };
 }

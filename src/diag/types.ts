@@ -17,6 +17,8 @@ export interface CheckResult {
 }
 
 export interface DiagReport {
+  /** The agent's version (the package's package.json), as `terminal-agent --version` prints it. */
+  version: string;
   /** False when any check failed (the exit code is 1 then). */
   ok: boolean;
   startedAt: string;

@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageVersion } from '../config/index.js';
 
 export interface Versions {
   agent: string | null;
@@ -13,22 +11,10 @@ export interface Versions {
   platform: string;
 }
 
-/** The agent's package.json, found upwards from this module (src/ or dist/src/). */
+/** The agent's package.json, found from the package (the one version every output shows). */
 function agentVersion(): string | null {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      try {
-        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-        if (pkg.name === 'terminal-agent' && typeof pkg.version === 'string') return pkg.version;
-      } catch {
-        // keep looking
-      }
-    }
-    dir = dirname(dir);
-  }
-  return null;
+  const version = packageVersion();
+  return version === 'unknown' ? null : version;
 }
 
 function systemOpenssl(timeoutMs: number): Promise<string | null> {

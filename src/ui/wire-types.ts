@@ -224,6 +224,8 @@ export interface ApiReadiness {
 /** GET /api/status. */
 export interface ApiAgentStatus {
   agent: {
+    /** The running agent's version (its package.json): after an upgrade, the old one until restarted. */
+    version: string;
     run: string;
     startedAt: string;
     uptimeSeconds: number;

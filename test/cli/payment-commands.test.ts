@@ -2,7 +2,11 @@ import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startApi, type Started } from '../helpers/local-api.js';
+import { readFileSync } from 'node:fs';
 import { runCli } from '../helpers/cli.js';
+
+/** The package's version, which /api/status reports (README, "Command line"). */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const run = runCli;
 
@@ -118,7 +122,7 @@ describe('payment CLI commands against a running local API', () => {
     expect(all.code).toBe(0);
     expect(s.payments.calls.at(-1)).toEqual({ op: 'captureAll', arg: 'm-1001' });
     const neither = await run([...flags, 'capture']);
-    expect(neither.code).toBe(1);
+    expect(neither.code).toBe(64);
     expect(neither.stderr).toMatch(/either a transaction id or --all/);
   });
 
@@ -126,7 +130,9 @@ describe('payment CLI commands against a running local API', () => {
     s.bus.publish('device.status', { device: 'reader', state: 'connected', model: 'SIM-R1' });
     const agent = await run([...flags, 'status']);
     expect(agent.code).toBe(0);
-    expect(agent.stdout).toMatch(/^agent ready/);
+    // The running agent's version (its package.json), from /api/status.
+    expect(agent.stdout).toMatch(new RegExp(`^agent ready \\(${VERSION.replace(/\./g, '\\.')}, `));
+    expect((JSON.parse((await run([...flags, 'status', '--json'])).stdout) as { agent: { version: string } }).agent.version).toBe(VERSION);
     expect(agent.stdout).toMatch(/reader +connected \(SIM-R1\)/);
     expect(agent.stdout).toMatch(/offline +2\/500 queued \(40\.00 EUR\)/);
     s.payments.view({ clientTransactionId: 'S-2' });

@@ -84,7 +84,7 @@ describe('terminal-agent sim', () => {
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).not.toBe(0);
-    expect(err).toContain('--profile must be one of standard, strict');
+    expect(code).toBe(64); // a usage error (README, "Exit codes")
+    expect(err).toContain("argument 'lenient' is invalid. Allowed choices are standard, strict");
   });
 });

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testCerts } from '../helpers/certs.js';
+import { NO_SYSTEM_CONFIG } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -34,16 +35,16 @@ function workDir(): string {
   return t.dir;
 }
 
-/** The environment of a child: no TERMINAL_AGENT_* of the developer's shell, plus `extra`. */
+/** The environment of a child: no TERMINAL_AGENT_* of the developer's shell and no system file (never the machine's /etc), plus `extra`. */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TERMINAL_AGENT_')));
-  return { ...env, ...extra };
+  return { ...env, TERMINAL_AGENT_SYSTEM_CONFIG: NO_SYSTEM_CONFIG, ...extra };
 }
 
 /** The compiled CLI must be built from the sources under test, or it would prove old code. */
 function assertBuilt(): void {
   expect(existsSync(BIN), 'run `npm run build` (npm test builds first)').toBe(true);
-  for (const f of ['src/config/load.ts', 'src/config/bundled.ts', 'src/ui/static-page.ts', 'src/cli/commands/config.ts']) {
+  for (const f of ['src/config/load.ts', 'src/config/bundled.ts', 'src/ui/static-page.ts', 'src/cli/commands/config.ts', 'src/cli/main.ts', 'src/cli/options.ts', 'src/agent.ts']) {
     const js = join(REPO, 'dist', f.replace(/\.ts$/, '.js'));
     expect(existsSync(js) && statSync(js).mtimeMs >= statSync(join(REPO, f)).mtimeMs, `dist is older than ${f}: run \`npm run build\``).toBe(true);
   }
@@ -92,8 +93,9 @@ describe('the CLI run outside its install folder', () => {
     const r = await finished(run(['config', 'show'], cwd));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const shown = JSON.parse(r.stdout) as { file: string; endpoints: { baseUrl: string }; config: { sim: { seedFile: string }; dataDir: string } };
+    const shown = JSON.parse(r.stdout) as { file: string; fileSource: string; endpoints: { baseUrl: string }; config: { sim: { seedFile: string }; dataDir: string } };
     expect(shown.file).toBe(join(REPO, 'config', 'default.json'));
+    expect(shown.fileSource).toBe('default');
     expect(shown.endpoints.baseUrl).toBe('https://127.0.0.1:8443');
     expect(shown.config.sim.seedFile).toBe(join(REPO, 'config', 'demo-seed.json'));
     expect(shown.config.dataDir).toBe(join(cwd, 'data'));
@@ -114,6 +116,14 @@ describe('the CLI run outside its install folder', () => {
     );
   });
 
+  it('--version prints the package\'s version, not the working directory\'s package.json', async () => {
+    const cwd = workDir();
+    writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'terminal-agent', version: '9.9.9-decoy' }));
+    const r = await finished(run(['--version'], cwd));
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe(`${(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version}\n`);
+  });
+
   it('sim finds the bundled seed; start with environment eu and the URLs set is accepted, reaches the platform and serves the page', async () => {
     const certs = testCerts();
     const simCwd = workDir();
@@ -129,15 +139,20 @@ describe('the CLI run outside its install folder', () => {
       TERMINAL_AGENT_IDENTITY__KEY_FILE: certs.deviceKey,
       TERMINAL_AGENT_IDENTITY__CA_FILE: certs.caCert,
       TERMINAL_AGENT_SIM__EMBEDDED: 'false',
+      // Real ports outside environment local (simulated ones are refused); none opened here.
+      TERMINAL_AGENT_DEVICES__SIMULATE: 'false',
+      TERMINAL_AGENT_DEVICES__READER__ENABLED: 'false',
+      TERMINAL_AGENT_DEVICES__DISPLAY__ENABLED: 'false',
+      TERMINAL_AGENT_DEVICES__SCANNER__ENABLED: 'false',
     });
     const [, pageUrl] = await waitForOutput(agent, /Counter page: (http:\/\/127\.0\.0\.1:\d+)\//);
-    // Ready means a device token from the platform at the URLs given (and the simulated reader connected).
-    let ready = 0;
-    for (let i = 0; i < 100 && ready !== 200; i++) {
-      ready = (await fetch(`${pageUrl}/readyz`)).status;
-      if (ready !== 200) await new Promise((r) => setTimeout(r, 100));
+    // A device token from the platform at the URLs given (not ready overall: no reader is enabled).
+    let token = false;
+    for (let i = 0; i < 100 && !token; i++) {
+      token = ((await (await fetch(`${pageUrl}/readyz`)).json()) as { checks: { token: { ok: boolean } } }).checks.token.ok;
+      if (!token) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(ready).toBe(200);
+    expect(token).toBe(true);
     const page = await fetch(`${pageUrl}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<html');

@@ -38,7 +38,7 @@ beforeAll(async () => {
   await agent.settled;
   const certs = testCerts();
   configFile = writeConfig('agent.json', {
-    environment: 'demo',
+    environment: 'local',
     dataDir: tmp.dir,
     identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
     platform: { baseUrl: platform.urls.api, authUrl: platform.urls.api, deviceAuthUrl: platform.urls.mtls },
@@ -113,7 +113,7 @@ describe('terminal-agent diag bundle', () => {
     expect(bundle.kind).toBe('terminal-agent-diagnostics');
     expect(bundle.report.checks.map((c) => c.id)).toContain('token');
     expect(bundle.versions).toMatchObject({ node: process.version, agent: expect.any(String) });
-    expect(bundle.config).toMatchObject({ file: configFile, effective: { environment: 'demo', identity: { certFile: certs.deviceCert } } });
+    expect(bundle.config).toMatchObject({ file: configFile, effective: { environment: 'local', identity: { certFile: certs.deviceCert } } });
     expect(bundle.certificate).toMatchObject({ serialNumber: 'TA-0001', keyMode: '0600', thumbprint: agent.identity.thumbprint });
     expect(bundle.agent).toMatchObject({ running: true, status: { ready: true } });
     expect(bundle.offline).toMatchObject({ count: 0, needsAttention: 0 });

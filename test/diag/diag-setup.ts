@@ -27,11 +27,11 @@ export async function demoPlatform(): Promise<DemoPlatform> {
 
 type Flags = Parameters<typeof loadConfig>[0] extends infer O ? (O extends { flags?: infer F } ? NonNullable<F> : never) : never;
 
-/** Configuration of a terminal talking to `urls` (environment demo, no embedded platform). */
+/** Configuration of a terminal talking to `urls` (environment local without the embedded platform: simulated devices run only in local). */
 export function diagConfig(dataDir: string, urls: { api: string; mtls: string }, apiPort: number, extra: Flags = {}): LoadedConfig {
   const certs = testCerts();
   const base: Flags = {
-    environment: 'demo',
+    environment: 'local',
     dataDir,
     identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
     platform: { baseUrl: urls.api, authUrl: urls.api, deviceAuthUrl: urls.mtls },

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
@@ -11,6 +13,12 @@ export interface CliRun {
 /** Prefix of the variables the configuration reads from the environment. */
 const ENV_PREFIX = 'TERMINAL_AGENT_';
 
+/**
+ * Where runs look for the installed terminal's file unless a test names one
+ * (TERMINAL_AGENT_SYSTEM_CONFIG): a path never created, so no test reads the machine's /etc.
+ */
+export const NO_SYSTEM_CONFIG = join(tmpdir(), `terminal-agent-no-system-config-${process.pid}`, 'config.json');
+
 const text = (chunk: string | Uint8Array): string => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
 
 /**
@@ -19,7 +27,8 @@ const text = (chunk: string | Uint8Array): string => (typeof chunk === 'string' 
  *
  * `env` is the whole TERMINAL_AGENT_* environment of the run: the caller's own
  * TERMINAL_AGENT_* variables are hidden while it runs and everything is put back after, so
- * a developer's shell cannot change what a test sees. Test files run in their own worker
+ * a developer's shell cannot change what a test sees. TERMINAL_AGENT_SYSTEM_CONFIG is
+ * NO_SYSTEM_CONFIG unless `env` sets it. Test files run in their own worker
  * processes and the tests inside a file one after the other, so nothing else reads the
  * environment meanwhile.
  */
@@ -29,7 +38,7 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
   }
   const saved = Object.entries(process.env).filter(([k]) => k.startsWith(ENV_PREFIX));
   for (const [k] of saved) delete process.env[k];
-  Object.assign(process.env, env);
+  Object.assign(process.env, { TERMINAL_AGENT_SYSTEM_CONFIG: NO_SYSTEM_CONFIG }, env);
   let stdout = '';
   let stderr = '';
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -48,7 +57,7 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
     out.mockRestore();
     err.mockRestore();
     process.exitCode = undefined;
-    for (const k of Object.keys(env)) delete process.env[k];
+    for (const k of [...Object.keys(env), 'TERMINAL_AGENT_SYSTEM_CONFIG']) delete process.env[k];
     for (const [k, v] of saved) process.env[k] = v;
   }
 }

@@ -58,7 +58,7 @@ describe('terminal-agent queue', () => {
     const only = await run([...flags, 'queue', 'ls', '--state', 'uploaded', '--json']);
     expect(JSON.parse(only.stdout)).toMatchObject({ items: [], levels: { count: { stored: 2 } } });
     const bad = await run([...flags, 'queue', 'ls', '--state', 'lost']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(64); // a usage error (README, "Exit codes")
     expect(bad.stderr).toMatch(/unknown queue state "lost"/);
     expect(r.stdout + only.stdout).not.toContain(ENCRYPTED);
   });
@@ -96,7 +96,7 @@ describe('terminal-agent queue', () => {
       expect(t).not.toMatch(/encryptedData|pinblock|ksn/i);
     }
     const bad = await run([...flags, 'queue', 'export', '--format', 'xml']);
-    expect(bad).toMatchObject({ code: 1, stderr: expect.stringMatching(/--format must be csv or json/) });
+    expect(bad).toMatchObject({ code: 64, stderr: expect.stringMatching(/argument 'xml' is invalid. Allowed choices are csv, json/) });
   });
 
   it('flush asks the running agent through the local API and prints what happened', async () => {

@@ -11,7 +11,6 @@ export function register(program: Command): void {
     .option('--amount <amount>', 'partial cancel, e.g. 5.00 (where the acquirer allows it); default the full amount')
     .addOption(new Option('--reason <reason>', 'Functional (void, default) or Technical (reversal)').choices(['Functional', 'Technical']))
     .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
-    .option('--json', 'print the transaction as JSON')
     .action(async (id: string, opts: { amount?: string; reason?: string; approvalCode?: string; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');

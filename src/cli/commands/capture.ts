@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { configFor } from '../options.js';
+import { usageError } from '../usage.js';
 import { operationExitCode, pendingNote, printJson, printLine, transactionDetail, transactionLine } from '../transaction-output.js';
 
 interface CaptureOptions {
@@ -17,13 +18,9 @@ export function register(program: Command): void {
     .option('--amount <amount>', 'partial capture, e.g. 5.00; default the full authorized amount')
     .option('--all', 'capture every authorized sale not captured yet')
     .option('--merchant <id>', 'with --all: only this merchant\'s sales')
-    .option('--json', 'print the result as JSON')
     .action(async (id: string | undefined, opts: CaptureOptions, cmd: Command) => {
-      const { AgentError, ErrorCodes } = await import('../../core/index.js');
-      if ((id === undefined) === (opts.all !== true)) {
-        throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'give either a transaction id or --all');
-      }
-      if (opts.all && opts.amount !== undefined) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--amount applies to one transaction, not to --all');
+      if ((id === undefined) === (opts.all !== true)) throw usageError('give either a transaction id or --all');
+      if (opts.all && opts.amount !== undefined) throw usageError('--amount applies to one transaction, not to --all');
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');
       const client = LocalApiClient.fromConfig(config);

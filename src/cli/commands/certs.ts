@@ -6,6 +6,7 @@ import { configFor } from '../options.js';
 interface GenDevOptions {
   dir: string;
   force?: boolean;
+  json?: boolean;
 }
 
 async function genDev(opts: GenDevOptions): Promise<void> {
@@ -14,14 +15,19 @@ async function genDev(opts: GenDevOptions): Promise<void> {
   const files = Object.entries(devCertPaths(dir))
     .filter(([k]) => k !== 'dir')
     .map(([, f]) => f);
+  const mode = (f: string): string => (statSync(f).mode & 0o777).toString(8).padStart(4, '0');
   if (!opts.force && files.every((f) => existsSync(f))) {
-    process.stdout.write(`development certificates already present in ${dir} (use --force to regenerate)\n`);
+    process.stdout.write(opts.json ? `${JSON.stringify({ dir, generated: false }, null, 2)}\n` : `development certificates already present in ${dir} (use --force to regenerate)\n`);
     return;
   }
   generateDevCerts(dir, { force: opts.force === true });
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify({ dir, generated: true, files: files.map((file) => ({ file, mode: mode(file) })) }, null, 2)}\n`);
+    return;
+  }
   process.stdout.write(`development certificates written to ${dir}:\n`);
   // Names and modes only: key contents never reach the terminal.
-  for (const f of files) process.stdout.write(`  ${f} (mode ${(statSync(f).mode & 0o777).toString(8).padStart(4, '0')})\n`);
+  for (const f of files) process.stdout.write(`  ${f} (mode ${mode(f)})\n`);
 }
 
 interface ShowOptions {
@@ -81,6 +87,5 @@ export function register(program: Command): void {
   certs
     .command('show')
     .description('print the configured device certificate: subject, serial number, issuer, validity, thumbprint')
-    .option('--json', 'machine-readable output')
     .action((opts: ShowOptions, cmd: Command) => show(opts, cmd));
 }

@@ -139,7 +139,6 @@ export function register(program: Command): void {
   devices
     .command('list')
     .description("list the machine's serial ports with their USB ids")
-    .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { systemBinding } = await import('../../devices/index.js');
@@ -161,7 +160,6 @@ export function register(program: Command): void {
     .description('open each configured device, run the hello handshake, print model, firmware and round-trip time')
     .option('--simulated', 'ping simulated peripherals (default when devices.simulate is on)')
     .option('--real', 'ping the real ports even when devices.simulate is on')
-    .option('--json', 'print JSON')
     .action(async (opts: { simulated?: boolean; real?: boolean; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const simulate = useSimulated(config.devices, opts);
@@ -186,20 +184,18 @@ export function register(program: Command): void {
     .option('--caption <text>', 'caption under the code', '')
     .option('--simulated', 'use a simulated display (default when devices.simulate is on)')
     .option('--real', 'use the real display even when devices.simulate is on')
-    .action(async (text: string, opts: { caption: string; simulated?: boolean; real?: boolean }, cmd: Command) => {
+    .action(async (text: string, opts: { caption: string; simulated?: boolean; real?: boolean; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
-      const { isAgentError } = await import('../../core/index.js');
       const { toString: qrToString } = await import('qrcode');
-      process.stdout.write(await qrToString(text, { type: 'terminal', errorCorrectionLevel: 'M', small: true }));
+      if (!opts.json) process.stdout.write(await qrToString(text, { type: 'terminal', errorCorrectionLevel: 'M', small: true }));
       const simulate = useSimulated(config.devices, opts);
       const session = await openDevices(config, simulate, ['display']);
       try {
+        // A failure reaches main(): one line with its code (JSON under --json), exit 1.
         await session.peripherals.display.showQr(text, opts.caption);
         const qr = session.simulated?.display.lastQr;
-        process.stdout.write(`shown on the ${simulate ? 'simulated ' : ''}customer display${qr ? ` (${qr.size}x${qr.size} modules)` : ''}\n`);
-      } catch (err) {
-        process.stderr.write(`terminal-agent: ${err instanceof Error ? err.message : String(err)}${isAgentError(err) ? ` [${err.code}]` : ''}\n`);
-        process.exitCode = 1;
+        if (opts.json) process.stdout.write(`${JSON.stringify({ shown: true, simulated: simulate, ...(qr ? { modules: qr.size } : {}) }, null, 2)}\n`);
+        else process.stdout.write(`shown on the ${simulate ? 'simulated ' : ''}customer display${qr ? ` (${qr.size}x${qr.size} modules)` : ''}\n`);
       } finally {
         await session.close();
       }

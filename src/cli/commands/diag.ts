@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from '../../core/index.js';
 import type { DiagOptions } from '../../diag/index.js';
-import { flagsFrom, type GlobalOptions } from '../options.js';
+import { flagsFrom, systemConfigFile, type GlobalOptions } from '../options.js';
+import { usageError } from '../usage.js';
 
 interface DiagFlags extends GlobalOptions {
   timeout?: string;
@@ -11,11 +12,10 @@ interface DiagFlags extends GlobalOptions {
   deviceAuthUrl?: string;
 }
 
-async function positiveInt(value: string | undefined, flag: string, fallback: number): Promise<number> {
+function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  const { AgentError, ErrorCodes } = await import('../../core/index.js');
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new AgentError(ErrorCodes.CONFIG_INVALID, `${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
+  if (!Number.isInteger(n) || n <= 0) throw usageError(`${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
   return n;
 }
 
@@ -33,10 +33,12 @@ async function diagOptions(cmd: Command): Promise<DiagOptions> {
   if (opts.authUrl !== undefined) platform.authUrl = opts.authUrl;
   if (opts.deviceAuthUrl !== undefined) platform.deviceAuthUrl = opts.deviceAuthUrl;
   const flags = { ...flagsFrom(opts), ...(Object.keys(platform).length > 0 ? { platform } : {}) };
+  // Without --config, the installed terminal's file: a field engineer checks the real configuration, not the demo one.
+  const systemFile = await systemConfigFile();
   return {
     // Loaded inside the run: a configuration that does not load is check 1's finding.
-    loadConfig: () => loadConfig({ ...(opts.config !== undefined ? { file: opts.config } : {}), flags }),
-    checkTimeoutMs: await positiveInt(opts.timeout, '--timeout', 10_000),
+    loadConfig: () => loadConfig({ ...(opts.config !== undefined ? { file: opts.config } : {}), systemFile, flags }),
+    checkTimeoutMs: positiveInt(opts.timeout, '--timeout', 10_000),
     log: await diagLogger(opts),
   };
 }
@@ -57,8 +59,7 @@ export function register(program: Command): void {
   const diag = withPlatformOptions(
     program
       .command('diag')
-      .description('diagnose this terminal: configuration, certificate, clock, TLS, token, platform, serial ports, offline queue, running agent')
-      .option('--json', 'print the report as JSON'),
+      .description('diagnose this terminal: configuration, certificate, clock, TLS, token, platform, serial ports, offline queue, running agent'),
   ).action(async (opts: { json?: boolean }, cmd: Command) => {
     const { formatReport, runDiagnostics } = await import('../../diag/index.js');
     const { report } = await runDiagnostics(await diagOptions(cmd));
@@ -73,13 +74,17 @@ export function register(program: Command): void {
       .option('--out <file>', 'where to write the bundle (default terminal-agent-diag-<host>-<time>.json)')
       .option('--log <file>', "the agent's log file; its last lines go in, secrets removed")
       .option('--lines <n>', 'how many log lines', '500'),
-  ).action(async (opts: { out?: string; log?: string; lines?: string }, cmd: Command) => {
+  ).action(async (opts: { out?: string; log?: string; lines?: string; json?: boolean }, cmd: Command) => {
     const { buildBundle, defaultBundleFile, writeBundle } = await import('../../diag/index.js');
-    const lines = await positiveInt(opts.lines, '--lines', 500);
+    const lines = positiveInt(opts.lines, '--lines', 500);
     const file = resolve(opts.out ?? defaultBundleFile());
     const bundle = await buildBundle({ ...(await diagOptions(cmd)), ...(opts.log !== undefined ? { logFile: resolve(opts.log) } : {}), logLines: lines });
     writeBundle(file, bundle);
     const r = bundle.report;
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify({ file, ok: r.ok, counts: r.counts }, null, 2)}\n`);
+      return;
+    }
     process.stdout.write(`diagnostics bundle written to ${file} (mode 0600): ${r.counts.ok} ok, ${r.counts.warn} warnings, ${r.counts.fail} failed\n`);
   });
 }

@@ -39,7 +39,6 @@ export function register(program: Command): void {
   journal
     .command('check')
     .description('check the journal read-only as the agent does at start: exit 0 ok, 2 damaged or emptied')
-    .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { join } = await import('node:path');

@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { FlushReport, QueueState } from '../../offline/index.js';
 import { configFor } from '../options.js';
+import { usageError } from '../usage.js';
 
 /**
  * `terminal-agent queue …`: the offline queue as field engineers and staff see it. ls,
@@ -22,7 +23,6 @@ export function register(program: Command): void {
     .command('ls')
     .description('list the offline queue with states (reads the database read-only)')
     .option('--state <states>', `only these states, comma separated (${STATE_NAMES.join(', ')})`)
-    .option('--json', 'print JSON')
     .action(async (opts: { state?: string; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { itemLine, levelsLine, out, parseStates, withQueue } = await import('../queue-report.js');
@@ -39,7 +39,6 @@ export function register(program: Command): void {
     .command('show')
     .description('one offline sale with its upload history')
     .argument('<id>', 'client transaction id')
-    .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { AgentError, ErrorCodes } = await import('../../core/index.js');
@@ -54,7 +53,6 @@ export function register(program: Command): void {
   queue
     .command('flush')
     .description('ask the running agent to upload the offline queue now')
-    .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');
@@ -70,7 +68,6 @@ export function register(program: Command): void {
     .command('requeue')
     .description('ask the running agent to queue a sale needing attention again (once its cause is fixed)')
     .argument('<id>', 'client transaction id')
-    .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');
@@ -87,12 +84,13 @@ export function register(program: Command): void {
   queue
     .command('export')
     .description('redacted export for reconciliation: no card data, masked PAN only')
-    .option('--format <format>', 'csv or json', 'csv')
+    .addOption(new Option('--format <format>', 'csv or json (default csv; json with --json)').choices(['csv', 'json']))
     .option('--output <file>', 'write to this file (mode 0600) instead of stdout')
     .option('--state <states>', 'only these states, comma separated')
-    .action(async (opts: { format: string; output?: string; state?: string }, cmd: Command) => {
-      const { AgentError, ErrorCodes } = await import('../../core/index.js');
-      if (opts.format !== 'csv' && opts.format !== 'json') throw new AgentError(ErrorCodes.API_BAD_REQUEST, `--format must be csv or json, not "${opts.format.slice(0, 20)}"`);
+    .action(async (opts: { format?: string; output?: string; state?: string; json?: boolean }, cmd: Command) => {
+      // Under --json stdout is JSON: the export itself, or with --output a note of the file written.
+      if (opts.json && opts.format === 'csv' && opts.output === undefined) throw usageError('--json prints JSON: give --output FILE for a csv export');
+      const format = opts.format ?? (opts.json ? 'json' : 'csv');
       const { config } = await configFor(cmd);
       const { writeFileSync } = await import('node:fs');
       const { toCsv, toJson } = await import('../../offline/index.js');
@@ -100,12 +98,12 @@ export function register(program: Command): void {
       const states = parseStates(opts.state);
       const text = withQueue(config, (q) => {
         const items = q.list(states);
-        return opts.format === 'csv' ? toCsv(items) : toJson(items, new Date().toISOString());
+        return { count: items.length, text: format === 'csv' ? toCsv(items) : toJson(items, new Date().toISOString()) };
       });
-      if (opts.output === undefined) process.stdout.write(text);
+      if (opts.output === undefined) process.stdout.write(text.text);
       else {
-        writeFileSync(opts.output, text, { mode: 0o600 });
-        out(`exported to ${opts.output}`);
+        writeFileSync(opts.output, text.text, { mode: 0o600 });
+        out(opts.json ? JSON.stringify({ output: opts.output, format, count: text.count }, null, 2) : `exported to ${opts.output}`);
       }
     });
 }

@@ -9,7 +9,6 @@ export function register(program: Command): void {
     .argument('<transaction>', 'the sale\'s client or server (platform) transaction id')
     .option('--amount <amount>', 'partial refund, e.g. 5.00; default everything still refundable')
     .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
-    .option('--json', 'print the transaction as JSON')
     .action(async (id: string, opts: { amount?: string; approvalCode?: string; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');

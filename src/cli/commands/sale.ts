@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { ApiSaleRequest, ApiTransaction, LocalApiClient } from '../../ui/index.js';
 import { configFor } from '../options.js';
+import { usageError } from '../usage.js';
 import { isFinalState, printJson, printLine, saleExitCode, transactionDetail } from '../transaction-output.js';
 
 interface SaleOptions {
@@ -101,23 +102,19 @@ export function register(program: Command): void {
     .option('--no-wait', 'return as soon as the sale has started')
     .option('--timeout <seconds>', 'stop waiting after this long (the sale goes on in the agent)', '300')
     .addOption(new Option('--poll-ms <ms>', 'how often to look at the sale while waiting').default('500').hideHelp())
-    .option('--json', 'print the transaction as JSON')
     .action(async (amountParts: string[], opts: SaleOptions, cmd: Command) => {
+      if (!/^\d+$/.test(opts.timeout)) throw usageError('--timeout must be a whole number of seconds');
+      if (opts.orderDescription !== undefined && opts.orderId === undefined) throw usageError('--order-description needs --order-id');
       const { config } = await configFor(cmd);
-      const { AgentError, ErrorCodes } = await import('../../core/index.js');
       const { formatMajor, parseMoney } = await import('../../payments/index.js');
       const { LocalApiClient } = await import('../../ui/index.js');
       const money = parseMoney(amountParts.join(' '), config.payments.defaultCurrency);
-      if (!/^\d+$/.test(opts.timeout)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--timeout must be a whole number of seconds');
       const moto: Record<string, string> = {};
       if (opts.zip !== undefined) moto.zipCode = opts.zip;
       if (opts.houseNumber !== undefined) moto.houseNumber = opts.houseNumber;
       if (opts.orderChannel !== undefined) moto.orderChannel = opts.orderChannel;
       if (opts.email !== undefined) moto.email = opts.email;
       if (opts.phone !== undefined) moto.phone = opts.phone;
-      if (opts.orderDescription !== undefined && opts.orderId === undefined) {
-        throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--order-description needs --order-id');
-      }
       const input: ApiSaleRequest = {
         // commander checked the choices of --method, --scenario and --via.
         method: opts.method as ApiSaleRequest['method'],

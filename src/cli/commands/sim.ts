@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { dirname } from 'node:path';
 import { configFor } from '../options.js';
 
@@ -12,8 +12,8 @@ export function register(program: Command): void {
     .option('--port <port>', 'HTTPS port of the security host and payment API (0 = any)')
     .option('--mtls-port <port>', 'device token mTLS port (0 = any)')
     .option('--certs <dir>', 'directory of the dev PKI (generated when missing)')
-    .option('--profile <name>', 'standard, or strict: answers from the extremes the platform contract allows (sim.profile)')
-    .action(async (opts: { host?: string; port?: string; mtlsPort?: string; certs?: string; profile?: string }, cmd: Command) => {
+    .addOption(new Option('--profile <name>', 'standard, or strict: answers from the extremes the platform contract allows (sim.profile)').choices(['standard', 'strict']))
+    .action(async (opts: { host?: string; port?: string; mtlsPort?: string; certs?: string; profile?: string; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { createLogger, AgentError, ErrorCodes } = await import('../../core/index.js');
       const { generateDevCerts } = await import('../../identity/index.js');
@@ -33,7 +33,8 @@ export function register(program: Command): void {
         tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
         log,
       });
-      process.stdout.write(`demo platform (${platform.context.profile.name} profile): api ${platform.urls.api}  device auth ${platform.urls.mtls}\n`);
+      if (opts.json) process.stdout.write(`${JSON.stringify({ profile: platform.context.profile.name, api: platform.urls.api, deviceAuth: platform.urls.mtls })}\n`);
+      else process.stdout.write(`demo platform (${platform.context.profile.name} profile): api ${platform.urls.api}  device auth ${platform.urls.mtls}\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);

@@ -6,14 +6,17 @@ export function register(program: Command): void {
   program
     .command('start')
     .description('run the agent (default configuration: embedded demo platform, simulated peripherals, counter page on loopback)')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const { config, file } = await configFor(cmd);
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { config, file, source } = await configFor(cmd);
       const { createLogger } = await import('../../core/index.js');
+      const { packageVersion } = await import('../../config/index.js');
       const { startAgent } = await import('../../agent.js');
       const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
-      log.info({ configFile: file ?? null, environment: config.environment, dataDir: config.dataDir }, 'terminal-agent starting');
+      const version = packageVersion();
+      log.info({ version, configFile: file ?? null, configSource: source, environment: config.environment, dataDir: config.dataDir }, `terminal-agent ${version} starting`);
       const agent = await startAgent({ config, log });
-      process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
+      if (opts.json) process.stdout.write(`${JSON.stringify({ counterPage: `${agent.url}/`, version })}\n`);
+      else process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
       await new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals): void => {
           process.off('SIGINT', stop);

@@ -12,7 +12,7 @@ function money(formatAmount: (minor: number, currency: string) => string, minor:
 }
 
 function agentText(s: ApiAgentStatus, formatAmount: (minor: number, currency: string) => string): string {
-  const lines = [`agent ${s.ready ? 'ready' : 'NOT READY'} (${s.agent.environment}, up ${s.agent.uptimeSeconds} s)`];
+  const lines = [`agent ${s.ready ? 'ready' : 'NOT READY'} (${s.agent.version}, ${s.agent.environment}, up ${s.agent.uptimeSeconds} s)`];
   for (const [name, check] of Object.entries(s.checks)) lines.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${name.padEnd(9)} ${check.detail}`);
   lines.push(`  platform  ${s.platform.online ? 'online' : 'offline'}`);
   for (const d of s.devices) lines.push(`  ${d.device.padEnd(9)} ${d.state}${d.model ? ` (${d.model})` : ''}${d.reason ? `: ${d.reason}` : ''}`);
@@ -29,7 +29,6 @@ export function register(program: Command): void {
     .description('show the running agent\'s status, or one transaction\'s')
     .argument('[transaction]', 'a client or server (platform) transaction id')
     .option('--refresh', 'ask the platform for the transaction\'s current status')
-    .option('--json', 'print JSON')
     .action(async (id: string | undefined, opts: { refresh?: boolean; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { configFor } from '../options.js';
+import { usageError } from '../usage.js';
 import { printJson, printLine, transactionLine } from '../transaction-output.js';
 
 /** Today as the terminal's local date (YYYY-MM-DD). */
@@ -14,10 +15,8 @@ export function register(program: Command): void {
     .description('list the journal\'s transactions (default: today\'s)')
     .option('--date <date>', 'YYYY-MM-DD, "today" or "all"', 'today')
     .option('--limit <n>', 'at most this many', '100')
-    .option('--json', 'print JSON')
     .action(async (opts: { date: string; limit: string; json?: boolean }, cmd: Command) => {
-      const { AgentError, ErrorCodes } = await import('../../core/index.js');
-      if (!/^\d{1,4}$/.test(opts.limit)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, '--limit must be a whole number from 1 to 1000');
+      if (!/^\d{1,4}$/.test(opts.limit)) throw usageError('--limit must be a whole number from 1 to 1000');
       const date = opts.date === 'today' ? localDate() : opts.date === 'all' ? undefined : opts.date;
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');

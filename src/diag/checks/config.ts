@@ -24,10 +24,10 @@ export function checkConfig(state: DiagState, load: DiagOptions['loadConfig']): 
     state.endpointsError = describeError(err);
     return { status: 'fail', finding: `configuration loads, but the platform endpoints do not: ${state.endpointsError}`, remedy: 'set platform.baseUrl, platform.authUrl and platform.deviceAuthUrl, or fix config/environments.json' };
   }
-  const from = state.loaded.file ?? 'defaults (no config file)';
+  const from = state.loaded.file !== undefined ? `${state.loaded.file} (${state.loaded.reason})` : `defaults (${state.loaded.reason})`;
   return {
     status: 'ok',
     finding: `loaded ${from}; environment ${config.environment}${state.embeddedDemo ? ' (embedded demo platform)' : ''}; platform ${state.endpoints.baseUrl}`,
-    facts: { file: state.loaded.file ?? null, environment: config.environment, embeddedDemo: state.embeddedDemo, endpoints: state.endpoints, dataDir: config.dataDir },
+    facts: { file: state.loaded.file ?? null, fileSource: state.loaded.source, environment: config.environment, embeddedDemo: state.embeddedDemo, endpoints: state.endpoints, dataDir: config.dataDir },
   };
 }

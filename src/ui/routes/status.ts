@@ -1,3 +1,4 @@
+import { packageVersion } from '../../config/index.js';
 import type { Router } from '../router.js';
 import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
 import { apiOffline } from '../api-views.js';
@@ -10,6 +11,8 @@ async function offlineLevels(deps: RouteDeps): Promise<ApiOfflineLevels | null> 
 }
 
 export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
+  // Read once: the version of the code this process runs, even when the package is upgraded under it.
+  const version = packageVersion();
   router.add('GET', '/api/status', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const r = readiness(deps.health);
@@ -21,6 +24,7 @@ export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
     }
     const body: ApiAgentStatus = {
       agent: {
+        version,
         run: deps.runId,
         startedAt: new Date(deps.startedAt).toISOString(),
         uptimeSeconds: Math.round((deps.clock.wall() - deps.startedAt) / 1000),
