@@ -10,7 +10,7 @@ import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
-import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi } from './ui/index.js';
+import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
 export interface AgentOptions {
   config: Config;
@@ -202,7 +202,16 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           ...(d.info?.firmware !== undefined ? { firmware: d.info.firmware } : {}),
         })),
     };
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock });
+    // Figures for GET /metrics the local API cannot read itself (docs/operations.md, "Metrics").
+    const metrics: MetricsSource = {
+      certificateNotAfter: () => identity.notAfter,
+      tokens: () =>
+        auth
+          .status()
+          .tokens.filter((t) => t.hasToken)
+          .map((t) => ({ merchant: t.merchantId ?? t.clientId, ...(t.expiresAt !== undefined ? { expiresAt: t.expiresAt } : {}) })),
+    };
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 
