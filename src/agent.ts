@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
-import { describeError, isAgentError, systemClock, type Clock, type Logger } from './core/index.js';
+import { describeError, isAgentError, notifySystemdReady, systemClock, type Clock, type Logger } from './core/index.js';
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService } from './auth/index.js';
@@ -19,6 +19,8 @@ export interface AgentOptions {
   environmentsFile?: string;
   /** The one Clock every component gets (docs/architecture.md, "Time"); systemClock() by default. */
   clock?: Clock;
+  /** Where NOTIFY_SOCKET is read (readiness to systemd); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningAgent {
@@ -238,6 +240,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     bus.publish('agent.status', { state: 'ready', message: url });
     log.info({ url, serialNumber: identity.serialNumber, environment: config.environment }, `counter page: ${url}/`);
+    // Ready for systemd once the local API listens; the platform may still be unreachable
+    // (start-up does not wait for it), which /readyz and the metrics report.
+    await notifySystemdReady(log, { ...(opts.env !== undefined ? { env: opts.env } : {}), status: `serving ${url}` });
 
     return {
       url,
