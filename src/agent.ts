@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { packageVersion, resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
-import { AgentError, ErrorCodes, describeError, isAgentError, systemClock, type Clock, type Logger } from './core/index.js';
+import { AgentError, ErrorCodes, describeError, isAgentError, notifySystemdReady, systemClock, type Clock, type Logger } from './core/index.js';
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService } from './auth/index.js';
@@ -10,7 +10,7 @@ import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
-import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi } from './ui/index.js';
+import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
 export interface AgentOptions {
   config: Config;
@@ -19,6 +19,8 @@ export interface AgentOptions {
   environmentsFile?: string;
   /** The one Clock every component gets (docs/architecture.md, "Time"); systemClock() by default. */
   clock?: Clock;
+  /** Where NOTIFY_SOCKET is read (readiness to systemd); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningAgent {
@@ -218,7 +220,16 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           ...(d.info?.firmware !== undefined ? { firmware: d.info.firmware } : {}),
         })),
     };
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock });
+    // Figures for GET /metrics the local API cannot read itself (docs/operations.md, "Metrics").
+    const metrics: MetricsSource = {
+      certificateNotAfter: () => identity.notAfter,
+      tokens: () =>
+        auth
+          .status()
+          .tokens.filter((t) => t.hasToken)
+          .map((t) => ({ merchant: t.merchantId ?? t.clientId, ...(t.expiresAt !== undefined ? { expiresAt: t.expiresAt } : {}) })),
+    };
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 
@@ -245,6 +256,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     bus.publish('agent.status', { state: 'ready', message: url });
     log.info({ url, version: packageVersion(), serialNumber: identity.serialNumber, environment: config.environment }, `counter page: ${url}/`);
+    // Ready for systemd once the local API listens; the platform may still be unreachable
+    // (start-up does not wait for it), which /readyz and the metrics report.
+    await notifySystemdReady(log, { ...(opts.env !== undefined ? { env: opts.env } : {}), status: `serving ${url}` });
 
     return {
       url,

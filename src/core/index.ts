@@ -1,5 +1,8 @@
 /** The shared ground every folder stands on: errors, logging, time, backoff. */
 export * from './errors.js';
 export * from './logger.js';
+export * from './log-level.js';
+export { notifySystemdReady, type NotifyOptions } from './systemd-notify.js';
+export { isJournalStream, syslogPriority, withSyslogPrefix } from './journald.js';
 export * from './clock.js';
 export * from './backoff.js';

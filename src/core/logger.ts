@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream, type LevelWithSilent } from 'pino';
+import { isJournalStream, withSyslogPrefix } from './journald.js';
 
 export type { Logger } from 'pino';
 
@@ -47,6 +48,13 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Where JSON lines go; default stdout. Tests pass a sink to read the lines back. */
   destination?: DestinationStream;
+  /**
+   * Write JSON lines to this file descriptor instead of stdout (tests give a temporary
+   * file); the journal check below looks at it. Ignored with `destination`.
+   */
+  fd?: number;
+  /** Where JOURNAL_STREAM is read from; default process.env. */
+  env?: NodeJS.ProcessEnv;
   name?: string;
 }
 
@@ -81,7 +89,15 @@ export function scrubSecrets<T>(value: T, depth = 0): T {
   return (copy ?? value) as T;
 }
 
+/**
+ * The agent's logger: JSON lines, secrets redacted, pretty on a terminal. When stdout is
+ * the journal (isJournalStream), each line starts with its syslog priority `<N>` so
+ * journald files it at that priority; the JSON after it is unchanged (docs/operations.md,
+ * "Logs"). The level can be changed while running through logLevelControl(logger).
+ */
 export function createLogger(opts: LoggerOptions = {}): Logger {
+  const fd = opts.fd ?? 1;
+  const journald = opts.destination === undefined && isJournalStream(fd, opts.env);
   const base = {
     name: opts.name ?? 'terminal-agent',
     level: opts.level ?? 'info',
@@ -92,9 +108,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     },
     // An error's own properties are scrubbed too (the walk leaves Error objects whole).
     serializers: { err: (err: Error) => scrubSecrets(pino.stdSerializers.err(err)) },
+    ...(journald ? { hooks: { streamWrite: withSyslogPrefix } } : {}),
   };
   if (opts.destination !== undefined) return pino(base, opts.destination);
-  const pretty = opts.pretty ?? process.stdout.isTTY === true;
+  if (opts.fd !== undefined) return pino(base, pino.destination({ dest: opts.fd, sync: true }));
+  // The journal is never a terminal; pretty output there would lose the JSON fields.
+  const pretty = !journald && (opts.pretty ?? process.stdout.isTTY === true);
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
   }

@@ -9,6 +9,7 @@ import { runDiagnostics } from './run.js';
 import { scrubValue } from './scrub.js';
 import type { DiagOptions } from './state.js';
 import type { DiagReport } from './types.js';
+import { readUnitJournal, type UnitJournal, type UnitJournalOptions } from './unit-journal.js';
 import { collectVersions, type Versions } from './versions.js';
 
 export const BUNDLE_FORMAT = 1;
@@ -26,6 +27,8 @@ export interface DiagBundle {
   offline: unknown;
   agent: { running: boolean; url: string | null; note: string | null; healthz: unknown; status: unknown; devices: unknown };
   log: (Omit<LogTail, 'lines'> & { lines: string[] }) | { error: string } | null;
+  /** The systemd unit's journal of the last hour, or why there is none. */
+  journal: UnitJournal;
 }
 
 export interface BundleOptions extends DiagOptions {
@@ -33,14 +36,17 @@ export interface BundleOptions extends DiagOptions {
   logFile?: string;
   /** How many log lines (default 500). */
   logLines?: number;
+  /** How the unit's journal is read (tests give a PATH with a fake journalctl). */
+  journal?: UnitJournalOptions;
 }
 
 /**
  * The support bundle, a way to get the device's logs and state (docs/operations.md,
  * "CLI commands"): every check's outcome, the configuration with secrets redacted,
  * certificate facts (no key), versions, serial ports, offline summary, the running
- * agent's status and the end of its log. Everything passes scrubValue last; the log
- * lines scrubLogLine.
+ * agent's status, the end of its log and the unit's journal of the last hour
+ * (unit-journal.ts). Everything passes scrubValue last; the log lines and journal
+ * messages scrubLogLine.
  */
 export async function buildBundle(opts: BundleOptions): Promise<DiagBundle> {
   const { report, state } = await runDiagnostics(opts);
@@ -52,7 +58,7 @@ export async function buildBundle(opts: BundleOptions): Promise<DiagBundle> {
       log = { error: err instanceof Error ? err.message : String(err) };
     }
   }
-  const bundle: DiagBundle = {
+  const bundle: Omit<DiagBundle, 'journal'> = {
     kind: 'terminal-agent-diagnostics',
     format: BUNDLE_FORMAT,
     createdAt: new Date(state.now()).toISOString(),
@@ -76,8 +82,10 @@ export async function buildBundle(opts: BundleOptions): Promise<DiagBundle> {
     },
     log: null,
   };
-  // Log lines were scrubbed one by one, JSON-aware (tailLog), so numbers such as `time` survive.
-  return { ...(scrubValue(bundle) as DiagBundle), log };
+  const journal = await readUnitJournal(opts.journal);
+  // Log lines and journal messages were scrubbed one by one, JSON-aware (tailLog,
+  // readUnitJournal), so numbers such as `time` survive.
+  return { ...(scrubValue(bundle) as Omit<DiagBundle, 'journal'>), log, journal };
 }
 
 /** The machine's serial ports even when the serial check did not list them (simulated devices, no configuration). */

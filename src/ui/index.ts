@@ -4,6 +4,7 @@
  * page, and the client the CLI and diagnostics use to talk to a running agent.
  */
 export { createLocalApi, type LocalApi, type LocalApiOptions } from './local-api.js';
+export type { MetricsSource } from './metrics/index.js';
 export { offlineApiSource, offlineItemView } from './offline-source.js';
 export {
   OFFLINE_ITEM_STATES,

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.js';
-import { AgentError, ErrorCodes, isAgentError, systemClock, type Logger, type TimeSource } from '../core/index.js';
+import { AgentError, ErrorCodes, isAgentError, logLevelControl, systemClock, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
 import type { PaymentsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
@@ -10,10 +10,13 @@ import { httpStatusOf } from './error-status.js';
 import { sendJson } from './http-io.js';
 import { loadOrCreateLocalToken } from './local-token.js';
 import { allowedHosts, allowedOrigins, checkBearer, checkHost, checkOrigin } from './request-guard.js';
+import { createAgentMetrics, isSqliteError, type AgentMetrics, type MetricsSource } from './metrics/index.js';
 import { Router } from './router.js';
 import { registerEventRoute } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerLogLevelRoutes } from './routes/log-level.js';
 import { registerMerchantRoutes } from './routes/merchants.js';
+import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOfflineRoutes } from './routes/offline.js';
 import { registerPaymentRoutes } from './routes/payments.js';
 import { registerQrRoute } from './routes/qr.js';
@@ -38,6 +41,10 @@ export interface LocalApiOptions {
   sse?: { capacity?: number; heartbeatMs?: number };
   /** Start time and uptime (docs/architecture.md, "Time"); default the system clock. */
   clock?: TimeSource;
+  /** Certificate and token figures for GET /metrics; without it those figures are absent. */
+  metrics?: MetricsSource;
+  /** What PUT /api/log-level changes; default the level of `log` itself. */
+  logLevel?: LogLevelControl;
 }
 
 export interface LocalApi {
@@ -64,6 +71,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
   let server: Server | undefined;
   let sse: SseHub | undefined;
   let stopDevices: (() => void) | undefined;
+  let metrics: AgentMetrics | undefined;
 
   function fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent) {
@@ -71,6 +79,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       res.destroy();
       return;
     }
+    if (isSqliteError(err)) metrics?.journalWriteError();
     if (isAgentError(err)) {
       const status = httpStatusOf(err.code);
       if (status >= 500) log.error({ code: err.code, err, method: req.method, path: req.url }, 'request failed');
@@ -114,16 +123,21 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       hub.start();
       sse = hub;
 
+      const agentMetrics = createAgentMetrics({ health: opts.health, offline: opts.offline, devices, clock, ...(opts.metrics ? { source: opts.metrics } : {}) });
+      metrics = agentMetrics;
+
       const router = new Router();
       registerHealthRoutes(router, { health: opts.health });
+      registerMetricsRoute(router, { metrics: agentMetrics });
       registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs(), token });
-      const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, merchants: opts.merchants, devices, sse: hub, runId, startedAt, clock };
+      const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, merchants: opts.merchants, devices, sse: hub, runId, startedAt, clock, metrics: agentMetrics };
       registerPaymentRoutes(router, deps);
       registerStatusRoutes(router, deps);
       registerOfflineRoutes(router, deps);
       registerMerchantRoutes(router, deps);
       registerQrRoute(router, deps);
       registerEventRoute(router, deps);
+      registerLogLevelRoutes(router, { log, logLevel: opts.logLevel ?? logLevelControl(opts.log) });
 
       let hosts = new Set<string>();
       let origins = new Set<string>();
@@ -135,6 +149,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
           const isHealth = url.pathname === '/healthz' || url.pathname === '/readyz';
           if (!isHealth) {
             checkOrigin(req, origins);
+            // /metrics is outside /api: read without the token by a local scraper (routes/metrics.ts).
             if (url.pathname === '/api' || url.pathname.startsWith('/api/')) checkBearer(req, token);
           }
           const match = router.match(method, url.pathname);

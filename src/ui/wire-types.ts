@@ -312,3 +312,17 @@ export interface ApiMerchantsAnswer {
 export interface ApiDevicesAnswer {
   devices: ApiDeviceStatus[];
 }
+
+/** The agent's log levels, most severe first (docs/operations.md, "Log level"). */
+export type ApiLogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** PUT /api/log-level body. */
+export interface ApiLogLevelRequest {
+  level: ApiLogLevel;
+}
+
+/** GET and PUT /api/log-level: the level now (and the one before, after a change). */
+export interface ApiLogLevelAnswer {
+  level: ApiLogLevel;
+  previous?: ApiLogLevel;
+}

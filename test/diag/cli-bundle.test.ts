@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../src/agent.js';
@@ -102,8 +102,20 @@ describe('terminal-agent diag bundle', () => {
     const leaky = entries.join('\n');
     writeFileSync(logFile, `${leaky}\n`);
 
+    // The unit's journal comes from a fake journalctl on PATH that leaks the same secrets.
+    const fakeBin = join(tmp.dir, 'fake-bin');
+    mkdirSync(fakeBin, { recursive: true });
+    const journalLine = JSON.stringify({ __REALTIME_TIMESTAMP: '1764109000000000', PRIORITY: '6', _PID: '77', SYSLOG_IDENTIFIER: 'terminal-agent', MESSAGE: entries[0] });
+    writeFileSync(join(fakeBin, 'journalctl'), `#!/bin/sh\ncat <<'EOF'\n${journalLine}\nEOF\n`, { mode: 0o755 });
     const out = join(tmp.dir, 'bundle.json');
-    const r = await run(['--config', configFile, 'diag', 'bundle', '--out', out, '--log', logFile, '--lines', '200']);
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${fakeBin}:${savedPath ?? ''}`;
+    let r;
+    try {
+      r = await run(['--config', configFile, 'diag', 'bundle', '--out', out, '--log', logFile, '--lines', '200']);
+    } finally {
+      process.env.PATH = savedPath;
+    }
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(out);
     expect(statSync(out).mode & 0o777).toBe(0o600);
@@ -125,6 +137,8 @@ describe('terminal-agent diag bundle', () => {
     expect(log.lines.at(-1)).toBe('last line stays readable');
     expect(JSON.parse(log.lines[0] as string)).toMatchObject({ time: 1764109000000, msg: 'token granted', accessToken: '[redacted]' });
     expect(log.lines.join('\n')).toContain('476173******0010');
+    expect(bundle.journal).toMatchObject({ unit: 'terminal-agent', available: true, note: null, entries: [{ priority: 6, pid: 77, identifier: 'terminal-agent' }] });
+    expect(JSON.parse(bundle.journal.entries[0]?.message ?? '')).toMatchObject({ msg: 'token granted', accessToken: '[redacted]' });
 
     for (const secret of [
       accessToken,

@@ -6,6 +6,7 @@ import { register as registerConfig } from './config.js';
 import { register as registerDiag } from './diag.js';
 import { register as registerDevices } from './devices.js';
 import { register as registerJournal } from './journal.js';
+import { register as registerLogLevel } from './log-level.js';
 import { register as registerQueue } from './queue.js';
 import { register as registerRefund } from './refund.js';
 import { register as registerRefundByWeb } from './refund-by-web.js';
@@ -28,6 +29,7 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerDiag,
   registerDevices,
   registerJournal,
+  registerLogLevel,
   registerQueue,
   registerRefund,
   registerRefundByWeb,

@@ -11,6 +11,8 @@ import type {
   ApiCaptureRequest,
   ApiDevicesAnswer,
   ApiDeviceStatus,
+  ApiLogLevel,
+  ApiLogLevelAnswer,
   ApiMerchant,
   ApiMerchantsAnswer,
   ApiOfflineAnswer,
@@ -75,7 +77,7 @@ export class LocalApiClient {
     return new LocalApiClient(url, readLocalToken(config.dataDir));
   }
 
-  async call<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
+  async call<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: object): Promise<T> {
     let res;
     try {
       res = await request(`${this.baseUrl}${path}`, {
@@ -164,6 +166,11 @@ export class LocalApiClient {
   /** Puts an offline sale needing attention back into the queue. */
   async requeueOffline(id: string): Promise<ApiOfflineItem> {
     return (await this.call<ApiOfflineItemAnswer>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+  }
+
+  /** The running agent's log level now, or changes it (until the next start). */
+  async logLevel(level?: ApiLogLevel): Promise<ApiLogLevelAnswer> {
+    return level === undefined ? this.call<ApiLogLevelAnswer>('GET', '/api/log-level') : this.call<ApiLogLevelAnswer>('PUT', '/api/log-level', { level });
   }
 
   async merchants(): Promise<ApiMerchant[]> {

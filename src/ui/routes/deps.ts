@@ -1,6 +1,7 @@
 import type { Config } from '../../config/index.js';
 import type { Logger, TimeSource } from '../../core/index.js';
 import type { PaymentsApi } from '../../payments/index.js';
+import type { AgentMetrics } from '../metrics/index.js';
 import type { SseHub } from '../sse-hub.js';
 import type { DeviceStatusView, HealthSource, MerchantsSource, OfflineApiSource } from '../sources.js';
 
@@ -20,4 +21,5 @@ export interface RouteDeps {
   runId: string;
   startedAt: number;
   clock: TimeSource;
+  metrics: AgentMetrics;
 }

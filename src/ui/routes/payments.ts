@@ -51,9 +51,16 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     noQuery(ctx);
     const body = parseInput(saleBodySchema, await readJsonBody(ctx.req), 'request body');
     const req = toSaleRequest(body, deps.config.payments.defaultCurrency);
+    const t0 = deps.clock.mono();
     const started = await payments.startSale(req);
     // The outcome reaches the page through the bus; a rejection here must not go unhandled.
-    started.done.catch((err: unknown) => log.error({ clientTransactionId: started.clientTransactionId, err }, 'sale ended with an error'));
+    started.done.then(
+      (view) => deps.metrics.saleSettled(view.state, req.method, (deps.clock.mono() - t0) / 1000),
+      (err: unknown) => {
+        deps.metrics.saleSettled('error', req.method, (deps.clock.mono() - t0) / 1000);
+        log.error({ clientTransactionId: started.clientTransactionId, err }, 'sale ended with an error');
+      },
+    );
     const view = await payments.get(started.clientTransactionId);
     return { status: 202, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });

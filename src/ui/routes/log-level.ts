@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { LOG_LEVELS, type LogLevelControl } from '../../core/index.js';
+import { readJsonBody } from '../http-io.js';
+import type { Router } from '../router.js';
+import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
+import type { ApiLogLevelAnswer, ApiLogLevelRequest } from '../wire-types.js';
+import type { RouteDeps } from './deps.js';
+
+/** The wire type (what the CLI sends) and the core's levels agree, or this fails to compile. */
+const logLevelBodySchema = z.strictObject({ level: z.enum(LOG_LEVELS) }) satisfies z.ZodType<ApiLogLevelRequest>;
+
+/**
+ * GET and PUT /api/log-level (per-install token, like every /api route): the level
+ * changes at once for every component, without a restart, and is not kept: the next
+ * start uses log.level again (docs/operations.md, "Log level").
+ */
+export function registerLogLevelRoutes(router: Router, deps: Pick<RouteDeps, 'log'> & { logLevel: LogLevelControl }): void {
+  router.add('GET', '/api/log-level', (ctx) => {
+    parseInput(noQuerySchema, queryObject(ctx.query), 'query');
+    return { status: 200, body: { level: deps.logLevel.get() } satisfies ApiLogLevelAnswer };
+  });
+  router.add('PUT', '/api/log-level', async (ctx) => {
+    parseInput(noQuerySchema, queryObject(ctx.query), 'query');
+    const { level } = parseInput(logLevelBodySchema, await readJsonBody(ctx.req), 'request body');
+    const previous = deps.logLevel.get();
+    deps.logLevel.set(level);
+    // Logged at warn so the change is seen at any level but silent/error/fatal.
+    deps.log.warn({ level, previous }, 'log level changed through the local API');
+    return { status: 200, body: { level, previous } satisfies ApiLogLevelAnswer };
+  });
+}

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningAgent } from '../../src/agent.js';
+import { runCli } from '../helpers/cli.js';
+import { call } from '../helpers/http-client.js';
+import type { LogSink } from '../helpers/log-sink.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * The log level changes while the agent runs (docs/operations.md, "Log level"): PUT
+ * /api/log-level with the per-install token, and `terminal-agent log-level LEVEL`, reach
+ * the components' child loggers made at start, without a restart.
+ */
+let t: TestAgent;
+let agent: RunningAgent;
+let sink: LogSink;
+let flags: string[];
+let cleanup: () => void;
+
+beforeAll(async () => {
+  const data = tempDir('terminal-agent-loglevel-');
+  cleanup = data.cleanup;
+  t = await startTestAgent({ flags: { dataDir: data.dir }, level: 'debug' });
+  ({ agent, sink } = t);
+  flags = ['--data-dir', data.dir, '--api-port', new URL(agent.url).port];
+});
+afterAll(async () => {
+  await t?.stop();
+  cleanup?.();
+});
+
+const auth = (): Record<string, string> => ({ authorization: `Bearer ${agent.localToken}` });
+
+/** A request the local API's child logger answers with a debug line (a 404 is logged at debug). */
+async function debugLinesOfA404(): Promise<number> {
+  const before = sink.records().filter((r) => r.module === 'local-api' && r.level === 20).length;
+  const r = await call(agent.url, 'GET', '/api/no-such-thing', { headers: auth() });
+  expect(r.status).toBe(404);
+  return sink.records().filter((r) => r.module === 'local-api' && r.level === 20).length - before;
+}
+
+describe('log level at run time', () => {
+  it('PUT /api/log-level needs the token, refuses an unknown level, and silences debug lines at once', async () => {
+    expect((await call(agent.url, 'PUT', '/api/log-level', { body: { level: 'warn' } })).status).toBe(401);
+    const bad = await call(agent.url, 'PUT', '/api/log-level', { headers: auth(), body: { level: 'verbose' } });
+    expect(bad.status).toBe(400);
+    expect(await debugLinesOfA404()).toBe(1);
+
+    const put = await call(agent.url, 'PUT', '/api/log-level', { headers: auth(), body: { level: 'warn' } });
+    expect(put.status).toBe(200);
+    expect(put.json).toEqual({ level: 'warn', previous: 'debug' });
+    expect(await debugLinesOfA404()).toBe(0);
+    expect(sink.text()).toContain('log level changed through the local API');
+    expect((await call(agent.url, 'GET', '/api/log-level', { headers: auth() })).json).toEqual({ level: 'warn' });
+  });
+
+  it('terminal-agent log-level LEVEL changes it, and without LEVEL shows it', async () => {
+    const set = await runCli([...flags, 'log-level', 'debug']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toBe('log level debug (was warn)\n');
+    expect(await debugLinesOfA404()).toBe(1);
+
+    const shown = await runCli([...flags, 'log-level', '--json']);
+    expect(JSON.parse(shown.stdout)).toEqual({ level: 'debug' });
+
+    const wrong = await runCli([...flags, 'log-level', 'loud']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/unknown log level loud: one of fatal, error, warn, info, debug, trace, silent/);
+  });
+});
