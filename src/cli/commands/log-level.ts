@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { configFor } from '../options.js';
 import { printJson, printLine } from '../transaction-output.js';
+import { usageError } from '../usage.js';
 
 /**
  * `terminal-agent log-level [LEVEL]`: the running agent's log level, or a new one at once,
@@ -12,13 +13,10 @@ export function register(program: Command): void {
     .command('log-level')
     .description('show the running agent\'s log level, or change it until the next start (fatal, error, warn, info, debug, trace, silent)')
     .argument('[level]', 'the new level')
-    .option('--json', 'print JSON')
     .action(async (level: string | undefined, opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
-      const { AgentError, ErrorCodes, isLogLevel, LOG_LEVELS } = await import('../../core/index.js');
-      if (level !== undefined && !isLogLevel(level)) {
-        throw new AgentError(ErrorCodes.API_BAD_REQUEST, `unknown log level ${level}: one of ${LOG_LEVELS.join(', ')}`);
-      }
+      const { isLogLevel, LOG_LEVELS } = await import('../../core/index.js');
+      if (level !== undefined && !isLogLevel(level)) throw usageError(`unknown log level ${level.slice(0, 20)}: one of ${LOG_LEVELS.join(', ')}`);
       const { LocalApiClient } = await import('../../ui/index.js');
       const answer = await LocalApiClient.fromConfig(config).logLevel(level);
       if (opts.json) printJson(answer);
