@@ -73,7 +73,8 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
 
 /** An approved card authorization not captured yet (any charged status but `Captured`). */
 function isAuthorization(r: JournalRow): boolean {
-  return r.state === 'approved' && classifyStatus(r.platformStatus) === 'charged' && !isCapturedStatus(r.platformStatus);
+  // A web order is the web shop's to capture, never this terminal's.
+  return r.origin !== 'web' && r.state === 'approved' && classifyStatus(r.platformStatus) === 'charged' && !isCapturedStatus(r.platformStatus);
 }
 
 /**

@@ -8,7 +8,7 @@ const isCardMethod = (row: JournalRow): boolean => row.method === 'card' || row.
 
 /** A card authorization the platform has not captured: approved, charged status other than `Captured`, nothing captured. */
 export function needsImmediateCapture(ctx: PaymentContext, sale: JournalRow): boolean {
-  if (ctx.config.payments.captureMode !== 'immediate' || sale.kind !== 'sale' || sale.state !== 'approved' || !isCardMethod(sale)) return false;
+  if (ctx.config.payments.captureMode !== 'immediate' || sale.origin === 'web' || sale.kind !== 'sale' || sale.state !== 'approved' || !isCardMethod(sale)) return false;
   if (sale.capturedAmount > 0 || classifyStatus(sale.platformStatus) !== 'charged' || isCapturedStatus(sale.platformStatus)) return false;
   return sale.amount - sale.cancelledAmount > 0;
 }
