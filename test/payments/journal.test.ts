@@ -75,7 +75,7 @@ describe('journal', () => {
     journal.close();
     expect(() => new Journal({ dataDir: dir })).toThrow(/schema version 7, newer/);
     const { dir: other } = openJournal();
-    const gap: Migration = { version: 3, name: 'gap', up: () => {} };
+    const gap: Migration = { version: journalMigrations.length + 2, name: 'gap', up: () => {} };
     expect(() => new Journal({ dataDir: other, fileName: 'x.sqlite', migrations: [...journalMigrations, gap] })).toThrow(/numbered 1, 2, 3/);
   });
 
