@@ -193,6 +193,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       log,
       clock,
       timeZone: config.platform.timeZone,
+      platformNow: () => auth.platformNow(),
     });
     stops.push(() => relay.stop());
 

@@ -199,6 +199,15 @@ export class AuthService implements BearerProvider {
     return s;
   }
 
+  /**
+   * The platform's clock now, from the token answers' Date header and iat and the
+   * monotonic clock since (ClockSkewMeter.platformNow); undefined until a token answer came.
+   * The event relay judges a QR's expiry on it (docs/architecture.md, "Event relay").
+   */
+  platformNow(): number | undefined {
+    return this.skew.platformNow(this.clock.mono());
+  }
+
   stop(): void {
     if (this.phase === 'stopped') return;
     this.phase = 'stopped';

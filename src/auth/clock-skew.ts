@@ -14,10 +14,13 @@ export interface ClockSkew {
 /**
  * Keeps the latest skew measurement. The agent never trusts its own clock for token
  * expiry (a monotonic clock from receipt does that); skew is measured so diagnostics can
- * say when the terminal's wall clock is wrong.
+ * say when the terminal's wall clock is wrong, and so the event relay judges a QR's expiry
+ * on the platform's clock (platformNow).
  */
 export class ClockSkewMeter {
   private last: ClockSkew | undefined;
+  /** The platform's time as last read (Date header or iat, the later) and our monotonic clock then. */
+  private anchor: { platformMs: number; mono: number } | undefined;
 
   constructor(private readonly leewayMs: number) {}
 
@@ -32,7 +35,20 @@ export class ClockSkewMeter {
       measuredAt: new Date(timing.receivedAtMs).toISOString(),
       exceedsLeeway: over(dateHeaderMs) || over(iatMs),
     };
+    const readings = [timing.dateMs, iatSeconds === undefined ? undefined : iatSeconds * 1000].filter((v): v is number => v !== undefined && Number.isFinite(v));
+    if (readings.length > 0) this.anchor = { platformMs: Math.max(...readings), mono: timing.receivedMono };
     return this.last;
+  }
+
+  /**
+   * The platform's time now, as far as it is known: its last reading plus the monotonic time
+   * since, so a terminal wall clock that is wrong or jumps later does not move it. Never after
+   * the platform's real time: both readings are whole seconds written before the answer left
+   * (docs/platform-contract.md, "Decisions where the spec is silent", QR expiry rounding).
+   * Undefined before any token answer carried a Date header or an iat.
+   */
+  platformNow(mono: number): number | undefined {
+    return this.anchor === undefined ? undefined : this.anchor.platformMs + Math.max(0, mono - this.anchor.mono);
   }
 
   current(): ClockSkew | undefined {

@@ -23,6 +23,14 @@ export interface EventRelayOptions {
    * answers", dates and time zone).
    */
   timeZone?: string;
+  /**
+   * The platform's clock now when it is known (auth's clock-skew measurement: the token
+   * answers' Date header and iat), else undefined. A QR's expireTime is the platform's, so
+   * its expiry is judged on the platform's clock: a terminal clock running ahead would end a
+   * QR the customer can still pay (docs/architecture.md, "Event relay"). Without it, or
+   * before a measurement, the terminal's wall clock is used.
+   */
+  platformNow?: () => number | undefined;
 }
 
 export interface EventRelay {
@@ -56,6 +64,8 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
   const log = opts.log.child({ module: 'event-relay' });
   const clock = opts.clock ?? systemClock();
   const now = (): number => clock.wall();
+  /** Time to compare with a QR's expiry: the platform's clock when known. */
+  const platformNow = (): number => opts.platformNow?.() ?? clock.wall();
   const policy: RelayPolicy = { ...defaultRelayPolicy, ...opts.policy };
   const entries = new Map<string, Entry>();
   let running = false;
@@ -98,7 +108,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
         trackedForMs: at - entry.trackedSince,
         slowPolls: entry.slowPolls,
         failures: entry.failures,
-        msToExpiry: entry.expiresAt === undefined ? undefined : entry.expiresAt - at,
+        msToExpiry: entry.expiresAt === undefined ? undefined : entry.expiresAt - platformNow(),
         lastCallMs,
       },
       opts.random,
@@ -108,6 +118,8 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
 
   async function poll(id: string, entry: Entry): Promise<void> {
     const started = now();
+    // The platform's time when the status call left: its answer was written no earlier.
+    const askedAt = platformNow();
     let record: Record<string, unknown>;
     try {
       record = await opts.fetchStatus(entry.tracking.statusId ?? id, entry.tracking.merchantId);
@@ -135,8 +147,8 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
         untrack(id, entry);
         return;
       }
-      // Expired: the answer we just got, taken at or after expireTime, is still not final.
-      if (entry.expiresAt !== undefined && now() >= entry.expiresAt) {
+      // Expired: the answer we just got, asked at or after expireTime on the platform's clock, is still not final.
+      if (entry.expiresAt !== undefined && askedAt >= entry.expiresAt) {
         const view = opts.store.markExpired(id);
         publish(view);
         log.info({ clientTransactionId: id }, 'QR expired without a final status');

@@ -1,13 +1,18 @@
 import { describeError, ErrorCodes, isAgentError } from '../core/index.js';
-import { isPlatformError } from '../platform/index.js';
+import { uploadSettlement } from '../payments/index.js';
+import { isPlatformError, type TransactionRecord } from '../platform/index.js';
 import type { AttemptOutcome } from './types.js';
 
 /** What one item's upload try came to, as a flush reports it. */
 export type ItemResult = 'uploaded' | 'declined_after_upload' | 'rejected' | 'needs_attention' | 'deferred';
 
-/** The attempt outcome of an answered upload: the platform's record says Refused or not. */
-export function answeredOutcome(transactionStatus: string): Extract<AttemptOutcome, 'accepted' | 'declined'> {
-  return transactionStatus === 'Refused' ? 'declined' : 'accepted';
+/**
+ * The attempt outcome of an answered upload, read as the journal reads it (uploadSettlement:
+ * refused, failed or expired in any casing is declined; docs/platform-contract.md,
+ * "Tolerance of answers", statuses compared case-insensitively).
+ */
+export function answeredOutcome(record: TransactionRecord): Extract<AttemptOutcome, 'accepted' | 'declined'> {
+  return uploadSettlement(record).settledAs === 'declined_after_upload' ? 'declined' : 'accepted';
 }
 
 /** Platform trouble: the item waits for the next try, uncounted. */

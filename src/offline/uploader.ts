@@ -273,7 +273,7 @@ export class Uploader {
       }
       if (!marked) this.opts.queue.markUploading([id]);
       const record = await this.opts.platform.process({ ...p.body, offlineTransaction: true }, call);
-      const item = recorder.settled(id, record, answeredOutcome(record.transactionStatus));
+      const item = recorder.settled(id, record, answeredOutcome(record));
       return result(item.state === 'uploaded' ? 'uploaded' : 'declined_after_upload', item);
     } catch (err) {
       const failure = classifyUploadFailure(err);

@@ -119,6 +119,8 @@ export interface TransactionView {
   scheme?: string;
   entryMode?: string;
   offline: boolean;
+  /** `web`: a web shop's order journaled for its refund by web, not a sale of this terminal (left out of its totals). */
+  origin?: 'web';
   /** Why it was declined / failed / needs attention, in words a person can act on. */
   message?: string;
   qr?: QrInfo;

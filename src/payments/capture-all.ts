@@ -5,7 +5,7 @@ import type { TransactionView } from './api.js';
 import type { JournalRow } from './journal/index.js';
 import { failureKind, refusalError } from './outcome.js';
 import type { PaymentContext } from './payment-context.js';
-import { capturedOf, classifyStatus, recordStatus, type PlatformRecord } from './records.js';
+import { capturedOf, classifyStatus, isCapturedStatus, recordStatus, type PlatformRecord } from './records.js';
 import { formatAmount } from './money.js';
 import { toView } from './view.js';
 
@@ -51,7 +51,7 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
         const record = await ctx.platform.status(sale.clientTransactionId, ctx.callOptions(sale));
         const adopted = adoptSaleRecord(ctx, sale, record).row;
         // Captured shows as `Captured` or as a capture event (the status word alone is not relied on).
-        views.push(toView(/^captured$/i.test(recordStatus(record) ?? '') || capturedOf(record) !== undefined ? capturedBy(ctx, adopted, record) : adopted));
+        views.push(toView(isCapturedStatus(recordStatus(record)) || capturedOf(record) !== undefined ? capturedBy(ctx, adopted, record) : adopted));
       } catch (lookupErr) {
         ctx.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(lookupErr) ? lookupErr.code : undefined }, 'capture-all lookup failed');
         views.push(toView(sale));
@@ -73,7 +73,8 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
 
 /** An approved card authorization not captured yet (any charged status but `Captured`). */
 function isAuthorization(r: JournalRow): boolean {
-  return r.state === 'approved' && classifyStatus(r.platformStatus) === 'charged' && !/^captured$/i.test(r.platformStatus ?? '');
+  // A web order is the web shop's to capture, never this terminal's.
+  return r.origin !== 'web' && r.state === 'approved' && classifyStatus(r.platformStatus) === 'charged' && !isCapturedStatus(r.platformStatus);
 }
 
 /**

@@ -2,14 +2,14 @@ import { describeError } from '../core/index.js';
 import type { JournalRow } from './journal/index.js';
 import { openOperations, sendCapture } from './operations.js';
 import type { PaymentContext } from './payment-context.js';
-import { classifyStatus } from './records.js';
+import { classifyStatus, isCapturedStatus } from './records.js';
 
 const isCardMethod = (row: JournalRow): boolean => row.method === 'card' || row.method === 'manual' || row.method === 'moto';
 
 /** A card authorization the platform has not captured: approved, charged status other than `Captured`, nothing captured. */
 export function needsImmediateCapture(ctx: PaymentContext, sale: JournalRow): boolean {
-  if (ctx.config.payments.captureMode !== 'immediate' || sale.kind !== 'sale' || sale.state !== 'approved' || !isCardMethod(sale)) return false;
-  if (sale.capturedAmount > 0 || classifyStatus(sale.platformStatus) !== 'charged' || /^captured$/i.test(sale.platformStatus ?? '')) return false;
+  if (ctx.config.payments.captureMode !== 'immediate' || sale.origin === 'web' || sale.kind !== 'sale' || sale.state !== 'approved' || !isCardMethod(sale)) return false;
+  if (sale.capturedAmount > 0 || classifyStatus(sale.platformStatus) !== 'charged' || isCapturedStatus(sale.platformStatus)) return false;
   return sale.amount - sale.cancelledAmount > 0;
 }
 

@@ -9,7 +9,7 @@ import { lookupWithGrace } from './lookup.js';
 import { formatAmount } from './money.js';
 import { failureKind, isNotFoundError, refusalError } from './outcome.js';
 import type { JournalPatch } from './journal/index.js';
-import { capturedOf, classifyStatus, isCancelRecord, newEvents, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
+import { capturedOf, classifyStatus, isCancelRecord, isCapturedStatus, newEvents, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
 
 /**
  * Capture, cancel and refund of a sale (docs/platform-contract.md, "Endpoints";
@@ -526,7 +526,7 @@ function captureRefusal(record: PlatformRecord): string | undefined {
  */
 export async function resolveCapture(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
-  const captured = (r: PlatformRecord): boolean => /^captured$/i.test(recordStatus(r) ?? '') || capturedOf(r) !== undefined;
+  const captured = (r: PlatformRecord): boolean => isCapturedStatus(recordStatus(r)) || capturedOf(r) !== undefined;
   const found = await lookupWithGrace(ctx, saleId, op, captured);
   if (found.kind === 'failed') throw found.error;
   if (found.kind === 'found') {

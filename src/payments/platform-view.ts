@@ -34,7 +34,7 @@ function stateOf(kind: OperationKind, status: string | undefined): TransactionSt
  */
 export function platformView(askedId: string, record: PlatformRecord, defaultCurrency: string, nowMs: number): TransactionView {
   const status = recordStatus(record);
-  const type = typeof record.transactionType === 'string' ? record.transactionType.toLowerCase() : 'payment';
+  const type = typeof record.transactionType === 'string' ? record.transactionType.trim().toLowerCase() : 'payment';
   const kind = KIND[type] ?? 'sale';
   const money = amountOf(record);
   const now = new Date(nowMs).toISOString();

@@ -48,6 +48,16 @@ export function classifyStatus(status: string | undefined): StatusClass {
   return 'other';
 }
 
+/**
+ * The status says the sale is captured (`Captured` in any casing): a card sale the platform
+ * captured needs no capture and is refunded, not cancelled (docs/platform-contract.md,
+ * "Decisions where the spec is silent", card sale statuses; statuses are compared
+ * case-insensitively, "Tolerance of answers").
+ */
+export function isCapturedStatus(status: string | undefined): boolean {
+  return (status ?? '').trim().toLowerCase() === 'captured';
+}
+
 /** The journal state a sale takes for the platform's status (a pending status leaves it to the caller). */
 export function saleStateFor(status: string | undefined): TransactionState | undefined {
   switch (classifyStatus(status)) {

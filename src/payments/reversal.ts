@@ -9,7 +9,7 @@ import { lookupWithGrace } from './lookup.js';
 import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
 import { applyOperationRecord, finishCancel, journalOperation, resolveUntilKnown, resolveRefund, finishRefund, statusIdOf } from './operations.js';
 import { failureKind, isApprovalCodeRefusal, isNotFoundError, platformReason } from './outcome.js';
-import { classifyStatus, recordStatus, type PlatformRecord } from './records.js';
+import { capturedOf, classifyStatus, isCapturedStatus, recordStatus, type PlatformRecord } from './records.js';
 
 /**
  * Unknown outcome of a sale (docs/architecture.md, "Unknown outcome: resolution and
@@ -182,9 +182,11 @@ async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusa
     else ctx.save(saleId, { state: 'failed', message: `the platform reports ${status ?? 'a failure'}: nothing is charged` });
     return true;
   }
-  if (cls === 'charged' && /^captured$/i.test(status ?? '')) {
+  if (cls === 'charged' && (isCapturedStatus(status) || (capturedOf(record, sale.currency) ?? 0) > 0)) {
     // A captured card sale is refunded, not cancelled: the reversal becomes a full refund
-    // (docs/platform-contract.md, "Decisions where the spec is silent", reversal).
+    // (docs/platform-contract.md, "Decisions where the spec is silent", reversal). Captured
+    // is the status `Captured` or a capture event with an amount (a platform may answer an
+    // immediate capture `Accepted` with its capture event: card sale statuses).
     return reverseByRefund(ctx, sale, record);
   }
   ctx.save(saleId, {

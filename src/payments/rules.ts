@@ -2,6 +2,7 @@ import { AgentError, ErrorCodes } from '../core/index.js';
 import type { AllowedOperationsView } from './api.js';
 import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
+import { isCapturedStatus } from './records.js';
 
 /**
  * Payment rules checked before a request leaves (docs/architecture.md, "Capture, cancel,
@@ -79,7 +80,7 @@ function saleUsable(sale: JournalRow, op: string): Check | undefined {
 export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'cancelled');
   if (unusable !== undefined) return unusable;
-  if (isCard(sale) && (sale.capturedAmount > 0 || sale.platformStatus === 'Captured')) {
+  if (isCard(sale) && (sale.capturedAmount > 0 || isCapturedStatus(sale.platformStatus))) {
     return refuse('the sale is captured and can no longer be cancelled: refund it instead', { suggest: 'refund' }, ErrorCodes.PAYMENT_STATE);
   }
   const deadline = cancelDeadline(sale);
@@ -120,7 +121,7 @@ export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 
   const unusable = saleUsable(sale, 'captured');
   if (unusable !== undefined) return unusable;
   if (!isCard(sale)) return refuse('only card sales are captured', {}, ErrorCodes.PAYMENT_STATE);
-  if (sale.capturedAmount > 0 || sale.platformStatus === 'Captured') return refuse('the sale is captured already', {}, ErrorCodes.PAYMENT_STATE);
+  if (sale.capturedAmount > 0 || isCapturedStatus(sale.platformStatus)) return refuse('the sale is captured already', {}, ErrorCodes.PAYMENT_STATE);
   if (open.capture > 0) return refuse('a capture of this sale is already under way', {}, ErrorCodes.PAYMENT_STATE);
   const left = sale.amount - sale.cancelledAmount - open.cancel;
   if (left <= 0) return refuse('nothing is left to capture on this sale');

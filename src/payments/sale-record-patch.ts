@@ -4,6 +4,7 @@ import { formatAmount } from './money.js';
 import {
   capturedOf,
   classifyStatus,
+  isCapturedStatus,
   newEvents,
   publicEvent,
   qrOf,
@@ -87,7 +88,7 @@ export function salePatchFromRecord(row: JournalRow, record: PlatformRecord, sou
   }
   if (cls === 'charged' && isCardMethod(row)) {
     const captured = capturedOf(record, row.currency);
-    if (/^captured$/i.test(status ?? '')) patch.capturedAmount = captured ?? row.amount - row.cancelledAmount;
+    if (isCapturedStatus(status)) patch.capturedAmount = captured ?? row.amount - row.cancelledAmount;
     else if (captured !== undefined) patch.capturedAmount = captured;
   }
   // An uploaded offline sale's amounts stay as stored: the platform's later operations on it come through the online paths.
@@ -110,7 +111,7 @@ function platformMessage(row: JournalRow, record: PlatformRecord, state: Transac
   switch (state) {
     case 'approved': {
       const amount = formatAmount(row.amount, row.currency);
-      if (isCardMethod(row) && !captured && !/^captured$/i.test(status ?? '')) return `approved: ${amount} authorized (not captured yet)`;
+      if (isCardMethod(row) && !captured && !isCapturedStatus(status)) return `approved: ${amount} authorized (not captured yet)`;
       return `approved: ${amount}`;
     }
     case 'declined':
@@ -133,7 +134,7 @@ function uploadMessage(row: JournalRow, record: PlatformRecord, state: Transacti
   const declined = uploadSettlement(record).declinedMessage;
   if (declined !== undefined) return declined;
   if (state === 'approved') {
-    return `approved offline and uploaded: ${formatAmount(row.amount, row.currency)}${captured || /^captured$/i.test(status ?? '') ? '' : ' authorized (not captured yet)'}`;
+    return `approved offline and uploaded: ${formatAmount(row.amount, row.currency)}${captured || isCapturedStatus(status) ? '' : ' authorized (not captured yet)'}`;
   }
   if (state === 'cancelled') return 'uploaded offline sale is cancelled at the platform: nothing is charged';
   return `uploaded offline sale has platform status "${status ?? ''}"; check the transaction with the platform`;

@@ -37,6 +37,7 @@ import { runCardSale } from './sale-card.js';
 import { validateSale } from './sale-request.js';
 import { runWalletSale, walletSettled } from './sale-wallet.js';
 import { toView } from './view.js';
+import { journalWebOrder, refuseWebOrder } from './web-order.js';
 import { captureIfImmediate, needsImmediateCapture } from './immediate-capture.js';
 import { platformView } from './platform-view.js';
 import { isNotFoundError } from './outcome.js';
@@ -199,6 +200,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   async cancel(id: string, req: CancelRequest = {}): Promise<TransactionView> {
     const ctx = this.ctx;
     const sale = await this.rowFor(id);
+    refuseWebOrder(sale, 'cancelled');
     const amount = requireAmount(cancelCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)), req.amount, 'cancel', sale.currency);
     const op = await sendCancel(ctx, sale, amount, { reason: req.reason ?? 'Functional', ...(req.approvalCode !== undefined ? { approvalCode: req.approvalCode } : {}) });
     return toView(op);
@@ -212,6 +214,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       const existing = ctx.journal.get(retryId);
       if (existing !== undefined && existing.state !== 'in_flight' && existing.state !== 'failed') return toView(existing);
     }
+    refuseWebOrder(sale, 'refunded');
     const amount = requireAmount(refundCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)), req.amount, 'refund', sale.currency);
     const op = await sendRefund(ctx, sale, amount, {
       ...(req.approvalCode !== undefined ? { approvalCode: req.approvalCode } : {}),
@@ -223,7 +226,9 @@ export class PaymentService implements PaymentsApi, RelayStore {
   /** Cancel or refund by web: the platform picks which (no approval code applies, spec). */
   async refundByWeb(id: string, req: { amount?: number } = {}): Promise<TransactionView> {
     const ctx = this.ctx;
-    const sale = await this.rowFor(id);
+    // A transaction only the platform knows (a web shop's order) is journaled from its record first (web-order.ts).
+    const found = await this.locate(id);
+    const sale = found.row ?? journalWebOrder(ctx, id, found.record ?? {});
     const open = openOperations(ctx, sale);
     const cancel = cancelCheck(sale, ctx.clock.wall(), open);
     const check = cancel.ok ? cancel : refundCheck(sale, ctx.clock.wall(), open);
@@ -234,6 +239,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   async capture(id: string, req: CaptureRequest = {}): Promise<TransactionView> {
     const ctx = this.ctx;
     const sale = await this.rowFor(id);
+    refuseWebOrder(sale, 'captured');
     const amount = requireAmount(captureCheck(sale, openOperations(ctx, sale)), req.amount, 'capture', sale.currency);
     return toView(await sendCapture(ctx, sale, amount));
   }

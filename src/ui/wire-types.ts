@@ -52,6 +52,8 @@ export interface ApiTransaction {
   scheme?: string;
   entryMode?: string;
   offline: boolean;
+  /** `web`: a web shop's order journaled for its refund by web, not a sale of this terminal (left out of its totals). */
+  origin?: 'web';
   /** Why it was declined / failed / needs attention, in words a person can act on. */
   message?: string;
   /** The wallet QR to show the customer (the page draws it itself; no embedded image). */

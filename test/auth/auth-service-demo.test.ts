@@ -477,6 +477,20 @@ describe('platform down, slow, failing', () => {
     expect(skew?.exceedsLeeway).toBe(true);
     expect(auth.status()).toMatchObject({ state: 'degraded', hasToken: true });
   });
+
+  it('knows the platform\'s clock (the event relay judges QR expiry on it): a terminal 10 minutes ahead reads the platform\'s time, never later than it', async () => {
+    demo.platform.faults.clockOffsetMs = -600_000;
+    const auth = service();
+    expect(auth.platformNow()).toBeUndefined();
+    await auth.start();
+    const platform = demo.platform.context.now();
+    const known = auth.platformNow();
+    expect(known).toBeDefined();
+    // Whole seconds written before the answer left: up to a second and the transit behind, never ahead.
+    expect(known as number).toBeLessThanOrEqual(platform);
+    expect(platform - (known as number)).toBeLessThan(2_500);
+    expect(Date.now() - (known as number)).toBeGreaterThan(590_000);
+  });
 });
 
 async function closedPort(): Promise<number> {

@@ -5,6 +5,7 @@ import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
 import { nextPollDelay, defaultRelayPolicy, parseExpireTime } from '../../src/events/relay-policy.js';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { testLogger } from '../helpers/log-sink.js';
+import { ClockSkewMeter } from '../../src/auth/index.js';
 import { FakeRelayStore, walletRecord } from './fake-relay-store.js';
 
 type Status = () => Record<string, unknown> | Promise<Record<string, unknown>>;
@@ -120,6 +121,41 @@ describe('event relay', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(s.store.expired).toEqual([]);
     expect(s.events.at(-1)?.data.status).toBe('approved');
+  });
+
+  it('judges the QR expiry on the platform\'s clock: a terminal 10 minutes ahead does not end a QR the customer can still pay', async () => {
+    // The platform's clock as auth measures it (ClockSkewMeter: a token answer's Date header, then the monotonic time since).
+    const skew = new ClockSkewMeter(30_000);
+    const platformAhead = -600_000;
+    skew.record({ dateMs: Date.now() + platformAhead, receivedAtMs: Date.now(), receivedMono: performance.now() }, undefined);
+    const platformNow = (): number | undefined => skew.platformNow(performance.now());
+    const expiry = Date.now() + platformAhead + 30_000;
+    let paid = false;
+    const s = setup({ T1: () => (paid ? walletRecord('Accepted', ['walletARequest', 'pay']) : walletRecord('Initialized', ['walletARequest'])) });
+    relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, platformNow });
+    s.store.add('T1', { expireTime: new Date(expiry).toISOString() });
+    relay.start();
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(s.store.expired).toEqual([]);
+    paid = true;
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(s.store.expired).toEqual([]);
+    expect(s.events.at(-1)?.data.status).toBe('approved');
+  });
+
+  it('on the platform\'s clock a QR not paid ends once the platform\'s expiry passed, with a status call asked after it', async () => {
+    const platformAhead = -600_000;
+    const platformNow = (): number => Date.now() + platformAhead;
+    const expiry = platformNow() + 30_000;
+    const s = setup({ T1: () => walletRecord('Initialized', ['walletARequest']) });
+    relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, platformNow });
+    s.store.add('T1', { expireTime: new Date(expiry).toISOString() });
+    relay.start();
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(s.store.expired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(s.store.expired).toEqual(['T1']);
+    expect((s.calls.at(-1)?.at ?? 0) + platformAhead).toBeGreaterThanOrEqual(expiry);
   });
 
   it('resumes after a restart without delivering events twice', async () => {

@@ -46,6 +46,15 @@ export function testPlatformTimeZone(): string {
   return testSimProfile() === 'strict' ? STRICT_TIME_ZONE : 'UTC';
 }
 
+/**
+ * The status the run's demo platform gives an immediate-capture merchant's card sale
+ * (m-1001): `Captured`, or `Accepted` with the capture in its event under the strict profile
+ * (docs/architecture.md, "Demo platform", strict profile, operations).
+ */
+export function immediateCaptureStatus(): 'Captured' | 'Accepted' {
+  return testSimProfile() === 'strict' ? 'Accepted' : 'Captured';
+}
+
 /** The demo platform on loopback, port 0, with the dev certificates of this test run, in the run's profile unless told. */
 export async function startDemo(settings?: Partial<SimSettings>): Promise<Demo> {
   const certs = testCerts();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { visaCard } from '../helpers/fake-peripherals.js';
+import { testSimProfile } from '../helpers/demo-platform.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;
@@ -10,7 +11,8 @@ describe('card sales against the demo platform', () => {
     t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'card', amount: 1234, currency: 'EUR' });
     const view = await started.done;
-    expect(view).toMatchObject({ state: 'approved', platformStatus: 'Captured', capturedAmount: 1234, maskedPan: '411111******1111', scheme: 'VISA', entryMode: 'ContactChip' });
+    // The status word is the platform's: `Captured`, or `Accepted` with the capture event under the strict profile.
+    expect(view).toMatchObject({ state: 'approved', platformStatus: testSimProfile() === 'strict' ? 'Accepted' : 'Captured', capturedAmount: 1234, maskedPan: '411111******1111', scheme: 'VISA', entryMode: 'ContactChip' });
     expect(view.serverTransactionId).toBeDefined();
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1234);
     expect(t.service.row(started.clientTransactionId)?.cardSecret).toBeUndefined();
@@ -108,6 +110,32 @@ describe('card sales against the demo platform', () => {
       await expect(t.service.cancel(sale.clientTransactionId)).rejects.toMatchObject({ details: { suggest: 'refund' } });
       const ledger = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === sale.clientTransactionId);
       expect(ledger.filter((l) => l.kind === 'capture').map((l) => l.amount)).toEqual([3300]);
+    } finally {
+      profile.set(before);
+    }
+  });
+
+  it('strict profile: an immediate-capture merchant (m-1001) answers Accepted, the capture only in its event: captured once, from the event', async () => {
+    const profile = fixture.demo.platform.context.profile;
+    const before = profile.name;
+    profile.set('strict');
+    try {
+      // captureMode immediate: the agent would capture an `Accepted` sale it saw nothing captured on.
+      t = await fixture.startTerminal({ config: { payments: { captureMode: 'immediate' } } });
+      const started = await t.service.startSale({ method: 'card', amount: 2468, currency: 'EUR' });
+      const view = await started.done;
+      expect(view, view.message).toMatchObject({ state: 'approved', platformStatus: 'Accepted', capturedAmount: 2468 });
+      expect(view.message).not.toMatch(/not captured yet/);
+      const record = fixture.demo.platform.payments.transaction(started.clientTransactionId);
+      expect(record?.transactionStatus).toBe('Accepted');
+      // No capture of its own: no capture row, the platform's ledger holds the one sale movement.
+      expect(t.service.list().filter((v) => v.relatedClientTransactionId === started.clientTransactionId)).toEqual([]);
+      const ledger = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === started.clientTransactionId);
+      expect(ledger.filter((l) => l.kind === 'capture')).toEqual([]);
+      expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(2468);
+      // Captured: refunded, not cancelled, and never captured again.
+      await expect(t.service.capture(started.clientTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_STATE', message: /captured already/ });
+      await expect(t.service.cancel(started.clientTransactionId)).rejects.toMatchObject({ details: { suggest: 'refund' } });
     } finally {
       profile.set(before);
     }

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { immediateCaptureStatus } from '../helpers/demo-platform.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const childScript = join(root, 'dist/test/fixtures/crash-sale-child.js');
@@ -123,7 +124,7 @@ describe('restart after a crash mid-request', () => {
     await t.service.recover();
     await t.service.idle();
     for (const [i, id] of ids.entries()) {
-      expect(t.journal.get(id)).toMatchObject({ state: 'approved', platformStatus: 'Captured', cardSecret: undefined });
+      expect(t.journal.get(id)).toMatchObject({ state: 'approved', platformStatus: immediateCaptureStatus(), cardSecret: undefined });
       const ledger = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
       expect(ledger.map((l) => [l.kind, l.amount])).toEqual([['sale', [1_200, 2_400][i]]]);
     }

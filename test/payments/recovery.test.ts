@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { immediateCaptureStatus } from '../helpers/demo-platform.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;
@@ -71,7 +72,7 @@ describe('start-up recovery of rows a crash left behind', () => {
     const summary = await t.service.recover();
     await t.service.idle();
     expect(summary).toEqual({ resolved: 3, reversing: 1, failed: 1 });
-    expect(t.journal.get(found)).toMatchObject({ state: 'approved', platformStatus: 'Captured', cardSecret: undefined });
+    expect(t.journal.get(found)).toMatchObject({ state: 'approved', platformStatus: immediateCaptureStatus(), cardSecret: undefined });
     expect(t.journal.get(missing)).toMatchObject({ state: 'failed', message: /nothing was charged/, cardSecret: undefined });
     expect(t.journal.get(atReader)).toMatchObject({ state: 'failed', message: /interrupted before it was sent/ });
     // The reversal of a captured sale is a refund (spec rule 3).

@@ -95,3 +95,20 @@ describe('mergeAllowed', () => {
     expect(merged.cancel.maxAmount).toBe(local.cancel.maxAmount);
   });
 });
+
+describe('status casing (docs/platform-contract.md, "Tolerance of answers": statuses compared case-insensitively)', () => {
+  // capturedAmount 0 on purpose: the status word alone must say captured, in any casing.
+  it.each(['Captured', 'captured', 'CAPTURED', ' captured '])('a card sale with status %j is captured: no cancel, no second capture', (status) => {
+    const card = sale({ method: 'card', scenario: undefined, platformStatus: status, capturedAmount: 0 });
+    const cancel = cancelCheck(card, Date.parse('2026-03-01T10:05:00Z'));
+    expect(cancel.ok).toBe(false);
+    if (!cancel.ok) expect(cancel.refusal.details).toEqual({ suggest: 'refund' });
+    const capture = captureCheck(card);
+    expect(capture.ok).toBe(false);
+    if (!capture.ok) expect(capture.refusal.message).toBe('the sale is captured already');
+  });
+
+  it('an authorization (Accepted, any casing) can be captured', () => {
+    expect(captureCheck(sale({ method: 'card', scenario: undefined, platformStatus: 'ACCEPTED' })).ok).toBe(true);
+  });
+});

@@ -54,7 +54,8 @@ describe('answers from the contract\'s extremes (strict demo platform)', () => {
     t = await startStrictTerminal({ wrap: (p) => recording(p, seen) });
     const started = await t.service.startSale({ method: 'card', amount: 1_234, currency: 'EUR' });
     const view = await started.done;
-    expect(view).toMatchObject({ state: 'approved', platformStatus: 'Captured', capturedAmount: 1_234 });
+    // An immediate capture answered Accepted, the capture in its event only: captured once, from the event.
+    expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted', capturedAmount: 1_234 });
     expect(seen.calls).toEqual(['process']);
     // The answer really was from the extremes: nulls, unknown fields, an unknown event type, 12-hour times.
     const answer = seen.answers[0] as { relatedServerTransactionId: unknown; platformTraceId: unknown; events: Array<Record<string, unknown>> };
@@ -80,7 +81,7 @@ describe('answers from the contract\'s extremes (strict demo platform)', () => {
     });
     const started = await t.service.startSale({ method: 'card', amount: 2_345, currency: 'EUR' });
     const view = await started.done;
-    expect(view).toMatchObject({ state: 'approved', platformStatus: 'Captured', capturedAmount: 2_345 });
+    expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted', capturedAmount: 2_345 });
     expect(view.serverTransactionId).toEqual(expect.any(String));
     expect(seen.calls[0]).toBe('process');
     expect(seen.calls).toContain('status');

@@ -35,7 +35,8 @@ describe('the strict profile\'s answers (docs/architecture.md, "Demo platform")'
     const r = await h.call('POST', PROCESS, cardSale());
     expect(r.status).toBe(200);
     const body = r.body;
-    expect(body).toMatchObject({ transactionType: 'Payment', transactionStatus: 'Captured', relatedServerTransactionId: null });
+    // An immediate-capture merchant's sale: the spec's process status (Accepted), the capture in its event only.
+    expect(body).toMatchObject({ transactionType: 'Payment', transactionStatus: 'Accepted', relatedServerTransactionId: null });
     expect(typeof body.platformTraceId).toBe('string');
     expect(body.extensions).toMatchObject({ settlementBatch: null, riskProfile: expect.any(Object) });
     const types = body.events.map((e: { eventType: string }) => e.eventType);

@@ -85,6 +85,19 @@ describe('POST /api/transactions/{id}/refund-by-web', () => {
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(600);
   });
 
+  it('a web shop\'s order the terminal did not make: looked up at the platform, journaled marked as a web order, refunded by web', async () => {
+    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 1_800, currency: 'EUR' } });
+    const id = order?.clientTransactionId as string;
+    const r = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '8.00' } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 800, relatedClientTransactionId: id });
+    agent.demoPlatform?.payments.complete(r.json.transaction.clientTransactionId as string);
+    await waitFor(() => transaction(id), (v) => v.refundedAmount === 800, `web order ${id} refunded`);
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_000);
+    const listed = (await call(agent.url, 'GET', '/api/transactions', { headers: auth() })).json.transactions as Array<{ clientTransactionId: string; origin?: string; message?: string }>;
+    expect(listed.find((v) => v.clientTransactionId === id)).toMatchObject({ origin: 'web', message: expect.stringMatching(/web order/) });
+  });
+
   it('refuses an approval code (none applies by web), a mistyped amount and an unknown transaction', async () => {
     const id = await approvedCardSale('5.00');
     const code = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { approvalCode: '4711' } });

@@ -83,6 +83,7 @@ interface DbRow {
   offline: number;
   message: string | null;
   card_secret: string | null;
+  origin: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -113,6 +114,7 @@ const COLUMNS = {
   offline: 'offline',
   message: 'message',
   cardSecret: 'card_secret',
+  origin: 'origin',
 } as const satisfies Record<keyof JournalPatch, string>;
 
 function toDb(field: keyof typeof COLUMNS, value: unknown): unknown {
@@ -155,6 +157,7 @@ function fromDb(r: DbRow): JournalRow {
     offline: r.offline === 1,
     message: opt(r.message),
     cardSecret: r.card_secret === null ? undefined : (JSON.parse(r.card_secret) as CardSecret),
+    ...(r.origin === 'web' ? { origin: 'web' as const } : {}),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

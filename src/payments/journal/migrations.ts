@@ -56,6 +56,16 @@ export const journalMigrations: Migration[] = [
       `);
     },
   },
+  {
+    // Where a sale was made: NULL here at this terminal, 'web' for a web shop's order
+    // journaled only to give money back by web (docs/platform-contract.md, "Decisions where
+    // the spec is silent", refund by web).
+    version: 2,
+    name: 'transaction origin',
+    up(db) {
+      db.exec(`ALTER TABLE transactions ADD COLUMN origin TEXT CHECK (origin IS NULL OR origin IN ('web'))`);
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */

@@ -45,6 +45,12 @@ export interface JournalRow {
   offline: boolean;
   message: string | undefined;
   cardSecret: CardSecret | undefined;
+  /**
+   * `web`: a web shop's order this terminal did not make, journaled from the platform's
+   * record only so it can be refunded by web (never captured, and left out of the terminal's
+   * own totals); absent: made at this terminal.
+   */
+  origin?: 'web';
   createdAt: string;
   updatedAt: string;
 }

@@ -3,6 +3,7 @@ import { SimHttpError, type SimRouter } from '../router.js';
 import { snapshot, type PaymentDeps } from './transaction.js';
 import type { WalletAction } from './wallet-provider.js';
 import type { TransactionRecord } from './types.js';
+import { webOrder, webOrderSchema } from './web-order.js';
 
 const walletActionSchema = z.enum(['pay', 'fail', 'expire']);
 
@@ -27,6 +28,12 @@ export function registerPaymentControl(router: SimRouter, deps: PaymentDeps): vo
     if (tx === undefined) throw new SimHttpError(404, 'TRANSACTION_NOT_FOUND', `no transaction ${req.params.id as string}`);
     const completed = deps.completions.complete(tx);
     return { status: 200, body: { completed, transaction: snapshot(tx) } };
+  });
+  // A web shop's order: a payment no terminal made (e.g. to refund it by web from one).
+  router.add('POST', '/sim/control/web-orders', 'control', (req) => {
+    const order = webOrderSchema.safeParse(req.body);
+    if (!order.success) throw new SimHttpError(400, 'INVALID_WEB_ORDER', order.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    return { status: 201, body: webOrder(deps, order.data) };
   });
   router.add('GET', '/sim/control/ledger', 'control', () => {
     deps.wallets.settleAll();

@@ -8,6 +8,7 @@ import { snapshot, type PaymentDeps } from './transaction.js';
 import { WalletProvider } from './wallet-provider.js';
 import { BusyAnswers, OperationCompletions } from './completions.js';
 import type { TransactionRecord } from './types.js';
+import { webOrder, type WebOrder } from './web-order.js';
 
 export type { LedgerEntry, LedgerKind, NetCharge } from './ledger.js';
 export type { TransactionRecord, TransactionEvent, TransactionStatus, TransactionSource } from './types.js';
@@ -29,6 +30,8 @@ export interface SimPaymentPlatform {
     fail(id: string): TransactionRecord;
     expire(id: string): TransactionRecord;
   };
+  /** A web shop's order (a payment no terminal made), as `POST /sim/control/web-orders` makes it. */
+  webOrder(order: WebOrder): TransactionRecord;
   /** Completes now a refund or cancel answered pending (strict profile); false when none waits (id = server or client id). */
   complete(id: string): boolean;
   /** Stops wallet timers. */
@@ -76,6 +79,7 @@ export function createPaymentPlatform(router: SimRouter, ctx: SimContext): SimPa
       fail: (id) => controlWallet(deps, id, 'fail'),
       expire: (id) => controlWallet(deps, id, 'expire'),
     },
+    webOrder: (order) => webOrder(deps, order),
     complete(id) {
       const tx = deps.store.findAny(id);
       return tx !== undefined && deps.completions.complete(tx);
