@@ -165,7 +165,20 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, clock });
     stops.push(() => offline.uploader.stop());
 
-    const payments = new PaymentService({ journal, platform: platformClient, peripherals, bus, log, config, offline: offline.hook, clock });
+    const payments = new PaymentService({
+      journal,
+      platform: platformClient,
+      peripherals,
+      bus,
+      log,
+      config,
+      offline: offline.hook,
+      clock,
+      // An unknown merchant is refused before the reader (docs/architecture.md, "Invariants").
+      merchantCheck: async (merchantId) => {
+        await auth.tokenFor(merchantId);
+      },
+    });
     stops.push(() => payments.stop());
 
     const relay: EventRelay = createEventRelay({
@@ -190,6 +203,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         return levels.enabled && levels.count < levels.maxCount;
       },
       readerConnected: () => peripherals.reader.connected,
+      storage: () => payments.storage(),
     };
     // Devices announce their state before the local API listens: it reads the supervisors instead.
     const devices: DeviceStatusSource = {

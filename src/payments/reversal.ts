@@ -243,12 +243,27 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
 }
 
 /**
- * Start-up (docs/architecture.md, "Start-up recovery"): every row left in flight or reversing by a crash is resolved the
- * same way; a sale interrupted before its request left did not happen.
+ * A sale set aside as `needs_attention` whose platform outcome was never recorded: no
+ * platform status, not offline, and no reversal or refund of it tried (those rows carry
+ * what a person must decide). Its request left, so the platform may have charged it: it is
+ * looked up at start like a row left in flight (docs/architecture.md, "Start-up recovery").
+ */
+export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean {
+  if (row.kind !== 'sale' || row.state !== 'needs_attention' || row.platformStatus !== undefined || row.offline) return false;
+  return !ctx.journal.related(row.clientTransactionId).some((op) => op.kind === 'refund' || (op.kind === 'cancel' && op.cancelReason === 'Technical'));
+}
+
+/**
+ * Start-up (docs/architecture.md, "Start-up recovery"): every row whose platform outcome is
+ * not settled (left in flight, reversing, or set aside with its outcome unknown) is
+ * resolved the same way, by looking it up; a sale interrupted before its request left did
+ * not happen.
  */
 export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow) => Promise<void>): Promise<{ resolved: number; reversing: number; failed: number }> {
   const summary = { resolved: 0, reversing: 0, failed: 0 };
-  for (const row of ctx.journal.inStates(['created', 'awaiting_customer', 'in_flight', 'reversing'])) {
+  const open = ctx.journal.inStates(['created', 'awaiting_customer', 'in_flight', 'reversing']);
+  const unsettled = ctx.journal.inStates(['needs_attention']).filter((r) => outcomeUnsettled(ctx, r));
+  for (const row of [...open, ...unsettled]) {
     try {
       if (row.state === 'reversing') {
         ctx.background('reversal', () => reverseUntilAnswered(ctx, row.clientTransactionId));
@@ -257,7 +272,7 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
         if (row.state === 'in_flight') await resolveOp(row);
         else ctx.save(row.clientTransactionId, { state: 'failed', message: 'interrupted before it was sent: nothing was done' });
         summary.resolved++;
-      } else if (row.state === 'in_flight') {
+      } else if (row.state === 'in_flight' || row.state === 'needs_attention') {
         const after = await resolveSale(ctx, row);
         if (after.state === 'reversing') summary.reversing++;
         else summary.resolved++;
