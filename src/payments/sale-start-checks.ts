@@ -29,8 +29,7 @@ export const defaultStatFs: StatFs = (path) => statfsSync(path);
 
 /** The journal takes writes (docs/architecture.md, "Journal", writes that fail); one retry of kept writes first. */
 export function journalCheck(ctx: PaymentContext): StorageCheck {
-  const now = ctx.journal.writeStatus();
-  const status = now.writable ? now : ctx.journal.retryWrites();
+  const status = ctx.journal.retryWrites();
   if (status.writable) return { ok: true, detail: 'journal writable' };
   const kept = status.pendingWrites > 0 ? `; ${status.pendingWrites} outcome(s) kept in memory until written` : '';
   return { ok: false, detail: `${status.reason ?? 'the journal cannot write'} (since ${status.since ?? 'now'})${kept}` };

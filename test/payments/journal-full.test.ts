@@ -5,39 +5,10 @@ import { ErrorCodes } from '../../src/core/index.js';
 import type { Journal } from '../../src/payments/journal/index.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { AgentError } from '../../src/core/index.js';
+import { fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
-
-/**
- * A journal that cannot write (docs/architecture.md, "Journal", writes that fail), made
- * real with SQLite's own limit: the journal's connection may not grow the file
- * (`PRAGMA max_page_count` at its current size) and its pages are packed with finished
- * rows, so the next write that needs room fails with SQLITE_FULL.
- */
-function fillJournal(journal: Journal): void {
-  const db = journal.db;
-  const pages = Number(db.pragma('page_count', { simple: true }));
-  db.pragma(`max_page_count = ${pages}`);
-  const insert = db.prepare(
-    "INSERT INTO transactions (client_id, kind, amount, currency, state, client_date_time, created_at, updated_at, message) VALUES (?, 'sale', 1, 'EUR', 'failed', '2026-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', ?)",
-  );
-  let n = 0;
-  for (const size of [1000, 300, 100, 30, 1]) {
-    for (;;) {
-      try {
-        insert.run(`filler-${n++}`, 'x'.repeat(size));
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_FULL') throw err;
-        break;
-      }
-    }
-  }
-}
-
-/** The journal may grow again (an operator freed space). */
-function freeJournal(journal: Journal): void {
-  journal.db.pragma('max_page_count = 1073741823');
-}
+import { visaCard } from '../helpers/fake-peripherals.js';
 
 /** The row as it is on disk, read by a second connection (not the journal's memory). */
 function onDisk(dataDir: string, id: string): { state: string; server_id: string | null } | undefined {
@@ -147,6 +118,32 @@ describe('a journal that cannot write', () => {
     expect(t.journal.retryWrites()).toMatchObject({ writable: true, pendingWrites: 0 });
     expect(onDisk(dataDir, started.clientTransactionId)?.state).toBe('approved');
     expect(t.service.storage().journal.ok).toBe(true);
+  });
+
+  it('the write before the request leaves fails: nothing is sent, the sale ends failed (not stuck on "present the card"), nothing charged', async () => {
+    const tmp = tempDir('journal-full-');
+    dirs.push(tmp.cleanup);
+    const dataDir = join(tmp.dir, 'data');
+    const t = await fixture.startTerminal({ dataDir });
+    terminals.push(t);
+    // The journal fills up while the customer presents the card.
+    t.devices.reader.next(async (req) => {
+      fillJournal(t.journal);
+      return { outcome: 'ok', entryMode: req.entryModes[0] ?? 'ContactChip', card: visaCard() };
+    });
+    const started = await t.service.startSale({ method: 'card', amount: 777, currency: 'EUR' });
+    const view = await started.done;
+    expect(view.state).toBe('failed');
+    expect(view.message).toMatch(/nothing was charged/);
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)).toBeUndefined();
+    expect(charges(started.clientTransactionId)).toEqual([]);
+    expect(onDisk(dataDir, started.clientTransactionId)?.state).toBe('awaiting_customer');
+    // The next start settles what the disk still shows as waiting: nothing was sent.
+    await t.close();
+    const again = await fixture.startTerminal({ dataDir });
+    terminals.push(again);
+    await again.service.recover();
+    expect(again.service.row(started.clientTransactionId)).toMatchObject({ state: 'failed' });
   });
 
   it('a sale set aside as needs_attention with its outcome unknown is looked up at start (an older agent left it so)', async () => {

@@ -391,9 +391,23 @@ export class Journal {
     return { writable: false, pendingWrites: this.deferred.size, code: f.code, reason: f.reason, since: f.since };
   }
 
-  /** One attempt now at the writes kept in memory (or a probe when none are): a sale start and /readyz ask. */
+  /**
+   * Checks now whether the journal takes writes, as a sale start and /readyz ask: the writes
+   * kept in memory are tried again, or, when there are none, a probe allocates room for a
+   * few rows and rolls back (SQLite refuses it when the file cannot grow).
+   */
   retryWrites(): JournalWriteStatus {
-    if (this.writeFailure !== undefined && this.db.open) this.flushDeferred();
+    if (!this.db.open || this.db.inTransaction) return this.writeStatus();
+    if (this.writeFailure !== undefined) {
+      this.flushDeferred();
+      return this.writeStatus();
+    }
+    try {
+      this.probe();
+    } catch (err) {
+      if (!isStorageError(err)) throw err;
+      this.failed(err);
+    }
     return this.writeStatus();
   }
 
