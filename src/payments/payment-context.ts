@@ -9,7 +9,7 @@ import { FINAL_STATES, type Journal, type JournalPatch, type JournalRow } from '
 import type { OfflineHook } from './offline-hook.js';
 import { toView } from './view.js';
 import { transactionUpdated } from './transaction-event.js';
-import { defaultStatFs, type StatFs } from './sale-start-checks.js';
+import { defaultStatFs, type StatFs } from './free-space.js';
 
 /** The platform calls payments uses (the PlatformClient, or a test double with the same shape). */
 export type PaymentsPlatform = Pick<

@@ -1,11 +1,8 @@
-import { statfsSync } from 'node:fs';
 import { AgentError, ErrorCodes, describeError, isAgentError } from '../core/index.js';
 import type { PaymentContext } from './payment-context.js';
 import { formatAmount, minorDigits } from './money.js';
 import type { ValidSale } from './sale-request.js';
-
-/** Free blocks of a file system as node's statfs gives them (injectable for tests). */
-export type StatFs = (path: string) => { bavail: number | bigint; bsize: number | bigint };
+import { freeMb, type StatFs } from './free-space.js';
 
 /** A check of a readiness condition: ok, and why in words (docs/operations.md, "Health endpoints"). */
 export interface StorageCheck {
@@ -13,21 +10,7 @@ export interface StorageCheck {
   detail: string;
 }
 
-const MB = 1024 * 1024;
-
-/** Free megabytes in `dir` for unprivileged writers, or undefined when statfs fails. */
-export function freeMb(statfs: StatFs, dir: string): number | undefined {
-  try {
-    const st = statfs(dir);
-    return Math.floor((Number(st.bavail) * Number(st.bsize)) / MB);
-  } catch {
-    return undefined;
-  }
-}
-
-export const defaultStatFs: StatFs = (path) => statfsSync(path);
-
-/** The journal takes writes (docs/architecture.md, "Journal", writes that fail); one retry of kept writes first. */
+/** The journal takes writes (docs/architecture.md, "Journal", writes that fail); checked now (kept writes retried, or a probe). */
 export function journalCheck(ctx: PaymentContext): StorageCheck {
   const status = ctx.journal.retryWrites();
   if (status.writable) return { ok: true, detail: 'journal writable' };
@@ -35,7 +18,7 @@ export function journalCheck(ctx: PaymentContext): StorageCheck {
   return { ok: false, detail: `${status.reason ?? 'the journal cannot write'} (since ${status.since ?? 'now'})${kept}` };
 }
 
-/** Free space in the data directory at or above payments.minFreeDiskMb. A failing statfs does not block sales: it is logged. */
+/** Free space in the data directory at or above payments.minFreeDiskMb. A statfs that fails does not block sales: its detail says so. */
 export function diskCheck(ctx: PaymentContext, statfs: StatFs): StorageCheck {
   const min = ctx.config.payments.minFreeDiskMb;
   if (min === 0) return { ok: true, detail: 'free-space guard off (payments.minFreeDiskMb 0)' };

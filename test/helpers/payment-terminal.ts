@@ -11,7 +11,7 @@ import { Journal } from '../../src/payments/journal/index.js';
 import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
 import type { PaymentsPlatform, TransactionView } from '../../src/payments/index.js';
-import type { StatFs } from '../../src/payments/sale-start-checks.js';
+import type { StatFs } from '../../src/payments/free-space.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { identityOf, startDemo, testPlatformTimeZone, type Demo } from './demo-platform.js';
 import { tempDir } from './temp-dir.js';
