@@ -1,5 +1,5 @@
 import { backoffDelay } from '../core/index.js';
-import { describeError } from '../core/index.js';
+import { ErrorCodes, describeError, isAgentError } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { PaymentContext } from './payment-context.js';
@@ -47,10 +47,24 @@ export async function reverseUntilAnswered(ctx: PaymentContext, saleId: string):
   for (let attempt = 0; ; attempt++) {
     const sale = ctx.journal.require(saleId);
     if (sale.state !== 'reversing') return;
-    if (await reverseOnce(ctx, sale)) return;
+    if (await reverseOnceOrWait(ctx, sale)) return;
     const delay = backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalRetryCapMs, random: ctx.random });
     ctx.log.info({ clientTransactionId: saleId, attempt: attempt + 1, delayMs: delay }, 'reversal not answered; retrying');
     await ctx.clock.sleep(delay, ctx.stopSignal);
+  }
+}
+
+/**
+ * One attempt; a journal that cannot write its attempt first (write-ahead: docs/architecture.md,
+ * "Journal", writes that fail) sends nothing and is tried again after the backoff, never given up.
+ */
+async function reverseOnceOrWait(ctx: PaymentContext, sale: JournalRow): Promise<boolean> {
+  try {
+    return await reverseOnce(ctx, sale);
+  } catch (err) {
+    if (!isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) throw err;
+    ctx.log.warn({ clientTransactionId: sale.clientTransactionId, err: describeError(err) }, 'reversal waits for the journal');
+    return false;
   }
 }
 

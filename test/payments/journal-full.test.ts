@@ -7,6 +7,7 @@ import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { AgentError } from '../../src/core/index.js';
 import { fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { testLogger } from '../helpers/log-sink.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { visaCard } from '../helpers/fake-peripherals.js';
 
@@ -41,15 +42,10 @@ afterEach(async () => {
   while (dirs.length > 0) dirs.pop()?.();
 });
 
-/** A terminal whose journal fills up right after the platform answered a sale. */
-async function terminalFillingAfterProcess(dataDir: string): Promise<Terminal> {
-  let journal: Journal | undefined;
-  const wrap = (p: PaymentsPlatform): PaymentsPlatform => ({
-    process: async (...args) => {
-      const answer = await p.process(...args);
-      if (journal !== undefined) fillJournal(journal);
-      return answer;
-    },
+/** The platform's calls bound to it, to override some. */
+function bound(p: PaymentsPlatform): PaymentsPlatform {
+  return {
+    process: (...a) => p.process(...a),
     qrTerminalPayment: (...a) => p.qrTerminalPayment(...a),
     capture: (...a) => p.capture(...a),
     captureAll: (...a) => p.captureAll(...a),
@@ -58,6 +54,19 @@ async function terminalFillingAfterProcess(dataDir: string): Promise<Terminal> {
     allowedOperations: (...a) => p.allowedOperations(...a),
     status: (...a) => p.status(...a),
     refundByWeb: (...a) => p.refundByWeb(...a),
+  };
+}
+
+/** A terminal whose journal fills up right after the platform answered a sale. */
+async function terminalFillingAfterProcess(dataDir: string): Promise<Terminal> {
+  let journal: Journal | undefined;
+  const wrap = (p: PaymentsPlatform): PaymentsPlatform => ({
+    ...bound(p),
+    process: async (...args) => {
+      const answer = await p.process(...args);
+      if (journal !== undefined) fillJournal(journal);
+      return answer;
+    },
   });
   const t = await fixture.startTerminal({ dataDir, wrap });
   journal = t.journal;
@@ -144,6 +153,37 @@ describe('a journal that cannot write', () => {
     terminals.push(again);
     await again.service.recover();
     expect(again.service.row(started.clientTransactionId)).toMatchObject({ state: 'failed' });
+  });
+
+  it('a reversal whose journal cannot write waits and goes on once it can (never given up): reversed, nothing charged', async () => {
+    const { log, sink } = testLogger('info');
+    let journal: Journal | undefined;
+    const t = await fixture.startTerminal({
+      log,
+      wrap: (p) => ({
+        ...bound(p),
+        process: async (...args) => {
+          try {
+            return await p.process(...args);
+          } finally {
+            if (journal !== undefined) fillJournal(journal);
+          }
+        },
+      }),
+    });
+    journal = t.journal;
+    terminals.push(t);
+    // The answer is lost and the lookup fails: the sale is reversed, with a journal that is full.
+    fixture.demo.platform.faults.set('process', { drop: 'after', times: 1 });
+    fixture.demo.platform.faults.set('status', { status: 503, times: 3 });
+    const started = await t.service.startSale({ method: 'card', amount: 3_300, currency: 'EUR', merchantId: 'm-1002' });
+    expect((await started.done).state).toBe('reversing');
+    for (let i = 0; i < 200 && !sink.text().includes('reversal waits for the journal'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(sink.text()).toContain('reversal waits for the journal');
+    freeJournal(t.journal);
+    await t.service.idle();
+    expect(t.service.row(started.clientTransactionId)).toMatchObject({ state: 'reversed' });
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId, 'm-1002')).toBe(0);
   });
 
   it('a sale set aside as needs_attention with its outcome unknown is looked up at start (an older agent left it so)', async () => {
