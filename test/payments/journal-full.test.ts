@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '../../src/core/index.js';
 import type { Journal } from '../../src/payments/journal/index.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
+import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { AgentError } from '../../src/core/index.js';
 import { fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -184,6 +185,30 @@ describe('a journal that cannot write', () => {
     await t.service.idle();
     expect(t.service.row(started.clientTransactionId)).toMatchObject({ state: 'reversed' });
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId, 'm-1002')).toBe(0);
+  });
+
+  it('an offline sale the full journal cannot store: failed, nothing queued, the row never shown as stored', async () => {
+    let journal: Journal | undefined;
+    const hook: OfflineHook = {
+      eligible: () => {
+        if (journal !== undefined) fillJournal(journal);
+        return { ok: true };
+      },
+      store: (db, sale) => {
+        db.exec('CREATE TABLE IF NOT EXISTS test_queue (client_id TEXT PRIMARY KEY, body TEXT NOT NULL)');
+        db.prepare('INSERT INTO test_queue VALUES (?, ?)').run(sale.row.clientTransactionId, JSON.stringify(sale.body));
+      },
+    };
+    const t = await fixture.startTerminal({ baseUrl: 'https://127.0.0.1:9', offline: hook });
+    journal = t.journal;
+    terminals.push(t);
+    t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
+    const view = await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR' })).done;
+    expect(view.state).toBe('failed');
+    expect(view.message).toMatch(/offline store refused the sale .*journal cannot write.*nothing was charged/);
+    expect(view.offline).toBe(false);
+    const tables = t.journal.db.prepare("SELECT name FROM sqlite_master WHERE name = 'test_queue'").all();
+    expect(tables).toEqual([]);
   });
 
   it('a sale set aside as needs_attention with its outcome unknown is looked up at start (an older agent left it so)', async () => {

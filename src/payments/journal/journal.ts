@@ -212,6 +212,8 @@ export class Journal {
   private writeFailure: WriteFailure | undefined;
   private retryTimer: TimerHandle | undefined;
   private retryAttempt = 0;
+  /** Inside transaction(): SQLite may have rolled it back already, so db.inTransaction cannot say. */
+  private transactionDepth = 0;
   private readonly retry: { baseMs: number; capMs: number; attempts: number };
 
   constructor(opts: JournalOptions) {
@@ -336,11 +338,14 @@ export class Journal {
 
   /** Runs fn in one SQLite transaction (immediate: takes the write lock up front). */
   transaction<T>(fn: (db: Db) => T): T {
+    this.transactionDepth += 1;
     try {
       return this.db.transaction(() => fn(this.db)).immediate();
     } catch (err) {
       if (isStorageError(err)) this.failed(err);
       throw err;
+    } finally {
+      this.transactionDepth -= 1;
     }
   }
 
@@ -424,7 +429,7 @@ export class Journal {
 
   private flushDeferred(): void {
     // Inside another transaction (an offline store) the probe cannot run: the next write or the timer flushes.
-    if (this.db.inTransaction) return;
+    if (this.db.inTransaction || this.transactionDepth > 0) return;
     try {
       for (const [id, kept] of [...this.deferred]) {
         this.writePatch(id, kept.patch);
@@ -460,7 +465,11 @@ export class Journal {
     this.retryAttempt += 1;
     this.retryTimer = this.timers.setTimeout(() => {
       this.retryTimer = undefined;
-      if (this.db.open && this.writeFailure !== undefined) this.flushDeferred();
+      try {
+        if (this.db.open && this.writeFailure !== undefined) this.flushDeferred();
+      } catch {
+        // Not a storage fault (never expected): the next write, sale start or /readyz tries again.
+      }
     }, delay);
   }
 
@@ -495,7 +504,9 @@ export class Journal {
     } catch (err) {
       if (!isStorageError(err)) throw err;
       const failure = this.failed(err);
-      if (isWriteAhead(patch)) throw unwritableError(failure, err);
+      // Inside a caller's transaction (an offline store: journal row and queue item in one) the
+      // caller's whole transaction fails instead: a row is never kept apart from its partner.
+      if (isWriteAhead(patch) || this.transactionDepth > 0) throw unwritableError(failure, err);
       this.deferred.set(clientTransactionId, { patch: merged, at: new Date(this.clock.wall()).toISOString() });
       return this.require(clientTransactionId);
     }
