@@ -183,7 +183,23 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, clock });
     stops.push(() => offline.uploader.stop());
 
-    const payments = new PaymentService({ journal, platform: platformClient, peripherals, bus, log, config, offline: offline.hook, clock });
+    const payments = new PaymentService({
+      journal,
+      platform: platformClient,
+      peripherals,
+      bus,
+      log,
+      config,
+      offline: offline.hook,
+      clock,
+      // An unknown merchant is refused before the reader (docs/architecture.md, "Invariants"): one
+      // the terminal's list names passes without a call; any other is asked of the auth service,
+      // which learns the platform ids of merchants not seen yet and refuses one it does not serve.
+      merchantCheck: async (merchantId) => {
+        if (auth.merchants().some((m) => m.clientId === merchantId || m.merchantName === merchantId || m.merchantId === merchantId)) return;
+        await auth.tokenFor(merchantId);
+      },
+    });
     stops.push(() => payments.stop());
 
     const relay: EventRelay = createEventRelay({
@@ -209,6 +225,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         return levels.enabled && levels.count < levels.maxCount;
       },
       readerConnected: () => peripherals.reader.connected,
+      storage: () => payments.storage(),
     };
     // Devices announce their state before the local API listens: it reads the supervisors instead.
     const devices: DeviceStatusSource = {

@@ -89,6 +89,11 @@ export const configSchema = z.strictObject({
       reversalRetryCapMs: z.number().int().positive().default(300_000).describe('longest wait between reversal attempts'),
       lookupGraceMs: z.number().int().min(0).default(20_000).describe('after an unknown outcome, how long "not found" is looked up again (a slow request may still land) before it counts as not done'),
       busyRetryMaxMs: z.number().int().min(0).default(10_000).describe('a payment write answered 429 or 503 with Retry-After (busy, nothing processed) is sent again with the same client id while the waits add up to at most this; 0 = never'),
+      maxSaleAmount: z
+        .record(z.string().regex(/^([A-Z]{3}|default)$/, 'expected an ISO 4217 code such as EUR, or default'), z.number().positive())
+        .default({ default: 100_000 })
+        .describe('largest amount of one sale, in major units, per currency; `default` for currencies not listed (e.g. {"default":100000,"JPY":10000000})'),
+      minFreeDiskMb: z.number().int().min(0).default(64).describe('no new sale starts while the data directory has less free space than this (MB); 0 = no check'),
     })
     .prefault({}),
   offline: z

@@ -62,6 +62,10 @@ export const ErrorCodes = {
   JOURNAL_MISSING: 'JOURNAL_MISSING',
   /** The journal file is damaged or was emptied: the agent refuses to start on it and keeps it. */
   JOURNAL_DAMAGED: 'JOURNAL_DAMAGED',
+  /** The journal cannot take writes (disk full, I/O error): no new payment starts until it can. */
+  JOURNAL_UNWRITABLE: 'JOURNAL_UNWRITABLE',
+  /** Free space in the data directory is below payments.minFreeDiskMb: no new payment starts. */
+  DISK_SPACE_LOW: 'DISK_SPACE_LOW',
   // devices and link layer
   DEVICE_TIMEOUT: 'DEVICE_TIMEOUT',
   DEVICE_DISCONNECTED: 'DEVICE_DISCONNECTED',

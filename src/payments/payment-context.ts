@@ -9,6 +9,7 @@ import { FINAL_STATES, type Journal, type JournalPatch, type JournalRow } from '
 import type { OfflineHook } from './offline-hook.js';
 import { toView } from './view.js';
 import { transactionUpdated } from './transaction-event.js';
+import { defaultStatFs, type StatFs } from './free-space.js';
 
 /** The platform calls payments uses (the PlatformClient, or a test double with the same shape). */
 export type PaymentsPlatform = Pick<
@@ -32,6 +33,13 @@ export interface PaymentServiceDeps {
   retryBaseMs?: number;
   /** Jitter source of the retries. */
   random?: () => number;
+  /**
+   * Throws AUTH_NO_MERCHANT when the merchant a sale names is not one of this terminal's
+   * (the agent: the auth service's token for it), so the sale is refused before the reader.
+   */
+  merchantCheck?: (merchantId: string) => Promise<void>;
+  /** Free space of the data directory (payments.minFreeDiskMb); default fs.statfsSync. */
+  statfs?: StatFs;
 }
 
 /**
@@ -51,6 +59,8 @@ export class PaymentContext {
   readonly offline: OfflineHook | undefined;
   readonly retryBaseMs: number;
   readonly random: () => number;
+  readonly merchantCheck: ((merchantId: string) => Promise<void>) | undefined;
+  readonly statfs: StatFs;
   private readonly makeId: () => string;
   private readonly waiters = new Map<string, Array<(view: TransactionView) => void>>();
   private readonly trackingListeners = new Set<(t: PendingTracking) => void>();
@@ -69,6 +79,8 @@ export class PaymentContext {
     this.retryBaseMs = deps.retryBaseMs ?? 1_000;
     this.random = deps.random ?? Math.random;
     this.makeId = deps.newId ?? randomUUID;
+    this.merchantCheck = deps.merchantCheck;
+    this.statfs = deps.statfs ?? defaultStatFs;
   }
 
   newId(): string {

@@ -1,5 +1,5 @@
 import { backoffDelay } from '../core/index.js';
-import { describeError } from '../core/index.js';
+import { ErrorCodes, describeError, isAgentError } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { PaymentContext } from './payment-context.js';
@@ -47,10 +47,24 @@ export async function reverseUntilAnswered(ctx: PaymentContext, saleId: string):
   for (let attempt = 0; ; attempt++) {
     const sale = ctx.journal.require(saleId);
     if (sale.state !== 'reversing') return;
-    if (await reverseOnce(ctx, sale)) return;
+    if (await reverseOnceOrWait(ctx, sale)) return;
     const delay = backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalRetryCapMs, random: ctx.random });
     ctx.log.info({ clientTransactionId: saleId, attempt: attempt + 1, delayMs: delay }, 'reversal not answered; retrying');
     await ctx.clock.sleep(delay, ctx.stopSignal);
+  }
+}
+
+/**
+ * One attempt; a journal that cannot write its attempt first (write-ahead: docs/architecture.md,
+ * "Journal", writes that fail) sends nothing and is tried again after the backoff, never given up.
+ */
+async function reverseOnceOrWait(ctx: PaymentContext, sale: JournalRow): Promise<boolean> {
+  try {
+    return await reverseOnce(ctx, sale);
+  } catch (err) {
+    if (!isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) throw err;
+    ctx.log.warn({ clientTransactionId: sale.clientTransactionId, err: describeError(err) }, 'reversal waits for the journal');
+    return false;
   }
 }
 
@@ -245,12 +259,27 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
 }
 
 /**
- * Start-up (docs/architecture.md, "Start-up recovery"): every row left in flight or reversing by a crash is resolved the
- * same way; a sale interrupted before its request left did not happen.
+ * A sale set aside as `needs_attention` whose platform outcome was never recorded: no
+ * platform status, not offline, and no reversal or refund of it tried (those rows carry
+ * what a person must decide). Its request left, so the platform may have charged it: it is
+ * looked up at start like a row left in flight (docs/architecture.md, "Start-up recovery").
+ */
+export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean {
+  if (row.kind !== 'sale' || row.state !== 'needs_attention' || row.platformStatus !== undefined || row.offline) return false;
+  return !ctx.journal.related(row.clientTransactionId).some((op) => op.kind === 'refund' || (op.kind === 'cancel' && op.cancelReason === 'Technical'));
+}
+
+/**
+ * Start-up (docs/architecture.md, "Start-up recovery"): every row whose platform outcome is
+ * not settled (left in flight, reversing, or set aside with its outcome unknown) is
+ * resolved the same way, by looking it up; a sale interrupted before its request left did
+ * not happen.
  */
 export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow) => Promise<void>): Promise<{ resolved: number; reversing: number; failed: number }> {
   const summary = { resolved: 0, reversing: 0, failed: 0 };
-  for (const row of ctx.journal.inStates(['created', 'awaiting_customer', 'in_flight', 'reversing'])) {
+  const open = ctx.journal.inStates(['created', 'awaiting_customer', 'in_flight', 'reversing']);
+  const unsettled = ctx.journal.inStates(['needs_attention']).filter((r) => outcomeUnsettled(ctx, r));
+  for (const row of [...open, ...unsettled]) {
     try {
       if (row.state === 'reversing') {
         ctx.background('reversal', () => reverseUntilAnswered(ctx, row.clientTransactionId));
@@ -259,7 +288,7 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
         if (row.state === 'in_flight') await resolveOp(row);
         else ctx.save(row.clientTransactionId, { state: 'failed', message: 'interrupted before it was sent: nothing was done' });
         summary.resolved++;
-      } else if (row.state === 'in_flight') {
+      } else if (row.state === 'in_flight' || row.state === 'needs_attention') {
         const after = await resolveSale(ctx, row);
         if (after.state === 'reversing') summary.reversing++;
         else summary.resolved++;

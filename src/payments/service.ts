@@ -35,6 +35,7 @@ import { recoverAll } from './reversal.js';
 import { cancelCheck, captureCheck, localAllowed, mergeAllowed, refundCheck, requireAmount } from './rules.js';
 import { runCardSale } from './sale-card.js';
 import { validateSale } from './sale-request.js';
+import { checkSaleCanStart, diskCheck, journalCheck, type StorageCheck } from './sale-start-checks.js';
 import { runWalletSale, walletSettled } from './sale-wallet.js';
 import { toView } from './view.js';
 import { journalWebOrder, refuseWebOrder } from './web-order.js';
@@ -108,6 +109,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
   async startSale(req: SaleRequest): Promise<StartedSale> {
     const ctx = this.ctx;
     const sale = validateSale(req, ctx.config);
+    // Refused before the reader is asked: the customer never presents a card for a sale that cannot be made or kept.
+    await checkSaleCanStart(ctx, sale, ctx.statfs);
     const device: SaleDevice | undefined =
       sale.method === 'walletA' || sale.method === 'walletB' ? (sale.scenario === 'MerchantScan' ? (sale.walletId === undefined ? 'scanner' : undefined) : 'display') : 'reader';
     if (device !== undefined) this.devices.requireFree(device);
@@ -369,6 +372,11 @@ export class PaymentService implements PaymentsApi, RelayStore {
       ctx.log.warn({ clientTransactionId: op.clientTransactionId, err: describeError(err) }, 'lookup failed; retrying in the background');
     }
     ctx.background(`resolve ${op.kind}`, () => resolveUntilKnown(ctx, op, resolver));
+  }
+
+  /** The journal takes writes and the data directory has its free-space margin (/readyz, /api/status). */
+  storage(): { journal: StorageCheck; disk: StorageCheck } {
+    return { journal: journalCheck(this.ctx), disk: diskCheck(this.ctx, this.ctx.statfs) };
   }
 
   /** Resolves when no reversal or lookup is running in the background. */

@@ -1,4 +1,4 @@
-import type { ApiDeviceStatus, ApiMerchant, ApiOfflineFlushResult, ApiOfflineItem, ApiOfflineItemState, ApiOfflineLevels } from './wire-types.js';
+import type { ApiDeviceStatus, ApiReadinessCheck, ApiMerchant, ApiOfflineFlushResult, ApiOfflineItem, ApiOfflineItemState, ApiOfflineLevels } from './wire-types.js';
 
 /**
  * What the local API reads from the rest of the agent besides the payments engine. The
@@ -14,6 +14,11 @@ export interface HealthSource {
   /** Offline card sales are enabled and the queue has room. */
   offlineAllowed(): boolean;
   readerConnected(): boolean;
+  /**
+   * The journal takes writes and the data directory has its free-space margin
+   * (docs/operations.md, "Health endpoints"); each check says why when it fails.
+   */
+  storage?(): { journal: ApiReadinessCheck; disk: ApiReadinessCheck };
 }
 
 /** Offline queue levels as a source hands them over; the API adds the texts (api-views.ts). */

@@ -220,7 +220,15 @@ export interface ApiReadinessCheck {
 /** GET /readyz (200 when ready, 503 otherwise). */
 export interface ApiReadiness {
   ready: boolean;
-  checks: { token: ApiReadinessCheck; platform: ApiReadinessCheck; reader: ApiReadinessCheck };
+  checks: {
+    token: ApiReadinessCheck;
+    platform: ApiReadinessCheck;
+    reader: ApiReadinessCheck;
+    /** The journal takes writes: while it cannot, no sale starts (detail says why). */
+    journal?: ApiReadinessCheck;
+    /** Free space in the data directory at or above payments.minFreeDiskMb. */
+    disk?: ApiReadinessCheck;
+  };
 }
 
 /** GET /api/status. */

@@ -12,6 +12,7 @@ import { Journal } from '../../src/payments/journal/index.js';
 import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { PaymentService } from '../../src/payments/service.js';
 import type { PaymentsPlatform, TransactionView } from '../../src/payments/index.js';
+import type { StatFs } from '../../src/payments/free-space.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { identityOf, startDemo, testPlatformTimeZone, type Demo } from './demo-platform.js';
 import { tempDir } from './temp-dir.js';
@@ -48,6 +49,8 @@ export interface TerminalOptions {
   log?: Logger;
   /** Payment API base URL (default: the demo platform's mTLS listener). */
   baseUrl?: string;
+  /** Free space of the data directory as the free-space guard reads it. */
+  statfs?: StatFs;
 }
 
 /** The demo platform on loopback (mTLS), shared by the tests of a file. */
@@ -166,6 +169,10 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     retryBaseMs: 10,
     random: () => 0.5,
     clock,
+    merchantCheck: async (merchantId) => {
+      await auth.tokenFor(merchantId);
+    },
+    ...(opts.statfs ? { statfs: opts.statfs } : {}),
     ...(opts.offline ? { offline: opts.offline } : {}),
   });
   let closing: Promise<void> | undefined;

@@ -7,6 +7,7 @@ import type { TransactionState } from '../api.js';
 import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
+import { describeWriteFailure, isStorageError, isWriteAhead, mergePatches, overlay, unwritableError, type WriteFailure } from './write-failure.js';
 
 export const JOURNAL_FILE = 'journal.sqlite';
 
@@ -23,7 +24,22 @@ export interface JournalOptions {
   clock?: Pick<TimeSource, 'wall'> & Partial<TimerSource>;
   /** Journals larger than this get the header, size and schema checks at open, not quick_check (integrity.ts). */
   maxCheckBytes?: number;
+  /** Retries of writes SQLite refused (disk full): first delay, longest delay, how many. */
+  writeRetry?: { baseMs?: number; capMs?: number; attempts?: number };
 }
+
+/** Whether the journal takes writes now (docs/architecture.md, "Journal", writes that fail). */
+export interface JournalWriteStatus {
+  writable: boolean;
+  /** Outcomes kept in memory until the journal takes them. */
+  pendingWrites: number;
+  code?: string;
+  reason?: string;
+  since?: string;
+}
+
+/** Bytes the write probe allocates (and rolls back): the journal needs at least this much room. */
+const PROBE_BYTES = 64 * 1024;
 
 /** The SQL function the card-data triggers call (registered on the journal's connection only). */
 const CARD_DATA_CLEARED_FN = 'journal_card_data_cleared';
@@ -194,8 +210,17 @@ export class Journal {
   private readonly stmtGet;
   private readonly stmtRelated;
   private readonly statements = new Map<string, ReturnType<Db['prepare']>>();
+  /** Patches SQLite refused after a request left, kept until written (row id -> patch, time). */
+  private readonly deferred = new Map<string, { patch: JournalPatch; at: string }>();
+  private writeFailure: WriteFailure | undefined;
+  private retryTimer: TimerHandle | undefined;
+  private retryAttempt = 0;
+  /** Inside transaction(): SQLite may have rolled it back already, so db.inTransaction cannot say. */
+  private transactionDepth = 0;
+  private readonly retry: { baseMs: number; capMs: number; attempts: number };
 
   constructor(opts: JournalOptions) {
+    this.retry = { baseMs: opts.writeRetry?.baseMs ?? 250, capMs: opts.writeRetry?.capMs ?? 10_000, attempts: opts.writeRetry?.attempts ?? 30 };
     this.clock = opts.clock ?? systemClock();
     const c = opts.clock;
     const { setTimeout: set, clearTimeout: clear } = c ?? {};
@@ -316,7 +341,15 @@ export class Journal {
 
   /** Runs fn in one SQLite transaction (immediate: takes the write lock up front). */
   transaction<T>(fn: (db: Db) => T): T {
-    return this.db.transaction(() => fn(this.db)).immediate();
+    this.transactionDepth += 1;
+    try {
+      return this.db.transaction(() => fn(this.db)).immediate();
+    } catch (err) {
+      if (isStorageError(err)) this.failed(err);
+      throw err;
+    } finally {
+      this.transactionDepth -= 1;
+    }
   }
 
   insert(row: NewJournalRow): JournalRow {
@@ -335,14 +368,112 @@ export class Journal {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new AgentError(ErrorCodes.PAYMENT_ID_CONFLICT, `a transaction with id ${row.clientTransactionId} exists already`, { cause: err });
       }
+      // A new row is written before anything happens: nothing is lost, the caller is refused.
+      if (isStorageError(err)) throw unwritableError(this.failed(err), err);
       throw err;
     }
+    this.wrote();
     return this.require(row.clientTransactionId);
   }
 
   get(clientTransactionId: string): JournalRow | undefined {
     const r = this.stmtGet.get(clientTransactionId);
-    return r === undefined ? undefined : fromDb(r);
+    return r === undefined ? undefined : this.read(r);
+  }
+
+  /** A row as read, with the outcome kept in memory when SQLite refused its write. */
+  private read(r: DbRow): JournalRow {
+    const row = fromDb(r);
+    const kept = this.deferred.get(row.clientTransactionId);
+    return kept === undefined ? row : overlay(row, kept.patch, kept.at);
+  }
+
+  /**
+   * Whether the journal takes writes (docs/architecture.md, "Journal", writes that fail):
+   * false from a write SQLite refused until the outcomes kept in memory are written and a
+   * probe write succeeds.
+   */
+  writeStatus(): JournalWriteStatus {
+    const f = this.writeFailure;
+    if (f === undefined) return { writable: true, pendingWrites: this.deferred.size };
+    return { writable: false, pendingWrites: this.deferred.size, code: f.code, reason: f.reason, since: f.since };
+  }
+
+  /**
+   * Checks now whether the journal takes writes, as a sale start and /readyz ask: the writes
+   * kept in memory are tried again, or, when there are none, a probe allocates room for a
+   * few rows and rolls back (SQLite refuses it when the file cannot grow).
+   */
+  retryWrites(): JournalWriteStatus {
+    if (!this.db.open || this.db.inTransaction) return this.writeStatus();
+    if (this.writeFailure !== undefined) {
+      this.flushDeferred();
+      return this.writeStatus();
+    }
+    try {
+      this.probe();
+    } catch (err) {
+      if (!isStorageError(err)) throw err;
+      this.failed(err);
+    }
+    return this.writeStatus();
+  }
+
+  private failed(err: unknown): WriteFailure {
+    this.writeFailure ??= describeWriteFailure(err, new Date(this.clock.wall()).toISOString());
+    this.scheduleRetry();
+    return this.writeFailure;
+  }
+
+  /** A write went through: outcomes kept in memory follow at once. */
+  private wrote(): void {
+    if (this.writeFailure !== undefined || this.deferred.size > 0) this.flushDeferred();
+  }
+
+  private flushDeferred(): void {
+    // Inside another transaction (an offline store) the probe cannot run: the next write or the timer flushes.
+    if (this.db.inTransaction || this.transactionDepth > 0) return;
+    try {
+      for (const [id, kept] of [...this.deferred]) {
+        this.writePatch(id, kept.patch);
+        this.deferred.delete(id);
+      }
+      if (this.deferred.size === 0) this.probe();
+    } catch (err) {
+      if (!isStorageError(err)) throw err;
+      this.scheduleRetry();
+      return;
+    }
+    this.writeFailure = undefined;
+    this.retryAttempt = 0;
+    if (this.retryTimer !== undefined) this.timers.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  /** Allocates room for a few rows and rolls back: SQLite refuses it when the file cannot grow. */
+  private probe(): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.db.exec('CREATE TABLE journal_write_probe (b BLOB)');
+      this.db.prepare('INSERT INTO journal_write_probe VALUES (zeroblob(?))').run(PROBE_BYTES);
+    } finally {
+      this.db.exec('ROLLBACK');
+    }
+  }
+
+  /** Bounded retries with backoff; after the last, a sale start or /readyz tries again (retryWrites). */
+  private scheduleRetry(): void {
+    if (this.retryTimer !== undefined || this.retryAttempt >= this.retry.attempts || !this.db.open) return;
+    const delay = Math.min(this.retry.capMs, this.retry.baseMs * 2 ** this.retryAttempt);
+    this.retryAttempt += 1;
+    this.retryTimer = this.timers.setTimeout(() => {
+      this.retryTimer = undefined;
+      try {
+        if (this.db.open && this.writeFailure !== undefined) this.flushDeferred();
+      } catch {
+        // Not a storage fault (never expected): the next write, sale start or /readyz tries again.
+      }
+    }, delay);
   }
 
   require(clientTransactionId: string): JournalRow {
@@ -356,11 +487,38 @@ export class Journal {
   /** The row the platform knows by this server transaction id (the newest, should two carry it). */
   byServerId(serverTransactionId: string): JournalRow | undefined {
     const r = this.prepared('SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(serverTransactionId) as DbRow | undefined;
-    return r === undefined ? undefined : fromDb(r);
+    if (r !== undefined) return this.read(r);
+    for (const [id, kept] of this.deferred) if (kept.patch.serverTransactionId === serverTransactionId) return this.get(id);
+    return undefined;
   }
 
-  /** Applies a patch; leaving the card-data states clears the card data in the same write. */
+  /**
+   * Applies a patch; leaving the card-data states clears the card data in the same write.
+   * When SQLite refuses the write (disk full: docs/architecture.md, "Journal", writes that
+   * fail) a write-ahead patch throws JOURNAL_UNWRITABLE, so its request never leaves; any
+   * other (an outcome after the request left) is kept in memory, shown by every read and
+   * retried with backoff, and the journal reports itself unwritable until it is written.
+   */
   update(clientTransactionId: string, patch: JournalPatch): JournalRow {
+    const kept = this.deferred.get(clientTransactionId);
+    const merged = mergePatches(kept?.patch, patch);
+    try {
+      this.writePatch(clientTransactionId, merged);
+    } catch (err) {
+      if (!isStorageError(err)) throw err;
+      const failure = this.failed(err);
+      // Inside a caller's transaction (an offline store: journal row and queue item in one) the
+      // caller's whole transaction fails instead: a row is never kept apart from its partner.
+      if (isWriteAhead(patch) || this.transactionDepth > 0) throw unwritableError(failure, err);
+      this.deferred.set(clientTransactionId, { patch: merged, at: new Date(this.clock.wall()).toISOString() });
+      return this.require(clientTransactionId);
+    }
+    this.deferred.delete(clientTransactionId);
+    this.wrote();
+    return this.require(clientTransactionId);
+  }
+
+  private writePatch(clientTransactionId: string, patch: JournalPatch): void {
     const sets: string[] = ['updated_at = @updated_at'];
     const params: Record<string, unknown> = { client_id: clientTransactionId, updated_at: new Date(this.clock.wall()).toISOString() };
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
@@ -382,12 +540,11 @@ export class Journal {
     if (result.changes === 0) {
       throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${clientTransactionId} in the journal`);
     }
-    return this.require(clientTransactionId);
   }
 
   /** Operations (capture, cancel, refund) acting on a sale, oldest first. */
   related(saleClientTransactionId: string): JournalRow[] {
-    return this.stmtRelated.all(saleClientTransactionId).map(fromDb);
+    return this.stmtRelated.all(saleClientTransactionId).map((r) => this.read(r));
   }
 
   list(opts: ListOptions = {}): JournalRow[] {
@@ -415,7 +572,10 @@ export class Journal {
     }
     const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
     const sql = `SELECT * FROM transactions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC${limit}`;
-    return this.db.prepare<[Record<string, unknown>], DbRow>(sql).all(params).map(fromDb);
+    const rows = this.db.prepare<[Record<string, unknown>], DbRow>(sql).all(params).map((r) => this.read(r));
+    // An outcome kept in memory may have moved a row out of the states asked for.
+    const states = opts.states;
+    return states === undefined || this.deferred.size === 0 ? rows : rows.filter((r) => states.includes(r.state));
   }
 
   inStates(states: readonly TransactionState[]): JournalRow[] {
@@ -423,6 +583,8 @@ export class Journal {
   }
 
   close(): void {
+    if (this.retryTimer !== undefined) this.timers.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     if (this.scrubTimer !== undefined) this.timers.clearTimeout(this.scrubTimer);
     this.scrubTimer = undefined;
     if (this.db.open) this.db.close();

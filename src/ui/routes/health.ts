@@ -11,7 +11,20 @@ function safely(f: () => boolean): boolean {
   }
 }
 
-/** /readyz: token held, platform reachable or offline sales allowed, reader connected (docs/operations.md, "Health endpoints"). */
+function storageChecks(health: HealthSource): Pick<ApiReadiness['checks'], 'journal' | 'disk'> {
+  if (health.storage === undefined) return {};
+  try {
+    return health.storage();
+  } catch (err) {
+    const detail = `storage could not be checked: ${err instanceof Error ? err.message : String(err)}`;
+    return { journal: { ok: false, detail }, disk: { ok: false, detail } };
+  }
+}
+
+/**
+ * /readyz: token held, platform reachable or offline sales allowed, reader connected, the
+ * journal writable and free space above the margin (docs/operations.md, "Health endpoints").
+ */
 export function readiness(health: HealthSource): ApiReadiness {
   const token = safely(() => health.tokenHeld());
   const reachable = safely(() => health.platformReachable());
@@ -24,8 +37,9 @@ export function readiness(health: HealthSource): ApiReadiness {
       detail: reachable ? 'platform reachable' : offline ? 'platform unreachable; offline sales allowed' : 'platform unreachable and offline sales not allowed',
     },
     reader: { ok: reader, detail: reader ? 'card reader connected' : 'card reader not connected' },
+    ...storageChecks(health),
   };
-  return { ready: checks.token.ok && checks.platform.ok && checks.reader.ok, checks };
+  return { ready: Object.values(checks).every((c) => c.ok), checks };
 }
 
 /** Health routes come before authentication so that a supervisor can probe them. */

@@ -1,0 +1,68 @@
+import { AgentError, ErrorCodes } from '../../core/index.js';
+import { CARD_DATA_STATES, type JournalPatch, type JournalRow } from './types.js';
+
+/**
+ * What the journal does when SQLite cannot write (docs/architecture.md, "Journal", writes
+ * that fail): the disk is full (SQLITE_FULL), an I/O error, a read-only file, or a lock
+ * held past the busy timeout. Any other error (a constraint, a bug) is thrown as it is.
+ */
+const STORAGE_CODE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY|NOMEM)/;
+
+export function isStorageError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && STORAGE_CODE.test(code);
+}
+
+/**
+ * A patch that must be on disk before a request leaves (write-ahead: the row goes
+ * in_flight, or a new attempt of a request is counted). It is never kept in memory
+ * instead: the request must not leave unless the journal has it.
+ */
+export function isWriteAhead(patch: JournalPatch): boolean {
+  return patch.state === 'in_flight' || (patch.attempts !== undefined && patch.attempts !== null);
+}
+
+export interface WriteFailure {
+  /** SQLite's code, e.g. SQLITE_FULL. */
+  code: string;
+  /** For people: what failed and what to do. */
+  reason: string;
+  /** ISO time of the first failure of this episode. */
+  since: string;
+}
+
+export function describeWriteFailure(err: unknown, since: string): WriteFailure {
+  const code = String((err as { code?: unknown }).code ?? 'SQLITE_ERROR');
+  const what = code === 'SQLITE_FULL' ? 'the disk (or the journal) is full' : code.startsWith('SQLITE_BUSY') ? 'another process holds the journal' : 'the journal file cannot be written';
+  return { code, reason: `the journal cannot write (${code}: ${what}); free space in the data directory`, since };
+}
+
+export function unwritableError(failure: WriteFailure, cause?: unknown): AgentError {
+  return new AgentError(ErrorCodes.JOURNAL_UNWRITABLE, `${failure.reason}: no new payment starts until it can`, {
+    ...(cause !== undefined ? { cause } : {}),
+    details: { code: failure.code, since: failure.since },
+  });
+}
+
+/** Two patches of one row as one: the later wins field by field. */
+export function mergePatches(earlier: JournalPatch | undefined, later: JournalPatch): JournalPatch {
+  if (earlier === undefined) return { ...later };
+  const merged: JournalPatch = { ...earlier };
+  for (const [k, v] of Object.entries(later) as Array<[keyof JournalPatch, unknown]>) {
+    if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
+  }
+  return merged;
+}
+
+/** The row as it is once a patch kept in memory is written (same rules as Journal.update for card data). */
+export function overlay(row: JournalRow, patch: JournalPatch, at: string): JournalRow {
+  const out: Record<string, unknown> = { ...row };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    out[k] = v === null ? undefined : v;
+  }
+  const next = out as unknown as JournalRow;
+  if (!CARD_DATA_STATES.has(next.state)) next.cardSecret = undefined;
+  next.updatedAt = at;
+  return next;
+}
