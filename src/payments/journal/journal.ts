@@ -6,6 +6,7 @@ import { AgentError, ErrorCodes, systemClock, type TimerHandle, type TimerSource
 import type { TransactionState } from '../api.js';
 import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
+import { currentOperator } from './operator.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
 
 export const JOURNAL_FILE = 'journal.sqlite';
@@ -85,6 +86,7 @@ interface DbRow {
   card_secret: string | null;
   created_at: string;
   updated_at: string;
+  operator: string | null;
 }
 
 /** JournalRow field -> column, for inserts and patches (a fixed list: no SQL from input). */
@@ -157,6 +159,7 @@ function fromDb(r: DbRow): JournalRow {
     cardSecret: r.card_secret === null ? undefined : (JSON.parse(r.card_secret) as CardSecret),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    operator: opt(r.operator),
   };
 }
 
@@ -318,7 +321,8 @@ export class Journal {
 
   insert(row: NewJournalRow): JournalRow {
     const at = new Date(this.clock.wall()).toISOString();
-    const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at };
+    // The operator is set once, at insert, from the work running now (operator.ts).
+    const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at, operator: currentOperator() };
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];
       if (value !== undefined) fields[column] = toDb(field, value);
