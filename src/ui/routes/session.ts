@@ -56,8 +56,10 @@ export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): v
 
   router.add('DELETE', '/session', (ctx) => {
     const id = sessionIdOf(ctx.req);
-    if (id !== undefined) deps.sessions.end(id);
-    ctx.res.setHeader('set-cookie', clearedSessionCookie());
+    if (id !== undefined) {
+      deps.sessions.end(id);
+      ctx.res.setHeader('set-cookie', clearedSessionCookie());
+    }
     return { status: 200, body: { signedIn: false } satisfies ApiSessionAnswer };
   });
 }
