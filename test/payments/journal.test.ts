@@ -41,17 +41,18 @@ describe('journal', () => {
 
   it('applies numbered migrations by user_version, once, and later ones on reopen', () => {
     const { journal, dir } = openJournal();
-    expect(journal.db.pragma('user_version', { simple: true })).toBe(1);
+    const latest = journalMigrations.length;
+    expect(journal.db.pragma('user_version', { simple: true })).toBe(latest);
     journal.insert(sale);
     journal.close();
     const extra: Migration = {
-      version: 2,
+      version: latest + 1,
       name: 'queue',
       up: (db) => db.exec('CREATE TABLE queue (client_id TEXT PRIMARY KEY REFERENCES transactions (client_id))'),
     };
     const reopened = new Journal({ dataDir: dir, migrations: [...journalMigrations, extra] });
     cleanups.push(() => reopened.close());
-    expect(reopened.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(reopened.db.pragma('user_version', { simple: true })).toBe(latest + 1);
     expect(reopened.get('c-1')?.amount).toBe(1234);
     // An update of the journal and an insert into another table share one transaction.
     expect(() =>
@@ -75,7 +76,7 @@ describe('journal', () => {
     journal.close();
     expect(() => new Journal({ dataDir: dir })).toThrow(/schema version 7, newer/);
     const { dir: other } = openJournal();
-    const gap: Migration = { version: 3, name: 'gap', up: () => {} };
+    const gap: Migration = { version: journalMigrations.length + 2, name: 'gap', up: () => {} };
     expect(() => new Journal({ dataDir: other, fileName: 'x.sqlite', migrations: [...journalMigrations, gap] })).toThrow(/numbered 1, 2, 3/);
   });
 

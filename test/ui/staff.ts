@@ -26,3 +26,7 @@ export async function signInCookie(url: string, who: { username: string; passwor
   if (set === undefined) throw new Error('no session cookie');
   return set.split(';')[0] ?? '';
 }
+
+/** The demo seed's staff users (config/demo-seed.json): staff1 has every permission, trainee1 may only sell. */
+export const DEMO_STAFF = { username: 'staff1', password: 'demo-staff-password', name: 'Sam Staff' } as const;
+export const DEMO_TRAINEE = { username: 'trainee1', password: 'demo-trainee-password', name: 'Tara Trainee' } as const;

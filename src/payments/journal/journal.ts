@@ -159,7 +159,7 @@ function fromDb(r: DbRow): JournalRow {
     cardSecret: r.card_secret === null ? undefined : (JSON.parse(r.card_secret) as CardSecret),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    operator: opt(r.operator),
+    ...(r.operator !== null ? { operator: r.operator } : {}),
   };
 }
 

@@ -48,7 +48,7 @@ export interface JournalRow {
   createdAt: string;
   updatedAt: string;
   /** Who made the row: a clerk's username, `cli`, `local-api` or `agent`; undefined on rows from before operators were kept. */
-  operator: string | undefined;
+  operator?: string;
 }
 
 export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'> &
