@@ -7,9 +7,10 @@ const ID_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 /**
  * The session cookie (docs/architecture.md, "Local API and counter page"): HttpOnly, so no
  * script, ours included, can read it; SameSite=Strict, so no other site's page makes the
- * browser send it; Path=/. No `Secure`: the listener is plain http on loopback (the
- * traffic never leaves the machine, and a browser drops a Secure cookie set over http
- * from a non-localhost name). No Max-Age: the server ends sessions (session-store.ts).
+ * browser send it; Path=/. No `Secure`: the listener is plain http on loopback, whose
+ * traffic never leaves the machine, so Secure would protect nothing, and whether a browser
+ * keeps a Secure cookie set over http depends on the browser and the name used. No
+ * Max-Age: the server ends sessions (session-store.ts).
  */
 export function sessionCookie(id: string): string {
   return `${SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/`;
