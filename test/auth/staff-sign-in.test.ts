@@ -74,13 +74,18 @@ describe('staff sign-in', () => {
     expect(who.permissions).not.toContain('payment:capture');
   });
 
-  it('refuses a wrong password', async () => {
+  it('refuses a wrong password, and forgets that clerk\'s verifier until the next good sign-in', async () => {
+    const file = join(tmp.dir, STAFF_VERIFIER_FILE);
+    expect(readFileSync(file, 'utf8')).toContain('"staff1"');
     const err = await errorOf(staff.signIn(STAFF.username, 'wrong'));
     expect(err.code).toBe('API_SIGN_IN_FAILED');
     expect(err.message).toBe('wrong username or password');
+    expect(readFileSync(file, 'utf8')).not.toContain('"staff1"');
+    await staff.signIn(STAFF.username, STAFF.password);
+    expect(readFileSync(file, 'utf8')).toContain('"staff1"');
   });
 
-  it('keeps a salted scrypt verifier, 0600, without the password or a token', () => {
+  it('keeps a salted scrypt verifier, 0600, without the password or a token', async () => {
     const file = join(tmp.dir, STAFF_VERIFIER_FILE);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, 'utf8');
