@@ -12,9 +12,14 @@ export const SESSION_ENDED = 'counter:session-ended';
  * signed in, posts the username and password once, and signs out.
  */
 export async function currentSession(): Promise<SessionAnswer> {
-  const res = await fetch('/session', { cache: 'no-store', credentials: 'same-origin' });
-  if (!res.ok) return { signedIn: false };
-  return (await res.json()) as SessionAnswer;
+  try {
+    const res = await fetch('/session', { cache: 'no-store', credentials: 'same-origin' });
+    if (!res.ok) return { signedIn: false };
+    return (await res.json()) as SessionAnswer;
+  } catch {
+    // The agent does not answer: the sign-in screen says so when the clerk tries.
+    return { signedIn: false };
+  }
 }
 
 /** Signs in; resolves with the clerk, rejects with the agent's message. */
