@@ -57,6 +57,8 @@ export class StaffSignIn {
         return { ...(await this.verifier.verify(username, password)), offline: true };
       }
       if (isAgentError(err) && err.code === ErrorCodes.AUTH_INVALID_GRANT) {
+        // Refused by the platform: the verifier of an earlier sign-in must not outlive it.
+        this.verifier.forget(username);
         throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password');
       }
       throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, `sign-in refused by the platform${isAgentError(err) ? ` [${err.code}]` : ''}`, { cause: err });

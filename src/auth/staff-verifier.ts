@@ -69,6 +69,14 @@ export class StaffVerifier {
     this.write(file);
   }
 
+  /** The platform refused the clerk (a changed password, a closed account): no offline sign-in with the old one. */
+  forget(username: string): void {
+    const file = this.read();
+    if (file.staff[username] === undefined) return;
+    delete file.staff[username];
+    this.write(file);
+  }
+
   /** The clerk's identity when the password matches a current entry; otherwise API_SIGN_IN_FAILED. */
   async verify(username: string, password: string): Promise<StaffIdentity> {
     const file = this.read();
