@@ -4,7 +4,7 @@ import { packageVersion, resolveSecureEndpoints, type Config, type PlatformEndpo
 import { AgentError, ErrorCodes, describeError, isAgentError, notifySystemdReady, systemClock, type Clock, type Logger } from './core/index.js';
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
-import { AuthService } from './auth/index.js';
+import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient } from './platform/index.js';
 import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
@@ -247,7 +247,19 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           .tokens.filter((t) => t.hasToken)
           .map((t) => ({ merchant: t.merchantId ?? t.clientId, ...(t.expiresAt !== undefined ? { expiresAt: t.expiresAt } : {}) })),
     };
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics });
+        // Staff sign-in for the counter page: the password grant, the local verifier as fallback (docs/architecture.md, "Local API and counter page").
+    const staff = new StaffSignIn({
+      endpoints,
+      dispatchers,
+      clientId: config.auth.poweredClientId,
+      thumbprint: identity.thumbprint,
+      leewaySeconds: config.auth.leewaySeconds,
+      dataDir: config.dataDir,
+      offlineDays: config.auth.offlineSignInDays,
+      clock,
+      log,
+    });
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics, staff });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 

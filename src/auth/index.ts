@@ -19,3 +19,6 @@ export {
 export { checkAccessToken, decodeJwtPayload, type AccessTokenInfo, type ClaimExpectations, type RawClaims } from './jwt.js';
 export { ClockSkewMeter, type ClockSkew } from './clock-skew.js';
 export { tokenResponseSchema, type TokenResponse, type GrantOutcome, type ResponseTiming } from './token-response.js';
+export { StaffSignIn, type StaffSignInOptions, type StaffSignInResult } from './staff-sign-in.js';
+export { StaffVerifier, STAFF_VERIFIER_FILE, SCRYPT_PARAMS, type StaffVerifierOptions } from './staff-verifier.js';
+export { staffIdentityOf, type StaffIdentity } from './staff-claims.js';

@@ -79,6 +79,7 @@ export const configSchema = z.strictObject({
       leewaySeconds: z.number().int().min(0).default(30).describe('clock leeway when checking exp/nbf'),
       backoffBaseMs: z.number().int().positive().default(1_000).describe('first retry delay'),
       backoffCapMs: z.number().int().positive().default(300_000).describe('longest retry delay'),
+      offlineSignInDays: z.number().min(0).default(7).describe('staff who signed in online within this many days may sign in against the local verifier while the platform is unreachable; 0 = never'),
     })
     .prefault({}),
   payments: z
@@ -125,6 +126,16 @@ export const configSchema = z.strictObject({
       host: z.enum(['127.0.0.1', '::1', 'localhost']).default('127.0.0.1').describe('loopback address of the local API (never another)'),
       port: port.default(8080).describe('local API and counter page port; 0 = any free port'),
       openBrowser: z.boolean().default(false).describe('open the counter page in a browser at start'),
+      sessionIdleMinutes: z.number().positive().default(15).describe('a staff session on the counter page ends after this long without a request'),
+      sessionMaxHours: z.number().positive().default(12).describe('a staff session ends this long after sign-in, however busy'),
+      permissions: z
+        .strictObject({
+          cancel: z.string().min(1).default('payment:cancel').describe("the token permission a clerk needs to cancel"),
+          refund: z.string().min(1).default('payment:refund').describe('the token permission a clerk needs to refund (refund by web too)'),
+          captureAll: z.string().min(1).default('payment:capture').describe('the token permission a clerk needs to capture all'),
+        })
+        .prefault({})
+        .describe("permissions (the staff token's permissions claim) the counter page's operations need"),
     })
     .prefault({}),
   log: z

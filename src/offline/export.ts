@@ -24,6 +24,7 @@ export const EXPORT_COLUMNS = [
   'tries',
   'rejections',
   'message',
+  'operator',
 ] as const;
 
 export type ExportRow = Record<(typeof EXPORT_COLUMNS)[number], string | number | null>;
@@ -55,6 +56,7 @@ export function exportRow(item: QueueItem): ExportRow {
     tries: item.tries,
     rejections: item.rejections,
     message: item.message ?? null,
+    operator: item.operator ?? null,
   };
 }
 

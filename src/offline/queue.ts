@@ -25,6 +25,8 @@ interface ItemRow {
   stored_at: number;
   updated_at: number;
   last_try_at: number | null;
+  /** From the sale's journal row (list only). */
+  operator?: string | null;
 }
 
 /** What the uploader needs of a pending item: the view plus the body to send. */
@@ -76,6 +78,7 @@ function view(r: ItemRow): QueueItem {
     updatedAt: iso(r.updated_at),
     ...(r.last_try_at !== null ? { lastTryAt: iso(r.last_try_at) } : {}),
     holdsCardData: r.body !== null,
+    ...(r.operator !== undefined && r.operator !== null ? { operator: r.operator } : {}),
   };
 }
 
@@ -229,7 +232,13 @@ export class OfflineQueue {
     if (states.length === 0) return [];
     for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.INPUT_INVALID, `unknown queue state ${String(s).slice(0, 30)}`);
     const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
-    const rows = this.db.prepare(`SELECT * FROM offline_queue WHERE state IN (${inList(states)}) ORDER BY stored_at, rowid${limit}`).all() as ItemRow[];
+    // The sale's operator from its journal row (docs/architecture.md, "Journal"); a journal from
+    // before operators were kept (opened read-only by the CLI, not migrated) has no such column.
+    const withOperator = this.db.prepare("SELECT 1 FROM pragma_table_info('transactions') WHERE name = 'operator'").get() !== undefined;
+    const sql = withOperator
+      ? `SELECT q.*, t.operator AS operator FROM offline_queue q LEFT JOIN transactions t ON t.client_id = q.client_id WHERE q.state IN (${inList(states)}) ORDER BY q.stored_at, q.rowid${limit}`
+      : `SELECT * FROM offline_queue WHERE state IN (${inList(states)}) ORDER BY stored_at, rowid${limit}`;
+    const rows = this.db.prepare(sql).all() as ItemRow[];
     return rows.map(view);
   }
 

@@ -70,6 +70,8 @@ export interface QueueItem {
   lastTryAt?: string;
   /** Card data still held for the upload. */
   holdsCardData: boolean;
+  /** Who made the sale (its journal row's operator), in lists. */
+  operator?: string;
 }
 
 /** Totals of what is stored and not yet confirmed, the input of the limit checks. */

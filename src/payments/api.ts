@@ -123,6 +123,8 @@ export interface TransactionView {
   origin?: 'web';
   /** Why it was declined / failed / needs attention, in words a person can act on. */
   message?: string;
+  /** Who made the row: a clerk's username, `cli`, `local-api` or `agent` (docs/architecture.md, "Journal"). */
+  operator?: string;
   qr?: QrInfo;
   capturedAmount: number;
   refundedAmount: number;

@@ -9,8 +9,10 @@ import { trackDevicesFromBus } from './device-tracker.js';
 import { httpStatusOf } from './error-status.js';
 import { sendJson } from './http-io.js';
 import { loadOrCreateLocalToken } from './local-token.js';
-import { allowedHosts, allowedOrigins, checkBearer, checkHost, checkOrigin } from './request-guard.js';
+import { allowedHosts, allowedOrigins, checkHost, checkOrigin } from './request-guard.js';
 import { createAgentMetrics, isSqliteError, type AgentMetrics, type MetricsSource } from './metrics/index.js';
+import { withOperator } from '../payments/index.js';
+import { authenticate, type Caller } from './caller.js';
 import { Router } from './router.js';
 import { registerEventRoute } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -20,9 +22,12 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOfflineRoutes } from './routes/offline.js';
 import { registerPaymentRoutes } from './routes/payments.js';
 import { registerQrRoute } from './routes/qr.js';
+import { registerSessionRoutes } from './routes/session.js';
 import { registerStatusRoutes } from './routes/status.js';
 import type { DeviceStatusSource, HealthSource, MerchantsSource, OfflineApiSource } from './sources.js';
+import { SessionStore } from './session-store.js';
 import { SseHub } from './sse-hub.js';
+import type { StaffAuthenticator } from './staff-source.js';
 import { defaultPageDirs, registerPageRoutes } from './static-page.js';
 
 export interface LocalApiOptions {
@@ -39,12 +44,16 @@ export interface LocalApiOptions {
   /** Where the counter page's files are looked for (default: dist/ui/page, then src/ui/page). */
   pageDirs?: string[];
   sse?: { capacity?: number; heartbeatMs?: number };
-  /** Start time and uptime (docs/architecture.md, "Time"); default the system clock. */
+  /** Start time and uptime, session timeouts (docs/architecture.md, "Time"); default the system clock. */
   clock?: TimeSource;
   /** Certificate and token figures for GET /metrics; without it those figures are absent. */
   metrics?: MetricsSource;
   /** What PUT /api/log-level changes; default the level of `log` itself. */
   logLevel?: LogLevelControl;
+  /** Staff sign-in for the counter page; without it nobody can sign in (programs still use the token). */
+  staff?: StaffAuthenticator;
+  /** How often an open event stream checks that its session is still alive (default 30 s). */
+  sessionCheckMs?: number;
 }
 
 export interface LocalApi {
@@ -61,8 +70,9 @@ function isLoopbackAddress(address: string): boolean {
 
 /**
  * The local API and counter page (docs/architecture.md, "Local API and counter page"):
- * node:http on loopback only, Host and Origin checked, health routes before
- * authentication, every /api/* request carrying the per-install token, thin routes over
+ * node:http on loopback only, Host and Origin checked, health routes, the page and staff
+ * sign-in before authentication (none of them hands out a credential), every /api/*
+ * request carrying the per-install token or a staff session cookie, thin routes over
  * the payments engine, SSE fed from the bus, and one error handler last, which answers
  * with the status of the error's code (error-status.ts) and nothing else.
  */
@@ -126,10 +136,12 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const agentMetrics = createAgentMetrics({ health: opts.health, offline: opts.offline, devices, clock, ...(opts.metrics ? { source: opts.metrics } : {}) });
       metrics = agentMetrics;
 
+      const store = new SessionStore({ idleMs: config.api.sessionIdleMinutes * 60_000, maxMs: config.api.sessionMaxHours * 3_600_000 }, clock);
       const router = new Router();
       registerHealthRoutes(router, { health: opts.health });
       registerMetricsRoute(router, { metrics: agentMetrics });
-      registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs(), token });
+      registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs() });
+      registerSessionRoutes(router, { config, log, sessions: store, staff: opts.staff });
       const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, merchants: opts.merchants, devices, sse: hub, runId, startedAt, clock, metrics: agentMetrics };
       registerPaymentRoutes(router, deps);
       registerStatusRoutes(router, deps);
@@ -139,6 +151,23 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       registerEventRoute(router, deps);
       registerLogLevelRoutes(router, { log, logLevel: opts.logLevel ?? logLevelControl(opts.log) });
 
+      const checkMs = opts.sessionCheckMs ?? 30_000;
+      /** An event stream of the page lasts as long as its session: sign-out or a timeout closes it. */
+      function closeWithSession(id: string, sessionStore: SessionStore, res: ServerResponse): void {
+        const close = (): void => {
+          res.destroy();
+        };
+        const forget = sessionStore.whenEnded(id, close);
+        const timer = setInterval(() => {
+          if (!sessionStore.isAlive(id)) close();
+        }, checkMs);
+        timer.unref();
+        res.once('close', () => {
+          clearInterval(timer);
+          forget();
+        });
+      }
+
       let hosts = new Set<string>();
       let origins = new Set<string>();
       const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -147,13 +176,17 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
           checkHost(req, hosts);
           const method = req.method ?? 'GET';
           const isHealth = url.pathname === '/healthz' || url.pathname === '/readyz';
+          let caller: Caller | undefined;
           if (!isHealth) {
             checkOrigin(req, origins);
             // /metrics is outside /api: read without the token by a local scraper (routes/metrics.ts).
-            if (url.pathname === '/api' || url.pathname.startsWith('/api/')) checkBearer(req, token);
+            if (url.pathname === '/api' || url.pathname.startsWith('/api/')) caller = authenticate(req, url.pathname, { token, sessions: store, config });
           }
+          if (caller?.sessionId !== undefined && url.pathname === '/api/events') closeWithSession(caller.sessionId, store, res);
           const match = router.match(method, url.pathname);
-          const result = await match.handler({ req, res, params: match.params, query: url.searchParams });
+          const run = () => match.handler({ req, res, params: match.params, query: url.searchParams });
+          // Every journal row this request makes records who made it (docs/architecture.md, "Journal").
+          const result = await (caller === undefined ? run() : withOperator(caller.operator, run));
           if (result !== undefined) sendJson(res, result.status, result.body);
         } catch (err) {
           fail(err, req, res);

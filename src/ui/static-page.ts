@@ -5,9 +5,6 @@ import { AgentError, ErrorCodes } from '../core/index.js';
 import { sendText } from './http-io.js';
 import type { Router } from './router.js';
 
-/** The placeholder in index.html replaced by the local token (readable only by same-origin scripts). */
-export const TOKEN_PLACEHOLDER = '%%LOCAL_API_TOKEN%%';
-
 const CSP = [
   "default-src 'none'",
   "script-src 'self'",
@@ -40,17 +37,16 @@ function find(dirs: readonly string[], name: string): string | undefined {
   return undefined;
 }
 
-function escapeAttr(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** The counter page at `/` and its scripts and styles at `/assets/<name>` (no token needed, Host checked). */
-export function registerPageRoutes(router: Router, opts: { dirs: readonly string[]; token: string }): void {
+/**
+ * The counter page at `/` and its scripts and styles at `/assets/<name>`: no credential
+ * needed and none given (docs/architecture.md, "Invariants" 5). The page opens on its
+ * sign-in screen; its API calls then carry the staff session cookie.
+ */
+export function registerPageRoutes(router: Router, opts: { dirs: readonly string[] }): void {
   router.add('GET', '/', (ctx) => {
     const file = find(opts.dirs, 'index.html');
     if (file === undefined) throw new AgentError(ErrorCodes.API_NOT_FOUND, 'the counter page is not installed');
-    const html = readFileSync(file, 'utf8').replaceAll(TOKEN_PLACEHOLDER, escapeAttr(opts.token));
-    sendText(ctx.res, 200, 'text/html; charset=utf-8', html, { 'content-security-policy': CSP });
+    sendText(ctx.res, 200, 'text/html; charset=utf-8', readFileSync(file), { 'content-security-policy': CSP, 'cache-control': 'no-store' });
     return undefined;
   });
   // Browsers ask for it on their own; an empty answer keeps their consoles clean.

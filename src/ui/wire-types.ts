@@ -56,6 +56,8 @@ export interface ApiTransaction {
   origin?: 'web';
   /** Why it was declined / failed / needs attention, in words a person can act on. */
   message?: string;
+  /** Who made the row: the signed-in clerk's username, `cli` or `local-api` for token callers, `agent` for the agent's own rows. */
+  operator?: string;
   /** The wallet QR to show the customer (the page draws it itself; no embedded image). */
   qr?: { codeValue: string; expireTime?: string };
   capturedAmount: number;
@@ -335,4 +337,18 @@ export interface ApiLogLevelRequest {
 export interface ApiLogLevelAnswer {
   level: ApiLogLevel;
   previous?: ApiLogLevel;
+}
+
+/** GET/POST/DELETE /session: who is signed in at the counter page; never a token or a session id. */
+export interface ApiSessionAnswer {
+  signedIn: boolean;
+  staff?: {
+    username: string;
+    /** For the header: the token's name claim, else the username. */
+    name: string;
+    /** Signed in against the local verifier while the platform was unreachable. */
+    offline: boolean;
+    /** The operations the clerk's permissions allow (api.permissions). */
+    can: { cancel: boolean; refund: boolean; captureAll: boolean };
+  };
 }

@@ -84,7 +84,7 @@ export interface Started {
 export function pageDir(root: string): string {
   const dir = join(root, 'page');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'index.html'), '<html><head><meta name="local-api-token" content="%%LOCAL_API_TOKEN%%"></head></html>');
+  writeFileSync(join(dir, 'index.html'), '<html><head><title>Counter</title></head></html>');
   writeFileSync(join(dir, 'styles.css'), 'body{}');
   return dir;
 }

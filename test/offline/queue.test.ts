@@ -1,3 +1,4 @@
+import { withOperator } from '../../src/payments/index.js';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/core/errors.js';
@@ -166,7 +167,9 @@ describe('offline age warnings', () => {
 describe('offline export and read-only access', () => {
   it('exports CSV and JSON without card data, the masked PAN only', () => {
     f = localFixture();
-    storeOfflineSale(f.journal, f.offline, { id: 'o-1', amount: 1234 });
+    const fixture = f;
+    // The sale's operator comes from its journal row: the clerk's, or the agent's own.
+    withOperator('staff1', () => storeOfflineSale(fixture.journal, fixture.offline, { id: 'o-1', amount: 1234 }));
     storeOfflineSale(f.journal, f.offline, { id: '=cmd', amount: 50, maskedPan: '541333******0004' });
     const items = f.offline.list();
     const csv = toCsv(items);
@@ -178,11 +181,12 @@ describe('offline export and read-only access', () => {
       expect(text).toContain('476173******0010');
     }
     const lines = csv.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('clientTransactionId,serverTransactionId,merchantId,state,platformStatus,amount,amountMajor,currency,clientDateTime,storedAt,lastTryAt,maskedPan,scheme,entryMode,tries,rejections,message');
-    expect(lines[1]).toMatch(/^o-1,,,queued,,1234,12\.34,EUR,/);
+    expect(lines[0]).toBe('clientTransactionId,serverTransactionId,merchantId,state,platformStatus,amount,amountMajor,currency,clientDateTime,storedAt,lastTryAt,maskedPan,scheme,entryMode,tries,rejections,message,operator');
+    expect(lines[1]).toMatch(/^o-1,,,queued,,1234,12\.34,EUR,.*,staff1$/);
+    expect(lines[2]).toMatch(/,agent$/);
     // A value a spreadsheet would run as a formula is defused.
     expect(lines[2]).toMatch(/^'=cmd,/);
-    expect(JSON.parse(json).items[0]).toMatchObject({ clientTransactionId: 'o-1', amount: 1234, amountMajor: '12.34', history: [] });
+    expect(JSON.parse(json).items[0]).toMatchObject({ clientTransactionId: 'o-1', amount: 1234, amountMajor: '12.34', operator: 'staff1', history: [] });
   });
 
   it('reads the queue through a read-only connection that cannot write', () => {

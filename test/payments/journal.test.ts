@@ -41,17 +41,18 @@ describe('journal', () => {
 
   it('applies numbered migrations by user_version, once, and later ones on reopen', () => {
     const { journal, dir } = openJournal();
-    expect(journal.db.pragma('user_version', { simple: true })).toBe(journalMigrations.length);
+    const latest = journalMigrations.length;
+    expect(journal.db.pragma('user_version', { simple: true })).toBe(latest);
     journal.insert(sale);
     journal.close();
     const extra: Migration = {
-      version: journalMigrations.length + 1,
+      version: latest + 1,
       name: 'queue',
       up: (db) => db.exec('CREATE TABLE queue (client_id TEXT PRIMARY KEY REFERENCES transactions (client_id))'),
     };
     const reopened = new Journal({ dataDir: dir, migrations: [...journalMigrations, extra] });
     cleanups.push(() => reopened.close());
-    expect(reopened.db.pragma('user_version', { simple: true })).toBe(journalMigrations.length + 1);
+    expect(reopened.db.pragma('user_version', { simple: true })).toBe(latest + 1);
     expect(reopened.get('c-1')?.amount).toBe(1234);
     // An update of the journal and an insert into another table share one transaction.
     expect(() =>

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
@@ -33,4 +33,12 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: '/usr/bin/chromium',
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** Signs in on the page's sign-in screen (the page opens on it) and waits for the counter. */
+export async function signInOnPage(page: Page, who: { username: string; password: string }): Promise<void> {
+  await page.getByTestId('sign-in-username').fill(who.username);
+  await page.getByTestId('sign-in-password').fill(who.password);
+  await page.getByTestId('sign-in-submit').click();
+  await page.getByTestId('clerk').waitFor();
 }

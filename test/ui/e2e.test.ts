@@ -6,7 +6,8 @@ import { configSchema } from '../../src/config/schema.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { DEMO_STAFF, DEMO_TRAINEE } from './staff.js';
 
 /**
  * The whole agent (embedded demo platform, simulated peripherals) driven from the counter
@@ -44,6 +45,7 @@ describe('counter page end to end', () => {
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(agent.url);
+    await signInOnPage(page, DEMO_STAFF);
     await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
   }, 60_000);
 
@@ -100,6 +102,37 @@ describe('counter page end to end', () => {
     await page.getByTestId('tx-op-message').filter({ hasText: /^Cancel 7\.50 EUR: done/ }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-6-cancelled.png') });
     expect(agent.demoPlatform?.payments.netCharged(card.clientTransactionId)).toBe(0);
+  });
+
+  it('shows the signed-in clerk and records them as the operator of every row they made', async () => {
+    await expect(page.getByTestId('clerk-name').textContent()).resolves.toBe(DEMO_STAFF.name);
+    const rows = agent.payments.list({ limit: 10 });
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    for (const row of rows) expect(row.operator, `${row.kind} ${row.clientTransactionId}`).toBe(DEMO_STAFF.username);
+    const cancel = rows.find((r) => r.kind === 'cancel');
+    if (cancel === undefined) throw new Error('no cancel row');
+    await expect(page.getByTestId(`tx-${cancel.clientTransactionId}`).getAttribute('data-operator')).resolves.toBe(DEMO_STAFF.username);
+  });
+
+  it('signs out back to the sign-in screen; a clerk without the permission sees no cancel or refund', async () => {
+    await page.getByTestId('sign-out').click();
+    await page.getByTestId('sign-in').waitFor();
+    await expect(page.getByTestId('amount').isVisible()).resolves.toBe(false);
+    await page.getByTestId('sign-in-username').fill(DEMO_STAFF.username);
+    await page.getByTestId('sign-in-password').fill('not-the-password');
+    await page.getByTestId('sign-in-submit').click();
+    await page.getByTestId('sign-in-message').filter({ hasText: /wrong username or password/ }).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-7-sign-in-refused.png') });
+    await signInOnPage(page, DEMO_TRAINEE);
+    await expect(page.getByTestId('clerk-name').textContent()).resolves.toBe(DEMO_TRAINEE.name);
+    const sale = agent.payments.list({ limit: 10 }).find((t) => t.kind === 'sale' && t.method === 'card');
+    if (!sale) throw new Error('card sale not in the journal');
+    await page.getByTestId(`tx-${sale.clientTransactionId}`).click();
+    await page.getByTestId('tx-ops').waitFor();
+    await expect(page.getByTestId('tx-cancel').isVisible()).resolves.toBe(false);
+    await expect(page.getByTestId('tx-refund').isVisible()).resolves.toBe(false);
+    await expect(page.getByTestId('web-open').isVisible()).resolves.toBe(false);
+    await page.screenshot({ path: join(ARTIFACTS, 'e2e-8-trainee.png') });
   });
 
   it('raised no script errors', () => {

@@ -325,10 +325,11 @@ describe('local API', () => {
   });
 
   describe('counter page', () => {
-    it('serves the page with the token embedded and a strict content security policy', async () => {
+    it('serves the page without any credential and with a strict content security policy', async () => {
       const r = await call(s.url, 'GET', '/');
       expect(r.status).toBe(200);
-      expect(r.text).toContain(`content="${s.token}"`);
+      expect(r.text).not.toContain(s.token);
+      expect(r.headers['set-cookie']).toBeUndefined();
       expect(r.headers['content-security-policy']).toMatch(/script-src 'self'/);
       expect(r.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
       expect(r.headers['cache-control']).toBe('no-store');

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { defaultPageDirs } from '../../src/ui/static-page.js';
-import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { CLERK, FakeStaff } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 
 /** The counter page in real Chromium against the real local API and a fake payments engine. */
@@ -14,7 +15,7 @@ describe('counter page', () => {
 
   beforeAll(async () => {
     buildPage();
-    s = await startApi({ pageDirs: defaultPageDirs() });
+    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() } });
     s.bus.publish('device.status', { device: 'reader', state: 'connected', model: 'SIM-R1' });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
@@ -24,6 +25,7 @@ describe('counter page', () => {
       if (r.status() >= 400 && !r.url().includes('/api/')) errors.push(`${r.status()} ${r.url()}`);
     });
     await page.goto(s.url);
+    await signInOnPage(page, CLERK);
     await page.getByTestId('live-status').and(page.locator('[data-connected="true"]')).waitFor();
   });
 

@@ -4,7 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../../src/agent.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
-import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { DEMO_STAFF } from './staff.js';
 
 /**
  * Cancel or refund by web reachable from the local API and the counter page, against the
@@ -123,6 +124,7 @@ describe('counter page: cancel or refund by web', () => {
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(agent.url);
+    await signInOnPage(page, DEMO_STAFF);
     await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
   }, 60_000);
   afterAll(async () => {

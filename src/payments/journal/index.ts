@@ -3,3 +3,4 @@ export { isStorageError } from './write-failure.js';
 export { checkJournal, journalRefusal, markerFile, DEFAULT_MAX_CHECK_BYTES, type JournalCheck, type JournalCheckState } from './integrity.js';
 export { journalMigrations, migrate, type Migration } from './migrations.js';
 export { FINAL_STATES, CARD_DATA_STATES, type CardSecret, type JournalRow, type NewJournalRow, type JournalPatch } from './types.js';
+export { withOperator, currentOperator, AGENT_OPERATOR } from './operator.js';

@@ -6,6 +6,7 @@ import { AgentError, ErrorCodes, systemClock, type TimerHandle, type TimerSource
 import type { TransactionState } from '../api.js';
 import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
+import { currentOperator } from './operator.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
 import { describeWriteFailure, isStorageError, isWriteAhead, mergePatches, overlay, unwritableError, type WriteFailure } from './write-failure.js';
 
@@ -102,6 +103,7 @@ interface DbRow {
   origin: string | null;
   created_at: string;
   updated_at: string;
+  operator: string | null;
 }
 
 /** JournalRow field -> column, for inserts and patches (a fixed list: no SQL from input). */
@@ -176,6 +178,7 @@ function fromDb(r: DbRow): JournalRow {
     ...(r.origin === 'web' ? { origin: 'web' as const } : {}),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    ...(r.operator !== null ? { operator: r.operator } : {}),
   };
 }
 
@@ -354,7 +357,8 @@ export class Journal {
 
   insert(row: NewJournalRow): JournalRow {
     const at = new Date(this.clock.wall()).toISOString();
-    const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at };
+    // The operator is set once, at insert, from the work running now (operator.ts).
+    const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at, operator: currentOperator() };
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];
       if (value !== undefined) fields[column] = toDb(field, value);

@@ -66,6 +66,16 @@ export const journalMigrations: Migration[] = [
       db.exec(`ALTER TABLE transactions ADD COLUMN origin TEXT CHECK (origin IS NULL OR origin IN ('web'))`);
     },
   },
+  {
+    // Who made each row (docs/architecture.md, "Journal"): the signed-in clerk's username,
+    // `cli` or `local-api` for token callers, `agent` for its own rows. Rows from before
+    // this migration have none (NULL).
+    version: 3,
+    name: 'operator of each row',
+    up(db) {
+      db.exec('ALTER TABLE transactions ADD COLUMN operator TEXT');
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */

@@ -53,14 +53,16 @@ export interface JournalRow {
   origin?: 'web';
   createdAt: string;
   updatedAt: string;
+  /** Who made the row: a clerk's username, `cli`, `local-api` or `agent`; undefined on rows from before operators were kept. */
+  operator?: string;
 }
 
 export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'> &
-  Partial<Omit<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime' | 'createdAt' | 'updatedAt'>>;
+  Partial<Omit<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime' | 'createdAt' | 'updatedAt' | 'operator'>>;
 
 /** Fields that may change after insert. `undefined` leaves a field as it is; `null` clears it. */
 export type JournalPatch = {
-  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt'>]?: JournalRow[K] | null;
+  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator'>]?: JournalRow[K] | null;
 };
 
 /** States after which the row does not change by itself any more (operations on a sale still add amounts). */

@@ -44,6 +44,8 @@ export const seedSchema = z.strictObject({
       familyName: z.string(),
       email: z.string(),
       phone: z.string(),
+      /** The user's permissions claim; default: all of the merchant's. */
+      permissions: z.array(z.string()).optional(),
     }),
   ),
   applications: z.array(

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import type { Config } from '../../config/index.js';
 import { AgentError, ErrorCodes, type ErrorCode } from '../../core/index.js';
+import { CLIENT_HEADER } from '../client-header.js';
 import { localTokenPath } from '../local-token.js';
 import type {
   ApiAgentStatus,
@@ -84,6 +85,8 @@ export class LocalApiClient {
         method,
         headers: {
           authorization: `Bearer ${this.token}`,
+          // Rows this client makes record `cli` as their operator (docs/architecture.md, "Journal").
+          [CLIENT_HEADER]: 'cli',
           accept: 'application/json',
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
         },

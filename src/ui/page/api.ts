@@ -1,3 +1,4 @@
+import { sessionEnded } from './session.js';
 import type {
   AgentStatus,
   AllowedOperations,
@@ -28,21 +29,20 @@ export class ApiError extends Error {
   }
 }
 
-/** Calls the local API with the token embedded in the page (same origin only). */
+/**
+ * Calls the local API as the signed-in clerk: the browser sends the HttpOnly session cookie
+ * (same origin only); the page holds no credential. A 401 means the session ended.
+ */
 export class Api {
-  constructor(private readonly token: string) {}
-
   private async call<T>(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<T> {
     let res: Response;
     try {
       res = await fetch(path, {
         method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
+        headers: body !== undefined ? { 'content-type': 'application/json' } : {},
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         cache: 'no-store',
+        credentials: 'same-origin',
       });
     } catch {
       throw new ApiError('API_UNAVAILABLE', 'The terminal agent does not answer. Is it running?', 0);
@@ -54,6 +54,7 @@ export class Api {
     } catch {
       throw new ApiError('INTERNAL', `Unexpected answer from the agent (HTTP ${res.status}).`, res.status);
     }
+    if (res.status === 401) sessionEnded();
     if (!res.ok) {
       const error = (json as Partial<ErrorAnswer>).error;
       throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? `The agent answered HTTP ${res.status}.`, res.status);
@@ -104,7 +105,8 @@ export class Api {
   }
   /** The QR of a sale as an object URL of the SVG (drawn by the agent with qrcode). */
   async qrUrl(id: string): Promise<string> {
-    const res = await fetch(`/api/qr/${encodeURIComponent(id)}.svg`, { headers: { authorization: `Bearer ${this.token}` }, cache: 'no-store' });
+    const res = await fetch(`/api/qr/${encodeURIComponent(id)}.svg`, { cache: 'no-store', credentials: 'same-origin' });
+    if (res.status === 401) sessionEnded();
     if (!res.ok) throw new ApiError('API_NOT_FOUND', 'The QR code is not available.', res.status);
     return URL.createObjectURL(await res.blob());
   }

@@ -5,6 +5,8 @@ import { MerchantPicker } from './merchant-picker.js';
 import { OfflinePanel } from './offline-panel.js';
 import type { PageContext } from './page-context.js';
 import { SaleEntry } from './sale-entry.js';
+import { currentSession } from './session.js';
+import { SignInScreen } from './sign-in.js';
 import { SalePanel } from './sale-panel.js';
 import { StatusBar } from './status-bar.js';
 import { TransactionList } from './transaction-list.js';
@@ -17,14 +19,14 @@ import { WebRefund } from './web-refund.js';
  * badge, the merchant picker when there are several, and the live event stream that keeps
  * them current (docs/architecture.md, "Local API and counter page").
  */
-function main(): void {
-  const token = document.querySelector<HTMLMetaElement>('meta[name="local-api-token"]')?.content ?? '';
+async function main(): Promise<void> {
+  // Nothing but the sign-in screen until a clerk has signed in (docs/architecture.md, "Local API and counter page").
+  const screen = new SignInScreen();
+  const session = await currentSession();
+  const clerk = session.staff ?? (await screen.ask());
+  screen.signedIn(clerk);
   const banner = new ErrorBanner();
-  if (token === '' || token.startsWith('%%')) {
-    banner.show('This page was not served by the terminal agent: open it from the agent\'s address.');
-    return;
-  }
-  const api = new Api(token);
+  const api = new Api();
   const ctx: PageContext = { api, banner, merchants: new MerchantPicker(api) };
 
   const list = new TransactionList(ctx);
@@ -47,7 +49,7 @@ function main(): void {
       status.refresh();
     },
   });
-  const live = new LiveUpdates(token, ctx, { status, sale, list, offline });
+  const live = new LiveUpdates(ctx, { status, sale, list, offline });
 
   entry.init();
   sale.init();
@@ -60,4 +62,4 @@ function main(): void {
   live.start();
 }
 
-main();
+void main();

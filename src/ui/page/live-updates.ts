@@ -23,7 +23,6 @@ export interface LiveSections {
  */
 export class LiveUpdates {
   constructor(
-    private readonly token: string,
     private readonly ctx: PageContext,
     private readonly sections: LiveSections,
   ) {}
@@ -35,7 +34,7 @@ export class LiveUpdates {
   /** Connects the stream and loads every section once. */
   start(): void {
     const live = byId('live');
-    const stream = new EventStream(this.token, {
+    const stream = new EventStream({
       onEvent: (e) => this.onEvent(e),
       onResync: () => void this.reloadAll(),
       onConnection: (connected) => {

@@ -8,7 +8,7 @@ import type { MerchantPicker } from './merchant-picker.js';
  * the hooks app.ts gives it (docs/architecture.md, "Local API and counter page").
  */
 export interface PageContext {
-  /** The local API with the page's token. */
+  /** The local API as the signed-in clerk (session cookie). */
   readonly api: Api;
   /** The merchant a sale is made for (sale entry, sale panel, status loads). */
   readonly merchants: MerchantPicker;

@@ -1,3 +1,4 @@
+import { sessionEnded } from './session.js';
 import type { BusEvent, EventStreamHello } from './types.js';
 
 export interface EventStreamHandlers {
@@ -8,8 +9,9 @@ export interface EventStreamHandlers {
 }
 
 /**
- * Server-Sent Events read with fetch, because EventSource cannot send the Authorization
- * header. Reconnects after a pause with Last-Event-ID, as EventSource would.
+ * Server-Sent Events read with fetch (the session cookie goes with it), so that a 401 is
+ * seen and ends the session on the page. Reconnects after a pause with Last-Event-ID, as
+ * EventSource would.
  */
 export class EventStream {
   private lastId: string | undefined;
@@ -17,10 +19,7 @@ export class EventStream {
   private controller: AbortController | undefined;
   private stopped = false;
 
-  constructor(
-    private readonly token: string,
-    private readonly handlers: EventStreamHandlers,
-  ) {}
+  constructor(private readonly handlers: EventStreamHandlers) {}
 
   start(): void {
     void this.loop();
@@ -46,9 +45,13 @@ export class EventStream {
 
   private async connect(): Promise<void> {
     this.controller = new AbortController();
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'text/event-stream' };
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.lastId !== undefined) headers['last-event-id'] = this.lastId;
-    const res = await fetch('/api/events', { headers, signal: this.controller.signal, cache: 'no-store' });
+    const res = await fetch('/api/events', { headers, signal: this.controller.signal, cache: 'no-store', credentials: 'same-origin' });
+    if (res.status === 401) {
+      this.stopped = true;
+      sessionEnded();
+    }
     if (!res.ok || res.body === null) throw new Error(`events: HTTP ${res.status}`);
     this.handlers.onConnection(true);
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

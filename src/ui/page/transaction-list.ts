@@ -66,13 +66,15 @@ export class TransactionList {
         li.dataset.id = t.clientTransactionId;
         li.dataset.state = t.state;
         li.dataset.kind = t.kind;
+        if (t.operator !== undefined) li.dataset.operator = t.operator;
         if (t.clientTransactionId === this.selected) li.classList.add('selected');
         const related = this.list.find((x) => x.clientTransactionId === t.relatedClientTransactionId);
         const kind = t.kind.charAt(0).toUpperCase() + t.kind.slice(1);
         const what = t.kind === 'sale' ? methodText(t) : related ? `${kind} of ${methodText(related)} ${related.amountText}` : kind;
         li.append(
           el('span', 'time', timeOf(t.createdAt)),
-          el('span', 'what', [what, t.maskedPan].filter(Boolean).join(' · ')),
+          // Who made it: the clerk's username, cli, local-api or agent (docs/architecture.md, "Journal").
+          el('span', 'what', [what, t.maskedPan, t.operator].filter(Boolean).join(' · ')),
           el('span', 'amt', t.kind === 'sale' ? t.amountText : `−${t.amountText}`),
           el('span', `state ${t.state}`, stateText(t)),
         );

@@ -31,7 +31,7 @@ export function scopeClaims(seed: Seed, grant: Grant, scope: readonly string[]):
         groups: merchant ? [`/merchants/${merchant.merchantId}/${s.kind === 'user' ? 'staff' : 'terminals'}`] : [],
         entityId: s.entityId,
         um_scope: merchant ? [{ entityId: merchant.merchantId, entityType: 'merchant' }] : [],
-        permissions: merchant ? MERCHANT_PERMISSIONS : [],
+        permissions: merchant ? (s.permissions ?? MERCHANT_PERMISSIONS) : [],
         name: s.name,
         given_name: s.givenName,
         family_name: s.familyName,

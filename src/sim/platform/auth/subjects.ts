@@ -16,6 +16,8 @@ export interface Subject {
   email: string | undefined;
   phone: string | undefined;
   kind: 'user' | 'service-account';
+  /** A seeded user's own permissions claim; undefined: the merchant's (claims.ts). */
+  permissions?: readonly string[];
 }
 
 /** Hands out one Subject per user or client and finds it again by its `sub`. */
@@ -45,6 +47,7 @@ export class SubjectDirectory {
       email: user.email,
       phone: user.phone,
       kind: 'user',
+      ...(user.permissions !== undefined ? { permissions: user.permissions } : {}),
     }));
   }
 

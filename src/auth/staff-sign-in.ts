@@ -1,0 +1,71 @@
+import { AgentError, ErrorCodes, isAgentError, type Logger, type TimeSource } from '../core/index.js';
+import type { DispatcherSource } from '../platform/index.js';
+import { checkAccessToken } from './jwt.js';
+import { staffIdentityOf, type StaffIdentity } from './staff-claims.js';
+import { TokenEndpoint } from './token-endpoint.js';
+import { isTransientAuthError } from './token-manager.js';
+import { StaffVerifier } from './staff-verifier.js';
+
+export interface StaffSignInOptions {
+  endpoints: { authUrl: string; deviceAuthUrl: string };
+  dispatchers: DispatcherSource;
+  /** auth.poweredClientId: the platform's designated application for the password grant. */
+  clientId: string;
+  /** Our certificate's x5t#S256: a staff token that carries cnf must be bound to it. */
+  thumbprint: string;
+  leewaySeconds: number;
+  dataDir: string;
+  /** auth.offlineSignInDays. */
+  offlineDays: number;
+  clock: TimeSource;
+  log: Logger;
+}
+
+export interface StaffSignInResult extends StaffIdentity {
+  /** True when checked against the local verifier because the platform could not be reached. */
+  offline: boolean;
+}
+
+/**
+ * Staff sign-in at the counter (docs/architecture.md, "Local API and counter page"): the
+ * platform's end-user flow, the password grant at the device token endpoint over mutual TLS
+ * with scope openid profile email (docs/platform-contract.md, "Tokens"). The token is read
+ * for its profile claims (name, permissions) and then dropped: payments go with the
+ * merchant's device token, so the clerk's token is never kept, stored or sent anywhere.
+ * While the platform cannot be reached, a clerk who signed in online recently is checked
+ * against the local verifier (staff-verifier.ts).
+ */
+export class StaffSignIn {
+  private readonly endpoint: TokenEndpoint;
+  private readonly verifier: StaffVerifier;
+
+  constructor(private readonly opts: StaffSignInOptions) {
+    this.endpoint = new TokenEndpoint({ ...opts.endpoints, dispatchers: opts.dispatchers, clock: opts.clock });
+    this.verifier = new StaffVerifier({ dataDir: opts.dataDir, days: opts.offlineDays, clock: opts.clock, log: opts.log });
+  }
+
+  async signIn(username: string, password: string): Promise<StaffSignInResult> {
+    let token: string;
+    let platformNowMs: number;
+    try {
+      const outcome = await this.endpoint.password(this.opts.clientId, username, password);
+      token = outcome.response.access_token;
+      platformNowMs = outcome.timing.dateMs ?? this.opts.clock.wall();
+    } catch (err) {
+      if (isTransientAuthError(err)) {
+        this.opts.log.warn({ code: isAgentError(err) ? err.code : undefined }, 'staff sign-in: the platform cannot be reached; checking the local verifier');
+        return { ...(await this.verifier.verify(username, password)), offline: true };
+      }
+      if (isAgentError(err) && err.code === ErrorCodes.AUTH_INVALID_GRANT) {
+        // Refused by the platform: the verifier of an earlier sign-in must not outlive it.
+        this.verifier.forget(username);
+        throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password');
+      }
+      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, `sign-in refused by the platform${isAgentError(err) ? ` [${err.code}]` : ''}`, { cause: err });
+    }
+    checkAccessToken(token, { clientId: this.opts.clientId, thumbprint: this.opts.thumbprint, leewaySeconds: this.opts.leewaySeconds, platformNowMs });
+    const staff = staffIdentityOf(token, username);
+    await this.verifier.remember(staff, password);
+    return { ...staff, offline: false };
+  }
+}

@@ -1,0 +1,51 @@
+import type { ApiSessionAnswer } from '../wire-types.js';
+
+export type SessionAnswer = ApiSessionAnswer;
+export type Clerk = NonNullable<ApiSessionAnswer['staff']>;
+
+/** Fired on window when the agent answers 401: the session ended (timeout, sign-out elsewhere, agent restart). */
+export const SESSION_ENDED = 'counter:session-ended';
+
+/**
+ * The staff session as the page sees it (docs/architecture.md, "Local API and counter
+ * page"): the cookie is HttpOnly, so the page never holds a credential; it asks who is
+ * signed in, posts the username and password once, and signs out.
+ */
+export async function currentSession(): Promise<SessionAnswer> {
+  try {
+    const res = await fetch('/session', { cache: 'no-store', credentials: 'same-origin' });
+    if (!res.ok) return { signedIn: false };
+    return (await res.json()) as SessionAnswer;
+  } catch {
+    // The agent does not answer: the sign-in screen says so when the clerk tries.
+    return { signedIn: false };
+  }
+}
+
+/** Signs in; resolves with the clerk, rejects with the agent's message. */
+export async function signIn(username: string, password: string): Promise<Clerk> {
+  let res: Response;
+  try {
+    res = await fetch('/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
+  } catch {
+    throw new Error('The terminal agent does not answer. Is it running?');
+  }
+  const json = (await res.json().catch(() => ({}))) as Partial<SessionAnswer> & { error?: { message?: string } };
+  if (!res.ok || json.staff === undefined) throw new Error(json.error?.message ?? `Sign-in failed (HTTP ${res.status}).`);
+  return json.staff;
+}
+
+export async function signOut(): Promise<void> {
+  await fetch('/session', { method: 'DELETE', cache: 'no-store', credentials: 'same-origin' }).catch(() => undefined);
+}
+
+/** Tells the page the session ended; the sign-in screen takes over. */
+export function sessionEnded(): void {
+  window.dispatchEvent(new Event(SESSION_ENDED));
+}

@@ -1,0 +1,58 @@
+import { byId, show } from './dom.js';
+import { SESSION_ENDED, signIn, signOut, type Clerk } from './session.js';
+
+/**
+ * The sign-in screen (#sign-in) shown instead of the counter until a clerk signs in, and the
+ * clerk's name with "Sign out" in the header (#clerk). While signed out, the body carries
+ * the class `signed-out`, which hides every other section (styles.css).
+ */
+export class SignInScreen {
+  /** Shows the form; resolves when a clerk has signed in. */
+  ask(): Promise<Clerk> {
+    document.body.classList.add('signed-out');
+    show(byId('sign-in'), true);
+    const form = byId<HTMLFormElement>('sign-in-form');
+    const message = byId('sign-in-message');
+    const user = byId<HTMLInputElement>('sign-in-username');
+    const pass = byId<HTMLInputElement>('sign-in-password');
+    const button = byId<HTMLButtonElement>('sign-in-submit');
+    user.focus();
+    return new Promise((resolve) => {
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        button.disabled = true;
+        message.textContent = 'Signing in …';
+        signIn(user.value.trim(), pass.value)
+          .then((clerk) => {
+            pass.value = '';
+            message.textContent = '';
+            show(byId('sign-in'), false);
+            document.body.classList.remove('signed-out');
+            resolve(clerk);
+          })
+          .catch((err: unknown) => {
+            pass.value = '';
+            message.textContent = err instanceof Error ? err.message : String(err);
+          })
+          .finally(() => {
+            button.disabled = false;
+          });
+      });
+    });
+  }
+
+  /** The clerk in the header, sign-out, and the operations their permissions allow (the agent refuses the rest with 403). */
+  signedIn(clerk: Clerk): void {
+    byId('clerk-name').textContent = clerk.offline ? `${clerk.name} (offline sign-in)` : clerk.name;
+    show(byId('clerk'), true);
+    show(byId('op-cancel'), clerk.can.cancel);
+    show(byId('op-refund'), clerk.can.refund);
+    // Cancel or refund by web may end as either: it needs both permissions.
+    show(byId('web-open'), clerk.can.cancel && clerk.can.refund);
+    byId('sign-out').addEventListener('click', () => {
+      void signOut().then(() => location.reload());
+    });
+    // A 401 from any call: the session is over; start again at the sign-in screen.
+    window.addEventListener(SESSION_ENDED, () => location.reload(), { once: true });
+  }
+}

@@ -1,0 +1,34 @@
+import type { Config } from '../config/index.js';
+import { AgentError, ErrorCodes } from '../core/index.js';
+
+type Permission = keyof Config['api']['permissions'];
+
+/** Operations that need a permission of the signed-in clerk, by method and path (docs/architecture.md, "Local API and counter page"). */
+const RULES: Array<{ method: string; path: RegExp; needs: Permission[]; what: string }> = [
+  { method: 'POST', path: /^\/api\/transactions\/[^/]+\/cancel$/, needs: ['cancel'], what: 'cancel' },
+  { method: 'POST', path: /^\/api\/transactions\/[^/]+\/refund$/, needs: ['refund'], what: 'refund' },
+  // The platform picks cancel or refund: the clerk needs both.
+  { method: 'POST', path: /^\/api\/transactions\/[^/]+\/refund-by-web$/, needs: ['cancel', 'refund'], what: 'cancel or refund by web' },
+  { method: 'POST', path: /^\/api\/capture-all$/, needs: ['captureAll'], what: 'capture all' },
+];
+
+/** The permission names (api.permissions) a request needs; empty for everything else. */
+export function requiredPermissions(method: string, pathname: string, config: Config): { names: string[]; what: string } | undefined {
+  const rule = RULES.find((r) => r.method === method && r.path.test(pathname));
+  if (rule === undefined) return undefined;
+  return { names: rule.needs.map((p) => config.api.permissions[p]), what: rule.what };
+}
+
+/** What the page may offer a clerk holding `granted` (the same table). */
+export function pageAbilities(granted: readonly string[], config: Config): Record<Permission, boolean> {
+  const p = config.api.permissions;
+  return { cancel: granted.includes(p.cancel), refund: granted.includes(p.refund), captureAll: granted.includes(p.captureAll) };
+}
+
+export function checkPermissions(username: string, granted: readonly string[], need: { names: string[]; what: string }): void {
+  const missing = need.names.filter((n) => !granted.includes(n));
+  if (missing.length === 0) return;
+  throw new AgentError(ErrorCodes.API_FORBIDDEN, `${username} may not ${need.what}: the permission ${missing.join(' and ')} is needed (ask a supervisor)`, {
+    details: { missing },
+  });
+}

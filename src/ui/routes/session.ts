@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../core/index.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
+import { readJsonBody } from '../http-io.js';
+import { pageAbilities } from '../permissions.js';
+import type { Router } from '../router.js';
+import { parseInput } from '../schemas.js';
+import { clearedSessionCookie, sessionCookie, sessionIdOf } from '../session-cookie.js';
+import type { Session, SessionStore } from '../session-store.js';
+import type { StaffAuthenticator } from '../staff-source.js';
+import type { ApiSessionAnswer } from '../wire-types.js';
+
+const signInSchema = z.strictObject({
+  username: z.string().trim().min(1, 'is empty').max(100),
+  password: z.string().min(1, 'is empty').max(200),
+});
+
+export interface SessionRouteDeps {
+  config: Config;
+  log: Logger;
+  sessions: SessionStore;
+  staff: StaffAuthenticator | undefined;
+}
+
+function answer(session: Session, config: Config): ApiSessionAnswer {
+  const s = session.staff;
+  return { signedIn: true, staff: { username: s.username, name: s.name, offline: s.offline, can: pageAbilities(s.permissions, config) } };
+}
+
+/**
+ * Staff sign-in for the counter page (docs/architecture.md, "Local API and counter page"):
+ * `GET /session` says who is signed in (never a credential), `POST /session` signs in and
+ * sets the session cookie, `DELETE /session` signs out. These routes need no credential;
+ * the Host and Origin checks run before them as before every route.
+ */
+export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): void {
+  router.add('GET', '/session', (ctx) => {
+    const id = sessionIdOf(ctx.req);
+    const session = id === undefined ? undefined : deps.sessions.touch(id);
+    return { status: 200, body: session === undefined ? ({ signedIn: false } satisfies ApiSessionAnswer) : answer(session, deps.config) };
+  });
+
+  router.add('POST', '/session', async (ctx) => {
+    const body = parseInput(signInSchema, await readJsonBody(ctx.req, 4096), 'request body');
+    if (deps.staff === undefined) throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'staff sign-in is not available on this agent');
+    const staff = await deps.staff.signIn(body.username, body.password);
+    // A sign-in replaces the session this browser had.
+    const old = sessionIdOf(ctx.req);
+    if (old !== undefined) deps.sessions.end(old);
+    const session = deps.sessions.create(staff);
+    deps.log.info({ username: staff.username, offline: staff.offline }, 'staff signed in');
+    ctx.res.setHeader('set-cookie', sessionCookie(session.id));
+    return { status: 200, body: answer(session, deps.config) };
+  });
+
+  router.add('DELETE', '/session', (ctx) => {
+    const id = sessionIdOf(ctx.req);
+    if (id !== undefined) {
+      deps.sessions.end(id);
+      ctx.res.setHeader('set-cookie', clearedSessionCookie());
+    }
+    return { status: 200, body: { signedIn: false } satisfies ApiSessionAnswer };
+  });
+}
