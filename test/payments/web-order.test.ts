@@ -65,6 +65,6 @@ describe('refund by web of a web shop\'s order', () => {
   });
 
   it('the journal has the origin column (migration 2)', () => {
-    expect(journalMigrations.map((m) => m.version)).toEqual([1, 2]);
+    expect(journalMigrations.find((m) => m.version === 2)?.name).toBe('transaction origin');
   });
 });
