@@ -65,6 +65,8 @@ export const configSchema = z.strictObject({
       headersTimeoutMs: z.number().int().positive().default(15_000).describe('time to response headers'),
       bodyTimeoutMs: z.number().int().positive().default(15_000).describe('idle time while reading a body'),
       availabilityTimeoutMs: z.number().int().positive().default(2_000).describe('isAvailable budget'),
+      availabilityIntervalMs: z.number().int().positive().default(5_000).describe('while the platform is online and no call answered for this long, ask isAvailable'),
+      availabilityBackoffCapMs: z.number().int().positive().default(30_000).describe('while the platform is offline, isAvailable is asked with backoff from 1 s up to this'),
       timeZone: timeZone.default('UTC').describe("the platform's time zone (IANA name, e.g. Asia/Singapore): server times without an offset are read in it"),
     })
     .prefault({}),

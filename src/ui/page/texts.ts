@@ -1,4 +1,4 @@
-import type { Transaction } from './types.js';
+import type { AgentStatus, Transaction } from './types.js';
 
 /** Words shown at the counter for states, steps and methods. */
 
@@ -96,4 +96,13 @@ export function stateText(t: Transaction): string {
   if (t.offline) parts.push('offline');
   if (message) parts.push(message);
   return parts.join(' · ');
+}
+
+/** The header when the agent's event stream broke and it does not answer requests either. */
+export const AGENT_NOT_ANSWERING = 'The agent is not answering: status unknown, do not rely on the badges';
+
+/** The platform badge: the agent's one view of the platform (GET /api/status `platform`). */
+export function platformBadgeText(p: AgentStatus['platform']): string {
+  if (p.online) return 'online';
+  return p.state === 'unknown' ? 'platform …' : 'platform offline';
 }
