@@ -169,6 +169,25 @@ describe('counter page: operations and the unknown outcome', () => {
     expect(s.payments.calls.filter((c) => c.op === 'abortSale' && c.id === started.clientTransactionId)).toEqual([]);
   });
 
+  it('with several merchants each row names its merchant, and the confirmation too', async () => {
+    await expect(page.getByTestId('tx-W-1').locator('.what').textContent()).resolves.not.toMatch(/Demo/);
+    s.merchants.list = [
+      { merchantName: 'Demo Coffee', clientId: 'terminal-app-1001', merchantId: 'm-1001', default: true },
+      { merchantName: 'Demo Books', clientId: 'terminal-app-1002', default: false },
+    ];
+    s.bus.publish('auth.status', { state: 'ready', clientId: 'terminal-app-1001' });
+    await page.getByTestId('merchant').waitFor();
+    s.payments.view({ clientTransactionId: 'M-1', amount: 300, state: 'approved', maskedPan: '476173******0010', merchantId: 'terminal-app-1002' });
+    s.bus.publish('transaction.updated', { clientTransactionId: 'M-1', kind: 'sale', status: 'approved' });
+    await page.getByTestId('tx-M-1').filter({ hasText: 'Demo Books' }).waitFor();
+    await page.getByTestId('tx-M-1').click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    await page.getByTestId('tx-cancel').click();
+    await expect(page.getByTestId('tx-op-confirm').textContent()).resolves.toMatch(/for Demo Books\?/);
+    await page.getByTestId('tx-op-confirm-no').click();
+    s.merchants.list = [];
+  });
+
   it('raised no script errors', () => {
     expect(errors).toEqual([]);
   });
