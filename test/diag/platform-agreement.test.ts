@@ -87,4 +87,18 @@ describe('platform availability: /readyz, /api/status, status and diag agree', (
     const back = await cli(['status', '--json']);
     expect(JSON.parse(back.stdout)).toMatchObject({ platform: { online: true } });
   });
+
+  it('diag warns when the agent still says online while its own check finds the platform down (a stuck watch)', async () => {
+    // The watch stops checking and last heard an answer: it would say online through the outage.
+    agent.platformWatch.stop();
+    agent.platformWatch.answered();
+    platform.faults.set('isAvailable', { drop: 'before' });
+    try {
+      const r = await diag();
+      expect(check(r, 'platform').status).toBe('fail');
+      expect(check(r, 'agent')).toMatchObject({ status: 'warn', finding: expect.stringMatching(/platform online; but diag's own check found the platform not available/) });
+    } finally {
+      platform.faults.clear();
+    }
+  });
 });
