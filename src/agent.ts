@@ -5,7 +5,7 @@ import { AgentError, ErrorCodes, describeError, isAgentError, notifySystemdReady
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
-import { HostDispatchers, PlatformClient } from './platform/index.js';
+import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
 import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
@@ -33,6 +33,8 @@ export interface RunningAgent {
   bus: EventBus;
   auth: AuthService;
   platformClient: PlatformClient;
+  /** The one view of the platform's availability (docs/architecture.md, "Local API and counter page"). */
+  platformWatch: PlatformWatch;
   payments: PaymentService;
   offline: Offline;
   peripherals: PeripheralSet;
@@ -158,6 +160,15 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     });
     stops.push(() => auth.stop());
 
+    // The one source of truth of the platform's availability: every call reports to it (docs/architecture.md, "Local API and counter page").
+    const platformWatch = new PlatformWatch({
+      bus,
+      log,
+      clock,
+      intervalMs: config.platform.availabilityIntervalMs,
+      backoff: { baseMs: Math.min(1_000, config.platform.availabilityBackoffCapMs), capMs: config.platform.availabilityBackoffCapMs },
+    });
+    stops.push(() => platformWatch.stop());
     const platformClient = new PlatformClient({
       baseUrl: endpoints.baseUrl,
       dispatchers,
@@ -165,6 +176,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       log,
       availabilityTimeoutMs: config.platform.availabilityTimeoutMs,
       clock,
+      reach: platformWatch,
     });
 
     const journal = new Journal({ dataDir: config.dataDir, clock });
@@ -180,7 +192,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     stops.push(() => peripherals.stop());
     await peripherals.start();
 
-    const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, clock });
+    const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, clock, reach: platformWatch });
     stops.push(() => offline.uploader.stop());
 
     const payments = new PaymentService({
@@ -213,13 +225,14 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     });
     stops.push(() => relay.stop());
 
-    let platformOnline = false;
+    // Back online: the uploader sends what waited at once instead of at the end of its backoff.
     bus.on('platform.status', (e) => {
-      platformOnline = e.data.online;
+      if (e.data.online) offline.uploader.wake();
     });
     const health: HealthSource = {
       tokenHeld: () => auth.status().hasToken,
-      platformReachable: () => platformOnline,
+      platformReachable: () => platformWatch.online,
+      platform: () => platformWatch.view(),
       offlineAllowed: () => {
         const levels = offline.api.levels();
         return levels.enabled && levels.count < levels.maxCount;
@@ -269,16 +282,18 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         await auth.start();
       } catch (err) {
         log.error({ code: isAgentError(err) ? err.code : undefined }, `device authentication failed: ${describeError(err)}`);
+        platformWatch.start(platformClient);
         return;
       }
+      // Idle checks from here on, and one now so that `settled` knows the platform's state.
+      platformWatch.start(platformClient);
+      await platformWatch.checkNow();
       try {
         const recovered = await payments.recover();
         if (recovered.resolved + recovered.reversing + recovered.failed > 0) log.info(recovered, 'journal rows left in flight resolved');
       } catch (err) {
         log.error({ err }, 'recovery of journal rows left in flight failed');
       }
-      const online = await platformClient.isAvailable().catch(() => false);
-      bus.publish('platform.status', { online });
     })();
     // The uploader checks availability itself (with backoff while offline) and sends what is queued.
     offline.uploader.start();
@@ -298,6 +313,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       bus,
       auth,
       platformClient,
+      platformWatch,
       payments,
       offline,
       peripherals,

@@ -65,6 +65,8 @@ export const configSchema = z.strictObject({
       headersTimeoutMs: z.number().int().positive().default(15_000).describe('time to response headers'),
       bodyTimeoutMs: z.number().int().positive().default(15_000).describe('idle time while reading a body'),
       availabilityTimeoutMs: z.number().int().positive().default(2_000).describe('isAvailable budget'),
+      availabilityIntervalMs: z.number().int().positive().default(5_000).describe('while the platform is online and no call answered for this long, ask isAvailable'),
+      availabilityBackoffCapMs: z.number().int().positive().default(30_000).describe('while the platform is offline, isAvailable is asked with backoff from 1 s up to this'),
       timeZone: timeZone.default('UTC').describe("the platform's time zone (IANA name, e.g. Asia/Singapore): server times without an offset are read in it"),
     })
     .prefault({}),
@@ -87,7 +89,9 @@ export const configSchema = z.strictObject({
       defaultCurrency: currencyCode.default('EUR').describe('currency when none is typed'),
       captureMode: z.enum(['immediate', 'deferred']).default('immediate').describe('authorization and capture, or authorization only'),
       channel: z.string().default('instore').describe('channel sent with every payment call'),
-      reversalRetryCapMs: z.number().int().positive().default(300_000).describe('longest wait between reversal attempts'),
+      reversalRetryCapMs: z.number().int().positive().default(300_000).describe('longest wait between reversal attempts in the background'),
+      reversalWaitingRetryCapMs: z.number().int().positive().default(5_000).describe('longest wait between reversal attempts while the clerk waits (the first payments.reversalWaitingMs)'),
+      reversalWaitingMs: z.number().int().min(0).default(120_000).describe('how long after a reversal starts the clerk is taken to wait at the counter'),
       lookupGraceMs: z.number().int().min(0).default(20_000).describe('after an unknown outcome, how long "not found" is looked up again (a slow request may still land) before it counts as not done'),
       busyRetryMaxMs: z.number().int().min(0).default(10_000).describe('a payment write answered 429 or 503 with Retry-After (busy, nothing processed) is sent again with the same client id while the waits add up to at most this; 0 = never'),
       maxSaleAmount: z

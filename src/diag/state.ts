@@ -58,6 +58,8 @@ export interface DiagState {
   agent: AgentProbe;
   /** The platform could not be reached at all (later platform checks say so instead of repeating the error). */
   unreachable?: { finding: string; remedy: string };
+  /** What diag's own platform check found (available or not), for the agent check to compare with the agent's view. */
+  platformAvailable?: boolean;
   token?: { value: string; clientId: string };
   collected: {
     certificate?: CertificateFacts | { error: string };

@@ -8,12 +8,19 @@ export interface AvailabilityProbe {
   isAvailable(opts?: CallOptions): Promise<boolean>;
 }
 
+/** The agent's one view of the platform (src/platform/availability-watch.ts PlatformWatch). */
+export interface SharedReach {
+  readonly state: PlatformState;
+}
+
 /**
  * Whether the platform can be reached, as the uploader last saw it, and how long to wait
  * before asking again: full-jitter backoff from `backoff.baseMs` to `backoff.capMs` over
  * the failed tries in a row, never shorter than the platform's last Retry-After
  * (docs/architecture.md, "Offline queue"). Every change is logged and published as
- * `platform.status`.
+ * `platform.status`. With a SharedReach (the agent's PlatformWatch) the state is the watch's
+ * and only the watch publishes, so the badge, /readyz and the uploader never disagree
+ * (docs/architecture.md, "Local API and counter page").
  */
 export class PlatformAvailability {
   private current: PlatformState = 'unknown';
@@ -28,20 +35,24 @@ export class PlatformAvailability {
     private readonly log: Logger,
     /** Called on every change of the state (levels). */
     private readonly onChange: () => void,
+    private readonly shared?: SharedReach,
   ) {}
 
   get state(): PlatformState {
-    return this.current;
+    return this.shared?.state ?? this.current;
   }
 
   /** Asks the platform's isAvailable and records the answer. */
   async check(signal: AbortSignal): Promise<boolean> {
     const ok = await this.probe.isAvailable({ signal });
-    this.set(ok ? 'online' : 'offline', ok ? undefined : 'isAvailable did not answer 200');
+    // The shared watch heard the answer from the client itself.
+    if (this.shared === undefined) this.set(ok ? 'online' : 'offline', ok ? undefined : 'isAvailable did not answer 200');
     return ok;
   }
 
   set(state: 'online' | 'offline', reason?: string): void {
+    // The shared watch was told by the platform client of the very call that failed, in a clerk's words.
+    if (this.shared !== undefined) return;
     if (this.current === state) return;
     this.current = state;
     this.log.info({ platform: state, reason }, state === 'online' ? 'platform reachable: uploading offline sales' : 'platform not reachable');

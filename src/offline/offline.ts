@@ -3,6 +3,7 @@ import { AgentError, ErrorCodes, systemClock, type BackoffOptions, type Clock, t
 import type { EventBus } from '../events/index.js';
 import { offlineSaleReports, type Journal, type OfflineHook } from '../payments/index.js';
 import { AgeWatch, type AgeWarning } from './age-watch.js';
+import type { SharedReach } from './availability.js';
 import { OutcomeRecorder } from './outcomes.js';
 import { computeLevels, eligibilityError, limitError } from './policy.js';
 import { OfflineQueue, type ListQueueOptions } from './queue.js';
@@ -24,6 +25,8 @@ export interface OfflineDeps {
   /** The agent's clock (docs/architecture.md, "Time"); default the system clock. */
   clock?: Clock;
   backoff?: BackoffOptions;
+  /** The agent's PlatformWatch: the one view of the platform (see availability.ts). */
+  reach?: SharedReach;
 }
 
 /**
@@ -128,6 +131,7 @@ export function createOffline(deps: OfflineDeps): Offline {
     config: cfg,
     clock,
     ...(deps.backoff !== undefined ? { backoff: deps.backoff } : {}),
+    ...(deps.reach !== undefined ? { reach: deps.reach } : {}),
     onChange: () => {
       ages.check(clock.wall());
       publishLevels();

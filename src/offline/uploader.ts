@@ -4,7 +4,7 @@ import { isNotFound } from '../platform/index.js';
 import type { CallOptions } from '../platform/index.js';
 import type { ProcessRequest } from '../platform/index.js';
 import type { TransactionRecord } from '../platform/index.js';
-import { PlatformAvailability, type AvailabilityProbe } from './availability.js';
+import { PlatformAvailability, type AvailabilityProbe, type SharedReach } from './availability.js';
 import { MarkAhead } from './mark-ahead.js';
 import type { OutcomeRecorder } from './outcomes.js';
 import type { OfflineQueue, PendingUpload } from './queue.js';
@@ -50,6 +50,8 @@ export interface UploaderOptions {
   backoff?: BackoffOptions;
   /** Called after every round and availability change (levels, age checks). */
   onChange?: () => void;
+  /** The agent's one view of the platform (PlatformWatch): read and told instead of a private one that publishes on its own. */
+  reach?: SharedReach;
   /** Called after each item's try (levels). */
   onItem?: () => void;
   /** Milliseconds until the next age warning is due, so the idle loop wakes for it. */
@@ -85,7 +87,7 @@ export class Uploader {
   constructor(private readonly opts: UploaderOptions) {
     this.log = opts.log.child({ module: 'offline-uploader' });
     this.backoff = opts.backoff ?? { baseMs: 1_000, capMs: 5 * 60_000 };
-    this.availability = new PlatformAvailability(opts.platform, this.backoff, opts.bus, this.log, () => this.opts.onChange?.());
+    this.availability = new PlatformAvailability(opts.platform, this.backoff, opts.bus, this.log, () => this.opts.onChange?.(), opts.reach);
   }
 
   get platform(): PlatformState {

@@ -1,5 +1,5 @@
-import { backoffDelay } from '../core/index.js';
-import { ErrorCodes, describeError, isAgentError } from '../core/index.js';
+import { reversalDelay } from './reversal-delay.js';
+import { backoffDelay, ErrorCodes, describeError, isAgentError } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
 import type { PaymentContext } from './payment-context.js';
@@ -44,11 +44,19 @@ export function startReversal(ctx: PaymentContext, sale: JournalRow): JournalRow
 
 /** The reversal loop: ends when the platform answered (reversed, never charged, or a person must decide). */
 export async function reverseUntilAnswered(ctx: PaymentContext, saleId: string): Promise<void> {
+  const started = ctx.clock.mono();
+  const p = ctx.config.payments;
   for (let attempt = 0; ; attempt++) {
     const sale = ctx.journal.require(saleId);
     if (sale.state !== 'reversing') return;
     if (await reverseOnceOrWait(ctx, sale)) return;
-    const delay = backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalRetryCapMs, random: ctx.random });
+    const delay = reversalDelay(attempt, ctx.clock.mono() - started, {
+      baseMs: ctx.retryBaseMs,
+      backgroundCapMs: p.reversalRetryCapMs,
+      waitingCapMs: p.reversalWaitingRetryCapMs,
+      waitingMs: p.reversalWaitingMs,
+      random: ctx.random,
+    });
     ctx.log.info({ clientTransactionId: saleId, attempt: attempt + 1, delayMs: delay }, 'reversal not answered; retrying');
     await ctx.clock.sleep(delay, ctx.stopSignal);
   }

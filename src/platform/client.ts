@@ -4,6 +4,7 @@ import { PlatformError, isPlatformError } from './errors.js';
 import { httpRequest, jsonBody, statusError, type HttpMethod, type HttpResponse } from './http.js';
 import { dispatcherFor, type DispatcherSource } from './dispatchers.js';
 import { checkRequest, readResponse } from './validate.js';
+import type { ReachObserver } from './availability-watch.js';
 import {
   cancelRequest,
   captureAllRequest,
@@ -80,6 +81,8 @@ export interface PlatformClientOptions {
   getRetry?: Partial<GetRetryOptions>;
   /** Time and timers (docs/architecture.md, "Time"); the composition root passes the agent's one Clock. */
   clock?: Clock;
+  /** Told of every answer and every transport failure (the PlatformWatch: docs/architecture.md, "Local API and counter page"). */
+  reach?: ReachObserver;
 }
 
 const defaultGetRetry: GetRetryOptions = { retries: 2, backoff: { baseMs: 250, capMs: 2_000 }, maxRetryAfterMs: 5_000 };
@@ -176,13 +179,14 @@ export class PlatformClient {
     const budget = new AbortController();
     const signal = opts?.signal ? AbortSignal.any([opts.signal, budget.signal]) : budget.signal;
     let timer: unknown;
-    const deadline = new Promise<boolean>((resolve) => {
+    // What the race gives: true (200), or why not in a clerk's words.
+    const deadline = new Promise<string>((resolve) => {
       timer = this.clock.setTimeout(() => {
         budget.abort(new DOMException(`no answer within ${budgetMs} ms`, 'TimeoutError'));
-        resolve(false);
+        resolve('the platform did not answer in time');
       }, budgetMs);
     });
-    const attempt = (async (): Promise<boolean> => {
+    const attempt = (async (): Promise<true | string> => {
       try {
         const { res } = await this.exchange({
           operation: 'isAvailable',
@@ -192,18 +196,26 @@ export class PlatformClient {
           opts: { ...opts, signal },
           headersTimeoutMs: budgetMs,
           bodyTimeoutMs: budgetMs,
+          observe: false,
         });
-        return res.status === 200;
+        return res.status === 200 ? true : `the platform says it is not available (${res.status})`;
       } catch (err) {
         this.log.debug({ code: isAgentError(err) ? err.code : undefined }, 'platform not available');
-        return false;
+        return reachReason(err);
       }
     })();
+    let answer: true | string;
     try {
-      return await Promise.race([attempt, deadline]);
+      answer = await Promise.race([attempt, deadline]);
     } finally {
       this.clock.clearTimeout(timer);
     }
+    // A check the caller abandoned (stopping) says nothing about the platform.
+    if (opts?.signal?.aborted !== true) {
+      if (answer === true) this.opts.reach?.answered();
+      else this.opts.reach?.unreachable(answer);
+    }
+    return answer === true;
   }
 
   private async call<S extends z.ZodType>(c: Call<S>): Promise<z.output<S>> {
@@ -250,7 +262,7 @@ export class PlatformClient {
   }
 
   /** One request with its bearer; after a 401 the token is invalidated and the request sent once more. */
-  private async exchange(c: Omit<Call<z.ZodType>, 'schema'> & { headersTimeoutMs?: number; bodyTimeoutMs?: number }): Promise<{ res: HttpResponse }> {
+  private async exchange(c: Omit<Call<z.ZodType>, 'schema'> & { headersTimeoutMs?: number; bodyTimeoutMs?: number; observe?: boolean }): Promise<{ res: HttpResponse }> {
     const url = `${this.baseUrl}${c.path}`;
     const merchantId = c.opts?.merchantId;
     for (let round = 0; ; round++) {
@@ -262,7 +274,7 @@ export class PlatformClient {
       }
       const body = c.body === undefined ? undefined : JSON.stringify(c.body);
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await httpRequest(
+      const res = await this.observed(c, () => httpRequest(
         {
           operation: c.operation,
           method: c.method,
@@ -275,7 +287,7 @@ export class PlatformClient {
           ...optional('signal', c.opts?.signal),
         },
         this.clock,
-      );
+      ));
       this.log.debug({ operation: c.operation, method: c.method, status: res.status, ms: Math.round(res.durationMs) }, 'platform call');
       if (res.status === 401 && token !== undefined && round === 0) {
         // The token expired or was revoked; one fresh token, one more try (docs/platform-contract.md, "Tokens").
@@ -283,6 +295,20 @@ export class PlatformClient {
         continue;
       }
       return { res };
+    }
+  }
+
+  /** Tells the reach observer what one request showed: any answer, online; a transport failure, offline at once. */
+  private async observed(c: { opts: CallOptions | undefined; observe?: boolean }, send: () => Promise<HttpResponse>): Promise<HttpResponse> {
+    const reach = c.observe === false ? undefined : this.opts.reach;
+    try {
+      const res = await send();
+      reach?.answered();
+      return res;
+    } catch (err) {
+      // The caller's own abort (a sale aborted, the agent stopping) says nothing about the platform.
+      if (reach !== undefined && c.opts?.signal?.aborted !== true && isPlatformError(err) && err.status === undefined) reach.unreachable(reachReason(err));
+      throw err;
     }
   }
 
@@ -302,6 +328,19 @@ export class PlatformClient {
       });
     }
   }
+}
+
+/** Why the platform counts as unreachable, in a clerk's words: no host, port or socket code (those are in the log). */
+function reachReason(err: unknown): string {
+  if (isPlatformError(err) && err.status === undefined) {
+    if (err.category === 'timeout') return 'the platform did not answer in time';
+    if (err.transportCode === undefined) return 'no access token for the platform';
+    if (err.outcomeUnknown) return 'the connection to the platform broke';
+    if (err.category === 'auth') return 'the platform refused the connection';
+    return 'the platform could not be reached';
+  }
+  if (isPlatformError(err)) return `the platform answered ${err.status ?? 'with an error'}`;
+  return 'the platform could not be reached';
 }
 
 function txPath(transactionId: string): string {

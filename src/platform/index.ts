@@ -1,4 +1,5 @@
 export { PlatformClient, type PlatformClientOptions, type BearerProvider, type CallOptions, type GetRetryOptions } from './client.js';
+export { PlatformWatch, type PlatformReach, type PlatformReachView, type ReachObserver, type AvailabilityProbe as PlatformAvailabilityProbe, type PlatformWatchOptions } from './availability-watch.js';
 export { PlatformError, isPlatformError, isNotFound, type PlatformErrorCategory, type PlatformErrorInit } from './errors.js';
 export { HostDispatchers, dispatcherFor, type DispatcherFactory, type DispatcherSource } from './dispatchers.js';
 export {

@@ -1,4 +1,4 @@
-import type { ApiDeviceStatus, ApiReadinessCheck, ApiMerchant, ApiOfflineFlushResult, ApiOfflineItem, ApiOfflineItemState, ApiOfflineLevels } from './wire-types.js';
+import type { ApiPlatformStatus, ApiDeviceStatus, ApiReadinessCheck, ApiMerchant, ApiOfflineFlushResult, ApiOfflineItem, ApiOfflineItemState, ApiOfflineLevels } from './wire-types.js';
 
 /**
  * What the local API reads from the rest of the agent besides the payments engine. The
@@ -9,8 +9,10 @@ import type { ApiDeviceStatus, ApiReadinessCheck, ApiMerchant, ApiOfflineFlushRe
 export interface HealthSource {
   /** A valid device access token is held. */
   tokenHeld(): boolean;
-  /** The platform answered recently (isAvailable or a payment call). */
+  /** The platform is online as the agent's PlatformWatch sees it (its last call answered, or isAvailable said 200). */
   platformReachable(): boolean;
+  /** The watch's view, with why it is offline and since when (GET /api/status `platform`). */
+  platform?(): ApiPlatformStatus;
   /** Offline card sales are enabled and the queue has room. */
   offlineAllowed(): boolean;
   readerConnected(): boolean;

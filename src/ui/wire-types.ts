@@ -234,6 +234,17 @@ export interface ApiReadiness {
 }
 
 /** GET /api/status. */
+/** The platform's availability as the agent's PlatformWatch sees it; /readyz, the page's badge and the CLI read the same. */
+export interface ApiPlatformStatus {
+  online: boolean;
+  /** `unknown` until the first call or check after start. */
+  state: 'online' | 'offline' | 'unknown';
+  /** Why it is offline, in a clerk's words. */
+  reason?: string;
+  /** When the state last changed (ISO 8601). */
+  since?: string;
+}
+
 export interface ApiAgentStatus {
   agent: {
     /** The running agent's version (its package.json): after an upgrade, the old one until restarted. */
@@ -248,7 +259,7 @@ export interface ApiAgentStatus {
   };
   ready: boolean;
   checks: ApiReadiness['checks'];
-  platform: { online: boolean };
+  platform: ApiPlatformStatus;
   devices: ApiDeviceStatus[];
   offline: ApiOfflineLevels | null;
 }

@@ -24,6 +24,19 @@ export class FakePayments implements PaymentsApi {
   operationState: 'approved' | 'pending' = 'approved';
   private gets = new Map<string, number>();
   failWith: Error | undefined;
+  /** Thrown by the next cancel or refund (a refusal: approval code required, window closed), then cleared. */
+  operationError: Error | undefined;
+  /** How long cancel and refund take to answer (a slow platform, to try a double submit). */
+  operationDelayMs = 0;
+  /** Allowed operations per sale instead of the default answer. */
+  readonly allowedFor = new Map<string, AllowedOperationsView>();
+
+  private async operationGate(): Promise<void> {
+    if (this.operationDelayMs > 0) await new Promise((r) => setTimeout(r, this.operationDelayMs));
+    const err = this.operationError;
+    this.operationError = undefined;
+    if (err !== undefined) throw err;
+  }
 
   view(partial: Partial<TransactionView> & { clientTransactionId: string }): TransactionView {
     const now = new Date().toISOString();
@@ -79,6 +92,7 @@ export class FakePayments implements PaymentsApi {
 
   async cancel(id: string, req?: CancelRequest): Promise<TransactionView> {
     this.calls.push({ op: 'cancel', id, arg: req });
+    await this.operationGate();
     const sale = this.find(id);
     const amount = req?.amount ?? sale.amount;
     if (this.operationState === 'approved') this.views.set(id, { ...sale, state: 'cancelled', cancelledAmount: amount });
@@ -87,6 +101,7 @@ export class FakePayments implements PaymentsApi {
 
   async refund(id: string, req?: RefundRequest): Promise<TransactionView> {
     this.calls.push({ op: 'refund', id, arg: req });
+    await this.operationGate();
     const sale = this.find(id);
     return this.view({
       clientTransactionId: `${id}-R`,
@@ -122,6 +137,8 @@ export class FakePayments implements PaymentsApi {
   async allowedOperations(id: string): Promise<AllowedOperationsView> {
     this.calls.push({ op: 'allowedOperations', id });
     const v = this.find(id);
+    const set = this.allowedFor.get(id);
+    if (set !== undefined) return set;
     return {
       cancel: { allowed: true, maxAmount: v.amount },
       refund: { allowed: false, maxAmount: 0, reason: 'not captured yet' },

@@ -8,12 +8,15 @@ import { AgentError, ErrorCodes } from '../../src/core/errors.js';
 import { tempDir } from './temp-dir.js';
 import { testLogger, type LogSink } from './log-sink.js';
 import { FakePayments } from './fake-payments.js';
+import type { ApiPlatformStatus } from '../../src/ui/wire-types.js';
 
 export class FakeHealth implements HealthSource {
   token = true;
   reachable = true;
   offline = false;
   reader = true;
+  /** The watch's view, when a test sets one (else derived from `reachable`). */
+  platform?: () => ApiPlatformStatus;
   tokenHeld(): boolean {
     return this.token;
   }

@@ -99,6 +99,8 @@ describe('counter page end to end', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-5-operations.png') });
     await page.getByTestId('tx-op-approval').fill('4711');
     await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-confirm').filter({ hasText: /Cancel sale 7\.50 EUR on card/ }).waitFor();
+    await page.getByTestId('tx-op-confirm-yes').click();
     await page.getByTestId('tx-op-message').filter({ hasText: /^Cancel 7\.50 EUR: done/ }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-6-cancelled.png') });
     expect(agent.demoPlatform?.payments.netCharged(card.clientTransactionId)).toBe(0);

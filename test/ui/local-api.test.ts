@@ -44,6 +44,22 @@ describe('local API', () => {
       expect(allowed.status).toBe(200);
       expect(allowed.json.checks.platform.detail).toMatch(/offline sales allowed/);
     });
+
+    it("/readyz and /api/status read the platform from the health source's one view: state, reason and since", async () => {
+      const view = { online: false, state: 'offline' as const, reason: 'the platform did not answer in time', since: '2026-01-01T10:00:00.000Z' };
+      s.health.platform = () => view;
+      try {
+        const ready = await call(s.url, 'GET', '/readyz');
+        expect(ready.status).toBe(503);
+        expect(ready.json.checks.platform).toEqual({ ok: false, detail: 'platform unreachable (the platform did not answer in time) and offline sales not allowed' });
+        const status = await api('GET', '/api/status');
+        expect(status.json).toMatchObject({ ready: false, platform: view });
+      } finally {
+        delete s.health.platform;
+      }
+      const back = await api('GET', '/api/status');
+      expect(back.json.platform).toEqual({ online: true, state: 'online' });
+    });
   });
 
   describe('access control', () => {

@@ -102,6 +102,7 @@ describe('counter page', () => {
     await expect(page.getByTestId('tx-refund').getAttribute('title')).resolves.toBe('not captured yet');
     await page.screenshot({ path: join(ARTIFACTS, 'page-operations.png') });
     await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-confirm-yes').click();
     await page.getByTestId('tx-op-message').filter({ hasText: 'Cancel 5.00 EUR: done' }).waitFor();
     expect(s.payments.calls.filter((c) => c.op === 'cancel').at(-1)).toEqual({ op: 'cancel', id: 'P-1', arg: {} });
     await page.getByTestId('tx-P-1-C').waitFor();
@@ -116,6 +117,7 @@ describe('counter page', () => {
       await page.getByTestId('tx-P-2').click();
       await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
       await page.getByTestId('tx-cancel').click();
+      await page.getByTestId('tx-op-confirm-yes').click();
       await page.getByTestId('tx-op-message').filter({ hasText: 'Cancel 7.00 EUR: pending at the platform, the list shows when it is final' }).waitFor();
       await page.locator('[data-testid="tx-P-2-C"][data-state="pending"]').waitFor();
       await page.screenshot({ path: join(ARTIFACTS, 'page-cancel-pending.png') });

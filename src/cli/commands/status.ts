@@ -14,7 +14,8 @@ function money(formatAmount: (minor: number, currency: string) => string, minor:
 function agentText(s: ApiAgentStatus, formatAmount: (minor: number, currency: string) => string): string {
   const lines = [`agent ${s.ready ? 'ready' : 'NOT READY'} (${s.agent.version}, ${s.agent.environment}, up ${s.agent.uptimeSeconds} s)`];
   for (const [name, check] of Object.entries(s.checks)) lines.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${name.padEnd(9)} ${check.detail}`);
-  lines.push(`  platform  ${s.platform.online ? 'online' : 'offline'}`);
+  const p = s.platform;
+  lines.push(`  platform  ${p.online ? 'online' : p.state === 'unknown' ? 'not known yet' : `offline${p.reason !== undefined ? `: ${p.reason}` : ''}`}${p.since !== undefined ? ` (since ${p.since})` : ''}`);
   for (const d of s.devices) lines.push(`  ${d.device.padEnd(9)} ${d.state}${d.model ? ` (${d.model})` : ''}${d.reason ? `: ${d.reason}` : ''}`);
   if (s.offline) {
     const totals = Object.entries(s.offline.totals).map(([c, v]) => money(formatAmount, v, c));

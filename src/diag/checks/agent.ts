@@ -81,8 +81,19 @@ export async function checkAgent(state: DiagState): Promise<Outcome> {
   const failing = Object.entries(status.checks)
     .filter(([, c]) => !c.ok)
     .map(([name, c]) => `${name}: ${c.detail}`);
-  const head = `running at ${probe.url}, up ${status.agent.uptimeSeconds} s, environment ${status.agent.environment}, platform ${status.platform.online ? 'online' : 'offline'}`;
+  const platform = status.platform.online ? 'online' : `offline${status.platform.reason !== undefined ? ` (${status.platform.reason})` : ''}`;
+  const head = `running at ${probe.url}, up ${status.agent.uptimeSeconds} s, environment ${status.agent.environment}, platform ${platform}`;
   const facts = { running: true, url: probe.url, ready: status.ready, checks: status.checks, platformOnline: status.platform.online };
+  // The agent's watch and diag's own isAvailable must agree (docs/architecture.md, "Local API and counter page"); a
+  // disagreement right at a change is possible, a lasting one is a fault worth a warning.
+  if (state.platformAvailable !== undefined && state.platformAvailable !== status.platform.online) {
+    return {
+      status: 'warn',
+      finding: `${head}; but diag's own check found the platform ${state.platformAvailable ? 'available' : 'not available'}`,
+      remedy: 'run diag again in a few seconds: the agent checks the platform every few seconds; if it still disagrees, restart the agent and send a support bundle',
+      facts: { ...facts, diagPlatformAvailable: state.platformAvailable },
+    };
+  }
   if (!status.ready) return { status: 'warn', finding: `${head}; NOT READY (${failing.join('; ')})`, remedy: 'see the checks above for the cause', facts };
   return { status: 'ok', finding: `${head}; ready`, facts };
 }

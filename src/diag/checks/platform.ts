@@ -9,7 +9,10 @@ export async function checkPlatform(state: DiagState, signal: AbortSignal): Prom
   if (config === undefined || endpoints === undefined) return { status: 'skip', finding: 'needs the configuration (see config)' };
   const dispatchers = dispatchersOf(state);
   if (dispatchers === undefined) return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
-  if (state.unreachable !== undefined) return { status: 'fail', finding: state.unreachable.finding, remedy: state.unreachable.remedy };
+  if (state.unreachable !== undefined) {
+    state.platformAvailable = false;
+    return { status: 'fail', finding: state.unreachable.finding, remedy: state.unreachable.remedy };
+  }
   const token = state.token;
   if (token === undefined) {
     return { status: 'fail', finding: 'isAvailable not asked: no device token (see token)', remedy: 'fix the token check first' };
@@ -24,6 +27,7 @@ export async function checkPlatform(state: DiagState, signal: AbortSignal): Prom
   const started = performance.now();
   const available = await client.isAvailable({ signal });
   const ms = Math.round(performance.now() - started);
+  state.platformAvailable = available;
   const host = new URL(endpoints.baseUrl).host;
   if (!available) {
     return {

@@ -41,6 +41,7 @@ export class LiveUpdates {
         live.className = `badge ${connected ? 'ok' : 'bad'}`;
         live.title = connected ? 'live updates' : 'reconnecting to the agent…';
         live.dataset.connected = String(connected);
+        this.sections.status.streamConnected(connected);
       },
     });
     stream.start();

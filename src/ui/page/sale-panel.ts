@@ -1,7 +1,7 @@
 import { messageOf } from './error-banner.js';
-import { byId, show } from './dom.js';
+import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
-import { methodText, outcomeText, pendingText, stepText } from './texts.js';
+import { holdText, methodText, outcomeText, pendingText, stepText } from './texts.js';
 import { PENDING_STATES, type Transaction } from './types.js';
 
 export interface SalePanelHooks {
@@ -21,6 +21,9 @@ export class SalePanel {
   /** The sale whose QR is shown or being fetched, so that it is fetched once. */
   private qrFor: string | undefined;
   private pollTimer: number | undefined;
+  /** When the page first saw the running sale reversing: the hold screen counts from here. */
+  private holdSince: number | undefined;
+  private holdTimer: number | undefined;
 
   constructor(
     private readonly ctx: PageContext,
@@ -35,6 +38,7 @@ export class SalePanel {
   open(t: Transaction): void {
     this.sale = t;
     this.qrFor = undefined;
+    this.endHold();
     const qr = byId<HTMLImageElement>('sale-qr');
     qr.removeAttribute('src');
     show(qr, false);
@@ -82,6 +86,9 @@ export class SalePanel {
   }
 
   private close(): void {
+    // While a reversal goes on the clerk may start the next sale: the agent keeps reversing
+    // in the background and today's list shows its outcome (docs/architecture.md, "Local API and counter page").
+    this.endHold();
     this.sale = undefined;
     if (this.pollTimer !== undefined) clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
@@ -113,9 +120,49 @@ export class SalePanel {
       byId('sale-message').textContent = t.message ?? (t.offline ? 'Stored on the terminal; sent when the platform is reachable.' : '');
       show(byId<HTMLImageElement>('sale-qr'), false);
     }
+    this.renderHold(t);
     show(byId('abort'), pending && t.state !== 'in_flight' && t.state !== 'reversing');
-    show(byId('done'), !pending);
+    show(byId('done'), !pending || t.state === 'reversing');
+    byId('done').textContent = t.state === 'reversing' ? 'Next sale (the reversal goes on)' : 'New sale';
     if (pending && t.qr !== undefined && this.qrFor !== t.clientTransactionId) void this.loadQr(t.clientTransactionId);
+  }
+
+  /**
+   * Outcome unknown: the whole screen says "Do not hand over the goods" with the reversal's
+   * progress, and stays up with the final outcome until the clerk starts the next sale.
+   */
+  private renderHold(t: Transaction): void {
+    if (t.state === 'reversing' && this.holdSince === undefined) {
+      this.holdSince = Date.now();
+      this.holdTimer = window.setInterval(() => this.sale !== undefined && this.renderHold(this.sale), 1000);
+    }
+    if (this.holdSince === undefined) return;
+    const panel = byId('sale-panel');
+    panel.classList.add('hold');
+    let box = document.getElementById('sale-hold');
+    if (box === null) {
+      box = el('div', 'hold-box');
+      box.id = 'sale-hold';
+      box.dataset.testid = 'sale-hold';
+      panel.prepend(box);
+    }
+    const h = holdText(t, Math.round((Date.now() - this.holdSince) / 1000));
+    box.dataset.state = t.state;
+    box.replaceChildren(el('div', `hold-title ${h.handOver ? 'go' : 'stop'}`, h.title), el('div', 'hold-progress', h.progress));
+    show(box, true);
+    if (t.state !== 'reversing' && this.holdTimer !== undefined) {
+      clearInterval(this.holdTimer);
+      this.holdTimer = undefined;
+    }
+  }
+
+  private endHold(): void {
+    if (this.holdTimer !== undefined) clearInterval(this.holdTimer);
+    this.holdTimer = undefined;
+    this.holdSince = undefined;
+    byId('sale-panel').classList.remove('hold');
+    const box = document.getElementById('sale-hold');
+    if (box !== null) box.remove();
   }
 
   private async loadQr(id: string): Promise<void> {

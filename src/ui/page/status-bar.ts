@@ -1,6 +1,8 @@
+import { ApiError } from './api.js';
 import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
-import type { DeviceStatus, OfflineLevels } from './types.js';
+import { AGENT_NOT_ANSWERING, platformBadgeText } from './texts.js';
+import type { AgentStatus, DeviceStatus, OfflineLevels } from './types.js';
 
 /** The sale form's currency as the status bar reads and presets it (the sale entry owns the field). */
 export interface CurrencyField {
@@ -12,9 +14,15 @@ export interface CurrencyField {
 
 /**
  * The header: platform reachability, the peripherals, the offline badge (its panel is the
- * OfflinePanel's), all from GET /api/status.
+ * OfflinePanel's), all from GET /api/status. When the agent itself stops answering (its
+ * event stream broke and a request fails too) every badge turns grey and the header says
+ * so: a green badge must never outlive the agent that set it (docs/architecture.md, "Local
+ * API and counter page").
  */
 export class StatusBar {
+  private agentDown = false;
+  private streamUp = true;
+
   constructor(
     private readonly ctx: PageContext,
     private readonly currencyField: CurrencyField,
@@ -22,8 +30,15 @@ export class StatusBar {
 
   /** Loads and renders the status; also asks for the merchants, which may have become known since. */
   async load(): Promise<void> {
-    const s = await this.ctx.api.status();
-    this.renderPlatform(s.platform.online);
+    let s: AgentStatus;
+    try {
+      s = await this.ctx.api.status();
+    } catch (err) {
+      if (!this.streamUp && err instanceof ApiError && err.status === 0) this.showAgentDown();
+      throw err;
+    }
+    this.showAgentBack();
+    this.renderPlatform(s.platform);
     this.renderDevices(s.devices);
     this.renderOffline(s.offline);
     void this.ctx.merchants.load().catch(() => undefined);
@@ -35,10 +50,54 @@ export class StatusBar {
     void this.load().catch(() => undefined);
   }
 
-  private renderPlatform(online: boolean): void {
+  /** The event stream's state (LiveUpdates): when it breaks, a request tells whether the agent is gone. */
+  streamConnected(connected: boolean): void {
+    this.streamUp = connected;
+    if (!connected || this.agentDown) this.refresh();
+  }
+
+  /** Every badge grey, and the one message that says why nothing on the header can be trusted now. */
+  private showAgentDown(): void {
+    if (this.agentDown) return;
+    this.agentDown = true;
+    const bar = document.querySelector<HTMLElement>('header.bar');
+    if (bar === null) return;
+    bar.dataset.agent = 'down';
+    // The platform badge's last word came from the agent that no longer answers.
+    byId('platform').textContent = 'platform ?';
+    for (const b of Array.from(bar.querySelectorAll<HTMLElement>('.badge'))) {
+      b.classList.remove('ok', 'bad', 'warn');
+      b.classList.add('off');
+    }
+    let note = document.getElementById('agent-down');
+    if (note === null) {
+      note = el('span', 'agent-down', AGENT_NOT_ANSWERING);
+      note.id = 'agent-down';
+      note.dataset.testid = 'agent-down';
+      note.setAttribute('role', 'alert');
+      bar.append(note);
+    }
+    show(note, true);
+  }
+
+  private showAgentBack(): void {
+    if (!this.agentDown) return;
+    this.agentDown = false;
+    const bar = document.querySelector<HTMLElement>('header.bar');
+    if (bar !== null) {
+      bar.dataset.agent = 'up';
+      for (const b of Array.from(bar.querySelectorAll<HTMLElement>('.badge.off'))) b.classList.remove('off');
+    }
+    const note = document.getElementById('agent-down');
+    if (note !== null) show(note, false);
+  }
+
+  private renderPlatform(p: AgentStatus['platform']): void {
     const b = byId('platform');
-    b.textContent = online ? 'online' : 'platform offline';
-    b.className = `badge ${online ? 'ok' : 'bad'}`;
+    b.textContent = platformBadgeText(p);
+    b.className = `badge ${p.online ? 'ok' : p.state === 'unknown' ? '' : 'bad'}`;
+    b.dataset.state = p.state ?? (p.online ? 'online' : 'offline');
+    b.title = p.online ? 'the platform answers' : (p.reason ?? 'the platform does not answer');
   }
 
   private renderDevices(devices: DeviceStatus[]): void {

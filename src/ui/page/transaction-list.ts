@@ -1,7 +1,7 @@
 import { messageOf } from './error-banner.js';
 import { byId, el, fieldValue, show, timeOf, today } from './dom.js';
 import type { PageContext } from './page-context.js';
-import { methodText, stateText } from './texts.js';
+import { amountColumn, clerkText, confirmText, operationResultText, stateText, whatText } from './texts.js';
 import type { AllowedOperations, Transaction } from './types.js';
 
 type OperationName = 'cancel' | 'refund' | 'capture';
@@ -14,15 +14,23 @@ export class TransactionList {
   private list: Transaction[] = [];
   private selected: string | undefined;
   private loadTimer: number | undefined;
+  /** The last action's result (or refusal): it stays until the clerk's next action, whatever reloads meanwhile. */
+  private result: { text: string; error: boolean; state?: string; detail?: string } | undefined;
+  /** An operation is on its way: no second one, and no reload re-enables the buttons meanwhile. */
+  private busy = false;
+  /** The operation waiting for the clerk's yes. */
+  private confirming: 'cancel' | 'refund' | undefined;
 
   constructor(private readonly ctx: PageContext) {}
 
   init(): void {
-    byId('op-cancel').addEventListener('click', () => void this.operate('cancel'));
-    byId('op-refund').addEventListener('click', () => void this.operate('refund'));
+    byId('op-cancel').addEventListener('click', () => this.ask('cancel'));
+    byId('op-refund').addEventListener('click', () => this.ask('refund'));
     byId('op-capture').addEventListener('click', () => void this.operate('capture'));
     byId('op-close').addEventListener('click', () => {
       this.selected = undefined;
+      this.result = undefined;
+      this.hideConfirm();
       show(byId('ops'), false);
       this.render();
     });
@@ -69,13 +77,13 @@ export class TransactionList {
         if (t.operator !== undefined) li.dataset.operator = t.operator;
         if (t.clientTransactionId === this.selected) li.classList.add('selected');
         const related = this.list.find((x) => x.clientTransactionId === t.relatedClientTransactionId);
-        const kind = t.kind.charAt(0).toUpperCase() + t.kind.slice(1);
-        const what = t.kind === 'sale' ? methodText(t) : related ? `${kind} of ${methodText(related)} ${related.amountText}` : kind;
+        // The merchant on each row only when the terminal serves several (the picker is shown then).
+        const merchant = this.ctx.merchants.selected() !== undefined ? this.ctx.merchants.nameOf(t.merchantId ?? related?.merchantId) : undefined;
         li.append(
           el('span', 'time', timeOf(t.createdAt)),
           // Who made it: the clerk's username, cli, local-api or agent (docs/architecture.md, "Journal").
-          el('span', 'what', [what, t.maskedPan, t.operator].filter(Boolean).join(' · ')),
-          el('span', 'amt', t.kind === 'sale' ? t.amountText : `−${t.amountText}`),
+          el('span', 'what', [whatText(t, related), t.maskedPan, merchant, t.operator].filter(Boolean).join(' · ')),
+          el('span', 'amt', amountColumn(t)),
           el('span', `state ${t.state}`, stateText(t)),
         );
         li.addEventListener('click', () => void this.select(t.clientTransactionId));
@@ -90,18 +98,22 @@ export class TransactionList {
   }
 
   private async select(id: string): Promise<void> {
+    if (this.busy) return;
     this.selected = id;
+    this.result = undefined;
+    this.hideConfirm();
     this.render();
     this.renderOpsTitle(id);
-    byId('op-message').textContent = '';
+    this.renderMessage('');
     byId<HTMLInputElement>('op-amount').value = '';
+    byId<HTMLInputElement>('op-approval').value = '';
     show(byId('ops'), true);
     await this.loadOps(id);
   }
 
   private setOp(id: string, op: AllowedOperations['cancel'] | undefined): void {
     const b = byId<HTMLButtonElement>(id);
-    b.disabled = op === undefined || !op.allowed;
+    b.disabled = this.busy || op === undefined || !op.allowed;
     b.title = op === undefined ? '' : op.allowed ? `up to ${op.maxAmountText}` : (op.reason ?? 'not allowed');
   }
 
@@ -112,7 +124,7 @@ export class TransactionList {
     this.setOp('op-refund', undefined);
     this.setOp('op-capture', undefined);
     if (t === undefined || t.kind !== 'sale') {
-      byId('op-message').textContent = t ? 'Only sales can be cancelled, refunded or captured.' : '';
+      this.renderMessage(t ? 'Only sales can be cancelled, refunded or captured.' : '');
       return;
     }
     try {
@@ -122,16 +134,62 @@ export class TransactionList {
       this.setOp('op-refund', ops.refund);
       this.setOp('op-capture', ops.capture);
       const why = [ops.cancel, ops.refund, ops.capture].filter((o) => !o.allowed && o.reason).map((o) => o.reason);
-      const msg = byId('op-message');
-      if (msg.dataset.result === undefined) {
-        msg.className = 'ops-message';
-        msg.textContent = why.length > 0 && !ops.cancel.allowed && !ops.refund.allowed && !ops.capture.allowed ? (why[0] ?? '') : '';
-      }
+      this.renderMessage(why.length > 0 && !ops.cancel.allowed && !ops.refund.allowed && !ops.capture.allowed ? (why[0] ?? '') : '');
     } catch (err) {
-      const msg = byId('op-message');
-      msg.className = 'ops-message error';
-      msg.textContent = messageOf(err);
+      this.renderMessage(clerkText(messageOf(err)), true);
     }
+  }
+
+  /** The message area: the last result while there is one, else what the caller says. */
+  private renderMessage(text: string, error = false): void {
+    const msg = byId('op-message');
+    const r = this.result;
+    msg.className = `ops-message${(r?.error ?? error) ? ' error' : ''}`;
+    if (r?.state !== undefined) msg.dataset.result = r.state;
+    else delete msg.dataset.result;
+    const detail = r?.detail;
+    const main = el('span', 'ops-text', r?.text ?? text);
+    if (detail !== undefined && detail !== main.textContent) {
+      // The technical words (ids, hosts, socket codes) behind a control, for support, never in the sentence.
+      const d = el('details', 'ops-details');
+      d.dataset.testid = 'tx-op-details';
+      d.append(el('summary', '', 'details'), el('span', '', detail));
+      msg.replaceChildren(main, d);
+    } else msg.replaceChildren(main);
+  }
+
+  /** Cancel and refund ask first: amount, card and merchant, so the wrong row is not reversed by a slip. */
+  private ask(op: 'cancel' | 'refund'): void {
+    const t = this.list.find((x) => x.clientTransactionId === this.selected);
+    if (t === undefined || this.busy) return;
+    this.confirming = op;
+    const merchant = this.ctx.merchants.selected() !== undefined ? this.ctx.merchants.nameOf(t.merchantId) : undefined;
+    let box = document.getElementById('op-confirm');
+    if (box === null) {
+      box = el('div', 'ops-confirm');
+      box.id = 'op-confirm';
+      box.dataset.testid = 'tx-op-confirm';
+      byId('op-message').before(box);
+    }
+    const yes = el('button', 'confirm-yes', op === 'cancel' ? 'Yes, cancel' : 'Yes, refund') as HTMLButtonElement;
+    yes.type = 'button';
+    yes.dataset.testid = 'tx-op-confirm-yes';
+    yes.addEventListener('click', () => {
+      this.hideConfirm();
+      void this.operate(op);
+    });
+    const no = el('button', 'confirm-no', 'No') as HTMLButtonElement;
+    no.type = 'button';
+    no.dataset.testid = 'tx-op-confirm-no';
+    no.addEventListener('click', () => this.hideConfirm());
+    box.replaceChildren(el('span', 'confirm-text', confirmText(op, t, fieldValue('op-amount'), merchant)), yes, no);
+    show(box, true);
+  }
+
+  private hideConfirm(): void {
+    this.confirming = undefined;
+    const box = document.getElementById('op-confirm');
+    if (box !== null) show(box, false);
   }
 
   private async operate(op: OperationName): Promise<void> {
@@ -142,23 +200,29 @@ export class TransactionList {
     const approvalCode = fieldValue('op-approval');
     if (amount !== undefined) body.amount = amount;
     if (approvalCode !== undefined && op !== 'capture') body.approvalCode = approvalCode;
-    const msg = byId('op-message');
+    if (this.busy) return;
+    this.busy = true;
     for (const b of ['op-cancel', 'op-refund', 'op-capture']) byId<HTMLButtonElement>(b).disabled = true;
-    msg.className = 'ops-message';
-    msg.textContent = `${op}…`;
+    this.result = undefined;
+    this.renderMessage(`${op === 'cancel' ? 'Cancelling' : op === 'refund' ? 'Refunding' : 'Capturing'}…`);
     try {
       const t = await this.ctx.api.operate(op, id, body);
       // An operation's own row is `approved` when the platform accepted it; `pending` while
       // the platform completes it (the list shows its outcome when it is final).
-      const outcome = t.state === 'approved' ? 'done' : t.state === 'pending' ? 'pending at the platform, the list shows when it is final' : t.state.replace(/_/g, ' ');
-      msg.textContent = `${op === 'cancel' ? 'Cancel' : op === 'refund' ? 'Refund' : 'Capture'} ${t.amountText}: ${outcome}${t.message ? ` (${t.message})` : ''}`;
-      msg.dataset.result = t.state;
+      const text = operationResultText(op, t);
+      this.result = { text: clerkText(text), error: t.state !== 'approved' && t.state !== 'pending', state: t.state, ...(clerkText(text) !== text ? { detail: text } : {}) };
+      if (t.state === 'approved' || t.state === 'pending') {
+        byId<HTMLInputElement>('op-amount').value = '';
+        byId<HTMLInputElement>('op-approval').value = '';
+      }
     } catch (err) {
-      msg.className = 'ops-message error';
-      msg.textContent = messageOf(err);
-      delete msg.dataset.result;
+      // A refusal (approval code required, window closed, amount too high) shows here, where the action was.
+      const raw = messageOf(err);
+      this.result = { text: clerkText(raw), error: true, ...(clerkText(raw) !== raw ? { detail: raw } : {}) };
+    } finally {
+      this.busy = false;
     }
+    this.renderMessage('');
     await this.load();
-    delete msg.dataset.result;
   }
 }

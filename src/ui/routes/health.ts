@@ -1,6 +1,6 @@
 import type { Router } from '../router.js';
 import type { HealthSource } from '../sources.js';
-import type { ApiHealthAnswer, ApiReadiness } from '../wire-types.js';
+import type { ApiHealthAnswer, ApiPlatformStatus, ApiReadiness } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
 
 function safely(f: () => boolean): boolean {
@@ -9,6 +9,17 @@ function safely(f: () => boolean): boolean {
   } catch {
     return false;
   }
+}
+
+/** The platform as the health source's watch sees it (one source for /readyz, /api/status and the page). */
+export function platformStatus(health: HealthSource): ApiPlatformStatus {
+  try {
+    if (health.platform) return health.platform();
+  } catch {
+    return { online: false, state: 'unknown' };
+  }
+  const online = safely(() => health.platformReachable());
+  return { online, state: online ? 'online' : 'offline' };
 }
 
 function storageChecks(health: HealthSource): Pick<ApiReadiness['checks'], 'journal' | 'disk'> {
@@ -27,14 +38,17 @@ function storageChecks(health: HealthSource): Pick<ApiReadiness['checks'], 'jour
  */
 export function readiness(health: HealthSource): ApiReadiness {
   const token = safely(() => health.tokenHeld());
-  const reachable = safely(() => health.platformReachable());
+  const platform = platformStatus(health);
+  const reachable = platform.online;
   const offline = safely(() => health.offlineAllowed());
   const reader = safely(() => health.readerConnected());
   const checks = {
     token: { ok: token, detail: token ? 'device token held' : 'no valid device token' },
     platform: {
       ok: reachable || offline,
-      detail: reachable ? 'platform reachable' : offline ? 'platform unreachable; offline sales allowed' : 'platform unreachable and offline sales not allowed',
+      detail: reachable
+        ? 'platform reachable'
+        : `platform unreachable${platform.reason !== undefined ? ` (${platform.reason})` : ''}${offline ? '; offline sales allowed' : ' and offline sales not allowed'}`,
     },
     reader: { ok: reader, detail: reader ? 'card reader connected' : 'card reader not connected' },
     ...storageChecks(health),

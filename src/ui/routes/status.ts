@@ -3,7 +3,7 @@ import type { Router } from '../router.js';
 import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
 import { apiOffline } from '../api-views.js';
 import type { ApiAgentStatus, ApiDevicesAnswer, ApiOfflineLevels } from '../wire-types.js';
-import { readiness } from './health.js';
+import { platformStatus, readiness } from './health.js';
 import type { RouteDeps } from './deps.js';
 
 async function offlineLevels(deps: RouteDeps): Promise<ApiOfflineLevels | null> {
@@ -16,12 +16,6 @@ export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
   router.add('GET', '/api/status', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const r = readiness(deps.health);
-    let online = false;
-    try {
-      online = deps.health.platformReachable();
-    } catch {
-      online = false;
-    }
     const body: ApiAgentStatus = {
       agent: {
         version,
@@ -35,7 +29,7 @@ export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
       },
       ready: r.ready,
       checks: r.checks,
-      platform: { online },
+      platform: platformStatus(deps.health),
       devices: deps.devices(),
       offline: await offlineLevels(deps),
     };

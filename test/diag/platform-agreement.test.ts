@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgent, type RunningAgent } from '../../src/agent.js';
+import { runDiagnostics, type CheckResult, type DiagReport } from '../../src/diag/index.js';
+import type { DemoPlatform } from '../../src/sim/platform/server.js';
+import { runCli } from '../helpers/cli.js';
+import { call } from '../helpers/http-client.js';
+import { testLogger } from '../helpers/log-sink.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { demoPlatform, diagConfig } from './diag-setup.js';
+
+/**
+ * One source of truth for the platform's availability (docs/architecture.md, "Local API and
+ * counter page"): with the platform's isAvailable failing, the running agent's /readyz,
+ * /api/status, `terminal-agent status` and `diag` all say offline within seconds, and all
+ * say online again once it answers. Waits are generous deadlines, never timed assertions.
+ */
+describe('platform availability: /readyz, /api/status, status and diag agree', () => {
+  let platform: DemoPlatform;
+  let agent: RunningAgent;
+  let tmp: { dir: string; cleanup: () => void };
+  let port: number;
+
+  beforeAll(async () => {
+    platform = await demoPlatform();
+    tmp = tempDir('terminal-agent-agree-');
+    const { config } = diagConfig(tmp.dir, platform.urls, 0, {
+      offline: { enabled: false },
+      platform: { availabilityIntervalMs: 200, availabilityBackoffCapMs: 400 },
+    });
+    agent = await startAgent({ config, log: testLogger('info').log });
+    await agent.settled;
+    port = Number(new URL(agent.url).port);
+  }, 60_000);
+  afterAll(async () => {
+    await agent?.stop();
+    await platform?.stop();
+    tmp?.cleanup();
+  });
+
+  async function diag(): Promise<DiagReport> {
+    const loaded = diagConfig(tmp.dir, platform.urls, port);
+    return (await runDiagnostics({ loadConfig: () => loaded, checkTimeoutMs: 8_000 })).report;
+  }
+  function check(r: DiagReport, id: string): CheckResult {
+    const c = r.checks.find((x) => x.id === id);
+    if (c === undefined) throw new Error(`no check ${id}`);
+    return c;
+  }
+  async function until(what: string, ok: () => Promise<boolean>, limitMs = 20_000): Promise<void> {
+    const end = Date.now() + limitMs;
+    while (!(await ok())) {
+      if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const cli = (args: string[]) => runCli(['--data-dir', tmp.dir, '--api-port', String(port), ...args]);
+
+  it('online: all say so', async () => {
+    await until('ready', async () => (await call(agent.url, 'GET', '/readyz')).status === 200);
+    const status = await cli(['status', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ ready: true, platform: { online: true, state: 'online' } });
+    const r = await diag();
+    expect(check(r, 'platform').status).toBe('ok');
+    expect(check(r, 'agent')).toMatchObject({ status: 'ok', finding: expect.stringContaining('platform online') });
+  });
+
+  it('platform faulted: /readyz 503 (offline sales not allowed), /api/status, status and diag say offline; back online after', async () => {
+    platform.faults.set('isAvailable', { drop: 'before' });
+    await until('readyz 503', async () => (await call(agent.url, 'GET', '/readyz')).status === 503);
+    const ready = await call(agent.url, 'GET', '/readyz');
+    expect(ready.json).toMatchObject({ ready: false, checks: { platform: { ok: false, detail: expect.stringMatching(/platform unreachable \(.+\) and offline sales not allowed/) } } });
+
+    const status = await cli(['status']);
+    expect(status.stdout).toMatch(/agent NOT READY/);
+    expect(status.stdout).toMatch(/FAIL platform/);
+    expect(status.stdout).toMatch(/platform {2}offline: the /);
+    expect(status.stdout).not.toMatch(/127\.0\.0\.1:\d+|ECONN/);
+
+    const r = await diag();
+    expect(check(r, 'platform').status).toBe('fail');
+    // The agent's view agrees with diag's own check: no disagreement warning, its finding names the outage.
+    expect(check(r, 'agent').finding).toMatch(/platform offline \(the /);
+    expect(check(r, 'agent').finding).not.toMatch(/diag's own check/);
+
+    platform.faults.clear();
+    await until('readyz 200 again', async () => (await call(agent.url, 'GET', '/readyz')).status === 200);
+    const back = await cli(['status', '--json']);
+    expect(JSON.parse(back.stdout)).toMatchObject({ platform: { online: true } });
+  });
+
+  it('diag warns when the agent still says online while its own check finds the platform down (a stuck watch)', async () => {
+    // The watch stops checking and last heard an answer: it would say online through the outage.
+    agent.platformWatch.stop();
+    agent.platformWatch.answered();
+    platform.faults.set('isAvailable', { drop: 'before' });
+    try {
+      const r = await diag();
+      expect(check(r, 'platform').status).toBe('fail');
+      expect(check(r, 'agent')).toMatchObject({ status: 'warn', finding: expect.stringMatching(/platform online; but diag's own check found the platform not available/) });
+    } finally {
+      platform.faults.clear();
+    }
+  });
+});

@@ -1,0 +1,194 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { AgentError, ErrorCodes } from '../../src/core/index.js';
+import { defaultPageDirs } from '../../src/ui/static-page.js';
+import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
+import { startApi, type Started } from '../helpers/local-api.js';
+
+/**
+ * The counter page's operations and unknown-outcome screen in real Chromium against the real
+ * local API and a fake payments engine (docs/architecture.md, "Local API and counter page").
+ */
+describe('counter page: operations and the unknown outcome', () => {
+  let s: Started;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    buildPage();
+    s = await startApi({ pageDirs: defaultPageDirs() });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(s.url);
+    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  const sale = (id: string, amount: number) => {
+    const v = s.payments.view({ clientTransactionId: id, amount, state: 'approved', maskedPan: '476173******0010' });
+    s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'approved' });
+    return v;
+  };
+  const message = () => page.getByTestId('tx-op-message');
+  /** Waits until the page has asked for the allowed operations again (a reload of the list happened). */
+  async function reloaded(id: string): Promise<void> {
+    const before = s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length;
+    s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'approved' });
+    const end = Date.now() + 10_000;
+    while (s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length <= before) {
+      if (Date.now() > end) throw new Error('the list did not reload');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await page.waitForTimeout(300);
+  }
+
+  it('cancel asks first (amount, masked card); "No" sends nothing; "Yes" once, the result stays over reloads, fields clear', async () => {
+    sale('O-1', 500);
+    await page.getByTestId('tx-O-1').click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    await page.getByTestId('tx-op-approval').fill('4711');
+    await page.getByTestId('tx-cancel').click();
+    await expect(page.getByTestId('tx-op-confirm').textContent()).resolves.toMatch(/^Cancel sale 5\.00 EUR on card 476173\*{6}0010\?/);
+    await page.getByTestId('tx-op-confirm-no').click();
+    expect(s.payments.calls.filter((c) => c.op === 'cancel' && c.id === 'O-1')).toEqual([]);
+
+    s.payments.operationDelayMs = 800;
+    try {
+      await page.getByTestId('tx-cancel').click();
+      await page.getByTestId('tx-op-confirm-yes').click();
+      // While it is on its way no button can send it again.
+      await expect(page.getByTestId('tx-cancel').isDisabled()).resolves.toBe(true);
+      await page.getByTestId('tx-cancel').click({ force: true }).catch(() => undefined);
+      await message().filter({ hasText: 'Cancel 5.00 EUR: done' }).waitFor();
+    } finally {
+      s.payments.operationDelayMs = 0;
+    }
+    expect(s.payments.calls.filter((c) => c.op === 'cancel' && c.id === 'O-1')).toHaveLength(1);
+    await expect(page.getByTestId('tx-op-approval').inputValue()).resolves.toBe('');
+
+    // The agent now says nothing is left: the result still stands, not "a cancelled sale cannot be cancelled".
+    const none = { allowed: false, maxAmount: 0, reason: 'a cancelled sale cannot be cancelled' };
+    s.payments.allowedFor.set('O-1', { cancel: none, refund: { ...none, reason: 'nothing left to refund' }, capture: { ...none, reason: 'cancelled' }, currency: 'EUR', fromPlatform: true });
+    await reloaded('O-1');
+    await reloaded('O-1');
+    await expect(message().textContent()).resolves.toBe('Cancel 5.00 EUR: done');
+    await expect(page.getByTestId('tx-refund').isDisabled()).resolves.toBe(true);
+    await expect(page.getByTestId('tx-cancel').isDisabled()).resolves.toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-op-result-stays.png') });
+  });
+
+  it('a refusal shows where the action was, with its reason, and stays', async () => {
+    sale('O-2', 800);
+    await page.getByTestId('tx-O-2').click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    s.payments.operationError = new AgentError(ErrorCodes.PAYMENT_RULE, 'this merchant needs an approval code for a cancel');
+    await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-confirm-yes').click();
+    await page.locator('[data-testid="tx-op-message"].error').filter({ hasText: 'this merchant needs an approval code for a cancel' }).waitFor();
+    await reloaded('O-2');
+    await expect(message().textContent()).resolves.toBe('this merchant needs an approval code for a cancel');
+  });
+
+  it('technical words (host:port, socket codes, ids) stay behind "details", not in the sentence', async () => {
+    sale('O-3', 900);
+    await page.getByTestId('tx-O-3').click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    s.payments.operationError = new AgentError(ErrorCodes.PAYMENT_NOT_SENT, 'could not reach 127.0.0.1:8443 (ECONNREFUSED): nothing was cancelled for 0b5c6f0e-1d2a-4c3b-9e8f-7a6b5c4d3e2f');
+    await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-confirm-yes').click();
+    await page.locator('[data-testid="tx-op-message"].error').waitFor();
+    const text = await page.locator('[data-testid="tx-op-message"] .ops-text').textContent();
+    expect(text).toMatch(/could not reach the platform: nothing was cancelled/);
+    expect(text).not.toMatch(/127\.0\.0\.1|8443|ECONNREFUSED|0b5c6f0e/);
+    await page.getByTestId('tx-op-details').locator('summary').click();
+    await expect(page.getByTestId('tx-op-details').textContent()).resolves.toMatch(/127\.0\.0\.1:8443 \(ECONNREFUSED\)/);
+  });
+
+  it('list wording: a capture and a failed refund are not negative, no amount said twice, a cancel is not "approved"', async () => {
+    sale('W-1', 1234);
+    s.payments.view({ clientTransactionId: 'W-1-K', kind: 'capture', relatedClientTransactionId: 'W-1', amount: 1234, state: 'approved', message: 'captured 12.34 EUR' });
+    s.payments.view({ clientTransactionId: 'W-1-R', kind: 'refund', relatedClientTransactionId: 'W-1', amount: 500, state: 'failed', message: 'refund refused: window closed' });
+    s.payments.view({ clientTransactionId: 'W-1-C', kind: 'cancel', relatedClientTransactionId: 'W-1', amount: 200, state: 'approved' });
+    s.bus.publish('transaction.updated', { clientTransactionId: 'W-1', kind: 'sale', status: 'approved' });
+    const row = (id: string) => page.getByTestId(`tx-${id}`);
+    await row('W-1-C').waitFor();
+    await expect(row('W-1-K').locator('.amt').textContent()).resolves.toBe('12.34 EUR');
+    await expect(row('W-1-K').locator('.state').textContent()).resolves.toBe('captured 12.34 EUR');
+    await expect(row('W-1-R').locator('.amt').textContent()).resolves.toBe('5.00 EUR');
+    await expect(row('W-1-C').locator('.amt').textContent()).resolves.toBe('−2.00 EUR');
+    await expect(row('W-1-C').locator('.state').textContent()).resolves.toBe('cancelled');
+    await page.screenshot({ path: join(ARTIFACTS, 'page-list-wording.png') });
+  });
+
+  it('unknown outcome: the whole screen says do not hand over the goods, with progress; the next sale can start; the outcome shows', async () => {
+    await page.getByTestId('tx-ops-close').click();
+    await page.getByTestId('amount').fill('9.00');
+    await page.getByTestId('method-card').click();
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    const started = [...s.payments.views.values()].filter((v) => v.clientTransactionId.startsWith('T-')).at(-1);
+    if (!started) throw new Error('no sale started');
+    const id = started.clientTransactionId;
+    s.payments.views.set(id, { ...started, state: 'reversing', message: 'the platform did not answer: the sale is being reversed, do not hand over the goods' });
+    s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'reversing' });
+    const hold = page.getByTestId('sale-hold');
+    await hold.waitFor();
+    await expect(hold.textContent()).resolves.toMatch(/Do not hand over the goods.*Reversing the sale, still trying after \d+ s/);
+    const box = await page.getByTestId('sale-panel').boundingBox();
+    expect(box?.width).toBeGreaterThanOrEqual(790);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-hold-reversing.png') });
+
+    // The reversal ends: the outcome shows on the same screen.
+    s.payments.views.set(id, { ...started, state: 'reversed', message: 'reversed: nothing charged' });
+    s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'reversed' });
+    await page.locator('[data-testid="sale-hold"][data-state="reversed"]').waitFor();
+    await expect(hold.textContent()).resolves.toMatch(/nothing was charged/);
+    await page.getByTestId('sale-done').click();
+    await expect(page.getByTestId('sale-hold').count()).resolves.toBe(0);
+  });
+
+  it('the clerk starts the next sale while a reversal goes on', async () => {
+    await page.getByTestId('amount').fill('3.00');
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    const started = [...s.payments.views.values()].filter((v) => v.clientTransactionId.startsWith('T-')).at(-1);
+    if (!started) throw new Error('no sale started');
+    s.payments.views.set(started.clientTransactionId, { ...started, state: 'reversing' });
+    s.bus.publish('transaction.updated', { clientTransactionId: started.clientTransactionId, kind: 'sale', status: 'reversing' });
+    await page.getByTestId('sale-hold').waitFor();
+    await expect(page.getByTestId('sale-done').textContent()).resolves.toMatch(/Next sale/);
+    await page.getByTestId('sale-done').click();
+    await page.getByTestId('start-sale').waitFor();
+    await expect(page.getByTestId('sale-hold').count()).resolves.toBe(0);
+    expect(s.payments.calls.filter((c) => c.op === 'abortSale' && c.id === started.clientTransactionId)).toEqual([]);
+  });
+
+  it('with several merchants each row names its merchant, and the confirmation too', async () => {
+    await expect(page.getByTestId('tx-W-1').locator('.what').textContent()).resolves.not.toMatch(/Demo/);
+    s.merchants.list = [
+      { merchantName: 'Demo Coffee', clientId: 'terminal-app-1001', merchantId: 'm-1001', default: true },
+      { merchantName: 'Demo Books', clientId: 'terminal-app-1002', default: false },
+    ];
+    s.bus.publish('auth.status', { state: 'ready', clientId: 'terminal-app-1001' });
+    await page.getByTestId('merchant').waitFor();
+    s.payments.view({ clientTransactionId: 'M-1', amount: 300, state: 'approved', maskedPan: '476173******0010', merchantId: 'terminal-app-1002' });
+    s.bus.publish('transaction.updated', { clientTransactionId: 'M-1', kind: 'sale', status: 'approved' });
+    await page.getByTestId('tx-M-1').filter({ hasText: 'Demo Books' }).waitFor();
+    await page.getByTestId('tx-M-1').click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    await page.getByTestId('tx-cancel').click();
+    await expect(page.getByTestId('tx-op-confirm').textContent()).resolves.toMatch(/for Demo Books\?/);
+    await page.getByTestId('tx-op-confirm-no').click();
+    s.merchants.list = [];
+  });
+
+  it('raised no script errors', () => {
+    expect(errors).toEqual([]);
+  });
+});
