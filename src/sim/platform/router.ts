@@ -155,8 +155,8 @@ export class SimRouter {
       listener,
     };
     if (fault?.recordAfterMs !== undefined) {
-      // The request is in; the client times out, looks up for its grace and gives up; then it lands.
-      req.socket.destroy();
+      // The request is in and the connection held: the client times out, looks up for its
+      // grace and gives up; then it lands (the answer is never sent, see below).
       await this.clock.sleep(fault.recordAfterMs);
     }
     let response: SimResponse;
