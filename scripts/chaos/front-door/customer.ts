@@ -65,7 +65,16 @@ export class Counter {
     const req: ApiSaleRequest =
       method === 'card'
         ? { method, amount: (amount / 100).toFixed(2), currency: 'EUR', merchantId }
-        : { method, scenario: 'MerchantScan', amount: (amount / 100).toFixed(2), currency: 'EUR', merchantId, walletId: `${method === 'walletA' ? 'WA' : 'WB'}-${Math.floor(this.random() * 1e9)}` };
+        : {
+            method,
+            scenario: 'MerchantScan',
+            amount: (amount / 100).toFixed(2),
+            currency: 'EUR',
+            merchantId,
+            walletId: `${method === 'walletA' ? 'WA' : 'WB'}-${Math.floor(this.random() * 1e9)}`,
+            // A quarter through the terminal QR call instead of process.
+            ...(this.random() < 0.25 ? { via: 'qrTerminal' as const, order: { orderId: `order-${Math.floor(this.random() * 1e9)}` } } : {}),
+          };
     let t: ApiTransaction;
     for (;;) {
       try {
@@ -74,12 +83,15 @@ export class Counter {
       } catch (err) {
         // Another sale holds the reader: the counter waits its turn. Anything else: the agent went away.
         if (isAgentError(err, 'PAYMENT_BUSY')) await sleep(20);
-        else return;
+        else {
+          this.count(`sale refused (${isAgentError(err) ? err.code : 'no answer'})`);
+          return;
+        }
       }
     }
     this.started++;
     onStarted(this.started);
-    this.count(`sale ${method}`);
+    this.count(`sale ${method}${req.via === 'qrTerminal' ? ' (terminal QR call)' : ''}`);
     for (;;) {
       const said = toldOf(t);
       if (said !== undefined) {

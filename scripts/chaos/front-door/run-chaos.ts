@@ -85,10 +85,16 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   let kills = 0;
   let starts = 0;
   let agent: AgentProcess | undefined;
+  // An agent that dies when nobody killed it ends the run: that is a finding, not chaos.
+  let crashed: string | undefined;
   const start = async (): Promise<void> => {
     starts++;
-    agent = spawnAgent(settings);
-    counter.connect(await agent.ready);
+    const a = spawnAgent(settings);
+    agent = a;
+    void a.exited.then(({ code, signal }) => {
+      if (agent === a) crashed = `the agent exited by itself (${code ?? signal}): ${a.stderr().slice(-1_500)}`;
+    });
+    counter.connect(await a.ready);
   };
   const kill = async (): Promise<void> => {
     const a = agent;
@@ -128,6 +134,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
       const opShare = o.operationShare ?? 0.35;
       const worker = async (): Promise<void> => {
         while (counter.started < o.sales && agent !== undefined && killing === undefined) {
+          if (crashed !== undefined) throw new Error(crashed);
           if (random() < opShare) await counter.operate();
           else await counter.sale(onStarted);
         }
