@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { FaultInjector } from '../../../src/sim/platform/faults.js';
 import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
 import { seededRandom } from '../lib/seeded-random.js';
@@ -185,5 +184,3 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     toldAs: counter.toldAs,
   };
 }
-
-export const dataDirOf = (dir: string): string => join(dir, 'data');
