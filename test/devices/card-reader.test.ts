@@ -48,6 +48,19 @@ describe('card reader driver on MockBinding', () => {
     expect(result).toMatchObject({ outcome: 'ok', offlineApproved: true });
   });
 
+  it('the simulated chip approves offline when the terminal allows it and no result is scripted; never when not allowed', async () => {
+    rig = await simRig();
+    rig.sim.reader.nextCard({ delayMs: 0 });
+    const allowed = await rig.peripherals.reader.readCard({ amount: 500, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: true });
+    expect(allowed).toMatchObject({ outcome: 'ok', offlineApproved: true });
+    rig.sim.reader.nextCard({ delayMs: 0 });
+    const refused = await rig.peripherals.reader.readCard({ amount: 500, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    expect(refused.outcome === 'ok' && refused.offlineApproved).toBeFalsy();
+    rig.sim.reader.nextCard({ delayMs: 0, result: 'approve' });
+    const online = await rig.peripherals.reader.readCard({ amount: 500, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: true });
+    expect(online.outcome === 'ok' && online.offlineApproved).toBeFalsy();
+  });
+
   it.each([
     ['decline', 'declined', 'declined by the card'],
     ['timeout', 'timeout', 'no card presented'],

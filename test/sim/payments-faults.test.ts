@@ -68,6 +68,20 @@ describe('fault injection on the payment routes', () => {
     expect(h.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1250);
   });
 
+  it('a write landing late: the body is read, the connection held, the sale recorded only after the delay, the answer lost', async () => {
+    h.platform.faults.set('process', { recordAfterMs: 500, times: 1 });
+    const sale = cardSale();
+    const id = sale.clientNewTransactionId as string;
+    const call = h.call('POST', PROCESS, sale);
+    call.catch(() => {});
+    // While the request is held, a lookup finds nothing: what a client's grace would see.
+    expect((await statusOf(id)).status).toBe(404);
+    expect(ledgerOf(id)).toEqual([]);
+    await expect(call).rejects.toThrow();
+    expect(ledgerOf(id).map((e) => e.kind)).toEqual(['sale']);
+    expect((await statusOf(id)).body.transactionStatus).toBe('Captured');
+  });
+
   it('a reversal whose answer is lost is answered with the same Cancel on retry, reversed once', async () => {
     const sale = cardSale();
     const token = h.token({ merchantId: 'm-1002' });

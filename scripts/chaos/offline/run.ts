@@ -1,5 +1,12 @@
 /**
- * Offline chaos (README.md, "Quality targets"; docs/architecture.md, "Invariants" 1): a child process takes a
+ * `npm run chaos:offline` (node dist/scripts/chaos/offline/run.js [--sales 100] [--kills 20] [--seed N]):
+ * the offline chaos through the front door: the agent as `terminal-agent start` runs it, the
+ * platform unreachable most of the time (its own offline path: reader approval, policy,
+ * queue, uploader), SIGKILL at random points; see scripts/chaos/online/run.ts.
+ *
+ * `runOfflineChaos` below is the component kill test of the offline queue and uploader
+ * (test/offline/kill.test.ts), not the chaos run: its child builds the offline sale itself
+ * (docs/architecture.md, "Invariants" 1): a child process takes a
  * burst of offline card sales while its uploader drains them to the demo platform, and is
  * killed with SIGKILL at random points (after a random number of its durable output lines),
  * then started again on the same data directory. Each run injects a different platform
@@ -13,8 +20,6 @@
  */
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -22,6 +27,7 @@ import type { FaultInjector, FaultSpec } from '../../../src/sim/platform/faults.
 import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
 import type { ChaosPlatform } from '../lib/chaos-platform.js';
 import { seededRandom } from '../lib/seeded-random.js';
+import { chaosMain } from '../online/run.js';
 import type { BurstOptions } from './child-options.js';
 
 export interface ChaosOptions {
@@ -200,63 +206,10 @@ function check(opts: ChaosOptions, prefix: string, approved: Map<string, number>
   }
 }
 
-async function main(): Promise<void> {
-  const arg = (name: string, fallback: number): number => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i > 0 && process.argv[i + 1] !== undefined ? Number(process.argv[i + 1]) : fallback;
-  };
-  const { generateDevCerts } = await import('../../../src/identity/dev-certs.js');
-  const { startDemoPlatform } = await import('../../../src/sim/platform/server.js');
-  const { createLogger } = await import('../../../src/core/logger.js');
-  const dir = mkdtempSync(join(tmpdir(), 'chaos-offline-'));
-  const certs = generateDevCerts(join(dir, 'certs'));
-  const platform = await startDemoPlatform({
-    apiPort: 0,
-    mtlsPort: 0,
-    tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
-    seed: resolve('config/demo-seed.json'),
-    log: createLogger({ level: 'warn', destination: process.stderr }),
-  });
-  const seed = arg('seed', Date.now() % 1_000_000);
-  try {
-    const started = performance.now();
-    const result = await runOfflineChaos({
-      platform: { apiUrl: platform.urls.api, mtlsUrl: platform.urls.mtls, faults: platform.faults, ledger: () => platform.payments.ledger() },
-      certs: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
-      dataDir: join(dir, 'data'),
-      script: resolve('dist/scripts/chaos/offline/child.js'),
-      kills: arg('kills', 20),
-      salesPerRun: arg('sales', 50),
-      seed,
-    });
-    const summary = {
-      seed: result.seed,
-      seconds: Math.round((performance.now() - started) / 100) / 10,
-      kills: result.runs.filter((r) => r.killed).length,
-      approved: result.approved.size,
-      stored: result.stored,
-      uploaded: result.uploaded,
-      lost: result.lost.length,
-      duplicated: result.duplicated.length,
-      wrongAmount: result.wrongAmount.length,
-      phantom: result.phantom.length,
-      unresolved: result.unresolved.length,
-    };
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-    const bad = result.lost.length + result.duplicated.length + result.wrongAmount.length + result.phantom.length + result.unresolved.length;
-    if (bad > 0) {
-      process.stdout.write(`${JSON.stringify({ lost: result.lost, duplicated: result.duplicated, wrongAmount: result.wrongAmount, phantom: result.phantom, unresolved: result.unresolved })}\n`);
-      process.exitCode = 1;
-    }
-  } finally {
-    await platform.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  main().catch((err: unknown) => {
-    process.stderr.write(`chaos-offline failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  // The offline chaos goes through the front door: the agent's own offline path (online/run.ts, front-door/).
+  chaosMain('offline', process.argv.slice(2)).catch((err: unknown) => {
+    process.stderr.write(`chaos failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(2);
   });
 }

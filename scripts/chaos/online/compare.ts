@@ -29,21 +29,37 @@ export interface Finding {
   detail: string;
 }
 
+/**
+ * What the customer was told as final, as the local API reported it to the client that
+ * started the sale: approved (online), approved offline (stored, uploaded later), or
+ * nothing charged (declined, failed, cancelled, reversed). A sale the client never saw
+ * final (the agent was killed first) is not in the map.
+ */
+export type Told = 'approved' | 'approved_offline' | 'nothing_charged';
+
 export interface Comparison {
   journal: { sales: number; operations: number; byState: Record<string, number>; byOperation: Record<string, number> };
   platform: { entries: number; salesCharged: number; netCharged: number };
-  /** The journal says approved (sale or refund), the platform has no such movement. */
+  /**
+   * Money and journal apart: charged at the platform but not approved in the journal (or
+   * not in it at all, or left needing a person), or told nothing was charged; the journal
+   * says approved (sale or refund), the platform has no such movement.
+   */
   lost: Finding[];
   /** A client transaction id that moved money more than once, or a sale charged beyond its amount. */
   duplicated: Finding[];
-  /** Left in flight, reversing, waiting or needing a person after the final recovery. */
+  /** Left in flight, reversing, waiting, stored offline, or needing a person without a charge, after the final recovery. */
   unresolved: Finding[];
+  /** Told approved but never charged (or reversed after), or told nothing charged but charged. */
+  toldWrongly: Finding[];
+  /** Told approved offline, declined by the platform at upload: the offline risk the merchant carries, not a fault. */
+  offlineDeclined: Finding[];
   /** Settled in the journal, but the platform's net charge says otherwise (or it charged a sale the journal does not know). */
   mismatched: Finding[];
 }
 
 /** Not settled: the final recovery must leave none of these. */
-export const UNRESOLVED_STATES: ReadonlySet<string> = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing', 'needs_attention', 'offline_stored']);
+export const UNRESOLVED_STATES: ReadonlySet<string> = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing', 'offline_stored']);
 
 const CHARGE_KINDS: ReadonlySet<string> = new Set(['sale', 'authorization']);
 
@@ -56,8 +72,10 @@ const count = (map: Record<string, number>, key: string): void => {
   map[key] = (map[key] ?? 0) + 1;
 };
 
-export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledger: readonly ChaosLedgerEntry[]): Comparison {
+export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledger: readonly ChaosLedgerEntry[], told: ReadonlyMap<string, Told> = new Map()): Comparison {
   const lost: Finding[] = [];
+  const toldWrongly: Finding[] = [];
+  const offlineDeclined: Finding[] = [];
   const duplicated: Finding[] = [];
   const unresolved: Finding[] = [];
   const mismatched: Finding[] = [];
@@ -90,12 +108,44 @@ export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledge
       sales++;
       count(byState, row.state);
     } else count(byOperation, `${row.kind} ${row.state}`);
+    if (row.state === 'needs_attention') {
+      // A charged sale a person must sort out is money the terminal has lost track of.
+      const charged = row.kind === 'sale' && (perSale.get(row.clientTransactionId) ?? []).some((e) => CHARGE_KINDS.has(e.kind) && e.clientTransactionId === row.clientTransactionId);
+      if (charged) lost.push({ clientTransactionId: row.clientTransactionId, detail: 'charged at the platform, left needs_attention in the journal' });
+      else unresolved.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} left needs_attention` });
+      checkTold(row.clientTransactionId, row);
+      continue;
+    }
     if (UNRESOLVED_STATES.has(row.state)) {
       unresolved.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} left ${row.state}` });
       continue;
     }
     if (row.kind === 'sale') checkSale(row, perSale.get(row.clientTransactionId) ?? []);
     else checkOperation(row);
+    if (row.kind === 'sale') checkTold(row.clientTransactionId, row);
+  }
+  // A sale the client was told about that the journal does not have at all.
+  for (const id of told.keys()) if (!byId.has(id)) checkTold(id, undefined);
+
+  function checkTold(id: string, row: ChaosJournalRow | undefined): void {
+    const said = told.get(id);
+    if (said === undefined) return;
+    const entries = perSale.get(id) ?? [];
+    const charged = entries.some((e) => CHARGE_KINDS.has(e.kind) && e.clientTransactionId === id);
+    // Moves back by the agent itself (a reversal), not by the staff's cancels and refunds.
+    const reversed = row?.state === 'reversed' || entries.some((e) => e.kind === 'reversal');
+    if (said === 'nothing_charged') {
+      const net = entries.reduce((s, e) => s + e.effect, 0);
+      if (net > 0) {
+        toldWrongly.push({ clientTransactionId: id, detail: `told nothing was charged, the platform holds ${net}` });
+        if (!lost.some((f) => f.clientTransactionId === id)) lost.push({ clientTransactionId: id, detail: `charged ${net} at the platform, the customer was told nothing was charged` });
+      }
+      return;
+    }
+    if (!charged) {
+      if (said === 'approved_offline' && row?.state === 'declined') offlineDeclined.push({ clientTransactionId: id, detail: 'approved offline, declined by the platform at upload' });
+      else toldWrongly.push({ clientTransactionId: id, detail: `told ${said}, never charged at the platform (journal ${row?.state ?? 'has no row'})` });
+    } else if (reversed) toldWrongly.push({ clientTransactionId: id, detail: `told ${said}, then reversed by the agent (journal ${row?.state ?? 'has no row'})` });
   }
 
   function checkSale(row: ChaosJournalRow, entries: ChaosLedgerEntry[]): void {
@@ -104,6 +154,10 @@ export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledge
     const net = entries.reduce((s, e) => s + e.effect, 0);
     if (charges.length > 1 || charged > row.amount || net > row.amount) {
       dup(row.clientTransactionId, `charged ${charges.length} time(s), ${charged} in all, net ${net}, for a sale of ${row.amount}`);
+      return;
+    }
+    if (row.state !== 'approved' && net > 0) {
+      lost.push({ clientTransactionId: row.clientTransactionId, detail: `journal ${row.state}, but the platform holds ${net}` });
       return;
     }
     if (row.state === 'approved' && charges.length === 0) {
@@ -135,7 +189,8 @@ export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledge
   for (const [saleId, entries] of perSale) {
     if (byId.has(saleId)) continue;
     const net = entries.reduce((s, e) => s + e.effect, 0);
-    mismatched.push({ clientTransactionId: saleId, detail: `charged at the platform (net ${net}) but not in the journal` });
+    if (net > 0) lost.push({ clientTransactionId: saleId, detail: `charged at the platform (net ${net}) but not in the journal` });
+    else mismatched.push({ clientTransactionId: saleId, detail: `money moved at the platform (net ${net}) for a sale not in the journal` });
   }
 
   const netCharged = ledger.reduce((s, e) => s + e.effect, 0);
@@ -146,5 +201,7 @@ export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledge
     duplicated,
     unresolved,
     mismatched,
+    toldWrongly,
+    offlineDeclined,
   };
 }

@@ -117,7 +117,12 @@ export class SimulatedReader extends SimFramedDevice {
       void this.reply({ type: 'error', id, code: 'busy' });
       return;
     }
-    const card = { ...this.defaultCard, ...(this.queue.shift() ?? {}) };
+    const scripted = { ...this.defaultCard, ...(this.queue.shift() ?? {}) };
+    // A chip or contactless card approves offline (its own risk management) when the terminal
+    // allows it and nothing scripted says otherwise, so the demo takes offline sales while
+    // the platform is down (docs/serial-protocol.md, "Card reader").
+    const chip = (scripted.entryMode ?? 'ContactlessChip') !== 'Magstripe';
+    const card: SimulatedCard = m.offlineAllowed === true && scripted.result === undefined && chip ? { ...scripted, result: 'offlineApproved' } : scripted;
     const run: Running = { id, timers: new Set(), finished: false };
     this.running = run;
     void this.play(run, card);

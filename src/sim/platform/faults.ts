@@ -20,6 +20,12 @@ export const faultSpecSchema = z.strictObject({
   drop: z.enum(['before', 'after']).optional(),
   /** With status: answer the error only after the handler ran (recorded, 5xx seen). */
   afterRecord: z.boolean().optional(),
+  /**
+   * A write that lands late: the body is read, then the handler runs only after this delay
+   * (the client has long given up) and the answer is lost. Longer than the client's timeout
+   * plus its lookup grace, it is the write a lookup could not see (scripts/chaos/online).
+   */
+  recordAfterMs: z.number().int().min(1).optional(),
   everyNth: z.number().int().min(1).optional(),
   times: z.number().int().min(1).optional(),
 }).refine((f) => f.status === undefined || f.status >= 400 || (f.afterRecord === true && f.rawBody !== undefined), {

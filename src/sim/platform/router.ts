@@ -154,6 +154,11 @@ export class SimRouter {
       clientThumbprint: clientCert ? thumbprintOf(clientCert) : undefined,
       listener,
     };
+    if (fault?.recordAfterMs !== undefined) {
+      // The request is in and the connection held: the client times out, looks up for its
+      // grace and gives up; then it lands (the answer is never sent, see below).
+      await this.clock.sleep(fault.recordAfterMs);
+    }
     let response: SimResponse;
     try {
       response = await route.handler(simReq);
@@ -169,7 +174,7 @@ export class SimRouter {
         response = { status: 500, body: { errorCode: 'INTERNAL', errorMessage: 'internal error' } };
       }
     }
-    if (fault?.drop === 'after') {
+    if (fault?.drop === 'after' || fault?.recordAfterMs !== undefined) {
       // The work is done and recorded; the answer is lost on the way back.
       req.socket.destroy();
       return;

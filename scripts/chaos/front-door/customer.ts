@@ -1,0 +1,137 @@
+import { isAgentError } from '../../../src/core/index.js';
+import { LocalApiClient, readLocalToken, type ApiSaleRequest, type ApiTransaction } from '../../../src/ui/index.js';
+import type { Told } from '../online/compare.js';
+
+/** The seed's merchants: m-1001 captures at once, m-1002 authorizes only and wants the supervisor code (config/demo-seed.json). */
+export const MERCHANTS = ['m-1001', 'm-1002'] as const;
+export const SUPERVISOR_CODE = '4711';
+
+/** States the local API reports as the end for the customer: approved (online or offline), or nothing charged. */
+export function toldOf(t: Pick<ApiTransaction, 'state'>): Told | undefined {
+  if (t.state === 'approved') return 'approved';
+  if (t.state === 'offline_stored') return 'approved_offline';
+  if (t.state === 'declined' || t.state === 'failed' || t.state === 'cancelled' || t.state === 'reversed') return 'nothing_charged';
+  return undefined;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The staff and customers at the counter: sales and operations through the agent's local
+ * API only (HTTP with the per-install token), recording what the client was told as final.
+ */
+export class Counter {
+  /** Sale id -> what the client was told as final. */
+  readonly told = new Map<string, Told>();
+  /** Sale id -> the state and message the client saw as final (for the report's findings). */
+  readonly toldAs = new Map<string, string>();
+  /** Sales told approved online (for refunds, cancels, captures). */
+  readonly approved: Array<{ id: string; merchantId: string; amount: number; method: string }> = [];
+  readonly ops = new Map<string, number>();
+  started = 0;
+  private api: LocalApiClient | undefined;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly random: () => number,
+  ) {}
+
+  connect(url: string): void {
+    this.api = new LocalApiClient(url, readLocalToken(this.dataDir), 15_000);
+  }
+
+  disconnect(): void {
+    this.api = undefined;
+  }
+
+  private pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.random() * items.length)] as T;
+  }
+
+  private count(what: string): void {
+    this.ops.set(what, (this.ops.get(what) ?? 0) + 1);
+  }
+
+  /** One sale from start to what the customer is told; returns when told, or when the agent went away. */
+  async sale(onStarted: (n: number) => void): Promise<void> {
+    const api = this.api;
+    if (api === undefined) return;
+    const method = this.pick(['card', 'card', 'card', 'walletA', 'walletB'] as const);
+    const merchantId = this.pick(MERCHANTS);
+    let amount = 100 + Math.floor(this.random() * 19_900);
+    // The demo platform declines card amounts ending in 51.
+    if (method === 'card' && this.random() < 0.12) amount = Math.floor(amount / 100) * 100 + 51;
+    else if (amount % 100 === 51) amount++;
+    const req: ApiSaleRequest =
+      method === 'card'
+        ? { method, amount: (amount / 100).toFixed(2), currency: 'EUR', merchantId }
+        : {
+            method,
+            scenario: 'MerchantScan',
+            amount: (amount / 100).toFixed(2),
+            currency: 'EUR',
+            merchantId,
+            walletId: `${method === 'walletA' ? 'WA' : 'WB'}-${Math.floor(this.random() * 1e9)}`,
+            // A quarter through the terminal QR call instead of process.
+            ...(this.random() < 0.25 ? { via: 'qrTerminal' as const, order: { orderId: `order-${Math.floor(this.random() * 1e9)}` } } : {}),
+          };
+    let t: ApiTransaction;
+    for (;;) {
+      try {
+        t = await api.startSale(req);
+        break;
+      } catch (err) {
+        // Another sale holds the reader: the counter waits its turn. Anything else: the agent went away.
+        if (isAgentError(err, 'PAYMENT_BUSY')) await sleep(20);
+        else {
+          this.count(`sale refused (${isAgentError(err) ? err.code : 'no answer'})`);
+          return;
+        }
+      }
+    }
+    this.started++;
+    onStarted(this.started);
+    this.count(`sale ${method}${req.via === 'qrTerminal' ? ' (terminal QR call)' : ''}`);
+    for (;;) {
+      const said = toldOf(t);
+      if (said !== undefined) {
+        this.told.set(t.clientTransactionId, said);
+        this.toldAs.set(t.clientTransactionId, `${t.method ?? ''} ${t.merchantId ?? ''} ${t.state}: ${t.message ?? ''}`);
+        if (said === 'approved') this.approved.push({ id: t.clientTransactionId, merchantId, amount, method });
+        return;
+      }
+      await sleep(100);
+      try {
+        t = await api.transaction(t.clientTransactionId);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** A refund, cancel or capture of a sale told approved; refusals by the rules are part of the game. */
+  async operate(): Promise<void> {
+    const api = this.api;
+    if (api === undefined || this.approved.length === 0) return;
+    const target = this.pick(this.approved);
+    const kind = this.pick(['refund', 'refund', 'cancel', 'capture'] as const);
+    const code = target.merchantId === 'm-1002' ? { approvalCode: SUPERVISOR_CODE } : {};
+    const partial = ((Math.max(1, Math.floor(target.amount * (0.1 + this.random() * 0.3)))) / 100).toFixed(2);
+    try {
+      if (kind === 'refund') await api.operate('refund', target.id, { amount: partial, ...code });
+      else if (kind === 'cancel') await api.operate('cancel', target.id, { ...(this.random() < 0.5 && target.merchantId === 'm-1001' ? { amount: partial } : {}), ...code });
+      else await api.operate('capture', target.id, {});
+      this.count(`${kind} answered`);
+    } catch (err) {
+      this.count(`${kind} refused (${isAgentError(err) ? err.code : 'no answer'})`);
+    }
+  }
+
+  async flushOffline(): Promise<void> {
+    try {
+      await this.api?.call('POST', '/api/offline/flush', {});
+    } catch {
+      // The uploader tries on its own too.
+    }
+  }
+}

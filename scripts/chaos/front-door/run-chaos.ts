@@ -1,0 +1,186 @@
+import type { FaultInjector } from '../../../src/sim/platform/faults.js';
+import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
+import { seededRandom } from '../lib/seeded-random.js';
+import { compareJournalWithLedger, type Comparison } from '../online/compare.js';
+import { CLIENT_TIMEOUT_MS, LOOKUP_GRACE_MS, startFaultSwitcher, type FaultScenario } from '../online/faults.js';
+import { readJournalRows } from '../online/journal-rows.js';
+import { agentPaths, spawnAgent, writeAgentConfig, type AgentProcess } from './agent-process.js';
+import { Counter } from './customer.js';
+import { startProxy } from './proxy.js';
+
+/**
+ * Chaos through the front door (docs/architecture.md, "Invariants"): the demo platform runs
+ * in this process (it survives the kills; its ledger is the truth), behind two TCP
+ * pass-throughs that can make it unreachable; the agent runs as `terminal-agent start` in a
+ * child process; a counter of workers takes sales and operations through the local API and
+ * notes what each sale's client was told as final. Platform faults are switched on at
+ * random; the agent is killed with SIGKILL at random moments (during start-up, or a few
+ * ms after a sale started) and started again on the same data directory. At the end the
+ * faults are off, the agent settles (offline uploads included) and stops; the journal, the
+ * ledger and what was told are compared (online/compare.ts).
+ */
+export interface FrontDoorPlatform {
+  apiPort: number;
+  mtlsPort: number;
+  faults: FaultInjector;
+  ledger(): LedgerEntry[];
+}
+
+export interface FrontDoorOptions {
+  platform: FrontDoorPlatform;
+  certs: { certFile: string; keyFile: string; caFile: string };
+  dir: string;
+  bin: string;
+  sales: number;
+  kills: number;
+  seed: number;
+  workers?: number;
+  scenarios?: readonly FaultScenario[];
+  /** Share of the workers' turns spent on refunds, cancels and captures. */
+  operationShare?: number;
+  settleTimeoutMs?: number;
+  onEvent?: (line: string) => void;
+}
+
+export interface FrontDoorResult {
+  seed: number;
+  sales: number;
+  kills: number;
+  starts: number;
+  told: Record<string, number>;
+  ops: Record<string, number>;
+  faults: Record<string, number>;
+  openAtEnd: number;
+  comparison: Comparison;
+  /** Sale id -> what its client saw as final, in words. */
+  toldAs: Map<string, string>;
+}
+
+type Plan = { kind: 'early'; afterMs: number } | { kind: 'at-sale'; sale: number; afterMs: number };
+
+const OPEN = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing', 'offline_stored']);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorResult> {
+  const random = seededRandom(o.seed);
+  const log = o.onEvent ?? (() => {});
+  const apiProxy = await startProxy(o.platform.apiPort);
+  const mtlsProxy = await startProxy(o.platform.mtlsPort);
+  const reach = {
+    down: async () => {
+      await Promise.all([apiProxy.down(), mtlsProxy.down()]);
+    },
+    up: async () => {
+      await Promise.all([apiProxy.up(), mtlsProxy.up()]);
+    },
+  };
+  const paths = agentPaths(o.dir);
+  const settings = { bin: o.bin, ...paths, certs: o.certs, apiPort: apiProxy.port, mtlsPort: mtlsProxy.port, clientTimeoutMs: CLIENT_TIMEOUT_MS, lookupGraceMs: LOOKUP_GRACE_MS };
+  writeAgentConfig(settings);
+  const counter = new Counter(paths.dataDir, random);
+  const plans: Plan[] = Array.from({ length: o.kills }, () => 1 + Math.floor(random() * Math.max(1, o.sales - 1)))
+    .sort((a, b) => a - b)
+    .map((sale) => (random() < 0.2 ? { kind: 'early', afterMs: 100 + Math.floor(random() * 900) } : { kind: 'at-sale', sale, afterMs: Math.floor(random() * 300) }));
+  let kills = 0;
+  let starts = 0;
+  let agent: AgentProcess | undefined;
+  // An agent that dies when nobody killed it ends the run: that is a finding, not chaos.
+  let crashed: string | undefined;
+  const start = async (): Promise<void> => {
+    starts++;
+    const a = spawnAgent(settings);
+    agent = a;
+    void a.exited.then(({ code, signal }) => {
+      if (agent === a) crashed = `the agent exited by itself (${code ?? signal}): ${a.stderr().slice(-1_500)}`;
+    });
+    counter.connect(await a.ready);
+  };
+  const kill = async (): Promise<void> => {
+    const a = agent;
+    if (a === undefined) return;
+    agent = undefined;
+    counter.disconnect();
+    a.child.kill('SIGKILL');
+    await a.exited;
+    kills++;
+    log(`kill ${kills} at ${counter.started} sales`);
+  };
+  const switcher = startFaultSwitcher(o.platform.faults, random, reach, o.scenarios);
+  let planIndex = 0;
+  let killing: Promise<void> | undefined;
+  const onStarted = (n: number): void => {
+    const plan = plans[planIndex];
+    if (plan?.kind === 'at-sale' && n >= plan.sale && killing === undefined) {
+      planIndex++;
+      killing = sleep(plan.afterMs).then(kill);
+    }
+  };
+  try {
+    for (;;) {
+      const plan = plans[planIndex];
+      // A kill during start-up (recovery), or one whose sale the stream never reached.
+      if (plan !== undefined && (plan.kind === 'early' || counter.started >= o.sales)) {
+        planIndex++;
+        starts++;
+        agent = spawnAgent(settings);
+        await sleep(plan.afterMs + (plan.kind === 'early' ? 0 : 500));
+        await kill();
+        continue;
+      }
+      if (counter.started >= o.sales) break;
+      await start();
+      killing = undefined;
+      const opShare = o.operationShare ?? 0.35;
+      const worker = async (): Promise<void> => {
+        while (counter.started < o.sales && agent !== undefined && killing === undefined) {
+          if (crashed !== undefined) throw new Error(crashed);
+          if (random() < opShare) await counter.operate();
+          else await counter.sale(onStarted);
+        }
+      };
+      await Promise.all(Array.from({ length: o.workers ?? 3 }, () => worker()));
+      if (killing !== undefined) await killing;
+      else if (plans[planIndex] !== undefined) {
+        // The stream ended before this kill's sale: it happens now, while the agent settles.
+        planIndex++;
+        await kill();
+      }
+    }
+  } finally {
+    switcher.stop();
+    await reach.up();
+  }
+  // Faults off: the agent settles what it holds (recovery, reversals, offline uploads).
+  if (agent === undefined) await start();
+  const until = performance.now() + (o.settleTimeoutMs ?? 120_000);
+  let open = 0;
+  for (;;) {
+    await counter.flushOffline();
+    open = readJournalRows(paths.dataDir).filter((r) => OPEN.has(r.state)).length;
+    if (open === 0 || performance.now() > until) break;
+    await sleep(500);
+  }
+  const a = agent as AgentProcess | undefined;
+  if (a !== undefined) {
+    a.child.kill('SIGTERM');
+    await a.exited;
+  }
+  await apiProxy.close();
+  await mtlsProxy.close();
+  const comparison = compareJournalWithLedger(readJournalRows(paths.dataDir), o.platform.ledger(), counter.told);
+  const told: Record<string, number> = {};
+  for (const t of counter.told.values()) told[t] = (told[t] ?? 0) + 1;
+  told['not told (agent killed first)'] = counter.started - counter.told.size;
+  return {
+    seed: o.seed,
+    sales: counter.started,
+    kills,
+    starts,
+    told,
+    ops: Object.fromEntries(counter.ops),
+    faults: Object.fromEntries(switcher.used),
+    openAtEnd: open,
+    comparison,
+    toldAs: counter.toldAs,
+  };
+}
