@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { defaultPageDirs } from '../../src/ui/static-page.js';
-import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { CLERK, FakeStaff } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 
 /**
@@ -18,11 +19,12 @@ describe('counter page: platform badge and the agent not answering', () => {
 
   beforeAll(async () => {
     buildPage();
-    s = await startApi({ pageDirs: defaultPageDirs() });
+    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() } });
     s.bus.publish('device.status', { device: 'reader', state: 'connected', model: 'SIM-R1' });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
     await page.goto(s.url);
+    await signInOnPage(page, CLERK);
     await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
   });
   afterAll(async () => {
