@@ -22,7 +22,7 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
     .filter((r) => r.kind === 'sale' && r.capturedAmount === 0 && isAuthorization(r) && (merchant === undefined || r.merchantId === undefined || r.merchantId === merchant));
   // One journal row for the call (capture all has no id of its own); amount: what is pending locally.
   const anchor = { ...(pending[0] ?? { clientTransactionId: '', currency: ctx.config.payments.defaultCurrency }) } as JournalRow;
-  const op = ctx.journal.insert({
+  const op = ctx.insert({
     clientTransactionId: ctx.newId(),
     kind: 'capture',
     amount: 0,

@@ -41,7 +41,7 @@ export function journalOperation(ctx: PaymentContext, sale: JournalRow, op: NewO
     }
     return ctx.save(id, { state: 'in_flight', attempts: existing.attempts + 1, message: null });
   }
-  const row = ctx.journal.insert({
+  const row = ctx.insert({
     clientTransactionId: id,
     kind: op.kind,
     amount: op.amount,

@@ -105,6 +105,21 @@ export class PaymentContext {
     return { ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}), busyRetryMaxMs: this.config.payments.busyRetryMaxMs };
   }
 
+  /**
+   * Rows this process created (sales and operations it started). Start-up recovery leaves
+   * them alone: it is for rows an earlier process left behind, and a live sale taken while
+   * recovery still waits for the first token must not be resolved under its feet
+   * (docs/architecture.md, "Start-up recovery").
+   */
+  readonly startedHere = new Set<string>();
+
+  /** Inserts a row this process starts and remembers it as its own. */
+  insert(row: Parameters<Journal['insert']>[0]): JournalRow {
+    const inserted = this.journal.insert(row);
+    this.startedHere.add(inserted.clientTransactionId);
+    return inserted;
+  }
+
   /** Updates the row, tells the bus, and resolves anyone waiting once it is final. */
   save(id: string, patch: JournalPatch, opts: { platformEvent?: Record<string, unknown>; quiet?: boolean } = {}): JournalRow {
     const row = this.journal.update(id, patch);

@@ -287,7 +287,12 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
   const summary = { resolved: 0, reversing: 0, failed: 0 };
   const open = ctx.journal.inStates(['created', 'awaiting_customer', 'in_flight', 'reversing']);
   const unsettled = ctx.journal.inStates(['needs_attention']).filter((r) => outcomeUnsettled(ctx, r));
-  for (const row of [...open, ...unsettled]) {
+  for (const listed of [...open, ...unsettled]) {
+    // Only what an earlier process left: this process's own sales are live (their flows
+    // finish them), and a row that changed since it was listed is someone's current work.
+    if (ctx.startedHere.has(listed.clientTransactionId)) continue;
+    const row = ctx.journal.get(listed.clientTransactionId);
+    if (row === undefined || row.state !== listed.state || row.updatedAt !== listed.updatedAt) continue;
     try {
       if (row.state === 'reversing') {
         ctx.background('reversal', () => reverseUntilAnswered(ctx, row.clientTransactionId));

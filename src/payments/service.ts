@@ -115,7 +115,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       sale.method === 'walletA' || sale.method === 'walletB' ? (sale.scenario === 'MerchantScan' ? (sale.walletId === undefined ? 'scanner' : undefined) : 'display') : 'reader';
     if (device !== undefined) this.devices.requireFree(device);
     const id = ctx.newId();
-    const row = ctx.journal.insert({
+    const row = ctx.insert({
       clientTransactionId: id,
       kind: 'sale',
       amount: sale.amount,

@@ -68,7 +68,7 @@ export function journalWebOrder(ctx: PaymentContext, askedId: string, record: Pl
   const method = methodOf(record);
   const serverId = recordServerId(record);
   const saved = ctx.journal.transaction(() => {
-    const row = ctx.journal.insert({
+    const row = ctx.insert({
       clientTransactionId,
       kind: 'sale',
       amount: money.amount,

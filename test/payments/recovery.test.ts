@@ -113,3 +113,21 @@ describe('start-up recovery of rows a crash left behind', () => {
     expect(ledger.filter((l) => l.kind === 'capture').map((l) => l.amount)).toEqual([2_600]);
   });
 });
+
+describe('start-up recovery beside live sales', () => {
+  it('leaves alone a sale this process took before recovery ran, and still resolves what an earlier process left', async () => {
+    t = await fixture.startTerminal();
+    const left = randomUUID();
+    leftRow(left, { state: 'awaiting_customer' });
+    // The counter takes a sale while recovery still waits for the first token: the customer is at the reader.
+    t.devices.reader.next('wait-abort');
+    const live = await t.service.startSale({ method: 'card', amount: 2_300, currency: 'EUR' });
+    expect(t.journal.get(live.clientTransactionId)?.state).toBe('awaiting_customer');
+    await t.service.recover();
+    // The earlier process's row is resolved; the live sale is still waiting for its card.
+    expect(t.journal.get(left)).toMatchObject({ state: 'failed' });
+    expect(t.journal.get(live.clientTransactionId)).toMatchObject({ state: 'awaiting_customer' });
+    await t.service.abortSale(live.clientTransactionId);
+    expect((await live.done).state).not.toBe('failed');
+  });
+});
