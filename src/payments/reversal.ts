@@ -20,7 +20,9 @@ import { capturedOf, classifyStatus, isCapturedStatus, recordStatus, type Platfo
 export async function resolveSale(ctx: PaymentContext, sale: JournalRow): Promise<JournalRow> {
   const found = await lookupWithGrace(ctx, sale.clientTransactionId, sale);
   if (found.kind === 'not_found') {
-    return ctx.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
+    const failed = ctx.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
+    if (ctx.config.payments.lateLandingWatchMs > 0) ctx.background('late landing watch', () => watchLateLanding(ctx, sale.clientTransactionId));
+    return failed;
   }
   if (found.kind === 'failed') {
     const err = found.error;
@@ -318,4 +320,39 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
     }
   }
   return summary;
+}
+
+/**
+ * A sale counted as not done after the lookup grace may still land at the platform (a
+ * request held somewhere on the way): the customer was told nothing was charged, so the
+ * agent keeps looking for it for payments.lateLandingWatchMs and reverses it if it lands
+ * (docs/architecture.md, "Unknown outcome: resolution and reversal"). Only while the row
+ * is still the `failed` verdict; a restart ends the watch.
+ */
+async function watchLateLanding(ctx: PaymentContext, saleId: string): Promise<void> {
+  const end = ctx.clock.mono() + ctx.config.payments.lateLandingWatchMs;
+  for (let attempt = 0; ; attempt++) {
+    const left = end - ctx.clock.mono();
+    if (left <= 0) return;
+    await ctx.clock.sleep(Math.min(left, backoffDelay(attempt, { baseMs: Math.max(ctx.retryBaseMs, 500), capMs: 30_000, random: ctx.random })), ctx.stopSignal);
+    const row = ctx.journal.get(saleId);
+    if (row === undefined || row.state !== 'failed') return;
+    let record: PlatformRecord;
+    try {
+      record = await ctx.platform.status(saleId, ctx.callOptions(row));
+    } catch {
+      continue; // not there yet (404) or not readable now: look again
+    }
+    const status = classifyStatus(recordStatus(record));
+    if (status === 'refused' || status === 'failed' || status === 'expired' || status === 'cancelled') return;
+    ctx.log.warn({ clientTransactionId: saleId, platformStatus: recordStatus(record) }, 'a sale landed at the platform after it was counted as not done: reversing it');
+    startReversal(
+      ctx,
+      ctx.save(saleId, {
+        state: 'reversing',
+        message: 'the sale reached the platform after the customer was told nothing was charged: it is being reversed',
+      }),
+    );
+    return;
+  }
 }
