@@ -22,7 +22,8 @@ function run(cmd: string, args: string[], cwd = REPO): string {
   return execFileSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 }
 
-describe.skipIf(!hasDpkgDeb)('the Debian package (skipped: dpkg-deb is missing, apt install dpkg)', () => {
+const title = hasDpkgDeb ? 'the Debian package' : 'the Debian package (skipped: dpkg-deb is missing, apt install dpkg)';
+describe.skipIf(!hasDpkgDeb)(title, () => {
   const tmp = tempDir('terminal-agent-deb-');
   let deb = '';
   let files: string[] = [];
