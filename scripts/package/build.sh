@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     --out) out=$(mkdir -p "${2:?--out needs a folder}" && cd "$2" && pwd); shift 2 ;;
     --out=*) out=$(mkdir -p "${1#--out=}" && cd "${1#--out=}" && pwd); shift ;;
     --compress) compress=${2:?--compress needs xz, gzip or none}; shift 2 ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set /{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "package: unknown argument $1 (--arch amd64|arm64, --out DIR)" >&2; exit 1 ;;
   esac
 done
