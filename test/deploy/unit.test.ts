@@ -23,11 +23,16 @@ function exposure(file: string): { score: number; status: number | null; output:
   return { score: Number(m[1]), status: r.status, output: r.stdout };
 }
 
-/** The unit with ExecStart's node replaced by this test's, so verify finds an executable on any machine. */
+/**
+ * The unit with ExecStart's program (the package's /usr/bin/terminal-agent) replaced by an
+ * executable of this test's, so verify finds one on any machine.
+ */
 function unitCopy(name: string, edit: (text: string) => string = (t) => t): string {
   const file = join(tmp.dir, name);
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, edit(readFileSync(UNIT, 'utf8').replace('/usr/bin/node ', `${process.execPath} `)));
+  const program = join(tmp.dir, 'terminal-agent');
+  writeFileSync(program, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  writeFileSync(file, edit(readFileSync(UNIT, 'utf8').replace('/usr/bin/terminal-agent ', `${program} `)));
   return file;
 }
 
