@@ -5,7 +5,7 @@
 # it (the bundled node, the native modules) must be of the package's architecture
 # (file(1)). A package of this machine's architecture is also unpacked into a throwaway
 # root (dpkg-deb -x: the host's dpkg database and / are not touched) and run from there:
-#   terminal-agent --help, config show        must exit 0
+#   terminal-agent --help, --version, config show   must exit 0
 #   the native modules                        load on the bundled node (SQLite in memory,
 #                                             serialport's binding)
 #   terminal-agent diag --json                with development certificates made by the
@@ -61,6 +61,7 @@ check_one() {
   # A clean environment: no PATH entry with another node, no TERMINAL_AGENT_* of the CI shell.
   local -a clean=(env -i "PATH=/usr/bin:/bin" "HOME=$run" "TERMINAL_AGENT_DATA_DIR=$run/data")
   (cd "$run" && "${clean[@]}" "$bin" --help >/dev/null)
+  (cd "$run" && "${clean[@]}" "$bin" --version)
   (cd "$run" && "${clean[@]}" "$bin" config show >/dev/null)
   "${clean[@]}" "$app/node/bin/node" -e '
     const app = process.argv[1];

@@ -119,7 +119,7 @@ describe.skipIf(!hasDpkgDeb)(title, () => {
     expect(run('file', ['-b', join(root, 'opt/terminal-agent/node_modules/better-sqlite3/prebuilds/linux-x64.node')])).toContain('x86-64');
   });
 
-  it.skipIf(!isAmd64)('runs from the unpacked root: --help on the bundled runtime', () => {
+  it.skipIf(!isAmd64)('runs from the unpacked root: --help and --version on the bundled runtime', () => {
     expect(existsSync(join(root, 'usr/bin/terminal-agent'))).toBe(true);
     const r = spawnSync(join(root, 'usr/bin/terminal-agent'), ['--help'], {
       cwd: tmp.dir,
@@ -128,5 +128,8 @@ describe.skipIf(!hasDpkgDeb)(title, () => {
     });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('Usage: terminal-agent');
+    const version = spawnSync(join(root, 'usr/bin/terminal-agent'), ['--version'], { cwd: tmp.dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: tmp.dir } });
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
   });
 });
