@@ -169,7 +169,12 @@ export class PaymentContext {
   }
 
   /** Runs work in the background; failures are logged, never thrown. */
-  background(name: string, work: () => Promise<unknown>): void {
+  /**
+   * `watch: true`: a long watch (the late-landing one) that ends with stop() but is not
+   * work idle() waits for: idle() means "nothing left to settle", and a watch has nothing
+   * to settle unless what it watches for happens (it then starts ordinary background work).
+   */
+  background(name: string, work: () => Promise<unknown>, opts: { watch?: boolean } = {}): void {
     const task = (async () => {
       try {
         await work();
@@ -178,6 +183,7 @@ export class PaymentContext {
         this.log.error({ task: name, err: describeError(err) }, 'background payment task failed');
       }
     })();
+    if (opts.watch === true) return;
     this.tasks.add(task);
     void task.finally(() => this.tasks.delete(task));
   }

@@ -21,7 +21,7 @@ export async function resolveSale(ctx: PaymentContext, sale: JournalRow): Promis
   const found = await lookupWithGrace(ctx, sale.clientTransactionId, sale);
   if (found.kind === 'not_found') {
     const failed = ctx.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
-    if (ctx.config.payments.lateLandingWatchMs > 0) ctx.background('late landing watch', () => watchLateLanding(ctx, sale.clientTransactionId));
+    if (ctx.config.payments.lateLandingWatchMs > 0) ctx.background('late landing watch', () => watchLateLanding(ctx, sale.clientTransactionId), { watch: true });
     return failed;
   }
   if (found.kind === 'failed') {
