@@ -319,7 +319,26 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
       ctx.log.error({ clientTransactionId: row.clientTransactionId, err: describeError(err) }, 'could not resolve a journal row at start-up');
     }
   }
+  resumeLateLandingWatches(ctx);
   return summary;
+}
+
+/**
+ * Sales counted as not done shortly before a restart (the request left, the platform had no
+ * record within the grace): their late-landing watch resumes for what is left of
+ * payments.lateLandingWatchMs, so a kill does not end it.
+ */
+function resumeLateLandingWatches(ctx: PaymentContext): void {
+  const windowMs = ctx.config.payments.lateLandingWatchMs;
+  if (windowMs <= 0) return;
+  const now = ctx.clock.wall();
+  for (const row of ctx.journal.inStates(['failed'])) {
+    if (row.kind !== 'sale' || row.attempts < 1 || row.serverTransactionId !== undefined || row.offline || ctx.startedHere.has(row.clientTransactionId)) continue;
+    const since = Date.parse(row.updatedAt);
+    const left = since + windowMs - now;
+    if (Number.isNaN(since) || left <= 0) continue;
+    ctx.background('late landing watch', () => watchLateLanding(ctx, row.clientTransactionId, left), { watch: true });
+  }
 }
 
 /**
@@ -327,10 +346,10 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
  * request held somewhere on the way): the customer was told nothing was charged, so the
  * agent keeps looking for it for payments.lateLandingWatchMs and reverses it if it lands
  * (docs/architecture.md, "Unknown outcome: resolution and reversal"). Only while the row
- * is still the `failed` verdict; a restart ends the watch.
+ * is still the `failed` verdict; after a restart, recovery resumes it for what is left.
  */
-async function watchLateLanding(ctx: PaymentContext, saleId: string): Promise<void> {
-  const end = ctx.clock.mono() + ctx.config.payments.lateLandingWatchMs;
+async function watchLateLanding(ctx: PaymentContext, saleId: string, windowMs = ctx.config.payments.lateLandingWatchMs): Promise<void> {
+  const end = ctx.clock.mono() + windowMs;
   for (let attempt = 0; ; attempt++) {
     const left = end - ctx.clock.mono();
     if (left <= 0) return;
