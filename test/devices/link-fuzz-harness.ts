@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { FrameParser, type LinkUnit } from '../../src/devices/link/parser.js';
 import { refDecodeSegment, refEncode, type RefUnit } from './link-reference.js';
 import { ManualClock } from './manual-clock.js';
+import { seededRandom } from '../../scripts/lib/seeded-random.js';
 
 /**
  * The link fuzz run shared by test/devices/link-fuzz.test.ts (300k inputs in `npm test`)
@@ -11,17 +12,6 @@ import { ManualClock } from './manual-clock.js';
  * docs/serial-protocol.md). No vitest here: the script imports it too.
  */
 
-/** Small seeded PRNG (mulberry32) so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generator(rnd: () => number): () => Buffer {
   const int = (n: number): number => Math.floor(rnd() * n);
@@ -134,7 +124,7 @@ function describeUnit(u: RefUnit | undefined): string {
  * each segment's units with the reference decoder's. Stops at the first difference.
  */
 export function runLinkFuzz(opts: FuzzOptions): FuzzReport {
-  const rnd = prng(opts.seed);
+  const rnd = seededRandom(opts.seed);
   const next = generator(rnd);
   const clock = new ManualClock();
   const parser = opts.makeParser ? opts.makeParser(clock) : new FrameParser({ clock });

@@ -1,6 +1,6 @@
 import type { FaultInjector } from '../../../src/sim/platform/faults.js';
 import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
-import { seededRandom } from '../lib/seeded-random.js';
+import { seededRandom } from '../../lib/seeded-random.js';
 import { compareJournalWithLedger, type Comparison } from '../online/compare.js';
 import { CLIENT_TIMEOUT_MS, LOOKUP_GRACE_MS, startFaultSwitcher, type FaultScenario } from '../online/faults.js';
 import { readJournalRows } from '../online/journal-rows.js';

@@ -26,7 +26,7 @@ import { createInterface } from 'node:readline';
 import type { FaultInjector, FaultSpec } from '../../../src/sim/platform/faults.js';
 import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
 import type { ChaosPlatform } from '../lib/chaos-platform.js';
-import { seededRandom } from '../lib/seeded-random.js';
+import { seededRandom } from '../../lib/seeded-random.js';
 import { chaosMain } from '../online/run.js';
 import type { BurstOptions } from './child-options.js';
 
