@@ -17,6 +17,14 @@ const statusOf = (id: string) => h.call('GET', `/payment/v1/transactions/${id}`)
 const ledgerOf = (id: string) => h.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === id);
 
 describe('fault injection on the payment routes', () => {
+  it('a `*` fault hits every platform route but never the control routes, so it can be switched off again', async () => {
+    h.platform.faults.set('*', { status: 503 });
+    expect((await h.call('POST', PROCESS, cardSale())).status).toBe(503);
+    expect((await h.call('GET', '/sim/control/faults')).status).toBe(200);
+    expect((await h.call('DELETE', '/sim/control/faults')).status).toBe(204);
+    expect((await h.call('POST', PROCESS, cardSale())).status).toBe(200);
+  });
+
   it('adds latency and still answers', async () => {
     h.platform.faults.set('process', { latencyMs: 60 });
     const started = Date.now();

@@ -64,6 +64,9 @@ export class FaultInjector {
 
   /** The fault to apply to this call of `route`, if any; counts calls for everyNth/times. */
   take(route: string): FaultSpec | undefined {
+    // The control routes are how a fault is switched off again: never faulted, or a `*`
+    // fault would lock the demo until restart (docs/architecture.md, "Demo platform").
+    if (route === 'control') return undefined;
     const active = this.faults.get(route) ?? this.faults.get('*');
     if (active === undefined) return undefined;
     active.calls++;
