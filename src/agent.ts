@@ -207,10 +207,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       // An unknown merchant is refused before the reader (docs/architecture.md, "Invariants"): one
       // the terminal's list names passes without a call; any other is asked of the auth service,
       // which learns the platform ids of merchants not seen yet and refuses one it does not serve.
-      merchantCheck: async (merchantId) => {
-        if (auth.merchants().some((m) => m.clientId === merchantId || m.merchantName === merchantId || m.merchantId === merchantId)) return;
-        await auth.tokenFor(merchantId);
-      },
+      merchantCheck: (merchantId) => auth.checkMerchant(merchantId),
     });
     stops.push(() => payments.stop());
 

@@ -162,6 +162,19 @@ export class AuthService implements BearerProvider {
     return (await this.choice.managerFor(merchantId)).refreshNow();
   }
 
+  /**
+   * Before a sale names a merchant: refuses (AUTH_NO_MERCHANT) one the terminal does not
+   * serve. While the credentials were never read (the platform unreachable since start)
+   * there is nothing to check against, and the sale takes its own path (offline when
+   * allowed); a merchant on the list passes without a network call.
+   */
+  async checkMerchant(merchantId: string): Promise<void> {
+    const known = this.merchants();
+    if (known.length === 0) return;
+    if (known.some((m) => m.clientId === merchantId || m.merchantName === merchantId || m.merchantId === merchantId)) return;
+    await this.tokenFor(merchantId);
+  }
+
   /** The terminal's merchants, without secrets. */
   merchants(): MerchantStatus[] {
     return this.directory.statuses();

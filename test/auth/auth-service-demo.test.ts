@@ -529,3 +529,14 @@ describe('short-lived tokens (accessTokenSeconds: 2)', () => {
     }
   });
 });
+
+describe('checking a merchant before a sale', () => {
+  it('passes any merchant while the credentials were never read, refuses an unknown one once they are, passes a known one', async () => {
+    const auth = service();
+    // Not started: the platform has not been asked yet (as when it is unreachable since start).
+    await expect(auth.checkMerchant('m-9999')).resolves.toBeUndefined();
+    await auth.start();
+    await expect(auth.checkMerchant('m-1002')).resolves.toBeUndefined();
+    await expect(auth.checkMerchant('m-9999')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
+  });
+});
