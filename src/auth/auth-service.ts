@@ -169,9 +169,9 @@ export class AuthService implements BearerProvider {
    * allowed); a merchant on the list passes without a network call.
    */
   async checkMerchant(merchantId: string): Promise<void> {
-    const known = this.merchants();
-    if (known.length === 0) return;
-    if (known.some((m) => m.clientId === merchantId || m.merchantName === merchantId || m.merchantId === merchantId)) return;
+    if (this.merchants().length === 0) return;
+    // The same resolution a token request makes (clientId, merchant name, learnt merchant id).
+    if (this.choice.knownClientId(merchantId) !== undefined) return;
     await this.tokenFor(merchantId);
   }
 
