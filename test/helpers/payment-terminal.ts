@@ -1,4 +1,3 @@
-import { testSimProfile } from './demo-platform.js';
 import { join } from 'node:path';
 import { AuthService } from '../../src/auth/index.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
@@ -14,7 +13,7 @@ import { PaymentService } from '../../src/payments/service.js';
 import type { PaymentsPlatform, TransactionView } from '../../src/payments/index.js';
 import type { StatFs } from '../../src/payments/free-space.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { identityOf, startDemo, testPlatformTimeZone, type Demo } from './demo-platform.js';
+import { identityOf, startDemo, testPlatformTimeZone, testSimProfile, type Demo } from './demo-platform.js';
 import { tempDir } from './temp-dir.js';
 import { fakePeripherals } from './fake-peripherals.js';
 
