@@ -106,18 +106,29 @@ export class PaymentContext {
   }
 
   /**
-   * Rows this process created (sales and operations it started). Start-up recovery leaves
-   * them alone: it is for rows an earlier process left behind, and a live sale taken while
-   * recovery still waits for the first token must not be resolved under its feet
-   * (docs/architecture.md, "Start-up recovery").
+   * Rows this process created (sales and operations it started) until start-up recovery
+   * has run. Recovery leaves them alone: it is for rows an earlier process left behind,
+   * and a live sale taken while recovery still waits for the first token must not be
+   * resolved under its feet (docs/architecture.md, "Start-up recovery"). Kept only until
+   * recovery finishes, so a terminal running for months does not keep every sale's id.
    */
-  readonly startedHere = new Set<string>();
+  private startedBeforeRecovery: Set<string> | undefined = new Set<string>();
 
-  /** Inserts a row this process starts and remembers it as its own. */
+  /** Inserts a row this process starts and, until recovery has run, remembers it as its own. */
   insert(row: Parameters<Journal['insert']>[0]): JournalRow {
     const inserted = this.journal.insert(row);
-    this.startedHere.add(inserted.clientTransactionId);
+    this.startedBeforeRecovery?.add(inserted.clientTransactionId);
     return inserted;
+  }
+
+  /** Whether this process started the row before recovery finished (see above). */
+  startedHere(id: string): boolean {
+    return this.startedBeforeRecovery?.has(id) ?? false;
+  }
+
+  /** Start-up recovery is done: nothing needs to know any more which rows this process started. */
+  recoveryDone(): void {
+    this.startedBeforeRecovery = undefined;
   }
 
   /** Updates the row, tells the bus, and resolves anyone waiting once it is final. */

@@ -292,7 +292,7 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
   for (const listed of [...open, ...unsettled]) {
     // Only what an earlier process left: this process's own sales are live (their flows
     // finish them), and a row that changed since it was listed is someone's current work.
-    if (ctx.startedHere.has(listed.clientTransactionId)) continue;
+    if (ctx.startedHere(listed.clientTransactionId)) continue;
     const row = ctx.journal.get(listed.clientTransactionId);
     if (row === undefined || row.state !== listed.state || row.updatedAt !== listed.updatedAt) continue;
     try {
@@ -333,7 +333,7 @@ function resumeLateLandingWatches(ctx: PaymentContext): void {
   if (windowMs <= 0) return;
   const now = ctx.clock.wall();
   for (const row of ctx.journal.inStates(['failed'])) {
-    if (row.kind !== 'sale' || row.attempts < 1 || row.serverTransactionId !== undefined || row.offline || ctx.startedHere.has(row.clientTransactionId)) continue;
+    if (row.kind !== 'sale' || row.attempts < 1 || row.serverTransactionId !== undefined || row.offline || ctx.startedHere(row.clientTransactionId)) continue;
     const since = Date.parse(row.updatedAt);
     const left = since + windowMs - now;
     if (Number.isNaN(since) || left <= 0) continue;

@@ -353,6 +353,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
    */
   async recover(): Promise<{ resolved: number; reversing: number; failed: number }> {
     const summary = await recoverAll(this.ctx, (op) => this.resolveOperation(op));
+    this.ctx.recoveryDone();
     if (summary.resolved + summary.reversing + summary.failed > 0) this.ctx.log.info(summary, 'journal recovered after restart');
     return summary;
   }
