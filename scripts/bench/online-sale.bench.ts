@@ -90,7 +90,7 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
   const rows: BenchRow[] = [
     { measure: 'floor p50 (mTLS process request + 2 durable inserts)', value: f50, unit: 'ms' },
     { measure: 'floor p99', value: f99, unit: 'ms' },
-    { measure: 'sale p50 (POST /api/sales -> approved)', value: s50, unit: 'ms', ...withinFactor(s50, f50, 1.5, 'floor p50', 'ms') },
+    { measure: 'sale p50 (POST /api/v1/sales -> approved)', value: s50, unit: 'ms', ...withinFactor(s50, f50, 1.5, 'floor p50', 'ms') },
     { measure: 'sale p99', value: s99, unit: 'ms', ...withinFactor(s99, f99, 2.5, 'floor p99', 'ms') },
     { measure: 'sale from card in hand p50 (engine, instant reader)', value: h50, unit: 'ms', ...withinFactor(h50, f50, 1.5, 'floor p50', 'ms') },
     { measure: 'sale from card in hand p99', value: h99, unit: 'ms', ...withinFactor(h99, f99, 2.5, 'floor p99', 'ms') },

@@ -42,7 +42,7 @@ export function bundledFile(relative: string): string {
 
 /**
  * The agent's version, from the package's own package.json (never the working directory's):
- * `--version`, the start log line, `/api/status` and `diag`. "unknown" when the file has none.
+ * `--version`, the start log line, `/api/v1/status` and `diag`. "unknown" when the file has none.
  */
 export function packageVersion(): string {
   try {

@@ -73,13 +73,13 @@ export interface OfflineLevelsSummary {
 
 export interface Offline {
   hook: OfflineHookImpl;
-  /** For the local API (its OfflineApiSource): GET /api/offline, POST /api/offline/flush. */
+  /** For the local API (its OfflineApiSource): GET /api/v1/offline, POST /api/v1/offline/flush. */
   api: { levels(): OfflineLevelsSummary; flush(): Promise<FlushReport> };
   uploader: OfflineUploaderControl;
   levels(): OfflineLevels;
   list(opts?: ListQueueOptions): QueueItem[];
   get(clientTransactionId: string): QueueItem | undefined;
-  /** For GET /api/offline: levels and every item (no card data). */
+  /** For GET /api/v1/offline: levels and every item (no card data). */
   overview(): OfflineOverview;
   /** Puts a sale needing attention back into the queue (staff fixed the cause); refusals count from zero. */
   requeue(clientTransactionId: string): QueueItem;

@@ -375,7 +375,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
     ctx.background(`resolve ${op.kind}`, () => resolveUntilKnown(ctx, op, resolver));
   }
 
-  /** The journal takes writes and the data directory has its free-space margin (/readyz, /api/status). */
+  /** The journal takes writes and the data directory has its free-space margin (/readyz, /api/v1/status). */
   storage(): { journal: StorageCheck; disk: StorageCheck } {
     return { journal: journalCheck(this.ctx), disk: diskCheck(this.ctx, this.ctx.statfs) };
   }

@@ -3,7 +3,7 @@ import type { EventBus } from '../events/index.js';
 
 export type PlatformReach = 'unknown' | 'online' | 'offline';
 
-/** What the agent knows about the platform's availability (GET /api/status `platform`). */
+/** What the agent knows about the platform's availability (GET /api/v1/status `platform`). */
 export interface PlatformReachView {
   online: boolean;
   state: PlatformReach;
@@ -40,7 +40,7 @@ export interface PlatformWatchOptions {
  * and counter page", platform status): every platform call reports to it (any answer:
  * online; a transport failure: offline at once), and while the agent is idle it asks
  * isAvailable itself, every `intervalMs` while online and with backoff while not. Each
- * change is published once as `platform.status`; /readyz, /api/status, the page's badge,
+ * change is published once as `platform.status`; /readyz, /api/v1/status, the page's badge,
  * the offline uploader and the CLI read it from here.
  */
 export class PlatformWatch implements ReachObserver {

@@ -37,7 +37,7 @@ export interface LocalApiOptions {
   log: Logger;
   health: HealthSource;
   offline?: OfflineApiSource;
-  /** The terminal's merchants (GET /api/merchants); without it the list is empty. */
+  /** The terminal's merchants (GET /api/v1/merchants); without it the list is empty. */
   merchants?: MerchantsSource;
   /** Default: device states as last published on the bus. */
   devices?: DeviceStatusSource;
@@ -48,7 +48,7 @@ export interface LocalApiOptions {
   clock?: TimeSource;
   /** Certificate and token figures for GET /metrics; without it those figures are absent. */
   metrics?: MetricsSource;
-  /** What PUT /api/log-level changes; default the level of `log` itself. */
+  /** What PUT /api/v1/log-level changes; default the level of `log` itself. */
   logLevel?: LogLevelControl;
   /** Staff sign-in for the counter page; without it nobody can sign in (programs still use the token). */
   staff?: StaffAuthenticator;
@@ -182,7 +182,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
             // /metrics is outside /api: read without the token by a local scraper (routes/metrics.ts).
             if (url.pathname === '/api' || url.pathname.startsWith('/api/')) caller = authenticate(req, url.pathname, { token, sessions: store, config });
           }
-          if (caller?.sessionId !== undefined && url.pathname === '/api/events') closeWithSession(caller.sessionId, store, res);
+          if (caller?.sessionId !== undefined && url.pathname === '/api/v1/events') closeWithSession(caller.sessionId, store, res);
           const match = router.match(method, url.pathname);
           const run = () => match.handler({ req, res, params: match.params, query: url.searchParams });
           // Every journal row this request makes records who made it (docs/architecture.md, "Journal").

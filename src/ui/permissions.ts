@@ -5,11 +5,11 @@ type Permission = keyof Config['api']['permissions'];
 
 /** Operations that need a permission of the signed-in clerk, by method and path (docs/architecture.md, "Local API and counter page"). */
 const RULES: Array<{ method: string; path: RegExp; needs: Permission[]; what: string }> = [
-  { method: 'POST', path: /^\/api\/transactions\/[^/]+\/cancel$/, needs: ['cancel'], what: 'cancel' },
-  { method: 'POST', path: /^\/api\/transactions\/[^/]+\/refund$/, needs: ['refund'], what: 'refund' },
+  { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/cancel$/, needs: ['cancel'], what: 'cancel' },
+  { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/refund$/, needs: ['refund'], what: 'refund' },
   // The platform picks cancel or refund: the clerk needs both.
-  { method: 'POST', path: /^\/api\/transactions\/[^/]+\/refund-by-web$/, needs: ['cancel', 'refund'], what: 'cancel or refund by web' },
-  { method: 'POST', path: /^\/api\/capture-all$/, needs: ['captureAll'], what: 'capture all' },
+  { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/refund-by-web$/, needs: ['cancel', 'refund'], what: 'cancel or refund by web' },
+  { method: 'POST', path: /^\/api\/v1\/capture-all$/, needs: ['captureAll'], what: 'capture all' },
 ];
 
 /** The permission names (api.permissions) a request needs; empty for everything else. */

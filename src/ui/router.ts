@@ -28,7 +28,7 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-/** A small method + path router: `/api/transactions/:id/cancel`, `/api/qr/:id.svg`. */
+/** A small method + path router: `/api/v1/transactions/:id/cancel`, `/api/v1/qr/:id.svg`. */
 export class Router {
   private readonly routes: Route[] = [];
 

@@ -5,13 +5,13 @@ import type { ApiPlatformStatus, ApiDeviceStatus, ApiReadinessCheck, ApiMerchant
  * composition root adapts the real components to these small interfaces.
  */
 
-/** Facts behind /readyz and /api/status. */
+/** Facts behind /readyz and /api/v1/status. */
 export interface HealthSource {
   /** A valid device access token is held. */
   tokenHeld(): boolean;
   /** The platform is online as the agent's PlatformWatch sees it (its last call answered, or isAvailable said 200). */
   platformReachable(): boolean;
-  /** The watch's view, with why it is offline and since when (GET /api/status `platform`). */
+  /** The watch's view, with why it is offline and since when (GET /api/v1/status `platform`). */
   platform?(): ApiPlatformStatus;
   /** Offline card sales are enabled and the queue has room. */
   offlineAllowed(): boolean;
@@ -39,7 +39,7 @@ export interface OfflineApiSource {
   levels(): OfflineLevelsView | Promise<OfflineLevelsView>;
   /** Uploads what is queued now (staff pressed "send now"). */
   flush(): Promise<OfflineFlushResult>;
-  /** Items in these states (all when omitted), oldest first. Without it GET /api/offline lists none. */
+  /** Items in these states (all when omitted), oldest first. Without it GET /api/v1/offline lists none. */
   items?(states?: readonly OfflineItemState[]): OfflineItemView[] | Promise<OfflineItemView[]>;
   /**
    * Puts a sale needing attention back into the queue (staff fixed the cause). Throws an

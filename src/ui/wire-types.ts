@@ -92,7 +92,7 @@ export interface ApiAllowedOperations {
 
 // ---------- requests ----------
 
-/** POST /api/sales. The amount travels as text in major units ("12.34"). */
+/** POST /api/v1/sales. The amount travels as text in major units ("12.34"). */
 export interface ApiSaleRequest {
   method: ApiSaleMethod;
   /** Wallets only (default ConsumerScan). */
@@ -110,30 +110,30 @@ export interface ApiSaleRequest {
   order?: { orderId: string; orderDescription?: string };
 }
 
-/** POST /api/transactions/:id/cancel. */
+/** POST /api/v1/transactions/:id/cancel. */
 export interface ApiCancelRequest {
   amount?: string;
   reason?: 'Technical' | 'Functional';
   approvalCode?: string;
 }
 
-/** POST /api/transactions/:id/refund. */
+/** POST /api/v1/transactions/:id/refund. */
 export interface ApiRefundRequest {
   amount?: string;
   approvalCode?: string;
 }
 
-/** POST /api/transactions/:id/refund-by-web: the platform picks cancel or refund; no approval code. */
+/** POST /api/v1/transactions/:id/refund-by-web: the platform picks cancel or refund; no approval code. */
 export interface ApiRefundByWebRequest {
   amount?: string;
 }
 
-/** POST /api/transactions/:id/capture. */
+/** POST /api/v1/transactions/:id/capture. */
 export interface ApiCaptureRequest {
   amount?: string;
 }
 
-/** POST /api/capture-all. */
+/** POST /api/v1/capture-all. */
 export interface ApiCaptureAllRequest {
   merchantId?: string;
 }
@@ -180,7 +180,7 @@ export interface ApiOfflineItem {
   merchantId?: string;
 }
 
-/** POST /api/offline/flush: what "send now" did. */
+/** POST /api/v1/offline/flush: what "send now" did. */
 export interface ApiOfflineFlushResult {
   /** What the platform's availability check said before the uploads. */
   platform?: 'online' | 'offline';
@@ -233,7 +233,7 @@ export interface ApiReadiness {
   };
 }
 
-/** GET /api/status. */
+/** GET /api/v1/status. */
 /** The platform's availability as the agent's PlatformWatch sees it; /readyz, the page's badge and the CLI read the same. */
 export interface ApiPlatformStatus {
   online: boolean;
@@ -264,7 +264,7 @@ export interface ApiAgentStatus {
   offline: ApiOfflineLevels | null;
 }
 
-// ---------- events (GET /api/events, Server-Sent Events) ----------
+// ---------- events (GET /api/v1/events, Server-Sent Events) ----------
 
 /** One bus event as sent with `id: <seq>` and `event: <type>`. */
 export interface ApiEvent {
@@ -300,12 +300,12 @@ export interface ApiHealthAnswer {
   status: 'ok';
 }
 
-/** POST /api/sales (202), abort, GET one transaction, cancel, refund, refund by web, capture. */
+/** POST /api/v1/sales (202), abort, GET one transaction, cancel, refund, refund by web, capture. */
 export interface ApiTransactionAnswer {
   transaction: ApiTransaction;
 }
 
-/** GET /api/transactions, POST /api/capture-all. */
+/** GET /api/v1/transactions, POST /api/v1/capture-all. */
 export interface ApiTransactionListAnswer {
   transactions: ApiTransaction[];
 }
@@ -314,7 +314,7 @@ export interface ApiAllowedOperationsAnswer {
   allowedOperations: ApiAllowedOperations;
 }
 
-/** GET /api/offline: `offline` is null when the queue does not run on this terminal. */
+/** GET /api/v1/offline: `offline` is null when the queue does not run on this terminal. */
 export interface ApiOfflineAnswer {
   offline: ApiOfflineLevels | null;
   items: ApiOfflineItem[];
@@ -339,12 +339,12 @@ export interface ApiDevicesAnswer {
 /** The agent's log levels, most severe first (docs/operations.md, "Log level"). */
 export type ApiLogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-/** PUT /api/log-level body. */
+/** PUT /api/v1/log-level body. */
 export interface ApiLogLevelRequest {
   level: ApiLogLevel;
 }
 
-/** GET and PUT /api/log-level: the level now (and the one before, after a change). */
+/** GET and PUT /api/v1/log-level: the level now (and the one before, after a change). */
 export interface ApiLogLevelAnswer {
   level: ApiLogLevel;
   previous?: ApiLogLevel;

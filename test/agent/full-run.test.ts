@@ -52,7 +52,7 @@ describe('a full run of the agent on the demo default', () => {
     const ready = await request(`${agent.url}/readyz`);
     expect(ready.statusCode).toBe(200);
     await ready.body.dump();
-    const devices = await api('GET', '/api/devices');
+    const devices = await api('GET', '/api/v1/devices');
     expect(devices.json).toMatchObject({
       devices: expect.arrayContaining([
         expect.objectContaining({ device: 'reader', state: 'connected', model: 'SIM-READER-1' }),
@@ -65,7 +65,7 @@ describe('a full run of the agent on the demo default', () => {
 
   it('takes a card sale with an online PIN, a walletA QR sale paid by the provider, a refund and a cancel', async () => {
     agent.simulated!.reader.nextCard({ onlinePin: true, entryMode: 'ContactChip', delayMs: 50 });
-    const card = await api('POST', '/api/sales', { method: 'card', amount: '12.34', currency: 'EUR' });
+    const card = await api('POST', '/api/v1/sales', { method: 'card', amount: '12.34', currency: 'EUR' });
     expect(card.status).toBe(202);
     const cardId = (card.json.transaction as { clientTransactionId: string }).clientTransactionId;
     const finalCard = await waitSettled(cardId);
@@ -77,14 +77,14 @@ describe('a full run of the agent on the demo default', () => {
     expect(walletView.state).toBe('approved');
     expect(walletView.platformStatus).toBe('Accepted');
 
-    const refund = await api('POST', `/api/transactions/${cardId}/refund`, { amount: '2.00' });
+    const refund = await api('POST', `/api/v1/transactions/${cardId}/refund`, { amount: '2.00' });
     expect(refund.status).toBe(200);
     expect((await waitSettled((refund.json.transaction as { clientTransactionId: string }).clientTransactionId)).state).toBe('approved');
 
     const second = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 700, currency: 'EUR', merchantId: 'terminal-app-1002' });
     const secondView = await second.done;
     expect(secondView.state).toBe('approved');
-    const cancelled = await api('POST', `/api/transactions/${secondView.clientTransactionId}/cancel`, { reason: 'Functional', approvalCode: '4711' });
+    const cancelled = await api('POST', `/api/v1/transactions/${secondView.clientTransactionId}/cancel`, { reason: 'Functional', approvalCode: '4711' });
     expect(cancelled.status).toBe(200);
     expect((await waitSettled((cancelled.json.transaction as { clientTransactionId: string }).clientTransactionId)).state).toBe('approved');
 

@@ -5,8 +5,8 @@ import { call } from '../helpers/http-client.js';
 
 /**
  * The whole agent's local API over its real offline queue and merchants: with the
- * platform gone, a chip sale the reader approved offline is listed by GET /api/offline,
- * and GET /api/merchants names both of the terminal's merchants without their secrets.
+ * platform gone, a chip sale the reader approved offline is listed by GET /api/v1/offline,
+ * and GET /api/v1/merchants names both of the terminal's merchants without their secrets.
  */
 let running: TestAgent;
 let agent: RunningAgent;
@@ -29,7 +29,7 @@ describe('offline queue and merchants on the running agent\'s local API', () => 
     const sale = await agent.payments.startSale({ method: 'card', amount: 1999, currency: 'EUR' });
     expect((await sale.done).state).toBe('offline_stored');
 
-    const r = await call(agent.url, 'GET', '/api/offline', { headers: auth });
+    const r = await call(agent.url, 'GET', '/api/v1/offline', { headers: auth });
     expect(r.status).toBe(200);
     expect(r.json.offline).toMatchObject({ enabled: true, count: 1, totals: { EUR: 1999 } });
     expect(r.json.items).toHaveLength(1);
@@ -39,10 +39,10 @@ describe('offline queue and merchants on the running agent\'s local API', () => 
     expect(r.text).not.toMatch(/encryptedData|ksn|pinblock|cardSecret/i);
 
     // Not needing attention: the agent refuses to queue it "again".
-    const requeue = await call(agent.url, 'POST', `/api/offline/${sale.clientTransactionId}/requeue`, { headers: auth });
+    const requeue = await call(agent.url, 'POST', `/api/v1/offline/${sale.clientTransactionId}/requeue`, { headers: auth });
     expect(requeue.status).toBe(409);
 
-    const m = await call(agent.url, 'GET', '/api/merchants', { headers: auth });
+    const m = await call(agent.url, 'GET', '/api/v1/merchants', { headers: auth });
     expect(m.status).toBe(200);
     expect(m.json.merchants.map((x: { merchantName: string }) => x.merchantName)).toEqual(['Demo Coffee', 'Demo Books']);
     expect(m.json.merchants.filter((x: { default: boolean }) => x.default)).toHaveLength(1);

@@ -32,7 +32,7 @@ async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promis
 
 describe('sales refused before the card is read', () => {
   it('an unknown merchant: 400 AUTH_NO_MERCHANT, nothing journaled', async () => {
-    const r = await api('POST', '/api/sales', { method: 'card', amount: '1.00', currency: 'EUR', merchantId: 'm-nobody' });
+    const r = await api('POST', '/api/v1/sales', { method: 'card', amount: '1.00', currency: 'EUR', merchantId: 'm-nobody' });
     expect(r.status, JSON.stringify(r.json)).toBe(400);
     expect(JSON.stringify(r.json)).toMatch(/AUTH_NO_MERCHANT/);
     expect(JSON.stringify(r.json)).toMatch(/m-nobody is not one of this terminal's merchants/);
@@ -40,20 +40,20 @@ describe('sales refused before the card is read', () => {
   });
 
   it('above the per-sale maximum (default 100000.00) or beyond 2^53 - 1 minor units: 400 naming the limit, nothing journaled', async () => {
-    const over = await api('POST', '/api/sales', { method: 'card', amount: '100000.01', currency: 'EUR' });
+    const over = await api('POST', '/api/v1/sales', { method: 'card', amount: '100000.01', currency: 'EUR' });
     expect(over.status).toBe(400);
     expect(JSON.stringify(over.json)).toMatch(/above the per-sale maximum of 100000\.00 EUR/);
-    const max = await api('POST', '/api/sales', { method: 'card', amount: '90071992547409.91', currency: 'EUR' });
+    const max = await api('POST', '/api/v1/sales', { method: 'card', amount: '90071992547409.91', currency: 'EUR' });
     expect(max.status).toBe(400);
     expect(JSON.stringify(max.json)).toMatch(/per-sale maximum/);
-    const beyond = await api('POST', '/api/sales', { method: 'card', amount: '90071992547409.92', currency: 'EUR' });
+    const beyond = await api('POST', '/api/v1/sales', { method: 'card', amount: '90071992547409.92', currency: 'EUR' });
     expect(beyond.status).toBe(400);
     expect(JSON.stringify(beyond.json)).toMatch(/too large/);
     expect(agent.payments.list()).toEqual([]);
   });
 
-  it('/api/status carries the journal and free-space checks (the page and the CLI show them)', async () => {
-    const r = await api('GET', '/api/status');
+  it('/api/v1/status carries the journal and free-space checks (the page and the CLI show them)', async () => {
+    const r = await api('GET', '/api/v1/status');
     expect(r.json.checks).toMatchObject({ journal: { ok: true, detail: 'journal writable' }, disk: { ok: true } });
   });
 });

@@ -5,7 +5,7 @@ import { startApi, type Started } from '../helpers/local-api.js';
 import { readFileSync } from 'node:fs';
 import { runCli } from '../helpers/cli.js';
 
-/** The package's version, which /api/status reports (README, "Command line"). */
+/** The package's version, which /api/v1/status reports (README, "Command line"). */
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const run = runCli;
@@ -130,7 +130,7 @@ describe('payment CLI commands against a running local API', () => {
     s.bus.publish('device.status', { device: 'reader', state: 'connected', model: 'SIM-R1' });
     const agent = await run([...flags, 'status']);
     expect(agent.code).toBe(0);
-    // The running agent's version (its package.json), from /api/status.
+    // The running agent's version (its package.json), from /api/v1/status.
     expect(agent.stdout).toMatch(new RegExp(`^agent ready \\(${VERSION.replace(/\./g, '\\.')}, `));
     expect((JSON.parse((await run([...flags, 'status', '--json'])).stdout) as { agent: { version: string } }).agent.version).toBe(VERSION);
     expect(agent.stdout).toMatch(/reader +connected \(SIM-R1\)/);

@@ -11,10 +11,10 @@ import { demoPlatform, diagConfig } from './diag-setup.js';
 /**
  * One source of truth for the platform's availability (docs/architecture.md, "Local API and
  * counter page"): with the platform's isAvailable failing, the running agent's /readyz,
- * /api/status, `terminal-agent status` and `diag` all say offline within seconds, and all
+ * /api/v1/status, `terminal-agent status` and `diag` all say offline within seconds, and all
  * say online again once it answers. Waits are generous deadlines, never timed assertions.
  */
-describe('platform availability: /readyz, /api/status, status and diag agree', () => {
+describe('platform availability: /readyz, /api/v1/status, status and diag agree', () => {
   let platform: DemoPlatform;
   let agent: RunningAgent;
   let tmp: { dir: string; cleanup: () => void };
@@ -64,7 +64,7 @@ describe('platform availability: /readyz, /api/status, status and diag agree', (
     expect(check(r, 'agent')).toMatchObject({ status: 'ok', finding: expect.stringContaining('platform online') });
   });
 
-  it('platform faulted: /readyz 503 (offline sales not allowed), /api/status, status and diag say offline; back online after', async () => {
+  it('platform faulted: /readyz 503 (offline sales not allowed), /api/v1/status, status and diag say offline; back online after', async () => {
     platform.faults.set('isAvailable', { drop: 'before' });
     await until('readyz 503', async () => (await call(agent.url, 'GET', '/readyz')).status === 503);
     const ready = await call(agent.url, 'GET', '/readyz');

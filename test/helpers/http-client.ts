@@ -52,7 +52,7 @@ export function readSse(
   headers: Record<string, string>,
   until: (messages: SseMessage[]) => boolean,
 ): Promise<{ status: number; messages: SseMessage[]; headers: IncomingHttpHeaders }> {
-  const url = new URL('/api/events', base);
+  const url = new URL('/api/v1/events', base);
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'GET', headers }, (res) => {
       const messages: SseMessage[] = [];

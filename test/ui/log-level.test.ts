@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * The log level changes while the agent runs (docs/operations.md, "Log level"): PUT
- * /api/log-level with the per-install token, and `terminal-agent log-level LEVEL`, reach
+ * /api/v1/log-level with the per-install token, and `terminal-agent log-level LEVEL`, reach
  * the components' child loggers made at start, without a restart.
  */
 let t: TestAgent;
@@ -34,24 +34,24 @@ const auth = (): Record<string, string> => ({ authorization: `Bearer ${agent.loc
 /** A request the local API's child logger answers with a debug line (a 404 is logged at debug). */
 async function debugLinesOfA404(): Promise<number> {
   const before = sink.records().filter((r) => r.module === 'local-api' && r.level === 20).length;
-  const r = await call(agent.url, 'GET', '/api/no-such-thing', { headers: auth() });
+  const r = await call(agent.url, 'GET', '/api/v1/no-such-thing', { headers: auth() });
   expect(r.status).toBe(404);
   return sink.records().filter((r) => r.module === 'local-api' && r.level === 20).length - before;
 }
 
 describe('log level at run time', () => {
-  it('PUT /api/log-level needs the token, refuses an unknown level, and silences debug lines at once', async () => {
-    expect((await call(agent.url, 'PUT', '/api/log-level', { body: { level: 'warn' } })).status).toBe(401);
-    const bad = await call(agent.url, 'PUT', '/api/log-level', { headers: auth(), body: { level: 'verbose' } });
+  it('PUT /api/v1/log-level needs the token, refuses an unknown level, and silences debug lines at once', async () => {
+    expect((await call(agent.url, 'PUT', '/api/v1/log-level', { body: { level: 'warn' } })).status).toBe(401);
+    const bad = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: auth(), body: { level: 'verbose' } });
     expect(bad.status).toBe(400);
     expect(await debugLinesOfA404()).toBe(1);
 
-    const put = await call(agent.url, 'PUT', '/api/log-level', { headers: auth(), body: { level: 'warn' } });
+    const put = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: auth(), body: { level: 'warn' } });
     expect(put.status).toBe(200);
     expect(put.json).toEqual({ level: 'warn', previous: 'debug' });
     expect(await debugLinesOfA404()).toBe(0);
     expect(sink.text()).toContain('log level changed through the local API');
-    expect((await call(agent.url, 'GET', '/api/log-level', { headers: auth() })).json).toEqual({ level: 'warn' });
+    expect((await call(agent.url, 'GET', '/api/v1/log-level', { headers: auth() })).json).toEqual({ level: 'warn' });
   });
 
   it('terminal-agent log-level LEVEL changes it, and without LEVEL shows it', async () => {

@@ -84,7 +84,7 @@ describe('GET /metrics', () => {
 
   it('counts a card sale by outcome with its latency, and reports queue, certificate, token, devices and platform', async () => {
     agent.simulated!.reader.nextCard({ delayMs: 50 });
-    const sale = await call(agent.url, 'POST', '/api/sales', { headers: { authorization: `Bearer ${agent.localToken}` }, body: { method: 'card', amount: '3.10', currency: 'EUR' } });
+    const sale = await call(agent.url, 'POST', '/api/v1/sales', { headers: { authorization: `Bearer ${agent.localToken}` }, body: { method: 'card', amount: '3.10', currency: 'EUR' } });
     expect(sale.status).toBe(202);
     let s = (await scrape()).samples;
     for (let i = 0; i < 100 && value(s, 'terminal_agent_sales_total', { outcome: 'approved' }) === undefined; i++) {

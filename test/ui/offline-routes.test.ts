@@ -28,8 +28,8 @@ describe('offline queue and merchants on the local API (fake sources)', () => {
   });
   const api = (method: string, path: string, body?: object | string) => call(s.url, method, path, { headers: s.auth, ...(body !== undefined ? { body } : {}) });
 
-  it('GET /api/offline lists levels and the unsettled items, oldest first, with amounts as text', async () => {
-    const r = await api('GET', '/api/offline');
+  it('GET /api/v1/offline lists levels and the unsettled items, oldest first, with amounts as text', async () => {
+    const r = await api('GET', '/api/v1/offline');
     expect(r.status).toBe(200);
     expect(r.json.offline).toMatchObject({ count: 2, needsAttention: 1 });
     expect(r.json.items.map((i: OfflineItemView) => i.clientTransactionId)).toEqual(['OQ-1', 'OQ-2', 'OQ-3']);
@@ -47,15 +47,15 @@ describe('offline queue and merchants on the local API (fake sources)', () => {
     });
   });
 
-  it('GET /api/offline?state= filters, uploaded included when asked; an unknown state is a 400 naming the valid ones', async () => {
-    const r = await api('GET', '/api/offline?state=uploaded,needs_attention');
+  it('GET /api/v1/offline?state= filters, uploaded included when asked; an unknown state is a 400 naming the valid ones', async () => {
+    const r = await api('GET', '/api/v1/offline?state=uploaded,needs_attention');
     expect(r.json.items.map((i: OfflineItemView) => i.clientTransactionId)).toEqual(['OQ-2', 'OQ-4']);
-    const bad = await api('GET', '/api/offline?state=lost');
+    const bad = await api('GET', '/api/v1/offline?state=lost');
     expect(bad.status).toBe(400);
     expect(bad.json.error).toEqual({ code: 'API_BAD_REQUEST', message: expect.stringMatching(/unknown queue state "lost": use queued, uploading, uploaded/) });
-    const empty = await api('GET', '/api/offline?state=,');
+    const empty = await api('GET', '/api/v1/offline?state=,');
     expect(empty.status).toBe(400);
-    const unknown = await api('GET', '/api/offline?limit=3');
+    const unknown = await api('GET', '/api/v1/offline?limit=3');
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.message).toMatch(/unknown field "limit" in the query/);
   });
@@ -64,7 +64,7 @@ describe('offline queue and merchants on the local API (fake sources)', () => {
     const leaky = { ...item({ clientTransactionId: 'OQ-LEAK' }), encryptedData: ENCRYPTED, history: [{ message: 'x' }] } as OfflineItemView;
     s.offline.queue.push(leaky);
     try {
-      const r = await api('GET', '/api/offline');
+      const r = await api('GET', '/api/v1/offline');
       expect(r.text).toContain('OQ-LEAK');
       expect(r.text).not.toContain(ENCRYPTED);
       expect(r.text).not.toMatch(/encryptedData|history/);
@@ -73,8 +73,8 @@ describe('offline queue and merchants on the local API (fake sources)', () => {
     }
   });
 
-  it('POST /api/offline/:id/requeue puts a sale needing attention back', async () => {
-    const r = await api('POST', '/api/offline/OQ-2/requeue', {});
+  it('POST /api/v1/offline/:id/requeue puts a sale needing attention back', async () => {
+    const r = await api('POST', '/api/v1/offline/OQ-2/requeue', {});
     expect(r.status).toBe(200);
     expect(r.json.item).toMatchObject({ clientTransactionId: 'OQ-2', state: 'queued', lastMessage: 'queued again by staff', amountText: '12.50 EUR' });
     expect(s.offline.requeued).toEqual(['OQ-2']);
@@ -82,29 +82,29 @@ describe('offline queue and merchants on the local API (fake sources)', () => {
   });
 
   it('requeue errors: 409 for a sale not needing attention, 404 for an unknown one, 400 for a bad id or a body', async () => {
-    const again = await api('POST', '/api/offline/OQ-2/requeue');
+    const again = await api('POST', '/api/v1/offline/OQ-2/requeue');
     expect(again.status).toBe(409);
     expect(again.json.error).toEqual({ code: 'PAYMENT_STATE', message: 'offline sale OQ-2 is queued: only a sale needing attention can be queued again' });
-    const declined = await api('POST', '/api/offline/OQ-3/requeue');
+    const declined = await api('POST', '/api/v1/offline/OQ-3/requeue');
     expect(declined.status).toBe(409);
-    const missing = await api('POST', '/api/offline/NOPE-1/requeue');
+    const missing = await api('POST', '/api/v1/offline/NOPE-1/requeue');
     expect(missing.status).toBe(404);
     expect(missing.json.error).toEqual({ code: 'PAYMENT_NOT_FOUND', message: 'no offline sale NOPE-1 in the queue' });
-    const badId = await api('POST', '/api/offline/a%20b/requeue');
+    const badId = await api('POST', '/api/v1/offline/a%20b/requeue');
     expect(badId.status).toBe(400);
     expect(badId.json.error.message).toMatch(/must be a transaction id/);
-    const body = await api('POST', '/api/offline/OQ-1/requeue', { force: true });
+    const body = await api('POST', '/api/v1/offline/OQ-1/requeue', { force: true });
     expect(body.status).toBe(400);
     expect(body.json.error.message).toMatch(/unknown field "force"/);
-    const wrongMethod = await api('GET', '/api/offline/OQ-1/requeue');
+    const wrongMethod = await api('GET', '/api/v1/offline/OQ-1/requeue');
     expect(wrongMethod.status).toBe(405);
     expect(s.offline.requeued).toEqual(['OQ-2']);
   });
 
-  it('GET /api/merchants lists names and ids with the default, and never a secret', async () => {
+  it('GET /api/v1/merchants lists names and ids with the default, and never a secret', async () => {
     const withSecret = { merchantName: 'Demo Books', clientId: 'terminal-app-1002', default: false, clientSecret: 'demo-secret-1002-change-me', userDomain: 'demo' };
     s.merchants.list = [{ merchantName: 'Demo Coffee', clientId: 'terminal-app-1001', merchantId: 'm-1001', default: true }, withSecret as MerchantView];
-    const r = await api('GET', '/api/merchants');
+    const r = await api('GET', '/api/v1/merchants');
     expect(r.status).toBe(200);
     expect(r.json).toEqual({
       merchants: [
@@ -113,7 +113,7 @@ describe('offline queue and merchants on the local API (fake sources)', () => {
       ],
     });
     expect(r.text).not.toMatch(/secret/i);
-    expect((await api('GET', '/api/merchants?all=1')).status).toBe(400);
+    expect((await api('GET', '/api/v1/merchants?all=1')).status).toBe(400);
   });
 });
 
@@ -121,12 +121,12 @@ describe('offline queue and merchants with sources lacking them', () => {
   it('no offline queue: GET answers null with no items, flush and requeue are 404; no merchants source: empty list', async () => {
     const s = await startApi({ withOffline: false, extra: { merchants: undefined } });
     try {
-      const r = await call(s.url, 'GET', '/api/offline', { headers: s.auth });
+      const r = await call(s.url, 'GET', '/api/v1/offline', { headers: s.auth });
       expect(r.json).toEqual({ offline: null, items: [] });
-      const q = await call(s.url, 'POST', '/api/offline/OQ-1/requeue', { headers: s.auth });
+      const q = await call(s.url, 'POST', '/api/v1/offline/OQ-1/requeue', { headers: s.auth });
       expect(q.status).toBe(404);
       expect(q.json.error).toEqual({ code: 'API_NOT_FOUND', message: 'the offline queue is not running on this terminal' });
-      const m = await call(s.url, 'GET', '/api/merchants', { headers: s.auth });
+      const m = await call(s.url, 'GET', '/api/v1/merchants', { headers: s.auth });
       expect(m.json).toEqual({ merchants: [] });
     } finally {
       await s.close();
@@ -140,9 +140,9 @@ describe('offline queue and merchants with sources lacking them', () => {
     };
     const s = await startApi({ extra: { offline: bare } });
     try {
-      const r = await call(s.url, 'GET', '/api/offline', { headers: s.auth });
+      const r = await call(s.url, 'GET', '/api/v1/offline', { headers: s.auth });
       expect(r.json).toMatchObject({ offline: { count: 1, totalsText: { EUR: '1.00 EUR' } }, items: [] });
-      const q = await call(s.url, 'POST', '/api/offline/OQ-1/requeue', { headers: s.auth });
+      const q = await call(s.url, 'POST', '/api/v1/offline/OQ-1/requeue', { headers: s.auth });
       expect(q.status).toBe(404);
       expect(q.json.error.message).toMatch(/cannot queue a sale again/);
     } finally {
@@ -186,7 +186,7 @@ describe('offline routes over the real offline queue', () => {
     s = await startApi({ dataDir: join(f.dir, 'data'), extra: { offline: offlineApiSource(f.offline) } });
     const auth = s.auth;
 
-    const r = await call(s.url, 'GET', '/api/offline', { headers: auth });
+    const r = await call(s.url, 'GET', '/api/v1/offline', { headers: auth });
     expect(r.status).toBe(200);
     expect(r.json.offline).toMatchObject({ count: 2, needsAttention: 1 });
     const byId = Object.fromEntries((r.json.items as OfflineItemView[]).map((i) => [i.clientTransactionId, i]));
@@ -197,15 +197,15 @@ describe('offline routes over the real offline queue', () => {
     expect(r.text).not.toContain(ENCRYPTED);
     expect(r.text).not.toMatch(/encryptedData|ksn|pinblock|holdsCardData|history/i);
 
-    const q = await call(s.url, 'POST', '/api/offline/na-1/requeue', { headers: auth });
+    const q = await call(s.url, 'POST', '/api/v1/offline/na-1/requeue', { headers: auth });
     expect(q.status).toBe(200);
     expect(q.json.item).toMatchObject({ clientTransactionId: 'na-1', state: 'queued', lastMessage: 'queued again by staff' });
     expect(f.offline.get('na-1')).toMatchObject({ state: 'queued', rejections: 0 });
     expect(f.journal.get('na-1')?.state).toBe('offline_stored');
-    const twice = await call(s.url, 'POST', '/api/offline/na-1/requeue', { headers: auth });
+    const twice = await call(s.url, 'POST', '/api/v1/offline/na-1/requeue', { headers: auth });
     expect(twice.status).toBe(409);
     expect(twice.json.error.code).toBe('PAYMENT_STATE');
-    const declined = await call(s.url, 'POST', '/api/offline/dec-1/requeue', { headers: auth });
+    const declined = await call(s.url, 'POST', '/api/v1/offline/dec-1/requeue', { headers: auth });
     expect(declined.status).toBe(409);
     expect(declined.json.error.message).toMatch(/dec-1 is declined_after_upload/);
   });

@@ -20,7 +20,7 @@ describe('operator of journal rows through the local API', () => {
   /** Aborts a sale once its QR is out (an abort before that is refused as busy). */
   async function abort(id: string, headers: Record<string, string>): Promise<void> {
     for (let i = 0; i < 100; i++) {
-      const r = await call(t.agent.url, 'POST', `/api/sales/${id}/abort`, { headers, body: {} });
+      const r = await call(t.agent.url, 'POST', `/api/v1/sales/${id}/abort`, { headers, body: {} });
       if (r.status === 200) return;
       await new Promise((done) => setTimeout(done, 50));
     }
@@ -34,10 +34,10 @@ describe('operator of journal rows through the local API', () => {
     const cookie = await signInCookie(url, DEMO_STAFF);
     // One wallet sale at a time on the display: each caller aborts its own before the next.
     const bearer = { authorization: `Bearer ${localToken}` };
-    const byClerk = await call(url, 'POST', '/api/sales', { headers: { cookie }, body: sale });
+    const byClerk = await call(url, 'POST', '/api/v1/sales', { headers: { cookie }, body: sale });
     expect(byClerk.status).toBe(202);
     await abort(byClerk.json.transaction.clientTransactionId, { cookie });
-    const byProgram = await call(url, 'POST', '/api/sales', { headers: bearer, body: sale });
+    const byProgram = await call(url, 'POST', '/api/v1/sales', { headers: bearer, body: sale });
     expect(byProgram.status).toBe(202);
     await abort(byProgram.json.transaction.clientTransactionId, bearer);
     const cli = new LocalApiClient(url, localToken);
@@ -49,7 +49,7 @@ describe('operator of journal rows through the local API', () => {
     expect(journal(byProgram.json.transaction.clientTransactionId)).toBe('local-api');
     expect(journal(byCli.clientTransactionId)).toBe('cli');
 
-    const list = await call(url, 'GET', '/api/transactions', { headers: { cookie } });
+    const list = await call(url, 'GET', '/api/v1/transactions', { headers: { cookie } });
     const operators = new Map((list.json.transactions as Array<{ clientTransactionId: string; operator?: string }>).map((x) => [x.clientTransactionId, x.operator]));
     expect(operators.get(byClerk.json.transaction.clientTransactionId)).toBe('staff1');
     expect(operators.get(byCli.clientTransactionId)).toBe('cli');

@@ -44,7 +44,7 @@ describe.skipIf(!root)('another local user (nobody)', () => {
         result.page += await r.text();
       }
       try { result.file = readFileSync(${JSON.stringify(localTokenPath(s.dataDir))}, 'utf8'); } catch (e) { result.fileError = e.code; }
-      const api = await fetch(base + '/api/transactions/x/refund', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const api = await fetch(base + '/api/v1/transactions/x/refund', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       result.apiStatus = api.status;
       result.apiBody = await api.text();
       console.log(JSON.stringify(result));

@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 /** A platform no test here reaches: storage checks never call it. */
 const noPlatform = new Proxy({}, { get: () => () => Promise.reject(new Error('no platform in this test')) }) as PaymentsPlatform;
 
-/** The real payments storage checks (a real journal file, an injected statfs) behind the real /readyz and /api/status. */
+/** The real payments storage checks (a real journal file, an injected statfs) behind the real /readyz and /api/v1/status. */
 class StorageHealth extends FakeHealth {
   constructor(private readonly payments: PaymentService) {
     super();
@@ -63,8 +63,8 @@ describe('/readyz: journal writable and free space (docs/operations.md, "Health 
     expect(full.status).toBe(503);
     expect(full.json.checks.journal.ok).toBe(false);
     expect(full.json.checks.journal.detail).toMatch(/SQLITE_FULL/);
-    // The same fields on /api/status, for the page and the CLI.
-    const status = await call(s.url, 'GET', '/api/status', { headers: s.auth });
+    // The same fields on /api/v1/status, for the page and the CLI.
+    const status = await call(s.url, 'GET', '/api/v1/status', { headers: s.auth });
     expect(status.json.ready).toBe(false);
     expect(status.json.checks.journal.detail).toMatch(/journal cannot write/);
     freeJournal(journal);

@@ -26,13 +26,13 @@ async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, what:
 }
 
 async function sale(body: object): Promise<string> {
-  const r = await call(agent.url, 'POST', '/api/sales', { headers: auth(), body });
+  const r = await call(agent.url, 'POST', '/api/v1/sales', { headers: auth(), body });
   expect(r.status, r.text).toBe(202);
   return r.json.transaction.clientTransactionId as string;
 }
 
 async function transaction(id: string): Promise<{ state: string; refundedAmount: number; cancelledAmount: number }> {
-  return (await call(agent.url, 'GET', `/api/transactions/${id}`, { headers: auth() })).json.transaction;
+  return (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth() })).json.transaction;
 }
 
 async function approvedCardSale(amount: string): Promise<string> {
@@ -62,16 +62,16 @@ afterAll(async () => {
   await t?.stop();
 });
 
-describe('POST /api/transactions/{id}/refund-by-web', () => {
+describe('POST /api/v1/transactions/{id}/refund-by-web', () => {
   it('a captured card sale: the platform refunds, in part then the rest by default', async () => {
     const id = await approvedCardSale('20.00');
-    const part = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '3.00' } });
+    const part = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '3.00' } });
     expect(part.status, part.text).toBe(200);
     expect(part.json.transaction).toMatchObject({ kind: 'refund', amount: 300, currency: 'EUR', state: 'approved', relatedClientTransactionId: id });
     expect(await transaction(id)).toMatchObject({ refundedAmount: 300, cancelledAmount: 0 });
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_700);
 
-    const rest = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: {} });
+    const rest = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: {} });
     expect(rest.status, rest.text).toBe(200);
     expect(rest.json.transaction).toMatchObject({ amount: 1_700, state: 'approved' });
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(0);
@@ -79,7 +79,7 @@ describe('POST /api/transactions/{id}/refund-by-web', () => {
 
   it('a paid walletA sale still cancellable: the platform cancels', async () => {
     const id = await paidWalletSale('10.00');
-    const r = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '4.00' } });
+    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '4.00' } });
     expect(r.status, r.text).toBe(200);
     expect(r.json.transaction).toMatchObject({ amount: 400, state: 'approved' });
     expect(await transaction(id)).toMatchObject({ cancelledAmount: 400, refundedAmount: 0 });
@@ -89,24 +89,24 @@ describe('POST /api/transactions/{id}/refund-by-web', () => {
   it('a web shop\'s order the terminal did not make: looked up at the platform, journaled marked as a web order, refunded by web', async () => {
     const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 1_800, currency: 'EUR' } });
     const id = order?.clientTransactionId as string;
-    const r = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '8.00' } });
+    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '8.00' } });
     expect(r.status, r.text).toBe(200);
     expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 800, relatedClientTransactionId: id });
     agent.demoPlatform?.payments.complete(r.json.transaction.clientTransactionId as string);
     await waitFor(() => transaction(id), (v) => v.refundedAmount === 800, `web order ${id} refunded`);
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_000);
-    const listed = (await call(agent.url, 'GET', '/api/transactions', { headers: auth() })).json.transactions as Array<{ clientTransactionId: string; origin?: string; message?: string }>;
+    const listed = (await call(agent.url, 'GET', '/api/v1/transactions', { headers: auth() })).json.transactions as Array<{ clientTransactionId: string; origin?: string; message?: string }>;
     expect(listed.find((v) => v.clientTransactionId === id)).toMatchObject({ origin: 'web', message: expect.stringMatching(/web order/) });
   });
 
   it('refuses an approval code (none applies by web), a mistyped amount and an unknown transaction', async () => {
     const id = await approvedCardSale('5.00');
-    const code = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { approvalCode: '4711' } });
+    const code = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { approvalCode: '4711' } });
     expect(code.status).toBe(400);
     expect(code.json.error.message).toMatch(/approvalCode/);
-    const typo = await call(agent.url, 'POST', `/api/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '1.234' } });
+    const typo = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '1.234' } });
     expect(typo.status).toBe(400);
-    const unknown = await call(agent.url, 'POST', '/api/transactions/T-no-such-sale/refund-by-web', { headers: auth(), body: {} });
+    const unknown = await call(agent.url, 'POST', '/api/v1/transactions/T-no-such-sale/refund-by-web', { headers: auth(), body: {} });
     expect(unknown.status).toBe(404);
     expect(unknown.json.error.code).toBe('PAYMENT_NOT_FOUND');
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(500);

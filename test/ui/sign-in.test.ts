@@ -57,12 +57,12 @@ describe('staff sign-in on the local API', () => {
       ['GET', '/favicon.ico'],
       ['GET', '/healthz'],
       ['GET', '/readyz'],
-      ['GET', '/api/status'],
-      ['GET', '/api/transactions'],
-      ['GET', '/api/events'],
-      ['POST', '/api/sales'],
-      ['POST', '/api/transactions/x/refund'],
-      ['POST', '/api/capture-all'],
+      ['GET', '/api/v1/status'],
+      ['GET', '/api/v1/transactions'],
+      ['GET', '/api/v1/events'],
+      ['POST', '/api/v1/sales'],
+      ['POST', '/api/v1/transactions/x/refund'],
+      ['POST', '/api/v1/capture-all'],
       ['GET', '/nothing-here'],
     ];
     for (const [method, path] of routes) {
@@ -75,7 +75,7 @@ describe('staff sign-in on the local API', () => {
     }
     expect((await call(s.url, 'GET', '/session')).json).toEqual({ signedIn: false });
     // A made-up or a stolen-looking cookie is refused like none.
-    const forged = await call(s.url, 'GET', '/api/status', { headers: { cookie: `ta_session=${'A'.repeat(43)}` } });
+    const forged = await call(s.url, 'GET', '/api/v1/status', { headers: { cookie: `ta_session=${'A'.repeat(43)}` } });
     expect(forged.status).toBe(401);
     expect(s.payments.calls).toEqual([]);
   });
@@ -96,7 +96,7 @@ describe('staff sign-in on the local API', () => {
     // The session id is only in the cookie, never in a body.
     expect(ok.text).not.toContain(id);
     expect(ok.text).not.toContain(s.token);
-    const status = await call(s.url, 'GET', '/api/status', { headers: { cookie: `ta_session=${id}` } });
+    const status = await call(s.url, 'GET', '/api/v1/status', { headers: { cookie: `ta_session=${id}` } });
     expect(status.status).toBe(200);
     expect(status.text).not.toContain(s.token);
     expect((await call(s.url, 'GET', '/session', { headers: { cookie: `ta_session=${id}` } })).json.staff.username).toBe('clerk');
@@ -110,7 +110,7 @@ describe('staff sign-in on the local API', () => {
 
   it('ends a session after the idle time, counted from the last request', async () => {
     const cookie = await signInCookie(s.url, CLERK);
-    const get = () => call(s.url, 'GET', '/api/status', { headers: { cookie } });
+    const get = () => call(s.url, 'GET', '/api/v1/status', { headers: { cookie } });
     time.advance(14 * MIN);
     expect((await get()).status).toBe(200);
     time.advance(14 * MIN);
@@ -125,7 +125,7 @@ describe('staff sign-in on the local API', () => {
 
   it('ends a busy session at its absolute limit', async () => {
     const cookie = await signInCookie(s.url, CLERK);
-    const get = () => call(s.url, 'GET', '/api/status', { headers: { cookie } });
+    const get = () => call(s.url, 'GET', '/api/v1/status', { headers: { cookie } });
     for (let elapsed = 0; elapsed < 12 * 60 * MIN - 10 * MIN; elapsed += 10 * MIN) {
       time.advance(10 * MIN);
       expect((await get()).status).toBe(200);
@@ -141,7 +141,7 @@ describe('staff sign-in on the local API', () => {
     expect(out.status).toBe(200);
     expect(out.headers['set-cookie']?.[0]).toMatch(/^ta_session=; .*Max-Age=0/);
     await stream.closed;
-    expect((await call(s.url, 'GET', '/api/status', { headers: { cookie } })).status).toBe(401);
+    expect((await call(s.url, 'GET', '/api/v1/status', { headers: { cookie } })).status).toBe(401);
   });
 
   it('refuses cancel, refund, refund by web and capture-all to a clerk without the permission, with 403', async () => {
@@ -150,10 +150,10 @@ describe('staff sign-in on the local API', () => {
     expect(who.json.staff.can).toEqual({ cancel: false, refund: false, captureAll: false });
     const before = s.payments.calls.length;
     for (const [path, perm] of [
-      ['/api/transactions/t-1/cancel', 'payment:cancel'],
-      ['/api/transactions/t-1/refund', 'payment:refund'],
-      ['/api/transactions/t-1/refund-by-web', 'payment:cancel'],
-      ['/api/capture-all', 'payment:capture'],
+      ['/api/v1/transactions/t-1/cancel', 'payment:cancel'],
+      ['/api/v1/transactions/t-1/refund', 'payment:refund'],
+      ['/api/v1/transactions/t-1/refund-by-web', 'payment:cancel'],
+      ['/api/v1/capture-all', 'payment:capture'],
     ] as const) {
       const r = await call(s.url, 'POST', path, { headers: { cookie }, body: {} });
       expect(r.status, path).toBe(403);
@@ -163,25 +163,25 @@ describe('staff sign-in on the local API', () => {
     }
     expect(s.payments.calls.length).toBe(before);
     // Selling is not restricted.
-    expect((await call(s.url, 'GET', '/api/transactions', { headers: { cookie } })).status).toBe(200);
+    expect((await call(s.url, 'GET', '/api/v1/transactions', { headers: { cookie } })).status).toBe(200);
   });
 
   it('lets the clerk with the permission and the token callers through to the operation', async () => {
     const cookie = await signInCookie(s.url, CLERK);
     const before = s.payments.calls.length;
-    const viaSession = await call(s.url, 'POST', '/api/capture-all', { headers: { cookie }, body: {} });
+    const viaSession = await call(s.url, 'POST', '/api/v1/capture-all', { headers: { cookie }, body: {} });
     expect(viaSession.status).toBe(200);
-    const viaToken = await call(s.url, 'POST', '/api/capture-all', { headers: s.auth, body: {} });
+    const viaToken = await call(s.url, 'POST', '/api/v1/capture-all', { headers: s.auth, body: {} });
     expect(viaToken.status).toBe(200);
     expect(s.payments.calls.length).toBe(before + 2);
   });
 });
 
-/** Opens GET /api/events with the cookie; `closed` resolves when the server ends it. */
+/** Opens GET /api/v1/events with the cookie; `closed` resolves when the server ends it. */
 async function openStream(url: string, cookie: string): Promise<{ closed: Promise<void> }> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
-    const req = request(new URL('/api/events', url), { headers: { cookie, accept: 'text/event-stream' } }, (res) => {
+    const req = request(new URL('/api/v1/events', url), { headers: { cookie, accept: 'text/event-stream' } }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`events: ${res.statusCode}`));
       const closed = new Promise<void>((done) => {
         res.on('close', () => done());

@@ -29,7 +29,7 @@ describe('local API token', () => {
     await first.close();
     const second = await startApi({ dataDir });
     expect(second.token).toBe(first.token);
-    const r = await call(second.url, 'GET', '/api/transactions', { headers: { authorization: `Bearer ${first.token}` } });
+    const r = await call(second.url, 'GET', '/api/v1/transactions', { headers: { authorization: `Bearer ${first.token}` } });
     expect(r.status).toBe(200);
     await second.close();
   });

@@ -4,9 +4,9 @@ import type { SaleWatch } from './sale-watch.js';
 import { nowMs, sleep } from './stats.js';
 
 export interface CardSaleSample {
-  /** POST /api/sales until the journal row is approved. */
+  /** POST /api/v1/sales until the journal row is approved. */
   total: number;
-  /** POST /api/sales until its 202. */
+  /** POST /api/v1/sales until its 202. */
   post: number;
   /** Until the journal row was in_flight: the card result was in hand. */
   card: number;
@@ -28,7 +28,7 @@ async function outcomeShown(agent: RunningAgent, timeoutMs = 5_000): Promise<voi
 }
 
 /**
- * One card sale as the counter page starts it (POST /api/sales), the simulated reader
+ * One card sale as the counter page starts it (POST /api/v1/sales), the simulated reader
  * presenting the card as scripted; timed until the journal row is approved, then waited
  * until the outcome is on the reader and the display.
  */

@@ -7,13 +7,13 @@ export interface LocalApiTarget {
 }
 
 /**
- * POST /api/sales as the counter page does; answers the client transaction id. A 409
+ * POST /api/v1/sales as the counter page does; answers the client transaction id. A 409
  * (reader or display still taken by the previous sale) is retried for up to `busyWaitMs`.
  */
 export async function postSale(target: LocalApiTarget, body: Record<string, unknown>, busyWaitMs = 5_000): Promise<string> {
   const deadline = Date.now() + busyWaitMs;
   for (;;) {
-    const res = await request(`${target.url}/api/sales`, {
+    const res = await request(`${target.url}/api/v1/sales`, {
       method: 'POST',
       headers: { authorization: `Bearer ${target.localToken}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -24,6 +24,6 @@ export async function postSale(target: LocalApiTarget, body: Record<string, unkn
       await sleep(5);
       continue;
     }
-    throw new Error(`POST /api/sales answered ${res.statusCode} (${JSON.stringify(json).slice(0, 200)})`);
+    throw new Error(`POST /api/v1/sales answered ${res.statusCode} (${JSON.stringify(json).slice(0, 200)})`);
   }
 }

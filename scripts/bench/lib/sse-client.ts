@@ -18,7 +18,7 @@ interface Waiter {
 }
 
 /**
- * A counter-page-like client of GET /api/events: reads the stream, timestamps each event
+ * A counter-page-like client of GET /api/v1/events: reads the stream, timestamps each event
  * as it arrives and lets a bench wait for one. With `keep: false` it only drains (long
  * runs, where nothing is waited for and nothing may pile up).
  */
@@ -33,14 +33,14 @@ export class SseClient {
 
   static async connect(url: string, localToken: string, opts: { keep?: boolean } = {}): Promise<SseClient> {
     const client = new SseClient(opts.keep ?? true);
-    const res = await request(`${url}/api/events`, {
+    const res = await request(`${url}/api/v1/events`, {
       headers: { authorization: `Bearer ${localToken}`, accept: 'text/event-stream' },
       signal: client.abort.signal,
       bodyTimeout: 0,
     });
     if (res.statusCode !== 200) {
       await res.body.dump();
-      throw new Error(`GET /api/events answered ${res.statusCode}`);
+      throw new Error(`GET /api/v1/events answered ${res.statusCode}`);
     }
     client.reading = client.read(res.body);
     return client;

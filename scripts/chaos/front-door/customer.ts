@@ -129,7 +129,7 @@ export class Counter {
 
   async flushOffline(): Promise<void> {
     try {
-      await this.api?.call('POST', '/api/offline/flush', {});
+      await this.api?.call('POST', '/api/v1/offline/flush', {});
     } catch {
       // The uploader tries on its own too.
     }

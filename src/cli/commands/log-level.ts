@@ -5,7 +5,7 @@ import { usageError } from '../usage.js';
 
 /**
  * `terminal-agent log-level [LEVEL]`: the running agent's log level, or a new one at once,
- * without a restart, through PUT /api/log-level (docs/operations.md, "Log level"). The
+ * without a restart, through PUT /api/v1/log-level (docs/operations.md, "Log level"). The
  * change lasts until the agent stops; log.level in the configuration is the level at start.
  */
 export function register(program: Command): void {

@@ -59,7 +59,7 @@ export function register(program: Command): void {
       const { flushLines, out } = await import('../queue-report.js');
       const client = LocalApiClient.fromConfig(config);
       // The agent answers with its uploader's full report (more than ApiOfflineFlushResult).
-      const { result } = await client.call<{ result: FlushReport }>('POST', '/api/offline/flush', {});
+      const { result } = await client.call<{ result: FlushReport }>('POST', '/api/v1/offline/flush', {});
       out(opts.json ? JSON.stringify({ result }, null, 2) : flushLines(result));
       if (result.remaining > 0 || result.needsAttention > 0) process.exitCode = 2;
     });

@@ -47,7 +47,7 @@ function client(state: DiagState): LocalApiClient {
   return new LocalApiClient(state.agent.url, readLocalToken(config.dataDir), state.checkTimeoutMs);
 }
 
-/** GET /api/devices of the running agent. */
+/** GET /api/v1/devices of the running agent. */
 export async function agentDevices(state: DiagState): Promise<ApiDeviceStatus[]> {
   if (state.agent.devices !== undefined) return state.agent.devices;
   const devices = await client(state).devices();
@@ -55,7 +55,7 @@ export async function agentDevices(state: DiagState): Promise<ApiDeviceStatus[]>
   return devices;
 }
 
-/** Check 9: the running agent's /healthz and /api/status. */
+/** Check 9: the running agent's /healthz and /api/v1/status. */
 export async function checkAgent(state: DiagState): Promise<Outcome> {
   const probe = state.agent;
   if (!probe.running) {
@@ -72,7 +72,7 @@ export async function checkAgent(state: DiagState): Promise<Outcome> {
   } catch (err) {
     return {
       status: 'warn',
-      finding: `/healthz answers at ${probe.url}, but /api/status does not: ${describeError(err)}`,
+      finding: `/healthz answers at ${probe.url}, but /api/v1/status does not: ${describeError(err)}`,
       remedy: "run diag as the agent's user with the agent's --data-dir, so the local API token can be read",
       facts: { running: true, url: probe.url },
     };

@@ -68,7 +68,7 @@ export function checkOffline(state: DiagState): Outcome {
       return { status: 'fail', finding: `${head}${attention}: the oldest sale is past the offline age limit`, remedy: 'bring the terminal online so the uploader sends the queue now; contact the acquirer about sales past the limit', facts };
     }
     if (states.needs_attention > 0) {
-      return { status: 'warn', finding: `${head}${attention}`, remedy: 'the platform refused these uploads repeatedly: review them with the acquirer (GET /api/offline on the local API lists the queue)', facts };
+      return { status: 'warn', finding: `${head}${attention}`, remedy: 'the platform refused these uploads repeatedly: review them with the acquirer (GET /api/v1/offline on the local API lists the queue)', facts };
     }
     if (ageMs !== null && ageMs >= (oc.maxAgeHours - oc.warnBeforeHours) * 3_600_000) {
       return { status: 'warn', finding: `${head}: close to the offline age limit`, remedy: 'bring the terminal online soon so the queue is uploaded', facts };

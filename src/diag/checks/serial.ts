@@ -43,7 +43,7 @@ function fromAgent(view: DeviceStatusView | undefined, title: string): Omit<Outc
 /**
  * Check 7: each configured device's port is present (by path or USB ids); then, when the
  * agent is not running, a `hello` handshake with model, firmware and round trip. A
- * running agent holds the ports, so its GET /api/devices answers instead.
+ * running agent holds the ports, so its GET /api/v1/devices answers instead.
  */
 export async function checkSerial(state: DiagState): Promise<Outcome[]> {
   const config = state.config;

@@ -120,16 +120,16 @@ export class LocalApiClient {
   }
 
   async startSale(input: ApiSaleRequest): Promise<ApiTransaction> {
-    return (await this.call<ApiTransactionAnswer>('POST', '/api/sales', { ...input })).transaction;
+    return (await this.call<ApiTransactionAnswer>('POST', '/api/v1/sales', { ...input })).transaction;
   }
 
   async abortSale(id: string): Promise<ApiTransaction> {
-    return (await this.call<ApiTransactionAnswer>('POST', `/api/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
+    return (await this.call<ApiTransactionAnswer>('POST', `/api/v1/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
   }
 
   async transaction(id: string, refresh = false): Promise<ApiTransaction> {
     const q = refresh ? '?refresh=1' : '';
-    return (await this.call<ApiTransactionAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}${q}`)).transaction;
+    return (await this.call<ApiTransactionAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}${q}`)).transaction;
   }
 
   async transactions(query: { date?: string; limit?: number }): Promise<ApiTransaction[]> {
@@ -137,46 +137,46 @@ export class LocalApiClient {
     if (query.date !== undefined) q.set('date', query.date);
     if (query.limit !== undefined) q.set('limit', String(query.limit));
     const qs = q.toString();
-    return (await this.call<ApiTransactionListAnswer>('GET', `/api/transactions${qs ? `?${qs}` : ''}`)).transactions;
+    return (await this.call<ApiTransactionListAnswer>('GET', `/api/v1/transactions${qs ? `?${qs}` : ''}`)).transactions;
   }
 
   async allowedOperations(id: string): Promise<ApiAllowedOperations> {
-    return (await this.call<ApiAllowedOperationsAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
+    return (await this.call<ApiAllowedOperationsAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
   }
 
   async operate(op: 'cancel' | 'refund' | 'refund-by-web' | 'capture', id: string, body: ApiOperationRequest): Promise<ApiTransaction> {
-    return (await this.call<ApiTransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
+    return (await this.call<ApiTransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
   }
 
   async captureAll(merchantId?: string): Promise<ApiTransaction[]> {
-    return (await this.call<ApiTransactionListAnswer>('POST', '/api/capture-all', merchantId !== undefined ? { merchantId } : {})).transactions;
+    return (await this.call<ApiTransactionListAnswer>('POST', '/api/v1/capture-all', merchantId !== undefined ? { merchantId } : {})).transactions;
   }
 
   async status(): Promise<ApiAgentStatus> {
-    return this.call<ApiAgentStatus>('GET', '/api/status');
+    return this.call<ApiAgentStatus>('GET', '/api/v1/status');
   }
 
   async devices(): Promise<ApiDeviceStatus[]> {
-    return (await this.call<ApiDevicesAnswer>('GET', '/api/devices')).devices;
+    return (await this.call<ApiDevicesAnswer>('GET', '/api/v1/devices')).devices;
   }
 
-  /** Offline queue levels and items (no card data); `states` as in GET /api/offline?state=. */
+  /** Offline queue levels and items (no card data); `states` as in GET /api/v1/offline?state=. */
   async offlineQueue(states?: readonly string[]): Promise<ApiOfflineAnswer> {
     const q = states !== undefined && states.length > 0 ? `?state=${encodeURIComponent(states.join(','))}` : '';
-    return this.call<ApiOfflineAnswer>('GET', `/api/offline${q}`);
+    return this.call<ApiOfflineAnswer>('GET', `/api/v1/offline${q}`);
   }
 
   /** Puts an offline sale needing attention back into the queue. */
   async requeueOffline(id: string): Promise<ApiOfflineItem> {
-    return (await this.call<ApiOfflineItemAnswer>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+    return (await this.call<ApiOfflineItemAnswer>('POST', `/api/v1/offline/${encodeURIComponent(id)}/requeue`, {})).item;
   }
 
   /** The running agent's log level now, or changes it (until the next start). */
   async logLevel(level?: ApiLogLevel): Promise<ApiLogLevelAnswer> {
-    return level === undefined ? this.call<ApiLogLevelAnswer>('GET', '/api/log-level') : this.call<ApiLogLevelAnswer>('PUT', '/api/log-level', { level });
+    return level === undefined ? this.call<ApiLogLevelAnswer>('GET', '/api/v1/log-level') : this.call<ApiLogLevelAnswer>('PUT', '/api/v1/log-level', { level });
   }
 
   async merchants(): Promise<ApiMerchant[]> {
-    return (await this.call<ApiMerchantsAnswer>('GET', '/api/merchants')).merchants;
+    return (await this.call<ApiMerchantsAnswer>('GET', '/api/v1/merchants')).merchants;
   }
 }

@@ -63,49 +63,49 @@ export class Api {
   }
 
   async startSale(body: Record<string, unknown>): Promise<Transaction> {
-    return (await this.call<TransactionAnswer>('POST', '/api/sales', body)).transaction;
+    return (await this.call<TransactionAnswer>('POST', '/api/v1/sales', body)).transaction;
   }
   async abortSale(id: string): Promise<Transaction> {
-    return (await this.call<TransactionAnswer>('POST', `/api/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
+    return (await this.call<TransactionAnswer>('POST', `/api/v1/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
   }
   async transaction(id: string): Promise<Transaction> {
-    return (await this.call<TransactionAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}`)).transaction;
+    return (await this.call<TransactionAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}`)).transaction;
   }
   async transactions(date: string): Promise<Transaction[]> {
-    return (await this.call<TransactionListAnswer>('GET', `/api/transactions?date=${date}&limit=200`)).transactions;
+    return (await this.call<TransactionListAnswer>('GET', `/api/v1/transactions?date=${date}&limit=200`)).transactions;
   }
   async allowedOperations(id: string): Promise<AllowedOperations> {
-    return (await this.call<AllowedOperationsAnswer>('GET', `/api/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
+    return (await this.call<AllowedOperationsAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
   }
   async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: Record<string, unknown>): Promise<Transaction> {
-    return (await this.call<TransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
+    return (await this.call<TransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
   }
   /** Cancel or refund by web: the platform picks which; answers the operation's row. */
   async refundByWeb(id: string, body: { amount?: string }): Promise<Transaction> {
-    return (await this.call<TransactionAnswer>('POST', `/api/transactions/${encodeURIComponent(id)}/refund-by-web`, body)).transaction;
+    return (await this.call<TransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/refund-by-web`, body)).transaction;
   }
   async status(): Promise<AgentStatus> {
-    return this.call<AgentStatus>('GET', '/api/status');
+    return this.call<AgentStatus>('GET', '/api/v1/status');
   }
   async devices(): Promise<DeviceStatus[]> {
-    return (await this.call<DevicesAnswer>('GET', '/api/devices')).devices;
+    return (await this.call<DevicesAnswer>('GET', '/api/v1/devices')).devices;
   }
   /** Levels and the sales not yet settled (queued, needing attention, declined after upload). */
   async offline(): Promise<OfflineAnswer> {
-    return this.call<OfflineAnswer>('GET', '/api/offline');
+    return this.call<OfflineAnswer>('GET', '/api/v1/offline');
   }
   async flushOffline(): Promise<OfflineFlushResult> {
-    return (await this.call<OfflineFlushAnswer>('POST', '/api/offline/flush', {})).result;
+    return (await this.call<OfflineFlushAnswer>('POST', '/api/v1/offline/flush', {})).result;
   }
   async requeueOffline(id: string): Promise<OfflineItem> {
-    return (await this.call<OfflineItemAnswer>('POST', `/api/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+    return (await this.call<OfflineItemAnswer>('POST', `/api/v1/offline/${encodeURIComponent(id)}/requeue`, {})).item;
   }
   async merchants(): Promise<Merchant[]> {
-    return (await this.call<MerchantsAnswer>('GET', '/api/merchants')).merchants;
+    return (await this.call<MerchantsAnswer>('GET', '/api/v1/merchants')).merchants;
   }
   /** The QR of a sale as an object URL of the SVG (drawn by the agent with qrcode). */
   async qrUrl(id: string): Promise<string> {
-    const res = await fetch(`/api/qr/${encodeURIComponent(id)}.svg`, { cache: 'no-store', credentials: 'same-origin' });
+    const res = await fetch(`/api/v1/qr/${encodeURIComponent(id)}.svg`, { cache: 'no-store', credentials: 'same-origin' });
     if (res.status === 401) sessionEnded();
     if (!res.ok) throw new ApiError('API_NOT_FOUND', 'The QR code is not available.', res.status);
     return URL.createObjectURL(await res.blob());

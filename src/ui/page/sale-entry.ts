@@ -16,7 +16,7 @@ interface Choice {
 
 /**
  * The new-sale form (#sale-form): amount by keyboard or keypad, currency, method, the MOTO
- * and scan fields, and "Start sale" (POST /api/sales).
+ * and scan fields, and "Start sale" (POST /api/v1/sales).
  */
 export class SaleEntry {
   private choice: Choice = { method: 'card' };

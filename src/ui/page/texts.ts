@@ -161,7 +161,7 @@ export function clerkText(text: string): string {
 /** The header when the agent's event stream broke and it does not answer requests either. */
 export const AGENT_NOT_ANSWERING = 'The agent is not answering: status unknown, do not rely on the badges';
 
-/** The platform badge: the agent's one view of the platform (GET /api/status `platform`). */
+/** The platform badge: the agent's one view of the platform (GET /api/v1/status `platform`). */
 export function platformBadgeText(p: AgentStatus['platform']): string {
   if (p.online) return 'online';
   return p.state === 'unknown' ? 'platform …' : 'platform offline';

@@ -11,7 +11,7 @@ function safely(f: () => boolean): boolean {
   }
 }
 
-/** The platform as the health source's watch sees it (one source for /readyz, /api/status and the page). */
+/** The platform as the health source's watch sees it (one source for /readyz, /api/v1/status and the page). */
 export function platformStatus(health: HealthSource): ApiPlatformStatus {
   try {
     if (health.platform) return health.platform();

@@ -10,16 +10,16 @@ import type { RouteDeps } from './deps.js';
 const logLevelBodySchema = z.strictObject({ level: z.enum(LOG_LEVELS) }) satisfies z.ZodType<ApiLogLevelRequest>;
 
 /**
- * GET and PUT /api/log-level (per-install token, like every /api route): the level
+ * GET and PUT /api/v1/log-level (per-install token, like every /api route): the level
  * changes at once for every component, without a restart, and is not kept: the next
  * start uses log.level again (docs/operations.md, "Log level").
  */
 export function registerLogLevelRoutes(router: Router, deps: Pick<RouteDeps, 'log'> & { logLevel: LogLevelControl }): void {
-  router.add('GET', '/api/log-level', (ctx) => {
+  router.add('GET', '/api/v1/log-level', (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     return { status: 200, body: { level: deps.logLevel.get() } satisfies ApiLogLevelAnswer };
   });
-  router.add('PUT', '/api/log-level', async (ctx) => {
+  router.add('PUT', '/api/v1/log-level', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const { level } = parseInput(logLevelBodySchema, await readJsonBody(ctx.req), 'request body');
     const previous = deps.logLevel.get();

@@ -10,7 +10,7 @@ import type { RouteDeps } from './deps.js';
  * the agent has read its credentials (or when no source is given).
  */
 export function registerMerchantRoutes(router: Router, deps: RouteDeps): void {
-  router.add('GET', '/api/merchants', (ctx) => {
+  router.add('GET', '/api/v1/merchants', (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const merchants = deps.merchants?.merchants() ?? [];
     return { status: 200, body: { merchants: merchants.map(apiMerchant) } satisfies ApiMerchantsAnswer };

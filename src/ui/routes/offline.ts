@@ -38,7 +38,7 @@ function notRunning(): AgentError {
  * requeue of a sale needing attention.
  */
 export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
-  router.add('GET', '/api/offline', async (ctx) => {
+  router.add('GET', '/api/v1/offline', async (ctx) => {
     const q = parseInput(offlineQuerySchema, queryObject(ctx.query), 'query');
     const states = parseStates(q.state);
     const source = deps.offline;
@@ -48,14 +48,14 @@ export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
     return { status: 200, body: { offline: levels, items: items.map(apiOfflineItem) } satisfies ApiOfflineAnswer };
   });
 
-  router.add('POST', '/api/offline/flush', async (ctx) => {
+  router.add('POST', '/api/v1/offline/flush', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     if (!deps.offline) throw notRunning();
     return { status: 200, body: { result: await deps.offline.flush() } satisfies ApiOfflineFlushAnswer };
   });
 
-  router.add('POST', '/api/offline/:id/requeue', async (ctx) => {
+  router.add('POST', '/api/v1/offline/:id/requeue', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const id = ctx.params.id ?? '';
     if (!transactionIdSchema.safeParse(id).success) {

@@ -47,7 +47,7 @@ export function toSaleRequest(body: SaleBody, defaultCurrency: string): SaleRequ
 export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
   const { payments, log } = deps;
 
-  router.add('POST', '/api/sales', async (ctx) => {
+  router.add('POST', '/api/v1/sales', async (ctx) => {
     noQuery(ctx);
     const body = parseInput(saleBodySchema, await readJsonBody(ctx.req), 'request body');
     const req = toSaleRequest(body, deps.config.payments.defaultCurrency);
@@ -65,27 +65,27 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     return { status: 202, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
-  router.add('POST', '/api/sales/:id/abort', async (ctx) => {
+  router.add('POST', '/api/v1/sales/:id/abort', async (ctx) => {
     noQuery(ctx);
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     const view = await payments.abortSale(idParam(ctx));
     return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
-  router.add('GET', '/api/transactions', (ctx) => {
+  router.add('GET', '/api/v1/transactions', (ctx) => {
     const q = parseInput(listQuerySchema, queryObject(ctx.query), 'query');
     const list = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), limit: q.limit ?? 100 });
     return { status: 200, body: { transactions: list.map((v) => apiTransaction(v, { withEvents: false })) } satisfies ApiTransactionListAnswer };
   });
 
-  router.add('GET', '/api/transactions/:id', async (ctx) => {
+  router.add('GET', '/api/v1/transactions/:id', async (ctx) => {
     const q = parseInput(getQuerySchema, queryObject(ctx.query), 'query');
     const refresh = q.refresh === '1' || q.refresh === 'true';
     const view = await payments.get(idParam(ctx), { refresh });
     return { status: 200, body: { transaction: apiTransaction(view, { withEvents: true }) } satisfies ApiTransactionAnswer };
   });
 
-  router.add('GET', '/api/transactions/:id/allowed-operations', async (ctx) => {
+  router.add('GET', '/api/v1/transactions/:id/allowed-operations', async (ctx) => {
     noQuery(ctx);
     const ops = await payments.allowedOperations(idParam(ctx));
     return { status: 200, body: { allowedOperations: apiAllowedOperations(ops) } satisfies ApiAllowedOperationsAnswer };
@@ -98,7 +98,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     return parseAmount(text, sale.currency);
   }
 
-  router.add('POST', '/api/transactions/:id/cancel', async (ctx) => {
+  router.add('POST', '/api/v1/transactions/:id/cancel', async (ctx) => {
     noQuery(ctx);
     const id = idParam(ctx);
     const body = parseInput(cancelBodySchema, await readJsonBody(ctx.req), 'request body');
@@ -111,7 +111,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
-  router.add('POST', '/api/transactions/:id/refund', async (ctx) => {
+  router.add('POST', '/api/v1/transactions/:id/refund', async (ctx) => {
     noQuery(ctx);
     const id = idParam(ctx);
     const body = parseInput(refundBodySchema, await readJsonBody(ctx.req), 'request body');
@@ -124,7 +124,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
   });
 
   // Cancel or refund by web (docs/platform-contract.md, "Endpoints"): the platform picks which; the answer is the operation's row.
-  router.add('POST', '/api/transactions/:id/refund-by-web', async (ctx) => {
+  router.add('POST', '/api/v1/transactions/:id/refund-by-web', async (ctx) => {
     noQuery(ctx);
     const id = idParam(ctx);
     const body = parseInput(refundByWebBodySchema, await readJsonBody(ctx.req), 'request body');
@@ -133,7 +133,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
-  router.add('POST', '/api/transactions/:id/capture', async (ctx) => {
+  router.add('POST', '/api/v1/transactions/:id/capture', async (ctx) => {
     noQuery(ctx);
     const id = idParam(ctx);
     const body = parseInput(captureBodySchema, await readJsonBody(ctx.req), 'request body');
@@ -142,7 +142,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 
-  router.add('POST', '/api/capture-all', async (ctx) => {
+  router.add('POST', '/api/v1/capture-all', async (ctx) => {
     noQuery(ctx);
     const body = parseInput(captureAllBodySchema, await readJsonBody(ctx.req), 'request body');
     const views = await payments.captureAll(body.merchantId);

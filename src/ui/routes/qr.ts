@@ -7,7 +7,7 @@ import type { RouteDeps } from './deps.js';
 
 /** The wallet QR of a sale drawn as SVG (error correction M, as on the customer display). */
 export function registerQrRoute(router: Router, deps: RouteDeps): void {
-  router.add('GET', '/api/qr/:id.svg', async (ctx) => {
+  router.add('GET', '/api/v1/qr/:id.svg', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const id = transactionIdSchema.safeParse(ctx.params.id);
     if (!id.success) throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'transaction id is invalid');

@@ -13,7 +13,7 @@ async function offlineLevels(deps: RouteDeps): Promise<ApiOfflineLevels | null> 
 export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
   // Read once: the version of the code this process runs, even when the package is upgraded under it.
   const version = packageVersion();
-  router.add('GET', '/api/status', async (ctx) => {
+  router.add('GET', '/api/v1/status', async (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const r = readiness(deps.health);
     const body: ApiAgentStatus = {
@@ -36,7 +36,7 @@ export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
     return { status: 200, body };
   });
 
-  router.add('GET', '/api/devices', (ctx) => {
+  router.add('GET', '/api/v1/devices', (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     return { status: 200, body: { devices: deps.devices() } satisfies ApiDevicesAnswer };
   });
