@@ -28,6 +28,8 @@ export interface RunningAgent {
   url: string;
   /** The per-install local API token (tests and the CLI use it; never logged). */
   localToken: string;
+  /** The store-network listener for paired registers, when api.lan.enabled (docs/registers.md). */
+  lan?: { url: string; fingerprint: string };
   endpoints: PlatformEndpoints;
   identity: DeviceIdentity;
   bus: EventBus;
@@ -270,7 +272,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       log,
     });
     const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics, staff });
-    const { url, token: localToken } = await localApi.start();
+    const { url, token: localToken, lan } = await localApi.start();
     stops.push(() => localApi.stop());
 
     // Background start-up: the first token, then rows a crash left in flight, then availability.
@@ -305,6 +307,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     return {
       url,
       localToken,
+      ...(lan !== undefined ? { lan } : {}),
       endpoints,
       identity,
       bus,

@@ -138,9 +138,21 @@ export const configSchema = z.strictObject({
           cancel: z.string().min(1).default('payment:cancel').describe("the token permission a clerk needs to cancel"),
           refund: z.string().min(1).default('payment:refund').describe('the token permission a clerk needs to refund (refund by web too)'),
           captureAll: z.string().min(1).default('payment:capture').describe('the token permission a clerk needs to capture all'),
+          // A paired register may refund its own sales: pairing one needs what refunding needs.
+          registers: z.string().min(1).default('payment:refund').describe('the token permission a clerk needs to pair and revoke cash registers'),
         })
         .prefault({})
         .describe("permissions (the staff token's permissions claim) the counter page's operations need"),
+      lan: z
+        .strictObject({
+          enabled: z.boolean().default(false).describe('serve paired cash registers on the store network (TLS with the terminal certificate)'),
+          host: z.string().min(1).default('0.0.0.0').describe('address the store-network listener binds'),
+          port: port.default(8444).describe('store-network listener port; 0 = any free port'),
+          hostNames: z.array(z.string().min(1)).default([]).describe("names and addresses registers use to reach the terminal (written into the terminal's certificate)"),
+          pairingCodeSeconds: z.number().int().min(30).max(900).default(120).describe('how long a pairing code lasts'),
+        })
+        .prefault({})
+        .describe('cash registers on the store network (docs/registers.md); off by default'),
     })
     .prefault({}),
   log: z

@@ -94,6 +94,12 @@ export const ErrorCodes = {
   API_METHOD_NOT_ALLOWED: 'API_METHOD_NOT_ALLOWED',
   /** The CLI found no agent answering on the local API. */
   API_UNAVAILABLE: 'API_UNAVAILABLE',
+  /** A register's pairing code is wrong, used or expired (docs/registers.md, "Pairing"). */
+  LAN_PAIRING_REFUSED: 'LAN_PAIRING_REFUSED',
+  /** Too many wrong pairing codes from one address, or for the code on offer. */
+  LAN_PAIRING_THROTTLED: 'LAN_PAIRING_THROTTLED',
+  /** Pairing asked for while the store-network listener is off (api.lan.enabled). */
+  LAN_DISABLED: 'LAN_DISABLED',
   INTERNAL: 'INTERNAL',
 } as const;
 

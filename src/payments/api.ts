@@ -153,6 +153,8 @@ export interface StartedSale {
 export interface ListQuery {
   /** ISO date (YYYY-MM-DD, local time of the terminal); default all. */
   date?: string;
+  /** Only rows this operator made. */
+  operator?: string;
   limit?: number;
 }
 

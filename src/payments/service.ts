@@ -295,7 +295,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   list(query: ListQuery = {}): TransactionView[] {
     const range = query.date !== undefined ? localDayRange(query.date) : undefined;
     return this.ctx.journal
-      .list({ ...(range ?? {}), ...(query.limit !== undefined ? { limit: query.limit } : {}) })
+      .list({ ...(range ?? {}), ...(query.operator !== undefined ? { operator: query.operator } : {}), ...(query.limit !== undefined ? { limit: query.limit } : {}) })
       .map(toView);
   }
 

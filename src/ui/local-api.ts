@@ -22,6 +22,11 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOfflineRoutes } from './routes/offline.js';
 import { registerPaymentRoutes } from './routes/payments.js';
 import { registerQrRoute } from './routes/qr.js';
+import { registerRegisterRoutes, type RegisterRouteDeps } from './routes/registers.js';
+import { createLanApi, type LanApi } from './lan/lan-api.js';
+import { DEFAULT_PAIRING_LIMITS, PairingDesk } from './lan/pairing.js';
+import { RegisterStore, registersFile } from './lan/register-store.js';
+import { loadOrCreateServerCertificate } from './lan/server-certificate.js';
 import { registerSessionRoutes } from './routes/session.js';
 import { registerStatusRoutes } from './routes/status.js';
 import type { DeviceStatusSource, HealthSource, MerchantsSource, OfflineApiSource } from './sources.js';
@@ -57,8 +62,8 @@ export interface LocalApiOptions {
 }
 
 export interface LocalApi {
-  /** Listens on the configured loopback address; resolves with the base URL and the local token. */
-  start(): Promise<{ url: string; token: string }>;
+  /** Listens on the configured loopback address (and the store network when api.lan.enabled); resolves with the base URL and the local token. */
+  start(): Promise<{ url: string; token: string; lan?: { url: string; fingerprint: string } }>;
   stop(): Promise<void>;
 }
 
@@ -82,6 +87,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
   let sse: SseHub | undefined;
   let stopDevices: (() => void) | undefined;
   let metrics: AgentMetrics | undefined;
+  let lanApi: LanApi | undefined;
 
   function fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent) {
@@ -102,6 +108,8 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
   }
 
   async function stop(): Promise<void> {
+    await lanApi?.stop();
+    lanApi = undefined;
     sse?.stop();
     sse = undefined;
     stopDevices?.();
@@ -150,6 +158,9 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       registerQrRoute(router, deps);
       registerEventRoute(router, deps);
       registerLogLevelRoutes(router, { log, logLevel: opts.logLevel ?? logLevelControl(opts.log) });
+      const registers = new RegisterStore(registersFile(config.dataDir), clock);
+      let lanRoutes: RegisterRouteDeps['lan'];
+      registerRegisterRoutes(router, { log }, () => ({ registers, lan: lanRoutes }));
 
       const checkMs = opts.sessionCheckMs ?? 30_000;
       /** An event stream of the page lasts as long as its session: sign-out or a timeout closes it. */
@@ -218,7 +229,20 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const hostText = config.api.host === '::1' ? '[::1]' : config.api.host;
       const url = `http://${hostText}:${address.port}`;
       log.info({ url }, 'local API and counter page listening');
-      return { url, token };
+      if (!config.api.lan.enabled) return { url, token };
+      // Registers on the store network (docs/registers.md): opt-in, after loopback is up.
+      try {
+        const certificate = loadOrCreateServerCertificate(config.dataDir, config.api.lan.hostNames, log, new Date(clock.wall()));
+        const pairing = new PairingDesk(registers, clock, { ...DEFAULT_PAIRING_LIMITS, codeTtlMs: config.api.lan.pairingCodeSeconds * 1_000 });
+        const listener = createLanApi({ deps, registers, pairing, certificate, log });
+        const lan = await listener.start();
+        lanApi = listener;
+        lanRoutes = { pairing, ...lan, disconnect: (id) => listener.disconnect(id) };
+        return { url, token, lan };
+      } catch (err) {
+        await stop();
+        throw err;
+      }
     },
   };
 }

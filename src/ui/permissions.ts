@@ -10,6 +10,9 @@ const RULES: Array<{ method: string; path: RegExp; needs: Permission[]; what: st
   // The platform picks cancel or refund: the clerk needs both.
   { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/refund-by-web$/, needs: ['cancel', 'refund'], what: 'cancel or refund by web' },
   { method: 'POST', path: /^\/api\/v1\/capture-all$/, needs: ['captureAll'], what: 'capture all' },
+  // Pairing hands a register a key that can take payments: only a clerk allowed to manage registers.
+  { method: 'POST', path: /^\/api\/v1\/registers\/pairing$/, needs: ['registers'], what: 'pair a cash register' },
+  { method: 'DELETE', path: /^\/api\/v1\/registers\/[^/]+$/, needs: ['registers'], what: 'revoke a cash register' },
 ];
 
 /** The permission names (api.permissions) a request needs; empty for everything else. */
@@ -22,7 +25,7 @@ export function requiredPermissions(method: string, pathname: string, config: Co
 /** What the page may offer a clerk holding `granted` (the same table). */
 export function pageAbilities(granted: readonly string[], config: Config): Record<Permission, boolean> {
   const p = config.api.permissions;
-  return { cancel: granted.includes(p.cancel), refund: granted.includes(p.refund), captureAll: granted.includes(p.captureAll) };
+  return { cancel: granted.includes(p.cancel), refund: granted.includes(p.refund), captureAll: granted.includes(p.captureAll), registers: granted.includes(p.registers) };
 }
 
 export function checkPermissions(username: string, granted: readonly string[], need: { names: string[]; what: string }): void {

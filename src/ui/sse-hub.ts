@@ -16,6 +16,11 @@ export interface SseHubOptions {
   maxBufferedBytes?: number;
 }
 
+/** Which bus events one stream is sent. */
+export type EventFilter = (event: AgentEvent) => boolean;
+
+const everyEvent: EventFilter = () => true;
+
 /**
  * Server-Sent Events fed from the bus alone (docs/architecture.md, "Local API and counter
  * page"). Each bus event is sent with
@@ -24,7 +29,8 @@ export interface SseHubOptions {
  */
 export class SseHub {
   private readonly ring: AgentEvent[] = [];
-  private readonly clients = new Set<ServerResponse>();
+  /** Each stream with the events it may see (a paired register: only its own transactions). */
+  private readonly clients = new Map<ServerResponse, EventFilter>();
   private readonly capacity: number;
   private readonly heartbeatMs: number;
   private readonly maxBufferedBytes: number;
@@ -51,7 +57,7 @@ export class SseHub {
     this.unsubscribe = undefined;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
-    for (const res of this.clients) res.end();
+    for (const res of this.clients.keys()) res.end();
     this.clients.clear();
   }
 
@@ -60,7 +66,7 @@ export class SseHub {
   }
 
   /** Takes over the response: headers, hello, the missed events or resync, then live events. */
-  connect(res: ServerResponse, lastEventId: string | undefined): void {
+  connect(res: ServerResponse, lastEventId: string | undefined, filter: EventFilter = everyEvent): void {
     res.writeHead(200, {
       ...baseHeaders(),
       'content-type': 'text/event-stream; charset=utf-8',
@@ -77,11 +83,11 @@ export class SseHub {
         const resync: ApiEventStreamResync = { lastSeq, reason: 'events missed are no longer buffered; reload the state' };
         out += `id: ${lastSeq}\nevent: resync\ndata: ${JSON.stringify(resync)}\n\n`;
       } else {
-        for (const e of missed) out += this.format(e);
+        for (const e of missed) if (filter(e)) out += this.format(e);
       }
     }
     res.write(out);
-    this.clients.add(res);
+    this.clients.set(res, filter);
     res.on('close', () => this.clients.delete(res));
   }
 
@@ -106,11 +112,13 @@ export class SseHub {
   private onEvent(event: AgentEvent): void {
     this.ring.push(event);
     if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
-    this.broadcast(this.format(event));
+    this.broadcast(this.format(event), event);
   }
 
-  private broadcast(text: string): void {
-    for (const res of this.clients) {
+  /** Sends `text` to every stream, or, for an event, to the streams whose filter lets it through. */
+  private broadcast(text: string, event?: AgentEvent): void {
+    for (const [res, filter] of this.clients) {
+      if (event !== undefined && !filter(event)) continue;
       if (res.writableLength > this.maxBufferedBytes) {
         this.log.warn({ buffered: res.writableLength }, 'SSE client too slow; disconnecting it (it resumes with Last-Event-ID)');
         this.clients.delete(res);

@@ -360,6 +360,43 @@ export interface ApiSessionAnswer {
     /** Signed in against the local verifier while the platform was unreachable. */
     offline: boolean;
     /** The operations the clerk's permissions allow (api.permissions). */
-    can: { cancel: boolean; refund: boolean; captureAll: boolean };
+    can: { cancel: boolean; refund: boolean; captureAll: boolean; registers: boolean };
   };
+}
+
+/** A paired cash register (docs/registers.md, "Pairing"); never its key. */
+export interface ApiRegister {
+  id: string;
+  name: string;
+  pairedAt: string;
+  /** Who started the pairing: a clerk's username or `cli`. */
+  pairedBy: string;
+  revokedAt?: string;
+  /** Its last request since the agent started. */
+  lastSeenAt?: string;
+}
+
+/** GET /api/v1/registers: the store-network listener and the registers paired with it. */
+export interface ApiRegistersAnswer {
+  lan: { enabled: boolean; url?: string; fingerprint?: string };
+  /** A pairing code is on offer until then. */
+  pairing?: { expiresAt: string };
+  registers: ApiRegister[];
+}
+
+/** POST /api/v1/registers/pairing: the one-time code to enter on the register, and the certificate it should pin. */
+export interface ApiPairingOfferAnswer {
+  pairing: { code: string; expiresAt: string; fingerprint: string; url: string };
+}
+
+/** DELETE /api/v1/registers/{id}. */
+export interface ApiRegisterAnswer {
+  register: ApiRegister;
+}
+
+/** POST /api/v1/pairing on the store-network listener: the register's key, shown this once. */
+export interface ApiPairingAnswer {
+  register: ApiRegister;
+  apiKey: string;
+  fingerprint: string;
 }

@@ -9,6 +9,7 @@ import { register as registerJournal } from './journal.js';
 import { register as registerLogLevel } from './log-level.js';
 import { register as registerQueue } from './queue.js';
 import { register as registerRefund } from './refund.js';
+import { register as registerRegisters } from './registers.js';
 import { register as registerRefundByWeb } from './refund-by-web.js';
 import { register as registerSale } from './sale.js';
 import { register as registerSim } from './sim.js';
@@ -32,6 +33,7 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerLogLevel,
   registerQueue,
   registerRefund,
+  registerRegisters,
   registerRefundByWeb,
   registerSale,
   registerSim,

@@ -189,6 +189,8 @@ export interface ListOptions {
   to?: string;
   states?: readonly TransactionState[];
   kind?: JournalRow['kind'];
+  /** Only rows this operator made (a paired register sees its own, docs/registers.md). */
+  operator?: string;
   limit?: number;
 }
 
@@ -565,6 +567,10 @@ export class Journal {
     if (opts.kind !== undefined) {
       where.push('kind = @kind');
       params.kind = opts.kind;
+    }
+    if (opts.operator !== undefined) {
+      where.push('operator = @operator');
+      params.operator = opts.operator;
     }
     if (opts.states !== undefined) {
       if (opts.states.length === 0) return [];

@@ -78,7 +78,7 @@ export class LocalApiClient {
     return new LocalApiClient(url, readLocalToken(config.dataDir));
   }
 
-  async call<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: object): Promise<T> {
+  async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: object): Promise<T> {
     let res;
     try {
       res = await request(`${this.baseUrl}${path}`, {

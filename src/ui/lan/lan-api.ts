@@ -1,0 +1,179 @@
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { AgentError, ErrorCodes, isAgentError, type Logger } from '../../core/index.js';
+import { withOperator } from '../../payments/index.js';
+import { httpStatusOf } from '../error-status.js';
+import { readJsonBody, sendJson } from '../http-io.js';
+import { Router } from '../router.js';
+import { registerPaymentRoutes } from '../routes/payments.js';
+import type { RouteDeps } from '../routes/deps.js';
+import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
+import type { PairingDesk } from './pairing.js';
+import type { RegisterStore, RegisterView } from './register-store.js';
+import { RegisterPayments, registerOperator } from './scoped-payments.js';
+import type { ServerCertificate } from './server-certificate.js';
+import type { ApiPairingAnswer } from '../wire-types.js';
+
+export interface LanApiOptions {
+  /** What the loopback routes are given; `payments` is narrowed to each register's own. */
+  deps: RouteDeps;
+  registers: RegisterStore;
+  pairing: PairingDesk;
+  certificate: ServerCertificate;
+  log: Logger;
+}
+
+export interface LanApi {
+  start(): Promise<{ url: string; fingerprint: string }>;
+  stop(): Promise<void>;
+  /** Ends the event streams of a register that was just revoked. */
+  disconnect(registerId: string): void;
+}
+
+const pairingBodySchema = z.strictObject({
+  code: z.string().trim().min(1).max(20).describe('the code the terminal shows'),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(40)
+    .regex(/^[\p{L}\p{N} ._-]+$/u, 'letters, digits, spaces, dots, dashes and underscores only')
+    .describe('what the terminal calls this register'),
+});
+
+function bearer(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (header === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  return m?.[1];
+}
+
+/**
+ * The store-network listener (docs/registers.md, "Registers on the store network"): TLS
+ * with the terminal's own certificate, pairing with a one-time code, then only the
+ * payment routes and the event stream, each narrowed to the register's own
+ * transactions. The page, the per-install token, configuration and everything else stay
+ * on loopback.
+ */
+export function createLanApi(opts: LanApiOptions): LanApi {
+  const { deps, registers, pairing, certificate } = opts;
+  const log = opts.log.child({ module: 'lan-api' });
+  const routers = new Map<string, { router: Router; payments: RegisterPayments }>();
+  const streams = new Map<string, Set<ServerResponse>>();
+  let server: Server | undefined;
+
+  function routerFor(register: RegisterView): { router: Router; payments: RegisterPayments } {
+    const known = routers.get(register.id);
+    if (known !== undefined) return known;
+    const payments = new RegisterPayments(deps.payments, register.id);
+    // After a restart the register's rows of today are known again, so its events reach it.
+    payments.learn(deps.payments.list({ operator: registerOperator(register.id), limit: 1_000 }));
+    const router = new Router();
+    registerPaymentRoutes(router, { ...deps, payments });
+    router.add('GET', '/api/v1/events', (ctx) => {
+      parseInput(noQuerySchema, queryObject(ctx.query), 'query');
+      const last = ctx.req.headers['last-event-id'];
+      const set = streams.get(register.id) ?? new Set<ServerResponse>();
+      streams.set(register.id, set);
+      set.add(ctx.res);
+      ctx.res.once('close', () => set.delete(ctx.res));
+      deps.sse.connect(ctx.res, Array.isArray(last) ? last[0] : last, (event) => {
+        const id = (event.data as { clientTransactionId?: unknown }).clientTransactionId;
+        return typeof id === 'string' && payments.owns(id);
+      });
+      return undefined;
+    });
+    const entry = { router, payments };
+    routers.set(register.id, entry);
+    return entry;
+  }
+
+  function fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (isAgentError(err)) {
+      const status = httpStatusOf(err.code);
+      if (status >= 500) log.error({ code: err.code, err, method: req.method }, 'register request failed');
+      const retry = err.details?.retryAfterSeconds;
+      if (typeof retry === 'number') res.setHeader('retry-after', String(retry));
+      sendJson(res, status, { error: { code: err.code, message: err.message } });
+      return;
+    }
+    log.error({ err, method: req.method }, 'unexpected error in a register request');
+    sendJson(res, 500, { error: { code: ErrorCodes.INTERNAL, message: 'internal error; the agent log has the details' } });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'https://terminal');
+      // A register is a program, never a web page: nothing here is for browsers.
+      if (req.headers.origin !== undefined) throw new AgentError(ErrorCodes.API_FORBIDDEN_ORIGIN, 'requests from web pages are refused on the store network');
+      const method = req.method ?? 'GET';
+      if (url.pathname === '/api/v1/pairing') {
+        if (method !== 'POST') throw new AgentError(ErrorCodes.API_METHOD_NOT_ALLOWED, `${method} is not supported on ${url.pathname}`);
+        parseInput(noQuerySchema, queryObject(url.searchParams), 'query');
+        const body = parseInput(pairingBodySchema, await readJsonBody(req, 1_024), 'request body');
+        const paired = pairing.redeem(body.code, body.name, req.socket.remoteAddress ?? 'unknown');
+        log.info({ registerId: paired.register.id, name: paired.register.name }, 'register paired');
+        sendJson(res, 201, { ...paired, fingerprint: certificate.fingerprint } satisfies ApiPairingAnswer);
+        return;
+      }
+      const key = bearer(req);
+      const register = key === undefined ? undefined : registers.authenticate(key);
+      if (register === undefined) {
+        throw new AgentError(ErrorCodes.API_UNAUTHORIZED, key === undefined ? 'send Authorization: Bearer with the API key this register got when it paired' : 'unknown or revoked register key: pair the register again');
+      }
+      const { router } = routerFor(register);
+      const match = router.match(method, url.pathname);
+      const result = await withOperator(registerOperator(register.id), () => match.handler({ req, res, params: match.params, query: url.searchParams }));
+      if (result !== undefined) sendJson(res, result.status, result.body);
+    } catch (err) {
+      fail(err, req, res);
+    }
+  }
+
+  async function stop(): Promise<void> {
+    const srv = server;
+    server = undefined;
+    if (srv === undefined) return;
+    await new Promise<void>((resolve) => {
+      srv.close(() => resolve());
+      srv.closeAllConnections();
+    });
+  }
+
+  return {
+    stop,
+    disconnect(registerId) {
+      for (const res of streams.get(registerId) ?? []) res.destroy();
+      streams.delete(registerId);
+      routers.delete(registerId);
+    },
+    async start() {
+      const { config } = deps;
+      const lan = config.api.lan;
+      const srv = createServer(
+        { key: certificate.keyPem, cert: certificate.certPem, minVersion: 'TLSv1.2', requestTimeout: 30_000, headersTimeout: 10_000 },
+        (req, res) => {
+          void handle(req, res);
+        },
+      );
+      await new Promise<void>((resolve, reject) => {
+        srv.once('error', (err: NodeJS.ErrnoException) =>
+          reject(new AgentError(ErrorCodes.CONFIG_INVALID, `store-network listener cannot listen on ${lan.host}:${lan.port}: ${err.code ?? err.message} (change api.lan.host or api.lan.port)`, { cause: err })),
+        );
+        srv.listen(lan.port, lan.host, () => resolve());
+      });
+      server = srv;
+      const address = srv.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      const url = `https://${host}:${address.port}`;
+      log.info({ url, fingerprint: certificate.fingerprint }, 'store-network listener for paired registers');
+      return { url, fingerprint: certificate.fingerprint };
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { connect as netConnect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import type { RunningAgent } from '../../src/agent.js';
+import type { TransactionView } from '../../src/payments/index.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { RegisterClient, pinnedCertificate, storeNetworkAddress } from '../helpers/register-client.js';
+
+/**
+ * Cash registers on the store network (docs/registers.md, "Registers on the store
+ * network"): the whole agent with the listener on a non-loopback address of this machine,
+ * a register that pairs with the code the terminal shows, sells, and sees only its own.
+ */
+const address = storeNetworkAddress();
+let running: TestAgent;
+let agent: RunningAgent;
+let lanUrl: string;
+let fingerprint: string;
+let ca: string;
+
+async function local(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await request(`${agent.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${agent.localToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
+}
+
+async function pair(name: string): Promise<RegisterClient> {
+  const offer = await local('POST', '/api/v1/registers/pairing', {});
+  expect(offer.status).toBe(201);
+  const { code } = offer.json.pairing as { code: string };
+  const client = new RegisterClient(lanUrl, ca);
+  const paired = await client.call('POST', '/api/v1/pairing', { code, name });
+  expect(paired.status).toBe(201);
+  expect(paired.json.fingerprint).toBe(fingerprint);
+  client.apiKey = paired.json.apiKey as string;
+  return client;
+}
+
+const WAITING = new Set(['created', 'awaiting_customer', 'in_flight', 'pending']);
+
+async function settled(client: RegisterClient, id: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 200; i++) {
+    const got = await client.call('GET', `/api/v1/transactions/${id}`);
+    const t = got.json.transaction as Record<string, unknown>;
+    if (!WAITING.has(t.state as string)) return t;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`transaction ${id} did not settle`);
+}
+
+beforeAll(async () => {
+  running = await startTestAgent({ flags: { api: { port: 0, lan: { enabled: true, host: address, port: 0, hostNames: [address] } } } });
+  agent = running.agent;
+  expect(agent.lan).toBeDefined();
+  lanUrl = agent.lan!.url;
+  fingerprint = agent.lan!.fingerprint;
+  ca = await pinnedCertificate(lanUrl, fingerprint);
+});
+
+afterAll(async () => {
+  await running?.stop();
+});
+
+describe('a cash register on the store network', () => {
+  it('listens on the store-network address with the certificate whose fingerprint the terminal shows', async () => {
+    expect(new URL(lanUrl).hostname).toBe(address);
+    const listed = await local('GET', '/api/v1/registers');
+    expect(listed.json.lan).toEqual({ enabled: true, url: lanUrl, fingerprint });
+    await expect(pinnedCertificate(lanUrl, fingerprint.replace(/^../, '00'))).rejects.toThrow(/not the pinned/);
+  });
+
+  it('pairs with the one-time code, sells, and finds only its own sales', async () => {
+    const till = await pair('Till 1');
+    const other = await pair('Till 2');
+    const stream = await till.events();
+    agent.simulated!.reader.nextCard({ entryMode: 'ContactlessChip', delayMs: 20 });
+    const sale = await till.call('POST', '/api/v1/sales', { method: 'card', amount: '4.20', currency: 'EUR' });
+    expect(sale.status).toBe(202);
+    const id = (sale.json.transaction as { clientTransactionId: string }).clientTransactionId;
+    expect((await settled(till, id)).state).toBe('approved');
+    expect(agent.demoPlatform!.payments.netCharged(id)).toBe(420);
+
+    // The other register and the terminal's own sales are invisible to it.
+    expect((await other.call('GET', `/api/v1/transactions/${id}`)).status).toBe(404);
+    expect((await other.call('POST', `/api/v1/transactions/${id}/refund`, {})).status).toBe(404);
+    const own = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 300, currency: 'EUR' });
+    await agent.payments.abortSale(own.clientTransactionId).catch(() => undefined);
+    await own.done.catch(() => undefined);
+    const list = await till.call('GET', '/api/v1/transactions');
+    const ids = (list.json.transactions as TransactionView[]).map((t) => t.clientTransactionId);
+    expect(ids).toEqual([id]);
+    expect((await till.call('GET', `/api/v1/transactions/${own.clientTransactionId}`)).status).toBe(404);
+
+    // Its event stream carried its sale and nothing of the other sale.
+    await new Promise((r) => setTimeout(r, 200));
+    stream.close();
+    const seen = new Set(stream.events.map((e) => e.data.data as { clientTransactionId?: string }).map((d) => d?.clientTransactionId));
+    expect(seen.has(id)).toBe(true);
+    expect(seen.has(own.clientTransactionId)).toBe(false);
+    expect(stream.events.every((e) => e.type === 'hello' || (e.data.data as { clientTransactionId?: string }).clientTransactionId === id)).toBe(true);
+    await till.close();
+    await other.close();
+  });
+
+  it('refuses an unpaired caller, the per-install token, a wrong code and a revoked key, and ends its streams', async () => {
+    const stranger = new RegisterClient(lanUrl, ca);
+    expect((await stranger.call('GET', '/api/v1/transactions')).status).toBe(401);
+    stranger.apiKey = agent.localToken;
+    expect((await stranger.call('GET', '/api/v1/transactions')).status).toBe(401);
+    const wrong = await stranger.call('POST', '/api/v1/pairing', { code: '0000 0000', name: 'Intruder' });
+    expect([401, 429]).toContain(wrong.status);
+
+    const till = await pair('Till 3');
+    const stream = await till.events();
+    const id = ((await local('GET', '/api/v1/registers')).json.registers as Array<{ id: string; name: string }>).find((r) => r.name === 'Till 3')!.id;
+    expect((await local('DELETE', `/api/v1/registers/${id}`)).status).toBe(200);
+    await stream.ended;
+    expect((await till.call('GET', '/api/v1/transactions')).status).toBe(401);
+    expect((await till.call('POST', '/api/v1/sales', { method: 'card', amount: '1.00' })).status).toBe(401);
+    await stranger.close();
+    await till.close();
+  });
+
+  it('serves nothing but payments to registers: no page, status, log level, metrics or capture-all', async () => {
+    const till = await pair('Till 4');
+    for (const [method, path] of [['GET', '/'], ['GET', '/api/v1/status'], ['PUT', '/api/v1/log-level'], ['GET', '/metrics'], ['GET', '/api/v1/registers']] as const) {
+      expect((await till.call(method, path)).status, `${method} ${path}`).toBe(404);
+    }
+    expect((await till.call('POST', '/api/v1/capture-all', {})).status).toBe(403);
+    // The loopback listener is not on the store-network address.
+    const port = new URL(agent.url).port;
+    const refused = await new Promise<boolean>((resolve) => {
+      const s = netConnect({ host: address, port: Number(port) });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('error', () => resolve(true));
+    });
+    expect(refused).toBe(true);
+    await till.close();
+  });
+
+  it('throttles an address guessing codes, with Retry-After', async () => {
+    const guesser = new RegisterClient(lanUrl, ca);
+    let last = 0;
+    let retryAfter: unknown;
+    for (let i = 0; i < 12; i++) {
+      const answer = await guesser.call('POST', '/api/v1/pairing', { code: String(i).padStart(8, '0'), name: 'Guess' });
+      last = answer.status;
+      retryAfter = answer.headers['retry-after'];
+    }
+    expect(last).toBe(429);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    await guesser.close();
+  });
+});
