@@ -17,6 +17,8 @@ export interface RelayedTransaction {
   currency: string;
   method?: string;
   message?: string;
+  /** Who made the row (a paired register's stream is narrowed by it). */
+  operator?: string;
 }
 
 /** A transaction whose final status the event relay follows through the status call. */

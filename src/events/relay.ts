@@ -81,6 +81,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
       currency: view.currency,
       ...(view.method !== undefined ? { method: view.method } : {}),
       ...(view.message !== undefined ? { message: view.message } : {}),
+      ...(view.operator !== undefined ? { operator: view.operator } : {}),
       ...(platformEvent !== undefined ? { platformEvent } : {}),
     });
   }

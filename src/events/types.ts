@@ -28,6 +28,8 @@ export interface AgentEventMap {
     currency?: string;
     method?: string;
     message?: string;
+    /** Who made the row: a clerk, `cli`, `local-api`, `agent` or `register:<id>`. */
+    operator?: string;
     /** The platform event that caused this update, when there is one. */
     platformEvent?: Record<string, unknown>;
   };

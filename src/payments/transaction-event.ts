@@ -12,6 +12,7 @@ export function transactionUpdated(row: JournalRow, platformEvent?: Record<strin
     currency: row.currency,
     ...(row.method !== undefined ? { method: row.method } : {}),
     ...(row.message !== undefined ? { message: row.message } : {}),
+    ...(row.operator !== undefined ? { operator: row.operator } : {}),
     ...(platformEvent !== undefined ? { platformEvent } : {}),
   };
 }

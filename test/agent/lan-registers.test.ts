@@ -5,6 +5,8 @@ import type { RunningAgent } from '../../src/agent.js';
 import type { TransactionView } from '../../src/payments/index.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { RegisterClient, pinnedCertificate, storeNetworkAddress } from '../helpers/register-client.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * Cash registers on the store network (docs/registers.md, "Registers on the store
@@ -17,6 +19,8 @@ let agent: RunningAgent;
 let lanUrl: string;
 let fingerprint: string;
 let ca: string;
+let cliFlags: string[];
+let cleanup: () => void;
 
 async function local(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await request(`${agent.url}${path}`, {
@@ -52,16 +56,20 @@ async function settled(client: RegisterClient, id: string): Promise<Record<strin
 }
 
 beforeAll(async () => {
-  running = await startTestAgent({ flags: { api: { port: 0, lan: { enabled: true, host: address, port: 0, hostNames: [address] } } } });
+  const data = tempDir('terminal-agent-lan-');
+  cleanup = data.cleanup;
+  running = await startTestAgent({ flags: { dataDir: data.dir, api: { port: 0, lan: { enabled: true, host: address, port: 0, hostNames: [address] } } } });
   agent = running.agent;
   expect(agent.lan).toBeDefined();
   lanUrl = agent.lan!.url;
   fingerprint = agent.lan!.fingerprint;
   ca = await pinnedCertificate(lanUrl, fingerprint);
+  cliFlags = ['--data-dir', data.dir, '--api-port', new URL(agent.url).port];
 });
 
 afterAll(async () => {
   await running?.stop();
+  cleanup?.();
 });
 
 describe('a cash register on the store network', () => {
@@ -86,21 +94,29 @@ describe('a cash register on the store network', () => {
     // The other register and the terminal's own sales are invisible to it.
     expect((await other.call('GET', `/api/v1/transactions/${id}`)).status).toBe(404);
     expect((await other.call('POST', `/api/v1/transactions/${id}/refund`, {})).status).toBe(404);
-    const own = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 300, currency: 'EUR' });
-    await agent.payments.abortSale(own.clientTransactionId).catch(() => undefined);
-    await own.done.catch(() => undefined);
+    agent.simulated!.reader.nextCard({ entryMode: 'ContactlessChip', delayMs: 20 });
+    const own = await agent.payments.startSale({ method: 'card', amount: 300, currency: 'EUR' });
+    expect((await own.done).state).toBe('approved');
     const list = await till.call('GET', '/api/v1/transactions');
     const ids = (list.json.transactions as TransactionView[]).map((t) => t.clientTransactionId);
     expect(ids).toEqual([id]);
     expect((await till.call('GET', `/api/v1/transactions/${own.clientTransactionId}`)).status).toBe(404);
 
-    // Its event stream carried its sale and nothing of the other sale.
-    await new Promise((r) => setTimeout(r, 200));
+    // Its event stream carried its sale and nothing of the other sale: a refund it makes
+    // now is its last event, and the stream is in order, so anything of the other sale
+    // that got through has arrived by the time the refund's event has.
+    const refund = await till.call('POST', `/api/v1/transactions/${id}/refund`, { amount: '1.00' });
+    expect(refund.status).toBe(200);
+    const refundId = (refund.json.transaction as { clientTransactionId: string }).clientTransactionId;
+    for (let i = 0; i < 250 && !stream.events.some((e) => (e.data.data as { clientTransactionId?: string } | undefined)?.clientTransactionId === refundId); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     stream.close();
     const seen = new Set(stream.events.map((e) => e.data.data as { clientTransactionId?: string }).map((d) => d?.clientTransactionId));
     expect(seen.has(id)).toBe(true);
     expect(seen.has(own.clientTransactionId)).toBe(false);
-    expect(stream.events.every((e) => e.type === 'hello' || (e.data.data as { clientTransactionId?: string }).clientTransactionId === id)).toBe(true);
+    expect(seen.has(refundId)).toBe(true);
+    expect(stream.events.every((e) => e.type === 'hello' || [id, refundId].includes((e.data.data as { clientTransactionId?: string }).clientTransactionId ?? ''))).toBe(true);
     await till.close();
     await other.close();
   });
@@ -144,6 +160,32 @@ describe('a cash register on the store network', () => {
     await till.close();
   });
 
+  it('is paired, listed and revoked from the CLI', async () => {
+    const pair = await runCli([...cliFlags, 'registers', 'pair']);
+    expect(pair.code, pair.stderr).toBe(0);
+    const code = /pairing code (\d{4} \d{4})/.exec(pair.stdout)?.[1];
+    expect(code).toBeDefined();
+    expect(pair.stdout).toContain(fingerprint);
+    expect(pair.stdout).toContain(lanUrl);
+    const till = new RegisterClient(lanUrl, ca);
+    const paired = await till.call('POST', '/api/v1/pairing', { code, name: 'Back office' });
+    expect(paired.status).toBe(201);
+    const id = (paired.json.register as { id: string }).id;
+    const list = await runCli([...cliFlags, 'registers']);
+    expect(list.stdout).toMatch(new RegExp(`${id}  Back office  paired .* by cli`));
+    expect(list.stdout).not.toContain(paired.json.apiKey as string);
+    const revoke = await runCli([...cliFlags, 'registers', 'revoke', id]);
+    expect(revoke.code, revoke.stderr).toBe(0);
+    expect(revoke.stdout).toMatch(/Back office .* revoked/);
+    till.apiKey = paired.json.apiKey as string;
+    expect((await till.call('GET', '/api/v1/transactions')).status).toBe(401);
+    const unknown = await runCli([...cliFlags, 'registers', 'revoke', 'no-such-register']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/no paired register/);
+    await till.close();
+  });
+
+  // Last: the address stays throttled for ten minutes.
   it('throttles an address guessing codes, with Retry-After', async () => {
     const guesser = new RegisterClient(lanUrl, ca);
     let last = 0;

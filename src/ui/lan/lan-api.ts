@@ -68,8 +68,6 @@ export function createLanApi(opts: LanApiOptions): LanApi {
     const known = routers.get(register.id);
     if (known !== undefined) return known;
     const payments = new RegisterPayments(deps.payments, register.id);
-    // After a restart the register's rows of today are known again, so its events reach it.
-    payments.learn(deps.payments.list({ operator: registerOperator(register.id), limit: 1_000 }));
     const router = new Router();
     registerPaymentRoutes(router, { ...deps, payments });
     router.add('GET', '/api/v1/events', (ctx) => {
@@ -79,10 +77,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       streams.set(register.id, set);
       set.add(ctx.res);
       ctx.res.once('close', () => set.delete(ctx.res));
-      deps.sse.connect(ctx.res, Array.isArray(last) ? last[0] : last, (event) => {
-        const id = (event.data as { clientTransactionId?: unknown }).clientTransactionId;
-        return typeof id === 'string' && payments.owns(id);
-      });
+      deps.sse.connect(ctx.res, Array.isArray(last) ? last[0] : last, (event) => payments.admits(event));
       return undefined;
     });
     const entry = { router, payments };

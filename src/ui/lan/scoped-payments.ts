@@ -1,4 +1,5 @@
 import { AgentError, ErrorCodes } from '../../core/index.js';
+import type { AgentEvent } from '../../events/index.js';
 import type { PaymentsApi, TransactionView } from '../../payments/index.js';
 
 /** The journal operator of a paired register's rows (docs/registers.md, "Registers on the store network"). */
@@ -13,7 +14,7 @@ export function registerOperator(registerId: string): string {
  * act on sales that are not the register's: they stay on the terminal.
  */
 export class RegisterPayments implements PaymentsApi {
-  /** Ids of rows this register made, for the event stream's synchronous filter. */
+  /** Ids of rows this register made, for the event stream's filter. */
   private readonly owned = new Set<string>();
   private readonly operator: string;
 
@@ -24,14 +25,16 @@ export class RegisterPayments implements PaymentsApi {
     this.operator = registerOperator(registerId);
   }
 
-  /** Whether a journal row (by client id) belongs to this register, as far as this run has seen. */
-  owns(clientTransactionId: string): boolean {
-    return this.owned.has(clientTransactionId);
-  }
-
-  /** Learns the register's rows already in the journal (today's, at first use after a start). */
-  learn(views: readonly TransactionView[]): void {
-    for (const v of views) if (v.operator === this.operator) this.owned.add(v.clientTransactionId);
+  /**
+   * Whether the register's event stream carries `event`: a row's update names its
+   * operator, and the ids it learns that way cover the reader's and display's events of
+   * the same sale, which follow the row's first update.
+   */
+  admits(event: AgentEvent): boolean {
+    const data = event.data as { clientTransactionId?: unknown; operator?: unknown };
+    if (typeof data.clientTransactionId !== 'string') return false;
+    if (event.type === 'transaction.updated' && data.operator === this.operator) this.owned.add(data.clientTransactionId);
+    return this.owned.has(data.clientTransactionId);
   }
 
   private mine(view: TransactionView): TransactionView {
