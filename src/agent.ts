@@ -6,7 +6,7 @@ import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { Journal, PaymentService } from './payments/index.js';
+import { Journal, PaymentService, recoverAfterFirstToken } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
@@ -276,24 +276,30 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     stops.push(() => localApi.stop());
 
     // Background start-up: the first token, then rows a crash left in flight, then availability.
-    const settled = (async () => {
-      try {
-        await auth.start();
-      } catch (err) {
-        log.error({ code: isAgentError(err) ? err.code : undefined }, `device authentication failed: ${describeError(err)}`);
-        platformWatch.start(platformClient);
-        return;
-      }
-      // Idle checks from here on, and one now so that `settled` knows the platform's state.
-      platformWatch.start(platformClient);
-      await platformWatch.checkNow();
+    const recover = async (): Promise<void> => {
       try {
         const recovered = await payments.recover();
         if (recovered.resolved + recovered.reversing + recovered.failed > 0) log.info(recovered, 'journal rows left in flight resolved');
       } catch (err) {
         log.error({ err }, 'recovery of journal rows left in flight failed');
       }
-    })();
+    };
+    const recovery = recoverAfterFirstToken({
+      bus,
+      firstToken: async () => {
+        await auth.start();
+        // Idle checks from here on, and one now so that `settled` knows the platform's state.
+        platformWatch.start(platformClient);
+        await platformWatch.checkNow();
+      },
+      onFirstTokenFailed: (err) => {
+        log.error({ code: isAgentError(err) ? err.code : undefined }, `device authentication failed: ${describeError(err)}`);
+        platformWatch.start(platformClient);
+      },
+      recover,
+    });
+    stops.push(recovery.stop);
+    const settled = recovery.done;
     // The uploader checks availability itself (with backoff while offline) and sends what is queued.
     offline.uploader.start();
     relay.start();
