@@ -8,3 +8,4 @@ export { cardProcessBody, cardFromRow, cardSecretOf } from './card-body.js';
 export { Journal, JOURNAL_FILE, watchCardDataColumn, checkJournal, journalRefusal, type JournalCheck, journalMigrations, migrate, FINAL_STATES, type JournalRow, type Migration, type CardSecret, withOperator, AGENT_OPERATOR } from './journal/index.js';
 export { parseAmount, parseMoney, formatAmount, formatMajor, assertAmount, minorDigits, normalizeCurrency, isKnownCurrency, type Money } from './money.js';
 export { toView } from './view.js';
+export * from './receipts/index.js';

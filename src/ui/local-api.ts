@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.js';
 import { AgentError, ErrorCodes, isAgentError, logLevelControl, systemClock, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
-import type { PaymentsApi } from '../payments/index.js';
+import type { PaymentsApi, ReportsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
 import { httpStatusOf } from './error-status.js';
 import { sendJson } from './http-io.js';
@@ -22,6 +22,8 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerOfflineRoutes } from './routes/offline.js';
 import { registerPaymentRoutes } from './routes/payments.js';
 import { registerQrRoute } from './routes/qr.js';
+import { registerReceiptRoutes } from './routes/receipts.js';
+import { registerReportRoutes } from './routes/reports.js';
 import { registerSessionRoutes } from './routes/session.js';
 import { registerStatusRoutes } from './routes/status.js';
 import type { DeviceStatusSource, HealthSource, MerchantsSource, OfflineApiSource } from './sources.js';
@@ -54,6 +56,8 @@ export interface LocalApiOptions {
   staff?: StaffAuthenticator;
   /** How often an open event stream checks that its session is still alive (default 30 s). */
   sessionCheckMs?: number;
+  /** Receipts and the end-of-day report (docs/receipts.md); without it their routes are not served. */
+  reports?: ReportsApi;
 }
 
 export interface LocalApi {
@@ -150,6 +154,10 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       registerQrRoute(router, deps);
       registerEventRoute(router, deps);
       registerLogLevelRoutes(router, { log, logLevel: opts.logLevel ?? logLevelControl(opts.log) });
+      if (opts.reports !== undefined) {
+        registerReceiptRoutes(router, { reports: opts.reports });
+        registerReportRoutes(router, { reports: opts.reports });
+      }
 
       const checkMs = opts.sessionCheckMs ?? 30_000;
       /** An event stream of the page lasts as long as its session: sign-out or a timeout closes it. */
