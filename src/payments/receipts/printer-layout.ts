@@ -55,10 +55,15 @@ export function pair(label: string, value: string, width: number): string[] {
   if (v === '') return wrap(l, width);
   if (l.length + 1 + v.length <= width) return [`${l}${' '.repeat(width - l.length - v.length)}${v}`];
   const out = wrap(l, width);
-  for (let i = 0; i < v.length; i += width) {
-    const piece = v.slice(i, i + width);
-    out.push(piece.padStart(width));
+  let rest = v;
+  while (rest.length > width) {
+    // Break after the last hyphen or space that fits (ids are UUIDs), else at the width.
+    const cut = Math.max(rest.lastIndexOf('-', width - 1), rest.lastIndexOf(' ', width - 1));
+    const at = cut > 0 ? cut + 1 : width;
+    out.push(rest.slice(0, at).trimEnd().padStart(width));
+    rest = rest.slice(at).trimStart();
   }
+  if (rest !== '') out.push(rest.padStart(width));
   return out;
 }
 

@@ -59,8 +59,11 @@ function outcomeOf(row: JournalRow): { code: ReceiptOutcomeCode; text: string; d
   const sale = row.kind === 'sale';
   switch (row.state) {
     case 'approved':
-      if (!sale) return { code: 'approved', text: 'APPROVED', detail: row.kind === 'capture' ? 'Captured' : row.kind === 'refund' ? 'The amount goes back to the card' : 'The amount is not charged' };
-      return row.offline ? { code: 'approved_offline', text: 'APPROVED', detail: 'Approved offline, sent to the platform later' } : { code: 'approved', text: 'APPROVED', detail: null };
+      // A done operation says what was done, not "approved" (as the counter page words it).
+      if (row.kind === 'refund') return { code: 'approved', text: 'REFUNDED', detail: 'The amount goes back to the card or wallet' };
+      if (row.kind === 'cancel') return { code: 'approved', text: row.cancelReason === 'Technical' ? 'REVERSED' : 'CANCELLED', detail: 'The amount is not charged' };
+      if (row.kind === 'capture') return { code: 'approved', text: 'CAPTURED', detail: null };
+      return row.offline ? { code: 'approved_offline', text: 'APPROVED', detail: 'Approved offline' } : { code: 'approved', text: 'APPROVED', detail: null };
     case 'offline_stored':
       return { code: 'approved_offline', text: 'APPROVED', detail: 'Approved offline, sent to the platform later' };
     case 'declined':
@@ -97,7 +100,8 @@ export function buildReceipt(input: ReceiptInput): ReceiptData {
     copy,
     kind: row.kind,
     title: title(row),
-    merchant: { name: merchant.name ?? 'Merchant', id: merchant.id },
+    // The platform's merchant id when known (what the acquirer's statements name), else the client id.
+    merchant: { name: merchant.name ?? 'Merchant', id: merchant.platformId ?? merchant.id },
     terminalId: input.terminalId ?? null,
     operator: row.operator ?? null,
     dateTime: { local: when.iso, date: when.date, time: when.time, offset: when.offset, timeZone: input.timeZone, utc: new Date(Number.isNaN(at) ? Date.parse(row.createdAt) : at).toISOString() },
@@ -118,6 +122,6 @@ export function buildReceipt(input: ReceiptInput): ReceiptData {
     offline: row.offline || row.state === 'offline_stored',
     outcome: { state: row.state, ...outcome },
     merchantNotes: copy === 'merchant' ? { message: row.message ?? null, platformStatus: row.platformStatus ?? null } : null,
-    footer: copy === 'customer' ? 'Please keep this receipt' : 'Merchant copy: keep for your records',
+    footer: copy === 'customer' ? 'Please keep this receipt' : 'Keep for your records',
   };
 }
