@@ -28,9 +28,14 @@ function money(minor: number, line: EndOfDayLine): string {
   }
 }
 
+/** Count and amount columns: at 32 the longest label (15) still fits beside a 4-digit count and an 11-character amount. */
+function columnWidths(width: number): number[] {
+  return width >= 48 ? [5, 16] : [4, 11];
+}
+
 function figureLines(line: EndOfDayLine, width: number, all: boolean): string[] {
   const out: string[] = [];
-  const widths = [5, width >= 48 ? 16 : 12];
+  const widths = columnWidths(width);
   for (const [name, label, sign] of LABELS) {
     const f = line[name];
     if (!all && f.count === 0) continue;
@@ -40,11 +45,14 @@ function figureLines(line: EndOfDayLine, width: number, all: boolean): string[] 
   return out;
 }
 
-function section(title: string, lines: readonly EndOfDayLine[], name: (l: EndOfDayLine) => string, width: number): string[] {
+/** A heading per line: its name on the left (wrapped when long), the currency on the right. */
+function section(title: string, lines: readonly EndOfDayLine[], heading: (l: EndOfDayLine) => string[], width: number): string[] {
   if (lines.length === 0) return [];
   const out: string[] = [rule(width), ...center(title, width)];
   for (const l of lines) {
-    out.push('', ...wrap(`${name(l)} - ${l.currency}`, width));
+    const names = heading(l);
+    const last = names.pop() ?? '';
+    out.push('', ...names.flatMap((n) => wrap(n, width)), ...pair(last, l.currency, width));
     out.push(...figureLines(l, width, false));
   }
   return out;
@@ -55,19 +63,23 @@ export function endOfDayText(r: EndOfDayReport, width: PrinterWidth): string {
   if (r.terminalId !== null) lines.push(...pair('Terminal', r.terminalId, width));
   lines.push(...pair('Day', r.date, width), ...pair('Time zone', r.timeZone, width));
   lines.push(...pair('From', r.fromLocal.replace('T', ' '), width), ...pair('To', r.toLocal.replace('T', ' '), width));
-  lines.push(...pair('Printed', r.generatedAtLocal.replace('T', ' '), width));
+  // Printed to the minute: with its offset it fits 32 columns.
+  lines.push(...pair('Printed', r.generatedAtLocal.replace('T', ' ').replace(/:\d\d([+-])/, '$1'), width));
   lines.push(rule(width, '='));
   if (r.totals.length === 0) lines.push(...center('No transactions', width));
-  const widths = [5, width >= 48 ? 16 : 12];
+  const widths = columnWidths(width);
   for (const t of r.totals) {
     lines.push(...wrap(`TOTAL ${t.currency}`, width), ...columns('', ['count', 'amount'], widths, width), ...figureLines(t, width, true), '');
   }
-  lines.push(...section('BY MERCHANT', r.byMerchant, (l) => {
-    const m = l as EndOfDayReport['byMerchant'][number];
-    return m.merchantName === null ? 'Default merchant' : m.merchantId !== null && m.merchantId !== m.merchantName ? `${m.merchantName} (${m.merchantId})` : m.merchantName;
-  }, width));
-  lines.push(...section('BY METHOD', r.byMethod, (l) => (l as EndOfDayReport['byMethod'][number]).method ?? 'Other', width));
-  lines.push(...section('BY OPERATOR', r.byOperator, (l) => (l as EndOfDayReport['byOperator'][number]).operator ?? 'Unknown operator', width));
+  lines.push(
+    ...section('BY MERCHANT', r.byMerchant, (l) => {
+      const m = l as EndOfDayReport['byMerchant'][number];
+      if (m.merchantName === null) return ['Default merchant'];
+      return m.merchantId !== null && m.merchantId !== m.merchantName ? [m.merchantName, m.merchantId] : [m.merchantName];
+    }, width),
+  );
+  lines.push(...section('BY METHOD', r.byMethod, (l) => [(l as EndOfDayReport['byMethod'][number]).method ?? 'Other'], width));
+  lines.push(...section('BY OPERATOR', r.byOperator, (l) => [(l as EndOfDayReport['byOperator'][number]).operator ?? 'Unknown operator'], width));
   lines.push(rule(width, '='));
   return printout(lines);
 }
