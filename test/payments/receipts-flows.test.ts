@@ -113,7 +113,7 @@ describe('receipts and end of day of real payments', () => {
     expect(cancel.state).toBe('approved');
     const r = reports(t);
     expect(r.receipt(cancel.clientTransactionId)).toMatchObject({ title: 'CANCELLATION', amount: { minor: 2_000 }, outcome: { text: 'CANCELLED', detail: 'The amount is not charged' }, card: { last4: '0135' } });
-    expect(r.receipt(sale.clientTransactionId)).toMatchObject({ outcome: { state: 'cancelled', code: 'cancelled', detail: 'The amount was given back' } });
+    expect(r.receipt(sale.clientTransactionId)).toMatchObject({ outcome: { state: 'cancelled', code: 'cancelled', detail: 'Nothing is charged' } });
     const day = r.endOfDay();
     expect(day.totals[0]).toMatchObject({ sales: { count: 1, amount: 2_000 }, cancels: { count: 1, amount: 2_000 }, net: 0 });
     expectNoCardData(everyReceipt(t).bytes + endOfDayCsv(day));
@@ -128,7 +128,7 @@ describe('receipts and end of day of real payments', () => {
     expect(err.code).toBe('PAYMENT_STATE');
     expect(err.message).toMatch(/is awaiting_customer, not final yet/);
     await t.service.abortSale(waiting.clientTransactionId);
-    expect(r.receipt(waiting.clientTransactionId).outcome).toMatchObject({ code: 'cancelled', detail: 'Nothing was charged' });
+    expect(r.receipt(waiting.clientTransactionId).outcome).toMatchObject({ code: 'cancelled', detail: 'Nothing is charged' });
     expect(errorOf(() => r.receipt('no-such-id')).code).toBe('PAYMENT_NOT_FOUND');
 
     // A row stored offline, as the offline hook leaves it: card data kept (no PIN), receipt printable.

@@ -71,7 +71,8 @@ function outcomeOf(row: JournalRow): { code: ReceiptOutcomeCode; text: string; d
     case 'failed':
       return { code: 'not_completed', text: 'NOT COMPLETED', detail: sale ? 'Nothing was charged' : 'Not done' };
     case 'cancelled':
-      return { code: 'cancelled', text: 'CANCELLED', detail: row.cancelledAmount + row.refundedAmount > 0 ? 'The amount was given back' : 'Nothing was charged' };
+      // True whether it was charged and given back in full or voided before (a QR voided while shown): the journal cannot tell which.
+      return { code: 'cancelled', text: 'CANCELLED', detail: 'Nothing is charged' };
     case 'reversed':
       return { code: 'reversed', text: 'REVERSED', detail: 'Nothing is charged' };
     default:
