@@ -7,7 +7,8 @@ import type { Router } from '../router.js';
 import { parseInput, queryObject, transactionIdSchema } from '../schemas.js';
 
 /** The receipt data is the wire type, field for field: one changed alone fails to compile here. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
 export type ReceiptMatchesTheWire = [Same<ReceiptData, ApiReceipt>] extends [true] ? true : never;
 const receiptMatches: ReceiptMatchesTheWire = true;
 void receiptMatches;

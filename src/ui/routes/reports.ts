@@ -6,7 +6,8 @@ import type { Router } from '../router.js';
 import { parseInput, queryObject } from '../schemas.js';
 
 /** The report is the wire type, field for field: one changed alone fails to compile here. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
 export type EndOfDayMatchesTheWire = [Same<EndOfDayReport, ApiEndOfDay>] extends [true] ? true : never;
 const endOfDayMatches: EndOfDayMatchesTheWire = true;
 void endOfDayMatches;
