@@ -246,8 +246,8 @@ describe('end of day from a real journal', () => {
   it('sees an outcome the journal keeps in memory while SQLite refuses its write', () => {
     const j = journalAt();
     write(j, [{ id: 'kept', at: '2026-03-29T12:00:00Z' }]);
-    // A refused write is kept in memory and shown by every read (docs/architecture.md, "Journal").
-    j.journal.db.exec("CREATE TEMP TRIGGER refuse BEFORE UPDATE ON main.transactions BEGIN SELECT RAISE(FAIL, 'disk full'); END;");
+    // A write SQLite refused is kept in memory and shown by every read (docs/architecture.md,
+    // "Journal", writes that fail); the row on disk stays in_flight. Kept as the journal keeps it.
     const deferred = (j.journal as unknown as { deferred: Map<string, unknown> }).deferred;
     deferred.set('kept', { patch: { state: 'approved' }, at: '2026-03-29T12:00:01Z' });
     expect(eur(service(j.journal).endOfDay({ date: '2026-03-29' }).totals)?.sales).toEqual(fig(1, 1000));

@@ -31,7 +31,6 @@ function expectPrintable(text: string, width: number): void {
   for (const line of text.slice(0, -1).split('\n')) {
     expect(line.length, JSON.stringify(line)).toBeLessThanOrEqual(width);
     expect(line).toBe(line.trimEnd());
-    // eslint-disable-next-line no-control-regex
     expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
   }
 }

@@ -8,7 +8,6 @@ import type { PrinterWidth } from './types.js';
 
 /** Control characters and line breaks become spaces: one field never breaks the layout or drives the printer. */
 export function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/ +/g, ' ').trim();
 }
 
