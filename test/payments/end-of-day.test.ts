@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DAY_ROWS_SQL, Journal, withOperator, type JournalRow, type NewJournalRow } from '../../src/payments/journal/index.js';
 import { END_OF_DAY_CSV_COLUMNS, ReportService, endOfDayCsv, endOfDayText, localDate, localDayRange, type EndOfDayLine } from '../../src/payments/receipts/index.js';
 import { errorOf } from '../helpers/agent-error.js';
+import { fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { CARD_SECRET, FORBIDDEN, MASKED_PAN, MERCHANTS } from './receipt-rows.js';
 
@@ -243,15 +244,18 @@ describe('end of day from a real journal', () => {
     expect(eur(report.totals)?.sales).toEqual(fig(1000, expected));
   });
 
-  it('sees an outcome the journal keeps in memory while SQLite refuses its write', () => {
+  it('sees an outcome the journal keeps in memory while SQLite refuses its write (a full journal)', () => {
     const j = journalAt();
-    write(j, [{ id: 'kept', at: '2026-03-29T12:00:00Z' }]);
-    // A write SQLite refused is kept in memory and shown by every read (docs/architecture.md,
-    // "Journal", writes that fail); the row on disk stays in_flight. Kept as the journal keeps it.
-    const deferred = (j.journal as unknown as { deferred: Map<string, unknown> }).deferred;
-    deferred.set('kept', { patch: { state: 'approved' }, at: '2026-03-29T12:00:01Z' });
-    expect(eur(service(j.journal).endOfDay({ date: '2026-03-29' }).totals)?.sales).toEqual(fig(1, 1000));
-    deferred.clear();
-    expect(eur(service(j.journal).endOfDay({ date: '2026-03-29' }).totals)?.sales).toEqual(fig(0, 0));
+    write(j, [{ id: 'kept', at: '2026-03-29T12:00:00Z', amount: 1500 }, { id: 'other', at: '2026-03-29T12:30:00Z', amount: 200, patch: { state: 'approved' } }]);
+    // The outcome after the request left cannot be written: it is kept in memory and shown by
+    // every read (docs/architecture.md, "Journal", writes that fail); on disk the row stays in_flight.
+    fillJournal(j.journal);
+    j.journal.update('kept', { state: 'approved', serverTransactionId: 'srv-kept', message: `approved ${'after a long platform answer '.repeat(100)}` });
+    expect(j.journal.writeStatus()).toMatchObject({ writable: false, pendingWrites: 1 });
+    expect(eur(service(j.journal).endOfDay({ date: '2026-03-29' }).totals)).toMatchObject({ sales: fig(2, 1700), inProgress: fig(0, 0) });
+    freeJournal(j.journal);
+    j.journal.retryWrites();
+    expect(j.journal.writeStatus()).toMatchObject({ writable: true, pendingWrites: 0 });
+    expect(eur(service(j.journal).endOfDay({ date: '2026-03-29' }).totals)).toMatchObject({ sales: fig(2, 1700) });
   });
 });
