@@ -6,7 +6,7 @@ import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { Journal, PaymentService, recoverAfterFirstToken } from './payments/index.js';
+import { Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
@@ -271,7 +271,14 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       clock,
       log,
     });
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics, staff });
+    // Receipts and end of day read the journal only, in the merchant's zone (docs/receipts.md, "Time zone").
+    const reports = new ReportService({
+      journal,
+      sources: { merchants: () => auth.merchants(), terminalId: () => auth.status().serialNumber },
+      timeZone: config.receipts.timeZone ?? config.platform.timeZone,
+      clock,
+    });
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics, staff, reports });
     const { url, token: localToken, lan } = await localApi.start();
     stops.push(() => localApi.stop());
 

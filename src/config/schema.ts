@@ -102,6 +102,13 @@ export const configSchema = z.strictObject({
       minFreeDiskMb: z.number().int().min(0).default(64).describe('no new sale starts while the data directory has less free space than this (MB); 0 = no check'),
     })
     .prefault({}),
+  receipts: z
+    .strictObject({
+      timeZone: timeZone
+        .optional()
+        .describe("the merchant's time zone (IANA name) for receipts' dates and times and the end-of-day report's default day; default platform.timeZone"),
+    })
+    .prefault({}),
   offline: z
     .strictObject({
       enabled: z.boolean().default(true).describe('take offline card sales when the platform is unreachable'),

@@ -170,8 +170,11 @@ export interface PaymentsApi {
   capture(clientTransactionId: string, req?: CaptureRequest): Promise<TransactionView>;
   captureAll(merchantId?: string): Promise<TransactionView[]>;
   allowedOperations(clientTransactionId: string): Promise<AllowedOperationsView>;
-  /** Local view, refreshed from the platform's status call when `refresh` is set. */
-  get(clientTransactionId: string, opts?: { refresh?: boolean }): Promise<TransactionView>;
+  /**
+   * Local view, refreshed from the platform's status call when `refresh` is set. An id the
+   * journal does not know is asked of the platform, unless `journalOnly` (PAYMENT_NOT_FOUND).
+   */
+  get(clientTransactionId: string, opts?: { refresh?: boolean; journalOnly?: boolean }): Promise<TransactionView>;
   list(query?: ListQuery): TransactionView[];
 }
 

@@ -9,3 +9,4 @@ export { Journal, JOURNAL_FILE, watchCardDataColumn, checkJournal, journalRefusa
 export { parseAmount, parseMoney, formatAmount, formatMajor, assertAmount, minorDigits, normalizeCurrency, isKnownCurrency, type Money } from './money.js';
 export { toView } from './view.js';
 export { recoverAfterFirstToken } from './recovery-trigger.js';
+export * from './receipts/index.js';

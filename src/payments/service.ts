@@ -267,8 +267,11 @@ export class PaymentService implements PaymentsApi, RelayStore {
     }
   }
 
-  async get(id: string, opts: { refresh?: boolean } = {}): Promise<TransactionView> {
+  async get(id: string, opts: { refresh?: boolean; journalOnly?: boolean } = {}): Promise<TransactionView> {
     const ctx = this.ctx;
+    if (opts.journalOnly === true && ctx.journal.get(id) === undefined && ctx.journal.byServerId(id) === undefined) {
+      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id} in the journal`);
+    }
     const found = await this.locate(id);
     if (found.row === undefined) {
       // Only the platform knows it: shown as it reports it, nothing journaled.

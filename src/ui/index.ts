@@ -24,3 +24,4 @@ export { HTTP_STATUS_BY_CODE, httpStatusOf } from './error-status.js';
 export { LOCAL_TOKEN_FILE, localTokenPath } from './local-token.js';
 export { LocalApiClient, localApiUrl, readLocalToken, type ApiOperationRequest } from './client/local-api-client.js';
 export type * from './wire-types.js';
+export type * from './report-wire-types.js';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.js';
 import { AgentError, ErrorCodes, isAgentError, logLevelControl, systemClock, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
-import type { PaymentsApi } from '../payments/index.js';
+import type { PaymentsApi, ReportsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
 import { httpStatusOf } from './error-status.js';
 import { sendJson } from './http-io.js';
@@ -27,6 +27,8 @@ import { createLanApi, type LanApi } from './lan/lan-api.js';
 import { DEFAULT_PAIRING_LIMITS, PairingDesk } from './lan/pairing.js';
 import { RegisterStore, registersFile } from './lan/register-store.js';
 import { loadOrCreateServerCertificate } from './lan/server-certificate.js';
+import { registerReceiptRoutes } from './routes/receipts.js';
+import { registerReportRoutes } from './routes/reports.js';
 import { registerSessionRoutes } from './routes/session.js';
 import { registerStatusRoutes } from './routes/status.js';
 import type { DeviceStatusSource, HealthSource, MerchantsSource, OfflineApiSource } from './sources.js';
@@ -59,6 +61,8 @@ export interface LocalApiOptions {
   staff?: StaffAuthenticator;
   /** How often an open event stream checks that its session is still alive (default 30 s). */
   sessionCheckMs?: number;
+  /** Receipts and the end-of-day report (docs/receipts.md); without it their routes are not served. */
+  reports?: ReportsApi;
 }
 
 export interface LocalApi {
@@ -161,6 +165,10 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const registers = new RegisterStore(registersFile(config.dataDir), clock);
       let lanRoutes: RegisterRouteDeps['lan'];
       registerRegisterRoutes(router, { log }, () => ({ registers, lan: lanRoutes }));
+      if (opts.reports !== undefined) {
+        registerReceiptRoutes(router, { reports: opts.reports });
+        registerReportRoutes(router, { reports: opts.reports });
+      }
 
       const checkMs = opts.sessionCheckMs ?? 30_000;
       /** An event stream of the page lasts as long as its session: sign-out or a timeout closes it. */
@@ -234,7 +242,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       try {
         const certificate = loadOrCreateServerCertificate(config.dataDir, config.api.lan.hostNames, log, new Date(clock.wall()));
         const pairing = new PairingDesk(registers, clock, { ...DEFAULT_PAIRING_LIMITS, codeTtlMs: config.api.lan.pairingCodeSeconds * 1_000 });
-        const listener = createLanApi({ deps, registers, pairing, certificate, log });
+        const listener = createLanApi({ deps, registers, pairing, certificate, log, ...(opts.reports !== undefined ? { reports: opts.reports } : {}) });
         const lan = await listener.start();
         lanApi = listener;
         lanRoutes = { pairing, ...lan, disconnect: (id) => listener.disconnect(id) };

@@ -94,6 +94,12 @@ describe('a cash register on the store network', () => {
     // The other register and the terminal's own sales are invisible to it.
     expect((await other.call('GET', `/api/v1/transactions/${id}`)).status).toBe(404);
     expect((await other.call('POST', `/api/v1/transactions/${id}/refund`, {})).status).toBe(404);
+    // Its receipt, to print at the register; never another register's.
+    const receipt = await till.call('GET', `/api/v1/transactions/${id}/receipt`);
+    expect(receipt.status).toBe(200);
+    expect(receipt.json.receipt).toMatchObject({ clientTransactionId: id });
+    expect((await other.call('GET', `/api/v1/transactions/${id}/receipt`)).status).toBe(404);
+    expect((await other.call('GET', '/api/v1/reports/end-of-day')).status).toBe(404);
     agent.simulated!.reader.nextCard({ entryMode: 'ContactlessChip', delayMs: 20 });
     const own = await agent.payments.startSale({ method: 'card', amount: 300, currency: 'EUR' });
     expect((await own.done).state).toBe('approved');

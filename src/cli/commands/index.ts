@@ -4,10 +4,12 @@ import { register as registerCapture } from './capture.js';
 import { register as registerCerts } from './certs.js';
 import { register as registerConfig } from './config.js';
 import { register as registerDiag } from './diag.js';
+import { register as registerEndOfDay } from './end-of-day.js';
 import { register as registerDevices } from './devices.js';
 import { register as registerJournal } from './journal.js';
 import { register as registerLogLevel } from './log-level.js';
 import { register as registerQueue } from './queue.js';
+import { register as registerReceipt } from './receipt.js';
 import { register as registerRefund } from './refund.js';
 import { register as registerRegisters } from './registers.js';
 import { register as registerRefundByWeb } from './refund-by-web.js';
@@ -28,10 +30,12 @@ export const commandRegistrations: ReadonlyArray<(program: Command) => void> = [
   registerCerts,
   registerConfig,
   registerDiag,
+  registerEndOfDay,
   registerDevices,
   registerJournal,
   registerLogLevel,
   registerQueue,
+  registerReceipt,
   registerRefund,
   registerRegisters,
   registerRefundByWeb,

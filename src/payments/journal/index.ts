@@ -1,4 +1,4 @@
-export { Journal, JOURNAL_FILE, watchCardDataColumn, type JournalOptions, type JournalWriteStatus, type ListOptions } from './journal.js';
+export { Journal, JOURNAL_FILE, watchCardDataColumn, type JournalOptions, type JournalWriteStatus, type ListOptions, type JournalSummaryRow, DAY_ROWS_SQL } from './journal.js';
 export { isStorageError } from './write-failure.js';
 export { checkJournal, journalRefusal, markerFile, DEFAULT_MAX_CHECK_BYTES, type JournalCheck, type JournalCheckState } from './integrity.js';
 export { journalMigrations, migrate, type Migration } from './migrations.js';

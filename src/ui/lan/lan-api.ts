@@ -8,6 +8,8 @@ import { httpStatusOf } from '../error-status.js';
 import { readJsonBody, sendJson } from '../http-io.js';
 import { Router } from '../router.js';
 import { registerPaymentRoutes } from '../routes/payments.js';
+import { registerReceiptRoutes } from '../routes/receipts.js';
+import type { ReportsApi } from '../../payments/index.js';
 import type { RouteDeps } from '../routes/deps.js';
 import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
 import type { PairingDesk } from './pairing.js';
@@ -23,6 +25,8 @@ export interface LanApiOptions {
   pairing: PairingDesk;
   certificate: ServerCertificate;
   log: Logger;
+  /** Receipts of the register's own transactions, when the agent keeps them. */
+  reports?: ReportsApi;
 }
 
 export interface LanApi {
@@ -70,6 +74,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
     const payments = new RegisterPayments(deps.payments, register.id);
     const router = new Router();
     registerPaymentRoutes(router, { ...deps, payments });
+    if (opts.reports !== undefined) registerReceiptRoutes(router, { reports: opts.reports });
     router.add('GET', '/api/v1/events', (ctx) => {
       parseInput(noQuerySchema, queryObject(ctx.query), 'query');
       const last = ctx.req.headers['last-event-id'];
@@ -122,8 +127,12 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       if (register === undefined) {
         throw new AgentError(ErrorCodes.API_UNAUTHORIZED, key === undefined ? 'send Authorization: Bearer with the API key this register got when it paired' : 'unknown or revoked register key: pair the register again');
       }
-      const { router } = routerFor(register);
+      const { router, payments } = routerFor(register);
       const match = router.match(method, url.pathname);
+      // Every route naming a transaction first checks it is the register's own (404 otherwise,
+      // as for an id that does not exist), whatever the route does after.
+      const named = /^\/api\/v1\/(?:transactions|sales)\/([^/]+)/.exec(url.pathname)?.[1];
+      if (named !== undefined) await payments.get(match.params.id ?? named);
       const result = await withOperator(registerOperator(register.id), () => match.handler({ req, res, params: match.params, query: url.searchParams }));
       if (result !== undefined) sendJson(res, result.status, result.body);
     } catch (err) {

@@ -47,9 +47,10 @@ export class RegisterPayments implements PaymentsApi {
   private async target(id: string): Promise<TransactionView> {
     let view: TransactionView;
     try {
-      view = await this.payments.get(id);
+      // Never a platform lookup for a register: an id outside the journal is not its own.
+      view = await this.payments.get(id, { journalOnly: true });
     } catch (err) {
-      throw err instanceof AgentError && err.code === ErrorCodes.API_NOT_FOUND ? new AgentError(ErrorCodes.API_NOT_FOUND, `no transaction ${id} made by this register`) : err;
+      throw err instanceof AgentError && (err.code === ErrorCodes.API_NOT_FOUND || err.code === ErrorCodes.PAYMENT_NOT_FOUND) ? new AgentError(ErrorCodes.API_NOT_FOUND, `no transaction ${id} made by this register`) : err;
     }
     if (view.operator !== this.operator) throw new AgentError(ErrorCodes.API_NOT_FOUND, `no transaction ${id} made by this register`);
     return view;
@@ -96,7 +97,7 @@ export class RegisterPayments implements PaymentsApi {
 
   async get(id: string, opts?: { refresh?: boolean }): Promise<TransactionView> {
     const sale = await this.target(id);
-    return this.mine(opts === undefined ? sale : await this.payments.get(sale.clientTransactionId, opts));
+    return this.mine(opts?.refresh === true ? await this.payments.get(sale.clientTransactionId, { refresh: true }) : sale);
   }
 
   list(query?: Parameters<PaymentsApi['list']>[0]): TransactionView[] {

@@ -1,0 +1,59 @@
+import { systemClock, type TimeSource } from '../../core/index.js';
+import type { Journal, JournalRow } from '../journal/index.js';
+import { endOfDay } from './end-of-day.js';
+import { buildReceipt } from './receipt-data.js';
+import type { EndOfDayQuery, EndOfDayReport, ReceiptData, ReceiptQuery, ReportSources, ReportsApi } from './types.js';
+import { AgentError, ErrorCodes } from '../../core/index.js';
+import { checkTimeZone, localDate, localDayRange } from './zone-time.js';
+
+export interface ReportServiceDeps {
+  journal: Journal;
+  sources: ReportSources;
+  /** The merchant's zone (receipts.timeZone, else platform.timeZone): receipts' times, the report's default day. */
+  timeZone: string;
+  clock?: Pick<TimeSource, 'wall'>;
+}
+
+/**
+ * Receipts and the end-of-day report from the journal (docs/receipts.md). Read-only: it
+ * never writes a row and never asks the platform; a transaction only the platform knows
+ * has no receipt here.
+ */
+export class ReportService implements ReportsApi {
+  private readonly clock: Pick<TimeSource, 'wall'>;
+
+  constructor(private readonly deps: ReportServiceDeps) {
+    this.clock = deps.clock ?? systemClock();
+    checkTimeZone(deps.timeZone);
+  }
+
+  private row(id: string): JournalRow {
+    const row = this.deps.journal.get(id) ?? this.deps.journal.byServerId(id);
+    if (row === undefined) {
+      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id} in this terminal's journal: a receipt is printed only for a transaction made here`);
+    }
+    return row;
+  }
+
+  receipt(id: string, query: ReceiptQuery = {}): ReceiptData {
+    const row = this.row(id);
+    const sale = row.relatedClientTransactionId !== undefined ? this.deps.journal.get(row.relatedClientTransactionId) : undefined;
+    return buildReceipt({
+      row,
+      ...(sale !== undefined ? { sale } : {}),
+      copy: query.copy ?? 'customer',
+      merchants: this.deps.sources.merchants(),
+      terminalId: this.deps.sources.terminalId(),
+      timeZone: this.deps.timeZone,
+    });
+  }
+
+  endOfDay(query: EndOfDayQuery = {}): EndOfDayReport {
+    const timeZone = checkTimeZone(query.timeZone ?? this.deps.timeZone);
+    const now = this.clock.wall();
+    const date = query.date ?? localDate(now, timeZone);
+    const { from, to } = localDayRange(date, timeZone);
+    const rows = this.deps.journal.rowsCreatedBetween(new Date(from).toISOString(), new Date(to).toISOString());
+    return endOfDay({ rows, date, timeZone, from, to, now, merchants: this.deps.sources.merchants(), terminalId: this.deps.sources.terminalId() });
+  }
+}

@@ -1,0 +1,34 @@
+import { endOfDayCsv, endOfDayText, type EndOfDayReport, type ReportsApi } from '../../payments/index.js';
+import { sendText } from '../http-io.js';
+import { endOfDayQuerySchema } from '../report-schemas.js';
+import type { ApiEndOfDay, ApiEndOfDayAnswer } from '../report-wire-types.js';
+import type { Router } from '../router.js';
+import { parseInput, queryObject } from '../schemas.js';
+
+/** The report is the wire type, field for field: one changed alone fails to compile here. */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
+export type EndOfDayMatchesTheWire = [Same<EndOfDayReport, ApiEndOfDay>] extends [true] ? true : never;
+const endOfDayMatches: EndOfDayMatchesTheWire = true;
+void endOfDayMatches;
+
+/**
+ * GET /api/v1/reports/end-of-day?date=YYYY-MM-DD&timeZone=…&format=json|csv|text&width=32|48
+ * (docs/receipts.md, "End of day"): the day's totals from the journal, by default today in
+ * the merchant's zone.
+ */
+export function registerReportRoutes(router: Router, deps: { reports: ReportsApi }): void {
+  router.add('GET', '/api/v1/reports/end-of-day', (ctx) => {
+    const q = parseInput(endOfDayQuerySchema, queryObject(ctx.query), 'query');
+    const report = deps.reports.endOfDay({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.timeZone !== undefined ? { timeZone: q.timeZone } : {}) });
+    if (q.format === 'csv') {
+      sendText(ctx.res, 200, 'text/csv; charset=utf-8', endOfDayCsv(report), { 'content-disposition': `attachment; filename="end-of-day-${report.date}.csv"` });
+      return undefined;
+    }
+    if (q.format === 'text') {
+      sendText(ctx.res, 200, 'text/plain; charset=utf-8', endOfDayText(report, q.width === 48 ? 48 : 32));
+      return undefined;
+    }
+    return { status: 200, body: { endOfDay: report } satisfies ApiEndOfDayAnswer };
+  });
+}
