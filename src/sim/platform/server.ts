@@ -24,6 +24,8 @@ export interface DemoPlatformOptions {
   log: Logger;
   /** Real time and timers (docs/architecture.md, "Time"); the platform clock is this plus an offset the control routes set. */
   clock?: Clock;
+  /** The ledger file: payment state kept across restarts (docs/architecture.md, "Demo platform"); in memory only without it. */
+  stateFile?: string;
 }
 
 export interface DemoPlatform {
@@ -42,6 +44,9 @@ export const defaultSimSettings: SimSettings = {
   qrExpirySeconds: 300,
   profile: 'standard',
 };
+
+/** The ledger file's name in the data directory (`sim.persistLedger`). */
+export const DEMO_LEDGER_FILE = 'demo-platform-ledger.json';
 
 /** The demo platform's listeners, seed and settings from the `sim` section of the configuration. */
 export function demoPlatformConfig(sim: Config['sim']): Pick<DemoPlatformOptions, 'host' | 'apiPort' | 'mtlsPort' | 'seed' | 'settings'> {
@@ -126,7 +131,14 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
   };
   const auth = createAuthServer(router, context);
   context.tokens = auth.verifier;
-  const payments = createPaymentPlatform(router, context);
+  let payments: SimPaymentPlatform;
+  try {
+    payments = createPaymentPlatform(router, context, opts.stateFile !== undefined ? { stateFile: opts.stateFile } : {});
+  } catch (err) {
+    // An unreadable ledger file stops the start: the listeners go with it.
+    await Promise.all([close(api), close(mtls)]);
+    throw err;
+  }
   registerControlRoutes(router, context, { auth, payments });
   log.info({ api: context.urls.api, mtls: context.urls.mtls }, 'demo platform listening');
 
