@@ -12,6 +12,7 @@ import { SimProfile } from './profile.js';
 import { createAuthServer, type SimAuthServer } from './auth/index.js';
 import { createPaymentPlatform, type SimPaymentPlatform } from './payments/index.js';
 import { registerControlRoutes } from './control-routes.js';
+import { Reachability } from './unreachable.js';
 
 export interface DemoPlatformOptions {
   host?: string;
@@ -34,6 +35,8 @@ export interface DemoPlatform {
   auth: SimAuthServer;
   payments: SimPaymentPlatform;
   context: SimContext;
+  /** Makes the platform unreachable for a while (`PUT /sim/control/unreachable`). */
+  reachability: Reachability;
   stop(): Promise<void>;
 }
 
@@ -139,7 +142,15 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
     await Promise.all([close(api), close(mtls)]);
     throw err;
   }
-  registerControlRoutes(router, context, { auth, payments });
+  const reachability = new Reachability(
+    [
+      { server: api, port: apiPort, host },
+      { server: mtls, port: mtlsPort, host },
+    ],
+    clock,
+    log,
+  );
+  registerControlRoutes(router, context, { auth, payments, reachability });
   log.info({ api: context.urls.api, mtls: context.urls.mtls }, 'demo platform listening');
 
   return {
@@ -148,7 +159,9 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
     auth,
     payments,
     context,
+    reachability,
     async stop() {
+      reachability.stop();
       payments.stop();
       await Promise.all([close(api), close(mtls)]);
     },
