@@ -62,16 +62,17 @@ export class StaffSignIn {
       attempt.succeeded();
       return result;
     } catch (err) {
-      this.settle(attempt, err, username);
+      this.settle(attempt, err);
       throw err;
     }
   }
 
   /** A wrong username or password counts; anything else (the platform or the terminal at fault) does not. */
-  private settle(attempt: SignInAttempt, err: unknown, username: string): void {
+  private settle(attempt: SignInAttempt, err: unknown): void {
     if (isAgentError(err) && err.code === ErrorCodes.API_SIGN_IN_FAILED && err.details?.['credentials'] === true) {
       attempt.failed();
-      this.opts.log.info({ username: username.slice(0, 60) }, 'staff sign-in refused: wrong username or password');
+      // No username: a password typed into the username field must not reach the log.
+      this.opts.log.info('staff sign-in refused: wrong username or password');
     } else attempt.abandoned();
   }
 
