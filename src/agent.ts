@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { packageVersion, resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
 import { AgentError, ErrorCodes, describeError, isAgentError, notifySystemdReady, systemClock, type Clock, type Logger } from './core/index.js';
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
@@ -8,7 +8,7 @@ import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
 import { Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
-import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
+import { DEMO_LEDGER_FILE, demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
 import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
@@ -62,6 +62,8 @@ async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock):
     tls: { certFile: dev.serverCert, keyFile: dev.serverKey, caFile: config.identity.caFile },
     log,
     clock,
+    // Earlier demo sales stay refundable after a restart (docs/architecture.md, "Demo platform", ledger file).
+    ...(config.sim.persistLedger ? { stateFile: join(config.dataDir, DEMO_LEDGER_FILE) } : {}),
   });
   // The demo platform writes server times in its profile's zone; a terminal reading them in another ends QR codes at the wrong time
   // (docs/platform-contract.md, "Tolerance of answers", dates and time zone).

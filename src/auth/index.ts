@@ -20,5 +20,6 @@ export { checkAccessToken, decodeJwtPayload, type AccessTokenInfo, type ClaimExp
 export { ClockSkewMeter, type ClockSkew } from './clock-skew.js';
 export { tokenResponseSchema, type TokenResponse, type GrantOutcome, type ResponseTiming } from './token-response.js';
 export { StaffSignIn, type StaffSignInOptions, type StaffSignInResult } from './staff-sign-in.js';
+export { SignInThrottle, DEFAULT_SIGN_IN_THROTTLE, type SignInThrottlePolicy, type SignInAttempt } from './staff-throttle.js';
 export { StaffVerifier, STAFF_VERIFIER_FILE, SCRYPT_PARAMS, type StaffVerifierOptions } from './staff-verifier.js';
 export { staffIdentityOf, type StaffIdentity } from './staff-claims.js';

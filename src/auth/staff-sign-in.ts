@@ -5,6 +5,7 @@ import { staffIdentityOf, type StaffIdentity } from './staff-claims.js';
 import { TokenEndpoint } from './token-endpoint.js';
 import { isTransientAuthError } from './token-manager.js';
 import { StaffVerifier } from './staff-verifier.js';
+import { SignInThrottle, type SignInAttempt, type SignInThrottlePolicy } from './staff-throttle.js';
 
 export interface StaffSignInOptions {
   endpoints: { authUrl: string; deviceAuthUrl: string };
@@ -19,6 +20,8 @@ export interface StaffSignInOptions {
   offlineDays: number;
   clock: TimeSource;
   log: Logger;
+  /** Failed sign-in throttle (staff-throttle.ts); the defaults unless a test needs shorter waits. */
+  throttle?: Partial<SignInThrottlePolicy>;
 }
 
 export interface StaffSignInResult extends StaffIdentity {
@@ -38,13 +41,42 @@ export interface StaffSignInResult extends StaffIdentity {
 export class StaffSignIn {
   private readonly endpoint: TokenEndpoint;
   private readonly verifier: StaffVerifier;
+  private readonly throttle: SignInThrottle;
 
   constructor(private readonly opts: StaffSignInOptions) {
     this.endpoint = new TokenEndpoint({ ...opts.endpoints, dispatchers: opts.dispatchers, clock: opts.clock });
     this.verifier = new StaffVerifier({ dataDir: opts.dataDir, days: opts.offlineDays, clock: opts.clock, log: opts.log });
+    this.throttle = new SignInThrottle(opts.clock, opts.throttle);
   }
 
-  async signIn(username: string, password: string): Promise<StaffSignInResult> {
+  /**
+   * Checks the clerk's password with the platform, or the local verifier while it is
+   * unreachable; both behind the failed sign-in throttle (per username and per `client`
+   * address), so neither can be used to guess passwords quickly. Rejects with
+   * API_SIGN_IN_THROTTLED while a wait runs, API_SIGN_IN_FAILED when refused.
+   */
+  async signIn(username: string, password: string, client?: string): Promise<StaffSignInResult> {
+    const attempt = this.throttle.begin(username, client);
+    try {
+      const result = await this.check(username, password);
+      attempt.succeeded();
+      return result;
+    } catch (err) {
+      this.settle(attempt, err);
+      throw err;
+    }
+  }
+
+  /** A wrong username or password counts; anything else (the platform or the terminal at fault) does not. */
+  private settle(attempt: SignInAttempt, err: unknown): void {
+    if (isAgentError(err) && err.code === ErrorCodes.API_SIGN_IN_FAILED && err.details?.['credentials'] === true) {
+      attempt.failed();
+      // No username: a password typed into the username field must not reach the log.
+      this.opts.log.info('staff sign-in refused: wrong username or password');
+    } else attempt.abandoned();
+  }
+
+  private async check(username: string, password: string): Promise<StaffSignInResult> {
     let token: string;
     let platformNowMs: number;
     try {
@@ -59,7 +91,7 @@ export class StaffSignIn {
       if (isAgentError(err) && err.code === ErrorCodes.AUTH_INVALID_GRANT) {
         // Refused by the platform: the verifier of an earlier sign-in must not outlive it.
         this.verifier.forget(username);
-        throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password');
+        throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password', { details: { credentials: true } });
       }
       throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, `sign-in refused by the platform${isAgentError(err) ? ` [${err.code}]` : ''}`, { cause: err });
     }

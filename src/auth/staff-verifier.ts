@@ -87,12 +87,14 @@ export class StaffVerifier {
       throw new AgentError(
         ErrorCodes.API_SIGN_IN_FAILED,
         `the platform cannot be reached and ${username.slice(0, 60)} has not signed in on this terminal within ${this.opts.days} days: sign in when it is back`,
+        // Counted by the throttle like a wrong password: otherwise usernames could be tried for free while offline.
+        { details: { credentials: true } },
       );
     }
     const expected = Buffer.from(entry.hash, 'base64');
     const got = await scrypt(password, Buffer.from(entry.salt, 'base64'), entry, expected.length);
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
-      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password');
+      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password', { details: { credentials: true } });
     }
     return { username, name: entry.name, permissions: entry.permissions };
   }

@@ -180,6 +180,7 @@ export const configSchema = z.strictObject({
       walletPayDelayMs: z.number().int().min(0).default(8_000).describe('after this delay a consumer-scan wallet payment is paid (0 = only by control call)'),
       qrExpirySeconds: z.number().int().positive().default(300).describe('consumer-scan QR lifetime'),
       profile: z.enum(['standard', 'strict']).default('standard').describe('how the demo platform answers: standard, or strict from the extremes the platform contract allows'),
+      persistLedger: z.boolean().default(true).describe('the embedded demo platform keeps its ledger (sales, refunds, captures, web orders) in <dataDir>/demo-platform-ledger.json across restarts'),
     })
     .prefault({}),
 });

@@ -90,6 +90,8 @@ export const ErrorCodes = {
   API_FORBIDDEN: 'API_FORBIDDEN',
   /** Staff sign-in refused: wrong username or password, or no way to check it. */
   API_SIGN_IN_FAILED: 'API_SIGN_IN_FAILED',
+  /** Too many failed sign-ins for this username or client address: try again after the wait the message names. */
+  API_SIGN_IN_THROTTLED: 'API_SIGN_IN_THROTTLED',
   API_NOT_FOUND: 'API_NOT_FOUND',
   API_METHOD_NOT_ALLOWED: 'API_METHOD_NOT_ALLOWED',
   /** The CLI found no agent answering on the local API. */

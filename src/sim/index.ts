@@ -8,6 +8,7 @@ export {
   startDemoPlatform,
   demoPlatformConfig,
   defaultSimSettings,
+  DEMO_LEDGER_FILE,
   type DemoPlatform,
   type DemoPlatformOptions,
 } from './platform/server.js';

@@ -104,6 +104,9 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const status = httpStatusOf(err.code);
       if (status >= 500) log.error({ code: err.code, err, method: req.method, path: req.url }, 'request failed');
       else log.debug({ code: err.code, status, method: req.method }, err.message);
+      // A throttled sign-in says when to try again (RFC 9110 Retry-After) as well as in words.
+      const retryAfter = err.details?.['retryAfterSeconds'];
+      if (status === 429 && typeof retryAfter === 'number') res.setHeader('retry-after', String(retryAfter));
       sendJson(res, status, { error: { code: err.code, message: err.message } });
       return;
     }

@@ -13,5 +13,6 @@ export interface StaffView {
  * (src/auth/staff-sign-in.ts). Rejects with API_SIGN_IN_FAILED when refused.
  */
 export interface StaffAuthenticator {
-  signIn(username: string, password: string): Promise<StaffView>;
+  /** `client`: the caller's address, for the failed sign-in throttle (API_SIGN_IN_THROTTLED while it makes the caller wait). */
+  signIn(username: string, password: string, client?: string): Promise<StaffView>;
 }

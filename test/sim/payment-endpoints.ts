@@ -47,7 +47,7 @@ export interface PaymentsHarness {
  */
 export async function startPaymentsHarness(
   settings: Partial<SimSettings> = {},
-  opts: { testTokens?: boolean } = {},
+  opts: { testTokens?: boolean; stateFile?: string } = {},
 ): Promise<PaymentsHarness> {
   const certs = testCerts();
   const { log, sink } = testLogger('debug');
@@ -56,6 +56,7 @@ export async function startPaymentsHarness(
     seed: SEED_FILE,
     settings: { walletPayDelayMs: 0, ...settings },
     log,
+    ...(opts.stateFile !== undefined ? { stateFile: opts.stateFile } : {}),
   });
   const key = randomBytes(16);
   if (opts.testTokens !== false) platform.context.tokens = testVerifier(key);

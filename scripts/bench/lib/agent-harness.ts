@@ -44,7 +44,8 @@ export async function startBenchAgent(opts: BenchAgentOptions = {}): Promise<Ben
       api: { port: 0 },
       // The demo terminal serves two merchants; naming the default one keeps the start-up quiet.
       auth: { merchantId: 'terminal-app-1001' },
-      sim: { apiPort: 0, mtlsPort: 0, walletPayDelayMs: opts.walletPayDelayMs ?? 0, embedded: external === undefined },
+      // The demo platform's ledger file (one fsync per request) is the platform's cost, not the agent's: off, as the floor has none.
+      sim: { apiPort: 0, mtlsPort: 0, walletPayDelayMs: opts.walletPayDelayMs ?? 0, embedded: external === undefined, persistLedger: false },
       ...(external !== undefined ? { platform: { baseUrl: external.baseUrl, authUrl: external.authUrl, deviceAuthUrl: external.deviceAuthUrl } } : {}),
     },
   });

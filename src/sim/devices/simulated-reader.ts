@@ -6,6 +6,7 @@ import { SimFramedDevice, type SimDeviceOptions } from './sim-framed-device.js';
 
 /** What the simulated reader does with the next startPayment. */
 export interface SimulatedCard {
+  /** How the card is read when the startPayment asks for it (else the first mode asked for; default ContactlessChip). */
   entryMode?: EntryMode;
   /** The card asks for an online PIN (pinRequested, pinEntered, `pin` in the result). */
   onlinePin?: boolean;
@@ -49,6 +50,26 @@ export const SIM_READER_INFO = {
   firmware: '1.4.2',
   capabilities: ['chip', 'contactless', 'magstripe', 'pin', 'offline'],
 };
+
+const ENTRY_MODES: readonly EntryMode[] = ['ContactChip', 'ContactlessChip', 'Magstripe', 'Keyed'];
+/** What a card sale asks for when a startPayment names no (known) entry mode. */
+const CARD_MODES: readonly EntryMode[] = ['ContactChip', 'ContactlessChip', 'Magstripe'];
+
+/** The entry modes a startPayment asks for (docs/serial-protocol.md, "Card reader"); unknown names are ignored. */
+function requestedModes(raw: unknown): readonly EntryMode[] {
+  const modes = Array.isArray(raw) ? raw.filter((x): x is EntryMode => ENTRY_MODES.includes(x as EntryMode)) : [];
+  return modes.length > 0 ? modes : CARD_MODES;
+}
+
+/**
+ * How the card is read: the scripted mode when the terminal asked for it, else the first
+ * mode it asked for. A reader only reads a card the way it was asked to (a MOTO sale asks
+ * for `Keyed` alone), so a contactless default never answers a keyed request.
+ */
+export function readEntryMode(scripted: EntryMode | undefined, requested: readonly EntryMode[]): EntryMode {
+  const preferred = scripted ?? 'ContactlessChip';
+  return requested.includes(preferred) ? preferred : (requested[0] ?? preferred);
+}
 
 /** A card reader that speaks docs/serial-protocol.md, "Card reader", with scripted cards. */
 export class SimulatedReader extends SimFramedDevice {
@@ -118,11 +139,13 @@ export class SimulatedReader extends SimFramedDevice {
       return;
     }
     const scripted = { ...this.defaultCard, ...(this.queue.shift() ?? {}) };
+    const entryMode = readEntryMode(scripted.entryMode, requestedModes(m.entryModes));
     // A chip or contactless card approves offline (its own risk management) when the terminal
     // allows it and nothing scripted says otherwise, so the demo takes offline sales while
-    // the platform is down (docs/serial-protocol.md, "Card reader").
-    const chip = (scripted.entryMode ?? 'ContactlessChip') !== 'Magstripe';
-    const card: SimulatedCard = m.offlineAllowed === true && scripted.result === undefined && chip ? { ...scripted, result: 'offlineApproved' } : scripted;
+    // the platform is down (docs/serial-protocol.md, "Card reader"); a keyed or magstripe read never does.
+    const chip = entryMode === 'ContactChip' || entryMode === 'ContactlessChip';
+    const read: SimulatedCard = { ...scripted, entryMode };
+    const card: SimulatedCard = m.offlineAllowed === true && scripted.result === undefined && chip ? { ...read, result: 'offlineApproved' } : read;
     const run: Running = { id, timers: new Set(), finished: false };
     this.running = run;
     void this.play(run, card);
@@ -144,8 +167,11 @@ export class SimulatedReader extends SimFramedDevice {
         await finish({ outcome: 'timeout', reason: 'no card presented' });
         return;
       }
-      await event('cardPresented');
-      const wantsPin = card.onlinePin === true || result === 'removedMidPin' || card.fault !== undefined;
+      // Keyed: the card number is typed on the reader's keypad; no card is presented and no
+      // PIN is asked (manual entry and MOTO: docs/serial-protocol.md, "Decisions", Keyed).
+      const keyed = entryMode === 'Keyed';
+      if (!keyed) await event('cardPresented');
+      const wantsPin = !keyed && (card.onlinePin === true || result === 'removedMidPin' || card.fault !== undefined);
       if (wantsPin) {
         await event('pinRequested');
         await this.wait(run, card.pinDelayMs ?? 300);
@@ -182,7 +208,7 @@ export class SimulatedReader extends SimFramedDevice {
           encryptedData: randomBytes(32).toString('hex').toUpperCase(),
           ksn: 'FFFF9876543210E00001',
         },
-        ...(card.onlinePin === true ? { pin: { pinblock: randomBytes(8).toString('hex').toUpperCase(), ksn: 'FFFF9876543210E00002', format: 'ISO0' } } : {}),
+        ...(card.onlinePin === true && !keyed ? { pin: { pinblock: randomBytes(8).toString('hex').toUpperCase(), ksn: 'FFFF9876543210E00002', format: 'ISO0' } } : {}),
         ...(result === 'offlineApproved' ? { offlineApproved: true } : {}),
       });
     } catch {

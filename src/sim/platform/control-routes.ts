@@ -4,6 +4,7 @@ import type { SimContext } from './context.js';
 import { isSimProfileName, SIM_PROFILES } from './profile.js';
 import type { SimAuthServer } from './auth/index.js';
 import type { SimPaymentPlatform } from './payments/index.js';
+import { MAX_UNREACHABLE_SECONDS, type Reachability } from './unreachable.js';
 
 /**
  * Control endpoints under /sim/control for tests and field demos: faults and the clock
@@ -13,8 +14,17 @@ import type { SimPaymentPlatform } from './payments/index.js';
 export function registerControlRoutes(
   router: SimRouter,
   ctx: SimContext,
-  parts: { auth: SimAuthServer; payments: SimPaymentPlatform },
+  parts: { auth: SimAuthServer; payments: SimPaymentPlatform; reachability: Reachability },
 ): void {
+  // A platform outage as the terminal sees it (unreachable.ts). The answer leaves first; then the listeners close.
+  router.add('PUT', '/sim/control/unreachable', 'control', (req) => {
+    const seconds = (req.body as { seconds?: unknown } | undefined)?.seconds;
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_UNREACHABLE_SECONDS) {
+      throw new SimHttpError(400, 'INVALID_UNREACHABLE', `seconds must be a whole number from 1 to ${MAX_UNREACHABLE_SECONDS}`);
+    }
+    ctx.clock.setTimeout(() => parts.reachability.suspend(seconds), 100);
+    return { status: 202, body: { unreachableSeconds: seconds } };
+  });
   router.add('GET', '/sim/control/faults', 'control', () => ({
     status: 200,
     body: { faults: ctx.faults.list(), clockOffsetMs: ctx.faults.clockOffsetMs },

@@ -63,12 +63,21 @@ export function thumbprintOf(cert: PeerCertificate): string {
 
 export class SimRouter {
   private readonly routes: Route[] = [];
+  private readonly handled: Array<() => void> = [];
 
   constructor(
     private readonly faults: FaultInjector,
     private readonly log: Logger,
     private readonly clock: Pick<Clock, 'sleep'>,
   ) {}
+
+  /**
+   * `fn` runs after every handler, before its answer leaves (the ledger file is written
+   * there: what the platform answered is on disk first). A throwing `fn` answers 500.
+   */
+  onHandled(fn: () => void): void {
+    this.handled.push(fn);
+  }
 
   /** pattern like /payment/v1/transactions/:id/cancel; `name` is the fault-injection key. */
   add(method: string, pattern: string, name: string, handler: SimHandler, listeners: readonly Listener[] = ['api']): void {
@@ -173,6 +182,12 @@ export class SimRouter {
         this.log.error({ err, route: route.name }, 'demo platform handler failed');
         response = { status: 500, body: { errorCode: 'INTERNAL', errorMessage: 'internal error' } };
       }
+    }
+    try {
+      for (const fn of this.handled) fn();
+    } catch (err) {
+      this.log.error({ err, route: route.name }, 'demo platform could not record the request');
+      response = { status: 500, body: { errorCode: 'INTERNAL', errorMessage: 'the demo platform could not write its ledger' } };
     }
     if (fault?.drop === 'after' || fault?.recordAfterMs !== undefined) {
       // The work is done and recorded; the answer is lost on the way back.

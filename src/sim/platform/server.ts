@@ -12,6 +12,7 @@ import { SimProfile } from './profile.js';
 import { createAuthServer, type SimAuthServer } from './auth/index.js';
 import { createPaymentPlatform, type SimPaymentPlatform } from './payments/index.js';
 import { registerControlRoutes } from './control-routes.js';
+import { Reachability } from './unreachable.js';
 
 export interface DemoPlatformOptions {
   host?: string;
@@ -24,6 +25,8 @@ export interface DemoPlatformOptions {
   log: Logger;
   /** Real time and timers (docs/architecture.md, "Time"); the platform clock is this plus an offset the control routes set. */
   clock?: Clock;
+  /** The ledger file: payment state kept across restarts (docs/architecture.md, "Demo platform"); in memory only without it. */
+  stateFile?: string;
 }
 
 export interface DemoPlatform {
@@ -32,6 +35,8 @@ export interface DemoPlatform {
   auth: SimAuthServer;
   payments: SimPaymentPlatform;
   context: SimContext;
+  /** Makes the platform unreachable for a while (`PUT /sim/control/unreachable`). */
+  reachability: Reachability;
   stop(): Promise<void>;
 }
 
@@ -42,6 +47,9 @@ export const defaultSimSettings: SimSettings = {
   qrExpirySeconds: 300,
   profile: 'standard',
 };
+
+/** The ledger file's name in the data directory (`sim.persistLedger`). */
+export const DEMO_LEDGER_FILE = 'demo-platform-ledger.json';
 
 /** The demo platform's listeners, seed and settings from the `sim` section of the configuration. */
 export function demoPlatformConfig(sim: Config['sim']): Pick<DemoPlatformOptions, 'host' | 'apiPort' | 'mtlsPort' | 'seed' | 'settings'> {
@@ -126,8 +134,23 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
   };
   const auth = createAuthServer(router, context);
   context.tokens = auth.verifier;
-  const payments = createPaymentPlatform(router, context);
-  registerControlRoutes(router, context, { auth, payments });
+  let payments: SimPaymentPlatform;
+  try {
+    payments = createPaymentPlatform(router, context, opts.stateFile !== undefined ? { stateFile: opts.stateFile } : {});
+  } catch (err) {
+    // An unreadable ledger file stops the start: the listeners go with it.
+    await Promise.all([close(api), close(mtls)]);
+    throw err;
+  }
+  const reachability = new Reachability(
+    [
+      { server: api, port: apiPort, host },
+      { server: mtls, port: mtlsPort, host },
+    ],
+    clock,
+    log,
+  );
+  registerControlRoutes(router, context, { auth, payments, reachability });
   log.info({ api: context.urls.api, mtls: context.urls.mtls }, 'demo platform listening');
 
   return {
@@ -136,7 +159,9 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
     auth,
     payments,
     context,
+    reachability,
     async stop() {
+      reachability.stop();
       payments.stop();
       await Promise.all([close(api), close(mtls)]);
     },

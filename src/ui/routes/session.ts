@@ -44,7 +44,7 @@ export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): v
   router.add('POST', '/session', async (ctx) => {
     const body = parseInput(signInSchema, await readJsonBody(ctx.req, 4096), 'request body');
     if (deps.staff === undefined) throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'staff sign-in is not available on this agent');
-    const staff = await deps.staff.signIn(body.username, body.password);
+    const staff = await deps.staff.signIn(body.username, body.password, ctx.req.socket.remoteAddress);
     // A sign-in replaces the session this browser had.
     const old = sessionIdOf(ctx.req);
     if (old !== undefined) deps.sessions.end(old);

@@ -88,23 +88,34 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
   tx.cancelled += req.amount.amount;
   tx.children.push(cancel);
   deps.store.add(cancel);
-  const complete = (): void => {
-    const at = deps.ctx.now();
-    const resultData = { ...providerResultData(tx.instrumentType, tx.merchant), ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}) };
-    for (const history of [cancel, tx]) {
-      addEvent(history, at, `${resultPrefix(tx)}CancelResult`, {
-        result: 'Accepted',
-        resultMessage: req.cancelReason === 'Technical' ? 'Reversed' : 'Voided',
-        resultData: { ...resultData },
-      });
-    }
-    cancel.record.transactionStatus = 'cancelled';
-    if (remainingAmount(tx) <= 0) tx.record.transactionStatus = 'cancelled';
-    if (charged) moveMoney(deps.ledger, cancel, at, req.cancelReason === 'Technical' ? 'reversal' : 'cancel', req.amount.amount, -req.amount.amount);
-  };
+  const complete = (): void => completeCancel(deps, cancel, charged);
   if (later) deps.completions.later(cancel, STRICT_COMPLETION_MS, complete);
   else complete();
   return snapshot(cancel);
+}
+
+/**
+ * The cancel's result: result events in both histories, `cancelled`, and the money given back
+ * when the payment was charged. Everything it needs is in the Cancel record (its reason in
+ * its cancelRequest event) and the payment, so a cancel still pending when the demo
+ * platform stopped completes after a restart (ledger-state.ts; only a charged payment's
+ * cancel is ever pending).
+ */
+export function completeCancel(deps: PaymentDeps, cancel: SimTransaction, charged: boolean): void {
+  const tx = cancel.related ?? cancel;
+  const at = deps.ctx.now();
+  const reason = cancel.record.events.find((e) => e.eventType === 'cancelRequest')?.['cancelReason'];
+  const resultData = { ...providerResultData(tx.instrumentType, tx.merchant), ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}) };
+  for (const history of [cancel, tx]) {
+    addEvent(history, at, `${resultPrefix(tx)}CancelResult`, {
+      result: 'Accepted',
+      resultMessage: reason === 'Technical' ? 'Reversed' : 'Voided',
+      resultData: { ...resultData },
+    });
+  }
+  cancel.record.transactionStatus = 'cancelled';
+  if (remainingAmount(tx) <= 0) tx.record.transactionStatus = 'cancelled';
+  if (charged) moveMoney(deps.ledger, cancel, at, reason === 'Technical' ? 'reversal' : 'cancel', cancel.amount.amount, -cancel.amount.amount);
 }
 
 /** POST /payment/v1/transactions/{transactionId}/cancel. */

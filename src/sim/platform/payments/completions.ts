@@ -25,18 +25,26 @@ export class OperationCompletions {
   private readonly waiting = new Map<SimTransaction, Waiting>();
   private readonly log: Logger;
 
+  /** Called after a timer completed an operation (outside any request: the ledger file is written then). */
+  onTimer: () => void = () => undefined;
+
   constructor(private readonly ctx: SimContext) {
     this.log = ctx.log.child({ component: 'operation-completions' });
   }
 
-  /** Completes `tx` after `delayMs` (platform time); `finish` runs once. */
+  /** The operations still waiting, with the platform time each completes by itself. */
+  pending(): Array<{ tx: SimTransaction; at: number }> {
+    return [...this.waiting.values()].map((w) => ({ tx: w.tx, at: w.at }));
+  }
+
+  /** Completes `tx` after `delayMs` (platform time; 0 or less: at once on the next tick); `finish` runs once. */
   later(tx: SimTransaction, delayMs: number, finish: () => void): void {
     const entry: Waiting = { tx, at: this.ctx.now() + delayMs, finish, timer: undefined };
     this.waiting.set(tx, entry);
     entry.timer = this.ctx.clock.setTimeout(() => {
       entry.timer = undefined;
-      this.complete(tx);
-    }, delayMs);
+      if (this.complete(tx)) this.onTimer();
+    }, Math.max(0, delayMs));
   }
 
   isPending(tx: SimTransaction): boolean {
@@ -84,6 +92,15 @@ export class OperationCompletions {
  */
 export class BusyAnswers {
   private readonly refused = new Set<string>();
+
+  /** The sales already answered 429 once (for the ledger file). */
+  keys(): string[] {
+    return [...this.refused];
+  }
+
+  restore(keys: readonly string[]): void {
+    for (const k of keys) this.refused.add(k);
+  }
 
   /** True when this call is to be answered 429: the first call of such a sale. */
   refuse(merchantId: string, clientId: string, amount: number): boolean {

@@ -9,6 +9,8 @@ import { WalletProvider } from './wallet-provider.js';
 import { BusyAnswers, OperationCompletions } from './completions.js';
 import type { TransactionRecord } from './types.js';
 import { webOrder, type WebOrder } from './web-order.js';
+import { LedgerFile } from './ledger-file.js';
+import { captureState, restoreState } from './ledger-state.js';
 
 export type { LedgerEntry, LedgerKind, NetCharge } from './ledger.js';
 export type { TransactionRecord, TransactionEvent, TransactionStatus, TransactionSource } from './types.js';
@@ -38,7 +40,16 @@ export interface SimPaymentPlatform {
   stop(): void;
 }
 
-export function createPaymentPlatform(router: SimRouter, ctx: SimContext): SimPaymentPlatform {
+export interface PaymentPlatformOptions {
+  /**
+   * The ledger file (ledger-file.ts): the state is read from it at start and written after
+   * every change, so a restarted demo platform still knows earlier sales. Without it the
+   * state lives in memory only (tests, the chaos harness's platform).
+   */
+  stateFile?: string;
+}
+
+export function createPaymentPlatform(router: SimRouter, ctx: SimContext, opts: PaymentPlatformOptions = {}): SimPaymentPlatform {
   const ledger = new Ledger();
   const deps: PaymentDeps = {
     ctx,
@@ -51,6 +62,33 @@ export function createPaymentPlatform(router: SimRouter, ctx: SimContext): SimPa
   const settleAll = (): void => {
     deps.wallets.settleAll();
     deps.completions.settleAll();
+  };
+  let persist = (): void => undefined;
+  if (opts.stateFile !== undefined) {
+    const file = new LedgerFile(opts.stateFile, ctx.log);
+    const state = file.load();
+    if (state !== undefined) {
+      restoreState(deps, state, ctx.log);
+      ctx.log.info({ file: file.path, transactions: state.transactions.length }, 'demo platform ledger read');
+    }
+    persist = () => file.save(captureState(deps));
+    // Requests write before their answer leaves (a failed write answers 500); timer outcomes right after they land.
+    router.onHandled(persist);
+    const afterTimer = (): void => {
+      try {
+        persist();
+      } catch (err) {
+        ctx.log.error({ err }, 'demo platform could not write its ledger');
+      }
+    };
+    deps.wallets.onTimer = afterTimer;
+    deps.completions.onTimer = afterTimer;
+  }
+  /** A direct call (tests, the composition root) changes the state like a request: written after it. */
+  const recorded = <T>(fn: () => T): T => {
+    const result = fn();
+    persist();
+    return result;
   };
   registerPaymentRoutes(router, ctx, deps);
   return {
@@ -75,16 +113,22 @@ export function createPaymentPlatform(router: SimRouter, ctx: SimContext): SimPa
       return snapshot(tx);
     },
     wallet: {
-      pay: (id) => controlWallet(deps, id, 'pay'),
-      fail: (id) => controlWallet(deps, id, 'fail'),
-      expire: (id) => controlWallet(deps, id, 'expire'),
+      pay: (id) => recorded(() => controlWallet(deps, id, 'pay')),
+      fail: (id) => recorded(() => controlWallet(deps, id, 'fail')),
+      expire: (id) => recorded(() => controlWallet(deps, id, 'expire')),
     },
-    webOrder: (order) => webOrder(deps, order),
+    webOrder: (order) => recorded(() => webOrder(deps, order)),
     complete(id) {
       const tx = deps.store.findAny(id);
-      return tx !== undefined && deps.completions.complete(tx);
+      return recorded(() => tx !== undefined && deps.completions.complete(tx));
     },
     stop: () => {
+      // The last state, pending refunds and wallet payments included (they resume at the next start).
+      try {
+        persist();
+      } catch (err) {
+        ctx.log.error({ err }, 'demo platform could not write its ledger');
+      }
       deps.wallets.stop();
       deps.completions.stop();
     },

@@ -37,6 +37,11 @@ export class Ledger {
     this.entries.push({ seq: this.entries.length + 1, ...entry });
   }
 
+  /** Entries read back from the ledger file, in order (ledger-state.ts). */
+  restore(entries: readonly LedgerEntry[]): void {
+    for (const e of entries) this.entries.push({ ...e, seq: this.entries.length + 1 });
+  }
+
   list(): LedgerEntry[] {
     return this.entries.map((e) => ({ ...e }));
   }

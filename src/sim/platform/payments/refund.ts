@@ -70,23 +70,31 @@ export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransact
   tx.refunded += req.amount.amount;
   tx.children.push(refund);
   deps.store.add(refund);
-  const complete = (): void => {
-    const at = deps.ctx.now();
-    addEvent(refund, at, `${prefix}RefundResult`, {
-      result: 'Accepted',
-      resultMessage: 'Refund accepted',
-      refundId: randomUUID(),
-      refundAmount: { ...req.amount },
-      // walletA answers in its own zone (UTC+8), the others in UTC; both with an explicit offset.
-      refundTime: isoWithOffset(at, tx.instrumentType === 'walletA' ? 480 : 0),
-      resultData: providerResultData(tx.instrumentType, tx.merchant),
-    });
-    refund.record.transactionStatus = 'Accepted';
-    moveMoney(deps.ledger, refund, at, 'refund', req.amount.amount, -req.amount.amount);
-  };
+  const complete = (): void => completeRefund(deps, refund);
   if (later) deps.completions.later(refund, STRICT_COMPLETION_MS, complete);
   else complete();
   return snapshot(refund);
+}
+
+/**
+ * The refund's result: its result event, `Accepted` and the money given back. Everything it
+ * needs is in the Refund record and the payment it acts upon, so a refund still pending when
+ * the demo platform stopped completes after a restart (ledger-state.ts).
+ */
+export function completeRefund(deps: PaymentDeps, refund: SimTransaction): void {
+  const tx = refund.related ?? refund;
+  const at = deps.ctx.now();
+  addEvent(refund, at, `${resultPrefix(tx)}RefundResult`, {
+    result: 'Accepted',
+    resultMessage: 'Refund accepted',
+    refundId: randomUUID(),
+    refundAmount: { ...refund.amount },
+    // walletA answers in its own zone (UTC+8), the others in UTC; both with an explicit offset.
+    refundTime: isoWithOffset(at, tx.instrumentType === 'walletA' ? 480 : 0),
+    resultData: providerResultData(tx.instrumentType, tx.merchant),
+  });
+  refund.record.transactionStatus = 'Accepted';
+  moveMoney(deps.ledger, refund, at, 'refund', refund.amount.amount, -refund.amount.amount);
 }
 
 /** POST /payment/v1/transactions/{transactionId}/refund. */

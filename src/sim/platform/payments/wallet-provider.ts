@@ -34,6 +34,8 @@ export class WalletProvider {
   private readonly waiting = new Set<SimTransaction>();
 
   private readonly log: Logger;
+  /** Called after a timer delivered an outcome (outside any request: the ledger file is written then). */
+  onTimer: () => void = () => undefined;
 
   constructor(
     private readonly ctx: SimContext,
@@ -55,7 +57,10 @@ export class WalletProvider {
     const timer = this.ctx.clock.setTimeout(() => {
       this.timers.delete(tx.record.serverTransactionId);
       try {
-        if (tx.pending !== undefined && tx.record.transactionStatus === 'Initialized') this.finish(tx, outcome);
+        if (tx.pending !== undefined && tx.record.transactionStatus === 'Initialized') {
+          this.finish(tx, outcome);
+          this.onTimer();
+        }
       } catch (err) {
         this.log.error({ err, serverTransactionId: tx.record.serverTransactionId }, 'wallet outcome failed');
       }
