@@ -88,6 +88,12 @@ export interface CancelRequest {
 export interface RefundByWebRequest {
   /** Default: the full remaining amount (cancellable, else refundable). */
   amount?: number;
+  /**
+   * The merchant whose token looks up and gives back a web order the journal does not hold
+   * (clientId, merchant name or platform merchant id; default the default merchant). A sale
+   * in the journal goes with its own merchant (docs/platform-contract.md, "Decisions where the spec is silent", refund by web).
+   */
+  merchantId?: string;
 }
 
 export interface CaptureRequest {
@@ -168,8 +174,11 @@ export interface PaymentsApi {
   capture(clientTransactionId: string, req?: CaptureRequest): Promise<TransactionView>;
   captureAll(merchantId?: string): Promise<TransactionView[]>;
   allowedOperations(clientTransactionId: string): Promise<AllowedOperationsView>;
-  /** Local view, refreshed from the platform's status call when `refresh` is set. */
-  get(clientTransactionId: string, opts?: { refresh?: boolean }): Promise<TransactionView>;
+  /**
+   * Local view, refreshed from the platform's status call when `refresh` is set. An id the
+   * journal does not know is asked of the platform with `merchantId`'s token (default merchant when absent).
+   */
+  get(clientTransactionId: string, opts?: { refresh?: boolean; merchantId?: string }): Promise<TransactionView>;
   list(query?: ListQuery): TransactionView[];
 }
 

@@ -126,6 +126,8 @@ export interface ApiRefundRequest {
 /** POST /api/v1/transactions/:id/refund-by-web: the platform picks cancel or refund; no approval code. */
 export interface ApiRefundByWebRequest {
   amount?: string;
+  /** Whose token looks up and gives back a web shop's order the journal does not hold; default the default merchant. */
+  merchantId?: string;
 }
 
 /** POST /api/v1/transactions/:id/capture. */
