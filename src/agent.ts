@@ -10,7 +10,7 @@ import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
-import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
+import { createLocalApi, offlineApiSource, type PlatformSignInSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
 export interface AgentOptions {
   config: Config;
@@ -153,6 +153,15 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         leewaySeconds: config.auth.leewaySeconds,
         backoffBaseMs: config.auth.backoffBaseMs,
         backoffCapMs: config.auth.backoffCapMs,
+        customToken: {
+          realm: config.auth.customToken.realm,
+          clientId: config.auth.customToken.clientId,
+          clientSecret: config.auth.customToken.clientSecret,
+          deviceModel: config.auth.customToken.deviceModel,
+          deviceId: config.auth.customToken.deviceId,
+          method: config.auth.customToken.method,
+          signInMs: config.auth.customToken.signInMinutes * 60_000,
+        },
       },
       log,
       bus,
@@ -269,7 +278,29 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       clock,
       log,
     });
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics, staff });
+    // auth.mode custom_token (demo only): the merchant signs in with the platform on the counter page (docs/platform-contract.md, "Tokens").
+    const merchantSignIn = auth.platformSignIn;
+    const platformSignIn: PlatformSignInSource | undefined =
+      merchantSignIn === undefined
+        ? undefined
+        : {
+            begin: (redirectUri) => merchantSignIn.begin(redirectUri),
+            complete: async (callback) => ({ ...(await merchantSignIn.complete(callback)), offline: false }),
+          };
+    const localApi: LocalApi = createLocalApi({
+      config,
+      payments,
+      bus,
+      log,
+      health,
+      offline: offlineApiSource(offline),
+      merchants: auth,
+      devices,
+      clock,
+      metrics,
+      staff,
+      ...(platformSignIn !== undefined ? { platformSignIn } : {}),
+    });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 

@@ -355,6 +355,8 @@ export interface ApiLogLevelAnswer {
 /** GET/POST/DELETE /session: who is signed in at the counter page; never a token or a session id. */
 export interface ApiSessionAnswer {
   signedIn: boolean;
+  /** auth.mode custom_token: the page offers "Sign in with the platform" (POST /platform-sign-in). */
+  platformSignIn?: boolean;
   staff?: {
     username: string;
     /** For the header: the token's name claim, else the username. */
