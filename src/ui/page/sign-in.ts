@@ -76,6 +76,9 @@ export class SignInScreen {
 
   /** The clerk in the header, sign-out, and the operations their permissions allow (the agent refuses the rest with 403). */
   signedIn(clerk: Clerk): void {
+    // Also when the page opens on a session it already has (a reload, or back from the platform sign-in).
+    show(byId('sign-in'), false);
+    document.body.classList.remove('signed-out');
     byId('clerk-name').textContent = clerk.offline ? `${clerk.name} (offline sign-in)` : clerk.name;
     show(byId('clerk'), true);
     show(byId('op-cancel'), clerk.can.cancel);
