@@ -189,6 +189,35 @@ describe('custom_token mode', () => {
     expect(signIn.signedIn).toBe(false);
   });
 
+  it("renews the merchant token with its refresh token; once that is refused, the merchant must sign in again", async () => {
+    // The terminal's monotonic clock moved on by hand: its tokens run out without waiting.
+    let offset = 0;
+    const real = systemClock();
+    const auth = service({ ...real, mono: () => real.mono() + offset });
+    const signIn = auth.platformSignIn as NonNullable<AuthService['platformSignIn']>;
+    const started = auth.start();
+    await signIn.complete(callbackOf(await signInAtRealm(signIn.begin(CALLBACK))));
+    await started;
+    const before = await stats();
+    // Past the merchant token's lifetime (300 s): the next device token needs a renewed merchant token.
+    offset += 301_000;
+    await auth.refreshNow();
+    const after = await stats();
+    expect(after.byEndpoint.oauth.granted.refresh_token - before.byEndpoint.oauth.granted.refresh_token).toBe(1);
+    expect(after.granted.custom_token - before.granted.custom_token).toBe(1);
+    expect(auth.status()).toMatchObject({ signInRequired: false, hasToken: true });
+
+    await control(demo, 'POST', '/sim/control/auth/revoke-refresh-tokens');
+    offset += 301_000;
+    await expect(auth.refreshNow()).rejects.toMatchObject({ code: 'AUTH_SIGN_IN_REQUIRED' });
+    expect(auth.status()).toMatchObject({ signInRequired: true });
+    expect(auth.status().tokens[0]?.state).toBe('sign_in_required');
+    // A new sign-in brings the device token back at once.
+    await signIn.complete(callbackOf(await signInAtRealm(signIn.begin(CALLBACK))));
+    for (let i = 0; i < 50 && !auth.status().hasToken; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(auth.status()).toMatchObject({ signInRequired: false, hasToken: true });
+  });
+
   it('refuses to start without auth.customToken', () => {
     const identity = identityOf('unknown');
     expect(
