@@ -309,6 +309,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       try {
         await auth.start();
       } catch (err) {
+        // Stopped while waiting (e.g. for the merchant's sign-in in custom_token mode): nothing failed.
+        if (isAgentError(err, ErrorCodes.AUTH_STOPPED)) return;
         log.error({ code: isAgentError(err) ? err.code : undefined }, `device authentication failed: ${describeError(err)}`);
         platformWatch.start(platformClient);
         return;
