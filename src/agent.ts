@@ -10,7 +10,7 @@ import { Journal, PaymentService, ReportService, recoverAfterFirstToken } from '
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { DEMO_LEDGER_FILE, demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
-import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
+import { createLocalApi, offlineApiSource, type PlatformSignInSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
 export interface AgentOptions {
   config: Config;
@@ -157,6 +157,15 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         leewaySeconds: config.auth.leewaySeconds,
         backoffBaseMs: config.auth.backoffBaseMs,
         backoffCapMs: config.auth.backoffCapMs,
+        customToken: {
+          realm: config.auth.customToken.realm,
+          clientId: config.auth.customToken.clientId,
+          clientSecret: config.auth.customToken.clientSecret,
+          deviceModel: config.auth.customToken.deviceModel,
+          deviceId: config.auth.customToken.deviceId,
+          method: config.auth.customToken.method,
+          signInMs: config.auth.customToken.signInMinutes * 60_000,
+        },
       },
       log,
       bus,
@@ -280,7 +289,30 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       timeZone: config.receipts.timeZone ?? config.platform.timeZone,
       clock,
     });
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics, staff, reports });
+    // auth.mode custom_token (demo only): the merchant signs in with the platform on the counter page (docs/platform-contract.md, "Tokens").
+    const merchantSignIn = auth.platformSignIn;
+    const platformSignIn: PlatformSignInSource | undefined =
+      merchantSignIn === undefined
+        ? undefined
+        : {
+            begin: (redirectUri) => merchantSignIn.begin(redirectUri),
+            complete: async (callback) => ({ ...(await merchantSignIn.complete(callback)), offline: false }),
+          };
+    const localApi: LocalApi = createLocalApi({
+      config,
+      payments,
+      bus,
+      log,
+      health,
+      offline: offlineApiSource(offline),
+      merchants: auth,
+      devices,
+      clock,
+      metrics,
+      staff,
+      reports,
+      ...(platformSignIn !== undefined ? { platformSignIn } : {}),
+    });
     const { url, token: localToken, lan } = await localApi.start();
     stops.push(() => localApi.stop());
 
@@ -302,6 +334,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         await platformWatch.checkNow();
       },
       onFirstTokenFailed: (err) => {
+        // Stopped while waiting (e.g. for the merchant's sign-in in custom_token mode): nothing failed.
+        if (isAgentError(err, ErrorCodes.AUTH_STOPPED)) return;
         log.error({ code: isAgentError(err) ? err.code : undefined }, `device authentication failed: ${describeError(err)}`);
         platformWatch.start(platformClient);
       },

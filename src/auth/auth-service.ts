@@ -18,7 +18,8 @@ import { ClockSkewMeter } from './clock-skew.js';
 import { CredentialsDirectory } from './credentials-directory.js';
 import type { AccessTokenInfo } from './jwt.js';
 import { MerchantChoice } from './merchant-choice.js';
-import type { ClientCredentialsSource, PasswordSource } from './sources.js';
+import { MerchantSignIn } from './merchant-sign-in.js';
+import { CustomTokenSource, type ClientCredentialsSource, type PasswordSource } from './sources.js';
 import { TokenEndpoint } from './token-endpoint.js';
 import { TokenManager, isTransientAuthError } from './token-manager.js';
 
@@ -53,6 +54,8 @@ export class AuthService implements BearerProvider {
   private readonly choice: MerchantChoice;
   private identity: AuthIdentity;
   private phase: AuthPhase = 'idle';
+  /** custom_token mode only: the merchant's sign-in with the platform. */
+  readonly platformSignIn: MerchantSignIn | undefined;
   private readonly stopController = new AbortController();
 
   constructor(private readonly opts: AuthServiceOptions) {
@@ -72,6 +75,24 @@ export class AuthService implements BearerProvider {
         throw new AgentError(ErrorCodes.CONFIG_INVALID, 'config: auth.mode is password but auth.username or auth.password is not set');
       }
     }
+    let customToken: CustomTokenSource | undefined;
+    if (opts.settings.mode === 'custom_token') {
+      const ct = opts.settings.customToken;
+      if (ct === undefined) throw new AgentError(ErrorCodes.CONFIG_INVALID, 'config: auth.mode is custom_token but auth.customToken is not set');
+      const signIn = new MerchantSignIn({ settings: ct, endpoint, thumbprint: opts.identity.thumbprint, leewaySeconds: opts.settings.leewaySeconds, clock: this.clock, log: this.log });
+      this.platformSignIn = signIn;
+      // The exact form of the spec's custom-token call: device_model, device_id, method (docs/platform-contract.md, "Tokens").
+      customToken = new CustomTokenSource(
+        {
+          realm: ct.realm,
+          clientId: ct.clientId,
+          merchantToken: () => signIn.merchantToken(),
+          device: { deviceModel: ct.deviceModel, deviceId: ct.deviceId ?? opts.identity.serialNumber, method: ct.method },
+        },
+        endpoint,
+      );
+      signIn.onSignedIn(() => this.onMerchantSignedIn());
+    }
     const guard = (): void => checkCertificateValidity(this.identity, this.clock.wall());
     this.directory = new CredentialsDirectory({
       authUrl: opts.endpoints.authUrl,
@@ -88,6 +109,7 @@ export class AuthService implements BearerProvider {
       endpoint,
       newManager: (source) => this.newManager(source),
       guard,
+      ...(customToken !== undefined ? { customToken } : {}),
     });
   }
 
@@ -102,6 +124,12 @@ export class AuthService implements BearerProvider {
     this.phase = 'starting';
     const abort = signal === undefined ? this.stopController.signal : AbortSignal.any([signal, this.stopController.signal]);
     try {
+      if (this.platformSignIn !== undefined && !this.platformSignIn.signedIn) {
+        // custom_token: no device token can be asked for before the merchant signs in on the counter page.
+        this.log.info('waiting for the merchant to sign in with the platform on the counter page (auth.mode custom_token)');
+        this.publishOverall();
+        await this.platformSignIn.whenSignedIn(abort);
+      }
       if (this.opts.settings.mode === 'client_credentials') {
         for (let attempt = 0; this.directory.merchants === undefined; attempt++) {
           try {
@@ -205,6 +233,7 @@ export class AuthService implements BearerProvider {
       merchants: this.merchants(),
       tokens,
     };
+    if (this.platformSignIn !== undefined) s.signInRequired = !this.platformSignIn.signedIn;
     const skew = this.skew.current();
     if (skew !== undefined) s.clockSkew = skew;
     const lastError = this.directory.lastError;
@@ -238,7 +267,23 @@ export class AuthService implements BearerProvider {
     });
   }
 
-  private newManager(source: ClientCredentialsSource | PasswordSource): TokenManager {
+  /**
+   * A new sign-in after a device token was asked for without one (before the first
+   * sign-in, or after the merchant's sign-in ran out): ask again now instead of at the next slow retry.
+   */
+  private onMerchantSignedIn(): void {
+    const m = this.choice.main();
+    if (m !== undefined && m.currentState !== 'valid' && m.currentState !== 'refreshing' && m.currentState !== 'acquiring') {
+      // Its last failure (no sign-in) is over: forget it and its slow retry.
+      m.reset();
+    }
+    this.publishOverall();
+    // While start() waits for the sign-in, it starts the manager itself.
+    if (this.phase !== 'started' || m === undefined || m.currentState !== 'idle') return;
+    m.start().catch((err: unknown) => this.log.warn({ code: isAgentError(err) ? err.code : undefined }, `device token after the merchant's sign-in: ${describeError(err)}`));
+  }
+
+  private newManager(source: ClientCredentialsSource | PasswordSource | CustomTokenSource): TokenManager {
     const s = this.opts.settings;
     return new TokenManager({
       source,

@@ -26,11 +26,13 @@ export interface AuthStatus {
   merchants: MerchantStatus[];
   tokens: TokenStatus[];
   clockSkew?: ClockSkew;
+  /** custom_token mode: no device token until the merchant signs in with the platform on the counter page. */
+  signInRequired?: boolean;
   /** Failure reading the merchant credentials, if that is what stands in the way. */
   lastError?: { code: string; message: string; at: string };
 }
 
-const ERROR_STATES: ReadonlySet<TokenState> = new Set(['config_fault', 'binding_mismatch', 'cert_refused', 'cert_expired', 'unknown_terminal', 'token_invalid']);
+const ERROR_STATES: ReadonlySet<TokenState> = new Set(['config_fault', 'binding_mismatch', 'cert_refused', 'cert_expired', 'unknown_terminal', 'token_invalid', 'sign_in_required']);
 
 export interface OverallInput {
   phase: AuthPhase;

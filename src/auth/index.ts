@@ -19,6 +19,9 @@ export {
 export { checkAccessToken, decodeJwtPayload, type AccessTokenInfo, type ClaimExpectations, type RawClaims } from './jwt.js';
 export { ClockSkewMeter, type ClockSkew } from './clock-skew.js';
 export { tokenResponseSchema, type TokenResponse, type GrantOutcome, type ResponseTiming } from './token-response.js';
+export { MerchantSignIn, MERCHANT_SCOPE, signInRefusalOf, type MerchantSignInOptions, type SignInCallback, type SignInRefusal } from './merchant-sign-in.js';
+export { SignInStates } from './sign-in-states.js';
+export type { CustomTokenSettings } from './auth-settings.js';
 export { StaffSignIn, type StaffSignInOptions, type StaffSignInResult } from './staff-sign-in.js';
 export { SignInThrottle, DEFAULT_SIGN_IN_THROTTLE, type SignInThrottlePolicy, type SignInAttempt } from './staff-throttle.js';
 export { StaffVerifier, STAFF_VERIFIER_FILE, SCRYPT_PARAMS, type StaffVerifierOptions } from './staff-verifier.js';

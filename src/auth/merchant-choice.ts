@@ -2,7 +2,7 @@ import { AgentError, ErrorCodes } from '../core/index.js';
 import type { AuthSettings } from './auth-settings.js';
 import type { CredentialsDirectory } from './credentials-directory.js';
 import { summary } from './merchant-credentials.js';
-import { ClientCredentialsSource, PasswordSource } from './sources.js';
+import { ClientCredentialsSource, PasswordSource, type CustomTokenSource } from './sources.js';
 import type { TokenEndpoint } from './token-endpoint.js';
 import type { TokenManager } from './token-manager.js';
 
@@ -10,8 +10,10 @@ export interface MerchantChoiceOptions {
   settings: AuthSettings;
   directory: CredentialsDirectory;
   endpoint: TokenEndpoint;
-  /** Builds the token manager of one merchant (client_credentials) or of the logged-in user (password). */
-  newManager: (source: ClientCredentialsSource | PasswordSource) => TokenManager;
+  /** Builds the token manager of one merchant (client_credentials), of the logged-in user (password) or of the signed-in merchant (custom_token). */
+  newManager: (source: ClientCredentialsSource | PasswordSource | CustomTokenSource) => TokenManager;
+  /** custom_token mode: the one source, the custom-token call after the merchant's sign-in. */
+  customToken?: CustomTokenSource;
   /** Throws when no token request may go out (our certificate is outside its validity window). */
   guard: () => void;
 }
@@ -53,6 +55,7 @@ export class MerchantChoice {
 
   defaultManager(): TokenManager {
     if (this.opts.settings.mode === 'password') return this.passwordManager();
+    if (this.opts.settings.mode === 'custom_token') return this.customManager();
     const id = this.opts.directory.defaultClientId;
     if (id === undefined) throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, 'merchant credentials have not been read yet');
     return this.managerOf(id);
@@ -64,11 +67,11 @@ export class MerchantChoice {
    */
   async managerFor(wanted: string | undefined): Promise<TokenManager> {
     const { directory } = this.opts;
-    if (this.opts.settings.mode === 'password') {
-      const m = this.passwordManager();
+    if (this.opts.settings.mode === 'password' || this.opts.settings.mode === 'custom_token') {
+      const m = this.opts.settings.mode === 'password' ? this.passwordManager() : this.customManager();
       const entity = m.info?.merchantId;
       if (wanted === undefined || wanted === m.clientId || wanted === entity || entity === undefined) return m;
-      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `the logged-in user does not act for merchant ${wanted}`);
+      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `the ${this.opts.settings.mode === 'password' ? 'logged-in user' : 'signed-in merchant'} does not act for merchant ${wanted}`);
     }
     if (directory.merchants === undefined) await directory.load();
     if (wanted === undefined) return this.defaultManager();
@@ -98,6 +101,18 @@ export class MerchantChoice {
     if (slot === undefined) throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `no merchant credentials for client ${clientId}`);
     m = this.opts.newManager(new ClientCredentialsSource(slot, endpoint, () => directory.load(), guard));
     this.managers.set(clientId, m);
+    return m;
+  }
+
+  /** The signed-in merchant's device token (custom_token mode): one manager, keyed by the realm application's client id. */
+  private customManager(): TokenManager {
+    const source = this.opts.customToken;
+    if (source === undefined) throw new AgentError(ErrorCodes.CONFIG_INVALID, 'config: auth.mode is custom_token but no custom-token source was set up');
+    let m = this.managers.get(source.clientId());
+    if (m === undefined) {
+      m = this.opts.newManager(source);
+      this.managers.set(source.clientId(), m);
+    }
     return m;
   }
 

@@ -95,8 +95,41 @@ export class TokenEndpoint {
 
   /** A realm's token URL, e.g. for the merchant token the custom-token flow needs (docs/platform-contract.md, "Tokens"). */
   realmClientCredentials(realm: string, clientId: string, clientSecret: string): Promise<GrantOutcome> {
-    const url = `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
-    return this.post('client_credentials', url, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+    return this.post('client_credentials', this.realmTokenUrl(realm), { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  }
+
+  /**
+   * The authorization code of the realm's sign-in exchanged for the merchant token (spec
+   * endpoint 2's authorization_code form: client_id, client_secret when the client has one,
+   * code, redirect_uri exactly as in the authorization request; docs/platform-contract.md, "Tokens").
+   */
+  authorizationCode(realm: string, clientId: string, clientSecret: string | undefined, code: string, redirectUri: string): Promise<GrantOutcome> {
+    return this.post('authorization_code', this.realmTokenUrl(realm), {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      ...(clientSecret !== undefined ? { client_secret: clientSecret } : {}),
+      code,
+      redirect_uri: redirectUri,
+    });
+  }
+
+  /** The merchant token renewed at the realm's token URL, by the client it was issued to; no `scope` (the original one). */
+  realmRefresh(realm: string, clientId: string, clientSecret: string | undefined, refreshToken: string): Promise<GrantOutcome> {
+    return this.post('refresh_token', this.realmTokenUrl(realm), {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      ...(clientSecret !== undefined ? { client_secret: clientSecret } : {}),
+      refresh_token: refreshToken,
+    });
+  }
+
+  /** The realm's authorization URL, where the merchant signs in in the browser (spec endpoint 6). */
+  realmAuthorizationUrl(realm: string): string {
+    return `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/protocol/openid-connect/auth`;
+  }
+
+  private realmTokenUrl(realm: string): string {
+    return `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`;
   }
 
   private userDomainTokenUrl(userDomain: string): string {

@@ -22,7 +22,8 @@ import type { GrantOutcome } from './token-response.js';
  * - binding_mismatch: the token carries cnf for another certificate than ours (RFC 8705);
  * - cert_refused / unknown_terminal: the platform refused the device certificate / serial;
  * - cert_expired: our certificate is outside its validity window (or our clock is wrong);
- * - token_invalid: the token is expired on arrival, not yet valid, or for another client.
+ * - token_invalid: the token is expired on arrival, not yet valid, or for another client;
+ * - sign_in_required: custom_token mode, the merchant has not signed in on the counter page (or must again).
  */
 export type TokenState =
   | 'idle'
@@ -36,6 +37,7 @@ export type TokenState =
   | 'cert_expired'
   | 'unknown_terminal'
   | 'token_invalid'
+  | 'sign_in_required'
   | 'stopped';
 
 /** How a manager obtains tokens: one OAuth flow for one client. */
@@ -121,6 +123,7 @@ const STATE_OF: Partial<Record<ErrorCode, TokenState>> = {
   CERT_NOT_YET_VALID: 'cert_expired',
   AUTH_UNKNOWN_TERMINAL: 'unknown_terminal',
   AUTH_TOKEN_INVALID: 'token_invalid',
+  AUTH_SIGN_IN_REQUIRED: 'sign_in_required',
   PLATFORM_BAD_RESPONSE: 'token_invalid',
 };
 

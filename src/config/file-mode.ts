@@ -12,7 +12,7 @@ function valueAt(layer: Record<string, unknown>, path: string): unknown {
 }
 
 /**
- * A configuration file that holds a secret (`auth.password`, docs/operations.md,
+ * A configuration file that holds a secret (`auth.password`, `auth.customToken.clientSecret`; docs/operations.md,
  * "Configuration keys that matter in production") must be open to its owner only, as the
  * device key must: mode 0600 (or 0400). Refused otherwise, naming the file, the key and the
  * chmod. A file without a secret is not checked (the secret may come from the environment).

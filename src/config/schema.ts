@@ -72,7 +72,10 @@ export const configSchema = z.strictObject({
     .prefault({}),
   auth: z
     .strictObject({
-      mode: z.enum(['client_credentials', 'password']).default('client_credentials').describe('how the terminal obtains its device token'),
+      mode: z
+        .enum(['client_credentials', 'password', 'custom_token'])
+        .default('client_credentials')
+        .describe("how the terminal obtains its device token; custom_token: demo only, a terminal without a registered device certificate, after the merchant's sign-in on the counter page"),
       merchantId: z.string().optional().describe('merchant (clientId or merchant name) to use when the terminal serves several'),
       username: z.string().optional().describe('staff user for the password grant'),
       password: z.string().optional().describe('staff password for the password grant (secret)'),
@@ -81,6 +84,18 @@ export const configSchema = z.strictObject({
       leewaySeconds: z.number().int().min(0).default(30).describe('clock leeway when checking exp/nbf'),
       backoffBaseMs: z.number().int().positive().default(1_000).describe('first retry delay'),
       backoffCapMs: z.number().int().positive().default(300_000).describe('longest retry delay'),
+      customToken: z
+        .strictObject({
+          realm: z.string().min(1).default('demo').describe("the realm whose authorization flow signs the merchant in and whose custom-token call issues the device token"),
+          clientId: z.string().min(1).default('portal-app').describe("the realm's application the merchant signs in to (its redirect URIs must include http://127.0.0.1/platform-sign-in/callback)"),
+          clientSecret: z.string().min(1).optional().describe("that application's secret, when it has one (secret)"),
+          deviceModel: z.string().min(1).default('terminal-agent').describe('device_model sent to the custom-token call'),
+          deviceId: z.string().min(1).optional().describe("device_id sent to the custom-token call; default the device certificate's serial number"),
+          method: z.enum(['api', 'device_flow']).default('api').describe('method sent to the custom-token call'),
+          signInMinutes: z.number().positive().max(60).default(10).describe('how long a sign-in started on the counter page may take before its state expires'),
+        })
+        .prefault({})
+        .describe('auth.mode custom_token (demo only): the realm sign-in and the custom-token call'),
       offlineSignInDays: z.number().min(0).default(7).describe('staff who signed in online within this many days may sign in against the local verifier while the platform is unreachable; 0 = never'),
     })
     .prefault({}),
@@ -189,4 +204,4 @@ export type Config = z.infer<typeof configSchema>;
 export type SerialPortConfig = Config['devices']['reader'];
 
 /** Keys whose values are secrets: shown as [redacted] by `config show`. */
-export const secretConfigPaths: readonly string[] = ['auth.password'];
+export const secretConfigPaths: readonly string[] = ['auth.password', 'auth.customToken.clientSecret'];

@@ -27,6 +27,8 @@ export const ErrorCodes = {
   AUTH_BINDING_MISMATCH: 'AUTH_BINDING_MISMATCH',
   AUTH_CERT_REFUSED: 'AUTH_CERT_REFUSED',
   AUTH_STOPPED: 'AUTH_STOPPED',
+  /** custom_token mode: no device token until the merchant signs in on the counter page. */
+  AUTH_SIGN_IN_REQUIRED: 'AUTH_SIGN_IN_REQUIRED',
   // platform client
   PLATFORM_NETWORK: 'PLATFORM_NETWORK',
   PLATFORM_TIMEOUT: 'PLATFORM_TIMEOUT',

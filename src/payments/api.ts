@@ -88,6 +88,12 @@ export interface CancelRequest {
 export interface RefundByWebRequest {
   /** Default: the full remaining amount (cancellable, else refundable). */
   amount?: number;
+  /**
+   * The merchant whose token looks up and gives back a web order the journal does not hold
+   * (clientId, merchant name or platform merchant id; default the default merchant). A sale
+   * in the journal goes with its own merchant (docs/platform-contract.md, "Decisions where the spec is silent", refund by web).
+   */
+  merchantId?: string;
 }
 
 export interface CaptureRequest {
@@ -172,9 +178,10 @@ export interface PaymentsApi {
   allowedOperations(clientTransactionId: string): Promise<AllowedOperationsView>;
   /**
    * Local view, refreshed from the platform's status call when `refresh` is set. An id the
-   * journal does not know is asked of the platform, unless `journalOnly` (PAYMENT_NOT_FOUND).
+   * journal does not know is asked of the platform with `merchantId`'s token (default merchant when absent),
+   * unless `journalOnly` (PAYMENT_NOT_FOUND).
    */
-  get(clientTransactionId: string, opts?: { refresh?: boolean; journalOnly?: boolean }): Promise<TransactionView>;
+  get(clientTransactionId: string, opts?: { refresh?: boolean; merchantId?: string; journalOnly?: boolean }): Promise<TransactionView>;
   list(query?: ListQuery): TransactionView[];
 }
 

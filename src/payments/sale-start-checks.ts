@@ -55,18 +55,30 @@ export async function checkSaleCanStart(ctx: PaymentContext, sale: ValidSale, st
   if (!journal.ok) throw new AgentError(ErrorCodes.JOURNAL_UNWRITABLE, `no sale can start: ${journal.detail}`);
   const disk = diskCheck(ctx, statfs);
   if (!disk.ok) throw new AgentError(ErrorCodes.DISK_SPACE_LOW, `no sale can start: ${disk.detail}`);
-  if (sale.merchantId !== undefined && ctx.merchantCheck !== undefined) {
-    try {
-      await ctx.merchantCheck(sale.merchantId);
-    } catch (err) {
-      // Only "not one of this terminal's merchants" refuses here; an unreachable platform leaves the sale to its own path (offline).
-      if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) {
-        throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${sale.merchantId} is not one of this terminal's merchants: nothing was started`, {
-          cause: err,
-          details: { field: 'merchantId', ...(err.details ?? {}) },
-        });
-      }
-      ctx.log.debug({ merchantId: sale.merchantId, err: describeError(err) }, 'merchant not checked before the sale');
+  if (sale.merchantId !== undefined) await checkMerchant(ctx, sale.merchantId, 'nothing was started');
+}
+
+/**
+ * A merchant named by a sale or a refund by web must be one of the terminal's: "not one of
+ * this terminal's merchants" refuses (AUTH_NO_MERCHANT, naming the field); an unreachable
+ * platform leaves the request to its own path (a sale offline, a lookup that fails by itself).
+ */
+async function checkMerchant(ctx: PaymentContext, merchantId: string, consequence: string): Promise<void> {
+  if (ctx.merchantCheck === undefined) return;
+  try {
+    await ctx.merchantCheck(merchantId);
+  } catch (err) {
+    if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) {
+      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${merchantId} is not one of this terminal's merchants: ${consequence}`, {
+        cause: err,
+        details: { field: 'merchantId', ...(err.details ?? {}) },
+      });
     }
+    ctx.log.debug({ merchantId, err: describeError(err) }, 'merchant not checked before the request');
   }
+}
+
+/** The merchant a refund by web names, checked like a sale's before anything is looked up or journaled. */
+export function checkOperationMerchant(ctx: PaymentContext, merchantId: string): Promise<void> {
+  return checkMerchant(ctx, merchantId, 'nothing was looked up or given back');
 }

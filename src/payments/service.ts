@@ -9,6 +9,7 @@ import type {
   ListQuery,
   PaymentsApi,
   PendingTracking,
+  RefundByWebRequest,
   RefundRequest,
   RelayStore,
   SaleRequest,
@@ -35,7 +36,7 @@ import { recoverAll } from './reversal.js';
 import { cancelCheck, captureCheck, localAllowed, mergeAllowed, refundCheck, requireAmount } from './rules.js';
 import { runCardSale } from './sale-card.js';
 import { validateSale } from './sale-request.js';
-import { checkSaleCanStart, diskCheck, journalCheck, type StorageCheck } from './sale-start-checks.js';
+import { checkOperationMerchant, checkSaleCanStart, diskCheck, journalCheck, type StorageCheck } from './sale-start-checks.js';
 import { runWalletSale, walletSettled } from './sale-wallet.js';
 import { toView } from './view.js';
 import { journalWebOrder, refuseWebOrder } from './web-order.js';
@@ -76,13 +77,14 @@ export class PaymentService implements PaymentsApi, RelayStore {
    * is asked of the platform's status call; what it answers is matched to the journal by
    * the ids in the record. `record` is the platform's answer when one was asked.
    */
-  private async locate(id: string): Promise<{ row: JournalRow | undefined; record?: Record<string, unknown> }> {
+  private async locate(id: string, merchantId?: string): Promise<{ row: JournalRow | undefined; record?: Record<string, unknown> }> {
     const ctx = this.ctx;
     const local = ctx.journal.get(id) ?? ctx.journal.byServerId(id);
     if (local !== undefined) return { row: local };
     let record: Record<string, unknown>;
     try {
-      record = await ctx.platform.status(id, { busyRetryMaxMs: 0 });
+      // A web order of another merchant is only visible with that merchant's token.
+      record = await ctx.platform.status(id, { busyRetryMaxMs: 0, ...(merchantId !== undefined ? { merchantId } : {}) });
     } catch (err) {
       if (isNotFoundError(err)) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}, neither in the journal nor at the platform`, { cause: err });
       throw err;
@@ -227,11 +229,14 @@ export class PaymentService implements PaymentsApi, RelayStore {
   }
 
   /** Cancel or refund by web: the platform picks which (no approval code applies, spec). */
-  async refundByWeb(id: string, req: { amount?: number } = {}): Promise<TransactionView> {
+  async refundByWeb(id: string, req: RefundByWebRequest = {}): Promise<TransactionView> {
     const ctx = this.ctx;
-    // A transaction only the platform knows (a web shop's order) is journaled from its record first (web-order.ts).
-    const found = await this.locate(id);
-    const sale = found.row ?? journalWebOrder(ctx, id, found.record ?? {});
+    // Named merchant refused before anything is asked or journaled, as a sale's (sale-start-checks.ts).
+    if (req.merchantId !== undefined) await checkOperationMerchant(ctx, req.merchantId);
+    // A transaction only the platform knows (a web shop's order) is journaled from its record first (web-order.ts),
+    // under the merchant named, whose token then gives it back.
+    const found = await this.locate(id, req.merchantId);
+    const sale = found.row ?? journalWebOrder(ctx, id, found.record ?? {}, req.merchantId);
     const open = openOperations(ctx, sale);
     const cancel = cancelCheck(sale, ctx.clock.wall(), open);
     const check = cancel.ok ? cancel : refundCheck(sale, ctx.clock.wall(), open);
@@ -267,12 +272,12 @@ export class PaymentService implements PaymentsApi, RelayStore {
     }
   }
 
-  async get(id: string, opts: { refresh?: boolean; journalOnly?: boolean } = {}): Promise<TransactionView> {
+  async get(id: string, opts: { refresh?: boolean; merchantId?: string; journalOnly?: boolean } = {}): Promise<TransactionView> {
     const ctx = this.ctx;
     if (opts.journalOnly === true && ctx.journal.get(id) === undefined && ctx.journal.byServerId(id) === undefined) {
       throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id} in the journal`);
     }
-    const found = await this.locate(id);
+    const found = await this.locate(id, opts.merchantId);
     if (found.row === undefined) {
       // Only the platform knows it: shown as it reports it, nothing journaled.
       return platformView(id, found.record ?? {}, ctx.config.payments.defaultCurrency, ctx.clock.wall());

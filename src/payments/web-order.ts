@@ -55,9 +55,10 @@ const refuse = (message: string): AgentError => new AgentError(ErrorCodes.PAYMEN
  * recorded against and an unknown outcome is looked up like any other
  * (docs/platform-contract.md, "Decisions where the spec is silent", refund by web). Only a
  * charged payment is taken; its amounts, status and events are the record's. The row keeps
- * the platform's client id (else the id given), so later calls name it as the platform does.
+ * the platform's client id (else the id given), so later calls name it as the platform does,
+ * and the merchant it was looked up with, so they go with that merchant's token.
  */
-export function journalWebOrder(ctx: PaymentContext, askedId: string, record: PlatformRecord): JournalRow {
+export function journalWebOrder(ctx: PaymentContext, askedId: string, record: PlatformRecord, merchantId?: string): JournalRow {
   const type = text(record.transactionType)?.trim().toLowerCase();
   if (type !== undefined && type !== 'payment') throw refuse(`transaction ${askedId} is a ${text(record.transactionType) ?? ''} at the platform, not a payment: nothing to give back by web`);
   const status = recordStatus(record);
@@ -76,6 +77,8 @@ export function journalWebOrder(ctx: PaymentContext, askedId: string, record: Pl
       state: 'approved',
       clientDateTime: saleTime(record, ctx.clock.wall()),
       origin: 'web',
+      // The merchant whose token found it: its refund by web goes with the same token (ctx.callOptions).
+      ...(merchantId !== undefined ? { merchantId } : {}),
       ...(method !== undefined ? { method } : {}),
       ...(serverId !== undefined ? { serverTransactionId: serverId } : {}),
     });

@@ -29,6 +29,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   AUTH_BINDING_MISMATCH: 502,
   AUTH_CERT_REFUSED: 502,
   AUTH_STOPPED: 503,
+  /** Nothing can reach the platform until the merchant signs in (custom_token mode). */
+  AUTH_SIGN_IN_REQUIRED: 503,
   // platform client: the platform's fault (bad gateway), a timeout, or our own request refused before it left
   PLATFORM_NETWORK: 502,
   PLATFORM_TIMEOUT: 504,

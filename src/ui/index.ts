@@ -19,7 +19,7 @@ export {
   type OfflineItemView,
   type OfflineLevelsView,
 } from './sources.js';
-export type { StaffAuthenticator, StaffView } from './staff-source.js';
+export type { PlatformSignInCallback, PlatformSignInSource, StaffAuthenticator, StaffView } from './staff-source.js';
 export { HTTP_STATUS_BY_CODE, httpStatusOf } from './error-status.js';
 export { LOCAL_TOKEN_FILE, localTokenPath } from './local-token.js';
 export { LocalApiClient, localApiUrl, readLocalToken, type ApiOperationRequest } from './client/local-api-client.js';

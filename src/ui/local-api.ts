@@ -34,7 +34,8 @@ import { registerStatusRoutes } from './routes/status.js';
 import type { DeviceStatusSource, HealthSource, MerchantsSource, OfflineApiSource } from './sources.js';
 import { SessionStore } from './session-store.js';
 import { SseHub } from './sse-hub.js';
-import type { StaffAuthenticator } from './staff-source.js';
+import type { PlatformSignInSource, StaffAuthenticator } from './staff-source.js';
+import { registerPlatformSignInRoutes } from './routes/platform-sign-in.js';
 import { defaultPageDirs, registerPageRoutes } from './static-page.js';
 
 export interface LocalApiOptions {
@@ -59,6 +60,8 @@ export interface LocalApiOptions {
   logLevel?: LogLevelControl;
   /** Staff sign-in for the counter page; without it nobody can sign in (programs still use the token). */
   staff?: StaffAuthenticator;
+  /** auth.mode custom_token: the merchant's sign-in with the platform (routes/platform-sign-in.ts); without it the routes refuse. */
+  platformSignIn?: PlatformSignInSource;
   /** How often an open event stream checks that its session is still alive (default 30 s). */
   sessionCheckMs?: number;
   /** Receipts and the end-of-day report (docs/receipts.md); without it their routes are not served. */
@@ -156,7 +159,8 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       registerHealthRoutes(router, { health: opts.health });
       registerMetricsRoute(router, { metrics: agentMetrics });
       registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs() });
-      registerSessionRoutes(router, { config, log, sessions: store, staff: opts.staff });
+      registerSessionRoutes(router, { config, log, sessions: store, staff: opts.staff, platformSignIn: opts.platformSignIn !== undefined });
+      registerPlatformSignInRoutes(router, { config, log, sessions: store, signIn: opts.platformSignIn });
       const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, merchants: opts.merchants, devices, sse: hub, runId, startedAt, clock, metrics: agentMetrics };
       registerPaymentRoutes(router, deps);
       registerStatusRoutes(router, deps);

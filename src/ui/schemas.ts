@@ -55,6 +55,7 @@ export const refundBodySchema = z.strictObject({
 /** Cancel or refund by web: the amount only (no approval code applies to by-web operations). */
 export const refundByWebBodySchema = z.strictObject({
   amount: amountText.optional(),
+  merchantId: shortText(64).optional(),
 });
 
 export const captureBodySchema = z.strictObject({
@@ -98,6 +99,7 @@ export const listQuerySchema = z.strictObject({
 
 export const getQuerySchema = z.strictObject({
   refresh: z.enum(['0', '1', 'true', 'false']).optional(),
+  merchantId: shortText(64).optional(),
 });
 
 export const noQuerySchema = z.strictObject({});

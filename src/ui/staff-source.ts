@@ -16,3 +16,21 @@ export interface StaffAuthenticator {
   /** `client`: the caller's address, for the failed sign-in throttle (API_SIGN_IN_THROTTLED while it makes the caller wait). */
   signIn(username: string, password: string, client?: string): Promise<StaffView>;
 }
+
+/** What a callback of the platform sign-in carries (the realm's redirect: docs/platform-contract.md, "Tokens", custom-token flow). */
+export interface PlatformSignInCallback {
+  state?: string | undefined;
+  code?: string | undefined;
+  error?: string | undefined;
+}
+
+/**
+ * The merchant's sign-in with the platform for auth.mode custom_token (src/auth/merchant-sign-in.ts):
+ * the realm's authorization URL for a new sign-in, and its callback, which ends in who
+ * signed in (never a token). A refused callback rejects with API_SIGN_IN_FAILED whose
+ * details name the reason.
+ */
+export interface PlatformSignInSource {
+  begin(redirectUri: string): string;
+  complete(callback: PlatformSignInCallback): Promise<StaffView>;
+}

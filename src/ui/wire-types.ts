@@ -126,6 +126,8 @@ export interface ApiRefundRequest {
 /** POST /api/v1/transactions/:id/refund-by-web: the platform picks cancel or refund; no approval code. */
 export interface ApiRefundByWebRequest {
   amount?: string;
+  /** Whose token looks up and gives back a web shop's order the journal does not hold; default the default merchant. */
+  merchantId?: string;
 }
 
 /** POST /api/v1/transactions/:id/capture. */
@@ -353,6 +355,8 @@ export interface ApiLogLevelAnswer {
 /** GET/POST/DELETE /session: who is signed in at the counter page; never a token or a session id. */
 export interface ApiSessionAnswer {
   signedIn: boolean;
+  /** auth.mode custom_token: the page offers "Sign in with the platform" (POST /platform-sign-in). */
+  platformSignIn?: boolean;
   staff?: {
     username: string;
     /** For the header: the token's name claim, else the username. */

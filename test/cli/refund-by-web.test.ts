@@ -89,10 +89,26 @@ describe('terminal-agent refund-by-web', () => {
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(300);
   });
 
+  it("--merchant: another merchant's web order is looked up and given back with that merchant's token; an unknown merchant is refused", async () => {
+    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 2_200, currency: 'EUR' }, merchantId: 'm-1002' });
+    const id = order?.clientTransactionId as string;
+    const without = await runCli([...flags, 'refund-by-web', id]);
+    expect(without.code).toBe(1);
+    expect(without.stderr).toMatch(/\[PAYMENT_NOT_FOUND\]/);
+    const unknown = await runCli([...flags, 'refund-by-web', id, '--merchant', 'no-such-merchant']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no-such-merchant is not one of this terminal's merchants.*\[AUTH_NO_MERCHANT\]/);
+    // The amount typed is read in the order's currency, found with the same merchant's token.
+    const r = await runCli([...flags, 'refund-by-web', id, '--amount', '22.00', '--merchant', 'Demo Books', '--json']);
+    expect(await finalOf(r)).toMatchObject({ kind: 'refund', amount: 2_200, state: 'approved', relatedClientTransactionId: id });
+    expect(agent.demoPlatform?.payments.netCharged(id, 'm-1002')).toBe(0);
+  });
+
   it('is listed in the help with its options', async () => {
     const r = await runCli(['refund-by-web', '--help']);
     expect(r.stdout.replace(/\s+/g, " ")).toMatch(/the platform picks cancel or refund; no approval code/);
     expect(r.stdout).toMatch(/--amount <amount>/);
+    expect(r.stdout).toMatch(/--merchant <merchant>/);
     expect(r.stdout).not.toMatch(/approval-code/);
   });
 });

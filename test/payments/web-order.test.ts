@@ -58,6 +58,33 @@ describe('refund by web of a web shop\'s order', () => {
     expect(fixture.demo.platform.payments.netCharged(order.clientTransactionId)).toBe(1_000);
   });
 
+  it("another merchant's web order: looked up and given back with that merchant's token (merchantId), not found with the default one", async () => {
+    t = await fixture.startTerminal();
+    // Demo Books (m-1002) is not the terminal's default merchant (Demo Coffee).
+    const order = webOrder(3_000, 'm-1002');
+    await expect(t.service.refundByWeb(order.clientTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_NOT_FOUND' });
+    expect(t.service.row(order.clientTransactionId)).toBeUndefined();
+
+    // Demo Books allows no partial cancel: everything left, the merchant named by its name.
+    const op = await fixture.final(t, await t.service.refundByWeb(order.clientTransactionId, { merchantId: 'Demo Books' }));
+    expect(op).toMatchObject({ state: 'approved', amount: 3_000, relatedClientTransactionId: order.clientTransactionId });
+    expect(await t.service.get(order.clientTransactionId)).toMatchObject({ origin: 'web', merchantId: 'Demo Books' });
+    expect(fixture.demo.platform.payments.netCharged(order.clientTransactionId, 'm-1002')).toBe(0);
+  });
+
+  it('an unknown merchant is refused before anything is looked up or journaled, naming the field', async () => {
+    t = await fixture.startTerminal();
+    const order = webOrder(1_000);
+    const before = fixture.demo.platform.payments.netCharged(order.clientTransactionId);
+    await expect(t.service.refundByWeb(order.clientTransactionId, { merchantId: 'no-such-merchant' })).rejects.toMatchObject({
+      code: 'AUTH_NO_MERCHANT',
+      message: /merchant no-such-merchant is not one of this terminal's merchants: nothing was looked up or given back/,
+      details: { field: 'merchantId' },
+    });
+    expect(t.service.list()).toEqual([]);
+    expect(fixture.demo.platform.payments.netCharged(order.clientTransactionId)).toBe(before);
+  });
+
   it('an id neither the journal nor the platform knows is still PAYMENT_NOT_FOUND, and nothing is journaled', async () => {
     t = await fixture.startTerminal();
     await expect(t.service.refundByWeb('web-no-such-order')).rejects.toMatchObject({ code: 'PAYMENT_NOT_FOUND' });

@@ -224,3 +224,27 @@ describe('logs', () => {
     expect(leakedSecrets(f.sink, seen)).toEqual([]);
   });
 });
+
+describe("a terminal's loopback callback (RFC 8252 7.3) and the realm's URLs", () => {
+  const CALLBACK = 'http://127.0.0.1:45678/platform-sign-in/callback';
+  const REALM_AUTH = '/auth/realms/demo/protocol/openid-connect/auth';
+  const REALM_TOKEN = '/auth/realms/demo/protocol/openid-connect/token';
+
+  it('matches a registered loopback redirect URI on any port, and nothing else more loosely', async () => {
+    const loc = await authorize({ redirect_uri: CALLBACK }, REALM_AUTH);
+    expect(`${loc.origin}${loc.pathname}`).toBe(CALLBACK);
+    const code = loc.searchParams.get('code') as string;
+    const r = await exchange(code, { redirect_uri: CALLBACK }, REALM_TOKEN);
+    expect(r.status).toBe(200);
+    for (const other of ['http://127.0.0.1:45678/platform-sign-in/other', 'https://127.0.0.1:45678/platform-sign-in/callback', 'http://10.0.0.7:45678/platform-sign-in/callback', 'http://u:p@127.0.0.1:45678/platform-sign-in/callback']) {
+      const refused = await f.form(REALM_AUTH, { ...authParams({ redirect_uri: other }), ...USER });
+      expect(refused.status, other).toBe(400);
+    }
+  });
+
+  it("lets the log-in form's answer redirect to the client's callback (CSP form-action names its origin)", async () => {
+    const r = await f.call('GET', `${REALM_AUTH}${query(authParams({ redirect_uri: CALLBACK }))}`);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-security-policy']).toBe("default-src 'none'; form-action 'self' http://127.0.0.1:45678");
+  });
+});

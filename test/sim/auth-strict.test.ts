@@ -134,3 +134,18 @@ describe('logs', () => {
     expect(leakedSecrets(f.sink, seen)).toEqual([]);
   });
 });
+
+describe('strict: the custom-token call takes the contract fields only', () => {
+  const CUSTOM = '/auth/realms/demo/custom-token';
+  it('refuses a field outside device_model, device_id and method with invalid_request; the standard profile ignores it', async () => {
+    const merchantToken = remember(await oauthToken({ grant_type: 'client_credentials', ...M1 })).json().access_token as string;
+    const headers = { authorization: `Bearer ${merchantToken}` };
+    const exact = remember(await f.form(CUSTOM, { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api' }, { headers }));
+    expect(exact.status).toBe(200);
+    const extra = await f.form(CUSTOM, { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api', serial_number: 'TA-0001' }, { headers });
+    expect(errorOf(extra)).toEqual({ status: 400, error: 'invalid_request' });
+    expect(extra.json().error_description).toMatch(/serial_number/);
+    await profile('standard');
+    expect(remember(await f.form(CUSTOM, { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api', serial_number: 'TA-0001' }, { headers })).status).toBe(200);
+  });
+});

@@ -99,6 +99,22 @@ describe('POST /api/v1/transactions/{id}/refund-by-web', () => {
     expect(listed.find((v) => v.clientTransactionId === id)).toMatchObject({ origin: 'web', message: expect.stringMatching(/web order/) });
   });
 
+  it("another merchant's web order: merchantId names whose token looks it up and gives it back; an unknown merchant is refused", async () => {
+    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 3_000, currency: 'EUR' }, merchantId: 'm-1002' });
+    const id = order?.clientTransactionId as string;
+    const withoutMerchant = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: {} });
+    expect(withoutMerchant.status).toBe(404);
+    const unknown = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { merchantId: 'no-such-merchant' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error).toMatchObject({ code: 'AUTH_NO_MERCHANT', message: expect.stringMatching(/no-such-merchant is not one of this terminal's merchants/) });
+    // The amount typed is read in the order's currency, looked up with the same merchant's token.
+    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '30.00', merchantId: 'terminal-app-1002' } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 3_000, relatedClientTransactionId: id });
+    agent.demoPlatform?.payments.complete(r.json.transaction.clientTransactionId as string);
+    await waitFor(async () => agent.demoPlatform?.payments.netCharged(id, 'm-1002'), (v) => v === 0, `web order ${id} given back`);
+  });
+
   it('refuses an approval code (none applies by web), a mistyped amount and an unknown transaction', async () => {
     const id = await approvedCardSale('5.00');
     const code = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { approvalCode: '4711' } });
@@ -143,6 +159,24 @@ describe('counter page: cancel or refund by web', () => {
     await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/^By web 2\.50 EUR: done/);
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(550);
     await page.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-done.png') });
+  });
+
+  it("offers the terminal's merchants: another merchant's web order is given back with the merchant picked", async () => {
+    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 1_500, currency: 'EUR' }, merchantId: 'm-1002' });
+    const id = order?.clientTransactionId as string;
+    await page.getByTestId('web-close').click();
+    await page.getByTestId('web-open').click();
+    await page.getByTestId('web-merchant').waitFor();
+    await page.getByTestId('web-id').fill(id);
+    await page.getByTestId('web-amount').fill('');
+    await page.getByTestId('web-merchant').selectOption('terminal-app-1002');
+    await page.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-merchant.png') });
+    await page.getByTestId('web-send').click();
+    await page.locator('[data-testid="web-message"][data-result]').waitFor();
+    const state = await page.getByTestId('web-message').getAttribute('data-result');
+    expect(['approved', 'pending']).toContain(state);
+    const listed = (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth() })).json.transaction;
+    expect(listed).toMatchObject({ origin: 'web', merchantId: 'terminal-app-1002' });
   });
 
   it('starts from the selected sale, and says what went wrong', async () => {

@@ -16,6 +16,10 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
   const dispatchers = dispatchersOf(state);
   if (identity === undefined || dispatchers === undefined) return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
   if (state.unreachable !== undefined) return { status: 'fail', finding: state.unreachable.finding, remedy: state.unreachable.remedy };
+  if (config.auth.mode === 'custom_token') {
+    // The device token needs the merchant's sign-in in a browser (docs/platform-contract.md, "Tokens", custom-token flow): nothing diag can do.
+    return { status: 'skip', finding: "auth.mode is custom_token: the device token comes after the merchant's sign-in with the platform on the counter page (the agent's status says whether it is held)" };
+  }
   const clock = { mono: () => performance.now(), wall: state.now };
   const endpoint = new TokenEndpoint({ authUrl: endpoints.authUrl, deviceAuthUrl: endpoints.deviceAuthUrl, dispatchers, clock });
 

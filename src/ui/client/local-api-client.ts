@@ -127,8 +127,12 @@ export class LocalApiClient {
     return (await this.call<ApiTransactionAnswer>('POST', `/api/v1/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
   }
 
-  async transaction(id: string, refresh = false): Promise<ApiTransaction> {
-    const q = refresh ? '?refresh=1' : '';
+  /** `merchantId`: whose token looks up an id the journal does not know (a web order of another merchant). */
+  async transaction(id: string, refresh = false, merchantId?: string): Promise<ApiTransaction> {
+    const params = new URLSearchParams();
+    if (refresh) params.set('refresh', '1');
+    if (merchantId !== undefined) params.set('merchantId', merchantId);
+    const q = params.size > 0 ? `?${params.toString()}` : '';
     return (await this.call<ApiTransactionAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}${q}`)).transaction;
   }
 

@@ -81,7 +81,7 @@ export class Api {
     return (await this.call<TransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
   }
   /** Cancel or refund by web: the platform picks which; answers the operation's row. */
-  async refundByWeb(id: string, body: { amount?: string }): Promise<Transaction> {
+  async refundByWeb(id: string, body: { amount?: string; merchantId?: string }): Promise<Transaction> {
     return (await this.call<TransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/refund-by-web`, body)).transaction;
   }
   async status(): Promise<AgentStatus> {

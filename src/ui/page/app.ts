@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   // Nothing but the sign-in screen until a clerk has signed in (docs/architecture.md, "Local API and counter page").
   const screen = new SignInScreen();
   const session = await currentSession();
-  const clerk = session.staff ?? (await screen.ask());
+  const clerk = session.staff ?? (await screen.ask(session.platformSignIn === true));
   screen.signedIn(clerk);
   const banner = new ErrorBanner();
   const api = new Api();

@@ -46,6 +46,11 @@ export class MerchantPicker {
     return v === '' ? undefined : v;
   }
 
+  /** The terminal's merchants as last loaded (the by-web entry offers them too). */
+  all(): readonly Merchant[] {
+    return this.merchants;
+  }
+
   nameOf(clientId: string | undefined): string | undefined {
     return this.merchants.find((m) => m.clientId === clientId || m.merchantId === clientId)?.merchantName;
   }

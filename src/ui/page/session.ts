@@ -41,6 +41,23 @@ export async function signIn(username: string, password: string): Promise<Clerk>
   return json.staff;
 }
 
+/**
+ * Starts the merchant's sign-in with the platform (auth.mode custom_token): the agent answers
+ * the realm's authorization URL, which the browser then opens; the realm sends it back to
+ * the agent's callback, which signs the merchant in here.
+ */
+export async function platformAuthorizationUrl(): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch('/platform-sign-in', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', cache: 'no-store', credentials: 'same-origin' });
+  } catch {
+    throw new Error('The terminal agent does not answer. Is it running?');
+  }
+  const json = (await res.json().catch(() => ({}))) as { authorizationUrl?: string; error?: { message?: string } };
+  if (!res.ok || typeof json.authorizationUrl !== 'string') throw new Error(json.error?.message ?? `Sign-in failed (HTTP ${res.status}).`);
+  return json.authorizationUrl;
+}
+
 export async function signOut(): Promise<void> {
   await fetch('/session', { method: 'DELETE', cache: 'no-store', credentials: 'same-origin' }).catch(() => undefined);
 }

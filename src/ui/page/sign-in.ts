@@ -1,5 +1,16 @@
 import { byId, show } from './dom.js';
-import { SESSION_ENDED, signIn, signOut, type Clerk } from './session.js';
+import { SESSION_ENDED, platformAuthorizationUrl, signIn, signOut, type Clerk } from './session.js';
+
+/** What the agent's callback says when the platform sign-in gave no session (`/?sign-in=<reason>`, routes/platform-sign-in.ts). */
+const PLATFORM_REFUSALS: Record<string, string> = {
+  state_missing: 'That sign-in was not started on this counter: sign in with the platform again.',
+  state_unknown: 'That sign-in was not started on this counter, or was already used: sign in with the platform again.',
+  state_expired: 'The sign-in took too long: sign in with the platform again.',
+  denied: 'The platform did not sign you in: sign in with the platform again.',
+  no_code: 'The platform sent no sign-in code: sign in with the platform again.',
+  refused: 'The platform refused the sign-in: sign in with the platform again.',
+  unreachable: 'The platform cannot be reached: try again in a moment.',
+};
 
 /**
  * The sign-in screen (#sign-in) shown instead of the counter until a clerk signs in, and the
@@ -7,12 +18,34 @@ import { SESSION_ENDED, signIn, signOut, type Clerk } from './session.js';
  * the class `signed-out`, which hides every other section (styles.css).
  */
 export class SignInScreen {
-  /** Shows the form; resolves when a clerk has signed in. */
-  ask(): Promise<Clerk> {
+  /**
+   * Shows the form; resolves when a clerk has signed in. With `platform` (auth.mode
+   * custom_token) it also offers the merchant's sign-in with the platform, which leaves the
+   * page for the platform's sign-in and comes back signed in (or with `?sign-in=<reason>`).
+   */
+  ask(platform = false): Promise<Clerk> {
     document.body.classList.add('signed-out');
     show(byId('sign-in'), true);
     const form = byId<HTMLFormElement>('sign-in-form');
     const message = byId('sign-in-message');
+    const refused = new URLSearchParams(location.search).get('sign-in');
+    if (refused !== null) {
+      message.textContent = PLATFORM_REFUSALS[refused] ?? PLATFORM_REFUSALS.refused ?? '';
+      message.dataset.reason = refused;
+      history.replaceState(null, '', '/');
+    }
+    const platformButton = byId<HTMLButtonElement>('platform-sign-in');
+    show(platformButton, platform);
+    platformButton.addEventListener('click', () => {
+      platformButton.disabled = true;
+      message.textContent = 'Opening the platform sign-in …';
+      platformAuthorizationUrl()
+        .then((url) => location.assign(url))
+        .catch((err: unknown) => {
+          platformButton.disabled = false;
+          message.textContent = err instanceof Error ? err.message : String(err);
+        });
+    });
     const user = byId<HTMLInputElement>('sign-in-username');
     const pass = byId<HTMLInputElement>('sign-in-password');
     const button = byId<HTMLButtonElement>('sign-in-submit');
@@ -43,6 +76,9 @@ export class SignInScreen {
 
   /** The clerk in the header, sign-out, and the operations their permissions allow (the agent refuses the rest with 403). */
   signedIn(clerk: Clerk): void {
+    // Also when the page opens on a session it already has (a reload, or back from the platform sign-in).
+    show(byId('sign-in'), false);
+    document.body.classList.remove('signed-out');
     byId('clerk-name').textContent = clerk.offline ? `${clerk.name} (offline sign-in)` : clerk.name;
     show(byId('clerk'), true);
     show(byId('op-cancel'), clerk.can.cancel);

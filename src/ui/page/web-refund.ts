@@ -7,6 +7,8 @@ import type { PageContext } from './page-context.js';
  * by its transaction id, typed or taken from the selected row, because the one to act on is
  * often not in today's list. The platform picks cancel or refund; no approval code applies
  * (docs/platform-contract.md, "Endpoints"). The amount is optional: empty = everything left.
+ * With several merchants, a merchant picker names whose web shop's order it is (the lookup
+ * and the refund go with that merchant's token); the default merchant is preselected.
  */
 export class WebRefund {
   constructor(
@@ -28,8 +30,34 @@ export class WebRefund {
     msg.className = 'ops-message';
     msg.textContent = '';
     delete msg.dataset.result;
+    this.fillMerchants();
     show(byId('web'), true);
     field.focus();
+  }
+
+  private fillMerchants(): void {
+    const merchants = this.ctx.merchants.all();
+    const select = byId<HTMLSelectElement>('web-merchant');
+    const previous = select.value;
+    select.replaceChildren(
+      ...merchants.map((m) => {
+        const o = new Option(m.default ? `${m.merchantName} (default)` : m.merchantName, m.clientId);
+        o.dataset.testid = `web-merchant-${m.clientId}`;
+        return o;
+      }),
+    );
+    const keep = merchants.some((m) => m.clientId === previous);
+    select.value = keep ? previous : (merchants.find((m) => m.default)?.clientId ?? merchants[0]?.clientId ?? '');
+    show(byId('web-merchant-field'), merchants.length > 1);
+  }
+
+  /** The merchant picked, sent only when there is a choice and it is not the default one (the agent's default applies then). */
+  private merchantId(): string | undefined {
+    const merchants = this.ctx.merchants.all();
+    if (merchants.length < 2) return undefined;
+    const v = byId<HTMLSelectElement>('web-merchant').value;
+    const chosen = merchants.find((m) => m.clientId === v);
+    return chosen === undefined || chosen.default ? undefined : chosen.clientId;
   }
 
   private async send(): Promise<void> {
@@ -47,7 +75,8 @@ export class WebRefund {
     msg.className = 'ops-message';
     msg.textContent = 'by web…';
     try {
-      const t = await this.ctx.api.refundByWeb(id, amount !== undefined ? { amount } : {});
+      const merchantId = this.merchantId();
+      const t = await this.ctx.api.refundByWeb(id, { ...(amount !== undefined ? { amount } : {}), ...(merchantId !== undefined ? { merchantId } : {}) });
       // The operation's own row is `approved` when the platform accepted it; its message says whether it cancelled or refunded.
       const outcome = t.state === 'approved' ? 'done' : t.state.replace(/_/g, ' ');
       msg.textContent = `By web ${t.amountText}: ${outcome}${t.message ? ` (${t.message})` : ''}`;

@@ -81,7 +81,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
   router.add('GET', '/api/v1/transactions/:id', async (ctx) => {
     const q = parseInput(getQuerySchema, queryObject(ctx.query), 'query');
     const refresh = q.refresh === '1' || q.refresh === 'true';
-    const view = await payments.get(idParam(ctx), { refresh });
+    const view = await payments.get(idParam(ctx), { refresh, ...(q.merchantId !== undefined ? { merchantId: q.merchantId } : {}) });
     return { status: 200, body: { transaction: apiTransaction(view, { withEvents: true }) } satisfies ApiTransactionAnswer };
   });
 
@@ -92,9 +92,9 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
   });
 
   /** Amount text in the sale's currency (cancel, refund, capture act on a sale). */
-  async function amountFor(id: string, text: string | undefined): Promise<number | undefined> {
+  async function amountFor(id: string, text: string | undefined, merchantId?: string): Promise<number | undefined> {
     if (text === undefined) return undefined;
-    const sale = await payments.get(id);
+    const sale = await payments.get(id, merchantId !== undefined ? { merchantId } : {});
     return parseAmount(text, sale.currency);
   }
 
@@ -128,8 +128,10 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     noQuery(ctx);
     const id = idParam(ctx);
     const body = parseInput(refundByWebBodySchema, await readJsonBody(ctx.req), 'request body');
-    const amount = await amountFor(id, body.amount);
-    const view = await payments.refundByWeb(id, amount !== undefined ? { amount } : {});
+    // merchantId: whose token looks up a web order the journal does not hold, and gives it back; an unknown merchant is refused (AUTH_NO_MERCHANT).
+    const merchant = body.merchantId !== undefined ? { merchantId: body.merchantId } : {};
+    const amount = await amountFor(id, body.amount, body.merchantId);
+    const view = await payments.refundByWeb(id, { ...(amount !== undefined ? { amount } : {}), ...merchant });
     return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
   });
 

@@ -21,6 +21,8 @@ export interface SessionRouteDeps {
   log: Logger;
   sessions: SessionStore;
   staff: StaffAuthenticator | undefined;
+  /** The page offers "Sign in with the platform" (auth.mode custom_token: routes/platform-sign-in.ts). */
+  platformSignIn?: boolean;
 }
 
 function answer(session: Session, config: Config): ApiSessionAnswer {
@@ -38,7 +40,8 @@ export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): v
   router.add('GET', '/session', (ctx) => {
     const id = sessionIdOf(ctx.req);
     const session = id === undefined ? undefined : deps.sessions.touch(id);
-    return { status: 200, body: session === undefined ? ({ signedIn: false } satisfies ApiSessionAnswer) : answer(session, deps.config) };
+    const offer = deps.platformSignIn === true ? { platformSignIn: true } : {};
+    return { status: 200, body: session === undefined ? ({ signedIn: false, ...offer } satisfies ApiSessionAnswer) : { ...answer(session, deps.config), ...offer } };
   });
 
   router.add('POST', '/session', async (ctx) => {

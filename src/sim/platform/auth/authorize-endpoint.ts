@@ -5,14 +5,20 @@ import { uniqueParams } from './form.js';
 import { loginPage } from './login-page.js';
 import { oauthError } from './oauth-error.js';
 import { parseScope } from './scope.js';
+import { redirectUriRegistered } from './redirect-uri.js';
 
-const HTML_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  // The page posts to itself only; nothing else runs on it.
-  'content-security-policy': "default-src 'none'; form-action 'self'",
-  'x-frame-options': 'DENY',
-};
+/**
+ * The page posts to itself only; nothing else runs on it. form-action also covers the
+ * redirect that answers the post, so the client's redirect URI's origin is allowed too.
+ */
+function htmlHeaders(redirectUri: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': `default-src 'none'; form-action 'self' ${new URL(redirectUri).origin}`,
+    'x-frame-options': 'DENY',
+  };
+}
 
 /** Query parameters, overridden by the form body of a POST. */
 function requestParams(req: SimRequest): Map<string, string> {
@@ -44,7 +50,7 @@ export function authorizeEndpoint(core: AuthCore) {
     const redirectUri = params.get('redirect_uri');
     const client = clientId === undefined ? undefined : core.clients.get(clientId);
     if (client === undefined) throw oauthError('invalid_request', 'missing or unknown client_id');
-    if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) {
+    if (redirectUri === undefined || !redirectUriRegistered(client.redirectUris, redirectUri)) {
       throw oauthError('invalid_request', 'redirect_uri is not registered for this client');
     }
     const state = params.get('state');
@@ -68,7 +74,7 @@ export function authorizeEndpoint(core: AuthCore) {
     const username = params.get('username');
     const password = params.get('password');
     if (username === undefined && password === undefined) {
-      return { status: 200, headers: HTML_HEADERS, text: loginPage(req.path, params) };
+      return { status: 200, headers: htmlHeaders(redirectUri), text: loginPage(req.path, params) };
     }
     const user = core.ctx.seed.users.find((u) => u.username === username);
     if (user === undefined || password === undefined || !sameSecret(user.password, password)) return fail(401, 'invalid user credentials');

@@ -8,6 +8,9 @@ import { withScopes } from './scope.js';
 
 const METHODS = ['api', 'device_flow'];
 
+/** The form the spec gives the call (endpoint 5): these fields and no other. */
+const CONTRACT_FIELDS: readonly string[] = ['device_model', 'device_id', 'method'];
+
 /**
  * The custom-token call (demo only; docs/platform-contract.md, "Tokens"): a device token for a terminal call without a physical terminal,
  * in exchange for a merchant token. When the call comes with a platform client
@@ -25,6 +28,9 @@ export function customTokenEndpoint(core: AuthCore) {
         });
       }
       const form = tokenForm(req);
+      // Strict: a field outside the contract is refused, so a client that invents one shows red (docs/architecture.md, "Demo platform").
+      const extra = [...form.keys()].filter((k) => !CONTRACT_FIELDS.includes(k));
+      if (core.ctx.profile.strict && extra.length > 0) throw oauthError('invalid_request', `unknown parameter ${extra.map((k) => k.slice(0, 40)).join(', ')}: the custom-token call takes device_model, device_id and method only`);
       const deviceModel = required(form, 'device_model');
       const deviceId = required(form, 'device_id');
       const method = required(form, 'method');
