@@ -10,16 +10,30 @@ import { formatAmount } from './money.js';
 import { toView } from './view.js';
 
 /**
- * Capture of every pending card authorization of a merchant in one platform call
+ * Capture of every pending card authorization of a merchant (of every merchant when none
+ * is named) in one platform call per merchant
  * (docs/platform-contract.md, "Endpoints": captureall). The call has no id of its own,
  * so it gets a journal row of its own; when its answer is lost, each pending sale tells
  * by its own status whether it was captured.
  */
 export async function captureAllPending(ctx: PaymentContext, merchantId?: string): Promise<TransactionView[]> {
-  const merchant = merchantId ?? ctx.config.auth.merchantId;
-  const pending = ctx.journal
-    .inStates(['approved'])
-    .filter((r) => r.kind === 'sale' && r.capturedAmount === 0 && isAuthorization(r) && (merchant === undefined || r.merchantId === undefined || r.merchantId === merchant));
+  if (merchantId !== undefined) return captureAllOf(ctx, merchantId);
+  // No merchant named: every merchant with an authorization waiting, the default one first
+  // (one platform call per merchant; its token decides whose sales it captures).
+  const fallback = ctx.config.auth.merchantId;
+  const others = new Set(pendingAuthorizations(ctx).flatMap((r) => (r.merchantId !== undefined && r.merchantId !== fallback ? [r.merchantId] : [])));
+  const views = await captureAllOf(ctx, fallback);
+  for (const merchant of others) views.push(...(await captureAllOf(ctx, merchant)));
+  return views;
+}
+
+function pendingAuthorizations(ctx: PaymentContext): JournalRow[] {
+  return ctx.journal.inStates(['approved']).filter((r) => r.kind === 'sale' && r.capturedAmount === 0 && isAuthorization(r));
+}
+
+async function captureAllOf(ctx: PaymentContext, merchant: string | undefined): Promise<TransactionView[]> {
+  // A row without a merchant was made for the default merchant.
+  const pending = pendingAuthorizations(ctx).filter((r) => (r.merchantId ?? ctx.config.auth.merchantId) === merchant);
   // One journal row for the call (capture all has no id of its own); amount: what is pending locally.
   const anchor = { ...(pending[0] ?? { clientTransactionId: '', currency: ctx.config.payments.defaultCurrency }) } as JournalRow;
   const op = ctx.insert({

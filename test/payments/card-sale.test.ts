@@ -93,6 +93,19 @@ describe('card sales against the demo platform', () => {
     expect((await t.service.captureAll('m-1002')).map((v) => v.clientTransactionId)).not.toContain(a.clientTransactionId);
   });
 
+  it('capture all without a merchant captures the pending authorizations of every merchant, not only the default one', async () => {
+    t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred', reversalRetryCapMs: 200 } } });
+    const books = await (await t.service.startSale({ method: 'card', amount: 1300, currency: 'EUR', merchantId: 'm-1002' })).done;
+    const coffee = await (await t.service.startSale({ method: 'card', amount: 1400, currency: 'EUR' })).done;
+    expect(books.capturedAmount).toBe(0);
+    const captured = await t.service.captureAll();
+    expect(captured.map((v) => v.clientTransactionId)).toContain(books.clientTransactionId);
+    expect((await t.service.get(books.clientTransactionId)).capturedAmount).toBe(1300);
+    expect(fixture.demo.platform.payments.netCharged(books.clientTransactionId, 'm-1002')).toBe(1300);
+    // The default merchant's sale was captured already or is captured now: nothing of it is left pending.
+    expect((await t.service.get(coffee.clientTransactionId)).state).toBe('approved');
+  });
+
   it('a capture answered with a status other than Captured (strict profile: Accepted) counts: the sale is captured, once', async () => {
     const profile = fixture.demo.platform.context.profile;
     const before = profile.name;
