@@ -189,7 +189,41 @@ export interface ListOptions {
   to?: string;
   states?: readonly TransactionState[];
   kind?: JournalRow['kind'];
+  /** Exclusive lower bound of updated_at (ISO): bounded by the (state, updated_at) index. */
+  updatedAfter?: string;
   limit?: number;
+}
+
+/** The SELECT of Journal.list (exported so a test can ask SQLite how it runs it). */
+export function listQuery(opts: ListOptions): { sql: string; params: Record<string, unknown> } {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (opts.from !== undefined) {
+    where.push('created_at >= @from');
+    params.from = opts.from;
+  }
+  if (opts.to !== undefined) {
+    where.push('created_at < @to');
+    params.to = opts.to;
+  }
+  if (opts.updatedAfter !== undefined) {
+    where.push('updated_at > @updatedAfter');
+    params.updatedAfter = opts.updatedAfter;
+  }
+  if (opts.kind !== undefined) {
+    where.push('kind = @kind');
+    params.kind = opts.kind;
+  }
+  if (opts.states !== undefined) {
+    const names = opts.states.map((s, i) => {
+      params[`s${i}`] = s;
+      return `@s${i}`;
+    });
+    where.push(`state IN (${names.join(', ')})`);
+  }
+  const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
+  const sql = `SELECT * FROM transactions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC${limit}`;
+  return { sql, params };
 }
 
 /**
@@ -314,7 +348,9 @@ export class Journal {
       const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
       done = r !== undefined && r.busy === 0;
     } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
+      // A reader holds the log (busy), or the disk cannot take the checkpoint now (full, I/O
+      // error: "writes that fail"): the card data stays only in this 0600 file until the retry.
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED' && !isStorageError(err)) throw err;
     } finally {
       this.db.pragma('busy_timeout = 5000');
     }
@@ -438,9 +474,14 @@ export class Journal {
     // Inside another transaction (an offline store) the probe cannot run: the next write or the timer flushes.
     if (this.db.inTransaction || this.transactionDepth > 0) return;
     try {
-      for (const [id, kept] of [...this.deferred]) {
-        this.writePatch(id, kept.patch);
-        this.deferred.delete(id);
+      // All kept outcomes in one transaction: the rows of one answer (an operation and its
+      // sale) reach the disk together or not at all, never half of them.
+      const kept = [...this.deferred];
+      if (kept.length > 0) {
+        this.db.transaction(() => {
+          for (const [id, k] of kept) this.writePatch(id, k.patch);
+        })();
+        for (const [id, k] of kept) if (this.deferred.get(id) === k) this.deferred.delete(id);
       }
       if (this.deferred.size === 0) this.probe();
     } catch (err) {
@@ -465,10 +506,16 @@ export class Journal {
     }
   }
 
-  /** Bounded retries with backoff; after the last, a sale start or /readyz tries again (retryWrites). */
+  /**
+   * Retries with backoff. While outcomes are kept in memory they are tried for as long as it
+   * takes (at the longest delay once the attempts are used up): an answer the platform gave
+   * must reach the disk once space is freed, whether or not anyone starts a sale. With
+   * nothing kept, the retries are bounded; then a sale start or /readyz tries again (retryWrites).
+   */
   private scheduleRetry(): void {
-    if (this.retryTimer !== undefined || this.retryAttempt >= this.retry.attempts || !this.db.open) return;
-    const delay = Math.min(this.retry.capMs, this.retry.baseMs * 2 ** this.retryAttempt);
+    if (this.retryTimer !== undefined || !this.db.open) return;
+    if (this.retryAttempt >= this.retry.attempts && this.deferred.size === 0) return;
+    const delay = Math.min(this.retry.capMs, this.retry.baseMs * 2 ** Math.min(this.retryAttempt, 30));
     this.retryAttempt += 1;
     this.retryTimer = this.timers.setTimeout(() => {
       this.retryTimer = undefined;
@@ -515,6 +562,7 @@ export class Journal {
       // caller's whole transaction fails instead: a row is never kept apart from its partner.
       if (isWriteAhead(patch) || this.transactionDepth > 0) throw unwritableError(failure, err);
       this.deferred.set(clientTransactionId, { patch: merged, at: new Date(this.clock.wall()).toISOString() });
+      this.scheduleRetry();
       return this.require(clientTransactionId);
     }
     this.deferred.delete(clientTransactionId);
@@ -552,30 +600,8 @@ export class Journal {
   }
 
   list(opts: ListOptions = {}): JournalRow[] {
-    const where: string[] = [];
-    const params: Record<string, unknown> = {};
-    if (opts.from !== undefined) {
-      where.push('created_at >= @from');
-      params.from = opts.from;
-    }
-    if (opts.to !== undefined) {
-      where.push('created_at < @to');
-      params.to = opts.to;
-    }
-    if (opts.kind !== undefined) {
-      where.push('kind = @kind');
-      params.kind = opts.kind;
-    }
-    if (opts.states !== undefined) {
-      if (opts.states.length === 0) return [];
-      const names = opts.states.map((s, i) => {
-        params[`s${i}`] = s;
-        return `@s${i}`;
-      });
-      where.push(`state IN (${names.join(', ')})`);
-    }
-    const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
-    const sql = `SELECT * FROM transactions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC${limit}`;
+    if (opts.states !== undefined && opts.states.length === 0) return [];
+    const { sql, params } = listQuery(opts);
     const rows = this.db.prepare<[Record<string, unknown>], DbRow>(sql).all(params).map((r) => this.read(r));
     // An outcome kept in memory may have moved a row out of the states asked for.
     const states = opts.states;
