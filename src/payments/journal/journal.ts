@@ -483,7 +483,12 @@ export class Journal {
         })();
         for (const [id, k] of kept) if (this.deferred.get(id) === k) this.deferred.delete(id);
       }
-      if (this.deferred.size === 0) this.probe();
+      if (this.deferred.size === 0) {
+        // Nothing kept proved it: one real commit (a file-size limit or an I/O error lets a
+        // rolled-back probe through), then room for a few rows.
+        if (kept.length === 0) this.db.exec('UPDATE transactions SET updated_at = updated_at WHERE rowid = (SELECT max(rowid) FROM transactions)');
+        this.probe();
+      }
     } catch (err) {
       if (!isStorageError(err)) throw err;
       this.scheduleRetry();
