@@ -199,3 +199,39 @@ describe('an operation answered while the journal cannot write', () => {
     expect(captures).toHaveLength(1);
   });
 });
+
+describe('a kept write carried by a transaction that fails', () => {
+  it('stays kept (shown, written later): the rollback never takes an outcome already kept in memory with it', async () => {
+    const { Journal } = await import('../../src/payments/journal/index.js');
+    const dataDir = dataDirFor();
+    // No timer flush during the test: what is kept stays in memory until asked.
+    const journal = new Journal({ dataDir, writeRetry: { baseMs: 60_000, capMs: 60_000, attempts: 1 } });
+    try {
+      const row = (id: string): Parameters<Journal['insert']>[0] => ({ clientTransactionId: id, kind: 'sale', amount: 900, currency: 'EUR', state: 'in_flight', clientDateTime: '2026-01-01T00:00:00.000Z', message: 'a' });
+      journal.insert(row('A'));
+      journal.insert(row('B'));
+      fillJournal(journal);
+      // An outcome after the request left, refused by the full journal: kept.
+      journal.update('A', { state: 'approved', message: 'z'.repeat(3_000) });
+      expect(onDisk(dataDir, 'A')?.state).toBe('in_flight');
+      freeJournal(journal);
+      // A transaction writes A (carrying its kept outcome), then fails on B: all of it is rolled back.
+      expect(() =>
+        journal.transaction(() => {
+          journal.update('A', { refundedAmount: 100 });
+          // The file may not grow from here: B's long message cannot be written.
+          journal.db.pragma(`max_page_count = ${Number(journal.db.pragma('page_count', { simple: true }))}`);
+          journal.update('B', { message: 'y'.repeat(40_000) });
+        }),
+      ).toThrow(/journal cannot write/);
+      expect(onDisk(dataDir, 'A')).toMatchObject({ state: 'in_flight', refunded_amount: 0 });
+      expect(journal.get('A')).toMatchObject({ state: 'approved', refundedAmount: 0 });
+      expect(journal.get('A')?.message).toHaveLength(3_000);
+      freeJournal(journal);
+      expect(journal.retryWrites()).toMatchObject({ writable: true, pendingWrites: 0 });
+      expect(onDisk(dataDir, 'A')).toMatchObject({ state: 'approved', refunded_amount: 0 });
+    } finally {
+      journal.close();
+    }
+  });
+});

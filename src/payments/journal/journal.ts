@@ -254,6 +254,11 @@ export class Journal {
   private retryAttempt = 0;
   /** Inside transaction(): SQLite may have rolled it back already, so db.inTransaction cannot say. */
   private transactionDepth = 0;
+  /**
+   * Rows whose kept patch a write inside transaction() carried: not overlaid while it runs,
+   * dropped from memory only once it commits (a rollback must not lose what was kept).
+   */
+  private readonly writtenInTransaction = new Set<string>();
   private readonly retry: { baseMs: number; capMs: number; attempts: number };
 
   constructor(opts: JournalOptions) {
@@ -381,12 +386,16 @@ export class Journal {
   /** Runs fn in one SQLite transaction (immediate: takes the write lock up front). */
   transaction<T>(fn: (db: Db) => T): T {
     this.transactionDepth += 1;
+    const outermost = this.transactionDepth === 1;
     try {
-      return this.db.transaction(() => fn(this.db)).immediate();
+      const result = this.db.transaction(() => fn(this.db)).immediate();
+      if (outermost) for (const id of this.writtenInTransaction) this.deferred.delete(id);
+      return result;
     } catch (err) {
       if (isStorageError(err)) this.failed(err);
       throw err;
     } finally {
+      if (outermost) this.writtenInTransaction.clear();
       this.transactionDepth -= 1;
     }
   }
@@ -424,7 +433,7 @@ export class Journal {
   /** A row as read, with the outcome kept in memory when SQLite refused its write. */
   private read(r: DbRow): JournalRow {
     const row = fromDb(r);
-    const kept = this.deferred.get(row.clientTransactionId);
+    const kept = this.writtenInTransaction.has(row.clientTransactionId) ? undefined : this.deferred.get(row.clientTransactionId);
     return kept === undefined ? row : overlay(row, kept.patch, kept.at);
   }
 
@@ -570,7 +579,9 @@ export class Journal {
       this.scheduleRetry();
       return this.require(clientTransactionId);
     }
-    this.deferred.delete(clientTransactionId);
+    // Inside transaction() the kept patch goes only once the whole transaction commits.
+    if (this.transactionDepth > 0) this.writtenInTransaction.add(clientTransactionId);
+    else this.deferred.delete(clientTransactionId);
     this.wrote();
     return this.require(clientTransactionId);
   }
