@@ -108,7 +108,14 @@ export const configSchema = z.strictObject({
       reversalWaitingRetryCapMs: z.number().int().positive().default(5_000).describe('longest wait between reversal attempts while the clerk waits (the first payments.reversalWaitingMs)'),
       reversalWaitingMs: z.number().int().min(0).default(120_000).describe('how long after a reversal starts the clerk is taken to wait at the counter'),
       lookupGraceMs: z.number().int().min(0).default(20_000).describe('after an unknown outcome, how long "not found" is looked up again (a slow request may still land) before it counts as not done'),
-      lateLandingWatchMs: z.number().int().min(0).default(600_000).describe('after a sale counted as not done, how long the agent keeps looking for it at the platform and reverses it if it lands late (0 = off)'),
+      lateLandingWatchMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(86_400_000)
+        .describe(
+          'after a card sale was counted as not done, how long (from the sale) the agent keeps looking for it at the platform and reverses it if it lands late; a wallet sale is watched until its cancel window ends (0 = off)',
+        ),
       busyRetryMaxMs: z.number().int().min(0).default(10_000).describe('a payment write answered 429 or 503 with Retry-After (busy, nothing processed) is sent again with the same client id while the waits add up to at most this; 0 = never'),
       maxSaleAmount: z
         .record(z.string().regex(/^([A-Z]{3}|default)$/, 'expected an ISO 4217 code such as EUR, or default'), z.number().positive())

@@ -1,4 +1,4 @@
-import { describeError } from '../core/index.js';
+import { backoffDelay, describeError, ErrorCodes, isAgentError } from '../core/index.js';
 import type { JournalRow } from './journal/index.js';
 import { openOperations, sendCapture } from './operations.js';
 import type { PaymentContext } from './payment-context.js';
@@ -28,6 +28,24 @@ export async function captureIfImmediate(ctx: PaymentContext, sale: JournalRow):
   try {
     await sendCapture(ctx, sale, sale.amount - sale.cancelledAmount);
   } catch (err) {
+    if (isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) {
+      // Its row could not be written, so nothing was sent: the capture waits for the journal
+      // (docs/architecture.md, "Journal", writes that fail) instead of leaving the authorization to expire.
+      ctx.save(sale.clientTransactionId, { message: 'approved and authorized; the capture waits until the journal can write (free space in the data directory)' });
+      ctx.background('immediate capture waits for the journal', () => captureWhenWritable(ctx, sale.clientTransactionId));
+      return;
+    }
     ctx.save(sale.clientTransactionId, { message: `approved and authorized, but the capture failed (${describeError(err)}): capture it later` });
+  }
+}
+
+async function captureWhenWritable(ctx: PaymentContext, saleId: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    await ctx.clock.sleep(backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalWaitingRetryCapMs, random: ctx.random }), ctx.stopSignal);
+    if (!ctx.journal.retryWrites().writable) continue;
+    const sale = ctx.journal.get(saleId);
+    if (sale === undefined) return;
+    // captureIfImmediate itself schedules the next wait if the journal fills again.
+    return captureIfImmediate(ctx, sale);
   }
 }

@@ -6,10 +6,12 @@ import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './c
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { lookupWithGrace } from './lookup.js';
+import { recordOrKeep } from './outcome-recorder.js';
 import { formatAmount } from './money.js';
 import { failureKind, isNotFoundError, refusalError } from './outcome.js';
 import type { JournalPatch } from './journal/index.js';
-import { capturedOf, classifyStatus, isCancelRecord, isCapturedStatus, newEvents, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
+import { capturedOf, classifyStatus, isCancelRecord, isCapturedStatus, newEvents, publicEvent, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
+import { salePatchFromRecord } from './sale-record-patch.js';
 
 /**
  * Capture, cancel and refund of a sale (docs/platform-contract.md, "Endpoints";
@@ -153,7 +155,8 @@ async function runOperation(ctx: PaymentContext, sale: JournalRow, operation: Op
   } catch (err) {
     return afterFailure(ctx, op, err, operation.what, (o) => operation.resolve(ctx, o));
   }
-  return operation.finish(ctx, op, record);
+  // The request left and was answered: the answer reaches the journal now, or is kept until it can.
+  return recordOrKeep(ctx, op, () => operation.finish(ctx, op, record));
 }
 
 /**
@@ -169,7 +172,7 @@ async function resolveByOwnId(
   const found = await lookupWithGrace(ctx, op.clientTransactionId, op);
   if (found.kind === 'failed') throw found.error;
   if (found.kind === 'found') {
-    finish(ctx, op, found.record);
+    recordOrKeep(ctx, op, () => finish(ctx, op, found.record));
     return 'done';
   }
   opFailed(ctx, op, notFoundMessage);
@@ -427,7 +430,7 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
       opFailed(ctx, op, `the platform refused the cancel: ${resultMessage(found.record) ?? 'nothing was cancelled'}`);
       return 'not_happened';
     }
-    finishCancel(ctx, op, undefined);
+    recordOrKeep(ctx, op, () => finishCancel(ctx, op, undefined));
     return 'done';
   }
   if (found.record === undefined) {
@@ -443,7 +446,7 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
       return 'not_happened';
     }
     if (answer.maxAmount <= leftBefore - op.amount) {
-      finishCancel(ctx, op, undefined);
+      recordOrKeep(ctx, op, () => finishCancel(ctx, op, undefined));
       return 'done';
     }
   }
@@ -484,27 +487,40 @@ export function finishCapture(ctx: PaymentContext, op: JournalRow, record: Platf
   const status = recordStatus(record);
   const cls = classifyStatus(status);
   const refused = captureRefusal(record);
-  const sale = ctx.journal.require(saleId);
-  let adopted: JournalRow;
-  if (cls === 'charged' || refused !== undefined) {
-    adopted = adoptSaleRecord(ctx, sale, record).row;
-  } else {
-    // A status that does not describe a sale (pending, unknown): the events are kept, the sale's state stays.
-    const fresh = newEvents(sale.events, recordEvents(record));
-    adopted = fresh.length > 0 ? ctx.save(saleId, { events: [...sale.events, ...fresh] }) : sale;
-  }
-  if (refused !== undefined) {
-    return ctx.save(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message: `not captured: ${refused}` });
-  }
-  const captured = capturedOf(record) ?? op.amount;
-  if (adopted.capturedAmount < captured) {
-    adopted = ctx.save(saleId, { capturedAmount: captured, message: `approved: ${formatAmount(adopted.amount, adopted.currency)}, captured ${formatAmount(captured, adopted.currency)}` });
-  }
-  return ctx.save(op.clientTransactionId, {
-    state: 'approved',
-    platformStatus: status ?? null,
-    message: `captured ${formatAmount(adopted.capturedAmount || op.amount, op.currency)}`,
+  let fresh: Array<Record<string, unknown>> = [];
+  // The capture row and its sale in one transaction: both reach the journal or neither
+  // (a journal that cannot write: outcome-recorder.ts); the bus is told after the commit.
+  const { sale, row } = ctx.journal.transaction(() => {
+    const current = ctx.journal.require(saleId);
+    let adopted = current;
+    if (cls === 'charged' || refused !== undefined) {
+      const change = salePatchFromRecord(current, record);
+      fresh = change.newEvents;
+      if (Object.keys(change.patch).length > 0) adopted = ctx.journal.update(saleId, change.patch);
+    } else {
+      // A status that does not describe a sale (pending, unknown): the events are kept, the sale's state stays.
+      fresh = newEvents(current.events, recordEvents(record));
+      if (fresh.length > 0) adopted = ctx.journal.update(saleId, { events: [...current.events, ...fresh] });
+    }
+    if (refused !== undefined) {
+      return { sale: adopted, row: ctx.journal.update(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message: `not captured: ${refused}` }) };
+    }
+    const captured = capturedOf(record) ?? op.amount;
+    if (adopted.capturedAmount < captured) {
+      adopted = ctx.journal.update(saleId, { capturedAmount: captured, message: `approved: ${formatAmount(adopted.amount, adopted.currency)}, captured ${formatAmount(captured, adopted.currency)}` });
+    }
+    const done = ctx.journal.update(op.clientTransactionId, {
+      state: 'approved',
+      platformStatus: status ?? null,
+      message: `captured ${formatAmount(adopted.capturedAmount || op.amount, op.currency)}`,
+    });
+    return { sale: adopted, row: done };
   });
+  if (fresh.length === 0) ctx.publish(sale);
+  for (const event of fresh) ctx.publish(sale, publicEvent(event));
+  ctx.settleIfFinal(sale);
+  ctx.publish(row);
+  return row;
 }
 
 /** Why a capture answer says it did not capture, or undefined when it did. */
@@ -530,7 +546,7 @@ export async function resolveCapture(ctx: PaymentContext, op: JournalRow): Promi
   const found = await lookupWithGrace(ctx, saleId, op, captured);
   if (found.kind === 'failed') throw found.error;
   if (found.kind === 'found') {
-    finishCapture(ctx, op, found.record);
+    recordOrKeep(ctx, op, () => finishCapture(ctx, op, found.record));
     return 'done';
   }
   if (found.record !== undefined) adoptSaleRecord(ctx, ctx.journal.require(saleId), found.record);

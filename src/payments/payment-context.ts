@@ -61,6 +61,11 @@ export class PaymentContext {
   readonly random: () => number;
   readonly merchantCheck: ((merchantId: string) => Promise<void>) | undefined;
   readonly statfs: StatFs;
+  /**
+   * Platform answers of operations the journal could not take yet, by the operation's client
+   * id: applied once it writes again (outcome-recorder.ts).
+   */
+  readonly keptOutcomes = new Map<string, () => JournalRow>();
   private readonly makeId: () => string;
   private readonly waiters = new Map<string, Array<(view: TransactionView) => void>>();
   private readonly trackingListeners = new Set<(t: PendingTracking) => void>();

@@ -6,6 +6,8 @@ import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { captureIfImmediate } from './immediate-capture.js';
 import { lookupWithGrace } from './lookup.js';
+import { outcomeKept, recordOrKeep } from './outcome-recorder.js';
+import { isCountedNotDone, lateLandingIntervalCap, lateLandingResumeSince, lateLandingWatchEnd, NOT_FOUND_MESSAGE } from './late-landing.js';
 import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
 import { applyOperationRecord, finishCancel, journalOperation, resolveUntilKnown, resolveRefund, finishRefund, statusIdOf } from './operations.js';
 import { failureKind, isApprovalCodeRefusal, isNotFoundError, platformReason } from './outcome.js';
@@ -19,11 +21,7 @@ import { capturedOf, classifyStatus, isCapturedStatus, recordStatus, type Platfo
  */
 export async function resolveSale(ctx: PaymentContext, sale: JournalRow): Promise<JournalRow> {
   const found = await lookupWithGrace(ctx, sale.clientTransactionId, sale);
-  if (found.kind === 'not_found') {
-    const failed = ctx.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
-    if (ctx.config.payments.lateLandingWatchMs > 0) ctx.background('late landing watch', () => watchLateLanding(ctx, sale.clientTransactionId), { watch: true });
-    return failed;
-  }
+  if (found.kind === 'not_found') return countNotDone(ctx, sale.clientTransactionId);
   if (found.kind === 'failed') {
     const err = found.error;
     ctx.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'sale lookup failed; reversing');
@@ -117,6 +115,14 @@ async function settleAfterCancel(ctx: PaymentContext, saleId: string, cancel: Jo
 
 /** One reversal attempt; true when the platform answered and the sale is settled. */
 async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boolean> {
+  const related = ctx.journal.related(sale.clientTransactionId);
+  // An answer of the reversal's refund waits for the journal (outcome-recorder.ts): it is written first.
+  if (related.some((r) => outcomeKept(ctx, r.clientTransactionId))) return false;
+  // Its refund is done (written once the journal took it): everything charged went back.
+  if (sale.refundedAmount > 0 && sale.refundedAmount + sale.cancelledAmount >= (sale.capturedAmount || sale.amount)) {
+    ctx.save(sale.clientTransactionId, { state: 'reversed', message: 'reversed by a refund (the sale was captured): nothing is charged' });
+    return true;
+  }
   const followed = await followPendingReversal(ctx, sale);
   if (followed !== undefined) return followed;
   const op = reversalOperation(ctx, sale);
@@ -144,7 +150,7 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
       const since = Date.parse(sale.updatedAt);
       if (!Number.isNaN(since) && ctx.clock.wall() < since + ctx.config.payments.lookupGraceMs) return false;
       ctx.save(op.clientTransactionId, { state: 'failed', message: 'nothing to reverse: the platform has no record of the sale' });
-      ctx.save(sale.clientTransactionId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
+      countNotDone(ctx, sale.clientTransactionId);
       return true;
     }
     if (failureKind(err) !== 'refused') return false;
@@ -191,7 +197,7 @@ async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusa
     record = await ctx.platform.status(saleId, ctx.callOptions(sale));
   } catch (err) {
     if (isNotFoundError(err)) {
-      ctx.save(saleId, { state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
+      countNotDone(ctx, saleId);
       return true;
     }
     return false;
@@ -239,7 +245,7 @@ async function reverseByRefund(ctx: PaymentContext, sale: JournalRow, record: Pl
       },
       ctx.callOptions(current),
     );
-    const refund = finishRefund(ctx, op, answer);
+    const refund = recordOrKeep(ctx, op, () => finishRefund(ctx, op, answer));
     return settleAfterRefund(ctx, current.clientTransactionId, refund);
   } catch (err) {
     if (failureKind(err) === 'unknown') {
@@ -261,8 +267,9 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
     ctx.save(saleId, { state: 'reversed', message: 'reversed by a refund (the sale was captured): nothing is charged' });
     return true;
   }
-  // Answered pending: followed on the next attempt (followPendingReversal).
-  if (refund.state === 'pending') return false;
+  // Answered pending: followed on the next attempt (followPendingReversal); answered while the
+  // journal could not write (still in_flight, its answer kept): written first, then settled.
+  if (refund.state === 'pending' || refund.state === 'in_flight') return false;
   if (resolved === 'not_happened') return false;
   ctx.save(saleId, { state: 'needs_attention', message: `the reversal refund ended ${refund.state}: ${refund.message ?? ''}; check the sale` });
   return true;
@@ -324,38 +331,55 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
 }
 
 /**
- * Sales counted as not done shortly before a restart (the request left, the platform had no
- * record within the grace): their late-landing watch resumes for what is left of
- * payments.lateLandingWatchMs, so a kill does not end it.
+ * A sale the platform has no record of after the grace: told "nothing was charged", and
+ * watched until the platform's window for it ends in case the request still lands.
+ */
+function countNotDone(ctx: PaymentContext, saleId: string): JournalRow {
+  const failed = ctx.save(saleId, { state: 'failed', message: NOT_FOUND_MESSAGE });
+  if (lateLandingWatchEnd(failed, ctx.config.payments.lateLandingWatchMs) !== undefined) {
+    ctx.background('late landing watch', () => watchLateLanding(ctx, saleId), { watch: true });
+  }
+  return failed;
+}
+
+/**
+ * Sales counted as not done before a restart whose window is still open: their watch
+ * resumes. The query reads only rows updated within the longest window (`updated_at > ?`
+ * on the (state, updated_at) index), never every failed row of the journal's history.
  */
 function resumeLateLandingWatches(ctx: PaymentContext): void {
-  const windowMs = ctx.config.payments.lateLandingWatchMs;
-  if (windowMs <= 0) return;
+  const watchMs = ctx.config.payments.lateLandingWatchMs;
+  if (watchMs <= 0) return;
   const now = ctx.clock.wall();
-  for (const row of ctx.journal.inStates(['failed'])) {
-    if (row.kind !== 'sale' || row.attempts < 1 || row.serverTransactionId !== undefined || row.offline || ctx.startedHere(row.clientTransactionId)) continue;
-    const since = Date.parse(row.updatedAt);
-    const left = since + windowMs - now;
-    if (Number.isNaN(since) || left <= 0) continue;
-    ctx.background('late landing watch', () => watchLateLanding(ctx, row.clientTransactionId, left), { watch: true });
+  const since = new Date(lateLandingResumeSince(now, watchMs)).toISOString();
+  for (const row of ctx.journal.list({ states: ['failed'], kind: 'sale', updatedAfter: since })) {
+    if (!isCountedNotDone(row) || ctx.startedHere(row.clientTransactionId)) continue;
+    const end = lateLandingWatchEnd(row, watchMs);
+    if (end === undefined || end <= now) continue;
+    ctx.background('late landing watch', () => watchLateLanding(ctx, row.clientTransactionId), { watch: true });
   }
 }
 
 /**
  * A sale counted as not done after the lookup grace may still land at the platform (a
  * request held somewhere on the way): the customer was told nothing was charged, so the
- * agent keeps looking for it for payments.lateLandingWatchMs and reverses it if it lands
- * (docs/architecture.md, "Unknown outcome: resolution and reversal"). Only while the row
- * is still the `failed` verdict; after a restart, recovery resumes it for what is left.
+ * agent keeps looking for it, with a growing interval, until the platform's window for the
+ * sale ends (late-landing.ts), and reverses it if it lands (docs/architecture.md, "Unknown
+ * outcome: resolution and reversal"). Only while the row is still that verdict; after a
+ * restart, recovery resumes it for what is left of the window.
  */
-async function watchLateLanding(ctx: PaymentContext, saleId: string, windowMs = ctx.config.payments.lateLandingWatchMs): Promise<void> {
-  const end = ctx.clock.mono() + windowMs;
+async function watchLateLanding(ctx: PaymentContext, saleId: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    const left = end - ctx.clock.mono();
-    if (left <= 0) return;
-    await ctx.clock.sleep(Math.min(left, backoffDelay(attempt, { baseMs: Math.max(ctx.retryBaseMs, 500), capMs: 30_000, random: ctx.random })), ctx.stopSignal);
+    const before = ctx.journal.get(saleId);
+    if (before === undefined || !isCountedNotDone(before)) return;
+    const end = lateLandingWatchEnd(before, ctx.config.payments.lateLandingWatchMs);
+    const now = ctx.clock.wall();
+    if (end === undefined || now >= end) return;
+    const counted = Date.parse(before.updatedAt);
+    const cap = lateLandingIntervalCap(Number.isNaN(counted) ? 0 : now - counted);
+    await ctx.clock.sleep(Math.min(end - now, backoffDelay(attempt, { baseMs: Math.max(ctx.retryBaseMs, 500), capMs: cap, random: ctx.random })), ctx.stopSignal);
     const row = ctx.journal.get(saleId);
-    if (row === undefined || row.state !== 'failed') return;
+    if (row === undefined || !isCountedNotDone(row)) return;
     let record: PlatformRecord;
     try {
       record = await ctx.platform.status(saleId, ctx.callOptions(row));

@@ -43,6 +43,7 @@ import { journalWebOrder, refuseWebOrder } from './web-order.js';
 import { captureIfImmediate, needsImmediateCapture } from './immediate-capture.js';
 import { platformView } from './platform-view.js';
 import { isNotFoundError } from './outcome.js';
+import { outcomeKept, recordOrKeep } from './outcome-recorder.js';
 
 export type { PaymentServiceDeps } from './payment-context.js';
 
@@ -292,10 +293,11 @@ export class PaymentService implements PaymentsApi, RelayStore {
       if (adopted.final) this.walletFinal(adopted.row);
       return toView(adopted.row);
     }
-    if (row.state === 'in_flight') await this.resolveOperation(row);
+    // An answer kept until the journal writes (outcome-recorder.ts) is not looked up again.
+    if (row.state === 'in_flight' && !outcomeKept(ctx, clientTransactionId)) await this.resolveOperation(row);
     if (row.state === 'pending') {
       const record = await ctx.platform.status(statusIdOf(row), ctx.callOptions(row));
-      applyOperationRecord(ctx, row, record);
+      recordOrKeep(ctx, row, () => applyOperationRecord(ctx, row, record).row);
     }
     return toView(ctx.journal.require(clientTransactionId));
   }

@@ -85,6 +85,8 @@ export class Counter {
         if (isAgentError(err, 'PAYMENT_BUSY')) await sleep(20);
         else {
           this.count(`sale refused (${isAgentError(err) ? err.code : 'no answer'})`);
+          // The journal cannot write (a disk-full moment): the counter tries again shortly.
+          if (isAgentError(err, 'JOURNAL_UNWRITABLE')) await sleep(50);
           return;
         }
       }
@@ -118,10 +120,12 @@ export class Counter {
     const code = target.merchantId === 'm-1002' ? { approvalCode: SUPERVISOR_CODE } : {};
     const partial = ((Math.max(1, Math.floor(target.amount * (0.1 + this.random() * 0.3)))) / 100).toFixed(2);
     try {
-      if (kind === 'refund') await api.operate('refund', target.id, { amount: partial, ...code });
-      else if (kind === 'cancel') await api.operate('cancel', target.id, { ...(this.random() < 0.5 && target.merchantId === 'm-1001' ? { amount: partial } : {}), ...code });
-      else await api.operate('capture', target.id, {});
-      this.count(`${kind} answered`);
+      let t: ApiTransaction;
+      if (kind === 'refund') t = await api.operate('refund', target.id, { amount: partial, ...code });
+      else if (kind === 'cancel') t = await api.operate('cancel', target.id, { ...(this.random() < 0.5 && target.merchantId === 'm-1001' ? { amount: partial } : {}), ...code });
+      else t = await api.operate('capture', target.id, {});
+      // Answered while the journal could not write: told the outcome is being recorded.
+      this.count(`${kind} answered${t.state === 'in_flight' && (t.message ?? '').startsWith('outcome being recorded') ? ' (outcome being recorded)' : ''}`);
     } catch (err) {
       this.count(`${kind} refused (${isAgentError(err) ? err.code : 'no answer'})`);
     }

@@ -6,6 +6,7 @@ import { CLIENT_TIMEOUT_MS, LOOKUP_GRACE_MS, startFaultSwitcher, type FaultScena
 import { readJournalRows } from '../online/journal-rows.js';
 import { agentPaths, spawnAgent, writeAgentConfig, type AgentProcess } from './agent-process.js';
 import { Counter } from './customer.js';
+import { startDiskFullSwitcher } from './disk-full.js';
 import { startProxy } from './proxy.js';
 
 /**
@@ -39,6 +40,8 @@ export interface FrontDoorOptions {
   /** Share of the workers' turns spent on refunds, cancels and captures. */
   operationShare?: number;
   settleTimeoutMs?: number;
+  /** Disk-full moments at random (disk-full.ts): the agent's file-size limit lowered for a while. */
+  diskFull?: boolean;
   onEvent?: (line: string) => void;
 }
 
@@ -50,6 +53,8 @@ export interface FrontDoorResult {
   told: Record<string, number>;
   ops: Record<string, number>;
   faults: Record<string, number>;
+  /** Disk-full episodes switched on (0 without diskFull). */
+  diskFullEpisodes: number;
   openAtEnd: number;
   comparison: Comparison;
   /** Sale id -> what its client saw as final, in words. */
@@ -84,6 +89,9 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   let kills = 0;
   let starts = 0;
   let agent: AgentProcess | undefined;
+  // The agent once it serves: disk-full moments come while it takes sales (one starting on a
+  // full disk refuses to start, which the run would count as a crash).
+  let serving: AgentProcess | undefined;
   // An agent that dies when nobody killed it ends the run: that is a finding, not chaos.
   let crashed: string | undefined;
   const start = async (): Promise<void> => {
@@ -94,6 +102,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
       if (agent === a) crashed = `the agent exited by itself (${code ?? signal}): ${a.stderr().slice(-1_500)}`;
     });
     counter.connect(await a.ready);
+    serving = a;
   };
   const kill = async (): Promise<void> => {
     const a = agent;
@@ -106,6 +115,8 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     log(`kill ${kills} at ${counter.started} sales`);
   };
   const switcher = startFaultSwitcher(o.platform.faults, random, reach, o.scenarios);
+  // Its own random source: the same seed gives the same sales and faults with or without it.
+  const diskFull = o.diskFull === true ? startDiskFullSwitcher({ pid: () => (serving !== undefined && serving === agent ? serving.child.pid : undefined), dataDir: paths.dataDir, random: seededRandom(o.seed + 1), onEvent: log }) : undefined;
   let planIndex = 0;
   let killing: Promise<void> | undefined;
   const onStarted = (n: number): void => {
@@ -148,6 +159,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     }
   } finally {
     switcher.stop();
+    await diskFull?.stop();
     await reach.up();
   }
   // Faults off: the agent settles what it holds (recovery, reversals, offline uploads).
@@ -179,6 +191,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     told,
     ops: Object.fromEntries(counter.ops),
     faults: Object.fromEntries(switcher.used),
+    diskFullEpisodes: diskFull?.episodes ?? 0,
     openAtEnd: open,
     comparison,
     toldAs: counter.toldAs,

@@ -6,7 +6,9 @@
  * data directory; then the journal, the platform's ledger and what each customer was told
  * are compared (scripts/chaos/online/compare.ts). The driver: scripts/chaos/front-door/.
  *
- * npm run build && npm run chaos -- [--sales 1000] [--kills 20] [--seed N] [--workers 3] [--json]
+ * npm run build && npm run chaos -- [--sales 1000] [--kills 20] [--seed N] [--workers 3] [--disk-full] [--json]
+ * --disk-full adds disk-full moments at random (front-door/disk-full.ts: the agent's file-size
+ * limit lowered with prlimit(1)).
  * Exit 1 when anything is lost, duplicated, unresolved, told wrongly or disagrees with the platform.
  * test/chaos/chaos.test.ts runs it small.
  */
@@ -16,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../../lib/repo.js';
 import { runFrontDoorChaos, type FrontDoorResult } from '../front-door/run-chaos.js';
+import { diskFullAvailable } from '../front-door/disk-full.js';
 import { FAULT_SCENARIOS, OFFLINE_SCENARIOS } from './faults.js';
 import type { Comparison, Finding } from './compare.js';
 
@@ -37,6 +40,7 @@ export interface ChaosReport {
   journal: Comparison['journal'];
   platform: Comparison['platform'];
   faults: Record<string, number>;
+  diskFullEpisodes: number;
   findings: { lost: Finding[]; duplicated: Finding[]; unresolved: Finding[]; toldWrongly: Finding[]; mismatched: Finding[] };
 }
 
@@ -65,6 +69,7 @@ export function chaosReport(mode: ChaosReport['mode'], r: FrontDoorResult, secon
     journal: c.journal,
     platform: c.platform,
     faults: r.faults,
+    diskFullEpisodes: r.diskFullEpisodes,
     findings: { lost: top(c.lost), duplicated: top(c.duplicated), unresolved: top(c.unresolved), toldWrongly: top(c.toldWrongly), mismatched: top(c.mismatched) },
   };
 }
@@ -81,6 +86,7 @@ export function formatReport(r: ChaosReport): string {
     `  journal operations: ${list(r.journal.byOperation)}`,
     `  platform: ${r.platform.entries} ledger entries, ${r.platform.salesCharged} sales moved money, net charged ${r.platform.netCharged}`,
     `  faults switched on: ${Object.entries(r.faults).map(([k, v]) => `${k} x${v}`).join('; ') || 'none'}`,
+    `  disk-full moments (journal cannot grow): ${r.diskFullEpisodes}`,
     `  lost ${r.lost}, duplicated ${r.duplicated}, unresolved ${r.unresolved}, told wrongly ${r.toldWrongly}, disagreeing with the platform ${r.mismatched}; approved offline then declined at upload ${r.offlineDeclined}`,
   ];
   for (const [name, l] of Object.entries(r.findings)) for (const f of l) lines.push(`  ${name}: ${f.clientTransactionId}: ${f.detail}`);
@@ -99,6 +105,8 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
   const kills = arg('kills', 20);
   const seed = arg('seed', Date.now() % 1_000_000);
   const workers = arg('workers', 3);
+  const diskFull = argv.includes('--disk-full');
+  if (diskFull && !(await diskFullAvailable())) throw new Error('--disk-full needs prlimit(1) (util-linux) able to set a process file-size limit');
   const root = repoRoot();
   const { generateDevCerts } = await import('../../../src/identity/dev-certs.js');
   const { startDemoPlatform } = await import('../../../src/sim/platform/server.js');
@@ -127,6 +135,7 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
         workers,
         scenarios: mode === 'online' ? FAULT_SCENARIOS : OFFLINE_SCENARIOS,
         ...(mode === 'offline' ? { operationShare: 0.1 } : {}),
+        ...(diskFull ? { diskFull } : {}),
         ...(json ? {} : { onEvent: (line: string) => process.stderr.write(`${line}\n`) }),
       });
       const report = chaosReport(mode, result, Math.round((performance.now() - started) / 100) / 10);

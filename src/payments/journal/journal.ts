@@ -235,7 +235,45 @@ export interface ListOptions {
   kind?: JournalRow['kind'];
   /** Only rows this operator made (a paired register sees its own, docs/registers.md). */
   operator?: string;
+  /** Exclusive lower bound of updated_at (ISO): bounded by the (state, updated_at) index. */
+  updatedAfter?: string;
   limit?: number;
+}
+
+/** The SELECT of Journal.list (exported so a test can ask SQLite how it runs it). */
+export function listQuery(opts: ListOptions): { sql: string; params: Record<string, unknown> } {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (opts.from !== undefined) {
+    where.push('created_at >= @from');
+    params.from = opts.from;
+  }
+  if (opts.to !== undefined) {
+    where.push('created_at < @to');
+    params.to = opts.to;
+  }
+  if (opts.updatedAfter !== undefined) {
+    where.push('updated_at > @updatedAfter');
+    params.updatedAfter = opts.updatedAfter;
+  }
+  if (opts.kind !== undefined) {
+    where.push('kind = @kind');
+    params.kind = opts.kind;
+  }
+  if (opts.operator !== undefined) {
+    where.push('operator = @operator');
+    params.operator = opts.operator;
+  }
+  if (opts.states !== undefined) {
+    const names = opts.states.map((s, i) => {
+      params[`s${i}`] = s;
+      return `@s${i}`;
+    });
+    where.push(`state IN (${names.join(', ')})`);
+  }
+  const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
+  const sql = `SELECT * FROM transactions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC${limit}`;
+  return { sql, params };
 }
 
 /**
@@ -266,6 +304,11 @@ export class Journal {
   private retryAttempt = 0;
   /** Inside transaction(): SQLite may have rolled it back already, so db.inTransaction cannot say. */
   private transactionDepth = 0;
+  /**
+   * Rows whose kept patch a write inside transaction() carried: not overlaid while it runs,
+   * dropped from memory only once it commits (a rollback must not lose what was kept).
+   */
+  private readonly writtenInTransaction = new Set<string>();
   private readonly retry: { baseMs: number; capMs: number; attempts: number };
 
   constructor(opts: JournalOptions) {
@@ -360,7 +403,9 @@ export class Journal {
       const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
       done = r !== undefined && r.busy === 0;
     } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
+      // A reader holds the log (busy), or the disk cannot take the checkpoint now (full, I/O
+      // error: "writes that fail"): the card data stays only in this 0600 file until the retry.
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED' && !isStorageError(err)) throw err;
     } finally {
       this.db.pragma('busy_timeout = 5000');
     }
@@ -391,12 +436,16 @@ export class Journal {
   /** Runs fn in one SQLite transaction (immediate: takes the write lock up front). */
   transaction<T>(fn: (db: Db) => T): T {
     this.transactionDepth += 1;
+    const outermost = this.transactionDepth === 1;
     try {
-      return this.db.transaction(() => fn(this.db)).immediate();
+      const result = this.db.transaction(() => fn(this.db)).immediate();
+      if (outermost) for (const id of this.writtenInTransaction) this.deferred.delete(id);
+      return result;
     } catch (err) {
       if (isStorageError(err)) this.failed(err);
       throw err;
     } finally {
+      if (outermost) this.writtenInTransaction.clear();
       this.transactionDepth -= 1;
     }
   }
@@ -434,7 +483,7 @@ export class Journal {
   /** A row as read, with the outcome kept in memory when SQLite refused its write. */
   private read(r: DbRow): JournalRow {
     const row = fromDb(r);
-    const kept = this.deferred.get(row.clientTransactionId);
+    const kept = this.writtenInTransaction.has(row.clientTransactionId) ? undefined : this.deferred.get(row.clientTransactionId);
     return kept === undefined ? row : overlay(row, kept.patch, kept.at);
   }
 
@@ -484,11 +533,21 @@ export class Journal {
     // Inside another transaction (an offline store) the probe cannot run: the next write or the timer flushes.
     if (this.db.inTransaction || this.transactionDepth > 0) return;
     try {
-      for (const [id, kept] of [...this.deferred]) {
-        this.writePatch(id, kept.patch);
-        this.deferred.delete(id);
+      // All kept outcomes in one transaction: the rows of one answer (an operation and its
+      // sale) reach the disk together or not at all, never half of them.
+      const kept = [...this.deferred];
+      if (kept.length > 0) {
+        this.db.transaction(() => {
+          for (const [id, k] of kept) this.writePatch(id, k.patch);
+        })();
+        for (const [id, k] of kept) if (this.deferred.get(id) === k) this.deferred.delete(id);
       }
-      if (this.deferred.size === 0) this.probe();
+      if (this.deferred.size === 0) {
+        // Nothing kept proved it: one real commit (a file-size limit or an I/O error lets a
+        // rolled-back probe through), then room for a few rows.
+        if (kept.length === 0) this.db.exec('UPDATE transactions SET updated_at = updated_at WHERE rowid = (SELECT max(rowid) FROM transactions)');
+        this.probe();
+      }
     } catch (err) {
       if (!isStorageError(err)) throw err;
       this.scheduleRetry();
@@ -511,10 +570,16 @@ export class Journal {
     }
   }
 
-  /** Bounded retries with backoff; after the last, a sale start or /readyz tries again (retryWrites). */
+  /**
+   * Retries with backoff. While outcomes are kept in memory they are tried for as long as it
+   * takes (at the longest delay once the attempts are used up): an answer the platform gave
+   * must reach the disk once space is freed, whether or not anyone starts a sale. With
+   * nothing kept, the retries are bounded; then a sale start or /readyz tries again (retryWrites).
+   */
   private scheduleRetry(): void {
-    if (this.retryTimer !== undefined || this.retryAttempt >= this.retry.attempts || !this.db.open) return;
-    const delay = Math.min(this.retry.capMs, this.retry.baseMs * 2 ** this.retryAttempt);
+    if (this.retryTimer !== undefined || !this.db.open) return;
+    if (this.retryAttempt >= this.retry.attempts && this.deferred.size === 0) return;
+    const delay = Math.min(this.retry.capMs, this.retry.baseMs * 2 ** Math.min(this.retryAttempt, 30));
     this.retryAttempt += 1;
     this.retryTimer = this.timers.setTimeout(() => {
       this.retryTimer = undefined;
@@ -561,9 +626,12 @@ export class Journal {
       // caller's whole transaction fails instead: a row is never kept apart from its partner.
       if (isWriteAhead(patch) || this.transactionDepth > 0) throw unwritableError(failure, err);
       this.deferred.set(clientTransactionId, { patch: merged, at: new Date(this.clock.wall()).toISOString() });
+      this.scheduleRetry();
       return this.require(clientTransactionId);
     }
-    this.deferred.delete(clientTransactionId);
+    // Inside transaction() the kept patch goes only once the whole transaction commits.
+    if (this.transactionDepth > 0) this.writtenInTransaction.add(clientTransactionId);
+    else this.deferred.delete(clientTransactionId);
     this.wrote();
     return this.require(clientTransactionId);
   }
@@ -598,34 +666,8 @@ export class Journal {
   }
 
   list(opts: ListOptions = {}): JournalRow[] {
-    const where: string[] = [];
-    const params: Record<string, unknown> = {};
-    if (opts.from !== undefined) {
-      where.push('created_at >= @from');
-      params.from = opts.from;
-    }
-    if (opts.to !== undefined) {
-      where.push('created_at < @to');
-      params.to = opts.to;
-    }
-    if (opts.kind !== undefined) {
-      where.push('kind = @kind');
-      params.kind = opts.kind;
-    }
-    if (opts.operator !== undefined) {
-      where.push('operator = @operator');
-      params.operator = opts.operator;
-    }
-    if (opts.states !== undefined) {
-      if (opts.states.length === 0) return [];
-      const names = opts.states.map((s, i) => {
-        params[`s${i}`] = s;
-        return `@s${i}`;
-      });
-      where.push(`state IN (${names.join(', ')})`);
-    }
-    const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
-    const sql = `SELECT * FROM transactions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC${limit}`;
+    if (opts.states !== undefined && opts.states.length === 0) return [];
+    const { sql, params } = listQuery(opts);
     const rows = this.db.prepare<[Record<string, unknown>], DbRow>(sql).all(params).map((r) => this.read(r));
     // An outcome kept in memory may have moved a row out of the states asked for.
     const states = opts.states;

@@ -76,6 +76,16 @@ export const journalMigrations: Migration[] = [
       db.exec('ALTER TABLE transactions ADD COLUMN operator TEXT');
     },
   },
+  {
+    // Rows of a state changed since an instant, without reading the state's whole history:
+    // the late-landing watch resumed at start (docs/architecture.md, "Unknown outcome:
+    // resolution and reversal") reads only sales counted as not done within its window.
+    version: 4,
+    name: 'index of state and update time',
+    up(db) {
+      db.exec('CREATE INDEX transactions_state_updated ON transactions (state, updated_at)');
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */
