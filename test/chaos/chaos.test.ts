@@ -58,7 +58,7 @@ describe('online chaos through the front door: the agent as `terminal-agent star
       unresolved: [],
       mismatched: [],
     });
-  }, 120_000);
+  }, 240_000);
 
   // The bugs this assertion waited for (start-up recovery overwriting live sales; a write
   // landing after the lookup grace told "nothing charged") are fixed: it is always on.

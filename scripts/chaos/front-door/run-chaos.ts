@@ -162,14 +162,18 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     await diskFull?.stop();
     await reach.up();
   }
-  // Faults off: the agent settles what it holds (recovery, reversals, offline uploads).
+  // Faults off: the agent settles what it holds (recovery, reversals, offline uploads, and
+  // the late-landing watch reversing a sale that landed after it was counted as not done:
+  // such a row is `failed`, not open, so the ledger tells when one is still to be reversed).
   if (agent === undefined) await start();
   const until = performance.now() + (o.settleTimeoutMs ?? 120_000);
   let open = 0;
   for (;;) {
     await counter.flushOffline();
-    open = readJournalRows(paths.dataDir).filter((r) => OPEN.has(r.state)).length;
-    if (open === 0 || performance.now() > until) break;
+    const rows = readJournalRows(paths.dataDir);
+    open = rows.filter((r) => OPEN.has(r.state)).length;
+    const landedLate = compareJournalWithLedger(rows, o.platform.ledger(), counter.told).lost.filter((f) => f.detail.startsWith('journal failed,')).length;
+    if ((open === 0 && landedLate === 0) || performance.now() > until) break;
     await sleep(500);
   }
   const a = agent as AgentProcess | undefined;
