@@ -6,11 +6,11 @@ import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { Journal, PaymentService } from './payments/index.js';
+import { IdempotencyKeys, Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
-import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
+import { createLocalApi, IDEMPOTENCY_RETENTION_MS, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
 export interface AgentOptions {
   config: Config;
@@ -269,7 +269,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       clock,
       log,
     });
-    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics, staff });
+    // Idempotency-Keys live in the journal's file, so a repeat after a restart still finds its sale (docs/local-api.md, "Idempotency").
+    const idempotency = new IdempotencyKeys(journal.db, clock, IDEMPOTENCY_RETENTION_MS);
+    const localApi: LocalApi = createLocalApi({ config, payments, bus, log, health, offline: offlineApiSource(offline), merchants: auth, devices, clock, metrics, staff, idempotency });
     const { url, token: localToken } = await localApi.start();
     stops.push(() => localApi.stop());
 

@@ -104,6 +104,7 @@ interface DbRow {
   created_at: string;
   updated_at: string;
   operator: string | null;
+  reference: string | null;
 }
 
 /** JournalRow field -> column, for inserts and patches (a fixed list: no SQL from input). */
@@ -179,6 +180,7 @@ function fromDb(r: DbRow): JournalRow {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...(r.operator !== null ? { operator: r.operator } : {}),
+    ...(r.reference !== null ? { reference: r.reference } : {}),
   };
 }
 
@@ -189,6 +191,8 @@ export interface ListOptions {
   to?: string;
   states?: readonly TransactionState[];
   kind?: JournalRow['kind'];
+  /** Rows carrying exactly this caller reference (docs/local-api.md, "Caller reference"). */
+  reference?: string;
   limit?: number;
 }
 
@@ -359,6 +363,8 @@ export class Journal {
     const at = new Date(this.clock.wall()).toISOString();
     // The operator is set once, at insert, from the work running now (operator.ts).
     const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at, operator: currentOperator() };
+    // The caller's reference is written once, with the row: a patch never changes it.
+    if (row.reference !== undefined) fields.reference = row.reference;
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];
       if (value !== undefined) fields[column] = toDb(field, value);
@@ -565,6 +571,10 @@ export class Journal {
     if (opts.kind !== undefined) {
       where.push('kind = @kind');
       params.kind = opts.kind;
+    }
+    if (opts.reference !== undefined) {
+      where.push('reference = @reference');
+      params.reference = opts.reference;
     }
     if (opts.states !== undefined) {
       if (opts.states.length === 0) return [];
