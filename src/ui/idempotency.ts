@@ -170,6 +170,10 @@ export class Idempotency {
         'this Idempotency-Key was used for another request (another path or body): use a new key for a new request, or repeat the first request exactly',
       );
     }
+    if ((kept.status === undefined || kept.answer === undefined) && kept.run === this.deps.run) {
+      // Another listener of this run holds it (never expected with one Idempotency per agent).
+      throw new AgentError(ErrorCodes.API_IDEMPOTENCY_CONFLICT, 'the first request with this Idempotency-Key is still running: repeat it in a moment');
+    }
     if (kept.status === undefined || kept.answer === undefined) {
       // Claimed by an earlier run that stopped before answering: whatever it did is in the journal.
       throw new AgentError(
