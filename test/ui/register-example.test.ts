@@ -1,0 +1,110 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRegister } from '../../examples/register.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+
+/**
+ * A loopback TCP proxy between the example register and the agent that loses answers: the
+ * first `drops` sale requests reach the agent (the sale starts) but the connection is cut
+ * before the answer gets back, as a flaky store network would. It also drops the event
+ * stream once, so the register resumes it with Last-Event-ID. The Host header is rewritten
+ * to the agent's, which only answers to its own address (docs/architecture.md, "Invariants").
+ */
+function lossyProxy(target: URL, opts: { drops: number; dropEventsAfterMs: number }) {
+  const stats = { droppedSales: 0, saleRequests: 0, droppedEvents: 0 };
+  const sockets = new Set<Socket>();
+  let proxyPort = 0;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.add(client);
+    sockets.add(upstream);
+    let dropAnswer = false;
+    client.on('data', (chunk: Buffer) => {
+      let text = chunk.toString('latin1');
+      if (/^[A-Z]+ \//.test(text)) {
+        text = text.replace(new RegExp(`^host: 127\\.0\\.0\\.1:${proxyPort}\\r$`, 'im'), `host: ${target.host}\r`);
+        if (text.startsWith('POST /api/v1/sales ')) {
+          stats.saleRequests += 1;
+          if (stats.droppedSales < opts.drops) dropAnswer = true;
+        }
+        if (text.startsWith('GET /api/v1/events') && stats.droppedEvents === 0) {
+          setTimeout(() => {
+            stats.droppedEvents += 1;
+            client.destroy();
+            upstream.destroy();
+          }, opts.dropEventsAfterMs);
+        }
+      }
+      upstream.write(Buffer.from(text, 'latin1'));
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (dropAnswer) {
+        // The agent answered; the register never hears it.
+        stats.droppedSales += 1;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      client.write(chunk);
+    });
+    const close = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', close);
+    upstream.on('error', close);
+    client.on('close', close);
+    upstream.on('close', close);
+  });
+  return {
+    stats,
+    async start(): Promise<string> {
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      proxyPort = (server.address() as { port: number }).port;
+      return `http://127.0.0.1:${proxyPort}`;
+    },
+    async close(): Promise<void> {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('the example register (examples/register.ts) against the agent with the embedded demo', () => {
+  let running: TestAgent;
+  beforeAll(async () => {
+    running = await startTestAgent();
+  });
+  afterAll(async () => {
+    await running?.stop();
+  });
+
+  it('starts a sale with a key and reference, loses the answer, repeats with the same key and gets exactly one sale', async () => {
+    const { agent } = running;
+    // The card is presented a little later, so the sale is still running when the repeat arrives.
+    agent.simulated!.reader.nextCard({ entryMode: 'ContactChip', delayMs: 400 });
+    const proxy = lossyProxy(new URL(agent.url), { drops: 1, dropEventsAfterMs: 200 });
+    const url = await proxy.start();
+    const lines: string[] = [];
+    try {
+      const sale = await runRegister({ url, token: agent.localToken, amount: '23.45', currency: 'EUR', reference: 'Till 7 / 4711', log: (l) => lines.push(l), timeoutMs: 30_000 });
+      expect(sale.state).toBe('approved');
+      expect(sale.reference).toBe('Till 7 / 4711');
+      expect(sale.amountText).toMatch(/23[.,]45/);
+    } finally {
+      await proxy.close();
+    }
+    // The answer really was lost once and the request really was sent twice.
+    expect(proxy.stats.droppedSales).toBe(1);
+    expect(proxy.stats.saleRequests).toBe(2);
+    expect(proxy.stats.droppedEvents).toBe(1);
+    expect(lines.join('\n')).toMatch(/no answer .*same Idempotency-Key/);
+    expect(lines.join('\n')).toMatch(/events: resumed after event \d+/);
+    // Exactly one sale in the journal, found by its reference too.
+    const sales = agent.payments.list().filter((t) => t.kind === 'sale');
+    expect(sales).toHaveLength(1);
+    expect(sales[0]).toMatchObject({ reference: 'Till 7 / 4711', amount: 2345, state: 'approved' });
+    const byReference = await fetch(`${agent.url}/api/v1/transactions?reference=${encodeURIComponent('Till 7 / 4711')}`, { headers: { authorization: `Bearer ${agent.localToken}` } });
+    expect(((await byReference.json()) as { transactions: unknown[] }).transactions).toHaveLength(1);
+  });
+});
