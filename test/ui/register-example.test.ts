@@ -6,11 +6,12 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 /**
  * A loopback TCP proxy between the example register and the agent that loses answers: the
  * first `drops` sale requests reach the agent (the sale starts) but the connection is cut
- * before the answer gets back, as a flaky store network would. It also drops the event
- * stream once, so the register resumes it with Last-Event-ID. The Host header is rewritten
+ * before the answer gets back, as a flaky store network would. It also breaks the event
+ * stream once, right after the first transaction update, so the register resumes it with
+ * Last-Event-ID. The Host header is rewritten
  * to the agent's, which only answers to its own address (docs/architecture.md, "Invariants").
  */
-function lossyProxy(target: URL, opts: { drops: number; dropEventsAfterMs: number }) {
+function lossyProxy(target: URL, opts: { drops: number }) {
   const stats = { droppedSales: 0, saleRequests: 0, droppedEvents: 0 };
   const sockets = new Set<Socket>();
   let proxyPort = 0;
@@ -19,6 +20,7 @@ function lossyProxy(target: URL, opts: { drops: number; dropEventsAfterMs: numbe
     sockets.add(client);
     sockets.add(upstream);
     let dropAnswer = false;
+    let dropEventsAfterFirstUpdate = false;
     client.on('data', (chunk: Buffer) => {
       let text = chunk.toString('latin1');
       if (/^[A-Z]+ \//.test(text)) {
@@ -27,13 +29,7 @@ function lossyProxy(target: URL, opts: { drops: number; dropEventsAfterMs: numbe
           stats.saleRequests += 1;
           if (stats.droppedSales < opts.drops) dropAnswer = true;
         }
-        if (text.startsWith('GET /api/v1/events') && stats.droppedEvents === 0) {
-          setTimeout(() => {
-            stats.droppedEvents += 1;
-            client.destroy();
-            upstream.destroy();
-          }, opts.dropEventsAfterMs);
-        }
+        if (text.startsWith('GET /api/v1/events') && stats.droppedEvents === 0) dropEventsAfterFirstUpdate = true;
       }
       upstream.write(Buffer.from(text, 'latin1'));
     });
@@ -46,6 +42,13 @@ function lossyProxy(target: URL, opts: { drops: number; dropEventsAfterMs: numbe
         return;
       }
       client.write(chunk);
+      if (dropEventsAfterFirstUpdate && chunk.toString('utf8').includes('event: transaction.updated')) {
+        // The register saw an update: the stream breaks and it must resume after that event.
+        dropEventsAfterFirstUpdate = false;
+        stats.droppedEvents += 1;
+        client.end(() => client.destroy());
+        upstream.destroy();
+      }
     });
     const close = (): void => {
       client.destroy();
@@ -83,7 +86,7 @@ describe('the example register (examples/register.ts) against the agent with the
     const { agent } = running;
     // The card is presented a little later, so the sale is still running when the repeat arrives.
     agent.simulated!.reader.nextCard({ entryMode: 'ContactChip', delayMs: 400 });
-    const proxy = lossyProxy(new URL(agent.url), { drops: 1, dropEventsAfterMs: 200 });
+    const proxy = lossyProxy(new URL(agent.url), { drops: 1 });
     const url = await proxy.start();
     const lines: string[] = [];
     try {

@@ -346,13 +346,18 @@ export class Journal {
     return stmt;
   }
 
-  /** Runs fn in one SQLite transaction (immediate: takes the write lock up front). */
+  /**
+   * Runs fn in one SQLite transaction (immediate: takes the write lock up front). A write
+   * SQLite refused anywhere in it (the journal's own or a partner's, such as the offline
+   * queue's) fails the whole transaction as JOURNAL_UNWRITABLE, whichever statement hit the
+   * full disk first.
+   */
   transaction<T>(fn: (db: Db) => T): T {
     this.transactionDepth += 1;
     try {
       return this.db.transaction(() => fn(this.db)).immediate();
     } catch (err) {
-      if (isStorageError(err)) this.failed(err);
+      if (isStorageError(err)) throw unwritableError(this.failed(err), err);
       throw err;
     } finally {
       this.transactionDepth -= 1;
