@@ -2,6 +2,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRegister } from '../../examples/register.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * A loopback TCP proxy between the example register and the agent that loses answers: the
@@ -109,5 +110,43 @@ describe('the example register (examples/register.ts) against the agent with the
     expect(sales[0]).toMatchObject({ reference: 'Till 7 / 4711', amount: 2345, state: 'approved' });
     const byReference = await fetch(`${agent.url}/api/v1/transactions?reference=${encodeURIComponent('Till 7 / 4711')}`, { headers: { authorization: `Bearer ${agent.localToken}` } });
     expect(((await byReference.json()) as { transactions: unknown[] }).transactions).toHaveLength(1);
+  });
+});
+
+describe('Idempotency-Key across a restart of the whole agent', () => {
+  it('a repeat after the agent restarted on the same data directory answers the same sale, final, and sells nothing again', async () => {
+    const data = tempDir('terminal-agent-restart-');
+    const flags = { dataDir: data.dir };
+    const sale = { method: 'card', amount: '8.80', currency: 'EUR', reference: 'Till 9 / 1' };
+    const send = (a: TestAgent) =>
+      fetch(`${a.agent.url}/api/v1/sales`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${a.agent.localToken}`, 'content-type': 'application/json', 'idempotency-key': 'restart-2f1c' },
+        body: JSON.stringify(sale),
+      });
+    let first: TestAgent | undefined;
+    let second: TestAgent | undefined;
+    try {
+      first = await startTestAgent({ flags });
+      first.agent.simulated!.reader.nextCard({ entryMode: 'ContactChip', delayMs: 20 });
+      const r1 = await send(first);
+      expect(r1.status).toBe(202);
+      const id = ((await r1.json()) as { transaction: { clientTransactionId: string } }).transaction.clientTransactionId;
+      for (let i = 0; i < 200 && (await first.agent.payments.get(id)).state !== 'approved'; i++) await new Promise((r) => setTimeout(r, 25));
+      await first.stop();
+      first = undefined;
+
+      second = await startTestAgent({ flags });
+      const r2 = await send(second);
+      expect(r2.status).toBe(202);
+      expect(r2.headers.get('idempotent-replayed')).toBe('true');
+      const again = ((await r2.json()) as { transaction: { clientTransactionId: string; state: string; reference: string } }).transaction;
+      expect(again).toMatchObject({ clientTransactionId: id, state: 'approved', reference: 'Till 9 / 1' });
+      expect(second.agent.payments.list().filter((t) => t.kind === 'sale')).toHaveLength(1);
+    } finally {
+      await first?.stop();
+      await second?.stop();
+      data.cleanup();
+    }
   });
 });
