@@ -58,10 +58,15 @@ function parameters(op: Operation): Json[] {
 
 function operationObject(op: Operation): Json {
   const responses: Json = {};
+  // A write's answer may repeat the first request's (docs/local-api.md, "Idempotency").
+  const replayed =
+    op.body !== undefined
+      ? { headers: { 'Idempotent-Replayed': { description: 'present (true) when the answer repeats the first request with this Idempotency-Key', schema: { type: 'string', enum: ['true'] } } } }
+      : {};
   for (const s of op.success) {
     responses[String(s.status)] =
       'json' in s
-        ? { description: s.description, content: { 'application/json': { schema: ref(s.json.name) } } }
+        ? { description: s.description, ...replayed, content: { 'application/json': { schema: ref(s.json.name) } } }
         : { description: s.description, content: { [s.media]: { schema: { type: 'string', description: s.text } } } };
   }
   if (op.body !== undefined) {
