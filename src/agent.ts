@@ -6,11 +6,11 @@ import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
+import { IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import { DEMO_LEDGER_FILE, demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
-import { createLocalApi, offlineApiSource, type PlatformSignInSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
+import { createLocalApi, IDEMPOTENCY_RETENTION_MS, offlineApiSource, type PlatformSignInSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
 export interface AgentOptions {
   config: Config;
@@ -282,6 +282,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       clock,
       log,
     });
+    // Idempotency-Keys live in the journal's file, so a repeat after a restart still finds its sale (docs/local-api.md, "Idempotency").
+    const idempotency = new IdempotencyKeys(journal.db, clock, IDEMPOTENCY_RETENTION_MS);
     // Receipts and end of day read the journal only, in the merchant's zone (docs/receipts.md, "Time zone").
     const reports = new ReportService({
       journal,
@@ -311,6 +313,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       metrics,
       staff,
       reports,
+      idempotency,
       ...(platformSignIn !== undefined ? { platformSignIn } : {}),
     });
     const { url, token: localToken, lan } = await localApi.start();

@@ -50,6 +50,7 @@ export function transactionLine(t: ApiTransaction): string {
     method(t),
     t.maskedPan ?? '',
     t.offline ? 'offline' : '',
+    t.reference !== undefined ? `ref ${JSON.stringify(t.reference)}` : '',
   ];
   return cols.filter((c) => c !== '').join('  ');
 }
@@ -63,6 +64,7 @@ export function transactionDetail(t: ApiTransaction): string {
   if (t.serverTransactionId) lines.push(`  platform id  ${t.serverTransactionId}`);
   if (t.relatedClientTransactionId) lines.push(`  acts on      ${t.relatedClientTransactionId}`);
   if (t.merchantId) lines.push(`  merchant     ${t.merchantId}`);
+  if (t.reference !== undefined) lines.push(`  reference    ${t.reference}`);
   if (t.capturedAmount > 0) lines.push(`  captured     ${t.capturedAmountText}`);
   if (t.refundedAmount > 0) lines.push(`  refunded     ${t.refundedAmountText}`);
   if (t.cancelledAmount > 0) lines.push(`  cancelled    ${t.cancelledAmountText}`);

@@ -96,6 +96,11 @@ export const ErrorCodes = {
   API_SIGN_IN_THROTTLED: 'API_SIGN_IN_THROTTLED',
   API_NOT_FOUND: 'API_NOT_FOUND',
   API_METHOD_NOT_ALLOWED: 'API_METHOD_NOT_ALLOWED',
+  /**
+   * An Idempotency-Key used again with another request, or whose first request's outcome is
+   * unknown (docs/local-api.md, "Idempotency").
+   */
+  API_IDEMPOTENCY_CONFLICT: 'API_IDEMPOTENCY_CONFLICT',
   /** The CLI found no agent answering on the local API. */
   API_UNAVAILABLE: 'API_UNAVAILABLE',
   /** A register's pairing code is wrong, used or expired (docs/registers.md, "Pairing"). */

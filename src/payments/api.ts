@@ -67,6 +67,11 @@ export interface SaleRequest {
   via?: SaleVia;
   /** Terminal QR call only; default order id: the sale's client transaction id. */
   order?: SaleOrder;
+  /**
+   * The caller's own reference (a cash register's receipt or order number), kept with the
+   * sale and searchable (docs/local-api.md, "Caller reference"); 1 to 64 printable characters.
+   */
+  reference?: string;
 }
 
 export interface RefundRequest {
@@ -139,6 +144,8 @@ export interface TransactionView {
   updatedAt: string;
   /** Platform events seen, in order. */
   events: Array<Record<string, unknown>>;
+  /** The caller's reference given with the sale (docs/local-api.md, "Caller reference"). */
+  reference?: string;
 }
 
 export interface AllowedOperationsView {
@@ -161,6 +168,8 @@ export interface ListQuery {
   date?: string;
   /** Only rows this operator made. */
   operator?: string;
+  /** Only rows carrying exactly this caller reference. */
+  reference?: string;
   limit?: number;
 }
 

@@ -14,6 +14,21 @@ export interface ValidSale {
   via: SaleVia;
   /** Terminal QR call only (its order id may still be missing: then the client transaction id). */
   order: SaleOrder | undefined;
+  reference: string | undefined;
+}
+
+/** Longest caller reference (docs/local-api.md, "Caller reference"): a receipt or order number, not a note. */
+export const SALE_REFERENCE_MAX_LENGTH = 64;
+/** Printable: no control, format or unassigned characters (they would corrupt a log line or a receipt). */
+const PRINTABLE = /^[^\p{C}]+$/u;
+
+/** Why a caller reference cannot be kept, or undefined when it can (trimmed first). */
+export function saleReferenceProblem(value: string): string | undefined {
+  const text = value.trim();
+  if (text === '') return 'must not be empty';
+  if ([...text].length > SALE_REFERENCE_MAX_LENGTH) return `must be at most ${SALE_REFERENCE_MAX_LENGTH} characters`;
+  if (!PRINTABLE.test(text)) return 'must be printable text (no control characters)';
+  return undefined;
 }
 
 const METHODS: readonly SaleMethod[] = ['card', 'manual', 'moto', 'walletA', 'walletB'];
@@ -65,7 +80,13 @@ export function validateSale(req: SaleRequest, config: Config): ValidSale {
   }
   const { via, order } = validateVia(req, scenario);
   const merchantId = optionalText(req.merchantId, 'merchantId') ?? config.auth.merchantId;
-  return { method: req.method, scenario, amount: req.amount, currency, merchantId, moto, walletId, via, order };
+  let reference: string | undefined;
+  if (req.reference !== undefined && req.reference !== null) {
+    const problem = typeof req.reference === 'string' ? saleReferenceProblem(req.reference) : 'must be text';
+    if (problem !== undefined) throw bad(`reference ${problem}`, { field: 'reference' });
+    reference = req.reference.trim();
+  }
+  return { method: req.method, scenario, amount: req.amount, currency, merchantId, moto, walletId, via, order, reference };
 }
 
 /**

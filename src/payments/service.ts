@@ -126,6 +126,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       method: sale.method,
       ...(sale.scenario !== undefined ? { scenario: sale.scenario } : {}),
       ...(sale.merchantId !== undefined ? { merchantId: sale.merchantId } : {}),
+      ...(sale.reference !== undefined ? { reference: sale.reference } : {}),
       state: 'awaiting_customer',
       clientDateTime: ctx.isoNow(),
       message: sale.method === 'card' ? 'present the card' : sale.method === 'manual' || sale.method === 'moto' ? 'key the card in on the reader' : 'waiting for the customer',
@@ -305,7 +306,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   list(query: ListQuery = {}): TransactionView[] {
     const range = query.date !== undefined ? localDayRange(query.date) : undefined;
     return this.ctx.journal
-      .list({ ...(range ?? {}), ...(query.operator !== undefined ? { operator: query.operator } : {}), ...(query.limit !== undefined ? { limit: query.limit } : {}) })
+      .list({ ...(range ?? {}), ...(query.operator !== undefined ? { operator: query.operator } : {}), ...(query.reference !== undefined ? { reference: query.reference } : {}), ...(query.limit !== undefined ? { limit: query.limit } : {}) })
       .map(toView);
   }
 

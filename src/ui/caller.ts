@@ -13,6 +13,12 @@ export interface Caller {
   operator: string;
   /** Set for a signed-in clerk (the counter page). */
   sessionId?: string;
+  /**
+   * Whose Idempotency-Keys these are (docs/local-api.md, "Idempotency"): `token` for every
+   * holder of the per-install token (the CLI and on-device programs share it), `staff:<username>`
+   * for a signed-in clerk (kept across their sessions); a paired register will get its own.
+   */
+  scope: string;
 }
 
 /**
@@ -24,7 +30,7 @@ export interface Caller {
 export function authenticate(req: IncomingMessage, pathname: string, deps: { token: string; sessions: SessionStore; config: Config }): Caller {
   if (req.headers.authorization !== undefined) {
     checkBearer(req, deps.token);
-    return { operator: req.headers[CLIENT_HEADER] === 'cli' ? 'cli' : 'local-api' };
+    return { operator: req.headers[CLIENT_HEADER] === 'cli' ? 'cli' : 'local-api', scope: 'token' };
   }
   const id = sessionIdOf(req);
   const session = id === undefined ? undefined : deps.sessions.touch(id);
@@ -38,5 +44,5 @@ export function authenticate(req: IncomingMessage, pathname: string, deps: { tok
   }
   const need = requiredPermissions(req.method ?? 'GET', pathname, deps.config);
   if (need !== undefined) checkPermissions(session.staff.username, session.staff.permissions, need);
-  return { operator: session.staff.username, sessionId: session.id };
+  return { operator: session.staff.username, sessionId: session.id, scope: `staff:${session.staff.username}` };
 }

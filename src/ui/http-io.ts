@@ -28,23 +28,42 @@ function tooLarge(limit: number): AgentError {
   return new AgentError(ErrorCodes.API_BODY_TOO_LARGE, `request body too large (at most ${limit} bytes)`);
 }
 
+/** A request's body, read once: the idempotency check hashes it and the route parses it (idempotency.ts). */
+const bodies = new WeakMap<IncomingMessage, Promise<Buffer>>();
+
+async function readAll(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > MAX_BODY_BYTES) throw tooLarge(MAX_BODY_BYTES);
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The raw request body (at most `limit` bytes, never more than MAX_BODY_BYTES); a second call answers the same bytes. */
+export async function readRawBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  let body = bodies.get(req);
+  if (body === undefined) {
+    body = readAll(req);
+    bodies.set(req, body);
+  }
+  const buf = await body;
+  if (buf.length > limit) throw tooLarge(limit);
+  return buf;
+}
+
 /**
  * Reads a JSON request body. An empty body reads as {}. A body must come with
  * Content-Type application/json: a browser cannot send that cross-origin without a
  * preflight, which this server never answers positively.
  */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(buf);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = (await readRawBody(req, limit)).toString('utf8');
   if (text.trim() === '') return {};
   const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') throw new AgentError(ErrorCodes.API_UNSUPPORTED_MEDIA_TYPE, 'send the request body as JSON with the header Content-Type: application/json');

@@ -23,5 +23,7 @@ export type { PlatformSignInCallback, PlatformSignInSource, StaffAuthenticator, 
 export { HTTP_STATUS_BY_CODE, httpStatusOf } from './error-status.js';
 export { LOCAL_TOKEN_FILE, localTokenPath } from './local-token.js';
 export { LocalApiClient, localApiUrl, readLocalToken, type ApiOperationRequest } from './client/local-api-client.js';
+export { openApiDocument, openApiText } from './openapi/index.js';
+export { IDEMPOTENCY_RETENTION_MS, type IdempotencyStore } from './idempotency.js';
 export type * from './wire-types.js';
 export type * from './report-wire-types.js';

@@ -11,8 +11,11 @@ import { sendJson } from './http-io.js';
 import { loadOrCreateLocalToken } from './local-token.js';
 import { allowedHosts, allowedOrigins, checkHost, checkOrigin } from './request-guard.js';
 import { createAgentMetrics, isSqliteError, type AgentMetrics, type MetricsSource } from './metrics/index.js';
-import { withOperator } from '../payments/index.js';
+import { createApiDispatch } from './api-dispatch.js';
 import { authenticate, type Caller } from './caller.js';
+import { Idempotency, MemoryIdempotencyStore, type IdempotencyStore } from './idempotency.js';
+import { apiTransaction } from './api-views.js';
+import { registerOpenApiRoute } from './routes/openapi.js';
 import { Router } from './router.js';
 import { registerEventRoute } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -66,12 +69,19 @@ export interface LocalApiOptions {
   sessionCheckMs?: number;
   /** Receipts and the end-of-day report (docs/receipts.md); without it their routes are not served. */
   reports?: ReportsApi;
+  /**
+   * Where Idempotency-Keys are kept (docs/local-api.md, "Idempotency"): the agent passes the
+   * journal's (kept across restarts); without it, in memory only.
+   */
+  idempotency?: IdempotencyStore;
 }
 
 export interface LocalApi {
   /** Listens on the configured loopback address (and the store network when api.lan.enabled); resolves with the base URL and the local token. */
   start(): Promise<{ url: string; token: string; lan?: { url: string; fingerprint: string } }>;
   stop(): Promise<void>;
+  /** The routes served (method and path as registered), once started: the OpenAPI document is checked against them. */
+  routes(): Array<{ method: string; path: string }>;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -95,6 +105,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
   let stopDevices: (() => void) | undefined;
   let metrics: AgentMetrics | undefined;
   let lanApi: LanApi | undefined;
+  let served: Router | undefined;
 
   function fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent) {
@@ -135,6 +146,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
 
   return {
     stop,
+    routes: () => served?.list() ?? [],
     async start() {
       const { config } = opts;
       if (!LOOPBACK_HOSTS.has(config.api.host)) {
@@ -156,6 +168,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
 
       const store = new SessionStore({ idleMs: config.api.sessionIdleMinutes * 60_000, maxMs: config.api.sessionMaxHours * 3_600_000 }, clock);
       const router = new Router();
+      served = router;
       registerHealthRoutes(router, { health: opts.health });
       registerMetricsRoute(router, { metrics: agentMetrics });
       registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs() });
@@ -176,6 +189,14 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
         registerReceiptRoutes(router, { reports: opts.reports });
         registerReportRoutes(router, { reports: opts.reports });
       }
+      // Last: the document describes every route above (docs/local-api.md, "The document").
+      registerOpenApiRoute(router);
+      const idempotency = new Idempotency({
+        store: opts.idempotency ?? new MemoryIdempotencyStore(),
+        run: runId,
+        transaction: async (id) => ({ transaction: apiTransaction(await opts.payments.get(id), { withEvents: false }) }),
+      });
+      const dispatch = createApiDispatch({ router, idempotency });
 
       const checkMs = opts.sessionCheckMs ?? 30_000;
       /** An event stream of the page lasts as long as its session: sign-out or a timeout closes it. */
@@ -200,7 +221,6 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
         try {
           const url = new URL(req.url ?? '/', 'http://127.0.0.1');
           checkHost(req, hosts);
-          const method = req.method ?? 'GET';
           const isHealth = url.pathname === '/healthz' || url.pathname === '/readyz';
           let caller: Caller | undefined;
           if (!isHealth) {
@@ -209,11 +229,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
             if (url.pathname === '/api' || url.pathname.startsWith('/api/')) caller = authenticate(req, url.pathname, { token, sessions: store, config });
           }
           if (caller?.sessionId !== undefined && url.pathname === '/api/v1/events') closeWithSession(caller.sessionId, store, res);
-          const match = router.match(method, url.pathname);
-          const run = () => match.handler({ req, res, params: match.params, query: url.searchParams });
-          // Every journal row this request makes records who made it (docs/architecture.md, "Journal").
-          const result = await (caller === undefined ? run() : withOperator(caller.operator, run));
-          if (result !== undefined) sendJson(res, result.status, result.body);
+          await dispatch(req, res, url, caller);
         } catch (err) {
           fail(err, req, res);
         }
@@ -249,7 +265,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       try {
         const certificate = loadOrCreateServerCertificate(config.dataDir, config.api.lan.hostNames, log, new Date(clock.wall()));
         const pairing = new PairingDesk(registers, clock, { ...DEFAULT_PAIRING_LIMITS, codeTtlMs: config.api.lan.pairingCodeSeconds * 1_000 });
-        const listener = createLanApi({ deps, registers, pairing, certificate, log, ...(opts.reports !== undefined ? { reports: opts.reports } : {}) });
+        const listener = createLanApi({ deps, registers, pairing, certificate, log, idempotency, ...(opts.reports !== undefined ? { reports: opts.reports } : {}) });
         const lan = await listener.start();
         lanApi = listener;
         lanRoutes = { pairing, ...lan, disconnect: (id) => listener.disconnect(id) };

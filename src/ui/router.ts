@@ -12,12 +12,16 @@ export interface RouteContext {
 export interface JsonResult {
   status: number;
   body: unknown;
+  /** The answer repeats the first request with the same Idempotency-Key (idempotency.ts). */
+  replayed?: boolean;
 }
 
 export type RouteHandler = (ctx: RouteContext) => Promise<JsonResult | undefined> | JsonResult | undefined;
 
 interface Route {
   method: string;
+  /** As registered, e.g. `/api/v1/transactions/:id/cancel`. */
+  path: string;
   pattern: RegExp;
   names: string[];
   handler: RouteHandler;
@@ -44,8 +48,13 @@ export class Router {
         return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       })
       .join('');
-    this.routes.push({ method, pattern: new RegExp(`^${source}$`), names, handler });
+    this.routes.push({ method, path, pattern: new RegExp(`^${source}$`), names, handler });
     return this;
+  }
+
+  /** Every route's method and path as registered (the OpenAPI document is checked against them). */
+  list(): Array<{ method: string; path: string }> {
+    return this.routes.map((r) => ({ method: r.method, path: r.path }));
   }
 
   /** The handler for the request, or an AgentError: API_NOT_FOUND for no such path, API_METHOD_NOT_ALLOWED for a wrong method. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AgentError, ErrorCodes } from '../core/index.js';
+import { SALE_REFERENCE_MAX_LENGTH, saleReferenceProblem } from '../payments/index.js';
 import type { ApiCancelRequest, ApiCaptureAllRequest, ApiCaptureRequest, ApiRefundRequest, ApiSaleRequest } from './wire-types.js';
 
 /** Local API request shapes (zod, unknown fields refused). Amounts travel as text in major units. */
@@ -15,6 +16,22 @@ const shortText = (max: number) => z.string().trim().min(1, 'must not be empty')
 export const transactionIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9._:-]{1,80}$/, 'must be a transaction id (letters, digits, . _ : -)');
+
+/**
+ * The caller's reference (docs/local-api.md, "Caller reference"): the engine's rule, and a
+ * pattern and length the OpenAPI document can state (no control characters).
+ */
+export const referenceSchema = z
+  .string({ error: 'must be text' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(SALE_REFERENCE_MAX_LENGTH, `must be at most ${SALE_REFERENCE_MAX_LENGTH} characters`)
+  .regex(/^[^\p{C}]+$/u, 'must be printable text (no control characters)')
+  .superRefine((value, ctx) => {
+    const problem = saleReferenceProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('your own reference of the sale (a receipt or order number): 1 to 64 printable characters');
 
 export const saleBodySchema = z.strictObject({
   method: z.enum(['card', 'manual', 'moto', 'walletA', 'walletB']),
@@ -38,6 +55,7 @@ export const saleBodySchema = z.strictObject({
   order: z
     .strictObject({ orderId: shortText(64), orderDescription: z.string().max(256, 'must be at most 256 characters').optional() })
     .optional(),
+  reference: referenceSchema.optional(),
 });
 export type SaleBody = z.infer<typeof saleBodySchema>;
 
@@ -95,6 +113,7 @@ export const listQuerySchema = z.strictObject({
     .transform(Number)
     .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
     .optional(),
+  reference: referenceSchema.optional(),
 });
 
 export const getQuerySchema = z.strictObject({

@@ -71,6 +71,8 @@ export interface ApiTransaction {
   /** Platform events seen, in order: on single-transaction answers only; lists carry the count. */
   events?: Array<Record<string, unknown>>;
   eventCount: number;
+  /** The caller's own reference given with the sale (docs/local-api.md, "Caller reference"). */
+  reference?: string;
 }
 
 /** Whether one operation on a sale is allowed now, and up to which amount. */
@@ -108,6 +110,8 @@ export interface ApiSaleRequest {
   via?: ApiSaleVia;
   /** Terminal QR call only. */
   order?: { orderId: string; orderDescription?: string };
+  /** The caller's own reference, 1 to 64 printable characters; GET /api/v1/transactions?reference= finds the sale by it. */
+  reference?: string;
 }
 
 /** POST /api/v1/transactions/:id/cancel. */

@@ -152,6 +152,25 @@ describe('payment CLI commands against a running local API', () => {
     await run([...flags, 'transactions', '--date', '2025-03-01']);
     expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { date: '2025-03-01', limit: 100 } });
   });
+
+  it('sale --reference sends the caller reference and shows it; transactions --reference finds the sale on any day', async () => {
+    const r = await run([...flags, 'sale', '3.00', '--no-wait', '--reference', 'Till 2 #0815']);
+    expect(r.code).toBe(0);
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toMatchObject({ reference: 'Till 2 #0815' });
+    expect(r.stdout).toMatch(/reference +Till 2 #0815/);
+    const id = /sale (T-\d+)/.exec(r.stdout)?.[1];
+    const found = await run([...flags, 'transactions', '--reference', 'Till 2 #0815']);
+    expect(found.code).toBe(0);
+    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { reference: 'Till 2 #0815', limit: 100 } });
+    expect(found.stdout.trim().split('\n')).toHaveLength(1);
+    expect(found.stdout).toContain(id ?? 'no id');
+    expect(found.stdout).toContain('ref "Till 2 #0815"');
+    const none = await run([...flags, 'transactions', '--reference', 'nothing-like-it', '--date', '2025-03-01']);
+    expect(none.stdout).toMatch(/no transactions with reference "nothing-like-it" on 2025-03-01/);
+    const bad = await run([...flags, 'sale', '3.00', '--no-wait', '--reference', 'x'.repeat(65)]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/reference must be at most 64 characters/);
+  });
 });
 
 describe('payment CLI commands without a running agent', () => {

@@ -78,6 +78,7 @@ export class FakePayments implements PaymentsApi {
       currency: req.currency,
       state: req.method === 'walletA' || req.method === 'walletB' ? 'awaiting_customer' : 'in_flight',
       ...(req.method === 'walletA' || req.method === 'walletB' ? { qr: { codeValue: `https://wallet.example/pay/${id}` } } : {}),
+      ...(req.reference !== undefined ? { reference: req.reference } : {}),
     });
     this.gets.set(id, 0);
     return { clientTransactionId: id, done: Promise.resolve(v) };
@@ -165,6 +166,7 @@ export class FakePayments implements PaymentsApi {
 
   list(query?: ListQuery): TransactionView[] {
     this.calls.push({ op: 'list', arg: query });
-    return [...this.views.values()].reverse().slice(0, query?.limit ?? 100);
+    const all = [...this.views.values()].reverse().filter((v) => query?.reference === undefined || v.reference === query.reference);
+    return all.slice(0, query?.limit ?? 100);
   }
 }

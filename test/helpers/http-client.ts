@@ -1,4 +1,5 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
+import { assertContract } from './api-contract.js';
 
 export interface Reply {
   status: number;
@@ -7,7 +8,10 @@ export interface Reply {
   json: any;
 }
 
-/** A raw HTTP call (node:http), so tests can send any Host, Origin or body. */
+/**
+ * A raw HTTP call (node:http), so tests can send any Host, Origin or body. Every answer is
+ * checked against the local API's OpenAPI document (api-contract.ts): a mismatch rejects.
+ */
 export function call(
   base: string,
   method: string,
@@ -28,6 +32,12 @@ export function call(
           json = JSON.parse(text);
         } catch {
           json = undefined;
+        }
+        try {
+          assertContract(method, url.pathname, res.statusCode ?? 0, res.headers['content-type'], text);
+        } catch (err) {
+          reject(err as Error);
+          return;
         }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
       });

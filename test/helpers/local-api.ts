@@ -9,6 +9,7 @@ import { tempDir } from './temp-dir.js';
 import { testLogger, type LogSink } from './log-sink.js';
 import { FakePayments } from './fake-payments.js';
 import type { ApiPlatformStatus } from '../../src/ui/wire-types.js';
+import { installContractDispatcher } from './api-contract-dispatcher.js';
 
 export class FakeHealth implements HealthSource {
   token = true;
@@ -95,6 +96,8 @@ export function pageDir(root: string): string {
 export async function startApi(
   opts: { dataDir?: string; withOffline?: boolean; config?: Record<string, unknown>; extra?: Partial<LocalApiOptions>; pageDirs?: string[] } = {},
 ): Promise<Started> {
+  // Answers the CLI's client receives are checked against the OpenAPI document too.
+  installContractDispatcher();
   const tmp = tempDir('terminal-agent-ui-');
   const dataDir = opts.dataDir ?? join(tmp.dir, 'data');
   const config = configSchema.parse({ dataDir, api: { port: 0 }, ...opts.config });

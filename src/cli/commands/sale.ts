@@ -17,6 +17,7 @@ interface SaleOptions {
   via?: string;
   orderId?: string;
   orderDescription?: string;
+  reference?: string;
   wait: boolean;
   timeout: string;
   pollMs: string;
@@ -99,6 +100,7 @@ export function register(program: Command): void {
     .addOption(new Option('--via <call>', 'wallet merchant scan: process (default) or the terminal QR call').choices(['process', 'qrTerminal']))
     .option('--order-id <id>', 'terminal QR call: the order id (default: the sale\'s client transaction id)')
     .option('--order-description <text>', 'terminal QR call: the order description')
+    .option('--reference <text>', 'your own reference for the sale (receipt or order number, up to 64 characters); transactions --reference finds it')
     .option('--no-wait', 'return as soon as the sale has started')
     .option('--timeout <seconds>', 'stop waiting after this long (the sale goes on in the agent)', '300')
     .addOption(new Option('--poll-ms <ms>', 'how often to look at the sale while waiting').default('500').hideHelp())
@@ -125,6 +127,7 @@ export function register(program: Command): void {
         ...(opts.walletId !== undefined ? { walletId: opts.walletId } : {}),
         ...(Object.keys(moto).length > 0 ? { moto } : {}),
         ...(opts.via !== undefined ? { via: opts.via as ApiSaleRequest['via'] } : {}),
+        ...(opts.reference !== undefined ? { reference: opts.reference } : {}),
         ...(opts.orderId !== undefined ? { order: { orderId: opts.orderId, ...(opts.orderDescription !== undefined ? { orderDescription: opts.orderDescription } : {}) } } : {}),
       };
       const client = LocalApiClient.fromConfig(config);

@@ -104,6 +104,7 @@ interface DbRow {
   created_at: string;
   updated_at: string;
   operator: string | null;
+  reference: string | null;
 }
 
 /** JournalRow field -> column, for inserts and patches (a fixed list: no SQL from input). */
@@ -179,6 +180,7 @@ function fromDb(r: DbRow): JournalRow {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...(r.operator !== null ? { operator: r.operator } : {}),
+    ...(r.reference !== null ? { reference: r.reference } : {}),
   };
 }
 
@@ -237,6 +239,8 @@ export interface ListOptions {
   operator?: string;
   /** Exclusive lower bound of updated_at (ISO): bounded by the (state, updated_at) index. */
   updatedAfter?: string;
+  /** Rows carrying exactly this caller reference (docs/local-api.md, "Caller reference"). */
+  reference?: string;
   limit?: number;
 }
 
@@ -263,6 +267,10 @@ export function listQuery(opts: ListOptions): { sql: string; params: Record<stri
   if (opts.operator !== undefined) {
     where.push('operator = @operator');
     params.operator = opts.operator;
+  }
+  if (opts.reference !== undefined) {
+    where.push('reference = @reference');
+    params.reference = opts.reference;
   }
   if (opts.states !== undefined) {
     const names = opts.states.map((s, i) => {
@@ -433,7 +441,12 @@ export class Journal {
     return stmt;
   }
 
-  /** Runs fn in one SQLite transaction (immediate: takes the write lock up front). */
+  /**
+   * Runs fn in one SQLite transaction (immediate: takes the write lock up front). A write
+   * SQLite refused anywhere in it (the journal's own or a partner's, such as the offline
+   * queue's) fails the whole transaction as JOURNAL_UNWRITABLE, whichever statement hit the
+   * full disk first.
+   */
   transaction<T>(fn: (db: Db) => T): T {
     this.transactionDepth += 1;
     const outermost = this.transactionDepth === 1;
@@ -442,7 +455,7 @@ export class Journal {
       if (outermost) for (const id of this.writtenInTransaction) this.deferred.delete(id);
       return result;
     } catch (err) {
-      if (isStorageError(err)) this.failed(err);
+      if (isStorageError(err)) throw unwritableError(this.failed(err), err);
       throw err;
     } finally {
       if (outermost) this.writtenInTransaction.clear();
@@ -454,6 +467,8 @@ export class Journal {
     const at = new Date(this.clock.wall()).toISOString();
     // The operator is set once, at insert, from the work running now (operator.ts).
     const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at, operator: currentOperator() };
+    // The caller's reference is written once, with the row: a patch never changes it.
+    if (row.reference !== undefined) fields.reference = row.reference;
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];
       if (value !== undefined) fields[column] = toDb(field, value);

@@ -86,6 +86,33 @@ export const journalMigrations: Migration[] = [
       db.exec('CREATE INDEX transactions_state_updated ON transactions (state, updated_at)');
     },
   },
+  {
+    // The caller's own reference of a sale, and the local API's idempotency keys
+    // (docs/local-api.md, "Idempotency" and "Caller reference"): after a lost answer a cash
+    // register finds its sale by repeating the request with its key or by its reference.
+    // A key row names the caller (its scope), the request's hash and, once answered, the
+    // answer or the transaction it made; rows older than the retention are deleted.
+    version: 5,
+    name: 'caller reference and idempotency keys',
+    up(db) {
+      db.exec(`
+        ALTER TABLE transactions ADD COLUMN reference TEXT;
+        CREATE INDEX transactions_reference ON transactions (reference) WHERE reference IS NOT NULL;
+        CREATE TABLE idempotency_keys (
+          scope         TEXT NOT NULL,
+          key           TEXT NOT NULL,
+          request_hash  TEXT NOT NULL,
+          run           TEXT NOT NULL,
+          status        INTEGER,
+          answer        TEXT,
+          client_id     TEXT,
+          created_at    TEXT NOT NULL,
+          PRIMARY KEY (scope, key)
+        ) STRICT;
+        CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+      `);
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */

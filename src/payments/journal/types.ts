@@ -55,6 +55,8 @@ export interface JournalRow {
   updatedAt: string;
   /** Who made the row: a clerk's username, `cli`, `local-api` or `agent`; undefined on rows from before operators were kept. */
   operator?: string;
+  /** The caller's own reference of a sale (docs/local-api.md, "Caller reference"); set at insert only. */
+  reference?: string;
 }
 
 export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'> &
@@ -62,7 +64,7 @@ export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'a
 
 /** Fields that may change after insert. `undefined` leaves a field as it is; `null` clears it. */
 export type JournalPatch = {
-  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator'>]?: JournalRow[K] | null;
+  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference'>]?: JournalRow[K] | null;
 };
 
 /** States after which the row does not change by itself any more (operations on a sale still add amounts). */

@@ -136,9 +136,10 @@ export class LocalApiClient {
     return (await this.call<ApiTransactionAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}${q}`)).transaction;
   }
 
-  async transactions(query: { date?: string; limit?: number }): Promise<ApiTransaction[]> {
+  async transactions(query: { date?: string; reference?: string; limit?: number }): Promise<ApiTransaction[]> {
     const q = new URLSearchParams();
     if (query.date !== undefined) q.set('date', query.date);
+    if (query.reference !== undefined) q.set('reference', query.reference);
     if (query.limit !== undefined) q.set('limit', String(query.limit));
     const qs = q.toString();
     return (await this.call<ApiTransactionListAnswer>('GET', `/api/v1/transactions${qs ? `?${qs}` : ''}`)).transactions;

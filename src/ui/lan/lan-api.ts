@@ -3,10 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { AgentError, ErrorCodes, isAgentError, type Logger } from '../../core/index.js';
-import { withOperator } from '../../payments/index.js';
 import { httpStatusOf } from '../error-status.js';
 import { readJsonBody, sendJson } from '../http-io.js';
 import { Router } from '../router.js';
+import { createApiDispatch } from '../api-dispatch.js';
+import type { Idempotency } from '../idempotency.js';
 import { registerPaymentRoutes } from '../routes/payments.js';
 import { registerReceiptRoutes } from '../routes/receipts.js';
 import type { ReportsApi } from '../../payments/index.js';
@@ -27,6 +28,8 @@ export interface LanApiOptions {
   log: Logger;
   /** Receipts of the register's own transactions, when the agent keeps them. */
   reports?: ReportsApi;
+  /** The local API's Idempotency-Keys; each register has its own scope (`register:<id>`). */
+  idempotency: Idempotency;
 }
 
 export interface LanApi {
@@ -64,11 +67,11 @@ function bearer(req: IncomingMessage): string | undefined {
 export function createLanApi(opts: LanApiOptions): LanApi {
   const { deps, registers, pairing, certificate } = opts;
   const log = opts.log.child({ module: 'lan-api' });
-  const routers = new Map<string, { router: Router; payments: RegisterPayments }>();
+  const routers = new Map<string, { dispatch: ReturnType<typeof createApiDispatch>; payments: RegisterPayments }>();
   const streams = new Map<string, Set<ServerResponse>>();
   let server: Server | undefined;
 
-  function routerFor(register: RegisterView): { router: Router; payments: RegisterPayments } {
+  function routerFor(register: RegisterView): { dispatch: ReturnType<typeof createApiDispatch>; payments: RegisterPayments } {
     const known = routers.get(register.id);
     if (known !== undefined) return known;
     const payments = new RegisterPayments(deps.payments, register.id);
@@ -85,7 +88,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       deps.sse.connect(ctx.res, Array.isArray(last) ? last[0] : last, (event) => payments.admits(event));
       return undefined;
     });
-    const entry = { router, payments };
+    const entry = { dispatch: createApiDispatch({ router, idempotency: opts.idempotency }), payments };
     routers.set(register.id, entry);
     return entry;
   }
@@ -127,14 +130,21 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       if (register === undefined) {
         throw new AgentError(ErrorCodes.API_UNAUTHORIZED, key === undefined ? 'send Authorization: Bearer with the API key this register got when it paired' : 'unknown or revoked register key: pair the register again');
       }
-      const { router, payments } = routerFor(register);
-      const match = router.match(method, url.pathname);
+      const { dispatch, payments } = routerFor(register);
       // Every route naming a transaction first checks it is the register's own (404 otherwise,
       // as for an id that does not exist), whatever the route does after.
       const named = /^\/api\/v1\/(?:transactions|sales)\/([^/]+)/.exec(url.pathname)?.[1];
-      if (named !== undefined) await payments.get(match.params.id ?? named);
-      const result = await withOperator(registerOperator(register.id), () => match.handler({ req, res, params: match.params, query: url.searchParams }));
-      if (result !== undefined) sendJson(res, result.status, result.body);
+      if (named !== undefined) {
+        let id: string;
+        try {
+          id = decodeURIComponent(named);
+        } catch {
+          throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'malformed id in the path');
+        }
+        await payments.get(id);
+      }
+      const operator = registerOperator(register.id);
+      await dispatch(req, res, url, { operator, scope: operator });
     } catch (err) {
       fail(err, req, res);
     }

@@ -7,7 +7,7 @@ import type { ApiLogLevelAnswer, ApiLogLevelRequest } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
 
 /** The wire type (what the CLI sends) and the core's levels agree, or this fails to compile. */
-const logLevelBodySchema = z.strictObject({ level: z.enum(LOG_LEVELS) }) satisfies z.ZodType<ApiLogLevelRequest>;
+export const logLevelBodySchema = z.strictObject({ level: z.enum(LOG_LEVELS) }) satisfies z.ZodType<ApiLogLevelRequest>;
 
 /**
  * GET and PUT /api/v1/log-level (per-install token, like every /api route): the level

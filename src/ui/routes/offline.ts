@@ -11,7 +11,7 @@ import type { RouteDeps } from './deps.js';
 /** Settled at the platform: listed only when asked for (they are in the transaction list as approved). */
 const DEFAULT_STATES: readonly OfflineItemState[] = OFFLINE_ITEM_STATES.filter((s) => s !== 'uploaded');
 
-const offlineQuerySchema = z.strictObject({
+export const offlineQuerySchema = z.strictObject({
   /** Comma separated, e.g. `needs_attention,declined_after_upload`. */
   state: z.string().max(200, 'is too long').optional(),
 });

@@ -41,6 +41,7 @@ export function toSaleRequest(body: SaleBody, defaultCurrency: string): SaleRequ
     // The engine refuses via/order outside a wallet merchant scan (sale-request.ts).
     ...(body.via !== undefined ? { via: body.via } : {}),
     ...(body.order !== undefined ? { order: body.order } : {}),
+    ...(body.reference !== undefined ? { reference: body.reference } : {}),
   };
 }
 
@@ -74,7 +75,7 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
 
   router.add('GET', '/api/v1/transactions', (ctx) => {
     const q = parseInput(listQuerySchema, queryObject(ctx.query), 'query');
-    const list = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), limit: q.limit ?? 100 });
+    const list = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.reference !== undefined ? { reference: q.reference } : {}), limit: q.limit ?? 100 });
     return { status: 200, body: { transactions: list.map((v) => apiTransaction(v, { withEvents: false })) } satisfies ApiTransactionListAnswer };
   });
 

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { errorAnswerSchema } from './responses.js';
+import { OPERATIONS, type Named, type Operation } from './operations.js';
+
+type Json = Record<string, unknown>;
+
+/** `/api/v1/transactions/:id` -> `/api/v1/transactions/{id}`. */
+export function openApiPath(routerPath: string): string {
+  return routerPath.replace(/:([A-Za-z]+)/g, '{$1}');
+}
+
+/** A registry's schemas as components, referring to each other by `#/components/schemas/<name>`. */
+function components(schemas: Named[], io: 'input' | 'output'): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  const seen = new Set<z.ZodType>();
+  for (const { name, schema } of schemas) {
+    if (seen.has(schema)) continue;
+    seen.add(schema);
+    registry.add(schema, { id: name });
+  }
+  const out = z.toJSONSchema(registry, { target: 'draft-2020-12', io, uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Json> };
+  for (const schema of Object.values(out.schemas)) {
+    // Each sits inside the document: no dialect or id of its own.
+    delete schema.$schema;
+    delete schema.$id;
+  }
+  return out.schemas;
+}
+
+function inputSchema(schema: z.ZodType): Json {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Json;
+  delete json.$schema;
+  return json;
+}
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+function parameters(op: Operation): Json[] {
+  const out: Json[] = [];
+  for (const name of op.path.match(/:([A-Za-z]+)/g) ?? []) {
+    out.push({ name: name.slice(1), in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,80}$' }, description: 'the client or the server transaction id' });
+  }
+  const shape = (op.query?.shape ?? {}) as Record<string, z.ZodType>;
+  for (const [name, schema] of Object.entries(shape)) {
+    out.push({ name, in: 'query', required: !schema.safeParse(undefined).success, schema: inputSchema(schema) });
+  }
+  if (op.body !== undefined) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Your key for this request (a UUID): a repeat with the same key and body answers the first request\'s result; the same key with another body is refused with 409. Kept 48 hours per caller.',
+      schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
+    });
+  }
+  return out;
+}
+
+function operationObject(op: Operation): Json {
+  const responses: Json = {};
+  // A write's answer may repeat the first request's (docs/local-api.md, "Idempotency").
+  const replayed =
+    op.body !== undefined
+      ? { headers: { 'Idempotent-Replayed': { description: 'present (true) when the answer repeats the first request with this Idempotency-Key', schema: { type: 'string', enum: ['true'] } } } }
+      : {};
+  for (const s of op.success) {
+    responses[String(s.status)] =
+      'json' in s
+        ? { description: s.description, ...replayed, content: { 'application/json': { schema: ref(s.json.name) } } }
+        : { description: s.description, content: { [s.media]: { schema: { type: 'string', description: s.text } } } };
+  }
+  if (op.body !== undefined) {
+    responses['409'] = { description: 'the Idempotency-Key was used with another request, or the operation conflicts with the transaction\'s state', content: { 'application/json': { schema: ref('Error') } } };
+  }
+  responses.default = { description: 'refused or failed: the code is stable, the message says what to do (docs/local-api.md, "Errors")', content: { 'application/json': { schema: ref('Error') } } };
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description !== undefined ? { description: op.description } : {}),
+    ...(op.public === true ? { security: [] } : {}),
+    parameters: parameters(op),
+    ...(op.body !== undefined ? { requestBody: { required: false, content: { 'application/json': { schema: ref(op.body.name) } } } } : {}),
+    responses,
+  };
+}
+
+/**
+ * The local API's OpenAPI 3.1 document (docs/local-api.md), built from the zod schemas the
+ * routes validate requests with and the answers' schemas; served at GET
+ * /api/v1/openapi.json and kept in docs/openapi.json (`npm run openapi`).
+ */
+export function openApiDocument(version: string): Json {
+  const requests = OPERATIONS.flatMap((op) => (op.body !== undefined ? [op.body] : []));
+  const answers: Named[] = [{ name: 'Error', schema: errorAnswerSchema }, ...OPERATIONS.flatMap((op) => op.success.flatMap((s) => ('json' in s ? [s.json] : [])))];
+  const paths: Record<string, Json> = {};
+  for (const op of OPERATIONS) {
+    const path = openApiPath(op.path);
+    paths[path] = { ...(paths[path] ?? {}), [op.method.toLowerCase()]: operationObject(op) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'terminal-agent local API',
+      version,
+      description:
+        'The payment terminal agent\'s API for cash registers and on-device programs, on loopback. Versioned by path (/api/v1): fields may be added to answers within v1; nothing is removed or changed in meaning. See docs/local-api.md in the repository.',
+    },
+    servers: [{ url: 'http://127.0.0.1:8080', description: 'the agent on the terminal (api.port)' }],
+    security: [{ localToken: [] }],
+    tags: [...new Set(OPERATIONS.map((o) => o.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        localToken: { type: 'http', scheme: 'bearer', description: 'the per-install token from local-api.token in the data directory' },
+      },
+      schemas: { ...components(answers, 'output'), ...components(requests, 'input') },
+    },
+  };
+}
+
+/** The document as docs/openapi.json holds it (two-space indent, final newline). */
+export function openApiText(version: string): string {
+  return `${JSON.stringify(openApiDocument(version), null, 2)}\n`;
+}

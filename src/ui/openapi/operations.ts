@@ -1,0 +1,180 @@
+import type { z } from 'zod';
+import { logLevelBodySchema } from '../routes/log-level.js';
+import { offlineQuerySchema } from '../routes/offline.js';
+import {
+  cancelBodySchema,
+  captureAllBodySchema,
+  captureBodySchema,
+  emptyBodySchema,
+  getQuerySchema,
+  listQuerySchema,
+  noQuerySchema,
+  refundBodySchema,
+  refundByWebBodySchema,
+  saleBodySchema,
+} from '../schemas.js';
+import {
+  agentStatusSchema,
+  allowedOperationsAnswerSchema,
+  devicesAnswerSchema,
+  healthAnswerSchema,
+  logLevelAnswerSchema,
+  merchantsAnswerSchema,
+  offlineAnswerSchema,
+  offlineFlushAnswerSchema,
+  offlineItemAnswerSchema,
+  openApiAnswerSchema,
+  readinessSchema,
+  transactionAnswerSchema,
+  transactionListAnswerSchema,
+} from './responses.js';
+
+type ZodObject = z.ZodObject<z.ZodRawShape>;
+
+/** A named schema: the name becomes its entry in components.schemas. */
+export interface Named {
+  name: string;
+  schema: z.ZodType;
+}
+
+/** How one route answers when all is well: a JSON schema, or another media type described in words. */
+export type Success = { status: number; description: string; json: Named } | { status: number; description: string; media: string; text: string };
+
+/**
+ * One operation of the document (docs/local-api.md): the schemas are the very ones the routes
+ * validate with (src/ui/schemas.ts and the route files) and the answers' zod schemas
+ * (responses.ts). Writes accept an Idempotency-Key.
+ */
+export interface Operation {
+  method: 'GET' | 'POST' | 'PUT';
+  /** The router's path (`:id`); the document writes `{id}`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  query?: ZodObject;
+  body?: Named;
+  success: Success[];
+  /** No credential needed (health probes). */
+  public?: boolean;
+}
+
+const named = (name: string, schema: z.ZodType): Named => ({ name, schema });
+const TransactionAnswer = named('TransactionAnswer', transactionAnswerSchema);
+const TransactionList = named('TransactionList', transactionListAnswerSchema);
+const ok = (json: Named, description = 'done'): Success => ({ status: 200, description, json });
+const empty = named('EmptyRequest', emptyBodySchema);
+
+export const OPERATIONS: readonly Operation[] = [
+  {
+    method: 'GET', path: '/healthz', operationId: 'getHealth', tag: 'health', public: true,
+    summary: 'Liveness: the agent answers', success: [ok(named('Health', healthAnswerSchema), 'alive')],
+  },
+  {
+    method: 'GET', path: '/readyz', operationId: 'getReadiness', tag: 'health', public: true,
+    summary: 'Readiness: token held, platform reachable or offline sales allowed, reader connected, journal writable',
+    success: [ok(named('Readiness', readinessSchema), 'ready'), { status: 503, description: 'not ready: the failing check says why', json: named('Readiness', readinessSchema) }],
+  },
+  {
+    method: 'POST', path: '/api/v1/sales', operationId: 'startSale', tag: 'sales',
+    summary: 'Start a sale',
+    description:
+      'Journals the sale and answers 202 at once; follow it over GET /api/v1/events or GET /api/v1/transactions/{id}. Send an Idempotency-Key: a repeat answers the same sale in its current state, never a second sale. `reference` is your own receipt or order number; GET /api/v1/transactions?reference= finds the sale by it.',
+    query: noQuerySchema,
+    body: named('SaleRequest', saleBodySchema),
+    success: [{ status: 202, description: 'the sale started (or, repeated with its Idempotency-Key, the same sale now)', json: TransactionAnswer }],
+  },
+  {
+    method: 'POST', path: '/api/v1/sales/:id/abort', operationId: 'abortSale', tag: 'sales',
+    summary: 'Abort a sale still waiting for the customer', query: noQuerySchema, body: empty, success: [ok(TransactionAnswer)],
+  },
+  {
+    method: 'GET', path: '/api/v1/transactions', operationId: 'listTransactions', tag: 'transactions',
+    summary: 'The journal, newest first', description: '`reference` finds the sales made with that caller reference; `date` is the terminal\'s local day.',
+    query: listQuerySchema, success: [ok(TransactionList, 'the transactions')],
+  },
+  {
+    method: 'GET', path: '/api/v1/transactions/:id', operationId: 'getTransaction', tag: 'transactions',
+    summary: 'One transaction by its client or server transaction id', description: '`refresh=1` asks the platform first.',
+    query: getQuerySchema, success: [ok(TransactionAnswer, 'the transaction, with its events')],
+  },
+  {
+    method: 'GET', path: '/api/v1/transactions/:id/allowed-operations', operationId: 'getAllowedOperations', tag: 'transactions',
+    summary: 'Cancel, refund and capture: allowed now, and up to which amount', query: noQuerySchema,
+    success: [ok(named('AllowedOperationsAnswer', allowedOperationsAnswerSchema))],
+  },
+  {
+    method: 'POST', path: '/api/v1/transactions/:id/cancel', operationId: 'cancel', tag: 'operations',
+    summary: 'Cancel (void) a sale', query: noQuerySchema, body: named('CancelRequest', cancelBodySchema),
+    success: [ok(TransactionAnswer, 'the cancel\'s row (state pending when the platform completes it later)')],
+  },
+  {
+    method: 'POST', path: '/api/v1/transactions/:id/refund', operationId: 'refund', tag: 'operations',
+    summary: 'Refund a sale', query: noQuerySchema, body: named('RefundRequest', refundBodySchema),
+    success: [ok(TransactionAnswer, 'the refund\'s row (state pending when the platform completes it later)')],
+  },
+  {
+    method: 'POST', path: '/api/v1/transactions/:id/refund-by-web', operationId: 'refundByWeb', tag: 'operations',
+    summary: 'Cancel or refund by web: the platform picks which', query: noQuerySchema, body: named('RefundByWebRequest', refundByWebBodySchema),
+    success: [ok(TransactionAnswer, 'the operation\'s row')],
+  },
+  {
+    method: 'POST', path: '/api/v1/transactions/:id/capture', operationId: 'capture', tag: 'operations',
+    summary: 'Capture an authorized sale', query: noQuerySchema, body: named('CaptureRequest', captureBodySchema), success: [ok(TransactionAnswer, 'the capture\'s row')],
+  },
+  {
+    method: 'POST', path: '/api/v1/capture-all', operationId: 'captureAll', tag: 'operations',
+    summary: 'Capture every authorized sale', query: noQuerySchema, body: named('CaptureAllRequest', captureAllBodySchema), success: [ok(TransactionList, 'the captures\' rows')],
+  },
+  {
+    method: 'GET', path: '/api/v1/offline', operationId: 'getOffline', tag: 'offline',
+    summary: 'Offline queue levels and items (no card data)', query: offlineQuerySchema, success: [ok(named('OfflineAnswer', offlineAnswerSchema))],
+  },
+  {
+    method: 'POST', path: '/api/v1/offline/flush', operationId: 'flushOffline', tag: 'offline',
+    summary: 'Upload the queued offline sales now', query: noQuerySchema, body: empty, success: [ok(named('OfflineFlushAnswer', offlineFlushAnswerSchema))],
+  },
+  {
+    method: 'POST', path: '/api/v1/offline/:id/requeue', operationId: 'requeueOffline', tag: 'offline',
+    summary: 'Queue an offline sale needing attention again', query: noQuerySchema, body: empty, success: [ok(named('OfflineItemAnswer', offlineItemAnswerSchema))],
+  },
+  {
+    method: 'GET', path: '/api/v1/merchants', operationId: 'listMerchants', tag: 'terminal',
+    summary: 'The merchants this terminal acts for (never a secret)', query: noQuerySchema, success: [ok(named('MerchantsAnswer', merchantsAnswerSchema))],
+  },
+  {
+    method: 'GET', path: '/api/v1/status', operationId: 'getStatus', tag: 'terminal',
+    summary: 'Agent, readiness, platform, devices and offline queue', query: noQuerySchema, success: [ok(named('AgentStatus', agentStatusSchema))],
+  },
+  {
+    method: 'GET', path: '/api/v1/devices', operationId: 'listDevices', tag: 'terminal',
+    summary: 'Reader, display and scanner states', query: noQuerySchema, success: [ok(named('DevicesAnswer', devicesAnswerSchema))],
+  },
+  {
+    method: 'GET', path: '/api/v1/qr/:id.svg', operationId: 'getQr', tag: 'sales',
+    summary: 'The wallet QR of a sale waiting for the customer, as SVG', query: noQuerySchema,
+    success: [{ status: 200, description: 'the QR code', media: 'image/svg+xml', text: 'an SVG image' }],
+  },
+  {
+    method: 'GET', path: '/api/v1/events', operationId: 'events', tag: 'events',
+    summary: 'Server-Sent Events of every bus event',
+    description:
+      'Each message has `id: <seq>`, `event: <type>` and `data: {seq, type, at, data}`; the first is `event: hello` with `{run, lastSeq}`. Reconnect with `Last-Event-ID: <seq>` to resume from a bounded buffer; a `resync` event says the missed events are gone (reload the state). A new `run` numbers its events from 1 again.',
+    query: noQuerySchema,
+    success: [{ status: 200, description: 'the event stream', media: 'text/event-stream', text: 'Server-Sent Events' }],
+  },
+  {
+    method: 'GET', path: '/api/v1/log-level', operationId: 'getLogLevel', tag: 'terminal',
+    summary: 'The agent\'s log level now', query: noQuerySchema, success: [ok(named('LogLevelAnswer', logLevelAnswerSchema))],
+  },
+  {
+    method: 'PUT', path: '/api/v1/log-level', operationId: 'setLogLevel', tag: 'terminal',
+    summary: 'Change the log level until the next start', query: noQuerySchema, body: named('LogLevelRequest', logLevelBodySchema),
+    success: [ok(named('LogLevelAnswer', logLevelAnswerSchema), 'the level now and the one before')],
+  },
+  {
+    method: 'GET', path: '/api/v1/openapi.json', operationId: 'getOpenApi', tag: 'terminal',
+    summary: 'This document', query: noQuerySchema, success: [ok(named('OpenApiDocument', openApiAnswerSchema), 'the OpenAPI 3.1 document')],
+  },
+];

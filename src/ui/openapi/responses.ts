@@ -1,0 +1,214 @@
+import { z } from 'zod';
+import type {
+  ApiAgentStatus,
+  ApiAllowedOperationsAnswer,
+  ApiDevicesAnswer,
+  ApiErrorAnswer,
+  ApiHealthAnswer,
+  ApiLogLevelAnswer,
+  ApiMerchantsAnswer,
+  ApiOfflineAnswer,
+  ApiOfflineFlushAnswer,
+  ApiOfflineItemAnswer,
+  ApiReadiness,
+  ApiSessionAnswer,
+  ApiTransactionAnswer,
+  ApiTransactionListAnswer,
+} from '../wire-types.js';
+
+/**
+ * The local API's answers as zod schemas, for the OpenAPI document (docs/local-api.md,
+ * "The document"). Strict objects: a field an answer carries but the document does not name
+ * fails the contract test. Each schema is checked at compile time against its wire type
+ * (wire-types.ts, what the CLI and the page read) at the end of this file.
+ */
+
+const minor = z.number().int().describe('integer minor units of the currency');
+const isoTime = z.string().describe('ISO 8601 date and time');
+const currency = z.string().describe('ISO 4217 code');
+
+const transactionState = z.enum([
+  'created',
+  'awaiting_customer',
+  'in_flight',
+  'pending',
+  'approved',
+  'declined',
+  'failed',
+  'cancelled',
+  'reversing',
+  'reversed',
+  'offline_stored',
+  'needs_attention',
+]);
+
+export const transactionSchema = z
+  .strictObject({
+    clientTransactionId: z.string(),
+    serverTransactionId: z.string().optional(),
+    kind: z.enum(['sale', 'capture', 'cancel', 'refund']),
+    method: z.enum(['card', 'manual', 'moto', 'walletA', 'walletB']).optional(),
+    scenario: z.enum(['ConsumerScan', 'MerchantScan']).optional(),
+    merchantId: z.string().optional(),
+    amount: minor,
+    currency,
+    amountText: z.string(),
+    state: transactionState,
+    platformStatus: z.string().optional(),
+    relatedClientTransactionId: z.string().optional(),
+    maskedPan: z.string().optional(),
+    scheme: z.string().optional(),
+    entryMode: z.string().optional(),
+    offline: z.boolean(),
+    origin: z.literal('web').optional(),
+    message: z.string().optional(),
+    operator: z.string().optional(),
+    qr: z.strictObject({ codeValue: z.string(), expireTime: z.string().optional() }).optional(),
+    capturedAmount: minor,
+    refundedAmount: minor,
+    cancelledAmount: minor,
+    capturedAmountText: z.string(),
+    refundedAmountText: z.string(),
+    cancelledAmountText: z.string(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+    events: z.array(z.record(z.string(), z.unknown())).optional(),
+    eventCount: z.number().int(),
+    reference: z.string().optional(),
+  });
+
+const operationSchema = z.strictObject({ allowed: z.boolean(), maxAmount: minor, maxAmountText: z.string(), reason: z.string().optional() });
+
+const offlineLevelsSchema = z
+  .strictObject({
+    enabled: z.boolean(),
+    count: z.number().int(),
+    maxCount: z.number().int(),
+    totals: z.record(z.string(), z.number()),
+    maxTotal: z.record(z.string(), z.number()),
+    floorLimits: z.record(z.string(), z.number()).optional(),
+    oldestCreatedAt: isoTime.optional(),
+    needsAttention: z.number().int().optional(),
+    uploading: z.boolean().optional(),
+    lastError: z.string().optional(),
+    totalsText: z.record(z.string(), z.string()),
+    maxTotalText: z.record(z.string(), z.string()),
+    floorLimitsText: z.record(z.string(), z.string()),
+  });
+
+const offlineItemSchema = z
+  .strictObject({
+    clientTransactionId: z.string(),
+    amount: minor,
+    currency,
+    amountText: z.string(),
+    maskedPan: z.string().optional(),
+    state: z.enum(['queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention']),
+    attempts: z.number().int(),
+    lastMessage: z.string().optional(),
+    storedAt: isoTime,
+    serverTransactionId: z.string().optional(),
+    merchantId: z.string().optional(),
+  });
+
+const check = z.strictObject({ ok: z.boolean(), detail: z.string() });
+const checksSchema = z.strictObject({ token: check, platform: check, reader: check, journal: check.optional(), disk: check.optional() });
+
+const deviceSchema = z
+  .strictObject({
+    device: z.enum(['reader', 'display', 'scanner']),
+    state: z.enum(['connected', 'disconnected', 'reconnecting', 'disabled', 'unknown']),
+    reason: z.string().optional(),
+    model: z.string().optional(),
+    firmware: z.string().optional(),
+  });
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export const errorAnswerSchema = z
+  .strictObject({ error: z.strictObject({ code: z.string().describe('stable; see docs/local-api.md, "Errors"'), message: z.string().describe('for the person at the counter') }) });
+
+export const healthAnswerSchema = z.strictObject({ status: z.literal('ok') });
+export const readinessSchema = z.strictObject({ ready: z.boolean(), checks: checksSchema });
+export const transactionAnswerSchema = z.strictObject({ transaction: transactionSchema });
+export const transactionListAnswerSchema = z.strictObject({ transactions: z.array(transactionSchema) });
+export const allowedOperationsAnswerSchema = z.strictObject({
+  allowedOperations: z.strictObject({ cancel: operationSchema, refund: operationSchema, capture: operationSchema, currency, fromPlatform: z.boolean() }),
+});
+export const offlineAnswerSchema = z.strictObject({ offline: offlineLevelsSchema.nullable(), items: z.array(offlineItemSchema) });
+export const offlineFlushAnswerSchema = z.strictObject({
+  result: z.strictObject({
+    platform: z.enum(['online', 'offline']).optional(),
+    uploaded: z.number().int(),
+    declinedAfterUpload: z.number().int().optional(),
+    needsAttention: z.number().int().optional(),
+    failed: z.number().int(),
+    remaining: z.number().int(),
+  }),
+});
+export const offlineItemAnswerSchema = z.strictObject({ item: offlineItemSchema });
+export const merchantsAnswerSchema = z.strictObject({
+  merchants: z.array(z.strictObject({ merchantName: z.string(), clientId: z.string(), merchantId: z.string().optional(), default: z.boolean() })),
+});
+export const devicesAnswerSchema = z.strictObject({ devices: z.array(deviceSchema) });
+export const platformStatusSchema = z.strictObject({
+  online: z.boolean(),
+  state: z.enum(['online', 'offline', 'unknown']),
+  reason: z.string().optional(),
+  since: isoTime.optional(),
+});
+export const agentStatusSchema = z.strictObject({
+  agent: z.strictObject({
+    version: z.string(),
+    run: z.string(),
+    startedAt: isoTime,
+    uptimeSeconds: z.number(),
+    environment: z.string(),
+    defaultCurrency: currency,
+    merchantId: z.string().nullable(),
+    captureMode: z.string(),
+  }),
+  ready: z.boolean(),
+  checks: checksSchema,
+  platform: platformStatusSchema,
+  devices: z.array(deviceSchema),
+  offline: offlineLevelsSchema.nullable(),
+});
+export const logLevelAnswerSchema = z.strictObject({ level: logLevel, previous: logLevel.optional() });
+export const sessionAnswerSchema = z.strictObject({
+  signedIn: z.boolean(),
+  platformSignIn: z.boolean().optional(),
+  staff: z
+    .strictObject({
+      username: z.string(),
+      name: z.string(),
+      offline: z.boolean(),
+      can: z.strictObject({ cancel: z.boolean(), refund: z.boolean(), captureAll: z.boolean(), registers: z.boolean() }),
+    })
+    .optional(),
+});
+
+/** The OpenAPI document itself: described as an object only (its own standard describes it). */
+export const openApiAnswerSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
+
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
+type Expect<T extends true> = T;
+/** Each answer's schema describes exactly its wire type: a field added on one side only fails to compile. */
+export type ResponseSchemasMatchTheWire = [
+  Expect<Same<z.infer<typeof errorAnswerSchema>, ApiErrorAnswer>>,
+  Expect<Same<z.infer<typeof healthAnswerSchema>, ApiHealthAnswer>>,
+  Expect<Same<z.infer<typeof readinessSchema>, ApiReadiness>>,
+  Expect<Same<z.infer<typeof transactionAnswerSchema>, ApiTransactionAnswer>>,
+  Expect<Same<z.infer<typeof transactionSchema>, ApiTransactionAnswer['transaction']>>,
+  Expect<Same<z.infer<typeof transactionListAnswerSchema>, ApiTransactionListAnswer>>,
+  Expect<Same<z.infer<typeof allowedOperationsAnswerSchema>, ApiAllowedOperationsAnswer>>,
+  Expect<Same<z.infer<typeof offlineAnswerSchema>, ApiOfflineAnswer>>,
+  Expect<Same<z.infer<typeof offlineFlushAnswerSchema>, ApiOfflineFlushAnswer>>,
+  Expect<Same<z.infer<typeof offlineItemAnswerSchema>, ApiOfflineItemAnswer>>,
+  Expect<Same<z.infer<typeof merchantsAnswerSchema>, ApiMerchantsAnswer>>,
+  Expect<Same<z.infer<typeof devicesAnswerSchema>, ApiDevicesAnswer>>,
+  Expect<Same<z.infer<typeof agentStatusSchema>, ApiAgentStatus>>,
+  Expect<Same<z.infer<typeof logLevelAnswerSchema>, ApiLogLevelAnswer>>,
+  Expect<Same<z.infer<typeof sessionAnswerSchema>, ApiSessionAnswer>>,
+];

@@ -1,0 +1,152 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRegister } from '../../examples/register.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * A loopback TCP proxy between the example register and the agent that loses answers: the
+ * first `drops` sale requests reach the agent (the sale starts) but the connection is cut
+ * before the answer gets back, as a flaky store network would. It also breaks the event
+ * stream once, right after the first transaction update, so the register resumes it with
+ * Last-Event-ID. The Host header is rewritten
+ * to the agent's, which only answers to its own address (docs/architecture.md, "Invariants").
+ */
+function lossyProxy(target: URL, opts: { drops: number }) {
+  const stats = { droppedSales: 0, saleRequests: 0, droppedEvents: 0 };
+  const sockets = new Set<Socket>();
+  let proxyPort = 0;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.add(client);
+    sockets.add(upstream);
+    let dropAnswer = false;
+    let dropEventsAfterFirstUpdate = false;
+    client.on('data', (chunk: Buffer) => {
+      let text = chunk.toString('latin1');
+      if (/^[A-Z]+ \//.test(text)) {
+        text = text.replace(new RegExp(`^host: 127\\.0\\.0\\.1:${proxyPort}\\r$`, 'im'), `host: ${target.host}\r`);
+        if (text.startsWith('POST /api/v1/sales ')) {
+          stats.saleRequests += 1;
+          if (stats.droppedSales < opts.drops) dropAnswer = true;
+        }
+        if (text.startsWith('GET /api/v1/events') && stats.droppedEvents === 0) dropEventsAfterFirstUpdate = true;
+      }
+      upstream.write(Buffer.from(text, 'latin1'));
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (dropAnswer) {
+        // The agent answered; the register never hears it.
+        stats.droppedSales += 1;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      client.write(chunk);
+      if (dropEventsAfterFirstUpdate && chunk.toString('utf8').includes('event: transaction.updated')) {
+        // The register saw an update: the stream breaks and it must resume after that event.
+        dropEventsAfterFirstUpdate = false;
+        stats.droppedEvents += 1;
+        client.end(() => client.destroy());
+        upstream.destroy();
+      }
+    });
+    const close = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', close);
+    upstream.on('error', close);
+    client.on('close', close);
+    upstream.on('close', close);
+  });
+  return {
+    stats,
+    async start(): Promise<string> {
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      proxyPort = (server.address() as { port: number }).port;
+      return `http://127.0.0.1:${proxyPort}`;
+    },
+    async close(): Promise<void> {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('the example register (examples/register.ts) against the agent with the embedded demo', () => {
+  let running: TestAgent;
+  beforeAll(async () => {
+    running = await startTestAgent();
+  });
+  afterAll(async () => {
+    await running?.stop();
+  });
+
+  it('starts a sale with a key and reference, loses the answer, repeats with the same key and gets exactly one sale', async () => {
+    const { agent } = running;
+    // The card is presented a little later, so the sale is still running when the repeat arrives.
+    agent.simulated!.reader.nextCard({ entryMode: 'ContactChip', delayMs: 400 });
+    const proxy = lossyProxy(new URL(agent.url), { drops: 1 });
+    const url = await proxy.start();
+    const lines: string[] = [];
+    try {
+      const sale = await runRegister({ url, token: agent.localToken, amount: '23.45', currency: 'EUR', reference: 'Till 7 / 4711', log: (l) => lines.push(l), timeoutMs: 30_000 });
+      expect(sale.state).toBe('approved');
+      expect(sale.reference).toBe('Till 7 / 4711');
+      expect(sale.amountText).toMatch(/23[.,]45/);
+    } finally {
+      await proxy.close();
+    }
+    // The answer really was lost once and the request really was sent twice.
+    expect(proxy.stats.droppedSales).toBe(1);
+    expect(proxy.stats.saleRequests).toBe(2);
+    expect(proxy.stats.droppedEvents).toBe(1);
+    expect(lines.join('\n')).toMatch(/no answer .*same Idempotency-Key/);
+    expect(lines.join('\n')).toMatch(/events: resumed after event \d+/);
+    // Exactly one sale in the journal, found by its reference too.
+    const sales = agent.payments.list().filter((t) => t.kind === 'sale');
+    expect(sales).toHaveLength(1);
+    expect(sales[0]).toMatchObject({ reference: 'Till 7 / 4711', amount: 2345, state: 'approved' });
+    const byReference = await fetch(`${agent.url}/api/v1/transactions?reference=${encodeURIComponent('Till 7 / 4711')}`, { headers: { authorization: `Bearer ${agent.localToken}` } });
+    expect(((await byReference.json()) as { transactions: unknown[] }).transactions).toHaveLength(1);
+  });
+});
+
+describe('Idempotency-Key across a restart of the whole agent', () => {
+  it('a repeat after the agent restarted on the same data directory answers the same sale, final, and sells nothing again', async () => {
+    const data = tempDir('terminal-agent-restart-');
+    const flags = { dataDir: data.dir };
+    const sale = { method: 'card', amount: '8.80', currency: 'EUR', reference: 'Till 9 / 1' };
+    const send = (a: TestAgent) =>
+      fetch(`${a.agent.url}/api/v1/sales`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${a.agent.localToken}`, 'content-type': 'application/json', 'idempotency-key': 'restart-2f1c' },
+        body: JSON.stringify(sale),
+      });
+    let first: TestAgent | undefined;
+    let second: TestAgent | undefined;
+    try {
+      first = await startTestAgent({ flags });
+      first.agent.simulated!.reader.nextCard({ entryMode: 'ContactChip', delayMs: 20 });
+      const r1 = await send(first);
+      expect(r1.status).toBe(202);
+      const id = ((await r1.json()) as { transaction: { clientTransactionId: string } }).transaction.clientTransactionId;
+      for (let i = 0; i < 200 && (await first.agent.payments.get(id)).state !== 'approved'; i++) await new Promise((r) => setTimeout(r, 25));
+      await first.stop();
+      first = undefined;
+
+      second = await startTestAgent({ flags });
+      const r2 = await send(second);
+      expect(r2.status).toBe(202);
+      expect(r2.headers.get('idempotent-replayed')).toBe('true');
+      const again = ((await r2.json()) as { transaction: { clientTransactionId: string; state: string; reference: string } }).transaction;
+      expect(again).toMatchObject({ clientTransactionId: id, state: 'approved', reference: 'Till 9 / 1' });
+      expect(second.agent.payments.list().filter((t) => t.kind === 'sale')).toHaveLength(1);
+    } finally {
+      await first?.stop();
+      await second?.stop();
+      data.cleanup();
+    }
+  });
+});
