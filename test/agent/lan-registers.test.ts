@@ -127,6 +127,29 @@ describe('a cash register on the store network', () => {
     await other.close();
   });
 
+  it('answers a repeat with the same Idempotency-Key with the first sale, never a second, per register', async () => {
+    const till = await pair('Till 5');
+    const other = await pair('Till 6');
+    const key = 'till5-sale-0001';
+    agent.simulated!.reader.nextCard({ entryMode: 'ContactlessChip', delayMs: 20 });
+    const body = { method: 'card', amount: '2.10', currency: 'EUR', reference: 'R-5-1' };
+    const first = await till.call('POST', '/api/v1/sales', body, { 'idempotency-key': key });
+    expect(first.status).toBe(202);
+    const id = (first.json.transaction as { clientTransactionId: string }).clientTransactionId;
+    const repeat = await till.call('POST', '/api/v1/sales', body, { 'idempotency-key': key });
+    expect((repeat.json.transaction as { clientTransactionId: string }).clientTransactionId).toBe(id);
+    expect(repeat.headers['idempotent-replayed']).toBe('true');
+    expect((await till.call('POST', '/api/v1/sales', { ...body, amount: '2.11' }, { 'idempotency-key': key })).status).toBe(409);
+    expect((await settled(till, id)).state).toBe('approved');
+    // Found by its reference after a lost answer; another register's same key is its own.
+    const found = await till.call('GET', '/api/v1/transactions?reference=R-5-1');
+    expect((found.json.transactions as Array<{ clientTransactionId: string }>).map((t) => t.clientTransactionId)).toEqual([id]);
+    expect(((await other.call('GET', '/api/v1/transactions?reference=R-5-1')).json.transactions as unknown[]).length).toBe(0);
+    expect(agent.demoPlatform!.payments.netCharged(id)).toBe(210);
+    await till.close();
+    await other.close();
+  });
+
   it('refuses an unpaired caller, the per-install token, a wrong code and a revoked key, and ends its streams', async () => {
     const stranger = new RegisterClient(lanUrl, ca);
     expect((await stranger.call('GET', '/api/v1/transactions')).status).toBe(401);
