@@ -38,11 +38,12 @@ export class StatusBar {
       throw err;
     }
     this.showAgentBack();
+    // The currency first: the offline badge states its limits in it.
+    this.currencyField.offerDefaultCurrency(s.agent.defaultCurrency);
     this.renderPlatform(s.platform);
     this.renderDevices(s.devices);
     this.renderOffline(s.offline);
     void this.ctx.merchants.load().catch(() => undefined);
-    this.currencyField.offerDefaultCurrency(s.agent.defaultCurrency);
   }
 
   /** Loads in the background; a failure is left for the next event or reload to mend. */
