@@ -30,6 +30,7 @@ export function toView(row: JournalRow): TransactionView {
   if (row.message !== undefined) view.message = row.message;
   if (row.origin !== undefined) view.origin = row.origin;
   if (row.operator !== undefined) view.operator = row.operator;
+  if (row.kind !== 'sale' && row.attempts > 0) view.attempts = row.attempts;
   if (row.qrCode !== undefined && row.state === 'awaiting_customer') {
     view.qr = { codeValue: row.qrCode, ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}) };
   }

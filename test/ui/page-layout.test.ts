@@ -32,7 +32,8 @@ describe('counter page: every screen', () => {
     const found: string[] = [];
     for (const size of SIZES) {
       await page.setViewportSize({ width: size.width, height: size.height });
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      // Two frames: the new size is laid out and painted.
+      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
       await page.screenshot({ path: join(ARTIFACTS, 'layout', `${state}-${size.name}.png`) });
       for (const line of describeProblems(await layoutProblems(page))) found.push(`${size.name} ${line}`);
     }
@@ -57,7 +58,7 @@ describe('counter page: every screen', () => {
   beforeAll(async () => {
     buildPage();
     s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() } });
-    for (const device of ['reader', 'display', 'scanner']) s.bus.publish('device.status', { device, state: 'connected', model: 'SIM' });
+    for (const device of ['reader', 'display', 'scanner'] as const) s.bus.publish('device.status', { device, state: 'connected', model: 'SIM' });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
     page.on('pageerror', (e) => errors.push(e.message));

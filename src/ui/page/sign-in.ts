@@ -1,5 +1,6 @@
 import { byId, show } from './dom.js';
-import { SESSION_ENDED, signIn, signOut, type Clerk } from './session.js';
+import { t } from './i18n.js';
+import { SESSION_ENDED, signIn, signOut, type Clerk, type SessionAnswer } from './session.js';
 
 /**
  * The sign-in screen (#sign-in) shown instead of the counter until a clerk signs in, and the
@@ -7,8 +8,8 @@ import { SESSION_ENDED, signIn, signOut, type Clerk } from './session.js';
  * the class `signed-out`, which hides every other section (styles.css).
  */
 export class SignInScreen {
-  /** Shows the form; resolves when a clerk has signed in. */
-  ask(): Promise<Clerk> {
+  /** Shows the form; resolves when a clerk has signed in, with the page's settings for them. */
+  ask(): Promise<SessionAnswer & { staff: Clerk }> {
     document.body.classList.add('signed-out');
     show(byId('sign-in'), true);
     const form = byId<HTMLFormElement>('sign-in-form');
@@ -21,14 +22,14 @@ export class SignInScreen {
       form.addEventListener('submit', (e) => {
         e.preventDefault();
         button.disabled = true;
-        message.textContent = 'Signing in …';
+        message.textContent = t('signIn.busy');
         signIn(user.value.trim(), pass.value)
-          .then((clerk) => {
+          .then((answer) => {
             pass.value = '';
             message.textContent = '';
             show(byId('sign-in'), false);
             document.body.classList.remove('signed-out');
-            resolve(clerk);
+            resolve(answer);
           })
           .catch((err: unknown) => {
             pass.value = '';
@@ -43,7 +44,7 @@ export class SignInScreen {
 
   /** The clerk in the header, sign-out, and the operations their permissions allow (the agent refuses the rest with 403). */
   signedIn(clerk: Clerk): void {
-    byId('clerk-name').textContent = clerk.offline ? `${clerk.name} (offline sign-in)` : clerk.name;
+    byId('clerk-name').textContent = clerk.offline ? t('header.offlineSignIn', { name: clerk.name }) : clerk.name;
     show(byId('clerk'), true);
     show(byId('op-cancel'), clerk.can.cancel);
     show(byId('op-refund'), clerk.can.refund);
