@@ -90,6 +90,10 @@
           continue;
         }
         if (r.width < minTarget - EPS || r.height < minTarget - EPS) problems.push({ kind: 'small', what: name(e), detail: `${Math.round(r.width)}x${Math.round(r.height)} px, at least ${minTarget}x${minTarget}` });
+        // A label that does not fit its button or badge is cut or spills over its neighbours.
+        if (e.matches('button, .badge, summary') && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)) {
+          problems.push({ kind: 'clipped', what: name(e), detail: `its text needs ${e.scrollWidth}x${e.scrollHeight} px, has ${e.clientWidth}x${e.clientHeight}` });
+        }
         shown.push({ e, r, layer: layerOf(e) });
       }
       for (let i = 0; i < shown.length; i++) {

@@ -52,6 +52,10 @@ describe('layout checker', () => {
     await expect(kinds('<button id="a">a</button><div style="margin-top:-50px;height:50px;width:100px;position:relative;background:red"></div>')).resolves.toEqual(['covered button[#a]']);
   });
 
+  it('finds a button whose label does not fit it', async () => {
+    await expect(kinds('<button id="a" style="white-space:nowrap;overflow:hidden">a label far too long for sixty pixels</button>')).resolves.toEqual(['clipped button[#a]']);
+  });
+
   it('a row scrolled away in a list is reachable, not outside; one in view is checked', async () => {
     const rows = Array.from({ length: 10 }, (_, i) => `<li data-id="${i}" style="height:${i === 0 ? 30 : 50}px">row ${i}</li>`).join('');
     await expect(kinds(`<ol style="height:120px;overflow:auto;margin:0;padding:0;list-style:none">${rows}</ol>`)).resolves.toEqual(['small li']);

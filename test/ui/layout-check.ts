@@ -12,11 +12,11 @@ export const CONTROLS = 'button, input, select, textarea, a[href], summary, .bad
 
 /**
  * One problem of the screen as shown: a control that leaves the viewport, is cut off by its
- * box, is covered by something that is not an overlay, overlaps another control, or is too
- * small to touch.
+ * box, is covered by something that is not an overlay, overlaps another control, is too
+ * small to touch, or (a button, badge or summary) has a label that does not fit it.
  */
 export interface LayoutProblem {
-  kind: 'outside' | 'cut' | 'covered' | 'overlap' | 'small';
+  kind: 'outside' | 'cut' | 'covered' | 'overlap' | 'small' | 'clipped';
   what: string;
   detail: string;
 }

@@ -19,9 +19,10 @@ const SIZES = [
  * Every state of the counter page at every screen size, in real Chromium against the real
  * local API: no control leaves the viewport, is cut off or covered, overlaps another, or is
  * smaller than 44x44 CSS px (test/ui/layout-check.ts). A screenshot of each state and size
- * goes to test-artifacts/layout/.
+ * goes to test-artifacts/layout/<locale>/. The walk runs in English and in German (longer words).
  */
-describe('counter page: every screen', () => {
+for (const locale of ['en-GB', 'de-DE']) {
+describe(`counter page: every screen (${locale})`, () => {
   let s: Started;
   let browser: Browser;
   let page: Page;
@@ -34,7 +35,7 @@ describe('counter page: every screen', () => {
       await page.setViewportSize({ width: size.width, height: size.height });
       // Two frames: the new size is laid out and painted.
       await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-      await page.screenshot({ path: join(ARTIFACTS, 'layout', `${state}-${size.name}.png`) });
+      await page.screenshot({ path: join(ARTIFACTS, 'layout', locale, `${state}-${size.name}.png`) });
       for (const line of describeProblems(await layoutProblems(page))) found.push(`${size.name} ${line}`);
     }
     await page.setViewportSize({ width: 800, height: 480 });
@@ -57,7 +58,7 @@ describe('counter page: every screen', () => {
 
   beforeAll(async () => {
     buildPage();
-    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() } });
+    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() }, config: { api: { port: 0, locale } } });
     for (const device of ['reader', 'display', 'scanner'] as const) s.bus.publish('device.status', { device, state: 'connected', model: 'SIM' });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
@@ -95,7 +96,7 @@ describe('counter page: every screen', () => {
 
   it('error banner, with the MOTO fields', async () => {
     await page.getByTestId('method-moto').click();
-    await page.getByTestId('amount').fill('12.345');
+    await page.getByTestId('amount').fill('12.345.6');
     await page.getByTestId('start-sale').click();
     await page.getByTestId('error').waitFor();
     await everySize('error-banner');
@@ -194,3 +195,4 @@ describe('counter page: every screen', () => {
     expect(errors).toEqual([]);
   });
 });
+}

@@ -134,8 +134,6 @@ export const de: Catalog = {
   'methodText.manual': 'Manuelle Eingabe',
   'methodText.walletScan': '{wallet} Kundencode scannen',
   'methodText.walletQr': '{wallet} QR für die Kundschaft',
-  'clerk.transaction': 'die Transaktion',
-  'clerk.platform': 'die Plattform',
   // the unknown outcome
   'hold.stop': 'Ware nicht herausgeben',
   'hold.go': 'Genehmigt: Ware herausgeben',

@@ -137,8 +137,6 @@ export const en = {
   'methodText.manual': 'Keyed entry',
   'methodText.walletScan': '{wallet} scan customer code',
   'methodText.walletQr': '{wallet} QR for the customer',
-  'clerk.transaction': 'the transaction',
-  'clerk.platform': 'the platform',
   // the unknown outcome
   'hold.stop': 'Do not hand over the goods',
   'hold.go': 'Approved: hand over the goods',

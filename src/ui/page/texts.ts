@@ -168,11 +168,15 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 const HOST_PORT = /\b(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]|[a-z0-9.-]+\.[a-z]{2,}|localhost):\d{2,5}\b/gi;
 const SOCKET_CODE = /\s*\((?:E[A-Z]{3,}|UND_ERR_[A-Z_]+|ERR_[A-Z_]+)\)|\b(?:E(?:CONNREFUSED|CONNRESET|TIMEDOUT|HOSTUNREACH|NETUNREACH|NOTFOUND|AI_AGAIN)|UND_ERR_[A-Z_]+)\b/g;
 
-/** Clerk-facing words: no raw ids, hosts or socket codes (those stay behind "details"). */
+/**
+ * Clerk-facing words: no raw ids, hosts or socket codes (those stay behind "details"). The
+ * agent words its messages in English, so what stands in for them is English too: one
+ * language per sentence.
+ */
 export function clerkText(text: string): string {
   return text
-    .replace(UUID, say('clerk.transaction'))
-    .replace(HOST_PORT, say('clerk.platform'))
+    .replace(UUID, 'the transaction')
+    .replace(HOST_PORT, 'the platform')
     .replace(SOCKET_CODE, '')
     .replace(/\s{2,}/g, ' ')
     .trim();
