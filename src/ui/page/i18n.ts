@@ -1,5 +1,6 @@
 import type { ApiCounterSettings } from '../wire-types.js';
 import { de } from './texts-de.js';
+import { canonicalAmountIn, separators } from './amount-format.js';
 import { en, type Catalog, type TextKey } from './texts-en.js';
 
 export type CounterSettings = ApiCounterSettings;
@@ -108,33 +109,12 @@ export function dateOf(d: Date): string {
   }
 }
 
-function separators(): { decimal: string; group: string } {
-  const parts = new Intl.NumberFormat(settings.locale, { useGrouping: true }).formatToParts(12345.6);
-  return { decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.', group: parts.find((p) => p.type === 'group')?.value ?? ',' };
-}
-
 /** The locale's decimal separator: the keypad's key and what the amount field takes. */
 export function decimalSeparator(): string {
-  return separators().decimal;
+  return separators(settings.locale).decimal;
 }
 
-/**
- * An amount as typed at this counter ("12,34" in German, "1.234,50", "1,234.50" in English) in
- * the form the local API takes ("12.34", "1234.50"). Only the locale's decimal separator is a
- * decimal separator; its group separator is dropped only where it groups thousands. Anything
- * else goes as typed, for the agent to refuse with its own message rather than be guessed.
- */
+/** An amount as typed at this counter in the form the local API takes (amount-format.ts). */
 export function canonicalAmount(typed: string): string {
-  const { decimal, group } = separators();
-  const text = typed.replace(/[\s\u00a0\u202f]/g, '');
-  const parts = text.split(decimal);
-  if (parts.length > 2) return typed.trim();
-  let whole = parts[0] ?? '';
-  const fraction = parts[1];
-  const blank = /^\s$/u.test(group) || group === '\u00a0' || group === '\u202f';
-  if (!blank && group !== decimal && whole.includes(group)) {
-    const groups = whole.split(group);
-    if (/^\d{1,3}$/.test(groups[0] ?? '') && groups.slice(1).every((g) => /^\d{3}$/.test(g))) whole = groups.join('');
-  }
-  return fraction === undefined ? whole : `${whole}.${fraction}`;
+  return canonicalAmountIn(typed, settings.locale);
 }
