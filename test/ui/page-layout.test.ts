@@ -148,7 +148,8 @@ describe(`counter page: every screen (${locale})`, () => {
     const id = await startSale('method-card', '9.00');
     s.payments.views.set(id, { ...lastSale(), state: 'reversing', message: 'the platform did not answer: the sale is being reversed, do not hand over the goods' });
     update(id, 'reversing');
-    await page.getByTestId('sale-hold').waitFor();
+    s.payments.view({ clientTransactionId: `REV-${id}`, kind: 'cancel', relatedClientTransactionId: id, amount: 900, state: 'in_flight', attempts: 2 });
+    await page.getByTestId('sale-hold-attempts').waitFor({ timeout: 10_000 });
     await everySize('unknown-outcome');
     s.payments.views.set(id, { ...lastSale(), state: 'reversed', message: 'reversed: nothing charged' });
     update(id, 'reversed');

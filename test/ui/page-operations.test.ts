@@ -152,13 +152,13 @@ describe('counter page: operations and the unknown outcome', () => {
     s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'reversing' });
     const hold = page.getByTestId('sale-hold');
     await hold.waitFor();
-    await expect(hold.textContent()).resolves.toMatch(/Do not hand over the goods.*Reversing the sale, still trying after \d+ s/);
+    await expect(hold.textContent()).resolves.toMatch(/Do not hand over the goods.*Reversing the sale, still trying after \d+\u00a0s/);
     const box = await page.getByTestId('sale-panel').boundingBox();
     expect(box?.width).toBeGreaterThanOrEqual(790);
     // The reversal's attempts (its cancel row, sent again on each retry) show, not only the time.
-    s.payments.view({ clientTransactionId: `${id}-REV`, kind: 'cancel', relatedClientTransactionId: id, amount: 900, state: 'in_flight', attempts: 3 });
+    s.payments.view({ clientTransactionId: `REV-${id}`, kind: 'cancel', relatedClientTransactionId: id, amount: 900, state: 'in_flight', attempts: 3 });
     await page.getByTestId('sale-hold-attempts').filter({ hasText: 'Reversal attempt 3' }).waitFor({ timeout: 10_000 });
-    s.payments.view({ clientTransactionId: `${id}-REV`, kind: 'cancel', relatedClientTransactionId: id, amount: 900, state: 'in_flight', attempts: 4 });
+    s.payments.view({ clientTransactionId: `REV-${id}`, kind: 'cancel', relatedClientTransactionId: id, amount: 900, state: 'in_flight', attempts: 4 });
     await page.getByTestId('sale-hold-attempts').filter({ hasText: 'Reversal attempt 4' }).waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'page-hold-reversing.png') });
 

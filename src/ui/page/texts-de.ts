@@ -137,7 +137,7 @@ export const de: Catalog = {
   // the unknown outcome
   'hold.stop': 'Ware nicht herausgeben',
   'hold.go': 'Genehmigt: Ware herausgeben',
-  'hold.reversing': 'Die Plattform hat nicht geantwortet. Der Verkauf wird rückgängig gemacht, noch nach {seconds} s. Der nächste Verkauf kann beginnen; die Stornierung läuft weiter.',
+  'hold.reversing': 'Die Plattform hat nicht geantwortet. Der Verkauf wird rückgängig gemacht (seit {seconds}\u00a0s). Der nächste Verkauf kann beginnen; die Stornierung läuft weiter.',
   'hold.attempt': 'Stornoversuch {n}',
   'hold.reversed': 'Der Verkauf wurde rückgängig gemacht: nichts wurde belastet. Bitte erneut kassieren.',
   'hold.notCharged': 'Nichts wurde belastet. Bitte erneut kassieren.',

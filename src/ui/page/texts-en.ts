@@ -140,7 +140,7 @@ export const en = {
   // the unknown outcome
   'hold.stop': 'Do not hand over the goods',
   'hold.go': 'Approved: hand over the goods',
-  'hold.reversing': 'The platform did not answer. Reversing the sale, still trying after {seconds} s. You can start the next sale; the reversal goes on.',
+  'hold.reversing': 'The platform did not answer. Reversing the sale, still trying after {seconds}\u00a0s. You can start the next sale; the reversal goes on.',
   'hold.attempt': 'Reversal attempt {n}',
   'hold.reversed': 'The sale was reversed: nothing was charged. Take the payment again.',
   'hold.notCharged': 'Nothing was charged. Take the payment again.',
