@@ -8,6 +8,30 @@ export interface StaffIdentity {
   name: string;
   /** The token's `permissions` claim (docs/platform-contract.md, "Tokens"). */
   permissions: string[];
+  /** The `locale` claim ("de-DE"), canonical; absent when missing or not a language tag. */
+  locale?: string;
+  /** The `zoneinfo` claim ("Europe/Berlin"); absent when missing or not a zone this runtime knows. */
+  zoneinfo?: string;
+}
+
+/** A language tag in canonical form, or undefined ("de_DE" as the platform may write it is read as de-DE). */
+export function canonicalLocale(tag: string | undefined): string | undefined {
+  if (tag === undefined) return undefined;
+  try {
+    return Intl.getCanonicalLocales(tag.trim().replace(/_/g, '-'))[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** An IANA time zone name this runtime knows, or undefined. */
+export function knownTimeZone(zone: string | undefined): string | undefined {
+  if (zone === undefined || zone.trim() === '') return undefined;
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: zone.trim() }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
 }
 
 // Profile claims of the password grant's token (scope openid profile email); read leniently: a claim of another type is ignored.
@@ -15,12 +39,16 @@ const profileSchema = z.looseObject({
   preferred_username: z.string().optional().catch(undefined),
   name: z.string().optional().catch(undefined),
   permissions: z.array(z.string()).optional().catch(undefined),
+  locale: z.string().optional().catch(undefined),
+  zoneinfo: z.string().optional().catch(undefined),
 });
 
-/** The clerk's identity from the staff token's profile claims; `username` is what was typed when the token names none. */
+/** The clerk's identity from the staff token's profile claims (name, permissions, locale, zoneinfo: the page's language and time zone); `username` is what was typed when the token names none. */
 export function staffIdentityOf(token: string, typedUsername: string): StaffIdentity {
   const claims = profileSchema.parse(decodeJwtPayload(token));
   const username = claims.preferred_username ?? typedUsername;
   const name = claims.name !== undefined && claims.name.trim() !== '' ? claims.name : username;
-  return { username, name, permissions: claims.permissions ?? [] };
+  const locale = canonicalLocale(claims.locale);
+  const zoneinfo = knownTimeZone(claims.zoneinfo);
+  return { username, name, permissions: claims.permissions ?? [], ...(locale !== undefined ? { locale } : {}), ...(zoneinfo !== undefined ? { zoneinfo } : {}) };
 }

@@ -24,6 +24,8 @@ const entrySchema = z.strictObject({
   savedAt: z.number(),
   name: z.string(),
   permissions: z.array(z.string()),
+  locale: z.string().optional(),
+  zoneinfo: z.string().optional(),
 });
 const fileSchema = z.strictObject({ version: z.literal(1), staff: z.record(z.string(), entrySchema) });
 type Entry = z.infer<typeof entrySchema>;
@@ -64,7 +66,7 @@ export class StaffVerifier {
     const { N, r, p } = SCRYPT_PARAMS;
     const hash = await scrypt(password, salt, { N, r, p }, SCRYPT_PARAMS.keyLength);
     const file = this.read();
-    file.staff[staff.username] = { salt: salt.toString('base64'), hash: hash.toString('base64'), N, r, p, savedAt: this.opts.clock.wall(), name: staff.name, permissions: staff.permissions };
+    file.staff[staff.username] = { salt: salt.toString('base64'), hash: hash.toString('base64'), N, r, p, savedAt: this.opts.clock.wall(), name: staff.name, permissions: staff.permissions, ...(staff.locale !== undefined ? { locale: staff.locale } : {}), ...(staff.zoneinfo !== undefined ? { zoneinfo: staff.zoneinfo } : {}) };
     this.prune(file);
     this.write(file);
   }
@@ -96,7 +98,7 @@ export class StaffVerifier {
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
       throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password', { details: { credentials: true } });
     }
-    return { username, name: entry.name, permissions: entry.permissions };
+    return { username, name: entry.name, permissions: entry.permissions, ...(entry.locale !== undefined ? { locale: entry.locale } : {}), ...(entry.zoneinfo !== undefined ? { zoneinfo: entry.zoneinfo } : {}) };
   }
 
   private prune(file: VerifierFile): boolean {

@@ -102,6 +102,10 @@ export const configSchema = z.strictObject({
   payments: z
     .strictObject({
       defaultCurrency: currencyCode.default('EUR').describe('currency when none is typed'),
+      currencies: z
+        .array(currencyCode)
+        .default([])
+        .describe('currencies the counter page offers, in this order (the default currency is always offered); empty = the default currency only'),
       captureMode: z.enum(['immediate', 'deferred']).default('immediate').describe('authorization and capture, or authorization only'),
       channel: z.string().default('instore').describe('channel sent with every payment call'),
       reversalRetryCapMs: z.number().int().positive().default(300_000).describe('longest wait between reversal attempts in the background'),
@@ -160,6 +164,18 @@ export const configSchema = z.strictObject({
       host: z.enum(['127.0.0.1', '::1', 'localhost']).default('127.0.0.1').describe('loopback address of the local API (never another)'),
       port: port.default(8080).describe('local API and counter page port; 0 = any free port'),
       openBrowser: z.boolean().default(false).describe('open the counter page in a browser at start'),
+      locale: z
+        .string()
+        .refine((tag) => {
+          try {
+            return Intl.getCanonicalLocales(tag).length === 1;
+          } catch {
+            return false;
+          }
+        }, 'expected a language tag such as en-GB or de-DE')
+        .default('en-GB')
+        .describe("the counter page's language and number and date formats when the clerk's token names no locale (en and de are translated; others fall back to English words)"),
+      timeZone: timeZone.optional().describe("the zone the counter page shows times in when the clerk's token names none (IANA name); default: the terminal's own"),
       sessionIdleMinutes: z.number().positive().default(15).describe('a staff session on the counter page ends after this long without a request'),
       sessionMaxHours: z.number().positive().default(12).describe('a staff session ends this long after sign-in, however busy'),
       permissions: z

@@ -5,6 +5,10 @@ export interface StaffView {
   permissions: readonly string[];
   /** Signed in against the local verifier while the platform was unreachable. */
   offline: boolean;
+  /** The token's locale claim, canonical (the page's language and formats). */
+  locale?: string;
+  /** The token's zoneinfo claim (the zone the page shows times in). */
+  zoneinfo?: string;
 }
 
 /**

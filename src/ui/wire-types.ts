@@ -58,6 +58,8 @@ export interface ApiTransaction {
   message?: string;
   /** Who made the row: the signed-in clerk's username, `cli` or `local-api` for token callers, `agent` for the agent's own rows. */
   operator?: string;
+  /** An operation's row (cancel, refund, capture): how many times it was sent to the platform; a reversal counts its retries here. */
+  attempts?: number;
   /** The wallet QR to show the customer (the page draws it itself; no embedded image). */
   qr?: { codeValue: string; expireTime?: string };
   capturedAmount: number;
@@ -356,9 +358,24 @@ export interface ApiLogLevelAnswer {
   previous?: ApiLogLevel;
 }
 
+/**
+ * What the counter page needs to speak and format for this terminal and clerk (docs/architecture.md,
+ * "Local API and counter page", languages): answered with every /session answer, signed in or not.
+ */
+export interface ApiCounterSettings {
+  /** Language tag: the clerk's `locale` claim, else api.locale. Picks the catalog (en, de) and number and date formats. */
+  locale: string;
+  /** IANA zone: the clerk's `zoneinfo` claim, else api.timeZone; absent: the terminal's own. */
+  timeZone?: string;
+  defaultCurrency: string;
+  /** The currencies offered (payments.currencies, the default first), each with its ISO 4217 minor digits. */
+  currencies: Array<{ code: string; digits: number }>;
+}
+
 /** GET/POST/DELETE /session: who is signed in at the counter page; never a token or a session id. */
 export interface ApiSessionAnswer {
   signedIn: boolean;
+  counter: ApiCounterSettings;
   /** auth.mode custom_token: the page offers "Sign in with the platform" (POST /platform-sign-in). */
   platformSignIn?: boolean;
   staff?: {

@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STAFF_VERIFIER_FILE, StaffSignIn } from '../../src/auth/index.js';
+import { STAFF_VERIFIER_FILE, StaffSignIn, staffIdentityOf } from '../../src/auth/index.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
 import { dispatchersOf, grantStats, identityOf, startDemo, type Demo } from '../helpers/demo-platform.js';
 import { AgentError } from '../../src/core/index.js';
@@ -61,7 +61,8 @@ describe('staff sign-in', () => {
   it('signs the demo staff user in by the password grant and reads name and permissions from the token', async () => {
     const before = (await grantStats(demo!)).granted.password ?? 0;
     const who = await staff.signIn(STAFF.username, STAFF.password);
-    expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: false });
+    // The profile's locale and zone (the demo realm's: en-GB, Europe/Berlin) drive the counter page's language and times.
+    expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: false, locale: 'en-GB', zoneinfo: 'Europe/Berlin' });
     expect(who.permissions).toEqual(expect.arrayContaining(['payment:cancel', 'payment:refund', 'payment:capture']));
     expect((await grantStats(demo!)).granted.password).toBe(before + 1);
   });
@@ -106,7 +107,7 @@ describe('staff sign-in', () => {
 
     it('signs in a clerk who signed in online recently, against the local verifier', async () => {
       const who = await staff.signIn(STAFF.username, STAFF.password);
-      expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: true });
+      expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: true, locale: 'en-GB', zoneinfo: 'Europe/Berlin' });
       expect(who.permissions).toContain('payment:cancel');
     });
 
@@ -136,5 +137,25 @@ describe('staff sign-in', () => {
       const err = await errorOf(staff.signIn(TRAINEE.username, TRAINEE.password));
       expect(err.code).toBe('API_SIGN_IN_FAILED');
     });
+  });
+});
+
+describe('staff token profile claims', () => {
+  const token = (claims: Record<string, unknown>): string =>
+    [{ alg: 'none' }, { exp: 2_000_000_000, ...claims }].map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.') + '.sig';
+
+  it('reads locale and zoneinfo, the locale in canonical form', () => {
+    expect(staffIdentityOf(token({ preferred_username: 'k', locale: 'de_de', zoneinfo: 'Europe/Vienna' }), 'k')).toEqual({
+      username: 'k',
+      name: 'k',
+      permissions: [],
+      locale: 'de-DE',
+      zoneinfo: 'Europe/Vienna',
+    });
+  });
+
+  it('leaves out a locale that is no language tag and a zone the runtime does not know', () => {
+    expect(staffIdentityOf(token({ locale: 'not a locale!', zoneinfo: 'Mars/Olympus_Mons' }), 'k')).toEqual({ username: 'k', name: 'k', permissions: [] });
+    expect(staffIdentityOf(token({ locale: 7, zoneinfo: ['UTC'] }), 'k')).toEqual({ username: 'k', name: 'k', permissions: [] });
   });
 });

@@ -122,7 +122,8 @@ describe('unknown outcome of a sale', () => {
     const after = await t.service.get(started.clientTransactionId);
     expect(after).toMatchObject({ state: 'reversed', cancelledAmount: 5_000 });
     const reversal = t.service.list().find((v) => v.kind === 'cancel' && v.relatedClientTransactionId === started.clientTransactionId);
-    expect(reversal).toMatchObject({ state: 'approved', amount: 5_000 });
+    // The view carries the attempts too: the counter's hold screen shows them (docs/architecture.md, "Local API and counter page").
+    expect(reversal).toMatchObject({ state: 'approved', amount: 5_000, attempts: 3 });
     expect(t.service.row(reversal?.clientTransactionId ?? '')?.attempts).toBe(3);
     expect(ledgerOf(started.clientTransactionId).map((l) => [l.kind, l.effect])).toEqual([
       ['sale', 5_000],

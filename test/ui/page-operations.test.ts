@@ -128,6 +128,17 @@ describe('counter page: operations and the unknown outcome', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'page-list-wording.png') });
   });
 
+  it('a web shop\'s order is marked on its row, not only in its message', async () => {
+    s.payments.view({ clientTransactionId: 'WEB-1', amount: 4990, state: 'approved', origin: 'web', message: 'web order' });
+    sale('SHOP-1', 4990);
+    const web = page.getByTestId('tx-WEB-1');
+    await web.waitFor();
+    await expect(web.getByTestId('tx-origin-web').textContent()).resolves.toBe('Web');
+    await expect(web.getByTestId('tx-origin-web').isVisible()).resolves.toBe(true);
+    await expect(web.getAttribute('class')).resolves.toMatch(/\bweb\b/);
+    await expect(page.getByTestId('tx-SHOP-1').getByTestId('tx-origin-web').count()).resolves.toBe(0);
+  });
+
   it('unknown outcome: the whole screen says do not hand over the goods, with progress; the next sale can start; the outcome shows', async () => {
     await page.getByTestId('tx-ops-close').click();
     await page.getByTestId('amount').fill('9.00');
@@ -141,9 +152,14 @@ describe('counter page: operations and the unknown outcome', () => {
     s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'reversing' });
     const hold = page.getByTestId('sale-hold');
     await hold.waitFor();
-    await expect(hold.textContent()).resolves.toMatch(/Do not hand over the goods.*Reversing the sale, still trying after \d+ s/);
+    await expect(hold.textContent()).resolves.toMatch(/Do not hand over the goods.*Reversing the sale, still trying after \d+\u00a0s/);
     const box = await page.getByTestId('sale-panel').boundingBox();
     expect(box?.width).toBeGreaterThanOrEqual(790);
+    // The reversal's attempts (its cancel row, sent again on each retry) show, not only the time.
+    s.payments.view({ clientTransactionId: `REV-${id}`, kind: 'cancel', relatedClientTransactionId: id, amount: 900, state: 'in_flight', attempts: 3 });
+    await page.getByTestId('sale-hold-attempts').filter({ hasText: 'Reversal attempt 3' }).waitFor({ timeout: 10_000 });
+    s.payments.view({ clientTransactionId: `REV-${id}`, kind: 'cancel', relatedClientTransactionId: id, amount: 900, state: 'in_flight', attempts: 4 });
+    await page.getByTestId('sale-hold-attempts').filter({ hasText: 'Reversal attempt 4' }).waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'page-hold-reversing.png') });
 
     // The reversal ends: the outcome shows on the same screen.

@@ -39,7 +39,7 @@ describe('counter page', () => {
     await page.getByTestId('device-reader').waitFor();
     await expect(page.getByTestId('device-reader').textContent()).resolves.toMatch(/reader ✓/);
     await expect(page.getByTestId('offline-badge').textContent()).resolves.toMatch(/offline 2\/500 · 40\.00 EUR/);
-    await expect(page.getByTestId('offline-badge').getAttribute('title')).resolves.toMatch(/up to 250\.00 EUR per sale; at most 500 sales and 5000\.00 EUR/);
+    await expect(page.getByTestId('offline-badge').getAttribute('title')).resolves.toMatch(/up to 250\.00 EUR per sale; at most 500 sales and 5,000\.00 EUR/);
     await page.screenshot({ path: join(ARTIFACTS, 'page-idle.png') });
   });
 
@@ -143,7 +143,7 @@ describe('counter page', () => {
       'queued',
     ]);
     await expect(page.getByTestId('offline-summary').textContent()).resolves.toBe('1 waiting · 1 need attention · 1 declined after upload');
-    await expect(page.getByTestId('offline-item-message-OQ-D').textContent()).resolves.toBe('declined after upload: Insufficient funds · 1 try');
+    await expect(page.getByTestId('offline-item-message-OQ-D').textContent()).resolves.toBe('declined after upload: Insufficient funds · tries: 1');
     await expect(page.getByTestId('offline-item-OQ-D').textContent()).resolves.toMatch(/19\.99 EUR · 400000\*{6}0002.*Declined after upload/);
     await expect(page.getByTestId('offline-requeue-OQ-D').count()).resolves.toBe(0);
     await expect(page.getByTestId('offline-requeue-OQ-Q').count()).resolves.toBe(0);

@@ -2,9 +2,11 @@ import { AgentError, ErrorCodes } from '../../src/core/errors.js';
 import type { StaffAuthenticator, StaffView } from '../../src/ui/staff-source.js';
 import { call } from '../helpers/http-client.js';
 
-/** Clerks of the fake sign-in: `clerk` may do everything, `trainee` only sell. */
+/** Clerks of the fake sign-in: `clerk` may do everything, `trainee` only sell, `kassierer` everything in German. */
 export const CLERK = { username: 'clerk', password: 'clerk-password', name: 'Casey Clerk' } as const;
 export const TRAINEE = { username: 'trainee', password: 'trainee-password', name: 'Tara Trainee' } as const;
+/** A clerk whose token says German and Berlin time (the locale and zoneinfo claims). */
+export const GERMAN_CLERK = { username: 'kassierer', password: 'kassierer-password', name: 'Kim Kassierer' } as const;
 export const ALL_PERMISSIONS = ['payment:process', 'payment:capture', 'payment:cancel', 'payment:refund', 'payment:status'];
 
 /** A StaffAuthenticator without a platform: two clerks with fixed passwords; every attempt recorded (never the password). */
@@ -13,6 +15,9 @@ export class FakeStaff implements StaffAuthenticator {
   async signIn(username: string, password: string): Promise<StaffView> {
     this.attempts.push(username);
     if (username === CLERK.username && password === CLERK.password) return { username, name: CLERK.name, permissions: ALL_PERMISSIONS, offline: false };
+    if (username === GERMAN_CLERK.username && password === GERMAN_CLERK.password) {
+      return { username, name: GERMAN_CLERK.name, permissions: ALL_PERMISSIONS, offline: false, locale: 'de-DE', zoneinfo: 'Europe/Berlin' };
+    }
     if (username === TRAINEE.username && password === TRAINEE.password) return { username, name: TRAINEE.name, permissions: ['payment:process', 'payment:status'], offline: false };
     throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password');
   }

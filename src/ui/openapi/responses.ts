@@ -75,6 +75,7 @@ export const transactionSchema = z
     events: z.array(z.record(z.string(), z.unknown())).optional(),
     eventCount: z.number().int(),
     reference: z.string().optional(),
+    attempts: z.number().int().optional().describe("an operation's row: how many times it was sent to the platform (a reversal counts its retries)"),
   });
 
 const operationSchema = z.strictObject({ allowed: z.boolean(), maxAmount: minor, maxAmountText: z.string(), reason: z.string().optional() });
@@ -177,6 +178,12 @@ export const agentStatusSchema = z.strictObject({
 export const logLevelAnswerSchema = z.strictObject({ level: logLevel, previous: logLevel.optional() });
 export const sessionAnswerSchema = z.strictObject({
   signedIn: z.boolean(),
+  counter: z.strictObject({
+    locale: z.string(),
+    timeZone: z.string().optional(),
+    defaultCurrency: currency,
+    currencies: z.array(z.strictObject({ code: currency, digits: z.number().int() })),
+  }),
   platformSignIn: z.boolean().optional(),
   staff: z
     .strictObject({

@@ -1,3 +1,4 @@
+import { t } from './i18n.js';
 import { sessionEnded } from './session.js';
 import type {
   AgentStatus,
@@ -45,19 +46,19 @@ export class Api {
         credentials: 'same-origin',
       });
     } catch {
-      throw new ApiError('API_UNAVAILABLE', 'The terminal agent does not answer. Is it running?', 0);
+      throw new ApiError('API_UNAVAILABLE', t('api.agentDown'), 0);
     }
     const text = await res.text();
     let json: unknown = {};
     try {
       json = text === '' ? {} : JSON.parse(text);
     } catch {
-      throw new ApiError('INTERNAL', `Unexpected answer from the agent (HTTP ${res.status}).`, res.status);
+      throw new ApiError('INTERNAL', t('api.unexpected', { status: res.status }), res.status);
     }
     if (res.status === 401) sessionEnded();
     if (!res.ok) {
       const error = (json as Partial<ErrorAnswer>).error;
-      throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? `The agent answered HTTP ${res.status}.`, res.status);
+      throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? t('api.status', { status: res.status }), res.status);
     }
     return json as T;
   }
@@ -107,7 +108,7 @@ export class Api {
   async qrUrl(id: string): Promise<string> {
     const res = await fetch(`/api/v1/qr/${encodeURIComponent(id)}.svg`, { cache: 'no-store', credentials: 'same-origin' });
     if (res.status === 401) sessionEnded();
-    if (!res.ok) throw new ApiError('API_NOT_FOUND', 'The QR code is not available.', res.status);
+    if (!res.ok) throw new ApiError('API_NOT_FOUND', t('api.noQr'), res.status);
     return URL.createObjectURL(await res.blob());
   }
 }

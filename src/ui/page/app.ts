@@ -1,4 +1,5 @@
 import { Api } from './api.js';
+import { useSettings } from './i18n.js';
 import { ErrorBanner } from './error-banner.js';
 import { LiveUpdates } from './live-updates.js';
 import { MerchantPicker } from './merchant-picker.js';
@@ -22,8 +23,13 @@ import { WebRefund } from './web-refund.js';
 async function main(): Promise<void> {
   // Nothing but the sign-in screen until a clerk has signed in (docs/architecture.md, "Local API and counter page").
   const screen = new SignInScreen();
-  const session = await currentSession();
-  const clerk = session.staff ?? (await screen.ask(session.platformSignIn === true));
+  let session = await currentSession();
+  // The sign-in screen in the configured language; the clerk's own (token claims) once signed in.
+  useSettings(session.counter);
+  if (session.staff === undefined) session = await screen.ask(session.platformSignIn === true);
+  useSettings(session.counter);
+  const clerk = session.staff;
+  if (clerk === undefined) return;
   screen.signedIn(clerk);
   const banner = new ErrorBanner();
   const api = new Api();
@@ -41,6 +47,7 @@ async function main(): Promise<void> {
   const sale = new SalePanel(ctx, {
     onChanged: () => list.schedule(),
     onClosed: () => entry.reset(),
+    reversalAttempts: (saleId) => list.reversalAttempts(saleId),
   });
   const offline = new OfflinePanel(api, {
     onError: (message) => banner.show(message),
@@ -51,7 +58,7 @@ async function main(): Promise<void> {
   });
   const live = new LiveUpdates(ctx, { status, sale, list, offline });
 
-  entry.init();
+  entry.init(session.counter);
   sale.init();
   banner.init();
   live.init();

@@ -1,5 +1,6 @@
 import { messageOf } from './error-banner.js';
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 import type { OfflinePanel } from './offline-panel.js';
 import type { PageContext } from './page-context.js';
 import type { SalePanel } from './sale-panel.js';
@@ -39,7 +40,7 @@ export class LiveUpdates {
       onResync: () => void this.reloadAll(),
       onConnection: (connected) => {
         live.className = `badge ${connected ? 'ok' : 'bad'}`;
-        live.title = connected ? 'live updates' : 'reconnecting to the agent…';
+        live.title = connected ? t('header.live') : t('header.liveLost');
         live.dataset.connected = String(connected);
         this.sections.status.streamConnected(connected);
       },

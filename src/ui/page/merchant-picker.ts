@@ -1,5 +1,6 @@
 import type { Api } from './api.js';
 import { byId, show } from './dom.js';
+import { t } from './i18n.js';
 import type { Merchant } from './types.js';
 
 /**
@@ -28,7 +29,7 @@ export class MerchantPicker {
     const previous = select.dataset.touched ? select.value : undefined;
     select.replaceChildren(
       ...merchants.map((m) => {
-        const o = new Option(m.default ? `${m.merchantName} (default)` : m.merchantName, m.clientId);
+        const o = new Option(m.default ? t('merchant.default', { name: m.merchantName }) : m.merchantName, m.clientId);
         o.dataset.testid = `merchant-${m.clientId}`;
         return o;
       }),

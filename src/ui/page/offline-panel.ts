@@ -1,5 +1,6 @@
 import type { Api } from './api.js';
-import { byId, el, show, timeOf } from './dom.js';
+import { byId, el, show } from './dom.js';
+import { money, t, timeOf } from './i18n.js';
 import type { OfflineFlushResult, OfflineItem } from './types.js';
 
 /**
@@ -9,13 +10,9 @@ import type { OfflineFlushResult, OfflineItem } from './types.js';
  * counter page").
  */
 
-const STATE_TEXT: Record<OfflineItem['state'], string> = {
-  needs_attention: 'Needs attention',
-  declined_after_upload: 'Declined after upload',
-  queued: 'Waiting',
-  uploading: 'Sending',
-  uploaded: 'Sent',
-};
+function stateText(state: OfflineItem['state']): string {
+  return t(`queue.${state}`);
+}
 
 /** Staff act on these first. */
 const ORDER: Record<OfflineItem['state'], number> = { needs_attention: 0, declined_after_upload: 1, uploading: 2, queued: 3, uploaded: 4 };
@@ -28,13 +25,13 @@ export interface OfflinePanelHooks {
 }
 
 export function flushText(r: OfflineFlushResult): string {
-  if (r.platform === 'offline') return `Platform not reachable: nothing sent, ${r.remaining} waiting.`;
-  const parts = [`${r.uploaded} sent`];
-  if (r.declinedAfterUpload) parts.push(`${r.declinedAfterUpload} declined`);
-  if (r.needsAttention) parts.push(`${r.needsAttention} need attention`);
+  if (r.platform === 'offline') return t('flush.offline', { remaining: r.remaining });
+  const parts = [t('flush.sent', { count: r.uploaded })];
+  if (r.declinedAfterUpload) parts.push(t('flush.declined', { count: r.declinedAfterUpload }));
+  if (r.needsAttention) parts.push(t('flush.attention', { count: r.needsAttention }));
   const others = r.failed - (r.declinedAfterUpload ?? 0) - (r.needsAttention ?? 0);
-  if (others > 0) parts.push(`${others} not sent`);
-  return `${parts.join(', ')}; ${r.remaining} waiting.`;
+  if (others > 0) parts.push(t('flush.notSent', { count: others }));
+  return t('flush.result', { parts: parts.join(', '), remaining: r.remaining });
 }
 
 export class OfflinePanel {
@@ -82,7 +79,7 @@ export class OfflinePanel {
         try {
           const { offline, items } = await this.api.offline();
           this.items = items;
-          this.render(offline === null ? 'The offline queue is not running on this terminal.' : undefined);
+          this.render(offline === null ? t('queue.notRunning') : undefined);
         } catch (err) {
           this.message(err instanceof Error ? err.message : String(err), true);
         }
@@ -105,11 +102,15 @@ export class OfflinePanel {
     const attention = this.items.filter((i) => i.state === 'needs_attention').length;
     const waiting = this.items.filter((i) => i.state === 'queued' || i.state === 'uploading').length;
     const declined = this.items.filter((i) => i.state === 'declined_after_upload').length;
-    byId('offline-summary').textContent = absent ?? [`${waiting} waiting`, attention ? `${attention} need attention` : '', declined ? `${declined} declined after upload` : ''].filter(Boolean).join(' · ');
+    byId('offline-summary').textContent =
+      absent ??
+      [t('queue.waiting', { count: waiting }), attention ? t('queue.attention', { count: attention }) : '', declined ? t('queue.declinedAfterUpload', { count: declined }) : '']
+        .filter(Boolean)
+        .join(' · ');
     byId<HTMLButtonElement>('offline-flush').disabled = absent !== undefined || waiting === 0;
     const list = byId('offline-items');
     if (this.items.length === 0) {
-      list.replaceChildren(el('li', 'empty', absent === undefined ? 'No offline sales waiting.' : ''));
+      list.replaceChildren(el('li', 'empty', absent === undefined ? t('queue.empty') : ''));
       return;
     }
     const sorted = [...this.items].sort((a, b) => ORDER[a.state] - ORDER[b.state] || a.storedAt.localeCompare(b.storedAt));
@@ -122,17 +123,17 @@ export class OfflinePanel {
     li.dataset.state = i.state;
     li.append(
       el('span', 'time', timeOf(i.storedAt)),
-      el('span', 'what', [i.amountText, i.maskedPan].filter(Boolean).join(' · ')),
-      el('span', 'oq-state', STATE_TEXT[i.state] ?? i.state),
+      el('span', 'what', [money(i.amount, i.currency, i.amountText), i.maskedPan].filter(Boolean).join(' · ')),
+      el('span', 'oq-state', stateText(i.state)),
     );
-    const detail = el('span', 'oq-detail', [i.lastMessage, i.attempts > 0 ? `${i.attempts} ${i.attempts === 1 ? 'try' : 'tries'}` : ''].filter(Boolean).join(' · '));
+    const detail = el('span', 'oq-detail', [i.lastMessage, i.attempts > 0 ? t('queue.tries', { count: i.attempts }) : ''].filter(Boolean).join(' · '));
     detail.dataset.testid = `offline-item-message-${i.clientTransactionId}`;
     li.append(detail);
     if (i.state === 'needs_attention') {
-      const b = el('button', 'oq-requeue', 'Queue again');
+      const b = el('button', 'oq-requeue', t('queue.requeue'));
       b.type = 'button';
       b.dataset.testid = `offline-requeue-${i.clientTransactionId}`;
-      b.title = 'The cause is fixed: try to send this sale again';
+      b.title = t('queue.requeueTitle');
       b.addEventListener('click', () => void this.requeue(i, b));
       li.append(b);
     }
@@ -143,7 +144,7 @@ export class OfflinePanel {
     button.disabled = true;
     try {
       const item = await this.api.requeueOffline(i.clientTransactionId);
-      this.message(`Sale ${item.amountText} queued again; it is sent when the platform is reachable.`);
+      this.message(t('queue.requeued', { amount: money(item.amount, item.currency, item.amountText) }));
     } catch (err) {
       button.disabled = false;
       this.message(err instanceof Error ? err.message : String(err), true);
@@ -155,7 +156,7 @@ export class OfflinePanel {
   private async flush(): Promise<void> {
     const b = byId<HTMLButtonElement>('offline-flush');
     b.disabled = true;
-    this.message('Sending…');
+    this.message(t('queue.sending'));
     try {
       this.message(flushText(await this.api.flushOffline()));
     } catch (err) {

@@ -1,5 +1,6 @@
 import { messageOf } from './error-banner.js';
 import { byId, fieldValue, show } from './dom.js';
+import { canonicalAmount, decimalSeparator, t, type CounterSettings } from './i18n.js';
 import type { PageContext } from './page-context.js';
 import type { Transaction } from './types.js';
 
@@ -16,7 +17,9 @@ interface Choice {
 
 /**
  * The new-sale form (#sale-form): amount by keyboard or keypad, currency, method, the MOTO
- * and scan fields, and "Start sale" (POST /api/v1/sales).
+ * and scan fields, and "Start sale" (POST /api/v1/sales). The amount is typed with the
+ * locale's decimal separator ("12,34" in German) and sent canonical ("12.34"); the
+ * currencies offered are the agent's (payments.currencies), the default one selected.
  */
 export class SaleEntry {
   private choice: Choice = { method: 'card' };
@@ -26,7 +29,11 @@ export class SaleEntry {
     private readonly hooks: SaleEntryHooks,
   ) {}
 
-  init(): void {
+  init(counter: CounterSettings): void {
+    const currency = byId<HTMLSelectElement>('currency');
+    currency.replaceChildren(...counter.currencies.map((c) => new Option(c.code, c.code)));
+    if (counter.currencies.length === 0) currency.add(new Option(counter.defaultCurrency));
+    currency.value = counter.defaultCurrency;
     for (const b of document.querySelectorAll<HTMLButtonElement>('.method')) b.addEventListener('click', () => this.choose(b));
     for (const b of document.querySelectorAll<HTMLButtonElement>('#keypad button')) b.addEventListener('click', () => this.keypad(b.dataset.key ?? ''));
     byId('currency').addEventListener('change', () => {
@@ -73,18 +80,21 @@ export class SaleEntry {
 
   private keypad(key: string): void {
     const input = byId<HTMLInputElement>('amount');
+    const separator = decimalSeparator();
     if (key === 'back') input.value = input.value.slice(0, -1);
-    else if (key === '.' && input.value.includes('.')) return;
-    else input.value += key;
+    else if (key === '.') {
+      if (!input.value.includes(separator)) input.value += separator;
+    } else input.value += key;
   }
 
   private async start(): Promise<void> {
     this.ctx.banner.clear();
-    const amount = byId<HTMLInputElement>('amount').value.trim();
-    if (amount === '') {
-      this.ctx.banner.show('Enter the amount first.');
+    const typed = byId<HTMLInputElement>('amount').value.trim();
+    if (typed === '') {
+      this.ctx.banner.show(t('sale.enterAmount'));
       return;
     }
+    const amount = canonicalAmount(typed);
     const body: Record<string, unknown> = { method: this.choice.method, amount, currency: this.currency() };
     if (this.choice.scenario !== undefined) body.scenario = this.choice.scenario;
     const merchantId = this.ctx.merchants.selected();

@@ -1,6 +1,7 @@
 import { messageOf } from './error-banner.js';
 import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
+import { moneyOf, t as say } from './i18n.js';
 import { holdText, methodText, outcomeText, pendingText, stepText } from './texts.js';
 import { PENDING_STATES, type Transaction } from './types.js';
 
@@ -9,6 +10,8 @@ export interface SalePanelHooks {
   onChanged(): void;
   /** Staff closed the outcome: the new-sale form takes the panel's place. */
   onClosed(): void;
+  /** How many times the agent has sent the reversal of this sale (its cancel row in today's list), when known. */
+  reversalAttempts(saleId: string): number | undefined;
 }
 
 /**
@@ -58,7 +61,8 @@ export class SalePanel {
       const changed = t.state !== this.sale.state;
       this.sale = t;
       this.render(t);
-      if (changed) this.hooks.onChanged();
+      // While reversing, the list is read again too: the reversal's attempts are counted on its cancel row.
+      if (changed || t.state === 'reversing') this.hooks.onChanged();
     } catch (err) {
       this.ctx.banner.show(messageOf(err));
     }
@@ -100,7 +104,7 @@ export class SalePanel {
 
   private render(t: Transaction): void {
     byId('sale-panel').dataset.transactionId = t.clientTransactionId;
-    byId('sale-amount').textContent = t.amountText;
+    byId('sale-amount').textContent = moneyOf(t);
     const merchants = this.ctx.merchants;
     byId('sale-method').textContent = [methodText(t), t.maskedPan, merchants.selected() !== undefined ? merchants.nameOf(t.merchantId) : undefined].filter(Boolean).join(' · ');
     const pending = PENDING_STATES.has(t.state);
@@ -117,13 +121,13 @@ export class SalePanel {
       show(outcome, true);
       byId('sale-progress').textContent = '';
       delete byId('sale-progress').dataset.step;
-      byId('sale-message').textContent = t.message ?? (t.offline ? 'Stored on the terminal; sent when the platform is reachable.' : '');
+      byId('sale-message').textContent = t.message ?? (t.offline ? say('panel.storedOffline') : '');
       show(byId<HTMLImageElement>('sale-qr'), false);
     }
     this.renderHold(t);
     show(byId('abort'), pending && t.state !== 'in_flight' && t.state !== 'reversing');
     show(byId('done'), !pending || t.state === 'reversing');
-    byId('done').textContent = t.state === 'reversing' ? 'Next sale (the reversal goes on)' : 'New sale';
+    byId('done').textContent = t.state === 'reversing' ? say('panel.nextSale') : say('panel.newSale');
     if (pending && t.qr !== undefined && this.qrFor !== t.clientTransactionId) void this.loadQr(t.clientTransactionId);
   }
 
@@ -146,9 +150,14 @@ export class SalePanel {
       box.dataset.testid = 'sale-hold';
       panel.prepend(box);
     }
-    const h = holdText(t, Math.round((Date.now() - this.holdSince) / 1000));
+    const h = holdText(t, Math.round((Date.now() - this.holdSince) / 1000), this.hooks.reversalAttempts(t.clientTransactionId));
     box.dataset.state = t.state;
     box.replaceChildren(el('div', `hold-title ${h.handOver ? 'go' : 'stop'}`, h.title), el('div', 'hold-progress', h.progress));
+    if (h.attempts !== undefined) {
+      const attempts = el('div', 'hold-attempts', h.attempts);
+      attempts.dataset.testid = 'sale-hold-attempts';
+      box.append(attempts);
+    }
     show(box, true);
     if (t.state !== 'reversing' && this.holdTimer !== undefined) {
       clearInterval(this.holdTimer);

@@ -1,4 +1,5 @@
 import type { ApiSessionAnswer } from '../wire-types.js';
+import { currentSettings, t } from './i18n.js';
 
 export type SessionAnswer = ApiSessionAnswer;
 export type Clerk = NonNullable<ApiSessionAnswer['staff']>;
@@ -14,16 +15,16 @@ export const SESSION_ENDED = 'counter:session-ended';
 export async function currentSession(): Promise<SessionAnswer> {
   try {
     const res = await fetch('/session', { cache: 'no-store', credentials: 'same-origin' });
-    if (!res.ok) return { signedIn: false };
+    if (!res.ok) return { signedIn: false, counter: currentSettings() };
     return (await res.json()) as SessionAnswer;
   } catch {
     // The agent does not answer: the sign-in screen says so when the clerk tries.
-    return { signedIn: false };
+    return { signedIn: false, counter: currentSettings() };
   }
 }
 
-/** Signs in; resolves with the clerk, rejects with the agent's message. */
-export async function signIn(username: string, password: string): Promise<Clerk> {
+/** Signs in; resolves with the clerk and the page's settings for them, rejects with the agent's message. */
+export async function signIn(username: string, password: string): Promise<SessionAnswer & { staff: Clerk }> {
   let res: Response;
   try {
     res = await fetch('/session', {
@@ -34,11 +35,11 @@ export async function signIn(username: string, password: string): Promise<Clerk>
       credentials: 'same-origin',
     });
   } catch {
-    throw new Error('The terminal agent does not answer. Is it running?');
+    throw new Error(t('signIn.agentDown'));
   }
   const json = (await res.json().catch(() => ({}))) as Partial<SessionAnswer> & { error?: { message?: string } };
-  if (!res.ok || json.staff === undefined) throw new Error(json.error?.message ?? `Sign-in failed (HTTP ${res.status}).`);
-  return json.staff;
+  if (!res.ok || json.staff === undefined) throw new Error(json.error?.message ?? t('signIn.failed', { status: res.status }));
+  return { signedIn: true, counter: json.counter ?? currentSettings(), staff: json.staff };
 }
 
 /**
@@ -51,10 +52,10 @@ export async function platformAuthorizationUrl(): Promise<string> {
   try {
     res = await fetch('/platform-sign-in', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', cache: 'no-store', credentials: 'same-origin' });
   } catch {
-    throw new Error('The terminal agent does not answer. Is it running?');
+    throw new Error(t('signIn.agentDown'));
   }
   const json = (await res.json().catch(() => ({}))) as { authorizationUrl?: string; error?: { message?: string } };
-  if (!res.ok || typeof json.authorizationUrl !== 'string') throw new Error(json.error?.message ?? `Sign-in failed (HTTP ${res.status}).`);
+  if (!res.ok || typeof json.authorizationUrl !== 'string') throw new Error(json.error?.message ?? t('signIn.failed', { status: res.status }));
   return json.authorizationUrl;
 }
 

@@ -1,15 +1,16 @@
 import { byId, show } from './dom.js';
-import { SESSION_ENDED, platformAuthorizationUrl, signIn, signOut, type Clerk } from './session.js';
+import { t, type TextKey } from './i18n.js';
+import { SESSION_ENDED, platformAuthorizationUrl, signIn, signOut, type Clerk, type SessionAnswer } from './session.js';
 
 /** What the agent's callback says when the platform sign-in gave no session (`/?sign-in=<reason>`, routes/platform-sign-in.ts). */
-const PLATFORM_REFUSALS: Record<string, string> = {
-  state_missing: 'That sign-in was not started on this counter: sign in with the platform again.',
-  state_unknown: 'That sign-in was not started on this counter, or was already used: sign in with the platform again.',
-  state_expired: 'The sign-in took too long: sign in with the platform again.',
-  denied: 'The platform did not sign you in: sign in with the platform again.',
-  no_code: 'The platform sent no sign-in code: sign in with the platform again.',
-  refused: 'The platform refused the sign-in: sign in with the platform again.',
-  unreachable: 'The platform cannot be reached: try again in a moment.',
+const PLATFORM_REFUSALS: Record<string, TextKey> = {
+  state_missing: 'signIn.refused.stateMissing',
+  state_unknown: 'signIn.refused.stateUnknown',
+  state_expired: 'signIn.refused.stateExpired',
+  denied: 'signIn.refused.denied',
+  no_code: 'signIn.refused.noCode',
+  refused: 'signIn.refused.refused',
+  unreachable: 'signIn.refused.unreachable',
 };
 
 /**
@@ -19,18 +20,19 @@ const PLATFORM_REFUSALS: Record<string, string> = {
  */
 export class SignInScreen {
   /**
-   * Shows the form; resolves when a clerk has signed in. With `platform` (auth.mode
-   * custom_token) it also offers the merchant's sign-in with the platform, which leaves the
-   * page for the platform's sign-in and comes back signed in (or with `?sign-in=<reason>`).
+   * Shows the form; resolves when a clerk has signed in, with the page's settings for them.
+   * With `platform` (auth.mode custom_token) it also offers the merchant's sign-in with the
+   * platform, which leaves the page for the platform's sign-in and comes back signed in (or
+   * with `?sign-in=<reason>`).
    */
-  ask(platform = false): Promise<Clerk> {
+  ask(platform = false): Promise<SessionAnswer & { staff: Clerk }> {
     document.body.classList.add('signed-out');
     show(byId('sign-in'), true);
     const form = byId<HTMLFormElement>('sign-in-form');
     const message = byId('sign-in-message');
     const refused = new URLSearchParams(location.search).get('sign-in');
     if (refused !== null) {
-      message.textContent = PLATFORM_REFUSALS[refused] ?? PLATFORM_REFUSALS.refused ?? '';
+      message.textContent = t(PLATFORM_REFUSALS[refused] ?? 'signIn.refused.refused');
       message.dataset.reason = refused;
       history.replaceState(null, '', '/');
     }
@@ -38,7 +40,7 @@ export class SignInScreen {
     show(platformButton, platform);
     platformButton.addEventListener('click', () => {
       platformButton.disabled = true;
-      message.textContent = 'Opening the platform sign-in …';
+      message.textContent = t('signIn.platformOpening');
       platformAuthorizationUrl()
         .then((url) => location.assign(url))
         .catch((err: unknown) => {
@@ -54,14 +56,14 @@ export class SignInScreen {
       form.addEventListener('submit', (e) => {
         e.preventDefault();
         button.disabled = true;
-        message.textContent = 'Signing in …';
+        message.textContent = t('signIn.busy');
         signIn(user.value.trim(), pass.value)
-          .then((clerk) => {
+          .then((answer) => {
             pass.value = '';
             message.textContent = '';
             show(byId('sign-in'), false);
             document.body.classList.remove('signed-out');
-            resolve(clerk);
+            resolve(answer);
           })
           .catch((err: unknown) => {
             pass.value = '';
@@ -79,7 +81,7 @@ export class SignInScreen {
     // Also when the page opens on a session it already has (a reload, or back from the platform sign-in).
     show(byId('sign-in'), false);
     document.body.classList.remove('signed-out');
-    byId('clerk-name').textContent = clerk.offline ? `${clerk.name} (offline sign-in)` : clerk.name;
+    byId('clerk-name').textContent = clerk.offline ? t('header.offlineSignIn', { name: clerk.name }) : clerk.name;
     show(byId('clerk'), true);
     show(byId('op-cancel'), clerk.can.cancel);
     show(byId('op-refund'), clerk.can.refund);

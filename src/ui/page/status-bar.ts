@@ -1,7 +1,8 @@
 import { ApiError } from './api.js';
 import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
-import { AGENT_NOT_ANSWERING, platformBadgeText } from './texts.js';
+import { money, t } from './i18n.js';
+import { platformBadgeText } from './texts.js';
 import type { AgentStatus, DeviceStatus, OfflineLevels } from './types.js';
 
 /** The sale form's currency as the status bar reads and presets it (the sale entry owns the field). */
@@ -38,11 +39,12 @@ export class StatusBar {
       throw err;
     }
     this.showAgentBack();
+    // The currency first: the offline badge states its limits in it.
+    this.currencyField.offerDefaultCurrency(s.agent.defaultCurrency);
     this.renderPlatform(s.platform);
     this.renderDevices(s.devices);
     this.renderOffline(s.offline);
     void this.ctx.merchants.load().catch(() => undefined);
-    this.currencyField.offerDefaultCurrency(s.agent.defaultCurrency);
   }
 
   /** Loads in the background; a failure is left for the next event or reload to mend. */
@@ -64,14 +66,14 @@ export class StatusBar {
     if (bar === null) return;
     bar.dataset.agent = 'down';
     // The platform badge's last word came from the agent that no longer answers.
-    byId('platform').textContent = 'platform ?';
+    byId('platform').textContent = t('status.stale');
     for (const b of Array.from(bar.querySelectorAll<HTMLElement>('.badge'))) {
       b.classList.remove('ok', 'bad', 'warn');
       b.classList.add('off');
     }
     let note = document.getElementById('agent-down');
     if (note === null) {
-      note = el('span', 'agent-down', AGENT_NOT_ANSWERING);
+      note = el('span', 'agent-down', t('status.agentDown'));
       note.id = 'agent-down';
       note.dataset.testid = 'agent-down';
       note.setAttribute('role', 'alert');
@@ -97,14 +99,16 @@ export class StatusBar {
     b.textContent = platformBadgeText(p);
     b.className = `badge ${p.online ? 'ok' : p.state === 'unknown' ? '' : 'bad'}`;
     b.dataset.state = p.state ?? (p.online ? 'online' : 'offline');
-    b.title = p.online ? 'the platform answers' : (p.reason ?? 'the platform does not answer');
+    b.title = p.online ? t('status.answers') : (p.reason ?? t('status.noAnswer'));
   }
 
   private renderDevices(devices: DeviceStatus[]): void {
     const box = byId('devices');
     box.replaceChildren(
       ...devices.map((d) => {
-        const chip = el('span', `badge ${d.state === 'connected' ? 'ok' : d.state === 'disabled' || d.state === 'unknown' ? '' : 'bad'}`, `${d.device} ${d.state === 'connected' ? '✓' : d.state}`);
+        const name = d.device === 'reader' || d.device === 'display' || d.device === 'scanner' ? t(`device.${d.device}`) : d.device;
+        const text = d.state === 'connected' ? t('device.ok', { device: name }) : t('device.state', { device: name, state: d.state });
+        const chip = el('span', `badge ${d.state === 'connected' ? 'ok' : d.state === 'disabled' || d.state === 'unknown' ? '' : 'bad'}`, text);
         chip.dataset.testid = `device-${d.device}`;
         chip.title = [d.model, d.reason].filter(Boolean).join(' · ');
         return chip;
@@ -120,15 +124,19 @@ export class StatusBar {
     }
     const totals = Object.entries(levels.totals)
       .filter(([, v]) => v > 0)
-      .map(([c]) => levels.totalsText[c] ?? c);
-    b.textContent = `offline ${levels.count}/${levels.maxCount}${totals.length ? ` · ${totals.join(', ')}` : ''}`;
+      .map(([c, v]) => money(v, c, levels.totalsText[c] ?? c));
+    b.textContent = `${t('offlineBadge.text', { count: levels.count, max: levels.maxCount })}${totals.length ? ` · ${totals.join(', ')}` : ''}`;
     const nearlyFull = levels.count >= levels.maxCount * 0.9;
     b.className = `badge ${levels.needsAttention ? 'bad' : nearlyFull ? 'warn' : levels.count > 0 ? 'warn' : ''}`;
     const currency = this.currencyField.currency();
-    const floor = levels.floorLimitsText[currency];
-    const max = levels.maxTotalText[currency];
-    const limits = `${floor ? `up to ${floor} per sale; ` : ''}at most ${levels.maxCount} sales${max ? ` and ${max}` : ''}`;
-    b.title = `${levels.enabled ? `Offline card sales ${limits}` : 'Offline sales disabled'}${levels.lastError ? ` · last upload error: ${levels.lastError}` : ''}${levels.needsAttention ? ` · ${levels.needsAttention} need attention` : ''} · tap to see the stored sales`;
+    const floorMinor = levels.floorLimits?.[currency];
+    const maxMinor = levels.maxTotal[currency];
+    const perSale = floorMinor !== undefined ? t('offlineBadge.perSale', { amount: money(floorMinor, currency, levels.floorLimitsText[currency]) }) : '';
+    const limits =
+      maxMinor !== undefined
+        ? t('offlineBadge.limitsTotal', { perSale, max: levels.maxCount, total: money(maxMinor, currency, levels.maxTotalText[currency]) })
+        : t('offlineBadge.limits', { perSale, max: levels.maxCount });
+    b.title = `${levels.enabled ? t('offlineBadge.enabled', { limits }) : t('offlineBadge.disabled')}${levels.lastError ? t('offlineBadge.lastError', { error: levels.lastError }) : ''}${levels.needsAttention ? t('offlineBadge.attention', { count: levels.needsAttention }) : ''}${t('offlineBadge.tap')}`;
     b.dataset.limits = limits;
     show(b, true);
   }

@@ -1,38 +1,43 @@
+import { moneyOf, t as say, type TextKey } from './i18n.js';
 import type { AgentStatus, Transaction } from './types.js';
 
-/** Words shown at the counter for states, steps and methods. */
+/**
+ * The sentences the counter shows for states, steps, methods and results, built from the
+ * catalog of the page's language (i18n.ts, texts-en.ts, texts-de.ts).
+ */
 
-const STEP_TEXT: Record<string, string> = {
-  insertCard: 'Insert, tap or swipe the card',
-  insert_card: 'Insert, tap or swipe the card',
-  presentCard: 'Insert, tap or swipe the card',
-  waitingCard: 'Insert, tap or swipe the card',
-  cardPresented: 'Card read',
-  card_read: 'Card read',
-  pinRequested: 'Customer enters the PIN',
-  enter_pin: 'Customer enters the PIN',
-  pinEntered: 'PIN entered',
-  removeCard: 'Remove the card',
-  remove_card: 'Remove the card',
-  processing: 'Authorizing…',
-  authorizing: 'Authorizing…',
+const STEP_KEY: Record<string, TextKey> = {
+  insertCard: 'step.insertCard',
+  insert_card: 'step.insertCard',
+  presentCard: 'step.insertCard',
+  waitingCard: 'step.insertCard',
+  cardPresented: 'step.cardRead',
+  card_read: 'step.cardRead',
+  pinRequested: 'step.enterPin',
+  enter_pin: 'step.enterPin',
+  pinEntered: 'step.pinEntered',
+  removeCard: 'step.removeCard',
+  remove_card: 'step.removeCard',
+  processing: 'step.authorizing',
+  authorizing: 'step.authorizing',
 };
 
 export function stepText(step: string, text?: string): string {
-  return STEP_TEXT[step] ?? text ?? step;
+  const key = STEP_KEY[step];
+  return key !== undefined ? say(key) : (text ?? step);
 }
 
 export function methodText(t: { method?: string; scenario?: string }): string {
   switch (t.method) {
     case 'card':
-      return 'Card';
+      return say('method.card');
     case 'manual':
-      return 'Keyed entry';
+      return say('methodText.manual');
     case 'moto':
-      return 'MOTO';
+      return say('method.moto');
     case 'walletA':
     case 'walletB':
-      return `${t.method} ${t.scenario === 'MerchantScan' ? 'scan customer code' : 'QR for the customer'}`;
+      return say(t.scenario === 'MerchantScan' ? 'methodText.walletScan' : 'methodText.walletQr', { wallet: t.method });
     default:
       return t.method ?? '';
   }
@@ -40,70 +45,75 @@ export function methodText(t: { method?: string; scenario?: string }): string {
 
 /** What the staff should be doing while the sale waits. */
 export function pendingText(t: Transaction): string {
-  if (t.state === 'in_flight') return 'Authorizing…';
-  if (t.state === 'reversing') return 'Outcome unknown: the sale is being reversed';
-  if (t.state === 'created') return 'Starting…';
-  if (t.method === 'walletA' || t.method === 'walletB') {
-    return t.scenario === 'MerchantScan' ? 'Scan the customer\'s code' : 'Show the QR code to the customer';
-  }
-  if (t.method === 'manual' || t.method === 'moto') return 'Key in the card on the reader';
-  return 'Insert, tap or swipe the card';
+  if (t.state === 'in_flight') return say('step.authorizing');
+  if (t.state === 'reversing') return say('pending.reversing');
+  if (t.state === 'created') return say('pending.starting');
+  if (t.method === 'walletA' || t.method === 'walletB') return say(t.scenario === 'MerchantScan' ? 'pending.scanCode' : 'pending.showQr');
+  if (t.method === 'manual' || t.method === 'moto') return say('pending.keyIn');
+  return say('step.insertCard');
 }
+
+const OUTCOME_CLASS: Record<string, string> = {
+  approved: 'approved',
+  offline_stored: 'offline',
+  declined: 'declined',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  reversed: 'reversed',
+  needs_attention: 'failed',
+  pending: 'other',
+};
 
 export function outcomeText(state: string): { text: string; cls: string } {
-  switch (state) {
-    case 'approved':
-      return { text: 'Approved', cls: 'approved' };
-    case 'offline_stored':
-      return { text: 'Approved (offline)', cls: 'offline' };
-    case 'declined':
-      return { text: 'Declined', cls: 'declined' };
-    case 'failed':
-      return { text: 'Failed', cls: 'failed' };
-    case 'cancelled':
-      return { text: 'Cancelled', cls: 'cancelled' };
-    case 'reversed':
-      return { text: 'Reversed', cls: 'reversed' };
-    case 'needs_attention':
-      return { text: 'Needs attention', cls: 'failed' };
-    case 'pending':
-      return { text: 'Pending at the platform', cls: 'other' };
-    default:
-      return { text: state, cls: 'other' };
-  }
+  const cls = OUTCOME_CLASS[state];
+  return cls === undefined ? { text: stateWord(state), cls: 'other' } : { text: say(`outcome.${state}` as TextKey), cls };
 }
 
+/** A journal state in the page's language ("needs attention", "braucht Prüfung"). */
+export function stateWord(state: string): string {
+  const key = `state.${state}` as TextKey;
+  const word = say(key);
+  return word === key ? state.replace(/_/g, ' ') : word;
+}
+
+/** The engine's English heads of a message ("declined after upload: ...") the catalog has words for. */
+const MESSAGE_HEADS: Record<string, TextKey> = { 'declined after upload': 'state.declinedAfterUpload' };
+
 export function stateText(t: Transaction): string {
-  let head = t.state.replace(/_/g, ' ');
+  const english = t.state.replace(/_/g, ' ');
+  let head = stateWord(t.state);
   let message = t.message;
   // The engine's message often begins with the state ("approved: 7.50 EUR ...", "declined
   // after upload: Insufficient funds"): its words before the colon stand for the state, said once.
-  if (message !== undefined && message.startsWith(head)) {
+  if (message !== undefined && message.startsWith(english)) {
     const colon = message.indexOf(':');
     const words = colon < 0 ? '' : message.slice(0, colon);
     if (/^[a-z ]{1,40}$/i.test(words)) {
-      head = words.trim();
+      const known = MESSAGE_HEADS[words.trim().toLowerCase()];
+      if (known !== undefined) head = say(known);
+      else if (words.trim().toLowerCase() !== english) head = words.trim();
       message = message.slice(colon + 1).trim();
     } else {
-      message = message.slice(head.length).replace(/^[:\s]+/, '');
+      message = message.slice(english.length).replace(/^[:\s]+/, '');
     }
     if (message === '') message = undefined;
   }
   // An operation's row is `approved` when the platform did it: it says what was done, not "approved".
-  if (t.kind !== 'sale' && t.state === 'approved' && /^approved$/i.test(head)) head = DONE_WORD[t.kind] ?? 'done';
+  if (t.kind !== 'sale' && t.state === 'approved' && head === stateWord('approved')) head = doneWord(t.kind);
+  const amount = moneyOf(t);
   const parts = [head];
   if (t.kind === 'sale') {
-    if (t.capturedAmount > 0) parts.push(`captured ${t.capturedAmountText}`);
-    if (t.refundedAmount > 0) parts.push(`refunded ${t.refundedAmountText}`);
-    if (t.cancelledAmount > 0) parts.push(`cancelled ${t.cancelledAmountText}`);
+    if (t.capturedAmount > 0) parts.push(say('state.captured', { amount: moneyOf(t, t.capturedAmount, t.capturedAmountText) }));
+    if (t.refundedAmount > 0) parts.push(say('state.refunded', { amount: moneyOf(t, t.refundedAmount, t.refundedAmountText) }));
+    if (t.cancelledAmount > 0) parts.push(say('state.cancelledAmount', { amount: moneyOf(t, t.cancelledAmount, t.cancelledAmountText) }));
   }
-  if (t.offline) parts.push('offline');
+  if (t.offline) parts.push(say('state.offline'));
   if (message) parts.push(clerkText(message));
   // Never the same words twice ("captured 12.34 EUR · 12.34 EUR"): a part already said, or only the row's amount, is left out.
   const said: string[] = [];
   for (const p of parts) {
     const bare = p.trim();
-    if (bare === '' || bare === t.amountText || said.some((x) => x === bare || x.endsWith(` ${bare}`))) continue;
+    if (bare === '' || bare === amount || bare === t.amountText || said.some((x) => x === bare || x.endsWith(` ${bare}`))) continue;
     // "captured" then "captured 12.34 EUR": the fuller words replace the short ones.
     const shorter = said.findIndex((x) => bare.startsWith(`${x} `));
     if (shorter >= 0) said[shorter] = bare;
@@ -112,13 +122,19 @@ export function stateText(t: Transaction): string {
   return said.join(' · ');
 }
 
-const DONE_WORD: Record<string, string> = { cancel: 'cancelled', refund: 'refunded', capture: 'captured' };
+function doneWord(kind: string): string {
+  return kind === 'cancel' || kind === 'refund' || kind === 'capture' ? say(`done.${kind}`) : say('ops.done');
+}
+
+/** A kind as a noun ("Refund", "sale"). */
+export function kindWord(kind: string): string {
+  return kind === 'sale' || kind === 'cancel' || kind === 'refund' || kind === 'capture' ? say(`kind.${kind}`) : kind;
+}
 
 /** What a row is: the method of a sale; "Refund of Card 12.34 EUR" for an operation. */
 export function whatText(t: Transaction, related: Transaction | undefined): string {
   if (t.kind === 'sale') return methodText(t);
-  const kind = t.kind.charAt(0).toUpperCase() + t.kind.slice(1);
-  return related ? `${kind} of ${methodText(related)} ${related.amountText}` : kind;
+  return related ? say('kind.operationOf', { kind: kindWord(t.kind), what: methodText(related), amount: moneyOf(related) }) : kindWord(t.kind);
 }
 
 /**
@@ -127,28 +143,36 @@ export function whatText(t: Transaction, related: Transaction | undefined): stri
  */
 export function amountColumn(t: Transaction): string {
   const back = (t.kind === 'cancel' || t.kind === 'refund') && (t.state === 'approved' || t.state === 'pending' || t.state === 'in_flight');
-  return back ? `−${t.amountText}` : t.amountText;
+  return back ? `−${moneyOf(t)}` : moneyOf(t);
 }
 
 /** The question before a cancel or refund: what, how much, which card, for which merchant. */
-export function confirmText(op: 'cancel' | 'refund', t: Transaction, amount: string | undefined, merchant: string | undefined): string {
-  const how = amount !== undefined ? `${amount} ${t.currency} of ` : '';
-  const card = t.maskedPan !== undefined ? ` on card ${t.maskedPan}` : '';
-  return `${op === 'cancel' ? 'Cancel' : 'Refund'} ${how}${t.kind} ${t.amountText}${card}${merchant !== undefined ? ` for ${merchant}` : ''}?`;
+export function confirmText(op: 'cancel' | 'refund', t: Transaction, part: string | undefined, merchant: string | undefined): string {
+  const kind = kindWord(t.kind);
+  const what = part !== undefined ? say('confirm.part', { part, kind, amount: moneyOf(t) }) : say('confirm.whole', { kind, amount: moneyOf(t) });
+  const card = t.maskedPan !== undefined ? say('confirm.card', { pan: t.maskedPan }) : '';
+  const whose = merchant !== undefined ? say('confirm.merchant', { merchant }) : '';
+  const text = say(op === 'cancel' ? 'confirm.cancel' : 'confirm.refund', { what, card, merchant: whose });
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** The operation's result, kept on screen until the clerk's next action. */
 export function operationResultText(op: 'cancel' | 'refund' | 'capture', t: Transaction): string {
-  const name = op === 'cancel' ? 'Cancel' : op === 'refund' ? 'Refund' : 'Capture';
-  const outcome = t.state === 'approved' ? 'done' : t.state === 'pending' ? 'pending at the platform, the list shows when it is final' : t.state.replace(/_/g, ' ');
-  return `${name} ${t.amountText}: ${outcome}${t.message && t.message !== t.amountText ? ` (${t.message})` : ''}`;
+  const outcome = t.state === 'approved' ? say('ops.done') : t.state === 'pending' ? say('ops.pending') : stateWord(t.state);
+  const amount = moneyOf(t);
+  const line = say('ops.result', { op: kindWord(op), amount, outcome });
+  return `${line}${t.message && t.message !== t.amountText && t.message !== amount ? ` (${t.message})` : ''}`;
 }
 
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const HOST_PORT = /\b(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]|[a-z0-9.-]+\.[a-z]{2,}|localhost):\d{2,5}\b/gi;
 const SOCKET_CODE = /\s*\((?:E[A-Z]{3,}|UND_ERR_[A-Z_]+|ERR_[A-Z_]+)\)|\b(?:E(?:CONNREFUSED|CONNRESET|TIMEDOUT|HOSTUNREACH|NETUNREACH|NOTFOUND|AI_AGAIN)|UND_ERR_[A-Z_]+)\b/g;
 
-/** Clerk-facing words: no raw ids, hosts or socket codes (those stay behind "details"). */
+/**
+ * Clerk-facing words: no raw ids, hosts or socket codes (those stay behind "details"). The
+ * agent words its messages in English, so what stands in for them is English too: one
+ * language per sentence.
+ */
 export function clerkText(text: string): string {
   return text
     .replace(UUID, 'the transaction')
@@ -158,33 +182,34 @@ export function clerkText(text: string): string {
     .trim();
 }
 
-/** The header when the agent's event stream broke and it does not answer requests either. */
-export const AGENT_NOT_ANSWERING = 'The agent is not answering: status unknown, do not rely on the badges';
-
 /** The platform badge: the agent's one view of the platform (GET /api/v1/status `platform`). */
 export function platformBadgeText(p: AgentStatus['platform']): string {
-  if (p.online) return 'online';
-  return p.state === 'unknown' ? 'platform …' : 'platform offline';
+  if (p.online) return say('status.online');
+  return p.state === 'unknown' ? say('status.unknown') : say('status.offline');
 }
 
-/** The full-screen hold of an unknown outcome: whether the goods may go, and the reversal's progress. */
-export function holdText(t: Transaction, seconds: number): { title: string; progress: string; handOver: boolean } {
+/**
+ * The full-screen hold of an unknown outcome: whether the goods may go, the reversal's
+ * progress, and how many times the agent has tried to reverse (`attempts`, when known).
+ */
+export function holdText(t: Transaction, seconds: number, attempts: number | undefined): { title: string; progress: string; attempts?: string; handOver: boolean } {
   switch (t.state) {
     case 'reversing':
       return {
-        title: 'Do not hand over the goods',
-        progress: `The platform did not answer. Reversing the sale, still trying after ${seconds} s. You can start the next sale; the reversal goes on.`,
+        title: say('hold.stop'),
+        progress: say('hold.reversing', { seconds }),
+        ...(attempts !== undefined && attempts > 0 ? { attempts: say('hold.attempt', { n: attempts }) } : {}),
         handOver: false,
       };
     case 'reversed':
-      return { title: 'Do not hand over the goods', progress: 'The sale was reversed: nothing was charged. Take the payment again.', handOver: false };
+      return { title: say('hold.stop'), progress: say('hold.reversed'), handOver: false };
     case 'failed':
     case 'declined':
     case 'cancelled':
-      return { title: 'Do not hand over the goods', progress: `Nothing was charged${t.message ? `: ${t.message}` : ''}. Take the payment again.`, handOver: false };
+      return { title: say('hold.stop'), progress: t.message ? say('hold.notChargedBecause', { reason: t.message }) : say('hold.notCharged'), handOver: false };
     case 'approved':
-      return { title: 'Approved: hand over the goods', progress: 'The platform confirmed the sale.', handOver: true };
+      return { title: say('hold.go'), progress: say('hold.approved'), handOver: true };
     default:
-      return { title: 'Do not hand over the goods', progress: t.message ?? 'A supervisor must check this sale with the platform.', handOver: false };
+      return { title: say('hold.stop'), progress: t.message ?? say('hold.supervisor'), handOver: false };
   }
 }

@@ -1,7 +1,8 @@
 import { messageOf } from './error-banner.js';
-import { byId, el, fieldValue, show, timeOf, today } from './dom.js';
+import { byId, el, fieldValue, show, today } from './dom.js';
+import { canonicalAmount, dateOf, moneyOf, t as say, timeOf } from './i18n.js';
 import type { PageContext } from './page-context.js';
-import { amountColumn, clerkText, confirmText, operationResultText, stateText, whatText } from './texts.js';
+import { amountColumn, clerkText, confirmText, kindWord, operationResultText, stateText, stateWord, whatText } from './texts.js';
 import type { AllowedOperations, Transaction } from './types.js';
 
 type OperationName = 'cancel' | 'refund' | 'capture';
@@ -42,6 +43,12 @@ export class TransactionList {
     return t?.kind === 'sale' ? t.clientTransactionId : undefined;
   }
 
+  /** The attempts of the reversal of `saleId` (its cancel row still under way), when the list has it. */
+  reversalAttempts(saleId: string): number | undefined {
+    const op = this.list.find((x) => x.kind === 'cancel' && x.relatedClientTransactionId === saleId && (x.state === 'in_flight' || x.state === 'pending'));
+    return op?.attempts;
+  }
+
   /** The list is stale: one load shortly after, however many ask meanwhile (a burst of events). */
   schedule(): void {
     if (this.loadTimer !== undefined) return;
@@ -54,6 +61,7 @@ export class TransactionList {
   async load(): Promise<void> {
     try {
       this.list = await this.ctx.api.transactions(today());
+      byId('history-title').textContent = say('history.todayDate', { date: dateOf(new Date()) });
       this.render();
       if (this.selected !== undefined) await this.loadOps(this.selected);
     } catch (err) {
@@ -64,7 +72,7 @@ export class TransactionList {
   private render(): void {
     const ol = byId('transactions');
     if (this.list.length === 0) {
-      ol.replaceChildren(el('li', 'empty', 'No transactions today.'));
+      ol.replaceChildren(el('li', 'empty', say('history.empty')));
       return;
     }
     ol.replaceChildren(
@@ -76,13 +84,22 @@ export class TransactionList {
         li.dataset.kind = t.kind;
         if (t.operator !== undefined) li.dataset.operator = t.operator;
         if (t.clientTransactionId === this.selected) li.classList.add('selected');
+        if (t.origin === 'web') li.classList.add('web');
         const related = this.list.find((x) => x.clientTransactionId === t.relatedClientTransactionId);
         // The merchant on each row only when the terminal serves several (the picker is shown then).
         const merchant = this.ctx.merchants.selected() !== undefined ? this.ctx.merchants.nameOf(t.merchantId ?? related?.merchantId) : undefined;
+        // Who made it: the clerk's username, cli, local-api or agent (docs/architecture.md, "Journal").
+        const what = el('span', 'what', [whatText(t, related), t.maskedPan, merchant, t.operator].filter(Boolean).join(' · '));
+        if (t.origin === 'web') {
+          // A web shop's order, there for its refund by web: marked on the row, not only in the message.
+          const tag = el('span', 'origin-tag', say('history.web'));
+          tag.dataset.testid = 'tx-origin-web';
+          tag.title = say('history.webTitle');
+          what.prepend(tag);
+        }
         li.append(
           el('span', 'time', timeOf(t.createdAt)),
-          // Who made it: the clerk's username, cli, local-api or agent (docs/architecture.md, "Journal").
-          el('span', 'what', [whatText(t, related), t.maskedPan, merchant, t.operator].filter(Boolean).join(' · ')),
+          what,
           el('span', 'amt', amountColumn(t)),
           el('span', `state ${t.state}`, stateText(t)),
         );
@@ -94,7 +111,7 @@ export class TransactionList {
 
   private renderOpsTitle(id: string): void {
     const t = this.list.find((x) => x.clientTransactionId === id);
-    byId('ops-title').textContent = t ? `${t.kind} ${t.amountText} · ${t.state.replace(/_/g, ' ')}` : id;
+    byId('ops-title').textContent = t ? say('ops.title', { kind: kindWord(t.kind), amount: moneyOf(t), state: stateWord(t.state) }) : id;
   }
 
   private async select(id: string): Promise<void> {
@@ -114,7 +131,9 @@ export class TransactionList {
   private setOp(id: string, op: AllowedOperations['cancel'] | undefined): void {
     const b = byId<HTMLButtonElement>(id);
     b.disabled = this.busy || op === undefined || !op.allowed;
-    b.title = op === undefined ? '' : op.allowed ? `up to ${op.maxAmountText}` : (op.reason ?? 'not allowed');
+    const t = this.list.find((x) => x.clientTransactionId === this.selected);
+    const max = op === undefined || t === undefined ? op?.maxAmountText : moneyOf(t, op.maxAmount, op.maxAmountText);
+    b.title = op === undefined ? '' : op.allowed ? say('ops.upTo', { amount: max ?? '' }) : (op.reason ?? say('ops.notAllowed'));
   }
 
   private async loadOps(id: string): Promise<void> {
@@ -124,7 +143,7 @@ export class TransactionList {
     this.setOp('op-refund', undefined);
     this.setOp('op-capture', undefined);
     if (t === undefined || t.kind !== 'sale') {
-      this.renderMessage(t ? 'Only sales can be cancelled, refunded or captured.' : '');
+      this.renderMessage(t ? say('ops.onlySales') : '');
       return;
     }
     try {
@@ -153,7 +172,7 @@ export class TransactionList {
       // The technical words (ids, hosts, socket codes) behind a control, for support, never in the sentence.
       const d = el('details', 'ops-details');
       d.dataset.testid = 'tx-op-details';
-      d.append(el('summary', '', 'details'), el('span', '', detail));
+      d.append(el('summary', '', say('ops.details')), el('span', '', detail));
       msg.replaceChildren(main, d);
     } else msg.replaceChildren(main);
   }
@@ -171,19 +190,25 @@ export class TransactionList {
       box.dataset.testid = 'tx-op-confirm';
       byId('op-message').before(box);
     }
-    const yes = el('button', 'confirm-yes', op === 'cancel' ? 'Yes, cancel' : 'Yes, refund') as HTMLButtonElement;
+    const yes = el('button', 'confirm-yes', say(op === 'cancel' ? 'ops.yesCancel' : 'ops.yesRefund'));
     yes.type = 'button';
     yes.dataset.testid = 'tx-op-confirm-yes';
     yes.addEventListener('click', () => {
       this.hideConfirm();
       void this.operate(op);
     });
-    const no = el('button', 'confirm-no', 'No') as HTMLButtonElement;
+    const no = el('button', 'confirm-no', say('ops.no'));
     no.type = 'button';
     no.dataset.testid = 'tx-op-confirm-no';
     no.addEventListener('click', () => this.hideConfirm());
-    box.replaceChildren(el('span', 'confirm-text', confirmText(op, t, fieldValue('op-amount'), merchant)), yes, no);
+    const part = fieldValue('op-amount');
+    box.replaceChildren(el('span', 'confirm-text', confirmText(op, t, part === undefined ? undefined : this.partText(t, part), merchant)), yes, no);
     show(box, true);
+  }
+
+  /** A part amount as the clerk typed it (their locale's separators), with the currency. */
+  private partText(t: Transaction, typed: string): string {
+    return `${typed} ${t.currency}`;
   }
 
   private hideConfirm(): void {
@@ -198,13 +223,13 @@ export class TransactionList {
     const body: Record<string, unknown> = {};
     const amount = fieldValue('op-amount');
     const approvalCode = fieldValue('op-approval');
-    if (amount !== undefined) body.amount = amount;
+    if (amount !== undefined) body.amount = canonicalAmount(amount);
     if (approvalCode !== undefined && op !== 'capture') body.approvalCode = approvalCode;
     if (this.busy) return;
     this.busy = true;
     for (const b of ['op-cancel', 'op-refund', 'op-capture']) byId<HTMLButtonElement>(b).disabled = true;
     this.result = undefined;
-    this.renderMessage(`${op === 'cancel' ? 'Cancelling' : op === 'refund' ? 'Refunding' : 'Capturing'}…`);
+    this.renderMessage(say(op === 'cancel' ? 'ops.cancelling' : op === 'refund' ? 'ops.refunding' : 'ops.capturing'));
     try {
       const t = await this.ctx.api.operate(op, id, body);
       // An operation's own row is `approved` when the platform accepted it; `pending` while

@@ -1,5 +1,7 @@
 import { messageOf } from './error-banner.js';
 import { byId, fieldValue, show } from './dom.js';
+import { canonicalAmount, moneyOf, t } from './i18n.js';
+import { stateWord } from './texts.js';
 import type { PageContext } from './page-context.js';
 
 /**
@@ -66,21 +68,21 @@ export class WebRefund {
     delete msg.dataset.result;
     if (id === undefined) {
       msg.className = 'ops-message error';
-      msg.textContent = 'Type the transaction id of the sale.';
+      msg.textContent = t('web.needId');
       return;
     }
     const amount = fieldValue('web-amount');
     const button = byId<HTMLButtonElement>('web-send');
     button.disabled = true;
     msg.className = 'ops-message';
-    msg.textContent = 'by web…';
+    msg.textContent = t('web.busy');
     try {
       const merchantId = this.merchantId();
-      const t = await this.ctx.api.refundByWeb(id, { ...(amount !== undefined ? { amount } : {}), ...(merchantId !== undefined ? { merchantId } : {}) });
+      const row = await this.ctx.api.refundByWeb(id, { ...(amount !== undefined ? { amount: canonicalAmount(amount) } : {}), ...(merchantId !== undefined ? { merchantId } : {}) });
       // The operation's own row is `approved` when the platform accepted it; its message says whether it cancelled or refunded.
-      const outcome = t.state === 'approved' ? 'done' : t.state.replace(/_/g, ' ');
-      msg.textContent = `By web ${t.amountText}: ${outcome}${t.message ? ` (${t.message})` : ''}`;
-      msg.dataset.result = t.state;
+      const outcome = row.state === 'approved' ? t('ops.done') : stateWord(row.state);
+      msg.textContent = `${t('web.result', { amount: moneyOf(row), outcome })}${row.message ? ` (${row.message})` : ''}`;
+      msg.dataset.result = row.state;
       byId<HTMLInputElement>('web-amount').value = '';
     } catch (err) {
       msg.className = 'ops-message error';

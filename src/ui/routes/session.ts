@@ -9,7 +9,8 @@ import { parseInput } from '../schemas.js';
 import { clearedSessionCookie, sessionCookie, sessionIdOf } from '../session-cookie.js';
 import type { Session, SessionStore } from '../session-store.js';
 import type { StaffAuthenticator } from '../staff-source.js';
-import type { ApiSessionAnswer } from '../wire-types.js';
+import { counterSettings, offeredCurrencies } from '../counter-settings.js';
+import type { ApiCounterSettings, ApiSessionAnswer } from '../wire-types.js';
 
 const signInSchema = z.strictObject({
   username: z.string().trim().min(1, 'is empty').max(100),
@@ -25,9 +26,13 @@ export interface SessionRouteDeps {
   platformSignIn?: boolean;
 }
 
-function answer(session: Session, config: Config): ApiSessionAnswer {
+function answer(session: Session, config: Config, currencies: ApiCounterSettings['currencies']): ApiSessionAnswer {
   const s = session.staff;
-  return { signedIn: true, staff: { username: s.username, name: s.name, offline: s.offline, can: pageAbilities(s.permissions, config) } };
+  return {
+    signedIn: true,
+    counter: counterSettings(config, currencies, s),
+    staff: { username: s.username, name: s.name, offline: s.offline, can: pageAbilities(s.permissions, config) },
+  };
 }
 
 /**
@@ -37,11 +42,14 @@ function answer(session: Session, config: Config): ApiSessionAnswer {
  * the Host and Origin checks run before them as before every route.
  */
 export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): void {
+  // The sign-in screen speaks the configured language too: the settings go with a signed-out answer (they hold no secret).
+  const currencies = offeredCurrencies(deps.config, deps.log);
+  const signedOut = (): ApiSessionAnswer => ({ signedIn: false, counter: counterSettings(deps.config, currencies, undefined) });
   router.add('GET', '/session', (ctx) => {
     const id = sessionIdOf(ctx.req);
     const session = id === undefined ? undefined : deps.sessions.touch(id);
     const offer = deps.platformSignIn === true ? { platformSignIn: true } : {};
-    return { status: 200, body: session === undefined ? ({ signedIn: false, ...offer } satisfies ApiSessionAnswer) : { ...answer(session, deps.config), ...offer } };
+    return { status: 200, body: session === undefined ? { ...signedOut(), ...offer } : { ...answer(session, deps.config, currencies), ...offer } };
   });
 
   router.add('POST', '/session', async (ctx) => {
@@ -54,7 +62,7 @@ export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): v
     const session = deps.sessions.create(staff);
     deps.log.info({ username: staff.username, offline: staff.offline }, 'staff signed in');
     ctx.res.setHeader('set-cookie', sessionCookie(session.id));
-    return { status: 200, body: answer(session, deps.config) };
+    return { status: 200, body: answer(session, deps.config, currencies) };
   });
 
   router.add('DELETE', '/session', (ctx) => {
@@ -63,6 +71,6 @@ export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): v
       deps.sessions.end(id);
       ctx.res.setHeader('set-cookie', clearedSessionCookie());
     }
-    return { status: 200, body: { signedIn: false } satisfies ApiSessionAnswer };
+    return { status: 200, body: signedOut() };
   });
 }

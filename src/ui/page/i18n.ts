@@ -1,0 +1,120 @@
+import type { ApiCounterSettings } from '../wire-types.js';
+import { de } from './texts-de.js';
+import { canonicalAmountIn, separators } from './amount-format.js';
+import { en, type Catalog, type TextKey } from './texts-en.js';
+
+export type CounterSettings = ApiCounterSettings;
+export type { TextKey };
+
+/**
+ * The page's language and formats (docs/architecture.md, "Local API and counter page",
+ * languages): the catalog of the locale's language (English when there is none), amounts
+ * with the currency's ISO 4217 minor digits as the agent gives them, times in the clerk's
+ * zone, and the locale's decimal separator on the keypad. What the page sends stays
+ * canonical ("12.34"); only what people read and type follows the locale.
+ */
+const CATALOGS: Readonly<Record<string, Catalog>> = { en, de };
+
+let settings: CounterSettings = { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }] };
+let words: Catalog = en;
+
+function safeLocale(tag: string): string {
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? 'en-GB';
+  } catch {
+    return 'en-GB';
+  }
+}
+
+/** Takes the agent's settings (GET /session) and puts the page's fixed words in that language. */
+export function useSettings(next: CounterSettings, root: ParentNode = document): void {
+  settings = { ...next, locale: safeLocale(next.locale) };
+  words = CATALOGS[settings.locale.split('-')[0]?.toLowerCase() ?? 'en'] ?? en;
+  document.documentElement.lang = settings.locale;
+  applyTexts(root);
+}
+
+export function currentSettings(): CounterSettings {
+  return settings;
+}
+
+/** The words of `key` with `{name}` filled in. */
+export function t(key: TextKey, params: Readonly<Record<string, string | number>> = {}): string {
+  const text: string = words[key] ?? en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (all, name: string) => (params[name] !== undefined ? String(params[name]) : all));
+}
+
+/** The fixed words of index.html: data-i18n (text), data-i18n-placeholder, -aria-label, -title, -alt name catalog keys. */
+export function applyTexts(root: ParentNode = document): void {
+  const attrs: Array<[string, string]> = [
+    ['data-i18n-placeholder', 'placeholder'],
+    ['data-i18n-aria-label', 'aria-label'],
+    ['data-i18n-title', 'title'],
+    ['data-i18n-alt', 'alt'],
+  ];
+  // data-wallet fills {wallet} (the wallet buttons).
+  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n]')) node.textContent = t(node.dataset.i18n as TextKey, node.dataset.wallet !== undefined ? { wallet: node.dataset.wallet } : {});
+  for (const [data, attr] of attrs) for (const node of root.querySelectorAll<HTMLElement>(`[${data}]`)) node.setAttribute(attr, t(node.getAttribute(data) as TextKey));
+  const amount = root.querySelector<HTMLInputElement>('#amount');
+  if (amount !== null) amount.placeholder = formatMajor(0, 2);
+  const key = root.querySelector<HTMLButtonElement>('#keypad [data-key="."]');
+  if (key !== null) key.textContent = decimalSeparator();
+  document.title = t('page.title');
+}
+
+function digitsOf(currency: string): number | undefined {
+  return settings.currencies.find((c) => c.code === currency)?.digits;
+}
+
+function formatMajor(value: number, digits: number): string {
+  return new Intl.NumberFormat(settings.locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+}
+
+/**
+ * An amount in minor units as people at this counter read it ("12.34 EUR", "12,34 EUR").
+ * A currency the agent gave no minor digits for is shown as the agent wrote it (`fallback`).
+ */
+export function money(minor: number, currency: string, fallback?: string): string {
+  const digits = digitsOf(currency);
+  if (digits === undefined) return fallback ?? `${minor} ${currency}`;
+  return `${formatMajor(minor / 10 ** digits, digits)} ${currency}`;
+}
+
+/** The amount of a row (or of one of its other amounts), in the page's format. */
+export function moneyOf(t: { amount: number; currency: string; amountText: string }, minor?: number, text?: string): string {
+  return minor === undefined ? money(t.amount, t.currency, t.amountText) : money(minor, t.currency, text);
+}
+
+function zoned(): { timeZone?: string } {
+  return settings.timeZone !== undefined ? { timeZone: settings.timeZone } : {};
+}
+
+/** The time of day of an ISO 8601 instant in the clerk's zone ("14:05"; "2:05 PM" where the locale says so). */
+export function timeOf(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  try {
+    return new Intl.DateTimeFormat(settings.locale, { hour: '2-digit', minute: '2-digit', ...zoned() }).format(d);
+  } catch {
+    return d.toISOString().slice(11, 16);
+  }
+}
+
+/** A date in the clerk's zone and locale ("26 Nov 2026", "26.11.2026"). */
+export function dateOf(d: Date): string {
+  try {
+    return new Intl.DateTimeFormat(settings.locale, { dateStyle: 'medium', ...zoned() }).format(d);
+  } catch {
+    return d.toISOString().slice(0, 10);
+  }
+}
+
+/** The locale's decimal separator: the keypad's key and what the amount field takes. */
+export function decimalSeparator(): string {
+  return separators(settings.locale).decimal;
+}
+
+/** An amount as typed at this counter in the form the local API takes (amount-format.ts). */
+export function canonicalAmount(typed: string): string {
+  return canonicalAmountIn(typed, settings.locale);
+}

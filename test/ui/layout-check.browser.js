@@ -1,0 +1,109 @@
+// The layout check as it runs in the page (test/ui/layout-check.ts reads this file and evaluates it
+// there). Plain JavaScript: the test build has no DOM types. Returns the problems found.
+(({ selector, minTarget }) => {
+      const problems = [];
+      const vw = document.documentElement.clientWidth;
+      const vh = document.documentElement.clientHeight;
+      const EPS = 0.5;
+      const name = (e) => {
+        const h = e;
+        const id = h.dataset.testid ?? (h.id !== '' ? `#${h.id}` : undefined);
+        const text = (h.textContent ?? '').trim().slice(0, 24);
+        return `${e.tagName.toLowerCase()}${id !== undefined ? `[${id}]` : ''}${text !== '' ? ` "${text}"` : ''}`;
+      };
+      const round = (r) => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)}`;
+      const rendered = (e) => {
+        if (!(e instanceof HTMLElement) || e.getClientRects().length === 0) return false;
+        for (let n = e; n !== null; n = n.parentElement) {
+          const s = getComputedStyle(n);
+          if (s.visibility === 'hidden' || s.display === 'none' || Number(s.opacity) === 0) return false;
+        }
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && r.height > 0;
+      };
+      /** The nearest positioned box that floats over the page (fixed, or absolute with a z-index): its own layer. */
+      const layerOf = (e) => {
+        for (let n = e.parentElement === null ? null : e; n !== null && n !== document.body; n = n.parentElement) {
+          const s = getComputedStyle(n);
+          if (s.position === 'fixed' || (s.position === 'absolute' && s.zIndex !== 'auto')) return n;
+        }
+        return null;
+      };
+      const scrollerOf = (e) => {
+        for (let n = e.parentElement; n !== null && n !== document.body && n !== document.documentElement; n = n.parentElement) {
+          const s = getComputedStyle(n);
+          if ((/(auto|scroll)/.test(s.overflowY) && n.scrollHeight > n.clientHeight) || (/(auto|scroll)/.test(s.overflowX) && n.scrollWidth > n.clientWidth)) return n;
+        }
+        return null;
+      };
+      const clippers = (e, stop) => {
+        const out = [];
+        for (let n = e.parentElement; n !== null && n !== stop && n !== document.body && n !== document.documentElement; n = n.parentElement) {
+          const s = getComputedStyle(n);
+          if (s.overflowX !== 'visible' || s.overflowY !== 'visible') out.push(n);
+        }
+        return out;
+      };
+      const intersect = (a, b) =>
+        new DOMRect(Math.max(a.left, b.left), Math.max(a.top, b.top), Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)), Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top)));
+
+      // A label wrapping an input is the input's own tap area; a control inside another (a summary in details) is compared with neither.
+      const all = [...document.querySelectorAll(selector)].filter(rendered);
+      const shown = [];
+      for (const e of all) {
+        let r = e.getBoundingClientRect();
+        const scroller = scrollerOf(e);
+        if (scroller !== null) {
+          const sr = scroller.getBoundingClientRect();
+          const seen = intersect(r, sr);
+          // Scrolled away in a list that scrolls: reachable by scrolling, not on screen now.
+          if (seen.width < 1 || seen.height < 1) continue;
+          // Partly scrolled away: its size is what it has, its place what is seen.
+          if (seen.height < r.height - EPS || seen.width < r.width - EPS) {
+            if (r.width < minTarget - EPS || r.height < minTarget - EPS) problems.push({ kind: 'small', what: name(e), detail: `${Math.round(r.width)}x${Math.round(r.height)} px, at least ${minTarget}x${minTarget}` });
+            r = seen;
+            shown.push({ e, r, layer: layerOf(e) });
+            continue;
+          }
+        }
+        if (r.left < -EPS || r.top < -EPS || r.right > vw + EPS || r.bottom > vh + EPS) {
+          problems.push({ kind: 'outside', what: name(e), detail: `at ${round(r)} in a ${vw}x${vh} viewport` });
+          continue;
+        }
+        const cutBy = clippers(e, scroller).find((c) => {
+          const cr = c.getBoundingClientRect();
+          return r.left < cr.left - EPS || r.top < cr.top - EPS || r.right > cr.right + EPS || r.bottom > cr.bottom + EPS;
+        });
+        if (cutBy !== undefined) {
+          problems.push({ kind: 'cut', what: name(e), detail: `at ${round(r)}, cut off by ${name(cutBy)} at ${round(cutBy.getBoundingClientRect())}` });
+          continue;
+        }
+        const cx = r.left + r.width / 2;
+        const cy = r.top + r.height / 2;
+        const hit = document.elementFromPoint(cx, cy);
+        const mine = hit !== null && (e.contains(hit) || hit.contains(e) || (hit instanceof HTMLLabelElement && hit.control === e));
+        if (!mine) {
+          const hitLayer = hit === null ? null : layerOf(hit);
+          // Under an overlay stacked above it: not on screen now.
+          if (hit !== null && hitLayer !== null && hitLayer !== layerOf(e) && !hitLayer.contains(e)) continue;
+          problems.push({ kind: 'covered', what: name(e), detail: `its middle shows ${hit === null ? 'nothing' : name(hit)}` });
+          continue;
+        }
+        if (r.width < minTarget - EPS || r.height < minTarget - EPS) problems.push({ kind: 'small', what: name(e), detail: `${Math.round(r.width)}x${Math.round(r.height)} px, at least ${minTarget}x${minTarget}` });
+        // A label that does not fit its button or badge is cut or spills over its neighbours.
+        if (e.matches('button, .badge, summary') && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)) {
+          problems.push({ kind: 'clipped', what: name(e), detail: `its text needs ${e.scrollWidth}x${e.scrollHeight} px, has ${e.clientWidth}x${e.clientHeight}` });
+        }
+        shown.push({ e, r, layer: layerOf(e) });
+      }
+      for (let i = 0; i < shown.length; i++) {
+        for (let j = i + 1; j < shown.length; j++) {
+          const a = shown[i];
+          const b = shown[j];
+          if (a.layer !== b.layer || a.e.contains(b.e) || b.e.contains(a.e)) continue;
+          const o = intersect(a.r, b.r);
+          if (o.width > 1 && o.height > 1) problems.push({ kind: 'overlap', what: name(a.e), detail: `overlaps ${name(b.e)} by ${Math.round(o.width)}x${Math.round(o.height)} px` });
+        }
+      }
+      return problems;
+})

@@ -1,0 +1,125 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { defaultPageDirs } from '../../src/ui/static-page.js';
+import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { FakeStaff, GERMAN_CLERK, signInCookie } from './staff.js';
+import { call } from '../helpers/http-client.js';
+import { startApi, type Started } from '../helpers/local-api.js';
+
+/**
+ * The counter page in German, in real Chromium against the real local API (docs/architecture.md,
+ * "Local API and counter page", languages): the sign-in screen speaks the configured language
+ * (api.locale), the signed-in clerk's token claims pick language and zone, the keypad types
+ * `,`, amounts read "1.234,50 EUR", the agent gets "12.34", the currencies are the configured ones.
+ */
+describe('counter page in German', () => {
+  let s: Started;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    buildPage();
+    s = await startApi({
+      pageDirs: defaultPageDirs(),
+      extra: { staff: new FakeStaff() },
+      config: { api: { port: 0, locale: 'de-DE', timeZone: 'America/New_York' }, payments: { currencies: ['CHF', 'JPY'] } },
+    });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(s.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  const startArg = () => s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg;
+  async function approveAndClose(): Promise<void> {
+    const sale = [...s.payments.views.values()].filter((v) => v.clientTransactionId.startsWith('T-')).at(-1);
+    if (sale === undefined) throw new Error('no sale started');
+    s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'approved' });
+    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+    await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
+    await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Genehmigt');
+    await page.getByTestId('sale-done').click();
+  }
+
+  it('the agent answers the settings: claims first (de-DE, Berlin), the configured currencies with their minor digits', async () => {
+    const signedOut = (await call(s.url, 'GET', '/session')).json as { counter: unknown };
+    expect(signedOut.counter).toEqual({
+      locale: 'de-DE',
+      timeZone: 'America/New_York',
+      defaultCurrency: 'EUR',
+      currencies: [
+        { code: 'EUR', digits: 2 },
+        { code: 'CHF', digits: 2 },
+        { code: 'JPY', digits: 0 },
+      ],
+    });
+    const cookie = await signInCookie(s.url, GERMAN_CLERK);
+    const signedIn = (await call(s.url, 'GET', '/session', { headers: { cookie } })).json as { counter: { locale: string; timeZone: string } };
+    expect(signedIn.counter).toMatchObject({ locale: 'de-DE', timeZone: 'Europe/Berlin' });
+  });
+
+  it('the sign-in screen speaks the configured language', async () => {
+    await expect(page.getByTestId('sign-in-submit').textContent()).resolves.toBe('Anmelden');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de-DE');
+    await signInOnPage(page, GERMAN_CLERK);
+    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+  });
+
+  it('a sale entered with the keypad\'s "," reaches the agent as 12.34 and reads 12,34 EUR', async () => {
+    await expect(page.getByTestId('start-sale').textContent()).resolves.toBe('Verkauf starten');
+    await expect(page.getByTestId('key-decimal').textContent()).resolves.toBe(',');
+    await expect(page.getByTestId('currency').locator('option').allTextContents()).resolves.toEqual(['EUR', 'CHF', 'JPY']);
+    await expect(page.getByTestId('currency').inputValue()).resolves.toBe('EUR');
+    for (const key of ['1', '2', '.', '3', '4', '.']) await page.locator(`#keypad [data-key="${key}"]`).click();
+    await expect(page.getByTestId('amount').inputValue()).resolves.toBe('12,34');
+    await page.screenshot({ path: join(ARTIFACTS, 'page-de-amount.png') });
+    await page.getByTestId('method-card').click();
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    expect(startArg()).toEqual({ method: 'card', amount: 1234, currency: 'EUR' });
+    await expect(page.getByTestId('sale-amount').textContent()).resolves.toBe('12,34 EUR');
+    await expect(page.getByTestId('sale-progress').textContent()).resolves.toBe('Wird autorisiert …');
+    await page.screenshot({ path: join(ARTIFACTS, 'page-de-sale.png') });
+    await approveAndClose();
+  });
+
+  it('thousands are grouped with "." and typed so; a currency without minor digits has none', async () => {
+    await page.getByTestId('amount').fill('1.234,5');
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    expect(startArg()).toEqual({ method: 'card', amount: 123450, currency: 'EUR' });
+    await expect(page.getByTestId('sale-amount').textContent()).resolves.toBe('1.234,50 EUR');
+    await approveAndClose();
+
+    await page.getByTestId('currency').selectOption('JPY');
+    await page.getByTestId('amount').fill('500');
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    expect(startArg()).toEqual({ method: 'card', amount: 500, currency: 'JPY' });
+    await expect(page.getByTestId('sale-amount').textContent()).resolves.toBe('500 JPY');
+    await approveAndClose();
+  });
+
+  it('today\'s list: times in the clerk\'s zone, German words, amounts in German format', async () => {
+    s.payments.view({ clientTransactionId: 'DE-1', amount: 250075, state: 'declined', createdAt: '2026-01-15T12:05:00.000Z', maskedPan: '476173******0010' });
+    s.bus.publish('transaction.updated', { clientTransactionId: 'DE-1', kind: 'sale', status: 'declined' });
+    const row = page.getByTestId('tx-DE-1');
+    await row.waitFor();
+    // 12:05 UTC is 13:05 in Berlin in January (not 07:05 in New York, the configured zone the claim overrides).
+    await expect(row.locator('.time').textContent()).resolves.toBe('13:05');
+    await expect(row.locator('.amt').textContent()).resolves.toBe('2.500,75 EUR');
+    await expect(row.locator('.state').textContent()).resolves.toBe('abgelehnt');
+    await expect(page.getByTestId('history-title').textContent()).resolves.toMatch(/^Heute, \d{2}\.\d{2}\.\d{4}$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-de-list.png') });
+  });
+
+  it('raised no script errors', () => {
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,199 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { AgentError, ErrorCodes } from '../../src/core/index.js';
+import { defaultPageDirs } from '../../src/ui/static-page.js';
+import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { describeProblems, layoutProblems } from './layout-check.js';
+import { CLERK, FakeStaff } from './staff.js';
+import { startApi, type Started } from '../helpers/local-api.js';
+
+/** The screens the counter runs on (docs/architecture.md, "Local API and counter page"). */
+const SIZES = [
+  { name: '800x480', width: 800, height: 480 },
+  { name: '1280x800', width: 1280, height: 800 },
+  { name: '480x800', width: 480, height: 800 },
+] as const;
+
+/**
+ * Every state of the counter page at every screen size, in real Chromium against the real
+ * local API: no control leaves the viewport, is cut off or covered, overlaps another, or is
+ * smaller than 44x44 CSS px (test/ui/layout-check.ts). A screenshot of each state and size
+ * goes to test-artifacts/layout/<locale>/. The walk runs in English and in German (longer words).
+ */
+for (const locale of ['en-GB', 'de-DE']) {
+describe(`counter page: every screen (${locale})`, () => {
+  let s: Started;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  /** Checks the state at each size (the state stays; only the viewport changes) and saves the screenshots. */
+  async function everySize(state: string): Promise<void> {
+    const found: string[] = [];
+    for (const size of SIZES) {
+      await page.setViewportSize({ width: size.width, height: size.height });
+      // Two frames: the new size is laid out and painted.
+      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+      await page.screenshot({ path: join(ARTIFACTS, 'layout', locale, `${state}-${size.name}.png`) });
+      for (const line of describeProblems(await layoutProblems(page))) found.push(`${size.name} ${line}`);
+    }
+    await page.setViewportSize({ width: 800, height: 480 });
+    expect.soft(found, `${state}`).toEqual([]);
+  }
+
+  const lastSale = () => {
+    const v = [...s.payments.views.values()].filter((x) => x.clientTransactionId.startsWith('T-')).at(-1);
+    if (v === undefined) throw new Error('no sale started');
+    return v;
+  };
+  const update = (id: string, state: string) => s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: state });
+  async function startSale(method: string, amount: string): Promise<string> {
+    await page.getByTestId('amount').fill(amount);
+    await page.getByTestId(method).click();
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    return lastSale().clientTransactionId;
+  }
+
+  beforeAll(async () => {
+    buildPage();
+    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() }, config: { api: { port: 0, locale } } });
+    for (const device of ['reader', 'display', 'scanner'] as const) s.bus.publish('device.status', { device, state: 'connected', model: 'SIM' });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(s.url);
+    await page.getByTestId('sign-in').waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('sign-in', async () => {
+    await everySize('sign-in');
+    await signInOnPage(page, CLERK);
+    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+    await page.getByTestId('device-scanner').waitFor();
+  });
+
+  it('idle, with today\'s sales in the list', async () => {
+    for (let i = 1; i <= 12; i++) s.payments.view({ clientTransactionId: `L-${i}`, amount: 100 * i, state: i % 4 === 0 ? 'declined' : 'approved', maskedPan: '476173******0010', operator: 'clerk' });
+    s.payments.view({ clientTransactionId: 'L-W', amount: 4990, state: 'approved', origin: 'web', method: 'card' });
+    update('L-1', 'approved');
+    await page.getByTestId('tx-L-12').waitFor();
+    await everySize('idle');
+  });
+
+  for (const method of ['card', 'manual', 'moto', 'walletA-qr', 'walletA-scan', 'walletB-qr', 'walletB-scan']) {
+    it(`method ${method} with its fields`, async () => {
+      await page.getByTestId(`method-${method}`).click();
+      await page.getByTestId('amount').fill('12.34');
+      await everySize(`method-${method}`);
+    });
+  }
+
+  it('error banner, with the MOTO fields', async () => {
+    await page.getByTestId('method-moto').click();
+    await page.getByTestId('amount').fill('12.345.6');
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('error').waitFor();
+    await everySize('error-banner');
+    await page.locator('#error-close').click();
+  });
+
+  it('merchant picker, with the MOTO fields and an error banner', async () => {
+    s.merchants.list = [
+      { merchantName: 'Demo Coffee', clientId: 'terminal-app-1001', merchantId: 'm-1001', default: true },
+      { merchantName: 'Demo Books and Stationery', clientId: 'terminal-app-1002', default: false },
+    ];
+    s.bus.publish('auth.status', { state: 'ready', clientId: 'terminal-app-1001' });
+    await page.getByTestId('merchant').waitFor();
+    await page.getByTestId('method-moto').click();
+    await page.getByTestId('amount').fill('');
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('error').waitFor();
+    await everySize('merchant-picker');
+    await page.locator('#error-close').click();
+    s.merchants.list = [];
+    s.bus.publish('auth.status', { state: 'ready', clientId: 'terminal-app-1001' });
+    await page.getByTestId('merchant').waitFor({ state: 'hidden' });
+  });
+
+  it('card progress', async () => {
+    const id = await startSale('method-card', '7.00');
+    s.bus.publish('reader.progress', { clientTransactionId: id, step: 'pinRequested' });
+    await page.locator('[data-testid="sale-progress"][data-step="pinRequested"]').waitFor();
+    await everySize('card-progress');
+    s.payments.views.set(id, { ...lastSale(), state: 'approved', maskedPan: '476173******0010' });
+    update(id, 'approved');
+    await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
+    await everySize('outcome-approved');
+    await page.getByTestId('sale-done').click();
+  });
+
+  it('QR for the customer, then a decline with its reason', async () => {
+    const id = await startSale('method-walletB-qr', '23.50');
+    await page.locator('[data-testid="sale-qr"][src^="blob:"]').waitFor();
+    await everySize('wallet-qr');
+    s.payments.views.set(id, { ...lastSale(), state: 'declined', message: 'The customer cancelled the payment in the wallet app' });
+    update(id, 'declined');
+    await page.locator('[data-testid="sale-outcome"][data-state="declined"]').waitFor();
+    await everySize('outcome-declined');
+    await page.getByTestId('sale-done').click();
+  });
+
+  it('unknown outcome: the reversal under way, then its end', async () => {
+    const id = await startSale('method-card', '9.00');
+    s.payments.views.set(id, { ...lastSale(), state: 'reversing', message: 'the platform did not answer: the sale is being reversed, do not hand over the goods' });
+    update(id, 'reversing');
+    s.payments.view({ clientTransactionId: `REV-${id}`, kind: 'cancel', relatedClientTransactionId: id, amount: 900, state: 'in_flight', attempts: 2 });
+    await page.getByTestId('sale-hold-attempts').waitFor({ timeout: 10_000 });
+    await everySize('unknown-outcome');
+    s.payments.views.set(id, { ...lastSale(), state: 'reversed', message: 'reversed: nothing charged' });
+    update(id, 'reversed');
+    await page.locator('[data-testid="sale-hold"][data-state="reversed"]').waitFor();
+    await everySize('unknown-outcome-reversed');
+    await page.getByTestId('sale-done').click();
+  });
+
+  it('operations with confirmation, then a refusal with details', async () => {
+    await page.getByTestId('tx-L-5').click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-confirm').waitFor();
+    await everySize('operations-confirm');
+    s.payments.operationError = new AgentError(ErrorCodes.PAYMENT_NOT_SENT, 'could not reach 127.0.0.1:8443 (ECONNREFUSED): nothing was cancelled');
+    await page.getByTestId('tx-op-confirm-yes').click();
+    await page.locator('[data-testid="tx-op-message"].error').waitFor();
+    await everySize('operations-refused');
+    await page.getByTestId('tx-ops-close').click();
+  });
+
+  it('cancel or refund by web', async () => {
+    await page.getByTestId('web-open').click();
+    await page.getByTestId('web-panel').waitFor();
+    await everySize('by-web');
+    await page.getByTestId('web-close').click();
+  });
+
+  it('offline panel', async () => {
+    const at = new Date().toISOString();
+    s.offline.queue.push(
+      { clientTransactionId: 'OQ-Q', amount: 700, currency: 'EUR', maskedPan: '541333******0004', state: 'queued', attempts: 0, storedAt: at },
+      { clientTransactionId: 'OQ-A', amount: 1234, currency: 'EUR', maskedPan: '476173******0010', state: 'needs_attention', attempts: 3, lastMessage: 'offline upload refused 3 times, last: merchant blocked', storedAt: at },
+      { clientTransactionId: 'OQ-D', amount: 1999, currency: 'EUR', maskedPan: '400000******0002', state: 'declined_after_upload', attempts: 1, lastMessage: 'declined after upload: Insufficient funds', storedAt: at },
+    );
+    s.bus.publish('offline.levels', {});
+    await page.getByTestId('offline-badge').click();
+    await page.getByTestId('offline-item-OQ-A').waitFor();
+    await everySize('offline-panel');
+    await page.getByTestId('offline-close').click();
+  });
+
+  it('raised no script errors', () => {
+    expect(errors).toEqual([]);
+  });
+});
+}
