@@ -54,7 +54,8 @@ describe('POST /platform-sign-in', () => {
     expect(source.begun.at(-1)).toBe(`http://127.0.0.1:${port}${CALLBACK_PATH}`);
     expect(r.json.authorizationUrl).toMatch(/^https:\/\/realm\.example\/auth\?/);
     const session = await call(s.url, 'GET', '/session');
-    expect(session.json).toEqual({ signedIn: false, platformSignIn: true });
+    expect(session.json).toMatchObject({ signedIn: false, platformSignIn: true });
+    expect(session.json.staff).toBeUndefined();
   });
 
   it('is refused from another web page (Origin) and where auth.mode is not custom_token', async () => {
@@ -63,7 +64,9 @@ describe('POST /platform-sign-in', () => {
     const off = await call(plain.url, 'POST', '/platform-sign-in', { body: {} });
     expect(off.status).toBe(401);
     expect(off.json.error.message).toMatch(/custom_token/);
-    expect((await call(plain.url, 'GET', '/session')).json).toEqual({ signedIn: false });
+    const plainSession = (await call(plain.url, 'GET', '/session')).json;
+    expect(plainSession).toMatchObject({ signedIn: false });
+    expect(plainSession.platformSignIn).toBeUndefined();
   });
 });
 

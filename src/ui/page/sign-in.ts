@@ -4,13 +4,13 @@ import { SESSION_ENDED, platformAuthorizationUrl, signIn, signOut, type Clerk, t
 
 /** What the agent's callback says when the platform sign-in gave no session (`/?sign-in=<reason>`, routes/platform-sign-in.ts). */
 const PLATFORM_REFUSALS: Record<string, TextKey> = {
-  state_missing: 'signIn.refused.stateMissing',
-  state_unknown: 'signIn.refused.stateUnknown',
-  state_expired: 'signIn.refused.stateExpired',
-  denied: 'signIn.refused.denied',
-  no_code: 'signIn.refused.noCode',
-  refused: 'signIn.refused.refused',
-  unreachable: 'signIn.refused.unreachable',
+  state_missing: 'signIn.refusedStateMissing',
+  state_unknown: 'signIn.refusedStateUnknown',
+  state_expired: 'signIn.refusedStateExpired',
+  denied: 'signIn.refusedDenied',
+  no_code: 'signIn.refusedNoCode',
+  refused: 'signIn.refusedRefused',
+  unreachable: 'signIn.refusedUnreachable',
 };
 
 /**
@@ -32,7 +32,7 @@ export class SignInScreen {
     const message = byId('sign-in-message');
     const refused = new URLSearchParams(location.search).get('sign-in');
     if (refused !== null) {
-      message.textContent = t(PLATFORM_REFUSALS[refused] ?? 'signIn.refused.refused');
+      message.textContent = t(PLATFORM_REFUSALS[refused] ?? 'signIn.refusedRefused');
       message.dataset.reason = refused;
       history.replaceState(null, '', '/');
     }
