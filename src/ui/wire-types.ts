@@ -192,11 +192,19 @@ export interface ApiOfflineItem {
 export interface ApiOfflineFlushResult {
   /** What the platform's availability check said before the uploads. */
   platform?: 'online' | 'offline';
+  /** Tried in this flush. */
+  attempted?: number;
   uploaded: number;
   declinedAfterUpload?: number;
+  /** Refused by the platform, to be tried again. */
+  rejected?: number;
   needsAttention?: number;
+  /** Left for the next try (unreachable, timeout, 5xx). */
+  deferred?: number;
   failed: number;
   remaining: number;
+  /** Each sale tried, with what happened to it. */
+  items?: Array<{ clientTransactionId: string; result: 'uploaded' | 'declined_after_upload' | 'rejected' | 'needs_attention' | 'deferred'; state: ApiOfflineItemState; message?: string }>;
 }
 
 // ---------- merchants, devices, status ----------

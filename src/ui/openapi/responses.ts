@@ -140,11 +140,24 @@ export const offlineAnswerSchema = z.strictObject({ offline: offlineLevelsSchema
 export const offlineFlushAnswerSchema = z.strictObject({
   result: z.strictObject({
     platform: z.enum(['online', 'offline']).optional(),
+    attempted: z.number().int().optional(),
     uploaded: z.number().int(),
     declinedAfterUpload: z.number().int().optional(),
+    rejected: z.number().int().optional(),
     needsAttention: z.number().int().optional(),
+    deferred: z.number().int().optional(),
     failed: z.number().int(),
     remaining: z.number().int(),
+    items: z
+      .array(
+        z.strictObject({
+          clientTransactionId: z.string(),
+          result: z.enum(['uploaded', 'declined_after_upload', 'rejected', 'needs_attention', 'deferred']),
+          state: z.enum(['queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention']),
+          message: z.string().optional(),
+        }),
+      )
+      .optional(),
   }),
 });
 export const offlineItemAnswerSchema = z.strictObject({ item: offlineItemSchema });
