@@ -1,78 +1,8 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRegister } from '../../examples/register.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-/**
- * A loopback TCP proxy between the example register and the agent that loses answers: the
- * first `drops` sale requests reach the agent (the sale starts) but the connection is cut
- * before the answer gets back, as a flaky store network would. It also breaks the event
- * stream once, right after the first transaction update, so the register resumes it with
- * Last-Event-ID. The Host header is rewritten
- * to the agent's, which only answers to its own address (docs/architecture.md, "Invariants").
- */
-function lossyProxy(target: URL, opts: { drops: number }) {
-  const stats = { droppedSales: 0, saleRequests: 0, droppedEvents: 0 };
-  const sockets = new Set<Socket>();
-  let proxyPort = 0;
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    sockets.add(client);
-    sockets.add(upstream);
-    let dropAnswer = false;
-    let dropEventsAfterFirstUpdate = false;
-    client.on('data', (chunk: Buffer) => {
-      let text = chunk.toString('latin1');
-      if (/^[A-Z]+ \//.test(text)) {
-        text = text.replace(new RegExp(`^host: 127\\.0\\.0\\.1:${proxyPort}\\r$`, 'im'), `host: ${target.host}\r`);
-        if (text.startsWith('POST /api/v1/sales ')) {
-          stats.saleRequests += 1;
-          if (stats.droppedSales < opts.drops) dropAnswer = true;
-        }
-        if (text.startsWith('GET /api/v1/events') && stats.droppedEvents === 0) dropEventsAfterFirstUpdate = true;
-      }
-      upstream.write(Buffer.from(text, 'latin1'));
-    });
-    upstream.on('data', (chunk: Buffer) => {
-      if (dropAnswer) {
-        // The agent answered; the register never hears it.
-        stats.droppedSales += 1;
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      client.write(chunk);
-      if (dropEventsAfterFirstUpdate && chunk.toString('utf8').includes('event: transaction.updated')) {
-        // The register saw an update: the stream breaks and it must resume after that event.
-        dropEventsAfterFirstUpdate = false;
-        stats.droppedEvents += 1;
-        client.end(() => client.destroy());
-        upstream.destroy();
-      }
-    });
-    const close = (): void => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', close);
-    upstream.on('error', close);
-    client.on('close', close);
-    upstream.on('close', close);
-  });
-  return {
-    stats,
-    async start(): Promise<string> {
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-      proxyPort = (server.address() as { port: number }).port;
-      return `http://127.0.0.1:${proxyPort}`;
-    },
-    async close(): Promise<void> {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
+import { lossyProxy } from '../helpers/lossy-proxy.js';
 
 describe('the example register (examples/register.ts) against the agent with the embedded demo', () => {
   let running: TestAgent;
@@ -95,6 +25,9 @@ describe('the example register (examples/register.ts) against the agent with the
       expect(sale.state).toBe('approved');
       expect(sale.reference).toBe('Till 7 / 4711');
       expect(sale.amountText).toMatch(/23[.,]45/);
+      // The receipt for the register's printer, 32 columns.
+      expect(sale.receipt).toContain('APPROVED');
+      expect(sale.receipt!.split('\n').every((l) => l.length <= 32)).toBe(true);
     } finally {
       await proxy.close();
     }
