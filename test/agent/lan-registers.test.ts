@@ -7,6 +7,7 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { RegisterClient, pinnedCertificate, storeNetworkAddress } from '../helpers/register-client.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { installContractDispatcher } from '../helpers/api-contract-dispatcher.js';
 
 /**
  * Cash registers on the store network (docs/registers.md, "Registers on the store
@@ -56,6 +57,8 @@ async function settled(client: RegisterClient, id: string): Promise<Record<strin
 }
 
 beforeAll(async () => {
+  // The loopback answers (`local`) are checked against the OpenAPI document like the register's (register-client.ts).
+  installContractDispatcher();
   const data = tempDir('terminal-agent-lan-');
   cleanup = data.cleanup;
   running = await startTestAgent({ flags: { dataDir: data.dir, api: { port: 0, lan: { enabled: true, host: address, port: 0, hostNames: [address] } } } });
