@@ -214,7 +214,7 @@ export const OPERATIONS: readonly Operation[] = [
     query: endOfDayQuerySchema,
     success: [
       ok(named('EndOfDayAnswer', endOfDayAnswerSchema), 'the report (format=json, the default), as CSV (format=csv) or as printer text (format=text)'),
-      { status: 200, description: 'the report as CSV', media: 'text/csv', text: 'one line per group and currency, sent as an attachment end-of-day-<date>.csv' },
+      { status: 200, description: 'the report as CSV', media: 'text/csv', text: 'a header line, then one line per group (merchant, method, operator) and currency; sent as the attachment end-of-day-<date>.csv' },
       { status: 200, description: 'the report as printer text', media: 'text/plain', text: 'the report laid out for the printer, `width` columns per line' },
     ],
   },
