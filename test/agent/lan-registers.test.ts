@@ -7,6 +7,8 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { RegisterClient, pinnedCertificate, storeNetworkAddress } from '../helpers/register-client.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { installContractDispatcher } from '../helpers/api-contract-dispatcher.js';
+import { OPERATIONS } from '../../src/ui/openapi/index.js';
 
 /**
  * Cash registers on the store network (docs/registers.md, "Registers on the store
@@ -56,6 +58,8 @@ async function settled(client: RegisterClient, id: string): Promise<Record<strin
 }
 
 beforeAll(async () => {
+  // The loopback answers (`local`) are checked against the OpenAPI document like the register's (register-client.ts).
+  installContractDispatcher();
   const data = tempDir('terminal-agent-lan-');
   cleanup = data.cleanup;
   running = await startTestAgent({ flags: { dataDir: data.dir, api: { port: 0, lan: { enabled: true, host: address, port: 0, hostNames: [address] } } } });
@@ -186,6 +190,27 @@ describe('a cash register on the store network', () => {
       s.once('error', () => resolve(true));
     });
     expect(refused).toBe(true);
+    await till.close();
+  });
+
+  it('serves registers exactly the operations the OpenAPI document marks for the store network', async () => {
+    const till = await pair('Till 7');
+    agent.simulated!.reader.nextCard({ entryMode: 'ContactlessChip', delayMs: 20 });
+    const sale = await till.call('POST', '/api/v1/sales', { method: 'card', amount: '1.10', currency: 'EUR' });
+    const id = (sale.json.transaction as { clientTransactionId: string }).clientTransactionId;
+    expect((await settled(till, id)).state).toBe('approved');
+    // An unknown query parameter: a route the listener has refuses it (400) before doing
+    // anything; a path it does not serve is API_NOT_FOUND. The sale is the register's own,
+    // so a path naming it gets past the listener's ownership check.
+    const served: string[] = [];
+    for (const op of OPERATIONS.filter((o) => o.path.startsWith('/api/v1/'))) {
+      const path = `${op.path.replace(':id', id)}?contractProbe=1`;
+      const answer = await till.call(op.method, path, op.body !== undefined ? {} : undefined);
+      if ((answer.json.error as { code?: string } | undefined)?.code !== 'API_NOT_FOUND') served.push(`${op.method} ${op.path}`);
+    }
+    const marked = OPERATIONS.filter((o) => o.listener === 'both' || o.listener === 'store-network').map((o) => `${o.method} ${o.path}`);
+    // Capture-all and refund by web are there only to answer 403 (docs/registers.md): not for the register key.
+    expect(served.sort()).toEqual([...marked, 'POST /api/v1/capture-all', 'POST /api/v1/transactions/:id/refund-by-web'].sort());
     await till.close();
   });
 

@@ -47,6 +47,12 @@ function checking(client: Handler, method: string, path: string): Handler {
   };
 }
 
+/**
+ * The check as an undici interceptor, for a dispatcher of its own (the store-network
+ * listener's register-client.ts): every answer through it is checked.
+ */
+export const contractInterceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => dispatch(opts, checking(handler, opts.method, opts.path));
+
 export function installContractDispatcher(): void {
   if (installed) return;
   installed = true;

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { networkInterfaces } from 'node:os';
 import { connect } from 'node:tls';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
+import { contractInterceptor } from './api-contract-dispatcher.js';
 
 /**
  * An address of this machine that is not loopback, standing in for the store network
@@ -32,16 +33,20 @@ export interface RegisterAnswer {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** HTTPS to the terminal's store-network listener, trusting only the pinned certificate. */
+/**
+ * HTTPS to the terminal's store-network listener, trusting only the pinned certificate.
+ * Every answer is checked against the OpenAPI document (api-contract.ts): a mismatch fails
+ * the call.
+ */
 export class RegisterClient {
-  private readonly dispatcher: Agent;
+  private readonly dispatcher: Dispatcher;
 
   constructor(
     readonly url: string,
     ca: string,
     public apiKey?: string,
   ) {
-    this.dispatcher = new Agent({ connect: { ca } });
+    this.dispatcher = new Agent({ connect: { ca } }).compose(contractInterceptor);
   }
 
   async call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RegisterAnswer> {

@@ -39,7 +39,8 @@ export interface LanApi {
   disconnect(registerId: string): void;
 }
 
-const pairingBodySchema = z.strictObject({
+/** POST /api/v1/pairing's body (docs/registers.md, "Pairing"); the OpenAPI document describes it too. */
+export const pairingBodySchema = z.strictObject({
   code: z.string().trim().min(1).max(20).describe('the code the terminal shows'),
   name: z
     .string()

@@ -35,16 +35,27 @@ function inputSchema(schema: z.ZodType): Json {
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 
+/** Through the local API's dispatch, so a write takes an Idempotency-Key (pairing on the store network does not: its code is used once). */
+const idempotent = (op: Operation): boolean => op.body !== undefined && op.listener !== 'store-network';
+
+// Where each listener is (docs/local-api.md, "Where it listens"; docs/registers.md).
+const LOOPBACK = { url: 'http://127.0.0.1:8080', description: 'the agent on the terminal, loopback only (api.port)' };
+const STORE_NETWORK = {
+  url: 'https://{terminal}:8444',
+  description: 'the store-network listener for paired registers (api.lan.*, off by default): TLS with the terminal\'s own certificate, pinned by the fingerprint the terminal shows',
+  variables: { terminal: { default: 'terminal.local', description: 'a name or address from api.lan.hostNames' } },
+};
+
 function parameters(op: Operation): Json[] {
   const out: Json[] = [];
   for (const name of op.path.match(/:([A-Za-z]+)/g) ?? []) {
-    out.push({ name: name.slice(1), in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,80}$' }, description: 'the client or the server transaction id' });
+    out.push({ name: name.slice(1), in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,80}$' }, description: op.idDescription ?? 'the client or the server transaction id' });
   }
   const shape = (op.query?.shape ?? {}) as Record<string, z.ZodType>;
   for (const [name, schema] of Object.entries(shape)) {
     out.push({ name, in: 'query', required: !schema.safeParse(undefined).success, schema: inputSchema(schema) });
   }
-  if (op.body !== undefined) {
+  if (idempotent(op)) {
     out.push({
       name: 'Idempotency-Key',
       in: 'header',
@@ -60,17 +71,20 @@ function operationObject(op: Operation): Json {
   const responses: Json = {};
   // A write's answer may repeat the first request's (docs/local-api.md, "Idempotency").
   const replayed =
-    op.body !== undefined
+    idempotent(op)
       ? { headers: { 'Idempotent-Replayed': { description: 'present (true) when the answer repeats the first request with this Idempotency-Key', schema: { type: 'string', enum: ['true'] } } } }
       : {};
   for (const s of op.success) {
+    const content = 'json' in s ? { 'application/json': { schema: ref(s.json.name) } } : { [s.media]: { schema: { type: 'string', description: s.text } } };
+    const known = responses[String(s.status)] as { content: Json } | undefined;
+    // The first of a status describes it; the others add their media type (the query's format picks).
     responses[String(s.status)] =
-      'json' in s
-        ? { description: s.description, ...replayed, content: { 'application/json': { schema: ref(s.json.name) } } }
-        : { description: s.description, content: { [s.media]: { schema: { type: 'string', description: s.text } } } };
+      known !== undefined
+        ? { ...known, content: { ...known.content, ...content } }
+        : { description: s.description, ...('json' in s ? replayed : {}), content };
   }
-  if (op.body !== undefined) {
-    responses['409'] = { description: 'the Idempotency-Key was used with another request, or the operation conflicts with the transaction\'s state', content: { 'application/json': { schema: ref('Error') } } };
+  if (idempotent(op)) {
+    responses['409'] = { description: 'the Idempotency-Key was used with another request, or the operation conflicts with the current state (the code says which)', content: { 'application/json': { schema: ref('Error') } } };
   }
   responses.default = { description: 'refused or failed: the code is stable, the message says what to do (docs/local-api.md, "Errors")', content: { 'application/json': { schema: ref('Error') } } };
   return {
@@ -78,6 +92,8 @@ function operationObject(op: Operation): Json {
     tags: [op.tag],
     summary: op.summary,
     ...(op.description !== undefined ? { description: op.description } : {}),
+    ...(op.listener === 'store-network' ? { 'x-listener': 'store-network', servers: [STORE_NETWORK] } : {}),
+    ...(op.listener === 'both' ? { 'x-listener': 'both', servers: [LOOPBACK, STORE_NETWORK], security: [{ localToken: [] }, { registerKey: [] }] } : {}),
     ...(op.public === true ? { security: [] } : {}),
     parameters: parameters(op),
     ...(op.body !== undefined ? { requestBody: { required: false, content: { 'application/json': { schema: ref(op.body.name) } } } } : {}),
@@ -104,15 +120,21 @@ export function openApiDocument(version: string): Json {
       title: 'terminal-agent local API',
       version,
       description:
-        'The payment terminal agent\'s API for cash registers and on-device programs, on loopback. Versioned by path (/api/v1): fields may be added to answers within v1; nothing is removed or changed in meaning. See docs/local-api.md in the repository.',
+        'The payment terminal agent\'s API for cash registers and on-device programs, on loopback. Versioned by path (/api/v1): fields may be added to answers within v1; nothing is removed or changed in meaning. Paired cash registers on the store network reach a second listener (off by default) that serves only the operations marked `x-listener: both` (with their register key, each narrowed to the register\'s own transactions) and pairing (`x-listener: store-network`, served there only); every other operation is loopback only. See docs/local-api.md and docs/registers.md in the repository.',
     },
-    servers: [{ url: 'http://127.0.0.1:8080', description: 'the agent on the terminal (api.port)' }],
+    servers: [LOOPBACK],
     security: [{ localToken: [] }],
     tags: [...new Set(OPERATIONS.map((o) => o.tag))].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {
-        localToken: { type: 'http', scheme: 'bearer', description: 'the per-install token from local-api.token in the data directory' },
+        localToken: { type: 'http', scheme: 'bearer', description: 'the per-install token from local-api.token in the data directory (loopback only)' },
+        registerKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'the API key a register got from POST /api/v1/pairing (store-network listener only; docs/registers.md): accepted there for the operations marked `x-listener: both`, each narrowed to the register\'s own transactions (another\'s id answers 404); capture-all and refund by web answer 403 there, everything else 404',
+        },
       },
       schemas: { ...components(answers, 'output'), ...components(requests, 'input') },
     },

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import { pairingBodySchema } from '../lan/lan-api.js';
+import { endOfDayQuerySchema, receiptQuerySchema } from '../report-schemas.js';
 import { logLevelBodySchema } from '../routes/log-level.js';
 import { offlineQuerySchema } from '../routes/offline.js';
 import {
@@ -17,6 +19,7 @@ import {
   agentStatusSchema,
   allowedOperationsAnswerSchema,
   devicesAnswerSchema,
+  endOfDayAnswerSchema,
   healthAnswerSchema,
   logLevelAnswerSchema,
   merchantsAnswerSchema,
@@ -24,7 +27,12 @@ import {
   offlineFlushAnswerSchema,
   offlineItemAnswerSchema,
   openApiAnswerSchema,
+  pairingAnswerSchema,
+  pairingOfferAnswerSchema,
   readinessSchema,
+  receiptAnswerSchema,
+  registerAnswerSchema,
+  registersAnswerSchema,
   transactionAnswerSchema,
   transactionListAnswerSchema,
 } from './responses.js';
@@ -37,7 +45,11 @@ export interface Named {
   schema: z.ZodType;
 }
 
-/** How one route answers when all is well: a JSON schema, or another media type described in words. */
+/**
+ * How one route answers when all is well: a JSON schema, or another media type described in
+ * words. Several with the same status are one response with several media types (the query's
+ * `format` picks one).
+ */
 export type Success = { status: number; description: string; json: Named } | { status: number; description: string; media: string; text: string };
 
 /**
@@ -46,9 +58,11 @@ export type Success = { status: number; description: string; json: Named } | { s
  * (responses.ts). Writes accept an Idempotency-Key.
  */
 export interface Operation {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** The router's path (`:id`); the document writes `{id}`. */
   path: string;
+  /** What the path's `{id}` names; a transaction id unless said. */
+  idDescription?: string;
   operationId: string;
   tag: string;
   summary: string;
@@ -56,8 +70,14 @@ export interface Operation {
   query?: ZodObject;
   body?: Named;
   success: Success[];
-  /** No credential needed (health probes). */
+  /** No credential needed (health probes, pairing with the one-time code). */
   public?: boolean;
+  /**
+   * Which listener serves it (docs/registers.md, "Registers on the store network"):
+   * `loopback` only (the default), `both` (also to paired registers with their register key,
+   * narrowed to their own transactions), or `store-network` only (pairing).
+   */
+  listener?: 'loopback' | 'both' | 'store-network';
 }
 
 const named = (name: string, schema: z.ZodType): Named => ({ name, schema });
@@ -65,6 +85,8 @@ const TransactionAnswer = named('TransactionAnswer', transactionAnswerSchema);
 const TransactionList = named('TransactionList', transactionListAnswerSchema);
 const ok = (json: Named, description = 'done'): Success => ({ status: 200, description, json });
 const empty = named('EmptyRequest', emptyBodySchema);
+const created = (json: Named, description: string): Success => ({ status: 201, description, json });
+const Register = 'the register id (GET /api/v1/registers lists them)';
 
 export const OPERATIONS: readonly Operation[] = [
   {
@@ -77,7 +99,7 @@ export const OPERATIONS: readonly Operation[] = [
     success: [ok(named('Readiness', readinessSchema), 'ready'), { status: 503, description: 'not ready: the failing check says why', json: named('Readiness', readinessSchema) }],
   },
   {
-    method: 'POST', path: '/api/v1/sales', operationId: 'startSale', tag: 'sales',
+    method: 'POST', path: '/api/v1/sales', operationId: 'startSale', listener: 'both', tag: 'sales',
     summary: 'Start a sale',
     description:
       'Journals the sale and answers 202 at once; follow it over GET /api/v1/events or GET /api/v1/transactions/{id}. Send an Idempotency-Key: a repeat answers the same sale in its current state, never a second sale. `reference` is your own receipt or order number; GET /api/v1/transactions?reference= finds the sale by it.',
@@ -86,31 +108,42 @@ export const OPERATIONS: readonly Operation[] = [
     success: [{ status: 202, description: 'the sale started (or, repeated with its Idempotency-Key, the same sale now)', json: TransactionAnswer }],
   },
   {
-    method: 'POST', path: '/api/v1/sales/:id/abort', operationId: 'abortSale', tag: 'sales',
+    method: 'POST', path: '/api/v1/sales/:id/abort', operationId: 'abortSale', listener: 'both', tag: 'sales',
     summary: 'Abort a sale still waiting for the customer', query: noQuerySchema, body: empty, success: [ok(TransactionAnswer)],
   },
   {
-    method: 'GET', path: '/api/v1/transactions', operationId: 'listTransactions', tag: 'transactions',
+    method: 'GET', path: '/api/v1/transactions', operationId: 'listTransactions', listener: 'both', tag: 'transactions',
     summary: 'The journal, newest first', description: '`reference` finds the sales made with that caller reference; `date` is the terminal\'s local day.',
     query: listQuerySchema, success: [ok(TransactionList, 'the transactions')],
   },
   {
-    method: 'GET', path: '/api/v1/transactions/:id', operationId: 'getTransaction', tag: 'transactions',
+    method: 'GET', path: '/api/v1/transactions/:id', operationId: 'getTransaction', listener: 'both', tag: 'transactions',
     summary: 'One transaction by its client or server transaction id', description: '`refresh=1` asks the platform first.',
     query: getQuerySchema, success: [ok(TransactionAnswer, 'the transaction, with its events')],
   },
   {
-    method: 'GET', path: '/api/v1/transactions/:id/allowed-operations', operationId: 'getAllowedOperations', tag: 'transactions',
+    method: 'GET', path: '/api/v1/transactions/:id/allowed-operations', operationId: 'getAllowedOperations', listener: 'both', tag: 'transactions',
     summary: 'Cancel, refund and capture: allowed now, and up to which amount', query: noQuerySchema,
     success: [ok(named('AllowedOperationsAnswer', allowedOperationsAnswerSchema))],
   },
   {
-    method: 'POST', path: '/api/v1/transactions/:id/cancel', operationId: 'cancel', tag: 'operations',
+    method: 'GET', path: '/api/v1/transactions/:id/receipt', operationId: 'getReceipt', listener: 'both', tag: 'transactions',
+    summary: 'The receipt of a final transaction, as JSON or printer text',
+    description:
+      '`copy` is customer (default) or merchant; `format=text` answers the printer lines for `width` 32 (default) or 48 columns. A transaction not final yet is refused with 409 PAYMENT_STATE; a card is never more than its last four digits (docs/receipts.md, "Receipts").',
+    query: receiptQuerySchema,
+    success: [
+      ok(named('ReceiptAnswer', receiptAnswerSchema), 'the receipt (format=json, the default), or its printer text (format=text)'),
+      { status: 200, description: 'the receipt as printer text', media: 'text/plain', text: 'the receipt laid out for the printer, `width` columns per line' },
+    ],
+  },
+  {
+    method: 'POST', path: '/api/v1/transactions/:id/cancel', operationId: 'cancel', listener: 'both', tag: 'operations',
     summary: 'Cancel (void) a sale', query: noQuerySchema, body: named('CancelRequest', cancelBodySchema),
     success: [ok(TransactionAnswer, 'the cancel\'s row (state pending when the platform completes it later)')],
   },
   {
-    method: 'POST', path: '/api/v1/transactions/:id/refund', operationId: 'refund', tag: 'operations',
+    method: 'POST', path: '/api/v1/transactions/:id/refund', operationId: 'refund', listener: 'both', tag: 'operations',
     summary: 'Refund a sale', query: noQuerySchema, body: named('RefundRequest', refundBodySchema),
     success: [ok(TransactionAnswer, 'the refund\'s row (state pending when the platform completes it later)')],
   },
@@ -120,7 +153,7 @@ export const OPERATIONS: readonly Operation[] = [
     success: [ok(TransactionAnswer, 'the operation\'s row')],
   },
   {
-    method: 'POST', path: '/api/v1/transactions/:id/capture', operationId: 'capture', tag: 'operations',
+    method: 'POST', path: '/api/v1/transactions/:id/capture', operationId: 'capture', listener: 'both', tag: 'operations',
     summary: 'Capture an authorized sale', query: noQuerySchema, body: named('CaptureRequest', captureBodySchema), success: [ok(TransactionAnswer, 'the capture\'s row')],
   },
   {
@@ -157,7 +190,7 @@ export const OPERATIONS: readonly Operation[] = [
     success: [{ status: 200, description: 'the QR code', media: 'image/svg+xml', text: 'an SVG image' }],
   },
   {
-    method: 'GET', path: '/api/v1/events', operationId: 'events', tag: 'events',
+    method: 'GET', path: '/api/v1/events', operationId: 'events', listener: 'both', tag: 'events',
     summary: 'Server-Sent Events of every bus event',
     description:
       'Each message has `id: <seq>`, `event: <type>` and `data: {seq, type, at, data}`; the first is `event: hello` with `{run, lastSeq}`. Reconnect with `Last-Event-ID: <seq>` to resume from a bounded buffer; a `resync` event says the missed events are gone (reload the state). A new `run` numbers its events from 1 again.',
@@ -172,6 +205,44 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'PUT', path: '/api/v1/log-level', operationId: 'setLogLevel', tag: 'terminal',
     summary: 'Change the log level until the next start', query: noQuerySchema, body: named('LogLevelRequest', logLevelBodySchema),
     success: [ok(named('LogLevelAnswer', logLevelAnswerSchema), 'the level now and the one before')],
+  },
+  {
+    method: 'GET', path: '/api/v1/reports/end-of-day', operationId: 'getEndOfDay', tag: 'reports',
+    summary: 'The day\'s totals from the journal, as JSON, CSV or printer text',
+    description:
+      '`date` (YYYY-MM-DD) is the local day in `timeZone` (an IANA name), by default today in the merchant\'s zone; `format` is json (default), csv or text (`width` 32 or 48 columns). Amounts are integer minor units (docs/receipts.md, "End of day").',
+    query: endOfDayQuerySchema,
+    success: [
+      ok(named('EndOfDayAnswer', endOfDayAnswerSchema), 'the report (format=json, the default), as CSV (format=csv) or as printer text (format=text)'),
+      { status: 200, description: 'the report as CSV', media: 'text/csv', text: 'a header line, then one line per group (merchant, method, operator) and currency; sent as the attachment end-of-day-<date>.csv' },
+      { status: 200, description: 'the report as printer text', media: 'text/plain', text: 'the report laid out for the printer, `width` columns per line' },
+    ],
+  },
+  {
+    method: 'GET', path: '/api/v1/registers', operationId: 'listRegisters', tag: 'registers',
+    summary: 'The store-network listener and the cash registers paired with it (never a key)', query: noQuerySchema,
+    success: [ok(named('RegistersAnswer', registersAnswerSchema))],
+  },
+  {
+    method: 'POST', path: '/api/v1/registers/pairing', operationId: 'startPairing', tag: 'registers',
+    summary: 'Offer a one-time pairing code for a register',
+    description:
+      'Answers the code to enter on the register, its expiry, the store-network listener\'s URL and its certificate fingerprint; a new code replaces the one on offer. Refused with LAN_DISABLED while the store-network listener is off (docs/registers.md, "Pairing").',
+    query: noQuerySchema, body: empty,
+    success: [created(named('PairingOfferAnswer', pairingOfferAnswerSchema), 'the code on offer')],
+  },
+  {
+    method: 'DELETE', path: '/api/v1/registers/:id', operationId: 'revokeRegister', tag: 'registers', idDescription: Register,
+    summary: 'Revoke a paired register: its key stops working at once and its event streams close', query: noQuerySchema,
+    success: [ok(named('RegisterAnswer', registerAnswerSchema), 'the register, now with revokedAt')],
+  },
+  {
+    method: 'POST', path: '/api/v1/pairing', operationId: 'pair', listener: 'store-network', public: true, tag: 'registers',
+    summary: 'Pair a register with the code the terminal shows (store-network listener only)',
+    description:
+      'Served only on the store-network listener (api.lan.*, HTTPS with the terminal\'s certificate: pin the fingerprint the terminal shows), never on loopback. No credential: the one-time code is the proof. The answer\'s `apiKey` is shown this once; send it as `Authorization: Bearer` (registerKey) from then on. A wrong code is 401; an address guessing codes is answered 429 with Retry-After (docs/registers.md, "Pairing").',
+    query: noQuerySchema, body: named('PairingRequest', pairingBodySchema),
+    success: [created(named('PairingAnswer', pairingAnswerSchema), 'paired: the register and its key')],
   },
   {
     method: 'GET', path: '/api/v1/openapi.json', operationId: 'getOpenApi', tag: 'terminal',

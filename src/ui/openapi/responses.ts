@@ -10,11 +10,16 @@ import type {
   ApiOfflineAnswer,
   ApiOfflineFlushAnswer,
   ApiOfflineItemAnswer,
+  ApiPairingAnswer,
+  ApiPairingOfferAnswer,
   ApiReadiness,
+  ApiRegisterAnswer,
+  ApiRegistersAnswer,
   ApiSessionAnswer,
   ApiTransactionAnswer,
   ApiTransactionListAnswer,
 } from '../wire-types.js';
+import type { ApiEndOfDay, ApiEndOfDayAnswer, ApiReceipt, ApiReceiptAnswer } from '../report-wire-types.js';
 
 /**
  * The local API's answers as zod schemas, for the OpenAPI document (docs/local-api.md,
@@ -26,6 +31,10 @@ import type {
 const minor = z.number().int().describe('integer minor units of the currency');
 const isoTime = z.string().describe('ISO 8601 date and time');
 const currency = z.string().describe('ISO 4217 code');
+
+const operationKind = z.enum(['sale', 'capture', 'cancel', 'refund']);
+const saleMethod = z.enum(['card', 'manual', 'moto', 'walletA', 'walletB']);
+const walletScenario = z.enum(['ConsumerScan', 'MerchantScan']);
 
 const transactionState = z.enum([
   'created',
@@ -46,9 +55,9 @@ export const transactionSchema = z
   .strictObject({
     clientTransactionId: z.string(),
     serverTransactionId: z.string().optional(),
-    kind: z.enum(['sale', 'capture', 'cancel', 'refund']),
-    method: z.enum(['card', 'manual', 'moto', 'walletA', 'walletB']).optional(),
-    scenario: z.enum(['ConsumerScan', 'MerchantScan']).optional(),
+    kind: operationKind,
+    method: saleMethod.optional(),
+    scenario: walletScenario.optional(),
     merchantId: z.string().optional(),
     amount: minor,
     currency,
@@ -208,6 +217,107 @@ export const sessionAnswerSchema = z.strictObject({
     .optional(),
 });
 
+// Receipts and the end of day (docs/receipts.md; report-wire-types.ts).
+const receiptAmount = z.strictObject({ minor, currency, minorDigits: z.number().int(), text: z.string().describe('major units without the currency, "12.34"') });
+export const receiptSchema = z.strictObject({
+  copy: z.enum(['customer', 'merchant']),
+  kind: operationKind,
+  title: z.string(),
+  merchant: z.strictObject({ name: z.string(), id: z.string().nullable() }),
+  terminalId: z.string().nullable(),
+  operator: z.string().nullable(),
+  dateTime: z.strictObject({ local: z.string(), date: z.string(), time: z.string(), offset: z.string(), timeZone: z.string(), utc: isoTime }),
+  amount: receiptAmount,
+  method: saleMethod.nullable(),
+  methodText: z.string().nullable(),
+  scenario: walletScenario.nullable(),
+  card: z
+    .strictObject({
+      scheme: z.string().nullable(),
+      last4: z.string().nullable(),
+      masked: z.string().nullable().describe('never more than the last four digits'),
+      entryMode: z.string().nullable(),
+      entryModeText: z.string().nullable(),
+    })
+    .nullable(),
+  serverTransactionId: z.string().nullable(),
+  clientTransactionId: z.string(),
+  originalSale: z.strictObject({ serverTransactionId: z.string().nullable(), clientTransactionId: z.string(), amount: receiptAmount }).nullable(),
+  offline: z.boolean(),
+  outcome: z.strictObject({
+    state: transactionState,
+    code: z.enum(['approved', 'approved_offline', 'declined', 'not_completed', 'cancelled', 'reversed', 'check_needed']),
+    text: z.string(),
+    detail: z.string().nullable(),
+  }),
+  merchantNotes: z.strictObject({ message: z.string().nullable(), platformStatus: z.string().nullable() }).nullable(),
+  footer: z.string(),
+});
+export const receiptAnswerSchema = z.strictObject({ receipt: receiptSchema });
+
+const figure = z.strictObject({ count: z.number().int(), amount: minor });
+const endOfDayLineShape = {
+  currency,
+  minorDigits: z.number().int(),
+  sales: figure,
+  refunds: figure,
+  cancels: figure,
+  captures: figure,
+  offlinePending: figure,
+  needsAttention: figure,
+  inProgress: figure,
+  notCompleted: figure,
+  net: minor.describe('sales - refunds - cancels, integer minor units'),
+};
+const merchantKey = { merchantId: z.string().nullable(), merchantName: z.string().nullable() };
+export const endOfDaySchema = z.strictObject({
+  date: z.string().describe('the local day, YYYY-MM-DD'),
+  timeZone: z.string(),
+  from: isoTime,
+  to: isoTime,
+  fromLocal: z.string(),
+  toLocal: z.string(),
+  generatedAt: isoTime,
+  generatedAtLocal: z.string(),
+  terminalId: z.string().nullable(),
+  rows: z.number().int(),
+  totals: z.array(z.strictObject(endOfDayLineShape)),
+  byMerchant: z.array(z.strictObject({ ...endOfDayLineShape, ...merchantKey })),
+  byMethod: z.array(z.strictObject({ ...endOfDayLineShape, method: saleMethod.nullable() })),
+  byOperator: z.array(z.strictObject({ ...endOfDayLineShape, operator: z.string().nullable() })),
+  groups: z.array(z.strictObject({ ...endOfDayLineShape, ...merchantKey, method: saleMethod.nullable(), operator: z.string().nullable() })),
+});
+export const endOfDayAnswerSchema = z.strictObject({ endOfDay: endOfDaySchema });
+
+// Cash registers on the store network (docs/registers.md).
+export const registerSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  pairedAt: isoTime,
+  pairedBy: z.string().describe("who started the pairing: a clerk's username or cli"),
+  revokedAt: isoTime.optional(),
+  lastSeenAt: isoTime.optional().describe('its last request since the agent started'),
+});
+export const registersAnswerSchema = z.strictObject({
+  lan: z.strictObject({ enabled: z.boolean(), url: z.string().optional(), fingerprint: z.string().optional() }),
+  pairing: z.strictObject({ expiresAt: isoTime }).optional().describe('a pairing code is on offer until then'),
+  registers: z.array(registerSchema),
+});
+export const pairingOfferAnswerSchema = z.strictObject({
+  pairing: z.strictObject({
+    code: z.string().describe('the one-time code to enter on the register'),
+    expiresAt: isoTime,
+    fingerprint: z.string().describe("SHA-256 of the store-network listener's certificate, for the register to pin"),
+    url: z.string(),
+  }),
+});
+export const registerAnswerSchema = z.strictObject({ register: registerSchema });
+export const pairingAnswerSchema = z.strictObject({
+  register: registerSchema,
+  apiKey: z.string().describe("the register's key, shown this once: send it as Authorization: Bearer on the store-network listener"),
+  fingerprint: z.string(),
+});
+
 /** The OpenAPI document itself: described as an object only (its own standard describes it). */
 export const openApiAnswerSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
 
@@ -231,4 +341,13 @@ export type ResponseSchemasMatchTheWire = [
   Expect<Same<z.infer<typeof agentStatusSchema>, ApiAgentStatus>>,
   Expect<Same<z.infer<typeof logLevelAnswerSchema>, ApiLogLevelAnswer>>,
   Expect<Same<z.infer<typeof sessionAnswerSchema>, ApiSessionAnswer>>,
+  Expect<Same<z.infer<typeof receiptSchema>, ApiReceipt>>,
+  Expect<Same<z.infer<typeof receiptAnswerSchema>, ApiReceiptAnswer>>,
+  Expect<Same<z.infer<typeof endOfDaySchema>, ApiEndOfDay>>,
+  Expect<Same<z.infer<typeof endOfDayAnswerSchema>, ApiEndOfDayAnswer>>,
+  Expect<Same<z.infer<typeof registerSchema>, ApiRegisterAnswer['register']>>,
+  Expect<Same<z.infer<typeof registersAnswerSchema>, ApiRegistersAnswer>>,
+  Expect<Same<z.infer<typeof pairingOfferAnswerSchema>, ApiPairingOfferAnswer>>,
+  Expect<Same<z.infer<typeof registerAnswerSchema>, ApiRegisterAnswer>>,
+  Expect<Same<z.infer<typeof pairingAnswerSchema>, ApiPairingAnswer>>,
 ];
