@@ -8,7 +8,7 @@ import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
 import { Journal, PaymentService } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
-import { demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
+import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
 import { createLocalApi, offlineApiSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
@@ -47,8 +47,18 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
+/**
+ * The demo platform and the simulated devices, loaded only when the configuration asks for
+ * them: a terminal in production (real platform, real serial ports) never loads their code
+ * (docs/architecture.md, "Demo platform"; test/structure/production-modules.test.ts).
+ */
+function loadSim(): Promise<typeof import('./sim/index.js')> {
+  return import('./sim/index.js');
+}
+
 /** The embedded demo platform of environment `local`, with dev certificates generated when absent. */
 async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock): Promise<{ platform: DemoPlatform; endpoints: PlatformEndpoints }> {
+  const { demoPlatformConfig, startDemoPlatform } = await loadSim();
   const certDir = dirname(config.identity.certFile);
   const dev = devCertPaths(certDir);
   if (!existsSync(config.identity.certFile) && !existsSync(dev.caCert)) {
@@ -184,6 +194,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     let simulated: SimulatedPeripherals | undefined;
     if (config.devices.simulate) {
+      const { startSimulatedPeripherals } = await loadSim();
       simulated = await startSimulatedPeripherals({ config: config.devices, log, clock });
       const sim = simulated;
       stops.push(() => sim.stop());
