@@ -67,6 +67,7 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   const certs = benchCerts(opts.certsDir);
   let child: ChildPlatform | undefined;
   const readings: Reading[] = [];
+  let idle: Reading | undefined;
   let elapsed = 0;
   let journalBytes = Number.NaN;
   try {
@@ -77,6 +78,7 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
     try {
       sse = await SseClient.connect(b.agent.url, b.agent.localToken, { keep: false });
       b.agent.simulated?.reader.setDefaultCard({ delayMs: 0 });
+      idle = await reading(-warmup);
       for (let i = 0; i < warmup; i++) await cardSaleThroughApi(b.agent, watch);
       readings.push(await reading(0));
       const every = Math.max(1, Math.ceil(count / 10));
@@ -101,13 +103,19 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   const first = readings[0] as Reading;
   const last = readings[readings.length - 1] as Reading;
   const growth = mb(last.rss - first.rss);
+  const start = idle ?? first;
   return {
     name: 'rss-flat',
     params: { count, warmup, platform: mode },
     rows: [
       { measure: `RSS after ${warmup} warm-up sales (after GC)`, value: mb(first.rss), unit: 'MiB' },
       { measure: `RSS after ${count} more sales (after GC)`, value: mb(last.rss), unit: 'MiB' },
-      { measure: 'RSS growth', value: growth, unit: 'MiB', target: '< +10 MiB', met: growth < 10 },
+      { measure: 'RSS growth after warm-up', value: growth, unit: 'MiB', target: '<= +2 MiB', met: growth <= 2 },
+      { measure: 'RSS before the first sale (after GC)', value: mb(start.rss), unit: 'MiB' },
+      { measure: 'warm-up growth: RSS', value: mb(first.rss - start.rss), unit: 'MiB' },
+      { measure: 'warm-up growth: JS heap used', value: mb(first.heap - start.heap), unit: 'MiB' },
+      { measure: 'warm-up growth: JS heap committed', value: mb(first.heapTotal - start.heapTotal), unit: 'MiB' },
+      { measure: 'warm-up growth: native (RSS minus V8 heap committed)', value: mb(first.rss - first.heapTotal - (start.rss - start.heapTotal)), unit: 'MiB' },
       { measure: 'JS heap used growth', value: mb(last.heap - first.heap), unit: 'MiB' },
       { measure: 'JS heap committed growth', value: mb(last.heapTotal - first.heapTotal), unit: 'MiB' },
       { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },
