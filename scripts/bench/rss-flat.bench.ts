@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { JOURNAL_FILE } from '../../src/payments/index.js';
 import { repoRoot } from '../lib/repo.js';
@@ -34,6 +34,15 @@ interface Reading {
   heapTotal: number;
   /** Memory outside the heap that V8 is told about (Buffers, what native modules report). */
   external: number;
+  /** Resident pages mapped from files (node's own code and data, shared libraries): /proc/self/status RssFile. */
+  rssFile: number;
+  /** Resident anonymous memory (heap, malloc, page caches): RssAnon. */
+  rssAnon: number;
+}
+
+function procStatus(field: 'RssFile' | 'RssAnon'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));
+  return m === null ? Number.NaN : Number(m[1]) * 1024;
 }
 
 /** cache_size of a new connection: what the journal gets unless it sets its own (better-sqlite3 builds SQLite with -16000). */
@@ -51,7 +60,7 @@ function defaultCacheKiB(): number {
 async function reading(sales: number): Promise<Reading> {
   await forceGc();
   const m = process.memoryUsage();
-  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
+  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, rssFile: procStatus('RssFile'), rssAnon: procStatus('RssAnon') };
 }
 
 /**
@@ -116,6 +125,10 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       { measure: 'warm-up growth: JS heap used', value: mb(first.heap - start.heap), unit: 'MiB' },
       { measure: 'warm-up growth: JS heap committed', value: mb(first.heapTotal - start.heapTotal), unit: 'MiB' },
       { measure: 'warm-up growth: native (RSS minus V8 heap committed)', value: mb(first.rss - first.heapTotal - (start.rss - start.heapTotal)), unit: 'MiB' },
+      { measure: 'warm-up growth: pages mapped from files (node and library code first run)', value: mb(first.rssFile - start.rssFile), unit: 'MiB' },
+      { measure: 'warm-up growth: anonymous memory (heap, malloc, caches)', value: mb(first.rssAnon - start.rssAnon), unit: 'MiB' },
+      { measure: 'growth after warm-up: pages mapped from files', value: mb(last.rssFile - first.rssFile), unit: 'MiB' },
+      { measure: 'growth after warm-up: anonymous memory', value: mb(last.rssAnon - first.rssAnon), unit: 'MiB' },
       { measure: 'JS heap used growth', value: mb(last.heap - first.heap), unit: 'MiB' },
       { measure: 'JS heap committed growth', value: mb(last.heapTotal - first.heapTotal), unit: 'MiB' },
       { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },
