@@ -257,6 +257,9 @@ export class Journal {
       // Freed cells and pages are zeroed, so cleared card data does not linger in the file.
       this.db.pragma('secure_delete = ON');
       migrate(this.db, opts.migrations ?? journalMigrations);
+      // The write probe's table, kept empty: creating it in each probe changed the schema, which
+      // made SQLite prepare every statement of the connection again after each sale start.
+      this.db.exec('CREATE TABLE IF NOT EXISTS journal_write_probe (b BLOB)');
     } catch (err) {
       this.db.close();
       throw err;
@@ -490,8 +493,7 @@ export class Journal {
   private probe(): void {
     this.db.exec('BEGIN IMMEDIATE');
     try {
-      this.db.exec('CREATE TABLE journal_write_probe (b BLOB)');
-      this.db.prepare('INSERT INTO journal_write_probe VALUES (zeroblob(?))').run(PROBE_BYTES);
+      this.prepared('INSERT INTO journal_write_probe VALUES (zeroblob(?))').run(PROBE_BYTES);
     } finally {
       this.db.exec('ROLLBACK');
     }
