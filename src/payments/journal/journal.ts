@@ -495,7 +495,8 @@ export class Journal {
     try {
       this.prepared('INSERT INTO journal_write_probe VALUES (zeroblob(?))').run(PROBE_BYTES);
     } finally {
-      this.db.exec('ROLLBACK');
+      // SQLITE_FULL may have rolled the transaction back already; a second ROLLBACK would hide it.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
     }
   }
 
