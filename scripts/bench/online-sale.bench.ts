@@ -111,7 +111,7 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
     ['process call', sp('request'), fp('request'), 'mTLS request'],
     ['answer -> approved', sp('answer'), fp('answerWrite'), 'the answer write'],
   ];
-  for (const [label, sale, floorPart, floorLabel] of phases) {
+  for (const [label, sale, , floorLabel] of phases) {
     rows.push({ measure: `phase p50: ${label} (against floor part: ${floorLabel})`, value: sale, unit: 'ms' });
   }
   rows.push(
