@@ -8,7 +8,7 @@ import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
 import { IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
-import { DEMO_LEDGER_FILE, demoPlatformConfig, startDemoPlatform, startSimulatedPeripherals, type DemoPlatform, type SimulatedPeripherals } from './sim/index.js';
+import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
 import { createLocalApi, IDEMPOTENCY_RETENTION_MS, offlineApiSource, type PlatformSignInSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
@@ -49,8 +49,18 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
+/**
+ * The demo platform and the simulated devices, loaded only when the configuration asks for
+ * them: a terminal in production (real platform, real serial ports) never loads their code
+ * (docs/architecture.md, "Demo platform"; test/structure/production-modules.test.ts).
+ */
+function loadSim(): Promise<typeof import('./sim/index.js')> {
+  return import('./sim/index.js');
+}
+
 /** The embedded demo platform of environment `local`, with dev certificates generated when absent. */
 async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock): Promise<{ platform: DemoPlatform; endpoints: PlatformEndpoints }> {
+  const { DEMO_LEDGER_FILE, demoPlatformConfig, startDemoPlatform } = await loadSim();
   const certDir = dirname(config.identity.certFile);
   const dev = devCertPaths(certDir);
   if (!existsSync(config.identity.certFile) && !existsSync(dev.caCert)) {
@@ -197,6 +207,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     let simulated: SimulatedPeripherals | undefined;
     if (config.devices.simulate) {
+      const { startSimulatedPeripherals } = await loadSim();
       simulated = await startSimulatedPeripherals({ config: config.devices, log, clock });
       const sim = simulated;
       stops.push(() => sim.stop());

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
+import { writeProductionConfig } from '../lib/production-profile.js';
 import { builtCli, cleanEnv, repoRoot } from '../lib/repo.js';
 import { benchCerts, tempDir } from './lib/certs.js';
 import { max, mb, nowMs, percentile, sleep } from './lib/stats.js';
@@ -113,6 +114,49 @@ function moduleLoad(repoDir: string): Promise<{ ms: number; rss: number }> {
 }
 
 /**
+ * What node itself holds on this machine, before any agent code: an empty process, and one
+ * with what a terminal cannot do without loaded (node:http and node:tls for the local API and
+ * the platform, better-sqlite3 for the journal, serialport for the devices).
+ */
+function runtimeRss(repoDir: string, modules: readonly string[]): Promise<number> {
+  const imports = modules.map((m) => `await import(${JSON.stringify(m)});`).join(' ');
+  const script = `${imports} globalThis.gc?.(); const m = /^VmRSS:\\s+(\\d+)/m.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8')); process.stdout.write('RSS ' + m[1] + '\\n');`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { cwd: repoDir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.once('exit', (code) => {
+      const m = /RSS (\d+)/.exec(out);
+      if (m === null) reject(new Error(`measuring node's own RSS failed (exit ${code})`));
+      else resolve(Number(m[1]) * 1024);
+    });
+  });
+}
+
+/**
+ * `terminal-agent start` as a terminal in production runs it (scripts/lib/production-profile.ts:
+ * no embedded demo, real serial ports configured, the platform unreachable), idle RSS after
+ * the counter page is up and `idleMs` have passed.
+ */
+async function productionIdleRss(repoDir: string, bin: string, certsDir: string, idleMs: number, timeoutMs: number): Promise<number> {
+  const dir = tempDir('terminal-agent-bench-production-');
+  try {
+    const config = writeProductionConfig(dir.dir, benchCerts(certsDir).paths);
+    const child = spawn(process.execPath, [bin, '--config', config, 'start'], { cwd: repoDir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await counterPageUrl(child, timeoutMs);
+      child.stdout?.resume();
+      await sleep(idleMs);
+      return procStatusBytes(child.pid as number, 'VmRSS');
+    } finally {
+      await stopChild(child);
+    }
+  } finally {
+    dir.cleanup();
+  }
+}
+
+/**
  * Cold start (README.md, "Quality targets"): `terminal-agent start` spawned with a temp
  * data dir, port 0 everywhere and the dev certificates, timed from spawn until /readyz
  * answers 200; then its RSS after idling. Each start gets a fresh data directory.
@@ -127,7 +171,13 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
   const samples: StartSample[] = [];
   const loads: Array<{ ms: number; rss: number }> = [];
   const uncleanExits: string[] = [];
+  const production: number[] = [];
+  let nodeEmpty = Number.NaN;
+  let nodeRuntime = Number.NaN;
   try {
+    nodeEmpty = await runtimeRss(repoDir, []);
+    nodeRuntime = await runtimeRss(repoDir, ['node:http', 'node:tls', 'better-sqlite3', 'serialport']);
+    for (let i = 0; i < count; i++) production.push(await productionIdleRss(repoDir, bin, certs.paths.dir, idleMs, readyTimeoutMs));
     for (let i = 0; i < count; i++) loads.push(await moduleLoad(repoDir));
     for (let i = 0; i < count; i++) {
       const data = tempDir('terminal-agent-bench-cold-');
@@ -180,12 +230,16 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
       { measure: 'spawn -> counter page URL printed, median', value: percentile(samples.map((s) => s.listening), 50), unit: 'ms' },
       { measure: 'spawn -> /readyz 200, median', value: readyP50, unit: 'ms', target: '< 1000 ms', met: readyP50 < 1_000 },
       { measure: 'spawn -> /readyz 200, worst', value: max(ready), unit: 'ms' },
-      { measure: `idle RSS ${idleMs / 1000} s after ready, worst`, value: rssMax, unit: 'MiB', target: '< 80 MiB', met: rssMax < 80 },
+      { measure: `demo: idle RSS ${idleMs / 1000} s after ready, worst`, value: rssMax, unit: 'MiB', target: '< 80 MiB', met: rssMax < 80 },
+      { measure: `production profile: idle RSS ${idleMs / 1000} s after the counter page, worst`, value: max(production.map(mb)), unit: 'MiB', target: '< 60 MiB', met: max(production.map(mb)) < 60 },
+      { measure: 'node alone (empty script), RSS', value: mb(nodeEmpty), unit: 'MiB' },
+      { measure: 'node with node:http, node:tls, better-sqlite3, serialport loaded, RSS', value: mb(nodeRuntime), unit: 'MiB' },
       { measure: 'RSS with the CLI modules loaded, nothing started', value: percentile(loads.map((l) => mb(l.rss)), 50), unit: 'MiB' },
       { measure: 'peak RSS (VmHWM), worst', value: max(samples.map((s) => mb(s.peakRss))), unit: 'MiB' },
     ],
     notes: [
-      'each start: fresh data dir, embedded demo platform, simulated peripherals, logs at info to a pipe; dev certificates made beforehand (not timed)',
+      'demo starts: fresh data dir, embedded demo platform, simulated peripherals, logs at info to a pipe; dev certificates made beforehand (not timed)',
+      'production profile: environment eu, the platform at an https loopback port nobody listens on, reader, display and scanner on serial paths that do not exist (the supervisors wait for them), no embedded demo; it never loads the demo platform or the simulated devices (test/structure/production-modules.test.ts)',
       'ready = token held, platform reachable, reader connected (/readyz)',
       ...(uncleanExits.length > 0 ? [`the agent did not stop cleanly on SIGTERM: ${uncleanExits.join(', ')}`] : []),
     ],

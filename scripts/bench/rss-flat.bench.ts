@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { JOURNAL_FILE } from '../../src/payments/index.js';
 import { repoRoot } from '../lib/repo.js';
@@ -34,6 +34,15 @@ interface Reading {
   heapTotal: number;
   /** Memory outside the heap that V8 is told about (Buffers, what native modules report). */
   external: number;
+  /** Resident pages mapped from files (node's own code and data, shared libraries): /proc/self/status RssFile. */
+  rssFile: number;
+  /** Resident anonymous memory (heap, malloc, page caches): RssAnon. */
+  rssAnon: number;
+}
+
+function procStatus(field: 'RssFile' | 'RssAnon'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));
+  return m === null ? Number.NaN : Number(m[1]) * 1024;
 }
 
 /** cache_size of a new connection: what the journal gets unless it sets its own (better-sqlite3 builds SQLite with -16000). */
@@ -51,7 +60,7 @@ function defaultCacheKiB(): number {
 async function reading(sales: number): Promise<Reading> {
   await forceGc();
   const m = process.memoryUsage();
-  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
+  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, rssFile: procStatus('RssFile'), rssAnon: procStatus('RssAnon') };
 }
 
 /**
@@ -67,6 +76,7 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   const certs = benchCerts(opts.certsDir);
   let child: ChildPlatform | undefined;
   const readings: Reading[] = [];
+  let idle: Reading | undefined;
   let elapsed = 0;
   let journalBytes = Number.NaN;
   try {
@@ -77,6 +87,7 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
     try {
       sse = await SseClient.connect(b.agent.url, b.agent.localToken, { keep: false });
       b.agent.simulated?.reader.setDefaultCard({ delayMs: 0 });
+      idle = await reading(-warmup);
       for (let i = 0; i < warmup; i++) await cardSaleThroughApi(b.agent, watch);
       readings.push(await reading(0));
       const every = Math.max(1, Math.ceil(count / 10));
@@ -101,13 +112,23 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   const first = readings[0] as Reading;
   const last = readings[readings.length - 1] as Reading;
   const growth = mb(last.rss - first.rss);
+  const start = idle ?? first;
   return {
     name: 'rss-flat',
     params: { count, warmup, platform: mode },
     rows: [
       { measure: `RSS after ${warmup} warm-up sales (after GC)`, value: mb(first.rss), unit: 'MiB' },
       { measure: `RSS after ${count} more sales (after GC)`, value: mb(last.rss), unit: 'MiB' },
-      { measure: 'RSS growth', value: growth, unit: 'MiB', target: '< +10 MiB', met: growth < 10 },
+      { measure: 'RSS growth after warm-up', value: growth, unit: 'MiB', target: '<= +2 MiB', met: growth <= 2 },
+      { measure: 'RSS before the first sale (after GC)', value: mb(start.rss), unit: 'MiB' },
+      { measure: 'warm-up growth: RSS', value: mb(first.rss - start.rss), unit: 'MiB' },
+      { measure: 'warm-up growth: JS heap used', value: mb(first.heap - start.heap), unit: 'MiB' },
+      { measure: 'warm-up growth: JS heap committed', value: mb(first.heapTotal - start.heapTotal), unit: 'MiB' },
+      { measure: 'warm-up growth: native (RSS minus V8 heap committed)', value: mb(first.rss - first.heapTotal - (start.rss - start.heapTotal)), unit: 'MiB' },
+      { measure: 'warm-up growth: pages mapped from files (node and library code first run)', value: mb(first.rssFile - start.rssFile), unit: 'MiB' },
+      { measure: 'warm-up growth: anonymous memory (heap, malloc, caches)', value: mb(first.rssAnon - start.rssAnon), unit: 'MiB' },
+      { measure: 'growth after warm-up: pages mapped from files', value: mb(last.rssFile - first.rssFile), unit: 'MiB' },
+      { measure: 'growth after warm-up: anonymous memory', value: mb(last.rssAnon - first.rssAnon), unit: 'MiB' },
       { measure: 'JS heap used growth', value: mb(last.heap - first.heap), unit: 'MiB' },
       { measure: 'JS heap committed growth', value: mb(last.heapTotal - first.heapTotal), unit: 'MiB' },
       { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },

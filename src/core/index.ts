@@ -6,3 +6,4 @@ export { notifySystemdReady, type NotifyOptions } from './systemd-notify.js';
 export { isJournalStream, syslogPriority, withSyslogPrefix } from './journald.js';
 export * from './clock.js';
 export * from './backoff.js';
+export { qrCode } from './qr-code.js';

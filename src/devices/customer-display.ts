@@ -1,6 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { toString as qrToString } from 'qrcode';
-import { AgentError, ErrorCodes } from '../core/index.js';
+import { AgentError, ErrorCodes, qrCode } from '../core/index.js';
 import type { CustomerDisplay, DeviceInfo, ShowQrOptions } from './api.js';
 import type { DriverOptions, PingResult } from './framed-device.js';
 import { FramedSession } from './framed-session.js';
@@ -43,7 +42,7 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
     const { size, packed } = qrMatrix(codeValue);
     let svg: string | undefined;
     try {
-      svg = await qrToString(codeValue, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+      svg = await qrCode().toString(codeValue, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     } catch {
       svg = undefined;
     }

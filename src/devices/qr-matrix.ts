@@ -1,5 +1,5 @@
-import { create } from 'qrcode';
-import { AgentError, ErrorCodes } from '../core/index.js';
+import type { create } from 'qrcode';
+import { AgentError, ErrorCodes, qrCode } from '../core/index.js';
 
 export interface PackedQr {
   /** Modules per side (N). */
@@ -42,7 +42,7 @@ export function unpackModules(size: number, packed: Buffer): boolean[][] {
 export function qrMatrix(text: string): PackedQr {
   let qr: ReturnType<typeof create>;
   try {
-    qr = create(text, { errorCorrectionLevel: 'M' });
+    qr = qrCode().create(text, { errorCorrectionLevel: 'M' });
   } catch (err) {
     throw new AgentError(ErrorCodes.DEVICE_ERROR, `cannot draw a QR code for ${text.length} characters: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }

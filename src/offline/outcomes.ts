@@ -19,6 +19,11 @@ export class OutcomeRecorder {
     private readonly clock: Pick<TimeSource, 'wall'>,
   ) {}
 
+  /** Holds the journal's card-data scrub for an upload round (one checkpoint per round, not per sale); call the release at its end. */
+  holdScrub(): () => void {
+    return this.reports.holdScrub();
+  }
+
   private at(): string {
     return new Date(this.clock.wall()).toISOString();
   }

@@ -31,6 +31,8 @@ export interface OfflineSaleReports {
   requeued(clientTransactionId: string): void;
   /** After the transaction: the sale's journal row on the bus (`transaction.updated`). */
   announce(clientTransactionId: string): void;
+  /** One card-data scrub for a whole upload round instead of one per sale (Journal.holdScrub); call the release when the round ends. */
+  holdScrub(): () => void;
 }
 
 /** Journal states an offline sale's row is in until its upload is settled. */
@@ -60,6 +62,7 @@ export function offlineSaleReports(journal: Journal, bus: EventBus, log: Logger)
       const row = journal.get(clientTransactionId);
       if (row?.state === 'needs_attention') journal.update(clientTransactionId, { state: 'offline_stored', message: 'offline sale queued again for upload' });
     },
+    holdScrub: () => journal.holdScrub(),
     announce(clientTransactionId) {
       const row = journal.get(clientTransactionId);
       if (row !== undefined) bus.publish('transaction.updated', transactionUpdated(row));

@@ -6,6 +6,7 @@ import { benchQueueDrain } from '../../scripts/bench/queue-drain.bench.js';
 import { benchRelay } from '../../scripts/bench/relay.bench.js';
 import { formatResult } from '../../scripts/bench/lib/report.js';
 import { benchRssFlat } from '../../scripts/bench/rss-flat.bench.js';
+import { benchScale } from '../../scripts/bench/scale.bench.js';
 import type { BenchResult } from '../../scripts/bench/lib/types.js';
 import { testCerts } from '../helpers/certs.js';
 
@@ -49,6 +50,13 @@ describe('quality-target benches run with tiny counts', () => {
     const result = await benchOnlineSale({ certsDir, count: 3, warmup: 1, block: 2 });
     expectFigures(result, 'online-sale');
     expect(result.rows.find((r) => r.measure.startsWith('floor p50'))?.value).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('scale returns the sale and offline store figures on an empty and a filled journal, and the query plans', async () => {
+    const result = await benchScale({ certsDir, count: 3, rows: 200, queued: 5, block: 2 });
+    expectFigures(result, 'scale');
+    expect(result.rows.filter((r) => r.target !== undefined)).toHaveLength(2);
+    expect(result.notes[0]).toContain('row by server id: index');
   }, 60_000);
 
   it('relay returns the SSE latency of a paid wallet sale and the status call rate', async () => {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OfflineDeps } from '../../src/offline/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
@@ -82,5 +83,38 @@ describe('offline uploads marked ahead', () => {
     expect(rec.lookedUp.sort()).toEqual(['c-0', 'c-1']);
     expect(rec.sent.map((s) => s.id).sort()).toEqual(['c-0', 'c-1', 'c-2']);
     expect(rec.sent.every((s) => s.stateOnDisk === 'uploading')).toBe(true);
+  });
+});
+
+describe('card data cleared by an upload round', () => {
+  it('is scrubbed from the write-ahead log once, when the round ends, not once per uploaded sale', async () => {
+    // Each upload answers on a later turn of the event loop, as a real request does.
+    const platform: OfflineDeps['platform'] = {
+      isAvailable: async () => true,
+      async process(body: ProcessRequest) {
+        await new Promise((resolve) => setImmediate(resolve));
+        return accepted(body.clientNewTransactionId);
+      },
+      status: async () => {
+        throw new Error('no lookups in this test');
+      },
+    };
+    f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, platform);
+    const ids = Array.from({ length: 6 }, (_, i) => `c-${i}`);
+    for (const id of ids) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
+    await new Promise((resolve) => setImmediate(resolve));
+    const journal = f.journal;
+    let scrubs = 0;
+    const scrub = journal.scrub.bind(journal);
+    journal.scrub = () => {
+      scrubs += 1;
+      return scrub();
+    };
+    const report = await f.offline.uploader.flush();
+    expect(report).toMatchObject({ uploaded: 6, remaining: 0 });
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(scrubs).toBe(1);
+    expect(journal.scrubPending).toBe(false);
+    expect(statSync(`${journal.file}-wal`).size).toBe(0);
   });
 });

@@ -10,6 +10,8 @@ import type { PlatformClient } from '../../src/platform/client.js';
 import { visaCard } from '../helpers/fake-peripherals.js';
 import { offlineConfig } from '../helpers/offline-sales.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { Journal, JOURNAL_FILE, SCRUB_HOLD_MAX_MS } from '../../src/payments/journal/journal.js';
 
 /**
  * Card data at rest (docs/architecture.md, "Journal", card data lifetime): once the sales
@@ -21,9 +23,11 @@ import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 const fixture = useDemoPlatform();
 let offline: Offline | undefined;
+const cleanups: Array<() => void> = [];
 afterEach(async () => {
   await offline?.uploader.stop();
   offline = undefined;
+  for (const c of cleanups.splice(0).reverse()) c();
 });
 
 // Distinct, searchable stand-ins for what a reader hands over (encrypted, opaque).
@@ -144,5 +148,81 @@ describe('card data at rest in the data directory', () => {
     expect(row.cardSecret).toEqual({ encryptedData: OFFLINE_PIN_CARD, ksn: 'K', expiry: '2812' });
     await settle();
     expect(secretsOnDisk(t.dataDir)).toEqual([`${OFFLINE_PIN_CARD} in journal.sqlite`]);
+  });
+});
+
+describe('the card-data scrub held for an upload round (Journal.holdScrub)', () => {
+  /** Timers that fire only when the test says so. */
+  function manualTimers(): { clock: { wall: () => number; setTimeout: (fn: () => void, ms: number) => unknown; clearTimeout: (h: unknown) => void }; fire: (ms: number) => void } {
+    const pending = new Map<number, { fn: () => void; ms: number }>();
+    let next = 0;
+    return {
+      clock: {
+        wall: () => Date.now(),
+        setTimeout: (fn, ms) => {
+          pending.set(++next, { fn, ms });
+          return next;
+        },
+        clearTimeout: (h) => void pending.delete(h as number),
+      },
+      fire: (ms) => {
+        for (const [h, t] of [...pending]) {
+          if (t.ms !== ms) continue;
+          pending.delete(h);
+          t.fn();
+        }
+      },
+    };
+  }
+
+  const SECRET = 'F7F7F7F7F7F7F7F70123456789ABCDEF0123456789ABCDEF0123456789ABCDE4';
+
+  function saleWithCardData(journal: Journal, id: string): void {
+    journal.insert({ clientTransactionId: id, kind: 'sale', amount: 1_000, currency: 'EUR', method: 'card', state: 'in_flight', clientDateTime: new Date().toISOString(), cardSecret: { encryptedData: SECRET, ksn: 'FFFF01', expiry: '2812' } });
+  }
+
+  const walBytes = (dir: string): number => statSync(join(dir, `${JOURNAL_FILE}-wal`)).size;
+
+  it('sales cleared during the hold are scrubbed once, when it ends; no card data is left on disk', async () => {
+    const tmp = tempDir('journal-hold-');
+    cleanups.push(tmp.cleanup);
+    const timers = manualTimers();
+    const journal = new Journal({ dataDir: tmp.dir, clock: timers.clock });
+    cleanups.push(() => journal.close());
+    const release = journal.holdScrub();
+    for (const id of ['held-1', 'held-2']) {
+      saleWithCardData(journal, id);
+      journal.update(id, { state: 'approved' });
+      await settle();
+    }
+    // Held: the cleared card data is still in the log, and the scrub is only pending.
+    expect(journal.scrubPending).toBe(true);
+    expect(walBytes(tmp.dir)).toBeGreaterThan(0);
+    release();
+    expect(journal.scrubPending).toBe(false);
+    expect(walBytes(tmp.dir)).toBe(0);
+    expect(readFileSync(join(tmp.dir, JOURNAL_FILE)).includes(Buffer.from(SECRET, 'latin1'))).toBe(false);
+    // A second release does nothing; later clears scrub on the next turn again.
+    release();
+    saleWithCardData(journal, 'after');
+    journal.update('after', { state: 'approved' });
+    await settle();
+    expect(journal.scrubPending).toBe(false);
+  });
+
+  it('a hold never released keeps card data in the log for SCRUB_HOLD_MAX_MS at most', async () => {
+    const tmp = tempDir('journal-hold-');
+    cleanups.push(tmp.cleanup);
+    const timers = manualTimers();
+    const journal = new Journal({ dataDir: tmp.dir, clock: timers.clock });
+    cleanups.push(() => journal.close());
+    journal.holdScrub();
+    saleWithCardData(journal, 'held');
+    journal.update('held', { state: 'approved' });
+    await settle();
+    expect(journal.scrubPending).toBe(true);
+    timers.fire(SCRUB_HOLD_MAX_MS);
+    expect(journal.scrubPending).toBe(false);
+    expect(walBytes(tmp.dir)).toBe(0);
   });
 });

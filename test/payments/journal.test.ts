@@ -139,3 +139,13 @@ describe('journal', () => {
     expect(journal.related('c-2').map((r) => r.clientTransactionId)).toEqual(['r-1', 'r-2']);
   });
 });
+
+describe('the journal stays fast when it is large', () => {
+  it('a row is found by its server transaction id through an index, not by reading every row', () => {
+    const { journal } = openJournal();
+    const plan = journal.db
+      .prepare('EXPLAIN QUERY PLAN SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1')
+      .all('srv-1') as Array<{ detail: string }>;
+    expect(plan.map((p) => p.detail).join('; ')).toMatch(/USING INDEX transactions_server_id/);
+  });
+});

@@ -1,5 +1,6 @@
 import type { RunningAgent } from '../../../src/agent.js';
 import { postSale } from './local-api.js';
+import type { SaleProbe } from './sale-probe.js';
 import type { SaleWatch } from './sale-watch.js';
 import { nowMs, sleep } from './stats.js';
 
@@ -12,6 +13,22 @@ export interface CardSaleSample {
   card: number;
   /** in_flight until approved: the process call and the journal write of its answer. */
   platform: number;
+  /** Phases, when a SaleProbe watched the sale (NaN otherwise). */
+  phases: SalePhases;
+}
+
+/** A sale's time by phase, each against the floor's part of the same name (README.md, "Quality targets"). */
+export interface SalePhases {
+  /** POST until the engine asks the reader: local HTTP, checks, the row's insert. Floor: http + 1 write. */
+  toReader: number;
+  /** readCard: the serial exchange through link, session and driver. Floor: serial. */
+  reader: number;
+  /** Card in hand until the process request leaves: the in_flight write, the body. Floor: 1 write. */
+  toRequest: number;
+  /** The process call through the platform client. Floor: request. */
+  request: number;
+  /** The answer until the row is approved: adopting it, its write, the event. Floor: 1 write. */
+  answer: number;
 }
 
 const SALE = { method: 'card', amount: '12.34', currency: 'EUR' } as const;
@@ -32,7 +49,7 @@ async function outcomeShown(agent: RunningAgent, timeoutMs = 5_000): Promise<voi
  * presenting the card as scripted; timed until the journal row is approved, then waited
  * until the outcome is on the reader and the display.
  */
-export async function cardSaleThroughApi(agent: RunningAgent, watch: SaleWatch): Promise<CardSaleSample> {
+export async function cardSaleThroughApi(agent: RunningAgent, watch: SaleWatch, probe?: SaleProbe): Promise<CardSaleSample> {
   const sim = agent.simulated;
   if (sim !== undefined) {
     sim.reader.lastResult = undefined;
@@ -50,5 +67,14 @@ export async function cardSaleThroughApi(agent: RunningAgent, watch: SaleWatch):
   watch.forget(id);
   if (settled.status !== 'approved') throw new Error(`sale ${id} ended ${settled.status}, not approved`);
   await outcomeShown(agent);
-  return { total: settled.at - t0, post: posted - t0, card: inFlight - t0, platform: settled.at - inFlight };
+  const m = probe?.take(id) ?? {};
+  const n = (v: number | undefined): number => v ?? Number.NaN;
+  const phases: SalePhases = {
+    toReader: n(m.readStart) - t0,
+    reader: n(m.readEnd) - n(m.readStart),
+    toRequest: n(m.processStart) - n(m.readEnd),
+    request: n(m.processEnd) - n(m.processStart),
+    answer: settled.at - n(m.processEnd),
+  };
+  return { total: settled.at - t0, post: posted - t0, card: inFlight - t0, platform: settled.at - inFlight, phases };
 }

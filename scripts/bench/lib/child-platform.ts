@@ -41,7 +41,8 @@ export function startChildPlatform(repoDir: string, certsDir: string, timeoutMs 
     }, timeoutMs);
     const onData = (chunk: Buffer): void => {
       seen = (seen + chunk.toString('utf8')).slice(-4096);
-      const m = /demo platform: api (https:\/\/\S+)\s+device auth (https:\/\/\S+)/.exec(seen);
+      // "demo platform (standard profile): api URL  device auth URL" (the profile in brackets since the strict profile came).
+      const m = /demo platform(?: \([^)]*\))?: api (https:\/\/\S+)\s+device auth (https:\/\/\S+)/.exec(seen);
       if (m === null) return;
       clearTimeout(timer);
       child.stdout?.off('data', onData);

@@ -45,7 +45,7 @@ function fromRow(r: KeyRow): IdempotencyRecord {
 }
 
 /**
- * The local API's idempotency keys in the journal's SQLite file (migration 4), so that a
+ * The local API's idempotency keys in the journal's SQLite file (migration 5), so that a
  * repeat after an agent restart still finds the first answer. Keys older than the
  * retention are deleted whenever a key is claimed.
  */

@@ -47,6 +47,8 @@ const CARD_DATA_CLEARED_FN = 'journal_card_data_cleared';
 /** How often, and how many times, a scrub a reader held up is tried again. */
 const SCRUB_RETRY_MS = 500;
 const SCRUB_RETRIES = 60;
+/** Longest a hold (holdScrub) keeps cleared card data in the write-ahead log. */
+export const SCRUB_HOLD_MAX_MS = 1_000;
 
 /**
  * Makes a change that clears or replaces card data in `table.column` schedule a scrub of the
@@ -299,6 +301,8 @@ export class Journal {
   private readonly timers: TimerSource;
   private scrubScheduled = false;
   private scrubTimer: TimerHandle | undefined;
+  private scrubHolds = 0;
+  private scrubHoldTimer: TimerHandle | undefined;
   private scrubRetries = 0;
   /** Card data was cleared and the write-ahead log may still hold it. */
   scrubPending = false;
@@ -350,6 +354,9 @@ export class Journal {
       // Freed cells and pages are zeroed, so cleared card data does not linger in the file.
       this.db.pragma('secure_delete = ON');
       migrate(this.db, opts.migrations ?? journalMigrations);
+      // The write probe's table, kept empty: creating it in each probe changed the schema, which
+      // made SQLite prepare every statement of the connection again after each sale start.
+      this.db.exec('CREATE TABLE IF NOT EXISTS journal_write_probe (b BLOB)');
     } catch (err) {
       this.db.close();
       throw err;
@@ -384,12 +391,40 @@ export class Journal {
   /** Called by the card-data triggers inside the writing statement: scrub after the transaction. */
   private cardDataCleared(): void {
     this.scrubPending = true;
+    if (this.scrubHolds > 0) {
+      // Held (an upload round): one scrub when the hold ends, and never later than SCRUB_HOLD_MAX_MS.
+      this.scrubHoldTimer ??= this.timers.setTimeout(() => {
+        this.scrubHoldTimer = undefined;
+        if (this.scrubPending) this.scrub();
+      }, SCRUB_HOLD_MAX_MS);
+      return;
+    }
     if (this.scrubScheduled) return;
     this.scrubScheduled = true;
     setImmediate(() => {
       this.scrubScheduled = false;
       if (this.scrubPending) this.scrub();
     });
+  }
+
+  /**
+   * Holds the card-data scrub back until the returned release is called (once; later calls
+   * do nothing), or SCRUB_HOLD_MAX_MS at most: an upload round clears the card data of every
+   * sale it settles, each in its own turn, and one checkpoint for the round replaces one per
+   * sale (docs/architecture.md, "Journal", card data at rest). Holds nest.
+   */
+  holdScrub(): () => void {
+    this.scrubHolds += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.scrubHolds -= 1;
+      if (this.scrubHolds > 0 || !this.scrubPending) return;
+      if (this.scrubHoldTimer !== undefined) this.timers.clearTimeout(this.scrubHoldTimer);
+      this.scrubHoldTimer = undefined;
+      this.scrub();
+    };
   }
 
   /**
@@ -578,10 +613,10 @@ export class Journal {
   private probe(): void {
     this.db.exec('BEGIN IMMEDIATE');
     try {
-      this.db.exec('CREATE TABLE journal_write_probe (b BLOB)');
-      this.db.prepare('INSERT INTO journal_write_probe VALUES (zeroblob(?))').run(PROBE_BYTES);
+      this.prepared('INSERT INTO journal_write_probe VALUES (zeroblob(?))').run(PROBE_BYTES);
     } finally {
-      this.db.exec('ROLLBACK');
+      // SQLITE_FULL may have rolled the transaction back already; a second ROLLBACK would hide it.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
     }
   }
 
@@ -713,6 +748,8 @@ export class Journal {
     this.retryTimer = undefined;
     if (this.scrubTimer !== undefined) this.timers.clearTimeout(this.scrubTimer);
     this.scrubTimer = undefined;
+    if (this.scrubHoldTimer !== undefined) this.timers.clearTimeout(this.scrubHoldTimer);
+    this.scrubHoldTimer = undefined;
     if (this.db.open) this.db.close();
   }
 }

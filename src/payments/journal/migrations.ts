@@ -113,6 +113,16 @@ export const journalMigrations: Migration[] = [
       `);
     },
   },
+  {
+    // A row found by the platform's id (`status`, `cancel`, `refund` given a server id, the
+    // relay's events) read the whole table: 100,000 rows of a year's sales (README.md,
+    // "Quality targets", scale bench, query plans).
+    version: 6,
+    name: 'index of server transaction ids',
+    up(db) {
+      db.exec('CREATE INDEX IF NOT EXISTS transactions_server_id ON transactions (server_id)');
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */

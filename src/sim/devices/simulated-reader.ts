@@ -238,6 +238,12 @@ export class SimulatedReader extends SimFramedDevice {
         reject(new Error('cancelled'));
         return;
       }
+      // A card scripted to be there at once is (a 0 ms timer waits a millisecond or more, which
+      // the online-sale bench counted as the reader's time).
+      if (ms <= 0) {
+        resolve();
+        return;
+      }
       const t = this.clock.setTimeout(() => {
         run.timers.delete(t);
         if (run.finished) reject(new Error('cancelled'));

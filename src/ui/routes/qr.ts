@@ -1,5 +1,4 @@
-import QRCode from 'qrcode';
-import { AgentError, ErrorCodes } from '../../core/index.js';
+import { AgentError, ErrorCodes, qrCode } from '../../core/index.js';
 import { sendText } from '../http-io.js';
 import type { Router } from '../router.js';
 import { noQuerySchema, parseInput, queryObject, transactionIdSchema } from '../schemas.js';
@@ -15,7 +14,7 @@ export function registerQrRoute(router: Router, deps: RouteDeps): void {
     if (view.qr === undefined || view.qr.codeValue === '') {
       throw new AgentError(ErrorCodes.API_NOT_FOUND, `transaction ${id.data} has no QR code`);
     }
-    const svg = await QRCode.toString(view.qr.codeValue, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    const svg = await qrCode().toString(view.qr.codeValue, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     sendText(ctx.res, 200, 'image/svg+xml; charset=utf-8', svg);
     return undefined;
   });

@@ -1,0 +1,45 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DevCertPaths } from '../../src/identity/index.js';
+
+/**
+ * A terminal's configuration as production runs it, for checks on one machine: a real
+ * environment (not local, so no embedded demo platform), real serial ports configured
+ * (paths that do not exist here: the supervisors wait for them), the platform at an
+ * https loopback port nobody listens on (start-up never waits for it), the local API on
+ * port 0. Written to `dir`/production.json; answers its path.
+ */
+export function writeProductionConfig(dir: string, certs: DevCertPaths): string {
+  const file = join(dir, 'production.json');
+  const platform = 'https://127.0.0.1:9';
+  const config = {
+    environment: 'eu',
+    dataDir: join(dir, 'data'),
+    identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
+    platform: { baseUrl: platform, authUrl: platform, deviceAuthUrl: platform },
+    devices: { simulate: false, reader: { path: '/dev/ttyTERMINALAGENTNONE0' }, display: { path: '/dev/ttyTERMINALAGENTNONE1' }, scanner: { path: '/dev/ttyTERMINALAGENTNONE2' } },
+    api: { port: 0 },
+    sim: { embedded: false },
+    log: { level: 'info', pretty: false },
+  };
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
+}
+
+/**
+ * A debug hook for a child node process: `--import <register>` makes it append the URL of
+ * every ES module it loads to `log`, one a line (module customization hooks, node:module
+ * register). Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
+ */
+export function moduleRecorder(dir: string): { importArgs: string[]; log: string } {
+  const log = join(dir, 'modules.txt');
+  const hooks = join(dir, 'module-hooks.mjs');
+  const register = join(dir, 'module-register.mjs');
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`,
+  );
+  writeFileSync(register, `import { register } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nregister(pathToFileURL(${JSON.stringify(hooks)}));\n`);
+  writeFileSync(log, '');
+  return { importArgs: ['--import', register], log };
+}

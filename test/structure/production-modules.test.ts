@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { builtCli, cleanEnv, repoRoot } from '../../scripts/lib/repo.js';
+import { moduleRecorder, writeProductionConfig } from '../../scripts/lib/production-profile.js';
+import { testCerts } from '../helpers/certs.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** The CLI modules `start` needs: parsing the command line (every command registers itself) and nothing a command's action loads. */
+const CLI_FOR_START = /^cli\/(bin|main|options|usage|transaction-output|commands\/[a-z-]+)\.js$/;
+
+/**
+ * Spawns the built `terminal-agent start` with the module recorder (scripts/lib/production-profile.ts),
+ * waits until it prints its counter page, stops it, and answers the src-relative paths of the
+ * agent's modules it loaded and the packages it loaded.
+ */
+async function modulesLoadedByStart(args: string[], extraEnv: Record<string, string> = {}): Promise<{ src: string[]; urls: string[] }> {
+  const repoDir = repoRoot();
+  const tmp = tempDir('production-modules-');
+  cleanups.push(tmp.cleanup);
+  const recorder = moduleRecorder(tmp.dir);
+  const env = { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: `${tmp.dir}/none.json`, TERMINAL_AGENT_DATA_DIR: `${tmp.dir}/data`, TERMINAL_AGENT_LOG__PRETTY: 'false', ...extraEnv };
+  const child = spawn(process.execPath, [...recorder.importArgs, builtCli(repoDir), ...args, 'start'], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no counter page within 20 s:\n${out.slice(-2000)}`)), 20_000);
+    child.stdout.on('data', () => {
+      if (out.includes('Counter page:')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the agent exited (${code}) before its counter page:\n${out.slice(-2000)}`));
+    });
+  });
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+  const urls = readFileSync(recorder.log, 'utf8').split('\n').filter(Boolean);
+  const src = urls.flatMap((u) => {
+    const m = /\/dist\/src\/(.+)$/.exec(u);
+    return m === null ? [] : [m[1] as string];
+  });
+  return { src, urls };
+}
+
+describe('what `terminal-agent start` loads', () => {
+  it('in production (real platform, real serial ports) loads no demo platform, no simulated devices, no diagnostics and no CLI-only module', async () => {
+    const certs = testCerts();
+    const tmp = tempDir('production-config-');
+    cleanups.push(tmp.cleanup);
+    const config = writeProductionConfig(tmp.dir, certs);
+    const { src, urls } = await modulesLoadedByStart(['--config', config]);
+    // The recorder works: the agent itself is in the list.
+    expect(src).toContain('agent.js');
+    expect(src).toContain('payments/index.js');
+    expect(src.filter((p) => p.startsWith('sim/'))).toEqual([]);
+    expect(src.filter((p) => p.startsWith('diag/'))).toEqual([]);
+    expect(urls.filter((u) => u.includes('/@serialport/binding-mock/'))).toEqual([]);
+    expect(src.filter((p) => p.startsWith('cli/') && !CLI_FOR_START.test(p))).toEqual([]);
+  }, 60_000);
+
+  it('with the embedded demo (the default configuration) loads the demo platform and the simulated devices', async () => {
+    const certs = testCerts();
+    const { src } = await modulesLoadedByStart(['--api-port', '0'], {
+      TERMINAL_AGENT_SIM__API_PORT: '0',
+      TERMINAL_AGENT_SIM__MTLS_PORT: '0',
+      TERMINAL_AGENT_IDENTITY__CERT_FILE: certs.deviceCert,
+      TERMINAL_AGENT_IDENTITY__KEY_FILE: certs.deviceKey,
+      TERMINAL_AGENT_IDENTITY__CA_FILE: certs.caCert,
+    });
+    expect(src).toContain('sim/index.js');
+    expect(src.some((p) => p.startsWith('sim/platform/'))).toBe(true);
+    expect(src.some((p) => p.startsWith('sim/devices/'))).toBe(true);
+  }, 60_000);
+});
