@@ -104,8 +104,12 @@ describe('counter page: receipt and end of day', () => {
     const sales = page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="sales"] td');
     await expect(sales.allTextContents()).resolves.toEqual(['1', '7.50 EUR']);
     await expect(page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="net"] td').last().textContent()).resolves.toBe('7.50 EUR');
-    await page.locator('#eod details summary').first().click();
-    await expect(page.locator('#eod details').first().textContent()).resolves.toMatch(/Demo Coffee.*1 · 7\.50 EUR/);
+    for (const summary of await page.locator('#eod details summary').all()) await summary.click();
+    const groups = await page.locator('#eod details').allTextContents();
+    expect(groups).toHaveLength(3);
+    expect(groups[0]).toMatch(/^By merchant.*Demo Coffee1 · 7\.50 EUR/);
+    expect(groups[1]).toMatch(/^By method.*Card1 · 7\.50 EUR/);
+    expect(groups[2]).toMatch(/^By operator.*staff11 · 7\.50 EUR/);
     await page.screenshot({ path: join(ARTIFACTS, 'page-end-of-day.png') });
 
     // The CSV behind the link is the day's, with the session cookie (same origin).

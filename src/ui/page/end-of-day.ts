@@ -23,6 +23,14 @@ function amountOf(minor: number, line: EndOfDayLine): string {
   return moneyIn(minor, line.currency, line.minorDigits);
 }
 
+/** A method as the method buttons name it; a wallet by its name. */
+const METHOD_WORDS: Readonly<Record<string, TextKey>> = { card: 'method.card', manual: 'method.keyed', moto: 'method.moto' };
+function methodWord(method: string | null): string {
+  if (method === null) return '—';
+  const key = METHOD_WORDS[method];
+  return key === undefined ? method : t(key);
+}
+
 function cell(tag: 'td' | 'th', text: string, cls?: string): HTMLTableCellElement {
   return el(tag, cls, text);
 }
@@ -72,7 +80,7 @@ export class EndOfDayView {
     for (const line of r.totals) parts.push(this.totals(line));
     const groups: Array<[TextKey, Array<[string, EndOfDayLine]>]> = [
       ['eod.byMerchant', r.byMerchant.map((l) => [l.merchantName ?? l.merchantId ?? '—', l])],
-      ['eod.byMethod', r.byMethod.map((l) => [l.method ?? '—', l])],
+      ['eod.byMethod', r.byMethod.map((l) => [methodWord(l.method), l])],
       ['eod.byOperator', r.byOperator.map((l) => [l.operator ?? '—', l])],
     ];
     for (const [key, lines] of groups) if (lines.length > 0) parts.push(this.group(key, lines));
