@@ -168,6 +168,11 @@ describe(`counter page: every screen (${locale})`, () => {
     update(id, 'reversed');
     await page.locator('[data-testid="sale-hold"][data-state="reversed"]').waitFor();
     await everySize('unknown-outcome-reversed');
+    // The final outcome offers its receipt, over the unknown-outcome screen.
+    await page.getByTestId('sale-receipt').click();
+    await page.locator('[data-testid="receipt"][data-loaded="customer"]').waitFor();
+    await everySize('unknown-outcome-receipt');
+    await page.getByTestId('receipt-close').click();
     await page.getByTestId('sale-done').click();
   });
 

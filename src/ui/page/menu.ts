@@ -9,7 +9,7 @@ export interface MenuHooks {
  * The menu (#menu, its button in the head of today's list: the header has no room left at
  * 800x480): end of day for every clerk, cash registers for a clerk with the registers
  * permission (docs/registers.md). It drops down at the top right and closes when an item is
- * chosen or the button is tapped again.
+ * chosen, the button is tapped again, or anywhere else is tapped.
  */
 export class Menu {
   constructor(private readonly hooks: MenuHooks) {}
@@ -26,6 +26,11 @@ export class Menu {
     byId('menu-registers').addEventListener('click', () => {
       this.toggle(false);
       this.hooks.onRegisters();
+    });
+    // A tap anywhere else closes it, as a drop-down does.
+    document.addEventListener('click', (e) => {
+      const target = e.target as Node | null;
+      if (!byId('menu').hidden && target !== null && !byId('menu').contains(target) && !button.contains(target)) this.toggle(false);
     });
   }
 
