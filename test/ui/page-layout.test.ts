@@ -5,8 +5,12 @@ import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { defaultPageDirs } from '../../src/ui/static-page.js';
 import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
 import { describeProblems, layoutProblems } from './layout-check.js';
-import { CLERK, FakeStaff } from './staff.js';
+import { CLERK, FakeStaff, signInCookie } from './staff.js';
+import { FakeReports } from './fake-reports.js';
+import { journalRow } from '../payments/receipt-rows.js';
 import { startApi, type Started } from '../helpers/local-api.js';
+import { call } from '../helpers/http-client.js';
+import { pinnedCertificate, RegisterClient } from '../helpers/register-client.js';
 
 /** The screens the counter runs on (docs/architecture.md, "Local API and counter page"). */
 const SIZES = [
@@ -27,6 +31,7 @@ describe(`counter page: every screen (${locale})`, () => {
   let browser: Browser;
   let page: Page;
   const errors: string[] = [];
+  const reports = new FakeReports();
 
   /** Checks the state at each size (the state stays; only the viewport changes) and saves the screenshots. */
   async function everySize(state: string): Promise<void> {
@@ -58,7 +63,8 @@ describe(`counter page: every screen (${locale})`, () => {
 
   beforeAll(async () => {
     buildPage();
-    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() }, config: { api: { port: 0, locale } } });
+    // The store-network listener on loopback: the registers panel shows its URL and fingerprint.
+    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff(), reports }, config: { api: { port: 0, locale, lan: { enabled: true, host: '127.0.0.1', port: 0, hostNames: ['127.0.0.1'] } } } });
     for (const device of ['reader', 'display', 'scanner'] as const) s.bus.publish('device.status', { device, state: 'connected', model: 'SIM' });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
@@ -130,6 +136,13 @@ describe(`counter page: every screen (${locale})`, () => {
     update(id, 'approved');
     await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
     await everySize('outcome-approved');
+    await page.getByTestId('sale-receipt').click();
+    await page.locator('[data-testid="receipt"][data-loaded="customer"]').waitFor();
+    await everySize('receipt-customer');
+    await page.getByTestId('receipt-copy').click();
+    await page.locator('[data-testid="receipt"][data-loaded="merchant"]').waitFor();
+    await everySize('receipt-merchant');
+    await page.getByTestId('receipt-close').click();
     await page.getByTestId('sale-done').click();
   });
 
@@ -155,6 +168,11 @@ describe(`counter page: every screen (${locale})`, () => {
     update(id, 'reversed');
     await page.locator('[data-testid="sale-hold"][data-state="reversed"]').waitFor();
     await everySize('unknown-outcome-reversed');
+    // The final outcome offers its receipt, over the unknown-outcome screen.
+    await page.getByTestId('sale-receipt').click();
+    await page.locator('[data-testid="receipt"][data-loaded="customer"]').waitFor();
+    await everySize('unknown-outcome-receipt');
+    await page.getByTestId('receipt-close').click();
     await page.getByTestId('sale-done').click();
   });
 
@@ -190,6 +208,42 @@ describe(`counter page: every screen (${locale})`, () => {
     await page.getByTestId('offline-item-OQ-A').waitFor();
     await everySize('offline-panel');
     await page.getByTestId('offline-close').click();
+  });
+
+  it('header menu, end of day', async () => {
+    const at = new Date().toISOString();
+    reports.rows.set('E-1', journalRow({ clientTransactionId: 'E-1', amount: 1234, createdAt: at }));
+    reports.rows.set('E-2', journalRow({ clientTransactionId: 'E-2', amount: 500, method: 'walletA', operator: 'trainee', merchantId: 'terminal-app-1002', createdAt: at }));
+    reports.rows.set('E-3', journalRow({ clientTransactionId: 'E-3', kind: 'refund', amount: 200, relatedClientTransactionId: 'E-1', createdAt: at }));
+    reports.rows.set('E-4', journalRow({ clientTransactionId: 'E-4', amount: 9900, currency: 'CHF', state: 'needs_attention', createdAt: at }));
+    await page.getByTestId('menu-open').click();
+    await page.getByTestId('menu').waitFor();
+    await everySize('menu');
+    await page.getByTestId('menu-eod').click();
+    await page.locator('[data-testid="eod"][data-date]').waitFor();
+    for (const d of await page.locator('#eod details').all()) await d.locator('summary').click();
+    await everySize('end-of-day');
+    await page.getByTestId('eod-close').click();
+  });
+
+  it('cash registers: the listener, a pairing code, a revoke to confirm', async () => {
+    const cookie = await signInCookie(s.url, CLERK);
+    const offer = await call(s.url, 'POST', '/api/v1/registers/pairing', { headers: { cookie }, body: {} });
+    const { code, url, fingerprint } = offer.json.pairing as { code: string; url: string; fingerprint: string };
+    const till = new RegisterClient(url, await pinnedCertificate(url, fingerprint));
+    expect((await till.call('POST', '/api/v1/pairing', { code, name: 'Till 1 at the front door' })).status).toBe(201);
+    await page.getByTestId('menu-open').click();
+    await page.getByTestId('menu-registers').click();
+    await page.locator('[data-testid="registers-list"] li[data-revoked="false"]').waitFor();
+    await everySize('registers');
+    await page.getByTestId('registers-pair').click();
+    await page.getByTestId('pairing-code').waitFor();
+    await everySize('registers-pairing-code');
+    await page.locator('[data-testid^="register-revoke-"]').first().click();
+    await page.getByTestId('register-confirm').waitFor();
+    await everySize('registers-revoke-confirm');
+    await page.getByTestId('register-confirm-no').click();
+    await page.getByTestId('registers-close').click();
   });
 
   it('raised no script errors', () => {

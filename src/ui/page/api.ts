@@ -14,6 +14,12 @@ import type {
   OfflineFlushResult,
   OfflineItem,
   OfflineItemAnswer,
+  EndOfDay,
+  EndOfDayAnswer,
+  PairingOfferAnswer,
+  Register,
+  RegisterAnswer,
+  RegistersAnswer,
   Transaction,
   TransactionAnswer,
   TransactionListAnswer,
@@ -35,7 +41,7 @@ export class ApiError extends Error {
  * (same origin only); the page holds no credential. A 401 means the session ended.
  */
 export class Api {
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<T> {
+  private async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: Record<string, unknown>): Promise<T> {
     let res: Response;
     try {
       res = await fetch(path, {
@@ -103,6 +109,41 @@ export class Api {
   }
   async merchants(): Promise<Merchant[]> {
     return (await this.call<MerchantsAnswer>('GET', '/api/v1/merchants')).merchants;
+  }
+  /** A final transaction's receipt as printer text (docs/receipts.md, "Layout"); 409 for one not final yet. */
+  async receiptText(id: string, copy: 'customer' | 'merchant', width: 32 | 48): Promise<string> {
+    let res: Response;
+    try {
+      res = await fetch(`/api/v1/transactions/${encodeURIComponent(id)}/receipt?copy=${copy}&format=text&width=${width}`, { cache: 'no-store', credentials: 'same-origin' });
+    } catch {
+      throw new ApiError('API_UNAVAILABLE', t('api.agentDown'), 0);
+    }
+    if (res.status === 401) sessionEnded();
+    const text = await res.text();
+    if (!res.ok) {
+      let error: Partial<ErrorAnswer>['error'];
+      try {
+        error = (JSON.parse(text) as Partial<ErrorAnswer>).error;
+      } catch {
+        error = undefined;
+      }
+      throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? t('api.status', { status: res.status }), res.status);
+    }
+    return text;
+  }
+  /** The day's totals in the merchant's zone (docs/receipts.md, "End of day"). */
+  async endOfDay(date: string): Promise<EndOfDay> {
+    return (await this.call<EndOfDayAnswer>('GET', `/api/v1/reports/end-of-day?date=${encodeURIComponent(date)}`)).endOfDay;
+  }
+  /** The store-network listener and the paired registers (docs/registers.md). */
+  async registers(): Promise<RegistersAnswer> {
+    return this.call<RegistersAnswer>('GET', '/api/v1/registers');
+  }
+  async startPairing(): Promise<PairingOfferAnswer['pairing']> {
+    return (await this.call<PairingOfferAnswer>('POST', '/api/v1/registers/pairing', {})).pairing;
+  }
+  async revokeRegister(id: string): Promise<Register> {
+    return (await this.call<RegisterAnswer>('DELETE', `/api/v1/registers/${encodeURIComponent(id)}`)).register;
   }
   /** The QR of a sale as an object URL of the SVG (drawn by the agent with qrcode). */
   async qrUrl(id: string): Promise<string> {

@@ -1,10 +1,14 @@
 import { Api } from './api.js';
 import { useSettings } from './i18n.js';
 import { ErrorBanner } from './error-banner.js';
+import { EndOfDayView } from './end-of-day.js';
 import { LiveUpdates } from './live-updates.js';
+import { Menu } from './menu.js';
 import { MerchantPicker } from './merchant-picker.js';
 import { OfflinePanel } from './offline-panel.js';
 import type { PageContext } from './page-context.js';
+import { ReceiptView } from './receipt-view.js';
+import { RegistersPanel } from './registers-panel.js';
 import { SaleEntry } from './sale-entry.js';
 import { currentSession } from './session.js';
 import { SignInScreen } from './sign-in.js';
@@ -17,7 +21,9 @@ import { WebRefund } from './web-refund.js';
  * The counter page, wired from its sections: the status bar, the new-sale form, the running
  * sale, today's transactions with their operations, cancel or refund by web for a sale named
  * by its id, the offline queue behind the offline
- * badge, the merchant picker when there are several, and the live event stream that keeps
+ * badge, the merchant picker when there are several, a final transaction's receipt, the
+ * menu of today's list with end of day and (with the permission) cash registers, and the
+ * live event stream that keeps
  * them current (docs/architecture.md, "Local API and counter page").
  */
 async function main(): Promise<void> {
@@ -35,7 +41,11 @@ async function main(): Promise<void> {
   const api = new Api();
   const ctx: PageContext = { api, banner, merchants: new MerchantPicker(api) };
 
-  const list = new TransactionList(ctx);
+  const receipt = new ReceiptView(ctx);
+  const endOfDay = new EndOfDayView(ctx);
+  const registers = new RegistersPanel(ctx);
+  const menu = new Menu({ onEndOfDay: () => void endOfDay.open(), onRegisters: () => void registers.open() });
+  const list = new TransactionList(ctx, { onReceipt: (id) => void receipt.open(id) });
   const web = new WebRefund(ctx, { onDone: () => list.schedule(), selected: () => list.selectedSale() });
   const entry = new SaleEntry(ctx, {
     onStarted: (t) => {
@@ -48,6 +58,7 @@ async function main(): Promise<void> {
     onChanged: () => list.schedule(),
     onClosed: () => entry.reset(),
     reversalAttempts: (saleId) => list.reversalAttempts(saleId),
+    onReceipt: (id) => void receipt.open(id),
   });
   const offline = new OfflinePanel(api, {
     onError: (message) => banner.show(message),
@@ -59,6 +70,10 @@ async function main(): Promise<void> {
   const live = new LiveUpdates(ctx, { status, sale, list, offline });
 
   entry.init(session.counter);
+  receipt.init();
+  endOfDay.init();
+  registers.init();
+  menu.init(clerk.can.registers);
   sale.init();
   banner.init();
   live.init();

@@ -80,6 +80,11 @@ export function money(minor: number, currency: string, fallback?: string): strin
   return `${formatMajor(minor / 10 ** digits, digits)} ${currency}`;
 }
 
+/** An amount in minor units with the minor digits given alongside it (a report line), in the page's format. */
+export function moneyIn(minor: number, currency: string, digits: number): string {
+  return `${formatMajor(minor / 10 ** digits, digits)} ${currency}`;
+}
+
 /** The amount of a row (or of one of its other amounts), in the page's format. */
 export function moneyOf(t: { amount: number; currency: string; amountText: string }, minor?: number, text?: string): string {
   return minor === undefined ? money(t.amount, t.currency, t.amountText) : money(minor, t.currency, text);

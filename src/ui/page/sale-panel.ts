@@ -12,6 +12,8 @@ export interface SalePanelHooks {
   onClosed(): void;
   /** How many times the agent has sent the reversal of this sale (its cancel row in today's list), when known. */
   reversalAttempts(saleId: string): number | undefined;
+  /** Staff asked for the receipt of the sale (final). */
+  onReceipt(clientTransactionId: string): void;
 }
 
 /**
@@ -36,6 +38,9 @@ export class SalePanel {
   init(): void {
     byId('abort').addEventListener('click', () => void this.abort());
     byId('done').addEventListener('click', () => this.close());
+    byId('sale-receipt').addEventListener('click', () => {
+      if (this.sale !== undefined && !PENDING_STATES.has(this.sale.state)) this.hooks.onReceipt(this.sale.clientTransactionId);
+    });
   }
 
   open(t: Transaction): void {
@@ -127,6 +132,8 @@ export class SalePanel {
     this.renderHold(t);
     show(byId('abort'), pending && t.state !== 'in_flight' && t.state !== 'reversing');
     show(byId('done'), !pending || t.state === 'reversing');
+    // Every final transaction has a receipt (docs/receipts.md, "Receipts").
+    show(byId('sale-receipt'), !pending);
     byId('done').textContent = t.state === 'reversing' ? say('panel.nextSale') : say('panel.newSale');
     if (pending && t.qr !== undefined && this.qrFor !== t.clientTransactionId) void this.loadQr(t.clientTransactionId);
   }

@@ -3,9 +3,14 @@ import { byId, el, fieldValue, show, today } from './dom.js';
 import { canonicalAmount, dateOf, moneyOf, t as say, timeOf } from './i18n.js';
 import type { PageContext } from './page-context.js';
 import { amountColumn, clerkText, confirmText, kindWord, operationResultText, stateText, stateWord, whatText } from './texts.js';
-import type { AllowedOperations, Transaction } from './types.js';
+import { PENDING_STATES, type AllowedOperations, type Transaction } from './types.js';
 
 type OperationName = 'cancel' | 'refund' | 'capture';
+
+export interface TransactionListHooks {
+  /** Staff asked for the receipt of a final row. */
+  onReceipt(clientTransactionId: string): void;
+}
 
 /**
  * Today's transactions (#transactions) and, for the one selected, the operations panel
@@ -22,9 +27,16 @@ export class TransactionList {
   /** The operation waiting for the clerk's yes. */
   private confirming: 'cancel' | 'refund' | undefined;
 
-  constructor(private readonly ctx: PageContext) {}
+  constructor(
+    private readonly ctx: PageContext,
+    private readonly hooks: TransactionListHooks,
+  ) {}
 
   init(): void {
+    byId('op-receipt').addEventListener('click', () => {
+      const t = this.list.find((x) => x.clientTransactionId === this.selected);
+      if (t !== undefined && !PENDING_STATES.has(t.state)) this.hooks.onReceipt(t.clientTransactionId);
+    });
     byId('op-cancel').addEventListener('click', () => this.ask('cancel'));
     byId('op-refund').addEventListener('click', () => this.ask('refund'));
     byId('op-capture').addEventListener('click', () => void this.operate('capture'));
@@ -139,6 +151,8 @@ export class TransactionList {
   private async loadOps(id: string): Promise<void> {
     const t = this.list.find((x) => x.clientTransactionId === id);
     this.renderOpsTitle(id);
+    // Every final row has a receipt, an operation's too (docs/receipts.md, "Receipts").
+    byId<HTMLButtonElement>('op-receipt').disabled = t === undefined || PENDING_STATES.has(t.state);
     this.setOp('op-cancel', undefined);
     this.setOp('op-refund', undefined);
     this.setOp('op-capture', undefined);

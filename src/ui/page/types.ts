@@ -23,6 +23,11 @@ export type {
   ApiOfflineItemAnswer as OfflineItemAnswer,
   ApiMerchantsAnswer as MerchantsAnswer,
   ApiErrorAnswer as ErrorAnswer,
+  ApiRegister as Register,
+  ApiRegistersAnswer as RegistersAnswer,
+  ApiPairingOfferAnswer as PairingOfferAnswer,
+  ApiRegisterAnswer as RegisterAnswer,
 } from '../wire-types.js';
+export type { ApiEndOfDay as EndOfDay, ApiEndOfDayAnswer as EndOfDayAnswer, ApiEndOfDayLine as EndOfDayLine } from '../report-wire-types.js';
 
 export const PENDING_STATES = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing']);

@@ -1,0 +1,131 @@
+import { messageOf } from './error-banner.js';
+import { byId, el, show, today } from './dom.js';
+import { moneyIn, t, type TextKey } from './i18n.js';
+import type { PageContext } from './page-context.js';
+import type { EndOfDay, EndOfDayLine } from './types.js';
+
+type Figure = 'sales' | 'refunds' | 'cancels' | 'captures' | 'offlinePending' | 'needsAttention' | 'inProgress' | 'notCompleted';
+
+/** The figures in the report's order (docs/receipts.md, "End of day"), money going back shown negative. */
+const FIGURES: ReadonlyArray<{ figure: Figure; key: TextKey; back?: boolean }> = [
+  { figure: 'sales', key: 'eod.sales' },
+  { figure: 'refunds', key: 'eod.refunds', back: true },
+  { figure: 'cancels', key: 'eod.cancels', back: true },
+  { figure: 'captures', key: 'eod.captures' },
+  { figure: 'offlinePending', key: 'eod.offlinePending' },
+  { figure: 'needsAttention', key: 'eod.needsAttention' },
+  { figure: 'inProgress', key: 'eod.inProgress' },
+  { figure: 'notCompleted', key: 'eod.notCompleted' },
+];
+
+/** An amount of a report line with the line's own minor digits (a currency the counter no longer offers is still reported). */
+function amountOf(minor: number, line: EndOfDayLine): string {
+  return moneyIn(minor, line.currency, line.minorDigits);
+}
+
+/** A method as the method buttons name it; a wallet by its name. */
+const METHOD_WORDS: Readonly<Record<string, TextKey>> = { card: 'method.card', manual: 'method.keyed', moto: 'method.moto' };
+function methodWord(method: string | null): string {
+  if (method === null) return '—';
+  const key = METHOD_WORDS[method];
+  return key === undefined ? method : t(key);
+}
+
+function cell(tag: 'td' | 'th', text: string, cls?: string): HTMLTableCellElement {
+  return el(tag, cls, text);
+}
+
+/**
+ * End of day (#eod): the day's totals per currency from the journal, in the merchant's
+ * zone (docs/receipts.md, "End of day"), for a date the clerk picks; then per merchant,
+ * method and operator behind a disclosure each, and the CSV to download. Figures that are
+ * zero for the whole day are left out of the per-currency table except sales and net.
+ */
+export class EndOfDayView {
+  constructor(private readonly ctx: PageContext) {}
+
+  init(): void {
+    byId('eod-close').addEventListener('click', () => show(byId('eod'), false));
+    byId('eod-date').addEventListener('change', () => void this.load());
+  }
+
+  async open(): Promise<void> {
+    byId<HTMLInputElement>('eod-date').value = today();
+    show(byId('eod'), true);
+    await this.load();
+  }
+
+  private async load(): Promise<void> {
+    const date = byId<HTMLInputElement>('eod-date').value || today();
+    const csv = byId<HTMLAnchorElement>('eod-csv');
+    csv.href = `/api/v1/reports/end-of-day?date=${encodeURIComponent(date)}&format=csv`;
+    csv.download = `end-of-day-${date}.csv`;
+    const body = byId('eod-body');
+    delete byId('eod').dataset.date;
+    body.replaceChildren(el('div', 'sheet-note', t('eod.loading')));
+    try {
+      const report = await this.ctx.api.endOfDay(date);
+      if ((byId<HTMLInputElement>('eod-date').value || today()) !== date) return;
+      this.render(report);
+      byId('eod').dataset.date = report.date;
+    } catch (err) {
+      body.replaceChildren(el('div', 'sheet-note error', messageOf(err)));
+    }
+  }
+
+  private render(r: EndOfDay): void {
+    const body = byId('eod-body');
+    const parts: HTMLElement[] = [el('div', 'sheet-note', t('eod.zone', { zone: r.timeZone, rows: r.rows }))];
+    if (r.totals.length === 0) parts.push(el('div', 'sheet-note', t('eod.empty')));
+    for (const line of r.totals) parts.push(this.totals(line));
+    const groups: Array<[TextKey, Array<[string, EndOfDayLine]>]> = [
+      ['eod.byMerchant', r.byMerchant.map((l) => [l.merchantName ?? l.merchantId ?? '—', l])],
+      ['eod.byMethod', r.byMethod.map((l) => [methodWord(l.method), l])],
+      ['eod.byOperator', r.byOperator.map((l) => [l.operator ?? '—', l])],
+    ];
+    for (const [key, lines] of groups) if (lines.length > 0) parts.push(this.group(key, lines));
+    body.replaceChildren(...parts);
+  }
+
+  /** One currency's figures: count and amount each, net last. */
+  private totals(line: EndOfDayLine): HTMLElement {
+    const table = el('table', 'eod-totals');
+    table.dataset.testid = `eod-totals-${line.currency}`;
+    table.append(el('caption', '', line.currency));
+    for (const f of FIGURES) {
+      const fig = line[f.figure];
+      if (fig.count === 0 && f.figure !== 'sales') continue;
+      const tr = el('tr');
+      tr.dataset.figure = f.figure;
+      tr.append(cell('th', t(f.key)), cell('td', String(fig.count), 'num'), cell('td', amountOf(f.back === true ? 0 - fig.amount : fig.amount, line), 'num'));
+      table.append(tr);
+    }
+    const net = el('tr', 'net');
+    net.dataset.figure = 'net';
+    net.append(cell('th', t('eod.net')), cell('td', ''), cell('td', amountOf(line.net, line), 'num'));
+    table.append(net);
+    return table;
+  }
+
+  /** Per merchant, method or operator: sales, money going back and net, one line each. */
+  private group(key: TextKey, lines: Array<[string, EndOfDayLine]>): HTMLElement {
+    const d = el('details', 'eod-group');
+    d.append(el('summary', '', t(key)));
+    const table = el('table', 'eod-lines');
+    const head = el('tr');
+    head.append(cell('th', ''), cell('th', t('eod.sales'), 'num'), cell('th', t('eod.back'), 'num'), cell('th', t('eod.net'), 'num'));
+    table.append(head);
+    for (const [name, l] of lines) {
+      const tr = el('tr');
+      tr.append(
+        cell('th', name),
+        cell('td', `${l.sales.count} · ${amountOf(l.sales.amount, l)}`, 'num'),
+        cell('td', amountOf(0 - (l.refunds.amount + l.cancels.amount), l), 'num'),
+        cell('td', amountOf(l.net, l), 'num'),
+      );
+      table.append(tr);
+    }
+    d.append(table);
+    return d;
+  }
+}
