@@ -4,18 +4,10 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AgentError, ErrorCodes, type TimeSource } from '../../core/index.js';
 import { LAN_DIR } from './server-certificate.js';
+import type { ApiRegister } from '../wire-types.js';
 
-/** A paired cash register as people and programs see it: never its key. */
-export interface RegisterView {
-  id: string;
-  name: string;
-  pairedAt: string;
-  /** Who started the pairing: a clerk's username or `cli`. */
-  pairedBy: string;
-  revokedAt?: string;
-  /** Last request since this start of the agent (kept in memory only). */
-  lastSeenAt?: string;
-}
+/** A paired cash register as people and programs see it (the wire type): never its key. */
+export type RegisterView = ApiRegister;
 
 const recordSchema = z.object({
   id: z.string().min(1),
