@@ -172,6 +172,8 @@ export interface ListQuery {
   operator?: string;
   /** Only rows carrying exactly this caller reference. */
   reference?: string;
+  /** The client id of the last row of the page before: the rows after it (newest first). */
+  after?: string;
   limit?: number;
 }
 

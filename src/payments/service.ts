@@ -305,8 +305,20 @@ export class PaymentService implements PaymentsApi, RelayStore {
 
   list(query: ListQuery = {}): TransactionView[] {
     const range = query.date !== undefined ? localDayRange(query.date) : undefined;
+    let after: { createdAt: string; clientTransactionId: string } | undefined;
+    if (query.after !== undefined) {
+      const row = this.ctx.journal.get(query.after);
+      if (row === undefined) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `after: no transaction ${query.after} in the journal (pass the last id of the page before)`);
+      after = { createdAt: row.createdAt, clientTransactionId: row.clientTransactionId };
+    }
     return this.ctx.journal
-      .list({ ...(range ?? {}), ...(query.operator !== undefined ? { operator: query.operator } : {}), ...(query.reference !== undefined ? { reference: query.reference } : {}), ...(query.limit !== undefined ? { limit: query.limit } : {}) })
+      .list({
+        ...(range ?? {}),
+        ...(query.operator !== undefined ? { operator: query.operator } : {}),
+        ...(query.reference !== undefined ? { reference: query.reference } : {}),
+        ...(after !== undefined ? { after } : {}),
+        ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      })
       .map(toView);
   }
 

@@ -114,6 +114,7 @@ export const listQuerySchema = z.strictObject({
     .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
     .optional(),
   reference: referenceSchema.optional(),
+  after: z.string().min(1).max(100).optional().describe("the last transaction id of the page before: the next page (the answer's `next`)"),
 });
 
 export const getQuerySchema = z.strictObject({

@@ -324,6 +324,8 @@ export interface ApiTransactionAnswer {
 /** GET /api/v1/transactions, POST /api/v1/capture-all. */
 export interface ApiTransactionListAnswer {
   transactions: ApiTransaction[];
+  /** More rows follow: ask again with `after` set to this id. */
+  next?: string;
 }
 
 export interface ApiAllowedOperationsAnswer {

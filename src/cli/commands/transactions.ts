@@ -15,9 +15,9 @@ export function register(program: Command): void {
     .description('list the journal\'s transactions (default: today\'s)')
     .option('--date <date>', 'YYYY-MM-DD, "today" or "all" (default today; all with --reference)', 'today')
     .option('--reference <text>', 'only the sales made with this caller reference')
-    .option('--limit <n>', 'at most this many', '100')
+    .option('--limit <n>', 'at most this many (read page by page)', '100')
     .action(async (opts: { date: string; reference?: string; limit: string; json?: boolean }, cmd: Command) => {
-      if (!/^\d{1,4}$/.test(opts.limit)) throw usageError('--limit must be a whole number from 1 to 1000');
+      if (!/^\d{1,6}$/.test(opts.limit) || Number(opts.limit) < 1) throw usageError('--limit must be a whole number from 1 to 999999');
       // A reference is looked for on every day unless --date says otherwise: the register may ask the next morning.
       const dateText = opts.reference !== undefined && cmd.getOptionValueSource('date') === 'default' ? 'all' : opts.date;
       const date = dateText === 'today' ? localDate() : dateText === 'all' ? undefined : dateText;

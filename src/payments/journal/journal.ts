@@ -239,6 +239,8 @@ export interface ListOptions {
   kind?: JournalRow['kind'];
   /** Only rows this operator made (a paired register sees its own, docs/registers.md). */
   operator?: string;
+  /** Rows listed after this one in the list's order (newest first): the next page (docs/local-api.md, "Paging"). */
+  after?: { createdAt: string; clientTransactionId: string };
   /** Exclusive lower bound of updated_at (ISO): bounded by the (state, updated_at) index. */
   updatedAfter?: string;
   /** Rows carrying exactly this caller reference (docs/local-api.md, "Caller reference"). */
@@ -269,6 +271,12 @@ export function listQuery(opts: ListOptions): { sql: string; params: Record<stri
   if (opts.operator !== undefined) {
     where.push('operator = @operator');
     params.operator = opts.operator;
+  }
+  if (opts.after !== undefined) {
+    // Keyset paging in the list's own order (created_at, rowid): a page never repeats or skips a row when new ones arrive.
+    where.push('(created_at < @afterAt OR (created_at = @afterAt AND rowid < (SELECT rowid FROM transactions WHERE client_id = @afterId)))');
+    params.afterAt = opts.after.createdAt;
+    params.afterId = opts.after.clientTransactionId;
   }
   if (opts.reference !== undefined) {
     where.push('reference = @reference');

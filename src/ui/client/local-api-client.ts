@@ -136,13 +136,22 @@ export class LocalApiClient {
     return (await this.call<ApiTransactionAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}${q}`)).transaction;
   }
 
+  /** Up to `limit` rows (newest first), page after page (docs/local-api.md, "Paging"). */
   async transactions(query: { date?: string; reference?: string; limit?: number }): Promise<ApiTransaction[]> {
-    const q = new URLSearchParams();
-    if (query.date !== undefined) q.set('date', query.date);
-    if (query.reference !== undefined) q.set('reference', query.reference);
-    if (query.limit !== undefined) q.set('limit', String(query.limit));
-    const qs = q.toString();
-    return (await this.call<ApiTransactionListAnswer>('GET', `/api/v1/transactions${qs ? `?${qs}` : ''}`)).transactions;
+    const wanted = query.limit ?? 100;
+    const rows: ApiTransaction[] = [];
+    let after: string | undefined;
+    do {
+      const q = new URLSearchParams();
+      if (query.date !== undefined) q.set('date', query.date);
+      if (query.reference !== undefined) q.set('reference', query.reference);
+      q.set('limit', String(Math.min(500, wanted - rows.length)));
+      if (after !== undefined) q.set('after', after);
+      const page = await this.call<ApiTransactionListAnswer>('GET', `/api/v1/transactions?${q.toString()}`);
+      rows.push(...page.transactions);
+      after = page.next;
+    } while (after !== undefined && rows.length < wanted);
+    return rows;
   }
 
   async allowedOperations(id: string): Promise<ApiAllowedOperations> {

@@ -141,7 +141,10 @@ export const errorAnswerSchema = z
 export const healthAnswerSchema = z.strictObject({ status: z.literal('ok') });
 export const readinessSchema = z.strictObject({ ready: z.boolean(), checks: checksSchema });
 export const transactionAnswerSchema = z.strictObject({ transaction: transactionSchema });
-export const transactionListAnswerSchema = z.strictObject({ transactions: z.array(transactionSchema) });
+export const transactionListAnswerSchema = z.strictObject({
+  transactions: z.array(transactionSchema),
+  next: z.string().optional().describe('more rows follow: ask again with `after` set to this id'),
+});
 export const allowedOperationsAnswerSchema = z.strictObject({
   allowedOperations: z.strictObject({ cancel: operationSchema, refund: operationSchema, capture: operationSchema, currency, fromPlatform: z.boolean() }),
 });

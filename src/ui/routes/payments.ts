@@ -75,8 +75,13 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
 
   router.add('GET', '/api/v1/transactions', (ctx) => {
     const q = parseInput(listQuerySchema, queryObject(ctx.query), 'query');
-    const list = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.reference !== undefined ? { reference: q.reference } : {}), limit: q.limit ?? 100 });
-    return { status: 200, body: { transactions: list.map((v) => apiTransaction(v, { withEvents: false })) } satisfies ApiTransactionListAnswer };
+    const limit = q.limit ?? 100;
+    // One row more than the page tells whether another page follows (docs/local-api.md, "Paging").
+    const rows = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.reference !== undefined ? { reference: q.reference } : {}), ...(q.after !== undefined ? { after: q.after } : {}), limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const next = rows.length > limit && last !== undefined ? { next: last.clientTransactionId } : {};
+    return { status: 200, body: { transactions: page.map((v) => apiTransaction(v, { withEvents: false })), ...next } satisfies ApiTransactionListAnswer };
   });
 
   router.add('GET', '/api/v1/transactions/:id', async (ctx) => {
