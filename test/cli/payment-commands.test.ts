@@ -148,9 +148,10 @@ describe('payment CLI commands against a running local API', () => {
     const r = await run([...flags, 'transactions', '--date', 'all', '--limit', '3']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(3);
-    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { limit: 3 } });
+    // One row more than asked for tells the route whether a next page follows.
+    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { limit: 4 } });
     await run([...flags, 'transactions', '--date', '2025-03-01']);
-    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { date: '2025-03-01', limit: 100 } });
+    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { date: '2025-03-01', limit: 101 } });
   });
 
   it('sale --reference sends the caller reference and shows it; transactions --reference finds the sale on any day', async () => {
@@ -161,7 +162,7 @@ describe('payment CLI commands against a running local API', () => {
     const id = /sale (T-\d+)/.exec(r.stdout)?.[1];
     const found = await run([...flags, 'transactions', '--reference', 'Till 2 #0815']);
     expect(found.code).toBe(0);
-    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { reference: 'Till 2 #0815', limit: 100 } });
+    expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { reference: 'Till 2 #0815', limit: 101 } });
     expect(found.stdout.trim().split('\n')).toHaveLength(1);
     expect(found.stdout).toContain(id ?? 'no id');
     expect(found.stdout).toContain('ref "Till 2 #0815"');

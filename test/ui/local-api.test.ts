@@ -188,7 +188,8 @@ describe('local API', () => {
       s.payments.view({ clientTransactionId: 'L-1', events: [{ eventType: 'x' }] });
       const r = await api('GET', '/api/v1/transactions?date=2025-03-01&limit=5');
       expect(r.status).toBe(200);
-      expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { date: '2025-03-01', limit: 5 } });
+      // One row more than asked for tells the route whether a next page follows.
+      expect(s.payments.calls.at(-1)).toEqual({ op: 'list', arg: { date: '2025-03-01', limit: 6 } });
       const row = (r.json.transactions as Array<Record<string, unknown>>).find((t) => t.clientTransactionId === 'L-1');
       expect(row).toMatchObject({ eventCount: 1 });
       expect(row).not.toHaveProperty('events');
