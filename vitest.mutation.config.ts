@@ -11,8 +11,6 @@ export default defineConfig({
     include: [
       'test/payments/rules*.test.ts',
       'test/payments/money*.test.ts',
-      'test/payments/outcome*.test.ts',
-      'test/payments/reversal-delay*.test.ts',
       'test/offline/policy*.test.ts',
       'test/devices/link-parser*.test.ts',
       'test/devices/link-frame*.test.ts',
@@ -20,8 +18,6 @@ export default defineConfig({
       'test/devices/link.test.ts',
       'test/auth/jwt*.test.ts',
       'test/events/relay*.test.ts',
-      'test/events/server-time*.test.ts',
-      'test/ui/schemas*.test.ts',
     ],
     exclude: ['test/events/relay-strict.test.ts'],
     testTimeout: 30_000,

@@ -87,13 +87,15 @@ export function parseAmount(text: string, currency: string, opts: AssertAmountOp
   if (m === null || ((m[1] ?? '') === '' && (m[2] ?? '') === '')) {
     throw amountError(`"${raw.slice(0, 32)}" is not an amount: expected digits such as 12.34`, { currency: code });
   }
-  const whole = (m[1] ?? '').replace(/^0+(?=\d)/, '');
+  // Leading zeros need no stripping: BigInt reads "007" as 7.
+  const whole = m[1] ?? '';
   const fraction = m[2] ?? '';
   if (fraction.length > digits) {
     throw amountError(
       digits === 0
         ? `${code} has no minor unit: the amount must be a whole number (got "${raw.slice(0, 32)}")`
-        : `${code} has ${digits} decimal${digits === 1 ? '' : 's'}: "${raw.slice(0, 32)}" has ${fraction.length}`,
+        : // ISO 4217 has no currency with one minor digit: the others have 2, 3 or 4.
+          `${code} has ${digits} decimals: "${raw.slice(0, 32)}" has ${fraction.length}`,
       { currency: code, digits },
     );
   }

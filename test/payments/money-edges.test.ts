@@ -95,6 +95,21 @@ describe('amounts as a person types them', () => {
     expect(message('x'.repeat(40)).message).toBe(`"${'x'.repeat(32)}" is not an amount: expected digits such as 12.34`);
   });
 
+  it('every refusal names the currency, and long text is cut to 32 characters in the message', () => {
+    for (const text of ['', '-1', '1,0', '.', '1.234', '0']) expect(message(text).details, text).toMatchObject({ currency: 'EUR' });
+    const long = `1,${'0'.repeat(40)}`;
+    expect(message(long).message).toBe(`"${long.slice(0, 32)}" is not an amount: use a dot as the decimal separator and no thousands separators`);
+    const precise = `1.${'5'.repeat(40)}`;
+    expect(message(precise).message).toBe(`EUR has 2 decimals: "${precise.slice(0, 32)}" has 40`);
+    expect(message(`1.${'5'.repeat(40)}`, 'JPY').message).toBe(`JPY has no minor unit: the amount must be a whole number (got "${precise.slice(0, 32)}")`);
+  });
+
+  it('leading zeros do not change the amount', () => {
+    expect(parseAmount('007', 'JPY')).toBe(7);
+    expect(parseAmount('0007.05', 'EUR')).toBe(705);
+    expect(parseAmount('000', 'EUR', { allowZero: true })).toBe(0);
+  });
+
   it('more decimals than the currency has are refused, never rounded', () => {
     const eur = message('1.234');
     expect(eur.message).toBe('EUR has 2 decimals: "1.234" has 3');
@@ -119,6 +134,7 @@ describe('amounts as a person types them', () => {
 describe('money with its currency', () => {
   it('the currency may come before or after, with or without a space, in any case; without one the default applies', () => {
     expect(parseMoney('USD12', 'EUR')).toEqual({ amount: 1200, currency: 'USD' });
+    expect(parseMoney('EUR   12', 'USD')).toEqual({ amount: 1200, currency: 'EUR' });
     expect(parseMoney('  7 jpy ', 'EUR')).toEqual({ amount: 7, currency: 'JPY' });
     expect(parseMoney('0.5', 'kwd')).toEqual({ amount: 500, currency: 'KWD' });
     expect(parseMoney(3 as unknown as string, 'EUR')).toEqual({ amount: 300, currency: 'EUR' });
@@ -126,7 +142,7 @@ describe('money with its currency', () => {
   });
 
   it('a currency alone, or letters that are not a code, are refused asking for an amount', () => {
-    for (const text of ['EUR', '12 EURO', 'twelve']) {
+    for (const text of ['EUR', '12 EURO', 'twelve', '1E2 EUR', 'XEUR 12', 'EUR 12X', 'EUR 1 2 3 USD']) {
       const err = errorOf(() => parseMoney(text, 'EUR'));
       expect(err.code, text).toBe(ErrorCodes.AMOUNT_INVALID);
       expect(err.message, text).toBe(`"${text}" is not an amount: expected e.g. 12.34 or 12.34 EUR`);
