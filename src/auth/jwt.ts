@@ -88,7 +88,8 @@ export function checkAccessToken(token: string, expect: ClaimExpectations): Acce
   if (c.nbf !== undefined && c.nbf - expect.leewaySeconds > nowS) {
     throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token not valid before ${iso(c.nbf)} (platform time ${iso(nowS)})`);
   }
-  const aud = c.aud === undefined ? [] : Array.isArray(c.aud) ? c.aud : [c.aud];
+  // No aud at all is [undefined]: it contains no client id either.
+  const aud = Array.isArray(c.aud) ? c.aud : [c.aud];
   if (c.azp !== undefined && c.azp !== expect.clientId) {
     throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token was issued to client ${c.azp}, not ${expect.clientId}`);
   }

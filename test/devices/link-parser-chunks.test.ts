@@ -1,8 +1,10 @@
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeAck, encodeFrame, encodeNak } from '../../src/devices/link/frame.js';
+import { ErrorCodes } from '../../src/core/index.js';
+import { carriesCardData, encodeAck, encodeFrame, encodeNak } from '../../src/devices/link/frame.js';
 import { FrameParser, type LinkUnit } from '../../src/devices/link/parser.js';
 import { FrameWriter } from '../../src/devices/link/writer.js';
+import { errorOf } from '../helpers/agent-error.js';
 import { ManualClock } from './manual-clock.js';
 
 // How the link reads bytes as a serial port delivers them: in chunks cut anywhere
@@ -87,6 +89,47 @@ describe('frames split across chunks', () => {
     for (let i = 0; i < lead.length; i += 1000) chunks.push(lead.subarray(i, i + 1000));
     await feed(...chunks, f.subarray(0, 4090), f.subarray(4090));
     expect(frameSeqs(units)).toEqual([8, 9]);
+  });
+});
+
+describe('bytes the parser has seen before', () => {
+  it('a frame waiting for its rest keeps its first bytes when a big chunk makes the buffer grow', async () => {
+    const { units, feed } = setup();
+    const a = big(1, 4000);
+    const rest = [big(2, 4000), big(3, 4000)];
+    await feed(a.subarray(0, 100), Buffer.concat([a.subarray(100), ...rest]));
+    expect(frameSeqs(units)).toEqual([1, 2, 3]);
+  });
+
+  it('a lone STX after noise waits for its header, whatever the buffer held before', async () => {
+    const { units, feed } = setup();
+    const f = encodeFrame(7, { type: 'hello' });
+    await feed(Buffer.from('ZZZZZZZZ'));
+    await feed(f.subarray(0, 1));
+    await feed(f.subarray(1, 3));
+    await feed(f.subarray(3));
+    expect(units).toEqual([
+      { kind: 'discarded', bytes: 8, reason: 'noise' },
+      { kind: 'frame', seq: 7, payload: { type: 'hello' }, raw: f },
+    ]);
+  });
+
+  it('the header of an oversize frame is never read as an ACK', async () => {
+    const { units, feed } = setup();
+    // LEN 0x1006 (over 4096): its low byte is ACK, then SEQ 0x33.
+    await feed([0x02, 0x10, 0x06, 0x33]);
+    expect(units.filter((u) => u.kind === 'ack' || u.kind === 'nak')).toEqual([]);
+    expect(units[0]).toEqual({ kind: 'damaged', seq: 0x33, reason: 'oversize' });
+  });
+
+  it('the LEN byte of a frame with a wrong ETX is never read as an ACK', async () => {
+    const { units, feed } = setup();
+    const bad = encodeFrame(0x15, Buffer.from('{"a":1}'.slice(0, 6)));
+    expect(bad[2]).toBe(0x06);
+    bad[bad.length - 3] = 0x00; // ETX
+    await feed(bad);
+    expect(units.filter((u) => u.kind === 'ack' || u.kind === 'nak')).toEqual([]);
+    expect(units).toContainEqual({ kind: 'damaged', seq: 0x15, reason: 'etx' });
   });
 });
 
@@ -185,8 +228,9 @@ describe('silence and the end of the stream', () => {
     const { parser, feed, clock } = setup();
     await feed([0x02, 0x00]);
     expect(clock.count).toBe(1);
+    const closed = new Promise((r) => parser.once('close', r));
     parser.destroy();
-    await new Promise((r) => setImmediate(r));
+    await closed;
     expect(clock.count).toBe(0);
   });
 });
@@ -227,5 +271,23 @@ describe('the writer', () => {
     new FrameWriter(throwingText, (e) => errors.push(e.message)).ack(1);
     await new Promise((r) => setImmediate(r));
     expect(errors).toEqual(['port is closed', 'port is closed', 'boom', 'text', 'EIO']);
+  });
+});
+
+describe('what the link sends', () => {
+  it('a message over 4096 bytes is refused before anything is written, saying how long it is', () => {
+    const err = errorOf(() => encodeFrame(1, Buffer.alloc(4097, 0x20)));
+    expect(err.code).toBe(ErrorCodes.LINK_OVERSIZE);
+    expect(err.message).toBe('message of 4097 bytes exceeds the 4096-byte frame limit');
+    expect(err.details).toEqual({ length: 4097, limit: 4096 });
+    expect(encodeFrame(1, Buffer.alloc(4096, 0x20))).toHaveLength(4103);
+  });
+
+  it('frames with card or PIN data are known as such (never hex-dumped), others are not', () => {
+    for (const p of [{ type: 'cardResult' }, { type: 'x', card: {} }, { type: 'x', pin: 'p' }, { type: 'x', encryptedData: 'e' }, { type: 'x', pinblock: 'b' }]) {
+      expect(carriesCardData(p), JSON.stringify(p)).toBe(true);
+    }
+    expect(carriesCardData({ type: 'hello', id: 'a' })).toBe(false);
+    expect(carriesCardData({ type: 'display', text: 'card pin' })).toBe(false);
   });
 });

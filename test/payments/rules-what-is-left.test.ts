@@ -142,6 +142,17 @@ describe('capture', () => {
   });
 });
 
+describe('manual and MOTO sales follow the card rules', () => {
+  it.each(['manual', 'moto'] as const)('%s: captured is refunded, not cancelled; an authorization is captured', (method) => {
+    const captured = saleRow({ method, scenario: undefined, capturedAmount: 1_000, platformStatus: 'Captured' });
+    expect(refusalOf(cancelCheck(captured, SOLD_AT)).details).toEqual({ suggest: 'refund' });
+    expect(refundCheck(captured, SOLD_AT)).toEqual({ ok: true, maxAmount: 1_000 });
+    const authorized = saleRow({ method, scenario: undefined });
+    expect(captureCheck(authorized, none)).toEqual({ ok: true, maxAmount: 1_000 });
+    expect(refusalOf(refundCheck(authorized, SOLD_AT)).details).toEqual({ suggest: 'cancel' });
+  });
+});
+
 describe('which rows can be cancelled, refunded or captured at all', () => {
   it('only a sale, and the refusal names what the row is', () => {
     const r = refusalOf(cancelCheck(saleRow({ kind: 'refund', clientTransactionId: 'r-9' }), SOLD_AT));
@@ -197,6 +208,14 @@ describe('allowed operations shown to the clerk', () => {
     for (const answer of [null, { allowed: 'yes', maxAmount: 1 }, {}]) {
       expect(mergeAllowed(local, answer as unknown as Record<string, unknown>)).toEqual({ ...local, fromPlatform: true });
     }
+  });
+
+  it('when the local rules offer a refund instead of a cancel, the platform record bounds the refund', () => {
+    const local = localAllowed(card({ capturedAmount: 1_000, platformStatus: 'Captured' }), SOLD_AT);
+    expect(local.cancel.allowed).toBe(false);
+    const merged = mergeAllowed(local, { allowed: true, maxAmount: 400 });
+    expect(merged.refund).toEqual({ allowed: true, maxAmount: 400 });
+    expect(merged.cancel).toEqual(local.cancel);
   });
 
   it('the platform cannot open what the local rules refuse, and its refusal keeps the local reason', () => {
