@@ -114,6 +114,18 @@ describe('bytes the parser has seen before', () => {
     ]);
   });
 
+  it('an STX at the end of a chunk, after an ACK, waits for its header too', async () => {
+    const { units, feed } = setup();
+    const f = encodeFrame(8, { type: 'hello' });
+    await feed(Buffer.from('ZZZZZZZZ'));
+    await feed(Buffer.concat([encodeAck(1), f.subarray(0, 1)]));
+    await feed(f.subarray(1));
+    expect(units.slice(1)).toEqual([
+      { kind: 'ack', seq: 1 },
+      { kind: 'frame', seq: 8, payload: { type: 'hello' }, raw: f },
+    ]);
+  });
+
   it('the header of an oversize frame is never read as an ACK', async () => {
     const { units, feed } = setup();
     // LEN 0x1006 (over 4096): its low byte is ACK, then SEQ 0x33.

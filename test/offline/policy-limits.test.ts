@@ -115,6 +115,12 @@ describe('how close the queue is to each limit', () => {
     expect(computeLevels(zero, { count: 0, totals: {} }, states, 'offline', NOW).count.ratio).toBe(0);
   });
 
+  it('lists the currencies in alphabetical order, whichever limit names them first', () => {
+    const mixed = offlineConfig({ ...cfg, floorLimits: { USD: 1, EUR: 1 }, maxTotal: { JPY: 1 } });
+    const levels = computeLevels(mixed, { count: 0, totals: { CHF: 0 } }, states, 'online', NOW);
+    expect(levels.totals.map((t) => t.currency)).toEqual(['CHF', 'EUR', 'JPY', 'USD']);
+  });
+
   it('a sale stored "in the future" (clock set back) is zero hours old, not negative', () => {
     const levels = computeLevels(cfg, { count: 1, totals: { EUR: 1 }, oldest: { clientTransactionId: 'f', storedAtMs: NOW + HOUR } }, states, 'unknown', NOW);
     expect(levels.age.oldestAgeMs).toBe(0);

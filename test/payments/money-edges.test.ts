@@ -89,6 +89,7 @@ describe('amounts as a person types them', () => {
     expect(message('-1').message).toBe('the amount must not be negative');
     expect(message('1,000').message).toBe('"1,000" is not an amount: use a dot as the decimal separator and no thousands separators');
     expect(message('.').message).toBe('"." is not an amount: expected digits such as 12.34');
+    expect(message('+').message).toBe('"+" is not an amount: expected digits such as 12.34');
     expect(message('12a').message).toBe('"12a" is not an amount: expected digits such as 12.34');
     expect(message('a12').message).toBe('"a12" is not an amount: expected digits such as 12.34');
     expect(message('1.2.3').message).toBe('"1.2.3" is not an amount: expected digits such as 12.34');
@@ -122,6 +123,7 @@ describe('amounts as a person types them', () => {
     expect(parseAmount('90071992547409.91', 'EUR')).toBe(MAX_MINOR);
     const err = message('90071992547409.92');
     expect(err.message).toBe('the amount is too large: at most 90071992547409.91 EUR');
+    expect(err.details).toEqual({ currency: 'EUR' });
     expect(message('90071992547409.93').message).toBe('the amount is too large: at most 90071992547409.91 EUR');
   });
 
@@ -147,6 +149,8 @@ describe('money with its currency', () => {
       expect(err.code, text).toBe(ErrorCodes.AMOUNT_INVALID);
       expect(err.message, text).toBe(`"${text}" is not an amount: expected e.g. 12.34 or 12.34 EUR`);
     }
+    const long = `twelve ${'x'.repeat(40)}`;
+    expect(errorOf(() => parseMoney(long, 'EUR')).message).toBe(`"${long.slice(0, 32)}" is not an amount: expected e.g. 12.34 or 12.34 EUR`);
   });
 });
 

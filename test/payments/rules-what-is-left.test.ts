@@ -205,7 +205,7 @@ describe('allowed operations shown to the clerk', () => {
 
   it('an answer that is not a record, or whose allowed is not a boolean, changes nothing but the source', () => {
     const local = localAllowed(saleRow(), SOLD_AT);
-    for (const answer of [null, { allowed: 'yes', maxAmount: 1 }, {}]) {
+    for (const answer of [null, undefined, 'yes', { allowed: 'yes', maxAmount: 1 }, {}]) {
       expect(mergeAllowed(local, answer as unknown as Record<string, unknown>)).toEqual({ ...local, fromPlatform: true });
     }
   });
