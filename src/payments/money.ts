@@ -88,7 +88,8 @@ export function parseAmount(text: string, currency: string, opts: AssertAmountOp
   // Stryker disable next-line StringLiteral: group 1 (\d*) takes part in every match, so it is never undefined
   const whole = m?.[1] ?? '';
   const fraction = m?.[2] ?? '';
-  if (m === null || (whole === '' && fraction === '')) {
+  // No match leaves both empty too.
+  if (whole === '' && fraction === '') {
     throw amountError(`"${raw.slice(0, 32)}" is not an amount: expected digits such as 12.34`, { currency: code });
   }
   if (fraction.length > digits) {

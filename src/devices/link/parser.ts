@@ -52,9 +52,10 @@ export class FrameParser extends Transform {
     try {
       this.append(chunk);
       this.scan(false);
-      // Stryker disable next-line BlockStatement: defensive, unreachable (scan never throws on any input: test/devices/link-fuzz.test.ts); test/README.md, "Equivalent mutants"
     } catch {
-      // Defensive: a bug here must not take the port down; drop what we have.
+      // Defensive: a bug here must not take the port down; drop what we have. Unreachable: the
+      // scan never throws on any input (test/devices/link-fuzz.test.ts; test/README.md,
+      // "Equivalent mutants").
       // Stryker disable next-line all: unreachable, as above
       this.reset();
     }
@@ -175,7 +176,6 @@ export class FrameParser extends Transform {
     let payload: unknown;
     try {
       payload = JSON.parse(text);
-      // Stryker disable next-line BlockStatement: payload is undefined already when JSON.parse throws
     } catch {
       payload = undefined;
     }
@@ -210,7 +210,6 @@ export class FrameParser extends Transform {
       const dropped = this.scan(true);
       // Stryker disable next-line ConditionalExpression,EqualityOperator: the timer only runs with an incomplete STX or ACK waiting, so a final scan always drops a byte
       if (dropped > 0) this.push({ kind: 'discarded', bytes: dropped, reason: 'timeout' } satisfies LinkUnit);
-      // Stryker disable next-line BlockStatement: defensive, unreachable (see _transform)
     } catch {
       // Stryker disable next-line all: unreachable, as above
       this.reset();
