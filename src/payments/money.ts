@@ -84,20 +84,25 @@ export function parseAmount(text: string, currency: string, opts: AssertAmountOp
   if (raw.startsWith('-')) throw amountError('the amount must not be negative', { currency: code });
   if (raw.includes(',')) throw amountError(`"${raw.slice(0, 32)}" is not an amount: use a dot as the decimal separator and no thousands separators`, { currency: code });
   const m = /^\+?(\d*)(?:\.(\d*))?$/.exec(raw);
-  if (m === null || ((m[1] ?? '') === '' && (m[2] ?? '') === '')) {
+  // Leading zeros need no stripping: BigInt reads "007" as 7.
+  // Stryker disable next-line StringLiteral: group 1 (\d*) takes part in every match, so it is never undefined
+  const whole = m?.[1] ?? '';
+  const fraction = m?.[2] ?? '';
+  // No match leaves both empty too.
+  if (whole === '' && fraction === '') {
     throw amountError(`"${raw.slice(0, 32)}" is not an amount: expected digits such as 12.34`, { currency: code });
   }
-  const whole = (m[1] ?? '').replace(/^0+(?=\d)/, '');
-  const fraction = m[2] ?? '';
   if (fraction.length > digits) {
     throw amountError(
       digits === 0
         ? `${code} has no minor unit: the amount must be a whole number (got "${raw.slice(0, 32)}")`
-        : `${code} has ${digits} decimal${digits === 1 ? '' : 's'}: "${raw.slice(0, 32)}" has ${fraction.length}`,
+        : // ISO 4217 has no currency with one minor digit: the others have 2, 3 or 4.
+          `${code} has ${digits} decimals: "${raw.slice(0, 32)}" has ${fraction.length}`,
       { currency: code, digits },
     );
   }
-  const minorText = `${whole === '' ? '0' : whole}${fraction.padEnd(digits, '0')}`;
+  // No whole part (".5") needs no "0": BigInt reads "50", and never gets "" (refused above).
+  const minorText = `${whole}${fraction.padEnd(digits, '0')}`;
   // Compare as BigInt so that digits beyond 2^53 cannot round into range.
   const big = BigInt(minorText);
   if (big > BigInt(MAX_MINOR)) throw amountError(`the amount is too large: at most ${formatAmount(MAX_MINOR, code)}`, { currency: code });

@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { create } from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,8 @@ const simPorts: OpenPort[] = [];
 let tmp: { dir: string; cleanup: () => void };
 let peripherals: PeripheralSet;
 let reader: SimulatedReader;
+/** The reader's device end of its pseudo-terminal pair. */
+let readerPort: OpenPort;
 let display: SimulatedDisplay;
 let scanner: SimulatedScanner;
 let events: EventLog;
@@ -42,7 +45,8 @@ beforeAll(async () => {
   const scannerPair = await socatPair();
   pairs.push(readerPair, displayPair, scannerPair);
   const log = silentLogger();
-  reader = new SimulatedReader(await openDevicePort(readerPair.b), { log });
+  readerPort = await openDevicePort(readerPair.b);
+  reader = new SimulatedReader(readerPort, { log });
   display = new SimulatedDisplay(await openDevicePort(displayPair.b), { log });
   scanner = new SimulatedScanner(await openDevicePort(scannerPair.b));
   const config = configSchema.parse({
@@ -148,17 +152,30 @@ describe('drivers on socat pseudo-terminals (real binding)', () => {
   });
 
   it('reconnects after the pseudo-terminal vanishes and comes back', async () => {
-    const mark = events.events.length;
+    // Every wait below is for the state asserted next, never for time (test/README.md,
+    // "A test must be able to fail"): each one starts from the events after the step that
+    // causes it, so a status from before (a reconnect after a stall under load) is never
+    // taken for this one.
     const old = pairs[0] as PtyPair;
     reader.close();
+    const beforeUnplug = events.events.length;
     await old.kill();
-    await events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'disconnected', mark);
+    await closeSerialPort(readerPort);
+    await events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'disconnected', beforeUnplug);
     expect(peripherals.reader.connected).toBe(false);
-    // Same symlinked paths, new pseudo-terminals: a replugged reader.
-    const again = await socatPair(readerLinks);
+    // A replugged reader is powered when its port appears: the new pseudo-terminals are
+    // made under a staging name, the simulated reader opens its end, and only then does the
+    // agent's path appear (a rename is atomic), so the agent never finds the path with no
+    // device behind it.
+    const staged = { a: join(tmp.dir, 'reader-agent-staged'), b: readerLinks.b };
+    const again = await socatPair(staged);
     pairs[0] = again;
-    reader = new SimulatedReader(await openDevicePort(again.b), { log: silentLogger() });
-    await events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'connected', mark);
+    readerPort = await openDevicePort(again.b);
+    reader = new SimulatedReader(readerPort, { log: silentLogger() });
+    const beforeReplug = events.events.length;
+    renameSync(staged.a, readerLinks.a);
+    await events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'connected' && d.reason === 'reconnected', beforeReplug);
+    expect(peripherals.reader.connected).toBe(true);
     reader.nextCard({ delayMs: 0 });
     const result = await peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
     expect(result.outcome).toBe('ok');

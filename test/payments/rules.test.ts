@@ -68,9 +68,11 @@ describe('cancel and refund windows', () => {
 });
 
 describe('mergeAllowed', () => {
-  const local = localAllowed(sale(), Date.parse('2026-03-01T10:00:00Z'));
+  // Built inside each test, not when the file is collected, so mutation testing counts it per test.
+  const localView = () => localAllowed(sale(), Date.parse('2026-03-01T10:00:00Z'));
 
   it('only the record the contract defines is read: fields beyond {allowed, maxAmount, currency} change nothing', () => {
+    const local = localView();
     const merged = mergeAllowed(local, {
       allowed: true,
       maxAmount: 400,
@@ -83,6 +85,7 @@ describe('mergeAllowed', () => {
   });
 
   it('a bare spec record applies to the operation that applies now; a refusal to both', () => {
+    const local = localView();
     expect(mergeAllowed(local, { allowed: true, maxAmount: 300 }).cancel).toEqual({ allowed: true, maxAmount: 300 });
     const refused = mergeAllowed(local, { allowed: false, maxAmount: 0 });
     expect(refused.cancel.allowed).toBe(false);
@@ -90,6 +93,7 @@ describe('mergeAllowed', () => {
   });
 
   it('the platform never widens what the local rules refuse', () => {
+    const local = localView();
     const merged = mergeAllowed(local, { allowed: true, maxAmount: 5_000 });
     expect(merged.capture.allowed).toBe(false);
     expect(merged.cancel.maxAmount).toBe(local.cancel.maxAmount);

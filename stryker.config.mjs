@@ -1,0 +1,36 @@
+// Mutation testing of the money-critical modules: `npm run mutate` (test/README.md,
+// "Mutation testing"). One file while working: `npm run mutate -- --mutate src/payments/rules.ts`.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: 'npm',
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  // The money-critical modules measured so far (test/README.md, "Mutation testing", which
+  // also lists those still to add: crc, server times, outcome and reversal decisions, the
+  // journal's and the offline queue's state transitions, the local API's request schemas).
+  mutate: [
+    'src/payments/rules.ts',
+    'src/payments/money.ts',
+    'src/offline/policy.ts',
+    'src/devices/link/parser.ts',
+    'src/devices/link/writer.ts',
+    'src/devices/link/frame.ts',
+    'src/auth/jwt.ts',
+    'src/events/relay-policy.ts',
+  ],
+  // The sandbox needs the sources, the tests and the configs, not builds, data or reports.
+  ignorePatterns: ['dist', 'data', 'reports', 'test-artifacts', 'coverage', 'packages', '.ci', 'certs/*.pem', 'deploy'],
+  incremental: true,
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
+  reporters: ['clear-text', 'progress', 'json', 'html'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
+  tempDirName: 'reports/mutation/.stryker-tmp',
+  // Two shared cores: one worker, plus the checker.
+  concurrency: 1,
+  thresholds: { high: 90, low: 80, break: null },
+};
