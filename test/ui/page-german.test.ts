@@ -5,6 +5,7 @@ import { defaultPageDirs } from '../../src/ui/static-page.js';
 import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
 import { FakeStaff, GERMAN_CLERK, signInCookie } from './staff.js';
 import { call } from '../helpers/http-client.js';
+import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 
 /**
@@ -117,6 +118,60 @@ describe('counter page in German', () => {
     await expect(row.locator('.state').textContent()).resolves.toBe('abgelehnt');
     await expect(page.getByTestId('history-title').textContent()).resolves.toMatch(/^Heute, \d{2}\.\d{2}\.\d{4}$/);
     await page.screenshot({ path: join(ARTIFACTS, 'page-de-list.png') });
+  });
+
+  it('a refusal of the agent reads in German; its English words wait behind "Details"', async () => {
+    const english = '100000.00 EUR is above the per-sale maximum of 5000.00 EUR (payments.maxSaleAmount): nothing was started';
+    s.payments.failWith = new AgentError(ErrorCodes.AMOUNT_INVALID, english);
+    await page.getByTestId('currency').selectOption('EUR');
+    await page.getByTestId('amount').fill('100.000');
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('error').waitFor();
+    s.payments.failWith = undefined;
+    await expect(page.locator('#error-text .error-sentence').textContent()).resolves.toBe(
+      'Dieser Betrag kann nicht angenommen werden. Prüfen Sie den Betrag und versuchen Sie es erneut.',
+    );
+    const details = page.getByTestId('error-details');
+    await expect(details.locator('summary').textContent()).resolves.toBe('Details');
+    await expect(details.locator('.detail-text').isVisible()).resolves.toBe(false);
+    await details.locator('summary').click();
+    await expect(details.locator('.detail-text').textContent()).resolves.toBe(english);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-de-refusal.png') });
+    await page.locator('#error-close').click();
+  });
+
+  it('an operation refused, a code the page does not know, and a decline: German headline, the agent\'s reason as the detail', async () => {
+    const sale = s.payments.view({ clientTransactionId: 'DE-2', amount: 900, state: 'approved', maskedPan: '476173******0010' });
+    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+    await page.getByTestId('tx-DE-2').click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    s.payments.operationError = new AgentError(ErrorCodes.API_FORBIDDEN, 'payment:cancel permission required');
+    await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-confirm-yes').click();
+    await page.locator('[data-testid="tx-op-message"].error').waitFor();
+    await expect(page.locator('[data-testid="tx-op-message"] .ops-text').textContent()).resolves.toBe('Das dürfen Sie nicht. Fragen Sie eine Aufsicht.');
+    await expect(page.getByTestId('tx-op-details').locator('span').textContent()).resolves.toBe('payment:cancel permission required');
+
+    // A code without a sentence of its own: the generic German one, the English words behind "Details".
+    s.payments.operationError = new AgentError(ErrorCodes.INTERNAL, 'journal row 17 has no merchant');
+    await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-confirm-yes').click();
+    await page.getByTestId('tx-op-details').filter({ hasText: 'journal row 17' }).waitFor();
+    await expect(page.locator('[data-testid="tx-op-message"] .ops-text').textContent()).resolves.toMatch(/^Der Agent konnte das nicht ausführen\./);
+    await page.getByTestId('tx-ops-close').click();
+
+    await page.getByTestId('amount').fill('7');
+    await page.getByTestId('start-sale').click();
+    await page.getByTestId('sale-panel').waitFor();
+    const started = [...s.payments.views.values()].filter((v) => v.clientTransactionId.startsWith('T-')).at(-1);
+    if (started === undefined) throw new Error('no sale started');
+    s.payments.views.set(started.clientTransactionId, { ...started, state: 'declined', message: 'Insufficient funds' });
+    s.bus.publish('transaction.updated', { clientTransactionId: started.clientTransactionId, kind: 'sale', status: 'declined' });
+    await page.locator('[data-testid="sale-outcome"][data-state="declined"]').waitFor();
+    await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Abgelehnt');
+    await expect(page.getByTestId('sale-details').locator('summary').textContent()).resolves.toBe('Details');
+    await expect(page.getByTestId('sale-details').locator('.detail-text').textContent()).resolves.toBe('Insufficient funds');
+    await page.getByTestId('sale-done').click();
   });
 
   it('raised no script errors', () => {

@@ -1,4 +1,7 @@
+import { ApiError } from './api-error.js';
 import { t } from './i18n.js';
+
+export { ApiError };
 import { sessionEnded } from './session.js';
 import type {
   AgentStatus,
@@ -24,17 +27,6 @@ import type {
   TransactionAnswer,
   TransactionListAnswer,
 } from './types.js';
-
-/** An error the agent answered with; `message` is meant for the person at the counter. */
-export class ApiError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * Calls the local API as the signed-in clerk: the browser sends the HttpOnly session cookie

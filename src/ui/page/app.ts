@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     onReceipt: (id) => void receipt.open(id),
   });
   const offline = new OfflinePanel(api, {
-    onError: (message) => banner.show(message),
+    onError: (err) => banner.showError(err),
     onChanged: () => {
       list.schedule();
       status.refresh();

@@ -1,4 +1,4 @@
-import { messageOf } from './error-banner.js';
+import { showFailure } from './error-banner.js';
 import { byId, el, show, today } from './dom.js';
 import { moneyIn, t, type TextKey } from './i18n.js';
 import type { PageContext } from './page-context.js';
@@ -69,7 +69,9 @@ export class EndOfDayView {
       this.render(report);
       byId('eod').dataset.date = report.date;
     } catch (err) {
-      body.replaceChildren(el('div', 'sheet-note error', messageOf(err)));
+      const note = el('div', 'sheet-note error');
+      showFailure(note, err, 'eod-error-details');
+      body.replaceChildren(note);
     }
   }
 

@@ -1,10 +1,36 @@
-import { ApiError } from './api.js';
-import { byId, show } from './dom.js';
+import { ApiError } from './api-error.js';
+import { byId, el, show } from './dom.js';
+import { errorText } from './error-texts.js';
+import { t } from './i18n.js';
 
-/** The words of a failure for the person at the counter: the agent's own when it answered. */
+/**
+ * The words of a failure for the person at the counter, in the page's language: the catalog's
+ * sentence for the agent's error code (error-texts.ts), the generic one for anything else.
+ */
 export function messageOf(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
-  return err instanceof Error ? err.message : String(err);
+  return err instanceof ApiError ? errorText(err.code) : errorText('');
+}
+
+/** The agent's own (English) words of a failure, for the "details" control; none when the page wrote them itself. */
+export function detailOf(err: unknown): string | undefined {
+  const text = err instanceof Error ? err.message : String(err);
+  return text === '' || text === messageOf(err) ? undefined : text;
+}
+
+/** A "details" control holding technical words (the agent's message, ids, hosts) for the field engineer. */
+export function detailsControl(detail: string, testid: string): HTMLElement {
+  const d = el('details', 'ops-details');
+  d.dataset.testid = testid;
+  d.append(el('summary', '', t('ops.details')), el('span', 'detail-text', detail));
+  return d;
+}
+
+/** Puts a failure into `target`: the clerk's sentence, then the agent's words behind "details". */
+export function showFailure(target: HTMLElement, err: unknown, testid: string): void {
+  const detail = detailOf(err);
+  const sentence = el('span', 'error-sentence', messageOf(err));
+  if (detail === undefined) target.replaceChildren(sentence);
+  else target.replaceChildren(sentence, detailsControl(detail, testid));
 }
 
 /**
@@ -16,10 +42,18 @@ export class ErrorBanner {
     byId('error-close').addEventListener('click', () => this.clear());
   }
 
-  show(text: string, warn = false): void {
-    byId('error-text').textContent = text;
+  /** A sentence of the page's own (catalog) words, with technical words behind "details" when there are any. */
+  show(text: string, warn = false, detail?: string): void {
+    const box = byId('error-text');
+    box.replaceChildren(el('span', 'error-sentence', text));
+    if (detail !== undefined && detail !== text) box.append(detailsControl(detail, 'error-details'));
     byId('error').classList.toggle('warn', warn);
     show(byId('error'), true);
+  }
+
+  /** A failure: the clerk's sentence for its code, the agent's words behind "details". */
+  showError(err: unknown): void {
+    this.show(messageOf(err), false, detailOf(err));
   }
 
   clear(): void {

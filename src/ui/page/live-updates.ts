@@ -1,4 +1,3 @@
-import { messageOf } from './error-banner.js';
 import { byId } from './dom.js';
 import { t } from './i18n.js';
 import type { OfflinePanel } from './offline-panel.js';
@@ -54,7 +53,7 @@ export class LiveUpdates {
     try {
       await status.load();
     } catch (err) {
-      this.ctx.banner.show(messageOf(err));
+      this.ctx.banner.showError(err);
     }
     await list.load();
     await sale.refresh();
@@ -90,7 +89,7 @@ export class LiveUpdates {
         break;
       case 'offline.warning':
         // e.g. a sale declined after upload: the customer has gone, staff must follow up.
-        this.ctx.banner.show(String(d.message), true);
+        this.ctx.banner.show(t('offline.warning'), true, String(d.message));
         list.schedule();
         void offline.reload();
         break;

@@ -1,5 +1,6 @@
 import type { Api } from './api.js';
 import { byId, el, show } from './dom.js';
+import { showFailure } from './error-banner.js';
 import { money, t, timeOf } from './i18n.js';
 import type { OfflineFlushResult, OfflineItem } from './types.js';
 
@@ -19,7 +20,7 @@ const ORDER: Record<OfflineItem['state'], number> = { needs_attention: 0, declin
 
 export interface OfflinePanelHooks {
   /** An error the person at the counter should read. */
-  onError(message: string): void;
+  onError(err: unknown): void;
   /** The queue changed: reload the badge and today's list. */
   onChanged(): void;
 }
@@ -81,7 +82,7 @@ export class OfflinePanel {
           this.items = items;
           this.render(offline === null ? t('queue.notRunning') : undefined);
         } catch (err) {
-          this.message(err instanceof Error ? err.message : String(err), true);
+          this.failure(err);
         }
       } while (this.again && this.open);
     })();
@@ -96,6 +97,11 @@ export class OfflinePanel {
     const m = byId('offline-message');
     m.textContent = text;
     m.classList.toggle('error', error);
+  }
+
+  private failure(err: unknown): void {
+    this.message('', true);
+    showFailure(byId('offline-message'), err, 'offline-error-details');
   }
 
   private render(absent?: string): void {
@@ -147,7 +153,7 @@ export class OfflinePanel {
       this.message(t('queue.requeued', { amount: money(item.amount, item.currency, item.amountText) }));
     } catch (err) {
       button.disabled = false;
-      this.message(err instanceof Error ? err.message : String(err), true);
+      this.failure(err);
     }
     this.hooks.onChanged();
     await this.reload();
@@ -160,8 +166,8 @@ export class OfflinePanel {
     try {
       this.message(flushText(await this.api.flushOffline()));
     } catch (err) {
-      this.message(err instanceof Error ? err.message : String(err), true);
-      this.hooks.onError(err instanceof Error ? err.message : String(err));
+      this.failure(err);
+      this.hooks.onError(err);
     }
     this.hooks.onChanged();
     await this.reload();

@@ -1,4 +1,4 @@
-import { messageOf } from './error-banner.js';
+import { messageOf, detailOf } from './error-banner.js';
 import { byId, show } from './dom.js';
 import { t } from './i18n.js';
 import type { PageContext } from './page-context.js';
@@ -56,7 +56,8 @@ export class ReceiptView {
       box.dataset.loaded = this.copy;
     } catch (err) {
       if (this.id !== id) return;
-      pre.textContent = messageOf(err);
+      const detail = detailOf(err);
+      pre.textContent = detail === undefined ? messageOf(err) : `${messageOf(err)}\n\n${detail}`;
     }
   }
 }

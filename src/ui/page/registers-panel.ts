@@ -1,4 +1,4 @@
-import { messageOf } from './error-banner.js';
+import { showFailure } from './error-banner.js';
 import { byId, el, show } from './dom.js';
 import { t, timeOf, dateOf } from './i18n.js';
 import type { PageContext } from './page-context.js';
@@ -43,7 +43,7 @@ export class RegistersPanel {
       this.answer = await this.ctx.api.registers();
       this.render();
     } catch (err) {
-      this.message(messageOf(err), true);
+      this.failure(err);
     }
   }
 
@@ -51,6 +51,11 @@ export class RegistersPanel {
     const m = byId('registers-message');
     m.textContent = text;
     m.className = `sheet-note${error ? ' error' : ''}`;
+  }
+
+  private failure(err: unknown): void {
+    this.message('', true);
+    showFailure(byId('registers-message'), err, 'registers-error-details');
   }
 
   private render(): void {
@@ -132,7 +137,7 @@ export class RegistersPanel {
       await this.ctx.api.revokeRegister(r.id);
       this.message(t('registers.revoked', { name: r.name }));
     } catch (err) {
-      this.message(messageOf(err), true);
+      this.failure(err);
     }
     await this.load();
   }
@@ -150,7 +155,7 @@ export class RegistersPanel {
       }, 1000);
       this.renderOffer();
     } catch (err) {
-      this.message(messageOf(err), true);
+      this.failure(err);
     }
   }
 

@@ -118,7 +118,7 @@ export class SaleEntry {
       const t = await this.ctx.api.startSale(body);
       this.hooks.onStarted(t);
     } catch (err) {
-      this.ctx.banner.show(messageOf(err));
+      this.ctx.banner.showError(err);
     } finally {
       start.disabled = false;
     }

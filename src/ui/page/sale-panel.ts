@@ -1,4 +1,4 @@
-import { messageOf } from './error-banner.js';
+import { detailsControl } from './error-banner.js';
 import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
 import { moneyOf, t as say } from './i18n.js';
@@ -69,7 +69,7 @@ export class SalePanel {
       // While reversing, the list is read again too: the reversal's attempts are counted on its cancel row.
       if (changed || t.state === 'reversing') this.hooks.onChanged();
     } catch (err) {
-      this.ctx.banner.show(messageOf(err));
+      this.ctx.banner.showError(err);
     }
     if (this.sale !== undefined && PENDING_STATES.has(this.sale.state)) this.schedulePoll();
   }
@@ -126,7 +126,10 @@ export class SalePanel {
       show(outcome, true);
       byId('sale-progress').textContent = '';
       delete byId('sale-progress').dataset.step;
-      byId('sale-message').textContent = t.message ?? (t.offline ? say('panel.storedOffline') : '');
+      // The outcome above is the catalog's headline; the agent's reason (its English words) is the detail.
+      const message = byId('sale-message');
+      message.replaceChildren(t.offline ? say('panel.storedOffline') : '');
+      if (t.message) message.append(detailsControl(t.message, 'sale-details'));
       show(byId<HTMLImageElement>('sale-qr'), false);
     }
     this.renderHold(t);
@@ -160,6 +163,7 @@ export class SalePanel {
     const h = holdText(t, Math.round((Date.now() - this.holdSince) / 1000), this.hooks.reversalAttempts(t.clientTransactionId));
     box.dataset.state = t.state;
     box.replaceChildren(el('div', `hold-title ${h.handOver ? 'go' : 'stop'}`, h.title), el('div', 'hold-progress', h.progress));
+    if (h.detail !== undefined) box.append(detailsControl(h.detail, 'sale-hold-details'));
     if (h.attempts !== undefined) {
       const attempts = el('div', 'hold-attempts', h.attempts);
       attempts.dataset.testid = 'sale-hold-attempts';
@@ -194,7 +198,7 @@ export class SalePanel {
       show(img, true);
     } catch (err) {
       this.qrFor = undefined;
-      this.ctx.banner.show(messageOf(err));
+      this.ctx.banner.showError(err);
     }
   }
 
@@ -212,7 +216,7 @@ export class SalePanel {
       this.render(t);
       this.hooks.onChanged();
     } catch (err) {
-      this.ctx.banner.show(messageOf(err));
+      this.ctx.banner.showError(err);
     }
   }
 }

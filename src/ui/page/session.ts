@@ -1,4 +1,5 @@
 import type { ApiSessionAnswer } from '../wire-types.js';
+import { ApiError } from './api-error.js';
 import { currentSettings, t } from './i18n.js';
 
 export type SessionAnswer = ApiSessionAnswer;
@@ -35,10 +36,10 @@ export async function signIn(username: string, password: string): Promise<Sessio
       credentials: 'same-origin',
     });
   } catch {
-    throw new Error(t('signIn.agentDown'));
+    throw new ApiError('API_UNAVAILABLE', t('signIn.agentDown'), 0);
   }
-  const json = (await res.json().catch(() => ({}))) as Partial<SessionAnswer> & { error?: { message?: string } };
-  if (!res.ok || json.staff === undefined) throw new Error(json.error?.message ?? t('signIn.failed', { status: res.status }));
+  const json = (await res.json().catch(() => ({}))) as Partial<SessionAnswer> & { error?: { code?: string; message?: string } };
+  if (!res.ok || json.staff === undefined) throw new ApiError(json.error?.code ?? 'INTERNAL', json.error?.message ?? t('signIn.failed', { status: res.status }), res.status);
   return { signedIn: true, counter: json.counter ?? currentSettings(), staff: json.staff };
 }
 
@@ -52,10 +53,10 @@ export async function platformAuthorizationUrl(): Promise<string> {
   try {
     res = await fetch('/platform-sign-in', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', cache: 'no-store', credentials: 'same-origin' });
   } catch {
-    throw new Error(t('signIn.agentDown'));
+    throw new ApiError('API_UNAVAILABLE', t('signIn.agentDown'), 0);
   }
-  const json = (await res.json().catch(() => ({}))) as { authorizationUrl?: string; error?: { message?: string } };
-  if (!res.ok || typeof json.authorizationUrl !== 'string') throw new Error(json.error?.message ?? t('signIn.failed', { status: res.status }));
+  const json = (await res.json().catch(() => ({}))) as { authorizationUrl?: string; error?: { code?: string; message?: string } };
+  if (!res.ok || typeof json.authorizationUrl !== 'string') throw new ApiError(json.error?.code ?? 'INTERNAL', json.error?.message ?? t('signIn.failed', { status: res.status }), res.status);
   return json.authorizationUrl;
 }
 

@@ -1,4 +1,5 @@
 import { byId, show } from './dom.js';
+import { showFailure } from './error-banner.js';
 import { t, type TextKey } from './i18n.js';
 import { SESSION_ENDED, platformAuthorizationUrl, signIn, signOut, type Clerk, type SessionAnswer } from './session.js';
 
@@ -45,7 +46,7 @@ export class SignInScreen {
         .then((url) => location.assign(url))
         .catch((err: unknown) => {
           platformButton.disabled = false;
-          message.textContent = err instanceof Error ? err.message : String(err);
+          showFailure(message, err, 'sign-in-details');
         });
     });
     const user = byId<HTMLInputElement>('sign-in-username');
@@ -67,7 +68,7 @@ export class SignInScreen {
           })
           .catch((err: unknown) => {
             pass.value = '';
-            message.textContent = err instanceof Error ? err.message : String(err);
+            showFailure(message, err, 'sign-in-details');
           })
           .finally(() => {
             button.disabled = false;

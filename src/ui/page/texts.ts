@@ -160,8 +160,7 @@ export function confirmText(op: 'cancel' | 'refund', t: Transaction, part: strin
 export function operationResultText(op: 'cancel' | 'refund' | 'capture', t: Transaction): string {
   const outcome = t.state === 'approved' ? say('ops.done') : t.state === 'pending' ? say('ops.pending') : stateWord(t.state);
   const amount = moneyOf(t);
-  const line = say('ops.result', { op: kindWord(op), amount, outcome });
-  return `${line}${t.message && t.message !== t.amountText && t.message !== amount ? ` (${t.message})` : ''}`;
+  return say('ops.result', { op: kindWord(op), amount, outcome });
 }
 
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
@@ -192,7 +191,9 @@ export function platformBadgeText(p: AgentStatus['platform']): string {
  * The full-screen hold of an unknown outcome: whether the goods may go, the reversal's
  * progress, and how many times the agent has tried to reverse (`attempts`, when known).
  */
-export function holdText(t: Transaction, seconds: number, attempts: number | undefined): { title: string; progress: string; attempts?: string; handOver: boolean } {
+export function holdText(t: Transaction, seconds: number, attempts: number | undefined): { title: string; progress: string; attempts?: string; detail?: string; handOver: boolean } {
+  // The agent's reason (English) is the detail behind "details", never part of the clerk's sentence.
+  const detail = t.message ? { detail: t.message } : {};
   switch (t.state) {
     case 'reversing':
       return {
@@ -206,10 +207,10 @@ export function holdText(t: Transaction, seconds: number, attempts: number | und
     case 'failed':
     case 'declined':
     case 'cancelled':
-      return { title: say('hold.stop'), progress: t.message ? say('hold.notChargedBecause', { reason: t.message }) : say('hold.notCharged'), handOver: false };
+      return { title: say('hold.stop'), progress: say('hold.notCharged'), ...detail, handOver: false };
     case 'approved':
       return { title: say('hold.go'), progress: say('hold.approved'), handOver: true };
     default:
-      return { title: say('hold.stop'), progress: t.message ?? say('hold.supervisor'), handOver: false };
+      return { title: say('hold.stop'), progress: say('hold.supervisor'), ...detail, handOver: false };
   }
 }

@@ -1,8 +1,8 @@
-import { messageOf } from './error-banner.js';
+import { detailOf, detailsControl, messageOf } from './error-banner.js';
 import { byId, el, fieldValue, show, today } from './dom.js';
 import { canonicalAmount, dateOf, moneyOf, t as say, timeOf } from './i18n.js';
 import type { PageContext } from './page-context.js';
-import { amountColumn, clerkText, confirmText, kindWord, operationResultText, stateText, stateWord, whatText } from './texts.js';
+import { amountColumn, confirmText, kindWord, operationResultText, stateText, stateWord, whatText } from './texts.js';
 import { PENDING_STATES, type AllowedOperations, type Transaction } from './types.js';
 
 type OperationName = 'cancel' | 'refund' | 'capture';
@@ -77,7 +77,7 @@ export class TransactionList {
       this.render();
       if (this.selected !== undefined) await this.loadOps(this.selected);
     } catch (err) {
-      this.ctx.banner.show(messageOf(err));
+      this.ctx.banner.showError(err);
     }
   }
 
@@ -169,25 +169,22 @@ export class TransactionList {
       const why = [ops.cancel, ops.refund, ops.capture].filter((o) => !o.allowed && o.reason).map((o) => o.reason);
       this.renderMessage(why.length > 0 && !ops.cancel.allowed && !ops.refund.allowed && !ops.capture.allowed ? (why[0] ?? '') : '');
     } catch (err) {
-      this.renderMessage(clerkText(messageOf(err)), true);
+      this.renderMessage(messageOf(err), true, detailOf(err));
     }
   }
 
   /** The message area: the last result while there is one, else what the caller says. */
-  private renderMessage(text: string, error = false): void {
+  private renderMessage(text: string, error = false, technical?: string): void {
     const msg = byId('op-message');
     const r = this.result;
     msg.className = `ops-message${(r?.error ?? error) ? ' error' : ''}`;
     if (r?.state !== undefined) msg.dataset.result = r.state;
     else delete msg.dataset.result;
-    const detail = r?.detail;
+    const detail = r !== undefined ? r.detail : technical;
     const main = el('span', 'ops-text', r?.text ?? text);
     if (detail !== undefined && detail !== main.textContent) {
       // The technical words (ids, hosts, socket codes) behind a control, for support, never in the sentence.
-      const d = el('details', 'ops-details');
-      d.dataset.testid = 'tx-op-details';
-      d.append(el('summary', '', say('ops.details')), el('span', '', detail));
-      msg.replaceChildren(main, d);
+      msg.replaceChildren(main, detailsControl(detail, 'tx-op-details'));
     } else msg.replaceChildren(main);
   }
 
@@ -248,20 +245,23 @@ export class TransactionList {
       const t = await this.ctx.api.operate(op, id, body);
       // An operation's own row is `approved` when the platform accepted it; `pending` while
       // the platform completes it (the list shows its outcome when it is final).
-      const text = operationResultText(op, t);
-      this.result = { text: clerkText(text), error: t.state !== 'approved' && t.state !== 'pending', state: t.state, ...(clerkText(text) !== text ? { detail: text } : {}) };
+      // The headline in the clerk's words; the agent's reason (its English message) behind "details".
+      this.result = { text: operationResultText(op, t), error: t.state !== 'approved' && t.state !== 'pending', state: t.state, ...withDetail(t.message !== undefined && t.message !== t.amountText ? t.message : undefined) };
       if (t.state === 'approved' || t.state === 'pending') {
         byId<HTMLInputElement>('op-amount').value = '';
         byId<HTMLInputElement>('op-approval').value = '';
       }
     } catch (err) {
       // A refusal (approval code required, window closed, amount too high) shows here, where the action was.
-      const raw = messageOf(err);
-      this.result = { text: clerkText(raw), error: true, ...(clerkText(raw) !== raw ? { detail: raw } : {}) };
+      this.result = { text: messageOf(err), error: true, ...withDetail(detailOf(err)) };
     } finally {
       this.busy = false;
     }
     this.renderMessage('');
     await this.load();
   }
+}
+
+function withDetail(detail: string | undefined): { detail?: string } {
+  return detail !== undefined ? { detail } : {};
 }

@@ -1,4 +1,4 @@
-import { messageOf } from './error-banner.js';
+import { detailsControl, showFailure } from './error-banner.js';
 import { byId, fieldValue, show } from './dom.js';
 import { canonicalAmount, moneyOf, t } from './i18n.js';
 import { stateWord } from './texts.js';
@@ -81,12 +81,14 @@ export class WebRefund {
       const row = await this.ctx.api.refundByWeb(id, { ...(amount !== undefined ? { amount: canonicalAmount(amount) } : {}), ...(merchantId !== undefined ? { merchantId } : {}) });
       // The operation's own row is `approved` when the platform accepted it; its message says whether it cancelled or refunded.
       const outcome = row.state === 'approved' ? t('ops.done') : stateWord(row.state);
-      msg.textContent = `${t('web.result', { amount: moneyOf(row), outcome })}${row.message ? ` (${row.message})` : ''}`;
+      // The headline in the clerk's words; the agent's reason (cancelled or refunded, why not) behind "details".
+      msg.replaceChildren(t('web.result', { amount: moneyOf(row), outcome }));
+      if (row.message) msg.append(detailsControl(row.message, 'web-details'));
       msg.dataset.result = row.state;
       byId<HTMLInputElement>('web-amount').value = '';
     } catch (err) {
       msg.className = 'ops-message error';
-      msg.textContent = messageOf(err);
+      showFailure(msg, err, 'web-details');
     } finally {
       button.disabled = false;
     }

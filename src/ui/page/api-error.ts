@@ -1,0 +1,14 @@
+/**
+ * An error the agent answered with: its stable `code` picks the clerk's sentence from the
+ * catalog (error-texts.ts); `message` is the agent's own English words, kept for the
+ * "details" control (docs/architecture.md, "Local API and counter page", languages).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
