@@ -12,6 +12,8 @@ export interface StaffIdentity {
   locale?: string;
   /** The `zoneinfo` claim ("Europe/Berlin"); absent when missing or not a zone this runtime knows. */
   zoneinfo?: string;
+  /** The `datetimeformat` claim ("YYYY-MM-DDTHH:mm:ssZ"): how the page writes a full date and time; absent when missing or unusable. */
+  dateTimeFormat?: string;
 }
 
 /** A language tag in canonical form, or undefined ("de_DE" as the platform may write it is read as de-DE). */
@@ -34,6 +36,16 @@ export function knownTimeZone(zone: string | undefined): string | undefined {
   }
 }
 
+/**
+ * A `datetimeformat` claim the page can use: a short pattern naming at least one of the tokens
+ * the page writes (YYYY, MM, DD, HH, mm, ss; Z for the offset), else undefined (the page then
+ * writes dates and times per locale). Read leniently: surrounding blanks are dropped.
+ */
+export function usableDateTimeFormat(pattern: string | undefined): string | undefined {
+  const p = pattern?.trim();
+  return p !== undefined && p.length <= 64 && /YYYY|MM|DD|HH|mm|ss/.test(p) ? p : undefined;
+}
+
 // Profile claims of the password grant's token (scope openid profile email); read leniently: a claim of another type is ignored.
 const profileSchema = z.looseObject({
   preferred_username: z.string().optional().catch(undefined),
@@ -41,14 +53,23 @@ const profileSchema = z.looseObject({
   permissions: z.array(z.string()).optional().catch(undefined),
   locale: z.string().optional().catch(undefined),
   zoneinfo: z.string().optional().catch(undefined),
+  datetimeformat: z.string().optional().catch(undefined),
 });
 
-/** The clerk's identity from the staff token's profile claims (name, permissions, locale, zoneinfo: the page's language and time zone); `username` is what was typed when the token names none. */
+/** The clerk's identity from the staff token's profile claims (name, permissions, locale, zoneinfo, datetimeformat: the page's language, time zone and full date-time pattern); `username` is what was typed when the token names none. */
 export function staffIdentityOf(token: string, typedUsername: string): StaffIdentity {
   const claims = profileSchema.parse(decodeJwtPayload(token));
   const username = claims.preferred_username ?? typedUsername;
   const name = claims.name !== undefined && claims.name.trim() !== '' ? claims.name : username;
   const locale = canonicalLocale(claims.locale);
   const zoneinfo = knownTimeZone(claims.zoneinfo);
-  return { username, name, permissions: claims.permissions ?? [], ...(locale !== undefined ? { locale } : {}), ...(zoneinfo !== undefined ? { zoneinfo } : {}) };
+  const dateTimeFormat = usableDateTimeFormat(claims.datetimeformat);
+  return {
+    username,
+    name,
+    permissions: claims.permissions ?? [],
+    ...(locale !== undefined ? { locale } : {}),
+    ...(zoneinfo !== undefined ? { zoneinfo } : {}),
+    ...(dateTimeFormat !== undefined ? { dateTimeFormat } : {}),
+  };
 }

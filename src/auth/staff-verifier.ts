@@ -26,6 +26,7 @@ const entrySchema = z.strictObject({
   permissions: z.array(z.string()),
   locale: z.string().optional(),
   zoneinfo: z.string().optional(),
+  dateTimeFormat: z.string().optional(),
 });
 const fileSchema = z.strictObject({ version: z.literal(1), staff: z.record(z.string(), entrySchema) });
 type Entry = z.infer<typeof entrySchema>;
@@ -66,7 +67,7 @@ export class StaffVerifier {
     const { N, r, p } = SCRYPT_PARAMS;
     const hash = await scrypt(password, salt, { N, r, p }, SCRYPT_PARAMS.keyLength);
     const file = this.read();
-    file.staff[staff.username] = { salt: salt.toString('base64'), hash: hash.toString('base64'), N, r, p, savedAt: this.opts.clock.wall(), name: staff.name, permissions: staff.permissions, ...(staff.locale !== undefined ? { locale: staff.locale } : {}), ...(staff.zoneinfo !== undefined ? { zoneinfo: staff.zoneinfo } : {}) };
+    file.staff[staff.username] = { salt: salt.toString('base64'), hash: hash.toString('base64'), N, r, p, savedAt: this.opts.clock.wall(), name: staff.name, permissions: staff.permissions, ...(staff.locale !== undefined ? { locale: staff.locale } : {}), ...(staff.zoneinfo !== undefined ? { zoneinfo: staff.zoneinfo } : {}), ...(staff.dateTimeFormat !== undefined ? { dateTimeFormat: staff.dateTimeFormat } : {}) };
     this.prune(file);
     this.write(file);
   }
@@ -98,7 +99,7 @@ export class StaffVerifier {
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
       throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password', { details: { credentials: true } });
     }
-    return { username, name: entry.name, permissions: entry.permissions, ...(entry.locale !== undefined ? { locale: entry.locale } : {}), ...(entry.zoneinfo !== undefined ? { zoneinfo: entry.zoneinfo } : {}) };
+    return { username, name: entry.name, permissions: entry.permissions, ...(entry.locale !== undefined ? { locale: entry.locale } : {}), ...(entry.zoneinfo !== undefined ? { zoneinfo: entry.zoneinfo } : {}), ...(entry.dateTimeFormat !== undefined ? { dateTimeFormat: entry.dateTimeFormat } : {}) };
   }
 
   private prune(file: VerifierFile): boolean {

@@ -22,12 +22,17 @@ export function offeredCurrencies(config: Config, log: Logger): ApiCounterSettin
   return offered;
 }
 
-/** The page's language, zone and currencies: the clerk's token claims first, then the configuration. */
+/**
+ * The page's language, zone, date-time pattern and currencies: the clerk's token claims first,
+ * then the configuration (the pattern comes only from the claim: without it the page writes
+ * dates and times per locale).
+ */
 export function counterSettings(config: Config, currencies: ApiCounterSettings['currencies'], staff: StaffView | undefined): ApiCounterSettings {
   const timeZone = staff?.zoneinfo ?? config.api.timeZone;
   return {
     locale: staff?.locale ?? config.api.locale,
     ...(timeZone !== undefined ? { timeZone } : {}),
+    ...(staff?.dateTimeFormat !== undefined ? { dateTimeFormat: staff.dateTimeFormat } : {}),
     defaultCurrency: config.payments.defaultCurrency,
     currencies,
   };

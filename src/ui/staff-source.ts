@@ -9,6 +9,8 @@ export interface StaffView {
   locale?: string;
   /** The token's zoneinfo claim (the zone the page shows times in). */
   zoneinfo?: string;
+  /** The token's datetimeformat claim (how the page writes a full date and time). */
+  dateTimeFormat?: string;
 }
 
 /**

@@ -377,6 +377,11 @@ export interface ApiCounterSettings {
   locale: string;
   /** IANA zone: the clerk's `zoneinfo` claim, else api.timeZone; absent: the terminal's own. */
   timeZone?: string;
+  /**
+   * The clerk's `datetimeformat` claim ("YYYY-MM-DDTHH:mm:ssZ"): how the page writes a full date
+   * and time (tokens YYYY MM DD HH mm ss Z, in timeZone); absent: per locale.
+   */
+  dateTimeFormat?: string;
   defaultCurrency: string;
   /** The currencies offered (payments.currencies, the default first), each with its ISO 4217 minor digits. */
   currencies: Array<{ code: string; digits: number }>;

@@ -108,7 +108,7 @@ describe('custom_token mode', () => {
     expect(authorizationUrl.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const who = await signIn.complete(callbackOf(await signInAtRealm(authorizationUrl.toString())));
-    expect(who).toEqual({ username: 'staff1', name: 'Sam Staff', permissions: expect.arrayContaining(['payment:process']), locale: 'en-GB', zoneinfo: 'Europe/Berlin' });
+    expect(who).toEqual({ username: 'staff1', name: 'Sam Staff', permissions: expect.arrayContaining(['payment:process']), locale: 'en-GB', zoneinfo: 'Europe/Berlin', dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ' });
     expect(JSON.stringify(who)).not.toMatch(/eyJ/);
     await started;
 

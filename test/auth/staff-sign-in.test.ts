@@ -62,7 +62,7 @@ describe('staff sign-in', () => {
     const before = (await grantStats(demo!)).granted.password ?? 0;
     const who = await staff.signIn(STAFF.username, STAFF.password);
     // The profile's locale and zone (the demo realm's: en-GB, Europe/Berlin) drive the counter page's language and times.
-    expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: false, locale: 'en-GB', zoneinfo: 'Europe/Berlin' });
+    expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: false, locale: 'en-GB', zoneinfo: 'Europe/Berlin', dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ' });
     expect(who.permissions).toEqual(expect.arrayContaining(['payment:cancel', 'payment:refund', 'payment:capture']));
     expect((await grantStats(demo!)).granted.password).toBe(before + 1);
   });
@@ -107,7 +107,7 @@ describe('staff sign-in', () => {
 
     it('signs in a clerk who signed in online recently, against the local verifier', async () => {
       const who = await staff.signIn(STAFF.username, STAFF.password);
-      expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: true, locale: 'en-GB', zoneinfo: 'Europe/Berlin' });
+      expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: true, locale: 'en-GB', zoneinfo: 'Europe/Berlin', dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ' });
       expect(who.permissions).toContain('payment:cancel');
     });
 
@@ -157,5 +157,12 @@ describe('staff token profile claims', () => {
   it('leaves out a locale that is no language tag and a zone the runtime does not know', () => {
     expect(staffIdentityOf(token({ locale: 'not a locale!', zoneinfo: 'Mars/Olympus_Mons' }), 'k')).toEqual({ username: 'k', name: 'k', permissions: [] });
     expect(staffIdentityOf(token({ locale: 7, zoneinfo: ['UTC'] }), 'k')).toEqual({ username: 'k', name: 'k', permissions: [] });
+  });
+
+  it('reads the datetimeformat claim; leaves out one naming no date or time token, one too long, or not a string', () => {
+    expect(staffIdentityOf(token({ datetimeformat: ' DD.MM.YYYY HH:mm ' }), 'k')).toEqual({ username: 'k', name: 'k', permissions: [], dateTimeFormat: 'DD.MM.YYYY HH:mm' });
+    for (const datetimeformat of ['Z', '', `YYYY${'-'.repeat(61)}`, 42, ['YYYY']]) {
+      expect(staffIdentityOf(token({ datetimeformat }), 'k'), String(datetimeformat)).toEqual({ username: 'k', name: 'k', permissions: [] });
+    }
   });
 });

@@ -62,7 +62,8 @@ describe('counter page in German', () => {
     });
     const cookie = await signInCookie(s.url, GERMAN_CLERK);
     const signedIn = (await call(s.url, 'GET', '/session', { headers: { cookie } })).json as { counter: { locale: string; timeZone: string } };
-    expect(signedIn.counter).toMatchObject({ locale: 'de-DE', timeZone: 'Europe/Berlin' });
+    // The clerk's datetimeformat claim comes along; the signed-out answer has none (no configured default).
+    expect(signedIn.counter).toMatchObject({ locale: 'de-DE', timeZone: 'Europe/Berlin', dateTimeFormat: 'DD.MM.YYYY HH:mm:ss Z' });
   });
 
   it('the sign-in screen speaks the configured language', async () => {
@@ -117,6 +118,10 @@ describe('counter page in German', () => {
     await expect(row.locator('.amt').textContent()).resolves.toBe('2.500,75 EUR');
     await expect(row.locator('.state').textContent()).resolves.toBe('abgelehnt');
     await expect(page.getByTestId('history-title').textContent()).resolves.toMatch(/^Heute, \d{2}\.\d{2}\.\d{4}$/);
+    // The row's full date and time (its details) in the clerk's datetimeformat pattern and zone; the list's short time per locale.
+    await row.click();
+    await expect(page.getByTestId('tx-ops-title').textContent()).resolves.toBe('Verkauf 2.500,75 EUR · abgelehnt · 15.01.2026 13:05:00 +01:00');
+    await page.getByTestId('tx-ops-close').click();
     await page.screenshot({ path: join(ARTIFACTS, 'page-de-list.png') });
   });
 

@@ -94,7 +94,9 @@ describe('counter page: operations and the unknown outcome', () => {
     await page.getByTestId('tx-op-confirm-yes').click();
     await page.locator('[data-testid="tx-op-message"].error').filter({ hasText: 'this merchant needs an approval code for a cancel' }).waitFor();
     await reloaded('O-2');
-    await expect(message().textContent()).resolves.toBe('this merchant needs an approval code for a cancel');
+    // The clerk's sentence for the code (the page's catalog); the agent's reason behind "details".
+    await expect(message().locator('.ops-text').textContent()).resolves.toBe('This is not allowed for this transaction. Check the details or ask a supervisor.');
+    await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toBe('this merchant needs an approval code for a cancel');
   });
 
   it('technical words (host:port, socket codes, ids) stay behind "details", not in the sentence', async () => {
@@ -106,7 +108,7 @@ describe('counter page: operations and the unknown outcome', () => {
     await page.getByTestId('tx-op-confirm-yes').click();
     await page.locator('[data-testid="tx-op-message"].error').waitFor();
     const text = await page.locator('[data-testid="tx-op-message"] .ops-text').textContent();
-    expect(text).toMatch(/could not reach the platform: nothing was cancelled/);
+    expect(text).toBe('Nothing was done: the platform could not be reached. Try again.');
     expect(text).not.toMatch(/127\.0\.0\.1|8443|ECONNREFUSED|0b5c6f0e/);
     await page.getByTestId('tx-op-details').locator('summary').click();
     await expect(page.getByTestId('tx-op-details').textContent()).resolves.toMatch(/127\.0\.0\.1:8443 \(ECONNREFUSED\)/);

@@ -104,6 +104,8 @@ describe('counter page: receipt and end of day', () => {
     const sales = page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="sales"] td');
     await expect(sales.allTextContents()).resolves.toEqual(['1', '7.50 EUR']);
     await expect(page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="net"] td').last().textContent()).resolves.toBe('7.50 EUR');
+    // When it was added up, in the demo clerk's datetimeformat claim (YYYY-MM-DDTHH:mm:ssZ) and zone (Europe/Berlin: never Z).
+    await expect(page.getByTestId('eod-generated').textContent()).resolves.toMatch(/^Added up \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0[12]:00$/);
     for (const summary of await page.locator('#eod details summary').all()) await summary.click();
     const groups = await page.locator('#eod details').allTextContents();
     expect(groups).toHaveLength(3);

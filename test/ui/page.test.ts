@@ -88,7 +88,9 @@ describe('counter page', () => {
     s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'declined', message: 'Insufficient funds' });
     s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'declined' });
     await page.locator('[data-testid="sale-outcome"][data-state="declined"]').waitFor();
-    await expect(page.getByTestId('sale-message').textContent()).resolves.toBe('Insufficient funds');
+    // The headline is the catalog's; the agent's reason is the detail behind "details".
+    await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Declined');
+    await expect(page.getByTestId('sale-details').locator('.detail-text').textContent()).resolves.toBe('Insufficient funds');
     await page.screenshot({ path: join(ARTIFACTS, 'page-card-declined.png') });
     await page.getByTestId('sale-done').click();
   });

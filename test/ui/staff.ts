@@ -16,7 +16,7 @@ export class FakeStaff implements StaffAuthenticator {
     this.attempts.push(username);
     if (username === CLERK.username && password === CLERK.password) return { username, name: CLERK.name, permissions: ALL_PERMISSIONS, offline: false };
     if (username === GERMAN_CLERK.username && password === GERMAN_CLERK.password) {
-      return { username, name: GERMAN_CLERK.name, permissions: ALL_PERMISSIONS, offline: false, locale: 'de-DE', zoneinfo: 'Europe/Berlin' };
+      return { username, name: GERMAN_CLERK.name, permissions: ALL_PERMISSIONS, offline: false, locale: 'de-DE', zoneinfo: 'Europe/Berlin', dateTimeFormat: 'DD.MM.YYYY HH:mm:ss Z' };
     }
     if (username === TRAINEE.username && password === TRAINEE.password) return { username, name: TRAINEE.name, permissions: ['payment:process', 'payment:status'], offline: false };
     throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password');

@@ -206,6 +206,7 @@ export const sessionAnswerSchema = z.strictObject({
   counter: z.strictObject({
     locale: z.string(),
     timeZone: z.string().optional(),
+    dateTimeFormat: z.string().optional().describe('the clerk\'s datetimeformat claim, e.g. "YYYY-MM-DDTHH:mm:ssZ" (tokens YYYY MM DD HH mm ss Z, in timeZone); absent: per locale'),
     defaultCurrency: currency,
     currencies: z.array(z.strictObject({ code: currency, digits: z.number().int() })),
   }),

@@ -1,6 +1,6 @@
 import { showFailure } from './error-banner.js';
 import { byId, el, show, today } from './dom.js';
-import { moneyIn, t, type TextKey } from './i18n.js';
+import { dateTimeOf, moneyIn, t, type TextKey } from './i18n.js';
 import type { PageContext } from './page-context.js';
 import type { EndOfDay, EndOfDayLine } from './types.js';
 
@@ -77,7 +77,9 @@ export class EndOfDayView {
 
   private render(r: EndOfDay): void {
     const body = byId('eod-body');
-    const parts: HTMLElement[] = [el('div', 'sheet-note', t('eod.zone', { zone: r.timeZone, rows: r.rows }))];
+    const generated = el('div', 'sheet-note', t('eod.generated', { when: dateTimeOf(r.generatedAt) }));
+    generated.dataset.testid = 'eod-generated';
+    const parts: HTMLElement[] = [el('div', 'sheet-note', t('eod.zone', { zone: r.timeZone, rows: r.rows })), generated];
     if (r.totals.length === 0) parts.push(el('div', 'sheet-note', t('eod.empty')));
     for (const line of r.totals) parts.push(this.totals(line));
     const groups: Array<[TextKey, Array<[string, EndOfDayLine]>]> = [

@@ -1,7 +1,12 @@
 import { ApiError } from './api-error.js';
 import { byId, el, show } from './dom.js';
-import { errorText } from './error-texts.js';
+import { ERROR_TEXT } from './error-texts.js';
 import { t } from './i18n.js';
+
+/** The clerk's sentence for an error code; the generic one for a code the page has none for. */
+export function errorText(code: string): string {
+  return t((Object.hasOwn(ERROR_TEXT, code) ? ERROR_TEXT[code] : undefined) ?? 'error.other');
+}
 
 /**
  * The words of a failure for the person at the counter, in the page's language: the catalog's

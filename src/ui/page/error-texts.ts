@@ -1,4 +1,4 @@
-import { t, type TextKey } from './i18n.js';
+import type { TextKey } from './texts-en.js';
 
 /**
  * The clerk's sentence for each error code the agent can answer the page with
@@ -87,8 +87,3 @@ export const GENERIC_ERROR_CODES: readonly string[] = [
   'LAN_PAIRING_THROTTLED',
   'INTERNAL',
 ];
-
-/** The clerk's sentence for an error code; the generic one for a code the page has none for. */
-export function errorText(code: string): string {
-  return t((Object.hasOwn(ERROR_TEXT, code) ? ERROR_TEXT[code] : undefined) ?? 'error.other');
-}

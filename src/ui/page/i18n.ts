@@ -1,6 +1,7 @@
 import type { ApiCounterSettings } from '../wire-types.js';
 import { de } from './texts-de.js';
 import { canonicalAmountIn, separators } from './amount-format.js';
+import { formatDateTime, usablePattern } from './date-time-format.js';
 import { en, type Catalog, type TextKey } from './texts-en.js';
 
 export type CounterSettings = ApiCounterSettings;
@@ -111,6 +112,23 @@ export function dateOf(d: Date): string {
     return new Intl.DateTimeFormat(settings.locale, { dateStyle: 'medium', ...zoned() }).format(d);
   } catch {
     return d.toISOString().slice(0, 10);
+  }
+}
+
+/**
+ * A full date and time (the end of day's "added up", a transaction's details, a register's
+ * pairing) in the clerk's zone: in the clerk's own pattern (the `datetimeformat` claim,
+ * date-time-format.ts) when the agent gave one, else per locale ("26.11.2026, 14:05:09").
+ * Short list times stay per locale (timeOf).
+ */
+export function dateTimeOf(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  try {
+    if (usablePattern(settings.dateTimeFormat)) return formatDateTime(d, settings.dateTimeFormat, settings.timeZone);
+    return new Intl.DateTimeFormat(settings.locale, { dateStyle: 'medium', timeStyle: 'medium', ...zoned() }).format(d);
+  } catch {
+    return d.toISOString().slice(0, 19).replace('T', ' ');
   }
 }
 

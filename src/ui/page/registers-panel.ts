@@ -1,6 +1,6 @@
 import { showFailure } from './error-banner.js';
 import { byId, el, show } from './dom.js';
-import { t, timeOf, dateOf } from './i18n.js';
+import { dateTimeOf, t } from './i18n.js';
 import type { PageContext } from './page-context.js';
 import type { PairingOfferAnswer, Register, RegistersAnswer } from './types.js';
 
@@ -94,7 +94,7 @@ export class RegistersPanel {
     const li = el('li');
     li.dataset.testid = `register-${r.id}`;
     li.dataset.revoked = String(r.revokedAt !== undefined);
-    const when = (iso: string): string => `${dateOf(new Date(iso))} ${timeOf(iso)}`;
+    const when = dateTimeOf;
     const lines = [t('registers.paired', { when: when(r.pairedAt), by: r.pairedBy })];
     if (r.lastSeenAt !== undefined) lines.push(t('registers.lastSeen', { when: when(r.lastSeenAt) }));
     if (r.revokedAt !== undefined) lines.push(t('registers.revokedAt', { when: when(r.revokedAt) }));
