@@ -109,7 +109,7 @@ describe('counter page in German', () => {
   });
 
   it('today\'s list: times in the clerk\'s zone, German words, amounts in German format', async () => {
-    s.payments.view({ clientTransactionId: 'DE-1', amount: 250075, state: 'declined', createdAt: '2026-01-15T12:05:00.000Z', maskedPan: '476173******0010' });
+    s.payments.view({ clientTransactionId: 'DE-1', amount: 250075, state: 'declined', createdAt: '2026-01-15T12:05:00.000Z', maskedPan: '476173******0010', message: 'Insufficient funds' });
     s.bus.publish('transaction.updated', { clientTransactionId: 'DE-1', kind: 'sale', status: 'declined' });
     const row = page.getByTestId('tx-DE-1');
     await row.waitFor();

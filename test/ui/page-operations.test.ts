@@ -123,7 +123,8 @@ describe('counter page: operations and the unknown outcome', () => {
     const row = (id: string) => page.getByTestId(`tx-${id}`);
     await row('W-1-C').waitFor();
     await expect(row('W-1-K').locator('.amt').textContent()).resolves.toBe('12.34 EUR');
-    await expect(row('W-1-K').locator('.state').textContent()).resolves.toBe('captured 12.34 EUR');
+    await expect(row('W-1-K').locator('.state').textContent()).resolves.toBe('captured');
+    await expect(row('W-1-R').locator('.state').textContent()).resolves.toBe('failed');
     await expect(row('W-1-R').locator('.amt').textContent()).resolves.toBe('5.00 EUR');
     await expect(row('W-1-C').locator('.amt').textContent()).resolves.toBe('−2.00 EUR');
     await expect(row('W-1-C').locator('.state').textContent()).resolves.toBe('cancelled');

@@ -186,7 +186,12 @@ describe('counter page', () => {
     s.bus.publish('offline.warning', { message: 'sale OFF-1 declined after upload: Insufficient funds', clientTransactionId: 'OFF-1' });
     s.bus.publish('transaction.updated', { clientTransactionId: 'OFF-1', kind: 'sale', status: 'declined', message: 'declined after upload: Insufficient funds' });
     await page.getByTestId('tx-OFF-1').waitFor();
-    await expect(page.getByTestId('tx-OFF-1').locator('.state').textContent()).resolves.toBe('declined after upload · offline · Insufficient funds');
+    // The state in the catalog's words; the agent's reason is the row's title and, when selected, behind "details".
+    await expect(page.getByTestId('tx-OFF-1').locator('.state').textContent()).resolves.toBe('declined after upload · offline');
+    await expect(page.getByTestId('tx-OFF-1').getAttribute('title')).resolves.toMatch(/Insufficient funds/);
+    await page.getByTestId('tx-OFF-1').click();
+    await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toMatch(/Insufficient funds/);
+    await page.getByTestId('tx-ops-close').click();
     await expect(page.getByTestId('error').textContent()).resolves.toMatch(/sale OFF-1 declined after upload: Insufficient funds/);
     await page.screenshot({ path: join(ARTIFACTS, 'page-declined-after-upload.png') });
     await page.locator('#error-close').click();

@@ -79,28 +79,24 @@ export function stateWord(state: string): string {
 /** The engine's English heads of a message ("declined after upload: ...") the catalog has words for. */
 const MESSAGE_HEADS: Record<string, TextKey> = { 'declined after upload': 'state.declinedAfterUpload' };
 
+/**
+ * A row's state in the catalog's words, with what was captured, refunded or cancelled of a sale
+ * and whether it was offline. The agent's reason (its English `message`) is not part of it: the
+ * list shows it as the row's title and the operations panel behind "details"
+ * (docs/architecture.md, "Local API and counter page", languages). Only a head of the message
+ * the catalog knows ("declined after upload: ...") changes the state words.
+ */
 export function stateText(t: Transaction): string {
   const english = t.state.replace(/_/g, ' ');
   let head = stateWord(t.state);
-  let message = t.message;
-  // The engine's message often begins with the state ("approved: 7.50 EUR ...", "declined
-  // after upload: Insufficient funds"): its words before the colon stand for the state, said once.
+  const message = t.message;
   if (message !== undefined && message.startsWith(english)) {
     const colon = message.indexOf(':');
-    const words = colon < 0 ? '' : message.slice(0, colon);
-    if (/^[a-z ]{1,40}$/i.test(words)) {
-      const known = MESSAGE_HEADS[words.trim().toLowerCase()];
-      if (known !== undefined) head = say(known);
-      else if (words.trim().toLowerCase() !== english) head = words.trim();
-      message = message.slice(colon + 1).trim();
-    } else {
-      message = message.slice(english.length).replace(/^[:\s]+/, '');
-    }
-    if (message === '') message = undefined;
+    const known = colon < 0 ? undefined : MESSAGE_HEADS[message.slice(0, colon).trim().toLowerCase()];
+    if (known !== undefined) head = say(known);
   }
   // An operation's row is `approved` when the platform did it: it says what was done, not "approved".
-  if (t.kind !== 'sale' && t.state === 'approved' && head === stateWord('approved')) head = doneWord(t.kind);
-  const amount = moneyOf(t);
+  if (t.kind !== 'sale' && t.state === 'approved') head = doneWord(t.kind);
   const parts = [head];
   if (t.kind === 'sale') {
     if (t.capturedAmount > 0) parts.push(say('state.captured', { amount: moneyOf(t, t.capturedAmount, t.capturedAmountText) }));
@@ -108,18 +104,7 @@ export function stateText(t: Transaction): string {
     if (t.cancelledAmount > 0) parts.push(say('state.cancelledAmount', { amount: moneyOf(t, t.cancelledAmount, t.cancelledAmountText) }));
   }
   if (t.offline) parts.push(say('state.offline'));
-  if (message) parts.push(clerkText(message));
-  // Never the same words twice ("captured 12.34 EUR · 12.34 EUR"): a part already said, or only the row's amount, is left out.
-  const said: string[] = [];
-  for (const p of parts) {
-    const bare = p.trim();
-    if (bare === '' || bare === amount || bare === t.amountText || said.some((x) => x === bare || x.endsWith(` ${bare}`))) continue;
-    // "captured" then "captured 12.34 EUR": the fuller words replace the short ones.
-    const shorter = said.findIndex((x) => bare.startsWith(`${x} `));
-    if (shorter >= 0) said[shorter] = bare;
-    else said.push(bare);
-  }
-  return said.join(' · ');
+  return parts.join(' · ');
 }
 
 function doneWord(kind: string): string {
@@ -161,24 +146,6 @@ export function operationResultText(op: 'cancel' | 'refund' | 'capture', t: Tran
   const outcome = t.state === 'approved' ? say('ops.done') : t.state === 'pending' ? say('ops.pending') : stateWord(t.state);
   const amount = moneyOf(t);
   return say('ops.result', { op: kindWord(op), amount, outcome });
-}
-
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
-const HOST_PORT = /\b(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\]|[a-z0-9.-]+\.[a-z]{2,}|localhost):\d{2,5}\b/gi;
-const SOCKET_CODE = /\s*\((?:E[A-Z]{3,}|UND_ERR_[A-Z_]+|ERR_[A-Z_]+)\)|\b(?:E(?:CONNREFUSED|CONNRESET|TIMEDOUT|HOSTUNREACH|NETUNREACH|NOTFOUND|AI_AGAIN)|UND_ERR_[A-Z_]+)\b/g;
-
-/**
- * Clerk-facing words: no raw ids, hosts or socket codes (those stay behind "details"). The
- * agent words its messages in English, so what stands in for them is English too: one
- * language per sentence.
- */
-export function clerkText(text: string): string {
-  return text
-    .replace(UUID, 'the transaction')
-    .replace(HOST_PORT, 'the platform')
-    .replace(SOCKET_CODE, '')
-    .replace(/\s{2,}/g, ' ')
-    .trim();
 }
 
 /** The platform badge: the agent's one view of the platform (GET /api/v1/status `platform`). */

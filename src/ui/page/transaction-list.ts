@@ -115,6 +115,8 @@ export class TransactionList {
           el('span', 'amt', amountColumn(t)),
           el('span', `state ${t.state}`, stateText(t)),
         );
+        // The agent's reason in its own (English) words: the row's title here, behind "details" in the operations panel.
+        if (t.message !== undefined && t.message !== t.amountText) li.title = t.message;
         li.addEventListener('click', () => void this.select(t.clientTransactionId));
         return li;
       }),
@@ -156,8 +158,9 @@ export class TransactionList {
     this.setOp('op-cancel', undefined);
     this.setOp('op-refund', undefined);
     this.setOp('op-capture', undefined);
+    const reason = t?.message !== undefined && t.message !== t.amountText ? t.message : undefined;
     if (t === undefined || t.kind !== 'sale') {
-      this.renderMessage(t ? say('ops.onlySales') : '');
+      this.renderMessage(t ? say('ops.onlySales') : '', false, reason);
       return;
     }
     try {
@@ -167,7 +170,7 @@ export class TransactionList {
       this.setOp('op-refund', ops.refund);
       this.setOp('op-capture', ops.capture);
       const why = [ops.cancel, ops.refund, ops.capture].filter((o) => !o.allowed && o.reason).map((o) => o.reason);
-      this.renderMessage(why.length > 0 && !ops.cancel.allowed && !ops.refund.allowed && !ops.capture.allowed ? (why[0] ?? '') : '');
+      this.renderMessage(why.length > 0 && !ops.cancel.allowed && !ops.refund.allowed && !ops.capture.allowed ? (why[0] ?? '') : '', false, reason);
     } catch (err) {
       this.renderMessage(messageOf(err), true, detailOf(err));
     }
