@@ -125,7 +125,7 @@ describe('counter page in German', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'page-de-list.png') });
   });
 
-  it('a refusal of the agent reads in German; its English words wait behind "Details"', async () => {
+  it('a refusal of the agent reads in German; its English reason is shown open under it (the clerk acts on it)', async () => {
     const english = '100000.00 EUR is above the per-sale maximum of 5000.00 EUR (payments.maxSaleAmount): nothing was started';
     s.payments.failWith = new AgentError(ErrorCodes.AMOUNT_INVALID, english);
     await page.getByTestId('currency').selectOption('EUR');
@@ -138,8 +138,8 @@ describe('counter page in German', () => {
     );
     const details = page.getByTestId('error-details');
     await expect(details.locator('summary').textContent()).resolves.toBe('Details');
-    await expect(details.locator('.detail-text').isVisible()).resolves.toBe(false);
-    await details.locator('summary').click();
+    // An amount refused for a reason (here the per-sale maximum): the reason is what to act on, so it is open.
+    await expect(details.locator('.detail-text').isVisible()).resolves.toBe(true);
     await expect(details.locator('.detail-text').textContent()).resolves.toBe(english);
     await page.screenshot({ path: join(ARTIFACTS, 'page-de-refusal.png') });
     await page.locator('#error-close').click();

@@ -22,10 +22,21 @@ export function detailOf(err: unknown): string | undefined {
   return text === '' || text === messageOf(err) ? undefined : text;
 }
 
+/**
+ * Refusals whose specific reason is what the clerk acts on (a rule of the sale, an amount, an
+ * input, the platform's refusal): their agent words are shown open, under the sentence.
+ */
+const REASON_CODES = new Set(['PAYMENT_RULE', 'AMOUNT_INVALID', 'INPUT_INVALID', 'PLATFORM_REJECTED']);
+
+function reasonMatters(err: unknown): boolean {
+  return err instanceof ApiError && REASON_CODES.has(err.code);
+}
+
 /** A "details" control holding technical words (the agent's message, ids, hosts) for the field engineer. */
-export function detailsControl(detail: string, testid: string): HTMLElement {
+export function detailsControl(detail: string, testid: string, open = false): HTMLElement {
   const d = el('details', 'ops-details');
   d.dataset.testid = testid;
+  if (open) d.open = true;
   d.append(el('summary', '', t('ops.details')), el('span', 'detail-text', detail));
   return d;
 }
@@ -35,7 +46,7 @@ export function showFailure(target: HTMLElement, err: unknown, testid: string): 
   const detail = detailOf(err);
   const sentence = el('span', 'error-sentence', messageOf(err));
   if (detail === undefined) target.replaceChildren(sentence);
-  else target.replaceChildren(sentence, detailsControl(detail, testid));
+  else target.replaceChildren(sentence, detailsControl(detail, testid, reasonMatters(err)));
 }
 
 /**
@@ -48,17 +59,17 @@ export class ErrorBanner {
   }
 
   /** A sentence of the page's own (catalog) words, with technical words behind "details" when there are any. */
-  show(text: string, warn = false, detail?: string): void {
+  show(text: string, warn = false, detail?: string, openDetail = false): void {
     const box = byId('error-text');
     box.replaceChildren(el('span', 'error-sentence', text));
-    if (detail !== undefined && detail !== text) box.append(detailsControl(detail, 'error-details'));
+    if (detail !== undefined && detail !== text) box.append(detailsControl(detail, 'error-details', openDetail));
     byId('error').classList.toggle('warn', warn);
     show(byId('error'), true);
   }
 
   /** A failure: the clerk's sentence for its code, the agent's words behind "details". */
   showError(err: unknown): void {
-    this.show(messageOf(err), false, detailOf(err));
+    this.show(messageOf(err), false, detailOf(err), reasonMatters(err));
   }
 
   clear(): void {
