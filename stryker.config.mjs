@@ -20,6 +20,7 @@ export default {
     'src/devices/link/frame.ts',
     'src/auth/jwt.ts',
     'src/events/relay-policy.ts',
+    'src/devices/link/crc.ts',
   ],
   // The sandbox needs the sources, the tests and the configs, not builds, data or reports.
   ignorePatterns: ['dist', 'data', 'reports', 'test-artifacts', 'coverage', 'packages', '.ci', 'certs/*.pem', 'deploy'],
