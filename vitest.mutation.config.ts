@@ -18,6 +18,7 @@ export default defineConfig({
       'test/devices/link.test.ts',
       'test/auth/jwt*.test.ts',
       'test/events/relay*.test.ts',
+      'test/events/server-time*.test.ts',
     ],
     exclude: ['test/events/relay-strict.test.ts'],
     testTimeout: 30_000,
