@@ -11,7 +11,13 @@ export default defineConfig({
     include: [
       'test/payments/rules*.test.ts',
       'test/payments/money*.test.ts',
+      'test/payments/outcome-decisions.test.ts',
+      'test/payments/cancel-history.test.ts',
+      'test/payments/records*.test.ts',
+      'test/payments/late-landing-decisions.test.ts',
       'test/offline/policy*.test.ts',
+      'test/offline/upload-result.test.ts',
+      'test/offline/upload-failure.test.ts',
       'test/devices/link-parser*.test.ts',
       'test/devices/link-frame*.test.ts',
       'test/devices/link-writer*.test.ts',
