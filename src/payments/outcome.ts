@@ -46,7 +46,8 @@ export function isApprovalCodeRefusal(err: unknown): boolean {
 /** The platform's code and message of a refusal as one text (either may be absent). */
 function refusalText(err: PlatformError): string {
   // Stryker disable next-line StringLiteral: an absent part read as any other text without the words looked for (approval code, invalid, incorrect, not correct, wrong) decides the same
-  return `${err.errorCode ?? ''} ${err.errorMessage ?? ''}`;
+  const [code, message] = [err.errorCode ?? '', err.errorMessage ?? ''];
+  return `${code} ${message}`;
 }
 
 /** The platform's own words for a refusal, without the HTTP framing. */
@@ -73,8 +74,9 @@ export function refusalError(err: PlatformError | unknown, op: string, clientTra
       details: { clientTransactionId },
     });
   }
-  // Stryker disable next-line StringLiteral: an absent message read as any other text without "refund instead" or "refund it" decides the same
-  const suggest = isPlatformError(err) && /refund instead|refund it/i.test(err.errorMessage ?? '') ? { suggest: 'refund' } : {};
+  // Stryker disable next-line StringLiteral: no message read as any other text without "refund instead" or "refund it" decides the same
+  const message = isPlatformError(err) ? (err.errorMessage ?? '') : '';
+  const suggest = /refund instead|refund it/i.test(message) ? { suggest: 'refund' } : {};
   return new AgentError(ErrorCodes.PAYMENT_RULE, `the platform refused the ${op}: ${platformReason(err)}`, {
     cause: err,
     details: { clientTransactionId, ...suggest, ...(isPlatformError(err) && err.errorCode !== undefined ? { platformCode: err.errorCode } : {}) },
