@@ -25,6 +25,7 @@ export default defineConfig({
       'test/auth/jwt*.test.ts',
       'test/events/relay*.test.ts',
       'test/events/server-time*.test.ts',
+      'test/ui/request-validation.test.ts',
     ],
     exclude: ['test/events/relay-strict.test.ts'],
     testTimeout: 30_000,
