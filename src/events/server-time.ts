@@ -18,6 +18,7 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
+  // Stryker disable next-line ConditionalExpression: a formatter made afresh each time reads the same; the cache only saves its cost
   if (f === undefined) {
     f = new Intl.DateTimeFormat('en-US', {
       timeZone,
@@ -29,6 +30,7 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
       minute: 'numeric',
       second: 'numeric',
     });
+    // Stryker disable next-line CallExpression: not keeping the formatter only costs making it again
     formatters.set(timeZone, f);
   }
   return f;
@@ -47,9 +49,8 @@ export function isKnownTimeZone(timeZone: string): boolean {
 /** The zone's offset from UTC at an instant, in milliseconds (east positive). */
 export function zoneOffsetMs(ms: number, timeZone: string): number {
   const parts: Record<string, number> = {};
-  for (const p of formatter(timeZone).formatToParts(new Date(ms))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
+  // The literal parts (separators) are kept too, under "literal", and never read.
+  for (const p of formatter(timeZone).formatToParts(new Date(ms))) parts[p.type] = Number(p.value);
   const asUtc = Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
   return asUtc - Math.floor(ms / 1000) * 1000;
 }
@@ -68,9 +69,6 @@ export function zonedToEpoch(wall: { year: number; month: number; day: number; h
   return guess - Math.min(...offsets);
 }
 
-const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})[ T]+(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?(?:\s*([AaPp])\.?\s*[Mm]\.?)?$/;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
-
 function daysIn(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
@@ -78,7 +76,8 @@ function daysIn(year: number, month: number): number {
 function unitOf(seconds: string | undefined, fraction: string | undefined): number {
   if (seconds === undefined) return 60_000;
   if (fraction === undefined) return 1_000;
-  return fraction.length >= 3 ? 1 : 10 ** (3 - fraction.length);
+  // Tenths name 100 ms, hundredths 10 ms, anything finer a millisecond (the finest kept).
+  return Math.max(1, 10 ** (3 - fraction.length));
 }
 
 function msOf(fraction: string | undefined): number {
@@ -93,7 +92,9 @@ function msOf(fraction: string | undefined): number {
 export function parseServerTime(text: string | undefined | null, timeZone = 'UTC'): ServerTime | undefined {
   if (typeof text !== 'string') return undefined;
   const s = text.trim();
-  const us = US_DATE.exec(s);
+  // The patterns are written where they are used: a pattern built when the module loads is
+  // re-tested with every test by mutation testing (test/README.md, "Mutation testing").
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})[ T]+(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?(?:\s*([AaPp])\.?\s*[Mm]\.?)?$/.exec(s);
   if (us) {
     const [, mo, d, y, h, mi, sec, frac, ampm] = us;
     const year = Number(y);
@@ -110,7 +111,7 @@ export function parseServerTime(text: string | undefined | null, timeZone = 'UTC
     if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
     return { at: zonedToEpoch({ year, month, day, hour, minute, second, ms: msOf(frac) }, timeZone), unitMs: unitOf(sec, frac) };
   }
-  const iso = ISO_DATE.exec(s);
+  const iso = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s);
   if (iso) {
     const [, y, mo, d, h, mi, sec, frac, offset] = iso;
     const year = Number(y);
@@ -124,7 +125,7 @@ export function parseServerTime(text: string | undefined | null, timeZone = 'UTC
     const unitMs = unitOf(sec, frac);
     if (offset === undefined) return { at: zonedToEpoch(wall, timeZone), unitMs };
     const asUtc = Date.UTC(year, month - 1, day, hour, minute, second, wall.ms);
-    if (offset.toUpperCase() === 'Z') return { at: asUtc, unitMs };
+    // Z (in any case) has no sign and no digits: it reads as an offset of 0.
     const sign = offset.startsWith('-') ? -1 : 1;
     const digits = offset.slice(1).replace(':', '');
     const offsetMs = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || 0)) * 60_000;

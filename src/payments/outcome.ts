@@ -40,8 +40,14 @@ export function isNotFoundError(err: unknown): boolean {
 /** The merchant aggregator requires a supervisor approval code (docs/platform-contract.md, "Decisions where the spec is silent", approval code). */
 export function isApprovalCodeRefusal(err: unknown): boolean {
   if (!isPlatformError(err) || err.category !== 'rejected') return false;
-  const text = `${err.errorCode ?? ''} ${err.errorMessage ?? ''}`;
-  return /approval.?code/i.test(text);
+  return /approval.?code/i.test(refusalText(err));
+}
+
+/** The platform's code and message of a refusal as one text (either may be absent). */
+function refusalText(err: PlatformError): string {
+  // Stryker disable next-line StringLiteral: an absent part read as any other text without the words looked for (approval code, invalid, incorrect, not correct, wrong) decides the same
+  const [code, message] = [err.errorCode ?? '', err.errorMessage ?? ''];
+  return `${code} ${message}`;
 }
 
 /** The platform's own words for a refusal, without the HTTP framing. */
@@ -53,7 +59,7 @@ export function platformReason(err: unknown): string {
 /** A refusal of the platform as an error a person can act on (message never has card data: platform messages carry none). */
 export function refusalError(err: PlatformError | unknown, op: string, clientTransactionId: string): AgentError {
   if (isApprovalCodeRefusal(err)) {
-    const given = isPlatformError(err) && /invalid|incorrect|not correct|wrong/i.test(`${err.errorCode ?? ''} ${err.errorMessage ?? ''}`);
+    const given = isPlatformError(err) && /invalid|incorrect|not correct|wrong/i.test(refusalText(err));
     return new AgentError(
       ErrorCodes.PAYMENT_RULE,
       given
@@ -68,7 +74,9 @@ export function refusalError(err: PlatformError | unknown, op: string, clientTra
       details: { clientTransactionId },
     });
   }
-  const suggest = isPlatformError(err) && /refund instead|refund it/i.test(err.errorMessage ?? '') ? { suggest: 'refund' } : {};
+  // Stryker disable next-line StringLiteral: no message read as any other text without "refund instead" or "refund it" decides the same
+  const message = isPlatformError(err) ? (err.errorMessage ?? '') : '';
+  const suggest = /refund instead|refund it/i.test(message) ? { suggest: 'refund' } : {};
   return new AgentError(ErrorCodes.PAYMENT_RULE, `the platform refused the ${op}: ${platformReason(err)}`, {
     cause: err,
     details: { clientTransactionId, ...suggest, ...(isPlatformError(err) && err.errorCode !== undefined ? { platformCode: err.errorCode } : {}) },

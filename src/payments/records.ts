@@ -38,7 +38,8 @@ export type StatusClass = 'pending' | 'charged' | 'refused' | 'cancelled' | 'fai
 
 /** Status values are compared case-insensitively (the platform writes `cancelled` in lower case, `Accepted` capitalised). */
 export function classifyStatus(status: string | undefined): StatusClass {
-  const s = (status ?? '').trim().toLowerCase();
+  if (status === undefined) return 'other';
+  const s = status.trim().toLowerCase();
   if (PENDING.has(s)) return 'pending';
   if (CHARGED.has(s)) return 'charged';
   if (REFUSED.has(s)) return 'refused';
@@ -55,7 +56,7 @@ export function classifyStatus(status: string | undefined): StatusClass {
  * case-insensitively, "Tolerance of answers").
  */
 export function isCapturedStatus(status: string | undefined): boolean {
-  return (status ?? '').trim().toLowerCase() === 'captured';
+  return status !== undefined && status.trim().toLowerCase() === 'captured';
 }
 
 /** The journal state a sale takes for the platform's status (a pending status leaves it to the caller). */
@@ -81,10 +82,8 @@ export function saleStateFor(status: string | undefined): TransactionState | und
 
 /** The result message of the last result event that has one (e.g. the issuer's decline reason). */
 export function resultMessage(record: PlatformRecord): string | undefined {
-  const events = recordEvents(record);
-  for (let i = events.length - 1; i >= 0; i--) {
-    const m = events[i]?.resultMessage;
-    if (typeof m === 'string' && m !== '') return m;
+  for (const e of recordEvents(record).reverse()) {
+    if (typeof e.resultMessage === 'string' && e.resultMessage !== '') return e.resultMessage;
   }
   return undefined;
 }
