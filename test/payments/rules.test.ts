@@ -1,38 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { JournalRow } from '../../src/payments/journal/index.js';
+import { saleRow } from './sale-row.js';
 import { cancelCheck, captureCheck, localAllowed, mergeAllowed, refundCheck, walletACancelDeadline, walletBCancelDeadline } from '../../src/payments/rules.js';
 
-const sale = (over: Partial<JournalRow> = {}): JournalRow => ({
-  clientTransactionId: 's-1',
-  kind: 'sale',
-  merchantId: undefined,
-  amount: 1_000,
-  currency: 'EUR',
-  method: 'walletA',
-  scenario: 'ConsumerScan',
-  state: 'approved',
-  relatedClientTransactionId: undefined,
-  entryMode: undefined,
-  maskedPan: undefined,
-  scheme: undefined,
-  platformStatus: 'Accepted',
-  serverTransactionId: 'srv-1',
-  events: [],
-  qrCode: undefined,
-  qrExpireTime: undefined,
-  capturedAmount: 0,
-  refundedAmount: 0,
-  cancelledAmount: 0,
-  attempts: 1,
-  clientDateTime: '2026-03-01T10:00:00.000Z',
-  cancelReason: undefined,
-  offline: false,
-  message: undefined,
-  cardSecret: undefined,
-  createdAt: '2026-03-01T10:00:00.000Z',
-  updatedAt: '2026-03-01T10:00:00.000Z',
-  ...over,
-});
+const sale = saleRow;
 
 describe('cancel and refund windows', () => {
   it('walletA: until 00:15 UTC+8 on the day after the sale, by the UTC+8 calendar day', () => {
