@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.js';
-import { AgentError, ErrorCodes, isAgentError, logLevelControl, systemClock, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
+import { AgentError, ErrorCodes, logLevelControl, systemClock, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
 import type { PaymentsApi, ReportsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
-import { httpStatusOf } from './error-status.js';
+import { answerError, closeServer } from './error-answer.js';
 import { sendJson } from './http-io.js';
 import { loadOrCreateLocalToken } from './local-token.js';
 import { allowedHosts, allowedOrigins, checkHost, checkOrigin } from './request-guard.js';
@@ -108,25 +108,10 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
   let served: Router | undefined;
 
   function fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
-    if (res.headersSent) {
-      log.error({ err, path: req.url }, 'error after the answer started; closing the connection');
-      res.destroy();
-      return;
-    }
     if (isSqliteError(err)) metrics?.journalWriteError();
-    if (isAgentError(err)) {
-      const status = httpStatusOf(err.code);
-      if (status >= 500) log.error({ code: err.code, err, method: req.method, path: req.url }, 'request failed');
-      else log.debug({ code: err.code, status, method: req.method }, err.message);
-      // A throttled sign-in says when to try again (RFC 9110 Retry-After) as well as in words.
-      const retryAfter = err.details?.['retryAfterSeconds'];
-      if (status === 429 && typeof retryAfter === 'number') res.setHeader('retry-after', String(retryAfter));
-      sendJson(res, status, { error: { code: err.code, message: err.message } });
-      return;
-    }
-    log.error({ err, method: req.method, path: req.url }, 'unexpected error in a request');
-    sendJson(res, httpStatusOf(ErrorCodes.INTERNAL), { error: { code: ErrorCodes.INTERNAL, message: 'internal error; the agent log has the details' } });
+    answerError(err, req, res, log);
   }
+
 
   async function stop(): Promise<void> {
     await lanApi?.stop();
@@ -138,10 +123,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
     const srv = server;
     server = undefined;
     if (srv === undefined) return;
-    await new Promise<void>((resolve) => {
-      srv.close(() => resolve());
-      srv.closeAllConnections();
-    });
+    await closeServer(srv);
   }
 
   return {

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { AgentError, ErrorCodes, isAgentError, type Logger } from '../../core/index.js';
-import { httpStatusOf } from '../error-status.js';
+import { AgentError, ErrorCodes, type Logger } from '../../core/index.js';
+import { answerError, closeServer } from '../error-answer.js';
 import { readJsonBody, sendJson } from '../http-io.js';
 import { Router } from '../router.js';
 import { createApiDispatch } from '../api-dispatch.js';
@@ -94,22 +94,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
     return entry;
   }
 
-  function fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    if (isAgentError(err)) {
-      const status = httpStatusOf(err.code);
-      if (status >= 500) log.error({ code: err.code, err, method: req.method }, 'register request failed');
-      const retry = err.details?.retryAfterSeconds;
-      if (typeof retry === 'number') res.setHeader('retry-after', String(retry));
-      sendJson(res, status, { error: { code: err.code, message: err.message } });
-      return;
-    }
-    log.error({ err, method: req.method }, 'unexpected error in a register request');
-    sendJson(res, 500, { error: { code: ErrorCodes.INTERNAL, message: 'internal error; the agent log has the details' } });
-  }
+
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
@@ -147,7 +132,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       const operator = registerOperator(register.id);
       await dispatch(req, res, url, { operator, scope: operator });
     } catch (err) {
-      fail(err, req, res);
+      answerError(err, req, res, log);
     }
   }
 
@@ -155,10 +140,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
     const srv = server;
     server = undefined;
     if (srv === undefined) return;
-    await new Promise<void>((resolve) => {
-      srv.close(() => resolve());
-      srv.closeAllConnections();
-    });
+    await closeServer(srv);
   }
 
   return {
