@@ -67,7 +67,7 @@ async function main(): Promise<void> {
       status.refresh();
     },
   });
-  const live = new LiveUpdates(ctx, { status, sale, list, offline });
+  const live = new LiveUpdates(ctx, { status, sale, list, offline, web });
 
   entry.init(session.counter);
   receipt.init();

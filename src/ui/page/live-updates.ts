@@ -7,6 +7,7 @@ import { EventStream } from './sse.js';
 import type { StatusBar } from './status-bar.js';
 import type { TransactionList } from './transaction-list.js';
 import type { BusEvent } from './types.js';
+import type { WebRefund } from './web-refund.js';
 
 /** The sections the agent's events reach. */
 export interface LiveSections {
@@ -14,6 +15,7 @@ export interface LiveSections {
   readonly sale: SalePanel;
   readonly list: TransactionList;
   readonly offline: OfflinePanel;
+  readonly web: WebRefund;
 }
 
 /**
@@ -62,10 +64,11 @@ export class LiveUpdates {
 
   private onEvent(e: BusEvent): void {
     const d = e.data;
-    const { status, sale, list, offline } = this.sections;
+    const { status, sale, list, offline, web } = this.sections;
     switch (e.type) {
       case 'transaction.updated':
         sale.onTransactionUpdated(d.clientTransactionId);
+        web.onTransactionUpdated(d.clientTransactionId);
         list.schedule();
         if (offline.open) void offline.reload();
         break;

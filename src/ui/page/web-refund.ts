@@ -3,6 +3,7 @@ import { byId, fieldValue, show } from './dom.js';
 import { canonicalAmount, moneyOf, t } from './i18n.js';
 import { stateWord } from './texts.js';
 import type { PageContext } from './page-context.js';
+import type { Transaction } from './types.js';
 
 /**
  * Cancel or refund by web (#web, opened from "By web" in the history head): a sale is named
@@ -13,6 +14,9 @@ import type { PageContext } from './page-context.js';
  * and the refund go with that merchant's token); the default merchant is preselected.
  */
 export class WebRefund {
+  /** The operation last sent while the platform has not settled it: its updates refresh the message (docs/platform-contract.md, "Decisions where the spec is silent": pending refunds and cancels are followed until final). */
+  private following: string | undefined;
+
   constructor(
     private readonly ctx: PageContext,
     private readonly hooks: { onDone(): void; selected(): string | undefined },
@@ -32,6 +36,7 @@ export class WebRefund {
     msg.className = 'ops-message';
     msg.textContent = '';
     delete msg.dataset.result;
+    this.following = undefined;
     this.fillMerchants();
     show(byId('web'), true);
     field.focus();
@@ -66,6 +71,7 @@ export class WebRefund {
     const id = fieldValue('web-id');
     const msg = byId('web-message');
     delete msg.dataset.result;
+    this.following = undefined;
     if (id === undefined) {
       msg.className = 'ops-message error';
       msg.textContent = t('web.needId');
@@ -79,12 +85,9 @@ export class WebRefund {
     try {
       const merchantId = this.merchantId();
       const row = await this.ctx.api.refundByWeb(id, { ...(amount !== undefined ? { amount: canonicalAmount(amount) } : {}), ...(merchantId !== undefined ? { merchantId } : {}) });
-      // The operation's own row is `approved` when the platform accepted it; its message says whether it cancelled or refunded.
-      const outcome = row.state === 'approved' ? t('ops.done') : stateWord(row.state);
-      // The headline in the clerk's words; the agent's reason (cancelled or refunded, why not) behind "details".
-      msg.replaceChildren(t('web.result', { amount: moneyOf(row), outcome }));
-      if (row.message) msg.append(detailsControl(row.message, 'web-details'));
-      msg.dataset.result = row.state;
+      this.showOutcome(row);
+      // An update that came before this answer is read once now, so the message cannot stay behind.
+      if (this.following !== undefined) this.onTransactionUpdated(this.following);
       byId<HTMLInputElement>('web-amount').value = '';
     } catch (err) {
       msg.className = 'ops-message error';
@@ -94,4 +97,30 @@ export class WebRefund {
     }
     this.hooks.onDone();
   }
+
+  /** transaction.updated: a pending operation sent from here shows its final outcome when the platform settles it. */
+  onTransactionUpdated(clientTransactionId: unknown): void {
+    if (this.following === undefined || clientTransactionId !== this.following) return;
+    const id = this.following;
+    this.ctx.api.transaction(id).then(
+      (row) => {
+        if (this.following === id) this.showOutcome(row);
+      },
+      () => undefined,
+    );
+  }
+
+  private showOutcome(row: Transaction): void {
+    const msg = byId('web-message');
+    // The operation's own row is `approved` when the platform accepted it; its message says whether it cancelled or refunded.
+    const outcome = row.state === 'approved' ? t('ops.done') : stateWord(row.state);
+    // The headline in the clerk's words; the agent's reason (cancelled or refunded, why not) behind "details".
+    msg.replaceChildren(t('web.result', { amount: moneyOf(row), outcome }));
+    if (row.message) msg.append(detailsControl(row.message, 'web-details'));
+    msg.dataset.result = row.state;
+    this.following = FOLLOWED_STATES.has(row.state) ? row.clientTransactionId : undefined;
+  }
 }
+
+/** States the platform may still move on: the message follows them (a refund or cancel answered pending). */
+const FOLLOWED_STATES: ReadonlySet<string> = new Set(['pending', 'in_flight', 'created']);
