@@ -107,9 +107,7 @@ export const listQuerySchema = z.strictObject({
     .optional(),
   limit: z
     .string()
-    // Without ^ or $ the pattern would let digits with text around them through to the range
-    // check, which refuses them (NaN) with the same words: two equivalent mutants
-    // (test/README.md, "Mutation testing").
+    // Digits only: Number() alone would also read "1e3", "12e1" or "0x10" as numbers in range.
     .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 1000')
     .transform(Number)
     .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')

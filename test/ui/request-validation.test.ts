@@ -122,6 +122,8 @@ describe('what passes', () => {
     expect(listQuerySchema.shape.after.description).toBe("the last transaction id of the page before: the next page (the answer's `next`)");
     for (const bad of ['x2025-03-01', '2025-03-01x']) expect(problem(listQuerySchema, { date: bad }, 'query'), bad).toBe('date must be a date such as 2025-03-01');
     for (const bad of ['x5', '5x']) expect(problem(listQuerySchema, { limit: bad }, 'query'), bad).toBe('limit must be a whole number from 1 to 1000');
+    // Plain digits only: what a number parser would also read (exponents, hex) is refused.
+    for (const bad of ['1e3', '12e1', '0x10', '5.0']) expect(problem(listQuerySchema, { limit: bad }, 'query'), bad).toBe('limit must be a whole number from 1 to 1000');
     expect(parseInput(listQuerySchema, { limit: '1000' }, 'query')).toStrictEqual({ limit: 1000 });
     expect(problem(listQuerySchema, { limit: '0' }, 'query')).toBe('limit must be a whole number from 1 to 1000');
     expect(problem(listQuerySchema, { limit: '1001' }, 'query')).toBe('limit must be a whole number from 1 to 1000');

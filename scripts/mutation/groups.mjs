@@ -1,0 +1,65 @@
+// What `npm run mutate` mutates, in groups, each with the fast unit tests that pin it down
+// (test/README.md, "Mutation testing"). A mutant of code run while a module loads (a
+// "static" mutant) reloads and runs every test of its run: grouping keeps those runs to the
+// tests of their own group. Every test of a group runs for every mutant it covers, so a
+// group must hold every test that can notice its files' mutants.
+// Plain JavaScript: stryker.config.mjs, vitest.mutation.config.ts and run.mjs all read it.
+
+/** @typedef {{ name: string, mutate: string[], tests: string[], exclude?: string[] }} MutationGroup */
+
+/** @type {MutationGroup[]} */
+export const GROUPS = [
+  {
+    name: 'core',
+    mutate: [
+      'src/payments/rules.ts',
+      'src/payments/money.ts',
+      'src/offline/policy.ts',
+      'src/devices/link/parser.ts',
+      'src/devices/link/writer.ts',
+      'src/devices/link/frame.ts',
+      'src/auth/jwt.ts',
+      'src/events/relay-policy.ts',
+      'src/devices/link/crc.ts',
+      'src/events/server-time.ts',
+      'src/payments/outcome.ts',
+      'src/payments/cancel-outcome.ts',
+      // The status classification only (recordStatus to resultMessage).
+      'src/payments/records.ts:18-90',
+      'src/payments/late-landing.ts',
+      'src/offline/upload-result.ts',
+    ],
+    tests: [
+      'test/payments/rules*.test.ts',
+      'test/payments/money*.test.ts',
+      'test/payments/outcome-decisions.test.ts',
+      'test/payments/cancel-history.test.ts',
+      'test/payments/records*.test.ts',
+      'test/payments/late-landing-decisions.test.ts',
+      'test/offline/policy*.test.ts',
+      'test/offline/upload-result.test.ts',
+      'test/offline/upload-failure.test.ts',
+      'test/devices/link-parser*.test.ts',
+      'test/devices/link-frame*.test.ts',
+      'test/devices/link-writer*.test.ts',
+      'test/devices/link.test.ts',
+      'test/auth/jwt*.test.ts',
+      'test/events/relay*.test.ts',
+      'test/events/server-time*.test.ts',
+    ],
+    exclude: ['test/events/relay-strict.test.ts'],
+  },
+  {
+    // The request schemas are built when the module loads: most of their mutants are static.
+    name: 'api-requests',
+    mutate: ['src/ui/schemas.ts'],
+    tests: ['test/ui/request-validation.test.ts'],
+  },
+];
+
+/** @param {string | undefined} name */
+export function groupNamed(name) {
+  const group = GROUPS.find((g) => g.name === name);
+  if (group === undefined) throw new Error(`no mutation group "${name}": one of ${GROUPS.map((g) => g.name).join(', ')}`);
+  return group;
+}
