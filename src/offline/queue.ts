@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../core/index.js';
 import { checkRequest } from '../platform/index.js';
 import { processRequest, type ProcessRequest } from '../platform/index.js';
-import { hasOfflineCounts, hasOfflineSchema } from './schema.js';
+import { COUNTED_STATES, hasOfflineCounts, hasOfflineSchema } from './schema.js';
 import { PENDING_STATES, QUEUE_STATES, STORED_STATES, type OfflineSale, type QueueItem, type QueueState, type QueueStats, type UploadAttempt } from './types.js';
 
 interface ItemRow {
@@ -129,7 +129,7 @@ export class OfflineQueue {
     return s;
   }
 
-  /** The trigger-kept counts (schema 2) when the database has them; else the queue is aggregated. */
+  /** The trigger-kept counts of settled states (schema 2 or 3) when the database has them; else the queue is aggregated. */
   private hasCounts(): boolean {
     if (!this.counts) this.counts = hasOfflineCounts(this.db);
     return this.counts;
@@ -276,11 +276,13 @@ export class OfflineQueue {
    * inside a store's transaction, so what it says is what that transaction would commit against.
    */
   stats(): QueueStats {
-    const sums = (
-      this.hasCounts()
-        ? this.stmt(`SELECT currency, SUM(n) AS n, SUM(total) AS total FROM offline_counts WHERE state IN (${STORED_IN}) AND n > 0 GROUP BY currency`)
-        : this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY currency`)
-    ).all() as Array<{ currency: string; n: number; total: number }>;
+    // The stored states from the state index (at most offline.maxCount entries, the row never
+    // read: src/offline/schema.ts, version 3), not from counts a store would have to update.
+    const sums = this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY currency`).all() as Array<{
+      currency: string;
+      n: number;
+      total: number;
+    }>;
     const totals: Record<string, number> = {};
     let count = 0;
     for (const s of sums) {
@@ -314,7 +316,12 @@ export class OfflineQueue {
 
   stateCounts(): Record<QueueState, number> {
     const counts = Object.fromEntries(QUEUE_STATES.map((s) => [s, 0])) as Record<QueueState, number>;
-    const sql = this.hasCounts() ? 'SELECT state, SUM(n) AS n FROM offline_counts GROUP BY state' : 'SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state';
+    // Stored states from the state index; the settled ones (every uploaded sale kept) from the
+    // trigger-kept counts, which any schema with counts (2 or 3) holds for them.
+    const sql = this.hasCounts()
+      ? `SELECT state, COUNT(*) AS n FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY state
+         UNION ALL SELECT state, SUM(n) AS n FROM offline_counts WHERE state IN (${inList(COUNTED_STATES)}) GROUP BY state`
+      : 'SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state';
     const rows = this.stmt(sql).all() as Array<{ state: string; n: number }>;
     for (const r of rows) if ((QUEUE_STATES as readonly string[]).includes(r.state)) counts[r.state as QueueState] = r.n;
     return counts;
