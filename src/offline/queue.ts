@@ -278,11 +278,24 @@ export class OfflineQueue {
   stats(): QueueStats {
     // The stored states from the state index (at most offline.maxCount entries, the row never
     // read: src/offline/schema.ts, version 3), not from counts a store would have to update.
-    const sums = this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY currency`).all() as Array<{
-      currency: string;
+    // One pass without grouping first: a terminal's stored sales are nearly always in one
+    // currency, and grouping costs a sort of every entry (about twice the pass).
+    const flat = this.stmt(`SELECT COUNT(*) AS n, SUM(amount) AS total, MIN(currency) AS low, MAX(currency) AS high FROM offline_queue WHERE state IN (${STORED_IN})`).get() as {
       n: number;
-      total: number;
-    }>;
+      total: number | null;
+      low: string | null;
+      high: string | null;
+    };
+    const sums =
+      flat.n === 0 || flat.low === null
+        ? []
+        : flat.low !== flat.high
+        ? (this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY currency`).all() as Array<{
+            currency: string;
+            n: number;
+            total: number;
+          }>)
+        : [{ currency: flat.low, n: flat.n, total: flat.total ?? 0 }];
     const totals: Record<string, number> = {};
     let count = 0;
     for (const s of sums) {
