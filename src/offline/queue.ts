@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../core/index.js';
 import { checkRequest } from '../platform/index.js';
 import { processRequest, type ProcessRequest } from '../platform/index.js';
-import { COUNTED_STATES, hasOfflineCounts, hasOfflineSchema } from './schema.js';
+import { hasOfflineCounts, hasOfflineSchema } from './schema.js';
 import { PENDING_STATES, QUEUE_STATES, STORED_STATES, type OfflineSale, type QueueItem, type QueueState, type QueueStats, type UploadAttempt } from './types.js';
 
 interface ItemRow {
@@ -129,7 +129,7 @@ export class OfflineQueue {
     return s;
   }
 
-  /** The trigger-kept counts of settled states (schema 2 or 3) when the database has them; else the queue is aggregated. */
+  /** The trigger-kept counts (schema 2) when the database has them; else the queue is aggregated. */
   private hasCounts(): boolean {
     if (!this.counts) this.counts = hasOfflineCounts(this.db);
     return this.counts;
@@ -276,26 +276,11 @@ export class OfflineQueue {
    * inside a store's transaction, so what it says is what that transaction would commit against.
    */
   stats(): QueueStats {
-    // The stored states from the state index (at most offline.maxCount entries, the row never
-    // read: src/offline/schema.ts, version 3), not from counts a store would have to update.
-    // One pass without grouping first: a terminal's stored sales are nearly always in one
-    // currency, and grouping costs a sort of every entry (about twice the pass).
-    const flat = this.stmt(`SELECT COUNT(*) AS n, SUM(amount) AS total, MIN(currency) AS low, MAX(currency) AS high FROM offline_queue WHERE state IN (${STORED_IN})`).get() as {
-      n: number;
-      total: number | null;
-      low: string | null;
-      high: string | null;
-    };
-    const sums =
-      flat.n === 0 || flat.low === null
-        ? []
-        : flat.low !== flat.high
-        ? (this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY currency`).all() as Array<{
-            currency: string;
-            n: number;
-            total: number;
-          }>)
-        : [{ currency: flat.low, n: flat.n, total: flat.total ?? 0 }];
+    const sums = (
+      this.hasCounts()
+        ? this.stmt(`SELECT currency, SUM(n) AS n, SUM(total) AS total FROM offline_counts WHERE state IN (${STORED_IN}) AND n > 0 GROUP BY currency`)
+        : this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY currency`)
+    ).all() as Array<{ currency: string; n: number; total: number }>;
     const totals: Record<string, number> = {};
     let count = 0;
     for (const s of sums) {
@@ -329,12 +314,7 @@ export class OfflineQueue {
 
   stateCounts(): Record<QueueState, number> {
     const counts = Object.fromEntries(QUEUE_STATES.map((s) => [s, 0])) as Record<QueueState, number>;
-    // Stored states from the state index; the settled ones (every uploaded sale kept) from the
-    // trigger-kept counts, which any schema with counts (2 or 3) holds for them.
-    const sql = this.hasCounts()
-      ? `SELECT state, COUNT(*) AS n FROM offline_queue WHERE state IN (${STORED_IN}) GROUP BY state
-         UNION ALL SELECT state, SUM(n) AS n FROM offline_counts WHERE state IN (${inList(COUNTED_STATES)}) GROUP BY state`
-      : 'SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state';
+    const sql = this.hasCounts() ? 'SELECT state, SUM(n) AS n FROM offline_counts GROUP BY state' : 'SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state';
     const rows = this.stmt(sql).all() as Array<{ state: string; n: number }>;
     for (const r of rows) if ((QUEUE_STATES as readonly string[]).includes(r.state)) counts[r.state as QueueState] = r.n;
     return counts;

@@ -88,45 +88,7 @@ const migrations: readonly QueueMigration[] = [
       `);
     },
   },
-  {
-    // One page less per offline sale (README.md, "Quality targets", durable-enqueue): the
-    // counts row every store updated was one more page its commit wrote and fsynced. Only
-    // the settled states, which grow without bound (the queue keeps every uploaded sale),
-    // are counted by triggers now, and they change only when an upload is settled. The
-    // stored states (at most offline.maxCount sales) are counted from the state index,
-    // which now carries currency and amount, so the limit check inside a store reads
-    // those few index entries and never the rows.
-    version: 3,
-    up(db) {
-      const settled = "('uploaded', 'declined_after_upload')";
-      db.exec(`
-        DROP TRIGGER offline_counts_insert;
-        DROP TRIGGER offline_counts_delete;
-        DROP TRIGGER offline_counts_update;
-        DELETE FROM offline_counts WHERE state NOT IN ${settled};
-        CREATE TRIGGER offline_counts_insert AFTER INSERT ON offline_queue WHEN NEW.state IN ${settled} BEGIN
-          INSERT INTO offline_counts (state, currency, n, total) VALUES (NEW.state, NEW.currency, 1, NEW.amount)
-            ON CONFLICT (state, currency) DO UPDATE SET n = n + 1, total = total + excluded.total;
-        END;
-        CREATE TRIGGER offline_counts_delete AFTER DELETE ON offline_queue WHEN OLD.state IN ${settled} BEGIN
-          UPDATE offline_counts SET n = n - 1, total = total - OLD.amount WHERE state = OLD.state AND currency = OLD.currency;
-        END;
-        CREATE TRIGGER offline_counts_update AFTER UPDATE OF state, currency, amount ON offline_queue
-          WHEN (OLD.state IS NOT NEW.state OR OLD.currency IS NOT NEW.currency OR OLD.amount IS NOT NEW.amount)
-            AND (OLD.state IN ${settled} OR NEW.state IN ${settled}) BEGIN
-          UPDATE offline_counts SET n = n - 1, total = total - OLD.amount WHERE state = OLD.state AND currency = OLD.currency AND OLD.state IN ${settled};
-          INSERT INTO offline_counts (state, currency, n, total) SELECT NEW.state, NEW.currency, 1, NEW.amount WHERE NEW.state IN ${settled}
-            ON CONFLICT (state, currency) DO UPDATE SET n = n + 1, total = total + excluded.total;
-        END;
-        DROP INDEX offline_queue_state;
-        CREATE INDEX offline_queue_state ON offline_queue (state, stored_at, currency, amount);
-      `);
-    },
-  },
 ];
-
-/** States the triggers count in offline_counts (schema 3; schema 2 counted every state). */
-export const COUNTED_STATES = ['uploaded', 'declined_after_upload'] as const;
 
 export const OFFLINE_SCHEMA_VERSION = migrations.length;
 
@@ -156,7 +118,7 @@ export function hasOfflineSchema(db: Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'offline_queue'").get() !== undefined;
 }
 
-/** Whether the database has the counts the triggers keep (schema version 2: every state; 3: the settled ones); an older file read-only has not. */
+/** Whether the database has the counts the triggers keep (schema version 2); an older file read-only has not. */
 export function hasOfflineCounts(db: Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'offline_counts'").get() !== undefined;
 }
