@@ -276,9 +276,9 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
     rows,
     notes: [
       perSale.join('; '),
-      `each upload makes about one durable commit, its result (queue + journal), plus a share of the "sending" mark written for up to 16 queued sales at a time before their requests; commits run on the agent's one SQLite connection and block its event loop whatever the concurrency; one durable commit costs ${commitMs.toFixed(2)} ms on this disk now`,
+      `an upload's result (queue + journal) is group-committed (src/offline/result-commits.ts): with the next "sending" mark (written for up to 16 queued sales at a time before their requests), at 16 results waiting, 50 ms after the first, or at the round's end, so a round of 100 makes about 7 durable commits instead of 107; commits run on the agent's one SQLite connection and block its event loop; one durable commit costs ${commitMs.toFixed(2)} ms on this disk now`,
       'each upload round starts with one isAvailable request (counted in the drain), and each uploaded sale logs one info line and publishes its events',
-      'the bare requests carry the same body (offlineTransaction: true, a fresh client id each) and write nothing to disk',
+      'the bare requests carry the same body (offlineTransaction: true, a fresh client id each) and write nothing to disk: a stricter floor than the work, since the invariants require each result on disk before anything relies on it',
     ],
   };
 }

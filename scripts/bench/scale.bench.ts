@@ -120,6 +120,7 @@ function scans(journal: Journal): string[] {
     ['row by server id', 'SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', ['x']],
     ['rows in states (recovery)', "SELECT * FROM transactions WHERE state IN ('in_flight', 'reversing') ORDER BY created_at DESC, rowid DESC", []],
     ['queue levels', "SELECT currency, SUM(n) AS n, SUM(total) AS total FROM offline_counts WHERE state IN ('queued', 'uploading') AND n > 0 GROUP BY currency", []],
+    ['related operations', 'SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid', ['x']],
     ['queued ages', "SELECT client_id, stored_at, state FROM offline_queue WHERE state IN ('queued', 'uploading') AND stored_at <= ? ORDER BY stored_at, rowid", [Date.now()]],
   ];
   const out: string[] = [];

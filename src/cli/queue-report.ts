@@ -27,12 +27,21 @@ function hours(ms: number): string {
   return Number.isInteger(h) ? `${h} h` : `${h.toFixed(1)} h`;
 }
 
-export function withQueue<T>(config: Config, fn: (items: { list: (states?: readonly QueueState[]) => QueueItem[]; get: (id: string) => QueueItem | undefined; levels: () => OfflineLevels }) => T): T {
+export interface QueueReader {
+  list: (states?: readonly QueueState[]) => QueueItem[];
+  /** The same items one at a time (exports: bounded memory however long the queue). */
+  iterate: (states?: readonly QueueState[]) => Iterable<QueueItem>;
+  get: (id: string) => QueueItem | undefined;
+  levels: () => OfflineLevels;
+}
+
+export function withQueue<T>(config: Config, fn: (items: QueueReader) => T): T {
   const ro = openQueueReadOnly(config.dataDir);
   try {
     const exists = ro.queue.exists();
     return fn({
       list: (states) => (exists ? ro.queue.list(states !== undefined ? { states } : {}) : []),
+      iterate: (states) => (exists ? ro.queue.iterate(states !== undefined ? { states } : {}) : []),
       get: (id) => (exists ? ro.queue.get(id) : undefined),
       levels: () =>
         computeLevels(

@@ -68,16 +68,56 @@ function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function toCsv(items: readonly QueueItem[]): string {
-  const lines = [EXPORT_COLUMNS.join(',')];
+/** Rows per chunk a streamed export yields (one write each). */
+export const EXPORT_CHUNK_ROWS = 500;
+
+/**
+ * The CSV export in chunks of EXPORT_CHUNK_ROWS lines, reading `items` as it goes: with
+ * OfflineQueue.iterate a queue of any length is exported in bounded memory.
+ */
+export function* csvChunks(items: Iterable<QueueItem>, rowsPerChunk = EXPORT_CHUNK_ROWS): Generator<string> {
+  let lines = [EXPORT_COLUMNS.join(',')];
   for (const item of items) {
     const row = exportRow(item);
     lines.push(EXPORT_COLUMNS.map((c) => csvField(row[c])).join(','));
+    if (lines.length >= rowsPerChunk) {
+      yield `${lines.join('\r\n')}\r\n`;
+      lines = [];
+    }
   }
-  return `${lines.join('\r\n')}\r\n`;
+  if (lines.length > 0) yield `${lines.join('\r\n')}\r\n`;
+}
+
+export function toCsv(items: readonly QueueItem[]): string {
+  return [...csvChunks(items)].join('');
+}
+
+/** Indents every line of a JSON.stringify(…, null, 2) text by `pad`, as it sits inside the document. */
+function indented(json: string, pad: string): string {
+  return `${pad}${json.replace(/\n/g, `\n${pad}`)}`;
+}
+
+/**
+ * The JSON export in chunks, reading `items` as it goes; byte for byte what
+ * `JSON.stringify({ exportedAt, items }, null, 2)` writes (toJson), without holding it.
+ */
+export function* jsonChunks(items: Iterable<QueueItem>, exportedAt: string, rowsPerChunk = EXPORT_CHUNK_ROWS): Generator<string> {
+  const head = `{\n  "exportedAt": ${JSON.stringify(exportedAt)},\n  "items": [`;
+  let parts: string[] = [];
+  let first = true;
+  for (const i of items) {
+    parts.push(`${first ? head : ','}\n${indented(JSON.stringify({ ...exportRow(i), history: i.history }, null, 2), '    ')}`);
+    first = false;
+    if (parts.length >= rowsPerChunk) {
+      yield parts.join('');
+      parts = [];
+    }
+  }
+  parts.push(first ? `${head}]\n}\n` : '\n  ]\n}\n');
+  yield parts.join('');
 }
 
 /** JSON export: the same columns plus each item's upload history. */
 export function toJson(items: readonly QueueItem[], exportedAt: string): string {
-  return `${JSON.stringify({ exportedAt, items: items.map((i) => ({ ...exportRow(i), history: i.history })) }, null, 2)}\n`;
+  return [...jsonChunks(items, exportedAt)].join('');
 }

@@ -6,4 +6,4 @@ export { Uploader, type FlushReport, type ItemResult, type UploadPlatform, type 
 export { AgeWatch, type AgeWarning } from './age-watch.js';
 export * from './types.js';
 export { openQueueReadOnly, type ReadOnlyQueue } from './read-only.js';
-export { toCsv, toJson, exportRow, EXPORT_COLUMNS, type ExportRow } from './export.js';
+export { toCsv, toJson, csvChunks, jsonChunks, exportRow, EXPORT_CHUNK_ROWS, EXPORT_COLUMNS, type ExportRow } from './export.js';

@@ -30,6 +30,8 @@ export class MarkAhead {
   constructor(
     private readonly queue: OfflineQueue,
     private readonly items: readonly PendingUpload[],
+    /** Runs the mark's write; the uploader commits the round's waiting results with it (result-commits.ts). */
+    private readonly write: (mark: () => string[]) => string[] = (mark) => mark(),
   ) {}
 
   /** Item `index`'s request is about to start: whether it is marked (marks the next few queued items first when it is not). */
@@ -41,7 +43,8 @@ export class MarkAhead {
       for (let i = index; i < this.items.length && batch.length < MARK_AHEAD; i++) {
         if (!this.marked.has(i) && this.items[i]?.item.state === 'queued') batch.push(i);
       }
-      const done = new Set(this.queue.markUploading(batch.map((i) => (this.items[i] as PendingUpload).item.clientTransactionId)));
+      const ids = batch.map((i) => (this.items[i] as PendingUpload).item.clientTransactionId);
+      const done = new Set(this.write(() => this.queue.markUploading(ids)));
       for (const i of batch) {
         if (!done.has((this.items[i] as PendingUpload).item.clientTransactionId)) continue;
         this.marked.add(i);

@@ -5,6 +5,14 @@ import type { TransactionRecord } from '../platform/index.js';
 import type { OfflineQueue } from './queue.js';
 import type { AttemptOutcome, QueueItem, QueueState } from './types.js';
 
+/** A settled upload written and not yet told (OutcomeRecorder.applySettled). */
+export interface AnnounceSettled {
+  item: QueueItem;
+  record: TransactionRecord;
+  declinedWhy: string | undefined;
+  journalChanged: boolean;
+}
+
 /**
  * Applies the result of an upload try to the queue item and, when the platform settled the
  * sale, to its journal row, in one SQLite transaction; then tells the bus and the log.
@@ -28,27 +36,43 @@ export class OutcomeRecorder {
     return new Date(this.clock.wall()).toISOString();
   }
 
-  /** The platform answered with a record (the upload, or a lookup by client id found it). */
+  /** The platform answered with a record (the upload, or a lookup found it): one transaction, then the log and the bus. */
   settled(clientTransactionId: string, record: TransactionRecord, outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>): QueueItem {
+    return this.announceSettled(this.reports.transaction(() => this.applySettled(clientTransactionId, record, outcome)));
+  }
+
+  /** Runs `fn` in one SQLite transaction with the journal (a savepoint inside another). */
+  inTransaction<T>(fn: () => T): T {
+    return this.reports.transaction(fn);
+  }
+
+  /**
+   * The write of `settled`: the queue item and its journal row, the card data dropped. Call
+   * inside a transaction; announceSettled once it has committed (result-commits.ts).
+   */
+  applySettled(clientTransactionId: string, record: TransactionRecord, outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>): AnnounceSettled {
     const { settledAs: as, declinedMessage: declinedWhy } = uploadSettlement(record);
-    let journalChanged = false;
-    const item = this.reports.transaction(() => {
-      const updated = this.queue.update(clientTransactionId, {
-        state: as,
-        attempt: {
-          at: this.at(),
-          outcome: outcome === 'found' ? 'found' : as === 'uploaded' ? 'accepted' : 'declined',
-          message: declinedWhy ?? `platform status ${record.transactionStatus}`,
-        },
-        serverTransactionId: record.serverTransactionId,
-        platformStatus: record.transactionStatus,
-        message: declinedWhy ?? null,
-        dropBody: true,
-      });
-      journalChanged = this.reports.uploadSettled(clientTransactionId, record) !== undefined;
-      return updated;
+    const item = this.queue.update(clientTransactionId, {
+      state: as,
+      attempt: {
+        at: this.at(),
+        outcome: outcome === 'found' ? 'found' : as === 'uploaded' ? 'accepted' : 'declined',
+        message: declinedWhy ?? `platform status ${record.transactionStatus}`,
+      },
+      serverTransactionId: record.serverTransactionId,
+      platformStatus: record.transactionStatus,
+      message: declinedWhy ?? null,
+      dropBody: true,
     });
-    if (as === 'uploaded') {
+    const journalChanged = this.reports.uploadSettled(clientTransactionId, record) !== undefined;
+    return { item, record, declinedWhy, journalChanged };
+  }
+
+  /** After the commit of applySettled: the log line and the events (nothing tells of a result not on disk). */
+  announceSettled(s: AnnounceSettled): QueueItem {
+    const { item, record, declinedWhy } = s;
+    const clientTransactionId = item.clientTransactionId;
+    if (item.state === 'uploaded') {
       this.log.info({ clientTransactionId, serverTransactionId: record.serverTransactionId, status: record.transactionStatus }, 'offline sale uploaded');
     } else {
       this.log.warn(
@@ -57,7 +81,7 @@ export class OutcomeRecorder {
       );
       this.bus.publish('offline.warning', { message: `sale ${clientTransactionId} ${declinedWhy ?? 'declined after upload'}`, clientTransactionId });
     }
-    this.publish(item, journalChanged);
+    this.publish(item, s.journalChanged);
     return item;
   }
 

@@ -228,18 +228,32 @@ export class OfflineQueue {
 
   /** Oldest first. */
   list(opts: ListQueueOptions = {}): QueueItem[] {
+    const sql = this.listSql(opts);
+    return sql === undefined ? [] : (this.db.prepare(sql).all() as ItemRow[]).map(view);
+  }
+
+  /**
+   * The same items as `list`, one at a time as SQLite reads them: an export of a queue that
+   * has kept every uploaded sale for years never holds them all in memory (README.md,
+   * "Quality targets", scale). One statement, so one consistent snapshot.
+   */
+  *iterate(opts: Omit<ListQueueOptions, 'limit'> = {}): Generator<QueueItem> {
+    const sql = this.listSql(opts);
+    if (sql === undefined) return;
+    for (const r of this.db.prepare(sql).iterate() as IterableIterator<ItemRow>) yield view(r);
+  }
+
+  private listSql(opts: ListQueueOptions): string | undefined {
     const states = opts.states ?? QUEUE_STATES;
-    if (states.length === 0) return [];
+    if (states.length === 0) return undefined;
     for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.INPUT_INVALID, `unknown queue state ${String(s).slice(0, 30)}`);
     const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
     // The sale's operator from its journal row (docs/architecture.md, "Journal"); a journal from
     // before operators were kept (opened read-only by the CLI, not migrated) has no such column.
     const withOperator = this.db.prepare("SELECT 1 FROM pragma_table_info('transactions') WHERE name = 'operator'").get() !== undefined;
-    const sql = withOperator
+    return withOperator
       ? `SELECT q.*, t.operator AS operator FROM offline_queue q LEFT JOIN transactions t ON t.client_id = q.client_id WHERE q.state IN (${inList(states)}) ORDER BY q.stored_at, q.rowid${limit}`
       : `SELECT * FROM offline_queue WHERE state IN (${inList(states)}) ORDER BY stored_at, rowid${limit}`;
-    const rows = this.db.prepare(sql).all() as ItemRow[];
-    return rows.map(view);
   }
 
   /** Items waiting for upload, oldest first, with their bodies. */

@@ -6,6 +6,7 @@ import type { ProcessRequest } from '../platform/index.js';
 import type { TransactionRecord } from '../platform/index.js';
 import { PlatformAvailability, type AvailabilityProbe, type SharedReach } from './availability.js';
 import { MarkAhead } from './mark-ahead.js';
+import { ResultCommits } from './result-commits.js';
 import type { OutcomeRecorder } from './outcomes.js';
 import type { OfflineQueue, PendingUpload } from './queue.js';
 import type { OfflineConfig, PlatformState, QueueState } from './types.js';
@@ -35,6 +36,12 @@ export interface FlushReport {
   /** Still waiting for upload afterwards. */
   remaining: number;
   items: Array<{ clientTransactionId: string; result: ItemResult; state: QueueState; message?: string }>;
+}
+
+type ItemReport = FlushReport['items'][number];
+/** An answered upload whose result is not on disk yet. */
+interface Later {
+  later: Promise<ItemReport>;
 }
 
 export interface UploaderOptions {
@@ -214,16 +221,30 @@ export class Uploader {
     const results: FlushReport['items'] = [];
     let next = 0;
     let stopped = false;
-    const ahead = new MarkAhead(this.opts.queue, items);
+    // Answered uploads are written in groups (result-commits.ts), the first of them with the
+    // next "sending" mark; levels are published once per commit instead of once per sale.
+    const commits = new ResultCommits(this.opts.recorder, this.opts.clock, () => this.opts.onItem?.());
+    const ahead = new MarkAhead(this.opts.queue, items, (mark) => commits.commit(mark) ?? []);
     // Each settled upload clears its card data; one scrub at the end of the round (at most
     // a second later) instead of one per sale, each a checkpoint and two fsyncs
     // (docs/architecture.md, "Journal", card data at rest).
     const releaseScrub = this.opts.recorder.holdScrub();
+    // Results whose commit is still to come: the worker goes on with its next sale meanwhile.
+    const settling: Array<Promise<void>> = [];
     const worker = async (): Promise<void> => {
       while (!stopped && !this.abort.signal.aborted && next < items.length) {
         const index = next++;
         const p = items[index] as PendingUpload;
-        const r = await this.uploadOne(p, ahead.take(index));
+        const r = await this.uploadOne(p, ahead.take(index), commits);
+        if ('later' in r) {
+          settling.push(
+            r.later.then((done) => {
+              results.push(done);
+              if (done.result === 'deferred') stopped = true;
+            }),
+          );
+          continue;
+        }
         results.push(r);
         this.opts.onItem?.();
         if (r.result === 'deferred') stopped = true;
@@ -233,8 +254,16 @@ export class Uploader {
     try {
       await Promise.all(Array.from({ length: n }, worker));
     } finally {
-      ahead.release();
-      releaseScrub();
+      try {
+        // Every answered upload is on disk before the round reports, ends or releases the scrub.
+        commits.close();
+        const failed = (await Promise.allSettled(settling)).find((s) => s.status === 'rejected');
+        // A result that could not be written nor deferred (the disk refuses everything): the round fails, as it did.
+        if (failed !== undefined) throw failed.reason;
+      } finally {
+        ahead.release();
+        releaseScrub();
+      }
     }
     return this.report('online', results);
   }
@@ -255,42 +284,57 @@ export class Uploader {
     };
   }
 
-  /** `marked`: the item was queued and is marked `uploading` already (MarkAhead), so it can be sent at once. */
-  private async uploadOne(p: PendingUpload, marked: boolean): Promise<FlushReport['items'][number]> {
+  /**
+   * `marked`: the item was queued and is marked `uploading` already (MarkAhead), so it can be
+   * sent at once. An answered upload comes back as a promise of its result, settled once
+   * its group of results is on disk (`commits`); anything else is written before this returns.
+   */
+  private async uploadOne(p: PendingUpload, marked: boolean, commits: ResultCommits): Promise<ItemReport | Later> {
     const id = p.item.clientTransactionId;
     const call: CallOptions = { signal: this.abort.signal, ...(p.item.merchantId !== undefined ? { merchantId: p.item.merchantId } : {}) };
     const { recorder } = this.opts;
-    const result = (r: ItemResult, item: { state: QueueState; message?: string }): FlushReport['items'][number] => ({
+    const result = (r: ItemResult, item: { state: QueueState; message?: string }): ItemReport => ({
       clientTransactionId: id,
       result: r,
       state: item.state,
       ...(item.message !== undefined ? { message: item.message } : {}),
+    });
+    // Wrapped: an async function would wait for a promise it returns, and so for the commit.
+    const settled = (record: TransactionRecord, outcome: 'accepted' | 'declined' | 'found'): Later => ({
+      later: commits.settle(id, record, outcome).then(
+        (item) => result(item.state === 'uploaded' ? 'uploaded' : 'declined_after_upload', item),
+        // Its result could not be written: handled as a failed write always was (the item stays marked for a lookup).
+        (err: unknown) => this.failed(id, err, result),
+      ),
     });
     try {
       if (p.item.state === 'uploading') {
         // It may have arrived before (crash, timeout, 5xx): look it up by client id first.
         try {
           const found = await this.opts.platform.status(id, call);
-          const item = recorder.settled(id, found, 'found');
-          return result(item.state === 'uploaded' ? 'uploaded' : 'declined_after_upload', item);
+          return settled(found, 'found');
         } catch (err) {
           if (!isNotFound(err)) return result('deferred', this.defer(id, deferralOf(err, true)));
           recorder.notFound(id);
         }
       }
-      if (!marked) this.opts.queue.markUploading([id]);
+      // Its own mark, with whatever results wait (one commit).
+      if (!marked) commits.commit(() => this.opts.queue.markUploading([id]));
       const record = await this.opts.platform.process({ ...p.body, offlineTransaction: true }, call);
-      const item = recorder.settled(id, record, answeredOutcome(record));
-      return result(item.state === 'uploaded' ? 'uploaded' : 'declined_after_upload', item);
+      return settled(record, answeredOutcome(record));
     } catch (err) {
-      const failure = classifyUploadFailure(err);
-      if (failure.kind === 'rejected') {
-        const item = recorder.rejected(id, failure.message, failure.status, this.opts.config.maxAttempts);
-        return result(item.state === 'needs_attention' ? 'needs_attention' : 'rejected', item);
-      }
-      if (failure.kind === 'unsendable') return result('needs_attention', recorder.unsendable(id, failure.message));
-      return result('deferred', this.defer(id, failure));
+      return this.failed(id, err, result);
     }
+  }
+
+  private failed(id: string, err: unknown, result: (r: ItemResult, item: { state: QueueState; message?: string }) => ItemReport): ItemReport {
+    const failure = classifyUploadFailure(err);
+    if (failure.kind === 'rejected') {
+      const item = this.opts.recorder.rejected(id, failure.message, failure.status, this.opts.config.maxAttempts);
+      return result(item.state === 'needs_attention' ? 'needs_attention' : 'rejected', item);
+    }
+    if (failure.kind === 'unsendable') return result('needs_attention', this.opts.recorder.unsendable(id, failure.message));
+    return result('deferred', this.defer(id, failure));
   }
 
   /** Platform trouble: the item waits; an `unknown` outcome keeps it marked for a lookup. */

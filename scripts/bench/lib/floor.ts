@@ -9,8 +9,10 @@ import { BareHttp } from './bare-http.js';
 import { BareSerialExchange } from './bare-serial.js';
 
 /**
- * A bare SQLite file with the journal's pragmas (WAL, synchronous=FULL): each insert is
- * its own transaction, so each is one durable commit, as each journal write is.
+ * A bare SQLite file with every pragma the journal sets (src/payments/journal/journal.ts:
+ * WAL, synchronous=FULL, the 2 MB page cache, secure_delete): each insert is its own
+ * transaction, so each is one durable commit, as each journal write is. The cache and
+ * secure_delete were missing before, so the floor ran with better-sqlite3's 16 MB cache.
  */
 export function openDurableDb(dir: string, fileName = 'bare.sqlite'): Db {
   const db = new Database(join(dir, fileName));
@@ -18,6 +20,8 @@ export function openDurableDb(dir: string, fileName = 'bare.sqlite'): Db {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -2000');
+  db.pragma('secure_delete = ON');
   return db;
 }
 

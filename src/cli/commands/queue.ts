@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { FlushReport, QueueState } from '../../offline/index.js';
+import type { FlushReport, QueueItem, QueueState } from '../../offline/index.js';
 import { configFor } from '../options.js';
 import { usageError } from '../usage.js';
 
@@ -92,18 +92,31 @@ export function register(program: Command): void {
       if (opts.json && opts.format === 'csv' && opts.output === undefined) throw usageError('--json prints JSON: give --output FILE for a csv export');
       const format = opts.format ?? (opts.json ? 'json' : 'csv');
       const { config } = await configFor(cmd);
-      const { writeFileSync } = await import('node:fs');
-      const { toCsv, toJson } = await import('../../offline/index.js');
+      const { closeSync, openSync, writeSync } = await import('node:fs');
+      const { csvChunks, jsonChunks } = await import('../../offline/index.js');
       const { out, parseStates, withQueue } = await import('../queue-report.js');
       const states = parseStates(opts.state);
-      const text = withQueue(config, (q) => {
-        const items = q.list(states);
-        return { count: items.length, text: format === 'csv' ? toCsv(items) : toJson(items, new Date().toISOString()) };
-      });
-      if (opts.output === undefined) process.stdout.write(text.text);
-      else {
-        writeFileSync(opts.output, text.text, { mode: 0o600 });
-        out(opts.json ? JSON.stringify({ output: opts.output, format, count: text.count }, null, 2) : `exported to ${opts.output}`);
+      // Streamed (docs/operations.md, "Offline queue commands"): the rows are read, written and
+      // dropped a chunk at a time, so a queue that kept years of uploaded sales fits in memory.
+      const fd = opts.output === undefined ? undefined : openSync(opts.output, 'w', 0o600);
+      let count = 0;
+      try {
+        withQueue(config, (q) => {
+          const counted = (function* (items: Iterable<QueueItem>): Generator<QueueItem> {
+            for (const item of items) {
+              count += 1;
+              yield item;
+            }
+          })(q.iterate(states));
+          const chunks = format === 'csv' ? csvChunks(counted) : jsonChunks(counted, new Date().toISOString());
+          for (const chunk of chunks) {
+            if (fd === undefined) process.stdout.write(chunk);
+            else writeSync(fd, chunk);
+          }
+        });
+      } finally {
+        if (fd !== undefined) closeSync(fd);
       }
+      if (opts.output !== undefined) out(opts.json ? JSON.stringify({ output: opts.output, format, count }, null, 2) : `exported to ${opts.output}`);
     });
 }
