@@ -15,6 +15,8 @@ export default defineConfig({
       'test/payments/cancel-history.test.ts',
       'test/payments/records*.test.ts',
       'test/payments/late-landing-decisions.test.ts',
+      'test/payments/reversal-delay.test.ts',
+      'test/payments/reversal-outcome.test.ts',
       'test/offline/policy*.test.ts',
       'test/offline/upload-result.test.ts',
       'test/offline/upload-failure.test.ts',
