@@ -133,12 +133,13 @@ export function afterReversalRefund(refund: JournalRow, resolved: 'done' | 'not_
 
 /**
  * A sale set aside as `needs_attention` whose platform outcome was never recorded: no
- * platform status, not offline, and no reversal or refund of it tried (`related`: its
- * operations; those rows carry what a person must decide).
+ * platform status, not offline, and no reversal or refund of it tried (`related`: reads its
+ * operations, only for a row that may qualify: start-up asks this of every row set aside;
+ * those rows carry what a person must decide).
  */
-export function outcomeNeverRecorded(row: JournalRow, related: readonly JournalRow[]): boolean {
+export function outcomeNeverRecorded(row: JournalRow, related: () => readonly JournalRow[]): boolean {
   if (row.kind !== 'sale' || row.state !== 'needs_attention' || row.platformStatus !== undefined || row.offline) return false;
-  return !related.some((op) => op.kind === 'refund' || isReversalCancel(op));
+  return !related().some((op) => op.kind === 'refund' || isReversalCancel(op));
 }
 
 /** What start-up recovery does with a row an earlier process left unsettled (docs/architecture.md, "Start-up recovery"). */

@@ -272,7 +272,7 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
  * looked up at start like a row left in flight (docs/architecture.md, "Start-up recovery").
  */
 export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean {
-  return outcomeNeverRecorded(row, ctx.journal.related(row.clientTransactionId));
+  return outcomeNeverRecorded(row, () => ctx.journal.related(row.clientTransactionId));
 }
 
 /**
