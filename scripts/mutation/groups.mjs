@@ -24,10 +24,14 @@ export const GROUPS = [
       'src/events/server-time.ts',
       'src/payments/outcome.ts',
       'src/payments/cancel-outcome.ts',
-      // The status classification only (recordStatus to resultMessage).
-      'src/payments/records.ts:18-90',
+      // The status classification, and the amount and QR readers.
+      'src/payments/records.ts',
       'src/payments/late-landing.ts',
       'src/offline/upload-result.ts',
+      // The reversal through its decisions and its retry wait; reversal.ts is the I/O around
+      // them, tested against the demo platform.
+      'src/payments/reversal-outcome.ts',
+      'src/payments/reversal-delay.ts',
     ],
     tests: [
       'test/payments/rules*.test.ts',
@@ -36,6 +40,8 @@ export const GROUPS = [
       'test/payments/cancel-history.test.ts',
       'test/payments/records*.test.ts',
       'test/payments/late-landing-decisions.test.ts',
+      'test/payments/reversal-delay.test.ts',
+      'test/payments/reversal-outcome.test.ts',
       'test/offline/policy*.test.ts',
       'test/offline/upload-result.test.ts',
       'test/offline/upload-failure.test.ts',

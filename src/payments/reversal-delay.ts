@@ -9,7 +9,8 @@ export interface ReversalDelaySettings {
   waitingCapMs: number;
   /** `payments.reversalWaitingMs`: how long after the reversal started a clerk is taken to wait at the counter. */
   waitingMs: number;
-  random?: () => number;
+  /** Jitter source: a number in [0, 1). */
+  random: () => number;
 }
 
 /**
@@ -21,5 +22,6 @@ export interface ReversalDelaySettings {
  */
 export function reversalDelay(attempt: number, sinceStartMs: number, s: ReversalDelaySettings): number {
   const capMs = sinceStartMs < s.waitingMs ? Math.min(s.waitingCapMs, s.backgroundCapMs) : s.backgroundCapMs;
-  return backoffDelay(attempt, { baseMs: Math.min(s.baseMs, capMs), capMs, ...(s.random !== undefined ? { random: s.random } : {}) });
+  // A base above the cap needs no clamp: backoffDelay caps every wait, the first included.
+  return backoffDelay(attempt, { baseMs: s.baseMs, capMs, random: s.random });
 }

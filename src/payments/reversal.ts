@@ -10,8 +10,26 @@ import { outcomeKept, recordOrKeep } from './outcome-recorder.js';
 import { isCountedNotDone, lateLandingIntervalCap, lateLandingResumeSince, lateLandingWatchEnd, NOT_FOUND_MESSAGE } from './late-landing.js';
 import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
 import { applyOperationRecord, finishCancel, journalOperation, resolveUntilKnown, resolveRefund, finishRefund, statusIdOf } from './operations.js';
-import { failureKind, isApprovalCodeRefusal, isNotFoundError, platformReason } from './outcome.js';
-import { capturedOf, classifyStatus, isCapturedStatus, recordStatus, type PlatformRecord } from './records.js';
+import { isNotFoundError, platformReason } from './outcome.js';
+import { recordStatus, type PlatformRecord } from './records.js';
+import {
+  afterRefusedCancel,
+  afterReversalRefund,
+  cancelAnswered,
+  cancelFailed,
+  earlierCancelLanded,
+  landedLate,
+  openReversalCancel,
+  openReversalRefund,
+  outcomeNeverRecorded,
+  pendingReversalOperation,
+  recoveryStep,
+  refundedInFull,
+  refundFailed,
+  reversalCancelAmount,
+  reversalRefundAmount,
+  reversedByRefund,
+} from './reversal-outcome.js';
 
 /**
  * Unknown outcome of a sale (docs/architecture.md, "Unknown outcome: resolution and
@@ -78,10 +96,9 @@ async function reverseOnceOrWait(ctx: PaymentContext, sale: JournalRow): Promise
 
 /** The cancel row of the reversal: one per sale, reused by every attempt (same clientDateTime). */
 function reversalOperation(ctx: PaymentContext, sale: JournalRow): JournalRow {
-  const existing = ctx.journal.related(sale.clientTransactionId).find((r) => r.kind === 'cancel' && r.cancelReason === 'Technical' && r.state === 'in_flight');
-  const amount = sale.amount - sale.cancelledAmount - sale.refundedAmount;
+  const existing = openReversalCancel(ctx.journal.related(sale.clientTransactionId));
   if (existing !== undefined) return ctx.save(existing.clientTransactionId, { attempts: existing.attempts + 1 }, { quiet: true });
-  return journalOperation(ctx, sale, { kind: 'cancel', amount, cancelReason: 'Technical' });
+  return journalOperation(ctx, sale, { kind: 'cancel', amount: reversalCancelAmount(sale), cancelReason: 'Technical' });
 }
 
 /**
@@ -90,9 +107,7 @@ function reversalOperation(ctx: PaymentContext, sale: JournalRow): JournalRow {
  * the sale stays `reversing` meanwhile. Undefined when none is pending.
  */
 async function followPendingReversal(ctx: PaymentContext, sale: JournalRow): Promise<boolean | undefined> {
-  const pending = ctx.journal
-    .related(sale.clientTransactionId)
-    .find((r) => r.state === 'pending' && (r.kind === 'refund' || (r.kind === 'cancel' && r.cancelReason === 'Technical')));
+  const pending = pendingReversalOperation(ctx.journal.related(sale.clientTransactionId));
   if (pending === undefined) return undefined;
   let record: PlatformRecord;
   try {
@@ -108,8 +123,8 @@ async function followPendingReversal(ctx: PaymentContext, sale: JournalRow): Pro
 
 /** After the reversal's cancel was answered: reversed, still pending (followed), or refused in a 2xx answer (settled from the sale's status). */
 async function settleAfterCancel(ctx: PaymentContext, saleId: string, cancel: JournalRow): Promise<boolean> {
-  if (cancel.state === 'approved') return true;
-  if (cancel.state === 'pending') return false;
+  const answered = cancelAnswered(cancel);
+  if (answered !== 'refused') return answered === 'reversed';
   return settleRefusedReversal(ctx, saleId, new Error(cancel.message ?? 'the reversal was not done'));
 }
 
@@ -119,8 +134,8 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
   // An answer of the reversal's refund waits for the journal (outcome-recorder.ts): it is written first.
   if (related.some((r) => outcomeKept(ctx, r.clientTransactionId))) return false;
   // Its refund is done (written once the journal took it): everything charged went back.
-  if (sale.refundedAmount > 0 && sale.refundedAmount + sale.cancelledAmount >= (sale.capturedAmount || sale.amount)) {
-    ctx.save(sale.clientTransactionId, { state: 'reversed', message: 'reversed by a refund (the sale was captured): nothing is charged' });
+  if (refundedInFull(sale)) {
+    ctx.save(sale.clientTransactionId, reversedByRefund());
     return true;
   }
   const followed = await followPendingReversal(ctx, sale);
@@ -143,18 +158,16 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
     else ctx.log.info({ clientTransactionId: sale.clientTransactionId, state: cancel.state, platformStatus: cancel.platformStatus }, 'reversal answered, not final yet or not done');
     return settleAfterCancel(ctx, sale.clientTransactionId, cancel);
   } catch (err) {
-    if (isNotFoundError(err)) {
-      // The sale's own request may still be on its way and land after this answer: as for
-      // lookups, "not found" counts only once the grace since the sale went in flight (its
-      // last update, when it became reversing) has passed; until then the reversal is retried.
-      const since = Date.parse(sale.updatedAt);
-      if (!Number.isNaN(since) && ctx.clock.wall() < since + ctx.config.payments.lookupGraceMs) return false;
+    // The sale's own request may still be on its way and land after a "not found": as for
+    // lookups, it counts only once the grace since the sale went in flight has passed.
+    const failed = cancelFailed(err, sale.updatedAt, ctx.clock.wall(), ctx.config.payments.lookupGraceMs);
+    if (failed === 'retry') return false;
+    if (failed === 'not_found') {
       ctx.save(op.clientTransactionId, { state: 'failed', message: 'nothing to reverse: the platform has no record of the sale' });
       countNotDone(ctx, sale.clientTransactionId);
       return true;
     }
-    if (failureKind(err) !== 'refused') return false;
-    if (isApprovalCodeRefusal(err)) {
+    if (failed === 'approval_code') {
       ctx.save(op.clientTransactionId, { state: 'failed', message: 'the platform requires a supervisor approval code for the reversal' });
       ctx.save(sale.clientTransactionId, {
         state: 'needs_attention',
@@ -183,11 +196,7 @@ async function earlierAttemptLanded(ctx: PaymentContext, sale: JournalRow, op: J
   } catch (err) {
     return isNotFoundError(err) ? false : undefined;
   }
-  const ours = ourCancelIn(record, op, otherDoneCancels(ctx, op));
-  if (ours === 'accepted' || classifyStatus(recordStatus(record)) === 'cancelled') return true;
-  // Our cancel's request is in the history without its result: the platform is completing it.
-  if (ours === 'unknown') return 'pending';
-  return false;
+  return earlierCancelLanded(ourCancelIn(record, op, otherDoneCancels(ctx, op)), recordStatus(record));
 }
 
 async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusal: unknown): Promise<boolean> {
@@ -202,27 +211,13 @@ async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusa
     }
     return false;
   }
-  const status = recordStatus(record);
-  const cls = classifyStatus(status);
+  const next = afterRefusedCancel(record, sale.currency, platformReason(refusal));
+  // A captured card sale is refunded, not cancelled: the reversal becomes a full refund
+  // (docs/platform-contract.md, "Decisions where the spec is silent", reversal).
+  if (next.kind === 'refund') return reverseByRefund(ctx, sale, record);
   // Nothing is charged: take the platform's word (events and status), then settle the state.
-  if (cls === 'cancelled' || cls === 'refused' || cls === 'failed' || cls === 'expired') {
-    adoptSaleRecord(ctx, sale, record, { quiet: true });
-    if (cls === 'cancelled') ctx.save(saleId, { state: 'reversed', message: 'reversed: nothing is charged' });
-    else if (cls === 'refused') ctx.save(saleId, { state: 'declined', message: 'declined by the platform: nothing is charged' });
-    else ctx.save(saleId, { state: 'failed', message: `the platform reports ${status ?? 'a failure'}: nothing is charged` });
-    return true;
-  }
-  if (cls === 'charged' && (isCapturedStatus(status) || (capturedOf(record, sale.currency) ?? 0) > 0)) {
-    // A captured card sale is refunded, not cancelled: the reversal becomes a full refund
-    // (docs/platform-contract.md, "Decisions where the spec is silent", reversal). Captured
-    // is the status `Captured` or a capture event with an amount (a platform may answer an
-    // immediate capture `Accepted` with its capture event: card sale statuses).
-    return reverseByRefund(ctx, sale, record);
-  }
-  ctx.save(saleId, {
-    state: 'needs_attention',
-    message: `the sale could not be reversed (${platformReason(refusal)}); the platform reports "${status ?? ''}": check it and refund if charged`,
-  });
+  if (next.kind === 'settled') adoptSaleRecord(ctx, sale, record, { quiet: true });
+  ctx.save(saleId, next.settlement);
   return true;
 }
 
@@ -230,9 +225,7 @@ async function reverseByRefund(ctx: PaymentContext, sale: JournalRow, record: Pl
   // Adopt the captured amount first (the reversing state is kept).
   adoptSaleRecord(ctx, sale, record, { quiet: true });
   const current = ctx.journal.require(sale.clientTransactionId);
-  const open = ctx.journal.related(sale.clientTransactionId).find((r) => r.kind === 'refund' && r.state === 'in_flight');
-  const amount = open?.amount ?? (current.capturedAmount || current.amount) - current.refundedAmount;
-  const op = open ?? journalOperation(ctx, current, { kind: 'refund', amount });
+  const op = openReversalRefund(ctx.journal.related(sale.clientTransactionId)) ?? journalOperation(ctx, current, { kind: 'refund', amount: reversalRefundAmount(current) });
   try {
     const answer = await ctx.platform.refund(
       current.clientTransactionId,
@@ -248,11 +241,12 @@ async function reverseByRefund(ctx: PaymentContext, sale: JournalRow, record: Pl
     const refund = recordOrKeep(ctx, op, () => finishRefund(ctx, op, answer));
     return settleAfterRefund(ctx, current.clientTransactionId, refund);
   } catch (err) {
-    if (failureKind(err) === 'unknown') {
+    const failed = refundFailed(err);
+    if (failed === 'resolve') {
       const resolved = await resolveUntilKnown(ctx, op, (o) => resolveRefund(ctx, o));
       return settleAfterRefund(ctx, current.clientTransactionId, ctx.journal.require(op.clientTransactionId), resolved);
     }
-    if (failureKind(err) === 'not_sent') return false;
+    if (failed === 'retry') return false;
     ctx.save(op.clientTransactionId, { state: 'failed', message: `refund refused: ${platformReason(err)}` });
     ctx.save(current.clientTransactionId, {
       state: 'needs_attention',
@@ -263,15 +257,11 @@ async function reverseByRefund(ctx: PaymentContext, sale: JournalRow, record: Pl
 }
 
 function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalRow, resolved: 'done' | 'not_happened' | 'unknown' = 'done'): boolean {
-  if (refund.state === 'approved') {
-    ctx.save(saleId, { state: 'reversed', message: 'reversed by a refund (the sale was captured): nothing is charged' });
-    return true;
-  }
   // Answered pending: followed on the next attempt (followPendingReversal); answered while the
   // journal could not write (still in_flight, its answer kept): written first, then settled.
-  if (refund.state === 'pending' || refund.state === 'in_flight') return false;
-  if (resolved === 'not_happened') return false;
-  ctx.save(saleId, { state: 'needs_attention', message: `the reversal refund ended ${refund.state}: ${refund.message ?? ''}; check the sale` });
+  const settlement = afterReversalRefund(refund, resolved);
+  if (settlement === undefined) return false;
+  ctx.save(saleId, settlement);
   return true;
 }
 
@@ -282,8 +272,7 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
  * looked up at start like a row left in flight (docs/architecture.md, "Start-up recovery").
  */
 export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean {
-  if (row.kind !== 'sale' || row.state !== 'needs_attention' || row.platformStatus !== undefined || row.offline) return false;
-  return !ctx.journal.related(row.clientTransactionId).some((op) => op.kind === 'refund' || (op.kind === 'cancel' && op.cancelReason === 'Technical'));
+  return outcomeNeverRecorded(row, () => ctx.journal.related(row.clientTransactionId));
 }
 
 /**
@@ -303,25 +292,26 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
     const row = ctx.journal.get(listed.clientTransactionId);
     if (row === undefined || row.state !== listed.state || row.updatedAt !== listed.updatedAt) continue;
     try {
-      if (row.state === 'reversing') {
+      const step = recoveryStep(row);
+      if (step === 'resume_reversal') {
         ctx.background('reversal', () => reverseUntilAnswered(ctx, row.clientTransactionId));
         summary.reversing++;
-      } else if (row.kind !== 'sale') {
-        if (row.state === 'in_flight') await resolveOp(row);
+      } else if (step === 'resolve_operation' || step === 'operation_not_sent') {
+        if (step === 'resolve_operation') await resolveOp(row);
         else ctx.save(row.clientTransactionId, { state: 'failed', message: 'interrupted before it was sent: nothing was done' });
         summary.resolved++;
-      } else if (row.state === 'in_flight' || row.state === 'needs_attention') {
+      } else if (step === 'resolve_sale') {
         const after = await resolveSale(ctx, row);
         if (after.state === 'reversing') summary.reversing++;
         else summary.resolved++;
         // An authorization adopted here is captured as the sale's own answer would have been.
         await captureIfImmediate(ctx, after);
-      } else if (row.serverTransactionId === undefined) {
+      } else if (step === 'sale_not_sent') {
         // The crash came while waiting for the card or the scan: nothing was sent.
         ctx.save(row.clientTransactionId, { state: 'failed', message: 'interrupted before it was sent to the platform: nothing was charged' });
         summary.failed++;
       }
-      // awaiting_customer with a platform transaction: the relay follows it (pendingTracking).
+      // 'leave': awaiting_customer with a platform transaction: the relay follows it (pendingTracking).
     } catch (err) {
       ctx.log.error({ clientTransactionId: row.clientTransactionId, err: describeError(err) }, 'could not resolve a journal row at start-up');
     }
@@ -386,8 +376,7 @@ async function watchLateLanding(ctx: PaymentContext, saleId: string): Promise<vo
     } catch {
       continue; // not there yet (404) or not readable now: look again
     }
-    const status = classifyStatus(recordStatus(record));
-    if (status === 'refused' || status === 'failed' || status === 'expired' || status === 'cancelled') return;
+    if (!landedLate(record)) return;
     ctx.log.warn({ clientTransactionId: saleId, platformStatus: recordStatus(record) }, 'a sale landed at the platform after it was counted as not done: reversing it');
     startReversal(
       ctx,

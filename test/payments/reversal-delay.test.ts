@@ -19,6 +19,19 @@ describe('reversalDelay', () => {
     expect(reversalDelay(20, p.reversalWaitingMs + 1, settings)).toBeLessThanOrEqual(p.reversalRetryCapMs);
   });
 
+  it('the clerk is taken to wait until exactly the waiting time: from that moment on the background cap applies', () => {
+    expect(reversalDelay(7, p.reversalWaitingMs - 1, settings)).toBeLessThanOrEqual(p.reversalWaitingRetryCapMs);
+    expect(reversalDelay(7, p.reversalWaitingMs, settings)).toBeGreaterThan(100_000);
+  });
+
+  it('the first retry comes within the base wait, and each later one within twice the one before, up to the cap', () => {
+    const at = (attempt: number) => reversalDelay(attempt, p.reversalWaitingMs, settings);
+    expect(at(0)).toBe(999);
+    expect(at(1)).toBe(1_998);
+    expect(at(2)).toBe(3_996);
+    expect(reversalDelay(0, p.reversalWaitingMs, { ...settings, random: () => 0 })).toBe(0);
+  });
+
   it('a background cap below the waiting cap wins (tests and small terminals set it low)', () => {
     expect(reversalDelay(10, 0, { ...settings, backgroundCapMs: 200 })).toBeLessThanOrEqual(200);
   });
