@@ -18,6 +18,8 @@ export default defineConfig({
       'test/offline/policy*.test.ts',
       'test/offline/upload-result.test.ts',
       'test/offline/upload-failure.test.ts',
+      'test/offline/queue-states.test.ts',
+      'test/payments/journal-moves.test.ts',
       'test/devices/link-parser*.test.ts',
       'test/devices/link-frame*.test.ts',
       'test/devices/link-writer*.test.ts',
