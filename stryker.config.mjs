@@ -34,7 +34,7 @@ export default {
     // (Journal.allowedMove and writePatch: the move refused or written, card data with it);
     // not the rest of the SQL plumbing. And the offline queue's states, whole file.
     'src/payments/journal/moves.ts',
-    'src/payments/journal/journal.ts:709-747',
+    'src/payments/journal/journal.ts:709-745',
     'src/offline/queue.ts',
   ],
   // The sandbox needs the sources, the tests and the configs, not builds, data or reports.

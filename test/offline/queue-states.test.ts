@@ -208,6 +208,8 @@ describe('storing an offline sale in the queue', () => {
     const err = thrown(() => r.queue.insert(r.journal.db, { row: r.row({ id: 'o-1' }), body: body({ id: 'o-1' }) }));
     expect(isAgentError(err, 'PAYMENT_STATE')).toBe(true);
     expect(err.message).toBe('offline sale o-1 is stored already');
+    // SQLite's own error stays with it, for the log.
+    expect((err.cause as { code?: string }).code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
   });
 
   it('refuses a sale the journal does not have: the journal is written first', () => {
@@ -215,6 +217,7 @@ describe('storing an offline sale in the queue', () => {
     const err = thrown(() => r.queue.insert(r.journal.db, { row: r.row({ id: 'ghost' }), body: body({ id: 'ghost' }) }));
     expect(isAgentError(err, 'INTERNAL')).toBe(true);
     expect(err.message).toBe('offline sale ghost has no journal row: the journal is written first');
+    expect((err.cause as { code?: string }).code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
   });
 
   it('passes any other storage error on as it is', () => {
