@@ -202,7 +202,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       reach: platformWatch,
     });
 
-    const journal = new Journal({ dataDir: config.dataDir, clock });
+    const journal = new Journal({ dataDir: config.dataDir, clock, log });
     stops.push(() => journal.close());
 
     let simulated: SimulatedPeripherals | undefined;

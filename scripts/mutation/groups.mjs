@@ -56,6 +56,15 @@ export const GROUPS = [
     exclude: ['test/events/relay-strict.test.ts'],
   },
   {
+    // The journal's state moves: the rule (moves.ts) and where the journal records a state
+    // (Journal.allowedMove and writePatch: the move refused or written, card data with it),
+    // not the rest of its SQL plumbing; and the offline queue's states, whole file. The range
+    // moves with the code above it.
+    name: 'journal-queue',
+    mutate: ['src/payments/journal/moves.ts', 'src/payments/journal/journal.ts:709-745', 'src/offline/queue.ts'],
+    tests: ['test/payments/journal-moves.test.ts', 'test/offline/queue-states.test.ts'],
+  },
+  {
     // The request schemas are built when the module loads: most of their mutants are static.
     name: 'api-requests',
     mutate: ['src/ui/schemas.ts'],

@@ -153,7 +153,7 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
   const platform = opts.wrap ? opts.wrap(client) : client;
   // Wall time from the test when it drives it (operation windows); timers and the monotonic clock stay real.
   const clock = opts.now !== undefined ? { ...systemClock(), wall: opts.now } : systemClock();
-  const journal = new Journal({ dataDir, clock });
+  const journal = new Journal({ dataDir, clock, log });
   const bus = new EventBus();
   const events: AgentEvent[] = [];
   bus.subscribe((e) => events.push(e));

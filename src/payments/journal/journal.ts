@@ -2,10 +2,11 @@ import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentError, ErrorCodes, systemClock, type TimerHandle, type TimerSource, type TimeSource } from '../../core/index.js';
+import { AgentError, ErrorCodes, systemClock, type Logger, type TimerHandle, type TimerSource, type TimeSource } from '../../core/index.js';
 import type { TransactionState } from '../api.js';
 import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
+import { moveAllowed } from './moves.js';
 import { currentOperator } from './operator.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
 import { describeWriteFailure, isStorageError, isWriteAhead, mergePatches, overlay, unwritableError, type WriteFailure } from './write-failure.js';
@@ -27,6 +28,8 @@ export interface JournalOptions {
   maxCheckBytes?: number;
   /** Retries of writes SQLite refused (disk full): first delay, longest delay, how many. */
   writeRetry?: { baseMs?: number; capMs?: number; attempts?: number };
+  /** Where a refused state move is logged (docs/architecture.md, "Journal", state moves). */
+  log?: Pick<Logger, 'warn'>;
 }
 
 /** Whether the journal takes writes now (docs/architecture.md, "Journal", writes that fail). */
@@ -330,8 +333,10 @@ export class Journal {
    */
   private readonly writtenInTransaction = new Set<string>();
   private readonly retry: { baseMs: number; capMs: number; attempts: number };
+  private readonly log: Pick<Logger, 'warn'> | undefined;
 
   constructor(opts: JournalOptions) {
+    this.log = opts.log;
     this.retry = { baseMs: opts.writeRetry?.baseMs ?? 250, capMs: opts.writeRetry?.capMs ?? 10_000, attempts: opts.writeRetry?.attempts ?? 30 };
     this.clock = opts.clock ?? systemClock();
     const c = opts.clock;
@@ -672,7 +677,8 @@ export class Journal {
    * other (an outcome after the request left) is kept in memory, shown by every read and
    * retried with backoff, and the journal reports itself unwritable until it is written.
    */
-  update(clientTransactionId: string, patch: JournalPatch): JournalRow {
+  update(clientTransactionId: string, asked: JournalPatch): JournalRow {
+    const patch = this.allowedMove(clientTransactionId, asked);
     const kept = this.deferred.get(clientTransactionId);
     const merged = mergePatches(kept?.patch, patch);
     try {
@@ -694,28 +700,48 @@ export class Journal {
     return this.require(clientTransactionId);
   }
 
+  /**
+   * The patch as the journal records it (docs/architecture.md, "Journal", state moves;
+   * moves.ts): a state move the rules refuse is logged and left out with the message that
+   * describes it, the rest (events, platform status, amounts) is written; a refused move to
+   * `in_flight` throws instead, so the request it would announce never leaves.
+   */
+  private allowedMove(clientTransactionId: string, patch: JournalPatch): JournalPatch {
+    const to = patch.state;
+    if (typeof to !== 'string') return patch;
+    const row = this.get(clientTransactionId);
+    if (row === undefined || moveAllowed(row.kind, row.state, to, typeof patch.platformStatus === 'string')) return patch;
+    this.log?.warn({ clientTransactionId, kind: row.kind, from: row.state, to }, 'journal refused a state move: the row keeps its state');
+    if (to === 'in_flight') {
+      throw new AgentError(ErrorCodes.PAYMENT_STATE, `transaction ${clientTransactionId} is ${row.state}: it is not sent again`, {
+        details: { clientTransactionId, state: row.state },
+      });
+    }
+    const { state: _state, message: _message, ...rest } = patch;
+    return rest;
+  }
+
   private writePatch(clientTransactionId: string, patch: JournalPatch): void {
     const sets: string[] = ['updated_at = @updated_at'];
     const params: Record<string, unknown> = { client_id: clientTransactionId, updated_at: new Date(this.clock.wall()).toISOString() };
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
-      if (!(field in patch)) continue;
+      // A field the patch leaves out reads as undefined too: left as it is.
       const value = patch[field];
       if (value === undefined) continue;
       sets.push(`${column} = @${column}`);
       params[column] = toDb(field, value);
     }
     if (patch.state !== undefined && patch.state !== null && !CARD_DATA_STATES.has(patch.state)) {
-      if (!sets.includes('card_secret = @card_secret')) sets.push('card_secret = @card_secret');
+      // Also when the patch set card data: SQLite takes the rightmost assignment of a column.
+      sets.push('card_secret = @card_secret');
       params.card_secret = null;
     } else if (patch.state === 'offline_stored') {
       // Online PIN is meaningless offline: a stored offline sale never keeps a PIN block.
       if (patch.cardSecret !== undefined && patch.cardSecret !== null) params.card_secret = toDb('cardSecret', withoutPin(patch.cardSecret));
       else if (patch.cardSecret === undefined) sets.push("card_secret = json_remove(card_secret, '$.pinblock', '$.pinKsn', '$.pinblockFormat')");
     }
-    const result = this.prepared(`UPDATE transactions SET ${sets.join(', ')} WHERE client_id = @client_id`).run(params);
-    if (result.changes === 0) {
-      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${clientTransactionId} in the journal`);
-    }
+    // A row the journal does not have changes nothing here; update() says so when it reads the row back.
+    this.prepared(`UPDATE transactions SET ${sets.join(', ')} WHERE client_id = @client_id`).run(params);
   }
 
   /** Operations (capture, cancel, refund) acting on a sale, oldest first. */
