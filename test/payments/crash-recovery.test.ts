@@ -48,7 +48,13 @@ afterEach(async () => {
 });
 
 /** Starts the child terminal, waits until its sales are on their way, kills it with SIGKILL. */
-async function crashMidRequest(dataDir: string, sales: Array<{ amount: number; merchantId?: string }>): Promise<string[]> {
+/**
+ * Runs the child until its sales are in flight and kills it. With `untilRecorded`, it is
+ * killed only once the platform recorded every sale (the platform is in this process): a
+ * test about answers lost after the platform charged must not depend on how fast a loaded
+ * machine gets the requests out.
+ */
+async function crashMidRequest(dataDir: string, sales: Array<{ amount: number; merchantId?: string }>, opts: { untilRecorded?: boolean } = {}): Promise<string[]> {
   const certs = testCerts();
   const options = {
     apiUrl: fixture.demo.apiUrl,
@@ -68,6 +74,13 @@ async function crashMidRequest(dataDir: string, sales: Array<{ amount: number; m
     lines.on('line', (line) => resolve((JSON.parse(line) as { inFlight: string[] }).inFlight));
     child.on('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
   });
+  if (opts.untilRecorded === true) {
+    const recorded = (id: string): boolean => fixture.demo.platform.payments.ledger().some((l) => l.paymentClientTransactionId === id);
+    for (let waited = 0; !ids.every(recorded); waited += 10) {
+      if (waited > 20_000) throw new Error(`the platform did not record ${ids.filter((id) => !recorded(id)).join(', ')} within 20 s: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
   child.kill('SIGKILL');
   expect(await exited).toBe('SIGKILL');
   return ids;
@@ -116,7 +129,7 @@ describe('restart after a crash mid-request', () => {
     // The platform records each sale but the answer is lost; the terminal's lookup hangs.
     fixture.demo.platform.faults.set('process', { drop: 'after' });
     fixture.demo.platform.faults.set('status', { latencyMs: 5_000 });
-    const ids = await crashMidRequest(dataDir, [{ amount: 1_200 }, { amount: 2_400 }]);
+    const ids = await crashMidRequest(dataDir, [{ amount: 1_200 }, { amount: 2_400 }], { untilRecorded: true });
     fixture.demo.platform.faults.clear();
 
     t = await fixture.startTerminal({ dataDir });
@@ -136,7 +149,7 @@ describe('restart after a crash mid-request', () => {
     const dataDir = join(dir, 'data');
     fixture.demo.platform.faults.set('process', { drop: 'after' });
     fixture.demo.platform.faults.set('status', { latencyMs: 5_000 });
-    const [id] = await crashMidRequest(dataDir, [{ amount: 7_700 }]);
+    const [id] = await crashMidRequest(dataDir, [{ amount: 7_700 }], { untilRecorded: true });
     fixture.demo.platform.faults.clear();
     fixture.demo.platform.faults.set('status', { status: 503, times: 2 });
 
