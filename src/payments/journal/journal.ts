@@ -8,7 +8,7 @@ import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
 import { currentOperator } from './operator.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
-import { describeWriteFailure, isStorageError, isWriteAhead, mergePatches, overlay, unwritableError, type WriteFailure } from './write-failure.js';
+import { describeWriteFailure, isNoRoomError, isStorageError, isWriteAhead, mergePatches, openRefusal, overlay, unwritableError, type WriteFailure } from './write-failure.js';
 
 export const JOURNAL_FILE = 'journal.sqlite';
 
@@ -349,9 +349,15 @@ export class Journal {
       closeSync(openSync(this.file, 'a', 0o600));
       chmodSync(this.file, 0o600);
     } catch (err) {
+      if (isNoRoomError(err)) throw openRefusal(this.file, err);
       throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot create the journal ${this.file}: ${(err as Error).message} (check dataDir)`, { cause: err });
     }
-    this.db = new Database(this.file);
+    try {
+      this.db = new Database(this.file);
+    } catch (err) {
+      if (isNoRoomError(err)) throw openRefusal(this.file, err);
+      throw err;
+    }
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
@@ -367,6 +373,9 @@ export class Journal {
       this.db.exec('CREATE TABLE IF NOT EXISTS journal_write_probe (b BLOB)');
     } catch (err) {
       this.db.close();
+      // A full disk at start (the log, the shared memory or a migration cannot be written): one
+      // line naming the file and what to do, not SQLite's bare "disk I/O error"; nothing is removed.
+      if (isNoRoomError(err)) throw openRefusal(this.file, err);
       throw err;
     }
     this.writeMarker();
@@ -392,6 +401,7 @@ export class Journal {
       renameSync(tmp, marker);
     } catch (err) {
       this.db.close();
+      if (isNoRoomError(err)) throw openRefusal(this.file, err);
       throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot write the journal marker ${marker}: ${(err as Error).message} (check dataDir)`, { cause: err });
     }
   }
