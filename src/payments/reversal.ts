@@ -80,6 +80,8 @@ async function reverseOnceOrWait(ctx: PaymentContext, sale: JournalRow): Promise
 function reversalOperation(ctx: PaymentContext, sale: JournalRow): JournalRow {
   const existing = ctx.journal.related(sale.clientTransactionId).find((r) => r.kind === 'cancel' && r.cancelReason === 'Technical' && r.state === 'in_flight');
   const amount = sale.amount - sale.cancelledAmount - sale.refundedAmount;
+  // As journalOperation: not sent again while the sale's own state is only in memory.
+  ctx.journal.requireWritten(sale.clientTransactionId);
   if (existing !== undefined) return ctx.save(existing.clientTransactionId, { attempts: existing.attempts + 1 }, { quiet: true });
   return journalOperation(ctx, sale, { kind: 'cancel', amount, cancelReason: 'Technical' });
 }

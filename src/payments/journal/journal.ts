@@ -567,6 +567,20 @@ export class Journal {
   }
 
   /**
+   * Throws JOURNAL_UNWRITABLE while the row's latest change is only kept in memory (tried
+   * once more first): write-ahead for the sale a request acts on (docs/architecture.md,
+   * "Journal", writes that fail). A capture, cancel or refund must not leave while the disk
+   * still shows the sale in flight: after a kill, recovery would take that sale's outcome
+   * for unknown and, with its lookup failing, reverse money the agent itself moved on.
+   */
+  requireWritten(clientTransactionId: string): void {
+    if (!this.deferred.has(clientTransactionId)) return;
+    this.retryWrites();
+    if (!this.deferred.has(clientTransactionId)) return;
+    throw unwritableError(this.writeFailure ?? describeWriteFailure({ code: 'SQLITE_FULL' }, new Date(this.clock.wall()).toISOString()));
+  }
+
+  /**
    * Checks now whether the journal takes writes, as a sale start and /readyz ask: the writes
    * kept in memory are tried again, or, when there are none, a probe allocates room for a
    * few rows and rolls back (SQLite refuses it when the file cannot grow).
