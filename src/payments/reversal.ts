@@ -289,6 +289,29 @@ export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean 
 }
 
 /**
+ * A sale this process set aside as `needs_attention` with its outcome unknown (its flow
+ * stopped after the request left: PaymentService.startSale) is looked up in the background
+ * as soon as the journal writes again, exactly as start-up recovery would, not left until the
+ * next start (docs/architecture.md, "Unknown outcome: resolution and reversal"). Retried with
+ * backoff, never given up, while the row is still that verdict.
+ */
+export async function resolveParkedSale(ctx: PaymentContext, saleId: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    await ctx.clock.sleep(backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalWaitingRetryCapMs, random: ctx.random }), ctx.stopSignal);
+    const row = ctx.journal.get(saleId);
+    if (row === undefined || !outcomeUnsettled(ctx, row)) return;
+    if (!ctx.journal.retryWrites().writable) continue;
+    try {
+      const after = await resolveSale(ctx, row);
+      await captureIfImmediate(ctx, after);
+      return;
+    } catch (err) {
+      ctx.log.warn({ clientTransactionId: saleId, err: describeError(err) }, 'sale set aside with its outcome unknown not resolved yet; retrying');
+    }
+  }
+}
+
+/**
  * Start-up (docs/architecture.md, "Start-up recovery"): every row whose platform outcome is
  * not settled (left in flight, reversing, or set aside with its outcome unknown) is
  * resolved the same way, by looking it up; a sale interrupted before its request left did

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/payments/journal/index.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
+import { fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
@@ -109,5 +110,45 @@ describe('a sale whose approval is only in memory (the journal cannot write it)'
     expect(row?.state).not.toBe('needs_attention');
     // What the journal says is what the platform holds.
     expect({ state: row?.state, net }).toEqual(row?.state === 'approved' ? { state: 'approved', net: 2_700 } : { state: 'reversed', net: 0 });
+  });
+});
+
+describe('a sale set aside with its outcome unknown while the journal cannot write', () => {
+  it('is looked up in the background as soon as the journal writes again, not only at the next start: approved, charged once', async () => {
+    const dataDir = dataDirFor();
+    let journal: Journal | undefined;
+    const t: Terminal = await fixture.startTerminal({
+      dataDir,
+      wrap: (p) => ({
+        ...fillingAfterProcess(() => undefined)(p),
+        process: async (...a) => {
+          const answer = await p.process(...a);
+          if (journal !== undefined) fillJournal(journal);
+          // The flow stops after the request left (here: an answer that fails when read); the
+          // platform has charged the sale.
+          return Object.defineProperty({ ...answer }, 'transactionStatus', {
+            get() {
+              throw new Error('the answer cannot be read');
+            },
+          });
+        },
+      }),
+    });
+    cleanups.push(() => t.close());
+    journal = t.journal;
+    const started = await t.service.startSale({ method: 'card', amount: 3_100, currency: 'EUR' });
+    const id = started.clientTransactionId;
+    const view = await started.done;
+    expect(view.state).toBe('needs_attention');
+    expect(view.message).toMatch(/outcome unknown/);
+    // On disk in flight, or set aside when that small write still fitted: either way the platform charged it.
+    expect(['in_flight', 'needs_attention']).toContain(onDisk(dataDir, id)?.state);
+    // Space comes back; nobody restarts the agent.
+    freeJournal(t.journal);
+    for (let i = 0; i < 200 && t.service.row(id)?.state === 'needs_attention'; i++) await new Promise((r) => setTimeout(r, 25));
+    await t.service.idle();
+    expect(t.service.row(id)?.state).toBe('approved');
+    expect(onDisk(dataDir, id)?.state).toBe('approved');
+    expect(ledgerOf(id).filter((l) => l.kind === 'sale' || l.kind === 'authorization')).toHaveLength(1);
   });
 });

@@ -572,11 +572,13 @@ export class Journal {
    * "Journal", writes that fail). A capture, cancel or refund must not leave while the disk
    * still shows the sale in flight: after a kill, recovery would take that sale's outcome
    * for unknown and, with its lookup failing, reverse money the agent itself moved on.
+   * Without an id: every row (a capture of all authorizations acts on all sales).
    */
-  requireWritten(clientTransactionId: string): void {
-    if (!this.deferred.has(clientTransactionId)) return;
+  requireWritten(clientTransactionId?: string): void {
+    const kept = (): boolean => (clientTransactionId === undefined ? this.deferred.size > 0 : this.deferred.has(clientTransactionId));
+    if (!kept()) return;
     this.retryWrites();
-    if (!this.deferred.has(clientTransactionId)) return;
+    if (!kept()) return;
     throw unwritableError(this.writeFailure ?? describeWriteFailure({ code: 'SQLITE_FULL' }, new Date(this.clock.wall()).toISOString()));
   }
 
