@@ -36,6 +36,8 @@ async function captureAllOf(ctx: PaymentContext, merchant: string | undefined): 
   const pending = pendingAuthorizations(ctx).filter((r) => (r.merchantId ?? ctx.config.auth.merchantId) === merchant);
   // One journal row for the call (capture all has no id of its own); amount: what is pending locally.
   const anchor = { ...(pending[0] ?? { clientTransactionId: '', currency: ctx.config.payments.defaultCurrency }) } as JournalRow;
+  // It captures every authorization the platform holds, so every sale's outcome is on disk first (Journal.requireWritten).
+  ctx.journal.requireWritten();
   const op = ctx.insert({
     clientTransactionId: ctx.newId(),
     kind: 'capture',

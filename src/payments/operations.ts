@@ -35,6 +35,9 @@ interface NewOp {
 
 /** The operation's journal row, written before the request leaves (a retry reuses its id and clientDateTime). */
 export function journalOperation(ctx: PaymentContext, sale: JournalRow, op: NewOp): JournalRow {
+  // The sale's own outcome is on disk before anything acting on it leaves (Journal.requireWritten):
+  // JOURNAL_UNWRITABLE otherwise, as for the operation's own row.
+  ctx.journal.requireWritten(sale.clientTransactionId);
   const id = op.clientTransactionId ?? ctx.newId();
   const existing = ctx.journal.get(id);
   if (existing !== undefined) {

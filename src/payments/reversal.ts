@@ -97,6 +97,8 @@ async function reverseOnceOrWait(ctx: PaymentContext, sale: JournalRow): Promise
 /** The cancel row of the reversal: one per sale, reused by every attempt (same clientDateTime). */
 function reversalOperation(ctx: PaymentContext, sale: JournalRow): JournalRow {
   const existing = openReversalCancel(ctx.journal.related(sale.clientTransactionId));
+  // As journalOperation: not sent again while the sale's own state is only in memory.
+  ctx.journal.requireWritten(sale.clientTransactionId);
   if (existing !== undefined) return ctx.save(existing.clientTransactionId, { attempts: existing.attempts + 1 }, { quiet: true });
   return journalOperation(ctx, sale, { kind: 'cancel', amount: reversalCancelAmount(sale), cancelReason: 'Technical' });
 }
@@ -273,6 +275,29 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
  */
 export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean {
   return outcomeNeverRecorded(row, () => ctx.journal.related(row.clientTransactionId));
+}
+
+/**
+ * A sale this process set aside as `needs_attention` with its outcome unknown (its flow
+ * stopped after the request left: PaymentService.startSale) is looked up in the background
+ * as soon as the journal writes again, exactly as start-up recovery would, not left until the
+ * next start (docs/architecture.md, "Unknown outcome: resolution and reversal"). Retried with
+ * backoff, never given up, while the row is still that verdict.
+ */
+export async function resolveParkedSale(ctx: PaymentContext, saleId: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    await ctx.clock.sleep(backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalWaitingRetryCapMs, random: ctx.random }), ctx.stopSignal);
+    const row = ctx.journal.get(saleId);
+    if (row === undefined || !outcomeUnsettled(ctx, row)) return;
+    if (!ctx.journal.retryWrites().writable) continue;
+    try {
+      const after = await resolveSale(ctx, row);
+      await captureIfImmediate(ctx, after);
+      return;
+    } catch (err) {
+      ctx.log.warn({ clientTransactionId: saleId, err: describeError(err) }, 'sale set aside with its outcome unknown not resolved yet; retrying');
+    }
+  }
 }
 
 /**

@@ -32,7 +32,7 @@ import {
 } from './operations.js';
 import { captureAllPending } from './capture-all.js';
 import { DeviceLocks, type SaleDevice } from './device-locks.js';
-import { recoverAll } from './reversal.js';
+import { recoverAll, resolveParkedSale } from './reversal.js';
 import { cancelCheck, captureCheck, localAllowed, mergeAllowed, refundCheck, requireAmount } from './rules.js';
 import { runCardSale } from './sale-card.js';
 import { validateSale } from './sale-request.js';
@@ -150,7 +150,11 @@ export class PaymentService implements PaymentsApi, RelayStore {
         if (current !== undefined && (current.state === 'awaiting_customer' || current.state === 'created')) {
           ctx.save(id, { state: 'failed', message: `the sale failed before reaching the platform (${describeError(err)}): nothing was charged` });
         } else if (current?.state === 'in_flight') {
-          ctx.save(id, { state: 'needs_attention', message: `the sale stopped with its outcome unknown (${describeError(err)}); it is checked again at the next start` });
+          ctx.save(id, {
+            state: 'needs_attention',
+            message: `the sale stopped with its outcome unknown (${describeError(err)}); it is looked up at the platform as soon as the journal can write`,
+          });
+          ctx.background('look up a sale set aside', () => resolveParkedSale(ctx, id));
         }
       } finally {
         this.running.delete(id);

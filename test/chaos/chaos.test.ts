@@ -114,10 +114,20 @@ describe('the chaos checker: journal, ledger and what the customer was told', ()
   });
 
   it('counts lost: charged but not in the journal, charged but failed in the journal, charged and left needs_attention, told nothing charged but charged, approved but never charged', () => {
-    const rows = [sale('failed-but-charged', 'failed', 500), sale('attention', 'needs_attention', 400), sale('told-declined', 'declined', 300), sale('never-charged', 'approved', 200)];
+    const rows = [
+      sale('failed-but-charged', 'failed', 500),
+      sale('attention', 'needs_attention', 400, { message: 'refund it by hand', platformStatus: 'Captured' }),
+      { ...sale('attention-refund', 'failed', 400), kind: 'refund' as const, relatedClientTransactionId: 'attention', message: 'refund refused: approvalCode is required' },
+      sale('told-declined', 'declined', 300),
+      sale('never-charged', 'approved', 200),
+    ];
     const ledger = [move('sale', 'failed-but-charged', 500, 500), move('sale', 'attention', 400, 400), move('sale', 'told-declined', 300, 300), move('sale', 'stranger', 50, 50)];
     const c = compareJournalWithLedger(rows, ledger, new Map([['told-declined', 'nothing_charged']]));
     expect(ids(c.lost)).toEqual(['attention', 'failed-but-charged', 'never-charged', 'stranger', 'told-declined']);
+    // The finding says why: the row's platform status and message, and its operations'.
+    expect(c.lost.find((f) => f.clientTransactionId === 'attention')?.detail).toMatch(
+      /needs_attention in the journal \(.*platform status Captured, message "refund it by hand"; operations: refund failed "refund refused: approvalCode is required"\)/,
+    );
     // A charged needs_attention sale is a loss, not "unresolved".
     expect(c.unresolved).toEqual([]);
     expect(c.duplicated).toEqual([]);

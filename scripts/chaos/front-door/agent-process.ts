@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -55,8 +55,15 @@ export interface AgentProcess {
   stderr(): string;
 }
 
-export function spawnAgent(s: AgentSettings): AgentProcess {
+/** logFile: where the agent's own output (its log lines, warn and above) is kept, for a run kept with --keep. */
+export function spawnAgent(s: AgentSettings, logFile?: string): AgentProcess {
   const child = spawn(process.execPath, [s.bin, 'start', '--config', s.configFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  if (logFile !== undefined) {
+    const out = createWriteStream(logFile, { flags: 'a' });
+    child.stdout?.pipe(out, { end: false });
+    child.stderr?.pipe(out, { end: false });
+    child.on('close', () => out.end());
+  }
   let tail = '';
   const keep = (d: Buffer): void => {
     tail = (tail + d.toString('utf8')).slice(-4_000);

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FaultInjector } from '../../../src/sim/platform/faults.js';
 import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
 import { seededRandom } from '../../lib/seeded-random.js';
@@ -42,6 +44,8 @@ export interface FrontDoorOptions {
   settleTimeoutMs?: number;
   /** Disk-full moments at random (disk-full.ts): the agent's file-size limit lowered for a while. */
   diskFull?: boolean;
+  /** When set (a run kept with --keep): each agent start's output goes to agent-N.log here, and the platform's ledger to ledger.json at the end. */
+  keepDir?: string;
   onEvent?: (line: string) => void;
 }
 
@@ -83,6 +87,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   const settings = { bin: o.bin, ...paths, certs: o.certs, apiPort: apiProxy.port, mtlsPort: mtlsProxy.port, clientTimeoutMs: CLIENT_TIMEOUT_MS, lookupGraceMs: LOOKUP_GRACE_MS };
   writeAgentConfig(settings);
   const counter = new Counter(paths.dataDir, random);
+  const agentLog = (n: number): string | undefined => (o.keepDir === undefined ? undefined : join(o.keepDir, `agent-${n}.log`));
   const plans: Plan[] = Array.from({ length: o.kills }, () => 1 + Math.floor(random() * Math.max(1, o.sales - 1)))
     .sort((a, b) => a - b)
     .map((sale) => (random() < 0.2 ? { kind: 'early', afterMs: 100 + Math.floor(random() * 900) } : { kind: 'at-sale', sale, afterMs: Math.floor(random() * 300) }));
@@ -96,7 +101,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   let crashed: string | undefined;
   const start = async (): Promise<void> => {
     starts++;
-    const a = spawnAgent(settings);
+    const a = spawnAgent(settings, agentLog(starts));
     agent = a;
     void a.exited.then(({ code, signal }) => {
       if (agent === a) crashed = `the agent exited by itself (${code ?? signal}): ${a.stderr().slice(-1_500)}`;
@@ -133,7 +138,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
       if (plan !== undefined && (plan.kind === 'early' || counter.started >= o.sales)) {
         planIndex++;
         starts++;
-        agent = spawnAgent(settings);
+        agent = spawnAgent(settings, agentLog(starts));
         await sleep(plan.afterMs + (plan.kind === 'early' ? 0 : 500));
         await kill();
         continue;
@@ -184,6 +189,10 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   await apiProxy.close();
   await mtlsProxy.close();
   const comparison = compareJournalWithLedger(readJournalRows(paths.dataDir), o.platform.ledger(), counter.told);
+  if (o.keepDir !== undefined) {
+    writeFileSync(join(o.keepDir, 'ledger.json'), JSON.stringify(o.platform.ledger(), null, 1));
+    writeFileSync(join(o.keepDir, 'told.json'), JSON.stringify(Object.fromEntries(counter.toldAs), null, 1));
+  }
   const told: Record<string, number> = {};
   for (const t of counter.told.values()) told[t] = (told[t] ?? 0) + 1;
   told['not told (agent killed first)'] = counter.started - counter.told.size;

@@ -20,6 +20,15 @@ export interface ChaosJournalRow {
   capturedAmount: number;
   refundedAmount: number;
   cancelledAmount: number;
+  /** What staff see and the platform's last status, for a finding's detail. */
+  message?: string | undefined;
+  platformStatus?: string | undefined;
+}
+
+/** The row's message and platform status, and its operations', so a finding explains itself. */
+function why(row: ChaosJournalRow, rows: readonly ChaosJournalRow[]): string {
+  const ops = rows.filter((r) => r.relatedClientTransactionId === row.clientTransactionId).map((r) => `${r.kind} ${r.state}${r.message !== undefined ? ` "${r.message}"` : ''}`);
+  return ` (${row.method ?? ''} ${row.merchantId ?? ''}, platform status ${row.platformStatus ?? 'none'}, message "${row.message ?? ''}"${ops.length > 0 ? `; operations: ${ops.join('; ')}` : ''})`;
 }
 
 export type ChaosLedgerEntry = Pick<LedgerEntry, 'kind' | 'merchantId' | 'clientTransactionId' | 'paymentClientTransactionId' | 'amount' | 'effect'>;
@@ -111,8 +120,8 @@ export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledge
     if (row.state === 'needs_attention') {
       // A charged sale a person must sort out is money the terminal has lost track of.
       const charged = row.kind === 'sale' && (perSale.get(row.clientTransactionId) ?? []).some((e) => CHARGE_KINDS.has(e.kind) && e.clientTransactionId === row.clientTransactionId);
-      if (charged) lost.push({ clientTransactionId: row.clientTransactionId, detail: 'charged at the platform, left needs_attention in the journal' });
-      else unresolved.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} left needs_attention` });
+      if (charged) lost.push({ clientTransactionId: row.clientTransactionId, detail: `charged at the platform, left needs_attention in the journal${why(row, rows)}` });
+      else unresolved.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} left needs_attention${why(row, rows)}` });
       checkTold(row.clientTransactionId, row);
       continue;
     }

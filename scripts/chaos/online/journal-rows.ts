@@ -13,6 +13,8 @@ interface Raw {
   captured_amount: number;
   refunded_amount: number;
   cancelled_amount: number;
+  message: string | null;
+  platform_status: string | null;
 }
 
 /** Every row of the journal the chaos child left, read with the database opened read-only. */
@@ -21,7 +23,7 @@ export function readJournalRows(dataDir: string): ChaosJournalRow[] {
   try {
     const raw = db
       .prepare<[], Raw>(
-        'SELECT client_id, kind, merchant_id, method, amount, state, related_client_id, captured_amount, refunded_amount, cancelled_amount FROM transactions ORDER BY created_at, rowid',
+        'SELECT client_id, kind, merchant_id, method, amount, state, related_client_id, captured_amount, refunded_amount, cancelled_amount, message, platform_status FROM transactions ORDER BY created_at, rowid',
       )
       .all();
     return raw.map((r) => ({
@@ -35,6 +37,8 @@ export function readJournalRows(dataDir: string): ChaosJournalRow[] {
       capturedAmount: r.captured_amount,
       refundedAmount: r.refunded_amount,
       cancelledAmount: r.cancelled_amount,
+      message: r.message ?? undefined,
+      platformStatus: r.platform_status ?? undefined,
     }));
   } finally {
     db.close();

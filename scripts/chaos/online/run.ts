@@ -136,6 +136,7 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
         scenarios: mode === 'online' ? FAULT_SCENARIOS : OFFLINE_SCENARIOS,
         ...(mode === 'offline' ? { operationShare: 0.1 } : {}),
         ...(diskFull ? { diskFull } : {}),
+        ...(argv.includes('--keep') ? { keepDir: dir } : {}),
         ...(json ? {} : { onEvent: (line: string) => process.stderr.write(`${line}\n`) }),
       });
       const report = chaosReport(mode, result, Math.round((performance.now() - started) / 100) / 10);

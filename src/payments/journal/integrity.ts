@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { AgentError, ErrorCodes } from '../../core/index.js';
+import { isNoRoomError, openRefusal } from './write-failure.js';
 
 /**
  * The journal's integrity check at open and for `terminal-agent journal check`
@@ -190,6 +191,9 @@ export function checkJournal(file: string, opts: { maxCheckBytes?: number } = {}
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
       throw new AgentError(ErrorCodes.JOURNAL_DAMAGED, `cannot check the journal ${file}: another process holds it (${code}); stop it and try again`, { cause: err });
     }
+    // No room is not damage either: a reader that cannot create or size the -shm file on a full
+    // disk (SQLITE_IOERR_SHMOPEN) would otherwise send someone to move a sound journal aside.
+    if (isNoRoomError(err)) throw openRefusal(file, err);
     return { ...sized, state: 'damaged', problem: `SQLite cannot read it: ${(err as Error).message}${code !== undefined ? ` (${code})` : ''}` };
   } finally {
     db?.close();

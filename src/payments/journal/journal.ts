@@ -9,7 +9,7 @@ import { journalMigrations, migrate, type Migration } from './migrations.js';
 import { moveAllowed } from './moves.js';
 import { currentOperator } from './operator.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
-import { describeWriteFailure, isStorageError, isWriteAhead, mergePatches, overlay, unwritableError, type WriteFailure } from './write-failure.js';
+import { describeWriteFailure, isNoRoomError, isStorageError, isWriteAhead, mergePatches, openRefusal, overlay, unwritableError, type WriteFailure } from './write-failure.js';
 
 export const JOURNAL_FILE = 'journal.sqlite';
 
@@ -354,9 +354,15 @@ export class Journal {
       closeSync(openSync(this.file, 'a', 0o600));
       chmodSync(this.file, 0o600);
     } catch (err) {
+      if (isNoRoomError(err)) throw openRefusal(this.file, err);
       throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot create the journal ${this.file}: ${(err as Error).message} (check dataDir)`, { cause: err });
     }
-    this.db = new Database(this.file);
+    try {
+      this.db = new Database(this.file);
+    } catch (err) {
+      if (isNoRoomError(err)) throw openRefusal(this.file, err);
+      throw err;
+    }
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
@@ -372,6 +378,9 @@ export class Journal {
       this.db.exec('CREATE TABLE IF NOT EXISTS journal_write_probe (b BLOB)');
     } catch (err) {
       this.db.close();
+      // A full disk at start (the log, the shared memory or a migration cannot be written): one
+      // line naming the file and what to do, not SQLite's bare "disk I/O error"; nothing is removed.
+      if (isNoRoomError(err)) throw openRefusal(this.file, err);
       throw err;
     }
     this.writeMarker();
@@ -397,6 +406,7 @@ export class Journal {
       renameSync(tmp, marker);
     } catch (err) {
       this.db.close();
+      if (isNoRoomError(err)) throw openRefusal(this.file, err);
       throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot write the journal marker ${marker}: ${(err as Error).message} (check dataDir)`, { cause: err });
     }
   }
@@ -559,6 +569,22 @@ export class Journal {
     const f = this.writeFailure;
     if (f === undefined) return { writable: true, pendingWrites: this.deferred.size };
     return { writable: false, pendingWrites: this.deferred.size, code: f.code, reason: f.reason, since: f.since };
+  }
+
+  /**
+   * Throws JOURNAL_UNWRITABLE while the row's latest change is only kept in memory (tried
+   * once more first): write-ahead for the sale a request acts on (docs/architecture.md,
+   * "Journal", writes that fail). A capture, cancel or refund must not leave while the disk
+   * still shows the sale in flight: after a kill, recovery would take that sale's outcome
+   * for unknown and, with its lookup failing, reverse money the agent itself moved on.
+   * Without an id: every row (a capture of all authorizations acts on all sales).
+   */
+  requireWritten(clientTransactionId?: string): void {
+    const kept = (): boolean => (clientTransactionId === undefined ? this.deferred.size > 0 : this.deferred.has(clientTransactionId));
+    if (!kept()) return;
+    this.retryWrites();
+    if (!kept()) return;
+    throw unwritableError(this.writeFailure ?? describeWriteFailure({ code: 'SQLITE_FULL' }, new Date(this.clock.wall()).toISOString()));
   }
 
   /**

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { AgentError, ErrorCodes } from '../../core/index.js';
 import { CARD_DATA_STATES, type JournalPatch, type JournalRow } from './types.js';
 
@@ -11,6 +12,35 @@ const STORAGE_CODE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|BUSY|NOMEM)/;
 export function isStorageError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && STORAGE_CODE.test(code);
+}
+
+/**
+ * SQLite's codes (and the file system's) for files that cannot grow or be written, as a full
+ * disk gives them: the journal's file or its -wal/-shm cannot be extended or written. A
+ * read error (SQLITE_IOERR_READ, SHORT_READ) or damage (SQLITE_CORRUPT, NOTADB) is not one.
+ */
+const NO_ROOM_CODE = /^(SQLITE_FULL|SQLITE_IOERR(_(WRITE|FSYNC|DIR_FSYNC|TRUNCATE|SHMOPEN|SHMSIZE|SHMMAP|SHMLOCK|MMAP|BEGIN_ATOMIC|COMMIT_ATOMIC))?|ENOSPC|EFBIG|EDQUOT)$/;
+
+/** Whether an error at open says the disk (or the file's limit) has no room, rather than damage. */
+export function isNoRoomError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && NO_ROOM_CODE.test(code);
+}
+
+/**
+ * The one line a start on a full disk prints (docs/operations.md, "Troubleshooting"): the
+ * journal cannot be created, opened or written. Names the file, the directory to free space
+ * in and that nothing was deleted; the code says it is not damage (JOURNAL_UNWRITABLE).
+ */
+export function openRefusal(file: string, err: unknown): AgentError {
+  const code = String((err as { code?: unknown } | null)?.code ?? 'an I/O error');
+  const what = (err as Error | null)?.message ?? String(err);
+  const dir = dirname(file);
+  return new AgentError(
+    ErrorCodes.JOURNAL_UNWRITABLE,
+    `cannot open the journal ${file}: the disk is full or its files cannot be written (${code}: ${what}); free space in ${dir} (df -h ${dir}) and start again; nothing was deleted or changed`,
+    { cause: err, details: { file, code } },
+  );
 }
 
 /**
