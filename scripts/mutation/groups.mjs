@@ -4,6 +4,23 @@
 // tests of their own group. Every test of a group runs for every mutant it covers, so a
 // group must hold every test that can notice its files' mutants.
 // Plain JavaScript: stryker.config.mjs, vitest.mutation.config.ts and run.mjs all read it.
+import { readFileSync } from 'node:fs';
+
+/**
+ * `file:from-to`, the lines from the one holding `first` to the end of the method that
+ * `last` opens (its first line at the same indentation that is `}`), found when the
+ * configuration is read, so the range moves with the code above it.
+ * @param {string} file @param {string} first @param {string} last
+ */
+function methodsRange(file, first, last) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const from = lines.findIndex((l) => l.includes(first));
+  const open = lines.findIndex((l) => l.includes(last));
+  if (from < 0 || open < 0) throw new Error(`mutation group: "${first}" or "${last}" not found in ${file}`);
+  const indent = /** @type {RegExpMatchArray} */ (lines[open].match(/^\s*/))[0];
+  const to = lines.findIndex((l, i) => i > open && l === `${indent}}`);
+  return `${file}:${from + 1}-${to + 1}`;
+}
 
 /** @typedef {{ name: string, mutate: string[], tests: string[], exclude?: string[] }} MutationGroup */
 
@@ -58,10 +75,13 @@ export const GROUPS = [
   {
     // The journal's state moves: the rule (moves.ts) and where the journal records a state
     // (Journal.allowedMove and writePatch: the move refused or written, card data with it),
-    // not the rest of its SQL plumbing; and the offline queue's states, whole file. The range
-    // moves with the code above it.
+    // not the rest of its SQL plumbing; and the offline queue's states, whole file.
     name: 'journal-queue',
-    mutate: ['src/payments/journal/moves.ts', 'src/payments/journal/journal.ts:709-745', 'src/offline/queue.ts'],
+    mutate: [
+      'src/payments/journal/moves.ts',
+      methodsRange('src/payments/journal/journal.ts', 'private allowedMove(', 'private writePatch('),
+      'src/offline/queue.ts',
+    ],
     tests: ['test/payments/journal-moves.test.ts', 'test/offline/queue-states.test.ts'],
   },
   {
