@@ -78,6 +78,8 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   const readings: Reading[] = [];
   let idle: Reading | undefined;
   let elapsed = 0;
+  let cpuMs = 0;
+  let readingsCpuMs = 0;
   let journalBytes = Number.NaN;
   try {
     if (mode === 'child') child = await startChildPlatform(repoDir, certs.paths.dir);
@@ -92,11 +94,19 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       readings.push(await reading(0));
       const every = Math.max(1, Math.ceil(count / 10));
       const t0 = nowMs();
+      const cpu0 = process.cpuUsage();
       for (let i = 1; i <= count; i++) {
         await cardSaleThroughApi(b.agent, watch);
-        if (i % every === 0 && i < count) readings.push(await reading(i));
+        if (i % every === 0 && i < count) {
+          const before = process.cpuUsage();
+          readings.push(await reading(i));
+          const spent = process.cpuUsage(before);
+          readingsCpuMs += (spent.user + spent.system) / 1000;
+        }
       }
       elapsed = nowMs() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      cpuMs = (cpu.user + cpu.system) / 1000 - readingsCpuMs;
       readings.push(await reading(count));
       journalBytes = statSync(join(b.config.dataDir, JOURNAL_FILE)).size;
     } finally {
@@ -134,6 +144,8 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },
       { measure: 'native growth (RSS minus V8 heap committed)', value: mb(last.rss - last.heapTotal - (first.rss - first.heapTotal)), unit: 'MiB' },
       { measure: 'sales per second (sequential, through the local API)', value: (count / elapsed) * 1000, unit: '/s' },
+      // CPU time moves much less than wall time on a shared machine: what a flag's speed cost is read from.
+      { measure: 'CPU time of this process per sale (user + system, readings excluded)', value: cpuMs / count, unit: 'ms' },
     ],
     notes: [
       `RSS along the run (sales: MiB): ${readings.map((r) => `${r.sales}: ${mb(r.rss).toFixed(1)}`).join(', ')}`,
