@@ -3,6 +3,16 @@ import { join } from 'node:path';
 import type { DevCertPaths } from '../../src/identity/index.js';
 
 /**
+ * How production runs node (docs/operations.md, "Memory settings"): the package's launcher
+ * (scripts/package/terminal-agent.sh, which the systemd unit starts) and `npm start` pass the
+ * same flags and environment; test/deploy/memory-settings.test.ts checks that they agree.
+ * A young generation of 1 MiB per semi-space instead of up to 16 (V8 grows it under
+ * allocation, and keeps it), and one malloc arena instead of one per thread that allocates.
+ */
+export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const PRODUCTION_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
+
+/**
  * A terminal's configuration as production runs it, for checks on one machine: a real
  * environment (not local, so no embedded demo platform), real serial ports configured
  * (paths that do not exist here: the supervisors wait for them), the platform at an
