@@ -44,8 +44,8 @@ import { defaultPageDirs, registerPageRoutes } from './static-page.js';
 
 // node:http through require, not an ES import: the ES import builds node:http's module
 // facade, which reads every export, among them the lazy WebSocket getter that loads node's
-// own copy of undici and compiles its WebAssembly HTTP parser, about 10 MiB of RSS the
-// agent never uses (docs/architecture.md, "Memory").
+// own copy of undici and compiles its WebAssembly HTTP parser (about 10 MiB of RSS in an
+// empty node), which the agent never uses (docs/architecture.md, "Memory").
 const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface LocalApiOptions {
