@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { readFileSync, statSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { join } from 'node:path';
 import { JOURNAL_FILE } from '../../src/payments/index.js';
 import { repoRoot } from '../lib/repo.js';
@@ -38,6 +39,21 @@ interface Reading {
   rssFile: number;
   /** Resident anonymous memory (heap, malloc, page caches): RssAnon. */
   rssAnon: number;
+  /** V8's resident memory by space (physical_space_size): where the heap's growth is. */
+  spaces: Record<HeapPart, number>;
+}
+
+type HeapPart = 'new' | 'old' | 'code' | 'trusted' | 'large';
+
+/** The V8 heap's resident bytes by part: JS objects young and old, compiled code, bytecode and other trusted objects, large objects. */
+function heapParts(): Record<HeapPart, number> {
+  const parts: Record<HeapPart, number> = { new: 0, old: 0, code: 0, trusted: 0, large: 0 };
+  for (const space of getHeapSpaceStatistics()) {
+    const n = space.space_name;
+    const part: HeapPart = n === 'new_space' ? 'new' : n.startsWith('code') ? 'code' : n.startsWith('trusted') ? 'trusted' : n.includes('large') ? 'large' : 'old';
+    parts[part] += space.physical_space_size;
+  }
+  return parts;
 }
 
 function procStatus(field: 'RssFile' | 'RssAnon'): number {
@@ -60,7 +76,7 @@ function defaultCacheKiB(): number {
 async function reading(sales: number): Promise<Reading> {
   await forceGc();
   const m = process.memoryUsage();
-  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, rssFile: procStatus('RssFile'), rssAnon: procStatus('RssAnon') };
+  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, rssFile: procStatus('RssFile'), rssAnon: procStatus('RssAnon'), spaces: heapParts() };
 }
 
 /**
@@ -78,6 +94,8 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   const readings: Reading[] = [];
   let idle: Reading | undefined;
   let elapsed = 0;
+  let cpuMs = 0;
+  let readingsCpuMs = 0;
   let journalBytes = Number.NaN;
   try {
     if (mode === 'child') child = await startChildPlatform(repoDir, certs.paths.dir);
@@ -92,11 +110,19 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       readings.push(await reading(0));
       const every = Math.max(1, Math.ceil(count / 10));
       const t0 = nowMs();
+      const cpu0 = process.cpuUsage();
       for (let i = 1; i <= count; i++) {
         await cardSaleThroughApi(b.agent, watch);
-        if (i % every === 0 && i < count) readings.push(await reading(i));
+        if (i % every === 0 && i < count) {
+          const before = process.cpuUsage();
+          readings.push(await reading(i));
+          const spent = process.cpuUsage(before);
+          readingsCpuMs += (spent.user + spent.system) / 1000;
+        }
       }
       elapsed = nowMs() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      cpuMs = (cpu.user + cpu.system) / 1000 - readingsCpuMs;
       readings.push(await reading(count));
       journalBytes = statSync(join(b.config.dataDir, JOURNAL_FILE)).size;
     } finally {
@@ -131,9 +157,16 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       { measure: 'growth after warm-up: anonymous memory', value: mb(last.rssAnon - first.rssAnon), unit: 'MiB' },
       { measure: 'JS heap used growth', value: mb(last.heap - first.heap), unit: 'MiB' },
       { measure: 'JS heap committed growth', value: mb(last.heapTotal - first.heapTotal), unit: 'MiB' },
+      ...(['new', 'old', 'code', 'trusted', 'large'] as const).map((part) => ({
+        measure: `  V8 ${part === 'new' ? 'new space' : part === 'old' ? 'old space (JS objects)' : part === 'code' ? 'code space (compiled machine code)' : part === 'trusted' ? 'trusted space (bytecode, compiler metadata)' : 'large objects'} resident growth (warm-up ${(mb(first.spaces[part] - start.spaces[part])).toFixed(2)} MiB)`,
+        value: mb(last.spaces[part] - first.spaces[part]),
+        unit: 'MiB',
+      })),
       { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },
       { measure: 'native growth (RSS minus V8 heap committed)', value: mb(last.rss - last.heapTotal - (first.rss - first.heapTotal)), unit: 'MiB' },
       { measure: 'sales per second (sequential, through the local API)', value: (count / elapsed) * 1000, unit: '/s' },
+      // CPU time moves much less than wall time on a shared machine: what a flag's speed cost is read from.
+      { measure: 'CPU time of this process per sale (user + system, readings excluded)', value: cpuMs / count, unit: 'ms' },
     ],
     notes: [
       `RSS along the run (sales: MiB): ${readings.map((r) => `${r.sales}: ${mb(r.rss).toFixed(1)}`).join(', ')}`,

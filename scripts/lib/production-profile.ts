@@ -3,6 +3,16 @@ import { join } from 'node:path';
 import type { DevCertPaths } from '../../src/identity/index.js';
 
 /**
+ * How production runs node (docs/operations.md, "Memory settings"): the package's launcher
+ * (scripts/package/terminal-agent.sh, which the systemd unit starts) and `npm start` pass the
+ * same flags and environment; test/deploy/memory-settings.test.ts checks that they agree.
+ * A young generation of 1 MiB per semi-space instead of up to 16 (V8 grows it under
+ * allocation, and keeps it), and one malloc arena instead of one per thread that allocates.
+ */
+export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const PRODUCTION_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
+
+/**
  * A terminal's configuration as production runs it, for checks on one machine: a real
  * environment (not local, so no embedded demo platform), real serial ports configured
  * (paths that do not exist here: the supervisors wait for them), the platform at an
@@ -29,17 +39,24 @@ export function writeProductionConfig(dir: string, certs: DevCertPaths): string 
 /**
  * A debug hook for a child node process: `--import <register>` makes it append the URL of
  * every ES module it loads to `log`, one a line (module customization hooks, node:module
- * register). Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
+ * register), and, on SIGUSR2 (the agent does not use it), node's built-in modules it loaded so
+ * far (`process.moduleLoadList`, e.g. "NativeModule internal/deps/undici/undici") and the
+ * files of the CommonJS modules it required to `loaded`. Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
  */
-export function moduleRecorder(dir: string): { importArgs: string[]; log: string } {
+export function moduleRecorder(dir: string): { importArgs: string[]; log: string; loaded: string } {
   const log = join(dir, 'modules.txt');
+  const loaded = join(dir, 'loaded.txt');
   const hooks = join(dir, 'module-hooks.mjs');
   const register = join(dir, 'module-register.mjs');
   writeFileSync(
     hooks,
     `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`,
   );
-  writeFileSync(register, `import { register } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nregister(pathToFileURL(${JSON.stringify(hooks)}));\n`);
+  writeFileSync(
+    register,
+    `import { register, createRequire } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nimport { writeFileSync } from 'node:fs';\nregister(pathToFileURL(${JSON.stringify(hooks)}));\nconst cache = createRequire(import.meta.url).cache;\nconst write = () => writeFileSync(${JSON.stringify(loaded)}, [...process.moduleLoadList, ...Object.keys(cache)].join('\\n') + '\\n');\nprocess.on('SIGUSR2', write);\n`,
+  );
   writeFileSync(log, '');
-  return { importArgs: ['--import', register], log };
+  writeFileSync(loaded, '');
+  return { importArgs: ['--import', register], log, loaded };
 }

@@ -7,3 +7,4 @@ export { isJournalStream, syslogPriority, withSyslogPrefix } from './journald.js
 export * from './clock.js';
 export * from './backoff.js';
 export { qrCode } from './qr-code.js';
+export { undiciAgent, undiciRequest, type UndiciRequestOptions } from './undici.js';

@@ -1,4 +1,5 @@
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { undiciAgent } from '../core/index.js';
 import type { DeviceIdentity } from './device-identity.js';
 
 export interface MtlsTimeouts {
@@ -32,7 +33,7 @@ export function mtlsTlsOptions(identity: DeviceIdentity): {
  * HTTP/1.1 with keep-alive. The caller closes it when the identity changes or at stop.
  */
 export function createMtlsDispatcher(identity: DeviceIdentity, timeouts: MtlsTimeouts): Agent {
-  return new Agent({
+  return undiciAgent({
     connect: {
       ...mtlsTlsOptions(identity),
       timeout: timeouts.connectTimeoutMs,

@@ -1,6 +1,6 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ErrorCodes, parseRetryAfter, systemClock, type ErrorCode, type TimeSource } from '../core/index.js';
+import { ErrorCodes, parseRetryAfter, systemClock, undiciRequest, type ErrorCode, type TimeSource } from '../core/index.js';
 import { PlatformError, type PlatformErrorCategory } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -122,7 +122,7 @@ function safeHost(url: string): string {
 export async function httpRequest(req: HttpRequest, clock: TimeSource = systemClock()): Promise<HttpResponse> {
   const started = clock.mono();
   try {
-    const res = await request(req.url, {
+    const res = await undiciRequest(req.url, {
       dispatcher: req.dispatcher,
       method: req.method,
       headers: req.headers ?? {},

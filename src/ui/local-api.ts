@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.js';
@@ -40,6 +41,12 @@ import { SseHub } from './sse-hub.js';
 import type { PlatformSignInSource, StaffAuthenticator } from './staff-source.js';
 import { registerPlatformSignInRoutes } from './routes/platform-sign-in.js';
 import { defaultPageDirs, registerPageRoutes } from './static-page.js';
+
+// node:http through require, not an ES import: the ES import builds node:http's module
+// facade, which reads every export, among them the lazy WebSocket getter that loads node's
+// own copy of undici and compiles its WebAssembly HTTP parser (about 10 MiB of RSS in an
+// empty node), which the agent never uses (docs/architecture.md, "Memory").
+const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface LocalApiOptions {
   config: Config;

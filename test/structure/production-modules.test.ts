@@ -17,9 +17,10 @@ const CLI_FOR_START = /^cli\/(bin|main|options|usage|transaction-output|commands
 /**
  * Spawns the built `terminal-agent start` with the module recorder (scripts/lib/production-profile.ts),
  * waits until it prints its counter page, stops it, and answers the src-relative paths of the
- * agent's modules it loaded and the packages it loaded.
+ * agent's modules it loaded, the URLs of every ES module, and node's built-in modules and the
+ * CommonJS files it loaded.
  */
-async function modulesLoadedByStart(args: string[], extraEnv: Record<string, string> = {}): Promise<{ src: string[]; urls: string[] }> {
+async function modulesLoadedByStart(args: string[], extraEnv: Record<string, string> = {}): Promise<{ src: string[]; urls: string[]; loaded: string[] }> {
   const repoDir = repoRoot();
   const tmp = tempDir('production-modules-');
   cleanups.push(tmp.cleanup);
@@ -42,6 +43,9 @@ async function modulesLoadedByStart(args: string[], extraEnv: Record<string, str
       reject(new Error(`the agent exited (${code}) before its counter page:\n${out.slice(-2000)}`));
     });
   });
+  // The recorder writes what node loaded so far on SIGUSR2.
+  child.kill('SIGUSR2');
+  for (let waited = 0; readFileSync(recorder.loaded, 'utf8') === '' && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
@@ -51,7 +55,8 @@ async function modulesLoadedByStart(args: string[], extraEnv: Record<string, str
     const m = /\/dist\/src\/(.+)$/.exec(u);
     return m === null ? [] : [m[1] as string];
   });
-  return { src, urls };
+  const loaded = readFileSync(recorder.loaded, 'utf8').split('\n').filter(Boolean);
+  return { src, urls, loaded };
 }
 
 describe('what `terminal-agent start` loads', () => {
@@ -68,6 +73,22 @@ describe('what `terminal-agent start` loads', () => {
     expect(src.filter((p) => p.startsWith('diag/'))).toEqual([]);
     expect(urls.filter((u) => u.includes('/@serialport/binding-mock/'))).toEqual([]);
     expect(src.filter((p) => p.startsWith('cli/') && !CLI_FOR_START.test(p))).toEqual([]);
+  }, 60_000);
+
+  it('in production loads neither node\'s own copy of undici nor the whole of undici (docs/architecture.md, "Memory")', async () => {
+    const certs = testCerts();
+    const tmp = tempDir('production-config-');
+    cleanups.push(tmp.cleanup);
+    const config = writeProductionConfig(tmp.dir, certs);
+    const { urls, loaded } = await modulesLoadedByStart(['--config', config]);
+    // The recorder works: the built-ins and undici's dispatcher are in the list.
+    expect(loaded).toContain('NativeModule http');
+    expect(loaded.some((f) => f.endsWith('/undici/lib/dispatcher/agent.js'))).toBe(true);
+    // An ES import of node:http reads its lazy WebSocket export, which loads node's bundled undici.
+    expect(urls).not.toContain('node:http');
+    expect(loaded.filter((m) => m.includes('internal/deps/undici'))).toEqual([]);
+    // undici's index loads fetch, WebSocket, caches and mocks, and node's bundled undici through globalThis.Headers.
+    expect(loaded.filter((f) => f.endsWith('/node_modules/undici/index.js'))).toEqual([]);
   }, 60_000);
 
   it('with the embedded demo (the default configuration) loads the demo platform and the simulated devices', async () => {

@@ -15,9 +15,8 @@ export function register(program: Command): void {
       const version = packageVersion();
       log.info({ version, configFile: file ?? null, configSource: source, environment: config.environment, dataDir: config.dataDir }, `terminal-agent ${version} starting`);
       const agent = await startAgent({ config, log });
-      if (opts.json) process.stdout.write(`${JSON.stringify({ counterPage: `${agent.url}/`, version })}\n`);
-      else process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
-      await new Promise<void>((resolve) => {
+      // The handlers first: whoever reads the counter page line may stop the agent at once.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
@@ -27,6 +26,9 @@ export function register(program: Command): void {
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      if (opts.json) process.stdout.write(`${JSON.stringify({ counterPage: `${agent.url}/`, version })}\n`);
+      else process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
+      await stopped;
       log.flush();
     });
 }

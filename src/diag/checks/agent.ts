@@ -1,5 +1,4 @@
-import { request } from 'undici';
-import { describeError } from '../../core/index.js';
+import { describeError, undiciRequest } from '../../core/index.js';
 import { LocalApiClient, localApiUrl, readLocalToken, type ApiAgentStatus, type ApiDeviceStatus } from '../../ui/index.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
@@ -25,7 +24,7 @@ export async function probeAgent(state: DiagState): Promise<void> {
     return;
   }
   try {
-    const res = await request(`${url}/healthz`, { method: 'GET', headersTimeout: PROBE_MS, bodyTimeout: PROBE_MS, signal: AbortSignal.timeout(PROBE_MS) });
+    const res = await undiciRequest(`${url}/healthz`, { method: 'GET', headersTimeout: PROBE_MS, bodyTimeout: PROBE_MS, signal: AbortSignal.timeout(PROBE_MS) });
     const text = await res.body.text();
     let body: unknown;
     try {

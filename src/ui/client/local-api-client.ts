@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { request } from 'undici';
 import type { Config } from '../../config/index.js';
-import { AgentError, ErrorCodes, type ErrorCode } from '../../core/index.js';
+import { AgentError, ErrorCodes, undiciRequest, type ErrorCode } from '../../core/index.js';
 import { CLIENT_HEADER } from '../client-header.js';
 import { localTokenPath } from '../local-token.js';
 import type {
@@ -81,7 +80,7 @@ export class LocalApiClient {
   async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: object): Promise<T> {
     let res;
     try {
-      res = await request(`${this.baseUrl}${path}`, {
+      res = await undiciRequest(`${this.baseUrl}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${this.token}`,
