@@ -1,3 +1,4 @@
+import type { PaymentsPlatform } from '../../src/payments/index.js';
 import type { Journal } from '../../src/payments/journal/index.js';
 
 /**
@@ -31,3 +32,18 @@ export function freeJournal(journal: Journal): void {
   journal.db.pragma('max_page_count = 1073741823');
 }
 
+
+/** The platform's calls bound to it, to override some with `{ ...boundPlatform(p), process: ... }`. */
+export function boundPlatform(p: PaymentsPlatform): PaymentsPlatform {
+  return {
+    process: (...a) => p.process(...a),
+    qrTerminalPayment: (...a) => p.qrTerminalPayment(...a),
+    capture: (...a) => p.capture(...a),
+    captureAll: (...a) => p.captureAll(...a),
+    refund: (...a) => p.refund(...a),
+    cancel: (...a) => p.cancel(...a),
+    allowedOperations: (...a) => p.allowedOperations(...a),
+    status: (...a) => p.status(...a),
+    refundByWeb: (...a) => p.refundByWeb(...a),
+  };
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/payments/journal/index.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
-import { fillJournal, freeJournal } from '../helpers/full-journal.js';
+import { boundPlatform, fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
@@ -49,6 +49,7 @@ function dataDirFor(): string {
 /** The platform client whose sale answer carries a long event, the journal made full right after it answered. */
 function fillingAfterProcess(journal: () => Journal | undefined): (p: PaymentsPlatform) => PaymentsPlatform {
   return (p) => ({
+    ...boundPlatform(p),
     process: async (...a) => {
       const answer = await p.process(...a);
       const j = journal();
@@ -56,14 +57,6 @@ function fillingAfterProcess(journal: () => Journal | undefined): (p: PaymentsPl
       const events = Array.isArray(answer.events) ? answer.events : [];
       return { ...answer, events: [...events, { eventType: 'providerNote', eventDateTime: new Date().toISOString(), note: 'n'.repeat(40_000) }] };
     },
-    qrTerminalPayment: (...a) => p.qrTerminalPayment(...a),
-    capture: (...a) => p.capture(...a),
-    captureAll: (...a) => p.captureAll(...a),
-    refund: (...a) => p.refund(...a),
-    cancel: (...a) => p.cancel(...a),
-    allowedOperations: (...a) => p.allowedOperations(...a),
-    status: (...a) => p.status(...a),
-    refundByWeb: (...a) => p.refundByWeb(...a),
   });
 }
 

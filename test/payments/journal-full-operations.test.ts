@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/payments/journal/index.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
-import { fillJournal, freeJournal } from '../helpers/full-journal.js';
+import { boundPlatform, fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
@@ -55,11 +55,7 @@ function filling(): { wrap: (p: PaymentsPlatform) => PaymentsPlatform; fillAfter
     }
   };
   const wrap = (p: PaymentsPlatform): PaymentsPlatform => ({
-    process: (...a) => p.process(...a),
-    qrTerminalPayment: (...a) => p.qrTerminalPayment(...a),
-    captureAll: (...a) => p.captureAll(...a),
-    allowedOperations: (...a) => p.allowedOperations(...a),
-    refundByWeb: (...a) => p.refundByWeb(...a),
+    ...boundPlatform(p),
     refund: (...a) => after('refund', () => p.refund(...a)),
     cancel: (...a) => after('cancel', () => p.cancel(...a)),
     capture: (...a) => after('capture', () => p.capture(...a)),

@@ -6,7 +6,7 @@ import type { Journal } from '../../src/payments/journal/index.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
 import type { OfflineHook } from '../../src/payments/offline-hook.js';
 import { AgentError } from '../../src/core/index.js';
-import { fillJournal, freeJournal } from '../helpers/full-journal.js';
+import { boundPlatform, fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
@@ -43,26 +43,11 @@ afterEach(async () => {
   while (dirs.length > 0) dirs.pop()?.();
 });
 
-/** The platform's calls bound to it, to override some. */
-function bound(p: PaymentsPlatform): PaymentsPlatform {
-  return {
-    process: (...a) => p.process(...a),
-    qrTerminalPayment: (...a) => p.qrTerminalPayment(...a),
-    capture: (...a) => p.capture(...a),
-    captureAll: (...a) => p.captureAll(...a),
-    refund: (...a) => p.refund(...a),
-    cancel: (...a) => p.cancel(...a),
-    allowedOperations: (...a) => p.allowedOperations(...a),
-    status: (...a) => p.status(...a),
-    refundByWeb: (...a) => p.refundByWeb(...a),
-  };
-}
-
 /** A terminal whose journal fills up right after the platform answered a sale. */
 async function terminalFillingAfterProcess(dataDir: string): Promise<Terminal> {
   let journal: Journal | undefined;
   const wrap = (p: PaymentsPlatform): PaymentsPlatform => ({
-    ...bound(p),
+    ...boundPlatform(p),
     process: async (...args) => {
       const answer = await p.process(...args);
       if (journal !== undefined) fillJournal(journal);
@@ -162,7 +147,7 @@ describe('a journal that cannot write', () => {
     const t = await fixture.startTerminal({
       log,
       wrap: (p) => ({
-        ...bound(p),
+        ...boundPlatform(p),
         process: async (...args) => {
           try {
             return await p.process(...args);
