@@ -384,6 +384,19 @@ describe('what the queue answers about its items', () => {
     expect(r.queue.list({ limit: -3 })).toEqual([]);
   });
 
+  it('hands an export the same items as the list, one at a time, in the states asked', () => {
+    const r = rig();
+    r.store({ id: 'o-1' });
+    r.clock.now = T0 + 1_000;
+    r.store({ id: 'o-2' });
+    r.queue.update('o-2', { state: 'uploaded' });
+    const items = r.queue.iterate();
+    expect(items.next().value).toStrictEqual(r.queue.list()[0]);
+    expect([...items]).toStrictEqual(r.queue.list().slice(1));
+    expect([...r.queue.iterate({ states: ['uploaded'] })].map((i) => i.clientTransactionId)).toEqual(['o-2']);
+    expect([...r.queue.iterate({ states: [] })]).toEqual([]);
+  });
+
   it('orders items stored in the same millisecond by when they were stored', () => {
     const r = rig();
     r.store({ id: 'b' });
