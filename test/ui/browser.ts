@@ -42,3 +42,16 @@ export async function signInOnPage(page: Page, who: { username: string; password
   await page.getByTestId('sign-in-submit').click();
   await page.getByTestId('clerk').waitFor();
 }
+
+/**
+ * A new 800×480 page on the counter at `url`, signed in as `who`, once its event stream is
+ * connected. `pageErrors`, when given, collects the page's uncaught errors.
+ */
+export async function openCounterPage(browser: Browser, url: string, who: { username: string; password: string }, pageErrors?: string[]): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+  if (pageErrors !== undefined) page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(url);
+  await signInOnPage(page, who);
+  await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+  return page;
+}

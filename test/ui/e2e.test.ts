@@ -6,7 +6,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, openCounterPage, signInOnPage } from './browser.js';
 import { DEMO_STAFF, DEMO_TRAINEE } from './staff.js';
 
 /**
@@ -42,11 +42,7 @@ describe('counter page end to end', () => {
     agent = await startAgent({ config, log: testLogger('info').log });
     await agent.settled;
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(agent.url);
-    await signInOnPage(page, DEMO_STAFF);
-    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+    page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
   }, 60_000);
 
   afterAll(async () => {

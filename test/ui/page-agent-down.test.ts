@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { defaultPageDirs } from '../../src/ui/static-page.js';
-import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { CLERK, FakeStaff } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 
@@ -22,10 +22,7 @@ describe('counter page: platform badge and the agent not answering', () => {
     s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() } });
     s.bus.publish('device.status', { device: 'reader', state: 'connected', model: 'SIM-R1' });
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
-    await page.goto(s.url);
-    await signInOnPage(page, CLERK);
-    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+    page = await openCounterPage(browser, s.url, CLERK);
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { defaultPageDirs } from '../../src/ui/static-page.js';
-import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { CLERK, FakeStaff } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 
@@ -21,11 +21,7 @@ describe('counter page: operations and the unknown outcome', () => {
     buildPage();
     s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() } });
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(s.url);
-    await signInOnPage(page, CLERK);
-    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+    page = await openCounterPage(browser, s.url, CLERK, errors);
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../../src/agent.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
-import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { DEMO_STAFF } from './staff.js';
 
 /**
@@ -147,11 +147,7 @@ describe('counter page: cancel or refund by web', () => {
   beforeAll(async () => {
     buildPage();
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(agent.url);
-    await signInOnPage(page, DEMO_STAFF);
-    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+    page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
