@@ -3,7 +3,7 @@ import { byId, fieldValue, show } from './dom.js';
 import { canonicalAmount, moneyOf, t } from './i18n.js';
 import { stateWord } from './texts.js';
 import type { PageContext } from './page-context.js';
-import type { Transaction } from './types.js';
+import { PENDING_STATES, type Transaction } from './types.js';
 
 /**
  * Cancel or refund by web (#web, opened from "By web" in the history head): a sale is named
@@ -118,9 +118,6 @@ export class WebRefund {
     msg.replaceChildren(t('web.result', { amount: moneyOf(row), outcome }));
     if (row.message) msg.append(detailsControl(row.message, 'web-details'));
     msg.dataset.result = row.state;
-    this.following = FOLLOWED_STATES.has(row.state) ? row.clientTransactionId : undefined;
+    this.following = PENDING_STATES.has(row.state) ? row.clientTransactionId : undefined;
   }
 }
-
-/** States the platform may still move on: the message follows them (a refund or cancel answered pending). */
-const FOLLOWED_STATES: ReadonlySet<string> = new Set(['pending', 'in_flight', 'created']);
