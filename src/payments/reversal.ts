@@ -97,9 +97,11 @@ async function reverseOnceOrWait(ctx: PaymentContext, sale: JournalRow): Promise
 /** The cancel row of the reversal: one per sale, reused by every attempt (same clientDateTime). */
 function reversalOperation(ctx: PaymentContext, sale: JournalRow): JournalRow {
   const existing = openReversalCancel(ctx.journal.related(sale.clientTransactionId));
-  // As journalOperation: not sent again while the sale's own state is only in memory.
-  ctx.journal.requireWritten(sale.clientTransactionId);
-  if (existing !== undefined) return ctx.save(existing.clientTransactionId, { attempts: existing.attempts + 1 }, { quiet: true });
+  if (existing !== undefined) {
+    // As journalOperation (below) does for a new one: not sent again while the sale's own state is only in memory.
+    ctx.journal.requireWritten(sale.clientTransactionId);
+    return ctx.save(existing.clientTransactionId, { attempts: existing.attempts + 1 }, { quiet: true });
+  }
   return journalOperation(ctx, sale, { kind: 'cancel', amount: reversalCancelAmount(sale), cancelReason: 'Technical' });
 }
 
