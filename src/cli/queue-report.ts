@@ -27,8 +27,16 @@ function hours(ms: number): string {
   return Number.isInteger(h) ? `${h} h` : `${h.toFixed(1)} h`;
 }
 
+/** One page of `queue ls`: the items, the last one's id when more follow, and how many more. */
+export interface QueuePage {
+  items: QueueItem[];
+  next?: string;
+  more: number;
+}
+
 export interface QueueReader {
-  list: (states?: readonly QueueState[]) => QueueItem[];
+  /** At most `limit` items after `after`, oldest first, read in one snapshot with how many more there are. */
+  page: (states: readonly QueueState[] | undefined, limit: number, after?: string) => QueuePage;
   /** The same items one at a time (exports: bounded memory however long the queue). */
   iterate: (states?: readonly QueueState[]) => Iterable<QueueItem>;
   get: (id: string) => QueueItem | undefined;
@@ -40,7 +48,20 @@ export function withQueue<T>(config: Config, fn: (items: QueueReader) => T): T {
   try {
     const exists = ro.queue.exists();
     return fn({
-      list: (states) => (exists ? ro.queue.list(states !== undefined ? { states } : {}) : []),
+      page: (states, limit, after) => {
+        // No queue table yet (the agent never ran offline on this file): nothing to list, after any id.
+        if (!exists) return { items: [], more: 0 };
+        // One read transaction: the page and the count are of the same moment, whatever the agent writes meanwhile.
+        return ro.queue.db.transaction((): QueuePage => {
+          // One item more than the page tells whether another follows; the rest is only counted.
+          const rows = ro.queue.list({ ...(states !== undefined ? { states } : {}), ...(after !== undefined ? { after } : {}), limit: limit + 1 });
+          const items = rows.slice(0, limit);
+          const last = items.at(-1);
+          if (rows.length <= limit || last === undefined) return { items, more: 0 };
+          const more = ro.queue.count({ ...(states !== undefined ? { states } : {}), after: last.clientTransactionId });
+          return { items, next: last.clientTransactionId, more };
+        })();
+      },
       iterate: (states) => (exists ? ro.queue.iterate(states !== undefined ? { states } : {}) : []),
       get: (id) => (exists ? ro.queue.get(id) : undefined),
       levels: () =>
@@ -93,6 +114,11 @@ export function itemLine(i: QueueItem): string {
   ]
     .filter((c) => c !== '')
     .join('  ');
+}
+
+/** Said when `queue ls` stopped early: how many more, and how to see them. */
+export function moreLine(page: QueuePage): string {
+  return `… and ${page.more} more: --after ${page.next ?? ''} lists the next ones, a higher --limit more at once, \`queue export\` all of them`;
 }
 
 export function itemDetail(i: QueueItem): string {

@@ -99,7 +99,45 @@ function oldestSql(): string {
 
 export interface ListQueueOptions {
   states?: readonly QueueState[];
+  /**
+   * The client id of the last item of the page before: the items after it in the list's
+   * order (stored_at, rowid), so a sale stored meanwhile never shifts a page
+   * (docs/local-api.md, "Paging"). An id the queue does not hold is refused.
+   */
+  after?: string;
   limit?: number;
+}
+
+/** Where a page starts: the (stored_at, rowid) of the item named by `after`. */
+interface Cursor {
+  at: number;
+  rowid: number;
+}
+
+/**
+ * The SELECT of a list or page (exported so a test can ask SQLite how it runs it).
+ *
+ * With a limit, one arm per state, each a seek of the (state, stored_at) index reading at
+ * most `limit` rows, merged in the list's order: `state IN (…)` over several states made
+ * SQLite scan the whole table and sort it, so a page of 100 read every uploaded sale the
+ * queue keeps (README.md, "Quality targets", scale). Without a limit (exports) the plain
+ * query, read one row at a time by `iterate`.
+ */
+export function listQuery(opts: { states: readonly QueueState[]; cursor?: Cursor; limit?: number; withOperator: boolean }): { sql: string; params: Record<string, number> } {
+  const params: Record<string, number> = opts.cursor !== undefined ? { at: opts.cursor.at, rowid: opts.cursor.rowid } : {};
+  // Row values: SQLite seeks the index to stored_at >= @at and steps past the few rows of the same millisecond.
+  const after = (q: string): string => (opts.cursor !== undefined ? ` AND (${q}stored_at, ${q}rowid) > (@at, @rowid)` : '');
+  const join = (from: string): string =>
+    opts.withOperator ? `SELECT q.*, t.operator AS operator FROM ${from} q LEFT JOIN transactions t ON t.client_id = q.client_id` : `SELECT q.* FROM ${from} q`;
+  if (opts.limit === undefined) {
+    return { sql: `${join('offline_queue')} WHERE q.state IN (${inList(opts.states)})${after('q.')} ORDER BY q.stored_at, q.rowid`, params };
+  }
+  const limit = Math.max(0, Math.floor(opts.limit));
+  // No states asked: an arm that matches nothing keeps the SQL valid.
+  const arms = (opts.states.length > 0 ? opts.states : ['']).map(
+    (s) => `SELECT * FROM (SELECT rowid AS page_rowid, * FROM offline_queue WHERE state = '${s}'${after('')} ORDER BY stored_at, rowid LIMIT ${limit})`,
+  );
+  return { sql: `${join(`(${arms.join(' UNION ALL ')})`)} ORDER BY q.stored_at, q.page_rowid LIMIT ${limit}`, params };
 }
 
 /**
@@ -233,9 +271,10 @@ export class OfflineQueue {
     return item;
   }
 
-  /** Oldest first. */
+  /** Oldest first; with `limit` and `after` one page of the list (docs/local-api.md, "Paging"). */
   list(opts: ListQueueOptions = {}): QueueItem[] {
-    return (this.db.prepare(this.listSql(opts)).all() as ItemRow[]).map(view);
+    const { sql, params } = this.listSql(opts);
+    return (this.db.prepare(sql).all(params) as ItemRow[]).map(view);
   }
 
   /**
@@ -244,20 +283,46 @@ export class OfflineQueue {
    * "Quality targets", scale). One statement, so one consistent snapshot.
    */
   *iterate(opts: Omit<ListQueueOptions, 'limit'> = {}): Generator<QueueItem> {
-    for (const r of this.db.prepare(this.listSql(opts)).iterate() as IterableIterator<ItemRow>) yield view(r);
+    const { sql, params } = this.listSql(opts);
+    for (const r of this.db.prepare(sql).iterate(params) as IterableIterator<ItemRow>) yield view(r);
   }
 
-  private listSql(opts: ListQueueOptions): string {
+  /**
+   * How many items `list` would give without a limit: from the trigger-kept counts when
+   * nothing is skipped, else one count of the index range after the cursor per state.
+   */
+  count(opts: Omit<ListQueueOptions, 'limit'> = {}): number {
+    const states = this.checkedStates(opts.states);
+    const cursor = this.cursor(opts.after);
+    if (cursor === undefined) {
+      const counts = this.stateCounts();
+      return states.reduce((n, s) => n + counts[s], 0);
+    }
+    const stmt = this.stmt('SELECT COUNT(*) AS n FROM offline_queue WHERE state = @state AND (stored_at, rowid) > (@at, @rowid)');
+    return states.reduce((n, state) => n + (stmt.get({ state, at: cursor.at, rowid: cursor.rowid }) as { n: number }).n, 0);
+  }
+
+  private checkedStates(asked: readonly QueueState[] | undefined): readonly QueueState[] {
     // No states asked: `IN ()` matches nothing, so no case of its own.
-    const states = opts.states ?? QUEUE_STATES;
+    const states = asked ?? QUEUE_STATES;
     for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.INPUT_INVALID, `unknown queue state ${String(s).slice(0, 30)}`);
-    const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
+    return states;
+  }
+
+  private cursor(after: string | undefined): Cursor | undefined {
+    if (after === undefined) return undefined;
+    const row = this.stmt('SELECT stored_at, rowid FROM offline_queue WHERE client_id = ?').get(after) as { stored_at: number; rowid: number } | undefined;
+    if (row === undefined) throw new AgentError(ErrorCodes.INPUT_INVALID, `after: no offline sale ${after.slice(0, 80)} in the queue (pass the \`next\` of the page before)`);
+    return { at: row.stored_at, rowid: row.rowid };
+  }
+
+  private listSql(opts: ListQueueOptions): { sql: string; params: Record<string, number> } {
+    const states = this.checkedStates(opts.states);
+    const cursor = this.cursor(opts.after);
     // The sale's operator from its journal row (docs/architecture.md, "Journal"); a journal from
     // before operators were kept (opened read-only by the CLI, not migrated) has no such column.
     const withOperator = this.db.prepare("SELECT 1 FROM pragma_table_info('transactions') WHERE name = 'operator'").get() !== undefined;
-    return withOperator
-      ? `SELECT q.*, t.operator AS operator FROM offline_queue q LEFT JOIN transactions t ON t.client_id = q.client_id WHERE q.state IN (${inList(states)}) ORDER BY q.stored_at, q.rowid${limit}`
-      : `SELECT * FROM offline_queue WHERE state IN (${inList(states)}) ORDER BY stored_at, rowid${limit}`;
+    return listQuery({ states, withOperator, ...(cursor !== undefined ? { cursor } : {}), ...(opts.limit !== undefined ? { limit: opts.limit } : {}) });
   }
 
   /** Items waiting for upload, oldest first, with their bodies. */

@@ -24,7 +24,14 @@ export function offlineApiSource(offline: Pick<Offline, 'api' | 'list' | 'requeu
   return {
     levels: () => offline.api.levels(),
     flush: () => offline.api.flush(),
-    items: (states) => offline.list(states !== undefined ? { states } : {}).map(offlineItemView),
+    items: (states, page) =>
+      offline
+        .list({
+          ...(states !== undefined ? { states } : {}),
+          ...(page?.after !== undefined ? { after: page.after } : {}),
+          ...(page?.limit !== undefined ? { limit: page.limit } : {}),
+        })
+        .map(offlineItemView),
     requeue: (id) => offlineItemView(offline.requeue(id)),
   };
 }

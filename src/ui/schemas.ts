@@ -99,19 +99,24 @@ export type RequestSchemasMatchTheWire = [
   Expect<Same<z.infer<typeof captureAllBodySchema>, ApiCaptureAllRequest>>,
 ];
 
+/** A page's size (docs/local-api.md, "Paging"): 1 to 1000, digits only. */
+export const pageLimitSchema = z
+  .string()
+  // Digits only: Number() alone would also read "1e3", "12e1" or "0x10" as numbers in range.
+  .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 1000')
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000');
+
+/** The rows a page answers when the caller names no `limit`. */
+export const DEFAULT_PAGE_LIMIT = 100;
+
 export const listQuerySchema = z.strictObject({
   date: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2025-03-01')
     .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'is not a calendar date')
     .optional(),
-  limit: z
-    .string()
-    // Digits only: Number() alone would also read "1e3", "12e1" or "0x10" as numbers in range.
-    .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 1000')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
-    .optional(),
+  limit: pageLimitSchema.optional(),
   reference: referenceSchema.optional(),
   after: z.string().min(1).max(100).optional().describe("the last transaction id of the page before: the next page (the answer's `next`)"),
 });

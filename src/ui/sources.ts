@@ -35,12 +35,22 @@ export type OfflineItemState = ApiOfflineItemState;
 /** One offline sale as a source hands it over; the API adds the amount text. */
 export type OfflineItemView = Omit<ApiOfflineItem, 'amountText'>;
 
+/** One page of the queue's list: the items after `after` (a client transaction id), at most `limit`. */
+export interface OfflineItemsPage {
+  after?: string;
+  limit?: number;
+}
+
 export interface OfflineApiSource {
   levels(): OfflineLevelsView | Promise<OfflineLevelsView>;
   /** Uploads what is queued now (staff pressed "send now"). */
   flush(): Promise<OfflineFlushResult>;
-  /** Items in these states (all when omitted), oldest first. Without it GET /api/v1/offline lists none. */
-  items?(states?: readonly OfflineItemState[]): OfflineItemView[] | Promise<OfflineItemView[]>;
+  /**
+   * Items in these states (all when omitted), oldest first; with `page`, at most `limit` of
+   * them after the item `after` in that order (docs/local-api.md, "Paging"): an `after` the
+   * queue does not hold throws an AgentError answered 400. Without it GET /api/v1/offline lists none.
+   */
+  items?(states?: readonly OfflineItemState[], page?: OfflineItemsPage): OfflineItemView[] | Promise<OfflineItemView[]>;
   /**
    * Puts a sale needing attention back into the queue (staff fixed the cause). Throws an
    * AgentError: 404 when there is no such item, 409 when it does not need attention.

@@ -336,6 +336,8 @@ export interface ApiAllowedOperationsAnswer {
 export interface ApiOfflineAnswer {
   offline: ApiOfflineLevels | null;
   items: ApiOfflineItem[];
+  /** More items follow: ask again with `after` set to this id (docs/local-api.md, "Paging"). */
+  next?: string;
 }
 
 export interface ApiOfflineFlushAnswer {

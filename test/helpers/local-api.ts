@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createLocalApi, type LocalApi, type LocalApiOptions } from '../../src/ui/local-api.js';
-import type { HealthSource, MerchantsSource, MerchantView, OfflineApiSource, OfflineItemView, OfflineLevelsView } from '../../src/ui/sources.js';
+import type { HealthSource, MerchantsSource, MerchantView, OfflineApiSource, OfflineItemsPage, OfflineItemView, OfflineLevelsView } from '../../src/ui/sources.js';
 import { AgentError, ErrorCodes } from '../../src/core/errors.js';
 import { tempDir } from './temp-dir.js';
 import { testLogger, type LogSink } from './log-sink.js';
@@ -45,8 +45,15 @@ export class FakeOffline implements OfflineApiSource {
     this.flushed++;
     return { uploaded: 2, failed: 0, remaining: 0 };
   }
-  items(states?: readonly string[]): OfflineItemView[] {
-    return this.queue.filter((i) => states === undefined || states.includes(i.state));
+  /** Pages as the real queue does: after the item `after` in the queue's order (an unknown one refused), at most `limit`. */
+  items(states?: readonly string[], page: OfflineItemsPage = {}): OfflineItemView[] {
+    let start = 0;
+    if (page.after !== undefined) {
+      start = this.queue.findIndex((i) => i.clientTransactionId === page.after) + 1;
+      if (start === 0) throw new AgentError(ErrorCodes.INPUT_INVALID, `after: no offline sale ${page.after} in the queue`);
+    }
+    const items = this.queue.slice(start).filter((i) => states === undefined || states.includes(i.state));
+    return page.limit !== undefined ? items.slice(0, page.limit) : items;
   }
   requeue(id: string): OfflineItemView {
     const item = this.queue.find((i) => i.clientTransactionId === id);

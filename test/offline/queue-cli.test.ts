@@ -63,6 +63,44 @@ describe('terminal-agent queue', () => {
     expect(r.stdout + only.stdout).not.toContain(ENCRYPTED);
   });
 
+  it('ls --limit 2 prints the two oldest and how many more there are; --after the next ones; --json gives `next`', async () => {
+    f = localFixture();
+    for (let i = 1; i <= 5; i++) {
+      f.clock.now += 1_000;
+      storeOfflineSale(f.journal, f.offline, { id: `l-${i}`, amount: 100 * i });
+    }
+    const flags = ['--data-dir', join(f.dir, 'data')];
+    const r = await run([...flags, 'queue', 'ls', '--limit', '2']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^5 of 500 offline sales stored/);
+    expect(lines[1]).toMatch(/ l-1 /);
+    expect(lines[2]).toMatch(/ l-2 /);
+    expect(lines[3]).toBe('… and 3 more: --after l-2 lists the next ones, a higher --limit more at once, `queue export` all of them');
+    // A sale stored meanwhile (the agent writes while the CLI reads) comes on a later page, not twice.
+    storeOfflineSale(f.journal, f.offline, { id: 'l-6' });
+    const next = await run([...flags, 'queue', 'ls', '--limit', '2', '--after', 'l-2', '--json']);
+    expect(next.code).toBe(0);
+    const page = JSON.parse(next.stdout) as { items: Array<{ clientTransactionId: string }>; next?: string; more?: number };
+    expect(page.items.map((i) => i.clientTransactionId)).toEqual(['l-3', 'l-4']);
+    expect(page).toMatchObject({ next: 'l-4', more: 2 });
+    const last = await run([...flags, 'queue', 'ls', '--limit', '2', '--after', 'l-4']);
+    expect(last.stdout.trimEnd().split('\n').slice(1).map((l) => /l-\d/.exec(l)?.[0])).toEqual(['l-5', 'l-6']);
+    const lastJson = JSON.parse((await run([...flags, 'queue', 'ls', '--limit', '2', '--after', 'l-4', '--json'])).stdout) as object;
+    expect(lastJson).not.toHaveProperty('next');
+    // Default 100: six sales, no "more" line.
+    const all = await run([...flags, 'queue', 'ls', '--state', 'queued']);
+    expect(all.stdout.trimEnd().split('\n')).toHaveLength(7);
+    expect(all.stdout).not.toMatch(/more/);
+    for (const bad of ['0', 'x', '1e3', '1000000']) {
+      const b = await run([...flags, 'queue', 'ls', '--limit', bad]);
+      expect(b, bad).toMatchObject({ code: 64, stderr: expect.stringMatching(/--limit must be a whole number from 1 to 999999/) });
+    }
+    const unknown = await run([...flags, 'queue', 'ls', '--after', 'nope-1']);
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/after: no offline sale nope-1 in the queue/) });
+  });
+
   it('show prints one item with its upload history; an unknown id is a clear error', async () => {
     f = await queueWithHistory();
     const flags = ['--data-dir', join(f.dir, 'data')];

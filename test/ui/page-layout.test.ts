@@ -210,6 +210,20 @@ describe(`counter page: every screen (${locale})`, () => {
     await page.getByTestId('offline-close').click();
   });
 
+  it('offline panel with more than a page', async () => {
+    const at = new Date().toISOString();
+    const before = s.offline.queue.length;
+    for (let i = 0; i < 101; i++) s.offline.queue.push({ clientTransactionId: `OQ-M${i}`, amount: 700, currency: 'EUR', maskedPan: '541333******0004', state: 'queued', attempts: 0, storedAt: at });
+    try {
+      await page.getByTestId('offline-badge').click();
+      await page.getByTestId('offline-more').scrollIntoViewIfNeeded();
+      await everySize('offline-panel-more');
+      await page.getByTestId('offline-close').click();
+    } finally {
+      s.offline.queue.length = before;
+    }
+  });
+
   it('header menu, end of day', async () => {
     const at = new Date().toISOString();
     reports.rows.set('E-1', journalRow({ clientTransactionId: 'E-1', amount: 1234, createdAt: at }));

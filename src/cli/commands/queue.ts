@@ -23,15 +23,19 @@ export function register(program: Command): void {
     .command('ls')
     .description('list the offline queue with states (reads the database read-only)')
     .option('--state <states>', `only these states, comma separated (${STATE_NAMES.join(', ')})`)
-    .action(async (opts: { state?: string; json?: boolean }, cmd: Command) => {
+    .option('--limit <n>', 'at most this many, oldest first', '100')
+    .option('--after <id>', 'the items after this one (the `next` of the page before)')
+    .action(async (opts: { state?: string; limit: string; after?: string; json?: boolean }, cmd: Command) => {
+      if (!/^\d{1,6}$/.test(opts.limit) || Number(opts.limit) < 1) throw usageError('--limit must be a whole number from 1 to 999999');
       const { config } = await configFor(cmd);
-      const { itemLine, levelsLine, out, parseStates, withQueue } = await import('../queue-report.js');
+      const { itemLine, levelsLine, moreLine, out, parseStates, withQueue } = await import('../queue-report.js');
       const states = parseStates(opts.state);
       withQueue(config, (q) => {
-        const items = q.list(states);
+        // A page, not the whole queue: it keeps every uploaded sale (docs/operations.md, "Offline queue commands").
+        const page = q.page(states, Number(opts.limit), opts.after);
         const levels = q.levels();
-        if (opts.json) out(JSON.stringify({ levels, items }, null, 2));
-        else out([levelsLine(levels), ...(items.length === 0 ? ['no offline sales'] : items.map(itemLine))].join('\n'));
+        if (opts.json) out(JSON.stringify({ levels, items: page.items, ...(page.next !== undefined ? { next: page.next, more: page.more } : {}) }, null, 2));
+        else out([levelsLine(levels), ...(page.items.length === 0 ? ['no offline sales'] : page.items.map(itemLine)), ...(page.next !== undefined ? [moreLine(page)] : [])].join('\n'));
       });
     });
 

@@ -173,10 +173,30 @@ export class LocalApiClient {
     return (await this.call<ApiDevicesAnswer>('GET', '/api/v1/devices')).devices;
   }
 
-  /** Offline queue levels and items (no card data); `states` as in GET /api/v1/offline?state=. */
-  async offlineQueue(states?: readonly string[]): Promise<ApiOfflineAnswer> {
-    const q = states !== undefined && states.length > 0 ? `?state=${encodeURIComponent(states.join(','))}` : '';
-    return this.call<ApiOfflineAnswer>('GET', `/api/v1/offline${q}`);
+  /**
+   * Offline queue levels and one page of items (no card data), oldest first; `states` as in
+   * GET /api/v1/offline?state=, `page.after` the answer's `next` of the page before
+   * (docs/local-api.md, "Paging").
+   */
+  async offlineQueue(states?: readonly string[], page: { after?: string; limit?: number } = {}): Promise<ApiOfflineAnswer> {
+    const q = new URLSearchParams();
+    if (states !== undefined && states.length > 0) q.set('state', states.join(','));
+    if (page.limit !== undefined) q.set('limit', String(page.limit));
+    if (page.after !== undefined) q.set('after', page.after);
+    return this.call<ApiOfflineAnswer>('GET', `/api/v1/offline${q.size > 0 ? `?${q.toString()}` : ''}`);
+  }
+
+  /** Up to `limit` items of the offline queue (oldest first), page after page; `next` when more follow. */
+  async offlineItems(query: { states?: readonly string[]; limit?: number }): Promise<{ items: ApiOfflineItem[]; next?: string }> {
+    const wanted = query.limit ?? 100;
+    const items: ApiOfflineItem[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.offlineQueue(query.states, { limit: Math.min(1000, wanted - items.length), ...(after !== undefined ? { after } : {}) });
+      items.push(...page.items);
+      after = page.next;
+    } while (after !== undefined && items.length < wanted);
+    return { items, ...(after !== undefined ? { next: after } : {}) };
   }
 
   /** Puts an offline sale needing attention back into the queue. */

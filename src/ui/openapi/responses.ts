@@ -148,7 +148,11 @@ export const transactionListAnswerSchema = z.strictObject({
 export const allowedOperationsAnswerSchema = z.strictObject({
   allowedOperations: z.strictObject({ cancel: operationSchema, refund: operationSchema, capture: operationSchema, currency, fromPlatform: z.boolean() }),
 });
-export const offlineAnswerSchema = z.strictObject({ offline: offlineLevelsSchema.nullable(), items: z.array(offlineItemSchema) });
+export const offlineAnswerSchema = z.strictObject({
+  offline: offlineLevelsSchema.nullable(),
+  items: z.array(offlineItemSchema),
+  next: z.string().optional().describe('more items follow: ask again with `after` set to this id'),
+});
 export const offlineFlushAnswerSchema = z.strictObject({
   result: z.strictObject({
     platform: z.enum(['online', 'offline']).optional(),

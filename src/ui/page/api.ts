@@ -89,9 +89,12 @@ export class Api {
   async devices(): Promise<DeviceStatus[]> {
     return (await this.call<DevicesAnswer>('GET', '/api/v1/devices')).devices;
   }
-  /** Levels and the sales not yet settled (queued, needing attention, declined after upload). */
-  async offline(): Promise<OfflineAnswer> {
-    return this.call<OfflineAnswer>('GET', '/api/v1/offline');
+  /**
+   * Levels and one page of the sales not yet settled (queued, needing attention, declined
+   * after upload), oldest first; `after` is the answer's `next` of the page before.
+   */
+  async offline(after?: string): Promise<OfflineAnswer> {
+    return this.call<OfflineAnswer>('GET', `/api/v1/offline${after !== undefined ? `?after=${encodeURIComponent(after)}` : ''}`);
   }
   async flushOffline(): Promise<OfflineFlushResult> {
     return (await this.call<OfflineFlushAnswer>('POST', '/api/v1/offline/flush', {})).result;

@@ -2,7 +2,7 @@ import type { Api } from './api.js';
 import { byId, el, show } from './dom.js';
 import { showFailure } from './error-banner.js';
 import { money, t, timeOf } from './i18n.js';
-import type { OfflineFlushResult, OfflineItem } from './types.js';
+import type { OfflineFlushResult, OfflineItem, OfflineLevels } from './types.js';
 
 /**
  * The offline queue at the counter: what is waiting, what the platform declined after the
@@ -37,8 +37,14 @@ export function flushText(r: OfflineFlushResult): string {
 
 export class OfflinePanel {
   private items: OfflineItem[] = [];
+  private levels: OfflineLevels | null = null;
+  /** The last loaded item's id when the queue holds more (the answer's `next`, docs/local-api.md, "Paging"). */
+  private next: string | undefined;
+  /** How many items the clerk has asked to see: a reload reads pages until it has them again. */
+  private wanted = 0;
   private loading: Promise<void> | undefined;
   private again = false;
+  private moreAsked = false;
 
   constructor(
     private readonly api: Api,
@@ -59,6 +65,8 @@ export class OfflinePanel {
     this.message('');
     show(byId('offline-panel'), true);
     byId('offline').setAttribute('aria-expanded', 'true');
+    // Opened again: the first page only.
+    this.wanted = 0;
     await this.reload();
   }
 
@@ -69,28 +77,68 @@ export class OfflinePanel {
 
   /** Reloads while open; calls arriving meanwhile (a burst of events) make one more load. */
   async reload(): Promise<void> {
+    return this.load(false);
+  }
+
+  /** The next page after the items shown ("more"). */
+  async more(): Promise<void> {
+    return this.load(true);
+  }
+
+  /** One load at a time: a reload or "more" asked meanwhile runs after it, once. */
+  private async load(more: boolean): Promise<void> {
     if (!this.open) return;
-    if (this.loading !== undefined) {
-      this.again = true;
-      return this.loading;
-    }
+    if (more) this.moreAsked = true;
+    else this.again = true;
+    if (this.loading !== undefined) return this.loading;
     this.loading = (async () => {
-      do {
-        this.again = false;
+      while ((this.again || this.moreAsked) && this.open) {
         try {
-          const { offline, items } = await this.api.offline();
-          this.items = items;
-          this.render(offline === null ? t('queue.notRunning') : undefined);
+          if (this.again) {
+            this.again = false;
+            await this.loadFirstPages();
+          } else {
+            this.moreAsked = false;
+            await this.loadNextPage();
+          }
         } catch (err) {
           this.failure(err);
         }
-      } while (this.again && this.open);
+      }
     })();
     try {
       await this.loading;
     } finally {
       this.loading = undefined;
     }
+  }
+
+  /** From the start, page after page until as many items as were shown (the first page at least). */
+  private async loadFirstPages(): Promise<void> {
+    const first = await this.api.offline();
+    const items = [...first.items];
+    let next = first.next;
+    while (next !== undefined && items.length < this.wanted && this.open) {
+      const page = await this.api.offline(next);
+      items.push(...page.items);
+      next = page.next;
+    }
+    this.levels = first.offline;
+    this.items = items;
+    this.next = next;
+    this.render(first.offline === null ? t('queue.notRunning') : undefined);
+  }
+
+  private async loadNextPage(): Promise<void> {
+    if (this.next === undefined) return;
+    const page = await this.api.offline(this.next);
+    // Keyset pages never repeat an item; an item listed again after a reload is not doubled either.
+    const known = new Set(this.items.map((i) => i.clientTransactionId));
+    this.items = [...this.items, ...page.items.filter((i) => !known.has(i.clientTransactionId))];
+    this.next = page.next;
+    this.wanted = this.items.length;
+    this.levels = page.offline;
+    this.render(page.offline === null ? t('queue.notRunning') : undefined);
   }
 
   private message(text: string, error = false): void {
@@ -105,8 +153,10 @@ export class OfflinePanel {
   }
 
   private render(absent?: string): void {
-    const attention = this.items.filter((i) => i.state === 'needs_attention').length;
-    const waiting = this.items.filter((i) => i.state === 'queued' || i.state === 'uploading').length;
+    // With more pages to load the items shown are not all: the levels count every stored sale.
+    const all = this.next === undefined || this.levels === null;
+    const attention = all ? this.items.filter((i) => i.state === 'needs_attention').length : (this.levels?.needsAttention ?? 0);
+    const waiting = all ? this.items.filter((i) => i.state === 'queued' || i.state === 'uploading').length : (this.levels?.count ?? 0) - attention;
     const declined = this.items.filter((i) => i.state === 'declined_after_upload').length;
     byId('offline-summary').textContent =
       absent ??
@@ -120,7 +170,21 @@ export class OfflinePanel {
       return;
     }
     const sorted = [...this.items].sort((a, b) => ORDER[a.state] - ORDER[b.state] || a.storedAt.localeCompare(b.storedAt));
-    list.replaceChildren(...sorted.map((i) => this.row(i)));
+    list.replaceChildren(...sorted.map((i) => this.row(i)), ...(this.next !== undefined ? [this.moreRow()] : []));
+  }
+
+  /** The queue holds more than the pages loaded: the next page on a tap. */
+  private moreRow(): HTMLLIElement {
+    const li = el('li', 'oq-more');
+    const b = el('button', 'oq-more-button', t('queue.more', { count: this.items.length }));
+    b.type = 'button';
+    b.dataset.testid = 'offline-more';
+    b.addEventListener('click', () => {
+      b.disabled = true;
+      void this.more();
+    });
+    li.append(b);
+    return li;
   }
 
   private row(i: OfflineItem): HTMLLIElement {

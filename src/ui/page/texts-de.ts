@@ -193,6 +193,7 @@ export const de: Catalog = {
   'queue.requeueTitle': 'Die Ursache ist behoben: diesen Verkauf erneut senden',
   'queue.requeued': 'Verkauf {amount} erneut eingereiht; er wird gesendet, sobald die Plattform erreichbar ist.',
   'queue.sending': 'Wird gesendet …',
+  'queue.more': 'Mehr anzeigen ({count} angezeigt)',
   'flush.offline': 'Plattform nicht erreichbar: nichts gesendet, {remaining} wartend.',
   'flush.sent': '{count} gesendet',
   'flush.declined': '{count} abgelehnt',

@@ -196,6 +196,7 @@ export const en = {
   'queue.requeueTitle': 'The cause is fixed: try to send this sale again',
   'queue.requeued': 'Sale {amount} queued again; it is sent when the platform is reachable.',
   'queue.sending': 'Sending…',
+  'queue.more': 'Show more ({count} shown)',
   'flush.offline': 'Platform not reachable: nothing sent, {remaining} waiting.',
   'flush.sent': '{count} sent',
   'flush.declined': '{count} declined',

@@ -3,7 +3,7 @@ import { AgentError, ErrorCodes } from '../../core/index.js';
 import { apiOffline, apiOfflineItem } from '../api-views.js';
 import { readJsonBody } from '../http-io.js';
 import type { Router } from '../router.js';
-import { emptyBodySchema, noQuerySchema, parseInput, queryObject, transactionIdSchema } from '../schemas.js';
+import { DEFAULT_PAGE_LIMIT, emptyBodySchema, noQuerySchema, pageLimitSchema, parseInput, queryObject, transactionIdSchema } from '../schemas.js';
 import { OFFLINE_ITEM_STATES, type OfflineItemState } from '../sources.js';
 import type { ApiOfflineAnswer, ApiOfflineFlushAnswer, ApiOfflineItemAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
@@ -14,6 +14,8 @@ const DEFAULT_STATES: readonly OfflineItemState[] = OFFLINE_ITEM_STATES.filter((
 export const offlineQuerySchema = z.strictObject({
   /** Comma separated, e.g. `needs_attention,declined_after_upload`. */
   state: z.string().max(200, 'is too long').optional(),
+  limit: pageLimitSchema.optional(),
+  after: transactionIdSchema.optional().describe("the last item's client transaction id of the page before: the next page (the answer's `next`)"),
 });
 
 function parseStates(text: string | undefined): readonly OfflineItemState[] {
@@ -44,8 +46,13 @@ export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
     const source = deps.offline;
     if (source === undefined) return { status: 200, body: { offline: null, items: [] } satisfies ApiOfflineAnswer };
     const levels = apiOffline(await source.levels());
-    const items = source.items ? await source.items(states) : [];
-    return { status: 200, body: { offline: levels, items: items.map(apiOfflineItem) } satisfies ApiOfflineAnswer };
+    const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
+    // One item more than the page tells whether another page follows (docs/local-api.md, "Paging").
+    const items = source.items ? await source.items(states, { ...(q.after !== undefined ? { after: q.after } : {}), limit: limit + 1 }) : [];
+    const page = items.slice(0, limit);
+    const last = page.at(-1);
+    const next = items.length > limit && last !== undefined ? { next: last.clientTransactionId } : {};
+    return { status: 200, body: { offline: levels, items: page.map(apiOfflineItem), ...next } satisfies ApiOfflineAnswer };
   });
 
   router.add('POST', '/api/v1/offline/flush', async (ctx) => {
