@@ -1,7 +1,10 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/core/errors.js';
 import { listQuery, OfflineQueue } from '../../src/offline/queue.js';
-import { QUEUE_STATES, type QueueItem, type QueueState } from '../../src/offline/index.js';
+import { ensureOfflineSchema, QUEUE_STATES, type QueueItem, type QueueState } from '../../src/offline/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 
 /**
@@ -120,6 +123,40 @@ describe('offline queue pages', () => {
     expect(q.count({ states: ['uploaded'], after: 'c-1' })).toBe(0);
     expect(q.count({ states: ['uploaded'] })).toBe(0);
     expect(q.count({ after: 'c-4' })).toBe(0);
+  });
+});
+
+describe('offline queue pages, edge cases', () => {
+  it('no states asked lists nothing in a page too; a page of a file an older agent left (no counts, no operators)', () => {
+    f = localFixture();
+    const fx = f;
+    storeOfflineSale(fx.journal, fx.offline, { id: 'e-1' });
+    fx.clock.now += 1;
+    storeOfflineSale(fx.journal, fx.offline, { id: 'e-2' });
+    expect(fx.offline.list({ states: [], limit: 5 })).toEqual([]);
+    expect(fx.offline.list({ states: [], after: 'e-1', limit: 5 })).toEqual([]);
+    expect(new OfflineQueue(fx.journal.db).count({ states: [] })).toBe(0);
+
+    const { dir, cleanup } = tempDir('queue-old-page-');
+    const db = new Database(join(dir, 'old.sqlite'));
+    try {
+      db.exec('CREATE TABLE transactions (client_id TEXT PRIMARY KEY)');
+      ensureOfflineSchema(db);
+      db.exec('DROP TRIGGER offline_counts_insert; DROP TRIGGER offline_counts_delete; DROP TRIGGER offline_counts_update; DROP TABLE offline_counts;');
+      for (const [i, at] of [[1, 5], [2, 5], [3, 7]] as const) {
+        db.prepare('INSERT INTO transactions (client_id) VALUES (?)').run(`old-${i}`);
+        db.prepare("INSERT INTO offline_queue (client_id, amount, currency, client_date_time, state, stored_at, updated_at) VALUES (?, 100, 'EUR', 'x', 'queued', ?, ?)").run(`old-${i}`, at, at);
+      }
+      const old = new OfflineQueue(db);
+      expect(ids(old.list({ limit: 1 }))).toEqual(['old-1']);
+      expect(ids(old.list({ after: 'old-1', limit: 5 }))).toEqual(['old-2', 'old-3']);
+      expect(old.list({ after: 'old-1', limit: 5 })[0]).not.toHaveProperty('operator');
+      expect(old.count({ after: 'old-1' })).toBe(2);
+      expect(old.count({ states: ['queued'] })).toBe(3);
+    } finally {
+      db.close();
+      cleanup();
+    }
   });
 });
 

@@ -181,7 +181,10 @@ export class OfflinePanel {
     b.dataset.testid = 'offline-more';
     b.addEventListener('click', () => {
       b.disabled = true;
-      void this.more();
+      // A page loaded renders the list anew; a failed one leaves this button to try again.
+      void this.more().finally(() => {
+        b.disabled = false;
+      });
     });
     li.append(b);
     return li;
