@@ -2,6 +2,8 @@ import type { OfflineQueue, PendingUpload } from './queue.js';
 
 /** Queued items marked `uploading` per durable write, ahead of their requests. */
 const MARK_AHEAD = 16;
+/** Marked items still to be sent below which the next batch is marked while a request is out (`topUp`). */
+const LOW_WATER = MARK_AHEAD / 2;
 
 /**
  * The durable "may have been sent" mark of a round's queued items, written for up to
@@ -12,8 +14,10 @@ const MARK_AHEAD = 16;
  * every item is still marked, durably, before its request leaves; an item marked and not
  * yet sent is only "may have been sent" too early. After a crash such an item is looked up
  * by its client id before it is sent (not found: sent then), exactly as one whose request
- * did leave; so at most MARK_AHEAD sales per crash cost an extra lookup, and none is sent
- * twice. When the round ends before their requests start (platform trouble, stop), the items
+ * did leave; so at most MARK_AHEAD + LOW_WATER sales per crash cost an extra lookup, and
+ * none is sent twice. The next batch is marked while a request is out (`topUp`), so at
+ * one upload at a time the mark's commit, and the results it carries, overlap the platform's
+ * answer instead of delaying the next request. When the round ends before their requests start (platform trouble, stop), the items
  * go back to `queued` in one write, as they were. Items already `uploading` at the start
  * (a previous try may have arrived) are not marked ahead: they keep the lookup first, then
  * their own mark just before their request.
@@ -26,6 +30,7 @@ const MARK_AHEAD = 16;
 export class MarkAhead {
   private readonly marked = new Set<number>();
   private readonly unsent = new Set<number>();
+  private released = false;
 
   constructor(
     private readonly queue: OfflineQueue,
@@ -38,25 +43,46 @@ export class MarkAhead {
   take(index: number): boolean {
     const p = this.items[index];
     if (p === undefined || p.item.state !== 'queued') return false;
-    if (!this.marked.has(index)) {
-      const batch: number[] = [];
-      for (let i = index; i < this.items.length && batch.length < MARK_AHEAD; i++) {
-        if (!this.marked.has(i) && this.items[i]?.item.state === 'queued') batch.push(i);
-      }
-      const ids = batch.map((i) => (this.items[i] as PendingUpload).item.clientTransactionId);
-      const done = new Set(this.write(() => this.queue.markUploading(ids)));
-      for (const i of batch) {
-        if (!done.has((this.items[i] as PendingUpload).item.clientTransactionId)) continue;
-        this.marked.add(i);
-        this.unsent.add(i);
-      }
-    }
+    if (!this.marked.has(index)) this.markFrom(index);
     this.unsent.delete(index);
     return this.marked.has(index);
   }
 
-  /** The round is over: items marked ahead whose request never started go back to `queued`. */
+  /**
+   * A request is out and `next` is the index of the next item to send: when fewer than
+   * LOW_WATER marked items wait to be sent, marks the next batch now, while the platform
+   * answers, so the request that needs it does not wait for its commit (docs/architecture.md,
+   * "Offline queue", results of a round). Answers whether it wrote.
+   */
+  topUp(next: number): boolean {
+    if (this.released) return false;
+    let waiting = 0;
+    for (const i of this.unsent) if (i >= next) waiting += 1;
+    if (waiting >= LOW_WATER) return false;
+    let from = next;
+    while (from < this.items.length && (this.marked.has(from) || this.items[from]?.item.state !== 'queued')) from += 1;
+    if (from >= this.items.length) return false;
+    this.markFrom(from);
+    return true;
+  }
+
+  private markFrom(index: number): void {
+    const batch: number[] = [];
+    for (let i = index; i < this.items.length && batch.length < MARK_AHEAD; i++) {
+      if (!this.marked.has(i) && this.items[i]?.item.state === 'queued') batch.push(i);
+    }
+    const ids = batch.map((i) => (this.items[i] as PendingUpload).item.clientTransactionId);
+    const done = new Set(this.write(() => this.queue.markUploading(ids)));
+    for (const i of batch) {
+      if (!done.has((this.items[i] as PendingUpload).item.clientTransactionId)) continue;
+      this.marked.add(i);
+      this.unsent.add(i);
+    }
+  }
+
+  /** The round is over: items marked ahead whose request never started go back to `queued`; nothing more is marked. */
   release(): void {
+    this.released = true;
     const back = [...this.unsent].map((i) => this.items[i] as PendingUpload);
     this.unsent.clear();
     this.queue.unmarkUnsent(back.map((p) => ({ clientTransactionId: p.item.clientTransactionId, lastTryAtMs: p.lastTryAtMs })));

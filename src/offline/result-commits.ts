@@ -3,8 +3,12 @@ import type { AnnounceSettled, OutcomeRecorder } from './outcomes.js';
 import type { AttemptOutcome, QueueItem } from './types.js';
 import type { TransactionRecord } from '../platform/index.js';
 
-/** Results written in one durable commit at most; reaching it commits at once. */
-export const MAX_RESULTS_PER_COMMIT = 16;
+/**
+ * Results written in one durable commit at most; reaching it commits on the next turn of the
+ * event loop. Above the 16 items a "sending" mark covers (mark-ahead.ts), so results
+ * normally go with the next mark.
+ */
+export const MAX_RESULTS_PER_COMMIT = 32;
 /** Longest an answered upload waits for its commit (its events and log line wait with it). */
 export const RESULT_COMMIT_WAIT_MS = 50;
 
@@ -42,6 +46,7 @@ interface PendingResult {
 export class ResultCommits {
   private pending: PendingResult[] = [];
   private timer: unknown;
+  private immediate: ReturnType<typeof setImmediate> | undefined;
   private closed = false;
 
   constructor(
@@ -61,11 +66,21 @@ export class ResultCommits {
     if (this.closed) return Promise.resolve(this.recorder.settled(clientTransactionId, record, outcome));
     return new Promise<QueueItem>((resolve, reject) => {
       this.pending.push({ clientTransactionId, record, outcome, resolve, reject });
-      if (this.pending.length >= MAX_RESULTS_PER_COMMIT) this.commit();
+      // On the next turn, not now: the worker that got this answer sends its next request first.
+      if (this.pending.length >= MAX_RESULTS_PER_COMMIT) this.soon();
       else this.timer ??= this.timers.setTimeout(() => {
         this.timer = undefined;
         this.commit();
       }, RESULT_COMMIT_WAIT_MS);
+    });
+  }
+
+  /** Commits the waiting results on the next turn of the event loop (once, however often asked). */
+  soon(): void {
+    if (this.immediate !== undefined || this.closed) return;
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined;
+      this.commit();
     });
   }
 
@@ -76,6 +91,8 @@ export class ResultCommits {
   commit<T>(write?: () => T): T | undefined {
     if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
+    this.immediate = undefined;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return write?.();

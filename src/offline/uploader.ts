@@ -231,11 +231,28 @@ export class Uploader {
     const releaseScrub = this.opts.recorder.holdScrub();
     // Results whose commit is still to come: the worker goes on with its next sale meanwhile.
     const settling: Array<Promise<void>> = [];
+    // Once a request is out, the next "sending" mark (with the results waiting) is written
+    // on the next turn, while the platform answers (mark-ahead.ts, topUp).
+    let topUpDue = false;
+    const sent = (): void => {
+      if (topUpDue) return;
+      topUpDue = true;
+      setImmediate(() => {
+        topUpDue = false;
+        if (stopped || this.abort.signal.aborted) return;
+        try {
+          ahead.topUp(next);
+        } catch (err) {
+          // The results it carried are failed by the commit; the next request marks its own item first.
+          this.log.warn({ err: describeError(err) }, 'offline uploads could not be marked ahead');
+        }
+      });
+    };
     const worker = async (): Promise<void> => {
       while (!stopped && !this.abort.signal.aborted && next < items.length) {
         const index = next++;
         const p = items[index] as PendingUpload;
-        const r = await this.uploadOne(p, ahead.take(index), commits);
+        const r = await this.uploadOne(p, ahead.take(index), commits, sent);
         if ('later' in r) {
           settling.push(
             r.later.then((done) => {
@@ -288,8 +305,9 @@ export class Uploader {
    * `marked`: the item was queued and is marked `uploading` already (MarkAhead), so it can be
    * sent at once. An answered upload comes back as a promise of its result, settled once
    * its group of results is on disk (`commits`); anything else is written before this returns.
+   * `sent` is called once its request is out.
    */
-  private async uploadOne(p: PendingUpload, marked: boolean, commits: ResultCommits): Promise<ItemReport | Later> {
+  private async uploadOne(p: PendingUpload, marked: boolean, commits: ResultCommits, sent: () => void): Promise<ItemReport | Later> {
     const id = p.item.clientTransactionId;
     const call: CallOptions = { signal: this.abort.signal, ...(p.item.merchantId !== undefined ? { merchantId: p.item.merchantId } : {}) };
     const { recorder } = this.opts;
@@ -320,7 +338,9 @@ export class Uploader {
       }
       // Its own mark, with whatever results wait (one commit).
       if (!marked) commits.commit(() => this.opts.queue.markUploading([id]));
-      const record = await this.opts.platform.process({ ...p.body, offlineTransaction: true }, call);
+      const answer = this.opts.platform.process({ ...p.body, offlineTransaction: true }, call);
+      sent();
+      const record = await answer;
       return settled(record, answeredOutcome(record));
     } catch (err) {
       return this.failed(id, err, result);

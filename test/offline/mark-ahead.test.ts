@@ -72,6 +72,31 @@ describe('offline uploads marked ahead', () => {
     }
   });
 
+  it('marks the next batch while a request is out, so the request that needs it does not wait for its commit', async () => {
+    // At the moment each request leaves: is the item 8 places further on marked on disk already?
+    const aheadOnDisk: Array<string | undefined> = [];
+    const ids = Array.from({ length: 40 }, (_, i) => `n-${i}`);
+    const platform: OfflineDeps['platform'] = {
+      isAvailable: async () => true,
+      async process(body: ProcessRequest) {
+        const at = ids.indexOf(body.clientNewTransactionId);
+        // The platform takes two turns of the event loop to answer (a real one takes longer).
+        for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+        aheadOnDisk[at] = (f as LocalFixture).offline.get(ids[at + 8] ?? '')?.state;
+        return accepted(body.clientNewTransactionId);
+      },
+      status: async () => {
+        throw new Error('no lookups in this test');
+      },
+    };
+    f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, platform);
+    for (const id of ids) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
+    expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 40, remaining: 0 });
+    // While request 8 is out the batch from 16 on is marked (and from 32 on while 24 is out):
+    // each request from 8 on finds the item 8 further on marked already.
+    expect(aheadOnDisk.slice(8, 32)).toEqual(Array.from({ length: 24 }, () => 'uploading'));
+  });
+
   it('looks up an item left marked by a crash before sending it, and sends it once when the platform does not have it', async () => {
     const rec = recordingPlatform(() => f as LocalFixture);
     f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, rec.platform);
