@@ -82,7 +82,7 @@ export const GROUPS = [
       methodsRange('src/payments/journal/journal.ts', 'private allowedMove(', 'private writePatch('),
       'src/offline/queue.ts',
     ],
-    tests: ['test/payments/journal-moves.test.ts', 'test/offline/queue-states.test.ts'],
+    tests: ['test/payments/journal-moves.test.ts', 'test/offline/queue-states.test.ts', 'test/offline/queue-paging.test.ts'],
   },
   {
     // The request schemas are built when the module loads: most of their mutants are static.

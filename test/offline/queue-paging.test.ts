@@ -107,6 +107,9 @@ describe('offline queue pages', () => {
     }
     expect(isAgentError(err) && err.code).toBe('INPUT_INVALID');
     expect((err as Error).message).toBe('after: no offline sale gone-1 in the queue (pass the `next` of the page before)');
+    // A long id is named by its first 80 characters only.
+    const long = `x${'y'.repeat(300)}`;
+    expect(() => f?.offline.list({ after: long, limit: 5 })).toThrow(`after: no offline sale ${long.slice(0, 80)} in the queue`);
   });
 
   it('counts what is left after an item, in the states asked, and the whole list without one', () => {
