@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { configSchema } from '../../src/config/schema.js';
@@ -62,6 +63,33 @@ interface Drainer {
   offline: Offline;
   /** Milliseconds the journal spent in its card-data scrub (wal_checkpoint(TRUNCATE)), and how many. */
   scrub: { ms: number; count: number };
+  /** Pages the drain rounds appended to the write-ahead log, over the uploads of the rounds counted. */
+  pages: { at: WalPosition | undefined; pages: number; uploads: number };
+}
+
+/** Where the write-ahead log ends: its salt (new after each reset) and its last valid frame. */
+interface WalPosition {
+  salt: string;
+  frames: number;
+}
+
+/**
+ * Reads the wal-index header in the journal's -shm file (https://sqlite.org/walformat.html,
+ * "The WAL-Index Header"): mxFrame at byte 16, the salts at 32. 48 bytes, so cheap enough
+ * to read inside a timed round; undefined before the log exists.
+ */
+function walPosition(journalFile: string): WalPosition | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`${journalFile}-shm`, 'r');
+    const header = Buffer.alloc(48);
+    if (readSync(fd, header, 0, 48, 0) < 48) return undefined;
+    return { salt: header.subarray(32, 40).toString('hex'), frames: header.readUInt32LE(16) };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**
@@ -69,10 +97,20 @@ interface Drainer {
  * in the agent): the checkpoint that cuts the write-ahead log after card data was cleared
  * (docs/architecture.md, "Journal", card data at rest), which each upload's result triggers.
  */
-function timeScrubs(journal: Journal): { ms: number; count: number } {
+function timeScrubs(journal: Journal, pages?: Drainer['pages']): { ms: number; count: number } {
   const spent = { ms: 0, count: 0 };
   const scrub = journal.scrub;
   journal.scrub = function timed(this: Journal): boolean {
+    // What the round wrote, read before the scrub cuts the log (a round whose log was reset
+    // by an automatic checkpoint meanwhile is not counted).
+    if (pages?.at !== undefined) {
+      const end = walPosition(this.file);
+      if (end !== undefined && end.salt === pages.at.salt) {
+        pages.pages += end.frames - pages.at.frames;
+        pages.uploads += pagesRoundUploads;
+      }
+      pages.at = undefined;
+    }
     const t0 = nowMs();
     try {
       return scrub.call(this);
@@ -83,6 +121,9 @@ function timeScrubs(journal: Journal): { ms: number; count: number } {
   };
   return spent;
 }
+
+/** Uploads of the round being drained (read by the scrub wrapper). */
+let pagesRoundUploads = 0;
 
 /** Untimed: `n` offline sales stored as the engine stores them (journal row, then update + enqueue in one transaction). */
 async function storeSales(d: Drainer, n: number): Promise<void> {
@@ -113,6 +154,8 @@ async function storeSales(d: Drainer, n: number): Promise<void> {
 
 /** Timed: one forced upload round (`uploader.flush()`: isAvailable, then every queued sale). */
 async function drain(d: Drainer, n: number): Promise<number> {
+  d.pages.at = walPosition(d.journal.file);
+  pagesRoundUploads = n;
   const t0 = nowMs();
   const report = await d.offline.uploader.flush();
   const t1 = nowMs();
@@ -207,7 +250,8 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
     for (const c of concurrencies) {
       const config = configSchema.parse({ offline: { uploadConcurrency: c, maxCount: 1_000_000, maxTotal: { EUR: 1e12 } } });
       const journal = new Journal({ dataDir: tmp.dir, fileName: `drain-${c}.sqlite` });
-      drainers.push({ concurrency: c, journal, scrub: timeScrubs(journal), offline: createOffline({ journal, platform: client.platform, bus: new EventBus(), log, config: config.offline }) });
+      const pages: Drainer['pages'] = { at: undefined, pages: 0, uploads: 0 };
+      drainers.push({ concurrency: c, journal, pages, scrub: timeScrubs(journal, pages), offline: createOffline({ journal, platform: client.platform, bus: new EventBus(), log, config: config.offline }) });
       spentDrain.set(c, 0);
       spentBare.set(c, 0);
     }
@@ -268,6 +312,8 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
     const scrub = scrubDrain.get(c) ?? { ms: Number.NaN, count: 0 };
     rows.push({ measure: `card-data scrubs (checkpoint, log cut) per upload, concurrency ${c}`, value: scrub.count / count, unit: '' });
     rows.push({ measure: `time in card-data scrubs per upload, concurrency ${c}`, value: scrub.ms / count, unit: 'ms' });
+    const pages = drainers.find((d) => d.concurrency === c)?.pages;
+    rows.push({ measure: `write-ahead log pages per upload (its result, its share of the marks), concurrency ${c}`, value: pages !== undefined && pages.uploads > 0 ? pages.pages / pages.uploads : Number.NaN, unit: '' });
     perSale.push(`concurrency ${c}: ${(1000 / drainRate).toFixed(2)} ms per upload vs ${(1000 / bareRate).toFixed(2)} ms per bare request, of which ${(scrub.ms / count).toFixed(2)} ms in the card-data scrub`);
   }
   return {
@@ -276,7 +322,8 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
     rows,
     notes: [
       perSale.join('; '),
-      `an upload's result (queue + journal) is group-committed (src/offline/result-commits.ts): with the next "sending" mark (written for up to 16 queued sales at a time before their requests), at 16 results waiting, 50 ms after the first, or at the round's end, so a round of 100 makes about 7 durable commits instead of 107; commits run on the agent's one SQLite connection and block its event loop; one durable commit costs ${commitMs.toFixed(2)} ms on this disk now`,
+      `an upload's result (queue + journal) is group-committed (src/offline/result-commits.ts) with the next "sending" mark, written for 16 queued sales at a time while a request is out (src/offline/mark-ahead.ts, topUp), at 32 results waiting, 50 ms after the first, or at the round's end: a round of 100 makes about 8 durable commits; commits run on the agent's one SQLite connection and block its event loop; one durable commit of a single row costs ${commitMs.toFixed(2)} ms on this disk now, and a commit's fsync costs more the more pages it carries`,
+      "a result's pages: its queue row and journal row (neighbours of the round's other rows), the state indexes, and one leaf of the journal's server-id index, where the platform's random ids land far apart (docs/architecture.md, \"Offline queue\")",
       'each upload round starts with one isAvailable request (counted in the drain), and each uploaded sale logs one info line and publishes its events',
       'the bare requests carry the same body (offlineTransaction: true, a fresh client id each) and write nothing to disk: a stricter floor than the work, since the invariants require each result on disk before anything relies on it',
     ],
