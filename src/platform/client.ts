@@ -319,11 +319,16 @@ export class PlatformClient {
     } catch (err) {
       const transient = isPlatformError(err) && err.transient;
       const code = isAgentError(err) ? err.code : ErrorCodes.INTERNAL;
-      throw new PlatformError(`no access token for ${operation} (${code})`, {
+      // A merchant the terminal does not serve keeps its code and words: an offline upload
+      // naming it goes to a person instead of waiting for a platform that will never take it
+      // (docs/architecture.md, "Offline card sale and upload", merchant of an offline sale).
+      const noMerchant = isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT);
+      throw new PlatformError(noMerchant ? `no access token for ${operation}: ${err.message}` : `no access token for ${operation} (${code})`, {
         category: transient ? 'network' : 'auth',
         operation,
         method,
         outcomeUnknown: false,
+        ...(noMerchant ? { code: ErrorCodes.AUTH_NO_MERCHANT } : {}),
         cause: err,
       });
     }
