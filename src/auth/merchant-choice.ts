@@ -64,7 +64,7 @@ export class MerchantChoice {
       // unknown merchant: the sale goes offline when it may (docs/architecture.md, "Offline card sale and upload").
       if (directory.merchants === undefined) throw notReadYet(directory.lastError?.message);
       // Read, but no default among them (none listed, or auth.merchantId not among them): the read said why.
-      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, directory.lastError?.message ?? 'the platform lists no merchant for this terminal: ask the acquirer to assign one');
+      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, directory.lastError?.message ?? 'no default merchant: the platform lists none for this terminal, or auth.merchantId is not among them');
     }
     return this.managerOf(id);
   }

@@ -595,3 +595,30 @@ describe('a merchant that cannot be checked while the platform is unreachable (d
     await expect(reachable.tokenFor('m-nobody')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
   });
 });
+
+describe('the merchant credentials read again after a read the certificate guard refused', () => {
+  it('a guard that throws at once does not stick: the next read goes out', async () => {
+    const identity = identityOf('device');
+    const dispatchers = dispatchersOf(identity);
+    try {
+      let expired = true;
+      const directory = new CredentialsDirectory({
+        authUrl: demo.apiUrl,
+        dispatchers,
+        clock: systemClock(),
+        log: demo.log,
+        merchantId: undefined,
+        serialNumber: () => identity.serialNumber,
+        guard: () => {
+          if (expired) throw new Error('certificate outside its validity');
+        },
+      });
+      await expect(directory.load()).rejects.toThrow(/outside its validity/);
+      expired = false;
+      await directory.load();
+      expect(directory.merchants?.map((m) => m.clientId)).toEqual(['terminal-app-1001', 'terminal-app-1002']);
+    } finally {
+      await dispatchers.close();
+    }
+  });
+});
