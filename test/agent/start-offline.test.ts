@@ -40,14 +40,19 @@ async function startDuringOutage(): Promise<{ a: RunningAgent; platform: Demo }>
   const platform = await startDemo();
   demo = platform;
   platform.platform.reachability.suspend(3_600);
-  const certs = testCerts();
   const tmp = tempDir('start-offline-');
   cleanup = tmp.cleanup;
+  return { a: await startOn(platform, tmp.dir), platform };
+}
+
+/** The whole agent on `dataDir` against `platform` (reachable or not); it becomes the one afterEach stops. */
+async function startOn(platform: Demo, dataDir: string): Promise<RunningAgent> {
+  const certs = testCerts();
   const { config } = loadConfig({
     cwd: process.cwd(),
     env: {},
     flags: {
-      dataDir: tmp.dir,
+      dataDir,
       identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
       api: { port: 0 },
       log: { level: 'debug' },
@@ -62,7 +67,7 @@ async function startDuringOutage(): Promise<{ a: RunningAgent; platform: Demo }>
   sink = logged.sink;
   // Not waiting for `settled`: it waits for the first token, which the outage keeps away.
   agent = await startAgent({ config, log: logged.log });
-  return { a: agent, platform };
+  return agent;
 }
 
 /** A card sale over the local API, the simulated reader approving it offline; its final view (or the refusal). */
@@ -181,5 +186,33 @@ describe('credentials read, a second merchant\'s platform id not yet learnt, the
     platform.platform.reachability.resume();
     expect((await settleUpload(a, id)).state).toBe('uploaded');
     expect(chargedMerchants(platform, id)).toEqual(['m-1002']);
+  });
+});
+
+describe('a terminal rebooted during an outage', () => {
+  it('the sales before and after the restart go offline and each is uploaded under its merchant once the platform is back', async () => {
+    const platform = await startDemo();
+    demo = platform;
+    const tmp = tempDir('start-offline-');
+    cleanup = tmp.cleanup;
+    const first = await startOn(platform, tmp.dir);
+    await first.settled;
+    platform.platform.reachability.suspend(3_600);
+    const before = await sellOffline(first, { amount: '14.10', merchantId: 'm-1002' });
+    await first.stop();
+    agent = undefined;
+
+    // Restarted on the same data directory, the platform still down: nothing read, nothing learnt.
+    const second = await startOn(platform, tmp.dir);
+    expect(second.auth.merchants()).toEqual([]);
+    const books = await sellOffline(second, { amount: '14.20', merchantId: 'm-1002' });
+    const byDefault = await sellOffline(second, { amount: '14.30' });
+    expect(second.offline.api.levels().count).toBe(3);
+
+    platform.platform.reachability.resume();
+    for (const id of [before, books, byDefault]) expect((await settleUpload(second, id)).state).toBe('uploaded');
+    expect(chargedMerchants(platform, before)).toEqual(['m-1002']);
+    expect(chargedMerchants(platform, books)).toEqual(['m-1002']);
+    expect(chargedMerchants(platform, byDefault)).toEqual(['m-1001']);
   });
 });
