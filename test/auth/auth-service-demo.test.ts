@@ -589,6 +589,12 @@ describe('a merchant that cannot be checked while the platform is unreachable (d
     await expect(auth.checkMerchant('terminal-app-1002')).resolves.toBeUndefined();
     await expect(auth.checkMerchant('Demo Books')).resolves.toBeUndefined();
 
+    // Tokens refused outright (not out of reach): no id can be learnt, ever; a merchant not on the list is refused.
+    demo.platform.faults.set('mtls-token', { status: 403 });
+    const refusing = service();
+    await expect(refusing.tokenFor('m-1002')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
+    demo.platform.faults.clear();
+
     // Reachable: every merchant's id is learnt, and one not among them is refused.
     const reachable = service();
     await expect(reachable.tokenFor('m-1002')).resolves.toEqual(expect.any(String));
