@@ -57,6 +57,9 @@ export class CredentialsDirectory {
   load(): Promise<void> {
     if (this.inflight !== undefined) return this.inflight;
     const p = (async () => {
+      // Never settled before `inflight` is set below: a guard that throws at once would
+      // otherwise leave its rejection in `inflight` for good, and no read would go out again.
+      await Promise.resolve();
       try {
         this.opts.guard();
         const list = await fetchMerchantCredentials({

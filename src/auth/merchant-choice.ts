@@ -1,4 +1,5 @@
-import { AgentError, ErrorCodes } from '../core/index.js';
+import { AgentError, ErrorCodes, describeError } from '../core/index.js';
+import { PlatformError, isPlatformError } from '../platform/index.js';
 import type { AuthSettings } from './auth-settings.js';
 import type { CredentialsDirectory } from './credentials-directory.js';
 import { summary } from './merchant-credentials.js';
@@ -56,8 +57,15 @@ export class MerchantChoice {
   defaultManager(): TokenManager {
     if (this.opts.settings.mode === 'password') return this.passwordManager();
     if (this.opts.settings.mode === 'custom_token') return this.customManager();
-    const id = this.opts.directory.defaultClientId;
-    if (id === undefined) throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, 'merchant credentials have not been read yet');
+    const { directory } = this.opts;
+    const id = directory.defaultClientId;
+    if (id === undefined) {
+      // Never read (the platform unreachable since start) is the platform's trouble, not an
+      // unknown merchant: the sale goes offline when it may (docs/architecture.md, "Offline card sale and upload").
+      if (directory.merchants === undefined) throw notReadYet(directory.lastError?.message);
+      // Read, but no default among them (none listed, or auth.merchantId not among them): the read said why.
+      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, directory.lastError?.message ?? 'no default merchant: the platform lists none for this terminal, or auth.merchantId is not among them');
+    }
     return this.managerOf(id);
   }
 
@@ -77,9 +85,14 @@ export class MerchantChoice {
     if (wanted === undefined) return this.defaultManager();
     const known = this.resolveKnown(wanted);
     if (known !== undefined) return this.managerOf(known);
-    await Promise.allSettled(directory.unseen().map((m) => this.managerOf(m.clientId).token()));
+    const tries = await Promise.allSettled(directory.unseen().map((m) => this.managerOf(m.clientId).token()));
     const found = directory.clientIdOf(wanted);
     if (found !== undefined) return this.managerOf(found);
+    // A merchant whose platform id no token could show yet (the platform unreachable) may be
+    // the one wanted: it cannot be told unknown until every id is learnt (docs/architecture.md,
+    // "Offline card sale and upload", merchant of an offline sale).
+    const unreachable = tries.find((t): t is PromiseRejectedResult => t.status === 'rejected' && isPlatformError(t.reason) && t.reason.transient);
+    if (unreachable !== undefined) throw cannotCheck(wanted, unreachable.reason as PlatformError);
     throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${wanted} is not one of this terminal's merchants`, {
       details: { wanted, merchants: (directory.merchants ?? []).map(summary) },
     });
@@ -126,4 +139,27 @@ export class MerchantChoice {
     }
     return m;
   }
+}
+
+/** The merchant credentials were never read: the platform could not be reached (transient, a network failure before anything was sent). */
+function notReadYet(why: string | undefined): PlatformError {
+  return new PlatformError(`the merchant credentials have not been read yet: ${why ?? 'the platform has not been reached'}`, {
+    category: 'network',
+    operation: 'merchants-credentials',
+    method: 'GET',
+    outcomeUnknown: false,
+  });
+}
+
+/** `wanted` may be a merchant whose platform id is not learnt yet: as transient as the failure that kept it unknown. */
+function cannotCheck(wanted: string, err: PlatformError): PlatformError {
+  return new PlatformError(`merchant ${wanted} cannot be checked now: ${describeError(err)}`, {
+    category: err.category,
+    operation: err.operation,
+    method: err.method,
+    outcomeUnknown: false,
+    ...(err.status !== undefined ? { status: err.status } : {}),
+    ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+    cause: err,
+  });
 }

@@ -41,6 +41,10 @@ export type UploadFailure = { kind: 'rejected'; message: string; status: number 
 export function classifyUploadFailure(err: unknown): UploadFailure {
   if (isPlatformError(err) && err.category === 'rejected' && err.status !== 429) return { kind: 'rejected', message: describeError(err), status: err.status };
   if (isAgentError(err, ErrorCodes.PLATFORM_BAD_REQUEST)) return { kind: 'unsendable', message: describeError(err) };
+  // The sale names a merchant the terminal does not serve (credentials read, every merchant's
+  // id known): it is never sent under another merchant, a person decides
+  // (docs/architecture.md, "Offline card sale and upload", merchant of an offline sale).
+  if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) return { kind: 'unsendable', message: `${describeError(err)}; the sale is never uploaded under another merchant: have the merchant added to this terminal at the platform and requeue it` };
   return deferralOf(err, false);
 }
 

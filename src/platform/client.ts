@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { backoffDelay, systemClock, ErrorCodes, AgentError, isAgentError, type Logger, type BackoffOptions, type Clock } from '../core/index.js';
+import { backoffDelay, describeError, systemClock, ErrorCodes, AgentError, isAgentError, type Logger, type BackoffOptions, type Clock } from '../core/index.js';
 import { PlatformError, isPlatformError } from './errors.js';
 import { httpRequest, jsonBody, statusError, type HttpMethod, type HttpResponse } from './http.js';
 import { dispatcherFor, type DispatcherSource } from './dispatchers.js';
@@ -319,11 +319,17 @@ export class PlatformClient {
     } catch (err) {
       const transient = isPlatformError(err) && err.transient;
       const code = isAgentError(err) ? err.code : ErrorCodes.INTERNAL;
-      throw new PlatformError(`no access token for ${operation} (${code})`, {
+      // A merchant the terminal does not serve keeps its code: an offline upload naming it
+      // goes to a person instead of waiting for a platform that will never take it; the
+      // platform unreachable says why (docs/architecture.md, "Offline card sale and upload",
+      // merchant of an offline sale). Token errors carry no token or secret.
+      const noMerchant = isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT);
+      throw new PlatformError(noMerchant || transient ? `no access token for ${operation}: ${describeError(err)}` : `no access token for ${operation} (${code})`, {
         category: transient ? 'network' : 'auth',
         operation,
         method,
         outcomeUnknown: false,
+        ...(noMerchant ? { code: ErrorCodes.AUTH_NO_MERCHANT } : {}),
         cause: err,
       });
     }

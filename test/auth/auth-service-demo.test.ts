@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthService, TokenEndpoint, TokenManager, CustomTokenSource, ClockSkewMeter, type AuthIdentity, type AuthSettings } from '../../src/auth/index.js';
+import { AuthService, CredentialsDirectory, MerchantChoice, TokenEndpoint, TokenManager, CustomTokenSource, ClockSkewMeter, type AuthIdentity, type AuthSettings } from '../../src/auth/index.js';
 import { EventBus } from '../../src/events/bus.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { decodeJwtPayload } from '../../src/auth/jwt.js';
@@ -538,5 +538,93 @@ describe('checking a merchant before a sale', () => {
     await auth.start();
     await expect(auth.checkMerchant('m-1002')).resolves.toBeUndefined();
     await expect(auth.checkMerchant('m-9999')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
+  });
+});
+
+describe('a merchant that cannot be checked while the platform is unreachable (docs/architecture.md, "Offline card sale and upload")', () => {
+  it('credentials never read: every token request fails as the platform unreachable (transient), never AUTH_NO_MERCHANT', async () => {
+    const closed = await closedPort();
+    const auth = service({}, { endpoints: { authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}` } });
+    for (const merchant of [undefined, 'm-1002', 'Demo Books', 'm-nobody']) {
+      const err = await auth.tokenFor(merchant).then(() => undefined, (e: unknown) => e);
+      expect(err, String(merchant)).toMatchObject({ category: 'network', transient: true, code: 'PLATFORM_NETWORK' });
+    }
+    await expect(auth.checkMerchant('m-nobody')).resolves.toBeUndefined();
+  });
+
+  it('the default merchant asked of a directory never read: the platform unreachable, not AUTH_NO_MERCHANT', async () => {
+    const closed = await closedPort();
+    const identity = identityOf('device');
+    const dispatchers = dispatchersOf(identity);
+    try {
+      const directory = new CredentialsDirectory({
+        authUrl: `https://127.0.0.1:${closed}`,
+        dispatchers,
+        clock: systemClock(),
+        log: demo.log,
+        merchantId: undefined,
+        serialNumber: () => identity.serialNumber,
+        guard: () => {},
+      });
+      const endpoint = new TokenEndpoint({ authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}`, dispatchers });
+      const choice = new MerchantChoice({ settings, directory, endpoint, guard: () => {}, newManager: () => { throw new Error('no manager before the credentials are read'); } });
+      expect(() => choice.defaultManager()).toThrow(expect.objectContaining({ category: 'network', code: 'PLATFORM_NETWORK', message: expect.stringMatching(/not been read yet/) }));
+      await expect(directory.load()).rejects.toMatchObject({ code: 'PLATFORM_NETWORK' });
+      // After a failed read, the words say why.
+      expect(() => choice.defaultManager()).toThrow(expect.objectContaining({ category: 'network', message: expect.stringMatching(/not been read yet: could not reach/) }));
+    } finally {
+      await dispatchers.close();
+    }
+  });
+
+  it("credentials read, a merchant's platform id not learnt, the token endpoint unreachable: transient, never AUTH_NO_MERCHANT; once reachable, an unknown merchant is refused", async () => {
+    const closed = await closedPort();
+    const auth = service({}, { endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: `https://127.0.0.1:${closed}` } });
+    const err = await auth.tokenFor('m-1002').then(() => undefined, (e: unknown) => e);
+    expect(auth.merchants()).toHaveLength(2);
+    expect(err).toMatchObject({ category: 'network', transient: true, message: expect.stringMatching(/^merchant m-1002 cannot be checked now: /) });
+    await expect(auth.checkMerchant('m-1002')).rejects.toMatchObject({ category: 'network' });
+    await expect(auth.checkMerchant('m-1002')).rejects.not.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
+    // A merchant on the list by client id or name is known without its platform id.
+    await expect(auth.checkMerchant('terminal-app-1002')).resolves.toBeUndefined();
+    await expect(auth.checkMerchant('Demo Books')).resolves.toBeUndefined();
+
+    // Tokens refused outright (not out of reach): no id can be learnt, ever; a merchant not on the list is refused.
+    demo.platform.faults.set('mtls-token', { status: 403 });
+    const refusing = service();
+    await expect(refusing.tokenFor('m-1002')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
+    demo.platform.faults.clear();
+
+    // Reachable: every merchant's id is learnt, and one not among them is refused.
+    const reachable = service();
+    await expect(reachable.tokenFor('m-1002')).resolves.toEqual(expect.any(String));
+    await expect(reachable.tokenFor('m-nobody')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
+  });
+});
+
+describe('the merchant credentials read again after a read the certificate guard refused', () => {
+  it('a guard that throws at once does not stick: the next read goes out', async () => {
+    const identity = identityOf('device');
+    const dispatchers = dispatchersOf(identity);
+    try {
+      let expired = true;
+      const directory = new CredentialsDirectory({
+        authUrl: demo.apiUrl,
+        dispatchers,
+        clock: systemClock(),
+        log: demo.log,
+        merchantId: undefined,
+        serialNumber: () => identity.serialNumber,
+        guard: () => {
+          if (expired) throw new Error('certificate outside its validity');
+        },
+      });
+      await expect(directory.load()).rejects.toThrow(/outside its validity/);
+      expired = false;
+      await directory.load();
+      expect(directory.merchants?.map((m) => m.clientId)).toEqual(['terminal-app-1001', 'terminal-app-1002']);
+    } finally {
+      await dispatchers.close();
+    }
   });
 });

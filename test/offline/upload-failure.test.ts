@@ -21,6 +21,17 @@ describe('an upload the platform refused', () => {
   it('a body our own request check refuses can never be sent: straight to staff', () => {
     expect(classifyUploadFailure(new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, 'currency missing'))).toStrictEqual({ kind: 'unsendable', message: 'currency missing' });
   });
+
+  it('a sale naming a merchant the terminal does not serve: straight to staff, never sent under another merchant', () => {
+    // As the platform client reports it: no token for the merchant, its code kept.
+    const noMerchant = platform({ category: 'auth', code: ErrorCodes.AUTH_NO_MERCHANT }, "no access token for process: merchant m-nobody is not one of this terminal's merchants");
+    expect(classifyUploadFailure(noMerchant)).toStrictEqual({
+      kind: 'unsendable',
+      message: "no access token for process: merchant m-nobody is not one of this terminal's merchants; the sale is never uploaded under another merchant: have the merchant added to this terminal at the platform and requeue it",
+    });
+    // Any other token trouble is the platform's: deferred.
+    expect(classifyUploadFailure(platform({ category: 'auth' }, 'no access token for process (AUTH_INVALID_CLIENT)'))).toMatchObject({ kind: 'deferred' });
+  });
 });
 
 describe('an upload deferred to the next try', () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../src/auth/index.js';
+import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { PlatformClient, isNotFound, isPlatformError, type BearerProvider, type PlatformError, type ProcessRequest } from '../../src/platform/index.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
 import { dispatchersOf, grantStats, identityOf, immediateCaptureStatus, startDemo, type Demo } from '../helpers/demo-platform.js';
@@ -240,6 +241,15 @@ describe('tokens during calls', () => {
     };
     const err = await failure(newClient(noToken).process(cardSale()));
     expect(err).toMatchObject({ category: 'auth', outcomeUnknown: false });
+  });
+
+  it('no token for a merchant the terminal does not serve: the call never leaves, AUTH_NO_MERCHANT kept with its words', async () => {
+    const notOurs: BearerProvider = {
+      tokenFor: (m) => Promise.reject(new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${m ?? ''} is not one of this terminal's merchants`)),
+      invalidate: () => {},
+    };
+    const err = await failure(newClient(notOurs).process(cardSale(), { merchantId: 'm-nobody' }));
+    expect(err).toMatchObject({ category: 'auth', code: 'AUTH_NO_MERCHANT', outcomeUnknown: false, message: "no access token for process: merchant m-nobody is not one of this terminal's merchants" });
   });
 });
 
