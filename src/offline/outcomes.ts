@@ -112,6 +112,20 @@ export class OutcomeRecorder {
     return item;
   }
 
+  /**
+   * A sale that may have reached the platform cannot be looked up, and never will be by
+   * this terminal (its merchant is no longer one of the terminal's): straight to staff. Its
+   * attempt says `unknown`, so a requeue looks it up before sending it again.
+   */
+  unresolvable(clientTransactionId: string, message: string): QueueItem {
+    const item = this.reports.transaction(() => {
+      this.queue.update(clientTransactionId, { attempt: { at: this.at(), outcome: 'unknown', message } });
+      return this.toAttention(clientTransactionId, `offline upload cannot be looked up: ${message}`);
+    });
+    this.attentionRaised(item);
+    return item;
+  }
+
   /** Not reached, 5xx, timeout, auth trouble: kept for the next try, not counted. */
   deferred(clientTransactionId: string, outcome: Extract<AttemptOutcome, 'unavailable' | 'unknown'>, message: string, status?: number): QueueItem {
     // `uploading` marks "may have arrived": the next try looks it up before sending again.
@@ -136,8 +150,10 @@ export class OutcomeRecorder {
       if (current.state !== 'needs_attention') {
         throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${clientTransactionId} is ${current.state}: only a sale needing attention can be queued again`);
       }
+      // One that may have reached the platform is looked up before it is sent again.
+      const mayHaveArrived = current.history.at(-1)?.outcome === 'unknown';
       const updated = this.queue.update(clientTransactionId, {
-        state: 'queued',
+        state: mayHaveArrived ? 'uploading' : 'queued',
         attempt: { at: this.at(), outcome: 'requeued', message: 'queued again by staff' },
         resetRejections: true,
         message: null,

@@ -1,4 +1,4 @@
-import { describeError, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
+import { describeError, ErrorCodes, isAgentError, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
 import { isNotFound } from '../platform/index.js';
 import type { CallOptions } from '../platform/index.js';
@@ -332,6 +332,12 @@ export class Uploader {
           const found = await this.opts.platform.status(id, call);
           return settled(found, 'found');
         } catch (err) {
+          // Its merchant is no longer this terminal's: no lookup will ever answer, and holding
+          // it would hold up every sale queued after it (docs/architecture.md, "Offline card
+          // sale and upload", merchant of an offline sale).
+          if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) {
+            return result('needs_attention', recorder.unresolvable(id, `${describeError(err)}; it may have reached the platform: check it with the acquirer before anything else`));
+          }
           if (!isNotFound(err)) return result('deferred', this.defer(id, deferralOf(err, true)));
           recorder.notFound(id);
         }

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OfflineDeps } from '../../src/offline/index.js';
+import { ErrorCodes } from '../../src/core/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import type { TransactionRecord } from '../../src/platform/schemas/responses.js';
@@ -108,6 +109,43 @@ describe('offline uploads marked ahead', () => {
     expect(rec.lookedUp.sort()).toEqual(['c-0', 'c-1']);
     expect(rec.sent.map((s) => s.id).sort()).toEqual(['c-0', 'c-1', 'c-2']);
     expect(rec.sent.every((s) => s.stateOnDisk === 'uploading')).toBe(true);
+  });
+});
+
+describe('an item that may have arrived, whose merchant the terminal no longer serves', () => {
+  it('goes to staff without holding up the round, and a requeue looks it up before anything is sent', async () => {
+    const sent: string[] = [];
+    let merchantServed = false;
+    const platform: OfflineDeps['platform'] = {
+      isAvailable: async () => true,
+      async process(body: ProcessRequest) {
+        sent.push(body.clientNewTransactionId);
+        return accepted(body.clientNewTransactionId);
+      },
+      async status(id: string) {
+        // As the platform client reports a token it cannot get for that merchant.
+        if (!merchantServed) {
+          throw new PlatformError("no access token for status: merchant m-gone is not one of this terminal's merchants", { category: 'auth', code: ErrorCodes.AUTH_NO_MERCHANT, operation: 'status', method: 'GET', outcomeUnknown: false });
+        }
+        return accepted(id);
+      },
+    };
+    f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, platform);
+    for (const id of ['g-0', 'g-1']) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
+    // Marked by an earlier round: its request may have left.
+    f.journal.db.prepare("UPDATE offline_queue SET state = 'uploading', tries = 1 WHERE client_id = 'g-0'").run();
+    const report = await f.offline.uploader.flush();
+    expect(report).toMatchObject({ attempted: 2, uploaded: 1, needsAttention: 1, remaining: 0 });
+    expect(sent).toEqual(['g-1']);
+    expect(f.offline.get('g-0')).toMatchObject({ state: 'needs_attention' });
+    expect(f.offline.get('g-0')?.message).toContain('it may have reached the platform');
+
+    // Requeued once the merchant is the terminal's again: found by the lookup, never sent again.
+    expect(f.offline.requeue('g-0')).toMatchObject({ state: 'uploading' });
+    merchantServed = true;
+    expect(await f.offline.uploader.flush()).toMatchObject({ attempted: 1, uploaded: 1, remaining: 0 });
+    expect(sent).toEqual(['g-1']);
+    expect(f.offline.get('g-0')).toMatchObject({ state: 'uploaded' });
   });
 });
 
