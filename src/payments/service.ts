@@ -133,11 +133,12 @@ export class PaymentService implements PaymentsApi, RelayStore {
       clientDateTime: ctx.isoNow(),
       message: sale.method === 'card' ? 'present the card' : sale.method === 'manual' || sale.method === 'moto' ? 'key the card in on the reader' : 'waiting for the customer',
     });
+    // Waited for from the row just inserted, before anything (a bus listener) could move it.
+    const settled = ctx.waitFor(id, row);
     ctx.publish(row);
     ctx.log.info({ clientTransactionId: id, method: sale.method, scenario: sale.scenario, via: sale.via, amount: sale.amount, currency: sale.currency }, 'sale started');
     if (device !== undefined) this.devices.take(device, id);
     const abort = new AbortController();
-    const settled = ctx.waitFor(id);
     // The reader and the scanner are free again once they answered; the display once the QR sale is final.
     const release = (): void => {
       if (device !== undefined && device !== 'display') this.devices.release(device, id);

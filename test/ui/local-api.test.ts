@@ -121,6 +121,18 @@ describe('local API', () => {
       expect(kwd.json.transaction).toMatchObject({ amount: 1500, currency: 'KWD' });
     });
 
+    it('POST /api/v1/sales with any query is refused before a sale starts (400), repeated or empty keys too', async () => {
+      for (const [query, message] of [
+        ['?force=1', /unknown field "force" in the query/],
+        ['?x=1&x=2', /given twice/],
+        ['?=', /unknown field "" in the query/],
+      ] as const) {
+        const r = await api('POST', `/api/v1/sales${query}`, { body: { method: 'card', amount: '12.34' } });
+        expect(r.status, query).toBe(400);
+        expect(r.json.error.message, query).toMatch(message);
+      }
+    });
+
     it('a wallet sale defaults to consumer scan and carries its QR', async () => {
       const r = await api('POST', '/api/v1/sales', { body: { method: 'walletA', amount: '5.00', merchantId: 'm-1001' } });
       expect(r.status).toBe(202);
