@@ -30,6 +30,23 @@ function amountError(message: string, details: Record<string, unknown> = {}): Ag
   return new AgentError(ErrorCodes.AMOUNT_INVALID, message, { details });
 }
 
+/**
+ * The ISO 4217 digits of each code, built from the package's list on first use: its own
+ * lookup scans the whole list on every call, and a sale reads a currency's digits a dozen
+ * times (parsing, checks, messages, the receipt). The first record of a code counts, as in
+ * the package's lookup.
+ */
+let digitsByCode: ReadonlyMap<string, number> | undefined;
+
+function isoDigits(code: string): number | undefined {
+  if (digitsByCode === undefined) {
+    const map = new Map<string, number>();
+    for (const r of currencyCodes.data) if (!map.has(r.code)) map.set(r.code, r.digits);
+    digitsByCode = map;
+  }
+  return digitsByCode.get(code);
+}
+
 /** The currency code in upper case, checked against ISO 4217. */
 export function normalizeCurrency(currency: string): string {
   if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency.trim())) {
@@ -37,8 +54,7 @@ export function normalizeCurrency(currency: string): string {
     throw currencyError(`"${shown}" is not a currency code: expected three letters such as EUR`, shown);
   }
   const code = currency.trim().toUpperCase();
-  const record = currencyCodes.code(code);
-  if (record === undefined) throw currencyError(`${code} is not an ISO 4217 currency`, code);
+  if (isoDigits(code) === undefined) throw currencyError(`${code} is not an ISO 4217 currency`, code);
   if (NOT_PAYABLE.has(code)) throw currencyError(`${code} has no minor unit in ISO 4217 and cannot be used for payments`, code);
   return code;
 }
@@ -47,7 +63,7 @@ export function normalizeCurrency(currency: string): string {
 export function minorDigits(currency: string): number {
   const code = normalizeCurrency(currency);
   // normalizeCurrency guarantees the record exists.
-  return currencyCodes.code(code)?.digits ?? 0;
+  return isoDigits(code) ?? 0;
 }
 
 export function isKnownCurrency(currency: string): boolean {

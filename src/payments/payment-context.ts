@@ -148,9 +148,12 @@ export class PaymentContext {
     this.bus.publish('transaction.updated', transactionUpdated(row, platformEvent));
   }
 
-  /** Resolves with the view once the row is final (or stored offline, or being reversed). */
-  waitFor(id: string): Promise<TransactionView> {
-    const row = this.journal.require(id);
+  /**
+   * Resolves with the view once the row is final (or stored offline, or being reversed).
+   * `written`: the row as the caller has just written it, nothing having run since (else it is read).
+   */
+  waitFor(id: string, written?: JournalRow): Promise<TransactionView> {
+    const row = written ?? this.journal.require(id);
     if (isSettled(row)) return Promise.resolve(toView(row));
     return new Promise((resolve) => {
       const list = this.waiters.get(id) ?? [];

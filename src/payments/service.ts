@@ -66,6 +66,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
     // journal and the bus) is captured like an online one (docs/architecture.md, "Offline card sale and upload").
     this.unsubscribe = deps.bus.on('transaction.updated', (e) => {
       if (e.data.kind !== 'sale' || e.data.status !== 'approved') return;
+      // Three columns first: an online sale's approval (one event per platform event) reads no whole row here.
+      if (this.ctx.journal.flags(e.data.clientTransactionId)?.offline !== true) return;
       const row = this.ctx.journal.get(e.data.clientTransactionId);
       if (row === undefined || !row.offline || !needsImmediateCapture(this.ctx, row)) return;
       this.ctx.background('capture uploaded sale', () => captureIfImmediate(this.ctx, row));
@@ -131,11 +133,12 @@ export class PaymentService implements PaymentsApi, RelayStore {
       clientDateTime: ctx.isoNow(),
       message: sale.method === 'card' ? 'present the card' : sale.method === 'manual' || sale.method === 'moto' ? 'key the card in on the reader' : 'waiting for the customer',
     });
+    // Waited for from the row just inserted, before anything (a bus listener) could move it.
+    const settled = ctx.waitFor(id, row);
     ctx.publish(row);
     ctx.log.info({ clientTransactionId: id, method: sale.method, scenario: sale.scenario, via: sale.via, amount: sale.amount, currency: sale.currency }, 'sale started');
     if (device !== undefined) this.devices.take(device, id);
     const abort = new AbortController();
-    const settled = ctx.waitFor(id);
     // The reader and the scanner are free again once they answered; the display once the QR sale is final.
     const release = (): void => {
       if (device !== undefined && device !== 'display') this.devices.release(device, id);
@@ -158,9 +161,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
         }
       } finally {
         this.running.delete(id);
-        // The display stays taken while a QR is shown; released when the sale is final.
-        const current = ctx.journal.get(id);
-        if (device !== undefined && (device !== 'display' || current === undefined || current.state !== 'awaiting_customer')) this.devices.release(device, id);
+        // The display stays taken while a QR is shown; released when the sale is final (the row is read only then).
+        if (device !== undefined && (device !== 'display' || ctx.journal.get(id)?.state !== 'awaiting_customer')) this.devices.release(device, id);
       }
     })();
     this.running.set(id, { abort, run });

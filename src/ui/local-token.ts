@@ -51,10 +51,17 @@ export function loadOrCreateLocalToken(dataDir: string, log: Logger): string {
   return token;
 }
 
+/** The digest of the expected token, hashed once (it is the same on every request). */
+let expectedDigest: { token: string; digest: Buffer } | undefined;
+
+function digestOf(expected: string): Buffer {
+  if (expectedDigest?.token !== expected) expectedDigest = { token: expected, digest: createHash('sha256').update(expected).digest() };
+  return expectedDigest.digest;
+}
+
 /** Constant-time comparison of a presented token with the expected one. */
 export function tokenMatches(presented: string, expected: string): boolean {
   // Hashing first gives equal lengths, so timingSafeEqual never throws and length leaks nothing.
   const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(a, digestOf(expected));
 }

@@ -112,7 +112,8 @@ export class SseHub {
   private onEvent(event: AgentEvent): void {
     this.ring.push(event);
     if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
-    this.broadcast(this.format(event), event);
+    // Formatted only when a page listens: a sale's events on a terminal with no page open cost nothing more.
+    if (this.clients.size > 0) this.broadcast(this.format(event), event);
   }
 
   /** Sends `text` to every stream, or, for an event, to the streams whose filter lets it through. */

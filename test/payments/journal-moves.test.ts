@@ -4,6 +4,7 @@ import { isAgentError } from '../../src/core/errors.js';
 import type { OperationKind, TransactionState } from '../../src/payments/api.js';
 import { Journal } from '../../src/payments/journal/index.js';
 import { moveAllowed } from '../../src/payments/journal/moves.js';
+import { fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -185,6 +186,25 @@ describe('the journal recording a state move', () => {
       message: 'approved and authorized, but the capture failed: capture it later',
     });
     expect(journal.update('s-1', { capturedAmount: 1000 })).toMatchObject({ state: 'approved', capturedAmount: 1000 });
+  });
+
+  it('judges a move against the outcome kept in memory while the disk is full, not the state on disk', () => {
+    const { journal, lines } = openJournal();
+    journal.insert({ clientTransactionId: 's-1', kind: 'sale', method: 'card', amount: 1000, currency: 'EUR', state: 'in_flight', clientDateTime: '2026-01-01T10:00:00.000Z' });
+    fillJournal(journal);
+    // The answer came after the request left: kept in memory, the disk still says in_flight.
+    // Its events need room the full file does not have.
+    const events = [{ eventType: 'authorization', note: 'x'.repeat(8000) }];
+    expect(journal.update('s-1', { state: 'approved', platformStatus: 'Accepted', message: 'approved: 10.00 EUR', events }).state).toBe('approved');
+    expect(journal.writeStatus().pendingWrites).toBe(1);
+    expect(journal.flags('s-1')).toEqual({ kind: 'sale', state: 'approved', offline: false });
+    const row = journal.update('s-1', { state: 'failed', message: 'a late local decision' });
+    expect(row.state).toBe('approved');
+    expect(lines()).toEqual([expect.objectContaining({ clientTransactionId: 's-1', from: 'approved', to: 'failed' })]);
+    freeJournal(journal);
+    expect(journal.retryWrites().writable).toBe(true);
+    expect(journal.flags('s-1')).toEqual({ kind: 'sale', state: 'approved', offline: false });
+    expect(journal.flags('nope')).toBeUndefined();
   });
 
   it('still says a row is unknown when a state move names a row the journal does not have', () => {

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '../../src/core/index.js';
-import { MAX_MINOR, assertAmount, formatAmount, formatMajor, isKnownCurrency, normalizeCurrency, parseAmount, parseMoney } from '../../src/payments/money.js';
+import currencyCodes from 'currency-codes';
+import { MAX_MINOR, assertAmount, formatAmount, formatMajor, isKnownCurrency, minorDigits, normalizeCurrency, parseAmount, parseMoney } from '../../src/payments/money.js';
 import { errorOf } from '../helpers/agent-error.js';
 
 // Amounts and currencies as a clerk types them and as the platform is sent them
 // (docs/architecture.md, introduction: integer minor units of an ISO 4217 currency).
 // Written to kill the mutants `npm run mutate` found surviving (test/README.md, "Mutation testing").
+
+const NOT_PAYABLE = ['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX'];
 
 describe('which currencies can be paid in', () => {
   it('none of the ISO 4217 codes without a minor unit (metals, funds, testing, no currency)', () => {
@@ -38,6 +41,19 @@ describe('which currencies can be paid in', () => {
     const err = errorOf(() => normalizeCurrency('abc'));
     expect(err.message).toBe('ABC is not an ISO 4217 currency');
     expect(err.details).toEqual({ currency: 'ABC' });
+  });
+
+  it('every payable ISO 4217 code, with the digits of the first record the list has for it, and nothing else', () => {
+    const seen = new Set<string>();
+    for (const record of currencyCodes.data) {
+      if (seen.has(record.code)) continue;
+      seen.add(record.code);
+      if (NOT_PAYABLE.includes(record.code)) continue;
+      expect(normalizeCurrency(record.code.toLowerCase()), record.code).toBe(record.code);
+      expect(minorDigits(record.code), record.code).toBe(currencyCodes.code(record.code)?.digits);
+    }
+    expect(seen.size).toBeGreaterThan(150);
+    for (const code of ['ABC', 'EUX', 'QQQ']) expect(isKnownCurrency(code), code).toBe(false);
   });
 });
 

@@ -190,4 +190,20 @@ describe('the events a sale keeps and shows', () => {
     };
     expect(publicEvent(event)).toStrictEqual({ eventType: 'saleRequest', card: { maskedPan: '411111******1111' }, amount: { amount: 1000, currency: 'EUR' } });
   });
+
+  it('gives what the JSON round trip without card-data keys gives, for any value, and never the input objects', () => {
+    const jsonCopy = (e: Record<string, unknown>): unknown =>
+      JSON.parse(JSON.stringify(e, (k, v: unknown) => (['encryptedData', 'pinblock', 'pinBlock', 'pan', 'track2', 'cvv'].includes(k) ? undefined : v)));
+    const nested = { eventType: 'x', list: [{ pan: '4111111111111111', keep: 1 }, [{ cvv: '1', n: -0 }], 'a', null, true], gone: undefined };
+    const awkward: Array<Record<string, unknown>> = [
+      nested,
+      { eventType: 'date', at: new Date(0), n: Number.NaN, list: [undefined, () => 1] },
+      JSON.parse('{"eventType":"proto","__proto__":{"pan":"4111111111111111","a":1}}') as Record<string, unknown>,
+      Object.assign(Object.create(null) as Record<string, unknown>, { eventType: 'null prototype', track2: 'T' }),
+    ];
+    for (const e of awkward) expect(publicEvent(e)).toStrictEqual(jsonCopy(e));
+    const copy = publicEvent(nested);
+    expect(copy.list).not.toBe(nested.list);
+    expect(Object.getPrototypeOf(publicEvent(awkward[2] as Record<string, unknown>))).toBe(Object.prototype);
+  });
 });

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { call } from '../helpers/http-client.js';
@@ -121,6 +122,18 @@ describe('local API', () => {
       expect(kwd.json.transaction).toMatchObject({ amount: 1500, currency: 'KWD' });
     });
 
+    it('POST /api/v1/sales with any query is refused before a sale starts (400), repeated or empty keys too', async () => {
+      for (const [query, message] of [
+        ['?force=1', /unknown field "force" in the query/],
+        ['?x=1&x=2', /given twice/],
+        ['?=', /unknown field "" in the query/],
+      ] as const) {
+        const r = await api('POST', `/api/v1/sales${query}`, { body: { method: 'card', amount: '12.34' } });
+        expect(r.status, query).toBe(400);
+        expect(r.json.error.message, query).toMatch(message);
+      }
+    });
+
     it('a wallet sale defaults to consumer scan and carries its QR', async () => {
       const r = await api('POST', '/api/v1/sales', { body: { method: 'walletA', amount: '5.00', merchantId: 'm-1001' } });
       expect(r.status).toBe(202);
@@ -172,6 +185,49 @@ describe('local API', () => {
       const r = await api('POST', '/api/v1/sales', { body: { method: 'card', amount: '1', x: 'a'.repeat(70_000) } });
       expect(r.status).toBe(413);
       expect(r.json.error.code).toBe('API_BODY_TOO_LARGE');
+    });
+
+    /** POST /api/v1/sales with its body written in `parts` without a Content-Length (chunked); `end: false` leaves it unfinished and the socket is dropped. */
+    function chunkedSale(parts: string[], opts: { end?: boolean } = {}): Promise<{ status?: number; text: string; error?: string }> {
+      return new Promise((resolve) => {
+        const req = request(new URL('/api/v1/sales', s.url), { method: 'POST', headers: { ...s.auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', (err) => resolve({ status: res.statusCode, text: '', error: err.message }));
+        });
+        req.on('error', (err) => resolve({ text: '', error: err.message }));
+        for (const part of parts) req.write(part);
+        if (opts.end === false) setTimeout(() => req.destroy(), 50);
+        else req.end();
+      });
+    }
+
+    it('reads a body sent in several chunks without a length', async () => {
+      const before = s.payments.calls.filter((c) => c.op === 'startSale').length;
+      const r = await chunkedSale(['{"method":', '"card",', '"amount":"3.21"}']);
+      expect(r.status).toBe(202);
+      expect(JSON.parse(r.text).transaction).toMatchObject({ amount: 321, currency: 'EUR' });
+      expect(s.payments.calls.filter((c) => c.op === 'startSale')).toHaveLength(before + 1);
+    });
+
+    it('refuses a chunked body that grows past the limit and starts nothing; the API goes on', async () => {
+      const before = s.payments.calls.filter((c) => c.op === 'startSale').length;
+      const r = await chunkedSale(['{"method":"card","amount":"1","x":"', ...Array.from({ length: 20 }, () => 'a'.repeat(4_000)), '"}']);
+      // Reading stops at the limit and the client still gets its answer: the socket is not dropped.
+      expect(r.status).toBe(413);
+      expect(JSON.parse(r.text).error.code).toBe('API_BODY_TOO_LARGE');
+      expect(s.payments.calls.filter((c) => c.op === 'startSale')).toHaveLength(before);
+      expect((await api('GET', '/api/v1/transactions')).status).toBe(200);
+    });
+
+    it('a client that goes away in the middle of its body starts nothing; the API goes on', async () => {
+      const before = s.payments.calls.filter((c) => c.op === 'startSale').length;
+      const r = await chunkedSale(['{"method":"card",'], { end: false });
+      expect(r.status).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(s.payments.calls.filter((c) => c.op === 'startSale')).toHaveLength(before);
+      expect((await api('POST', '/api/v1/sales', { body: { method: 'card', amount: '1.00' } })).status).toBe(202);
     });
 
     it('POST /api/v1/sales/:id/abort aborts a waiting sale', async () => {

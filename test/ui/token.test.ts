@@ -60,6 +60,13 @@ describe('local API token', () => {
     expect(tokenMatches('a', 'abc')).toBe(false);
     expect(tokenMatches('abc', 'abc')).toBe(true);
   });
+
+  it('compares with the token expected now when it changes (its digest is kept between requests)', () => {
+    expect(tokenMatches('abc', 'abc')).toBe(true);
+    expect(tokenMatches('abc', 'abd')).toBe(false);
+    expect(tokenMatches('abd', 'abd')).toBe(true);
+    expect(tokenMatches('abd', 'abc')).toBe(false);
+  });
 });
 
 describe('loopback-only binding', () => {

@@ -318,6 +318,7 @@ export class Journal {
   /** Card data was cleared and the write-ahead log may still hold it. */
   scrubPending = false;
   private readonly stmtGet;
+  private readonly stmtFlags;
   private readonly stmtRelated;
   private readonly statements = new Map<string, ReturnType<Db['prepare']>>();
   /** Patches SQLite refused after a request left, kept until written (row id -> patch, time). */
@@ -392,6 +393,7 @@ export class Journal {
     // A stop between clearing card data and its scrub left it in the log: scrub now.
     this.scrub();
     this.stmtGet = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE client_id = ?');
+    this.stmtFlags = this.db.prepare<[string], Pick<DbRow, 'kind' | 'state' | 'offline'>>('SELECT kind, state, offline FROM transactions WHERE client_id = ?');
     this.stmtRelated = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid');
   }
 
@@ -735,7 +737,7 @@ export class Journal {
   private allowedMove(clientTransactionId: string, patch: JournalPatch): JournalPatch {
     const to = patch.state;
     if (typeof to !== 'string') return patch;
-    const row = this.get(clientTransactionId);
+    const row = this.flags(clientTransactionId);
     if (row === undefined || moveAllowed(row.kind, row.state, to, typeof patch.platformStatus === 'string')) return patch;
     this.log?.warn({ clientTransactionId, kind: row.kind, from: row.state, to }, 'journal refused a state move: the row keeps its state');
     if (to === 'in_flight') {
@@ -745,6 +747,20 @@ export class Journal {
     }
     const { state: _state, message: _message, ...rest } = patch;
     return rest;
+  }
+
+  /**
+   * The row's kind, state and offline flag as `get` shows them (an outcome kept in memory
+   * counts), without reading the whole row: the state-move check of each update and the
+   * bus listeners that only look at these read three columns, not the events and card data.
+   */
+  flags(clientTransactionId: string): Pick<JournalRow, 'kind' | 'state' | 'offline'> | undefined {
+    if (this.deferred.has(clientTransactionId)) {
+      const row = this.get(clientTransactionId);
+      return row === undefined ? undefined : { kind: row.kind, state: row.state, offline: row.offline };
+    }
+    const r = this.stmtFlags.get(clientTransactionId);
+    return r === undefined ? undefined : { kind: r.kind as JournalRow['kind'], state: r.state as TransactionState, offline: r.offline === 1 };
   }
 
   private writePatch(clientTransactionId: string, patch: JournalPatch): void {
