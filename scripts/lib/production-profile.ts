@@ -41,7 +41,8 @@ export function writeProductionConfig(dir: string, certs: DevCertPaths): string 
  * every ES module it loads to `log`, one a line (module customization hooks, node:module
  * register), and, on SIGUSR2 (the agent does not use it), node's built-in modules it loaded so
  * far (`process.moduleLoadList`, e.g. "NativeModule internal/deps/undici/undici") and the
- * files of the CommonJS modules it required to `loaded`. Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
+ * files of the CommonJS modules it required to `loaded`, and "Intl.DateTimeFormat made N" once it made
+ * any date formatter (also through Date's toLocale… methods) (the first pages in ICU's date data: docs/architecture.md, "Memory"). Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
  */
 export function moduleRecorder(dir: string): { importArgs: string[]; log: string; loaded: string } {
   const log = join(dir, 'modules.txt');
@@ -54,7 +55,7 @@ export function moduleRecorder(dir: string): { importArgs: string[]; log: string
   );
   writeFileSync(
     register,
-    `import { register, createRequire } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nimport { writeFileSync } from 'node:fs';\nregister(pathToFileURL(${JSON.stringify(hooks)}));\nconst cache = createRequire(import.meta.url).cache;\nconst write = () => writeFileSync(${JSON.stringify(loaded)}, [...process.moduleLoadList, ...Object.keys(cache)].join('\\n') + '\\n');\nprocess.on('SIGUSR2', write);\n`,
+    `import { register, createRequire } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nimport { writeFileSync } from 'node:fs';\nregister(pathToFileURL(${JSON.stringify(hooks)}));\nconst cache = createRequire(import.meta.url).cache;\nlet formatters = 0;\nconst Formatter = Intl.DateTimeFormat;\nIntl.DateTimeFormat = new Proxy(Formatter, { construct: (t, a) => (formatters++, new t(...a)), apply: (t, _, a) => (formatters++, t(...a)) });\nfor (const k of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {\n  const f = Date.prototype[k];\n  Date.prototype[k] = function (...a) { formatters++; return f.apply(this, a); };\n}\nconst write = () => writeFileSync(${JSON.stringify(loaded)}, [...process.moduleLoadList, ...Object.keys(cache), ...(formatters > 0 ? [\`Intl.DateTimeFormat made \${formatters}\`] : [])].join('\\n') + '\\n');\nprocess.on('SIGUSR2', write);\n`,
   );
   writeFileSync(log, '');
   writeFileSync(loaded, '');
