@@ -129,6 +129,18 @@ describe('what `terminal-agent start` loads', () => {
     expect(loaded.filter((f) => f.endsWith('/node_modules/undici/index.js'))).toEqual([]);
   }, 60_000);
 
+  it('in production loads serialport\'s stream and binding only, not its index with its parsers and mock binding (docs/architecture.md, "Memory")', async () => {
+    const certs = testCerts();
+    const tmp = tempDir('production-config-');
+    cleanups.push(tmp.cleanup);
+    const { loaded } = await modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
+    // The recorder works: the stream and the native binding are in the list.
+    expect(loaded.some((f) => f.endsWith('/@serialport/stream/dist/index.js'))).toBe(true);
+    expect(loaded.some((f) => f.endsWith('/@serialport/bindings-cpp/dist/linux.js'))).toBe(true);
+    expect(loaded.filter((f) => f.endsWith('/node_modules/serialport/dist/index.js'))).toEqual([]);
+    expect(loaded.filter((f) => /\/@serialport\/(binding-mock|parser-(byte-length|cctalk|inter-byte-timeout|packet-length|ready|regex|slip-encoder|spacepacket))\//.test(f))).toEqual([]);
+  }, 60_000);
+
   it('with the embedded demo (the default configuration) loads the demo platform and the simulated devices', async () => {
     const certs = testCerts();
     const { src } = await modulesLoadedByStart(['--api-port', '0'], demoEnv(certs));
