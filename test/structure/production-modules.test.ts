@@ -129,6 +129,17 @@ describe('what `terminal-agent start` loads', () => {
     expect(loaded.filter((f) => f.endsWith('/node_modules/undici/index.js'))).toEqual([]);
   }, 60_000);
 
+  it('in production loads prom-client\'s registry and metric types only, not its index with its push gateway, cluster and process metrics (docs/architecture.md, "Memory")', async () => {
+    const certs = testCerts();
+    const tmp = tempDir('production-config-');
+    cleanups.push(tmp.cleanup);
+    const { loaded } = await modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
+    // The recorder works: the registry is in the list.
+    expect(loaded.some((f) => f.endsWith('/prom-client/lib/registry.js'))).toBe(true);
+    expect(loaded.filter((f) => /\/prom-client\/(index\.js|lib\/(pushgateway|cluster|defaultMetrics)\.js)$/.test(f))).toEqual([]);
+    expect(loaded.filter((f) => f.includes('/@opentelemetry/'))).toEqual([]);
+  }, 60_000);
+
   it('in production loads serialport\'s stream and binding only, not its index with its parsers and mock binding (docs/architecture.md, "Memory")', async () => {
     const certs = testCerts();
     const tmp = tempDir('production-config-');
