@@ -7,9 +7,11 @@ import type { DevCertPaths } from '../../src/identity/index.js';
  * (scripts/package/terminal-agent.sh, which the systemd unit starts) and `npm start` pass the
  * same flags and environment; test/deploy/memory-settings.test.ts checks that they agree.
  * A young generation of 1 MiB per semi-space instead of up to 16 (V8 grows it under
- * allocation, and keeps it), and one malloc arena instead of one per thread that allocates.
+ * allocation, and keeps it), V8's optimizing compiler off (its code and work memory are
+ * never paged in; JavaScript runs in the interpreter and the baseline compiler's code), and
+ * one malloc arena instead of one per thread that allocates.
  */
-export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--disable-optimizing-compilers'];
 export const PRODUCTION_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
 
 /**
