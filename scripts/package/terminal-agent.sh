@@ -8,7 +8,7 @@ app=${self%/usr/bin/*}/opt/terminal-agent
 # Memory (docs/operations.md, "Memory settings"): one malloc arena instead of one per
 # thread that allocates, a young generation of 1 MiB per semi-space instead of up to 16,
 # and V8's optimizing compiler off (its code is never paged in: 7 MiB at idle, 11 in the
-# demo, no measured cost on a sale's p50). The same settings as `npm start` (package.json)
+# demo; a sale's p50 1.05x in interleaved pairs). The same settings as `npm start` (package.json)
 # and scripts/lib/production-profile.ts; an operator may set MALLOC_ARENA_MAX in the
 # environment.
 MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-1}

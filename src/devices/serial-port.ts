@@ -12,7 +12,7 @@ export type OpenPort = SerialPort;
  * serialport's stream class and the operating system's binding, loaded from the two
  * packages serialport's `SerialPort` is made of (required from serialport's own place, so
  * they are the copies it uses) instead of through its index: the index also loads ten
- * parsers, a mock binding and its mock port, none of which the agent uses (about 1 MiB at
+ * parsers, a mock binding and its mock port, none of which the agent uses (1.5 MiB at
  * idle: docs/architecture.md, "Memory"). `SerialPort` is this stream class with the
  * detected binding as its default, and the agent always passes its binding.
  */
