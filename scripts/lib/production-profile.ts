@@ -7,9 +7,11 @@ import type { DevCertPaths } from '../../src/identity/index.js';
  * (scripts/package/terminal-agent.sh, which the systemd unit starts) and `npm start` pass the
  * same flags and environment; test/deploy/memory-settings.test.ts checks that they agree.
  * A young generation of 1 MiB per semi-space instead of up to 16 (V8 grows it under
- * allocation, and keeps it), and one malloc arena instead of one per thread that allocates.
+ * allocation, and keeps it), V8's optimizing compiler off (its code and work memory are
+ * never paged in; JavaScript runs in the interpreter and the baseline compiler's code), and
+ * one malloc arena instead of one per thread that allocates.
  */
-export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--disable-optimizing-compilers'];
 export const PRODUCTION_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
 
 /**
@@ -41,7 +43,8 @@ export function writeProductionConfig(dir: string, certs: DevCertPaths): string 
  * every ES module it loads to `log`, one a line (module customization hooks, node:module
  * register), and, on SIGUSR2 (the agent does not use it), node's built-in modules it loaded so
  * far (`process.moduleLoadList`, e.g. "NativeModule internal/deps/undici/undici") and the
- * files of the CommonJS modules it required to `loaded`. Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
+ * files of the CommonJS modules it required to `loaded`, and "Intl.DateTimeFormat made N" once it made
+ * any date formatter (also through Date's toLocale… methods) (the first pages in ICU's date data: docs/architecture.md, "Memory"). Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
  */
 export function moduleRecorder(dir: string): { importArgs: string[]; log: string; loaded: string } {
   const log = join(dir, 'modules.txt');
@@ -54,7 +57,7 @@ export function moduleRecorder(dir: string): { importArgs: string[]; log: string
   );
   writeFileSync(
     register,
-    `import { register, createRequire } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nimport { writeFileSync } from 'node:fs';\nregister(pathToFileURL(${JSON.stringify(hooks)}));\nconst cache = createRequire(import.meta.url).cache;\nconst write = () => writeFileSync(${JSON.stringify(loaded)}, [...process.moduleLoadList, ...Object.keys(cache)].join('\\n') + '\\n');\nprocess.on('SIGUSR2', write);\n`,
+    `import { register, createRequire } from 'node:module';\nimport { pathToFileURL } from 'node:url';\nimport { writeFileSync } from 'node:fs';\nregister(pathToFileURL(${JSON.stringify(hooks)}));\nconst cache = createRequire(import.meta.url).cache;\nlet formatters = 0;\nconst Formatter = Intl.DateTimeFormat;\nIntl.DateTimeFormat = new Proxy(Formatter, { construct: (t, a) => (formatters++, new t(...a)), apply: (t, _, a) => (formatters++, t(...a)) });\nfor (const k of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {\n  const f = Date.prototype[k];\n  Date.prototype[k] = function (...a) { formatters++; return f.apply(this, a); };\n}\nconst write = () => writeFileSync(${JSON.stringify(loaded)}, [...process.moduleLoadList, ...Object.keys(cache), ...(formatters > 0 ? [\`Intl.DateTimeFormat made \${formatters}\`] : [])].join('\\n') + '\\n');\nprocess.on('SIGUSR2', write);\n`,
   );
   writeFileSync(log, '');
   writeFileSync(loaded, '');

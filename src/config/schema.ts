@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isKnownTimeZone } from '../core/index.js';
 import { platformUrl } from './transport-check.js';
 
 /**
@@ -11,17 +12,7 @@ const port = z.number().int().min(0).max(65535);
 const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR');
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 /** An IANA time zone name the runtime knows (docs/platform-contract.md, "Tolerance of answers", dates and time zone). */
-const timeZone = z.string().refine(
-  (name) => {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: name });
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' },
-);
+const timeZone = z.string().refine(isKnownTimeZone, { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' });
 
 const usbMatch = z.strictObject({
   vendorId: z.string().regex(/^[0-9a-fA-F]{4}$/, 'expected 4 hex digits').describe('USB vendor id, e.g. 0483'),

@@ -6,5 +6,6 @@ export { notifySystemdReady, type NotifyOptions } from './systemd-notify.js';
 export { isJournalStream, syslogPriority, withSyslogPrefix } from './journald.js';
 export * from './clock.js';
 export * from './backoff.js';
+export { isKnownTimeZone } from './time-zone.js';
 export { qrCode } from './qr-code.js';
 export { undiciAgent, undiciRequest, type UndiciRequestOptions } from './undici.js';

@@ -4,4 +4,4 @@ export type { AgentEvent, AgentEventMap, AgentEventType, DeviceName, DeviceStatu
 export { createEventRelay, type EventRelay, type EventRelayOptions } from './relay.js';
 export { defaultRelayPolicy, nextPollDelay, parseExpireTime, type RelayPolicy, type PollState } from './relay-policy.js';
 export type { AppliedStatus, PendingTracking, RelayedTransaction, RelayStore } from './relay-store.js';
-export { parseServerTime, serverTimeEnd, isKnownTimeZone, zonedToEpoch, zoneOffsetMs, type ServerTime } from './server-time.js';
+export { parseServerTime, serverTimeEnd, zonedToEpoch, zoneOffsetMs, type ServerTime } from './server-time.js';

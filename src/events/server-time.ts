@@ -36,16 +36,6 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** True for a time zone name the runtime knows (IANA, e.g. UTC, Europe/Berlin, Asia/Singapore). */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The zone's offset from UTC at an instant, in milliseconds (east positive). */
 export function zoneOffsetMs(ms: number, timeZone: string): number {
   const parts: Record<string, number> = {};

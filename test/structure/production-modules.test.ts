@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtCli, cleanEnv, repoRoot } from '../../scripts/lib/repo.js';
 import { moduleRecorder, writeProductionConfig } from '../../scripts/lib/production-profile.js';
+import type { DevCertPaths } from '../../src/identity/index.js';
 import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -16,11 +17,12 @@ const CLI_FOR_START = /^cli\/(bin|main|options|usage|transaction-output|commands
 
 /**
  * Spawns the built `terminal-agent start` with the module recorder (scripts/lib/production-profile.ts),
- * waits until it prints its counter page, stops it, and answers the src-relative paths of the
+ * waits until it prints its counter page (with `untilReady`, until its /readyz answers 200: token
+ * held, platform reachable, reader connected), stops it, and answers the src-relative paths of the
  * agent's modules it loaded, the URLs of every ES module, and node's built-in modules and the
  * CommonJS files it loaded.
  */
-async function modulesLoadedByStart(args: string[], extraEnv: Record<string, string> = {}): Promise<{ src: string[]; urls: string[]; loaded: string[] }> {
+async function modulesLoadedByStart(args: string[], extraEnv: Record<string, string> = {}, untilReady = false): Promise<{ src: string[]; urls: string[]; loaded: string[] }> {
   const repoDir = repoRoot();
   const tmp = tempDir('production-modules-');
   cleanups.push(tmp.cleanup);
@@ -43,6 +45,7 @@ async function modulesLoadedByStart(args: string[], extraEnv: Record<string, str
       reject(new Error(`the agent exited (${code}) before its counter page:\n${out.slice(-2000)}`));
     });
   });
+  if (untilReady) await readyz(/Counter page: (http:\/\/[^\s/]+)/.exec(out)?.[1] ?? '');
   // The recorder writes what node loaded so far on SIGUSR2.
   child.kill('SIGUSR2');
   for (let waited = 0; readFileSync(recorder.loaded, 'utf8') === '' && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
@@ -57,6 +60,28 @@ async function modulesLoadedByStart(args: string[], extraEnv: Record<string, str
   });
   const loaded = readFileSync(recorder.loaded, 'utf8').split('\n').filter(Boolean);
   return { src, urls, loaded };
+}
+
+async function readyz(base: string): Promise<void> {
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    const status = await fetch(`${base}/readyz`).then(
+      async (res) => (await res.arrayBuffer(), res.status),
+      () => 0,
+    );
+    if (status === 200) return;
+  }
+  throw new Error(`${base}/readyz did not answer 200 within 20 s`);
+}
+
+/** The embedded demo (the default configuration) on ports of its own, with the test certificates. */
+function demoEnv(certs: DevCertPaths): Record<string, string> {
+  return {
+    TERMINAL_AGENT_SIM__API_PORT: '0',
+    TERMINAL_AGENT_SIM__MTLS_PORT: '0',
+    TERMINAL_AGENT_IDENTITY__CERT_FILE: certs.deviceCert,
+    TERMINAL_AGENT_IDENTITY__KEY_FILE: certs.deviceKey,
+    TERMINAL_AGENT_IDENTITY__CA_FILE: certs.caCert,
+  };
 }
 
 describe('what `terminal-agent start` loads', () => {
@@ -75,6 +100,19 @@ describe('what `terminal-agent start` loads', () => {
     expect(src.filter((p) => p.startsWith('cli/') && !CLI_FOR_START.test(p))).toEqual([]);
   }, 60_000);
 
+  it('in production and with the embedded demo makes no date formatter: the first pages in about 8 MiB of ICU date data (docs/architecture.md, "Memory")', async () => {
+    const certs = testCerts();
+    const tmp = tempDir('production-config-');
+    cleanups.push(tmp.cleanup);
+    const production = await modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
+    const demo = await modulesLoadedByStart(['--api-port', '0'], demoEnv(certs), true);
+    for (const { loaded } of [production, demo]) {
+      // The recorder works: it wrote its list.
+      expect(loaded).toContain('NativeModule http');
+      expect(loaded.filter((l) => l.startsWith('Intl.DateTimeFormat'))).toEqual([]);
+    }
+  }, 60_000);
+
   it('in production loads neither node\'s own copy of undici nor the whole of undici (docs/architecture.md, "Memory")', async () => {
     const certs = testCerts();
     const tmp = tempDir('production-config-');
@@ -91,15 +129,32 @@ describe('what `terminal-agent start` loads', () => {
     expect(loaded.filter((f) => f.endsWith('/node_modules/undici/index.js'))).toEqual([]);
   }, 60_000);
 
+  it('in production loads prom-client\'s registry and metric types only, not its index with its push gateway, cluster and process metrics (docs/architecture.md, "Memory")', async () => {
+    const certs = testCerts();
+    const tmp = tempDir('production-config-');
+    cleanups.push(tmp.cleanup);
+    const { loaded } = await modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
+    // The recorder works: the registry is in the list.
+    expect(loaded.some((f) => f.endsWith('/prom-client/lib/registry.js'))).toBe(true);
+    expect(loaded.filter((f) => /\/prom-client\/(index\.js|lib\/(pushgateway|cluster|defaultMetrics)\.js)$/.test(f))).toEqual([]);
+    expect(loaded.filter((f) => f.includes('/@opentelemetry/'))).toEqual([]);
+  }, 60_000);
+
+  it('in production loads serialport\'s stream and binding only, not its index with its parsers and mock binding (docs/architecture.md, "Memory")', async () => {
+    const certs = testCerts();
+    const tmp = tempDir('production-config-');
+    cleanups.push(tmp.cleanup);
+    const { loaded } = await modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
+    // The recorder works: the stream and the native binding are in the list.
+    expect(loaded.some((f) => f.endsWith('/@serialport/stream/dist/index.js'))).toBe(true);
+    expect(loaded.some((f) => f.endsWith('/@serialport/bindings-cpp/dist/linux.js'))).toBe(true);
+    expect(loaded.filter((f) => f.endsWith('/node_modules/serialport/dist/index.js'))).toEqual([]);
+    expect(loaded.filter((f) => /\/@serialport\/(binding-mock|parser-(byte-length|cctalk|inter-byte-timeout|packet-length|ready|regex|slip-encoder|spacepacket))\//.test(f))).toEqual([]);
+  }, 60_000);
+
   it('with the embedded demo (the default configuration) loads the demo platform and the simulated devices', async () => {
     const certs = testCerts();
-    const { src } = await modulesLoadedByStart(['--api-port', '0'], {
-      TERMINAL_AGENT_SIM__API_PORT: '0',
-      TERMINAL_AGENT_SIM__MTLS_PORT: '0',
-      TERMINAL_AGENT_IDENTITY__CERT_FILE: certs.deviceCert,
-      TERMINAL_AGENT_IDENTITY__KEY_FILE: certs.deviceKey,
-      TERMINAL_AGENT_IDENTITY__CA_FILE: certs.caCert,
-    });
+    const { src } = await modulesLoadedByStart(['--api-port', '0'], demoEnv(certs));
     expect(src).toContain('sim/index.js');
     expect(src.some((p) => p.startsWith('sim/platform/'))).toBe(true);
     expect(src.some((p) => p.startsWith('sim/devices/'))).toBe(true);

@@ -1,5 +1,5 @@
-import { AgentError, ErrorCodes } from '../../core/index.js';
-import { isKnownTimeZone, zoneOffsetMs } from '../../events/index.js';
+import { AgentError, ErrorCodes, isKnownTimeZone } from '../../core/index.js';
+import { zoneOffsetMs } from '../../events/index.js';
 
 /**
  * Dates and times in the merchant's time zone for receipts and the end-of-day report

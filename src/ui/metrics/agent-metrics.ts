@@ -1,5 +1,20 @@
-import { Counter, Gauge, Histogram, Registry, type OpenMetricsContentType } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
+import type { OpenMetricsContentType, Registry } from 'prom-client';
 import type { TimeSource } from '../../core/index.js';
+
+/**
+ * prom-client's registry and the three metric types the agent uses, from prom-client's own
+ * files instead of its index: the index also loads its push gateway, cluster aggregation and
+ * default process metrics, and with them node's cluster, dgram, perf_hooks, v8, zlib and
+ * OpenTelemetry's API (about 2 MiB at idle: docs/architecture.md, "Memory"). The files are
+ * those the index requires, so the classes are the same.
+ */
+const load = createRequire(import.meta.url);
+const PromRegistry = load('prom-client/lib/registry') as typeof PromClient.Registry;
+const Counter = load('prom-client/lib/counter') as typeof PromClient.Counter;
+const Gauge = load('prom-client/lib/gauge') as typeof PromClient.Gauge;
+const Histogram = load('prom-client/lib/histogram') as typeof PromClient.Histogram;
 import type { DeviceStatusView, HealthSource, OfflineApiSource } from '../sources.js';
 
 /** Figures the local API cannot read from its other sources; the composition root adapts auth and identity to it. */
@@ -39,8 +54,8 @@ const SALE_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
  * label carries card data, tokens or secrets: merchant ids and device names only.
  */
 export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
-  const registry = new Registry<OpenMetricsContentType>();
-  registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  const registry = new PromRegistry<OpenMetricsContentType>();
+  registry.setContentType(PromRegistry.OPENMETRICS_CONTENT_TYPE);
   const registers = [registry];
   const wallSeconds = (): number => opts.clock.wall() / 1000;
 
