@@ -50,6 +50,12 @@ describe('the memory settings production runs node with', () => {
     expect(start).toBe([...env, 'node', ...PRODUCTION_NODE_FLAGS, 'dist/src/cli/bin.js', 'start'].join(' '));
   });
 
+  it('`npm run bench` runs node as production does, so the figures are production\'s', () => {
+    const bench = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.bench ?? '';
+    const env = Object.entries(PRODUCTION_NODE_ENV).map(([k, v]) => `${k}=${v}`);
+    expect(bench).toBe([...env, 'node', ...PRODUCTION_NODE_FLAGS, 'dist/scripts/bench/run.js'].join(' '));
+  });
+
   it('the systemd unit starts the agent through the launcher', () => {
     expect(readFileSync('deploy/terminal-agent.service', 'utf8')).toMatch(/^ExecStart=\/usr\/bin\/terminal-agent start /m);
   });
