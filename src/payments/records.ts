@@ -180,46 +180,7 @@ export function newEvents(known: Array<Record<string, unknown>>, incoming: Array
 /** Keys a public copy of an event never carries, at any depth. */
 const CARD_DATA_KEYS: ReadonlySet<string> = new Set(['encryptedData', 'pinblock', 'pinBlock', 'pan', 'track2', 'cvv']);
 
-/** A JSON value that is not plain (a Date, a class, NaN...): the copy takes the JSON round trip instead. */
-const NOT_PLAIN = Symbol('not plain');
-
-/** The copy of a plain JSON value without the card-data keys, or NOT_PLAIN. */
-function plainCopy(value: unknown, depth: number): unknown {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : NOT_PLAIN;
-  if (typeof value !== 'object' || depth > 32) return NOT_PLAIN;
-  if (Array.isArray(value)) {
-    const out: unknown[] = [];
-    for (const item of value as unknown[]) {
-      const copy = plainCopy(item, depth + 1);
-      if (copy === NOT_PLAIN) return NOT_PLAIN;
-      out.push(copy);
-    }
-    return out;
-  }
-  if (Object.getPrototypeOf(value) !== Object.prototype) return NOT_PLAIN;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    if (CARD_DATA_KEYS.has(key)) continue;
-    // A parsed "__proto__" key is an own property: assigning it here would set the prototype.
-    if (key === '__proto__') return NOT_PLAIN;
-    const item = (value as Record<string, unknown>)[key];
-    if (item === undefined) continue;
-    const copy = plainCopy(item, depth + 1);
-    if (copy === NOT_PLAIN) return NOT_PLAIN;
-    out[key] = copy;
-  }
-  return out;
-}
-
-/**
- * A copy of an event without anything that could be card data (defence in depth: records
- * should carry none). Events are plain JSON (parsed answers, journal rows): copied directly,
- * several times per sale (each view, each bus event); anything else takes the JSON round trip,
- * which gives the same result.
- */
+/** A copy of an event without anything that could be card data (defence in depth: records should carry none). */
 export function publicEvent(event: Record<string, unknown>): Record<string, unknown> {
-  const copy = plainCopy(event, 0);
-  if (copy !== NOT_PLAIN) return copy as Record<string, unknown>;
   return JSON.parse(JSON.stringify(event, (key, value: unknown) => (CARD_DATA_KEYS.has(key) ? undefined : value))) as Record<string, unknown>;
 }
