@@ -210,98 +210,90 @@ describe('offline routes over the real offline queue', () => {
     expect(declined.status).toBe(409);
     expect(declined.json.error.message).toMatch(/dec-1 is declined_after_upload/);
   });
-});
 
-describe('GET /api/v1/offline in pages over the real offline queue (docs/local-api.md, "Paging")', () => {
-  let f: LocalFixture | undefined;
-  let s: Started | undefined;
-  afterEach(async () => {
-    await s?.close();
-    s = undefined;
-    f?.close();
-    f = undefined;
-  });
+  describe('GET /api/v1/offline in pages (docs/local-api.md, "Paging")', () => {
 
-  async function queueOf(n: number): Promise<{ f: LocalFixture; s: Started }> {
-    f = localFixture({ maxCount: 1_000 });
-    for (let i = 0; i < n; i++) {
-      f.clock.now += i % 3 === 0 ? 1 : 0; // some sales share a millisecond: the rowid orders them
-      storeOfflineSale(f.journal, f.offline, { id: `pg-${String(i).padStart(3, '0')}` });
+    async function queueOf(n: number): Promise<{ f: LocalFixture; s: Started }> {
+      f = localFixture({ maxCount: 1_000 });
+      for (let i = 0; i < n; i++) {
+        f.clock.now += i % 3 === 0 ? 1 : 0; // some sales share a millisecond: the rowid orders them
+        storeOfflineSale(f.journal, f.offline, { id: `pg-${String(i).padStart(3, '0')}` });
+      }
+      s = await startApi({ dataDir: join(f.dir, 'data'), extra: { offline: offlineApiSource(f.offline) } });
+      return { f, s };
     }
-    s = await startApi({ dataDir: join(f.dir, 'data'), extra: { offline: offlineApiSource(f.offline) } });
-    return { f, s };
-  }
-  const ids = (items: OfflineItemView[]): string[] => items.map((i) => i.clientTransactionId);
+    const ids = (items: OfflineItemView[]): string[] => items.map((i) => i.clientTransactionId);
 
-  it('answers 100 items by default with `next`; the page after it ends without; a sale stored meanwhile comes last, nothing twice', async () => {
-    const { f, s } = await queueOf(102);
-    const first = await call(s.url, 'GET', '/api/v1/offline', { headers: s.auth });
-    expect(first.status).toBe(200);
-    expect(first.json.items).toHaveLength(100);
-    expect(first.json.next).toBe('pg-099');
-    expect(first.json.offline).toMatchObject({ count: 102 });
-    // Stored between the two requests, in the cursor's own millisecond and after it.
-    storeOfflineSale(f.journal, f.offline, { id: 'late-1' });
-    f.clock.now += 1;
-    storeOfflineSale(f.journal, f.offline, { id: 'late-2' });
-    const second = await call(s.url, 'GET', `/api/v1/offline?after=${first.json.next}`, { headers: s.auth });
-    expect(second.status).toBe(200);
-    expect(ids(second.json.items)).toEqual(['pg-100', 'pg-101', 'late-1', 'late-2']);
-    expect(second.json).not.toHaveProperty('next');
-    const all = [...ids(first.json.items), ...ids(second.json.items)];
-    expect(new Set(all).size).toBe(104);
-    expect(all).toEqual(f.offline.list({ states: ['queued', 'uploading', 'declined_after_upload', 'needs_attention'] }).map((i) => i.clientTransactionId));
-  });
+    it('answers 100 items by default with `next`; the page after it ends without; a sale stored meanwhile comes last, nothing twice', async () => {
+      const { f, s } = await queueOf(102);
+      const first = await call(s.url, 'GET', '/api/v1/offline', { headers: s.auth });
+      expect(first.status).toBe(200);
+      expect(first.json.items).toHaveLength(100);
+      expect(first.json.next).toBe('pg-099');
+      expect(first.json.offline).toMatchObject({ count: 102 });
+      // Stored between the two requests, in the cursor's own millisecond and after it.
+      storeOfflineSale(f.journal, f.offline, { id: 'late-1' });
+      f.clock.now += 1;
+      storeOfflineSale(f.journal, f.offline, { id: 'late-2' });
+      const second = await call(s.url, 'GET', `/api/v1/offline?after=${first.json.next}`, { headers: s.auth });
+      expect(second.status).toBe(200);
+      expect(ids(second.json.items)).toEqual(['pg-100', 'pg-101', 'late-1', 'late-2']);
+      expect(second.json).not.toHaveProperty('next');
+      const all = [...ids(first.json.items), ...ids(second.json.items)];
+      expect(new Set(all).size).toBe(104);
+      expect(all).toEqual(f.offline.list({ states: ['queued', 'uploading', 'declined_after_upload', 'needs_attention'] }).map((i) => i.clientTransactionId));
+    });
 
-  it('pages with `limit` and `state` together; the local API client reads page after page up to its limit', async () => {
-    const { s } = await queueOf(7);
-    const seen: string[] = [];
-    let after: string | undefined;
-    let requests = 0;
-    do {
-      const r = await call(s.url, 'GET', `/api/v1/offline?state=queued&limit=3${after !== undefined ? `&after=${after}` : ''}`, { headers: s.auth });
-      expect(r.status).toBe(200);
-      expect(r.json.items.length).toBeLessThanOrEqual(3);
-      seen.push(...ids(r.json.items));
-      after = r.json.next;
-      requests++;
-    } while (after !== undefined);
-    expect(requests).toBe(3);
-    expect(seen).toEqual(['pg-000', 'pg-001', 'pg-002', 'pg-003', 'pg-004', 'pg-005', 'pg-006']);
-    // Exactly a page's worth: no `next` (the page before knew there was no more).
-    const exact = await call(s.url, 'GET', '/api/v1/offline?limit=7', { headers: s.auth });
-    expect(exact.json.items).toHaveLength(7);
-    expect(exact.json).not.toHaveProperty('next');
-    const none = await call(s.url, 'GET', '/api/v1/offline?state=uploaded&limit=1&after=pg-000', { headers: s.auth });
-    expect(none.json).toMatchObject({ items: [] });
-    expect(none.json).not.toHaveProperty('next');
+    it('pages with `limit` and `state` together; the local API client reads page after page up to its limit', async () => {
+      const { s } = await queueOf(7);
+      const seen: string[] = [];
+      let after: string | undefined;
+      let requests = 0;
+      do {
+        const r = await call(s.url, 'GET', `/api/v1/offline?state=queued&limit=3${after !== undefined ? `&after=${after}` : ''}`, { headers: s.auth });
+        expect(r.status).toBe(200);
+        expect(r.json.items.length).toBeLessThanOrEqual(3);
+        seen.push(...ids(r.json.items));
+        after = r.json.next;
+        requests++;
+      } while (after !== undefined);
+      expect(requests).toBe(3);
+      expect(seen).toEqual(['pg-000', 'pg-001', 'pg-002', 'pg-003', 'pg-004', 'pg-005', 'pg-006']);
+      // Exactly a page's worth: no `next` (the page before knew there was no more).
+      const exact = await call(s.url, 'GET', '/api/v1/offline?limit=7', { headers: s.auth });
+      expect(exact.json.items).toHaveLength(7);
+      expect(exact.json).not.toHaveProperty('next');
+      const none = await call(s.url, 'GET', '/api/v1/offline?state=uploaded&limit=1&after=pg-000', { headers: s.auth });
+      expect(none.json).toMatchObject({ items: [] });
+      expect(none.json).not.toHaveProperty('next');
 
-    const client = new LocalApiClient(s.url, s.token);
-    const five = await client.offlineItems({ limit: 5 });
-    expect(ids(five.items as OfflineItemView[])).toEqual(['pg-000', 'pg-001', 'pg-002', 'pg-003', 'pg-004']);
-    expect(five.next).toBe('pg-004');
-    const page = await client.offlineQueue(['queued'], { after: 'pg-004', limit: 1 });
-    expect(ids(page.items as OfflineItemView[])).toEqual(['pg-005']);
-    expect(page.next).toBe('pg-005');
-    const rest = await client.offlineItems({ states: ['queued'] });
-    expect(rest.items).toHaveLength(7);
-    expect(rest).not.toHaveProperty('next');
-  });
+      const client = new LocalApiClient(s.url, s.token);
+      const five = await client.offlineItems({ limit: 5 });
+      expect(ids(five.items as OfflineItemView[])).toEqual(['pg-000', 'pg-001', 'pg-002', 'pg-003', 'pg-004']);
+      expect(five.next).toBe('pg-004');
+      const page = await client.offlineQueue(['queued'], { after: 'pg-004', limit: 1 });
+      expect(ids(page.items as OfflineItemView[])).toEqual(['pg-005']);
+      expect(page.next).toBe('pg-005');
+      const rest = await client.offlineItems({ states: ['queued'] });
+      expect(rest.items).toHaveLength(7);
+      expect(rest).not.toHaveProperty('next');
+    });
 
-  it('refuses a limit out of 1 to 1000 or not in digits, and an `after` the queue does not hold, with a 400 saying what to do', async () => {
-    const { s } = await queueOf(2);
-    for (const bad of ['0', '1001', '1e3', '-1', '5.0', '']) {
-      const r = await call(s.url, 'GET', `/api/v1/offline?limit=${encodeURIComponent(bad)}`, { headers: s.auth });
-      expect(r.status, bad).toBe(400);
-      expect(r.json.error, bad).toEqual({ code: 'API_BAD_REQUEST', message: 'limit must be a whole number from 1 to 1000' });
-    }
-    const max = await call(s.url, 'GET', '/api/v1/offline?limit=1000', { headers: s.auth });
-    expect(max.status).toBe(200);
-    const unknown = await call(s.url, 'GET', '/api/v1/offline?after=pg-999', { headers: s.auth });
-    expect(unknown.status).toBe(400);
-    expect(unknown.json.error).toEqual({ code: 'INPUT_INVALID', message: 'after: no offline sale pg-999 in the queue (pass the `next` of the page before)' });
-    const badId = await call(s.url, 'GET', '/api/v1/offline?after=a%20b', { headers: s.auth });
-    expect(badId.status).toBe(400);
-    expect(badId.json.error.message).toMatch(/^after must be a transaction id/);
+    it('refuses a limit out of 1 to 1000 or not in digits, and an `after` the queue does not hold, with a 400 saying what to do', async () => {
+      const { s } = await queueOf(2);
+      for (const bad of ['0', '1001', '1e3', '-1', '5.0', '']) {
+        const r = await call(s.url, 'GET', `/api/v1/offline?limit=${encodeURIComponent(bad)}`, { headers: s.auth });
+        expect(r.status, bad).toBe(400);
+        expect(r.json.error, bad).toEqual({ code: 'API_BAD_REQUEST', message: 'limit must be a whole number from 1 to 1000' });
+      }
+      const max = await call(s.url, 'GET', '/api/v1/offline?limit=1000', { headers: s.auth });
+      expect(max.status).toBe(200);
+      const unknown = await call(s.url, 'GET', '/api/v1/offline?after=pg-999', { headers: s.auth });
+      expect(unknown.status).toBe(400);
+      expect(unknown.json.error).toEqual({ code: 'INPUT_INVALID', message: 'after: no offline sale pg-999 in the queue (pass the `next` of the page before)' });
+      const badId = await call(s.url, 'GET', '/api/v1/offline?after=a%20b', { headers: s.auth });
+      expect(badId.status).toBe(400);
+      expect(badId.json.error.message).toMatch(/^after must be a transaction id/);
+    });
   });
 });
