@@ -26,8 +26,9 @@ interface PendingResult {
  * following, card data dropped) was one durable commit per upload, an fsync that blocks the
  * agent's one event loop, so four uploads at a time waited for four fsyncs in a row. Here
  * the answers a round gets are written together: with the next "sending" mark the round
- * writes anyway (MarkAhead), when MAX_RESULTS_PER_COMMIT are waiting, RESULT_COMMIT_WAIT_MS
- * after the first answer, and when the round ends, whichever comes first.
+ * writes anyway (MarkAhead), when MAX_RESULTS_PER_COMMIT are waiting (on the next turn),
+ * RESULT_COMMIT_WAIT_MS after the first answer, and when the round ends, whichever comes
+ * first.
  *
  * Why that keeps the invariants (docs/architecture.md, "Invariants" 1 and 2):
  * - Nothing relies on a result before its commit: the item's events and log line, its
