@@ -207,6 +207,14 @@ describe('the journal recording a state move', () => {
     expect(journal.flags('nope')).toBeUndefined();
   });
 
+  it('reads an offline sale as offline from its three columns, as the whole row says', () => {
+    const { journal } = openJournal();
+    journal.insert({ clientTransactionId: 'o-1', kind: 'sale', method: 'card', amount: 1000, currency: 'EUR', state: 'in_flight', clientDateTime: '2026-01-01T10:00:00.000Z' });
+    journal.update('o-1', { state: 'offline_stored', offline: true });
+    expect(journal.get('o-1')?.offline).toBe(true);
+    expect(journal.flags('o-1')).toEqual({ kind: 'sale', state: 'offline_stored', offline: true });
+  });
+
   it('still says a row is unknown when a state move names a row the journal does not have', () => {
     const { journal } = openJournal();
     let thrown: unknown;
