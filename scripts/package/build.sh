@@ -94,6 +94,9 @@ build_one() {
   # npm's own bookkeeping, the modules' dotfiles (lint, VCS and npm settings), and exec
   # bits: the bundled node runs every module file, none is started on its own.
   find "$app/node_modules" -type f -name '.*' -delete
+  # The modules' documentation pages, examples and coverage reports: nothing the agent
+  # reads, and some load scripts from the web when opened (lintian: privacy-breach-generic).
+  find "$app/node_modules" -type f -name '*.html' -delete
   find "$app/node_modules" -type f -exec chmod a-x {} +
 
   # package.json: what the agent reads at run time (name finds the install folder, version,
