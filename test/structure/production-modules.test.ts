@@ -84,13 +84,22 @@ function demoEnv(certs: DevCertPaths): Record<string, string> {
   };
 }
 
-describe('what `terminal-agent start` loads', () => {
-  it('in production (real platform, real serial ports) loads no demo platform, no simulated devices, no diagnostics and no CLI-only module', async () => {
+let production: ReturnType<typeof modulesLoadedByStart> | undefined;
+
+/** One production start (real platform, real serial ports) whose list every production check reads. */
+function productionStart(): ReturnType<typeof modulesLoadedByStart> {
+  production ??= (() => {
     const certs = testCerts();
     const tmp = tempDir('production-config-');
     cleanups.push(tmp.cleanup);
-    const config = writeProductionConfig(tmp.dir, certs);
-    const { src, urls } = await modulesLoadedByStart(['--config', config]);
+    return modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
+  })();
+  return production;
+}
+
+describe('what `terminal-agent start` loads', () => {
+  it('in production (real platform, real serial ports) loads no demo platform, no simulated devices, no diagnostics and no CLI-only module', async () => {
+    const { src, urls } = await productionStart();
     // The recorder works: the agent itself is in the list.
     expect(src).toContain('agent.js');
     expect(src).toContain('payments/index.js');
@@ -101,12 +110,8 @@ describe('what `terminal-agent start` loads', () => {
   }, 60_000);
 
   it('in production and with the embedded demo makes no date formatter: the first pages in about 8 MiB of ICU date data (docs/architecture.md, "Memory")', async () => {
-    const certs = testCerts();
-    const tmp = tempDir('production-config-');
-    cleanups.push(tmp.cleanup);
-    const production = await modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
-    const demo = await modulesLoadedByStart(['--api-port', '0'], demoEnv(certs), true);
-    for (const { loaded } of [production, demo]) {
+    const demo = await modulesLoadedByStart(['--api-port', '0'], demoEnv(testCerts()), true);
+    for (const { loaded } of [await productionStart(), demo]) {
       // The recorder works: it wrote its list.
       expect(loaded).toContain('NativeModule http');
       expect(loaded.filter((l) => l.startsWith('Intl.DateTimeFormat'))).toEqual([]);
@@ -114,11 +119,7 @@ describe('what `terminal-agent start` loads', () => {
   }, 60_000);
 
   it('in production loads neither node\'s own copy of undici nor the whole of undici (docs/architecture.md, "Memory")', async () => {
-    const certs = testCerts();
-    const tmp = tempDir('production-config-');
-    cleanups.push(tmp.cleanup);
-    const config = writeProductionConfig(tmp.dir, certs);
-    const { urls, loaded } = await modulesLoadedByStart(['--config', config]);
+    const { urls, loaded } = await productionStart();
     // The recorder works: the built-ins and undici's dispatcher are in the list.
     expect(loaded).toContain('NativeModule http');
     expect(loaded.some((f) => f.endsWith('/undici/lib/dispatcher/agent.js'))).toBe(true);
@@ -130,10 +131,7 @@ describe('what `terminal-agent start` loads', () => {
   }, 60_000);
 
   it('in production loads prom-client\'s registry and metric types only, not its index with its push gateway, cluster and process metrics (docs/architecture.md, "Memory")', async () => {
-    const certs = testCerts();
-    const tmp = tempDir('production-config-');
-    cleanups.push(tmp.cleanup);
-    const { loaded } = await modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
+    const { loaded } = await productionStart();
     // The recorder works: the registry is in the list.
     expect(loaded.some((f) => f.endsWith('/prom-client/lib/registry.js'))).toBe(true);
     expect(loaded.filter((f) => /\/prom-client\/(index\.js|lib\/(pushgateway|cluster|defaultMetrics)\.js)$/.test(f))).toEqual([]);
@@ -141,10 +139,7 @@ describe('what `terminal-agent start` loads', () => {
   }, 60_000);
 
   it('in production loads serialport\'s stream and binding only, not its index with its parsers and mock binding (docs/architecture.md, "Memory")', async () => {
-    const certs = testCerts();
-    const tmp = tempDir('production-config-');
-    cleanups.push(tmp.cleanup);
-    const { loaded } = await modulesLoadedByStart(['--config', writeProductionConfig(tmp.dir, certs)]);
+    const { loaded } = await productionStart();
     // The recorder works: the stream and the native binding are in the list.
     expect(loaded.some((f) => f.endsWith('/@serialport/stream/dist/index.js'))).toBe(true);
     expect(loaded.some((f) => f.endsWith('/@serialport/bindings-cpp/dist/linux.js'))).toBe(true);
