@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import { onePage } from '../core/index.js';
 import { computeLevels, openQueueReadOnly, QUEUE_STATES, type FlushReport, type OfflineLevels, type QueueItem, type QueueState } from '../offline/index.js';
 import { formatAmount } from '../payments/index.js';
 import { usageError } from './usage.js';
@@ -55,11 +56,9 @@ export function withQueue<T>(config: Config, fn: (items: QueueReader) => T): T {
         return ro.queue.db.transaction((): QueuePage => {
           // One item more than the page tells whether another follows; the rest is only counted.
           const rows = ro.queue.list({ ...(states !== undefined ? { states } : {}), ...(after !== undefined ? { after } : {}), limit: limit + 1 });
-          const items = rows.slice(0, limit);
-          const last = items.at(-1);
-          if (rows.length <= limit || last === undefined) return { items, more: 0 };
-          const more = ro.queue.count({ ...(states !== undefined ? { states } : {}), after: last.clientTransactionId });
-          return { items, next: last.clientTransactionId, more };
+          const { items, next } = onePage(rows, limit, (i) => i.clientTransactionId);
+          if (next === undefined) return { items, more: 0 };
+          return { items, next, more: ro.queue.count({ ...(states !== undefined ? { states } : {}), after: next }) };
         })();
       },
       iterate: (states) => (exists ? ro.queue.iterate(states !== undefined ? { states } : {}) : []),

@@ -7,5 +7,6 @@ export { isJournalStream, syslogPriority, withSyslogPrefix } from './journald.js
 export * from './clock.js';
 export * from './backoff.js';
 export { isKnownTimeZone } from './time-zone.js';
+export { onePage } from './paging.js';
 export { qrCode } from './qr-code.js';
 export { undiciAgent, undiciRequest, type UndiciRequestOptions } from './undici.js';

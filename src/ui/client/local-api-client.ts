@@ -60,6 +60,21 @@ export function readLocalToken(dataDir: string): string {
 }
 
 /**
+ * Reads page after page (docs/local-api.md, "Paging"), at most `maxPage` items a request,
+ * until `wanted` items or the last page; `next` when more follow.
+ */
+async function readPages<T>(wanted: number, maxPage: number, page: (limit: number, after: string | undefined) => Promise<{ items: T[]; next?: string }>): Promise<{ items: T[]; next?: string }> {
+  const items: T[] = [];
+  let after: string | undefined;
+  do {
+    const p = await page(Math.min(maxPage, wanted - items.length), after);
+    items.push(...p.items);
+    after = p.next;
+  } while (after !== undefined && items.length < wanted);
+  return { items, ...(after !== undefined ? { next: after } : {}) };
+}
+
+/**
  * The client of the running agent's local API, for the CLI and diagnostics: JSON over
  * loopback with the local token (docs/architecture.md, "Local API and counter page").
  * Errors come back as AgentError with the agent's code and message (the HTTP status in
@@ -137,20 +152,16 @@ export class LocalApiClient {
 
   /** Up to `limit` rows (newest first), page after page (docs/local-api.md, "Paging"). */
   async transactions(query: { date?: string; reference?: string; limit?: number }): Promise<ApiTransaction[]> {
-    const wanted = query.limit ?? 100;
-    const rows: ApiTransaction[] = [];
-    let after: string | undefined;
-    do {
+    const { items } = await readPages(query.limit ?? 100, 500, async (limit, after) => {
       const q = new URLSearchParams();
       if (query.date !== undefined) q.set('date', query.date);
       if (query.reference !== undefined) q.set('reference', query.reference);
-      q.set('limit', String(Math.min(500, wanted - rows.length)));
+      q.set('limit', String(limit));
       if (after !== undefined) q.set('after', after);
       const page = await this.call<ApiTransactionListAnswer>('GET', `/api/v1/transactions?${q.toString()}`);
-      rows.push(...page.transactions);
-      after = page.next;
-    } while (after !== undefined && rows.length < wanted);
-    return rows;
+      return { items: page.transactions, ...(page.next !== undefined ? { next: page.next } : {}) };
+    });
+    return items;
   }
 
   async allowedOperations(id: string): Promise<ApiAllowedOperations> {
@@ -188,15 +199,7 @@ export class LocalApiClient {
 
   /** Up to `limit` items of the offline queue (oldest first), page after page; `next` when more follow. */
   async offlineItems(query: { states?: readonly string[]; limit?: number }): Promise<{ items: ApiOfflineItem[]; next?: string }> {
-    const wanted = query.limit ?? 100;
-    const items: ApiOfflineItem[] = [];
-    let after: string | undefined;
-    do {
-      const page = await this.offlineQueue(query.states, { limit: Math.min(1000, wanted - items.length), ...(after !== undefined ? { after } : {}) });
-      items.push(...page.items);
-      after = page.next;
-    } while (after !== undefined && items.length < wanted);
-    return { items, ...(after !== undefined ? { next: after } : {}) };
+    return readPages(query.limit ?? 100, 1000, (limit, after) => this.offlineQueue(query.states, { limit, ...(after !== undefined ? { after } : {}) }));
   }
 
   /** Puts an offline sale needing attention back into the queue. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentError, ErrorCodes } from '../../core/index.js';
+import { AgentError, ErrorCodes, onePage } from '../../core/index.js';
 import { apiOffline, apiOfflineItem } from '../api-views.js';
 import { readJsonBody } from '../http-io.js';
 import type { Router } from '../router.js';
@@ -48,11 +48,9 @@ export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
     const levels = apiOffline(await source.levels());
     const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
     // One item more than the page tells whether another page follows (docs/local-api.md, "Paging").
-    const items = source.items ? await source.items(states, { ...(q.after !== undefined ? { after: q.after } : {}), limit: limit + 1 }) : [];
-    const page = items.slice(0, limit);
-    const last = page.at(-1);
-    const next = items.length > limit && last !== undefined ? { next: last.clientTransactionId } : {};
-    return { status: 200, body: { offline: levels, items: page.map(apiOfflineItem), ...next } satisfies ApiOfflineAnswer };
+    const rows = source.items ? await source.items(states, { ...(q.after !== undefined ? { after: q.after } : {}), limit: limit + 1 }) : [];
+    const { items, next } = onePage(rows, limit, (i) => i.clientTransactionId);
+    return { status: 200, body: { offline: levels, items: items.map(apiOfflineItem), ...(next !== undefined ? { next } : {}) } satisfies ApiOfflineAnswer };
   });
 
   router.add('POST', '/api/v1/offline/flush', async (ctx) => {

@@ -1,8 +1,8 @@
-import { AgentError, ErrorCodes } from '../../core/index.js';
+import { AgentError, ErrorCodes, onePage } from '../../core/index.js';
 import { type SaleRequest, parseAmount, normalizeCurrency } from '../../payments/index.js';
 import { readJsonBody } from '../http-io.js';
 import type { RouteContext, Router } from '../router.js';
-import { cancelBodySchema, captureAllBodySchema, captureBodySchema, emptyBodySchema, getQuerySchema, listQuerySchema, noQuerySchema, parseInput, queryObject, refundBodySchema, refundByWebBodySchema, saleBodySchema, transactionIdSchema, type SaleBody } from '../schemas.js';
+import { cancelBodySchema, captureAllBodySchema, captureBodySchema, DEFAULT_PAGE_LIMIT, emptyBodySchema, getQuerySchema, listQuerySchema, noQuerySchema, parseInput, queryObject, refundBodySchema, refundByWebBodySchema, saleBodySchema, transactionIdSchema, type SaleBody } from '../schemas.js';
 import { apiAllowedOperations, apiTransaction } from '../api-views.js';
 import type { ApiAllowedOperationsAnswer, ApiTransactionAnswer, ApiTransactionListAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
@@ -77,13 +77,11 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
 
   router.add('GET', '/api/v1/transactions', (ctx) => {
     const q = parseInput(listQuerySchema, queryObject(ctx.query), 'query');
-    const limit = q.limit ?? 100;
+    const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
     // One row more than the page tells whether another page follows (docs/local-api.md, "Paging").
     const rows = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.reference !== undefined ? { reference: q.reference } : {}), ...(q.after !== undefined ? { after: q.after } : {}), limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const next = rows.length > limit && last !== undefined ? { next: last.clientTransactionId } : {};
-    return { status: 200, body: { transactions: page.map((v) => apiTransaction(v, { withEvents: false })), ...next } satisfies ApiTransactionListAnswer };
+    const { items, next } = onePage(rows, limit, (v) => v.clientTransactionId);
+    return { status: 200, body: { transactions: items.map((v) => apiTransaction(v, { withEvents: false })), ...(next !== undefined ? { next } : {}) } satisfies ApiTransactionListAnswer };
   });
 
   router.add('GET', '/api/v1/transactions/:id', async (ctx) => {
