@@ -69,7 +69,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       // Three columns first: an online sale's approval (one event per platform event) reads no whole row here.
       if (this.ctx.journal.flags(e.data.clientTransactionId)?.offline !== true) return;
       const row = this.ctx.journal.get(e.data.clientTransactionId);
-      if (row === undefined || !row.offline || !needsImmediateCapture(this.ctx, row)) return;
+      if (row === undefined || !needsImmediateCapture(this.ctx, row)) return;
       this.ctx.background('capture uploaded sale', () => captureIfImmediate(this.ctx, row));
     });
   }
