@@ -38,12 +38,18 @@ describe('quality-target benches run with tiny counts', () => {
     const result = await benchDurableEnqueue({ count: 20, block: 10, backlog: 5, history: 20 });
     expectFigures(result, 'durable-enqueue');
     expect(result.rows[0]?.value).toBeGreaterThan(0);
+    // The split reached the agent's objects: the enqueue's checks, insert and after-commit work were timed.
+    expect(result.rows.find((r) => r.measure.startsWith('enqueue: limit checks'))?.value).toBeGreaterThan(0);
+    expect(result.notes[0]).toMatch(/the log line [0-9]+, events [0-9]+/);
   });
 
   it('queue-drain returns the upload and bare request rates at each concurrency', async () => {
     const result = await benchQueueDrain({ certsDir, count: 4, block: 2, concurrencies: [1, 2], platform: 'embedded' });
     expectFigures(result, 'queue-drain');
     expect(result.rows.filter((r) => r.target !== undefined)).toHaveLength(2);
+    // The split reached the uploader's helpers at each concurrency.
+    for (const row of result.rows.filter((r) => r.measure.startsWith("agent's own synchronous work"))) expect(row.value, row.measure).toBeGreaterThan(0);
+    expect(result.notes[0]).toMatch(/result writes [0-9]+ µs, commits [0-9]+, marks [0-9]+, log line and events [0-9]+/);
   }, 60_000);
 
   it('online-sale returns the sale, card-in-hand and floor percentiles', async () => {
