@@ -1,6 +1,7 @@
 import { AgentError, ErrorCodes, type Logger, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
 import { uploadSettlement, type OfflineSaleReports } from '../payments/index.js';
+import type { JournalRow } from '../payments/index.js';
 import type { TransactionRecord } from '../platform/index.js';
 import type { OfflineQueue } from './queue.js';
 import type { AttemptOutcome, QueueItem, QueueState } from './types.js';
@@ -10,7 +11,8 @@ export interface AnnounceSettled {
   item: QueueItem;
   record: TransactionRecord;
   declinedWhy: string | undefined;
-  journalChanged: boolean;
+  /** The journal row as the same transaction wrote it; undefined when it was left as it was. */
+  journalRow: JournalRow | undefined;
 }
 
 /**
@@ -64,8 +66,8 @@ export class OutcomeRecorder {
       message: declinedWhy ?? null,
       dropBody: true,
     });
-    const journalChanged = this.reports.uploadSettled(clientTransactionId, record) !== undefined;
-    return { item, record, declinedWhy, journalChanged };
+    const journalRow = this.reports.uploadSettled(clientTransactionId, record);
+    return { item, record, declinedWhy, journalRow };
   }
 
   /** After the commit of applySettled: the log line and the events (nothing tells of a result not on disk). */
@@ -81,7 +83,8 @@ export class OutcomeRecorder {
       );
       this.bus.publish('offline.warning', { message: `sale ${clientTransactionId} ${declinedWhy ?? 'declined after upload'}`, clientTransactionId });
     }
-    this.publish(item, s.journalChanged);
+    // The row as written: announced without reading it back (nothing ran between the commit and here).
+    this.publish(item, s.journalRow ?? false);
     return item;
   }
 
@@ -178,8 +181,11 @@ export class OutcomeRecorder {
     this.publish(item, true);
   }
 
-  /** `offline.item`, then (when the journal row may have changed) the row's `transaction.updated`. */
-  private publish(item: QueueItem, journalRow = false): void {
+  /**
+   * `offline.item`, then (when the journal row may have changed) the row's
+   * `transaction.updated`: `true` reads the row, a row is announced as it is.
+   */
+  private publish(item: QueueItem, journalRow: boolean | JournalRow = false): void {
     this.bus.publish('offline.item', {
       clientTransactionId: item.clientTransactionId,
       state: item.state,
@@ -188,6 +194,7 @@ export class OutcomeRecorder {
       ...(item.serverTransactionId !== undefined ? { serverTransactionId: item.serverTransactionId } : {}),
       ...(item.message !== undefined ? { message: item.message } : {}),
     });
-    if (journalRow) this.reports.announce(item.clientTransactionId);
+    if (journalRow === true) this.reports.announce(item.clientTransactionId);
+    else if (journalRow !== false) this.reports.announceRow(journalRow);
   }
 }

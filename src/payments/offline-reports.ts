@@ -31,6 +31,8 @@ export interface OfflineSaleReports {
   requeued(clientTransactionId: string): void;
   /** After the transaction: the sale's journal row on the bus (`transaction.updated`). */
   announce(clientTransactionId: string): void;
+  /** The same for a row the caller has as its transaction wrote it (no read). */
+  announceRow(row: JournalRow): void;
   /** One card-data scrub for a whole upload round instead of one per sale (Journal.holdScrub); call the release when the round ends. */
   holdScrub(): () => void;
 }
@@ -66,6 +68,9 @@ export function offlineSaleReports(journal: Journal, bus: EventBus, log: Logger)
     announce(clientTransactionId) {
       const row = journal.get(clientTransactionId);
       if (row !== undefined) bus.publish('transaction.updated', transactionUpdated(row));
+    },
+    announceRow(row) {
+      bus.publish('transaction.updated', transactionUpdated(row));
     },
   };
 }
