@@ -77,12 +77,30 @@ export interface ApiTransaction {
   reference?: string;
 }
 
-/** Whether one operation on a sale is allowed now, and up to which amount. */
+/** Why an operation is not allowed (src/payments/api.ts OPERATION_REASON_CODES; docs/local-api.md, "Allowed operations"). */
+export type ApiOperationReasonCode =
+  | 'NOT_A_SALE'
+  | 'NOT_UPLOADED'
+  | 'NOT_APPROVED'
+  | 'CAPTURED_REFUND_INSTEAD'
+  | 'CANCEL_WINDOW_ENDED'
+  | 'NOTHING_LEFT_TO_CANCEL'
+  | 'NOT_CAPTURED_CANCEL_INSTEAD'
+  | 'REFUND_WINDOW_ENDED'
+  | 'NOTHING_LEFT_TO_REFUND'
+  | 'NOT_A_CARD_SALE'
+  | 'ALREADY_CAPTURED'
+  | 'CAPTURE_UNDER_WAY'
+  | 'NOTHING_LEFT_TO_CAPTURE'
+  | 'PLATFORM_NOT_ALLOWED';
+
+/** Whether one operation on a sale is allowed now, and up to which amount; when not, why (a sentence in English and a stable code). */
 export interface ApiOperation {
   allowed: boolean;
   maxAmount: number;
   maxAmountText: string;
   reason?: string;
+  reasonCode?: ApiOperationReasonCode;
 }
 
 export interface ApiAllowedOperations {
