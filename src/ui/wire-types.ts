@@ -181,6 +181,8 @@ export interface ApiOfflineLevels {
   oldestCreatedAt?: string;
   /** Items the uploader gave up on; someone has to look at them. */
   needsAttention?: number;
+  /** Items per queue state in the whole queue, not only the page answered (docs/local-api.md, "Paging"). */
+  states: Record<ApiOfflineItemState, number>;
   uploading?: boolean;
   lastError?: string;
   totalsText: Record<string, string>;

@@ -106,6 +106,15 @@ const offlineLevelsSchema = z
     floorLimits: z.record(z.string(), z.number()).optional(),
     oldestCreatedAt: isoTime.optional(),
     needsAttention: z.number().int().optional(),
+    states: z
+      .strictObject({
+        queued: z.number().int(),
+        uploading: z.number().int(),
+        uploaded: z.number().int(),
+        declined_after_upload: z.number().int(),
+        needs_attention: z.number().int(),
+      })
+      .describe('items per queue state in the whole queue, not only the page answered'),
     uploading: z.boolean().optional(),
     lastError: z.string().optional(),
     totalsText: z.record(z.string(), z.string()),
