@@ -79,8 +79,6 @@ export interface Offline {
   levels(): OfflineLevels;
   list(opts?: ListQueueOptions): QueueItem[];
   get(clientTransactionId: string): QueueItem | undefined;
-  /** For GET /api/v1/offline: levels and every item (no card data). */
-  overview(): OfflineOverview;
   /** Puts a sale needing attention back into the queue (staff fixed the cause); refusals count from zero. */
   requeue(clientTransactionId: string): QueueItem;
   /** Runs the age checks now (the uploader's loop also does); returns the warnings raised. */
@@ -232,7 +230,6 @@ export function createOffline(deps: OfflineDeps): Offline {
     levels,
     list: (opts) => queue.list(opts),
     get: (id) => queue.get(id),
-    overview: () => ({ levels: levels(), items: queue.list() }),
     requeue: (id) => {
       const item = recorder.requeued(id);
       publishLevels();

@@ -150,10 +150,43 @@ export interface TransactionView {
   reference?: string;
 }
 
+/**
+ * Why an operation is not allowed, as a stable code beside the English `reason` sentence, so
+ * callers and the counter page can say it in their own words (docs/local-api.md, "Allowed
+ * operations"). Named like the error codes (docs/architecture.md, "Errors"): a code is never
+ * renamed or reused; a new case gets a new code.
+ */
+export const OPERATION_REASON_CODES = [
+  'NOT_A_SALE',
+  'NOT_UPLOADED',
+  'NOT_APPROVED',
+  'CAPTURED_REFUND_INSTEAD',
+  'CANCEL_WINDOW_ENDED',
+  'NOTHING_LEFT_TO_CANCEL',
+  'NOT_CAPTURED_CANCEL_INSTEAD',
+  'REFUND_WINDOW_ENDED',
+  'NOTHING_LEFT_TO_REFUND',
+  'NOT_A_CARD_SALE',
+  'ALREADY_CAPTURED',
+  'CAPTURE_UNDER_WAY',
+  'NOTHING_LEFT_TO_CAPTURE',
+  'PLATFORM_NOT_ALLOWED',
+] as const;
+
+export type OperationReasonCode = (typeof OPERATION_REASON_CODES)[number];
+
+/** One operation: allowed up to `maxAmount`, or not, with the reason as a sentence and as a code. */
+export interface AllowedOperationView {
+  allowed: boolean;
+  maxAmount: number;
+  reason?: string;
+  reasonCode?: OperationReasonCode;
+}
+
 export interface AllowedOperationsView {
-  cancel: { allowed: boolean; maxAmount: number; reason?: string };
-  refund: { allowed: boolean; maxAmount: number; reason?: string };
-  capture: { allowed: boolean; maxAmount: number; reason?: string };
+  cancel: AllowedOperationView;
+  refund: AllowedOperationView;
+  capture: AllowedOperationView;
   currency: string;
   /** Whether the platform's allowedoperations answer was used (else local rules only). */
   fromPlatform: boolean;

@@ -1,5 +1,5 @@
 import { AgentError, ErrorCodes } from '../core/index.js';
-import type { AllowedOperationsView } from './api.js';
+import type { AllowedOperationsView, AllowedOperationView, OperationReasonCode } from './api.js';
 import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
 import { isCapturedStatus } from './records.js';
@@ -60,6 +60,8 @@ export interface OpenOperations {
 }
 
 export interface Refusal {
+  /** The refusal as a stable code (docs/local-api.md, "Allowed operations"). */
+  reasonCode: OperationReasonCode;
   message: string;
   details: Record<string, unknown>;
   code: RefusalCode;
@@ -67,12 +69,15 @@ export interface Refusal {
 
 type Check = { ok: true; maxAmount: number } | { ok: false; refusal: Refusal };
 
-const refuse = (message: string, details: Record<string, unknown> = {}, code: RefusalCode = ErrorCodes.PAYMENT_RULE): Check => ({ ok: false, refusal: { message, details, code } });
+const refuse = (reasonCode: OperationReasonCode, message: string, details: Record<string, unknown> = {}, code: RefusalCode = ErrorCodes.PAYMENT_RULE): Check => ({
+  ok: false,
+  refusal: { reasonCode, message, details, code },
+});
 
 function saleUsable(sale: JournalRow, op: string): Check | undefined {
-  if (sale.kind !== 'sale') return refuse(`only a sale can be ${op}; ${sale.clientTransactionId} is a ${sale.kind}`, {}, ErrorCodes.PAYMENT_STATE);
-  if (sale.state === 'offline_stored') return refuse(`the sale was taken offline and is not uploaded yet: it can be ${op} once the platform has it`, {}, ErrorCodes.PAYMENT_STATE);
-  if (sale.state !== 'approved') return refuse(`a ${sale.state.replace('_', ' ')} sale cannot be ${op}`, { state: sale.state }, ErrorCodes.PAYMENT_STATE);
+  if (sale.kind !== 'sale') return refuse('NOT_A_SALE', `only a sale can be ${op}; ${sale.clientTransactionId} is a ${sale.kind}`, {}, ErrorCodes.PAYMENT_STATE);
+  if (sale.state === 'offline_stored') return refuse('NOT_UPLOADED', `the sale was taken offline and is not uploaded yet: it can be ${op} once the platform has it`, {}, ErrorCodes.PAYMENT_STATE);
+  if (sale.state !== 'approved') return refuse('NOT_APPROVED', `a ${sale.state.replace('_', ' ')} sale cannot be ${op}`, { state: sale.state }, ErrorCodes.PAYMENT_STATE);
   return undefined;
 }
 
@@ -81,20 +86,20 @@ export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations 
   const unusable = saleUsable(sale, 'cancelled');
   if (unusable !== undefined) return unusable;
   if (isCard(sale) && (sale.capturedAmount > 0 || isCapturedStatus(sale.platformStatus))) {
-    return refuse('the sale is captured and can no longer be cancelled: refund it instead', { suggest: 'refund' }, ErrorCodes.PAYMENT_STATE);
+    return refuse('CAPTURED_REFUND_INSTEAD', 'the sale is captured and can no longer be cancelled: refund it instead', { suggest: 'refund' }, ErrorCodes.PAYMENT_STATE);
   }
   const deadline = cancelDeadline(sale);
   if (deadline !== undefined && now >= deadline) {
     const rule = sale.method === 'walletA' ? 'until 00:15 UTC+8 on the day after the sale' : 'for 24 hours after the sale';
     // Stryker disable next-line StringLiteral: only walletA and walletB have a deadline, so the method is always there
     const method = sale.method ?? 'wallet';
-    return refuse(`the ${method} cancel window (${rule}) ended at ${new Date(deadline).toISOString()}: a refund is offered instead`, {
+    return refuse('CANCEL_WINDOW_ENDED', `the ${method} cancel window (${rule}) ended at ${new Date(deadline).toISOString()}: a refund is offered instead`, {
       suggest: 'refund',
       deadline: new Date(deadline).toISOString(),
     });
   }
   const left = sale.amount - sale.cancelledAmount - sale.refundedAmount - open.cancel - open.refund;
-  if (left <= 0) return refuse('nothing is left to cancel on this sale');
+  if (left <= 0) return refuse('NOTHING_LEFT_TO_CANCEL', 'nothing is left to cancel on this sale');
   return { ok: true, maxAmount: left };
 }
 
@@ -104,17 +109,17 @@ export function refundCheck(sale: JournalRow, now: number, open: OpenOperations 
   if (unusable !== undefined) return unusable;
   let charged: number;
   if (isCard(sale)) {
-    if (sale.capturedAmount <= 0) return refuse('the sale is authorized but not captured: cancel it instead (nothing was charged yet)', { suggest: 'cancel' }, ErrorCodes.PAYMENT_STATE);
+    if (sale.capturedAmount <= 0) return refuse('NOT_CAPTURED_CANCEL_INSTEAD', 'the sale is authorized but not captured: cancel it instead (nothing was charged yet)', { suggest: 'cancel' }, ErrorCodes.PAYMENT_STATE);
     charged = sale.capturedAmount;
   } else {
     charged = sale.amount - sale.cancelledAmount;
   }
   if (sale.method === 'walletB') {
     const last = walletBRefundLastInstant(saleTime(sale));
-    if (now > last) return refuse(`the walletB refund window (180 days after the sale) ended at ${new Date(last).toISOString()}`, { deadline: new Date(last).toISOString() });
+    if (now > last) return refuse('REFUND_WINDOW_ENDED', `the walletB refund window (180 days after the sale) ended at ${new Date(last).toISOString()}`, { deadline: new Date(last).toISOString() });
   }
   const left = charged - sale.refundedAmount - open.refund;
-  if (left <= 0) return refuse('the sale is fully refunded');
+  if (left <= 0) return refuse('NOTHING_LEFT_TO_REFUND', 'the sale is fully refunded');
   return { ok: true, maxAmount: left };
 }
 
@@ -122,11 +127,11 @@ export function refundCheck(sale: JournalRow, now: number, open: OpenOperations 
 export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'captured');
   if (unusable !== undefined) return unusable;
-  if (!isCard(sale)) return refuse('only card sales are captured', {}, ErrorCodes.PAYMENT_STATE);
-  if (sale.capturedAmount > 0 || isCapturedStatus(sale.platformStatus)) return refuse('the sale is captured already', {}, ErrorCodes.PAYMENT_STATE);
-  if (open.capture > 0) return refuse('a capture of this sale is already under way', {}, ErrorCodes.PAYMENT_STATE);
+  if (!isCard(sale)) return refuse('NOT_A_CARD_SALE', 'only card sales are captured', {}, ErrorCodes.PAYMENT_STATE);
+  if (sale.capturedAmount > 0 || isCapturedStatus(sale.platformStatus)) return refuse('ALREADY_CAPTURED', 'the sale is captured already', {}, ErrorCodes.PAYMENT_STATE);
+  if (open.capture > 0) return refuse('CAPTURE_UNDER_WAY', 'a capture of this sale is already under way', {}, ErrorCodes.PAYMENT_STATE);
   const left = sale.amount - sale.cancelledAmount - open.cancel;
-  if (left <= 0) return refuse('nothing is left to capture on this sale');
+  if (left <= 0) return refuse('NOTHING_LEFT_TO_CAPTURE', 'nothing is left to capture on this sale');
   return { ok: true, maxAmount: left };
 }
 
@@ -150,8 +155,8 @@ export function checkMotoEntryMode(entryMode: string): void {
 
 /** The local rules as an allowed-operations view. */
 export function localAllowed(sale: JournalRow, now: number, open?: OpenOperations): AllowedOperationsView {
-  const view = (c: Check): { allowed: boolean; maxAmount: number; reason?: string } =>
-    c.ok ? { allowed: true, maxAmount: c.maxAmount } : { allowed: false, maxAmount: 0, reason: c.refusal.message };
+  const view = (c: Check): AllowedOperationView =>
+    c.ok ? { allowed: true, maxAmount: c.maxAmount } : { allowed: false, maxAmount: 0, reason: c.refusal.message, reasonCode: c.refusal.reasonCode };
   return {
     cancel: view(cancelCheck(sale, now, open)),
     refund: view(refundCheck(sale, now, open)),
@@ -198,9 +203,8 @@ export function mergeAllowed(local: AllowedOperationsView, answer: Record<string
     if (p === undefined) continue;
     const l = local[name];
     if (!p.allowed) {
-      // Stryker disable next-line StringLiteral,LogicalOperator: a local refusal always has its reason (localAllowed), so 'not allowed' is never shown
-      const localReason = l.reason ?? 'not allowed';
-      merged[name] = { allowed: false, maxAmount: 0, reason: l.allowed ? 'the platform does not allow it for this transaction' : localReason };
+      // A local refusal keeps its own reason and code (localAllowed); else the platform's refusal is the reason.
+      merged[name] = l.allowed ? { allowed: false, maxAmount: 0, reason: 'the platform does not allow it for this transaction', reasonCode: 'PLATFORM_NOT_ALLOWED' } : { ...l, maxAmount: 0 };
     } else if (l.allowed) {
       merged[name] = { allowed: true, maxAmount: p.maxAmount === undefined ? l.maxAmount : Math.min(l.maxAmount, p.maxAmount) };
     }

@@ -19,10 +19,13 @@ export function offlineItemView(item: QueueItem): OfflineItemView {
   };
 }
 
-/** The offline component (src/offline/offline.ts) as the local API's source: levels, flush, items, requeue. */
-export function offlineApiSource(offline: Pick<Offline, 'api' | 'list' | 'requeue'>): OfflineApiSource {
+/**
+ * The offline component (src/offline/offline.ts) as the local API's source: levels (with the
+ * items per state of the whole queue, which a paged list cannot count), flush, items, requeue.
+ */
+export function offlineApiSource(offline: Pick<Offline, 'api' | 'levels' | 'list' | 'requeue'>): OfflineApiSource {
   return {
-    levels: () => offline.api.levels(),
+    levels: () => ({ ...offline.api.levels(), states: offline.levels().states }),
     flush: () => offline.api.flush(),
     items: (states, page) =>
       offline

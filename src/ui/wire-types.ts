@@ -77,12 +77,30 @@ export interface ApiTransaction {
   reference?: string;
 }
 
-/** Whether one operation on a sale is allowed now, and up to which amount. */
+/** Why an operation is not allowed (src/payments/api.ts OPERATION_REASON_CODES; docs/local-api.md, "Allowed operations"). */
+export type ApiOperationReasonCode =
+  | 'NOT_A_SALE'
+  | 'NOT_UPLOADED'
+  | 'NOT_APPROVED'
+  | 'CAPTURED_REFUND_INSTEAD'
+  | 'CANCEL_WINDOW_ENDED'
+  | 'NOTHING_LEFT_TO_CANCEL'
+  | 'NOT_CAPTURED_CANCEL_INSTEAD'
+  | 'REFUND_WINDOW_ENDED'
+  | 'NOTHING_LEFT_TO_REFUND'
+  | 'NOT_A_CARD_SALE'
+  | 'ALREADY_CAPTURED'
+  | 'CAPTURE_UNDER_WAY'
+  | 'NOTHING_LEFT_TO_CAPTURE'
+  | 'PLATFORM_NOT_ALLOWED';
+
+/** Whether one operation on a sale is allowed now, and up to which amount; when not, why (a sentence in English and a stable code). */
 export interface ApiOperation {
   allowed: boolean;
   maxAmount: number;
   maxAmountText: string;
   reason?: string;
+  reasonCode?: ApiOperationReasonCode;
 }
 
 export interface ApiAllowedOperations {
@@ -163,6 +181,8 @@ export interface ApiOfflineLevels {
   oldestCreatedAt?: string;
   /** Items the uploader gave up on; someone has to look at them. */
   needsAttention?: number;
+  /** Items per queue state in the whole queue, not only the page answered (docs/local-api.md, "Paging"). */
+  states: Record<ApiOfflineItemState, number>;
   uploading?: boolean;
   lastError?: string;
   totalsText: Record<string, string>;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createLocalApi, type LocalApi, type LocalApiOptions } from '../../src/ui/local-api.js';
-import type { HealthSource, MerchantsSource, MerchantView, OfflineApiSource, OfflineItemsPage, OfflineItemView, OfflineLevelsView } from '../../src/ui/sources.js';
+import { OFFLINE_ITEM_STATES, type HealthSource, type MerchantsSource, type MerchantView, type OfflineApiSource, type OfflineItemsPage, type OfflineItemView, type OfflineLevelsView } from '../../src/ui/sources.js';
 import { AgentError, ErrorCodes } from '../../src/core/errors.js';
 import { tempDir } from './temp-dir.js';
 import { testLogger, type LogSink } from './log-sink.js';
@@ -39,7 +39,8 @@ export class FakeOffline implements OfflineApiSource {
   readonly requeued: string[] = [];
   levels(): OfflineLevelsView {
     const needsAttention = this.queue.filter((i) => i.state === 'needs_attention').length;
-    return { enabled: true, count: 2, maxCount: 500, totals: { EUR: 4_000 }, maxTotal: { EUR: 500_000 }, floorLimits: { EUR: 25_000 }, ...(needsAttention > 0 ? { needsAttention } : {}) };
+    const states = Object.fromEntries(OFFLINE_ITEM_STATES.map((s) => [s, this.queue.filter((i) => i.state === s).length])) as OfflineLevelsView['states'];
+    return { enabled: true, count: 2, maxCount: 500, totals: { EUR: 4_000 }, maxTotal: { EUR: 500_000 }, floorLimits: { EUR: 25_000 }, ...(needsAttention > 0 ? { needsAttention } : {}), states };
   }
   async flush() {
     this.flushed++;

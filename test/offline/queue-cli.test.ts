@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OfflineApiSource } from '../../src/ui/sources.js';
+import { offlineApiSource } from '../../src/ui/offline-source.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 import { runCli } from '../helpers/cli.js';
@@ -139,7 +140,7 @@ describe('terminal-agent queue', () => {
 
   it('flush asks the running agent through the local API and prints what happened', async () => {
     f = await queueWithHistory();
-    const source: OfflineApiSource = f.offline.api;
+    const source: OfflineApiSource = offlineApiSource(f.offline);
     api = await startApi({ dataDir: join(f.dir, 'data'), extra: { offline: source } });
     const flags = ['--data-dir', join(f.dir, 'data'), '--api-port', new URL(api.url).port];
     const r = await run([...flags, 'queue', 'flush']);

@@ -189,7 +189,7 @@ describe('allowed operations', () => {
     const sale = (await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR', merchantId: 'm-1002' })).done).clientTransactionId;
     expect(await t.service.allowedOperations(sale)).toEqual({
       cancel: { allowed: true, maxAmount: 2_000 },
-      refund: { allowed: false, maxAmount: 0, reason: 'the sale is authorized but not captured: cancel it instead (nothing was charged yet)' },
+      refund: { allowed: false, maxAmount: 0, reason: 'the sale is authorized but not captured: cancel it instead (nothing was charged yet)', reasonCode: 'NOT_CAPTURED_CANCEL_INSTEAD' },
       capture: { allowed: true, maxAmount: 2_000 },
       currency: 'EUR',
       fromPlatform: true,

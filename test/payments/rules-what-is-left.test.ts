@@ -225,8 +225,8 @@ describe('allowed operations shown to the clerk', () => {
     expect(merged.refund).toEqual(local.refund);
     expect(merged.cancel).toEqual(local.cancel);
     const refused = mergeAllowed(local, { allowed: false });
-    expect(refused.refund).toEqual({ allowed: false, maxAmount: 0, reason: 'the sale is fully refunded' });
+    expect(refused.refund).toEqual({ allowed: false, maxAmount: 0, reason: 'the sale is fully refunded', reasonCode: 'NOTHING_LEFT_TO_REFUND' });
     const open = mergeAllowed(localAllowed(saleRow(), SOLD_AT), { allowed: false });
-    expect(open.cancel).toEqual({ allowed: false, maxAmount: 0, reason: 'the platform does not allow it for this transaction' });
+    expect(open.cancel).toEqual({ allowed: false, maxAmount: 0, reason: 'the platform does not allow it for this transaction', reasonCode: 'PLATFORM_NOT_ALLOWED' });
   });
 });

@@ -1,11 +1,8 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startAgent, type RunningAgent } from '../../src/agent.js';
-import { configSchema } from '../../src/config/schema.js';
-import { testCerts } from '../helpers/certs.js';
-import { testLogger } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import type { RunningAgent } from '../../src/agent.js';
+import { startDemoAgent, type DemoAgent } from './demo-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage, signInOnPage } from './browser.js';
 import { DEMO_STAFF, DEMO_TRAINEE } from './staff.js';
 
@@ -15,40 +12,25 @@ import { DEMO_STAFF, DEMO_TRAINEE } from './staff.js';
  * card sale on the simulated reader, and a cancel. Screenshots go to test-artifacts/.
  */
 describe('counter page end to end', () => {
+  let demo: DemoAgent;
   let agent: RunningAgent;
   let browser: Browser;
   let page: Page;
-  let cleanup: () => void;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     buildPage();
-    const tmp = tempDir('terminal-agent-e2e-');
-    cleanup = tmp.cleanup;
-    const certs = testCerts();
-    const config = configSchema.parse({
-      environment: 'local',
-      dataDir: join(tmp.dir, 'data'),
-      identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
-      api: { port: 0 },
-      // Wallet payments happen when the test says so (the wallet provider's control).
-      sim: { apiPort: 0, mtlsPort: 0, walletPayDelayMs: 0, seedFile: resolve('config/demo-seed.json') },
-      devices: { simulate: true },
-      // Demo Books: authorization only (a card sale stays cancellable; a captured one is
-      // refunded instead) and a supervised aggregator whose cancels need approval code 4711.
-      auth: { merchantId: 'terminal-app-1002' },
-      payments: { captureMode: 'deferred' },
-    });
-    agent = await startAgent({ config, log: testLogger('info').log });
-    await agent.settled;
+    // Demo Books: authorization only (a card sale stays cancellable; a captured one is
+    // refunded instead) and a supervised aggregator whose cancels need approval code 4711.
+    demo = await startDemoAgent('terminal-agent-e2e-', { auth: { merchantId: 'terminal-app-1002' }, payments: { captureMode: 'deferred' } });
+    agent = demo.agent;
     browser = await launchChromium();
     page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await agent?.stop();
-    cleanup?.();
+    await demo?.stop();
   });
 
   async function saleId(): Promise<string> {

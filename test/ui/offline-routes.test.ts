@@ -136,7 +136,7 @@ describe('offline queue and merchants with sources lacking them', () => {
 
   it('a source with only levels and flush still serves levels; requeue is a 404 saying so', async () => {
     const bare: OfflineApiSource = {
-      levels: () => ({ enabled: true, count: 1, maxCount: 500, totals: { EUR: 100 }, maxTotal: { EUR: 500_000 } }),
+      levels: () => ({ enabled: true, count: 1, maxCount: 500, totals: { EUR: 100 }, maxTotal: { EUR: 500_000 }, states: { queued: 1, uploading: 0, uploaded: 0, declined_after_upload: 0, needs_attention: 0 } }),
       flush: async () => ({ uploaded: 0, failed: 0, remaining: 1 }),
     };
     const s = await startApi({ extra: { offline: bare } });

@@ -7,6 +7,8 @@ import { FakeStaff, GERMAN_CLERK, signInCookie } from './staff.js';
 import { call } from '../helpers/http-client.js';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { startApi, type Started } from '../helpers/local-api.js';
+import { localAllowed } from '../../src/payments/rules.js';
+import { SOLD_AT, saleRow } from '../payments/sale-row.js';
 
 /**
  * The counter page in German, in real Chromium against the real local API (docs/architecture.md,
@@ -177,6 +179,26 @@ describe('counter page in German', () => {
     await expect(page.getByTestId('sale-details').locator('summary').textContent()).resolves.toBe('Details');
     await expect(page.getByTestId('sale-details').locator('.detail-text').textContent()).resolves.toBe('Insufficient funds');
     await page.getByTestId('sale-done').click();
+  });
+
+  it('an operation not allowed says why in German (its reason code), the agent\'s English reason behind "Details"', async () => {
+    // A captured card sale refunded in full: the real rules refuse all three, each with its code.
+    const row = saleRow({ clientTransactionId: 'DE-3', method: 'card', scenario: undefined, capturedAmount: 1_000, refundedAmount: 1_000, platformStatus: 'Captured' });
+    const allowed = localAllowed(row, SOLD_AT);
+    s.payments.view({ clientTransactionId: 'DE-3', amount: 1_000, state: 'approved', maskedPan: '476173******0010' });
+    s.payments.allowedFor.set('DE-3', allowed);
+    s.bus.publish('transaction.updated', { clientTransactionId: 'DE-3', kind: 'sale', status: 'approved' });
+    await page.getByTestId('tx-DE-3').click();
+    const cancelWhy = 'Der Verkauf ist gebucht: erstatten Sie ihn, statt ihn zu stornieren.';
+    await page.locator(`[data-testid="tx-cancel"][title="${cancelWhy}"]`).waitFor();
+    await expect(page.getByTestId('tx-cancel').isDisabled()).resolves.toBe(true);
+    await expect(page.getByTestId('tx-refund').getAttribute('title')).resolves.toBe('Von diesem Verkauf ist nichts mehr zu erstatten.');
+    await expect(page.getByTestId('tx-capture').getAttribute('title')).resolves.toBe('Der Verkauf ist bereits gebucht.');
+    // Nothing is allowed: the panel says the first reason in German; the English one is the detail.
+    await expect(page.locator('[data-testid="tx-op-message"] .ops-text').textContent()).resolves.toBe(cancelWhy);
+    await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toBe(allowed.cancel.reason);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-de-not-allowed.png') });
+    await page.getByTestId('tx-ops-close').click();
   });
 
   it('raised no script errors', () => {

@@ -6,6 +6,8 @@ import { offlineApiSource } from '../../src/ui/offline-source.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { CLERK, FakeStaff, GERMAN_CLERK } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
+import { call } from '../helpers/http-client.js';
+import type { ApiOfflineAnswer } from '../../src/ui/wire-types.js';
 import { localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 
 /**
@@ -83,6 +85,26 @@ describe('counter page: the offline queue in pages', () => {
     await page.getByTestId('offline-more').click();
     await page.getByTestId('offline-message').filter({ hasText: 'after: no offline sale pp-099 in the queue' }).waitFor();
     await page.locator('[data-testid="offline-more"]:not([disabled])').waitFor();
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('counts each state in the whole queue, not in the page loaded: the answer and the panel', async () => {
+    // The queue now: pp-000..pp-102 without pp-099, pp-late, pp-later (104); the first page
+    // ends at pp-100. Declined after upload on the second page only, one needing attention on the first.
+    const setState = f.journal.db.prepare('UPDATE offline_queue SET state = ? WHERE client_id = ?');
+    for (const id of ['pp-101', 'pp-102', 'pp-late']) setState.run('declined_after_upload', id);
+    setState.run('needs_attention', 'pp-000');
+    const answer = (await call(s.url, 'GET', '/api/v1/offline?limit=2', { headers: s.auth })).json as ApiOfflineAnswer;
+    expect(answer.items).toHaveLength(2);
+    expect(answer.offline?.states).toEqual({ queued: 100, uploading: 0, uploaded: 0, declined_after_upload: 3, needs_attention: 1 });
+
+    const page = await openCounterPage(browser, s.url, CLERK, errors);
+    s.bus.publish('offline.levels', {});
+    await page.getByTestId('offline-badge').click();
+    await page.getByTestId('offline-more').waitFor();
+    await expect(page.getByTestId('offline-item-pp-101').count()).resolves.toBe(0);
+    await expect(page.getByTestId('offline-summary').textContent()).resolves.toBe('100 waiting · 1 need attention · 3 declined after upload');
     await page.close();
     expect(errors).toEqual([]);
   });

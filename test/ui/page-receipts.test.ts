@@ -1,11 +1,8 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startAgent, type RunningAgent } from '../../src/agent.js';
-import { configSchema } from '../../src/config/schema.js';
-import { testCerts } from '../helpers/certs.js';
-import { testLogger } from '../helpers/log-sink.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import type { RunningAgent } from '../../src/agent.js';
+import { startDemoAgent, type DemoAgent } from './demo-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { DEMO_STAFF } from './staff.js';
 
@@ -17,36 +14,24 @@ import { DEMO_STAFF } from './staff.js';
  * the CSV behind its link.
  */
 describe('counter page: receipt and end of day', () => {
+  let demo: DemoAgent;
   let agent: RunningAgent;
   let browser: Browser;
   let page: Page;
-  let cleanup: () => void;
   let saleId: string;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     buildPage();
-    const tmp = tempDir('terminal-agent-page-receipts-');
-    cleanup = tmp.cleanup;
-    const certs = testCerts();
-    const config = configSchema.parse({
-      environment: 'local',
-      dataDir: join(tmp.dir, 'data'),
-      identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
-      api: { port: 0 },
-      sim: { apiPort: 0, mtlsPort: 0, walletPayDelayMs: 0, seedFile: resolve('config/demo-seed.json') },
-      devices: { simulate: true },
-    });
-    agent = await startAgent({ config, log: testLogger('info').log });
-    await agent.settled;
+    demo = await startDemoAgent('terminal-agent-page-receipts-');
+    agent = demo.agent;
     browser = await launchChromium();
     page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    await agent?.stop();
-    cleanup?.();
+    await demo?.stop();
   });
 
   const receiptText = () => page.getByTestId('receipt-text').textContent();

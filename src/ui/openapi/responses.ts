@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPERATION_REASON_CODES } from '../../payments/index.js';
 import type {
   ApiAgentStatus,
   ApiAllowedOperationsAnswer,
@@ -87,7 +88,13 @@ export const transactionSchema = z
     attempts: z.number().int().optional().describe("an operation's row: how many times it was sent to the platform (a reversal counts its retries)"),
   });
 
-const operationSchema = z.strictObject({ allowed: z.boolean(), maxAmount: minor, maxAmountText: z.string(), reason: z.string().optional() });
+const operationSchema = z.strictObject({
+  allowed: z.boolean(),
+  maxAmount: minor,
+  maxAmountText: z.string(),
+  reason: z.string().optional().describe('why not, in English, for people'),
+  reasonCode: z.enum(OPERATION_REASON_CODES).optional().describe('why not, as a stable code; see docs/local-api.md, "Allowed operations"'),
+});
 
 const offlineLevelsSchema = z
   .strictObject({
@@ -99,6 +106,15 @@ const offlineLevelsSchema = z
     floorLimits: z.record(z.string(), z.number()).optional(),
     oldestCreatedAt: isoTime.optional(),
     needsAttention: z.number().int().optional(),
+    states: z
+      .strictObject({
+        queued: z.number().int(),
+        uploading: z.number().int(),
+        uploaded: z.number().int(),
+        declined_after_upload: z.number().int(),
+        needs_attention: z.number().int(),
+      })
+      .describe('items per queue state in the whole queue, not only the page answered'),
     uploading: z.boolean().optional(),
     lastError: z.string().optional(),
     totalsText: z.record(z.string(), z.string()),

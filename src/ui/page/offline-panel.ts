@@ -153,11 +153,11 @@ export class OfflinePanel {
   }
 
   private render(absent?: string): void {
-    // With more pages to load the items shown are not all: the levels count every stored sale.
-    const all = this.next === undefined || this.levels === null;
-    const attention = all ? this.items.filter((i) => i.state === 'needs_attention').length : (this.levels?.needsAttention ?? 0);
-    const waiting = all ? this.items.filter((i) => i.state === 'queued' || i.state === 'uploading').length : (this.levels?.count ?? 0) - attention;
-    const declined = this.items.filter((i) => i.state === 'declined_after_upload').length;
+    // The whole queue's counts per state (the levels), never the items loaded: more pages may follow.
+    const states = this.levels?.states;
+    const waiting = states !== undefined ? states.queued + states.uploading : 0;
+    const attention = states?.needs_attention ?? 0;
+    const declined = states?.declined_after_upload ?? 0;
     byId('offline-summary').textContent =
       absent ??
       [t('queue.waiting', { count: waiting }), attention ? t('queue.attention', { count: attention }) : '', declined ? t('queue.declinedAfterUpload', { count: declined }) : '']

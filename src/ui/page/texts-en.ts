@@ -1,8 +1,9 @@
 /**
  * The counter page's words in English: the reference catalog (docs/architecture.md, "Local
  * API and counter page", languages). Every other catalog has exactly these keys
- * (texts-de.ts; test/ui/texts.test.ts). `{name}` is filled in by i18n.ts `t()`. Messages
- * the agent answers (its refusals and reasons) come as the agent words them.
+ * (texts-de.ts; test/ui/texts.test.ts). `{name}` is filled in by i18n.ts `t()`. The agent's
+ * refusals and the reasons of the operations it does not allow are said here by their codes
+ * (error-texts.ts, reason-texts.ts); its own English words stay behind "details".
  */
 export const en = {
   // index.html
@@ -83,6 +84,20 @@ export const en = {
   'ops.done': 'done',
   'ops.pending': 'pending at the platform, the list shows when it is final',
   'ops.result': '{op} {amount}: {outcome}',
+  'reason.notASale': 'Only a sale can be cancelled, refunded or captured.',
+  'reason.notUploaded': 'This sale was taken offline and is not uploaded yet. Wait until the platform has it.',
+  'reason.notApproved': 'Only an approved sale can be cancelled, refunded or captured.',
+  'reason.capturedRefundInstead': 'The sale is captured: refund it instead of cancelling it.',
+  'reason.cancelWindowEnded': 'The time to cancel this wallet sale is over: refund it instead.',
+  'reason.nothingLeftToCancel': 'Nothing is left to cancel on this sale.',
+  'reason.notCapturedCancelInstead': 'The sale is not captured yet, nothing was charged: cancel it instead of refunding it.',
+  'reason.refundWindowEnded': 'The time to refund this wallet sale is over.',
+  'reason.nothingLeftToRefund': 'Nothing is left to refund on this sale.',
+  'reason.notACardSale': 'Only card sales are captured.',
+  'reason.alreadyCaptured': 'The sale is captured already.',
+  'reason.captureUnderWay': 'A capture of this sale is already under way.',
+  'reason.nothingLeftToCapture': 'Nothing is left to capture on this sale.',
+  'reason.platformNotAllowed': 'The platform does not allow this for this transaction.',
   'confirm.cancel': 'Cancel {what}{card}{merchant}?',
   'confirm.refund': 'Refund {what}{card}{merchant}?',
   'confirm.whole': '{kind} {amount}',

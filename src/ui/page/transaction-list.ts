@@ -3,6 +3,7 @@ import { byId, el, fieldValue, show, today } from './dom.js';
 import { canonicalAmount, dateOf, dateTimeOf, moneyOf, t as say, timeOf } from './i18n.js';
 import type { PageContext } from './page-context.js';
 import { amountColumn, confirmText, kindWord, operationResultText, stateText, stateWord, whatText } from './texts.js';
+import { reasonText } from './reason-texts.js';
 import { PENDING_STATES, type AllowedOperations, type Transaction } from './types.js';
 
 type OperationName = 'cancel' | 'refund' | 'capture';
@@ -147,7 +148,7 @@ export class TransactionList {
     b.disabled = this.busy || op === undefined || !op.allowed;
     const t = this.list.find((x) => x.clientTransactionId === this.selected);
     const max = op === undefined || t === undefined ? op?.maxAmountText : moneyOf(t, op.maxAmount, op.maxAmountText);
-    b.title = op === undefined ? '' : op.allowed ? say('ops.upTo', { amount: max ?? '' }) : (op.reason ?? say('ops.notAllowed'));
+    b.title = op === undefined ? '' : op.allowed ? say('ops.upTo', { amount: max ?? '' }) : reasonText(op);
   }
 
   private async loadOps(id: string): Promise<void> {
@@ -169,8 +170,10 @@ export class TransactionList {
       this.setOp('op-cancel', ops.cancel);
       this.setOp('op-refund', ops.refund);
       this.setOp('op-capture', ops.capture);
-      const why = [ops.cancel, ops.refund, ops.capture].filter((o) => !o.allowed && o.reason).map((o) => o.reason);
-      this.renderMessage(why.length > 0 && !ops.cancel.allowed && !ops.refund.allowed && !ops.capture.allowed ? (why[0] ?? '') : '', false, reason);
+      // Nothing allowed: the first reason in the clerk's language (its code's text), the agent's English words behind "details".
+      const refused = [ops.cancel, ops.refund, ops.capture].find((o) => !o.allowed && (o.reasonCode !== undefined || o.reason !== undefined));
+      const none = !ops.cancel.allowed && !ops.refund.allowed && !ops.capture.allowed;
+      this.renderMessage(none && refused !== undefined ? reasonText(refused) : '', false, reason ?? (none ? refused?.reason : undefined));
     } catch (err) {
       this.renderMessage(messageOf(err), true, detailOf(err));
     }

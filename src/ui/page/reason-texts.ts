@@ -1,0 +1,33 @@
+import type { ApiOperationReasonCode, ApiOperation } from '../wire-types.js';
+import { t } from './i18n.js';
+import type { TextKey } from './texts-en.js';
+
+/**
+ * The clerk's sentence for each reason code the agent gives an operation it does not allow
+ * (docs/local-api.md, "Allowed operations"), in the page's language. Every code has one
+ * (the Record's type), so a new code cannot reach a German clerk in English; the agent's
+ * English `reason` is used only when an answer has no code.
+ */
+export const REASON_TEXT: Readonly<Record<ApiOperationReasonCode, TextKey>> = {
+  NOT_A_SALE: 'reason.notASale',
+  NOT_UPLOADED: 'reason.notUploaded',
+  NOT_APPROVED: 'reason.notApproved',
+  CAPTURED_REFUND_INSTEAD: 'reason.capturedRefundInstead',
+  CANCEL_WINDOW_ENDED: 'reason.cancelWindowEnded',
+  NOTHING_LEFT_TO_CANCEL: 'reason.nothingLeftToCancel',
+  NOT_CAPTURED_CANCEL_INSTEAD: 'reason.notCapturedCancelInstead',
+  REFUND_WINDOW_ENDED: 'reason.refundWindowEnded',
+  NOTHING_LEFT_TO_REFUND: 'reason.nothingLeftToRefund',
+  NOT_A_CARD_SALE: 'reason.notACardSale',
+  ALREADY_CAPTURED: 'reason.alreadyCaptured',
+  CAPTURE_UNDER_WAY: 'reason.captureUnderWay',
+  NOTHING_LEFT_TO_CAPTURE: 'reason.nothingLeftToCapture',
+  PLATFORM_NOT_ALLOWED: 'reason.platformNotAllowed',
+};
+
+/** Why an operation is not allowed, in the page's language. */
+export function reasonText(op: ApiOperation): string {
+  const key = op.reasonCode !== undefined ? (REASON_TEXT[op.reasonCode] as TextKey | undefined) : undefined;
+  if (key !== undefined) return t(key);
+  return op.reason ?? t('ops.notAllowed');
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATION_REASON_CODES, type OperationReasonCode } from '../../src/payments/index.js';
+import type { JournalRow } from '../../src/payments/journal/index.js';
+import { localAllowed, mergeAllowed, type OpenOperations } from '../../src/payments/rules.js';
+import { call } from '../helpers/http-client.js';
+import { startApi, type Started } from '../helpers/local-api.js';
+import { DAY, HOUR, SOLD_AT, saleRow } from '../payments/sale-row.js';
+
+/**
+ * Each reason an operation is not allowed reaches the caller as a stable `reasonCode` beside
+ * the English `reason` (docs/local-api.md, "Allowed operations"): the view the real rules
+ * (src/payments/rules.ts) make of a journal row, answered by the real local API route and
+ * checked against the OpenAPI document (test/helpers/http-client.ts). Each code once.
+ */
+type Op = 'cancel' | 'refund' | 'capture';
+
+interface Case {
+  code: OperationReasonCode;
+  op: Op;
+  row: Partial<JournalRow>;
+  /** When asked (default an hour after the sale). */
+  at?: number;
+  open?: OpenOperations;
+  /** The platform's allowed-operations record, merged as the service does. */
+  platform?: Record<string, unknown>;
+}
+
+const card = { method: 'card', scenario: undefined, platformStatus: 'Authorized' } as const;
+
+const CASES: Case[] = [
+  { code: 'NOT_A_SALE', op: 'cancel', row: { kind: 'refund' } },
+  { code: 'NOT_UPLOADED', op: 'refund', row: { state: 'offline_stored', serverTransactionId: undefined } },
+  { code: 'NOT_APPROVED', op: 'capture', row: { ...card, state: 'declined' } },
+  { code: 'CAPTURED_REFUND_INSTEAD', op: 'cancel', row: { ...card, capturedAmount: 1_000, platformStatus: 'Captured' } },
+  { code: 'CANCEL_WINDOW_ENDED', op: 'cancel', row: { method: 'walletB' }, at: SOLD_AT + 2 * DAY },
+  { code: 'NOTHING_LEFT_TO_CANCEL', op: 'cancel', row: {}, open: { refund: 1_000, cancel: 0, capture: 0 } },
+  { code: 'NOT_CAPTURED_CANCEL_INSTEAD', op: 'refund', row: card },
+  { code: 'REFUND_WINDOW_ENDED', op: 'refund', row: { method: 'walletB' }, at: SOLD_AT + 181 * DAY },
+  { code: 'NOTHING_LEFT_TO_REFUND', op: 'refund', row: { refundedAmount: 1_000 } },
+  { code: 'NOT_A_CARD_SALE', op: 'capture', row: {} },
+  { code: 'ALREADY_CAPTURED', op: 'capture', row: { ...card, capturedAmount: 1_000, platformStatus: 'Captured' } },
+  { code: 'CAPTURE_UNDER_WAY', op: 'capture', row: card, open: { refund: 0, cancel: 0, capture: 1_000 } },
+  { code: 'NOTHING_LEFT_TO_CAPTURE', op: 'capture', row: card, open: { refund: 0, cancel: 1_000, capture: 0 } },
+  { code: 'PLATFORM_NOT_ALLOWED', op: 'cancel', row: {}, platform: { allowed: false, maxAmount: 0, currency: 'EUR' } },
+];
+
+describe('allowed operations: a code for each reason', () => {
+  let s: Started;
+  beforeAll(async () => {
+    s = await startApi();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('the cases below cover every code, each once', () => {
+    expect(CASES.map((c) => c.code).sort()).toEqual([...OPERATION_REASON_CODES].sort());
+  });
+
+  for (const c of CASES) {
+    it(`${c.code}: ${c.op} not allowed, the code beside the English reason`, async () => {
+      const id = `R-${c.code}`;
+      const row = saleRow({ clientTransactionId: id, ...c.row });
+      const local = localAllowed(row, c.at ?? SOLD_AT + HOUR, c.open);
+      s.payments.view({ clientTransactionId: id, amount: row.amount });
+      s.payments.allowedFor.set(id, c.platform !== undefined ? mergeAllowed(local, c.platform) : local);
+      const r = await call(s.url, 'GET', `/api/v1/transactions/${id}/allowed-operations`, { headers: s.auth });
+      expect(r.status).toBe(200);
+      expect(r.json.allowedOperations[c.op]).toEqual({ allowed: false, maxAmount: 0, maxAmountText: '0.00 EUR', reason: expect.any(String), reasonCode: c.code });
+    });
+  }
+
+  it('an allowed operation carries neither reason nor code', async () => {
+    const row = saleRow({ clientTransactionId: 'R-OK' });
+    s.payments.view({ clientTransactionId: 'R-OK', amount: row.amount });
+    s.payments.allowedFor.set('R-OK', localAllowed(row, SOLD_AT + HOUR));
+    const r = await call(s.url, 'GET', '/api/v1/transactions/R-OK/allowed-operations', { headers: s.auth });
+    expect(r.json.allowedOperations.cancel).toEqual({ allowed: true, maxAmount: 1_000, maxAmountText: '10.00 EUR' });
+  });
+});
