@@ -1,4 +1,4 @@
-export { createOffline, type Offline, type OfflineDeps, type OfflineHookImpl, type OfflineLevelsSummary, type OfflineOverview, type OfflineUploaderControl } from './offline.js';
+export { createOffline, type Offline, type OfflineDeps, type OfflineHookImpl, type OfflineLevelsSummary, type OfflineUploaderControl } from './offline.js';
 export { OfflineQueue, type ListQueueOptions, type PendingUpload } from './queue.js';
 export { ensureOfflineSchema, hasOfflineSchema, OFFLINE_SCHEMA_VERSION } from './schema.js';
 export { computeLevels, eligibilityError, limitError, ageStage, maxAgeMs, warnAgeMs, type AgeStage } from './policy.js';

@@ -8,7 +8,7 @@ import { OutcomeRecorder } from './outcomes.js';
 import { computeLevels, eligibilityError, limitError } from './policy.js';
 import { OfflineQueue, type ListQueueOptions } from './queue.js';
 import { ensureOfflineSchema } from './schema.js';
-import type { OfflineCandidate, OfflineConfig, OfflineDecision, OfflineLevels, OfflineSale, QueueItem } from './types.js';
+import type { OfflineCandidate, OfflineConfig, OfflineDecision, OfflineLevels, OfflineSale, QueueItem, QueueState } from './types.js';
 import { Uploader, type FlushReport, type UploadPlatform } from './uploader.js';
 
 export interface OfflineDeps {
@@ -52,11 +52,6 @@ export interface OfflineUploaderControl {
   wake(): void;
 }
 
-export interface OfflineOverview {
-  levels: OfflineLevels;
-  items: QueueItem[];
-}
-
 /** Levels as the local API shows them (src/ui/sources.ts OfflineLevelsView; minor units per currency). */
 export interface OfflineLevelsSummary {
   enabled: boolean;
@@ -67,6 +62,8 @@ export interface OfflineLevelsSummary {
   floorLimits: Record<string, number>;
   oldestCreatedAt?: string;
   needsAttention: number;
+  /** Items in each queue state, the whole queue (a paged list cannot count them). */
+  states: Record<QueueState, number>;
   uploading: boolean;
   lastError?: string;
 }
@@ -200,6 +197,7 @@ export function createOffline(deps: OfflineDeps): Offline {
 
   const summary = (): OfflineLevelsSummary => {
     const stats = queue.stats();
+    const states = queue.stateCounts();
     const lastError = uploader.lastError;
     return {
       enabled: cfg.enabled,
@@ -209,7 +207,8 @@ export function createOffline(deps: OfflineDeps): Offline {
       maxTotal: { ...cfg.maxTotal },
       floorLimits: { ...cfg.floorLimits },
       ...(stats.oldest !== undefined ? { oldestCreatedAt: new Date(stats.oldest.storedAtMs).toISOString() } : {}),
-      needsAttention: queue.stateCounts().needs_attention,
+      needsAttention: states.needs_attention,
+      states,
       uploading: uploader.busy,
       ...(lastError !== undefined ? { lastError } : {}),
     };

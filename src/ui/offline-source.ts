@@ -23,9 +23,9 @@ export function offlineItemView(item: QueueItem): OfflineItemView {
  * The offline component (src/offline/offline.ts) as the local API's source: levels (with the
  * items per state of the whole queue, which a paged list cannot count), flush, items, requeue.
  */
-export function offlineApiSource(offline: Pick<Offline, 'api' | 'levels' | 'list' | 'requeue'>): OfflineApiSource {
+export function offlineApiSource(offline: Pick<Offline, 'api' | 'list' | 'requeue'>): OfflineApiSource {
   return {
-    levels: () => ({ ...offline.api.levels(), states: offline.levels().states }),
+    levels: () => offline.api.levels(),
     flush: () => offline.api.flush(),
     items: (states, page) =>
       offline
