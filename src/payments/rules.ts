@@ -137,7 +137,8 @@ export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 
 
 /** Throws the refusal, or checks `amount` against the maximum and returns the amount to use. */
 export function requireAmount(check: Check, amount: number | undefined, op: 'cancel' | 'refund' | 'capture', currency: string): number {
-  if (!check.ok) throw ruleError(check.refusal.message, check.refusal.details, check.refusal.code);
+  // The reason code travels with the error: a refused POST says why as the allowed-operations answer does.
+  if (!check.ok) throw ruleError(check.refusal.message, { ...check.refusal.details, reasonCode: check.refusal.reasonCode }, check.refusal.code);
   const use = amount ?? check.maxAmount;
   if (use > check.maxAmount) {
     throw ruleError(`a ${op} of ${formatAmount(use, currency)} is more than the ${formatAmount(check.maxAmount, currency)} left to ${op}`, {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:http';
 import { ErrorCodes, isAgentError, type Logger } from '../core/index.js';
+import { OPERATION_REASON_CODES, type OperationReasonCode } from '../payments/index.js';
 import { httpStatusOf } from './error-status.js';
 import { sendJson } from './http-io.js';
 
@@ -8,7 +9,8 @@ import { sendJson } from './http-io.js';
  * The one way a listener answers a failed request (docs/architecture.md, "Errors"): an
  * AgentError with the status of its code (error-status.ts) and its words, a throttled
  * request also with Retry-After (RFC 9110), anything else 500 with no detail; 5xx logged.
- * An error after the answer started closes the connection.
+ * An error after the answer started closes the connection. A cancel, refund or capture the
+ * payment rules refuse carries the same `reasonCode` the allowed-operations answer gives.
  */
 export function answerError(err: unknown, req: IncomingMessage, res: ServerResponse, log: Logger): void {
   if (res.headersSent) {
@@ -22,7 +24,8 @@ export function answerError(err: unknown, req: IncomingMessage, res: ServerRespo
     else log.debug({ code: err.code, status, method: req.method }, err.message);
     const retryAfter = err.details?.['retryAfterSeconds'];
     if (status === 429 && typeof retryAfter === 'number') res.setHeader('retry-after', String(retryAfter));
-    sendJson(res, status, { error: { code: err.code, message: err.message } });
+    const reasonCode = operationReasonCode(err.details?.['reasonCode']);
+    sendJson(res, status, { error: { code: err.code, message: err.message, ...(reasonCode !== undefined ? { reasonCode } : {}) } });
     return;
   }
   log.error({ err, method: req.method, path: req.url }, 'unexpected error in a request');
@@ -35,4 +38,8 @@ export function closeServer(srv: Server): Promise<void> {
     srv.close(() => resolve());
     srv.closeAllConnections();
   });
+}
+
+function operationReasonCode(value: unknown): OperationReasonCode | undefined {
+  return (OPERATION_REASON_CODES as readonly unknown[]).includes(value) ? (value as OperationReasonCode) : undefined;
 }

@@ -328,7 +328,8 @@ export interface ApiEventStreamResync {
 
 /** Every refusal and failure: the code is stable, the message is for the person at the counter. */
 export interface ApiErrorAnswer {
-  error: { code: string; message: string };
+  /** `reasonCode`: a refused cancel, refund or capture, why (docs/local-api.md, "Allowed operations"). */
+  error: { code: string; message: string; reasonCode?: ApiOperationReasonCode };
 }
 
 /** GET /healthz. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_REASON_CODES, type OperationReasonCode } from '../../src/payments/index.js';
 import type { JournalRow } from '../../src/payments/journal/index.js';
-import { localAllowed, mergeAllowed, type OpenOperations } from '../../src/payments/rules.js';
+import { localAllowed, mergeAllowed, refundCheck, requireAmount, type OpenOperations } from '../../src/payments/rules.js';
 import { call } from '../helpers/http-client.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { DAY, HOUR, SOLD_AT, saleRow } from '../payments/sale-row.js';
@@ -70,6 +70,16 @@ describe('allowed operations: a code for each reason', () => {
     });
   }
 
+  it('a refund sent anyway is refused with the same code, beside the error code', async () => {
+    const row = saleRow({ clientTransactionId: 'R-SENT', refundedAmount: 1_000 });
+    s.payments.view({ clientTransactionId: 'R-SENT', amount: row.amount });
+    // The refusal the real rules throw for it (what PaymentService.refund throws).
+    s.payments.operationError = captureError(() => requireAmount(refundCheck(row, SOLD_AT + HOUR), undefined, 'refund', 'EUR'));
+    const r = await call(s.url, 'POST', '/api/v1/transactions/R-SENT/refund', { headers: s.auth, body: {} });
+    expect(r.status).toBe(422);
+    expect(r.json.error).toEqual({ code: 'PAYMENT_RULE', message: expect.any(String), reasonCode: 'NOTHING_LEFT_TO_REFUND' });
+  });
+
   it('an allowed operation carries neither reason nor code', async () => {
     const row = saleRow({ clientTransactionId: 'R-OK' });
     s.payments.view({ clientTransactionId: 'R-OK', amount: row.amount });
@@ -78,3 +88,12 @@ describe('allowed operations: a code for each reason', () => {
     expect(r.json.allowedOperations.cancel).toEqual({ allowed: true, maxAmount: 1_000, maxAmountText: '10.00 EUR' });
   });
 });
+
+function captureError(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected the rules to refuse');
+}

@@ -6,6 +6,7 @@ import { defaultPageDirs } from '../../src/ui/static-page.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { CLERK, FakeStaff } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
+import { en as enTexts } from '../../src/ui/page/texts-en.js';
 
 /**
  * The counter page's operations and unknown-outcome screen in real Chromium against the real
@@ -93,6 +94,19 @@ describe('counter page: operations and the unknown outcome', () => {
     // The clerk's sentence for the code (the page's catalog); the agent's reason behind "details".
     await expect(message().locator('.ops-text').textContent()).resolves.toBe('This is not allowed for this transaction. Check the details or ask a supervisor.');
     await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toBe('this merchant needs an approval code for a cancel');
+  });
+
+  it('a refusal with a reason code says that reason in the clerk\'s words, as the buttons do', async () => {
+    sale('O-4', 700);
+    await page.getByTestId('tx-O-4').click();
+    await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
+    // Allowed when the page looked; refused when sent (a refund went through meanwhile).
+    s.payments.operationError = new AgentError(ErrorCodes.PAYMENT_RULE, 'the sale is cancelled and refunded already up to its amount', { details: { reasonCode: 'NOTHING_LEFT_TO_CANCEL' } });
+    await page.getByTestId('tx-cancel').click();
+    await page.getByTestId('tx-op-confirm-yes').click();
+    await page.locator('[data-testid="tx-op-message"].error').waitFor();
+    await expect(page.locator('[data-testid="tx-op-message"] .ops-text').textContent()).resolves.toBe(enTexts['reason.nothingLeftToCancel']);
+    await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toBe('the sale is cancelled and refunded already up to its amount');
   });
 
   it('technical words (host:port, socket codes, ids) stay behind "details", not in the sentence', async () => {

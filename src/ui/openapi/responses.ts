@@ -152,7 +152,13 @@ const deviceSchema = z
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export const errorAnswerSchema = z
-  .strictObject({ error: z.strictObject({ code: z.string().describe('stable; see docs/local-api.md, "Errors"'), message: z.string().describe('for the person at the counter') }) });
+  .strictObject({
+    error: z.strictObject({
+      code: z.string().describe('stable; see docs/local-api.md, "Errors"'),
+      message: z.string().describe('for the person at the counter'),
+      reasonCode: z.enum(OPERATION_REASON_CODES).optional().describe('a cancel, refund or capture the rules refuse: why, as in the allowed-operations answer; see docs/local-api.md, "Allowed operations"'),
+    }),
+  });
 
 export const healthAnswerSchema = z.strictObject({ status: z.literal('ok') });
 export const readinessSchema = z.strictObject({ ready: z.boolean(), checks: checksSchema });

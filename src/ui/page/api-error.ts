@@ -1,3 +1,5 @@
+import type { ApiOperationReasonCode } from '../wire-types.js';
+
 /**
  * An error the agent answered with: its stable `code` picks the clerk's sentence from the
  * catalog (error-texts.ts); `message` is the agent's own English words, kept for the
@@ -8,6 +10,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly status: number,
+    /** A refused cancel, refund or capture: why, as the allowed-operations answer says it (reason-texts.ts). */
+    readonly reasonCode?: ApiOperationReasonCode,
   ) {
     super(message);
   }

@@ -2,6 +2,7 @@ import { ApiError } from './api-error.js';
 import { byId, el, show } from './dom.js';
 import { ERROR_TEXT } from './error-texts.js';
 import { t } from './i18n.js';
+import { reasonCodeText } from './reason-texts.js';
 
 /** The clerk's sentence for an error code; the generic one for a code the page has none for. */
 export function errorText(code: string): string {
@@ -13,7 +14,9 @@ export function errorText(code: string): string {
  * sentence for the agent's error code (error-texts.ts), the generic one for anything else.
  */
 export function messageOf(err: unknown): string {
-  return err instanceof ApiError ? errorText(err.code) : errorText('');
+  if (!(err instanceof ApiError)) return errorText('');
+  // A refused cancel, refund or capture says why in the clerk's language, as the buttons do.
+  return reasonCodeText(err.reasonCode) ?? errorText(err.code);
 }
 
 /** The agent's own (English) words of a failure, for the "details" control; none when the page wrote them itself. */

@@ -25,9 +25,13 @@ export const REASON_TEXT: Readonly<Record<ApiOperationReasonCode, TextKey>> = {
   PLATFORM_NOT_ALLOWED: 'reason.platformNotAllowed',
 };
 
+/** The sentence for a reason code; undefined for a code this page does not know (a newer agent). */
+export function reasonCodeText(code: ApiOperationReasonCode | undefined): string | undefined {
+  const key = code !== undefined && Object.hasOwn(REASON_TEXT, code) ? REASON_TEXT[code] : undefined;
+  return key !== undefined ? t(key) : undefined;
+}
+
 /** Why an operation is not allowed, in the page's language. */
 export function reasonText(op: ApiOperation): string {
-  const key = op.reasonCode !== undefined ? (REASON_TEXT[op.reasonCode] as TextKey | undefined) : undefined;
-  if (key !== undefined) return t(key);
-  return op.reason ?? t('ops.notAllowed');
+  return reasonCodeText(op.reasonCode) ?? op.reason ?? t('ops.notAllowed');
 }
