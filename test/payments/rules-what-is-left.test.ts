@@ -181,10 +181,10 @@ describe('the amount asked for', () => {
     expect(tooMuch.details).toEqual({ maxAmount: 600, currency: 'EUR' });
   });
 
-  it('a refused check throws its refusal with its code and details', () => {
+  it('a refused check throws its refusal with its code, details and reason code', () => {
     const err = errorOf(() => requireAmount(refundCheck(card(), SOLD_AT), 100, 'refund', 'EUR'));
     expect(err.code).toBe(ErrorCodes.PAYMENT_STATE);
-    expect(err.details).toEqual({ suggest: 'cancel' });
+    expect(err.details).toEqual({ suggest: 'cancel', reasonCode: 'NOT_CAPTURED_CANCEL_INSTEAD' });
   });
 });
 
