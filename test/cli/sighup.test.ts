@@ -1,0 +1,195 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, cleanEnv, repoRoot } from '../../scripts/lib/repo.js';
+import { writeProductionConfig } from '../../scripts/lib/production-profile.js';
+import { testCerts } from '../helpers/certs.js';
+import { NO_SYSTEM_CONFIG, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * `terminal-agent start` sent SIGHUP (`systemctl reload terminal-agent`, a closed ssh session;
+ * docs/operations.md, "Reloading the configuration"): the built CLI, on the production profile
+ * (platform on a loopback port nobody listens on, no serial ports), with its configuration
+ * file rewritten between signals. One agent for the whole file; the tests run in order.
+ */
+const REPO = repoRoot();
+
+interface Line {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+/** The compiled CLI must be built from the sources under test, or it would prove old code. */
+function assertBuilt(): void {
+  for (const f of ['src/cli/commands/start.ts', 'src/cli/reload.ts', 'src/cli/options.ts', 'src/config/load.ts']) {
+    const js = join(REPO, 'dist', f.replace(/\.ts$/, '.js'));
+    expect(existsSync(js) && statSync(js).mtimeMs >= statSync(join(REPO, f)).mtimeMs, `dist is older than ${f}: run \`npm run build\``).toBe(true);
+  }
+}
+
+const tmp = tempDir('terminal-agent-sighup-');
+let child: ChildProcessWithoutNullStreams;
+let configFile: string;
+let clientConfig: string;
+let base: Record<string, unknown>;
+let url: string;
+let out = '';
+/** Where the lines of the current test start in `out`. */
+let mark = 0;
+
+function lines(): Line[] {
+  return out
+    .slice(mark)
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Line);
+}
+
+/** Waits (up to 10 s) for a log line after the mark that `match` accepts. */
+async function lineWhere(match: (l: Line) => boolean): Promise<Line> {
+  for (let waited = 0; waited < 10_000; waited += 25) {
+    const found = lines().find(match);
+    if (found !== undefined) return found;
+    if (child.exitCode !== null || child.signalCode !== null) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no such log line (agent ${child.exitCode !== null || child.signalCode !== null ? `exited: ${child.exitCode ?? child.signalCode}` : 'running'}):\n${out.slice(mark).slice(-3000)}`);
+}
+
+function writeConfig(edit: (c: Record<string, unknown>) => void = () => {}): void {
+  const c = structuredClone(base);
+  edit(c);
+  writeFileSync(configFile, `${JSON.stringify(c, null, 2)}\n`);
+}
+
+/** Sends SIGHUP and waits until the reload it starts has ended (its last line, or its error line). */
+async function hangUp(): Promise<Line[]> {
+  mark = out.length;
+  child.kill('SIGHUP');
+  await lineWhere((l) => l.msg.startsWith('configuration reloaded') || l.msg.startsWith('configuration not reloaded'));
+  return lines();
+}
+
+async function alive(): Promise<void> {
+  expect(child.exitCode).toBeNull();
+  expect(child.signalCode).toBeNull();
+  const res = await fetch(`${url}/healthz`);
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual({ status: 'ok' });
+}
+
+async function runningLevel(): Promise<string> {
+  const port = new URL(url).port;
+  // The CLI's own copy of the first configuration: the agent's file is broken or changed on purpose.
+  const r = await runCli(['--config', clientConfig, '--api-port', port, 'log-level', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { level: string }).level;
+}
+
+beforeAll(async () => {
+  assertBuilt();
+  configFile = writeProductionConfig(tmp.dir, testCerts());
+  base = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+  clientConfig = join(tmp.dir, 'client.json');
+  writeFileSync(clientConfig, JSON.stringify(base));
+  child = spawn(process.execPath, [builtCli(REPO), '--config', configFile, 'start'], {
+    cwd: REPO,
+    env: { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: NO_SYSTEM_CONFIG },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  for (let waited = 0; !/Counter page: (http:\/\/\S+)\//.test(out); waited += 25) {
+    if (waited > 20_000 || child.exitCode !== null) throw new Error(`no counter page:\n${out.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  url = (/Counter page: (http:\/\/\S+)\//.exec(out) as RegExpExecArray)[1] as string;
+}, 30_000);
+
+afterAll(async () => {
+  if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+  tmp.cleanup();
+});
+
+describe('terminal-agent start and SIGHUP', () => {
+  it('keeps running on SIGHUP with the file unchanged, and answers /healthz', async () => {
+    const seen = await hangUp();
+    await alive();
+    expect(seen.map((l) => l.msg)).toEqual(['SIGHUP: reloading the configuration', 'configuration reloaded: log.level info (unchanged)']);
+  });
+
+  it('applies a new log.level to the running agent (the level the local API reports)', async () => {
+    expect(await runningLevel()).toBe('info');
+    writeConfig((c) => ((c.log as Record<string, unknown>).level = 'debug'));
+    const seen = await hangUp();
+    expect(seen.map((l) => l.msg)).toContain('configuration reloaded: log.level debug (was info)');
+    expect(seen.filter((l) => l.level >= 40)).toEqual([]);
+    expect(await runningLevel()).toBe('debug');
+    await alive();
+  });
+
+  it('keeps running on its configuration when the file is not valid, with one error line naming the file', async () => {
+    writeFileSync(configFile, '{"log": {"level": "debug"},');
+    let seen = await hangUp();
+    await alive();
+    let errors = seen.filter((l) => l.level >= 50);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.msg).toContain(`configuration not reloaded, the agent keeps running on its current one: config: ${configFile} is not valid JSON`);
+    expect(await runningLevel()).toBe('debug');
+
+    // Valid JSON, a value the schema refuses: the same message start-up gives, naming the file.
+    writeConfig((c) => ((c.log as Record<string, unknown>).level = 'loud'));
+    seen = await hangUp();
+    await alive();
+    errors = seen.filter((l) => l.level >= 50);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.msg).toMatch(/configuration not reloaded, .*: config: log\.level: .*\(from .*production\.json\)/);
+    const start = await runCli(['--config', configFile, 'config', 'show']);
+    expect(errors[0]?.msg).toContain(start.stderr.replace(/^terminal-agent: /, '').replace(/ \[CONFIG_INVALID\]\n$/, ''));
+    expect(await runningLevel()).toBe('debug');
+  });
+
+  it('names the changed keys that need a restart in one warning, never their values', async () => {
+    const secretish = join(tmp.dir, 'elsewhere-7f3a9c');
+    writeConfig((c) => {
+      (c.log as Record<string, unknown>).level = 'info';
+      c.dataDir = secretish;
+      (c.api as Record<string, unknown>).port = 48_917;
+    });
+    const seen = await hangUp();
+    await alive();
+    const warnings = seen.filter((l) => l.level === 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.msg).toBe('configuration changed but not applied until a restart (systemctl restart terminal-agent): api.port, dataDir');
+    const said = out.slice(mark);
+    expect(said).not.toContain('elsewhere-7f3a9c');
+    expect(said).not.toContain('48917');
+    // log.level went back to info: applied, not in the warning.
+    expect(seen.map((l) => l.msg)).toContain('configuration reloaded: log.level info (was debug)');
+    expect(await runningLevel()).toBe('info');
+  });
+
+  it('survives SIGHUPs in quick succession, reloading one at a time, and still stops gracefully on SIGTERM', async () => {
+    writeConfig();
+    mark = out.length;
+    for (let i = 0; i < 5; i++) child.kill('SIGHUP');
+    await lineWhere((l) => l.msg.startsWith('configuration reloaded'));
+    await alive();
+    // Each reload's start line is followed by its end line before the next starts.
+    await new Promise((r) => setTimeout(r, 300));
+    const reloads = lines().filter((l) => l.msg === 'SIGHUP: reloading the configuration' || l.msg.startsWith('configuration reloaded'));
+    // Signals sent while one is pending merge into one (signal(7)): at least one reload, whole.
+    expect(reloads.length).toBeGreaterThanOrEqual(2);
+    reloads.forEach((l, i) => expect(l.msg.startsWith('SIGHUP') ? 0 : 1, `line ${i}: ${l.msg}`).toBe(i % 2));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([0, null]);
+  });
+});
