@@ -1,5 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, cleanEnv, repoRoot } from '../../scripts/lib/repo.js';
@@ -65,12 +65,15 @@ function writeConfig(edit: (c: Record<string, unknown>) => void = () => {}): voi
   writeFileSync(configFile, `${JSON.stringify(c, null, 2)}\n`);
 }
 
-/** Sends SIGHUP and waits until the reload it starts has ended (its last line, or its error line). */
+/**
+ * Sends SIGHUP, waits until the reload it starts has ended (its last line, or its error line)
+ * and answers the reload's lines (the agent's own, e.g. ports missing, may come in between).
+ */
 async function hangUp(): Promise<Line[]> {
   mark = out.length;
   child.kill('SIGHUP');
   await lineWhere((l) => l.msg.startsWith('configuration reloaded') || l.msg.startsWith('configuration not reloaded'));
-  return lines();
+  return lines().filter((l) => l.msg.startsWith('SIGHUP') || l.msg.startsWith('configuration'));
 }
 
 async function alive(): Promise<void> {
@@ -192,4 +195,75 @@ describe('terminal-agent start and SIGHUP', () => {
     child.kill('SIGTERM');
     expect(await exited).toEqual([0, null]);
   });
+});
+
+const hasSocat = spawnSync('socat', ['-V']).status === 0;
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  for (let waited = 0; waited < ms; waited += 50) {
+    if (await ok()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`not within ${ms} ms: ${what}`);
+}
+
+/**
+ * A field engineer starts the agent in an ssh session and closes it: the agent runs on a
+ * pseudo-terminal (socat's, in a session of its own with it as controlling terminal) and
+ * socat is killed, so the terminal hangs up: SIGHUP, then every write to it fails (EIO).
+ */
+describe.skipIf(!hasSocat)('terminal-agent start on a terminal that hangs up (skipped: socat is not installed)', () => {
+  const started: number[] = [];
+  afterAll(() => {
+    for (const pid of started) if (running(pid)) process.kill(pid, 'SIGKILL');
+  });
+
+  for (const pretty of [false, true]) {
+    it(`keeps running and serving once the terminal is gone, and stops on SIGTERM (${pretty ? 'pretty' : 'JSON'} logs)`, async () => {
+      assertBuilt();
+      const dir = join(tmp.dir, pretty ? 'pretty' : 'json');
+      mkdirSync(dir);
+      const file = writeProductionConfig(dir, testCerts());
+      const c = JSON.parse(readFileSync(file, 'utf8')) as { log: Record<string, unknown> };
+      c.log.pretty = pretty;
+      writeFileSync(file, JSON.stringify(c));
+      const socat = spawn('socat', ['-u', `EXEC:${process.execPath} ${builtCli(REPO)} --config ${file} start,pty,setsid,ctty,stderr`, 'STDOUT'], {
+        cwd: REPO,
+        env: { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: NO_SYSTEM_CONFIG },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let text = '';
+      socat.stdout.on('data', (b: Buffer) => (text += b.toString('utf8')));
+      socat.stderr.on('data', (b: Buffer) => (text += b.toString('utf8')));
+      const gone = new Promise((r) => socat.once('exit', r));
+      // pino writes the pid in each JSON line, pino-pretty (from its worker, maybe after the page line) in "(terminal-agent/PID):".
+      const pidIn = (): number => Number((/"pid":(\d+)/.exec(text) ?? /\(terminal-agent\/(\d+)\):/.exec(text))?.[1]);
+      await until(`counter page and a log line:\n${text}`, () => /Counter page: http/.test(text) && pidIn() > 0, 20_000);
+      const pid = pidIn();
+      const page = (/Counter page: (http:\/\/\S+)\//.exec(text) as RegExpExecArray)[1] as string;
+      expect(running(pid), text).toBe(true);
+      started.push(pid);
+      socat.kill('SIGKILL');
+      await gone;
+      await new Promise((r) => setTimeout(r, 300));
+      // A reload writes its lines to the terminal that is gone.
+      process.kill(pid, 'SIGHUP');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(running(pid)).toBe(true);
+      const res = await fetch(`${page}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      process.kill(pid, 'SIGTERM');
+      await until('the agent stops on SIGTERM', () => !running(pid));
+    }, 40_000);
+  }
 });
