@@ -17,30 +17,36 @@ export function register(program: Command): void {
       log.info({ version, configFile: file ?? null, configSource: source, environment: config.environment, dataDir: config.dataDir }, `terminal-agent ${version} starting`);
       // SIGHUP (`systemctl reload`, a closed ssh session) reloads the configuration instead of
       // ending the agent, which systemd would count as a clean exit and not restart
-      // (docs/operations.md, "Reloading the configuration"). Installed before start-up and kept
-      // until exit; the reload module is loaded at the first SIGHUP only.
+      // (docs/operations.md, "Reloading the configuration"). Installed before start-up, kept
+      // while it stops; the reload module is loaded at the first SIGHUP only.
       let reloader: Promise<Reloader> | undefined;
-      process.on('SIGHUP', () => {
+      const hangUp = (): void => {
         reloader ??= import('../reload.js').then(({ configReloader }) =>
           configReloader({ started: { config, file, source, reason }, load: () => configFor(cmd), logLevel: logLevelControl(log), log }),
         );
         void reloader.then((r) => r.reload());
-      });
-      const agent = await startAgent({ config, log });
-      // The handlers first: whoever reads the counter page line may stop the agent at once.
-      const stopped = new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          log.info({ signal }, 'stopping');
-          void agent.stop().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-      if (opts.json) process.stdout.write(`${JSON.stringify({ counterPage: `${agent.url}/`, version })}\n`);
-      else process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
-      await stopped;
+      };
+      process.on('SIGHUP', hangUp);
+      try {
+        const agent = await startAgent({ config, log });
+        // The handlers first: whoever reads the counter page line may stop the agent at once.
+        const stopped = new Promise<void>((resolve) => {
+          const stop = (signal: NodeJS.Signals): void => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            log.info({ signal }, 'stopping');
+            void agent.stop().then(resolve);
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+        if (opts.json) process.stdout.write(`${JSON.stringify({ counterPage: `${agent.url}/`, version })}\n`);
+        else process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
+        await stopped;
+      } finally {
+        // Commands run in-process (tests) leave no listener behind.
+        process.off('SIGHUP', hangUp);
+      }
       log.flush();
     });
 }
