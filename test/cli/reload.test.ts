@@ -128,6 +128,25 @@ describe('configReloader', () => {
     expect(errors[0]?.code).toBe('CONFIG_INVALID');
   });
 
+  it('never rejects: a failure while applying is logged and the next reload still runs', async () => {
+    const { log, lines } = recordingLogger();
+    let fail = true;
+    const control = {
+      get: () => 'info' as const,
+      set: () => {
+        if (fail) throw new Error('level control broken');
+      },
+    };
+    const reloader = configReloader({ started: config(), load: () => Promise.resolve(config()), logLevel: control, log });
+    await expect(reloader.reload()).resolves.toBeUndefined();
+    await flush();
+    expect(lines.filter((l) => l.level === 50).map((l) => l.msg)).toEqual(['configuration reload failed; the agent keeps running on its current configuration']);
+    fail = false;
+    await reloader.reload();
+    await flush();
+    expect(lines.at(-1)?.msg).toBe('configuration reloaded: log.level info (unchanged)');
+  });
+
   it('runs one reload at a time: calls during one are coalesced into one more', async () => {
     const { log } = recordingLogger('silent');
     let running = 0;
