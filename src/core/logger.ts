@@ -134,7 +134,9 @@ const noop = (): void => {};
  */
 function quietWhenTerminalGone<T extends DestinationStream & NodeJS.EventEmitter>(stream: T): T {
   const wasTerminal = isatty(1);
-  stream.on('error', (err: Error) => {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    // pino's own listener, called first, has muted the stream (a pipe's reader went away).
+    if (err.code === 'EPIPE') return;
     if (!wasTerminal || isatty(1)) throw err;
     Object.assign(stream, { write: () => true, flush: noop, flushSync: noop, end: noop, destroy: noop });
   });

@@ -216,6 +216,39 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10
   throw new Error(`not within ${ms} ms: ${what}`);
 }
 
+describe('terminal-agent start whose log reader goes away', () => {
+  it('keeps running when its stdout pipe is closed (EPIPE), on SIGHUP too', async () => {
+    assertBuilt();
+    const dir = join(tmp.dir, 'pipe');
+    mkdirSync(dir);
+    const file = writeProductionConfig(dir, testCerts());
+    const agent = spawn(process.execPath, [builtCli(REPO), '--config', file, 'start'], {
+      cwd: REPO,
+      env: { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: NO_SYSTEM_CONFIG },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => agent.once('exit', (code, signal) => r([code, signal])));
+    try {
+      let text = '';
+      agent.stdout.on('data', (b: Buffer) => (text += b.toString('utf8')));
+      await until(`counter page:\n${text}`, () => /Counter page: http/.test(text), 20_000);
+      const page = (/Counter page: (http:\/\/\S+)\//.exec(text) as RegExpExecArray)[1] as string;
+      agent.stdout.destroy();
+      for (let i = 0; i < 3; i++) {
+        agent.kill('SIGHUP');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect([agent.exitCode, agent.signalCode]).toEqual([null, null]);
+      const res = await fetch(`${page}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    } finally {
+      agent.kill('SIGTERM');
+      expect(await exited).toEqual([0, null]);
+    }
+  }, 40_000);
+});
+
 /**
  * A field engineer starts the agent in an ssh session and closes it: the agent runs on a
  * pseudo-terminal (socat's, in a session of its own with it as controlling terminal) and
