@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream, type LevelWithSilent } from 'pino';
+import { isatty } from 'node:tty';
 import { isJournalStream, withSyslogPrefix } from './journald.js';
 
 export type { Logger } from 'pino';
@@ -115,9 +116,31 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   // The journal is never a terminal; pretty output there would lose the JSON fields.
   const pretty = !journald && (opts.pretty ?? process.stdout.isTTY === true);
   if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+    return pino(base, quietWhenTerminalGone(pino.transport({ target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } })));
   }
-  return pino(base);
+  // What pino(base) writes to, made here to watch its errors.
+  return pino(base, quietWhenTerminalGone(pino.destination({ dest: 1, sync: false })));
+}
+
+const noop = (): void => {};
+
+/**
+ * Stdout on a terminal that is gone (the ssh session the agent was started from was closed;
+ * the agent lives on since it takes SIGHUP as a reload: docs/operations.md, "Reloading the
+ * configuration"): writes fail with EIO, and the pretty printer's worker dies of it. The log
+ * output is dropped from then on, as pino does itself for EPIPE, instead of the error ending
+ * the agent or, at its exit, a flush retrying the write for ever. Any other error is thrown
+ * as before.
+ */
+function quietWhenTerminalGone<T extends DestinationStream & NodeJS.EventEmitter>(stream: T): T {
+  const wasTerminal = isatty(1);
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    // pino's own listener, called first, has muted the stream (a pipe's reader went away).
+    if (err.code === 'EPIPE') return;
+    if (!wasTerminal || isatty(1)) throw err;
+    Object.assign(stream, { write: () => true, flush: noop, flushSync: noop, end: noop, destroy: noop });
+  });
+  return stream;
 }
 
 /** A logger that drops everything, for components built without one. */

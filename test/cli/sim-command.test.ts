@@ -78,6 +78,31 @@ describe('terminal-agent sim', () => {
     }
   });
 
+  it('logs and ignores SIGHUP (a closed ssh session), keeps answering, and stops on SIGTERM', async () => {
+    const certs = testCerts();
+    const child = spawn(process.execPath, [BIN, '--log-level', 'info', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERMINAL_AGENT_LOG__PRETTY: 'false' } });
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+    const dispatcher = new Agent({ connect: { ca: readFileSync(certs.caCert) } });
+    try {
+      // The banner comes after the log lines of start-up, once the signal handlers are in place.
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      for (let waited = 0; !/api https:\/\/\S+ {2}device auth/.test(out) && waited < 10_000; waited += 25) await new Promise((r) => setTimeout(r, 25));
+      const apiUrl = (/api (https:\/\/127\.0\.0\.1:\d+) {2}device auth/.exec(out) as RegExpExecArray)[1] as string;
+      child.kill('SIGHUP');
+      for (let waited = 0; !out.includes('SIGHUP ignored') && waited < 10_000; waited += 25) await new Promise((r) => setTimeout(r, 25));
+      expect(out).toContain('SIGHUP ignored: the demo platform has nothing to reload');
+      expect([child.exitCode, child.signalCode]).toEqual([null, null]);
+      const res = await request(`${apiUrl}/payment/v1/transactions/technical/isAvailable`, { dispatcher });
+      expect(res.statusCode).toBe(401);
+      await res.body.dump();
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exited).toEqual([0, null]);
+      await dispatcher.close();
+    }
+  });
+
   it('refuses an unknown --profile with a line naming the choices', async () => {
     const certs = testCerts();
     const child = spawnSim(certs.dir, '--profile', 'lenient');

@@ -97,6 +97,14 @@ describe('configuration errors name the key and what is wrong', () => {
     expect(errorOf(() => loadConfig({ cwd: dir, file, env: {} })).message).toMatch(/is not valid JSON/);
   });
 
+  it('file that is not JSON: the message quotes none of the file (a password may sit next to the mistake)', () => {
+    // V8 quotes the text around an unexpected token: `Unexpected token 'h', "{"auth": {"password": hunter2}}" is not valid JSON`.
+    const { dir, file } = withFile('{"auth": {"password": hunter2}}');
+    const message = errorOf(() => loadConfig({ cwd: dir, file, env: {} })).message;
+    expect(message).toBe(`config: ${file} is not valid JSON (Unexpected token 'h')`);
+    expect(message).not.toContain('hunter2');
+  });
+
   it('wrong type from the environment names the variable', () => {
     const { dir, file } = withFile({});
     const err = errorOf(() => loadConfig({ cwd: dir, file, env: { TERMINAL_AGENT_API__PORT: 'eighty' } }));

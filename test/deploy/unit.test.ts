@@ -50,6 +50,10 @@ describe('the unit file (static)', () => {
     expect(Number(settings('StartLimitIntervalSec')[0])).toBeGreaterThan(0);
   });
 
+  it('reloads with SIGHUP (`systemctl reload`), which the agent takes as "read the configuration again", never as a stop', () => {
+    expect(settings('ExecReload')).toEqual(['/bin/kill -HUP $MAINPID']);
+  });
+
   it('is hardened: no privileges, read-only system but its state, serial devices only, the address families it uses', () => {
     for (const [key, value] of [
       ['NoNewPrivileges', 'yes'],

@@ -6,12 +6,12 @@ import { usageError } from '../usage.js';
 /**
  * `terminal-agent log-level [LEVEL]`: the running agent's log level, or a new one at once,
  * without a restart, through PUT /api/v1/log-level (docs/operations.md, "Log level"). The
- * change lasts until the agent stops; log.level in the configuration is the level at start.
+ * change lasts until the agent stops or reloads its configuration (SIGHUP), which sets log.level again.
  */
 export function register(program: Command): void {
   program
     .command('log-level')
-    .description('show the running agent\'s log level, or change it until the next start (fatal, error, warn, info, debug, trace, silent)')
+    .description('show the running agent\'s log level, or change it until the next start or reload (fatal, error, warn, info, debug, trace, silent)')
     .argument('[level]', 'the new level')
     .action(async (level: string | undefined, opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);

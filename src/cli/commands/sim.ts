@@ -35,6 +35,9 @@ export function register(program: Command): void {
       });
       if (opts.json) process.stdout.write(`${JSON.stringify({ profile: platform.context.profile.name, api: platform.urls.api, deviceAuth: platform.urls.mtls })}\n`);
       else process.stdout.write(`demo platform (${platform.context.profile.name} profile): api ${platform.urls.api}  device auth ${platform.urls.mtls}\n`);
+      // Nothing to reload: SIGHUP (a closed ssh session) must not end the demo platform mid-demo.
+      const hangUp = (): void => log.info('SIGHUP ignored: the demo platform has nothing to reload (stop it with Ctrl-C or SIGTERM)');
+      process.on('SIGHUP', hangUp);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
@@ -44,5 +47,6 @@ export function register(program: Command): void {
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      process.off('SIGHUP', hangUp);
     });
 }

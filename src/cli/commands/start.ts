@@ -1,34 +1,52 @@
 import type { Command } from 'commander';
 import { configFor } from '../options.js';
+import type { Reloader } from '../reload.js';
 
-/** `terminal-agent start`: the agent's main job, until SIGTERM or SIGINT. */
+/** `terminal-agent start`: the agent's main job, until SIGTERM or SIGINT; SIGHUP reloads the configuration. */
 export function register(program: Command): void {
   program
     .command('start')
     .description('run the agent (default configuration: embedded demo platform, simulated peripherals, counter page on loopback)')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { config, file, source } = await configFor(cmd);
-      const { createLogger } = await import('../../core/index.js');
+      const { config, file, source, reason } = await configFor(cmd);
+      const { createLogger, logLevelControl } = await import('../../core/index.js');
       const { packageVersion } = await import('../../config/index.js');
       const { startAgent } = await import('../../agent.js');
       const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
       const version = packageVersion();
       log.info({ version, configFile: file ?? null, configSource: source, environment: config.environment, dataDir: config.dataDir }, `terminal-agent ${version} starting`);
-      const agent = await startAgent({ config, log });
-      // The handlers first: whoever reads the counter page line may stop the agent at once.
-      const stopped = new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          log.info({ signal }, 'stopping');
-          void agent.stop().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-      if (opts.json) process.stdout.write(`${JSON.stringify({ counterPage: `${agent.url}/`, version })}\n`);
-      else process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
-      await stopped;
+      // SIGHUP (`systemctl reload`, a closed ssh session) reloads the configuration instead of
+      // ending the agent, which systemd would count as a clean exit and not restart
+      // (docs/operations.md, "Reloading the configuration"). Installed before start-up, kept
+      // while it stops; the reload module is loaded at the first SIGHUP only.
+      let reloader: Promise<Reloader> | undefined;
+      const hangUp = (): void => {
+        reloader ??= import('../reload.js').then(({ configReloader }) =>
+          configReloader({ started: { config, file, source, reason }, load: () => configFor(cmd), logLevel: logLevelControl(log), log }),
+        );
+        void reloader.then((r) => r.reload());
+      };
+      process.on('SIGHUP', hangUp);
+      try {
+        const agent = await startAgent({ config, log });
+        // The handlers first: whoever reads the counter page line may stop the agent at once.
+        const stopped = new Promise<void>((resolve) => {
+          const stop = (signal: NodeJS.Signals): void => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            log.info({ signal }, 'stopping');
+            void agent.stop().then(resolve);
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+        if (opts.json) process.stdout.write(`${JSON.stringify({ counterPage: `${agent.url}/`, version })}\n`);
+        else process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
+        await stopped;
+      } finally {
+        // Commands run in-process (tests) leave no listener behind.
+        process.off('SIGHUP', hangUp);
+      }
       log.flush();
     });
 }
