@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { AgentError, ErrorCodes } from '../core/index.js';
+import { AgentError, ErrorCodes, jsonErrorText } from '../core/index.js';
 import { bundledFile } from './bundled.js';
 import { checkSecretFileMode } from './file-mode.js';
 import { configSchema, environmentNames, secretConfigPaths, type Config, type EnvironmentName } from './schema.js';
@@ -211,19 +211,10 @@ function readConfigFile(file: string, explicit: boolean, namedBy?: string): Json
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} is not valid JSON (${withoutSnippet((err as Error).message)})`, { details: { file } });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} is not valid JSON (${jsonErrorText(err)})`, { details: { file } });
   }
   if (!isPlainObject(parsed)) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} must hold a JSON object`, { details: { file } });
   return parsed;
-}
-
-/**
- * JSON.parse's message without the piece of the file V8 quotes in some of them
- * (`Unexpected token 'x', "…text…" is not valid JSON`): the file may hold a password next to
- * the mistake, and this message is printed at start and logged on a reload.
- */
-function withoutSnippet(message: string): string {
-  return message.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
 }
 
 function recordSources(layer: JsonObject, label: string, sources: Map<string, string>, prefix: string[] = []): void {

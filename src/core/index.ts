@@ -8,5 +8,6 @@ export * from './clock.js';
 export * from './backoff.js';
 export { isKnownTimeZone } from './time-zone.js';
 export { onePage } from './paging.js';
+export { jsonErrorText } from './json-error.js';
 export { qrCode } from './qr-code.js';
 export { undiciAgent, undiciRequest, type UndiciRequestOptions } from './undici.js';

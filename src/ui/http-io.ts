@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AgentError, ErrorCodes } from '../core/index.js';
+import { AgentError, ErrorCodes, jsonErrorText } from '../core/index.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -70,6 +70,6 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new AgentError(ErrorCodes.API_BAD_REQUEST, `the request body is not valid JSON (${(err as Error).message})`);
+    throw new AgentError(ErrorCodes.API_BAD_REQUEST, `the request body is not valid JSON (${jsonErrorText(err)})`);
   }
 }

@@ -174,6 +174,13 @@ describe('local API', () => {
       expect(s.payments.calls.filter((c) => c.op === 'startSale')).toHaveLength(before);
     });
 
+    it('says where a body is not JSON without quoting it back (it may hold a password)', async () => {
+      const r = await api('POST', '/api/v1/sales', { body: 'password=hunter2&amount=1.00', headers: { 'content-type': 'application/json' } });
+      expect(r.status).toBe(400);
+      expect(r.json.error.message).toMatch(/^the request body is not valid JSON \(Unexpected token 'p'\)$/);
+      expect(r.text).not.toContain('hunter');
+    });
+
     it('refuses a body that is not declared as JSON (415)', async () => {
       const r = await api('POST', '/api/v1/sales', { body: 'method=card&amount=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expect(r.status).toBe(415);

@@ -207,7 +207,7 @@ export class LocalApiClient {
     return (await this.call<ApiOfflineItemAnswer>('POST', `/api/v1/offline/${encodeURIComponent(id)}/requeue`, {})).item;
   }
 
-  /** The running agent's log level now, or changes it (until the next start). */
+  /** The running agent's log level now, or changes it (until the next start or configuration reload). */
   async logLevel(level?: ApiLogLevel): Promise<ApiLogLevelAnswer> {
     return level === undefined ? this.call<ApiLogLevelAnswer>('GET', '/api/v1/log-level') : this.call<ApiLogLevelAnswer>('PUT', '/api/v1/log-level', { level });
   }

@@ -203,7 +203,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'PUT', path: '/api/v1/log-level', operationId: 'setLogLevel', tag: 'terminal',
-    summary: 'Change the log level until the next start', query: noQuerySchema, body: named('LogLevelRequest', logLevelBodySchema),
+    summary: 'Change the log level until the next start or configuration reload', query: noQuerySchema, body: named('LogLevelRequest', logLevelBodySchema),
     success: [ok(named('LogLevelAnswer', logLevelAnswerSchema), 'the level now and the one before')],
   },
   {
