@@ -8,6 +8,7 @@ import { cardSaleThroughApi, type CardSaleSample } from './lib/card-sale.js';
 import { withinFactor } from './lib/report.js';
 import { SaleProbe } from './lib/sale-probe.js';
 import { SaleWatch } from './lib/sale-watch.js';
+import { TimeSplit } from './lib/time-split.js';
 import { nowMs, percentile } from './lib/stats.js';
 import type { BenchResult, BenchRow, CommonBenchOptions } from './lib/types.js';
 import { opt, type BenchDefinition } from './lib/bench-definition.js';
@@ -61,6 +62,14 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
   const tmp = tempDir('terminal-agent-bench-floor-');
   const watch = new SaleWatch(b.agent.bus);
   const probe = new SaleProbe(b.agent);
+  // The synchronous work of the agent's own objects in the sales through the API (not the floor's, not the card-in-hand engine's).
+  const split = new TimeSplit();
+  split.wrap(Journal.prototype, 'insert', 'journal writes');
+  split.wrap(Journal.prototype, 'update', 'journal writes');
+  split.wrap(Journal.prototype, 'get', 'journal reads');
+  split.wrap(Journal.prototype, 'flags', 'journal reads');
+  split.wrap(EventBus.prototype, 'publish', 'events');
+  split.wrap(b.agent.offline.hook, 'allowed', 'offline limit check');
   let floor: SaleFloor | undefined;
   let inHandJournal: Journal | undefined;
   let inHand: PaymentService | undefined;
@@ -82,12 +91,15 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
     while (sales.length < count) {
       const n = Math.min(block, count - sales.length);
       for (let i = 0; i < n; i++) floors.push(await floor.once());
+      split.active = true;
       for (let i = 0; i < n; i++) sales.push(await cardSaleThroughApi(b.agent, watch, probe));
+      split.active = false;
       for (let i = 0; i < n; i++) inHandTimes.push(await oneInHandSale(inHand, inHandJournal));
     }
   } finally {
     watch.stop();
     probe.restore();
+    split.restore();
     inHand?.stop();
     inHandJournal?.close();
     await floor?.close();
@@ -135,6 +147,13 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
     { measure: 'floor part p50: the in_flight write', value: fp('inFlightWrite'), unit: 'ms' },
     { measure: 'floor part p50: the answer write', value: fp('answerWrite'), unit: 'ms' },
   );
+  const perSale = (part: string): number => split.ms(part) / sales.length;
+  rows.push(
+    { measure: 'per sale: the journal\'s writes with their commits (the floor\'s three writes: floor part above)', value: perSale('journal writes'), unit: 'ms' },
+    { measure: 'per sale: the journal\'s reads (whole rows, state checks)', value: perSale('journal reads'), unit: 'ms' },
+    { measure: 'per sale: events on the bus', value: perSale('events'), unit: 'ms' },
+    { measure: 'per sale: the offline limit check the reader is told about', value: perSale('offline limit check'), unit: 'ms' },
+  );
   const phase = ([label, sale, floorPart, floorLabel]: [string, number, number, string]): string =>
     `${label} ${sale.toFixed(2)} ms vs ${floorLabel} ${floorPart.toFixed(2)} ms (+${(sale - floorPart).toFixed(2)})`;
   const notes = [
@@ -142,6 +161,7 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
     `202 answered at ${p(sales.map((s) => s.post), 50).toFixed(2)} ms after the POST (p50); the sale goes on while the page has its answer`,
     'phases are timestamps the bench harness takes around the reader and the platform client the engine calls (scripts/bench/lib/sale-probe.ts), nothing the agent logs; a p50 per phase, so they need not add up to the p50 of the whole',
     'the demo reader also sends a cardPresented event (one more frame and ACK) the floor does not exchange; the sale ends when the journal row is approved (the bus event the page is sent); showing the outcome on the reader and display comes after and is not counted',
+    'per sale: synchronous time inside the agent\'s own objects, wrapped by the bench (scripts/bench/lib/time-split.ts; a mean, where the phases are p50s): the journal\'s inserts and updates with their durable commits, its reads, the bus, the offline limit check',
     'the card-in-hand sale runs to `done` (three journal writes: created, in_flight, approved; plus the process call)',
     'phases overlap on the one event loop: the serial exchange and the in_flight write run before the loop next reads a socket, so the 202 reaches this client while the process request is out and its handling counts in the process call, where the floor counts it in its HTTP part; the reader phase likewise carries the end of the local API request',
   ];

@@ -56,6 +56,8 @@ describe('quality-target benches run with tiny counts', () => {
     const result = await benchOnlineSale({ certsDir, count: 3, warmup: 1, block: 2 });
     expectFigures(result, 'online-sale');
     expect(result.rows.find((r) => r.measure.startsWith('floor p50'))?.value).toBeGreaterThan(0);
+    // The split reached the journal the sales wrote.
+    expect(result.rows.find((r) => r.measure.startsWith("per sale: the journal's writes"))?.value).toBeGreaterThan(0);
   }, 60_000);
 
   it('scale returns the sale and offline store figures on an empty and a filled journal, and the query plans', async () => {
