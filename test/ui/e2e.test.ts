@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../../src/agent.js';
-import { startDemoAgent, type DemoAgent } from './demo-agent.js';
+import { startDemoAgent } from './demo-agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage, signInOnPage } from './browser.js';
 import { DEMO_STAFF, DEMO_TRAINEE } from './staff.js';
 
@@ -12,7 +13,7 @@ import { DEMO_STAFF, DEMO_TRAINEE } from './staff.js';
  * card sale on the simulated reader, and a cancel. Screenshots go to test-artifacts/.
  */
 describe('counter page end to end', () => {
-  let demo: DemoAgent;
+  let demo: TestAgent;
   let agent: RunningAgent;
   let browser: Browser;
   let page: Page;
@@ -22,7 +23,7 @@ describe('counter page end to end', () => {
     buildPage();
     // Demo Books: authorization only (a card sale stays cancellable; a captured one is
     // refunded instead) and a supervised aggregator whose cancels need approval code 4711.
-    demo = await startDemoAgent('terminal-agent-e2e-', { auth: { merchantId: 'terminal-app-1002' }, payments: { captureMode: 'deferred' } });
+    demo = await startDemoAgent({ auth: { merchantId: 'terminal-app-1002' }, payments: { captureMode: 'deferred' } });
     agent = demo.agent;
     browser = await launchChromium();
     page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../../src/agent.js';
-import { startDemoAgent, type DemoAgent } from './demo-agent.js';
+import { startDemoAgent } from './demo-agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { DEMO_STAFF } from './staff.js';
 
@@ -14,7 +15,7 @@ import { DEMO_STAFF } from './staff.js';
  * the CSV behind its link.
  */
 describe('counter page: receipt and end of day', () => {
-  let demo: DemoAgent;
+  let demo: TestAgent;
   let agent: RunningAgent;
   let browser: Browser;
   let page: Page;
@@ -23,7 +24,7 @@ describe('counter page: receipt and end of day', () => {
 
   beforeAll(async () => {
     buildPage();
-    demo = await startDemoAgent('terminal-agent-page-receipts-');
+    demo = await startDemoAgent();
     agent = demo.agent;
     browser = await launchChromium();
     page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
