@@ -1,7 +1,6 @@
 import { AgentError, ErrorCodes, type Logger, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
-import { uploadSettlement, type OfflineSaleReports } from '../payments/index.js';
-import type { JournalRow } from '../payments/index.js';
+import { uploadSettlement, type JournalRow, type OfflineSaleReports } from '../payments/index.js';
 import type { TransactionRecord } from '../platform/index.js';
 import type { OfflineQueue } from './queue.js';
 import type { AttemptOutcome, QueueItem, QueueState } from './types.js';
@@ -83,8 +82,9 @@ export class OutcomeRecorder {
       );
       this.bus.publish('offline.warning', { message: `sale ${clientTransactionId} ${declinedWhy ?? 'declined after upload'}`, clientTransactionId });
     }
+    this.publish(item);
     // The row as written: announced without reading it back (nothing ran between the commit and here).
-    this.publish(item, s.journalRow ?? false);
+    if (s.journalRow !== undefined) this.reports.announceRow(s.journalRow);
     return item;
   }
 
@@ -181,11 +181,8 @@ export class OutcomeRecorder {
     this.publish(item, true);
   }
 
-  /**
-   * `offline.item`, then (when the journal row may have changed) the row's
-   * `transaction.updated`: `true` reads the row, a row is announced as it is.
-   */
-  private publish(item: QueueItem, journalRow: boolean | JournalRow = false): void {
+  /** `offline.item`, then (when the journal row may have changed) the row's `transaction.updated`. */
+  private publish(item: QueueItem, journalRow = false): void {
     this.bus.publish('offline.item', {
       clientTransactionId: item.clientTransactionId,
       state: item.state,
@@ -194,7 +191,6 @@ export class OutcomeRecorder {
       ...(item.serverTransactionId !== undefined ? { serverTransactionId: item.serverTransactionId } : {}),
       ...(item.message !== undefined ? { message: item.message } : {}),
     });
-    if (journalRow === true) this.reports.announce(item.clientTransactionId);
-    else if (journalRow !== false) this.reports.announceRow(journalRow);
+    if (journalRow) this.reports.announce(item.clientTransactionId);
   }
 }

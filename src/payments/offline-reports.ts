@@ -42,6 +42,9 @@ const OPEN_OFFLINE_STATES: ReadonlySet<string> = new Set(['offline_stored', 'nee
 
 /** The journal side of the offline queue's reports. */
 export function offlineSaleReports(journal: Journal, bus: EventBus, log: Logger): OfflineSaleReports {
+  const announceRow = (row: JournalRow): void => {
+    bus.publish('transaction.updated', transactionUpdated(row));
+  };
   return {
     get db() {
       return journal.db;
@@ -67,10 +70,8 @@ export function offlineSaleReports(journal: Journal, bus: EventBus, log: Logger)
     holdScrub: () => journal.holdScrub(),
     announce(clientTransactionId) {
       const row = journal.get(clientTransactionId);
-      if (row !== undefined) bus.publish('transaction.updated', transactionUpdated(row));
+      if (row !== undefined) announceRow(row);
     },
-    announceRow(row) {
-      bus.publish('transaction.updated', transactionUpdated(row));
-    },
+    announceRow,
   };
 }
