@@ -78,7 +78,9 @@ describe('custom_token mode on the counter page', () => {
 
   it("walks the realm's sign-in and comes back signed in, with the agent authenticated by the custom-token call", async () => {
     await page.getByTestId('platform-sign-in').click();
-    // The realm's own sign-in form (the demo platform's), on its https origin.
+    // The realm's own sign-in form (the demo platform's), on its https origin. Waited for by
+    // the navigation: the counter page has a username field of its own (the staff sign-in).
+    await page.waitForURL((u) => u.origin !== new URL(agent.url).origin);
     await page.locator('input[name="username"]').waitFor();
     expect(new URL(page.url()).pathname).toBe('/auth/realms/demo/protocol/openid-connect/auth');
     await page.locator('input[name="username"]').fill(DEMO_STAFF.username);
