@@ -36,7 +36,6 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
   { name: 'refund answer lost and lookups failing', faults: { refund: { drop: 'after' }, status: { status: 503, everyNth: 3 } } },
   { name: 'refund by web recorded, answer lost', faults: { refundbyweb: { drop: 'after', everyNth: 2 } } },
   { name: 'refund by web recorded, 503 answered', faults: { refundbyweb: { status: 503, afterRecord: true } } },
-  { name: 'consumer-scan QR answer lost', faults: { process: { drop: 'after', everyNth: 2 } } },
   { name: 'process lands after the client gave up and after the lookup grace', faults: { process: { recordAfterMs: LATE_MS, times: 1 } } },
   { name: 'platform unreachable (offline sales)', faults: {}, unreachable: true },
   { name: 'platform unreachable (offline sales)', faults: {}, unreachable: true },
