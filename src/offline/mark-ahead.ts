@@ -19,9 +19,9 @@ export const MARK_FRESH_MS = 1_000;
  * Why it is as safe as one mark per item (docs/architecture.md, "Invariants" 1 and 2):
  * every item is still marked, durably, before its request leaves; an item marked and not
  * yet sent is only "may have been sent" too early. After a crash such an item is looked up
- * by its client id before it is sent (not found: sent then), exactly as one whose request
- * did leave; so at most MARK_AHEAD + LOW_WATER sales per crash cost an extra lookup, and
- * none is sent twice. The next batch is marked while a request is out (`topUp`), so at
+ * by its client id before it is sent (not found through the lookup grace: sent then),
+ * exactly as one whose request did leave; so at most MARK_AHEAD + LOW_WATER sales per crash
+ * cost extra lookups and the wait of the grace, and none is sent twice. The next batch is marked while a request is out (`topUp`), so at
  * one upload at a time the mark's commit, and the results it carries, overlap the platform's
  * answer instead of delaying the next request. When the round ends before their requests start (platform trouble, stop), the items
  * go back to `queued` in one write, as they were. Items already `uploading` at the start
