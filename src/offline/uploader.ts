@@ -52,10 +52,14 @@ interface RoundResult {
   report: FlushReport;
   troubled: boolean;
 }
-/** The lookups of an item waiting out its grace: how many so far, and when the next is due (wall clock). */
+/**
+ * The lookups of an item waiting out its grace: how many so far, when the next is due and
+ * when the grace ends, on the monotonic clock from the first lookup in this process on.
+ */
 interface GraceLookups {
   count: number;
-  nextAtMs: number;
+  nextAtMono: number;
+  endMono: number;
 }
 
 export interface UploaderOptions {
@@ -229,8 +233,8 @@ export class Uploader {
    */
   private dueIn(p: PendingUpload, now: number): number {
     if (p.item.state === 'uploading') {
-      const next = this.graceLookups.get(p.item.clientTransactionId)?.nextAtMs;
-      return next === undefined ? 0 : Math.max(0, next - now);
+      const next = this.graceLookups.get(p.item.clientTransactionId)?.nextAtMono;
+      return next === undefined ? 0 : Math.max(0, next - this.opts.clock.mono());
     }
     if (p.item.rejections === 0 || p.lastTryAtMs === undefined) return 0;
     const wait = Math.min(this.backoff.capMs, this.backoff.baseMs * 2 ** Math.min(p.item.rejections - 1, 30));
@@ -373,7 +377,7 @@ export class Uploader {
     try {
       if (p.item.state === 'uploading') {
         // It may have arrived before (crash, timeout, 5xx): look it up by client id first.
-        const lookedAt = this.opts.clock.wall();
+        const lookedAt = this.opts.clock.mono();
         try {
           const found = await this.opts.platform.status(id, call);
           this.graceLookups.delete(id);
@@ -383,13 +387,14 @@ export class Uploader {
           // it would hold up every sale queued after it (docs/architecture.md, "Offline card
           // sale and upload", merchant of an offline sale).
           if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) {
+            this.graceLookups.delete(id);
             return result('needs_attention', recorder.unresolvable(id, `${describeError(err)}; it may have reached the platform: check it with the acquirer before anything else`));
           }
           if (!isNotFound(err)) return result('deferred', this.defer(id, deferralOf(err, true)));
           // The platform's lookups may lag its writes, and a repeated client id is not promised
           // to be recognised: "not found" is its word only once the grace since the request
           // left has passed (docs/architecture.md, "Offline queue", lookup grace).
-          const graceEnd = this.graceEnd(p);
+          const graceEnd = this.graceLookups.get(id)?.endMono ?? this.graceEnd(p, lookedAt);
           if (lookedAt < graceEnd) return { waiting: result('deferred', { state: 'uploading', message: this.lookAgain(id, lookedAt, graceEnd) }) };
           this.graceLookups.delete(id);
           recorder.notFound(id);
@@ -407,22 +412,25 @@ export class Uploader {
   }
 
   /**
-   * When the lookup grace of an item that may have arrived ends: `payments.lookupGraceMs`
-   * after its request left. That is at most MARK_FRESH_MS after its try time on disk, which
-   * a crash leaves as it was (mark-ahead.ts); an item without one (a queue written before
-   * try times were kept) counts from its last change.
+   * When the lookup grace of an item that may have arrived ends, on the monotonic clock
+   * (`mono` is now): `payments.lookupGraceMs` after its request left. That is at most
+   * MARK_FRESH_MS after its try time on disk, which a crash leaves as it was
+   * (mark-ahead.ts); an item without one (a queue written before try times were kept)
+   * counts from its last change. The wall clock is read once, at the item's first lookup in
+   * this process, as the online sale's lookups do (src/payments/lookup.ts): a clock step
+   * afterwards neither ends nor stretches the grace (docs/architecture.md, "Time").
    */
-  private graceEnd(p: PendingUpload): number {
+  private graceEnd(p: PendingUpload, mono: number): number {
     const triedAt = p.lastTryAtMs ?? Date.parse(p.item.updatedAt);
-    return triedAt + MARK_FRESH_MS + this.opts.lookupGraceMs;
+    return mono + Math.max(0, triedAt + MARK_FRESH_MS + this.opts.lookupGraceMs - this.opts.clock.wall());
   }
 
   /** Schedules the next lookup of an item not found yet inside its grace (never after the grace ends); answers what staff see. */
   private lookAgain(id: string, now: number, graceEnd: number): string {
     const count = (this.graceLookups.get(id)?.count ?? 0) + 1;
     const wait = Math.min(GRACE_LOOKUP_CAP_MS, this.backoff.baseMs * 2 ** Math.min(count - 1, 30));
-    this.graceLookups.set(id, { count, nextAtMs: Math.min(now + wait, graceEnd) });
-    const until = new Date(graceEnd).toISOString();
+    this.graceLookups.set(id, { count, nextAtMono: Math.min(now + wait, graceEnd), endMono: graceEnd });
+    const until = new Date(this.opts.clock.wall() + (graceEnd - now)).toISOString();
     this.log.debug({ clientTransactionId: id, lookups: count, graceEndsAt: until }, 'offline upload not found yet: looked up again within the grace');
     return `not found at the platform yet (it may still show it: its lookups can lag): looked up again until ${until}, sent again only if still not found then`;
   }

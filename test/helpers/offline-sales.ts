@@ -193,8 +193,10 @@ export interface UploadFixture {
   events: AgentEvent[];
   /** `payments.lookupGraceMs` the uploader was given. */
   lookupGraceMs: number;
-  /** Moves the agent's wall clock forward (real time plus what was advanced); timers stay real. */
+  /** Moves the agent's clocks (wall and monotonic) forward: real time plus what was advanced; timers stay real. */
   advance(ms: number): void;
+  /** Steps the agent's wall clock alone (as NTP may), the monotonic clock going on as it was. */
+  stepWallClock(ms: number): void;
   /** Reopens journal and offline component on the same files, as after a crash. */
   restart(cfg?: Partial<OfflineConfig>): Promise<void>;
   close(): Promise<void>;
@@ -212,9 +214,10 @@ export function uploadFixture(p: PlatformFixture, cfg: Partial<OfflineConfig> = 
   const events = collect(bus);
   const lookupGraceMs = opts.lookupGraceMs ?? 2_000;
   let advanced = 0;
+  let stepped = 0;
   const real = systemClock();
-  // The agent's wall clock can be moved on by the test (the lookup grace, counted on it); the demo platform's is moved with its clock offset.
-  const clock: Clock = { ...real, wall: () => real.wall() + advanced };
+  // The agent's clocks can be moved on by the test (the lookup grace is counted on them); the demo platform's is moved with its clock offset.
+  const clock: Clock = { ...real, wall: () => real.wall() + advanced + stepped, mono: () => real.mono() + advanced };
   const build = (c: Partial<OfflineConfig>): { journal: Journal; offline: Offline } => {
     const journal = new Journal({ dataDir, clock });
     const offline = createOffline({ journal, platform: p.client.platform, bus, log: p.log, config: offlineConfig(c), clock, lookupGraceMs, backoff: { baseMs: 5, capMs: 40 } });
@@ -229,6 +232,9 @@ export function uploadFixture(p: PlatformFixture, cfg: Partial<OfflineConfig> = 
     lookupGraceMs,
     advance(ms: number) {
       advanced += ms;
+    },
+    stepWallClock(ms: number) {
+      stepped += ms;
     },
     async restart(c = cfg) {
       await f.offline.uploader.stop();

@@ -122,6 +122,22 @@ describe('an offline upload whose answer was lost, on a platform whose lookups l
     expect(f.offline.get(held)?.history.map((h) => h.outcome)).toEqual(['unknown', 'found']);
     expect(moves(held)).toHaveLength(1);
   });
+  it('keeps its grace when the wall clock steps forward after its first lookup (the grace runs on the monotonic clock)', async () => {
+    f = uploadFixture(p, {}, { lookupGraceMs: GRACE_MS });
+    const id = uid('step');
+    storeOfflineSale(f.journal, f.offline, { id, amount: 1300 });
+    lagLookups();
+    p.platform.faults.set('process', { drop: 'after', times: 1 });
+    expect(await f.offline.uploader.flush()).toMatchObject({ deferred: 1 });
+    expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 0, remaining: 1 });
+
+    f.stepWallClock(60_000);
+    expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 0, remaining: 1 });
+    expect(moves(id)).toHaveLength(1);
+    later(f, 16_000);
+    expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 1, remaining: 0 });
+    expect(moves(id)).toHaveLength(1);
+  });
 });
 
 describe('an upload left uploading by a crash', () => {
