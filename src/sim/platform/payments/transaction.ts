@@ -70,8 +70,16 @@ export function snapshot(tx: SimTransaction): TransactionRecord {
 }
 
 /** The caller's transaction by client or server id, with any due wallet outcome applied; 404 otherwise. */
-export function lookup(deps: PaymentDeps, caller: Caller, id: string): SimTransaction {
-  const tx = deps.store.find(caller.merchant.merchantId, id);
+/**
+ * The transaction a path's id names. The strict profile (docs/architecture.md, "Demo
+ * platform") does not know a terminal QR call's client id here (only its server id), and
+ * answers a read (`read: true`: the status call) of an id it does not know with
+ * 400, as a platform may, instead of 404.
+ */
+export function lookup(deps: PaymentDeps, caller: Caller, id: string, opts: { read?: boolean } = {}): SimTransaction {
+  const strict = deps.ctx.profile.strict;
+  const tx = deps.store.find(caller.merchant.merchantId, id, { qrClientIds: !strict });
+  if (tx === undefined && strict && opts.read === true) throw validationError(`transactionId: ${id} is not a valid transaction id`, 'INVALID_TRANSACTION_ID');
   if (tx === undefined) throw notFoundError(id);
   deps.wallets.settle(tx);
   deps.completions.settle(tx);
