@@ -266,6 +266,31 @@ describe('unknown outcome of the terminal QR call', () => {
     expect(orderAtPlatform(started.clientTransactionId)).toBeDefined();
   });
 
+  it('an abort while the QR call is still out waits for its answer, then sends the cancel by the server id: cancelled on the platform\'s word, nothing charged', async () => {
+    const cancels: string[] = [];
+    t = await fixture.startTerminal({
+      wrap: (p) => ({
+        ...withQrCall(p, p.qrTerminalPayment.bind(p)),
+        cancel: (id, body, opts) => {
+          cancels.push(id);
+          return p.cancel(id, body, opts);
+        },
+      }),
+    });
+    fixture.demo.platform.faults.set('qrcode', { latencyMs: 400, times: 1 });
+    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-ABORT-OUT', amount: 2_700, currency: 'EUR' });
+    const id = started.clientTransactionId;
+    await until(() => t.journal.get(id)?.state === 'in_flight');
+    const aborted = await t.service.abortSale(id);
+    const serverId = fixture.demo.platform.payments.transaction(id)?.serverTransactionId;
+    expect(serverId).toBeDefined();
+    expect(cancels).toEqual([serverId]);
+    const cancel = t.service.list().find((v) => v.kind === 'cancel' && v.relatedClientTransactionId === id);
+    await fixture.final(t, cancel ?? aborted);
+    expect(await t.service.get(id)).toMatchObject({ state: 'cancelled', cancelledAmount: 2_700 });
+    expect(fixture.demo.platform.payments.netCharged(id)).toBe(0);
+  });
+
   it('refused by the platform (4xx): failed with its reason, nothing charged', async () => {
     t = await fixture.startTerminal();
     fixture.demo.platform.faults.set('qrcode', { status: 422, errorCode: 'WALLET_CODE_INVALID', errorMessage: 'the scanned code is not valid', times: 1 });
