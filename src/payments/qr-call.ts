@@ -67,9 +67,18 @@ export function keepChecking(ctx: PaymentContext, saleId: string): JournalRow {
   const row = ctx.journal.require(saleId);
   if (ctx.clock.wall() >= qrCheckEnd(row, ctx.config.payments.lateLandingWatchMs)) return qrWindowClosed(ctx, saleId);
   const saved = row.state === 'in_flight' && row.message === QR_CHECKING_MESSAGE ? row : ctx.save(saleId, { state: 'in_flight', message: QR_CHECKING_MESSAGE });
-  ctx.background('check a terminal QR sale', () => checkUntilAnswered(ctx, saleId));
+  // One check per sale, however many ways reach it (the flow, a parked sale's lookup, recovery).
+  const running = checking.get(ctx) ?? new Set<string>();
+  checking.set(ctx, running);
+  if (!running.has(saleId)) {
+    running.add(saleId);
+    ctx.background('check a terminal QR sale', () => checkUntilAnswered(ctx, saleId).finally(() => running.delete(saleId)));
+  }
   return saved;
 }
+
+/** The sales whose check runs, per payments context. */
+const checking = new WeakMap<PaymentContext, Set<string>>();
 
 /**
  * Asks the payment API for the sale (by `platformIdOf`) with a growing interval (as the
