@@ -4,7 +4,7 @@ import type { JournalRow } from './journal/index.js';
 import { lateLandingIntervalCap } from './late-landing.js';
 import type { PaymentContext } from './payment-context.js';
 import { isUnknownIdAnswer } from './outcome.js';
-import type { PlatformRecord } from './records.js';
+import { classifyStatus, recordServerId, recordStatus, type PlatformRecord } from './records.js';
 import { cancelDeadline, saleTime } from './rules.js';
 
 /**
@@ -107,6 +107,8 @@ async function checkUntilAnswered(ctx: PaymentContext, saleId: string): Promise<
       if (!isUnknownIdAnswer(err)) ctx.log.info({ clientTransactionId: saleId }, 'terminal QR sale not readable now; asking again');
       continue;
     }
+    // Still pending, and still no server id to follow it by: this check goes on following it.
+    if (classifyStatus(recordStatus(record)) === 'pending' && recordServerId(record) === undefined && row.serverTransactionId === undefined) continue;
     adoptQrRecord(ctx, row, record);
     return;
   }

@@ -87,6 +87,20 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     expect(ledgerOf(id).map((l) => [l.kind, l.amount])).toEqual([['sale', 3_000]]);
   });
 
+  it('a sale being checked is asked again in the background: once the payment API shows it, its record is adopted', async () => {
+    t = await startStrictTerminal();
+    fixture.demo.platform.faults.set('qrcode', { drop: 'after', times: 1 });
+    const started = await t.service.startSale(sale({ walletId: 'WA-LATER', amount: 3_300 }));
+    const id = started.clientTransactionId;
+    await until(() => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''));
+    expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/being checked/) });
+    // The payment API learns the QR call's client id (the standard profile knows it): the next look finds the sale.
+    fixture.demo.platform.context.profile.set('standard');
+    expect(await started.done).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
+    expect(t.journal.get(id)?.serverTransactionId).toBe(fixture.demo.platform.payments.transaction(id)?.serverTransactionId);
+    expect(ledgerOf(id).map((l) => l.kind)).toEqual(['sale']);
+  });
+
   it('an answer without a status but with its server id: looked up by that id and adopted', async () => {
     t = await startStrictTerminal();
     fixture.demo.platform.faults.set('qrcode', { omit: ['transactionStatus'], times: 1 });
