@@ -1,7 +1,7 @@
 import { backoffDelay } from '../core/index.js';
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
-import { isNotFoundError } from './outcome.js';
+import { isUnknownIdAnswer } from './outcome.js';
 import type { PlatformRecord } from './records.js';
 
 export type LookupResult = { kind: 'found'; record: PlatformRecord } | { kind: 'not_found'; record?: PlatformRecord } | { kind: 'failed'; error: unknown };
@@ -11,7 +11,9 @@ export type LookupResult = { kind: 'found'; record: PlatformRecord } | { kind: '
  * still be on its way through the platform, so "not found" (or found but not yet showing
  * the effect, see `settled`) is looked at again until payments.lookupGraceMs after the
  * request left (counted from the row's last update, on the monotonic clock from now on);
- * only then does it count as not done. Any other failure of the lookup is returned at once.
+ * only then does it count as not done. An unknown id answered 400 or 422 instead of 404 is
+ * "not found" too (isUnknownIdAnswer), so it is bounded by the same grace. Any other failure
+ * of the lookup is returned at once.
  */
 export async function lookupWithGrace(
   ctx: PaymentContext,
@@ -29,7 +31,7 @@ export async function lookupWithGrace(
       if (settled(record)) return { kind: 'found', record };
       last = record;
     } catch (err) {
-      if (!isNotFoundError(err)) return { kind: 'failed', error: err };
+      if (!isUnknownIdAnswer(err)) return { kind: 'failed', error: err };
     }
     const left = end - ctx.clock.mono();
     if (left <= 0) return last === undefined ? { kind: 'not_found' } : { kind: 'not_found', record: last };

@@ -12,6 +12,7 @@ import { failureKind, isNotFoundError, refusalError } from './outcome.js';
 import type { JournalPatch } from './journal/index.js';
 import { capturedOf, classifyStatus, isCancelRecord, isCapturedStatus, newEvents, publicEvent, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
 import { salePatchFromRecord } from './sale-record-patch.js';
+import { platformIdOf } from './qr-call.js';
 
 /**
  * Capture, cancel and refund of a sale (docs/platform-contract.md, "Endpoints";
@@ -202,7 +203,7 @@ export function sendRefund(ctx: PaymentContext, sale: JournalRow, amount: number
     what: 'refunded',
     send: (op) =>
       ctx.platform.refund(
-        sale.clientTransactionId,
+        platformIdOf(sale),
         {
           clientDateTime: op.clientDateTime,
           channel: ctx.channel,
@@ -318,7 +319,8 @@ export function sendCancel(ctx: PaymentContext, sale: JournalRow, amount: number
   return runOperation(ctx, sale, {
     row: { kind: 'cancel', amount, cancelReason: opts.reason },
     what: 'cancelled',
-    send: (op) => ctx.platform.cancel(sale.clientTransactionId, cancelBody(ctx, sale, op, opts.approvalCode), ctx.callOptions(sale)),
+    // A terminal QR call sale by the server id its answer gave (qr-call.ts).
+    send: (op) => ctx.platform.cancel(platformIdOf(sale), cancelBody(ctx, sale, op, opts.approvalCode), ctx.callOptions(sale)),
     finish: finishCancel,
     resolve: resolveCancel,
   });
@@ -419,7 +421,7 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
     const ours = ourCancelIn(r, op, others);
     return ours === 'accepted' || ours === 'refused' || classifyStatus(recordStatus(r)) === 'cancelled';
   };
-  const found = await lookupWithGrace(ctx, saleId, op, settled);
+  const found = await lookupWithGrace(ctx, platformIdOf(ctx.journal.require(saleId)), op, settled);
   if (found.kind === 'failed') throw found.error;
   if (found.kind !== 'found' && found.record !== undefined && ourCancelIn(found.record, op, others) === 'unknown') {
     ctx.save(op.clientTransactionId, {
@@ -442,7 +444,7 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
   }
   const sale = ctx.journal.require(saleId);
   const leftBefore = sale.amount - sale.cancelledAmount - sale.refundedAmount;
-  const answer = await ctx.platform.allowedOperations(saleId, ctx.callOptions(sale));
+  const answer = await ctx.platform.allowedOperations(platformIdOf(sale), ctx.callOptions(sale));
   if (answer.allowed && typeof answer.maxAmount === 'number') {
     if (answer.maxAmount >= leftBefore) {
       opFailed(ctx, op, 'the platform did not record the cancel: nothing was cancelled');

@@ -1,5 +1,5 @@
 import { AgentError, ErrorCodes, describeError, isAgentError } from '../core/index.js';
-import { isPlatformError } from '../platform/index.js';
+import { isNotFound, isPlatformError } from '../platform/index.js';
 import type { PlatformError } from '../platform/index.js';
 
 /**
@@ -33,8 +33,18 @@ export function answeredUnreadable(err: unknown): boolean {
   return isPlatformError(err) && err.code === ErrorCodes.PLATFORM_BAD_RESPONSE && err.status !== undefined && err.status >= 200 && err.status <= 299;
 }
 
+/** A write (cancel, refund, ...) answered 404: the id in its path is not known. A 400 or 422 to a write refuses its body instead. */
 export function isNotFoundError(err: unknown): boolean {
   return isPlatformError(err) && err.status === 404;
+}
+
+/**
+ * A lookup (the status call) answered that the id is not known: 404, or 400 / 422 as some
+ * platforms answer (docs/platform-contract.md, "Decisions where the spec is silent", unknown
+ * transaction id). Only for reads: the call carries nothing but the id.
+ */
+export function isUnknownIdAnswer(err: unknown): boolean {
+  return isNotFound(err);
 }
 
 /** The merchant aggregator requires a supervisor approval code (docs/platform-contract.md, "Decisions where the spec is silent", approval code). */

@@ -234,8 +234,9 @@ export function isSettled(row: JournalRow): boolean {
 export function trackingOf(row: JournalRow): PendingTracking {
   return {
     clientTransactionId: row.clientTransactionId,
-    // A pending refund or cancel is asked for by the server id its answer gave (docs/architecture.md, "Event relay").
-    ...(row.kind !== 'sale' && row.serverTransactionId !== undefined ? { statusId: row.serverTransactionId } : {}),
+    // A pending refund or cancel is asked for by the server id its answer gave (docs/architecture.md, "Event relay"),
+    // and so is a terminal QR call sale, whose client id the payment API is not promised to know (qr-call.ts).
+    ...((row.kind !== 'sale' || row.via === 'qrTerminal') && row.serverTransactionId !== undefined ? { statusId: row.serverTransactionId } : {}),
     ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}),
     ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}),
     startedAt: row.createdAt,

@@ -3,6 +3,7 @@ import type { ourCancelIn } from './cancel-outcome.js';
 import type { JournalRow } from './journal/index.js';
 import { failureKind, isApprovalCodeRefusal, isNotFoundError } from './outcome.js';
 import { capturedOf, classifyStatus, isCapturedStatus, recordStatus, type PlatformRecord } from './records.js';
+import { isQrCallSale, QR_UNANSWERED_MESSAGE } from './qr-call.js';
 
 /**
  * What each answer of a reversal means for the sale (docs/architecture.md, "Unknown outcome:
@@ -139,6 +140,8 @@ export function afterReversalRefund(refund: JournalRow, resolved: 'done' | 'not_
  */
 export function outcomeNeverRecorded(row: JournalRow, related: () => readonly JournalRow[]): boolean {
   if (row.kind !== 'sale' || row.state !== 'needs_attention' || row.platformStatus !== undefined || row.offline) return false;
+  // A terminal QR sale whose window closed without the platform's word is a person's to settle, not asked again at every start.
+  if (row.message === QR_UNANSWERED_MESSAGE) return false;
   return !related().some((op) => op.kind === 'refund' || isReversalCancel(op));
 }
 
@@ -155,7 +158,9 @@ export function recoveryStep(row: JournalRow): RecoveryStep {
   if (row.state === 'reversing') return 'resume_reversal';
   if (row.kind !== 'sale') return row.state === 'in_flight' ? 'resolve_operation' : 'operation_not_sent';
   if (row.state === 'in_flight' || row.state === 'needs_attention') return 'resolve_sale';
-  return row.serverTransactionId === undefined ? 'sale_not_sent' : 'leave';
+  if (row.serverTransactionId !== undefined) return 'leave';
+  // A terminal QR call answered pending without a server id was sent (attempts) and may have charged: looked up, never "not sent".
+  return isQrCallSale(row) && row.attempts >= 1 ? 'resolve_sale' : 'sale_not_sent';
 }
 
 /** A sale counted as not done turned up at the platform in a state that may charge (anything but refused, failed, expired or cancelled): it is reversed. */

@@ -10,7 +10,8 @@ import { outcomeKept, recordOrKeep } from './outcome-recorder.js';
 import { isCountedNotDone, lateLandingIntervalCap, lateLandingResumeSince, lateLandingWatchEnd, NOT_FOUND_MESSAGE } from './late-landing.js';
 import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
 import { applyOperationRecord, finishCancel, journalOperation, resolveUntilKnown, resolveRefund, finishRefund, statusIdOf } from './operations.js';
-import { isNotFoundError, platformReason } from './outcome.js';
+import { isUnknownIdAnswer, platformReason } from './outcome.js';
+import { keepChecking, notFoundIsPlatformWord, platformIdOf, qrCheckEnd, qrWindowClosed } from './qr-call.js';
 import { recordStatus, type PlatformRecord } from './records.js';
 import {
   afterRefusedCancel,
@@ -36,10 +37,12 @@ import {
  * reversal"): look it up by the
  * client id; found: adopt; not found: it did not happen; the lookup fails: reverse it
  * (cancel Technical, full amount), retried with backoff until the platform answers.
+ * A terminal QR call sale is looked up by the server id an answer gave, and "not found" is
+ * no word on it: it stays being checked (qr-call.ts).
  */
 export async function resolveSale(ctx: PaymentContext, sale: JournalRow): Promise<JournalRow> {
-  const found = await lookupWithGrace(ctx, sale.clientTransactionId, sale);
-  if (found.kind === 'not_found') return countNotDone(ctx, sale.clientTransactionId);
+  const found = await lookupWithGrace(ctx, platformIdOf(sale), sale);
+  if (found.kind === 'not_found') return notFoundIsPlatformWord(sale) ? countNotDone(ctx, sale.clientTransactionId) : keepChecking(ctx, sale.clientTransactionId);
   if (found.kind === 'failed') {
     const err = found.error;
     ctx.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'sale lookup failed; reversing');
@@ -156,7 +159,7 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
     }
   }
   try {
-    const record = await ctx.platform.cancel(sale.clientTransactionId, cancelBody(ctx, sale, op), ctx.callOptions(sale));
+    const record = await ctx.platform.cancel(platformIdOf(sale), cancelBody(ctx, sale, op), ctx.callOptions(sale));
     const cancel = finishCancel(ctx, op, record);
     if (cancel.state === 'approved') ctx.log.info({ clientTransactionId: sale.clientTransactionId }, 'sale reversed');
     else ctx.log.info({ clientTransactionId: sale.clientTransactionId, state: cancel.state, platformStatus: cancel.platformStatus }, 'reversal answered, not final yet or not done');
@@ -167,6 +170,7 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
     const failed = cancelFailed(err, sale.updatedAt, ctx.clock.wall(), ctx.config.payments.lookupGraceMs);
     if (failed === 'retry') return false;
     if (failed === 'not_found') {
+      if (!notFoundIsPlatformWord(sale)) return unknownToPlatform(ctx, sale, op);
       ctx.save(op.clientTransactionId, { state: 'failed', message: 'nothing to reverse: the platform has no record of the sale' });
       countNotDone(ctx, sale.clientTransactionId);
       return true;
@@ -186,6 +190,18 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
 }
 
 /**
+ * A reversal of a terminal QR call sale the payment API answers "not found" for: no word on
+ * the money (qr-call.ts), so the cancel is tried again while the platform's window for the
+ * sale is open; once it closed, a person settles the sale.
+ */
+function unknownToPlatform(ctx: PaymentContext, sale: JournalRow, op: JournalRow | undefined): boolean {
+  if (ctx.clock.wall() < qrCheckEnd(sale, ctx.config.payments.lateLandingWatchMs)) return false;
+  if (op !== undefined && op.state === 'in_flight') ctx.save(op.clientTransactionId, { state: 'failed', message: 'the platform does not know the sale by the id the terminal has: not reversed' });
+  qrWindowClosed(ctx, sale.clientTransactionId);
+  return true;
+}
+
+/**
  * Before a reversal's cancel goes out again: did an earlier attempt, whose answer was lost,
  * land? The cancel carries no id, so the sale's history says (our cancel in it, or the sale
  * `cancelled`: docs/platform-contract.md, "Decisions where the spec is silent", recognising
@@ -196,9 +212,9 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
 async function earlierAttemptLanded(ctx: PaymentContext, sale: JournalRow, op: JournalRow): Promise<boolean | 'pending' | undefined> {
   let record: PlatformRecord;
   try {
-    record = await ctx.platform.status(sale.clientTransactionId, ctx.callOptions(sale));
+    record = await ctx.platform.status(platformIdOf(sale), ctx.callOptions(sale));
   } catch (err) {
-    return isNotFoundError(err) ? false : undefined;
+    return isUnknownIdAnswer(err) ? false : undefined;
   }
   return earlierCancelLanded(ourCancelIn(record, op, otherDoneCancels(ctx, op)), recordStatus(record));
 }
@@ -207,13 +223,14 @@ async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusa
   const sale = ctx.journal.require(saleId);
   let record: PlatformRecord;
   try {
-    record = await ctx.platform.status(saleId, ctx.callOptions(sale));
+    record = await ctx.platform.status(platformIdOf(sale), ctx.callOptions(sale));
   } catch (err) {
-    if (isNotFoundError(err)) {
-      countNotDone(ctx, saleId);
-      return true;
-    }
-    return false;
+    if (!isUnknownIdAnswer(err)) return false;
+    // As for the cancel's own 404: absence counts only once the grace since the sale went reversing has passed.
+    if (ctx.clock.wall() < Date.parse(sale.updatedAt) + ctx.config.payments.lookupGraceMs) return false;
+    if (!notFoundIsPlatformWord(sale)) return unknownToPlatform(ctx, sale, openReversalCancel(ctx.journal.related(saleId)));
+    countNotDone(ctx, saleId);
+    return true;
   }
   const next = afterRefusedCancel(record, sale.currency, platformReason(refusal));
   // A captured card sale is refunded, not cancelled: the reversal becomes a full refund

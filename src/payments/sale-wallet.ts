@@ -6,8 +6,9 @@ import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
 import { failureKind, refusalError } from './outcome.js';
-import { recordStatus, type PlatformRecord } from './records.js';
+import { classifyStatus, recordServerId, recordStatus, type PlatformRecord } from './records.js';
 import { resolveSale } from './reversal.js';
+import { keepChecking, QR_CHECKING_MESSAGE } from './qr-call.js';
 import { showOutcome } from './sale-card.js';
 
 export interface WalletSaleInput {
@@ -68,7 +69,8 @@ export async function runWalletSale(ctx: PaymentContext, saleId: string, input: 
           paymentType: wallet,
           paymentScenario: 'MerchantScan',
           scannedPaymentId: code,
-          // The journal's id: the status call by client id finds the payment after an unknown outcome.
+          // The journal's id. The payment API is not promised to know it (a field of the QR
+          // service's body): an unknown outcome is looked up by the server id an answer gave (qr-call.ts).
           clientTransactionId: saleId,
           paymentAmount: { amount: sale.amount, currency: sale.currency },
           order: { orderId: order?.orderId ?? saleId, orderDescription: order?.orderDescription ?? '' },
@@ -98,22 +100,47 @@ export async function runWalletSale(ctx: PaymentContext, saleId: string, input: 
     } else {
       ctx.save(saleId, { state: 'failed', message: `the platform cannot be reached (${describeError(err)}): nothing was charged` });
     }
-    if (ctx.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(ctx, saleId);
+    await showWalletOutcome(ctx, saleId);
     return;
   }
-  if (terminalQr && recordStatus(record) === undefined) {
+  if (terminalQr && !qrAnswerSettles(record)) {
     // The terminal QR call's answer is not specified (docs/platform-contract.md, "Decisions
     // where the spec is silent", terminal QR call answer). One without a transaction status
-    // says nothing about the money: the status call by client id does (like an unknown outcome).
-    ctx.log.warn({ clientTransactionId: saleId }, 'terminal QR call answered without a transaction status; looking it up');
-    const resolved = await resolveSale(ctx, ctx.journal.require(saleId));
+    // says nothing about the money, and a pending one without a server id leaves nothing to
+    // follow it by: the sale is looked up by the server id it gave (else its client id), and
+    // stays being checked while the payment API does not know it (qr-call.ts).
+    const serverId = recordServerId(record);
+    ctx.log.warn({ clientTransactionId: saleId, serverTransactionId: serverId }, 'terminal QR call answered without a status, or pending without a server id; looking it up');
+    const current = serverId !== undefined ? ctx.save(saleId, { serverTransactionId: serverId }, { quiet: true }) : ctx.journal.require(saleId);
+    const resolved = recordStatus(record) === undefined || serverId !== undefined ? await resolveSale(ctx, current) : keepChecking(ctx, saleId);
     afterAdopt(ctx, resolved, true);
-    if (ctx.journal.require(saleId).state !== 'awaiting_customer') await showOutcome(ctx, saleId);
+    await showWalletOutcome(ctx, saleId);
     return;
   }
   const adopted = adoptSaleRecord(ctx, inFlight, record);
   afterAdopt(ctx, adopted.row, adopted.startedWaiting);
-  if (adopted.row.state !== 'awaiting_customer') await showOutcome(ctx, saleId);
+  await showWalletOutcome(ctx, saleId);
+}
+
+/**
+ * The terminal QR call's answer settles the sale by itself when it carries a status the
+ * agent reads and, if that status is pending, the server id the sale is followed by.
+ */
+function qrAnswerSettles(record: PlatformRecord): boolean {
+  const status = recordStatus(record);
+  if (status === undefined) return false;
+  return classifyStatus(status) !== 'pending' || recordServerId(record) !== undefined;
+}
+
+/** The customer display after the platform call: the outcome, or "being checked" while the platform has not given its word. */
+async function showWalletOutcome(ctx: PaymentContext, saleId: string): Promise<void> {
+  const row = ctx.journal.require(saleId);
+  if (row.state === 'awaiting_customer') return;
+  if (row.state === 'in_flight' && row.message === QR_CHECKING_MESSAGE) {
+    await ctx.bestEffort('display', () => ctx.devices.display.showText([formatAmount(row.amount, row.currency), 'Being checked: please wait']));
+    return;
+  }
+  await showOutcome(ctx, saleId);
 }
 
 /** A pending wallet payment: show the QR (consumer scan) and have the relay follow it. */

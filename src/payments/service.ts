@@ -42,7 +42,8 @@ import { toView } from './view.js';
 import { journalWebOrder, refuseWebOrder } from './web-order.js';
 import { captureIfImmediate, needsImmediateCapture } from './immediate-capture.js';
 import { platformView } from './platform-view.js';
-import { isNotFoundError } from './outcome.js';
+import { isUnknownIdAnswer } from './outcome.js';
+import { isQrCallSale, platformIdOf, QR_CHECKING_MESSAGE } from './qr-call.js';
 import { outcomeKept, recordOrKeep } from './outcome-recorder.js';
 
 export type { PaymentServiceDeps } from './payment-context.js';
@@ -89,7 +90,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       // A web order of another merchant is only visible with that merchant's token.
       record = await ctx.platform.status(id, { busyRetryMaxMs: 0, ...(merchantId !== undefined ? { merchantId } : {}) });
     } catch (err) {
-      if (isNotFoundError(err)) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}, neither in the journal nor at the platform`, { cause: err });
+      if (isUnknownIdAnswer(err)) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}, neither in the journal nor at the platform`, { cause: err });
       throw err;
     }
     const clientId = typeof record.clientTransactionId === 'string' ? record.clientTransactionId : undefined;
@@ -129,6 +130,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       ...(sale.scenario !== undefined ? { scenario: sale.scenario } : {}),
       ...(sale.merchantId !== undefined ? { merchantId: sale.merchantId } : {}),
       ...(sale.reference !== undefined ? { reference: sale.reference } : {}),
+      ...(sale.via === 'qrTerminal' ? { via: 'qrTerminal' as const } : {}),
       state: 'awaiting_customer',
       clientDateTime: ctx.isoNow(),
       message: sale.method === 'card' ? 'present the card' : sale.method === 'manual' || sale.method === 'moto' ? 'key the card in on the reader' : 'waiting for the customer',
@@ -178,6 +180,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
     if (row.kind !== 'sale') throw new AgentError(ErrorCodes.PAYMENT_STATE, 'only a sale can be aborted');
     if (FINAL_STATES.has(row.state) || row.state === 'offline_stored' || row.state === 'reversing') return toView(row);
     const running = this.running.get(clientTransactionId);
+    if (isQrCallSale(row) && row.attempts >= 1 && (row.state === 'in_flight' || row.state === 'awaiting_customer')) return this.abortQrCall(row, running);
     if (row.state === 'awaiting_customer' && row.serverTransactionId === undefined && running !== undefined) {
       running.abort.abort(new Error('aborted'));
       await running.run;
@@ -202,6 +205,39 @@ export class PaymentService implements PaymentsApi, RelayStore {
     throw new AgentError(ErrorCodes.PAYMENT_BUSY, 'the sale is already with the platform and cannot be aborted; cancel it once it is finished', {
       details: { clientTransactionId, state: row.state },
     });
+  }
+
+  /**
+   * An abort of a sale sent through the terminal QR call (docs/architecture.md, "Wallet QR,
+   * merchant scan"): the cancel goes to the platform (by the server id when an answer gave
+   * one), and its answer is the outcome. A call still out is let finish first (its answer,
+   * or the lookup after it), so the cancel acts on what the platform did; a sale it then
+   * finds charged is cancelled too, since the clerk aborted it. A cancel the platform does
+   * not do leaves the sale as it was: being checked, or waiting for the wallet.
+   */
+  private async abortQrCall(row: JournalRow, running: { abort: AbortController; run: Promise<void> } | undefined): Promise<TransactionView> {
+    const ctx = this.ctx;
+    const id = row.clientTransactionId;
+    const callOut = running !== undefined && row.state === 'in_flight' && row.message !== QR_CHECKING_MESSAGE;
+    if (callOut) {
+      running.abort.abort(new Error('aborted'));
+      await running.run;
+    }
+    const current = ctx.journal.require(id);
+    const open = current.state === 'in_flight' || current.state === 'awaiting_customer' || (callOut && current.state === 'approved');
+    if (!open) return toView(current);
+    try {
+      await sendCancel(ctx, current, current.amount - current.cancelledAmount - current.refundedAmount, { reason: 'Functional' });
+    } catch (err) {
+      const after = ctx.journal.require(id);
+      if (after.state !== current.state) return toView(after);
+      const code = err instanceof AgentError ? err.code : ErrorCodes.PAYMENT_RULE;
+      const still = after.state === 'in_flight' ? "the sale's outcome is still being checked with the platform: do not repeat the sale" : 'the sale is unchanged';
+      throw new AgentError(code, `the cancel was not done (${describeError(err)}); ${still}`, { cause: err, details: { clientTransactionId: id, state: after.state } });
+    }
+    this.releaseDisplay(id);
+    await ctx.bestEffort('display', () => ctx.devices.display.clear());
+    return toView(ctx.journal.require(id));
   }
 
   private releaseDisplay(id: string): void {
@@ -272,7 +308,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const local = localAllowed(sale, ctx.clock.wall(), openOperations(ctx, sale));
     if (sale.kind !== 'sale' || sale.serverTransactionId === undefined) return local;
     try {
-      const answer = await ctx.platform.allowedOperations(clientTransactionId, ctx.callOptions(sale));
+      const answer = await ctx.platform.allowedOperations(platformIdOf(sale), ctx.callOptions(sale));
       return mergeAllowed(local, answer as Record<string, unknown>);
     } catch (err) {
       ctx.log.debug({ clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'allowed operations from local rules only');
@@ -295,7 +331,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
     if (opts.refresh !== true) return toView(row);
     if (row.kind === 'sale') {
       if (row.serverTransactionId === undefined && row.state !== 'in_flight') return toView(row);
-      const record = await ctx.platform.status(clientTransactionId, ctx.callOptions(row));
+      const record = await ctx.platform.status(platformIdOf(row), ctx.callOptions(row));
       const adopted = adoptSaleRecord(ctx, ctx.journal.require(clientTransactionId), record);
       if (adopted.final) this.walletFinal(adopted.row);
       return toView(adopted.row);

@@ -91,9 +91,15 @@ export function isPlatformError(err: unknown, category?: PlatformErrorCategory):
   return err instanceof PlatformError && (category === undefined || err.category === category);
 }
 
-/** The platform answered 404 for this transaction id (status, allowed operations, …). */
+/**
+ * The platform does not know the transaction id of a read by id (the status call): 404, or
+ * 400 / 422 as some platforms answer an unknown id (docs/platform-contract.md, "Decisions
+ * where the spec is silent", unknown transaction id). A read carries nothing but the id (no
+ * body, no query), so a 400 or 422 can only be about the id. Never for a write: a 400 or 422
+ * there refuses its body.
+ */
 export function isNotFound(err: unknown): boolean {
-  return err instanceof PlatformError && err.status === 404;
+  return err instanceof PlatformError && (err.status === 404 || err.status === 400 || err.status === 422);
 }
 
 function compact(o: Record<string, unknown>): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
-import { answeredUnreadable, failureKind, isApprovalCodeRefusal, isNotFoundError, platformReason, refusalError } from '../../src/payments/outcome.js';
+import { answeredUnreadable, failureKind, isApprovalCodeRefusal, isNotFoundError, isUnknownIdAnswer, platformReason, refusalError } from '../../src/payments/outcome.js';
 import { PlatformError, type PlatformErrorInit } from '../../src/platform/errors.js';
 
 // What a failed platform write means for the money, and the refusal a person reads
@@ -51,6 +51,14 @@ describe('what a failed write means', () => {
     expect(isNotFoundError(platform({ category: 'rejected', status: 404 }))).toBe(true);
     expect(isNotFoundError(platform({ category: 'rejected', status: 400 }))).toBe(false);
     expect(isNotFoundError(Object.assign(new Error('x'), { status: 404 }))).toBe(false);
+  });
+
+  it("a lookup's unknown id is a 404, or the 400 or 422 some platforms answer for it; a write's 400 or 422 stays a refusal", () => {
+    for (const status of [404, 400, 422]) expect(isUnknownIdAnswer(platform({ category: 'rejected', status, operation: 'status', method: 'GET' }))).toBe(true);
+    for (const status of [401, 403, 409, 429, 500, 503]) expect(isUnknownIdAnswer(platform({ category: 'rejected', status, operation: 'status', method: 'GET' }))).toBe(false);
+    expect(isUnknownIdAnswer(Object.assign(new Error('x'), { status: 400 }))).toBe(false);
+    expect(isNotFoundError(platform({ category: 'rejected', status: 422, operation: 'cancel' }))).toBe(false);
+    expect(failureKind(platform({ category: 'rejected', status: 400, operation: 'cancel' }))).toBe('refused');
   });
 });
 

@@ -5,7 +5,7 @@ import { AuthService } from '../../src/auth/index.js';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { PlatformClient, isNotFound, isPlatformError, type BearerProvider, type PlatformError, type ProcessRequest } from '../../src/platform/index.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
-import { dispatchersOf, grantStats, identityOf, immediateCaptureStatus, startDemo, type Demo } from '../helpers/demo-platform.js';
+import { dispatchersOf, grantStats, identityOf, immediateCaptureStatus, startDemo, testSimProfile, type Demo } from '../helpers/demo-platform.js';
 
 let demo: Demo;
 let auth: AuthService;
@@ -161,9 +161,10 @@ describe('every endpoint against the demo platform', () => {
 });
 
 describe('platform refusals', () => {
-  it('an unknown transaction is a rejected 404 the payments layer can recognise', async () => {
+  it('an unknown transaction is a rejected 404 (the strict platform: 400) the payments layer can recognise', async () => {
     const err = await failure(client.status('no-such-transaction'));
-    expect(err).toMatchObject({ category: 'rejected', status: 404, errorCode: 'TRANSACTION_NOT_FOUND', outcomeUnknown: false });
+    const strict = testSimProfile() === 'strict';
+    expect(err).toMatchObject({ category: 'rejected', status: strict ? 400 : 404, errorCode: strict ? 'INVALID_TRANSACTION_ID' : 'TRANSACTION_NOT_FOUND', outcomeUnknown: false });
     expect(isNotFound(err)).toBe(true);
   });
 

@@ -110,6 +110,7 @@ interface DbRow {
   updated_at: string;
   operator: string | null;
   reference: string | null;
+  via: string | null;
 }
 
 /** JournalRow field -> column, for inserts and patches (a fixed list: no SQL from input). */
@@ -186,6 +187,7 @@ function fromDb(r: DbRow): JournalRow {
     updatedAt: r.updated_at,
     ...(r.operator !== null ? { operator: r.operator } : {}),
     ...(r.reference !== null ? { reference: r.reference } : {}),
+    ...(r.via === 'qrTerminal' ? { via: 'qrTerminal' as const } : {}),
   };
 }
 
@@ -535,6 +537,8 @@ export class Journal {
     const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at, operator: currentOperator() };
     // The caller's reference is written once, with the row: a patch never changes it.
     if (row.reference !== undefined) fields.reference = row.reference;
+    // Which call carried the sale, likewise once (a sale is never sent by another call).
+    if (row.via !== undefined) fields.via = row.via;
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];
       if (value !== undefined) fields[column] = toDb(field, value);

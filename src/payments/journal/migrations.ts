@@ -141,6 +141,16 @@ export const journalMigrations: Migration[] = [
       `);
     },
   },
+  {
+    // A sale sent through the terminal QR call is resolved by what the platform promises
+    // for it, also after a restart (docs/architecture.md, "Wallet QR, merchant scan"): its
+    // client id went to the QR service, and the payment API is not promised to know it.
+    version: 8,
+    name: 'which call carried a sale',
+    up(db) {
+      db.exec(`ALTER TABLE transactions ADD COLUMN via TEXT CHECK (via IS NULL OR via IN ('qrTerminal'))`);
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */

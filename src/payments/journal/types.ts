@@ -57,6 +57,12 @@ export interface JournalRow {
   operator?: string;
   /** The caller's own reference of a sale (docs/local-api.md, "Caller reference"); set at insert only. */
   reference?: string;
+  /**
+   * `qrTerminal`: a merchant-scan sale sent through the terminal QR call, whose client id the
+   * payment API is not promised to know (docs/architecture.md, "Wallet QR, merchant scan");
+   * absent: `process`. Set at insert only.
+   */
+  via?: 'qrTerminal';
 }
 
 export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'> &
@@ -64,7 +70,7 @@ export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'a
 
 /** Fields that may change after insert. `undefined` leaves a field as it is; `null` clears it. */
 export type JournalPatch = {
-  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference'>]?: JournalRow[K] | null;
+  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference' | 'via'>]?: JournalRow[K] | null;
 };
 
 /** States after which the row does not change by itself any more (operations on a sale still add amounts). */

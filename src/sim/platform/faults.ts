@@ -6,9 +6,9 @@ import { z } from 'zod';
  * Run-time fault injection per route name ("process", "cancel", "mtls-token", … or "*"):
  * added latency, an error status, a connection dropped before the handler runs (nothing
  * recorded) or after it ran (recorded, answer lost), an error status before or after the
- * handler ran, every Nth call only, a limited
- * number of times; reads that lag the platform's writes (`lookupLagMs`). The clock offset
- * shifts the platform's notion of now.
+ * handler ran, an answer without some of its fields, another status for an unknown id,
+ * every Nth call only, a limited number of times; reads that lag the platform's writes
+ * (`lookupLagMs`). The clock offset shifts the platform's notion of now.
  */
 export const faultSpecSchema = z.strictObject({
   latencyMs: z.number().int().min(0).optional(),
@@ -37,6 +37,14 @@ export const faultSpecSchema = z.strictObject({
    * own; `everyNth` and `times` do not limit it (docs/architecture.md, "Demo platform").
    */
   lookupLagMs: z.number().int().min(1).optional(),
+  /**
+   * Top-level fields left out of a 2xx JSON answer, after the work was done: an answer
+   * without what the contract does not promise (the terminal QR call's answer is not shown
+   * at all: one without `transactionStatus` or `serverTransactionId`).
+   */
+  omit: z.array(z.string().min(1)).min(1).optional(),
+  /** An id the route does not know is answered with this status instead of 404 (a platform that says 400 or 422). */
+  unknownIdStatus: z.union([z.literal(400), z.literal(422)]).optional(),
   everyNth: z.number().int().min(1).optional(),
   times: z.number().int().min(1).optional(),
 }).refine((f) => f.status === undefined || f.status >= 400 || (f.afterRecord === true && f.rawBody !== undefined), {

@@ -3,7 +3,7 @@ import type { TLSSocket, PeerCertificate } from 'node:tls';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/index.js';
-import type { FaultInjector } from './faults.js';
+import type { FaultInjector, FaultSpec } from './faults.js';
 
 export type Listener = 'api' | 'mtls';
 
@@ -199,8 +199,19 @@ export class SimRouter {
       if (fault.rawBody !== undefined) return sendRaw(res, fault.status, fault.rawBody, { date: new Date(this.faults.now()).toUTCString() });
       return send(res, { status: fault.status, body: { errorCode: fault.errorCode ?? 'INJECTED_FAULT', errorMessage: fault.errorMessage ?? 'injected fault' } }, this.faults.now());
     }
-    send(res, response, this.faults.now());
+    send(res, faulted(response, fault), this.faults.now());
   }
+}
+
+/** The answer as a fault reshapes it: fields left out of a 2xx, or an unknown id's 404 given another status. */
+function faulted(response: SimResponse, fault: FaultSpec | undefined): SimResponse {
+  if (fault?.unknownIdStatus !== undefined && response.status === 404) {
+    return { ...response, status: fault.unknownIdStatus, body: { errorCode: 'INVALID_TRANSACTION_ID', errorMessage: 'not a valid transaction id' } };
+  }
+  const body = response.body;
+  if (fault?.omit === undefined || response.status < 200 || response.status > 299 || typeof body !== 'object' || body === null || Array.isArray(body)) return response;
+  const kept = Object.fromEntries(Object.entries(body).filter(([k]) => !fault.omit?.includes(k)));
+  return { ...response, body: kept };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -3,7 +3,7 @@ import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
 import { currentSettings, moneyOf, t as say } from './i18n.js';
 import { holdText, methodText, outcomeText, pendingText, stepText } from './texts.js';
-import { PENDING_STATES, type Transaction } from './types.js';
+import { beingChecked, PENDING_STATES, type Transaction } from './types.js';
 
 /** Final outcomes the clerk need not act on: the form comes back by itself after api.outcomeSeconds. */
 const DONE_STATES: ReadonlySet<string> = new Set(['approved', 'declined', 'failed', 'cancelled', 'reversed', 'offline_stored']);
@@ -140,11 +140,12 @@ export class SalePanel {
       show(byId<HTMLImageElement>('sale-qr'), false);
     }
     this.renderHold(t);
-    show(byId('abort'), pending && t.state !== 'in_flight' && t.state !== 'reversing');
-    show(byId('done'), !pending || t.state === 'reversing');
+    const checking = beingChecked(t);
+    show(byId('abort'), pending && (t.state !== 'in_flight' || checking) && t.state !== 'reversing');
+    show(byId('done'), !pending || t.state === 'reversing' || checking);
     // Every final transaction has a receipt (docs/receipts.md, "Receipts").
     show(byId('sale-receipt'), !pending);
-    byId('done').textContent = t.state === 'reversing' ? say('panel.nextSale') : say('panel.newSale');
+    byId('done').textContent = t.state === 'reversing' || checking ? say('panel.nextSale') : say('panel.newSale');
     if (pending && t.qr !== undefined && this.qrFor !== t.clientTransactionId) void this.loadQr(t.clientTransactionId);
     this.closeWhenDone(t);
   }

@@ -153,6 +153,7 @@ export const de: Catalog = {
   'step.removeCard': 'Karte entnehmen',
   'step.authorizing': 'Wird autorisiert …',
   'pending.reversing': 'Ergebnis unbekannt: der Verkauf wird rückgängig gemacht',
+  'pending.beingChecked': 'Ergebnis wird bei der Plattform geprüft: den Verkauf nicht wiederholen. Der nächste Verkauf kann beginnen.',
   'pending.starting': 'Wird gestartet …',
   'pending.scanCode': 'Code der Kundschaft scannen',
   'pending.showQr': 'QR-Code der Kundschaft zeigen',

@@ -157,6 +157,7 @@ export const en = {
   'step.removeCard': 'Remove the card',
   'step.authorizing': 'Authorizing…',
   'pending.reversing': 'Outcome unknown: the sale is being reversed',
+  'pending.beingChecked': 'Outcome being checked with the platform: do not repeat the sale. You can start the next sale.',
   'pending.starting': 'Starting…',
   'pending.scanCode': "Scan the customer's code",
   'pending.showQr': 'Show the QR code to the customer',

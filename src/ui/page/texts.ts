@@ -1,5 +1,5 @@
 import { moneyOf, t as say, type TextKey } from './i18n.js';
-import type { AgentStatus, Transaction } from './types.js';
+import { beingChecked, type AgentStatus, type Transaction } from './types.js';
 
 /**
  * The sentences the counter shows for states, steps, methods and results, built from the
@@ -45,7 +45,7 @@ export function methodText(t: { method?: string; scenario?: string }): string {
 
 /** What the staff should be doing while the sale waits. */
 export function pendingText(t: Transaction): string {
-  if (t.state === 'in_flight') return say('step.authorizing');
+  if (t.state === 'in_flight') return beingChecked(t) ? say('pending.beingChecked') : say('step.authorizing');
   if (t.state === 'reversing') return say('pending.reversing');
   if (t.state === 'created') return say('pending.starting');
   if (t.method === 'walletA' || t.method === 'walletB') return say(t.scenario === 'MerchantScan' ? 'pending.scanCode' : 'pending.showQr');

@@ -31,3 +31,12 @@ export type {
 export type { ApiEndOfDay as EndOfDay, ApiEndOfDayAnswer as EndOfDayAnswer, ApiEndOfDayLine as EndOfDayLine } from '../report-wire-types.js';
 
 export const PENDING_STATES = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing']);
+
+/**
+ * A terminal QR sale the platform has not given its word on (docs/architecture.md, "Wallet QR,
+ * merchant scan"): in flight, its message the agent's "outcome being checked". It may be
+ * aborted (the agent asks the platform to cancel it) and the next sale started.
+ */
+export function beingChecked(t: { state: string; message?: string | undefined }): boolean {
+  return t.state === 'in_flight' && /^outcome being checked\b/.test(t.message ?? '');
+}

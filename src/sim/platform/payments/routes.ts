@@ -68,7 +68,7 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
     return allowedOperations(deps, caller, id(req), op === null ? undefined : parseBody(operationQuerySchema, op), ctx.profile.strict);
   });
   add('POST', `${base}/:id/refundbyweb`, 'refundbyweb', (caller, req) => refundByWeb(deps, caller, id(req), body('refundByWeb', req)));
-  add('GET', `${base}/:id`, 'status', (caller, req) => snapshot(lookup(deps, caller, id(req))));
+  add('GET', `${base}/:id`, 'status', (caller, req) => snapshot(lookup(deps, caller, id(req), { read: true })));
   add('POST', '/qrcode-payment/v1/transactions', 'qrcode', (caller, req) => qrCodePayment(deps, caller, body('qrCode', req)));
   add('GET', '/resources/v1/countries', 'countries', () => COUNTRIES.map((c) => ({ ...c })));
 }

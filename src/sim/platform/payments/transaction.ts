@@ -79,9 +79,17 @@ export function visible(deps: PaymentDeps, tx: SimTransaction | undefined): SimT
   return lag > 0 && deps.ctx.now() - tx.createdAt < lag ? undefined : tx;
 }
 
-/** The caller's transaction by client or server id, with any due wallet outcome applied; 404 otherwise. */
-export function lookup(deps: PaymentDeps, caller: Caller, id: string): SimTransaction {
-  const tx = visible(deps, deps.store.find(caller.merchant.merchantId, id));
+/**
+ * The caller's transaction a path's id names (client or server id), with any due wallet
+ * outcome applied; 404 otherwise, also while a lookup-lag fault hides it. The strict profile (docs/architecture.md, "Demo
+ * platform") does not know a terminal QR call's client id here (only its server id), and
+ * answers a read (`read: true`: the status call) of an id it does not know with
+ * 400, as a platform may, instead of 404.
+ */
+export function lookup(deps: PaymentDeps, caller: Caller, id: string, opts: { read?: boolean } = {}): SimTransaction {
+  const strict = deps.ctx.profile.strict;
+  const tx = visible(deps, deps.store.find(caller.merchant.merchantId, id, { qrClientIds: !strict }));
+  if (tx === undefined && strict && opts.read === true) throw validationError(`transactionId: ${id} is not a valid transaction id`, 'INVALID_TRANSACTION_ID');
   if (tx === undefined) throw notFoundError(id);
   deps.wallets.settle(tx);
   deps.completions.settle(tx);
