@@ -122,8 +122,8 @@ describe('a refund answered Accepted', () => {
 describe('a cancel answered cancelled before its result', () => {
   it('is pending until its result event says it succeeded: the sale is cancelled only then', async () => {
     const t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
-    const sale = await cardSale(t, 2_400);
-    const cancel = await t.service.cancel(sale);
+    const sale = await cardSale(t, 2_400, 'm-1002');
+    const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
     expect(cancel).toMatchObject({ kind: 'cancel', state: 'pending', platformStatus: 'cancelled' });
     expect(await t.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
     fixture.demo.platform.payments.complete(cancel.serverTransactionId as string);
@@ -133,10 +133,10 @@ describe('a cancel answered cancelled before its result', () => {
 
   it('then failed: the sale stays charged and can be cancelled again; the bus is told', async () => {
     const t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
-    const sale = await cardSale(t, 1_700);
+    const sale = await cardSale(t, 1_700, 'm-1002');
     startRelay(t);
     fixture.demo.platform.payments.failNext(1);
-    const cancel = await t.service.cancel(sale);
+    const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
     expect(cancel.state).toBe('pending');
     await until(async () => (await t.service.get(cancel.clientTransactionId)).state !== 'pending');
     const failed = await t.service.get(cancel.clientTransactionId);
@@ -144,10 +144,10 @@ describe('a cancel answered cancelled before its result', () => {
     expect(failed.message).toBe('the platform reports the cancel failed (Cancel failed at the wallet provider): nothing was cancelled; 17.00 EUR can be cancelled again');
     expect(await t.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
     expect(updatesOf(t, cancel.clientTransactionId).at(-1)).toMatchObject({ status: 'failed', message: failed.message });
-    expect(fixture.demo.platform.payments.netCharged(sale)).toBe(1_700);
-    const again = await t.service.cancel(sale);
+    expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(1_700);
+    const again = await t.service.cancel(sale, { approvalCode: '4711' });
     await until(async () => (await t.service.get(sale)).state === 'cancelled');
     expect(await t.service.get(again.clientTransactionId)).toMatchObject({ state: 'approved' });
-    expect(fixture.demo.platform.payments.netCharged(sale)).toBe(0);
+    expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(0);
   });
 });
