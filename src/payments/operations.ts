@@ -407,7 +407,8 @@ export function statusIdOf(op: JournalRow): string {
  * (docs/platform-contract.md, "Decisions where the spec is silent", recognising a cancel
  * whose answer was lost). The cancel carries no id, so the sale is looked up: its history
  * showing our cancel (or its status `cancelled`) means done, a result refusing it means
- * not done; neither is believed absent until the lookup grace has passed. Then the
+ * not done; neither is believed absent until the lookup grace has passed, and our cancel
+ * shown without its result yet stays unknown (looked at again until the result comes). Then the
  * allowed-operations record decides as the contract defines it: still allowed up to what
  * was left before = not done, up to that less our amount = done. Anything else leaves the
  * cancel to a person (`needs_attention`), never in flight for ever.
@@ -425,11 +426,13 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
   const found = await lookupWithGrace(ctx, saleId, op, settled);
   if (found.kind === 'failed') throw found.error;
   if (found.kind !== 'found' && found.record !== undefined && ourCancelIn(found.record, op, others) === 'unknown') {
+    // The platform holds our cancel and its result is still to come (a result may come long
+    // after the answer): not final, so looked at again, with backoff and across restarts,
+    // until the result is there; the amount stays held meanwhile.
     ctx.save(op.clientTransactionId, {
-      state: 'needs_attention',
-      message: 'the platform shows the cancel but not its result yet: check the sale before cancelling again',
+      message: 'the platform shows the cancel but not its result yet: being checked; do not cancel again',
     });
-    return 'done';
+    return 'unknown';
   }
   if (found.kind === 'found') {
     if (ourCancelIn(found.record, op, others) === 'refused') {
