@@ -131,6 +131,24 @@ describe('a cancel answered cancelled before its result', () => {
     expect(await t.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 2_400 });
   });
 
+  it('across a restart: the success that came while the terminal was down cancels the sale when it starts again', async () => {
+    const dir = tempDir('async-results-');
+    dirs.push(dir);
+    const first = await fixture.startTerminal({ dataDir: dir.dir, config: { payments: { captureMode: 'deferred' } } });
+    const sale = await cardSale(first, 900, 'm-1002');
+    const cancel = await first.service.cancel(sale, { approvalCode: '4711' });
+    expect(cancel.state).toBe('pending');
+    await first.close();
+    fixture.demo.platform.payments.complete(cancel.serverTransactionId as string);
+    const second = await fixture.startTerminal({ dataDir: dir.dir, config: { payments: { captureMode: 'deferred' } } });
+    expect(await second.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
+    startRelay(second);
+    await until(async () => (await second.service.get(cancel.clientTransactionId)).state !== 'pending');
+    expect(await second.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved', message: 'cancelled 9.00 EUR' });
+    expect(await second.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 900 });
+    expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(0);
+  });
+
   it('then failed: the sale stays charged and can be cancelled again; the bus is told', async () => {
     const t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
     const sale = await cardSale(t, 1_700, 'm-1002');
