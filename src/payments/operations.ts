@@ -429,9 +429,9 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
     // The platform holds our cancel and its result is still to come (a result may come long
     // after the answer): not final, so looked at again, with backoff and across restarts,
     // until the result is there; the amount stays held meanwhile.
-    ctx.save(op.clientTransactionId, {
-      message: 'the platform shows the cancel but not its result yet: being checked; do not cancel again',
-    });
+    const checking = 'the platform shows the cancel but not its result yet: being checked; do not cancel again';
+    // Said once, not on every look.
+    if (ctx.journal.require(op.clientTransactionId).message !== checking) ctx.save(op.clientTransactionId, { message: checking });
     return 'unknown';
   }
   if (found.kind === 'found') {
