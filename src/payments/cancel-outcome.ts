@@ -1,7 +1,7 @@
 import type { CancelRequest } from '../platform/index.js';
 import type { JournalRow } from './journal/index.js';
 import type { PaymentContext } from './payment-context.js';
-import { recordEvents, type PlatformRecord } from './records.js';
+import { readAmount, recordEvents, type PlatformRecord } from './records.js';
 
 /**
  * A cancel as the contract has it, and how the agent finds its own cancel again when the
@@ -42,11 +42,6 @@ const asObject = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-function amountOf(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
-  return undefined;
-}
 
 /** Same instant: the platform may echo our ISO time with or without milliseconds. */
 function sameInstant(a: string | undefined, b: string): boolean {
@@ -80,7 +75,8 @@ export function cancelsInHistory(record: PlatformRecord): CancelSeen[] {
       break;
     }
     seen.push({
-      amount: amountOf(amount.amount),
+      // `amount` as an integer or digits, or `value` in its place (docs/platform-contract.md, "Tolerance of answers", amounts).
+      amount: readAmount(amount),
       currency: text(amount.currency),
       reason: text(e.cancelReason),
       clientDateTime: text(e.clientDateTime),

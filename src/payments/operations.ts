@@ -13,6 +13,7 @@ import type { JournalPatch } from './journal/index.js';
 import { capturedOf, classifyStatus, isCancelRecord, isCapturedStatus, newEvents, publicEvent, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
 import { salePatchFromRecord } from './sale-record-patch.js';
 import { platformIdOf } from './qr-call.js';
+import { operationVerdict, type OperationOutcome, type OperationVerdict } from './operation-result.js';
 
 /**
  * Capture, cancel and refund of a sale (docs/platform-contract.md, "Endpoints";
@@ -219,22 +220,7 @@ export function sendRefund(ctx: PaymentContext, sale: JournalRow, amount: number
   });
 }
 
-/** What a refund or cancel record says about the operation (docs/platform-contract.md, "Decisions where the spec is silent", refund or cancel answered pending). */
-export type OperationOutcome = 'done' | 'pending' | 'declined' | 'failed';
-
-/**
- * A refund is done when its status is charged (`Accepted`, ...), a cancel when it is
- * cancelled or charged; refused is declined; failed, expired (and a refund found
- * cancelled) did not happen; a pending status, and any status the agent does not know,
- * is not final yet: the operation is followed until it is.
- */
-export function operationOutcome(kind: 'refund' | 'cancel', status: string | undefined): OperationOutcome {
-  const cls = classifyStatus(status);
-  if (cls === 'charged' || (kind === 'cancel' && cls === 'cancelled')) return 'done';
-  if (cls === 'refused') return 'declined';
-  if (cls === 'failed' || cls === 'expired' || cls === 'cancelled') return 'failed';
-  return 'pending';
-}
+export type { OperationOutcome } from './operation-result.js';
 
 /** An operation record applied to its row (for the event relay: the events it had not seen, and whether it is final). */
 export interface AppliedOperation {
@@ -264,6 +250,30 @@ function announceOperation(ctx: PaymentContext, before: JournalRow, after: Journ
   if (after.state === 'pending' && before.state !== 'pending') ctx.notifyTracking(after);
 }
 
+const UNDONE: Record<'refund' | 'cancel' | 'reversal', { verb: string; again: string }> = {
+  refund: { verb: 'refunded', again: 'refunded again' },
+  cancel: { verb: 'cancelled', again: 'cancelled again' },
+  reversal: { verb: 'reversed', again: 'reversed again' },
+};
+
+/**
+ * The row's message while the operation is not final, or once it ended without happening:
+ * the clerk is told what the platform reported and that the amount is open again (its
+ * sale's refunded or cancelled amount never moved: docs/architecture.md, "Capture, cancel,
+ * refund").
+ */
+function notFinalOrNotDone(what: 'refund' | 'cancel' | 'reversal', verdict: OperationVerdict, amount: string, status: string | undefined, record: PlatformRecord | undefined): string {
+  if (verdict.outcome === 'pending') {
+    if (verdict.result !== undefined) {
+      return `${what} of ${amount} pending at the platform (result "${verdict.result}" is not one the terminal knows as final): followed; check it with the platform before repeating it`;
+    }
+    return `${what} of ${amount} pending at the platform (status "${status ?? ''}", no result yet): followed until it is final`;
+  }
+  const why = verdict.resultMessage ?? (record !== undefined ? resultMessage(record) : undefined) ?? verdict.result ?? status;
+  const reported = verdict.outcome === 'declined' ? `the platform refused the ${what}` : `the platform reports the ${what} failed`;
+  return `${reported}${why !== undefined ? ` (${why})` : ''}: nothing was ${UNDONE[what].verb}; ${amount} can be ${UNDONE[what].again}`;
+}
+
 /** Applies a refund record: the refund row and, once done, the sale's refunded amount, in one transaction, once. */
 export function finishRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord): JournalRow {
   return applyRefund(ctx, op, record, false).row;
@@ -271,7 +281,8 @@ export function finishRefund(ctx: PaymentContext, op: JournalRow, record: Platfo
 
 function applyRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord, quiet: boolean): AppliedOperation {
   const status = recordStatus(record);
-  const outcome = operationOutcome('refund', status);
+  const verdict = operationVerdict('refund', record);
+  const outcome = verdict.outcome;
   const saleId = op.relatedClientTransactionId as string;
   let before = op;
   let fresh: Array<Record<string, unknown>> = [];
@@ -285,12 +296,7 @@ function applyRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
     const row = ctx.journal.update(op.clientTransactionId, {
       ...fromRecord.patch,
       state: outcome === 'done' ? 'approved' : STATE_OF[outcome],
-      message:
-        outcome === 'done'
-          ? `refunded ${amount}`
-          : outcome === 'pending'
-            ? `refund of ${amount} pending at the platform (status "${status ?? ''}"): followed until it is final`
-            : `refund not done: ${resultMessage(record) ?? status ?? 'refused'}`,
+      message: outcome === 'done' ? `refunded ${amount}` : notFinalOrNotDone('refund', verdict, amount, status, record),
     });
     if (outcome === 'done') {
       const sale = ctx.journal.require(saleId);
@@ -337,7 +343,8 @@ export function finishCancel(ctx: PaymentContext, op: JournalRow, record: Platfo
 function applyCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord | undefined, quiet: boolean): AppliedOperation {
   const saleId = op.relatedClientTransactionId as string;
   const status = record !== undefined ? recordStatus(record) : undefined;
-  const outcome = record !== undefined ? operationOutcome('cancel', status) : 'done';
+  const verdict: OperationVerdict = record !== undefined ? operationVerdict('cancel', record) : { outcome: 'done' };
+  const outcome = verdict.outcome;
   let before = op;
   let fresh: Array<Record<string, unknown>> = [];
   const updated = ctx.journal.transaction(() => {
@@ -347,15 +354,11 @@ function applyCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
     const fromRecord = record !== undefined ? operationRecordPatch(current, record) : { patch: {}, fresh: [] };
     fresh = fromRecord.fresh;
     const amount = formatAmount(op.amount, op.currency);
-    const what = op.cancelReason === 'Technical' ? 'reversal' : 'cancel';
     if (outcome !== 'done') {
       return ctx.journal.update(op.clientTransactionId, {
         ...fromRecord.patch,
         state: STATE_OF[outcome],
-        message:
-          outcome === 'pending'
-            ? `${what} of ${amount} pending at the platform (status "${status ?? ''}"): followed until it is final`
-            : `${what} not done: ${(record !== undefined ? resultMessage(record) : undefined) ?? status ?? 'refused'}`,
+        message: notFinalOrNotDone(op.cancelReason === 'Technical' ? 'reversal' : 'cancel', verdict, amount, status, record),
       });
     }
     const row = ctx.journal.update(op.clientTransactionId, {
@@ -406,7 +409,8 @@ export function statusIdOf(op: JournalRow): string {
  * (docs/platform-contract.md, "Decisions where the spec is silent", recognising a cancel
  * whose answer was lost). The cancel carries no id, so the sale is looked up: its history
  * showing our cancel (or its status `cancelled`) means done, a result refusing it means
- * not done; neither is believed absent until the lookup grace has passed. Then the
+ * not done; neither is believed absent until the lookup grace has passed, and our cancel
+ * shown without its result yet stays unknown (looked at again until the result comes). Then the
  * allowed-operations record decides as the contract defines it: still allowed up to what
  * was left before = not done, up to that less our amount = done. Anything else leaves the
  * cancel to a person (`needs_attention`), never in flight for ever.
@@ -424,11 +428,13 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
   const found = await lookupWithGrace(ctx, platformIdOf(ctx.journal.require(saleId)), op, settled);
   if (found.kind === 'failed') throw found.error;
   if (found.kind !== 'found' && found.record !== undefined && ourCancelIn(found.record, op, others) === 'unknown') {
-    ctx.save(op.clientTransactionId, {
-      state: 'needs_attention',
-      message: 'the platform shows the cancel but not its result yet: check the sale before cancelling again',
-    });
-    return 'done';
+    // The platform holds our cancel and its result is still to come (a result may come long
+    // after the answer): not final, so looked at again, with backoff and across restarts,
+    // until the result is there; the amount stays held meanwhile.
+    const checking = 'the platform shows the cancel but not its result yet: being checked; do not cancel again';
+    // Said once, not on every look.
+    if (ctx.journal.require(op.clientTransactionId).message !== checking) ctx.save(op.clientTransactionId, { message: checking });
+    return 'unknown';
   }
   if (found.kind === 'found') {
     if (ourCancelIn(found.record, op, others) === 'refused') {

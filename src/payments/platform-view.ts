@@ -1,5 +1,5 @@
 import type { OperationKind, TransactionState, TransactionView } from './api.js';
-import { operationOutcome } from './operations.js';
+import { operationVerdict } from './operation-result.js';
 import { classifyStatus, publicEvent, recordEvents, recordServerId, recordStatus, saleStateFor, type PlatformRecord } from './records.js';
 
 const KIND: Record<string, OperationKind> = { payment: 'sale', refund: 'refund', cancel: 'cancel' };
@@ -17,9 +17,9 @@ function amountOf(record: PlatformRecord): { amount: number; currency: string } 
   return undefined;
 }
 
-function stateOf(kind: OperationKind, status: string | undefined): TransactionState {
+function stateOf(kind: OperationKind, record: PlatformRecord, status: string | undefined): TransactionState {
   if (kind === 'refund' || kind === 'cancel') {
-    const outcome = operationOutcome(kind, status);
+    const outcome = operationVerdict(kind, record).outcome;
     return outcome === 'done' ? 'approved' : outcome;
   }
   if (classifyStatus(status) === 'pending') return 'pending';
@@ -43,7 +43,7 @@ export function platformView(askedId: string, record: PlatformRecord, defaultCur
     kind,
     amount: money?.amount ?? 0,
     currency: money?.currency ?? defaultCurrency,
-    state: stateOf(kind, status),
+    state: stateOf(kind, record, status),
     offline: false,
     capturedAmount: 0,
     refundedAmount: 0,

@@ -117,6 +117,27 @@ describe('payment CLI commands against a running local API', () => {
     expect(s.payments.calls.filter((x) => x.op === 'refund').at(-1)).toMatchObject({ id: 'srv-4711' });
   });
 
+  it('status of a refund or cancel exits as the operation stands: 3 while its result is to come, 2 once the platform reports it failed, 0 done', async () => {
+    s.payments.view({ clientTransactionId: 'S-7', amount: 1200, currency: 'EUR' });
+    s.payments.operationState = 'pending';
+    const r = await run([...flags, 'refund', 'S-7']);
+    expect(r.code).toBe(3);
+    const pending = await run([...flags, 'status', 'S-7-R']);
+    expect(pending.code).toBe(3);
+    expect(pending.stdout).toMatch(/terminal-agent status S-7-R shows the outcome/);
+    const failedMessage = 'the platform reports the refund failed (Refund failed at the wallet provider): nothing was refunded; 12.00 EUR can be refunded again';
+    s.payments.view({ clientTransactionId: 'S-7-R', kind: 'refund', relatedClientTransactionId: 'S-7', amount: 1200, currency: 'EUR', state: 'failed', platformStatus: 'Accepted', message: failedMessage });
+    const failed = await run([...flags, 'status', 'S-7-R']);
+    expect(failed.code).toBe(2);
+    expect(failed.stdout).toMatch(/^refund S-7-R: failed \(platform: Accepted\)/);
+    expect(failed.stdout).toContain(failedMessage);
+    s.payments.view({ clientTransactionId: 'S-7-C', kind: 'cancel', relatedClientTransactionId: 'S-7', amount: 1200, currency: 'EUR', state: 'approved' });
+    expect((await run([...flags, 'status', 'S-7-C', '--json'])).code).toBe(0);
+    // A sale's status stays a look, not a verdict: exit 0 whatever its state.
+    s.payments.view({ clientTransactionId: 'S-8', amount: 100, currency: 'EUR', state: 'declined' });
+    expect((await run([...flags, 'status', 'S-8'])).code).toBe(0);
+  });
+
   it('capture --all and its argument rules', async () => {
     const all = await run([...flags, 'capture', '--all', '--merchant', 'm-1001']);
     expect(all.code).toBe(0);

@@ -37,7 +37,7 @@ describe('the cancel request sent', () => {
 });
 
 describe('the cancels a sale\'s history shows', () => {
-  it('each event with a cancel amount is one request, read leniently: amount as a number or digits, texts only when not empty', () => {
+  it('each event with a cancel amount is one request, read leniently: amount as a whole number or digits, or a value string; texts only when not empty', () => {
     const seen = cancelsInHistory({
       events: [
         { eventType: 'saleRequest', amount: { amount: 1000 } },
@@ -48,14 +48,16 @@ describe('the cancels a sale\'s history shows', () => {
         request({ cancelAmount: [500] }),
         request({ cancelAmount: null }),
         request({ cancelAmount: '500' }),
+        request({ cancelAmount: { value: '700', currency: 'EUR' } }),
         'not an event',
       ],
     });
     expect(seen).toStrictEqual([
       { amount: 500, currency: 'EUR', reason: 'Functional', clientDateTime: '2026-03-01T10:05:00Z', outcome: 'unknown' },
-      { amount: 5.5, currency: undefined, reason: undefined, clientDateTime: undefined, outcome: 'unknown' },
       { amount: undefined, currency: undefined, reason: undefined, clientDateTime: undefined, outcome: 'unknown' },
       { amount: undefined, currency: undefined, reason: undefined, clientDateTime: undefined, outcome: 'unknown' },
+      { amount: undefined, currency: undefined, reason: undefined, clientDateTime: undefined, outcome: 'unknown' },
+      { amount: 700, currency: 'EUR', reason: undefined, clientDateTime: undefined, outcome: 'unknown' },
     ]);
     expect(cancelsInHistory({ events: 'none' })).toEqual([]);
   });

@@ -144,11 +144,56 @@ describe('ourCancelIn', () => {
     expect(ourCancelIn({ events: [request({ clientDateTime: op.clientDateTime })] }, op, [])).toBe('unknown');
   });
 
+  it('an amount sent as a `value` string, and null fields around it, read as the contract allows', () => {
+    const valued = request({ clientDateTime: op.clientDateTime, cancelAmount: { value: '500', currency: 'EUR' }, cancelReason: null });
+    expect(ourCancelIn({ events: [valued, { eventType: 'platformRiskAssessment', result: 'Passed' }, { ...result('Failed'), resultMessage: null }] }, op, [])).toBe('refused');
+    expect(ourCancelIn({ events: [{ ...valued, clientDateTime: null }, result('Accepted')] }, op, [])).toBe('accepted');
+  });
+
   it("another clientDateTime is someone else's cancel; undated ones count only beyond our other done cancels of that amount", () => {
     expect(ourCancelIn({ events: [request({ clientDateTime: '2026-03-01T09:00:00.000Z' }), result('Accepted')] }, op, [])).toBeUndefined();
     const earlier = { ...op, clientTransactionId: 'c-1', clientDateTime: '2026-03-01T10:00:00.000Z', state: 'approved' } as JournalRow;
     expect(ourCancelIn({ events: [request({}), result('Accepted')] }, op, [earlier])).toBeUndefined();
     expect(ourCancelIn({ events: [request({}), result('Accepted'), request({}), result('Accepted')] }, op, [earlier])).toBe('accepted');
     expect(ourCancelIn({ events: [request({ cancelAmount: { amount: 400, currency: 'EUR' } })] }, op, [])).toBeUndefined();
+  });
+});
+
+describe('a lost cancel whose result comes after the lookup grace (strict profile)', () => {
+  /** A grace shorter than the strict platform's completion: the lookup sees our cancel before its result. */
+  const SHORT_GRACE = { payments: { lookupGraceMs: 50 } };
+
+  async function until(check: () => Promise<boolean>): Promise<void> {
+    for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  afterEach(() => fixture.demo.platform.payments.failNext(0));
+
+  it('is being checked, not handed to a person, until the result comes: then done, sent once', async () => {
+    const counter = { cancels: 0 };
+    t = await fixture.startTerminal({ wrap: wrapped(counter), config: SHORT_GRACE });
+    profile('strict');
+    const sale = await paidWallet(1_200);
+    fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
+    const cancel = await t.service.cancel(sale);
+    expect(cancel).toMatchObject({ state: 'in_flight', message: /not its result yet: being checked/ });
+    await until(async () => (await t.service.get(cancel.clientTransactionId)).state !== 'in_flight');
+    expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved' });
+    expect(await t.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 1_200 });
+    expect(counter.cancels).toBe(1);
+  });
+
+  it('its result a failure: nothing was cancelled, the sale stays charged and can be cancelled again', async () => {
+    t = await fixture.startTerminal({ wrap: wrapped({ cancels: 0 }), config: SHORT_GRACE });
+    profile('strict');
+    const sale = await paidWallet(1_300);
+    fixture.demo.platform.payments.failNext(1);
+    fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
+    const cancel = await t.service.cancel(sale);
+    expect(cancel.state).toBe('in_flight');
+    await until(async () => (await t.service.get(cancel.clientTransactionId)).state !== 'in_flight');
+    expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'failed', message: /Cancel failed at the wallet provider/ });
+    expect(await t.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
+    expect(cancelsAt(sale)).toEqual([]);
   });
 });

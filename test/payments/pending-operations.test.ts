@@ -60,13 +60,13 @@ const ledgerOf = (id: string): Array<[string, number]> =>
     .map((l) => [l.kind, l.amount]);
 
 describe('a refund or cancel answered pending', () => {
-  it('a refund answered Pending is shown pending, counts against what is left, and ends final through the relay', async () => {
+  it('a refund answered Accepted before its result is shown pending, counts against what is left, and ends final through the relay', async () => {
     strict();
     t = await fixture.startTerminal();
     const sale = await cardSale(5_000);
     startRelay();
     const refund = await t.service.refund(sale, { amount: 2_000 });
-    expect(refund).toMatchObject({ kind: 'refund', state: 'pending', platformStatus: 'Pending', message: /pending at the platform/ });
+    expect(refund).toMatchObject({ kind: 'refund', state: 'pending', platformStatus: 'Accepted', message: /pending at the platform/ });
     expect(refund.serverTransactionId).toBeDefined();
     // Not refunded yet, and not refundable twice meanwhile.
     expect((await t.service.get(sale)).refundedAmount).toBe(0);
@@ -95,7 +95,7 @@ describe('a refund or cancel answered pending', () => {
     const sale = await cardSale(2_200, 'm-1002');
     startRelay();
     const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
-    expect(cancel).toMatchObject({ kind: 'cancel', state: 'pending', platformStatus: 'Initialized' });
+    expect(cancel).toMatchObject({ kind: 'cancel', state: 'pending', platformStatus: 'cancelled' });
     expect((await t.service.get(sale)).state).toBe('approved');
     await until(async () => (await t.service.get(sale)).state === 'cancelled');
     expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved', platformStatus: 'cancelled' });

@@ -37,6 +37,13 @@ const refundBody = (amount: number, instrumentType = 'card'): Record<string, unk
   refundAmount: { amount, currency: 'EUR' },
   instrument: { instrumentType },
 });
+/** The `result` of a refund record's result event, undefined while it has none. */
+function resultOf(record: unknown): string | undefined {
+  const events = (record as { events?: Array<{ eventType?: unknown; result?: unknown }> } | undefined)?.events ?? [];
+  const result = events.find((e) => typeof e.eventType === 'string' && /RefundResult$/.test(e.eventType))?.result;
+  return typeof result === 'string' ? result : undefined;
+}
+
 const m1002 = (h: PaymentsHarness): { token: string } => ({ token: h.token({ merchantId: 'm-1002' }) });
 
 async function waitFor(check: () => Promise<boolean>): Promise<void> {
@@ -102,12 +109,32 @@ describe('demo platform ledger file', () => {
     const sale = cardSale();
     expect((await first.call('POST', `${base}/process`, sale)).status).toBe(200);
     const refund = await first.call('POST', `${base}/${sale.clientNewTransactionId as string}/refund`, refundBody(250));
-    expect(refund.body.transactionStatus).toBe('Pending');
+    // Answered Accepted before its result event: the result comes later.
+    expect(refund.body.transactionStatus).toBe('Accepted');
+    expect(resultOf(refund.body)).toBeUndefined();
     await stop(first);
     expect((JSON.parse(readFileSync(file, 'utf8')) as { completions: unknown[] }).completions).toHaveLength(1);
     const second = await start('strict');
-    await waitFor(async () => second.platform.payments.transaction(refund.body.serverTransactionId)?.transactionStatus === 'Accepted');
+    await waitFor(async () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)) !== undefined);
+    expect(resultOf(second.platform.payments.transaction(refund.body.serverTransactionId))).toBe('Accepted');
     expect(second.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1_000);
+  });
+
+  it('a refund whose result is to fail (strict profile) still fails after a restart: nothing is given back, it can be refunded again', async () => {
+    const first = await start('strict');
+    const sale = cardSale();
+    expect((await first.call('POST', `${base}/process`, sale)).status).toBe(200);
+    first.platform.payments.failNext(1);
+    const refund = await first.call('POST', `${base}/${sale.clientNewTransactionId as string}/refund`, refundBody(250));
+    expect(refund.body.transactionStatus).toBe('Accepted');
+    await stop(first);
+    const second = await start('strict');
+    await waitFor(async () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)) !== undefined);
+    expect(resultOf(second.platform.payments.transaction(refund.body.serverTransactionId))).toBe('Failed');
+    expect(second.platform.payments.transaction(refund.body.serverTransactionId)?.transactionStatus).toBe('Accepted');
+    expect(second.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1_250);
+    const again = await second.call('POST', `${base}/${sale.clientNewTransactionId as string}/refund`, refundBody(1_250));
+    expect(again.status).toBe(200);
   });
 
   it('a damaged ledger file stops the start with a message that says what to do; no file starts empty', async () => {

@@ -123,6 +123,13 @@ describe('counter page', () => {
       await page.getByTestId('tx-op-message').filter({ hasText: 'Cancel 7.00 EUR: pending at the platform, the list shows when it is final' }).waitFor();
       await page.locator('[data-testid="tx-P-2-C"][data-state="pending"]').waitFor();
       await page.screenshot({ path: join(ARTIFACTS, 'page-cancel-pending.png') });
+      // Its result comes later and says it failed: the message where the clerk acted says so, with the agent's reason.
+      const reason = 'the platform reports the cancel failed (Cancel failed at the wallet provider): nothing was cancelled; 7.00 EUR can be cancelled again';
+      s.payments.view({ clientTransactionId: 'P-2-C', kind: 'cancel', relatedClientTransactionId: 'P-2', amount: 700, state: 'failed', platformStatus: 'cancelled', message: reason });
+      s.bus.publish('transaction.updated', { clientTransactionId: 'P-2-C', kind: 'cancel', status: 'failed', message: reason });
+      await page.locator('[data-testid="tx-op-message"][data-result="failed"]').filter({ hasText: 'Cancel 7.00 EUR: failed' }).waitFor();
+      await page.locator('[data-testid="tx-P-2-C"][data-state="failed"]').waitFor();
+      await expect(page.locator('[data-testid="tx-P-2-C"]').getAttribute('title')).resolves.toBe(reason);
     } finally {
       s.payments.operationState = 'approved';
     }

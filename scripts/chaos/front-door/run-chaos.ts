@@ -69,7 +69,8 @@ export interface FrontDoorResult {
 
 type Plan = { kind: 'early'; afterMs: number } | { kind: 'at-sale'; sale: number; afterMs: number };
 
-const OPEN = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing', 'offline_stored']);
+/** Rows the agent still settles: `pending` is a refund or cancel whose result is still to come (the relay follows it). */
+const OPEN = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing', 'offline_stored']);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorResult> {

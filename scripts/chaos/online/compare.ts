@@ -79,7 +79,7 @@ export interface Comparison {
   mismatched: Finding[];
 }
 
-/** Not settled: the final recovery must leave none of these. */
+/** Not settled: the final recovery must leave none of these (`pending`: a refund or cancel whose result is still to come). */
 export const UNRESOLVED_STATES: ReadonlySet<string> = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing', 'offline_stored']);
 
 const CHARGE_KINDS: ReadonlySet<string> = new Set(['sale', 'authorization']);

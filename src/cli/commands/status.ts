@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ApiAgentStatus } from '../../ui/index.js';
 import { configFor } from '../options.js';
-import { pendingNote, printJson, printLine, transactionDetail } from '../transaction-output.js';
+import { operationExitCode, pendingNote, printJson, printLine, transactionDetail } from '../transaction-output.js';
 
 function money(formatAmount: (minor: number, currency: string) => string, minor: number, currency: string): string {
   try {
@@ -43,5 +43,8 @@ export function register(program: Command): void {
       const t = await client.transaction(id, opts.refresh === true);
       if (opts.json) printJson({ transaction: t });
       else printLine([transactionDetail(t), pendingNote(t)].filter(Boolean).join('\n'));
+      // A refund, cancel or capture answered pending is looked at here until final: the exit
+      // status says how it stands, as the command that sent it did (README, "Exit codes").
+      if (t.kind !== 'sale') process.exitCode = operationExitCode(t);
     });
 }

@@ -8,6 +8,16 @@ import { PENDING_STATES, type AllowedOperations, type Transaction } from './type
 
 type OperationName = 'cancel' | 'refund' | 'capture';
 
+/** The last action's result; `op` and `id` when it is an operation's row, which it then follows until final. */
+interface OpResult {
+  text: string;
+  error: boolean;
+  state?: string;
+  detail?: string;
+  op?: OperationName;
+  id?: string;
+}
+
 export interface TransactionListHooks {
   /** Staff asked for the receipt of a final row. */
   onReceipt(clientTransactionId: string): void;
@@ -22,7 +32,7 @@ export class TransactionList {
   private selected: string | undefined;
   private loadTimer: number | undefined;
   /** The last action's result (or refusal): it stays until the clerk's next action, whatever reloads meanwhile. */
-  private result: { text: string; error: boolean; state?: string; detail?: string } | undefined;
+  private result: OpResult | undefined;
   /** An operation is on its way: no second one, and no reload re-enables the buttons meanwhile. */
   private busy = false;
   /** The operation waiting for the clerk's yes. */
@@ -74,6 +84,7 @@ export class TransactionList {
   async load(): Promise<void> {
     try {
       this.list = await this.ctx.api.transactions(today());
+      this.followResult();
       byId('history-title').textContent = say('history.todayDate', { date: dateOf(new Date()) });
       this.render();
       if (this.selected !== undefined) await this.loadOps(this.selected);
@@ -179,6 +190,19 @@ export class TransactionList {
     }
   }
 
+  /**
+   * An operation answered pending (a refund answered `Accepted` before its result) or still
+   * being checked: its result follows its row, so the outcome shows where the clerk acted
+   * once the platform's result is final, a failure included (docs/architecture.md,
+   * "Capture, cancel, refund").
+   */
+  private followResult(): void {
+    const r = this.result;
+    if (r?.op === undefined || r.id === undefined || r.state === undefined || !PENDING_STATES.has(r.state)) return;
+    const row = this.list.find((x) => x.clientTransactionId === r.id);
+    if (row !== undefined && row.state !== r.state) this.result = operationResult(r.op, row);
+  }
+
   /** The message area: the last result while there is one, else what the caller says. */
   private renderMessage(text: string, error = false, technical?: string): void {
     const msg = byId('op-message');
@@ -252,7 +276,7 @@ export class TransactionList {
       // An operation's own row is `approved` when the platform accepted it; `pending` while
       // the platform completes it (the list shows its outcome when it is final).
       // The headline in the clerk's words; the agent's reason (its English message) behind "details".
-      this.result = { text: operationResultText(op, t), error: t.state !== 'approved' && t.state !== 'pending', state: t.state, ...withDetail(t.message !== undefined && t.message !== t.amountText ? t.message : undefined) };
+      this.result = operationResult(op, t);
       if (t.state === 'approved' || t.state === 'pending') {
         byId<HTMLInputElement>('op-amount').value = '';
         byId<HTMLInputElement>('op-approval').value = '';
@@ -266,6 +290,11 @@ export class TransactionList {
     this.renderMessage('');
     await this.load();
   }
+}
+
+/** The result of an operation in the clerk's words; the agent's reason (its English message) behind "details". */
+function operationResult(op: OperationName, t: Transaction): OpResult {
+  return { text: operationResultText(op, t), error: t.state !== 'approved' && t.state !== 'pending', state: t.state, op, id: t.clientTransactionId, ...withDetail(t.message !== undefined && t.message !== t.amountText ? t.message : undefined) };
 }
 
 function withDetail(detail: string | undefined): { detail?: string } {

@@ -51,10 +51,11 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
  * returns a transaction's whole history), which is where a client that sent no id finds
  * its cancel again (docs/platform-contract.md, "Decisions where the spec is silent",
  * recognising a cancel). The strict profile answers the cancel of a charged payment
- * `Initialized` (pending) with the request event only; its result event, `cancelled` and
- * the money movement come a little later (docs/architecture.md, "Demo platform"). A
- * pending wallet payment has nothing charged to give back, so its cancel is final at once
- * in both profiles.
+ * `cancelled` (the spec's answer to a cancel) with the request event only; its result
+ * event and the money movement come a little later, the status word never changing
+ * (docs/architecture.md, "Demo platform"), or its result is a failure (failCancel) when
+ * the control call asked for one. A pending wallet payment has nothing charged to give back,
+ * so its cancel is final at once in both profiles.
  */
 export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: CancelRequest): TransactionRecord {
   const refusal = cancelRefusal(deps, tx, req.amount);
@@ -66,7 +67,7 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
     now,
     type: 'Cancel',
     clientTransactionId: req.clientTransactionId ?? derivedClientId(deps, tx, 'cancel'),
-    status: later ? 'Initialized' : 'cancelled',
+    status: 'cancelled',
     instrumentType: tx.instrumentType,
     amount: req.amount,
     fingerprint: cancelFingerprint(tx, req.amount),
@@ -88,9 +89,11 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
   tx.cancelled += req.amount.amount;
   tx.children.push(cancel);
   deps.store.add(cancel);
-  const complete = (): void => completeCancel(deps, cancel, charged);
-  if (later) deps.completions.later(cancel, STRICT_COMPLETION_MS, complete);
-  else complete();
+  if (!later) completeCancel(deps, cancel, charged);
+  else {
+    const fails = deps.completions.takeFailure();
+    deps.completions.later(cancel, STRICT_COMPLETION_MS, () => (fails ? failCancel(deps, cancel) : completeCancel(deps, cancel, charged)), fails);
+  }
   return snapshot(cancel);
 }
 
@@ -116,6 +119,24 @@ export function completeCancel(deps: PaymentDeps, cancel: SimTransaction, charge
   cancel.record.transactionStatus = 'cancelled';
   if (remainingAmount(tx) <= 0) tx.record.transactionStatus = 'cancelled';
   if (charged) moveMoney(deps.ledger, cancel, at, reason === 'Technical' ? 'reversal' : 'cancel', cancel.amount.amount, -cancel.amount.amount);
+}
+
+/**
+ * A cancel answered `cancelled` fails asynchronously: result events saying `Failed` in both
+ * histories, the status words stay as answered (only the result event carries the
+ * outcome), nothing is given back, and the amount can be cancelled again.
+ */
+export function failCancel(deps: PaymentDeps, cancel: SimTransaction): void {
+  const tx = cancel.related ?? cancel;
+  const at = deps.ctx.now();
+  for (const history of [cancel, tx]) {
+    addEvent(history, at, `${resultPrefix(tx)}CancelResult`, {
+      result: 'Failed',
+      resultMessage: 'Cancel failed at the wallet provider',
+      resultData: providerResultData(tx.instrumentType, tx.merchant),
+    });
+  }
+  tx.cancelled -= cancel.amount.amount;
 }
 
 /** POST /payment/v1/transactions/{transactionId}/cancel. */

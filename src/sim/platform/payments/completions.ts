@@ -10,6 +10,8 @@ interface Waiting {
   tx: SimTransaction;
   /** Platform time at which it completes by itself. */
   at: number;
+  /** Its result, when it comes, is a failure (failNext). */
+  fails: boolean;
   finish: () => void;
   timer: TimerHandle | undefined;
 }
@@ -24,6 +26,8 @@ interface Waiting {
 export class OperationCompletions {
   private readonly waiting = new Map<SimTransaction, Waiting>();
   private readonly log: Logger;
+  /** How many of the next operations answered pending get a failed result. */
+  private failing = 0;
 
   /** Called after a timer completed an operation (outside any request: the ledger file is written then). */
   onTimer: () => void = () => undefined;
@@ -32,14 +36,29 @@ export class OperationCompletions {
     this.log = ctx.log.child({ component: 'operation-completions' });
   }
 
-  /** The operations still waiting, with the platform time each completes by itself. */
-  pending(): Array<{ tx: SimTransaction; at: number }> {
-    return [...this.waiting.values()].map((w) => ({ tx: w.tx, at: w.at }));
+  /** The operations still waiting, with the platform time each completes by itself and whether its result fails. */
+  pending(): Array<{ tx: SimTransaction; at: number; fails: boolean }> {
+    return [...this.waiting.values()].map((w) => ({ tx: w.tx, at: w.at, fails: w.fails }));
+  }
+
+  /**
+   * The next `count` refunds or cancels answered pending fail asynchronously: answered as
+   * usual, their result event later says `Failed` (docs/architecture.md, "Demo platform").
+   */
+  failNext(count: number): void {
+    this.failing = Math.max(0, Math.floor(count));
+  }
+
+  /** Whether the operation answered pending now is one whose result fails (counts failNext down). */
+  takeFailure(): boolean {
+    if (this.failing <= 0) return false;
+    this.failing--;
+    return true;
   }
 
   /** Completes `tx` after `delayMs` (platform time; 0 or less: at once on the next tick); `finish` runs once. */
-  later(tx: SimTransaction, delayMs: number, finish: () => void): void {
-    const entry: Waiting = { tx, at: this.ctx.now() + delayMs, finish, timer: undefined };
+  later(tx: SimTransaction, delayMs: number, finish: () => void, fails = false): void {
+    const entry: Waiting = { tx, at: this.ctx.now() + delayMs, fails, finish, timer: undefined };
     this.waiting.set(tx, entry);
     entry.timer = this.ctx.clock.setTimeout(() => {
       entry.timer = undefined;

@@ -5,6 +5,7 @@ import type { WalletAction } from './wallet-provider.js';
 import type { TransactionRecord } from './types.js';
 import { webOrder, webOrderSchema } from './web-order.js';
 
+const failuresSchema = z.strictObject({ count: z.number().int().min(0) });
 const walletActionSchema = z.enum(['pay', 'fail', 'expire']);
 
 /** The wallet provider's control: the consumer pays, the wallet refuses, the QR code expires. */
@@ -28,6 +29,13 @@ export function registerPaymentControl(router: SimRouter, deps: PaymentDeps): vo
     if (tx === undefined) throw new SimHttpError(404, 'TRANSACTION_NOT_FOUND', `no transaction ${req.params.id as string}`);
     const completed = deps.completions.complete(tx);
     return { status: 200, body: { completed, transaction: snapshot(tx) } };
+  });
+  // The next refunds or cancels answered pending (strict profile) fail asynchronously: body {count}.
+  router.add('PUT', '/sim/control/operation-failures', 'control', (req) => {
+    const body = failuresSchema.safeParse(req.body);
+    if (!body.success) throw new SimHttpError(400, 'INVALID_FAILURES', 'body: {"count": <a whole number, 0 or more>}');
+    deps.completions.failNext(body.data.count);
+    return { status: 200, body: { count: body.data.count } };
   });
   // A web shop's order: a payment no terminal made (e.g. to refund it by web from one).
   router.add('POST', '/sim/control/web-orders', 'control', (req) => {

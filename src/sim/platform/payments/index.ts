@@ -36,6 +36,8 @@ export interface SimPaymentPlatform {
   webOrder(order: WebOrder): TransactionRecord;
   /** Completes now a refund or cancel answered pending (strict profile); false when none waits (id = server or client id). */
   complete(id: string): boolean;
+  /** The next `count` refunds or cancels answered pending (strict profile) get a failed result when it comes, as `PUT /sim/control/operation-failures` does. */
+  failNext(count: number): void;
   /** Stops wallet timers. */
   stop(): void;
 }
@@ -122,6 +124,7 @@ export function createPaymentPlatform(router: SimRouter, ctx: SimContext, opts: 
       const tx = deps.store.findAny(id);
       return recorded(() => tx !== undefined && deps.completions.complete(tx));
     },
+    failNext: (count) => deps.completions.failNext(count),
     stop: () => {
       // The last state, pending refunds and wallet payments included (they resume at the next start).
       try {

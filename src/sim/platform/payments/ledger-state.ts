@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import { completeCancel } from './cancel.js';
+import { completeCancel, failCancel } from './cancel.js';
 import type { LedgerEntry } from './ledger.js';
-import { completeRefund } from './refund.js';
+import { completeRefund, failRefund } from './refund.js';
 import type { PaymentDeps } from './transaction.js';
 import type { Caller, PendingWallet, SimTransaction, TransactionRecord, TransactionSource } from './types.js';
 
@@ -39,7 +39,7 @@ export interface LedgerState {
   transactions: StoredTransaction[];
   ledger: LedgerEntry[];
   /** Refunds and cancels still pending (strict profile), with the platform time each completes. */
-  completions: Array<{ serverTransactionId: string; at: number }>;
+  completions: Array<{ serverTransactionId: string; at: number; fails?: boolean | undefined }>;
   busy: string[];
 }
 
@@ -88,7 +88,7 @@ export const ledgerStateSchema: z.ZodType<LedgerState> = z.object({
   version: z.literal(1),
   transactions: z.array(storedSchema),
   ledger: z.array(ledgerEntrySchema),
-  completions: z.array(z.object({ serverTransactionId: z.string(), at: z.number() })),
+  completions: z.array(z.object({ serverTransactionId: z.string(), at: z.number(), fails: z.boolean().optional() })),
   busy: z.array(z.string()),
 });
 
@@ -116,7 +116,7 @@ export function captureState(deps: PaymentDeps): LedgerState {
     version: 1,
     transactions,
     ledger: deps.ledger.list(),
-    completions: deps.completions.pending().map((p) => ({ serverTransactionId: p.tx.record.serverTransactionId, at: p.at })),
+    completions: deps.completions.pending().map((p) => ({ serverTransactionId: p.tx.record.serverTransactionId, at: p.at, ...(p.fails ? { fails: true } : {}) })),
     busy: deps.busy.keys(),
   };
 }
@@ -170,8 +170,10 @@ export function restoreState(deps: PaymentDeps, state: LedgerState, log: Logger)
   for (const c of state.completions) {
     const op = byServerId.get(c.serverTransactionId);
     if (op === undefined) continue;
-    const finish = op.record.transactionType === 'Refund' ? () => completeRefund(deps, op) : () => completeCancel(deps, op, true);
-    deps.completions.later(op, c.at - now, finish);
+    const fails = c.fails === true;
+    const refund = op.record.transactionType === 'Refund';
+    const finish = refund ? () => (fails ? failRefund(deps, op) : completeRefund(deps, op)) : () => (fails ? failCancel(deps, op) : completeCancel(deps, op, true));
+    deps.completions.later(op, c.at - now, finish, fails);
   }
   if (skipped > 0) log.warn({ skipped }, 'demo platform ledger: transactions of merchants the seed no longer has were left out');
 }

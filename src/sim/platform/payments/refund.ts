@@ -30,14 +30,14 @@ export const refundFingerprint = (payment: SimTransaction, amount: Amount): stri
   JSON.stringify(['Refund', payment.record.serverTransactionId, amount.amount, amount.currency]);
 
 /**
- * Creates the Refund record, status `Accepted` (a charged status:
- * docs/platform-contract.md, "Decisions where the spec is silent", status values), with
+ * Creates the Refund record, status `Accepted` (the spec's answer to a refund), with
  * <wallet>RefundRequest then <wallet>RefundResult (card: cardRefundRequest/Result) carrying
  * refundId, refundAmount, refundTime (ISO 8601 with offset) and resultData. Several
  * partial refunds are allowed up to what was charged; more is refused. The strict profile
- * answers `Pending` with the request event only: the refund is asynchronous, and its
- * result event, `Accepted` and the money movement come a little later
- * (docs/architecture.md, "Demo platform").
+ * answers `Accepted` with the request event only: the refund is asynchronous, and its
+ * result event and the money movement come a little later, the status word never changing
+ * (docs/architecture.md, "Demo platform"), or its result is a failure (failRefund) when
+ * the control call asked for one.
  */
 export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: RefundRequest): TransactionRecord {
   const now = deps.ctx.now();
@@ -51,7 +51,7 @@ export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransact
     now,
     type: 'Refund',
     clientTransactionId: req.clientTransactionId,
-    status: later ? 'Pending' : 'Accepted',
+    status: 'Accepted',
     instrumentType: tx.instrumentType,
     amount: req.amount,
     fingerprint: refundFingerprint(tx, req.amount),
@@ -70,9 +70,11 @@ export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransact
   tx.refunded += req.amount.amount;
   tx.children.push(refund);
   deps.store.add(refund);
-  const complete = (): void => completeRefund(deps, refund);
-  if (later) deps.completions.later(refund, STRICT_COMPLETION_MS, complete);
-  else complete();
+  if (!later) completeRefund(deps, refund);
+  else {
+    const fails = deps.completions.takeFailure();
+    deps.completions.later(refund, STRICT_COMPLETION_MS, () => (fails ? failRefund(deps, refund) : completeRefund(deps, refund)), fails);
+  }
   return snapshot(refund);
 }
 
@@ -95,6 +97,23 @@ export function completeRefund(deps: PaymentDeps, refund: SimTransaction): void 
   });
   refund.record.transactionStatus = 'Accepted';
   moveMoney(deps.ledger, refund, at, 'refund', refund.amount.amount, -refund.amount.amount);
+}
+
+/**
+ * A refund answered `Accepted` fails asynchronously (the wallet refused it after the platform
+ * answered `Accepted`): its result event says `Failed`, the status word stays as answered
+ * (only the result event carries the outcome), nothing is given back, and the amount can
+ * be refunded again.
+ */
+export function failRefund(deps: PaymentDeps, refund: SimTransaction): void {
+  const tx = refund.related ?? refund;
+  addEvent(refund, deps.ctx.now(), `${resultPrefix(tx)}RefundResult`, {
+    result: 'Failed',
+    resultMessage: 'Refund failed at the wallet provider',
+    refundAmount: { ...refund.amount },
+    resultData: providerResultData(tx.instrumentType, tx.merchant),
+  });
+  tx.refunded -= refund.amount.amount;
 }
 
 /** POST /payment/v1/transactions/{transactionId}/refund. */

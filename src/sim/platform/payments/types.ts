@@ -5,7 +5,7 @@ import type { Amount } from './money.js';
  * The platform's published states are Initialized, Accepted and cancelled (lowercase);
  * Refused, Captured, Failed and Expired are the agent's decisions for card sales and
  * wallet outcomes (docs/platform-contract.md, "Decisions where the spec is silent");
- * Pending is how the strict profile answers a refund that completes later.
+ * Pending is how an older strict profile answered a refund that completes later (kept for its ledger files).
  */
 export type TransactionStatus = 'Initialized' | 'Pending' | 'Accepted' | 'Captured' | 'Refused' | 'Failed' | 'Expired' | 'cancelled';
 export type TransactionType = 'Payment' | 'Cancel' | 'Refund';
