@@ -70,7 +70,7 @@ describe('journal migration 7: fewer index pages per write', () => {
 
     const journal = new Journal({ dataDir });
     cleanups.push(() => journal.close());
-    expect(journal.db.pragma('user_version', { simple: true })).toBe(7);
+    expect(journal.db.pragma('user_version', { simple: true })).toBe(journalMigrations.length);
     const indexes = journal.db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'transactions' AND sql IS NOT NULL ORDER BY name").all() as Array<{ name: string; sql: string }>;
     expect(indexes.map((i) => i.name)).toEqual(['transactions_created', 'transactions_reference', 'transactions_related', 'transactions_server_id', 'transactions_state_updated']);
     expect(indexes.find((i) => i.name === 'transactions_related')?.sql).toMatch(/WHERE related_client_id IS NOT NULL/);

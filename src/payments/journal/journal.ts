@@ -106,6 +106,7 @@ interface DbRow {
   message: string | null;
   card_secret: string | null;
   origin: string | null;
+  via: string | null;
   created_at: string;
   updated_at: string;
   operator: string | null;
@@ -182,6 +183,7 @@ function fromDb(r: DbRow): JournalRow {
     message: opt(r.message),
     cardSecret: r.card_secret === null ? undefined : (JSON.parse(r.card_secret) as CardSecret),
     ...(r.origin === 'web' ? { origin: 'web' as const } : {}),
+    ...(r.via === 'web' ? { via: 'web' as const } : {}),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...(r.operator !== null ? { operator: r.operator } : {}),
@@ -535,6 +537,8 @@ export class Journal {
     const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at, operator: currentOperator() };
     // The caller's reference is written once, with the row: a patch never changes it.
     if (row.reference !== undefined) fields.reference = row.reference;
+    // How an operation was sent is fixed with it (types.ts, `via`).
+    if (row.via !== undefined) fields.via = row.via;
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];
       if (value !== undefined) fields[column] = toDb(field, value);

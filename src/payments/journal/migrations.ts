@@ -141,6 +141,17 @@ export const journalMigrations: Migration[] = [
       `);
     },
   },
+  {
+    // How an operation was sent: NULL through the terminal's own cancel, refund or capture
+    // call, 'web' through the platform's refundbyweb, whose lost answer is settled from the
+    // sale acted upon (docs/platform-contract.md, "Decisions where the spec is silent",
+    // recognising a refund by web whose answer was lost), at start-up too.
+    version: 8,
+    name: 'operation sent by web',
+    up(db) {
+      db.exec(`ALTER TABLE transactions ADD COLUMN via TEXT CHECK (via IS NULL OR via IN ('web'))`);
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */

@@ -51,6 +51,13 @@ export interface JournalRow {
    * own totals); absent: made at this terminal.
    */
   origin?: 'web';
+  /**
+   * `web`: an operation sent through the platform's refundbyweb (the platform picked cancel
+   * or refund); its lost answer is settled from the sale acted upon, not by its own id
+   * (docs/platform-contract.md, "Decisions where the spec is silent", recognising a refund by
+   * web whose answer was lost). Absent: the terminal's own call. Set at insert only.
+   */
+  via?: 'web';
   createdAt: string;
   updatedAt: string;
   /** Who made the row: a clerk's username, `cli`, `local-api` or `agent`; undefined on rows from before operators were kept. */
@@ -64,7 +71,7 @@ export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'a
 
 /** Fields that may change after insert. `undefined` leaves a field as it is; `null` clears it. */
 export type JournalPatch = {
-  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference'>]?: JournalRow[K] | null;
+  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference' | 'via'>]?: JournalRow[K] | null;
 };
 
 /** States after which the row does not change by itself any more (operations on a sale still add amounts). */
