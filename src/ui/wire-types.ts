@@ -329,7 +329,8 @@ export interface ApiEventStreamResync {
 /** Every refusal and failure: the code is stable, the message is for the person at the counter. */
 export interface ApiErrorAnswer {
   /** `reasonCode`: a refused cancel, refund or capture, why (docs/local-api.md, "Allowed operations"). */
-  error: { code: string; message: string; reasonCode?: ApiOperationReasonCode };
+  /** `permission`: a refusal for a missing staff permission (API_FORBIDDEN), the permission needed (docs/local-api.md, "Errors"). */
+  error: { code: string; message: string; reasonCode?: ApiOperationReasonCode; permission?: string };
 }
 
 /** GET /healthz. */

@@ -5,7 +5,7 @@ import type { RunningAgent } from '../../src/agent.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
-import { DEMO_STAFF } from './staff.js';
+import { DEMO_STAFF, DEMO_SUPERVISOR, signInCookie } from './staff.js';
 
 /**
  * Cancel or refund by web reachable from the local API and the counter page, against the
@@ -139,6 +139,45 @@ describe('POST /api/v1/transactions/{id}/refund-by-web', () => {
   });
 });
 
+describe('refund by web of a sale made at this terminal: its own staff permission', () => {
+  const byWeb = (id: string, cookie: string, body: object = {}) =>
+    call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: { cookie }, body });
+
+  it('a clerk with cancel and refund but not payment:refund-by-web is refused, naming the permission, and nothing is given back', async () => {
+    const id = await approvedCardSale('7.00');
+    const clerk = await signInCookie(agent.url, DEMO_STAFF);
+    const r = await byWeb(id, clerk, { amount: '2.00' });
+    expect(r.status, r.text).toBe(403);
+    expect(r.json.error).toMatchObject({ code: 'API_FORBIDDEN', permission: 'payment:refund-by-web', message: expect.stringMatching(/staff1 may not cancel or refund a sale of this terminal by web: the permission payment:refund-by-web is needed/) });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(700);
+    expect(await transaction(id)).toMatchObject({ refundedAmount: 0, cancelledAmount: 0 });
+  });
+
+  it('the supervisor may, and it is logged naming the operator and the sale', async () => {
+    const id = await approvedCardSale('9.00');
+    const supervisor = await signInCookie(agent.url, DEMO_SUPERVISOR);
+    const r = await byWeb(id, supervisor, { amount: '4.00' });
+    expect(r.status, r.text).toBe(200);
+    expect(await settled(r)).toMatchObject({ kind: 'refund', amount: 400, state: 'approved', relatedClientTransactionId: id });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(500);
+    const line = t.sink.records().find((l) => l.msg === 'refund by web of a sale made at this terminal' && l.clientTransactionId === id);
+    expect(line).toMatchObject({ operator: 'supervisor1', amount: 400, currency: 'EUR' });
+  });
+
+  it("a web shop's order keeps today's rule: the clerk with cancel and refund gives it back", async () => {
+    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 1_200, currency: 'EUR' } });
+    const id = order?.clientTransactionId as string;
+    const clerk = await signInCookie(agent.url, DEMO_STAFF);
+    const r = await byWeb(id, clerk, { amount: '2.00' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 200, relatedClientTransactionId: id });
+    // Journaled now as a web order: the same clerk gives back the rest by web too.
+    await settled(r);
+    const rest = await byWeb(id, clerk);
+    expect(rest.status, rest.text).toBe(200);
+  });
+});
+
 describe('counter page: cancel or refund by web', () => {
   let browser: Browser;
   let page: Page;
@@ -147,7 +186,8 @@ describe('counter page: cancel or refund by web', () => {
   beforeAll(async () => {
     buildPage();
     browser = await launchChromium();
-    page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
+    // The supervisor: the sales given back here were made at this terminal (payment:refund-by-web).
+    page = await openCounterPage(browser, agent.url, DEMO_SUPERVISOR, pageErrors);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -183,6 +223,22 @@ describe('counter page: cancel or refund by web', () => {
     expect(['approved', 'pending']).toContain(state);
     const listed = (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth() })).json.transaction;
     expect(listed).toMatchObject({ origin: 'web', merchantId: 'terminal-app-1002' });
+  });
+
+  it("refuses a clerk without payment:refund-by-web a sale of this terminal, naming the permission in the clerk's words", async () => {
+    const id = await approvedCardSale('4.00');
+    const clerkPage = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
+    try {
+      await clerkPage.getByTestId('web-open').click();
+      await clerkPage.getByTestId('web-id').fill(id);
+      await clerkPage.getByTestId('web-send').click();
+      await clerkPage.locator('[data-testid="web-message"].error').waitFor();
+      await expect(clerkPage.getByTestId('web-message').textContent()).resolves.toMatch(/^You may not do this: it needs the permission payment:refund-by-web\. Ask a supervisor\./);
+      await clerkPage.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-permission.png') });
+    } finally {
+      await clerkPage.close();
+    }
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(400);
   });
 
   it('starts from the selected sale, and says what went wrong', async () => {
