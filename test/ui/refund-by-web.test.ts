@@ -63,7 +63,8 @@ beforeAll(async () => {
   // Only the refundbyweb call may reach the platform: its refund and cancel calls are refused
   // (set below), so an agent sending refund or cancel instead shows red.
   // Demo Coffee (the default merchant): immediate capture; wallets paid only when the test says so.
-  t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 } }, level: 'info' });
+  // A short lookup grace and retry cap: a lost answer is settled within the test's patience.
+  t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 }, payments: { lookupGraceMs: 1_000, reversalRetryCapMs: 500 } }, level: 'info' });
   agent = t.agent;
   agent.demoPlatform?.faults.set('refund', { status: 409 });
   agent.demoPlatform?.faults.set('cancel', { status: 409 });
@@ -239,6 +240,25 @@ describe('counter page: cancel or refund by web', () => {
       await clerkPage.close();
     }
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(400);
+  });
+
+  it('an answer lost: "being checked: do not repeat" while nothing can be looked up, then the outcome the platform records; one refund', async () => {
+    const id = await approvedCardSale('11.00');
+    agent.demoPlatform?.faults.set('refundbyweb', { drop: 'after', times: 1 });
+    agent.demoPlatform?.faults.set('status', { status: 500 });
+    await page.getByTestId('web-close').click();
+    await page.getByTestId('web-open').click();
+    await page.getByTestId('web-id').fill(id);
+    await page.getByTestId('web-amount').fill('3.00');
+    await page.getByTestId('web-send').click();
+    await page.locator('[data-testid="web-message"][data-result="in_flight"]').waitFor();
+    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/^By web 3\.00 EUR: being checked at the platform: do not repeat it/);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-checking.png') });
+    agent.demoPlatform?.faults.clear('status');
+    await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor({ timeout: 20_000 });
+    await waitFor(async () => agent.demoPlatform?.payments.netCharged(id), (v) => v === 800, `refund of ${id} booked`);
+    expect(agent.demoPlatform?.payments.ledger().filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund').map((e) => e.amount)).toEqual([300]);
+    agent.demoPlatform?.faults.clear();
   });
 
   it('starts from the selected sale, and says what went wrong', async () => {
