@@ -231,6 +231,9 @@ describe('counter page: cancel or refund by web', () => {
     const clerkPage = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
     try {
       await clerkPage.getByTestId('web-open').click();
+      // The entry says beforehand that it is for web shops' orders; the supervisor's names a sale of this terminal.
+      await expect(clerkPage.getByTestId('web-id').getAttribute('placeholder')).resolves.toBe("a web shop's order (this terminal's own sales: ask a supervisor)");
+      await expect(page.getByTestId('web-id').getAttribute('placeholder')).resolves.toBe('a sale made on this terminal');
       await clerkPage.getByTestId('web-id').fill(id);
       await clerkPage.getByTestId('web-send').click();
       await clerkPage.locator('[data-testid="web-message"].error').waitFor();

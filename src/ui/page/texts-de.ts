@@ -104,6 +104,7 @@ export const de: Catalog = {
   'web.title': 'Per Web stornieren oder erstatten: die Plattform wählt; kein Genehmigungscode',
   'web.id': 'Transaktions-ID',
   'web.idHint': 'ein Verkauf dieses Terminals',
+  'web.idHintOrdersOnly': 'eine Web-Bestellung (Verkäufe dieses Terminals: eine Aufsicht fragen)',
   'web.amount': 'Betrag',
   'web.amountHint': 'leer: der ganze Rest',
   'web.merchant': 'Händler',

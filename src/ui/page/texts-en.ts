@@ -108,6 +108,7 @@ export const en = {
   'web.title': 'Cancel or refund by web: the platform picks which; no approval code',
   'web.id': 'Transaction id',
   'web.idHint': 'a sale made on this terminal',
+  'web.idHintOrdersOnly': "a web shop's order (this terminal's own sales: ask a supervisor)",
   'web.amount': 'Amount',
   'web.amountHint': 'empty: all that is left',
   'web.merchant': 'Merchant',
