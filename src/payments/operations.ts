@@ -593,7 +593,7 @@ function finishByWeb(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
 }
 
 /** What the clerk, the CLI and a register read while a refund by web's outcome is looked for. */
-export const BY_WEB_CHECKING = 'outcome being checked at the platform: do not repeat the refund by web (its amount stays held against the sale)';
+const BY_WEB_CHECKING = 'outcome being checked at the platform: do not repeat the refund by web (its amount stays held against the sale)';
 
 /**
  * A refund by web whose answer was lost (docs/platform-contract.md, "Decisions where the
@@ -604,7 +604,7 @@ export const BY_WEB_CHECKING = 'outcome being checked at the platform: do not re
  * stays in flight, "being checked: do not repeat", and is asked again in the background and
  * after a restart (resolverFor).
  */
-export async function resolveByWeb(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
+async function resolveByWeb(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   let result: Resolution;
   try {
     const own = await lookupWithGrace(ctx, op.clientTransactionId, op);
