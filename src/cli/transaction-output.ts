@@ -29,7 +29,8 @@ export function pendingNote(t: ApiTransaction): string | undefined {
   if (t.state === 'in_flight' && (t.message ?? '').startsWith('outcome being recorded')) {
     return `the platform answered; the outcome is being recorded once the journal can write (do not repeat it); terminal-agent status ${t.clientTransactionId} shows it`;
   }
-  if (t.state === 'in_flight') return `the outcome is not known yet: the agent is checking; terminal-agent status ${t.clientTransactionId} shows the outcome`;
+  // Sending it again could do it twice (a refund by web whose id the platform never recorded): docs/platform-contract.md, "Decisions where the spec is silent".
+  if (t.state === 'in_flight') return `the outcome is not known yet: the agent is checking it at the platform (do not repeat it); terminal-agent status ${t.clientTransactionId} shows the outcome`;
   return undefined;
 }
 

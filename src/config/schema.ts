@@ -180,6 +180,12 @@ export const configSchema = z.strictObject({
           cancel: z.string().min(1).default('payment:cancel').describe("the token permission a clerk needs to cancel"),
           refund: z.string().min(1).default('payment:refund').describe('the token permission a clerk needs to refund (refund by web too)'),
           captureAll: z.string().min(1).default('payment:capture').describe('the token permission a clerk needs to capture all'),
+          // A sale of this terminal given back by web needs no supervisor approval code: its own permission, so it is no way around one.
+          refundByWeb: z
+            .string()
+            .min(1)
+            .default('payment:refund-by-web')
+            .describe('the token permission a clerk needs, besides cancel and refund, to cancel or refund a sale made at this terminal by web'),
           // A paired register may refund its own sales: pairing one needs what refunding needs.
           registers: z.string().min(1).default('payment:refund').describe('the token permission a clerk needs to pair and revoke cash registers'),
         })

@@ -2,6 +2,7 @@ import { AgentError, ErrorCodes } from '../core/index.js';
 import { backoffDelay } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
+import { ourByWebIn } from './by-web-outcome.js';
 import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
@@ -11,6 +12,7 @@ import { formatAmount } from './money.js';
 import { failureKind, isNotFoundError, refusalError } from './outcome.js';
 import type { JournalPatch } from './journal/index.js';
 import { capturedOf, classifyStatus, isCancelRecord, isCapturedStatus, newEvents, publicEvent, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
+import { cancelCheck, refundCheck } from './rules.js';
 import { salePatchFromRecord } from './sale-record-patch.js';
 import { platformIdOf } from './qr-call.js';
 import { operationVerdict, type OperationOutcome, type OperationVerdict } from './operation-result.js';
@@ -33,6 +35,8 @@ interface NewOp {
   amount: number;
   cancelReason?: 'Technical' | 'Functional';
   clientTransactionId?: string;
+  /** Sent through the platform's refundbyweb (JournalRow `via`). */
+  via?: 'web';
 }
 
 /** The operation's journal row, written before the request leaves (a retry reuses its id and clientDateTime). */
@@ -59,6 +63,7 @@ export function journalOperation(ctx: PaymentContext, sale: JournalRow, op: NewO
     ...(sale.merchantId !== undefined ? { merchantId: sale.merchantId } : {}),
     ...(sale.method !== undefined ? { method: sale.method } : {}),
     ...(op.cancelReason !== undefined ? { cancelReason: op.cancelReason } : {}),
+    ...(op.via !== undefined ? { via: op.via } : {}),
     attempts: 1,
   });
   ctx.publish(row);
@@ -186,6 +191,7 @@ async function resolveByOwnId(
 
 /** The lookup that settles an operation row left in flight (by a crash or a lost answer). */
 export function resolverFor(ctx: PaymentContext, op: JournalRow): (o: JournalRow) => Promise<Resolution> {
+  if (op.via === 'web') return (o) => resolveByWeb(ctx, o);
   if (op.kind === 'refund') return (o) => resolveRefund(ctx, o);
   if (op.kind === 'cancel') return (o) => resolveCancel(ctx, o);
   return (o) => resolveCapture(ctx, o);
@@ -570,11 +576,13 @@ export async function resolveCapture(ctx: PaymentContext, op: JournalRow): Promi
 /**
  * Cancel or refund by web (body {clientDateTime, clientNewTransactionId, amount}; the
  * platform picks cancel or refund and answers that record: docs/platform-contract.md,
- * "Endpoints"). Journaled as a refund row with its own id; a Cancel answer counts as cancelled.
+ * "Endpoints"). Journaled as a refund row with its own id, marked `via: 'web'`; a Cancel
+ * answer counts as cancelled. Its amount counts against the sale while the row is open
+ * (openOperations), so nothing is given back twice while its outcome is checked.
  */
 export function sendRefundByWeb(ctx: PaymentContext, sale: JournalRow, amount: number): Promise<JournalRow> {
   return runOperation(ctx, sale, {
-    row: { kind: 'refund', amount },
+    row: { kind: 'refund', amount, via: 'web' },
     what: 'cancelled or refunded',
     send: (op) =>
       ctx.platform.refundByWeb(
@@ -592,6 +600,115 @@ function finishByWeb(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
   return finishRefund(ctx, op, record);
 }
 
-function resolveByWeb(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
-  return resolveByOwnId(ctx, op, finishByWeb, 'the platform has no record of this operation: nothing was cancelled or refunded');
+/** What the clerk, the CLI and a register read while a refund by web's outcome is looked for. */
+const BY_WEB_CHECKING = 'outcome being checked at the platform: do not repeat the refund by web (its amount stays held against the sale)';
+
+/**
+ * A refund by web whose answer was lost (docs/platform-contract.md, "Decisions where the
+ * spec is silent", recognising a refund by web whose answer was lost). The platform never
+ * promised to record the `clientNewTransactionId` the agent invented, so a 404 by it is not
+ * its word: found by it within the grace, the record settles it; else the sale acted upon,
+ * which the platform does know, is asked (settleByWebFromSale). While neither says, the row
+ * stays in flight, "being checked: do not repeat", and is asked again in the background and
+ * after a restart (resolverFor).
+ */
+async function resolveByWeb(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
+  let result: Resolution;
+  try {
+    const own = await lookupWithGrace(ctx, op.clientTransactionId, op);
+    if (own.kind === 'failed') throw own.error;
+    if (own.kind === 'found') {
+      recordOrKeep(ctx, op, () => finishByWeb(ctx, op, own.record));
+      return 'done';
+    }
+    result = await settleByWebFromSale(ctx, op);
+  } catch (err) {
+    markChecking(ctx, op);
+    throw err;
+  }
+  if (result === 'unknown') markChecking(ctx, op);
+  return result;
+}
+
+function markChecking(ctx: PaymentContext, op: JournalRow): void {
+  const current = ctx.journal.get(op.clientTransactionId);
+  // Written once: each write moves updatedAt, from which the lookup grace is counted.
+  if (current?.state === 'in_flight' && current.message !== BY_WEB_CHECKING) ctx.save(op.clientTransactionId, { message: BY_WEB_CHECKING });
+}
+
+/**
+ * The sale's record and what it still allows decide (the same evidence as a cancel's:
+ * resolveCancel). Its history showing our cancel or refund (our amount and clientDateTime:
+ * by-web-outcome.ts) with a result settles it that way; without a result yet it is still
+ * under way at the platform (asked again). Absent from the history, the allowed-operations
+ * record is read: the amount that was left before (the local rules without this row) still
+ * allowed = not done, that less our amount = done (a cancel when the sale is cancelled or
+ * could be cancelled, else a refund). Anything else is left to a person (`needs_attention`).
+ */
+async function settleByWebFromSale(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
+  const saleId = op.relatedClientTransactionId as string;
+  const sale = ctx.journal.require(saleId);
+  const amount = formatAmount(op.amount, op.currency);
+  const platformId = sale.serverTransactionId ?? sale.clientTransactionId;
+  let record: PlatformRecord;
+  try {
+    record = await ctx.platform.status(platformId, ctx.callOptions(sale));
+  } catch (err) {
+    if (!isNotFoundError(err)) throw err;
+    byWebAttention(ctx, op, `the platform does not find the sale ${platformId}: check it at the platform before giving ${amount} back again`);
+    return 'done';
+  }
+  const seen = ourByWebIn(record, op);
+  if (seen?.outcome === 'unknown') return 'unknown';
+  if (seen?.outcome === 'refused') {
+    opFailed(ctx, op, `the platform refused the ${seen.kind} by web: ${resultMessage(record) ?? `nothing was given back`}`);
+    return 'not_happened';
+  }
+  if (seen?.outcome === 'accepted') {
+    recordOrKeep(ctx, op, () => byWebDone(ctx, op, seen.kind));
+    return 'done';
+  }
+  const open = openOperations(ctx, sale);
+  open.refund = Math.max(0, open.refund - op.amount);
+  const now = ctx.clock.wall();
+  const cancellable = cancelCheck(sale, now, open);
+  const before = cancellable.ok ? cancellable : refundCheck(sale, now, open);
+  const answer = await ctx.platform.allowedOperations(platformId, ctx.callOptions(sale));
+  // Not allowed: nothing is left to give back (the contract's record has no other reading).
+  const max = answer.allowed === false ? 0 : typeof answer.maxAmount === 'number' ? answer.maxAmount : undefined;
+  if (before.ok && max !== undefined) {
+    if (max >= before.maxAmount) {
+      opFailed(ctx, op, `the platform's records of the sale show no cancel or refund of ${amount}: nothing was given back`);
+      return 'not_happened';
+    }
+    if (max <= before.maxAmount - op.amount) {
+      const kind = classifyStatus(recordStatus(record)) === 'cancelled' || cancellable.ok ? 'cancel' : 'refund';
+      recordOrKeep(ctx, op, () => byWebDone(ctx, op, kind));
+      return 'done';
+    }
+  }
+  byWebAttention(ctx, op, `the platform's records do not show whether ${amount} was given back by web: check the sale at the platform before giving anything back again`);
+  return 'done';
+}
+
+function byWebAttention(ctx: PaymentContext, op: JournalRow, message: string): void {
+  ctx.log.warn({ clientTransactionId: op.clientTransactionId, relatedClientTransactionId: op.relatedClientTransactionId }, 'refund by web needs attention: its outcome is not known');
+  ctx.save(op.clientTransactionId, { state: 'needs_attention', message });
+}
+
+/** Our refund by web known done from the sale's records (no record of its own): the row and the sale's amount, once. */
+function byWebDone(ctx: PaymentContext, op: JournalRow, kind: 'cancel' | 'refund'): JournalRow {
+  if (kind === 'cancel') return finishCancel(ctx, op, undefined);
+  const saleId = op.relatedClientTransactionId as string;
+  const row = ctx.journal.transaction(() => {
+    const current = ctx.journal.require(op.clientTransactionId);
+    if (current.state === 'approved') return current;
+    const updated = ctx.journal.update(op.clientTransactionId, { state: 'approved', message: `refunded ${formatAmount(op.amount, op.currency)} (the platform's records of the sale show it)` });
+    const sale = ctx.journal.require(saleId);
+    ctx.journal.update(saleId, { refundedAmount: sale.refundedAmount + op.amount });
+    return updated;
+  });
+  ctx.publish(row);
+  ctx.publish(ctx.journal.require(saleId));
+  return row;
 }

@@ -18,7 +18,7 @@ import type {
 } from './api.js';
 import { PaymentContext, trackingOf, type PaymentServiceDeps } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
-import { FINAL_STATES } from './journal/index.js';
+import { FINAL_STATES, currentOperator } from './journal/index.js';
 import {
   applyOperationRecord,
   openOperations,
@@ -285,6 +285,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const cancel = cancelCheck(sale, ctx.clock.wall(), open);
     const check = cancel.ok ? cancel : refundCheck(sale, ctx.clock.wall(), open);
     const amount = requireAmount(check, req.amount, cancel.ok ? 'cancel' : 'refund', sale.currency);
+    if (sale.origin !== 'web') {
+      // Its own staff permission, checked by the local API (docs/architecture.md, "Refund by web"): who gave a sale of this terminal back by web, and which.
+      ctx.log.info({ operator: currentOperator(), clientTransactionId: sale.clientTransactionId, amount, currency: sale.currency }, 'refund by web of a sale made at this terminal');
+    }
     return toView(await sendRefundByWeb(ctx, sale, amount));
   }
 

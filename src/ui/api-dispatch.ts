@@ -15,7 +15,7 @@ import type { Router } from './router.js';
 export function createApiDispatch(deps: { router: Router; idempotency: Idempotency }) {
   return async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller | undefined): Promise<void> {
     const match = deps.router.match(req.method ?? 'GET', url.pathname);
-    const run = () => Promise.resolve(match.handler({ req, res, params: match.params, query: url.searchParams }));
+    const run = () => Promise.resolve(match.handler({ req, res, params: match.params, query: url.searchParams, ...(caller !== undefined ? { caller } : {}) }));
     let work = run;
     const key = caller === undefined ? undefined : Idempotency.keyOf(req);
     if (caller !== undefined && key !== undefined) work = () => deps.idempotency.handle(req, caller.scope, key, `${url.pathname}${url.search}`, run);

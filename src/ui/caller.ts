@@ -13,6 +13,8 @@ export interface Caller {
   operator: string;
   /** Set for a signed-in clerk (the counter page). */
   sessionId?: string;
+  /** A signed-in clerk's username and permissions; absent for a token caller, who may do every operation. */
+  staff?: { username: string; permissions: readonly string[] };
   /**
    * Whose Idempotency-Keys these are (docs/local-api.md, "Idempotency"): `token` for every
    * holder of the per-install token (the CLI and on-device programs share it), `staff:<username>`
@@ -44,5 +46,10 @@ export function authenticate(req: IncomingMessage, pathname: string, deps: { tok
   }
   const need = requiredPermissions(req.method ?? 'GET', pathname, deps.config);
   if (need !== undefined) checkPermissions(session.staff.username, session.staff.permissions, need);
-  return { operator: session.staff.username, sessionId: session.id, scope: `staff:${session.staff.username}` };
+  return {
+    operator: session.staff.username,
+    sessionId: session.id,
+    scope: `staff:${session.staff.username}`,
+    staff: { username: session.staff.username, permissions: session.staff.permissions },
+  };
 }

@@ -25,13 +25,31 @@ export function requiredPermissions(method: string, pathname: string, config: Co
 /** What the page may offer a clerk holding `granted` (the same table). */
 export function pageAbilities(granted: readonly string[], config: Config): Record<Permission, boolean> {
   const p = config.api.permissions;
-  return { cancel: granted.includes(p.cancel), refund: granted.includes(p.refund), captureAll: granted.includes(p.captureAll), registers: granted.includes(p.registers) };
+  return {
+    cancel: granted.includes(p.cancel),
+    refund: granted.includes(p.refund),
+    captureAll: granted.includes(p.captureAll),
+    registers: granted.includes(p.registers),
+    refundByWeb: granted.includes(p.refundByWeb),
+  };
+}
+
+/**
+ * Cancel or refund by web of a sale made at this terminal needs its own permission besides
+ * cancel and refund: by web no supervisor approval code applies, so a clerk without it
+ * cannot go round the code the terminal's own cancel and refund may need
+ * (docs/platform-contract.md, "Decisions where the spec is silent", approval code). A web
+ * shop's order keeps the path's rule alone. Token callers may do every operation.
+ */
+export function checkRefundByWebOfOwnSale(caller: { staff?: { username: string; permissions: readonly string[] } } | undefined, config: Config): void {
+  if (caller?.staff === undefined) return;
+  checkPermissions(caller.staff.username, caller.staff.permissions, { names: [config.api.permissions.refundByWeb], what: 'cancel or refund a sale of this terminal by web' });
 }
 
 export function checkPermissions(username: string, granted: readonly string[], need: { names: string[]; what: string }): void {
   const missing = need.names.filter((n) => !granted.includes(n));
   if (missing.length === 0) return;
   throw new AgentError(ErrorCodes.API_FORBIDDEN, `${username} may not ${need.what}: the permission ${missing.join(' and ')} is needed (ask a supervisor)`, {
-    details: { missing },
+    details: { missing, permission: missing.join(' ') },
   });
 }

@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AgentError, ErrorCodes } from '../core/index.js';
+import type { Caller } from './caller.js';
 
 export interface RouteContext {
   req: IncomingMessage;
   res: ServerResponse;
   params: Record<string, string>;
   query: URLSearchParams;
+  /** Who is calling (caller.ts); a route whose permission depends on what it acts on checks it itself. */
+  caller?: Caller;
 }
 
 /** A JSON answer; handlers that stream (SSE) or send other types write `res` and return undefined. */

@@ -329,7 +329,8 @@ export interface ApiEventStreamResync {
 /** Every refusal and failure: the code is stable, the message is for the person at the counter. */
 export interface ApiErrorAnswer {
   /** `reasonCode`: a refused cancel, refund or capture, why (docs/local-api.md, "Allowed operations"). */
-  error: { code: string; message: string; reasonCode?: ApiOperationReasonCode };
+  /** `permission`: a refusal for a missing staff permission (API_FORBIDDEN), the permission needed (docs/local-api.md, "Errors"). */
+  error: { code: string; message: string; reasonCode?: ApiOperationReasonCode; permission?: string };
 }
 
 /** GET /healthz. */
@@ -424,8 +425,8 @@ export interface ApiSessionAnswer {
     name: string;
     /** Signed in against the local verifier while the platform was unreachable. */
     offline: boolean;
-    /** The operations the clerk's permissions allow (api.permissions). */
-    can: { cancel: boolean; refund: boolean; captureAll: boolean; registers: boolean };
+    /** The operations the clerk's permissions allow (api.permissions); `refundByWeb`: by web for a sale made at this terminal too. */
+    can: { cancel: boolean; refund: boolean; captureAll: boolean; registers: boolean; refundByWeb: boolean };
   };
 }
 

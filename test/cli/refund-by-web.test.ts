@@ -45,7 +45,8 @@ async function finalOf(r: CliRun): Promise<Tx & Record<string, unknown>> {
 beforeAll(async () => {
   const data = tempDir('terminal-agent-cli-byweb-');
   cleanup = data.cleanup;
-  t = await startTestAgent({ flags: { dataDir: data.dir }, level: 'info' });
+  // A short lookup grace: a lost answer's own-id lookup gives up on its 404 quickly.
+  t = await startTestAgent({ flags: { dataDir: data.dir, payments: { lookupGraceMs: 1_000 } }, level: 'info' });
   agent = t.agent;
   flags = ['--data-dir', data.dir, '--api-port', new URL(agent.url).port];
 });
@@ -102,6 +103,32 @@ describe('terminal-agent refund-by-web', () => {
     const r = await runCli([...flags, 'refund-by-web', id, '--amount', '22.00', '--merchant', 'Demo Books', '--json']);
     expect(await finalOf(r)).toMatchObject({ kind: 'refund', amount: 2_200, state: 'approved', relatedClientTransactionId: id });
     expect(agent.demoPlatform?.payments.netCharged(id, 'm-1002')).toBe(0);
+  });
+
+  it('an answer lost, the id the agent invented never found: exit 3 "do not repeat", then the outcome; one refund at the platform', async () => {
+    const id = await cardSale('15.00');
+    agent.demoPlatform?.faults.set('refundbyweb', { drop: 'after', times: 1 });
+    agent.demoPlatform?.faults.set('allowedoperations', { status: 503 });
+    const r = await runCli([...flags, 'refund-by-web', id, '--amount', '5.00', '--json']);
+    const strict = agent.demoPlatform?.context.profile.strict === true;
+    const tx = (JSON.parse(r.stdout) as { transaction: Tx & Record<string, unknown> }).transaction;
+    if (strict) {
+      // Not "nothing was refunded; try again": the platform has not said so.
+      expect(r.code, r.stderr).toBe(3);
+      expect(tx).toMatchObject({ state: 'in_flight', amount: 500 });
+      const plain = await runCli([...flags, 'status', tx.clientTransactionId]);
+      expect(plain.stdout).toMatch(/do not repeat/);
+    }
+    agent.demoPlatform?.faults.clear('allowedoperations');
+    let final = tx;
+    for (let i = 0; i < 10 && (final.state === 'in_flight' || final.state === 'pending'); i++) {
+      if (final.state === 'pending') agent.demoPlatform?.payments.complete(final.serverTransactionId ?? final.clientTransactionId);
+      final = (JSON.parse((await runCli([...flags, 'status', tx.clientTransactionId, '--refresh', '--json'])).stdout) as { transaction: Tx & Record<string, unknown> }).transaction;
+    }
+    expect(final).toMatchObject({ state: 'approved', amount: 500 });
+    for (let i = 0; i < 100 && agent.demoPlatform?.payments.netCharged(id) !== 1_000; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(agent.demoPlatform?.payments.ledger().filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund').map((e) => e.amount)).toEqual([500]);
+    agent.demoPlatform?.faults.clear();
   });
 
   it('is listed in the help with its options', async () => {

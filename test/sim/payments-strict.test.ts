@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STRICT_TIME_ZONE } from '../../src/sim/platform/profile.js';
 import { serverTime12 } from '../../src/sim/platform/payments/dates.js';
 import { strictAnswer } from '../../src/sim/platform/payments/strict-answers.js';
-import { cardSale, SERVER_TIME, startPaymentsHarness, walletSale, type PaymentsHarness } from './payment-endpoints.js';
+import { cardSale, isoNow, newId, SERVER_TIME, startPaymentsHarness, walletSale, type PaymentsHarness } from './payment-endpoints.js';
 
 let h: PaymentsHarness;
 beforeAll(async () => {
@@ -80,6 +80,28 @@ describe('the strict profile\'s answers (docs/architecture.md, "Demo platform")'
     await h.call('POST', PROCESS, sale);
     const r = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/allowedoperations`);
     expect(r.body).toEqual({ allowed: true, maxAmount: 1250, currency: 'EUR', evaluatedRules: expect.any(Array) });
+  });
+
+  it('a refund by web: the id the client invented is never recorded (unknown to the status call, 400 as the strict profile answers an unknown id, though the refund exists; the same body again is a new refund)', async () => {
+    h.platform.context.profile.set('strict');
+    const sale = cardSale();
+    await h.call('POST', PROCESS, sale);
+    const saleId = sale.clientNewTransactionId as string;
+    const body = { clientDateTime: isoNow(), clientNewTransactionId: newId('web'), amount: { amount: 250, currency: 'EUR' } };
+    const r = await h.call('POST', `/payment/v1/transactions/${saleId}/refundbyweb`, body);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ transactionType: 'Refund' });
+    expect(r.body.clientTransactionId).not.toBe(body.clientNewTransactionId);
+    expect((await h.call('GET', `/payment/v1/transactions/${body.clientNewTransactionId}`)).status).toBe(400);
+    // The refund exists: by the platform's own ids, and in what is left of the sale.
+    expect((await h.call('GET', `/payment/v1/transactions/${r.body.serverTransactionId as string}`)).status).toBe(200);
+    expect((await h.call('GET', `/payment/v1/transactions/${saleId}/allowedoperations`)).body).toMatchObject({ allowed: true, maxAmount: 1000 });
+    const again = await h.call('POST', `/payment/v1/transactions/${saleId}/refundbyweb`, body);
+    expect(again.status).toBe(200);
+    expect(again.body.serverTransactionId).not.toBe(r.body.serverTransactionId);
+    h.platform.payments.complete(r.body.serverTransactionId as string);
+    h.platform.payments.complete(again.body.serverTransactionId as string);
+    expect(h.platform.payments.netCharged(saleId)).toBe(750);
   });
 
   it('the standard profile answers as before: no nulls, two-digit UTC server times, integer amounts', async () => {

@@ -202,6 +202,20 @@ describe('counter page in German', () => {
     await page.getByTestId('tx-ops-close').click();
   });
 
+  it('a refund by web of a sale of this terminal without payment:refund-by-web: refused, the permission named in German', async () => {
+    s.payments.view({ clientTransactionId: 'DE-4', amount: 1_500, state: 'approved', maskedPan: '476173******0010' });
+    s.bus.publish('transaction.updated', { clientTransactionId: 'DE-4', kind: 'sale', status: 'approved' });
+    const before = s.payments.calls.filter((c) => c.op === 'refundByWeb').length;
+    await page.getByTestId('web-open').click();
+    await page.getByTestId('web-id').fill('DE-4');
+    await page.getByTestId('web-send').click();
+    await page.locator('[data-testid="web-message"].error').waitFor();
+    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/^Das dürfen Sie nicht: dafür ist die Berechtigung payment:refund-by-web nötig\. Fragen Sie eine Aufsicht\./);
+    expect(s.payments.calls.filter((c) => c.op === 'refundByWeb')).toHaveLength(before);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-de-refund-by-web-permission.png') });
+    await page.getByTestId('web-close').click();
+  });
+
   it('raised no script errors', () => {
     expect(errors).toEqual([]);
   });

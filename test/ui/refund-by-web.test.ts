@@ -5,7 +5,7 @@ import type { RunningAgent } from '../../src/agent.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
-import { DEMO_STAFF } from './staff.js';
+import { DEMO_STAFF, DEMO_SUPERVISOR, signInCookie } from './staff.js';
 
 /**
  * Cancel or refund by web reachable from the local API and the counter page, against the
@@ -63,7 +63,8 @@ beforeAll(async () => {
   // Only the refundbyweb call may reach the platform: its refund and cancel calls are refused
   // (set below), so an agent sending refund or cancel instead shows red.
   // Demo Coffee (the default merchant): immediate capture; wallets paid only when the test says so.
-  t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 } }, level: 'info' });
+  // A short lookup grace and retry cap: a lost answer is settled within the test's patience.
+  t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 }, payments: { lookupGraceMs: 1_000, reversalRetryCapMs: 500 } }, level: 'info' });
   agent = t.agent;
   agent.demoPlatform?.faults.set('refund', { status: 409 });
   agent.demoPlatform?.faults.set('cancel', { status: 409 });
@@ -139,6 +140,45 @@ describe('POST /api/v1/transactions/{id}/refund-by-web', () => {
   });
 });
 
+describe('refund by web of a sale made at this terminal: its own staff permission', () => {
+  const byWeb = (id: string, cookie: string, body: object = {}) =>
+    call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: { cookie }, body });
+
+  it('a clerk with cancel and refund but not payment:refund-by-web is refused, naming the permission, and nothing is given back', async () => {
+    const id = await approvedCardSale('7.00');
+    const clerk = await signInCookie(agent.url, DEMO_STAFF);
+    const r = await byWeb(id, clerk, { amount: '2.00' });
+    expect(r.status, r.text).toBe(403);
+    expect(r.json.error).toMatchObject({ code: 'API_FORBIDDEN', permission: 'payment:refund-by-web', message: expect.stringMatching(/staff1 may not cancel or refund a sale of this terminal by web: the permission payment:refund-by-web is needed/) });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(700);
+    expect(await transaction(id)).toMatchObject({ refundedAmount: 0, cancelledAmount: 0 });
+  });
+
+  it('the supervisor may, and it is logged naming the operator and the sale', async () => {
+    const id = await approvedCardSale('9.00');
+    const supervisor = await signInCookie(agent.url, DEMO_SUPERVISOR);
+    const r = await byWeb(id, supervisor, { amount: '4.00' });
+    expect(r.status, r.text).toBe(200);
+    expect(await settled(r)).toMatchObject({ kind: 'refund', amount: 400, state: 'approved', relatedClientTransactionId: id });
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(500);
+    const line = t.sink.records().find((l) => l.msg === 'refund by web of a sale made at this terminal' && l.clientTransactionId === id);
+    expect(line).toMatchObject({ operator: 'supervisor1', amount: 400, currency: 'EUR' });
+  });
+
+  it("a web shop's order keeps today's rule: the clerk with cancel and refund gives it back", async () => {
+    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 1_200, currency: 'EUR' } });
+    const id = order?.clientTransactionId as string;
+    const clerk = await signInCookie(agent.url, DEMO_STAFF);
+    const r = await byWeb(id, clerk, { amount: '2.00' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 200, relatedClientTransactionId: id });
+    // Journaled now as a web order: the same clerk gives back the rest by web too.
+    await settled(r);
+    const rest = await byWeb(id, clerk);
+    expect(rest.status, rest.text).toBe(200);
+  });
+});
+
 describe('counter page: cancel or refund by web', () => {
   let browser: Browser;
   let page: Page;
@@ -147,7 +187,8 @@ describe('counter page: cancel or refund by web', () => {
   beforeAll(async () => {
     buildPage();
     browser = await launchChromium();
-    page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
+    // The supervisor: the sales given back here were made at this terminal (payment:refund-by-web).
+    page = await openCounterPage(browser, agent.url, DEMO_SUPERVISOR, pageErrors);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -183,6 +224,44 @@ describe('counter page: cancel or refund by web', () => {
     expect(['approved', 'pending']).toContain(state);
     const listed = (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth() })).json.transaction;
     expect(listed).toMatchObject({ origin: 'web', merchantId: 'terminal-app-1002' });
+  });
+
+  it("refuses a clerk without payment:refund-by-web a sale of this terminal, naming the permission in the clerk's words", async () => {
+    const id = await approvedCardSale('4.00');
+    const clerkPage = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
+    try {
+      await clerkPage.getByTestId('web-open').click();
+      // The entry says beforehand that it is for web shops' orders; the supervisor's names a sale of this terminal.
+      await expect(clerkPage.getByTestId('web-id').getAttribute('placeholder')).resolves.toBe("a web shop's order (this terminal's own sales: ask a supervisor)");
+      await expect(page.getByTestId('web-id').getAttribute('placeholder')).resolves.toBe('a sale made on this terminal');
+      await clerkPage.getByTestId('web-id').fill(id);
+      await clerkPage.getByTestId('web-send').click();
+      await clerkPage.locator('[data-testid="web-message"].error').waitFor();
+      await expect(clerkPage.getByTestId('web-message').textContent()).resolves.toMatch(/^You may not do this: it needs the permission payment:refund-by-web\. Ask a supervisor\./);
+      await clerkPage.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-permission.png') });
+    } finally {
+      await clerkPage.close();
+    }
+    expect(agent.demoPlatform?.payments.netCharged(id)).toBe(400);
+  });
+
+  it('an answer lost: "being checked: do not repeat" while nothing can be looked up, then the outcome the platform records; one refund', async () => {
+    const id = await approvedCardSale('11.00');
+    agent.demoPlatform?.faults.set('refundbyweb', { drop: 'after', times: 1 });
+    agent.demoPlatform?.faults.set('status', { status: 500 });
+    await page.getByTestId('web-close').click();
+    await page.getByTestId('web-open').click();
+    await page.getByTestId('web-id').fill(id);
+    await page.getByTestId('web-amount').fill('3.00');
+    await page.getByTestId('web-send').click();
+    await page.locator('[data-testid="web-message"][data-result="in_flight"]').waitFor();
+    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/^By web 3\.00 EUR: being checked at the platform: do not repeat it/);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-checking.png') });
+    agent.demoPlatform?.faults.clear('status');
+    await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor({ timeout: 20_000 });
+    await waitFor(async () => agent.demoPlatform?.payments.netCharged(id), (v) => v === 800, `refund of ${id} booked`);
+    expect(agent.demoPlatform?.payments.ledger().filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund').map((e) => e.amount)).toEqual([300]);
+    agent.demoPlatform?.faults.clear();
   });
 
   it('starts from the selected sale, and says what went wrong', async () => {

@@ -32,6 +32,8 @@ export async function signInCookie(url: string, who: { username: string; passwor
   return set.split(';')[0] ?? '';
 }
 
-/** The demo seed's staff users (config/demo-seed.json): staff1 has every permission, trainee1 may only sell. */
+/** The demo seed's staff users (config/demo-seed.json): staff1 has every permission but refund by web of the terminal's own sales, trainee1 may only sell. */
 export const DEMO_STAFF = { username: 'staff1', password: 'demo-staff-password', name: 'Sam Staff' } as const;
 export const DEMO_TRAINEE = { username: 'trainee1', password: 'demo-trainee-password', name: 'Tara Trainee' } as const;
+/** The demo seed's supervisor: staff1's permissions and payment:refund-by-web, which no other demo clerk has. */
+export const DEMO_SUPERVISOR = { username: 'supervisor1', password: 'demo-supervisor-password', name: 'Sky Supervisor' } as const;

@@ -187,7 +187,7 @@ function fromDb(r: DbRow): JournalRow {
     updatedAt: r.updated_at,
     ...(r.operator !== null ? { operator: r.operator } : {}),
     ...(r.reference !== null ? { reference: r.reference } : {}),
-    ...(r.via === 'qrTerminal' ? { via: 'qrTerminal' as const } : {}),
+    ...(r.via === 'qrTerminal' || r.via === 'web' ? { via: r.via } : {}),
   };
 }
 
@@ -537,7 +537,7 @@ export class Journal {
     const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at, operator: currentOperator() };
     // The caller's reference is written once, with the row: a patch never changes it.
     if (row.reference !== undefined) fields.reference = row.reference;
-    // Which call carried the sale, likewise once (a sale is never sent by another call).
+    // Which call carried the row is fixed with it (types.ts, `via`).
     if (row.via !== undefined) fields.via = row.via;
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];

@@ -142,13 +142,17 @@ export const journalMigrations: Migration[] = [
     },
   },
   {
-    // A sale sent through the terminal QR call is resolved by what the platform promises
-    // for it, also after a restart (docs/architecture.md, "Wallet QR, merchant scan"): its
-    // client id went to the QR service, and the payment API is not promised to know it.
+    // The call that carried a row when it is not the usual one (types.ts, `via`): 'qrTerminal'
+    // for a sale sent through the terminal QR call, resolved by what the platform promises for
+    // it, also after a restart (docs/architecture.md, "Wallet QR, merchant scan": its client id
+    // went to the QR service, and the payment API is not promised to know it); 'web' for an
+    // operation sent through the platform's refundbyweb, whose lost answer is settled from the
+    // sale acted upon (docs/platform-contract.md, "Decisions where the spec is silent",
+    // recognising a refund by web whose answer was lost), at start-up too.
     version: 8,
-    name: 'which call carried a sale',
+    name: 'which call carried a row',
     up(db) {
-      db.exec(`ALTER TABLE transactions ADD COLUMN via TEXT CHECK (via IS NULL OR via IN ('qrTerminal'))`);
+      db.exec(`ALTER TABLE transactions ADD COLUMN via TEXT CHECK (via IS NULL OR via IN ('qrTerminal', 'web'))`);
     },
   },
 ];

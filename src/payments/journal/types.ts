@@ -58,11 +58,15 @@ export interface JournalRow {
   /** The caller's own reference of a sale (docs/local-api.md, "Caller reference"); set at insert only. */
   reference?: string;
   /**
+   * The call that carried the row, when it is not the usual one; set at insert only.
    * `qrTerminal`: a merchant-scan sale sent through the terminal QR call, whose client id the
    * payment API is not promised to know (docs/architecture.md, "Wallet QR, merchant scan");
-   * absent: `process`. Set at insert only.
+   * absent: `process`. `web`: an operation sent through the platform's refundbyweb (the
+   * platform picked cancel or refund); its lost answer is settled from the sale acted upon,
+   * not by its own id (docs/platform-contract.md, "Decisions where the spec is silent",
+   * recognising a refund by web whose answer was lost); absent: the terminal's own call.
    */
-  via?: 'qrTerminal';
+  via?: 'qrTerminal' | 'web';
 }
 
 export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'> &

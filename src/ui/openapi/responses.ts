@@ -157,6 +157,7 @@ export const errorAnswerSchema = z
       code: z.string().describe('stable; see docs/local-api.md, "Errors"'),
       message: z.string().describe('for the person at the counter'),
       reasonCode: z.enum(OPERATION_REASON_CODES).optional().describe('a cancel, refund or capture the rules refuse: why, as in the allowed-operations answer; see docs/local-api.md, "Allowed operations"'),
+      permission: z.string().optional().describe('API_FORBIDDEN for a signed-in clerk: the staff permission needed (api.permissions); see docs/local-api.md, "Errors"'),
     }),
   });
 
@@ -243,7 +244,7 @@ export const sessionAnswerSchema = z.strictObject({
       username: z.string(),
       name: z.string(),
       offline: z.boolean(),
-      can: z.strictObject({ cancel: z.boolean(), refund: z.boolean(), captureAll: z.boolean(), registers: z.boolean() }),
+      can: z.strictObject({ cancel: z.boolean(), refund: z.boolean(), captureAll: z.boolean(), registers: z.boolean(), refundByWeb: z.boolean().describe('by web for a sale made at this terminal too (api.permissions.refundByWeb)') }),
     })
     .optional(),
 });

@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly status: number,
     /** A refused cancel, refund or capture: why, as the allowed-operations answer says it (reason-texts.ts). */
     readonly reasonCode?: ApiOperationReasonCode,
+    /** A refusal for a missing staff permission: the permission needed, named in the clerk's sentence (error-banner.ts). */
+    readonly permission?: string,
   ) {
     super(message);
   }

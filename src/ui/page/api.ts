@@ -56,7 +56,7 @@ export class Api {
     if (res.status === 401) sessionEnded();
     if (!res.ok) {
       const error = (json as Partial<ErrorAnswer>).error;
-      throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? t('api.status', { status: res.status }), res.status, error?.reasonCode);
+      throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? t('api.status', { status: res.status }), res.status, error?.reasonCode, error?.permission);
     }
     return json as T;
   }

@@ -16,7 +16,11 @@ export function errorText(code: string): string {
 export function messageOf(err: unknown): string {
   if (!(err instanceof ApiError)) return errorText('');
   // A refused cancel, refund or capture says why in the clerk's language, as the buttons do.
-  return reasonCodeText(err.reasonCode) ?? errorText(err.code);
+  const reason = reasonCodeText(err.reasonCode);
+  if (reason !== undefined) return reason;
+  // A missing permission is named, so the clerk knows what to ask a supervisor for.
+  if (err.code === 'API_FORBIDDEN' && err.permission !== undefined) return t('error.forbiddenPermission', { permission: err.permission });
+  return errorText(err.code);
 }
 
 /** The agent's own (English) words of a failure, for the "details" control; none when the page wrote them itself. */

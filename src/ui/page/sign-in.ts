@@ -88,6 +88,12 @@ export class SignInScreen {
     show(byId('op-refund'), clerk.can.refund);
     // Cancel or refund by web may end as either: it needs both permissions.
     show(byId('web-open'), clerk.can.cancel && clerk.can.refund);
+    // A sale made here needs one more permission by web (no approval code applies): without it, the entry says it is for web orders.
+    if (!clerk.can.refundByWeb) {
+      const id = byId<HTMLInputElement>('web-id');
+      id.dataset.i18nPlaceholder = 'web.idHintOrdersOnly';
+      id.placeholder = t('web.idHintOrdersOnly');
+    }
     byId('sign-out').addEventListener('click', () => {
       void signOut().then(() => location.reload());
     });

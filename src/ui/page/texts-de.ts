@@ -104,6 +104,7 @@ export const de: Catalog = {
   'web.title': 'Per Web stornieren oder erstatten: die Plattform wählt; kein Genehmigungscode',
   'web.id': 'Transaktions-ID',
   'web.idHint': 'ein Verkauf dieses Terminals',
+  'web.idHintOrdersOnly': 'eine Web-Bestellung (Verkäufe dieses Terminals: eine Aufsicht fragen)',
   'web.amount': 'Betrag',
   'web.amountHint': 'leer: der ganze Rest',
   'web.merchant': 'Händler',
@@ -112,6 +113,7 @@ export const de: Catalog = {
   'web.needId': 'Bitte die Transaktions-ID des Verkaufs eingeben.',
   'web.busy': 'per Web …',
   'web.result': 'Per Web {amount}: {outcome}',
+  'web.checking': 'wird bei der Plattform geprüft: nicht wiederholen',
   // kinds, states, steps
   'kind.sale': 'Verkauf',
   'kind.cancel': 'Stornierung',
@@ -292,6 +294,7 @@ export const de: Catalog = {
   'error.device': 'Das Kartenlesegerät antwortet nicht. Prüfen Sie Kabel und Stromversorgung und versuchen Sie es erneut.',
   'error.signedOut': 'Ihre Sitzung ist beendet. Melden Sie sich erneut an.',
   'error.forbidden': 'Das dürfen Sie nicht. Fragen Sie eine Aufsicht.',
+  'error.forbiddenPermission': 'Das dürfen Sie nicht: dafür ist die Berechtigung {permission} nötig. Fragen Sie eine Aufsicht.',
   'error.signInFailed': 'Benutzername oder Passwort falsch. Versuchen Sie es erneut.',
   'error.signInThrottled': 'Zu viele fehlgeschlagene Anmeldungen. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
   // answers that are not the agent's words

@@ -108,6 +108,7 @@ export const en = {
   'web.title': 'Cancel or refund by web: the platform picks which; no approval code',
   'web.id': 'Transaction id',
   'web.idHint': 'a sale made on this terminal',
+  'web.idHintOrdersOnly': "a web shop's order (this terminal's own sales: ask a supervisor)",
   'web.amount': 'Amount',
   'web.amountHint': 'empty: all that is left',
   'web.merchant': 'Merchant',
@@ -116,6 +117,7 @@ export const en = {
   'web.needId': 'Type the transaction id of the sale.',
   'web.busy': 'by web…',
   'web.result': 'By web {amount}: {outcome}',
+  'web.checking': 'being checked at the platform: do not repeat it',
   // kinds, states, steps
   'kind.sale': 'sale',
   'kind.cancel': 'Cancel',
@@ -296,6 +298,7 @@ export const en = {
   'error.device': 'The card reader does not answer. Check its cable and power, then try again.',
   'error.signedOut': 'Your session has ended. Sign in again.',
   'error.forbidden': 'You may not do this. Ask a supervisor.',
+  'error.forbiddenPermission': 'You may not do this: it needs the permission {permission}. Ask a supervisor.',
   'error.signInFailed': 'Wrong username or password. Try again.',
   'error.signInThrottled': 'Too many failed sign-ins. Wait a few minutes, then try again.',
   // answers that are not the agent's words

@@ -113,7 +113,8 @@ export class WebRefund {
   private showOutcome(row: Transaction): void {
     const msg = byId('web-message');
     // The operation's own row is `approved` when the platform accepted it; its message says whether it cancelled or refunded.
-    const outcome = row.state === 'approved' ? t('ops.done') : stateWord(row.state);
+    // In flight: the answer was lost and the platform is being asked; sending it again could give the money back twice.
+    const outcome = row.state === 'approved' ? t('ops.done') : row.state === 'in_flight' ? t('web.checking') : stateWord(row.state);
     // The headline in the clerk's words; the agent's reason (cancelled or refunded, why not) behind "details".
     msg.replaceChildren(t('web.result', { amount: moneyOf(row), outcome }));
     if (row.message) msg.append(detailsControl(row.message, 'web-details'));

@@ -6,6 +6,7 @@ import { cancelBodySchema, captureAllBodySchema, captureBodySchema, DEFAULT_PAGE
 import { apiAllowedOperations, apiTransaction } from '../api-views.js';
 import type { ApiAllowedOperationsAnswer, ApiTransactionAnswer, ApiTransactionListAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
+import { checkRefundByWebOfOwnSale } from '../permissions.js';
 
 function rule(message: string): AgentError {
   return new AgentError(ErrorCodes.API_BAD_REQUEST, message);
@@ -104,6 +105,15 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     return parseAmount(text, sale.currency);
   }
 
+  /** Whether the journal holds `id` as a sale made at this terminal (not a web shop's order journaled for its refund by web). */
+  async function isOwnSale(id: string): Promise<boolean> {
+    const view = await payments.get(id, { journalOnly: true }).catch((err: unknown) => {
+      if (err instanceof AgentError && err.code === ErrorCodes.PAYMENT_NOT_FOUND) return undefined;
+      throw err;
+    });
+    return view !== undefined && view.kind === 'sale' && view.origin !== 'web';
+  }
+
   router.add('POST', '/api/v1/transactions/:id/cancel', async (ctx) => {
     noQuery(ctx);
     const id = idParam(ctx);
@@ -134,6 +144,8 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     noQuery(ctx);
     const id = idParam(ctx);
     const body = parseInput(refundByWebBodySchema, await readJsonBody(ctx.req), 'request body');
+    // A sale made at this terminal needs the clerk's refund-by-web permission too (permissions.ts); a web shop's order does not.
+    if (await isOwnSale(id)) checkRefundByWebOfOwnSale(ctx.caller, deps.config);
     // merchantId: whose token looks up a web order the journal does not hold, and gives it back; an unknown merchant is refused (AUTH_NO_MERCHANT).
     const merchant = body.merchantId !== undefined ? { merchantId: body.merchantId } : {};
     const amount = await amountFor(id, body.amount, body.merchantId);
