@@ -19,16 +19,17 @@ export const WALLET_B_CONFIRM_MS = 1_000;
  * long after the QR's expiry (the platform learns it asynchronously), so the platform still
  * answers `Initialized` after `expireTime` (docs/architecture.md, "Demo platform").
  */
-export const STRICT_REPORT_LAG_MS = 3_000;
-/** Strict profile: the consumer of a late payment pays at the provider this long after the QR's expiry. */
-export const STRICT_LATE_PAY_MS = 1_000;
+export const STRICT_REPORT_LAG_MS = 10_000;
+/** Strict profile: the consumer of a late payment pays at the provider this long before the QR's expiry (its last second). */
+export const STRICT_LAST_SECOND_MS = 1_000;
 
 /**
  * The strict profile's late payments, by the sale's amount in minor units (a deterministic
- * trigger, like the declines): ending in 61, the consumer pays one second after the QR
- * expired and a cancel sent before the provider reports it voids the payment; ending in 62,
- * the same payment, but the provider refuses a cancel once the consumer is paying and the
- * payment becomes `Accepted` when reported.
+ * trigger, like the declines): the consumer pays in the QR's last second and the provider
+ * reports it to the platform STRICT_REPORT_LAG_MS after the expiry, so the platform learns of
+ * the payment after `expireTime`. Ending in 61, a cancel sent before the report voids the
+ * payment (answered `cancelled`, no money moves); ending in 62, the provider refuses the
+ * cancel (409) and the payment becomes `Accepted` when reported.
  */
 export function strictLatePayment(amount: number): 'voided' | 'refused' | undefined {
   const end = amount % 100;
@@ -113,7 +114,7 @@ export function processWallet(deps: PaymentDeps, caller: Caller, sale: WalletSal
     // answers Initialized past expireTime (docs/architecture.md, "Demo platform").
     const late = strictLatePayment(sale.amount.amount);
     if (late === undefined) wallets.await(tx, { payAt: delay > 0 ? now + delay : undefined, expireAt: expireAt + STRICT_REPORT_LAG_MS });
-    else wallets.await(tx, { payAt: expireAt + STRICT_REPORT_LAG_MS, expireAt: undefined, ...(late === 'refused' ? { refusesCancelFrom: expireAt + STRICT_LATE_PAY_MS } : {}) });
+    else wallets.await(tx, { payAt: expireAt + STRICT_REPORT_LAG_MS, expireAt: undefined, ...(late === 'refused' ? { refusesCancelFrom: expireAt - STRICT_LAST_SECOND_MS } : {}) });
     return tx;
   }
 
