@@ -133,7 +133,9 @@ export class SalePanel {
       show(byId<HTMLImageElement>('sale-qr'), false);
     }
     this.renderHold(t);
-    show(byId('abort'), pending && t.state !== 'in_flight' && t.state !== 'reversing');
+    // A QR that expired (`pending`) has its cancel asked for already: nothing to abort, and no code to show.
+    show(byId('abort'), pending && t.state !== 'in_flight' && t.state !== 'reversing' && t.state !== 'pending');
+    if (pending && t.qr === undefined && this.qrFor === t.clientTransactionId) show(byId<HTMLImageElement>('sale-qr'), false);
     show(byId('done'), !pending || t.state === 'reversing');
     // Every final transaction has a receipt (docs/receipts.md, "Receipts").
     show(byId('sale-receipt'), !pending);
