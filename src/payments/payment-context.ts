@@ -184,8 +184,12 @@ export class PaymentContext {
    * else waiting is told, so a last word it writes (the QR expiry's outcome message:
    * qr-expiry.ts) is what they read. One hook per row; a later one replaces it.
    */
-  whenSettled(id: string, hook: (row: JournalRow) => void): void {
+  whenSettled(id: string, hook: (row: JournalRow) => void): () => void {
     this.settleHooks.set(id, hook);
+    // Forgets the hook unless another replaced it (a follow-up that ended another way).
+    return () => {
+      if (this.settleHooks.get(id) === hook) this.settleHooks.delete(id);
+    };
   }
 
   onTracking(listener: (t: PendingTracking) => void): () => void {

@@ -95,7 +95,15 @@ export async function followExpiredQr(ctx: PaymentContext, saleId: string, onFin
   };
   // The platform's word reaches the row by whichever path (the cancel's answer, the relay, a
   // lookup): `finish` runs as it does, before the sale's `done` is told.
-  ctx.whenSettled(saleId, finish);
+  const forget = ctx.whenSettled(saleId, finish);
+  try {
+    await untilFinal(ctx, saleId, finish);
+  } finally {
+    forget();
+  }
+}
+
+async function untilFinal(ctx: PaymentContext, saleId: string, finish: (row: JournalRow) => void): Promise<void> {
   const final = ctx.waitFor(saleId).then(() => undefined);
   const refused = new Set<string>();
   for (let attempt = 0; ; attempt++) {
