@@ -388,7 +388,13 @@ export class PaymentService implements PaymentsApi, RelayStore {
   /** The platform's final word on a sale whose QR expired: said in the expiry's words, and shown. */
   private expiryFinal(row: JournalRow): void {
     const message = expiryOutcomeMessage(row);
-    const saved = message !== undefined && message !== row.message ? this.ctx.save(row.clientTransactionId, { message }) : row;
+    let saved = row;
+    try {
+      if (message !== undefined && message !== row.message) saved = this.ctx.save(row.clientTransactionId, { message });
+    } catch (err) {
+      // The outcome is written already (this runs as it settles): only its wording waits for a journal that writes again.
+      this.ctx.log.warn({ clientTransactionId: row.clientTransactionId, err: describeError(err) }, 'the expired QR sale\'s outcome message was not written');
+    }
     this.walletFinal(saved);
   }
 
