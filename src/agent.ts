@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { packageVersion, resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
+import { packageVersion, resolvePlatformTimeZone, resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
 import { AgentError, ErrorCodes, describeError, isAgentError, notifySystemdReady, systemClock, type Clock, type Logger } from './core/index.js';
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
@@ -78,7 +78,7 @@ async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock):
   // The demo platform writes server times in its profile's zone; a terminal reading them in another ends QR codes at the wrong time
   // (docs/platform-contract.md, "Tolerance of answers", dates and time zone).
   const zone = platform.context.profile.timeZone;
-  if (zone !== config.platform.timeZone) {
+  if (config.platform.timeZone !== undefined && zone !== config.platform.timeZone) {
     log.warn({ simTimeZone: zone, platformTimeZone: config.platform.timeZone }, `the demo platform writes server times in ${zone}: set platform.timeZone to ${zone}`);
   }
   return { platform, endpoints: { baseUrl: platform.urls.api, authUrl: platform.urls.api, deviceAuthUrl: platform.urls.mtls } };
@@ -124,15 +124,20 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   try {
     let demoPlatform: DemoPlatform | undefined;
     let endpoints: PlatformEndpoints;
+    /** The zone of the platform's server times (no default: docs/platform-contract.md, "Tolerance of answers", dates and time zone). */
+    let platformTimeZone: string;
     if (config.environment === 'local' && config.sim.embedded) {
       const embedded = await startEmbeddedPlatform(config, log, clock);
       demoPlatform = embedded.platform;
       endpoints = embedded.endpoints;
       stops.push(() => embedded.platform.stop());
+      // The embedded demo platform names the zone it writes in (its profile's).
+      platformTimeZone = resolvePlatformTimeZone(config, opts.environmentsFile, embedded.platform.context.profile.timeZone);
     } else {
       // https:// only, no credentials in a URL (docs/operations.md, "Configuration keys that matter in production").
       endpoints = resolveSecureEndpoints(config, opts.environmentsFile);
       refuseSimulatedDevices(config);
+      platformTimeZone = resolvePlatformTimeZone(config, opts.environmentsFile);
     }
 
     const identity = loadIdentity({
@@ -241,7 +246,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       bus,
       log,
       clock,
-      timeZone: config.platform.timeZone,
+      timeZone: platformTimeZone,
       platformNow: () => auth.platformNow(),
     });
     stops.push(() => relay.stop());
@@ -299,7 +304,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const reports = new ReportService({
       journal,
       sources: { merchants: () => auth.merchants(), terminalId: () => auth.status().serialNumber },
-      timeZone: config.receipts.timeZone ?? config.platform.timeZone,
+      timeZone: config.receipts.timeZone ?? platformTimeZone,
       clock,
     });
     // auth.mode custom_token (demo only): the merchant signs in with the platform on the counter page (docs/platform-contract.md, "Tokens").

@@ -28,7 +28,7 @@ export function writeProductionConfig(dir: string, certs: DevCertPaths): string 
     environment: 'eu',
     dataDir: join(dir, 'data'),
     identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
-    platform: { baseUrl: platform, authUrl: platform, deviceAuthUrl: platform },
+    platform: { baseUrl: platform, authUrl: platform, deviceAuthUrl: platform, timeZone: 'UTC' },
     devices: { simulate: false, reader: { path: '/dev/ttyTERMINALAGENTNONE0' }, display: { path: '/dev/ttyTERMINALAGENTNONE1' }, scanner: { path: '/dev/ttyTERMINALAGENTNONE2' } },
     api: { port: 0 },
     sim: { embedded: false },

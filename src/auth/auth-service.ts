@@ -63,7 +63,7 @@ export class AuthService implements BearerProvider {
     this.clock = opts.clock ?? systemClock();
     this.identity = { ...opts.identity };
     const endpoint = new TokenEndpoint({ ...opts.endpoints, dispatchers: opts.dispatchers, clock: this.clock });
-    this.skew = new ClockSkewMeter(opts.settings.leewaySeconds * 1000);
+    this.skew = new ClockSkewMeter(opts.settings.leewaySeconds * 1000, this.log);
     this.backoff = {
       baseMs: opts.settings.backoffBaseMs,
       capMs: opts.settings.backoffCapMs,

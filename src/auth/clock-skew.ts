@@ -1,4 +1,12 @@
+import type { Logger } from '../core/index.js';
 import type { ResponseTiming } from './token-response.js';
+
+/**
+ * How far the platform's two readings of its own time (a token answer's `Date` header and
+ * the token's `iat`) may differ before the agent says so: both are whole seconds written
+ * moments apart, so more than a minute means one of the platform's clocks is wrong.
+ */
+export const READINGS_DISAGREE_MS = 60_000;
 
 /** Platform clock minus ours, as last measured; positive = the platform is ahead. */
 export interface ClockSkew {
@@ -19,10 +27,17 @@ export interface ClockSkew {
  */
 export class ClockSkewMeter {
   private last: ClockSkew | undefined;
-  /** The platform's time as last read (Date header or iat, the later) and our monotonic clock then. */
+  /** The platform's time as last read (Date header or iat: the later, or the earlier when they disagree) and our monotonic clock then. */
   private anchor: { platformMs: number; mono: number } | undefined;
 
-  constructor(private readonly leewayMs: number) {}
+  /** The readings disagree now (warned once until they agree again). */
+  private disagreeing = false;
+
+  /** `log`: where the disagreement of the platform's two readings is warned about. */
+  constructor(
+    private readonly leewayMs: number,
+    private readonly log?: Pick<Logger, 'warn'>,
+  ) {}
 
   record(timing: ResponseTiming, iatSeconds: number | undefined): ClockSkew {
     const dateHeaderMs = timing.dateMs === undefined ? undefined : timing.dateMs - timing.receivedAtMs;
@@ -36,7 +51,18 @@ export class ClockSkewMeter {
       exceedsLeeway: over(dateHeaderMs) || over(iatMs),
     };
     const readings = [timing.dateMs, iatSeconds === undefined ? undefined : iatSeconds * 1000].filter((v): v is number => v !== undefined && Number.isFinite(v));
-    if (readings.length > 0) this.anchor = { platformMs: Math.max(...readings), mono: timing.receivedMono };
+    const disagree = readings.length === 2 && Math.abs((readings[0] as number) - (readings[1] as number)) > READINGS_DISAGREE_MS;
+    if (disagree && !this.disagreeing) {
+      this.log?.warn(
+        { platformDate: new Date(readings[0] as number).toISOString(), tokenIssuedAt: new Date(readings[1] as number).toISOString(), differenceMs: (readings[1] as number) - (readings[0] as number) },
+        "the platform's clock (Date header) and the token's iat disagree by more than a minute: a QR's expiry is judged on the earlier; ask the platform operator to check their clocks",
+      );
+    }
+    this.disagreeing = disagree;
+    // Agreeing readings are both lower bounds of the platform's time: the later is the closer.
+    // Disagreeing ones cannot both be right: the earlier, so that a QR's expiry judged on it
+    // never comes before the platform's (docs/architecture.md, "Event relay").
+    if (readings.length > 0) this.anchor = { platformMs: disagree ? Math.min(...readings) : Math.max(...readings), mono: timing.receivedMono };
     return this.last;
   }
 

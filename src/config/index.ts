@@ -21,6 +21,7 @@ export {
   isPlaceholderHost,
   loadConfig,
   resolveEndpoints,
+  resolvePlatformTimeZone,
   redactConfig,
   type ConfigFileSource,
   type EnvironmentHosts,

@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { AgentError, ErrorCodes, jsonErrorText } from '../core/index.js';
+import { AgentError, ErrorCodes, isKnownTimeZone, jsonErrorText } from '../core/index.js';
 import { bundledFile } from './bundled.js';
 import { checkSecretFileMode } from './file-mode.js';
 import { configSchema, environmentNames, secretConfigPaths, type Config, type EnvironmentName } from './schema.js';
@@ -280,6 +280,8 @@ const hostsSchema = z.strictObject({
   deviceAuthUrl: z.url(),
   /** Example hosts that name no real platform: the environment needs its hosts set (docs/operations.md, "Environments"). */
   placeholder: z.boolean().optional(),
+  /** The zone the environment's platform writes its server times in (IANA name), when the package knows it. */
+  timeZone: z.string().refine(isKnownTimeZone, { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' }).optional(),
 });
 const endpointsSchema = z.partialRecord(z.enum(environmentNames), hostsSchema);
 
@@ -345,6 +347,36 @@ export function resolveEndpoints(config: Config, environmentsFile?: string): Pla
     );
   }
   return hosts.endpoints;
+}
+
+function environmentEntry(config: Config, environmentsFile: string): z.infer<typeof hostsSchema> {
+  const parsed = endpointsSchema.safeParse(readConfigFile(environmentsFile, true));
+  if (!parsed.success) {
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${environmentsFile}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+  }
+  const entry = parsed.data[config.environment];
+  if (!entry) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: environment ${config.environment} is not listed in ${environmentsFile}`);
+  return entry;
+}
+
+/**
+ * The zone the platform writes its server times in (docs/platform-contract.md, "Tolerance of
+ * answers", dates and time zone): `platform.timeZone`, else the embedded demo platform's own
+ * (`embedded`), else the environment's entry in config/environments.json. There is no
+ * default: a zone guessed wrong ends QR codes at the wrong time (UTC read for a platform west
+ * of it makes every QR look expired at once), so an environment that names none stops
+ * start-up with one line naming the key.
+ */
+export function resolvePlatformTimeZone(config: Config, environmentsFile = bundledFile(ENVIRONMENTS_FILE), embedded?: string): string {
+  if (config.platform.timeZone !== undefined) return config.platform.timeZone;
+  if (embedded !== undefined) return embedded;
+  const zone = environmentEntry(config, environmentsFile).timeZone;
+  if (zone !== undefined) return zone;
+  throw new AgentError(
+    ErrorCodes.CONFIG_INVALID,
+    `config: environment ${config.environment} does not name the platform's time zone: set platform.timeZone to the IANA zone its server times are written in (e.g. Asia/Singapore; ask the platform operator), or add "timeZone" to its entry in ${environmentsFile}`,
+    { details: { key: 'platform.timeZone', environment: config.environment } },
+  );
 }
 
 /** The effective configuration with secrets replaced, for `config show`. */

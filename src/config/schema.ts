@@ -58,7 +58,11 @@ export const configSchema = z.strictObject({
       availabilityTimeoutMs: z.number().int().positive().default(2_000).describe('isAvailable budget'),
       availabilityIntervalMs: z.number().int().positive().default(5_000).describe('while the platform is online and no call answered for this long, ask isAvailable'),
       availabilityBackoffCapMs: z.number().int().positive().default(30_000).describe('while the platform is offline, isAvailable is asked with backoff from 1 s up to this'),
-      timeZone: timeZone.default('UTC').describe("the platform's time zone (IANA name, e.g. Asia/Singapore): server times without an offset are read in it"),
+      timeZone: timeZone
+        .optional()
+        .describe(
+          "the platform's time zone (IANA name, e.g. Asia/Singapore): server times without an offset are read in it; no default: named here or by the environment's entry in config/environments.json (the embedded demo platform names its own), else start-up stops",
+        ),
     })
     .prefault({}),
   auth: z

@@ -64,6 +64,6 @@ export function nextPollDelay(policy: RelayPolicy, s: PollState, random?: () => 
  * of the second it names so the relay never gives up before the platform does
  * (docs/platform-contract.md, "Tolerance of answers", dates and time zone).
  */
-export function parseExpireTime(text: string | undefined, timeZone = 'UTC'): number | undefined {
+export function parseExpireTime(text: string | undefined, timeZone: string): number | undefined {
   return serverTimeEnd(text, timeZone);
 }

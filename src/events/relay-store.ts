@@ -40,7 +40,7 @@ export interface AppliedStatus {
   newEvents: Array<Record<string, unknown>>;
   /** The row after applying the record. */
   view: RelayedTransaction;
-  /** No more polling needed (final status, or expired). */
+  /** No more polling needed: the platform reported a final status. */
   final: boolean;
 }
 
@@ -52,8 +52,13 @@ export interface RelayStore {
   pendingTracking(): PendingTracking[];
   /** Journals the platform's status record (new events, status) and resolves a waiting sale or operation. */
   applyStatusRecord(clientTransactionId: string, record: Record<string, unknown>): AppliedStatus;
-  /** Marks a tracked transaction expired locally (QR expiry passed, platform still not final). */
-  markExpired(clientTransactionId: string): RelayedTransaction;
+  /**
+   * The QR's expiry passed (on the platform's clock) and the platform still reports the
+   * payment pending: not an outcome. The store has the platform asked to cancel the payment
+   * and keeps the row unresolved ("outcome being checked"); the relay goes on following it
+   * until the platform reports it final. Called once per expiry in a run; must be idempotent.
+   */
+  qrExpired(clientTransactionId: string): RelayedTransaction;
   /** Called for each transaction that starts waiting for the platform (e.g. QR shown). */
   onTracking(listener: (t: PendingTracking) => void): () => void;
 }

@@ -18,11 +18,11 @@ export interface EventRelayOptions {
   /** Jitter source of the failure backoff. */
   random?: () => number;
   /**
-   * The platform's time zone (config `platform.timeZone`, IANA name, default UTC): a QR
-   * expireTime without an offset is read in it (docs/platform-contract.md, "Tolerance of
-   * answers", dates and time zone).
+   * The platform's time zone (config `platform.timeZone`, IANA name, named for each
+   * environment: no default): a QR expireTime without an offset is read in it
+   * (docs/platform-contract.md, "Tolerance of answers", dates and time zone).
    */
-  timeZone?: string;
+  timeZone: string;
   /**
    * The platform's clock now when it is known (auth's clock-skew measurement: the token
    * answers' Date header and iat), else undefined. A QR's expireTime is the platform's, so
@@ -51,12 +51,17 @@ interface Entry {
   timer: unknown;
   /** state/platformStatus last seen, to publish changes that came without a platform event. */
   lastKey: string | undefined;
+  /** The store was told the QR expired (once per run; the store keeps it across restarts). */
+  expiryReported: boolean;
 }
 
 /**
  * The provider event relay (docs/architecture.md, "Event relay"): follows each pending
- * transaction (a wallet payment, a refund or cancel answered pending) through the status call, fast while the customer is paying and backing off
- * after, until the status is final or the QR expires (the platform's expireTime). The store
+ * transaction (a wallet payment, a refund or cancel answered pending) through the status
+ * call, fast while the customer is paying and backing off after, until the platform reports
+ * the status final. The QR's expiry (the platform's expireTime) is not an outcome: an answer
+ * asked at or after it that is still pending makes the store ask the platform to cancel the
+ * payment, and the following goes on, fast again, until the platform's final word. The store
  * persists which platform events were delivered, so each reaches the bus once, across
  * restarts too. A failing status call is retried with backoff; nothing here throws.
  */
@@ -148,13 +153,18 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
         untrack(id, entry);
         return;
       }
-      // Expired: the answer we just got, asked at or after expireTime on the platform's clock, is still not final.
-      if (entry.expiresAt !== undefined && askedAt >= entry.expiresAt) {
-        const view = opts.store.markExpired(id);
+      // Expired: the answer we just got, asked at or after expireTime on the platform's clock, is
+      // still not final. Not an outcome (the customer may have paid in the last second): the
+      // store asks the platform to cancel, and the sale is followed until the platform's word,
+      // fast again while the clerk waits for it.
+      if (entry.expiresAt !== undefined && askedAt >= entry.expiresAt && !entry.expiryReported) {
+        const view = opts.store.qrExpired(id);
+        entry.expiryReported = true;
+        entry.lastKey = `${view.state}/${view.platformStatus ?? ''}`;
         publish(view);
-        log.info({ clientTransactionId: id }, 'QR expired without a final status');
-        untrack(id, entry);
-        return;
+        log.info({ clientTransactionId: id }, 'QR expired without a final status: the platform is asked to cancel; following until final');
+        entry.trackedSince = now();
+        entry.slowPolls = 0;
       }
       if (now() - entry.trackedSince >= policy.fastPhaseMs) entry.slowPolls++;
       scheduleNext(id, entry, now() - started);
@@ -184,7 +194,7 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
       existing.expiresAt = expiresAt;
       return;
     }
-    const entry: Entry = { tracking, trackedSince: now(), expiresAt, slowPolls: 0, failures: 0, timer: undefined, lastKey: undefined };
+    const entry: Entry = { tracking, trackedSince: now(), expiresAt, slowPolls: 0, failures: 0, timer: undefined, lastKey: undefined, expiryReported: false };
     entries.set(id, entry);
     schedule(id, entry, firstDelayMs);
   }

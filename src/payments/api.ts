@@ -244,5 +244,5 @@ export interface AppliedStatus extends RelayAppliedStatus {
  */
 export interface RelayStore extends EventsRelayStore {
   applyStatusRecord(clientTransactionId: string, record: Record<string, unknown>): AppliedStatus;
-  markExpired(clientTransactionId: string): TransactionView;
+  qrExpired(clientTransactionId: string): TransactionView;
 }

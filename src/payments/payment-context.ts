@@ -68,6 +68,8 @@ export class PaymentContext {
   readonly keptOutcomes = new Map<string, () => JournalRow>();
   private readonly makeId: () => string;
   private readonly waiters = new Map<string, Array<(view: TransactionView) => void>>();
+  /** Run once when the row is settled, before anyone waiting is told (whenSettled). */
+  private readonly settleHooks = new Map<string, (row: JournalRow) => void>();
   private readonly trackingListeners = new Set<(t: PendingTracking) => void>();
   private readonly tasks = new Set<Promise<unknown>>();
   private readonly stopper = new AbortController();
@@ -164,11 +166,30 @@ export class PaymentContext {
 
   settleIfFinal(row: JournalRow): void {
     if (!isSettled(row)) return;
+    const hook = this.settleHooks.get(row.clientTransactionId);
+    if (hook !== undefined) {
+      this.settleHooks.delete(row.clientTransactionId);
+      // A write of the hook settles the waiters itself (with what it wrote); otherwise they get `row` below.
+      hook(row);
+    }
     const list = this.waiters.get(row.clientTransactionId);
     if (list === undefined) return;
     this.waiters.delete(row.clientTransactionId);
     const view = toView(row);
     for (const resolve of list) resolve(view);
+  }
+
+  /**
+   * `hook` runs once when the row becomes settled (final), before a sale's `done` or anyone
+   * else waiting is told, so a last word it writes (the QR expiry's outcome message:
+   * qr-expiry.ts) is what they read. One hook per row; a later one replaces it.
+   */
+  whenSettled(id: string, hook: (row: JournalRow) => void): () => void {
+    this.settleHooks.set(id, hook);
+    // Forgets the hook unless another replaced it (a follow-up that ended another way).
+    return () => {
+      if (this.settleHooks.get(id) === hook) this.settleHooks.delete(id);
+    };
   }
 
   onTracking(listener: (t: PendingTracking) => void): () => void {

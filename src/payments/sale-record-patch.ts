@@ -77,6 +77,10 @@ export function salePatchFromRecord(row: JournalRow, record: PlatformRecord, sou
   let startedWaiting = false;
   if (cls === 'pending' && upload) {
     state = 'needs_attention';
+  } else if (cls === 'pending' && row.state === 'pending') {
+    // A QR that expired with the payment still pending: its outcome is being checked
+    // (qr-expiry.ts); a pending answer changes nothing, the QR is not shown again.
+    state = undefined;
   } else if (cls === 'pending') {
     state = 'awaiting_customer';
     const qr = qrOf(record);

@@ -45,6 +45,7 @@ import { platformView } from './platform-view.js';
 import { isUnknownIdAnswer } from './outcome.js';
 import { isQrCallSale, platformIdOf, QR_CHECKING_MESSAGE } from './qr-call.js';
 import { outcomeKept, recordOrKeep } from './outcome-recorder.js';
+import { expireQr, expiryOutcomeMessage, followExpiredQr, isQrSale } from './qr-expiry.js';
 
 export type { PaymentServiceDeps } from './payment-context.js';
 
@@ -58,6 +59,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
   private readonly ctx: PaymentContext;
   private readonly running = new Map<string, { abort: AbortController; run: Promise<void> }>();
   private readonly devices = new DeviceLocks();
+  /** Sales whose expired QR is being followed here (qr-expiry.ts): one follow-up each. */
+  private readonly expiring = new Set<string>();
 
   private readonly unsubscribe: () => void;
 
@@ -178,7 +181,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const row = await this.rowFor(id);
     const clientTransactionId = row.clientTransactionId;
     if (row.kind !== 'sale') throw new AgentError(ErrorCodes.PAYMENT_STATE, 'only a sale can be aborted');
-    if (FINAL_STATES.has(row.state) || row.state === 'offline_stored' || row.state === 'reversing') return toView(row);
+    // A sale `pending` after its QR expired has its cancel asked already (qr-expiry.ts): nothing more to abort.
+    if (FINAL_STATES.has(row.state) || row.state === 'offline_stored' || row.state === 'reversing' || row.state === 'pending') return toView(row);
     const running = this.running.get(clientTransactionId);
     if (isQrCallSale(row) && row.attempts >= 1 && (row.state === 'in_flight' || row.state === 'awaiting_customer')) return this.abortQrCall(row, running);
     if (row.state === 'awaiting_customer' && row.serverTransactionId === undefined && running !== undefined) {
@@ -370,11 +374,15 @@ export class PaymentService implements PaymentsApi, RelayStore {
 
   // ------------------------------------------------------------------ relay store
 
-  /** Wallet sales waiting at the platform, and refunds and cancels answered pending (docs/architecture.md, "Event relay"). */
+  /**
+   * Wallet sales waiting at the platform (a QR shown, a confirmation awaited, or a QR expired
+   * with its outcome being checked: `pending`), and refunds and cancels answered pending
+   * (docs/architecture.md, "Event relay").
+   */
   pendingTracking(): PendingTracking[] {
     return this.ctx.journal
       .inStates(['awaiting_customer', 'pending'])
-      .filter((r) => (r.kind === 'sale' ? r.state === 'awaiting_customer' && r.serverTransactionId !== undefined : r.state === 'pending'))
+      .filter((r) => (r.kind === 'sale' ? r.serverTransactionId !== undefined : r.state === 'pending'))
       .map(trackingOf);
   }
 
@@ -389,18 +397,45 @@ export class PaymentService implements PaymentsApi, RelayStore {
     }
     // The relay publishes what it applies: no second event from here.
     const adopted = adoptSaleRecord(ctx, row, record, { quiet: true });
-    const final = adopted.row.state !== 'awaiting_customer';
+    const final = adopted.row.state !== 'awaiting_customer' && adopted.row.state !== 'pending';
+    // A sale pending after its QR expired is finished by its follow-up (qr-expiry.ts).
     if (final && row.state === 'awaiting_customer') this.walletFinal(adopted.row);
     return { newEvents: adopted.newEvents, view: toView(adopted.row), final };
   }
 
-  markExpired(clientTransactionId: string): TransactionView {
-    const ctx = this.ctx;
-    const row = ctx.journal.require(clientTransactionId);
-    if (row.state !== 'awaiting_customer') return toView(row);
-    const saved = ctx.save(clientTransactionId, { state: 'failed', message: 'the QR code expired before the customer paid: nothing was charged' }, { quiet: true });
+  /**
+   * The QR expired (on the platform's clock) with the payment still pending: not an outcome.
+   * The sale's outcome is checked with the platform: it is asked to cancel the payment and
+   * the sale is followed until the platform reports it final (docs/architecture.md, "Wallet
+   * QR, consumer scan", expiry).
+   */
+  qrExpired(clientTransactionId: string): TransactionView {
+    return toView(expireQr(this.ctx, clientTransactionId, (id) => this.followExpiry(id)));
+  }
+
+  private followExpiry(saleId: string): void {
+    if (this.expiring.has(saleId)) return;
+    this.expiring.add(saleId);
+    this.ctx.background('expired QR', async () => {
+      try {
+        await followExpiredQr(this.ctx, saleId, (row) => this.expiryFinal(row));
+      } finally {
+        this.expiring.delete(saleId);
+      }
+    });
+  }
+
+  /** The platform's final word on a sale whose QR expired: said in the expiry's words, and shown. */
+  private expiryFinal(row: JournalRow): void {
+    const message = expiryOutcomeMessage(row);
+    let saved = row;
+    try {
+      if (message !== undefined && message !== row.message) saved = this.ctx.save(row.clientTransactionId, { message });
+    } catch (err) {
+      // The outcome is written already (this runs as it settles): only its wording waits for a journal that writes again.
+      this.ctx.log.warn({ clientTransactionId: row.clientTransactionId, err: describeError(err) }, 'the expired QR sale\'s outcome message was not written');
+    }
     this.walletFinal(saved);
-    return toView(saved);
   }
 
   onTracking(listener: (t: PendingTracking) => void): () => void {
@@ -422,6 +457,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
    */
   async recover(): Promise<{ resolved: number; reversing: number; failed: number }> {
     const summary = await recoverAll(this.ctx, (op) => this.resolveOperation(op));
+    // Sales whose expired QR was being checked when the agent stopped: the follow-up resumes (the relay follows their status).
+    for (const row of this.ctx.journal.inStates(['pending'])) {
+      if (isQrSale(row) && !this.ctx.startedHere(row.clientTransactionId)) this.followExpiry(row.clientTransactionId);
+    }
     this.ctx.recoveryDone();
     if (summary.resolved + summary.reversing + summary.failed > 0) this.ctx.log.info(summary, 'journal recovered after restart');
     return summary;

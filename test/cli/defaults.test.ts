@@ -108,6 +108,24 @@ describe('simulated devices outside environment local', () => {
   });
 });
 
+describe('the platform\'s time zone outside environment local', () => {
+  it('start with environment eu, real hosts and no platform.timeZone is refused in one line naming the key, before anything starts', async () => {
+    const d = dir();
+    const env = {
+      TERMINAL_AGENT_PLATFORM__BASE_URL: 'https://api.example.test',
+      TERMINAL_AGENT_PLATFORM__AUTH_URL: 'https://auth.example.test',
+      TERMINAL_AGENT_PLATFORM__DEVICE_AUTH_URL: 'https://device.example.test:9021',
+      TERMINAL_AGENT_DEVICES__SIMULATE: 'false',
+    };
+    const r = await runCli(['--log-level', 'silent', '--environment', 'eu', '--data-dir', join(d, 'data'), 'start'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /^terminal-agent: config: environment eu does not name the platform's time zone: set platform\.timeZone to the IANA zone its server times are written in \(e\.g\. Asia\/Singapore; ask the platform operator\), or add "timeZone" to its entry in .*environments\.json \[CONFIG_INVALID\]\n$/,
+    );
+  });
+});
+
 describe('errors under --json', () => {
   it('a failing command prints {"error":{"code","message"}} on stderr, nothing on stdout, and keeps its exit code', async () => {
     const d = dir();

@@ -135,6 +135,8 @@ describe('the CLI run outside its install folder', () => {
       TERMINAL_AGENT_PLATFORM__BASE_URL: apiUrl as string,
       TERMINAL_AGENT_PLATFORM__AUTH_URL: apiUrl as string,
       TERMINAL_AGENT_PLATFORM__DEVICE_AUTH_URL: mtlsUrl as string,
+      // The zone `terminal-agent sim` (standard profile) writes its server times in: environment eu names none.
+      TERMINAL_AGENT_PLATFORM__TIME_ZONE: 'UTC',
       TERMINAL_AGENT_IDENTITY__CERT_FILE: certs.deviceCert,
       TERMINAL_AGENT_IDENTITY__KEY_FILE: certs.deviceKey,
       TERMINAL_AGENT_IDENTITY__CA_FILE: certs.caCert,

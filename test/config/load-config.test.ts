@@ -2,7 +2,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, envName, configLeaves, redactConfig, resolveEndpoints, environmentHosts } from '../../src/config/load.js';
+import { loadConfig, envName, configLeaves, redactConfig, resolveEndpoints, environmentHosts, resolvePlatformTimeZone } from '../../src/config/load.js';
 import { packageDir } from '../../src/config/bundled.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { errorOf } from '../helpers/agent-error.js';
@@ -152,6 +152,38 @@ describe('config show', () => {
     const endpoints = resolveEndpoints(config);
     expect(endpoints).toEqual({ baseUrl: 'https://api.example.test', authUrl: 'https://security.example.test', deviceAuthUrl: 'https://device.example.test:9021' });
     expect(packageDir()).toBe(REPO);
+  });
+});
+
+describe('the platform\'s time zone', () => {
+  it('has no default: platform.timeZone first, then the embedded demo platform\'s own, then the environment\'s entry; none is refused naming the key', () => {
+    const local = loadConfig({ cwd: REPO, env: {}, flags: {} }).config;
+    expect(local.platform.timeZone).toBeUndefined();
+    expect(resolvePlatformTimeZone(local)).toBe('UTC');
+    expect(resolvePlatformTimeZone(local, undefined, 'America/Los_Angeles')).toBe('America/Los_Angeles');
+    const named = loadConfig({ cwd: REPO, env: { TERMINAL_AGENT_PLATFORM__TIME_ZONE: 'Asia/Singapore' }, flags: {} }).config;
+    expect(resolvePlatformTimeZone(named, undefined, 'America/Los_Angeles')).toBe('Asia/Singapore');
+    for (const environment of ['demo', 'na', 'in', 'eu']) {
+      const { config } = loadConfig({ cwd: REPO, env: {}, flags: { environment } });
+      const err = errorOf(() => resolvePlatformTimeZone(config));
+      expect(err.code).toBe('CONFIG_INVALID');
+      expect(err.details).toMatchObject({ key: 'platform.timeZone', environment });
+      expect(err.message).toBe(
+        `config: environment ${environment} does not name the platform's time zone: set platform.timeZone to the IANA zone its server times are written in (e.g. Asia/Singapore; ask the platform operator), or add "timeZone" to its entry in ${join(REPO, 'config', 'environments.json')}`,
+      );
+    }
+  });
+
+  it('an environment entry may name it; a name the runtime does not know is refused, naming the file', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const envFile = join(t.dir, 'environments.json');
+    const hosts = { baseUrl: 'https://a.example.test', authUrl: 'https://b.example.test', deviceAuthUrl: 'https://c.example.test:9021' };
+    writeFileSync(envFile, JSON.stringify({ eu: { ...hosts, timeZone: 'Europe/Berlin' } }));
+    const { config } = loadConfig({ cwd: REPO, env: {}, flags: { environment: 'eu' } });
+    expect(resolvePlatformTimeZone(config, envFile)).toBe('Europe/Berlin');
+    writeFileSync(envFile, JSON.stringify({ eu: { ...hosts, timeZone: 'Mars/Olympus' } }));
+    expect(errorOf(() => resolvePlatformTimeZone(config, envFile)).message).toMatch(/^config: .*environments\.json: eu\.timeZone: expected an IANA time zone name/);
   });
 });
 

@@ -7,7 +7,10 @@ export class FakeRelayStore implements RelayStore {
   readonly views = new Map<string, TransactionView>();
   readonly delivered = new Map<string, number>();
   readonly pending = new Map<string, PendingTracking>();
+  /** Ids the relay reported expired (qrExpired). */
   readonly expired: string[] = [];
+  /** Ids the relay ended locally as expired (markExpired): never, since the platform's word decides. */
+  readonly markedExpired: string[] = [];
   private listeners = new Set<(t: PendingTracking) => void>();
 
   add(id: string, opts: { expireTime?: string; delivered?: number; statusId?: string } = {}): void {
@@ -69,10 +72,21 @@ export class FakeRelayStore implements RelayStore {
     return { newEvents, view: next, final };
   }
 
-  markExpired(id: string): TransactionView {
+  /** As the engine does: the row stays unresolved (`pending`, being checked) and followed; the cancel is the engine's business. */
+  qrExpired(id: string): TransactionView {
     const view = this.views.get(id);
     if (!view) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}`);
     this.expired.push(id);
+    const next: TransactionView = { ...view, state: 'pending', message: 'QR code expired: outcome being checked' };
+    this.views.set(id, next);
+    return next;
+  }
+
+  /** What the old contract called on expiry: a local verdict. Kept to see whether a relay still calls it. */
+  markExpired(id: string): TransactionView {
+    const view = this.views.get(id);
+    if (!view) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}`);
+    this.markedExpired.push(id);
     this.pending.delete(id);
     const next: TransactionView = { ...view, state: 'failed', message: 'QR code expired' };
     this.views.set(id, next);

@@ -23,7 +23,7 @@ function setup(statusOf: Record<string, Status>) {
     return f();
   });
   const { log, sink } = testLogger();
-  const relay = createEventRelay({ store, fetchStatus, bus, log, random: () => 1 });
+  const relay = createEventRelay({ store, fetchStatus, bus, log, random: () => 1, timeZone: 'UTC' });
   return { store, bus, events, calls, fetchStatus, relay, sink };
 }
 
@@ -95,8 +95,9 @@ describe('event relay', () => {
     expect(Math.max(...gaps)).toBe(defaultRelayPolicy.maxIntervalMs);
   });
 
-  it('marks the transaction expired when the QR expires without a final status', async () => {
-    const s = setup({ T1: () => walletRecord('Initialized', ['walletARequest']) });
+  it('at the QR\'s expiry a still-pending answer is no outcome: the store is told once, and the transaction is followed, fast again, until the platform reports it final', async () => {
+    let record = walletRecord('Initialized', ['walletARequest']);
+    const s = setup({ T1: () => record });
     relay = s.relay;
     s.store.add('T1', { expireTime: new Date(Date.now() + 90_000).toISOString() });
     relay.start();
@@ -104,10 +105,21 @@ describe('event relay', () => {
     expect(s.store.expired).toEqual([]);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(s.store.expired).toEqual(['T1']);
-    // The last status call happened at or after the expiry, not before it.
+    // The status call that found it expired was asked at or after the expiry, not before it.
     expect(s.calls.at(-1)?.at).toBeGreaterThanOrEqual(Date.parse('2025-03-01T10:01:30Z'));
-    expect(s.events.at(-1)?.data).toMatchObject({ clientTransactionId: 'T1', status: 'failed', message: 'QR code expired' });
+    expect(s.store.markedExpired).toEqual([]);
+    expect(s.events.at(-1)?.data).toMatchObject({ clientTransactionId: 'T1', status: 'pending', message: 'QR code expired: outcome being checked' });
+    expect(relay.tracked()).toEqual(['T1']);
+    const atExpiry = s.calls.length;
+    await vi.advanceTimersByTimeAsync(10_000);
+    // Told once; asked again every 500 ms while the clerk waits for the platform's word.
+    expect(s.store.expired).toEqual(['T1']);
+    expect(s.calls.length - atExpiry).toBeGreaterThanOrEqual(19);
+    expect(s.calls.length - atExpiry).toBeLessThanOrEqual(20);
+    record = walletRecord('cancelled', ['walletARequest', 'cancelRequest', 'walletACancelResult']);
+    await vi.advanceTimersByTimeAsync(1_000);
     expect(relay.tracked()).toEqual([]);
+    expect(s.events.at(-1)?.data.platformEvent?.eventType).toBe('walletACancelResult');
   });
 
   it('a payment arriving at the expiry second is adopted, not marked expired', async () => {
@@ -132,7 +144,7 @@ describe('event relay', () => {
     const expiry = Date.now() + platformAhead + 30_000;
     let paid = false;
     const s = setup({ T1: () => (paid ? walletRecord('Accepted', ['walletARequest', 'pay']) : walletRecord('Initialized', ['walletARequest'])) });
-    relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, platformNow });
+    relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, platformNow, timeZone: 'UTC' });
     s.store.add('T1', { expireTime: new Date(expiry).toISOString() });
     relay.start();
     await vi.advanceTimersByTimeAsync(25_000);
@@ -148,7 +160,7 @@ describe('event relay', () => {
     const platformNow = (): number => Date.now() + platformAhead;
     const expiry = platformNow() + 30_000;
     const s = setup({ T1: () => walletRecord('Initialized', ['walletARequest']) });
-    relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, platformNow });
+    relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, platformNow, timeZone: 'UTC' });
     s.store.add('T1', { expireTime: new Date(expiry).toISOString() });
     relay.start();
     await vi.advanceTimersByTimeAsync(29_000);
@@ -250,13 +262,13 @@ describe('relay policy', () => {
 
   it('reads expireTime in ISO 8601 and the platform date forms, to the end of the second it names', () => {
     // Milliseconds given: exact. Whole seconds: the platform may have cut a fraction off, so the end of that second.
-    expect(parseExpireTime('2025-03-01T10:05:00.000Z')).toBe(Date.parse('2025-03-01T10:05:00Z'));
-    expect(parseExpireTime('2025-03-01T10:05:00Z')).toBe(Date.parse('2025-03-01T10:05:01Z'));
-    expect(parseExpireTime('03/01/2025 10:05:00')).toBe(Date.parse('2025-03-01T10:05:01Z'));
-    expect(parseExpireTime('03/01/2025 10:05:00 PM')).toBe(Date.parse('2025-03-01T22:05:01Z'));
+    expect(parseExpireTime('2025-03-01T10:05:00.000Z', 'UTC')).toBe(Date.parse('2025-03-01T10:05:00Z'));
+    expect(parseExpireTime('2025-03-01T10:05:00Z', 'UTC')).toBe(Date.parse('2025-03-01T10:05:01Z'));
+    expect(parseExpireTime('03/01/2025 10:05:00', 'UTC')).toBe(Date.parse('2025-03-01T10:05:01Z'));
+    expect(parseExpireTime('03/01/2025 10:05:00 PM', 'UTC')).toBe(Date.parse('2025-03-01T22:05:01Z'));
     expect(parseExpireTime('3/1/2025 10:05:00 PM', 'Asia/Singapore')).toBe(Date.parse('2025-03-01T14:05:01Z'));
-    expect(parseExpireTime('soon')).toBeUndefined();
-    expect(parseExpireTime(undefined)).toBeUndefined();
+    expect(parseExpireTime('soon', 'UTC')).toBeUndefined();
+    expect(parseExpireTime(undefined, 'UTC')).toBeUndefined();
   });
 });
 

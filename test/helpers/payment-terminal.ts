@@ -30,7 +30,8 @@ export interface Terminal {
   events: AgentEvent[];
   devices: ReturnType<typeof fakePeripherals>;
   platform: PaymentsPlatform;
-  config: Config;
+  /** The configuration, its platform zone always named (the run's: testPlatformTimeZone, unless the test names one). */
+  config: Config & { platform: { timeZone: string } };
   dataDir: string;
   /** Closes service, journal and client (not the demo platform). */
   close(): Promise<void>;
@@ -122,13 +123,15 @@ export function useDemoPlatform(opts: { beforeStart?: () => void; startTimeoutMs
 export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Promise<Terminal> {
   const tmp = opts.dataDir === undefined ? tempDir('payments-') : undefined;
   const dataDir = opts.dataDir ?? join(tmp?.dir ?? '', 'data');
-  const config = configSchema.parse({
+  const parsed = configSchema.parse({
     dataDir,
     ...opts.config,
     // Server times are read in the zone the run's demo platform writes them in.
     platform: { timeZone: testPlatformTimeZone(), ...(opts.config?.platform as Record<string, unknown> | undefined) },
     payments: { reversalRetryCapMs: 200, lookupGraceMs: STRICT_AWARE_GRACE_MS, ...(opts.config?.payments as Record<string, unknown> | undefined) },
   });
+  const platformZone = parsed.platform.timeZone ?? testPlatformTimeZone();
+  const config = { ...parsed, platform: { ...parsed.platform, timeZone: platformZone } };
   const identity = identityOf('device');
   const timeouts = { connectTimeoutMs: 2_000, headersTimeoutMs: opts.headersTimeoutMs ?? 5_000, bodyTimeoutMs: 5_000 };
   const dispatchers = new HostDispatchers(() => createMtlsDispatcher(identity, timeouts));

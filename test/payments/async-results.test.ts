@@ -37,6 +37,7 @@ function startRelay(t: Terminal): void {
     bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 50 },
+    timeZone: t.config.platform.timeZone,
   });
   relay.start();
 }

@@ -35,6 +35,7 @@ function startRelay(): void {
     bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 50 },
+    timeZone: t.config.platform.timeZone,
   });
   relay.start();
 }

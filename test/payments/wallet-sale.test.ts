@@ -71,13 +71,17 @@ describe('wallet sales against the demo platform', () => {
     expect((await t.service.abortSale(next.clientTransactionId)).state).toBe('cancelled');
   });
 
-  it('an expired QR: markExpired ends the sale; the platform expiry is adopted too', async () => {
+  it('an expired QR is no outcome: the platform is asked to cancel and its word ends the sale; the platform expiry is adopted too', async () => {
     t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletA', amount: 300, currency: 'EUR' });
     await until(() => t.devices.display.qrs.length > 0);
-    const view = t.service.markExpired(started.clientTransactionId);
-    expect(view).toMatchObject({ state: 'failed', message: /expired/ });
-    expect((await started.done).state).toBe('failed');
+    const view = t.service.qrExpired(started.clientTransactionId);
+    expect(view).toMatchObject({ state: 'pending', message: /outcome being checked, do not take the payment again/ });
+    expect(view.qr).toBeUndefined();
+    const done = await started.done;
+    expect(done).toMatchObject({ state: 'reversed', message: 'the QR code expired: the platform cancelled the payment, nothing was charged' });
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe('cancelled');
+    expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
     const second = await t.service.startSale({ method: 'walletB', amount: 300, currency: 'EUR' });
     await until(() => t.devices.display.qrs.length > 1);
     fixture.demo.platform.payments.wallet.expire(second.clientTransactionId);

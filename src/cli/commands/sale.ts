@@ -39,6 +39,9 @@ function progressText(t: ApiTransaction): string {
       return 'sent to the platform, waiting for the answer';
     case 'reversing':
       return 'the outcome was unknown; reversing the sale';
+    case 'pending':
+      // docs/architecture.md, "Wallet QR, consumer scan", expiry.
+      return 'the QR code expired: the outcome is being checked with the platform; do not take the payment again';
     default:
       return t.state;
   }

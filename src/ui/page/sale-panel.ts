@@ -141,7 +141,9 @@ export class SalePanel {
     }
     this.renderHold(t);
     const checking = beingChecked(t);
-    show(byId('abort'), pending && (t.state !== 'in_flight' || checking) && t.state !== 'reversing');
+    // A QR that expired (`pending`) has its cancel asked for already: nothing to abort, and no code to show.
+    show(byId('abort'), pending && (t.state !== 'in_flight' || checking) && t.state !== 'reversing' && t.state !== 'pending');
+    if (pending && t.qr === undefined && this.qrFor === t.clientTransactionId) show(byId<HTMLImageElement>('sale-qr'), false);
     show(byId('done'), !pending || t.state === 'reversing' || checking);
     // Every final transaction has a receipt (docs/receipts.md, "Receipts").
     show(byId('sale-receipt'), !pending);

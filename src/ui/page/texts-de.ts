@@ -159,6 +159,7 @@ export const de: Catalog = {
   'pending.starting': 'Wird gestartet …',
   'pending.scanCode': 'Code der Kundschaft scannen',
   'pending.showQr': 'QR-Code der Kundschaft zeigen',
+  'pending.qrExpired': 'Der QR-Code ist abgelaufen: das Ergebnis wird bei der Plattform geprüft. Die Zahlung nicht noch einmal annehmen',
   'pending.keyIn': 'Karte am Lesegerät eintippen',
   'methodText.manual': 'Manuelle Eingabe',
   'methodText.walletScan': '{wallet} Kundencode scannen',

@@ -163,6 +163,7 @@ export const en = {
   'pending.starting': 'Starting…',
   'pending.scanCode': "Scan the customer's code",
   'pending.showQr': 'Show the QR code to the customer',
+  'pending.qrExpired': 'The QR code expired: the outcome is being checked with the platform. Do not take the payment again',
   'pending.keyIn': 'Key in the card on the reader',
   'methodText.manual': 'Keyed entry',
   'methodText.walletScan': '{wallet} scan customer code',

@@ -48,6 +48,8 @@ export function pendingText(t: Transaction): string {
   if (t.state === 'in_flight') return beingChecked(t) ? say('pending.beingChecked') : say('step.authorizing');
   if (t.state === 'reversing') return say('pending.reversing');
   if (t.state === 'created') return say('pending.starting');
+  // A sale's own `pending`: its QR expired and the platform's word is awaited (docs/architecture.md, "Wallet QR, consumer scan").
+  if (t.state === 'pending' && t.kind === 'sale') return say('pending.qrExpired');
   if (t.method === 'walletA' || t.method === 'walletB') return say(t.scenario === 'MerchantScan' ? 'pending.scanCode' : 'pending.showQr');
   if (t.method === 'manual' || t.method === 'moto') return say('pending.keyIn');
   return say('step.insertCard');

@@ -1,5 +1,5 @@
 import type { SimHttpError } from '../router.js';
-import { ruleError } from './http-errors.js';
+import { conflictError, ruleError } from './http-errors.js';
 import { cancelCheck, remainingAmount } from './rules.js';
 import type { CancelBody } from './schemas.js';
 import { addEvent, moveMoney } from './bookkeeping.js';
@@ -32,6 +32,11 @@ const cancelFingerprint = (payment: SimTransaction, amount: Amount): string =>
 
 /** Whether a cancel of `amount` would be accepted now; the refusal to throw otherwise. */
 export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amount): SimHttpError | undefined {
+  const refusesFrom = tx.pending?.refusesCancelFrom;
+  if (tx.record.transactionStatus === 'Initialized' && refusesFrom !== undefined && deps.ctx.now() >= refusesFrom) {
+    // Strict, late payment (process-wallet.ts): the consumer is paying at the provider, which refuses to cancel.
+    return conflictError('WALLET_PAYMENT_COMPLETING', 'the consumer is completing the payment at the wallet provider: it cannot be cancelled now');
+  }
   const check = cancelCheck(tx, deps.ctx.now());
   if (!check.ok) return ruleError(check.code, check.message);
   if (amount.amount > check.maxAmount) return ruleError('AMOUNT_EXCEEDS', `cancel amount ${amount.amount} exceeds the ${check.maxAmount} that can be cancelled`);

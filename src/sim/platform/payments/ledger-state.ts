@@ -30,7 +30,7 @@ interface StoredTransaction {
   cancelled: number;
   refunded: number;
   paymentId?: string;
-  pending?: { payAt: number | null; expireAt: number | null };
+  pending?: { payAt: number | null; expireAt: number | null; refusesCancelFrom?: number };
 }
 
 export interface LedgerState {
@@ -67,7 +67,7 @@ const storedSchema = z.object({
   cancelled: z.number().int(),
   refunded: z.number().int(),
   paymentId: z.string().optional(),
-  pending: z.object({ payAt: z.number().nullable(), expireAt: z.number().nullable() }).optional(),
+  pending: z.object({ payAt: z.number().nullable(), expireAt: z.number().nullable(), refusesCancelFrom: z.number().optional() }).optional(),
 });
 
 const ledgerEntrySchema = z.object({
@@ -109,7 +109,9 @@ export function captureState(deps: PaymentDeps): LedgerState {
       cancelled: tx.cancelled,
       refunded: tx.refunded,
       ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}),
-      ...(tx.pending !== undefined ? { pending: { payAt: tx.pending.payAt ?? null, expireAt: tx.pending.expireAt ?? null } } : {}),
+      ...(tx.pending !== undefined
+        ? { pending: { payAt: tx.pending.payAt ?? null, expireAt: tx.pending.expireAt ?? null, ...(tx.pending.refusesCancelFrom !== undefined ? { refusesCancelFrom: tx.pending.refusesCancelFrom } : {}) } }
+        : {}),
     });
   }
   return {
@@ -160,7 +162,11 @@ export function restoreState(deps: PaymentDeps, state: LedgerState, log: Logger)
     byServerId.set(tx.record.serverTransactionId, tx);
     deps.store.add(tx);
     if (stored.pending !== undefined && tx.record.transactionStatus === 'Initialized') {
-      const pending: PendingWallet = { payAt: stored.pending.payAt ?? undefined, expireAt: stored.pending.expireAt ?? undefined };
+      const pending: PendingWallet = {
+        payAt: stored.pending.payAt ?? undefined,
+        expireAt: stored.pending.expireAt ?? undefined,
+        ...(stored.pending.refusesCancelFrom !== undefined ? { refusesCancelFrom: stored.pending.refusesCancelFrom } : {}),
+      };
       deps.wallets.await(tx, pending);
     }
   }

@@ -14,6 +14,28 @@ import type { Caller, SimTransaction, WalletType } from './types.js';
  */
 export const WALLET_B_CONFIRM_MS = 1_000;
 
+/**
+ * Strict profile: the wallet provider reports a consumer-scan outcome to the platform this
+ * long after the QR's expiry (the platform learns it asynchronously), so the platform still
+ * answers `Initialized` after `expireTime` (docs/architecture.md, "Demo platform").
+ */
+export const STRICT_REPORT_LAG_MS = 10_000;
+/** Strict profile: the consumer of a late payment pays at the provider this long before the QR's expiry (its last second). */
+export const STRICT_LAST_SECOND_MS = 1_000;
+
+/**
+ * The strict profile's late payments, by the sale's amount in minor units (a deterministic
+ * trigger, like the declines): the consumer pays in the QR's last second and the provider
+ * reports it to the platform STRICT_REPORT_LAG_MS after the expiry, so the platform learns of
+ * the payment after `expireTime`. Ending in 61, a cancel sent before the report voids the
+ * payment (answered `cancelled`, no money moves); ending in 62, the provider refuses the
+ * cancel (409) and the payment becomes `Accepted` when reported.
+ */
+export function strictLatePayment(amount: number): 'voided' | 'refused' | undefined {
+  const end = amount % 100;
+  return end === 61 ? 'voided' : end === 62 ? 'refused' : undefined;
+}
+
 export interface WalletSale {
   wallet: WalletType;
   clientTransactionId: string;
@@ -84,7 +106,15 @@ export function processWallet(deps: PaymentDeps, caller: Caller, sale: WalletSal
     });
     // ctx.settings.walletPayDelayMs 0 = the consumer pays only on a control call.
     const delay = ctx.settings.walletPayDelayMs;
-    wallets.await(tx, { payAt: delay > 0 ? now + delay : undefined, expireAt });
+    if (!ctx.profile.strict) {
+      wallets.await(tx, { payAt: delay > 0 ? now + delay : undefined, expireAt });
+      return tx;
+    }
+    // Strict: the provider's report of the outcome comes after the QR's expiry: the platform
+    // answers Initialized past expireTime (docs/architecture.md, "Demo platform").
+    const late = strictLatePayment(sale.amount.amount);
+    if (late === undefined) wallets.await(tx, { payAt: delay > 0 ? now + delay : undefined, expireAt: expireAt + STRICT_REPORT_LAG_MS });
+    else wallets.await(tx, { payAt: expireAt + STRICT_REPORT_LAG_MS, expireAt: undefined, ...(late === 'refused' ? { refusesCancelFrom: expireAt - STRICT_LAST_SECOND_MS } : {}) });
     return tx;
   }
 

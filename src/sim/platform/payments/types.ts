@@ -53,6 +53,12 @@ export interface PendingWallet {
   payAt: number | undefined;
   /** Platform time at which the QR code expires; undefined = never. */
   expireAt: number | undefined;
+  /**
+   * Platform time from which the consumer is completing the payment at the provider, which
+   * has not told the platform yet: a cancel is refused from then on (strict profile, late
+   * payment: docs/architecture.md, "Demo platform").
+   */
+  refusesCancelFrom?: number;
 }
 
 /** The platform's state of one transaction; `record` is what the API answers. */
