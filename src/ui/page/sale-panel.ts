@@ -2,7 +2,7 @@ import { detailsControl } from './error-banner.js';
 import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
 import { moneyOf, t as say } from './i18n.js';
-import { holdText, methodText, outcomeText, pendingText, stepText } from './texts.js';
+import { holdText, methodText, outcomeOf, pendingText, stepText } from './texts.js';
 import { PENDING_STATES, type Transaction } from './types.js';
 
 export interface SalePanelHooks {
@@ -119,7 +119,7 @@ export class SalePanel {
       show(outcome, false);
       byId('sale-message').textContent = '';
     } else {
-      const o = outcomeText(t.state);
+      const o = outcomeOf(t);
       outcome.textContent = o.text;
       outcome.className = `outcome ${o.cls}`;
       outcome.dataset.state = t.state;
