@@ -74,6 +74,16 @@ export function isCapturedStatus(status: string | undefined): boolean {
   return status !== undefined && status.trim().toLowerCase() === 'captured';
 }
 
+/**
+ * The status says authorized and not captured (`Accepted` or `Authorized`, any casing): the
+ * only card sale the terminal captures by itself (docs/architecture.md, "Capture, cancel,
+ * refund"). A charged word that may mean captured (`Paid`, `Success`, ...) is not one.
+ */
+export function isAuthorizedStatus(status: string | undefined): boolean {
+  const s = status?.trim().toLowerCase();
+  return s === 'accepted' || s === 'authorized';
+}
+
 /** The journal state a sale takes for the platform's status (a pending status leaves it to the caller). */
 export function saleStateFor(status: string | undefined): TransactionState | undefined {
   switch (classifyStatus(status)) {
