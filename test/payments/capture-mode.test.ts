@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/index.js';
+import { configSchema, loadConfig } from '../../src/config/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 
@@ -50,6 +51,18 @@ describe('capture mode from configuration and from what the platform reports', (
     t = await fixture.startTerminal({ config: { payments: { captureMode: 'immediate' } } });
     const books = await (await t.service.startSale({ method: 'card', amount: 2500, currency: 'EUR', merchantId: 'm-1002' })).done;
     expect(books).toMatchObject({ state: 'approved', capturedAmount: 2500 });
+  });
+
+  it('the environment sets it as a word or as the JSON object', () => {
+    const dir = tempDir('capture-mode-');
+    try {
+      const word = loadConfig({ cwd: dir.dir, env: { TERMINAL_AGENT_PAYMENTS__CAPTURE_MODE: 'immediate' } }).config.payments.captureMode;
+      expect(word).toBe('immediate');
+      const map = loadConfig({ cwd: dir.dir, env: { TERMINAL_AGENT_PAYMENTS__CAPTURE_MODE: '{"merchants":{"m-1002":"immediate"}}' } }).config.payments.captureMode;
+      expect(map).toEqual({ default: 'deferred', merchants: { 'm-1002': 'immediate' } });
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it('an unreadable setting is refused naming the key and the values', () => {
