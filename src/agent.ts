@@ -216,7 +216,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     stops.push(() => peripherals.stop());
     await peripherals.start();
 
-    const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, clock, reach: platformWatch });
+    const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, lookupGraceMs: config.payments.lookupGraceMs, clock, reach: platformWatch });
     stops.push(() => offline.uploader.stop());
 
     const payments = new PaymentService({

@@ -42,9 +42,20 @@ function jsonAsked(program: Command, argv: readonly string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).includes('--json');
 }
 
+/**
+ * What a failed command writes to stderr. Under systemd, stderr is the journal's stream and
+ * a line without a `<N>` prefix is filed at info: each line gets `<3>` (err), so
+ * `journalctl -p warning` shows why the unit keeps failing (docs/operations.md, "Logs").
+ */
+async function writeError(text: string): Promise<void> {
+  const { isJournalStream } = await import('../core/index.js');
+  const journal = isJournalStream(2);
+  process.stderr.write(journal ? text.replace(/^(?=.)/gm, '<3>') : text);
+}
+
 /** An error under --json: one line on stderr, so that stdout holds only a command's result (README, "Command line"). */
-function writeJsonError(code: string, message: string): void {
-  process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+function writeJsonError(code: string, message: string): Promise<void> {
+  return writeError(`${JSON.stringify({ error: { code, message } })}\n`);
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {
@@ -67,23 +78,23 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       // --help: printed on stdout already.
       if (err.exitCode === 0) return 0;
       // Everything else commander refuses is a usage error: unknown option or command, missing or bad argument, no command.
-      if (json) writeJsonError('USAGE', err.code === 'commander.help' ? 'no command given (terminal-agent --help lists them)' : err.message.replace(/^error: /, ''));
-      else process.stderr.write(commanderText);
+      if (json) await writeJsonError('USAGE', err.code === 'commander.help' ? 'no command given (terminal-agent --help lists them)' : err.message.replace(/^error: /, ''));
+      else await writeError(commanderText);
       return EXIT_USAGE;
     }
     if (err instanceof UsageError) {
-      if (json) writeJsonError(err.code, err.message);
-      else process.stderr.write(`terminal-agent: ${err.message} [${err.code}]\n`);
+      if (json) await writeJsonError(err.code, err.message);
+      else await writeError(`terminal-agent: ${err.message} [${err.code}]\n`);
       return EXIT_USAGE;
     }
     // Loaded only now: the commands load what they need when they run (see commands/index.ts).
     const { AgentError } = await import('../core/index.js');
     const code = err instanceof AgentError ? err.code : 'INTERNAL';
     const message = err instanceof Error ? err.message : String(err);
-    if (json) writeJsonError(code, message);
+    if (json) await writeJsonError(code, message);
     // One clear line for the person at the terminal; the code helps support.
-    else if (err instanceof AgentError) process.stderr.write(`terminal-agent: ${message} [${code}]\n`);
-    else process.stderr.write(`terminal-agent: ${message}\n`);
+    else if (err instanceof AgentError) await writeError(`terminal-agent: ${message} [${code}]\n`);
+    else await writeError(`terminal-agent: ${message}\n`);
     return EXIT_ERROR;
   }
 }

@@ -180,6 +180,12 @@ export const configSchema = z.strictObject({
         .default('en-GB')
         .describe("the counter page's language and number and date formats when the clerk's token names no locale (en and de are translated; others fall back to English words)"),
       timeZone: timeZone.optional().describe("the zone the counter page shows times in when the clerk's token names none (IANA name); default: the terminal's own"),
+      outcomeSeconds: z
+        .number()
+        .int()
+        .min(0)
+        .default(60)
+        .describe('the counter page goes back to a clean new-sale form this long after a final outcome the clerk need not act on (approved, declined, ...); 0 = only on "New sale"'),
       sessionIdleMinutes: z.number().positive().default(15).describe('a staff session on the counter page ends after this long without a request'),
       sessionMaxHours: z.number().positive().default(12).describe('a staff session ends this long after sign-in, however busy'),
       permissions: z

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { AgentError, ErrorCodes, systemClock, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
+import { configSchema } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
 import { offlineSaleReports, type Journal, type OfflineHook } from '../payments/index.js';
 import { AgeWatch, type AgeWarning } from './age-watch.js';
@@ -22,6 +23,11 @@ export interface OfflineDeps {
   log: Logger;
   /** `config.offline`. */
   config: OfflineConfig;
+  /**
+   * `payments.lookupGraceMs`: an upload that may have arrived is sent again only when the
+   * platform has shown no trace of it for this long after it left (default: the setting's default).
+   */
+  lookupGraceMs?: number;
   /** The agent's clock (docs/architecture.md, "Time"); default the system clock. */
   clock?: Clock;
   backoff?: BackoffOptions;
@@ -124,6 +130,7 @@ export function createOffline(deps: OfflineDeps): Offline {
     bus: deps.bus,
     log: deps.log,
     config: cfg,
+    lookupGraceMs: deps.lookupGraceMs ?? configSchema.shape.payments.parse({}).lookupGraceMs,
     clock,
     ...(deps.backoff !== undefined ? { backoff: deps.backoff } : {}),
     ...(deps.reach !== undefined ? { reach: deps.reach } : {}),

@@ -440,6 +440,19 @@ export class OfflineQueue {
   }
 
   /**
+   * Moves the try time of items marked ahead to now, in one durable write, without counting
+   * another try: their requests leave later than their mark (mark-ahead.ts, MARK_FRESH_MS).
+   * Answers the ids it changed (those still `uploading`).
+   */
+  refreshMarks(clientTransactionIds: readonly string[]): string[] {
+    // Stryker disable next-line ConditionalExpression: an empty list changes nothing either way; the guard only spares taking the write lock
+    if (clientTransactionIds.length === 0) return [];
+    const at = this.clock.wall();
+    const stmt = this.stmt("UPDATE offline_queue SET last_try_at = @at, updated_at = @at WHERE client_id = @id AND state = 'uploading'");
+    return this.db.transaction(() => clientTransactionIds.filter((id) => stmt.run({ id, at }).changes === 1)).immediate();
+  }
+
+  /**
    * Undoes `markUploading` for queued items marked ahead whose request never started (the
    * round ended first): back to `queued` with the try and its time as they were, in one
    * write. Only for items that were `queued` when marked: the mark said "may have been sent",

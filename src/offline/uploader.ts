@@ -5,7 +5,7 @@ import type { CallOptions } from '../platform/index.js';
 import type { ProcessRequest } from '../platform/index.js';
 import type { TransactionRecord } from '../platform/index.js';
 import { PlatformAvailability, type AvailabilityProbe, type SharedReach } from './availability.js';
-import { MarkAhead } from './mark-ahead.js';
+import { MARK_FRESH_MS, MarkAhead } from './mark-ahead.js';
 import { ResultCommits } from './result-commits.js';
 import type { OutcomeRecorder } from './outcomes.js';
 import type { OfflineQueue, PendingUpload } from './queue.js';
@@ -43,6 +43,24 @@ type ItemReport = FlushReport['items'][number];
 interface Later {
   later: Promise<ItemReport>;
 }
+/** An upload that may have arrived, not found yet and inside its lookup grace: not sent, looked up again later. */
+interface Waiting {
+  waiting: ItemReport;
+}
+/** A round's report, and whether the platform gave trouble (a deferral other than a lookup grace). */
+interface RoundResult {
+  report: FlushReport;
+  troubled: boolean;
+}
+/**
+ * The lookups of an item waiting out its grace: how many so far, when the next is due and
+ * when the grace ends, on the monotonic clock from the first lookup in this process on.
+ */
+interface GraceLookups {
+  count: number;
+  nextAtMono: number;
+  endMono: number;
+}
 
 export interface UploaderOptions {
   queue: OfflineQueue;
@@ -51,6 +69,11 @@ export interface UploaderOptions {
   bus: EventBus;
   log: Logger;
   config: OfflineConfig;
+  /**
+   * `payments.lookupGraceMs`: how long after an upload left a lookup that finds nothing is
+   * not taken as "never arrived" (the same grace as an online sale's lookups).
+   */
+  lookupGraceMs: number;
   /** The agent's clock: the refusal backoff and the idle waits (docs/architecture.md, "Time"). */
   clock: Clock;
   /** Availability checks while offline and the wait after a failed round (docs/architecture.md, "Offline queue": 1 s to 5 min, full jitter). */
@@ -67,6 +90,8 @@ export interface UploaderOptions {
 
 /** Longest single idle wait: timers beyond 2^31-1 ms fire at once. */
 const MAX_WAIT_MS = 2 ** 31 - 1;
+/** Longest wait between two lookups of an item waiting out its grace (an online sale's lookups are at most 2 s apart too). */
+const GRACE_LOOKUP_CAP_MS = 2_000;
 
 /**
  * Schedules the uploads of the offline queue (docs/architecture.md, "Offline
@@ -74,9 +99,11 @@ const MAX_WAIT_MS = 2 ** 31 - 1;
  * platform answers, each sale is sent as process with `offlineTransaction: true`, its
  * original clientDateTime and client id, `offline.uploadConcurrency` at a time. Before
  * re-sending an item that may have arrived (a crash, a timeout, a 5xx) it looks the sale
- * up by client id (docs/architecture.md, "Invariants"). What a failed try means comes from
- * upload-result.ts; what it does to the queue and the journal, from OutcomeRecorder. One
- * round at a time; `flush()` forces one now.
+ * up by client id (docs/architecture.md, "Invariants"), and keeps looking until
+ * `payments.lookupGraceMs` after the request left before it sends it again; the rounds
+ * meanwhile upload the other items (docs/architecture.md, "Offline queue", lookup grace).
+ * What a failed try means comes from upload-result.ts; what it does to the queue and the
+ * journal, from OutcomeRecorder. One round at a time; `flush()` forces one now.
  */
 export class Uploader {
   private readonly log: Logger;
@@ -90,6 +117,8 @@ export class Uploader {
   private abort = new AbortController();
   private rounds = 0;
   private lastErrorText: string | undefined;
+  /** Items that may have arrived and were not found yet, inside their grace (in memory: the grace itself counts from the try time on disk). */
+  private readonly graceLookups = new Map<string, GraceLookups>();
 
   constructor(private readonly opts: UploaderOptions) {
     this.log = opts.log.child({ module: 'offline-uploader' });
@@ -146,9 +175,11 @@ export class Uploader {
     return this.exclusive(async () => {
       const online = await this.checkAvailable();
       if (!online) return this.report('offline', []);
-      const report = await this.round(this.opts.queue.pending());
-      this.afterRound(report);
-      return report;
+      const pending = this.opts.queue.pending();
+      this.forgetLookups(pending);
+      const done = await this.round(pending);
+      this.afterRound(done);
+      return done.report;
     });
   }
 
@@ -172,19 +203,21 @@ export class Uploader {
     this.opts.onChange?.();
     const now = this.opts.clock.wall();
     const pending = this.opts.queue.pending();
+    this.forgetLookups(pending);
     const ageIn = this.opts.nextAgeEventIn?.();
     if (pending.length === 0) return ageIn;
     const due = pending.filter((p) => this.dueIn(p, now) === 0);
     if (due.length === 0) return minDefined(Math.min(...pending.map((p) => this.dueIn(p, now))), ageIn);
     if (!(await this.checkAvailable())) return minDefined(this.availability.nextBackoff(), ageIn);
-    const report = await this.round(due);
-    this.afterRound(report);
-    if (report.deferred > 0) return minDefined(this.availability.nextBackoff(), ageIn);
+    const done = await this.round(due);
+    this.afterRound(done);
+    if (done.troubled) return minDefined(this.availability.nextBackoff(), ageIn);
+    // Items waiting out their grace are not due again before their next lookup: the next cycle waits for it.
     return 0;
   }
 
-  private afterRound(report: FlushReport): void {
-    if (report.attempted > 0 && report.deferred === 0) this.availability.succeeded();
+  private afterRound({ report, troubled }: RoundResult): void {
+    if (report.attempted > 0 && !troubled) this.availability.succeeded();
     this.opts.onChange?.();
     if (report.attempted > 0) {
       this.log.info(
@@ -194,9 +227,16 @@ export class Uploader {
     }
   }
 
-  /** A refused item waits base * 2^(refusals-1) (no jitter: one item, one terminal) before its next try. */
+  /**
+   * A refused item waits base * 2^(refusals-1) (no jitter: one item, one terminal) before its
+   * next try; one waiting out its lookup grace, until its next lookup.
+   */
   private dueIn(p: PendingUpload, now: number): number {
-    if (p.item.rejections === 0 || p.item.state === 'uploading' || p.lastTryAtMs === undefined) return 0;
+    if (p.item.state === 'uploading') {
+      const next = this.graceLookups.get(p.item.clientTransactionId)?.nextAtMono;
+      return next === undefined ? 0 : Math.max(0, next - this.opts.clock.mono());
+    }
+    if (p.item.rejections === 0 || p.lastTryAtMs === undefined) return 0;
     const wait = Math.min(this.backoff.capMs, this.backoff.baseMs * 2 ** Math.min(p.item.rejections - 1, 30));
     return Math.max(0, p.lastTryAtMs + wait - now);
   }
@@ -206,25 +246,27 @@ export class Uploader {
   }
 
   /** Uploads the given items with bounded concurrency; the first sign of platform trouble ends the round. */
-  private async round(items: PendingUpload[]): Promise<FlushReport> {
+  private async round(items: PendingUpload[]): Promise<RoundResult> {
     this.rounds++;
     try {
-      const report = await this.runRound(items);
-      if (report.attempted > 0 && report.deferred === 0) this.lastErrorText = undefined;
-      return report;
+      const done = await this.runRound(items);
+      if (done.report.attempted > 0 && !done.troubled) this.lastErrorText = undefined;
+      return done;
     } finally {
       this.rounds--;
     }
   }
 
-  private async runRound(items: PendingUpload[]): Promise<FlushReport> {
+  private async runRound(items: PendingUpload[]): Promise<RoundResult> {
     const results: FlushReport['items'] = [];
     let next = 0;
     let stopped = false;
+    // Items not found yet inside their grace: reported as deferred, but not the platform's trouble.
+    let waiting = 0;
     // Answered uploads are written in groups (result-commits.ts), the first of them with the
     // next "sending" mark; levels are published once per commit instead of once per sale.
     const commits = new ResultCommits(this.opts.recorder, this.opts.clock, () => this.opts.onItem?.());
-    const ahead = new MarkAhead(this.opts.queue, items, (mark) => commits.commit(mark) ?? []);
+    const ahead = new MarkAhead(this.opts.queue, items, (mark) => commits.commit(mark) ?? [], () => this.opts.clock.wall());
     // Each settled upload clears its card data; one scrub at the end of the round (at most
     // a second later) instead of one per sale, each a checkpoint and two fsyncs
     // (docs/architecture.md, "Journal", card data at rest).
@@ -253,6 +295,12 @@ export class Uploader {
         const index = next++;
         const p = items[index] as PendingUpload;
         const r = await this.uploadOne(p, ahead.take(index), commits, sent);
+        if ('waiting' in r) {
+          // The round goes on with the next item (docs/architecture.md, "Offline queue", lookup grace).
+          results.push(r.waiting);
+          waiting += 1;
+          continue;
+        }
         if ('later' in r) {
           settling.push(
             r.later.then((done) => {
@@ -282,7 +330,8 @@ export class Uploader {
         releaseScrub();
       }
     }
-    return this.report('online', results);
+    const report = this.report('online', results);
+    return { report, troubled: report.deferred > waiting };
   }
 
   private report(platform: 'online' | 'offline', items: FlushReport['items']): FlushReport {
@@ -307,7 +356,7 @@ export class Uploader {
    * its group of results is on disk (`commits`); anything else is written before this returns.
    * `sent` is called once its request is out.
    */
-  private async uploadOne(p: PendingUpload, marked: boolean, commits: ResultCommits, sent: () => void): Promise<ItemReport | Later> {
+  private async uploadOne(p: PendingUpload, marked: boolean, commits: ResultCommits, sent: () => void): Promise<ItemReport | Later | Waiting> {
     const id = p.item.clientTransactionId;
     const call: CallOptions = { signal: this.abort.signal, ...(p.item.merchantId !== undefined ? { merchantId: p.item.merchantId } : {}) };
     const { recorder } = this.opts;
@@ -328,17 +377,26 @@ export class Uploader {
     try {
       if (p.item.state === 'uploading') {
         // It may have arrived before (crash, timeout, 5xx): look it up by client id first.
+        const lookedAt = this.opts.clock.mono();
         try {
           const found = await this.opts.platform.status(id, call);
+          this.graceLookups.delete(id);
           return settled(found, 'found');
         } catch (err) {
           // Its merchant is no longer this terminal's: no lookup will ever answer, and holding
           // it would hold up every sale queued after it (docs/architecture.md, "Offline card
           // sale and upload", merchant of an offline sale).
           if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) {
+            this.graceLookups.delete(id);
             return result('needs_attention', recorder.unresolvable(id, `${describeError(err)}; it may have reached the platform: check it with the acquirer before anything else`));
           }
           if (!isNotFound(err)) return result('deferred', this.defer(id, deferralOf(err, true)));
+          // The platform's lookups may lag its writes, and a repeated client id is not promised
+          // to be recognised: "not found" is its word only once the grace since the request
+          // left has passed (docs/architecture.md, "Offline queue", lookup grace).
+          const graceEnd = this.graceLookups.get(id)?.endMono ?? this.graceEnd(p, lookedAt);
+          if (lookedAt < graceEnd) return { waiting: result('deferred', { state: 'uploading', message: this.lookAgain(id, lookedAt, graceEnd) }) };
+          this.graceLookups.delete(id);
           recorder.notFound(id);
         }
       }
@@ -351,6 +409,37 @@ export class Uploader {
     } catch (err) {
       return this.failed(id, err, result);
     }
+  }
+
+  /**
+   * When the lookup grace of an item that may have arrived ends, on the monotonic clock
+   * (`mono` is now): `payments.lookupGraceMs` after its request left. That is at most
+   * MARK_FRESH_MS after its try time on disk, which a crash leaves as it was
+   * (mark-ahead.ts); an item without one (a queue written before try times were kept)
+   * counts from its last change. The wall clock is read once, at the item's first lookup in
+   * this process, as the online sale's lookups do (src/payments/lookup.ts): a clock step
+   * afterwards neither ends nor stretches the grace (docs/architecture.md, "Time").
+   */
+  private graceEnd(p: PendingUpload, mono: number): number {
+    const triedAt = p.lastTryAtMs ?? Date.parse(p.item.updatedAt);
+    return mono + Math.max(0, triedAt + MARK_FRESH_MS + this.opts.lookupGraceMs - this.opts.clock.wall());
+  }
+
+  /** Schedules the next lookup of an item not found yet inside its grace (never after the grace ends); answers what staff see. */
+  private lookAgain(id: string, now: number, graceEnd: number): string {
+    const count = (this.graceLookups.get(id)?.count ?? 0) + 1;
+    const wait = Math.min(GRACE_LOOKUP_CAP_MS, this.backoff.baseMs * 2 ** Math.min(count - 1, 30));
+    this.graceLookups.set(id, { count, nextAtMono: Math.min(now + wait, graceEnd), endMono: graceEnd });
+    const until = new Date(this.opts.clock.wall() + (graceEnd - now)).toISOString();
+    this.log.debug({ clientTransactionId: id, lookups: count, graceEndsAt: until }, 'offline upload not found yet: looked up again within the grace');
+    return `not found at the platform yet (it may still show it: its lookups can lag): looked up again until ${until}, sent again only if still not found then`;
+  }
+
+  /** Drops the lookups of items no longer waiting (settled, needing attention, sent again). */
+  private forgetLookups(pending: readonly PendingUpload[]): void {
+    if (this.graceLookups.size === 0) return;
+    const waiting = new Set(pending.filter((p) => p.item.state === 'uploading').map((p) => p.item.clientTransactionId));
+    for (const id of this.graceLookups.keys()) if (!waiting.has(id)) this.graceLookups.delete(id);
   }
 
   private failed(id: string, err: unknown, result: (r: ItemResult, item: { state: QueueState; message?: string }) => ItemReport): ItemReport {

@@ -35,5 +35,6 @@ export function counterSettings(config: Config, currencies: ApiCounterSettings['
     ...(staff?.dateTimeFormat !== undefined ? { dateTimeFormat: staff.dateTimeFormat } : {}),
     defaultCurrency: config.payments.defaultCurrency,
     currencies,
+    outcomeSeconds: config.api.outcomeSeconds,
   };
 }

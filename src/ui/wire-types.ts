@@ -408,6 +408,8 @@ export interface ApiCounterSettings {
   defaultCurrency: string;
   /** The currencies offered (payments.currencies, the default first), each with its ISO 4217 minor digits. */
   currencies: Array<{ code: string; digits: number }>;
+  /** api.outcomeSeconds: how long a final outcome the clerk need not act on stays before the form comes back clean; 0 = until "New sale". */
+  outcomeSeconds: number;
 }
 
 /** GET/POST/DELETE /session: who is signed in at the counter page; never a token or a session id. */

@@ -92,7 +92,8 @@ describe('staff sign-in', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain(STAFF.password);
     expect(text).not.toContain(TRAINEE.password);
-    expect(text).not.toMatch(/eyJ/);
+    // A JWT: base64url segments joined by dots. A random base64 salt or hash may contain "eyJ" but never a dot.
+    expect(text).not.toMatch(/eyJ[\w-]*\.[\w-]+\./);
     const entry = (JSON.parse(text) as { staff: Record<string, { N: number; r: number; p: number; salt: string }> }).staff.staff1;
     expect(entry).toMatchObject({ N: 32_768, r: 8, p: 1 });
     expect(Buffer.from(entry?.salt ?? '', 'base64').length).toBe(16);

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChaosReport } from '../../scripts/chaos/online/run.js';
-import { compareJournalWithLedger, type ChaosJournalRow, type ChaosLedgerEntry, type Told } from '../../scripts/chaos/online/compare.js';
+import { compareJournalWithLedger, type ChaosJournalRow, type ChaosLedgerEntry, type OperationTold, type Told } from '../../scripts/chaos/online/compare.js';
 
 /**
  * The chaos run through the front door (README.md, "Chaos"), small: the compiled
@@ -142,8 +142,10 @@ describe('the chaos checker: journal, ledger and what the customer was told', ()
 
   it('counts unresolved: rows left open, stored offline, or needing a person without a charge', () => {
     const rows = ['created', 'awaiting_customer', 'in_flight', 'reversing', 'offline_stored', 'needs_attention'].map((state) => sale(state, state, 100));
+    // A refund answered pending whose result never came is open too.
+    rows.push({ ...sale('pending-refund', 'pending', 50), kind: 'refund', relatedClientTransactionId: 'created' });
     const c = compareJournalWithLedger(rows, []);
-    expect(ids(c.unresolved)).toEqual(['awaiting_customer', 'created', 'in_flight', 'needs_attention', 'offline_stored', 'reversing']);
+    expect(ids(c.unresolved)).toEqual(['awaiting_customer', 'created', 'in_flight', 'needs_attention', 'offline_stored', 'pending-refund', 'reversing']);
     expect(c.lost).toEqual([]);
   });
 
@@ -160,6 +162,28 @@ describe('the chaos checker: journal, ledger and what the customer was told', ()
     expect(ids(c.toldWrongly)).toEqual(['charged', 'no-charge', 'not-in-journal', 'reversed-after']);
     // Told nothing charged while charged is a loss too.
     expect(ids(c.lost)).toEqual(['charged']);
+  });
+
+  it('counts told wrongly for refunds: told done with nothing given back, told nothing moved while money went back', () => {
+    const rows = [
+      sale('s', 'approved', 1_000, { refundedAmount: 300 }),
+      { ...sale('r-ok', 'approved', 300), kind: 'refund' as const, relatedClientTransactionId: 's' },
+      { ...sale('r-failed-later', 'failed', 100), kind: 'refund' as const, relatedClientTransactionId: 's' },
+      { ...sale('web-as-cancel', 'failed', 200), kind: 'refund' as const, relatedClientTransactionId: 's' },
+      { ...sale('r-not-done', 'failed', 50), kind: 'refund' as const, relatedClientTransactionId: 's' },
+    ];
+    const ledger = [move('sale', 's', 1_000, 1_000), move('refund', 'r-ok', 300, -300, 's'), move('cancel', 'web-as-cancel', 200, -200, 's')];
+    const op = (said: OperationTold['said'], amount: number, kind = 'refund'): OperationTold => ({ kind, saleId: 's', said, amount });
+    const opsTold = new Map<string, OperationTold>([
+      ['r-ok', op('done', 300)],
+      // Told refunded on an Accepted answer; the wallet failed it later: nothing went back.
+      ['r-failed-later', op('done', 100)],
+      // Told nothing was refunded; the platform had carried it out as a cancel.
+      ['web-as-cancel', op('not_done', 200, 'refund-by-web')],
+      ['r-not-done', op('not_done', 50)],
+    ]);
+    const c = compareJournalWithLedger(rows, ledger, new Map(), opsTold);
+    expect(ids(c.toldWrongly)).toEqual(['r-failed-later', 'web-as-cancel']);
   });
 
   it('keeps an offline approval declined at upload apart: the offline risk, not told wrongly', () => {

@@ -191,19 +191,36 @@ export interface UploadFixture {
   offline: Offline;
   bus: EventBus;
   events: AgentEvent[];
+  /** `payments.lookupGraceMs` the uploader was given. */
+  lookupGraceMs: number;
+  /** Moves the agent's clocks (wall and monotonic) forward: real time plus what was advanced; timers stay real. */
+  advance(ms: number): void;
+  /** Steps the agent's wall clock alone (as NTP may), the monotonic clock going on as it was. */
+  stepWallClock(ms: number): void;
   /** Reopens journal and offline component on the same files, as after a crash. */
   restart(cfg?: Partial<OfflineConfig>): Promise<void>;
   close(): Promise<void>;
 }
 
-export function uploadFixture(p: PlatformFixture, cfg: Partial<OfflineConfig> = {}): UploadFixture {
+export interface UploadFixtureOptions {
+  /** `payments.lookupGraceMs` for the uploader (default 2 s). */
+  lookupGraceMs?: number;
+}
+
+export function uploadFixture(p: PlatformFixture, cfg: Partial<OfflineConfig> = {}, opts: UploadFixtureOptions = {}): UploadFixture {
   const { dir, cleanup } = tempDir('offline-up-');
   const dataDir = join(dir, 'data');
   const bus = new EventBus();
   const events = collect(bus);
+  const lookupGraceMs = opts.lookupGraceMs ?? 2_000;
+  let advanced = 0;
+  let stepped = 0;
+  const real = systemClock();
+  // The agent's clocks can be moved on by the test (the lookup grace is counted on them); the demo platform's is moved with its clock offset.
+  const clock: Clock = { ...real, wall: () => real.wall() + advanced + stepped, mono: () => real.mono() + advanced };
   const build = (c: Partial<OfflineConfig>): { journal: Journal; offline: Offline } => {
-    const journal = new Journal({ dataDir });
-    const offline = createOffline({ journal, platform: p.client.platform, bus, log: p.log, config: offlineConfig(c), backoff: { baseMs: 5, capMs: 40 } });
+    const journal = new Journal({ dataDir, clock });
+    const offline = createOffline({ journal, platform: p.client.platform, bus, log: p.log, config: offlineConfig(c), clock, lookupGraceMs, backoff: { baseMs: 5, capMs: 40 } });
     return { journal, offline };
   };
   const f: UploadFixture = {
@@ -212,6 +229,13 @@ export function uploadFixture(p: PlatformFixture, cfg: Partial<OfflineConfig> = 
     ...build(cfg),
     bus,
     events,
+    lookupGraceMs,
+    advance(ms: number) {
+      advanced += ms;
+    },
+    stepWallClock(ms: number) {
+      stepped += ms;
+    },
     async restart(c = cfg) {
       await f.offline.uploader.stop();
       f.journal.close();

@@ -98,12 +98,43 @@ describe('offline uploads marked ahead', () => {
     expect(aheadOnDisk.slice(8, 32)).toEqual(Array.from({ length: 24 }, () => 'uploading'));
   });
 
+  it('refreshes the marks while a slow platform answers, so every upload leaves within 1 s of the try time on disk', async () => {
+    // A crash's lookup grace counts from that time (docs/architecture.md, "Offline queue"):
+    // it must not say the request left long before it did.
+    const gaps: number[] = [];
+    const platform: OfflineDeps['platform'] = {
+      isAvailable: async () => true,
+      async process(body: ProcessRequest) {
+        const fx = f as LocalFixture;
+        const lastTryAt = fx.offline.get(body.clientNewTransactionId)?.lastTryAt;
+        gaps.push(lastTryAt === undefined ? Number.POSITIVE_INFINITY : fx.clock.now - Date.parse(lastTryAt));
+        // Each answer takes the platform 0.6 s.
+        fx.clock.now += 600;
+        await new Promise((resolve) => setImmediate(resolve));
+        return accepted(body.clientNewTransactionId);
+      },
+      status: async () => {
+        throw new Error('no lookups in this test');
+      },
+    };
+    f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, platform);
+    const ids = Array.from({ length: 40 }, (_, i) => `w-${i}`);
+    for (const id of ids) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
+    expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 40, remaining: 0 });
+    expect(gaps).toHaveLength(40);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(1_000);
+    // A refreshed mark is not another try.
+    for (const id of ids) expect(f.offline.get(id)?.tries).toBe(1);
+  });
+
   it('looks up an item left marked by a crash before sending it, and sends it once when the platform does not have it', async () => {
     const rec = recordingPlatform(() => f as LocalFixture);
     f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, rec.platform);
     for (const id of ['c-0', 'c-1', 'c-2']) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
     // What a crash after a mark-ahead write leaves: marked, whether or not the request left.
     f.journal.db.prepare("UPDATE offline_queue SET state = 'uploading', tries = 1 WHERE client_id IN ('c-0', 'c-1')").run();
+    // The restart comes after the lookup grace (20 s by default): not found is then the platform's word.
+    f.clock.now += 22_000;
     const report = await f.offline.uploader.flush();
     expect(report).toMatchObject({ attempted: 3, uploaded: 3, remaining: 0 });
     expect(rec.lookedUp.sort()).toEqual(['c-0', 'c-1']);

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionRecord } from '../../src/sim/platform/payments/index.js';
 import { ENCRYPTED, nextEvent, platformFixture, processBody, storeOfflineSale, uploadFixture, type PlatformFixture, type UploadFixture } from '../helpers/offline-sales.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
+import { MARK_FRESH_MS } from '../../src/offline/mark-ahead.js';
 
 /** An immediate-capture merchant's sale: `Captured`, or `Accepted` with the capture event under the strict profile. */
 const CAPTURED_STATUS = testSimProfile() === 'strict' ? 'Accepted' : 'Captured';
@@ -24,6 +25,8 @@ afterEach(async () => {
 let seq = 0;
 /** Client ids unique across the tests (one demo platform serves them all). */
 const uid = (name: string): string => `${name}-${process.pid}-${++seq}`;
+/** Moves the agent's clock past the lookup grace of every try so far: a lookup that finds nothing is then the platform's word. */
+const pastGrace = (fx: UploadFixture): void => fx.advance(fx.lookupGraceMs + MARK_FRESH_MS + 1);
 
 /** Ledger entries (money movements) of one sale. */
 const moves = (id: string) => p.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === id);
@@ -77,6 +80,7 @@ describe('offline uploader on the demo platform', () => {
     p.platform.faults.set('process', { status: 503, everyNth: 3 });
     let deferred = 0;
     for (let round = 0; round < 30 && f.offline.list({ states: ['queued', 'uploading'] }).length > 0; round++) {
+      pastGrace(f);
       deferred += (await f.offline.uploader.flush()).deferred;
     }
     expect(deferred).toBeGreaterThan(0);
@@ -120,6 +124,7 @@ describe('offline uploader on the demo platform', () => {
     // As if the agent died right after marking the item: the lookup finds nothing, so it is sent.
     f.journal.db.prepare("UPDATE offline_queue SET state = 'uploading', tries = 1 WHERE client_id = ?").run(id);
     await f.restart();
+    pastGrace(f);
     expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 1, remaining: 0 });
     expect(f.offline.get(id)?.history.map((h) => h.outcome)).toEqual(['not_found', 'accepted']);
     // The platform is idempotent on the client id: the same body again moves no money.
@@ -192,7 +197,10 @@ describe('offline uploader on the demo platform', () => {
     expect(first).toMatchObject({ deferred: 1, rejected: 0 });
     expect(f.offline.get(id)).toMatchObject({ state: 'uploading', rejections: 0 });
     expect(f.offline.get(id)?.history[0]).toMatchObject({ outcome: 'unknown', message: expect.stringMatching(/timeout|time/i) });
-    for (let i = 0; i < 5 && f.offline.get(id)?.state !== 'uploaded'; i++) await f.offline.uploader.flush();
+    for (let i = 0; i < 5 && f.offline.get(id)?.state !== 'uploaded'; i++) {
+      pastGrace(f);
+      await f.offline.uploader.flush();
+    }
     const item = f.offline.get(id);
     expect(item).toMatchObject({ state: 'uploaded', rejections: 0 });
     // Whether the slow request was recorded or not, the next try began with a lookup.

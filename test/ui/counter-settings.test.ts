@@ -28,6 +28,7 @@ describe('counter settings', () => {
         { code: 'EUR', digits: 2 },
         { code: 'KWD', digits: 3 },
       ],
+         outcomeSeconds: 60,
     });
     const warned = s.sink.records().filter((r) => r.msg === 'payments.currencies: not a payable ISO 4217 currency; the counter page does not offer it');
     expect(warned.map((r) => r.currency)).toEqual(['XAU', 'ABC']);

@@ -61,6 +61,7 @@ describe('counter page in German', () => {
         { code: 'CHF', digits: 2 },
         { code: 'JPY', digits: 0 },
       ],
+         outcomeSeconds: 60,
     });
     const cookie = await signInCookie(s.url, GERMAN_CLERK);
     const signedIn = (await call(s.url, 'GET', '/session', { headers: { cookie } })).json as { counter: { locale: string; timeZone: string } };

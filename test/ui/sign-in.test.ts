@@ -73,7 +73,7 @@ describe('staff sign-in on the local API', () => {
         expect(r.json.error.code).toBe('API_UNAUTHORIZED');
       }
     }
-    expect((await call(s.url, 'GET', '/session')).json).toEqual({ signedIn: false, counter: { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }] } });
+    expect((await call(s.url, 'GET', '/session')).json).toEqual({ signedIn: false, counter: { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 } });
     // A made-up or a stolen-looking cookie is refused like none.
     const forged = await call(s.url, 'GET', '/api/v1/status', { headers: { cookie: `ta_session=${'A'.repeat(43)}` } });
     expect(forged.status).toBe(401);
@@ -88,7 +88,7 @@ describe('staff sign-in on the local API', () => {
 
     const ok = await call(s.url, 'POST', '/session', { body: { username: CLERK.username, password: CLERK.password } });
     expect(ok.status).toBe(200);
-    expect(ok.json).toEqual({ signedIn: true, counter: { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }] }, staff: { username: 'clerk', name: 'Casey Clerk', offline: false, can: { cancel: true, refund: true, captureAll: true, registers: true } } });
+    expect(ok.json).toEqual({ signedIn: true, counter: { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 }, staff: { username: 'clerk', name: 'Casey Clerk', offline: false, can: { cancel: true, refund: true, captureAll: true, registers: true } } });
     const cookie = ok.headers['set-cookie']?.[0] ?? '';
     expect(cookie).toMatch(/^ta_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
     expect(cookie).not.toMatch(/Secure/);

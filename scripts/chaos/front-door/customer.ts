@@ -1,6 +1,6 @@
 import { isAgentError } from '../../../src/core/index.js';
 import { LocalApiClient, readLocalToken, type ApiSaleRequest, type ApiTransaction } from '../../../src/ui/index.js';
-import type { Told } from '../online/compare.js';
+import type { OperationTold, Told } from '../online/compare.js';
 
 /** The seed's merchants: m-1001 captures at once, m-1002 authorizes only and wants the supervisor code (config/demo-seed.json). */
 export const MERCHANTS = ['m-1001', 'm-1002'] as const;
@@ -16,6 +16,28 @@ export function toldOf(t: Pick<ApiTransaction, 'state'>): Told | undefined {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Final states of a refund or refund by web as its client sees them: done, or nothing moved. */
+function operationToldOf(t: Pick<ApiTransaction, 'state'>): OperationTold['said'] | undefined {
+  if (t.state === 'approved') return 'done';
+  if (t.state === 'declined' || t.state === 'failed' || t.state === 'cancelled') return 'not_done';
+  return undefined;
+}
+
+/**
+ * The customer in front of a wallet QR (consumer scan), played on the demo platform's wallet
+ * provider: pays while the code is shown, pays just as or after it expires (the platform
+ * still takes the payment: the wallet provider reports it late), or never pays.
+ */
+export interface WalletCustomers {
+  /** The customer pays now (id: the sale's client id). Throws when the payment is no longer pending. */
+  pay(id: string): void;
+  /** The customer pays after the code expired (the provider reports it late); undefined when the platform cannot play it. */
+  payLate?: (id: string) => void;
+}
+
+/** What a consumer-scan customer (or the clerk) does once the QR is shown. */
+type QrPlay = 'pays' | 'pays late' | 'never pays' | 'clerk aborts';
+
 /**
  * The staff and customers at the counter: sales and operations through the agent's local
  * API only (HTTP with the per-install token), recording what the client was told as final.
@@ -28,12 +50,15 @@ export class Counter {
   /** Sales told approved online (for refunds, cancels, captures). */
   readonly approved: Array<{ id: string; merchantId: string; amount: number; method: string }> = [];
   readonly ops = new Map<string, number>();
+  /** Refund (or refund by web) id -> what its client was told as final. */
+  readonly opsTold = new Map<string, OperationTold>();
   started = 0;
   private api: LocalApiClient | undefined;
 
   constructor(
     private readonly dataDir: string,
     private readonly random: () => number,
+    private readonly wallets?: WalletCustomers,
   ) {}
 
   connect(url: string): void {
@@ -62,19 +87,23 @@ export class Counter {
     // The demo platform declines card amounts ending in 51.
     if (method === 'card' && this.random() < 0.12) amount = Math.floor(amount / 100) * 100 + 51;
     else if (amount % 100 === 51) amount++;
+    // Half of the wallet sales show a QR to the customer (consumer scan), when a customer can be played.
+    const consumerScan = method !== 'card' && this.wallets !== undefined && this.random() < 0.5;
     const req: ApiSaleRequest =
       method === 'card'
         ? { method, amount: (amount / 100).toFixed(2), currency: 'EUR', merchantId }
-        : {
-            method,
-            scenario: 'MerchantScan',
-            amount: (amount / 100).toFixed(2),
-            currency: 'EUR',
-            merchantId,
-            walletId: `${method === 'walletA' ? 'WA' : 'WB'}-${Math.floor(this.random() * 1e9)}`,
-            // A quarter through the terminal QR call instead of process.
-            ...(this.random() < 0.25 ? { via: 'qrTerminal' as const, order: { orderId: `order-${Math.floor(this.random() * 1e9)}` } } : {}),
-          };
+        : consumerScan
+          ? { method, scenario: 'ConsumerScan', amount: (amount / 100).toFixed(2), currency: 'EUR', merchantId }
+          : {
+              method,
+              scenario: 'MerchantScan',
+              amount: (amount / 100).toFixed(2),
+              currency: 'EUR',
+              merchantId,
+              walletId: `${method === 'walletA' ? 'WA' : 'WB'}-${Math.floor(this.random() * 1e9)}`,
+              // A quarter through the terminal QR call instead of process.
+              ...(this.random() < 0.25 ? { via: 'qrTerminal' as const, order: { orderId: `order-${Math.floor(this.random() * 1e9)}` } } : {}),
+            };
     let t: ApiTransaction;
     for (;;) {
       try {
@@ -93,13 +122,59 @@ export class Counter {
     }
     this.started++;
     onStarted(this.started);
-    this.count(`sale ${method}${req.via === 'qrTerminal' ? ' (terminal QR call)' : ''}`);
+    const play = consumerScan ? this.qrPlay() : undefined;
+    this.count(`sale ${method}${req.via === 'qrTerminal' ? ' (terminal QR call)' : ''}${play !== undefined ? ` (QR: ${play})` : ''}`);
+    let played = false;
     for (;;) {
       const said = toldOf(t);
       if (said !== undefined) {
         this.told.set(t.clientTransactionId, said);
         this.toldAs.set(t.clientTransactionId, `${t.method ?? ''} ${t.merchantId ?? ''} ${t.state}: ${t.message ?? ''}`);
         if (said === 'approved') this.approved.push({ id: t.clientTransactionId, merchantId, amount, method });
+        return;
+      }
+      if (play !== undefined && !played && t.state === 'awaiting_customer' && t.qr !== undefined) {
+        played = true;
+        await this.playQr(api, t.clientTransactionId, play);
+      }
+      await sleep(100);
+      try {
+        t = await api.transaction(t.clientTransactionId);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  private qrPlay(): QrPlay {
+    const r = this.random();
+    if (r < 0.45) return 'pays';
+    if (r < 0.6 && this.wallets?.payLate !== undefined) return 'pays late';
+    if (r < 0.8) return 'clerk aborts';
+    return 'never pays';
+  }
+
+  /** The customer (or the clerk) acts on the QR shown; what the platform then says is the agent's to follow. */
+  private async playQr(api: LocalApiClient, id: string, play: QrPlay): Promise<void> {
+    const wallets = this.wallets;
+    if (wallets === undefined) return;
+    await sleep(Math.floor(this.random() * 1_000));
+    try {
+      if (play === 'pays') wallets.pay(id);
+      else if (play === 'pays late') wallets.payLate?.(id);
+      else if (play === 'clerk aborts') await api.abortSale(id);
+    } catch {
+      // Too late (the code expired, the sale moved on) or the agent went away: part of the game.
+    }
+  }
+
+  /** Follows an operation the agent answered before it was final, and notes what its client saw last. */
+  private async tellOperation(api: LocalApiClient, kind: string, saleId: string, first: ApiTransaction): Promise<void> {
+    let t = first;
+    for (let i = 0; i < 600; i++) {
+      const said = operationToldOf(t);
+      if (said !== undefined) {
+        this.opsTold.set(t.clientTransactionId, { kind, saleId, said, amount: t.amount });
         return;
       }
       await sleep(100);
@@ -116,16 +191,19 @@ export class Counter {
     const api = this.api;
     if (api === undefined || this.approved.length === 0) return;
     const target = this.pick(this.approved);
-    const kind = this.pick(['refund', 'refund', 'cancel', 'capture'] as const);
+    const kind = this.pick(['refund', 'refund', 'cancel', 'capture', 'refund-by-web'] as const);
     const code = target.merchantId === 'm-1002' ? { approvalCode: SUPERVISOR_CODE } : {};
     const partial = ((Math.max(1, Math.floor(target.amount * (0.1 + this.random() * 0.3)))) / 100).toFixed(2);
     try {
       let t: ApiTransaction;
       if (kind === 'refund') t = await api.operate('refund', target.id, { amount: partial, ...code });
+      // By web carries no approval code: the terminal's own permission stands in for it.
+      else if (kind === 'refund-by-web') t = await api.operate('refund-by-web', target.id, { amount: partial });
       else if (kind === 'cancel') t = await api.operate('cancel', target.id, { ...(this.random() < 0.5 && target.merchantId === 'm-1001' ? { amount: partial } : {}), ...code });
       else t = await api.operate('capture', target.id, {});
       // Answered while the journal could not write: told the outcome is being recorded.
       this.count(`${kind} answered${t.state === 'in_flight' && (t.message ?? '').startsWith('outcome being recorded') ? ' (outcome being recorded)' : ''}`);
+      if (kind === 'refund' || kind === 'refund-by-web') await this.tellOperation(api, kind, target.id, t);
     } catch (err) {
       this.count(`${kind} refused (${isAgentError(err) ? err.code : 'no answer'})`);
     }

@@ -7,7 +7,7 @@ import { compareJournalWithLedger, type Comparison } from '../online/compare.js'
 import { CLIENT_TIMEOUT_MS, LOOKUP_GRACE_MS, startFaultSwitcher, type FaultScenario } from '../online/faults.js';
 import { readJournalRows } from '../online/journal-rows.js';
 import { agentPaths, spawnAgent, writeAgentConfig, type AgentProcess } from './agent-process.js';
-import { Counter } from './customer.js';
+import { Counter, type WalletCustomers } from './customer.js';
 import { startDiskFullSwitcher } from './disk-full.js';
 import { startProxy } from './proxy.js';
 
@@ -27,6 +27,8 @@ export interface FrontDoorPlatform {
   mtlsPort: number;
   faults: FaultInjector;
   ledger(): LedgerEntry[];
+  /** The wallet provider's side of consumer-scan sales; without it the counter sells wallets by merchant scan only. */
+  wallets?: WalletCustomers;
 }
 
 export interface FrontDoorOptions {
@@ -86,7 +88,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   const paths = agentPaths(o.dir);
   const settings = { bin: o.bin, ...paths, certs: o.certs, apiPort: apiProxy.port, mtlsPort: mtlsProxy.port, clientTimeoutMs: CLIENT_TIMEOUT_MS, lookupGraceMs: LOOKUP_GRACE_MS };
   writeAgentConfig(settings);
-  const counter = new Counter(paths.dataDir, random);
+  const counter = new Counter(paths.dataDir, random, o.platform.wallets);
   const agentLog = (n: number): string | undefined => (o.keepDir === undefined ? undefined : join(o.keepDir, `agent-${n}.log`));
   const plans: Plan[] = Array.from({ length: o.kills }, () => 1 + Math.floor(random() * Math.max(1, o.sales - 1)))
     .sort((a, b) => a - b)
@@ -177,7 +179,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     await counter.flushOffline();
     const rows = readJournalRows(paths.dataDir);
     open = rows.filter((r) => OPEN.has(r.state)).length;
-    const landedLate = compareJournalWithLedger(rows, o.platform.ledger(), counter.told).lost.filter((f) => f.detail.startsWith('journal failed,')).length;
+    const landedLate = compareJournalWithLedger(rows, o.platform.ledger(), counter.told, counter.opsTold).lost.filter((f) => f.detail.startsWith('journal failed,')).length;
     if ((open === 0 && landedLate === 0) || performance.now() > until) break;
     await sleep(500);
   }
@@ -188,7 +190,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   }
   await apiProxy.close();
   await mtlsProxy.close();
-  const comparison = compareJournalWithLedger(readJournalRows(paths.dataDir), o.platform.ledger(), counter.told);
+  const comparison = compareJournalWithLedger(readJournalRows(paths.dataDir), o.platform.ledger(), counter.told, counter.opsTold);
   if (o.keepDir !== undefined) {
     writeFileSync(join(o.keepDir, 'ledger.json'), JSON.stringify(o.platform.ledger(), null, 1));
     writeFileSync(join(o.keepDir, 'told.json'), JSON.stringify(Object.fromEntries(counter.toldAs), null, 1));

@@ -11,6 +11,8 @@ export const burstOptionsSchema = z.strictObject({
   /** Pause between sales (the uploader works meanwhile). */
   pauseMs: z.number().int().min(0).default(5),
   uploadConcurrency: z.number().int().min(1).default(2),
+  /** `payments.lookupGraceMs` of the uploader: longer than any lookup lag the run injects. */
+  lookupGraceMs: z.number().int().min(0).default(2_000),
   /** Take no sales; upload until the queue is empty, then exit 0. */
   drain: z.boolean().default(false),
 });

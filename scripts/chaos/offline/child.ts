@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const journal = new Journal({ dataDir: opts.dataDir });
   const client = await createDemoClient({ ...opts, log, headersTimeoutMs: 2_000, availabilityTimeoutMs: 1_000 });
   const bus = new EventBus();
-  const offline = createOffline({ journal, platform: client.platform, bus, log, config: config.offline, backoff: { baseMs: 10, capMs: 100 } });
+  const offline = createOffline({ journal, platform: client.platform, bus, log, config: config.offline, lookupGraceMs: opts.lookupGraceMs, backoff: { baseMs: 10, capMs: 100 } });
   bus.on('offline.item', (e) => {
     if (e.data.state !== 'queued') say(`SETTLED ${e.data.clientTransactionId} ${e.data.state}`);
   });

@@ -11,9 +11,9 @@
  * killed with SIGKILL at random points (after a random number of its durable output lines),
  * then started again on the same data directory. Each run injects a different platform
  * trouble (unavailable then back, every Nth upload failing with 503, answers lost after the
- * platform recorded the sale). A last run drains the queue. Then: every sale the child
- * reported approved, and every sale in its queue, is at the platform exactly once with its
- * amount; nothing else is; nothing is left unresolved.
+ * platform recorded the sale while its lookups lag its writes). A last run drains the
+ * queue. Then: every sale the child reported approved, and every sale in its queue, is at
+ * the platform exactly once with its amount; nothing else is; nothing is left unresolved.
  *
  * Standalone: npx tsc -p . && node dist/scripts/chaos/offline/run.js [--kills 20] [--sales 50] [--seed N]
  * The test test/offline/kill.test.ts runs the same with a few kills.
@@ -92,7 +92,15 @@ const troubles: Trouble[] = [
     },
   },
   { name: 'every 3rd upload answers 503', set: (f) => f.set('process', { status: 503, everyNth: 3 } satisfies FaultSpec) },
-  { name: 'every 4th upload recorded, answer lost', set: (f) => f.set('process', { drop: 'after', everyNth: 4 } satisfies FaultSpec) },
+  {
+    // Lookups (and the platform's own check of a repeated client id) lag its writes by 1 s, less
+    // than the child's lookup grace (2 s): an upload sent again on a 404 inside the lag is a second sale.
+    name: 'every 4th upload recorded, answer lost; lookups lag writes by 1 s',
+    set: (f) => {
+      f.set('process', { drop: 'after', everyNth: 4 } satisfies FaultSpec);
+      f.set('*', { lookupLagMs: 1_000 } satisfies FaultSpec);
+    },
+  },
   { name: 'no trouble', set: () => {} },
 ];
 

@@ -46,6 +46,18 @@ export interface Finding {
  */
 export type Told = 'approved' | 'approved_offline' | 'nothing_charged';
 
+/**
+ * What the client of a refund (or a refund by web) was told as final: done (money went back)
+ * or not done (nothing moved). An operation the client never saw final is not in the map.
+ */
+export interface OperationTold {
+  kind: string;
+  /** The sale it was for. */
+  saleId: string;
+  said: 'done' | 'not_done';
+  amount: number;
+}
+
 export interface Comparison {
   journal: { sales: number; operations: number; byState: Record<string, number>; byOperation: Record<string, number> };
   platform: { entries: number; salesCharged: number; netCharged: number };
@@ -68,7 +80,7 @@ export interface Comparison {
 }
 
 /** Not settled: the final recovery must leave none of these. */
-export const UNRESOLVED_STATES: ReadonlySet<string> = new Set(['created', 'awaiting_customer', 'in_flight', 'reversing', 'offline_stored']);
+export const UNRESOLVED_STATES: ReadonlySet<string> = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing', 'offline_stored']);
 
 const CHARGE_KINDS: ReadonlySet<string> = new Set(['sale', 'authorization']);
 
@@ -81,7 +93,12 @@ const count = (map: Record<string, number>, key: string): void => {
   map[key] = (map[key] ?? 0) + 1;
 };
 
-export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledger: readonly ChaosLedgerEntry[], told: ReadonlyMap<string, Told> = new Map()): Comparison {
+export function compareJournalWithLedger(
+  rows: readonly ChaosJournalRow[],
+  ledger: readonly ChaosLedgerEntry[],
+  told: ReadonlyMap<string, Told> = new Map(),
+  opsTold: ReadonlyMap<string, OperationTold> = new Map(),
+): Comparison {
   const lost: Finding[] = [];
   const toldWrongly: Finding[] = [];
   const offlineDeclined: Finding[] = [];
@@ -192,6 +209,16 @@ export function compareJournalWithLedger(rows: readonly ChaosJournalRow[], ledge
     if (row.state !== 'approved' && own.length > 0) {
       mismatched.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} ${row.state} in the journal, but the platform moved ${own.map((e) => `${e.kind} ${e.amount}`).join(', ')}` });
     }
+  }
+
+  // A refund's client told it was done must find its movement at the platform, and one told
+  // nothing moved must find none (a refund by web may be carried out as a cancel: its own
+  // client id on any movement counts). A "done" that a later result undid is told wrongly.
+  for (const [id, op] of opsTold) {
+    const own = (perSale.get(op.saleId) ?? []).filter((e) => e.clientTransactionId === id);
+    const back = -own.reduce((sum, e) => sum + e.effect, 0);
+    if (op.said === 'done' && back <= 0) toldWrongly.push({ clientTransactionId: id, detail: `${op.kind} of ${op.amount} on ${op.saleId}: told done, the platform moved nothing back` });
+    if (op.said === 'not_done' && back > 0) toldWrongly.push({ clientTransactionId: id, detail: `${op.kind} of ${op.amount} on ${op.saleId}: told nothing moved, the platform gave back ${back}` });
   }
 
   // Money the platform moved for a sale the journal has never heard of.

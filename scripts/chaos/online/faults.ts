@@ -34,6 +34,11 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
   { name: 'process answer lost and lookups failing', faults: { process: { drop: 'after', everyNth: 2 }, status: { status: 503, everyNth: 2 } } },
   { name: 'process answer lost and lookups slow', faults: { process: { drop: 'after', everyNth: 2 }, status: { latencyMs: SLOW_MS, everyNth: 2 } } },
   { name: 'refund answer lost and lookups failing', faults: { refund: { drop: 'after' }, status: { status: 503, everyNth: 3 } } },
+  { name: 'refund by web recorded, answer lost', faults: { refundbyweb: { drop: 'after', everyNth: 2 } } },
+  // Lookups see a write only a second after it (the contract promises no read-after-write), inside the agent's grace.
+  { name: 'process answer lost and lookups lagging writes', faults: { process: { drop: 'after', everyNth: 2 }, '*': { lookupLagMs: 1_000 } } },
+  { name: 'refund by web answer lost and lookups lagging writes', faults: { refundbyweb: { drop: 'after' }, '*': { lookupLagMs: 1_000 } } },
+  { name: 'refund by web recorded, 503 answered', faults: { refundbyweb: { status: 503, afterRecord: true } } },
   { name: 'process lands after the client gave up and after the lookup grace', faults: { process: { recordAfterMs: LATE_MS, times: 1 } } },
   { name: 'platform unreachable (offline sales)', faults: {}, unreachable: true },
   { name: 'platform unreachable (offline sales)', faults: {}, unreachable: true },
@@ -46,6 +51,7 @@ export const OFFLINE_SCENARIOS: readonly FaultScenario[] = [
   { name: 'platform unreachable (offline sales)', faults: {}, unreachable: true },
   { name: 'upload recorded, answer lost', faults: { process: { drop: 'after', everyNth: 2 } } },
   { name: 'upload 503 after record', faults: { process: { status: 503, afterRecord: true, everyNth: 2 } } },
+  { name: 'upload answer lost and lookups lagging writes', faults: { process: { drop: 'after', everyNth: 2 }, '*': { lookupLagMs: 1_000 } } },
   { name: 'isAvailable failing', faults: { isAvailable: { status: 503 } } },
 ];
 

@@ -119,13 +119,20 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
       mtlsPort: 0,
       tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
       seed: join(root, 'config', 'demo-seed.json'),
-      settings: { walletPayDelayMs: 0 },
+      // The customer pays only when the run plays it (front-door/customer.ts); a QR lasts 4 s.
+      settings: { walletPayDelayMs: 0, qrExpirySeconds: 4 },
       log: createLogger({ level: 'fatal', pretty: false, destination: process.stderr }),
     });
     try {
       const started = performance.now();
       const result = await runFrontDoorChaos({
-        platform: { apiPort: Number(new URL(platform.urls.api).port), mtlsPort: Number(new URL(platform.urls.mtls).port), faults: platform.faults, ledger: () => platform.payments.ledger() },
+        platform: {
+          apiPort: Number(new URL(platform.urls.api).port),
+          mtlsPort: Number(new URL(platform.urls.mtls).port),
+          faults: platform.faults,
+          ledger: () => platform.payments.ledger(),
+          wallets: { pay: (id) => void platform.payments.wallet.pay(id) },
+        },
         certs: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
         dir,
         bin: join(root, 'dist', 'src', 'cli', 'bin.js'),

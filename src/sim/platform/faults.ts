@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { TimeSource } from '../../core/index.js';
 import { z } from 'zod';
 
@@ -6,7 +7,8 @@ import { z } from 'zod';
  * added latency, an error status, a connection dropped before the handler runs (nothing
  * recorded) or after it ran (recorded, answer lost), an error status before or after the
  * handler ran, a status word in place of the record's own, every Nth call only, a limited
- * number of times. The clock offset shifts the platform's notion of now.
+ * number of times; reads that lag the platform's writes (`lookupLagMs`). The clock offset
+ * shifts the platform's notion of now.
  */
 export const faultSpecSchema = z.strictObject({
   latencyMs: z.number().int().min(0).optional(),
@@ -32,6 +34,15 @@ export const faultSpecSchema = z.strictObject({
    * unchanged; the next answer without the fault shows the real status).
    */
   transactionStatus: z.string().min(1).optional(),
+  /**
+   * Reads that lag writes (the contract promises no read-after-write): a transaction the
+   * platform recorded less than this long ago (on its clock) is unknown to the route's
+   * lookups by id (404 from status, allowed operations, cancel, refund, capture, refund by
+   * web) and to its check of a repeated client id (process, QR call: the repeat is recorded
+   * as a new transaction). On `*` it applies to every route, also one with a fault of its
+   * own; `everyNth` and `times` do not limit it (docs/architecture.md, "Demo platform").
+   */
+  lookupLagMs: z.number().int().min(1).optional(),
   everyNth: z.number().int().min(1).optional(),
   times: z.number().int().min(1).optional(),
 }).refine((f) => f.status === undefined || f.status >= 400 || (f.afterRecord === true && f.rawBody !== undefined), {
@@ -48,6 +59,8 @@ interface ActiveFault {
 
 export class FaultInjector {
   private readonly faults = new Map<string, ActiveFault>();
+  /** The route whose handler is running (for `lookupLagMs`). */
+  private readonly serving = new AsyncLocalStorage<string>();
   clockOffsetMs = 0;
 
   /** `clock`: the real time the platform clock is offset from. */
@@ -80,6 +93,22 @@ export class FaultInjector {
     if (active.spec.times !== undefined && active.fired >= active.spec.times) return undefined;
     active.fired++;
     return active.spec;
+  }
+
+  /** Runs a route's handler, so that what it looks up knows the route's lookup lag. */
+  during<T>(route: string, fn: () => T): T {
+    return this.serving.run(route, fn);
+  }
+
+  /**
+   * How far the reads of the route being served lag the platform's writes: the larger of
+   * its own fault's and the `*` fault's `lookupLagMs`, 0 outside a handler and for the
+   * control routes. Not counted as a call (everyNth, times).
+   */
+  lookupLagMs(): number {
+    const route = this.serving.getStore();
+    if (route === undefined || route === 'control') return 0;
+    return Math.max(this.faults.get(route)?.spec.lookupLagMs ?? 0, this.faults.get('*')?.spec.lookupLagMs ?? 0);
   }
 
   now(): number {

@@ -170,7 +170,7 @@ export class SimRouter {
     }
     let response: SimResponse;
     try {
-      response = await route.handler(simReq);
+      response = await this.faults.during(route.name, () => route.handler(simReq));
     } catch (err) {
       if (err instanceof SimHttpError) {
         response = {

@@ -235,6 +235,7 @@ export const sessionAnswerSchema = z.strictObject({
     dateTimeFormat: z.string().optional().describe('the clerk\'s datetimeformat claim, e.g. "YYYY-MM-DDTHH:mm:ssZ" (tokens YYYY MM DD HH mm ss Z, in timeZone); absent: per locale'),
     defaultCurrency: currency,
     currencies: z.array(z.strictObject({ code: currency, digits: z.number().int() })),
+    outcomeSeconds: z.number().int().min(0).describe('how long the page shows a final outcome the clerk need not act on before the new-sale form comes back clean; 0: until "New sale"'),
   }),
   platformSignIn: z.boolean().optional(),
   staff: z

@@ -16,7 +16,7 @@ export type { TextKey };
  */
 const CATALOGS: Readonly<Record<string, Catalog>> = { en, de };
 
-let settings: CounterSettings = { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }] };
+let settings: CounterSettings = { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 };
 let words: Catalog = en;
 
 function safeLocale(tag: string): string {

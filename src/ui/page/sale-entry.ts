@@ -63,10 +63,17 @@ export class SaleEntry {
     show(byId('sale-form'), false);
   }
 
-  /** Back for the next sale: the amount is cleared, method and currency stay. */
+  /**
+   * Back for the next sale, clean: the amount and every customer field (wallet code, MOTO
+   * address, e-mail, phone) empty and the default method chosen, so nothing of one customer
+   * reaches the next (docs/architecture.md, "Local API and counter page", invariant 7).
+   * Currency and merchant are the counter's, not the customer's: they stay.
+   */
   reset(): void {
+    for (const input of document.querySelectorAll<HTMLInputElement>('#sale-form input')) input.value = '';
+    const first = document.querySelector<HTMLButtonElement>('.method[data-method="card"]');
+    if (first !== null) this.choose(first);
     show(byId('sale-form'), true);
-    byId<HTMLInputElement>('amount').value = '';
   }
 
   private choose(button: HTMLButtonElement): void {

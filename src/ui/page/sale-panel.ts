@@ -1,9 +1,12 @@
 import { detailsControl } from './error-banner.js';
 import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
-import { moneyOf, t as say } from './i18n.js';
+import { currentSettings, moneyOf, t as say } from './i18n.js';
 import { holdText, methodText, outcomeOf, pendingText, stepText } from './texts.js';
 import { PENDING_STATES, type Transaction } from './types.js';
+
+/** Final outcomes the clerk need not act on: the form comes back by itself after api.outcomeSeconds. */
+const DONE_STATES: ReadonlySet<string> = new Set(['approved', 'declined', 'failed', 'cancelled', 'reversed', 'offline_stored']);
 
 export interface SalePanelHooks {
   /** The sale's row changed: today's list is stale. */
@@ -29,6 +32,8 @@ export class SalePanel {
   /** When the page first saw the running sale reversing: the hold screen counts from here. */
   private holdSince: number | undefined;
   private holdTimer: number | undefined;
+  /** Closes a final outcome after api.outcomeSeconds, so the next customer meets a clean form. */
+  private doneTimer: number | undefined;
 
   constructor(
     private readonly ctx: PageContext,
@@ -47,6 +52,7 @@ export class SalePanel {
     this.sale = t;
     this.qrFor = undefined;
     this.endHold();
+    this.stopDoneTimer();
     const qr = byId<HTMLImageElement>('sale-qr');
     qr.removeAttribute('src');
     show(qr, false);
@@ -98,6 +104,7 @@ export class SalePanel {
     // While a reversal goes on the clerk may start the next sale: the agent keeps reversing
     // in the background and today's list shows its outcome (docs/architecture.md, "Local API and counter page").
     this.endHold();
+    this.stopDoneTimer();
     this.sale = undefined;
     if (this.pollTimer !== undefined) clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
@@ -139,6 +146,29 @@ export class SalePanel {
     show(byId('sale-receipt'), !pending);
     byId('done').textContent = t.state === 'reversing' ? say('panel.nextSale') : say('panel.newSale');
     if (pending && t.qr !== undefined && this.qrFor !== t.clientTransactionId) void this.loadQr(t.clientTransactionId);
+    this.closeWhenDone(t);
+  }
+
+  /**
+   * An outcome the clerk need not act on goes away by itself after api.outcomeSeconds; one
+   * that needs a person (needs attention, the hold screen of a reversal) stays until "New sale".
+   */
+  private closeWhenDone(t: Transaction): void {
+    const seconds = currentSettings().outcomeSeconds;
+    if (!DONE_STATES.has(t.state) || this.holdSince !== undefined || seconds <= 0) {
+      this.stopDoneTimer();
+      return;
+    }
+    if (this.doneTimer !== undefined) return;
+    this.doneTimer = window.setTimeout(() => {
+      this.doneTimer = undefined;
+      if (this.sale?.clientTransactionId === t.clientTransactionId) this.close();
+    }, seconds * 1000);
+  }
+
+  private stopDoneTimer(): void {
+    if (this.doneTimer !== undefined) clearTimeout(this.doneTimer);
+    this.doneTimer = undefined;
   }
 
   /**

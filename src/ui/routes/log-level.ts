@@ -25,7 +25,7 @@ export function registerLogLevelRoutes(router: Router, deps: Pick<RouteDeps, 'lo
     const previous = deps.logLevel.get();
     deps.logLevel.set(level);
     // Logged at warn so the change is seen at any level but silent/error/fatal.
-    deps.log.warn({ level, previous }, 'log level changed through the local API');
+    deps.log.warn({ logLevel: level, previousLogLevel: previous }, 'log level changed through the local API');
     return { status: 200, body: { level, previous } satisfies ApiLogLevelAnswer };
   });
 }

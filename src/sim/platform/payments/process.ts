@@ -2,7 +2,7 @@ import { SimHttpError } from '../router.js';
 import { checkCardSale, processCard } from './process-card.js';
 import { checkWalletSale, processWallet } from './process-wallet.js';
 import type { ProcessBody, QrCodeBody } from './schemas.js';
-import { repeated, snapshot, type PaymentDeps } from './transaction.js';
+import { repeated, snapshot, visible, type PaymentDeps } from './transaction.js';
 import type { Caller, TransactionRecord } from './types.js';
 
 /** Same id + same amount + same instrument = the same sale (idempotent repeat). */
@@ -23,7 +23,7 @@ export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody
   if (body.instrument.instrumentType === 'card') checkCardSale(body);
   else checkWalletSale(body.instrument);
   const fingerprint = saleFingerprint(body.authorizationAmount, body.instrument);
-  const existing = deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
+  const existing = visible(deps, deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId));
   if (existing !== undefined) return repeated(deps, existing, fingerprint);
   // Strict profile: busy before processing, nothing recorded (docs/architecture.md, "Demo platform").
   if (deps.ctx.profile.strict && body.offlineTransaction !== true && deps.busy.refuse(caller.merchant.merchantId, body.clientNewTransactionId, body.authorizationAmount.amount)) {
@@ -58,7 +58,7 @@ export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody
 export function qrCodePayment(deps: PaymentDeps, caller: Caller, body: QrCodeBody): TransactionRecord {
   const instrument = { instrumentType: body.paymentType, paymentScenario: 'MerchantScan' as const, walletId: body.scannedPaymentId };
   const fingerprint = saleFingerprint(body.paymentAmount, instrument);
-  const existing = deps.store.byClient(caller.merchant.merchantId, body.clientTransactionId);
+  const existing = visible(deps, deps.store.byClient(caller.merchant.merchantId, body.clientTransactionId));
   if (existing !== undefined) return repeated(deps, existing, fingerprint);
   const tx = processWallet(
     deps,

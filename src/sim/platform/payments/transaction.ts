@@ -69,9 +69,19 @@ export function snapshot(tx: SimTransaction): TransactionRecord {
   return structuredClone(tx.record);
 }
 
+/**
+ * `tx` as a lookup by id sees it now: a lookup-lag fault hides a transaction recorded less
+ * than its lag ago (faults.ts, `lookupLagMs`; docs/architecture.md, "Demo platform").
+ */
+export function visible(deps: PaymentDeps, tx: SimTransaction | undefined): SimTransaction | undefined {
+  if (tx === undefined) return undefined;
+  const lag = deps.ctx.faults.lookupLagMs();
+  return lag > 0 && deps.ctx.now() - tx.createdAt < lag ? undefined : tx;
+}
+
 /** The caller's transaction by client or server id, with any due wallet outcome applied; 404 otherwise. */
 export function lookup(deps: PaymentDeps, caller: Caller, id: string): SimTransaction {
-  const tx = deps.store.find(caller.merchant.merchantId, id);
+  const tx = visible(deps, deps.store.find(caller.merchant.merchantId, id));
   if (tx === undefined) throw notFoundError(id);
   deps.wallets.settle(tx);
   deps.completions.settle(tx);
