@@ -237,6 +237,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       // the terminal's list names passes without a call; any other is asked of the auth service,
       // which learns the platform ids of merchants not seen yet and refuses one it does not serve.
       merchantCheck: (merchantId) => auth.checkMerchant(merchantId),
+      // payments.captureMode may name a merchant by any of its names (docs/operations.md).
+      merchantNames: (merchantId) => auth.merchantNames(merchantId),
     });
     stops.push(() => payments.stop());
 

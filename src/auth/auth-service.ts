@@ -203,6 +203,18 @@ export class AuthService implements BearerProvider {
     await this.tokenFor(merchantId);
   }
 
+  /**
+   * Every name the terminal knows `merchantId` by (default merchant when omitted): as given,
+   * its clientId, merchant name and platform merchant id once seen; for settings keyed by
+   * merchant (payments.captureMode), so a key in any spelling finds a sale in any other.
+   */
+  merchantNames(merchantId?: string): string[] {
+    const clientId = this.choice.knownClientId(merchantId);
+    const status = clientId === undefined ? undefined : this.merchants().find((m) => m.clientId === clientId);
+    const names = [merchantId, clientId, status?.merchantName, status?.merchantId, this.tokenInfo(merchantId)?.merchantId];
+    return [...new Set(names.filter((n): n is string => n !== undefined && n !== ''))];
+  }
+
   /** The terminal's merchants, without secrets. */
   merchants(): MerchantStatus[] {
     return this.directory.statuses();

@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { AgentError, ErrorCodes } from '../core/index.js';
+import { nullAsAbsent } from './absent.js';
 
 /**
  * Access-token claims (docs/platform-contract.md, "Tokens"). Decoded, never trusted: the agent cannot check
  * the HS256 signature (the key is the platform's) and does not need to; it checks that the
  * token is current, meant for its client, and bound to its certificate (RFC 8705).
+ * The registered claims the contract says are always present keep their types (a null
+ * there is refused); the claims of a scope may be absent or null, and null reads as absent
+ * (docs/platform-contract.md, "Tolerance of answers", tokens).
  */
 const claimsSchema = z.looseObject({
   aud: z.union([z.string(), z.array(z.string())]).optional(),
@@ -15,12 +19,12 @@ const claimsSchema = z.looseObject({
   nbf: z.number().optional(),
   iat: z.number().optional(),
   iss: z.string().optional(),
-  scope: z.string().optional(),
-  entityId: z.string().optional(),
-  user_domain: z.string().optional(),
-  preferred_username: z.string().optional(),
-  device_id: z.string().optional(),
-  cnf: z.looseObject({ 'x5t#S256': z.string().optional() }).optional(),
+  scope: nullAsAbsent(z.string()),
+  entityId: nullAsAbsent(z.string()),
+  user_domain: nullAsAbsent(z.string()),
+  preferred_username: nullAsAbsent(z.string()),
+  device_id: nullAsAbsent(z.string()),
+  cnf: nullAsAbsent(z.looseObject({ 'x5t#S256': nullAsAbsent(z.string()) })),
 });
 export type RawClaims = z.infer<typeof claimsSchema>;
 

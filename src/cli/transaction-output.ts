@@ -8,9 +8,19 @@ export function isFinalState(state: string): boolean {
   return !PENDING.has(state);
 }
 
-/** Exit status of a finished sale: 0 when the money is (or will be) collected, else 2. */
+/**
+ * Exit status of a finished sale: 0 when the money is (or will be) collected; 3 when the
+ * platform answered a status word the agent does not know (not final: the agent follows
+ * it, and a script must not take the sale again); else 2.
+ */
 export function saleExitCode(t: ApiTransaction): number {
-  return t.state === 'approved' || t.state === 'offline_stored' ? 0 : 2;
+  if (t.state === 'approved' || t.state === 'offline_stored') return 0;
+  return isUnknownStatusSale(t) ? 3 : 2;
+}
+
+/** The agent set the sale aside because the platform's status word is one it does not know (its message says so). */
+function isUnknownStatusSale(t: ApiTransaction): boolean {
+  return t.kind === 'sale' && t.state === 'needs_attention' && t.platformStatus !== undefined && (t.message ?? '').startsWith(`the platform says ${t.platformStatus}:`);
 }
 
 /**

@@ -32,3 +32,4 @@ export {
 export { bundledFile, packageDir, packageVersion } from './bundled.js';
 export { platformUrlProblem, checkEndpoints } from './transport-check.js';
 export { resolveSecureEndpoints } from './secure-endpoints.js';
+export { captureModeFor, defaultCaptureMode, type CaptureMode, type CaptureModeSetting } from './capture-mode.js';

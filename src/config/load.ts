@@ -91,7 +91,8 @@ function chooseFile(opts: LoadConfigOptions, env: NodeJS.ProcessEnv, cwd: string
   return { file: undefined, source: 'none', reason: `built-in defaults (no --config${looked}, no package default)`, explicit: false };
 }
 
-type LeafKind = 'string' | 'number' | 'boolean' | 'json';
+/** `word-or-json`: a key that takes a word or an object (payments.captureMode): JSON when it starts with `{`, else the word. */
+type LeafKind = 'string' | 'number' | 'boolean' | 'json' | 'word-or-json';
 
 interface Leaf {
   path: string[];
@@ -116,7 +117,7 @@ export function configLeaves(schema: z.ZodType = configSchema, path: string[] = 
     return Object.entries(shape).flatMap(([k, v]) => configLeaves(v, [...path, k]));
   }
   const kind: LeafKind =
-    type === 'string' || type === 'enum' ? 'string' : type === 'number' ? 'number' : type === 'boolean' ? 'boolean' : 'json';
+    type === 'string' || type === 'enum' ? 'string' : type === 'number' ? 'number' : type === 'boolean' ? 'boolean' : type === 'union' ? 'word-or-json' : 'json';
   return [{ path, kind }];
 }
 
@@ -175,7 +176,12 @@ function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObj
       case 'boolean':
         value = /^(true|1|yes)$/i.test(raw) ? true : /^(false|0|no)$/i.test(raw) ? false : raw;
         break;
+      case 'word-or-json':
       case 'json':
+        if (leaf.kind === 'word-or-json' && !raw.trim().startsWith('{')) {
+          value = raw;
+          break;
+        }
         try {
           value = JSON.parse(raw) as Json;
         } catch {

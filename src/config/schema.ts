@@ -11,6 +11,8 @@ import { platformUrl } from './transport-check.js';
 const port = z.number().int().min(0).max(65535);
 const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR');
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** payments.captureMode of one merchant (docs/architecture.md, "Capture, cancel, refund"). */
+const captureModeName = z.enum(['immediate', 'deferred']);
 /** An IANA time zone name the runtime knows (docs/platform-contract.md, "Tolerance of answers", dates and time zone). */
 const timeZone = z.string().refine(isKnownTimeZone, { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' });
 
@@ -101,7 +103,18 @@ export const configSchema = z.strictObject({
         .array(currencyCode)
         .default([])
         .describe('currencies the counter page offers, in this order (the default currency is always offered); empty = the default currency only'),
-      captureMode: z.enum(['immediate', 'deferred']).default('immediate').describe('authorization and capture, or authorization only'),
+      captureMode: z
+        .union([
+          captureModeName,
+          z.strictObject({
+            default: captureModeName.default('deferred').describe('the mode of a merchant the map does not name'),
+            merchants: z.record(z.string().min(1), captureModeName).default({}).describe('mode per merchant: clientId, merchant name or platform merchant id'),
+          }),
+        ])
+        .default('deferred')
+        .describe(
+          'whether the terminal captures an authorization the platform shows not captured: deferred (default: the platform\'s answer decides; a capture later from the counter or capture-all) or immediate (at once); one mode for every merchant, or {"default": ..., "merchants": {"<merchant>": ...}}',
+        ),
       channel: z.string().default('instore').describe('channel sent with every payment call'),
       reversalRetryCapMs: z.number().int().positive().default(300_000).describe('longest wait between reversal attempts in the background'),
       reversalWaitingRetryCapMs: z.number().int().positive().default(5_000).describe('longest wait between reversal attempts while the clerk waits (the first payments.reversalWaitingMs)'),

@@ -1,4 +1,4 @@
-import { AgentError, ErrorCodes } from '../core/index.js';
+import { AgentError, ErrorCodes, isAgentError } from '../core/index.js';
 import { backoffDelay } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
@@ -476,19 +476,62 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
 
 // ---------------------------------------------------------------- capture
 
-export function sendCapture(ctx: PaymentContext, sale: JournalRow, amount: number): Promise<JournalRow> {
-  return runOperation(ctx, sale, {
-    row: { kind: 'capture', amount },
-    what: 'captured',
-    send: (op) =>
-      ctx.platform.capture(
-        sale.clientTransactionId,
-        { clientDateTime: op.clientDateTime, channel: ctx.channel, captureAmount: { amount, currency: sale.currency } },
-        ctx.callOptions(sale),
-      ),
-    finish: finishCapture,
-    resolve: resolveCapture,
+export async function sendCapture(ctx: PaymentContext, sale: JournalRow, amount: number): Promise<JournalRow> {
+  try {
+    return await runOperation(ctx, sale, {
+      row: { kind: 'capture', amount },
+      what: 'captured',
+      send: (op) =>
+        ctx.platform.capture(
+          sale.clientTransactionId,
+          { clientDateTime: op.clientDateTime, channel: ctx.channel, captureAmount: { amount, currency: sale.currency } },
+          ctx.callOptions(sale),
+        ),
+      finish: finishCapture,
+      resolve: resolveCapture,
+    });
+  } catch (err) {
+    return capturedAlready(ctx, sale, err);
+  }
+}
+
+const ALREADY_CAPTURED_MESSAGE = 'not captured by this request: the platform had captured the sale already';
+
+/** The record shows the sale captured: `Captured`, or a capture event that was not refused (the status word alone is not relied on). */
+const showsCaptured = (record: PlatformRecord): boolean => isCapturedStatus(recordStatus(record)) || capturedOf(record) !== undefined;
+
+/**
+ * A capture the platform refused may be refused because the platform had captured the sale
+ * already (the acquirer captured at once, another system captured it, or a capture whose
+ * answer was refused went through): the sale's status decides (docs/platform-contract.md,
+ * "Decisions where the spec is silent", capture answer). Captured: the sale is recorded
+ * captured, so cancel and refund are offered right, and the caller is told it is captured
+ * already (PAYMENT_STATE, reasonCode ALREADY_CAPTURED, as when the journal knew). Anything
+ * else, or a status that cannot be read: the refusal as it was.
+ */
+async function capturedAlready(ctx: PaymentContext, sale: JournalRow, err: unknown): Promise<never> {
+  if (!isAgentError(err, ErrorCodes.PAYMENT_RULE) || !isPlatformError(err.cause) || err.cause.category !== 'rejected') throw err;
+  let record: PlatformRecord;
+  try {
+    record = await ctx.platform.status(sale.clientTransactionId, ctx.callOptions(sale));
+  } catch (lookupErr) {
+    ctx.log.info({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(lookupErr) ? lookupErr.code : undefined }, 'refused capture: the sale could not be looked up');
+    throw err;
+  }
+  if (!showsCaptured(record)) throw err;
+  const adopted = adoptSaleRecord(ctx, ctx.journal.require(sale.clientTransactionId), record).row;
+  const opId = typeof err.details?.clientTransactionId === 'string' ? err.details.clientTransactionId : undefined;
+  if (opId !== undefined && ctx.journal.get(opId) !== undefined) ctx.save(opId, { message: ALREADY_CAPTURED_MESSAGE });
+  ctx.log.info({ clientTransactionId: sale.clientTransactionId, capturedAmount: adopted.capturedAmount }, 'capture refused: the platform had captured the sale already');
+  throw new AgentError(ErrorCodes.PAYMENT_STATE, 'the sale is captured already (the platform captured it before this request): refund it to give money back', {
+    cause: err,
+    details: { reasonCode: 'ALREADY_CAPTURED', suggest: 'refund', ...(opId !== undefined ? { clientTransactionId: opId } : {}) },
   });
+}
+
+/** The refusal sendCapture gives when the platform had captured the sale already. */
+export function isAlreadyCapturedRefusal(err: unknown): boolean {
+  return isAgentError(err, ErrorCodes.PAYMENT_STATE) && err.details?.reasonCode === 'ALREADY_CAPTURED';
 }
 
 /**
@@ -520,7 +563,9 @@ export function finishCapture(ctx: PaymentContext, op: JournalRow, record: Platf
       if (fresh.length > 0) adopted = ctx.journal.update(saleId, { events: [...current.events, ...fresh] });
     }
     if (refused !== undefined) {
-      return { sale: adopted, row: ctx.journal.update(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message: `not captured: ${refused}` }) };
+      // A refusal whose record shows the sale captured: captured already, and recorded so (adopted above).
+      const message = adopted.capturedAmount > 0 ? ALREADY_CAPTURED_MESSAGE : `not captured: ${refused}`;
+      return { sale: adopted, row: ctx.journal.update(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message }) };
     }
     const captured = capturedOf(record) ?? op.amount;
     if (adopted.capturedAmount < captured) {
@@ -559,8 +604,7 @@ function captureRefusal(record: PlatformRecord): string | undefined {
  */
 export async function resolveCapture(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   const saleId = op.relatedClientTransactionId as string;
-  const captured = (r: PlatformRecord): boolean => isCapturedStatus(recordStatus(r)) || capturedOf(r) !== undefined;
-  const found = await lookupWithGrace(ctx, saleId, op, captured);
+  const found = await lookupWithGrace(ctx, saleId, op, showsCaptured);
   if (found.kind === 'failed') throw found.error;
   if (found.kind === 'found') {
     recordOrKeep(ctx, op, () => finishCapture(ctx, op, found.record));

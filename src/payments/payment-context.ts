@@ -40,6 +40,11 @@ export interface PaymentServiceDeps {
   merchantCheck?: (merchantId: string) => Promise<void>;
   /** Free space of the data directory (payments.minFreeDiskMb); default fs.statfsSync. */
   statfs?: StatFs;
+  /**
+   * Every name of a merchant (clientId, merchant name, platform merchant id; the default
+   * merchant when undefined), for payments.captureMode's map; default: the name as given.
+   */
+  merchantNames?: (merchantId: string | undefined) => string[];
 }
 
 /**
@@ -61,6 +66,7 @@ export class PaymentContext {
   readonly random: () => number;
   readonly merchantCheck: ((merchantId: string) => Promise<void>) | undefined;
   readonly statfs: StatFs;
+  readonly merchantNames: (merchantId: string | undefined) => string[];
   /**
    * Platform answers of operations the journal could not take yet, by the operation's client
    * id: applied once it writes again (outcome-recorder.ts).
@@ -88,6 +94,7 @@ export class PaymentContext {
     this.makeId = deps.newId ?? randomUUID;
     this.merchantCheck = deps.merchantCheck;
     this.statfs = deps.statfs ?? defaultStatFs;
+    this.merchantNames = deps.merchantNames ?? ((merchantId) => (merchantId === undefined ? [] : [merchantId]));
   }
 
   newId(): string {

@@ -50,6 +50,21 @@ export function classifyStatus(status: string | undefined): StatusClass {
 }
 
 /**
+ * A status word the agent does not know (`Completed`, `Settled`, ...): the platform said
+ * something, but not what the money did (docs/platform-contract.md, "Tolerance of answers",
+ * status values). Never read as declined or as nothing charged: shown as it is, the sale
+ * needs attention and is followed until the platform says a word the agent knows.
+ */
+export function isUnknownStatus(status: string | undefined): status is string {
+  return status !== undefined && classifyStatus(status) === 'other';
+}
+
+/** What staff are told of a sale whose status the agent does not know (the same words on the page, the CLI and the bus). */
+export function unknownStatusMessage(status: string): string {
+  return `the platform says ${status}: check before handing over goods`;
+}
+
+/**
  * The status says the sale is captured (`Captured` in any casing): a card sale the platform
  * captured needs no capture and is refunded, not cancelled (docs/platform-contract.md,
  * "Decisions where the spec is silent", card sale statuses; statuses are compared
@@ -57,6 +72,16 @@ export function classifyStatus(status: string | undefined): StatusClass {
  */
 export function isCapturedStatus(status: string | undefined): boolean {
   return status !== undefined && status.trim().toLowerCase() === 'captured';
+}
+
+/**
+ * The status says authorized and not captured (`Accepted` or `Authorized`, any casing): the
+ * only card sale the terminal captures by itself (docs/architecture.md, "Capture, cancel,
+ * refund"). A charged word that may mean captured (`Paid`, `Success`, ...) is not one.
+ */
+export function isAuthorizedStatus(status: string | undefined): boolean {
+  const s = status?.trim().toLowerCase();
+  return s === 'accepted' || s === 'authorized';
 }
 
 /** The journal state a sale takes for the platform's status (a pending status leaves it to the caller). */
@@ -74,8 +99,9 @@ export function saleStateFor(status: string | undefined): TransactionState | und
     case 'expired':
       return 'failed';
     default:
-      // Any other value is shown as it is and treated as final (docs/platform-contract.md,
-      // "Decisions where the spec is silent", status values).
+      // Any other value is shown as it is and needs attention; the sale is followed until
+      // the platform says more (isUnknownStatus; docs/platform-contract.md, "Tolerance of
+      // answers", status values).
       return 'needs_attention';
   }
 }

@@ -10,7 +10,7 @@ import type { JournalRow } from './journal/index.js';
 import { formatAmount } from './money.js';
 import { captureIfImmediate } from './immediate-capture.js';
 import { failureKind, refusalError } from './outcome.js';
-import type { PlatformRecord } from './records.js';
+import { isUnknownStatus, type PlatformRecord } from './records.js';
 import { resolveSale } from './reversal.js';
 import { checkMotoEntryMode } from './rules.js';
 
@@ -149,7 +149,9 @@ export async function showOutcome(ctx: PaymentContext, id: string): Promise<void
   const row = ctx.journal.require(id);
   const amount = formatAmount(row.amount, row.currency);
   const approved = row.state === 'approved' || row.state === 'offline_stored';
-  const text = approved ? 'Approved' : row.state === 'declined' ? 'Declined' : row.state === 'cancelled' ? 'Cancelled' : row.state === 'reversing' ? 'Not approved' : 'Not approved';
+  // A status the agent does not know is no decline: the customer waits while staff check it.
+  const unknown = row.state === 'needs_attention' && isUnknownStatus(row.platformStatus);
+  const text = approved ? 'Approved' : row.state === 'declined' ? 'Declined' : row.state === 'cancelled' ? 'Cancelled' : unknown ? 'See staff' : 'Not approved';
   const isCard = row.method === 'card' || row.method === 'manual' || row.method === 'moto';
   if (isCard && row.state !== 'in_flight') await ctx.bestEffort('reader', () => ctx.devices.reader.showResult(approved, text));
   await ctx.bestEffort('display', () => ctx.devices.display.showText([amount, text]));

@@ -5,6 +5,7 @@ import {
   capturedOf,
   classifyStatus,
   isCapturedStatus,
+  isUnknownStatus,
   newEvents,
   publicEvent,
   qrOf,
@@ -15,6 +16,7 @@ import {
   saleStateFor,
   type PlatformRecord,
   type StatusClass,
+  unknownStatusMessage,
 } from './records.js';
 
 /**
@@ -125,6 +127,7 @@ function platformMessage(row: JournalRow, record: PlatformRecord, state: Transac
     case 'cancelled':
       return 'cancelled: nothing is charged';
     case 'needs_attention':
+      if (isUnknownStatus(status)) return unknownStatusMessage(status);
       return `the platform reports status "${status ?? ''}"; check the transaction with the platform`;
     case 'awaiting_customer':
       return row.scenario === 'ConsumerScan' ? 'waiting for the customer to scan and pay' : 'waiting for the wallet to confirm';

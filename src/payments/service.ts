@@ -1,6 +1,6 @@
 import { AgentError, ErrorCodes, describeError } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
-import { adoptSaleRecord } from './adopt.js';
+import { adoptSaleRecord, isFollowedUnknown } from './adopt.js';
 import type {
   AllowedOperationsView,
   AppliedStatus,
@@ -341,7 +341,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
       if (row.serverTransactionId === undefined && row.state !== 'in_flight') return toView(row);
       const record = await ctx.platform.status(platformIdOf(row), ctx.callOptions(row));
       const adopted = adoptSaleRecord(ctx, ctx.journal.require(clientTransactionId), record);
-      if (adopted.final) this.walletFinal(adopted.row);
+      if (adopted.final || adopted.unknownStatus) this.walletFinal(adopted.row);
       return toView(adopted.row);
     }
     // An answer kept until the journal writes (outcome-recorder.ts) is not looked up again.
@@ -376,13 +376,13 @@ export class PaymentService implements PaymentsApi, RelayStore {
 
   /**
    * Wallet sales waiting at the platform (a QR shown, a confirmation awaited, or a QR expired
-   * with its outcome being checked: `pending`), and refunds and cancels answered pending
-   * (docs/architecture.md, "Event relay").
+   * with its outcome being checked: `pending`), refunds and cancels answered pending, and
+   * sales whose status is a word the agent does not know (docs/architecture.md, "Event relay").
    */
   pendingTracking(): PendingTracking[] {
     return this.ctx.journal
-      .inStates(['awaiting_customer', 'pending'])
-      .filter((r) => (r.kind === 'sale' ? r.serverTransactionId !== undefined : r.state === 'pending'))
+      .inStates(['awaiting_customer', 'pending', 'needs_attention'])
+      .filter((r) => (r.state === 'needs_attention' ? isFollowedUnknown(r) : r.kind === 'sale' ? r.serverTransactionId !== undefined : r.state === 'pending'))
       .map(trackingOf);
   }
 
@@ -397,9 +397,11 @@ export class PaymentService implements PaymentsApi, RelayStore {
     }
     // The relay publishes what it applies: no second event from here.
     const adopted = adoptSaleRecord(ctx, row, record, { quiet: true });
-    const final = adopted.row.state !== 'awaiting_customer' && adopted.row.state !== 'pending';
-    // A sale pending after its QR expired is finished by its follow-up (qr-expiry.ts).
-    if (final && row.state === 'awaiting_customer') this.walletFinal(adopted.row);
+    // A status the agent does not know keeps the sale followed (adopt.ts); a sale pending
+    // after its QR expired is finished by its follow-up (qr-expiry.ts).
+    const left = adopted.row.state !== 'awaiting_customer' && adopted.row.state !== 'pending';
+    const final = left && !adopted.unknownStatus;
+    if (left && row.state === 'awaiting_customer') this.walletFinal(adopted.row);
     return { newEvents: adopted.newEvents, view: toView(adopted.row), final };
   }
 

@@ -174,6 +174,7 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     merchantCheck: async (merchantId) => {
       await auth.tokenFor(merchantId);
     },
+    merchantNames: (merchantId) => auth.merchantNames(merchantId),
     ...(opts.statfs ? { statfs: opts.statfs } : {}),
     ...(opts.offline ? { offline: opts.offline } : {}),
   });

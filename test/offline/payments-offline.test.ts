@@ -33,7 +33,7 @@ afterEach(async () => {
 const notSent = (): PlatformError =>
   new PlatformError('connection refused (test: platform down)', { category: 'network', operation: 'process', method: 'POST', outcomeUnknown: false, transportCode: 'ECONNREFUSED' });
 
-async function terminal(): Promise<{ t: Terminal; offline: Offline }> {
+async function terminal(config?: Record<string, unknown>): Promise<{ t: Terminal; offline: Offline }> {
   // PaymentService is built before the offline component that shares its journal: the hook forwards.
   let o: Offline | undefined;
   const hook: OfflineHook = {
@@ -42,6 +42,7 @@ async function terminal(): Promise<{ t: Terminal; offline: Offline }> {
   };
   let raw: PaymentsPlatform | undefined;
   const term = await fixture.startTerminal({
+    ...(config !== undefined ? { config } : {}),
     offline: hook,
     wrap: (p) => {
       raw = p;
@@ -96,7 +97,7 @@ describe('offline card sales through PaymentService and the offline queue', () =
   });
 
   it('an uploaded authorization is captured with payments.captureMode immediate, once (m-1002 answers Accepted)', async () => {
-    const { t, offline } = await terminal();
+    const { t, offline } = await terminal({ payments: { captureMode: { merchants: { 'm-1002': 'immediate' } } } });
     down = true;
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
     const started = await t.service.startSale({ method: 'card', amount: 1_800, currency: 'EUR', merchantId: 'm-1002' });

@@ -73,7 +73,7 @@ describe('card sales against the demo platform', () => {
   });
 
   it('captureMode immediate captures an authorization-only answer right away (m-1002)', async () => {
-    t = await fixture.startTerminal();
+    t = await fixture.startTerminal({ config: { payments: { captureMode: 'immediate' } } });
     const view = await (await t.service.startSale({ method: 'card', amount: 4000, currency: 'EUR', merchantId: 'm-1002' })).done;
     expect(view).toMatchObject({ state: 'approved', capturedAmount: 4000 });
     const ops = t.service.list().filter((v) => v.relatedClientTransactionId === view.clientTransactionId);

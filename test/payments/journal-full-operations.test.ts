@@ -172,6 +172,7 @@ describe('an operation answered while the journal cannot write', () => {
     let fill = true;
     const t = await fixture.startTerminal({
       dataDir,
+      config: { payments: { captureMode: 'immediate' } },
       wrap: (p) => ({
         ...filling().wrap(p),
         process: async (...a) => {

@@ -68,7 +68,8 @@ describe('refunds', () => {
   });
 
   it('approval code (m-1002): the platform refusal says a supervisor code is required; a wrong one is named; the right one works', async () => {
-    t = await fixture.startTerminal();
+    // Captured at once by the terminal, so a refund applies.
+    t = await fixture.startTerminal({ config: { payments: { captureMode: 'immediate' } } });
     const sale = (await (await t.service.startSale({ method: 'card', amount: 6_000, currency: 'EUR', merchantId: 'm-1002' })).done).clientTransactionId;
     await expect(t.service.refund(sale, { amount: 1_000 })).rejects.toMatchObject({
       code: 'PAYMENT_RULE',

@@ -53,7 +53,7 @@ function expectNoCardData(bytes: string): void {
 
 describe('receipts and end of day of real payments', () => {
   it('a card sale, its refund, a sale the agent captured, a declined sale: receipts for each, totals for the day', async () => {
-    const t = await fixture.startTerminal();
+    const t = await fixture.startTerminal({ config: { payments: { captureMode: 'immediate' } } });
     t.devices.reader.next(CARD, CARD, CARD);
     const sale = await (await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' })).done;
     expect(sale.state, sale.message).toBe('approved');

@@ -86,7 +86,7 @@ describe('start-up recovery of rows a crash left behind', () => {
   });
 
   it('an authorization adopted at start-up is captured with payments.captureMode immediate, once', async () => {
-    t = await fixture.startTerminal();
+    t = await fixture.startTerminal({ config: { payments: { captureMode: 'immediate' } } });
     const id = randomUUID();
     // An authorization-only merchant (m-1002): the platform answers Accepted, nothing captured.
     await t.platform.process(

@@ -44,17 +44,20 @@ const errorOf = (r: Reply): { status: number; error: unknown } => ({ status: r.s
 const stats = async (): Promise<AuthStats> => (await f.call('GET', '/sim/control/auth/stats')).json<AuthStats>();
 
 describe('strict: device tokens without cnf', () => {
-  it('client_credentials at the device token endpoint: no auth scope, no cnf, id_token and a not-before-policy timestamp', async () => {
+  it('client_credentials at the device token endpoint: no auth scope, cnf null, id_token, and null for the members it does not fill', async () => {
     const r = await mtlsToken({ grant_type: 'client_credentials', ...M1 });
     expect(r.status).toBe(200);
     const body = r.json();
     expect(body.scope).toBe('profile email');
     expect(body.id_token).toBeTruthy();
     expect(body.refresh_expires_in).toBe(900);
-    expect(body['not-before-policy']).toBeGreaterThan(1_600_000_000);
+    // No user session: no session_state and no not-before policy, written as null.
+    expect(body).toMatchObject({ session_state: null, 'not-before-policy': null });
     const claims = claimsOf(body.access_token);
-    expect(claims.cnf).toBeUndefined();
-    expect(claims.device_id).toBeUndefined();
+    expect(claims.cnf).toBeNull();
+    expect(claims.device_id).toBeNull();
+    // The service account has no given or family name: the profile claims it does not fill are null.
+    expect(claims).toMatchObject({ given_name: null, family_name: null, preferred_username: 'service-account-terminal-app-1001' });
     expect(claims).toMatchObject({ azp: 'terminal-app-1001', entityId: 'm-1001', user_domain: 'demo-merchants' });
     // The payment API takes it from any connection.
     f.platform.context.tokens.verifyBearer(`Bearer ${body.access_token as string}`, undefined);
@@ -69,8 +72,19 @@ describe('strict: device tokens without cnf', () => {
     expect(typeof body.session_state).toBe('string');
     expect(body['not-before-policy']).toBeGreaterThan(0);
     const claims = claimsOf(body.access_token);
-    expect(claims.cnf).toBeUndefined();
+    expect(claims.cnf).toBeNull();
     expect(claims).toMatchObject({ azp: 'powered-app', preferred_username: 'staff1', user_domain: 'demo-merchants' });
+  });
+
+  it('client_credentials at the security host: id_token, session_state, not-before-policy, refresh_token and refresh_expires_in all null', async () => {
+    const r = await oauthToken({ grant_type: 'client_credentials', ...M1 });
+    expect(r.status).toBe(200);
+    expect(r.json()).toMatchObject({ id_token: null, session_state: null, 'not-before-policy': null, refresh_token: null, refresh_expires_in: null, token_type: 'Bearer' });
+    await profile('standard');
+    const standard = (await oauthToken({ grant_type: 'client_credentials', ...M1 })).json();
+    for (const key of ['id_token', 'session_state']) expect(key in standard).toBe(false);
+    expect(standard).toMatchObject({ 'not-before-policy': 0, refresh_expires_in: 900 });
+    expect(typeof standard.refresh_token).toBe('string');
   });
 
   it('cnf belongs to the auth scope: asked for, the token is bound to the certificate', async () => {
@@ -99,7 +113,7 @@ describe('strict: refresh_token only at the security host', () => {
     // The refresh token is untouched and works at the user domain's token endpoint.
     const ok = await oauthToken({ grant_type: 'refresh_token', refresh_token: granted.refresh_token as string, ...M1 });
     expect(ok.status).toBe(200);
-    expect(claimsOf(ok.json().access_token).cnf).toBeUndefined();
+    expect(claimsOf(ok.json().access_token).cnf).toBeNull();
     expect((await stats()).byEndpoint.oauth.granted.refresh_token - after.byEndpoint.oauth.granted.refresh_token).toBe(1);
   });
 

@@ -6,9 +6,10 @@ import { z } from 'zod';
  * Run-time fault injection per route name ("process", "cancel", "mtls-token", … or "*"):
  * added latency, an error status, a connection dropped before the handler runs (nothing
  * recorded) or after it ran (recorded, answer lost), an error status before or after the
- * handler ran, an answer without some of its fields, another status for an unknown id,
- * every Nth call only, a limited number of times; reads that lag the platform's writes
- * (`lookupLagMs`). The clock offset shifts the platform's notion of now.
+ * handler ran, an answer without some of its fields, another status for an unknown id, a
+ * status word in place of the record's own, every Nth call only, a limited number of times;
+ * reads that lag the platform's writes (`lookupLagMs`). The clock offset shifts the
+ * platform's notion of now.
  */
 export const faultSpecSchema = z.strictObject({
   latencyMs: z.number().int().min(0).optional(),
@@ -28,6 +29,12 @@ export const faultSpecSchema = z.strictObject({
    * plus its lookup grace, it is the write a lookup could not see (scripts/chaos/online).
    */
   recordAfterMs: z.number().int().min(1).optional(),
+  /**
+   * A status word the agent may not know (e.g. `Completed`): the transaction record of a
+   * 2xx answer carries it in place of the platform's own status (the platform's state is
+   * unchanged; the next answer without the fault shows the real status).
+   */
+  transactionStatus: z.string().min(1).optional(),
   /**
    * Reads that lag writes (the contract promises no read-after-write): a transaction the
    * platform recorded less than this long ago (on its clock) is unknown to the route's

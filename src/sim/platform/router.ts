@@ -199,8 +199,16 @@ export class SimRouter {
       if (fault.rawBody !== undefined) return sendRaw(res, fault.status, fault.rawBody, { date: new Date(this.faults.now()).toUTCString() });
       return send(res, { status: fault.status, body: { errorCode: fault.errorCode ?? 'INJECTED_FAULT', errorMessage: fault.errorMessage ?? 'injected fault' } }, this.faults.now());
     }
+    if (fault?.transactionStatus !== undefined) response = withStatusWord(response, fault.transactionStatus);
     send(res, faulted(response, fault), this.faults.now());
   }
+}
+
+/** A 2xx answer whose transaction record carries `status` in place of its own (the transactionStatus fault). */
+function withStatusWord(response: SimResponse, status: string): SimResponse {
+  const body = response.body;
+  if (response.status < 200 || response.status > 299 || typeof body !== 'object' || body === null || !('transactionStatus' in body)) return response;
+  return { ...response, body: { ...body, transactionStatus: status } };
 }
 
 /** The answer as a fault reshapes it: fields left out of a 2xx, or an unknown id's 404 given another status. */

@@ -2,7 +2,7 @@ import { detailsControl } from './error-banner.js';
 import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
 import { currentSettings, moneyOf, t as say } from './i18n.js';
-import { holdText, methodText, outcomeText, pendingText, stepText } from './texts.js';
+import { holdText, methodText, outcomeOf, pendingText, stepText } from './texts.js';
 import { beingChecked, PENDING_STATES, type Transaction } from './types.js';
 
 /** Final outcomes the clerk need not act on: the form comes back by itself after api.outcomeSeconds. */
@@ -126,7 +126,7 @@ export class SalePanel {
       show(outcome, false);
       byId('sale-message').textContent = '';
     } else {
-      const o = outcomeText(t.state);
+      const o = outcomeOf(t);
       outcome.textContent = o.text;
       outcome.className = `outcome ${o.cls}`;
       outcome.dataset.state = t.state;

@@ -1,5 +1,6 @@
 import { moneyOf, t as say, type TextKey } from './i18n.js';
 import { beingChecked, type AgentStatus, type Transaction } from './types.js';
+import { unknownPlatformStatus } from './unknown-status.js';
 
 /**
  * The sentences the counter shows for states, steps, methods and results, built from the
@@ -71,6 +72,12 @@ export function outcomeText(state: string): { text: string; cls: string } {
   return cls === undefined ? { text: stateWord(state), cls: 'other' } : { text: say(`outcome.${state}` as TextKey), cls };
 }
 
+/** A finished sale's headline: the platform's unknown word to check, else the state's outcome. */
+export function outcomeOf(t: Transaction): { text: string; cls: string } {
+  const status = unknownPlatformStatus(t);
+  return status !== undefined ? { text: say('outcome.unknownStatus', { status }), cls: 'attention' } : outcomeText(t.state);
+}
+
 /** A journal state in the page's language ("needs attention", "braucht Prüfung"). */
 export function stateWord(state: string): string {
   const key = `state.${state}` as TextKey;
@@ -99,6 +106,8 @@ export function stateText(t: Transaction): string {
   }
   // An operation's row is `approved` when the platform did it: it says what was done, not "approved".
   if (t.kind !== 'sale' && t.state === 'approved') head = doneWord(t.kind);
+  const unknown = unknownPlatformStatus(t);
+  if (unknown !== undefined) head = say('state.unknownStatus', { status: unknown });
   const parts = [head];
   if (t.kind === 'sale') {
     if (t.capturedAmount > 0) parts.push(say('state.captured', { amount: moneyOf(t, t.capturedAmount, t.capturedAmountText) }));

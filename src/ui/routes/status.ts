@@ -1,4 +1,4 @@
-import { packageVersion } from '../../config/index.js';
+import { defaultCaptureMode, packageVersion } from '../../config/index.js';
 import type { Router } from '../router.js';
 import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
 import { apiOffline } from '../api-views.js';
@@ -25,7 +25,8 @@ export function registerStatusRoutes(router: Router, deps: RouteDeps): void {
         environment: deps.config.environment,
         defaultCurrency: deps.config.payments.defaultCurrency,
         merchantId: deps.config.auth.merchantId ?? null,
-        captureMode: deps.config.payments.captureMode,
+        // With a per-merchant setting: the mode of the merchants it does not name (docs/operations.md, payments.captureMode).
+        captureMode: defaultCaptureMode(deps.config.payments.captureMode),
       },
       ready: r.ready,
       checks: r.checks,

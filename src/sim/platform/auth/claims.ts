@@ -63,3 +63,19 @@ export function scopeClaims(seed: Seed, grant: Grant, scope: readonly string[]):
   }
   return claims;
 }
+
+/** Profile claims a subject may leave unfilled (a terminal's service account has no name). */
+const PROFILE_OPTIONAL = ['name', 'given_name', 'family_name', 'preferred_username'];
+
+/**
+ * The strict profile writes the optional claims a token does not fill as `null` instead of
+ * leaving them out (docs/architecture.md, "Demo platform"): the profile claims the subject
+ * has none of, `device_id` without the `auth` scope and `cnf` on a token that is not bound.
+ */
+export function unfilledClaimsAsNull(scope: readonly string[], claims: Record<string, unknown>): Record<string, null> {
+  const nulls: Record<string, null> = {};
+  if (scope.includes('profile')) for (const c of PROFILE_OPTIONAL) if (claims[c] === undefined) nulls[c] = null;
+  if (!scope.includes('auth')) nulls.device_id = null;
+  if (claims.cnf === undefined) nulls.cnf = null;
+  return nulls;
+}

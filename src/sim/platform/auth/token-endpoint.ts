@@ -146,7 +146,8 @@ const clientCredentials: GrantHandler = (core, req, form, kind) => {
   const base = { clientId: client.clientId, subject, sessionId: randomUUID(), reportSession: false, authTime: Math.floor(core.ctx.now() / 1000) };
   if (kind === 'oauth') {
     const grant: Grant = { ...base, scope: requested, device: EXTERNAL_MACHINE, cnf: undefined, idToken: false };
-    return { body: core.issuer.issue(grant, requested), clientId: client.clientId };
+    // Strict: no refresh token for a machine-to-machine client (RFC 6749 4.4.3); it grants again.
+    return { body: core.issuer.issue(grant, requested, { refreshToken: false }), clientId: client.clientId };
   }
   const terminal = terminalOfCert(core, req);
   // Machine to machine: the merchant credentials registered for this terminal (docs/platform-contract.md, "Tokens").

@@ -2,20 +2,29 @@ import { createHash, randomUUID } from 'node:crypto';
 import { signJwt } from '../jwt.js';
 import type { SimContext } from '../context.js';
 import type { Grant } from './grant.js';
-import { scopeClaims } from './claims.js';
+import { scopeClaims, unfilledClaimsAsNull } from './claims.js';
 import type { RefreshStore } from './refresh-store.js';
 
-/** Token response fields exactly as the platform answers them (docs/platform-contract.md, "Tolerance of answers", token). */
+/**
+ * Token response fields exactly as the platform answers them (docs/platform-contract.md,
+ * "Tolerance of answers", token). The standard profile leaves out what a flow does not
+ * return; the strict one writes it as `null`.
+ */
 export interface TokenResponse {
   access_token: string;
   expires_in: number;
-  refresh_expires_in: number;
-  refresh_token: string;
-  id_token?: string;
+  refresh_expires_in: number | null;
+  refresh_token: string | null;
+  id_token?: string | null;
   token_type: 'Bearer';
-  'not-before-policy': number;
-  session_state?: string;
+  'not-before-policy': number | null;
+  session_state?: string | null;
   scope: string;
+}
+
+export interface IssueOptions {
+  /** False: no refresh token (RFC 6749 4.4.3: a client_credentials answer SHOULD NOT carry one); strict profile only. */
+  refreshToken?: boolean;
 }
 
 /** The audience every access token carries besides the client id (the platform's `aud` may hold more). */
@@ -52,7 +61,8 @@ export class TokenIssuer {
   }
 
   /** `scope` is what this response grants: the grant's scope or a narrower one. */
-  issue(grant: Grant, scope: readonly string[]): TokenResponse {
+  issue(grant: Grant, scope: readonly string[], opts: IssueOptions = {}): TokenResponse {
+    const strict = this.ctx.profile.strict;
     const nowMs = this.ctx.now();
     const iat = Math.floor(nowMs / 1000);
     const accessSeconds = this.ctx.settings.accessTokenSeconds;
@@ -61,6 +71,7 @@ export class TokenIssuer {
     const scopeText = scope.join(' ');
     const common = { iat, nbf: iat, iss, sub: grant.subject.id, azp: grant.clientId, sid: grant.sessionId, session_state: grant.sessionId };
     const cnf = grant.cnf === undefined ? {} : { cnf: { 'x5t#S256': grant.cnf } };
+    const claims = { ...scopeClaims(this.ctx.seed, grant, scope), ...cnf };
 
     const access = signJwt(
       {
@@ -70,19 +81,22 @@ export class TokenIssuer {
         aud: [grant.clientId, PAYMENT_API_AUDIENCE],
         typ: 'Bearer',
         scope: scopeText,
-        ...scopeClaims(this.ctx.seed, grant, scope),
-        ...cnf,
+        ...claims,
+        ...(strict ? unfilledClaimsAsNull(scope, claims) : {}),
       },
       this.key,
       this.kid,
     );
-    const refreshJti = randomUUID();
-    const refreshToken = signJwt(
-      { ...common, exp: iat + refreshSeconds, jti: refreshJti, aud: iss, typ: 'Refresh', scope: grant.scope.join(' '), ...cnf },
-      this.key,
-      this.kid,
-    );
-    this.refresh.add(refreshJti, grant, (iat + refreshSeconds) * 1000, nowMs);
+    let refreshToken: string | null = null;
+    if (!strict || opts.refreshToken !== false) {
+      const refreshJti = randomUUID();
+      refreshToken = signJwt(
+        { ...common, exp: iat + refreshSeconds, jti: refreshJti, aud: iss, typ: 'Refresh', scope: grant.scope.join(' '), ...cnf },
+        this.key,
+        this.kid,
+      );
+      this.refresh.add(refreshJti, grant, (iat + refreshSeconds) * 1000, nowMs);
+    }
 
     const idToken = grant.idToken
       ? signJwt(
@@ -99,17 +113,19 @@ export class TokenIssuer {
           this.kid,
         )
       : undefined;
-    // Field order follows the platform's answers; id_token and session_state only on the flows that return them.
+    // Field order follows the platform's answers; id_token and session_state only on the flows
+    // that return them. Strict: every member a flow does not fill is there as null.
     return {
       access_token: access,
       expires_in: accessSeconds,
-      refresh_expires_in: refreshSeconds,
+      refresh_expires_in: refreshToken === null ? null : refreshSeconds,
       refresh_token: refreshToken,
-      ...(idToken === undefined ? {} : { id_token: idToken }),
+      ...(idToken !== undefined ? { id_token: idToken } : strict ? { id_token: null } : {}),
       token_type: 'Bearer',
-      // Standard: 0 (no policy set); strict: a real timestamp, as after a realm-wide revocation.
-      'not-before-policy': this.ctx.profile.strict ? this.notBeforePolicy : 0,
-      ...(grant.reportSession ? { session_state: grant.sessionId } : {}),
+      // Standard: 0 (no policy set). Strict: a real timestamp, as after a realm-wide
+      // revocation, on the flows with a user session; null on the others.
+      'not-before-policy': strict ? (grant.reportSession ? this.notBeforePolicy : null) : 0,
+      ...(grant.reportSession ? { session_state: grant.sessionId } : strict ? { session_state: null } : {}),
       scope: scopeText,
     };
   }

@@ -16,7 +16,8 @@ const accessClaimsSchema = z.looseObject({
   iss: z.string(),
   scope: z.string(),
   entityId: z.string().optional(),
-  cnf: z.strictObject({ 'x5t#S256': z.string() }).optional(),
+  // The strict profile writes an unbound token's cnf as null.
+  cnf: z.strictObject({ 'x5t#S256': z.string() }).nullish().transform((v) => v ?? undefined),
 });
 
 function invalidToken(description: string): SimHttpError {

@@ -38,8 +38,10 @@ function performCapture(deps: PaymentDeps, tx: SimTransaction, clientDateTime: s
 export function captureTransaction(deps: PaymentDeps, caller: Caller, id: string, body: CaptureBody): TransactionRecord {
   const tx = lookup(deps, caller, id);
   checkMatches(tx, body.captureAmount);
-  // A retried capture of the same amount answers the captured transaction.
-  if (tx.captured > 0 && tx.captured === body.captureAmount.amount && tx.instrumentType === 'card') return snapshot(tx);
+  // A retried capture of the same amount answers the captured transaction. Strict: the
+  // contract promises no such answer, so a sale captured already is refused like any other
+  // capture the rules forbid (docs/architecture.md, "Demo platform").
+  if (!deps.ctx.profile.strict && tx.captured > 0 && tx.captured === body.captureAmount.amount && tx.instrumentType === 'card') return snapshot(tx);
   performCapture(deps, tx, body.clientDateTime, body.captureAmount);
   return snapshot(tx);
 }
