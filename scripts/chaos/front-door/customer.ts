@@ -31,8 +31,13 @@ function operationToldOf(t: Pick<ApiTransaction, 'state'>): OperationTold['said'
 export interface WalletCustomers {
   /** The customer pays now (id: the sale's client id). Throws when the payment is no longer pending. */
   pay(id: string): void;
-  /** The customer pays after the code expired (the provider reports it late); undefined when the platform cannot play it. */
-  payLate?: (id: string) => void;
+  /**
+   * The amount (minor units) of a sale whose customer pays in the QR's last second, reported
+   * by the wallet after the expiry; undefined when the platform cannot play it. The strict demo
+   * platform plays it by amount: ending in 61 a cancel then voids it, in 62 the cancel is
+   * refused and the payment kept (src/sim/platform/payments/process-wallet.ts).
+   */
+  lateAmount?: (amount: number, random: () => number) => number;
 }
 
 /** What a consumer-scan customer (or the clerk) does once the QR is shown. */
@@ -89,6 +94,8 @@ export class Counter {
     else if (amount % 100 === 51) amount++;
     // Half of the wallet sales show a QR to the customer (consumer scan), when a customer can be played.
     const consumerScan = method !== 'card' && this.wallets !== undefined && this.random() < 0.5;
+    const play = consumerScan ? this.qrPlay() : undefined;
+    if (play === 'pays late' && this.wallets?.lateAmount !== undefined) amount = this.wallets.lateAmount(amount, this.random);
     const req: ApiSaleRequest =
       method === 'card'
         ? { method, amount: (amount / 100).toFixed(2), currency: 'EUR', merchantId }
@@ -122,7 +129,6 @@ export class Counter {
     }
     this.started++;
     onStarted(this.started);
-    const play = consumerScan ? this.qrPlay() : undefined;
     this.count(`sale ${method}${req.via === 'qrTerminal' ? ' (terminal QR call)' : ''}${play !== undefined ? ` (QR: ${play})` : ''}`);
     let played = false;
     for (;;) {
@@ -149,19 +155,18 @@ export class Counter {
   private qrPlay(): QrPlay {
     const r = this.random();
     if (r < 0.45) return 'pays';
-    if (r < 0.6 && this.wallets?.payLate !== undefined) return 'pays late';
+    if (r < 0.6 && this.wallets?.lateAmount !== undefined) return 'pays late';
     if (r < 0.8) return 'clerk aborts';
     return 'never pays';
   }
 
-  /** The customer (or the clerk) acts on the QR shown; what the platform then says is the agent's to follow. */
+  /** The customer (or the clerk) acts on the QR shown ("pays late" is played by the platform); what the platform then says is the agent's to follow. */
   private async playQr(api: LocalApiClient, id: string, play: QrPlay): Promise<void> {
     const wallets = this.wallets;
     if (wallets === undefined) return;
     await sleep(Math.floor(this.random() * 1_000));
     try {
       if (play === 'pays') wallets.pay(id);
-      else if (play === 'pays late') wallets.payLate?.(id);
       else if (play === 'clerk aborts') await api.abortSale(id);
     } catch {
       // Too late (the code expired, the sale moved on) or the agent went away: part of the game.

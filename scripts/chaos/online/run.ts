@@ -6,9 +6,11 @@
  * data directory; then the journal, the platform's ledger and what each customer was told
  * are compared (scripts/chaos/online/compare.ts). The driver: scripts/chaos/front-door/.
  *
- * npm run build && npm run chaos -- [--sales 1000] [--kills 20] [--seed N] [--workers 3] [--disk-full] [--json]
+ * npm run build && npm run chaos -- [--sales 1000] [--kills 20] [--seed N] [--workers 3] [--disk-full] [--strict] [--json]
  * --disk-full adds disk-full moments at random (front-door/disk-full.ts: the agent's file-size
- * limit lowered with prlimit(1)).
+ * limit lowered with prlimit(1)). --strict runs the demo platform in its strict profile: refunds
+ * answered Accepted before their result, wallets reported after the QR's expiry (some paid in its
+ * last second), ids the agent invented never found, 400 for unknown ids.
  * Exit 1 when anything is lost, duplicated, unresolved, told wrongly or disagrees with the platform.
  * test/chaos/chaos.test.ts runs it small.
  */
@@ -106,6 +108,8 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
   const seed = arg('seed', Date.now() % 1_000_000);
   const workers = arg('workers', 3);
   const diskFull = argv.includes('--disk-full');
+  // The demo platform answers from the contract's extremes (docs/architecture.md, "Demo platform").
+  const strict = argv.includes('--strict');
   if (diskFull && !(await diskFullAvailable())) throw new Error('--disk-full needs prlimit(1) (util-linux) able to set a process file-size limit');
   const root = repoRoot();
   const { generateDevCerts } = await import('../../../src/identity/dev-certs.js');
@@ -120,7 +124,7 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
       tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
       seed: join(root, 'config', 'demo-seed.json'),
       // The customer pays only when the run plays it (front-door/customer.ts); a QR lasts 4 s.
-      settings: { walletPayDelayMs: 0, qrExpirySeconds: 4 },
+      settings: { walletPayDelayMs: 0, qrExpirySeconds: 4, ...(strict ? { profile: 'strict' as const } : {}) },
       log: createLogger({ level: 'fatal', pretty: false, destination: process.stderr }),
     });
     try {
@@ -131,7 +135,11 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
           mtlsPort: Number(new URL(platform.urls.mtls).port),
           faults: platform.faults,
           ledger: () => platform.payments.ledger(),
-          wallets: { pay: (id) => void platform.payments.wallet.pay(id) },
+          wallets: {
+            pay: (id) => void platform.payments.wallet.pay(id),
+            // The strict profile pays in the QR's last second by amount (ending 61: voided by a cancel; 62: kept).
+            ...(strict ? { lateAmount: (amount: number, random: () => number) => Math.floor(amount / 100) * 100 + (random() < 0.5 ? 61 : 62) } : {}),
+          },
         },
         certs: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
         dir,
