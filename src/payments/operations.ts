@@ -373,7 +373,9 @@ function applyCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
       message: `${op.cancelReason === 'Technical' ? 'reversed' : 'cancelled'} ${amount}`,
     });
     const sale = ctx.journal.require(saleId);
-    const cancelled = sale.cancelledAmount + op.amount;
+    // The sale's own record may have said `cancelled` first (its refresh or the relay set the
+    // cancelled amount from it): never more cancelled than the sale had left.
+    const cancelled = Math.min(sale.cancelledAmount + op.amount, sale.amount - sale.refundedAmount);
     const nothingLeft = cancelled + sale.refundedAmount >= sale.amount;
     ctx.journal.update(saleId, {
       cancelledAmount: cancelled,

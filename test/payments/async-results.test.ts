@@ -132,6 +132,18 @@ describe('a cancel answered cancelled before its result', () => {
     expect(await t.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 2_400 });
   });
 
+  it('the sale read cancelled before its cancel settles: the cancelled amount is counted once', async () => {
+    const t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
+    const sale = await cardSale(t, 1_800, 'm-1002');
+    const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
+    expect(cancel.state).toBe('pending');
+    fixture.demo.platform.payments.complete(cancel.serverTransactionId as string);
+    // The sale's own record says cancelled first (a refresh of the sale), then the cancel's result arrives.
+    expect(await t.service.get(sale, { refresh: true })).toMatchObject({ cancelledAmount: 1_800 });
+    expect(await t.service.get(cancel.clientTransactionId, { refresh: true })).toMatchObject({ state: 'approved' });
+    expect(await t.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 1_800 });
+  });
+
   it('across a restart: the success that came while the terminal was down cancels the sale when it starts again', async () => {
     const dir = tempDir('async-results-');
     dirs.push(dir);
