@@ -186,6 +186,25 @@ describe('the chaos checker: journal, ledger and what the customer was told', ()
     expect(ids(c.toldWrongly)).toEqual(['r-failed-later', 'web-as-cancel']);
   });
 
+  it("finds a refund by web's movement under the platform's own id: by the server id the agent learnt, else by its sale and amount", () => {
+    const rows = [
+      sale('s', 'approved', 1_000, { refundedAmount: 500 }),
+      { ...sale('web-known', 'approved', 200), kind: 'refund' as const, relatedClientTransactionId: 's', serverTransactionId: 'srv-1' },
+      { ...sale('web-from-history', 'approved', 300), kind: 'refund' as const, relatedClientTransactionId: 's' },
+      { ...sale('web-nothing', 'approved', 400), kind: 'refund' as const, relatedClientTransactionId: 's' },
+    ];
+    const ledger = [
+      move('sale', 's', 1_000, 1_000),
+      { ...move('refund', 's-refund-1', 200, -200, 's'), serverTransactionId: 'srv-1' },
+      move('refund', 's-refund-2', 300, -300, 's'),
+    ];
+    const opsTold = new Map<string, OperationTold>([['web-from-history', { kind: 'refund-by-web', saleId: 's', said: 'done', amount: 300 }]]);
+    const c = compareJournalWithLedger(rows, ledger, new Map(), opsTold);
+    // Approved in the journal with no movement of its own at the platform: lost.
+    expect(ids(c.lost)).toEqual(['web-nothing']);
+    expect(c.toldWrongly).toEqual([]);
+  });
+
   it('keeps an offline approval declined at upload apart: the offline risk, not told wrongly', () => {
     const c = compareJournalWithLedger([sale('off', 'declined', 100)], [], new Map([['off', 'approved_offline']]));
     expect(ids(c.offlineDeclined)).toEqual(['off']);

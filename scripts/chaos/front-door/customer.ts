@@ -179,7 +179,7 @@ export class Counter {
     for (let i = 0; i < 600; i++) {
       const said = operationToldOf(t);
       if (said !== undefined) {
-        this.opsTold.set(t.clientTransactionId, { kind, saleId, said, amount: t.amount });
+        this.opsTold.set(t.clientTransactionId, { kind, saleId, said, amount: t.amount, serverTransactionId: t.serverTransactionId });
         return;
       }
       await sleep(100);

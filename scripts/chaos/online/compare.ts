@@ -23,6 +23,8 @@ export interface ChaosJournalRow {
   /** What staff see and the platform's last status, for a finding's detail. */
   message?: string | undefined;
   platformStatus?: string | undefined;
+  /** The platform's id of the row, when the agent learnt it. */
+  serverTransactionId?: string | undefined;
 }
 
 /** The row's message and platform status, and its operations', so a finding explains itself. */
@@ -31,7 +33,7 @@ function why(row: ChaosJournalRow, rows: readonly ChaosJournalRow[]): string {
   return ` (${row.method ?? ''} ${row.merchantId ?? ''}, platform status ${row.platformStatus ?? 'none'}, message "${row.message ?? ''}"${ops.length > 0 ? `; operations: ${ops.join('; ')}` : ''})`;
 }
 
-export type ChaosLedgerEntry = Pick<LedgerEntry, 'kind' | 'merchantId' | 'clientTransactionId' | 'paymentClientTransactionId' | 'amount' | 'effect'>;
+export type ChaosLedgerEntry = Pick<LedgerEntry, 'kind' | 'merchantId' | 'clientTransactionId' | 'paymentClientTransactionId' | 'amount' | 'effect'> & Partial<Pick<LedgerEntry, 'serverTransactionId'>>;
 
 export interface Finding {
   clientTransactionId: string;
@@ -56,6 +58,8 @@ export interface OperationTold {
   saleId: string;
   said: 'done' | 'not_done';
   amount: number;
+  /** The platform's id of the operation as its client last saw it, when known. */
+  serverTransactionId?: string | undefined;
 }
 
 export interface Comparison {
@@ -83,6 +87,47 @@ export interface Comparison {
 export const UNRESOLVED_STATES: ReadonlySet<string> = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing', 'offline_stored']);
 
 const CHARGE_KINDS: ReadonlySet<string> = new Set(['sale', 'authorization']);
+
+/**
+ * Each refund's and cancel's own money movements at the platform. A movement is its
+ * operation's when it carries the operation's client id (a refund's `clientNewTransactionId`
+ * becomes its record's `clientTransactionId`) or the server id the agent learnt. A refund by
+ * web's id is not promised to be kept (the strict platform gives the refund an id of its
+ * own), and one settled from the sale's history has no server id: such an operation claims
+ * a movement of the same sale and amount that no other operation claimed.
+ */
+function claimMovements(
+  rows: readonly ChaosJournalRow[],
+  perSale: ReadonlyMap<string, ChaosLedgerEntry[]>,
+  opsTold: ReadonlyMap<string, OperationTold>,
+): Map<string, ChaosLedgerEntry[]> {
+  const ops = new Map<string, { saleId: string; amount: number; serverId: string | undefined; done: boolean }>();
+  for (const r of rows) {
+    if ((r.kind === 'refund' || r.kind === 'cancel') && r.relatedClientTransactionId !== undefined) {
+      ops.set(r.clientTransactionId, { saleId: r.relatedClientTransactionId, amount: r.amount, serverId: r.serverTransactionId, done: r.state === 'approved' || opsTold.get(r.clientTransactionId)?.said === 'done' });
+    }
+  }
+  for (const [id, op] of opsTold) if (!ops.has(id)) ops.set(id, { saleId: op.saleId, amount: op.amount, serverId: op.serverTransactionId, done: op.said === 'done' });
+  const claimed = new Set<ChaosLedgerEntry>();
+  const moves = new Map<string, ChaosLedgerEntry[]>();
+  const giveBack = (e: ChaosLedgerEntry): boolean => e.kind === 'refund' || e.kind === 'cancel';
+  for (const [id, op] of ops) {
+    const own = (perSale.get(op.saleId) ?? []).filter((e) => e.clientTransactionId === id || (op.serverId !== undefined && e.serverTransactionId === op.serverId));
+    for (const e of own) claimed.add(e);
+    if (own.length > 0) moves.set(id, own);
+  }
+  // Only an operation the journal or its client holds done claims by amount: one not done
+  // must not take the movement of a later one of the same amount.
+  for (const [id, op] of ops) {
+    if (moves.has(id) || !op.done) continue;
+    const free = (perSale.get(op.saleId) ?? []).find((e) => giveBack(e) && e.amount === op.amount && !claimed.has(e) && !ops.has(e.clientTransactionId));
+    if (free !== undefined) {
+      claimed.add(free);
+      moves.set(id, [free]);
+    }
+  }
+  return moves;
+}
 
 /** What the customer should be charged for a settled sale, by the journal. */
 function expectedNet(row: ChaosJournalRow): number {
@@ -126,6 +171,7 @@ export function compareJournalWithLedger(
   }
 
   const byId = new Map(rows.map((r) => [r.clientTransactionId, r]));
+  const movesOf = claimMovements(rows, perSale, opsTold);
   const byState: Record<string, number> = {};
   const byOperation: Record<string, number> = {};
   let sales = 0;
@@ -199,7 +245,7 @@ export function compareJournalWithLedger(
   function checkOperation(row: ChaosJournalRow): void {
     // The sale-level net covers the money; a refund also has its own movement to find.
     if (row.kind !== 'refund' && row.kind !== 'cancel') return;
-    const own = (perSale.get(row.relatedClientTransactionId ?? '') ?? []).filter((e) => e.clientTransactionId === row.clientTransactionId);
+    const own = movesOf.get(row.clientTransactionId) ?? [];
     if (row.kind === 'refund' && row.state === 'approved' && !own.some((e) => e.kind === 'refund')) {
       const sale = byId.get(row.relatedClientTransactionId ?? '');
       // A refund by web may be carried out as a cancel: any movement of its own counts.
@@ -215,7 +261,7 @@ export function compareJournalWithLedger(
   // nothing moved must find none (a refund by web may be carried out as a cancel: its own
   // client id on any movement counts). A "done" that a later result undid is told wrongly.
   for (const [id, op] of opsTold) {
-    const own = (perSale.get(op.saleId) ?? []).filter((e) => e.clientTransactionId === id);
+    const own = movesOf.get(id) ?? [];
     const back = -own.reduce((sum, e) => sum + e.effect, 0);
     if (op.said === 'done' && back <= 0) toldWrongly.push({ clientTransactionId: id, detail: `${op.kind} of ${op.amount} on ${op.saleId}: told done, the platform moved nothing back` });
     if (op.said === 'not_done' && back > 0) toldWrongly.push({ clientTransactionId: id, detail: `${op.kind} of ${op.amount} on ${op.saleId}: told nothing moved, the platform gave back ${back}` });

@@ -15,6 +15,7 @@ interface Raw {
   cancelled_amount: number;
   message: string | null;
   platform_status: string | null;
+  server_id: string | null;
 }
 
 /** Every row of the journal the chaos child left, read with the database opened read-only. */
@@ -23,7 +24,7 @@ export function readJournalRows(dataDir: string): ChaosJournalRow[] {
   try {
     const raw = db
       .prepare<[], Raw>(
-        'SELECT client_id, kind, merchant_id, method, amount, state, related_client_id, captured_amount, refunded_amount, cancelled_amount, message, platform_status FROM transactions ORDER BY created_at, rowid',
+        'SELECT client_id, kind, merchant_id, method, amount, state, related_client_id, captured_amount, refunded_amount, cancelled_amount, message, platform_status, server_id FROM transactions ORDER BY created_at, rowid',
       )
       .all();
     return raw.map((r) => ({
@@ -39,6 +40,7 @@ export function readJournalRows(dataDir: string): ChaosJournalRow[] {
       cancelledAmount: r.cancelled_amount,
       message: r.message ?? undefined,
       platformStatus: r.platform_status ?? undefined,
+      serverTransactionId: r.server_id ?? undefined,
     }));
   } finally {
     db.close();
