@@ -1,5 +1,6 @@
 import type { JournalRow } from './journal/index.js';
 import { readAmount, recordEvents, type PlatformRecord } from './records.js';
+import { asObject, REFUSED_RESULT, sameInstant, text } from './history-fields.js';
 
 /**
  * How the agent finds its own refund by web in the record of the sale it acted upon, when
@@ -16,16 +17,6 @@ export interface ByWebSeen {
   outcome: 'accepted' | 'refused' | 'unknown';
 }
 
-const asObject = (v: unknown): Record<string, unknown> | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-/** Same instant: the platform may echo our ISO time with or without milliseconds. */
-function sameInstant(a: string | undefined, b: string): boolean {
-  return a !== undefined && (a === b || Date.parse(a) === Date.parse(b));
-}
-
-const REFUSED = /refus|declin|reject|fail|error|denied/i;
 const ACCEPTED = /accept|success|approv|^ok$|done|cancel|revers|void|refund/i;
 
 /** The request event's kind and amount: `cancelAmount` for a cancel, `refundAmount` for a refund. */
@@ -52,7 +43,7 @@ export function ourByWebIn(record: PlatformRecord, op: Pick<JournalRow, 'amount'
       if (requestOf(next, op.currency) !== undefined) break;
       const result = text(next.result);
       if (result === undefined || !sameKind.test(text(next.eventType) ?? '')) continue;
-      return { kind: request.kind, outcome: REFUSED.test(result) ? 'refused' : ACCEPTED.test(result) ? 'accepted' : 'unknown' };
+      return { kind: request.kind, outcome: REFUSED_RESULT.test(result) ? 'refused' : ACCEPTED.test(result) ? 'accepted' : 'unknown' };
     }
     return { kind: request.kind, outcome: 'unknown' };
   }

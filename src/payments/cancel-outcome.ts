@@ -2,6 +2,7 @@ import type { CancelRequest } from '../platform/index.js';
 import type { JournalRow } from './journal/index.js';
 import type { PaymentContext } from './payment-context.js';
 import { readAmount, recordEvents, type PlatformRecord } from './records.js';
+import { asObject, REFUSED_RESULT, sameInstant, text } from './history-fields.js';
 
 /**
  * A cancel as the contract has it, and how the agent finds its own cancel again when the
@@ -38,18 +39,6 @@ interface CancelSeen {
   outcome: 'accepted' | 'refused' | 'unknown';
 }
 
-const asObject = (v: unknown): Record<string, unknown> | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-
-/** Same instant: the platform may echo our ISO time with or without milliseconds. */
-function sameInstant(a: string | undefined, b: string): boolean {
-  // An unreadable time parses as NaN, which equals nothing.
-  return a !== undefined && (a === b || Date.parse(a) === Date.parse(b));
-}
-
-const REFUSED = /refus|declin|reject|fail|error|denied/i;
 const ACCEPTED = /accept|success|approv|^ok$|done|cancel|revers|void/i;
 
 /**
@@ -71,7 +60,7 @@ export function cancelsInHistory(record: PlatformRecord): CancelSeen[] {
       const result = text(next.result);
       // Stryker disable next-line StringLiteral: an event without a type read as any other text without "cancel" is passed over the same
       if (result === undefined || !/cancel/i.test(text(next.eventType) ?? '')) continue;
-      outcome = REFUSED.test(result) ? 'refused' : ACCEPTED.test(result) ? 'accepted' : 'unknown';
+      outcome = REFUSED_RESULT.test(result) ? 'refused' : ACCEPTED.test(result) ? 'accepted' : 'unknown';
       break;
     }
     seen.push({
