@@ -3,6 +3,7 @@ import { AuthService } from '../../src/auth/index.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { systemClock, type Logger } from '../../src/core/index.js';
 import { EventBus } from '../../src/events/bus.js';
+import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { HostDispatchers } from '../../src/platform/dispatchers.js';
 import { PlatformClient } from '../../src/platform/client.js';
@@ -197,4 +198,21 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
       tmp?.cleanup();
     })()),
   };
+}
+
+/**
+ * The event relay as the agent wires it, over the terminal's own service and platform
+ * client, polling every 50 ms while fast; started. The caller stops it.
+ */
+export function startTerminalRelay(t: Terminal, log: Logger): EventRelay {
+  const relay = createEventRelay({
+    store: t.service,
+    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
+    bus: t.bus,
+    log,
+    policy: { fastIntervalMs: 50 },
+    timeZone: t.config.platform.timeZone,
+  });
+  relay.start();
+  return relay;
 }

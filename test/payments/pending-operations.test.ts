@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
+import type { EventRelay } from '../../src/events/relay.js';
 import type { SimProfileName } from '../../src/sim/platform/profile.js';
-import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { startTerminalRelay, useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 /**
  * Refunds and cancels the platform answers pending (a refund may be asynchronous), ids
@@ -29,15 +29,7 @@ function strict(): void {
 }
 
 function startRelay(): void {
-  relay = createEventRelay({
-    store: t.service,
-    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
-    bus: t.bus,
-    log: fixture.demo.log,
-    policy: { fastIntervalMs: 50 },
-    timeZone: t.config.platform.timeZone,
-  });
-  relay.start();
+  relay = startTerminalRelay(t, fixture.demo.log);
 }
 
 async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
-import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import type { EventRelay } from '../../src/events/relay.js';
+import { startTerminalRelay, useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -52,15 +52,7 @@ describe('start-up recovery of a wallet sale still waiting for the customer', ()
     const t = await fixture.startTerminal({ dataDir });
     cleanups.push(() => t.close());
     // As the agent starts: the relay first, recovery after the first token.
-    relay = createEventRelay({
-      store: t.service,
-      fetchStatus: (txId, merchantId) => t.platform.status(txId, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
-      bus: t.bus,
-      log: fixture.demo.log,
-      policy: { fastIntervalMs: 50 },
-      timeZone: t.config.platform.timeZone,
-    });
-    relay.start();
+    relay = startTerminalRelay(t, fixture.demo.log);
     expect(relay.tracked()).toEqual([]);
     await t.service.recover();
     expect(t.journal.get(id)).toMatchObject({ state: 'awaiting_customer' });
