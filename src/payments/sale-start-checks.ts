@@ -78,7 +78,11 @@ async function checkMerchant(ctx: PaymentContext, merchantId: string, consequenc
   }
 }
 
-/** The merchant a refund by web names, checked like a sale's before anything is looked up or journaled. */
-export function checkOperationMerchant(ctx: PaymentContext, merchantId: string): Promise<void> {
-  return checkMerchant(ctx, merchantId, 'nothing was looked up or given back');
+/**
+ * The merchant a refund by web or a capture of all names, checked like a sale's before
+ * anything is looked up, journaled or sent: a stranger is the caller's mistake (400), not
+ * the platform's refusal.
+ */
+export function checkOperationMerchant(ctx: PaymentContext, merchantId: string, consequence = 'nothing was looked up or given back'): Promise<void> {
+  return checkMerchant(ctx, merchantId, consequence);
 }

@@ -304,7 +304,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
     return toView(await sendCapture(ctx, sale, amount));
   }
 
-  captureAll(merchantId?: string): Promise<TransactionView[]> {
+  async captureAll(merchantId?: string): Promise<TransactionView[]> {
+    if (merchantId !== undefined) await checkOperationMerchant(this.ctx, merchantId, 'nothing was captured');
     return captureAllPending(this.ctx, merchantId);
   }
 

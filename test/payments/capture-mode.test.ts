@@ -109,3 +109,12 @@ describe('a capture the platform refuses because it captured already', () => {
     expect(fixture.demo.platform.payments.netCharged(sale.clientTransactionId, 'm-1002')).toBe(2800);
   });
 });
+
+describe('capture of all pending authorizations naming a merchant', () => {
+  it('a merchant that is not one of the terminal\'s is refused like a sale (AUTH_NO_MERCHANT, field merchantId): no journal row, nothing asked of the platform', async () => {
+    t = await fixture.startTerminal();
+    const before = t.service.list().length;
+    await expect(t.service.captureAll('no-such-merchant')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT', details: { field: 'merchantId' }, message: expect.stringMatching(/no-such-merchant is not one of this terminal's merchants: nothing was captured/) });
+    expect(t.service.list()).toHaveLength(before);
+  });
+});
