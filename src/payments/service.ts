@@ -359,7 +359,9 @@ export class PaymentService implements PaymentsApi, RelayStore {
     let after: { createdAt: string; clientTransactionId: string } | undefined;
     if (query.after !== undefined) {
       const row = this.ctx.journal.get(query.after);
-      if (row === undefined) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `after: no transaction ${query.after} in the journal (pass the last id of the page before)`);
+      // A row outside the operator's own list is answered as an unknown id: a paired register
+      // learns nothing of another's sales by paging (docs/registers.md).
+      if (row === undefined || (query.operator !== undefined && row.operator !== query.operator)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `after: no transaction ${query.after} in the journal (pass the last id of the page before)`);
       after = { createdAt: row.createdAt, clientTransactionId: row.clientTransactionId };
     }
     return this.ctx.journal

@@ -113,6 +113,11 @@ describe('a cash register on the store network', () => {
     const ids = (list.json.transactions as TransactionView[]).map((t) => t.clientTransactionId);
     expect(ids).toEqual([id]);
     expect((await till.call('GET', `/api/v1/transactions/${own.clientTransactionId}`)).status).toBe(404);
+    // Paging after a sale it did not make answers exactly as after an id that does not exist.
+    const afterOthers = await till.call('GET', `/api/v1/transactions?after=${own.clientTransactionId}`);
+    const afterNothing = await till.call('GET', '/api/v1/transactions?after=no-such-id');
+    expect(afterOthers.status).toBe(afterNothing.status);
+    expect(JSON.stringify(afterOthers.json).replace(own.clientTransactionId, 'X')).toBe(JSON.stringify(afterNothing.json).replace('no-such-id', 'X'));
 
     // Its event stream carried its sale and nothing of the other sale: a refund it makes
     // now is its last event, and the stream is in order, so anything of the other sale
