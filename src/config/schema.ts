@@ -205,6 +205,8 @@ export const configSchema = z.strictObject({
             .describe('the token permission a clerk needs, besides cancel and refund, to cancel or refund a sale made at this terminal by web'),
           // A paired register may refund its own sales: pairing one needs what refunding needs.
           registers: z.string().min(1).default('payment:refund').describe('the token permission a clerk needs to pair and revoke cash registers'),
+          // Silencing the logs hides what happens on the terminal: not a clerk's call.
+          logLevel: z.string().min(1).default('terminal:log-level').describe('the token permission a clerk needs to change the log level from a staff session (the per-install token may always)'),
         })
         .prefault({})
         .describe("permissions (the staff token's permissions claim) the counter page's operations need"),

@@ -13,6 +13,7 @@ const RULES: Array<{ method: string; path: RegExp; needs: Permission[]; what: st
   // Pairing hands a register a key that can take payments: only a clerk allowed to manage registers.
   { method: 'POST', path: /^\/api\/v1\/registers\/pairing$/, needs: ['registers'], what: 'pair a cash register' },
   { method: 'DELETE', path: /^\/api\/v1\/registers\/[^/]+$/, needs: ['registers'], what: 'revoke a cash register' },
+  { method: 'PUT', path: /^\/api\/v1\/log-level$/, needs: ['logLevel'], what: 'change the log level' },
 ];
 
 /** The permission names (api.permissions) a request needs; empty for everything else. */
@@ -31,6 +32,7 @@ export function pageAbilities(granted: readonly string[], config: Config): Recor
     captureAll: granted.includes(p.captureAll),
     registers: granted.includes(p.registers),
     refundByWeb: granted.includes(p.refundByWeb),
+    logLevel: granted.includes(p.logLevel),
   };
 }
 

@@ -426,7 +426,7 @@ export interface ApiSessionAnswer {
     /** Signed in against the local verifier while the platform was unreachable. */
     offline: boolean;
     /** The operations the clerk's permissions allow (api.permissions); `refundByWeb`: by web for a sale made at this terminal too. */
-    can: { cancel: boolean; refund: boolean; captureAll: boolean; registers: boolean; refundByWeb: boolean };
+    can: { cancel: boolean; refund: boolean; captureAll: boolean; registers: boolean; refundByWeb: boolean; logLevel: boolean };
   };
 }
 

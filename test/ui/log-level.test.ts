@@ -5,6 +5,7 @@ import { call } from '../helpers/http-client.js';
 import type { LogSink } from '../helpers/log-sink.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { DEMO_STAFF, DEMO_SUPERVISOR, DEMO_TRAINEE, signInCookie } from './staff.js';
 
 /**
  * The log level changes while the agent runs (docs/operations.md, "Log level"): PUT
@@ -70,5 +71,24 @@ describe('log level at run time', () => {
     const wrong = await runCli([...flags, 'log-level', 'loud']);
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toMatch(/unknown log level loud: one of fatal, error, warn, info, debug, trace, silent/);
+  });
+
+  it('from a staff session it needs api.permissions.logLevel: the trainee and the clerk are refused with it named, the supervisor may', async () => {
+    for (const who of [DEMO_TRAINEE, DEMO_STAFF]) {
+      const refused = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: { cookie: await signInCookie(agent.url, who) }, body: { level: 'silent' } });
+      expect(refused.status).toBe(403);
+      expect(refused.json.error.message).toMatch(/may not change the log level: the permission terminal:log-level is needed/);
+    }
+    expect((await call(agent.url, 'GET', '/api/v1/log-level', { headers: auth() })).json).not.toEqual({ level: 'silent' });
+    const allowed = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: { cookie: await signInCookie(agent.url, DEMO_SUPERVISOR) }, body: { level: 'debug' } });
+    expect(allowed.status, allowed.text).toBe(200);
+    expect(sink.records().filter((r) => r.msg === 'log level changed through the local API').at(-1)).toMatchObject({ logLevel: 'debug', by: DEMO_SUPERVISOR.username });
+  });
+
+  it('a change to silent is logged before it takes effect, naming who made it', async () => {
+    const put = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: auth(), body: { level: 'silent' } });
+    expect(put.status).toBe(200);
+    expect(sink.records().filter((r) => r.msg === 'log level changed through the local API').at(-1)).toMatchObject({ level: 40, logLevel: 'silent', by: 'local-api' });
+    await call(agent.url, 'PUT', '/api/v1/log-level', { headers: auth(), body: { level: 'info' } });
   });
 });

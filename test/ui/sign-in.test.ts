@@ -88,7 +88,7 @@ describe('staff sign-in on the local API', () => {
 
     const ok = await call(s.url, 'POST', '/session', { body: { username: CLERK.username, password: CLERK.password } });
     expect(ok.status).toBe(200);
-    expect(ok.json).toEqual({ signedIn: true, counter: { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 }, staff: { username: 'clerk', name: 'Casey Clerk', offline: false, can: { cancel: true, refund: true, captureAll: true, registers: true, refundByWeb: false } } });
+    expect(ok.json).toEqual({ signedIn: true, counter: { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 }, staff: { username: 'clerk', name: 'Casey Clerk', offline: false, can: { cancel: true, refund: true, captureAll: true, registers: true, refundByWeb: false, logLevel: false } } });
     const cookie = ok.headers['set-cookie']?.[0] ?? '';
     expect(cookie).toMatch(/^ta_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
     expect(cookie).not.toMatch(/Secure/);
@@ -147,7 +147,7 @@ describe('staff sign-in on the local API', () => {
   it('refuses cancel, refund, refund by web, capture-all and register pairing to a clerk without the permission, with 403', async () => {
     const cookie = await signInCookie(s.url, TRAINEE);
     const who = await call(s.url, 'GET', '/session', { headers: { cookie } });
-    expect(who.json.staff.can).toEqual({ cancel: false, refund: false, captureAll: false, registers: false, refundByWeb: false });
+    expect(who.json.staff.can).toEqual({ cancel: false, refund: false, captureAll: false, registers: false, refundByWeb: false, logLevel: false });
     const before = s.payments.calls.length;
     for (const [path, perm] of [
       ['/api/v1/transactions/t-1/cancel', 'payment:cancel'],

@@ -244,7 +244,7 @@ export const sessionAnswerSchema = z.strictObject({
       username: z.string(),
       name: z.string(),
       offline: z.boolean(),
-      can: z.strictObject({ cancel: z.boolean(), refund: z.boolean(), captureAll: z.boolean(), registers: z.boolean(), refundByWeb: z.boolean().describe('by web for a sale made at this terminal too (api.permissions.refundByWeb)') }),
+      can: z.strictObject({ cancel: z.boolean(), refund: z.boolean(), captureAll: z.boolean(), registers: z.boolean(), refundByWeb: z.boolean().describe('by web for a sale made at this terminal too (api.permissions.refundByWeb)'), logLevel: z.boolean().describe('change the log level (api.permissions.logLevel)') }),
     })
     .optional(),
 });

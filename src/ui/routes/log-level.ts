@@ -10,7 +10,7 @@ import type { RouteDeps } from './deps.js';
 export const logLevelBodySchema = z.strictObject({ level: z.enum(LOG_LEVELS) }) satisfies z.ZodType<ApiLogLevelRequest>;
 
 /**
- * GET and PUT /api/v1/log-level (per-install token, like every /api route): the level
+ * GET and PUT /api/v1/log-level (per-install token, or a clerk holding api.permissions.logLevel): the level
  * changes at once for every component, without a restart, and is not kept: the next
  * start uses log.level again (docs/operations.md, "Log level").
  */
@@ -23,9 +23,9 @@ export function registerLogLevelRoutes(router: Router, deps: Pick<RouteDeps, 'lo
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const { level } = parseInput(logLevelBodySchema, await readJsonBody(ctx.req), 'request body');
     const previous = deps.logLevel.get();
+    // Logged at warn before it takes effect, so a change to silent or error is itself on record.
+    deps.log.warn({ logLevel: level, previousLogLevel: previous, by: ctx.caller?.staff?.username ?? ctx.caller?.operator }, 'log level changed through the local API');
     deps.logLevel.set(level);
-    // Logged at warn so the change is seen at any level but silent/error/fatal.
-    deps.log.warn({ logLevel: level, previousLogLevel: previous }, 'log level changed through the local API');
     return { status: 200, body: { level, previous } satisfies ApiLogLevelAnswer };
   });
 }
