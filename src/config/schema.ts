@@ -217,6 +217,9 @@ export const configSchema = z.strictObject({
           port: port.default(8444).describe('store-network listener port; 0 = any free port'),
           hostNames: z.array(z.string().min(1)).default([]).describe("names and addresses registers use to reach the terminal (written into the terminal's certificate)"),
           pairingCodeSeconds: z.number().int().min(30).max(900).default(120).describe('how long a pairing code lasts'),
+          handshakeSeconds: z.number().int().min(1).max(60).default(5).describe('a connection that has not finished TLS this long after it opened is closed'),
+          maxConnections: z.number().int().min(1).default(64).describe('open store-network connections in all; more are closed at once'),
+          maxConnectionsPerPeer: z.number().int().min(1).default(16).describe('open store-network connections from one address; more are closed at once'),
         })
         .prefault({})
         .describe('cash registers on the store network (docs/registers.md); off by default'),

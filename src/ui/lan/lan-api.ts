@@ -13,6 +13,7 @@ import { registerReceiptRoutes } from '../routes/receipts.js';
 import type { ReportsApi } from '../../payments/index.js';
 import type { RouteDeps } from '../routes/deps.js';
 import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
+import { limitConnections } from './connection-limits.js';
 import type { PairingDesk } from './pairing.js';
 import type { RegisterStore, RegisterView } from './register-store.js';
 import { RegisterPayments, registerOperator } from './scoped-payments.js';
@@ -154,11 +155,21 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       const { config } = deps;
       const lan = config.api.lan;
       const srv = createServer(
-        { key: certificate.keyPem, cert: certificate.certPem, minVersion: 'TLSv1.2', requestTimeout: 30_000, headersTimeout: 10_000 },
+        {
+          key: certificate.keyPem,
+          cert: certificate.certPem,
+          minVersion: 'TLSv1.2',
+          // A peer that connects and never finishes TLS holds a socket for nothing (node's default waits 120 s).
+          handshakeTimeout: lan.handshakeSeconds * 1000,
+          requestTimeout: 30_000,
+          headersTimeout: 10_000,
+        },
         (req, res) => {
           void handle(req, res);
         },
       );
+      limitConnections(srv, { perPeer: lan.maxConnectionsPerPeer, total: lan.maxConnections }, log);
+      srv.on('tlsClientError', (err: NodeJS.ErrnoException, socket) => log.debug({ peer: socket.remoteAddress, code: err.code }, 'store-network connection closed before TLS was set up'));
       await new Promise<void>((resolve, reject) => {
         srv.once('error', (err: NodeJS.ErrnoException) =>
           reject(new AgentError(ErrorCodes.CONFIG_INVALID, `store-network listener cannot listen on ${lan.host}:${lan.port}: ${err.code ?? err.message} (change api.lan.host or api.lan.port)`, { cause: err })),
