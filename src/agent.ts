@@ -282,6 +282,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     // Figures for GET /metrics the local API cannot read itself (docs/operations.md, "Metrics").
     const metrics: MetricsSource = {
       certificateNotAfter: () => identity.notAfter,
+      info: { version: packageVersion(), serialNumber: identity.serialNumber, environment: config.environment },
       tokens: () =>
         auth
           .status()

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
+import { packageVersion } from '../../src/config/index.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
@@ -67,23 +68,32 @@ function value(samples: ReturnType<typeof parseOpenMetrics>, name: string, label
   return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 }
 
+const OPENMETRICS = 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5';
+
 async function scrape(): Promise<{ type: string | undefined; samples: ReturnType<typeof parseOpenMetrics>; text: string }> {
-  const r = await call(agent.url, 'GET', '/metrics');
+  const r = await call(agent.url, 'GET', '/metrics', { headers: { accept: OPENMETRICS } });
   expect(r.status).toBe(200);
   return { type: r.headers['content-type'], samples: parseOpenMetrics(r.text), text: r.text };
 }
 
 describe('GET /metrics', () => {
-  it('is served without the local token, in OpenMetrics text, and refuses a foreign Host', async () => {
+  it('is served without the local token, in OpenMetrics text to who asks for it, else in the text format 0.0.4, and refuses a foreign Host', async () => {
     const { type, samples } = await scrape();
     expect(type).toMatch(/^application\/openmetrics-text; version=1\.0\.0; charset=utf-8$/);
     expect(samples.length).toBeGreaterThan(10);
+    for (const accept of [undefined, 'text/plain;version=0.0.4', '*/*', 'application/openmetrics-text;q=0, text/plain']) {
+      const plain = await call(agent.url, 'GET', '/metrics', accept !== undefined ? { headers: { accept } } : {});
+      expect(plain.headers['content-type'], accept).toMatch(/^text\/plain; version=0\.0\.4; charset=utf-8$/);
+      expect(plain.text).toMatch(/^# TYPE terminal_agent_sales_total counter$/m);
+      expect(plain.text).not.toContain('# EOF');
+    }
     const foreign = await call(agent.url, 'GET', '/metrics', { headers: { host: 'evil.example:80' } });
     expect(foreign.status).toBe(403);
   });
 
   it('counts a card sale by outcome with its latency, and reports queue, certificate, token, devices and platform', async () => {
-    agent.simulated!.reader.nextCard({ delayMs: 50 });
+    // Longer than the two smallest buckets: the sale's observation must not land in every bucket.
+    agent.simulated!.reader.nextCard({ delayMs: 300 });
     const sale = await call(agent.url, 'POST', '/api/v1/sales', { headers: { authorization: `Bearer ${agent.localToken}` }, body: { method: 'card', amount: '3.10', currency: 'EUR' } });
     expect(sale.status).toBe(202);
     let s = (await scrape()).samples;
@@ -97,11 +107,15 @@ describe('GET /metrics', () => {
     expect(seconds).toBeGreaterThan(0);
     expect(seconds).toBeLessThan(60);
     expect(value(s, 'terminal_agent_sale_duration_seconds_bucket', { method: 'card', le: '+Inf' })).toBe(1);
+    // The buckets spread sales: a sale of a fraction of a second is not in the smallest ones.
+    expect(value(s, 'terminal_agent_sale_duration_seconds_bucket', { method: 'card', le: '0.1' })).toBe(0);
+    expect(value(s, 'terminal_agent_sale_duration_seconds_bucket', { method: 'card', le: '20' })).toBe(1);
 
     expect(value(s, 'terminal_agent_offline_queue_depth')).toBe(0);
     expect(value(s, 'terminal_agent_offline_oldest_age_seconds')).toBe(0);
-    const days = Math.floor((agent.identity.notAfter.getTime() - Date.now()) / 86_400_000);
-    expect(value(s, 'terminal_agent_certificate_days_left')).toBe(days);
+    const certificate = value(s, 'terminal_agent_certificate_expiry_seconds') ?? 0;
+    expect(Math.abs(certificate - (agent.identity.notAfter.getTime() - Date.now()) / 1000)).toBeLessThan(5);
+    expect(value(s, 'terminal_agent_info', { version: packageVersion(), serial_number: agent.identity.serialNumber, environment: 'local', node_version: process.versions.node })).toBe(1);
     const token = agent.auth.status().tokens.find((x) => x.hasToken);
     const merchant = token?.merchantId ?? token?.clientId ?? '';
     const left = value(s, 'terminal_agent_token_expiry_seconds', { merchant }) ?? 0;

@@ -23,6 +23,8 @@ export interface MetricsSource {
   certificateNotAfter?(): Date;
   /** Each merchant's device token: a merchant label (platform merchant id, else client id) and its expiry, when one is held. */
   tokens?(): Array<{ merchant: string; expiresAt?: string }>;
+  /** What a fleet groups terminals by: the agent's version, the terminal's serial number, the environment. */
+  info?: { version: string; serialNumber: string; environment: string };
 }
 
 export interface AgentMetricsOptions {
@@ -35,7 +37,10 @@ export interface AgentMetricsOptions {
 
 /** What the routes report as it happens; the rest is read at scrape time. */
 export interface AgentMetrics {
+  /** The same figures as OpenMetrics 1.0 text. */
   readonly registry: Registry<OpenMetricsContentType>;
+  /** ... and as Prometheus text 0.0.4, for a scraper that asks for it (promtool, node exporter's textfile collector). */
+  readonly textRegistry: Registry;
   /** A sale the API started has its outcome (the journal state it settled in) after `seconds`. */
   saleSettled(outcome: string, method: string, seconds: number): void;
   /** A journal (SQLite) write failed under a request. */
@@ -43,9 +48,11 @@ export interface AgentMetrics {
 }
 
 const DEVICE_STATES = ['connected', 'disconnected', 'reconnecting', 'disabled', 'unknown'] as const;
-const DAY_MS = 86_400_000;
-/** Card sales settle in seconds, wallet sales wait for the customer up to minutes (docs/operations.md, "Metrics"). */
-const SALE_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
+/**
+ * A contactless tap settles in a fraction of a second to a few, a chip and PIN sale in a few
+ * to twenty, a wallet sale waits for the customer up to minutes (docs/operations.md, "Metrics").
+ */
+const SALE_BUCKETS = [0.1, 0.25, 0.5, 1, 1.5, 2, 3, 5, 8, 13, 20, 30, 60, 120, 300];
 
 /**
  * The figures a fleet watches (docs/operations.md, "Metrics"), in prom-client's registry
@@ -56,8 +63,20 @@ const SALE_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
   const registry = new PromRegistry<OpenMetricsContentType>();
   registry.setContentType(PromRegistry.OPENMETRICS_CONTENT_TYPE);
-  const registers = [registry];
+  const textRegistry = new PromRegistry();
+  // Every figure in both: each scrape collects only the registry it reads.
+  const registers = [registry, textRegistry];
   const wallSeconds = (): number => opts.clock.wall() / 1000;
+
+  const info = opts.source?.info;
+  if (info !== undefined) {
+    new Gauge({
+      name: 'terminal_agent_info',
+      help: "The agent's version, the terminal's serial number and environment, and the Node.js version (always 1).",
+      labelNames: ['version', 'serial_number', 'environment', 'node_version'],
+      registers,
+    }).set({ version: info.version, serial_number: info.serialNumber, environment: info.environment, node_version: process.versions.node }, 1);
+  }
 
   new Gauge({
     name: 'terminal_agent_offline_queue_depth',
@@ -81,12 +100,12 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
     },
   });
   new Gauge({
-    name: 'terminal_agent_certificate_days_left',
-    help: 'Days until the device certificate expires (negative once expired).',
+    name: 'terminal_agent_certificate_expiry_seconds',
+    help: 'Seconds until the device certificate expires (negative once expired).',
     registers,
     collect() {
       const notAfter = opts.source?.certificateNotAfter?.();
-      if (notAfter !== undefined) this.set(Math.floor((notAfter.getTime() - opts.clock.wall()) / DAY_MS));
+      if (notAfter !== undefined) this.set(Math.floor((notAfter.getTime() - opts.clock.wall()) / 1000));
     },
   });
   new Gauge({
@@ -128,11 +147,10 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
       this.set(up ? 1 : 0);
     },
   });
-  const sales = new Counter({
-    name: 'terminal_agent_sales',
+  const sales = counter(registry, textRegistry, {
+    name: 'terminal_agent_sales_total',
     help: 'Sales started through the local API, by the state they settled in (approved, declined, failed, offline_stored, ...).',
     labelNames: ['outcome'],
-    registers,
   });
   const latency = new Histogram({
     name: 'terminal_agent_sale_duration_seconds',
@@ -141,10 +159,10 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
     buckets: SALE_BUCKETS,
     registers,
   });
-  const journalErrors = new Counter({
-    name: 'terminal_agent_journal_write_errors',
+  const journalErrors = counter(registry, textRegistry, {
+    name: 'terminal_agent_journal_write_errors_total',
     help: 'Journal (SQLite) writes that failed under a local API request.',
-    registers,
+    labelNames: [],
   });
   // No collectDefaultMetrics: prom-client 15 writes an event loop lag without samples as
   // `Nan`, which OpenMetrics does not allow (it spells NaN), and a strict scraper drops
@@ -152,12 +170,27 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
 
   return {
     registry,
+    textRegistry,
     saleSettled(outcome, method, seconds) {
       sales.inc({ outcome });
       latency.observe({ method }, seconds);
     },
     journalWriteError() {
       journalErrors.inc();
+    },
+  };
+}
+
+/**
+ * A counter in both registries as two prom-client counters counted together: the OpenMetrics
+ * registry renames a shared counter in place (it strips `_total` from its name when scraped),
+ * which would take the suffix the text format needs from the other.
+ */
+function counter(openMetrics: Registry<OpenMetricsContentType>, text: Registry, spec: { name: string; help: string; labelNames: string[] }): { inc(labels?: Record<string, string>): void } {
+  const both = [new Counter({ ...spec, registers: [openMetrics] }), new Counter({ ...spec, registers: [text] })];
+  return {
+    inc(labels = {}) {
+      for (const c of both) c.inc(labels);
     },
   };
 }

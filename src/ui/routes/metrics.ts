@@ -10,8 +10,21 @@ import type { Router } from '../router.js';
  */
 export function registerMetricsRoute(router: Router, deps: { metrics: AgentMetrics }): void {
   router.add('GET', '/metrics', async (ctx) => {
-    const text = await deps.metrics.registry.metrics();
-    sendText(ctx.res, 200, deps.metrics.registry.contentType, text);
+    // OpenMetrics to a scraper that asks for it (Prometheus does), else the text format 0.0.4
+    // every other reader takes (docs/operations.md, "Metrics").
+    const registry = wantsOpenMetrics(ctx.req.headers.accept) ? deps.metrics.registry : deps.metrics.textRegistry;
+    sendText(ctx.res, 200, registry.contentType, await registry.metrics());
     return undefined;
+  });
+}
+
+/** Whether an Accept header lists OpenMetrics text with a weight above 0. */
+export function wantsOpenMetrics(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((part) => {
+    const [type = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    if (type !== 'application/openmetrics-text') return false;
+    const q = params.find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
   });
 }
