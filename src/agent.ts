@@ -146,6 +146,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       caFile: config.identity.caFile,
       enforceKeyMode: config.identity.enforceKeyMode,
     });
+    // From here every line names the terminal (docs/operations.md, "Logs"); components made below inherit it.
+    log.setBindings({ serialNumber: identity.serialNumber });
     const certStatus = certificateStatus(identity, new Date(clock.wall()), config.identity.expiryWarningDays);
     bus.publish('certificate.status', { state: certStatus.state, notAfter: identity.notAfter.toISOString(), daysLeft: certStatus.daysLeft, reason: certStatus.message });
     if (certStatus.state !== 'valid') log.warn({ daysLeft: certStatus.daysLeft }, certStatus.message);
@@ -370,7 +372,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     relay.start();
 
     bus.publish('agent.status', { state: 'ready', message: url });
-    log.info({ url, version: packageVersion(), serialNumber: identity.serialNumber, environment: config.environment }, `counter page: ${url}/`);
+    log.info({ url, environment: config.environment }, `counter page: ${url}/`);
     // Ready for systemd once the local API listens; the platform may still be unreachable
     // (start-up does not wait for it), which /readyz and the metrics report.
     await notifySystemdReady(log, { ...(opts.env !== undefined ? { env: opts.env } : {}), status: `serving ${url}` });

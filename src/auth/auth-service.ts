@@ -150,7 +150,6 @@ export class AuthService implements BearerProvider {
       const merchant = defaultId === undefined ? undefined : this.directory.slot(defaultId)?.credentials;
       this.log.info(
         {
-          serialNumber: this.identity.serialNumber,
           mode: this.opts.settings.mode,
           clientId: manager.clientId,
           merchantName: merchant?.merchantName,
@@ -229,7 +228,7 @@ export class AuthService implements BearerProvider {
     // Another terminal: its merchants must be read again.
     if (identity.serialNumber !== this.identity.serialNumber) this.directory.forget();
     this.identity = identity;
-    this.log.info({ serialNumber: identity.serialNumber }, 'device certificate changed: tokens dropped');
+    this.log.info({ newSerialNumber: identity.serialNumber }, 'device certificate changed: tokens dropped');
     this.publishOverall();
   }
 

@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream, type LevelWithSilent } from 'pino';
+import { hostname } from 'node:os';
 import { isatty } from 'node:tty';
 import { isJournalStream, withSyslogPrefix } from './journald.js';
 
@@ -57,6 +58,8 @@ export interface LoggerOptions {
   /** Where JOURNAL_STREAM is read from; default process.env. */
   env?: NodeJS.ProcessEnv;
   name?: string;
+  /** Fields on every line (the agent's version); more join with logger.setBindings (the serial number). */
+  bindings?: Record<string, string>;
 }
 
 const SECRET_KEY_SET: ReadonlySet<string> = new Set(SECRET_KEYS);
@@ -102,6 +105,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const base = {
     name: opts.name ?? 'terminal-agent',
     level: opts.level ?? 'info',
+    ...(opts.bindings !== undefined ? { base: { pid: process.pid, hostname: hostname(), ...opts.bindings } } : {}),
     redact: { paths: redactPaths(), censor: REDACTED },
     formatters: {
       log: (obj: Record<string, unknown>) => scrubSecrets(obj),

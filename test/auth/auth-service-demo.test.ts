@@ -106,7 +106,7 @@ describe('AuthService against the demo platform (client_credentials over mTLS)',
     expect(decodeJwtPayload(token).cnf?.['x5t#S256']).toBe(strictRun ? undefined : identityOf('device').thumbprint);
     expect(events.some((e) => e.type === 'auth.status' && (e.data as { state: string }).state === 'valid')).toBe(true);
     const line = demo.sink.records().find((r) => r.msg?.toString().startsWith('authenticated: terminal TA-0001'));
-    expect(line).toMatchObject({ serialNumber: 'TA-0001', clientId: 'terminal-app-1001', merchantName: 'Demo Coffee', merchantId: 'm-1001' });
+    expect(line).toMatchObject({ clientId: 'terminal-app-1001', merchantName: 'Demo Coffee', merchantId: 'm-1001' });
     expect(demo.sink.text()).not.toContain(token);
     expect(demo.sink.text()).not.toContain('demo-secret-1001-change-me');
   });

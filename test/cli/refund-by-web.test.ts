@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
@@ -53,14 +52,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.stop();
   cleanup?.();
-});
-
-describe('the agent under the CLI', () => {
-  it('logs its version (the package.json one) in the start line', () => {
-    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-    const line = t.sink.records().find((r) => typeof r.msg === 'string' && r.msg.startsWith('counter page: '));
-    expect(line).toMatchObject({ version });
-  });
 });
 
 describe('terminal-agent refund-by-web', () => {

@@ -9,12 +9,13 @@ export function register(program: Command): void {
     .description('run the agent (default configuration: embedded demo platform, simulated peripherals, counter page on loopback)')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config, file, source, reason } = await configFor(cmd);
-      const { createLogger, logLevelControl } = await import('../../core/index.js');
+      const { createLogger, isJournalStream, logLevelControl } = await import('../../core/index.js');
       const { packageVersion } = await import('../../config/index.js');
       const { startAgent } = await import('../../agent.js');
-      const log = createLogger({ level: config.log.level, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
       const version = packageVersion();
-      log.info({ version, configFile: file ?? null, configSource: source, environment: config.environment, dataDir: config.dataDir }, `terminal-agent ${version} starting`);
+      // Every line names the version; the serial number joins once the certificate is read (agent.ts).
+      const log = createLogger({ level: config.log.level, bindings: { version }, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
+      log.info({ configFile: file ?? null, configSource: source, environment: config.environment, dataDir: config.dataDir }, `terminal-agent ${version} starting`);
       // SIGHUP (`systemctl reload`, a closed ssh session) reloads the configuration instead of
       // ending the agent, which systemd would count as a clean exit and not restart
       // (docs/operations.md, "Reloading the configuration"). Installed before start-up, kept
@@ -40,8 +41,11 @@ export function register(program: Command): void {
           process.on('SIGINT', stop);
           process.on('SIGTERM', stop);
         });
+        // For people and the scripts that start it; under systemd stdout is the journal, which
+        // takes JSON log lines only (the log line `counter page: …` says the same there).
         if (opts.json) process.stdout.write(`${JSON.stringify({ counterPage: `${agent.url}/`, version })}\n`);
-        else process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
+        else if (process.stdout.isTTY === true) process.stdout.write(`\n  Counter page: ${agent.url}/\n\n`);
+        else if (!isJournalStream(1)) process.stdout.write(`Counter page: ${agent.url}/\n`);
         await stopped;
       } finally {
         // Commands run in-process (tests) leave no listener behind.
