@@ -2,6 +2,7 @@ import { pino, type Logger, type DestinationStream, type LevelWithSilent } from 
 import { hostname } from 'node:os';
 import { isatty } from 'node:tty';
 import { isJournalStream, withSyslogPrefix } from './journald.js';
+import { requestLogFields } from './request-context.js';
 
 export type { Logger } from 'pino';
 
@@ -107,6 +108,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     level: opts.level ?? 'info',
     ...(opts.bindings !== undefined ? { base: { pid: process.pid, hostname: hostname(), ...opts.bindings } } : {}),
     redact: { paths: redactPaths(), censor: REDACTED },
+    // The local-API request a line is written under (request-context.ts).
+    mixin: requestLogFields,
     formatters: {
       log: (obj: Record<string, unknown>) => scrubSecrets(obj),
       bindings: (bindings: Record<string, unknown>) => scrubSecrets(bindings),

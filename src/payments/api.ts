@@ -136,6 +136,8 @@ export interface TransactionView {
   message?: string;
   /** Who made the row: a clerk's username, `cli`, `local-api` or `agent` (docs/architecture.md, "Journal"). */
   operator?: string;
+  /** The local-API request that made the row (docs/operations.md, "Logs"). */
+  requestId?: string;
   /** An operation's row (cancel, refund, capture): how many times it was sent to the platform; a reversal counts its retries here. */
   attempts?: number;
   qr?: QrInfo;

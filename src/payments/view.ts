@@ -31,6 +31,7 @@ export function toView(row: JournalRow): TransactionView {
   if (row.origin !== undefined) view.origin = row.origin;
   if (row.operator !== undefined) view.operator = row.operator;
   if (row.reference !== undefined) view.reference = row.reference;
+  if (row.requestId !== undefined) view.requestId = row.requestId;
   if (row.kind !== 'sale' && row.attempts > 0) view.attempts = row.attempts;
   if (row.qrCode !== undefined && row.state === 'awaiting_customer') {
     view.qr = { codeValue: row.qrCode, ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}) };

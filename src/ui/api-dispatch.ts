@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestContext } from '../core/index.js';
 import { withOperator } from '../payments/index.js';
 import type { Caller } from './caller.js';
 import { sendJson } from './http-io.js';
@@ -15,6 +16,9 @@ import type { Router } from './router.js';
 export function createApiDispatch(deps: { router: Router; idempotency: Idempotency }) {
   return async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller | undefined): Promise<void> {
     const match = deps.router.match(req.method ?? 'GET', url.pathname);
+    // Log lines from here on name the route (core request-context.ts).
+    const context = requestContext();
+    if (context !== undefined) context.route = `${req.method ?? 'GET'} ${match.path}`;
     const run = () => Promise.resolve(match.handler({ req, res, params: match.params, query: url.searchParams, ...(caller !== undefined ? { caller } : {}) }));
     let work = run;
     const key = caller === undefined ? undefined : Idempotency.keyOf(req);

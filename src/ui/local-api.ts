@@ -3,7 +3,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.js';
-import { AgentError, ErrorCodes, logLevelControl, systemClock, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
+import { AgentError, ErrorCodes, logLevelControl, requestIdFrom, systemClock, withRequestContext, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
+import { REQUEST_ID_HEADER } from './client-header.js';
 import type { EventBus } from '../events/index.js';
 import type { PaymentsApi, ReportsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
@@ -206,7 +207,13 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
 
       let hosts = new Set<string>();
       let origins = new Set<string>();
-      const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      const handle = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+        // Every answer names its request id, the caller's X-Request-Id or a new one (docs/local-api.md, "Request ids").
+        const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+        res.setHeader(REQUEST_ID_HEADER, requestId);
+        return withRequestContext({ requestId }, () => serve(req, res));
+      };
+      const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
         try {
           const url = new URL(req.url ?? '/', 'http://127.0.0.1');
           checkHost(req, hosts);

@@ -33,6 +33,8 @@ interface Route {
 export interface RouteMatch {
   handler: RouteHandler;
   params: Record<string, string>;
+  /** The route as registered, e.g. `/api/v1/transactions/:id/cancel` (logs name it, not the id). */
+  path: string;
 }
 
 /** A small method + path router: `/api/v1/transactions/:id/cancel`, `/api/v1/qr/:id.svg`. */
@@ -76,7 +78,7 @@ export class Router {
           throw new AgentError(ErrorCodes.API_BAD_REQUEST, `malformed ${name} in the path`);
         }
       });
-      return { handler: route.handler, params };
+      return { handler: route.handler, params, path: route.path };
     }
     if (pathKnown) throw new AgentError(ErrorCodes.API_METHOD_NOT_ALLOWED, `${method} is not supported on ${pathname}`);
     throw new AgentError(ErrorCodes.API_NOT_FOUND, `no such endpoint: ${pathname}`);

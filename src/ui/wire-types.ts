@@ -58,6 +58,8 @@ export interface ApiTransaction {
   message?: string;
   /** Who made the row: the signed-in clerk's username, `cli` or `local-api` for token callers, `agent` for the agent's own rows. */
   operator?: string;
+  /** The X-Request-Id of the request that made the row (the caller's, or the one its answer carried); absent for the agent's own rows. */
+  requestId?: string;
   /** An operation's row (cancel, refund, capture): how many times it was sent to the platform; a reversal counts its retries here. */
   attempts?: number;
   /** The wallet QR to show the customer (the page draws it itself; no embedded image). */

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Transaction } from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentError, ErrorCodes, systemClock, type Logger, type TimerHandle, type TimerSource, type TimeSource } from '../../core/index.js';
+import { AgentError, ErrorCodes, requestContext, systemClock, type Logger, type TimerHandle, type TimerSource, type TimeSource } from '../../core/index.js';
 import type { TransactionState } from '../api.js';
 import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
@@ -111,6 +111,7 @@ interface DbRow {
   operator: string | null;
   reference: string | null;
   via: string | null;
+  request_id: string | null;
 }
 
 /** JournalRow field -> column, for inserts and patches (a fixed list: no SQL from input). */
@@ -188,6 +189,7 @@ function fromDb(r: DbRow): JournalRow {
     ...(r.operator !== null ? { operator: r.operator } : {}),
     ...(r.reference !== null ? { reference: r.reference } : {}),
     ...(r.via === 'qrTerminal' || r.via === 'web' ? { via: r.via } : {}),
+    ...(r.request_id !== null ? { requestId: r.request_id } : {}),
   };
 }
 
@@ -539,6 +541,9 @@ export class Journal {
     if (row.reference !== undefined) fields.reference = row.reference;
     // Which call carried the row is fixed with it (types.ts, `via`).
     if (row.via !== undefined) fields.via = row.via;
+    // So is the local-API request that made it (its log lines carry the same id).
+    const request = requestContext();
+    if (request !== undefined) fields.request_id = request.requestId;
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       const value = (row as Partial<Record<string, unknown>>)[field];
       if (value !== undefined) fields[column] = toDb(field, value);

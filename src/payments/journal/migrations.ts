@@ -155,6 +155,15 @@ export const journalMigrations: Migration[] = [
       db.exec(`ALTER TABLE transactions ADD COLUMN via TEXT CHECK (via IS NULL OR via IN ('qrTerminal', 'web'))`);
     },
   },
+  {
+    // The local-API request that made a row (docs/operations.md, "Logs", request ids): its log
+    // lines carry the same id. NULL for rows the agent made on its own and rows from before.
+    version: 9,
+    name: 'request id of each row',
+    up(db) {
+      db.exec('ALTER TABLE transactions ADD COLUMN request_id TEXT');
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */

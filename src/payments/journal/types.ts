@@ -67,14 +67,16 @@ export interface JournalRow {
    * recognising a refund by web whose answer was lost); absent: the terminal's own call.
    */
   via?: 'qrTerminal' | 'web';
+  /** The local-API request that made the row (its X-Request-Id); set at insert only, from the request being served. */
+  requestId?: string;
 }
 
 export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'> &
-  Partial<Omit<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime' | 'createdAt' | 'updatedAt' | 'operator'>>;
+  Partial<Omit<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime' | 'createdAt' | 'updatedAt' | 'operator' | 'requestId'>>;
 
 /** Fields that may change after insert. `undefined` leaves a field as it is; `null` clears it. */
 export type JournalPatch = {
-  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference' | 'via'>]?: JournalRow[K] | null;
+  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference' | 'via' | 'requestId'>]?: JournalRow[K] | null;
 };
 
 /** States after which the row does not change by itself any more (operations on a sale still add amounts). */

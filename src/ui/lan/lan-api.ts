@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { AgentError, ErrorCodes, type Logger } from '../../core/index.js';
+import { AgentError, ErrorCodes, requestIdFrom, withRequestContext, type Logger } from '../../core/index.js';
+import { REQUEST_ID_HEADER } from '../client-header.js';
 import { answerError, closeServer } from '../error-answer.js';
 import { readJsonBody, sendJson } from '../http-io.js';
 import { Router } from '../router.js';
@@ -97,7 +98,14 @@ export function createLanApi(opts: LanApiOptions): LanApi {
 
 
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // As on loopback: every answer names its request id, and so do the lines and rows it causes.
+    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    return withRequestContext({ requestId }, () => serve(req, res));
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const url = new URL(req.url ?? '/', 'https://terminal');
       // A register is a program, never a web page: nothing here is for browsers.

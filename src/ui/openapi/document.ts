@@ -55,6 +55,13 @@ function parameters(op: Operation): Json[] {
   for (const [name, schema] of Object.entries(shape)) {
     out.push({ name, in: 'query', required: !schema.safeParse(undefined).success, schema: inputSchema(schema) });
   }
+  out.push({
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description: 'Your id for this request: it comes back on the answer, and the agent\'s log lines and the journal rows the request causes carry it. Another value (or none) gets a new id.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
+  });
   if (idempotent(op)) {
     out.push({
       name: 'Idempotency-Key',
@@ -70,10 +77,12 @@ function parameters(op: Operation): Json[] {
 function operationObject(op: Operation): Json {
   const responses: Json = {};
   // A write's answer may repeat the first request's (docs/local-api.md, "Idempotency").
-  const replayed =
-    idempotent(op)
-      ? { headers: { 'Idempotent-Replayed': { description: 'present (true) when the answer repeats the first request with this Idempotency-Key', schema: { type: 'string', enum: ['true'] } } } }
-      : {};
+  const requestId = { 'X-Request-Id': { description: 'the request\'s id: the one sent, or one the agent made', schema: { type: 'string' } } };
+  const replayed = {
+    headers: idempotent(op)
+      ? { ...requestId, 'Idempotent-Replayed': { description: 'present (true) when the answer repeats the first request with this Idempotency-Key', schema: { type: 'string', enum: ['true'] } } }
+      : requestId,
+  };
   for (const s of op.success) {
     const content = 'json' in s ? { 'application/json': { schema: ref(s.json.name) } } : { [s.media]: { schema: { type: 'string', description: s.text } } };
     const known = responses[String(s.status)] as { content: Json } | undefined;
@@ -81,12 +90,12 @@ function operationObject(op: Operation): Json {
     responses[String(s.status)] =
       known !== undefined
         ? { ...known, content: { ...known.content, ...content } }
-        : { description: s.description, ...('json' in s ? replayed : {}), content };
+        : { description: s.description, ...replayed, content };
   }
   if (idempotent(op)) {
-    responses['409'] = { description: 'the Idempotency-Key was used with another request, or the operation conflicts with the current state (the code says which)', content: { 'application/json': { schema: ref('Error') } } };
+    responses['409'] = { description: 'the Idempotency-Key was used with another request, or the operation conflicts with the current state (the code says which)', headers: requestId, content: { 'application/json': { schema: ref('Error') } } };
   }
-  responses.default = { description: 'refused or failed: the code is stable, the message says what to do (docs/local-api.md, "Errors")', content: { 'application/json': { schema: ref('Error') } } };
+  responses.default = { description: 'refused or failed: the code is stable, the message says what to do (docs/local-api.md, "Errors")', headers: requestId, content: { 'application/json': { schema: ref('Error') } } };
   return {
     operationId: op.operationId,
     tags: [op.tag],

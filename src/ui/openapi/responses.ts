@@ -73,6 +73,7 @@ export const transactionSchema = z
     origin: z.literal('web').optional(),
     message: z.string().optional(),
     operator: z.string().optional(),
+    requestId: z.string().optional().describe('the X-Request-Id of the request that made the row'),
     qr: z.strictObject({ codeValue: z.string(), expireTime: z.string().optional() }).optional(),
     capturedAmount: minor,
     refundedAmount: minor,
