@@ -6,7 +6,7 @@ import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
+import { IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken, terminalTimeZone } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
@@ -302,11 +302,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     });
     // Idempotency-Keys live in the journal's file, so a repeat after a restart still finds its sale (docs/local-api.md, "Idempotency").
     const idempotency = new IdempotencyKeys(journal.db, clock, IDEMPOTENCY_RETENTION_MS);
-    // Receipts and end of day read the journal only, in the merchant's zone (docs/receipts.md, "Time zone").
+    // Receipts and end of day read the journal only, written for their reader: receipts.*, the clerk's claims, api.* (docs/receipts.md, "Language and time zone").
     const reports = new ReportService({
       journal,
       sources: { merchants: () => auth.merchants(), terminalId: () => auth.status().serialNumber },
-      timeZone: config.receipts.timeZone ?? platformTimeZone,
+      timeZone: config.api.timeZone ?? terminalTimeZone(),
+      locale: config.api.locale,
+      store: { ...(config.receipts.locale !== undefined ? { locale: config.receipts.locale } : {}), ...(config.receipts.timeZone !== undefined ? { timeZone: config.receipts.timeZone } : {}) },
       clock,
     });
     // auth.mode custom_token (demo only): the merchant signs in with the platform on the counter page (docs/platform-contract.md, "Tokens").
