@@ -6,7 +6,7 @@ import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken, terminalTimeZone } from './payments/index.js';
+import { IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
@@ -306,7 +306,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const reports = new ReportService({
       journal,
       sources: { merchants: () => auth.merchants(), terminalId: () => auth.status().serialNumber },
-      timeZone: config.api.timeZone ?? terminalTimeZone(),
+      ...(config.api.timeZone !== undefined ? { timeZone: config.api.timeZone } : {}),
       locale: config.api.locale,
       store: { ...(config.receipts.locale !== undefined ? { locale: config.receipts.locale } : {}), ...(config.receipts.timeZone !== undefined ? { timeZone: config.receipts.timeZone } : {}) },
       clock,

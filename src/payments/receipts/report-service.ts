@@ -4,14 +4,18 @@ import { endOfDay } from './end-of-day.js';
 import { buildReceipt } from './receipt-data.js';
 import type { EndOfDayQuery, EndOfDayReport, ReceiptData, ReceiptQuery, ReportSources, ReportsApi } from './types.js';
 import { AgentError, ErrorCodes } from '../../core/index.js';
-import { readerStyle, type ReaderStyle } from './reader-style.js';
+import { readerStyle, terminalTimeZone, type ReaderStyle } from './reader-style.js';
 import { checkTimeZone, localDate, localDayRange } from './zone-time.js';
 
 export interface ReportServiceDeps {
   journal: Journal;
   sources: ReportSources;
-  /** The counter's zone (api.timeZone, else the terminal's): receipts' times and the report's day when neither the store nor the clerk names one. */
-  timeZone: string;
+  /**
+   * The counter's zone (api.timeZone): receipts' times and the report's day when neither the
+   * store nor the clerk names one. Absent: the terminal's own, looked up at the first receipt
+   * or report, not at start (a formatter pages in ICU's date data: docs/architecture.md, "Memory").
+   */
+  timeZone?: string;
   /** The counter's locale (api.locale); default en-GB. */
   locale?: string;
   /** The store's own choice (receipts.locale, receipts.timeZone): over any clerk's. */
@@ -30,11 +34,11 @@ export class ReportService implements ReportsApi {
 
   constructor(private readonly deps: ReportServiceDeps) {
     this.clock = deps.clock ?? systemClock();
-    checkTimeZone(deps.timeZone);
+    if (deps.timeZone !== undefined) checkTimeZone(deps.timeZone);
   }
 
   private reader(clerk: ReceiptQuery['clerk']): ReaderStyle {
-    return readerStyle(this.deps.store ?? {}, clerk, { locale: this.deps.locale ?? 'en-GB', timeZone: this.deps.timeZone });
+    return readerStyle(this.deps.store ?? {}, clerk, { locale: this.deps.locale ?? 'en-GB', timeZone: this.deps.timeZone ?? terminalTimeZone() });
   }
 
   private row(id: string): JournalRow {
