@@ -2,8 +2,8 @@ import { AgentError, ErrorCodes, isKnownTimeZone } from '../../core/index.js';
 import { zoneOffsetMs } from '../../events/index.js';
 
 /**
- * Dates and times in the merchant's time zone for receipts and the end-of-day report
- * (docs/receipts.md, "Time zone"). The journal keeps UTC instants; a local day is the
+ * Dates and times in the reader's time zone for receipts and the end-of-day report
+ * (docs/receipts.md, "Language and time zone"). The journal keeps UTC instants; a local day is the
  * half-open range of instants whose local date is that day, so a day with a clock change
  * is 23 or 25 hours long and every instant belongs to exactly one day.
  */
