@@ -124,7 +124,7 @@ export class EndOfDayView {
     const body = byId('eod-body');
     const generated = el('div', 'sheet-note', t('eod.generated', { when: dateTimeOf(r.generatedAt) }));
     generated.dataset.testid = 'eod-generated';
-    const parts: HTMLElement[] = [el('div', 'sheet-note', t('eod.zone', { zone: r.timeZone, rows: r.rows })), generated];
+    const parts: HTMLElement[] = [el('div', 'sheet-note', t('eod.zone', { zone: r.timeZone })), generated];
     if (r.totals.length === 0) parts.push(el('div', 'sheet-note', t('eod.empty')));
     for (const line of r.totals) parts.push(this.totals(line));
     const groups: Array<[TextKey, Array<[string, EndOfDayLine]>]> = [

@@ -241,7 +241,7 @@ export const de: Catalog = {
   'eod.today': 'Heute, {day}',
   'eod.csv': 'CSV',
   'eod.loading': 'Der Tag wird zusammengezählt …',
-  'eod.zone': 'Zeitzone {zone}, {rows} Journalzeilen',
+  'eod.zone': 'Zeitzone {zone}',
   'eod.generated': 'Erstellt {when}',
   'eod.empty': 'Keine Buchungen an diesem Tag.',
   'eod.byMerchant': 'Nach Händler',

@@ -245,7 +245,7 @@ export const en = {
   'eod.today': 'Today, {day}',
   'eod.csv': 'CSV',
   'eod.loading': 'Adding up the day …',
-  'eod.zone': 'Time zone {zone}, {rows} journal rows',
+  'eod.zone': 'Time zone {zone}',
   'eod.generated': 'Added up {when}',
   'eod.empty': 'No transactions on this day.',
   'eod.byMerchant': 'By merchant',
