@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildReceipt, endOfDay, endOfDayText, localDayRange, readerStyle, receiptText } from '../../src/payments/receipts/index.js';
+import { amountIn, buildReceipt, endOfDay, endOfDayText, localDayRange, readerStyle, receiptText } from '../../src/payments/receipts/index.js';
 import type { JournalRow } from '../../src/payments/journal/index.js';
 import { journalRow, MERCHANTS } from './receipt-rows.js';
 
@@ -64,6 +64,13 @@ describe('a receipt in the reader language and zone', () => {
     const second = journalRow({ clientTransactionId: 'b', clientDateTime: '2026-10-25T01:30:00.000Z' });
     expect(text(first, 'de-DE', 'Europe/Berlin')).toContain(line('Uhrzeit', '02:30:00 MESZ'));
     expect(text(second, 'de-DE', 'Europe/Berlin')).toContain(line('Uhrzeit', '02:30:00 MEZ'));
+  });
+
+  it('writes amounts from their exact digits, with the locale separator and no grouping', () => {
+    expect(amountIn(Number.MAX_SAFE_INTEGER, 'EUR', 'de-DE')).toBe('90071992547409,91');
+    expect(amountIn(1500, 'JPY', 'de-DE')).toBe('1500');
+    expect(amountIn(1500, 'KWD', 'de-DE')).toBe('1,500');
+    expect(amountIn(-600, 'EUR', 'en-GB')).toBe('-6.00');
   });
 
   it('words a refund in German too', () => {

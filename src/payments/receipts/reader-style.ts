@@ -61,7 +61,7 @@ export function amountIn(minor: number, currency: string, locale: string): strin
   const digits = canonical.includes('.') ? (canonical.split('.')[1]?.length ?? 0) : 0;
   try {
     // A decimal string keeps every digit (Intl.NumberFormat reads it exactly, ES2023).
-    return new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(canonical as unknown as number);
+    return new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(canonical as `${number}`);
   } catch {
     return canonical;
   }
