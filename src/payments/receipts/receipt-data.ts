@@ -9,8 +9,9 @@ import { localTime, readerTime } from './zone-time.js';
 /**
  * A receipt from journal rows (docs/receipts.md, "Receipts"). Pure: the rows, the merchants,
  * the terminal id, the zone and the reader's locale come in; the words are the locale's
- * (receipt-words.ts), the ids, codes and machine times stay as they are. Card data: the last four digits of the masked PAN
- * the reader gave, nothing else (the journal's encrypted card data is never read here).
+ * (receipt-words.ts), the ids, codes and machine times stay as they are. Card data: the
+ * last four digits of the masked PAN the reader gave, nothing else (the journal's
+ * encrypted card data is never read here).
  */
 
 export interface ReceiptInput {
