@@ -305,11 +305,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     });
     // Idempotency-Keys live in the journal's file, so a repeat after a restart still finds its sale (docs/local-api.md, "Idempotency").
     const idempotency = new IdempotencyKeys(journal.db, clock, IDEMPOTENCY_RETENTION_MS);
-    // Receipts and end of day read the journal only, in the merchant's zone (docs/receipts.md, "Time zone").
+    // Receipts and end of day read the journal only, written for their reader: receipts.*, the clerk's claims, api.* (docs/receipts.md, "Language and time zone").
     const reports = new ReportService({
       journal,
       sources: { merchants: () => auth.merchants(), terminalId: () => auth.status().serialNumber },
-      timeZone: config.receipts.timeZone ?? platformTimeZone,
+      ...(config.api.timeZone !== undefined ? { timeZone: config.api.timeZone } : {}),
+      locale: config.api.locale,
+      store: { ...(config.receipts.locale !== undefined ? { locale: config.receipts.locale } : {}), ...(config.receipts.timeZone !== undefined ? { timeZone: config.receipts.timeZone } : {}) },
       clock,
     });
     // auth.mode custom_token (demo only): the merchant signs in with the platform on the counter page (docs/platform-contract.md, "Tokens").

@@ -138,9 +138,20 @@ export const configSchema = z.strictObject({
     .prefault({}),
   receipts: z
     .strictObject({
+      locale: z
+        .string()
+        .refine((tag) => {
+          try {
+            return Intl.getCanonicalLocales(tag).length === 1;
+          } catch {
+            return false;
+          }
+        }, 'expected a language tag such as en-GB or de-DE')
+        .optional()
+        .describe("the language and date format of every receipt and end of day (en and de are translated; others print English); default: the signed-in clerk's locale claim, else api.locale"),
       timeZone: timeZone
         .optional()
-        .describe("the merchant's time zone (IANA name) for receipts' dates and times and the end-of-day report's default day; default platform.timeZone"),
+        .describe("the time zone (IANA name) of every receipt's time and the end of day's day; default: the signed-in clerk's zoneinfo claim, else api.timeZone, else the terminal's own"),
     })
     .prefault({}),
   offline: z

@@ -13,8 +13,12 @@ export interface Caller {
   operator: string;
   /** Set for a signed-in clerk (the counter page). */
   sessionId?: string;
-  /** A signed-in clerk's username and permissions; absent for a token caller, who may do every operation. */
-  staff?: { username: string; permissions: readonly string[] };
+  /**
+   * A signed-in clerk's username and permissions, and the locale and zone of their token
+   * (what receipts are written in: docs/receipts.md, "Language and time zone"); absent for a
+   * token caller, who may do every operation.
+   */
+  staff?: { username: string; permissions: readonly string[]; locale?: string; zoneinfo?: string };
   /**
    * Whose Idempotency-Keys these are (docs/local-api.md, "Idempotency"): `token` for every
    * holder of the per-install token (the CLI and on-device programs share it), `staff:<username>`
@@ -50,6 +54,11 @@ export function authenticate(req: IncomingMessage, pathname: string, deps: { tok
     operator: session.staff.username,
     sessionId: session.id,
     scope: `staff:${session.staff.username}`,
-    staff: { username: session.staff.username, permissions: session.staff.permissions },
+    staff: {
+      username: session.staff.username,
+      permissions: session.staff.permissions,
+      ...(session.staff.locale !== undefined ? { locale: session.staff.locale } : {}),
+      ...(session.staff.zoneinfo !== undefined ? { zoneinfo: session.staff.zoneinfo } : {}),
+    },
   };
 }

@@ -23,11 +23,14 @@ export type ApiReceiptOutcomeCode = 'approved' | 'approved_offline' | 'declined'
 export interface ApiReceipt {
   copy: ApiReceiptCopy;
   kind: ApiOperationKind;
+  /** The locale the words are in (the reader's: docs/receipts.md, "Language and time zone"). */
+  locale: string;
   title: string;
   merchant: { name: string; id: string | null };
   terminalId: string | null;
   operator: string | null;
-  dateTime: { local: string; date: string; time: string; offset: string; timeZone: string; utc: string };
+  /** ISO parts for programs; dateText, timeText and zoneName as printed ("28.11.2026", "18:18:05", "MEZ"). */
+  dateTime: { local: string; date: string; time: string; offset: string; timeZone: string; utc: string; dateText: string; timeText: string; zoneName: string };
   amount: ApiReceiptAmount;
   method: ApiSaleMethod | null;
   methodText: string | null;
@@ -71,6 +74,8 @@ export interface ApiEndOfDayLine {
 export interface ApiEndOfDay {
   date: string;
   timeZone: string;
+  /** The locale the printer text is written in. */
+  locale: string;
   from: string;
   to: string;
   fromLocal: string;

@@ -135,13 +135,14 @@ describe('receipt text', () => {
     }
   });
 
-  it("shows the date and time in the merchant's zone with its offset, on both sides of a clock change", () => {
+  it("shows the date and time in the reader's zone with its name, on both sides of a clock change", () => {
     // 01:30:05 UTC on 2026-03-29 is 03:30:05 in Berlin (summer time began at 01:00 UTC).
     expect(receipt(sale).dateTime).toMatchObject({ date: '2026-03-29', time: '03:30:05', offset: '+02:00', local: '2026-03-29T03:30:05+02:00', utc: '2026-03-29T01:30:05.250Z' });
     const before = journalRow({ clientTransactionId: 'b', clientDateTime: '2026-03-29T00:59:59.000Z' });
     expect(receipt(before).dateTime).toMatchObject({ time: '01:59:59', offset: '+01:00' });
     expect(receipt(sale, { timeZone: 'America/Los_Angeles' }).dateTime).toMatchObject({ date: '2026-03-28', time: '18:30:05', offset: '-07:00' });
-    expect(receiptText(receipt(sale), 32).split('\n')).toContain(`${'Time'.padEnd(17)}03:30:05 +02:00`);
+    expect(receiptText(receipt(sale), 32).split('\n')).toContain(`${'Time'.padEnd(19)}03:30:05 CEST`);
+    expect(receiptText(receipt(before), 32).split('\n')).toContain(`${'Time'.padEnd(20)}01:59:59 CET`);
   });
 
   it('names the merchant the row was sold for, by client id, name or platform id; the default when none', () => {

@@ -11,7 +11,7 @@ import { DEMO_STAFF } from './staff.js';
  * The receipt and the end of day on the counter page (docs/receipts.md), in headless
  * Chromium against the whole agent (embedded demo platform, simulated reader): a card sale's
  * customer receipt from the outcome screen, the merchant copy on request, the same receipt
- * from today's list; then the day's totals with the sale in them, another day empty, and
+ * from today's list; then the day's totals with the sale in them, the day before empty, and
  * the CSV behind its link.
  */
 describe('counter page: receipt and end of day', () => {
@@ -88,7 +88,8 @@ describe('counter page: receipt and end of day', () => {
     await expect(page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="net"] td').last().textContent()).resolves.toBe('7.50 EUR');
     // When it was added up, in the demo clerk's datetimeformat claim (YYYY-MM-DDTHH:mm:ssZ) and zone (Europe/Berlin: never Z).
     await expect(page.getByTestId('eod-generated').textContent()).resolves.toMatch(/^Added up \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0[12]:00$/);
-    for (const summary of await page.locator('#eod details summary').all()) await summary.click();
+    // The headings are open: their figures show without a tap.
+    for (const table of await page.locator('#eod details table').all()) await expect(table.isVisible()).resolves.toBe(true);
     const groups = await page.locator('#eod details').allTextContents();
     expect(groups).toHaveLength(3);
     expect(groups[0]).toMatch(/^By merchant.*Demo Coffee1 · 7\.50 EUR/);
@@ -102,12 +103,14 @@ describe('counter page: receipt and end of day', () => {
     expect(csv.split('\r\n')[0]).toMatch(/^date,time_zone,terminal_id,merchant_id/);
     expect(csv).toMatch(/,card,staff1,EUR,2,1,750,/);
 
-    const date = await page.getByTestId('eod-date').inputValue();
-    await page.getByTestId('eod-date').fill('2020-01-02');
-    await page.locator('[data-testid="eod"][data-date="2020-01-02"]').waitFor();
+    // The day before (the demo's journal starts today): empty, and the CSV link follows it.
+    const today = (await page.getByTestId('eod').getAttribute('data-date')) ?? '';
+    expect(today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const yesterday = new Date(Date.parse(`${today}T12:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    await page.getByTestId('eod-previous').click();
+    await page.locator(`[data-testid="eod"][data-date="${yesterday}"]`).waitFor();
     await expect(page.getByTestId('eod-body').textContent()).resolves.toMatch(/No transactions on this day\./);
-    await expect(page.getByTestId('eod-csv').getAttribute('href')).resolves.toContain('date=2020-01-02');
-    expect(date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    await expect(page.getByTestId('eod-csv').getAttribute('href')).resolves.toContain(`date=${yesterday}`);
     await page.getByTestId('eod-close').click();
   });
 

@@ -37,3 +37,5 @@ export const DEMO_STAFF = { username: 'staff1', password: 'demo-staff-password',
 export const DEMO_TRAINEE = { username: 'trainee1', password: 'demo-trainee-password', name: 'Tara Trainee' } as const;
 /** The demo seed's supervisor: staff1's permissions and payment:refund-by-web, which no other demo clerk has. */
 export const DEMO_SUPERVISOR = { username: 'supervisor1', password: 'demo-supervisor-password', name: 'Sky Supervisor' } as const;
+/** The demo seed's German clerk: staff1's permissions, token claims locale de-DE, zoneinfo Europe/Berlin, datetimeformat DD.MM.YYYY HH:mm. */
+export const DEMO_GERMAN = { username: 'verkauf1', password: 'demo-verkauf-password', name: 'Vera Verkauf' } as const;

@@ -12,9 +12,9 @@ import { printJson } from '../transaction-output.js';
 export function register(program: Command): void {
   program
     .command('end-of-day')
-    .description("the day's totals per merchant, method, operator and currency (default: today in the merchant's time zone)")
+    .description("the day's totals per merchant, method, operator and currency (default: today in receipts.timeZone, else api.timeZone, else the terminal's zone)")
     .option('--date <date>', 'YYYY-MM-DD (default today)')
-    .option('--time-zone <zone>', "IANA time zone (default receipts.timeZone, else platform.timeZone)")
+    .option('--time-zone <zone>', "IANA time zone (default receipts.timeZone, else api.timeZone, else the terminal's)")
     .addOption(new Option('--format <format>', 'text, csv or json (default text; json with --json)').choices(['text', 'csv', 'json']))
     .addOption(new Option('--width <columns>', 'printer columns of the text').choices(['32', '48']).default('32'))
     .action(async (opts: { date?: string; timeZone?: string; format?: 'text' | 'csv' | 'json'; width: '32' | '48'; json?: boolean }, cmd: Command) => {

@@ -89,6 +89,8 @@ export interface EndOfDayInput {
   now: number;
   merchants: readonly ReceiptMerchant[];
   terminalId: string | undefined;
+  /** The reader's locale the printer text is written in; default en-GB. */
+  locale?: string;
 }
 
 export function endOfDay(input: EndOfDayInput): EndOfDayReport {
@@ -119,6 +121,7 @@ export function endOfDay(input: EndOfDayInput): EndOfDayReport {
   return {
     date: input.date,
     timeZone: input.timeZone,
+    locale: input.locale ?? 'en-GB',
     from: new Date(input.from).toISOString(),
     to: new Date(input.to).toISOString(),
     fromLocal: fromLocal.iso,

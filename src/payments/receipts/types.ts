@@ -27,17 +27,23 @@ export type ReceiptOutcomeCode = 'approved' | 'approved_offline' | 'declined' | 
 export interface ReceiptData {
   copy: ReceiptCopy;
   kind: OperationKind;
-  /** SALE, REFUND, CANCELLATION, REVERSAL or CAPTURE. */
+  /** The reader's locale the words are in (docs/receipts.md, "Language and time zone"). */
+  locale: string;
+  /** SALE, REFUND, CANCELLATION, REVERSAL or CAPTURE, in the locale's words (ZAHLUNG, GUTSCHRIFT, …). */
   title: string;
   merchant: { name: string; id: string | null };
   terminalId: string | null;
   /** Who made the row: a clerk's username, `cli`, `local-api` or `agent`; null for rows from before operators were kept. */
   operator: string | null;
-  /** When the operation was made (its clientDateTime), in the merchant's zone and in UTC. */
-  dateTime: { local: string; date: string; time: string; offset: string; timeZone: string; utc: string };
+  /**
+   * When the operation was made (its clientDateTime), in the reader's zone and in UTC: ISO
+   * parts for programs (`local`, `date`, `time`, `offset`), and as the reader reads it
+   * (`dateText` 28.11.2026, `timeText` 18:18:05, `zoneName` MEZ): what is printed.
+   */
+  dateTime: { local: string; date: string; time: string; offset: string; timeZone: string; utc: string; dateText: string; timeText: string; zoneName: string };
   amount: ReceiptAmount;
   method: SaleMethod | null;
-  /** Card, Manual entry, MOTO, walletA, walletB. */
+  /** Card, Manual entry, MOTO, walletA, walletB (in the locale's words). */
   methodText: string | null;
   scenario: WalletScenario | null;
   /** Present for card methods when the reader gave a masked PAN: never more than the last four digits. */
@@ -98,6 +104,8 @@ export interface EndOfDayReport {
   /** The local day, YYYY-MM-DD. */
   date: string;
   timeZone: string;
+  /** The reader's locale the printer text is written in (docs/receipts.md, "Language and time zone"). */
+  locale: string;
   /** The day as UTC instants, half-open: from <= created < to. */
   from: string;
   to: string;
@@ -134,15 +142,23 @@ export interface ReportSources {
   terminalId(): string | undefined;
 }
 
+/** The signed-in clerk's token claims (`locale`, `zoneinfo`), when a clerk asks. */
+export interface ReaderClaims {
+  locale?: string;
+  timeZone?: string;
+}
+
 export interface ReceiptQuery {
   copy?: ReceiptCopy;
+  clerk?: ReaderClaims;
 }
 
 export interface EndOfDayQuery {
   /** YYYY-MM-DD; default today in the zone. */
   date?: string;
-  /** IANA name; default the configured receipts zone. */
+  /** IANA name; default the reader's zone (receipts.timeZone, the clerk's, api.timeZone, the terminal's). */
   timeZone?: string;
+  clerk?: ReaderClaims;
 }
 
 /** Receipts and end of day, as the local API calls them. */

@@ -2,8 +2,8 @@ import { AgentError, ErrorCodes, isKnownTimeZone } from '../../core/index.js';
 import { zoneOffsetMs } from '../../events/index.js';
 
 /**
- * Dates and times in the merchant's time zone for receipts and the end-of-day report
- * (docs/receipts.md, "Time zone"). The journal keeps UTC instants; a local day is the
+ * Dates and times in the reader's time zone for receipts and the end-of-day report
+ * (docs/receipts.md, "Language and time zone"). The journal keeps UTC instants; a local day is the
  * half-open range of instants whose local date is that day, so a day with a clock change
  * is 23 or 25 hours long and every instant belongs to exactly one day.
  */
@@ -91,4 +91,49 @@ export function localDayRange(date: string, timeZone: string): { from: number; t
     from: startOfLocalDay(year, month, day, timeZone),
     to: startOfLocalDay(next.getUTCFullYear(), next.getUTCMonth() + 1, next.getUTCDate(), timeZone),
   };
+}
+
+/** An instant as a reader in `locale` reads it in `timeZone` (docs/receipts.md, "Language and time zone"). */
+export interface ReaderTime {
+  /** The locale's numeric date: 28.11.2026, 28/11/2026. */
+  date: string;
+  /** 24 h, HH:mm:ss. */
+  time: string;
+  /** The zone's short name in the locale (MEZ, MESZ, CET, UTC, GMT+5:30): never an ISO offset. */
+  zone: string;
+}
+
+const readerFormats = new Map<string, { date: Intl.DateTimeFormat; time: Intl.DateTimeFormat; zone: Intl.DateTimeFormat }>();
+
+function formatsFor(locale: string, timeZone: string): { date: Intl.DateTimeFormat; time: Intl.DateTimeFormat; zone: Intl.DateTimeFormat } {
+  const key = `${locale} ${timeZone}`;
+  let f = readerFormats.get(key);
+  if (f === undefined) {
+    f = {
+      date: new Intl.DateTimeFormat(locale, { timeZone, day: '2-digit', month: '2-digit', year: 'numeric' }),
+      // 24 h whatever the locale's habit: a receipt's time is never read as morning or evening.
+      time: new Intl.DateTimeFormat(locale, { timeZone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }),
+      zone: new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' }),
+    };
+    if (readerFormats.size > 64) readerFormats.clear();
+    readerFormats.set(key, f);
+  }
+  return f;
+}
+
+/**
+ * The date, 24 h time and zone name of an instant for a reader. The zone's name tells the
+ * hour that repeats when clocks go back apart (02:30 MESZ, then 02:30 MEZ), as the offset
+ * did. An unusable locale falls back to en-GB.
+ */
+export function readerTime(ms: number, timeZone: string, locale: string): ReaderTime {
+  let f: ReturnType<typeof formatsFor>;
+  try {
+    f = formatsFor(locale, timeZone);
+  } catch {
+    f = formatsFor('en-GB', timeZone);
+  }
+  const at = new Date(Math.floor(ms / 1000) * 1000);
+  const zone = f.zone.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? timeZone;
+  return { date: f.date.format(at), time: f.time.format(at), zone };
 }

@@ -46,6 +46,10 @@ export const seedSchema = z.strictObject({
       phone: z.string(),
       /** The user's permissions claim; default: all of the merchant's. */
       permissions: z.array(z.string()).optional(),
+      /** The user's profile claims `locale` ("de-DE"), `zoneinfo` (IANA) and `datetimeformat`; default: the realm's (claims.ts). */
+      locale: z.string().optional(),
+      zoneinfo: z.string().optional(),
+      datetimeformat: z.string().optional(),
     }),
   ),
   applications: z.array(

@@ -126,9 +126,10 @@ export class Api {
     }
     return text;
   }
-  /** The day's totals in the merchant's zone (docs/receipts.md, "End of day"). */
-  async endOfDay(date: string): Promise<EndOfDay> {
-    return (await this.call<EndOfDayAnswer>('GET', `/api/v1/reports/end-of-day?date=${encodeURIComponent(date)}`)).endOfDay;
+  /** The day's totals in the reader's zone (docs/receipts.md, "End of day"); no date: today there. */
+  async endOfDay(date?: string): Promise<EndOfDay> {
+    const query = date === undefined ? '' : `?date=${encodeURIComponent(date)}`;
+    return (await this.call<EndOfDayAnswer>('GET', `/api/v1/reports/end-of-day${query}`)).endOfDay;
   }
   /** The store-network listener and the paired registers (docs/registers.md). */
   async registers(): Promise<RegistersAnswer> {

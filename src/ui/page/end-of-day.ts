@@ -1,6 +1,6 @@
 import { showFailure } from './error-banner.js';
-import { byId, el, show, today } from './dom.js';
-import { dateTimeOf, moneyIn, t, type TextKey } from './i18n.js';
+import { byId, el, show } from './dom.js';
+import { dateTimeOf, dayOf, moneyIn, t, type TextKey } from './i18n.js';
 import type { PageContext } from './page-context.js';
 import type { EndOfDay, EndOfDayLine } from './types.js';
 
@@ -35,37 +35,82 @@ function cell(tag: 'td' | 'th', text: string, cls?: string): HTMLTableCellElemen
   return el(tag, cls, text);
 }
 
+/** The calendar day `days` from `date` (YYYY-MM-DD): by the calendar, in no zone. */
+function shiftDay(date: string, days: number): string {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
 /**
- * End of day (#eod): the day's totals per currency from the journal, in the merchant's
- * zone (docs/receipts.md, "End of day"), for a date the clerk picks; then per merchant,
- * method and operator behind a disclosure each, and the CSV to download. Figures that are
+ * End of day (#eod): the day's totals per currency from the journal, in the reader's zone
+ * (docs/receipts.md, "End of day", "Language and time zone"), for a day the clerk steps to
+ * with previous/next day (the day written as the clerk writes it: a browser's date input
+ * follows the browser's locale, not the clerk's); then per merchant, method and operator
+ * under a heading each, open, with its marker; and the CSV to download. Figures that are
  * zero for the whole day are left out of the per-currency table except sales and net.
  */
 export class EndOfDayView {
+  /** Today in the report's zone, as the agent answered the first load (the page's own clock may be in another zone). */
+  private today: string | undefined;
+  /** The day shown or being loaded; undefined: today, asked of the agent. */
+  private date: string | undefined;
+
   constructor(private readonly ctx: PageContext) {}
 
   init(): void {
     byId('eod-close').addEventListener('click', () => show(byId('eod'), false));
-    byId('eod-date').addEventListener('change', () => void this.load());
+    byId('eod-previous').addEventListener('click', () => this.step(-1));
+    byId('eod-next').addEventListener('click', () => this.step(1));
   }
 
   async open(): Promise<void> {
-    byId<HTMLInputElement>('eod-date').value = today();
+    this.today = undefined;
+    this.date = undefined;
     show(byId('eod'), true);
     await this.load();
   }
 
-  private async load(): Promise<void> {
-    const date = byId<HTMLInputElement>('eod-date').value || today();
+  private step(days: number): void {
+    if (this.date === undefined) return;
+    const next = shiftDay(this.date, days);
+    // No day after today: it has nothing yet.
+    if (this.today !== undefined && next > this.today) return;
+    this.date = next;
+    void this.load();
+  }
+
+  /** The day's words and which way the clerk can step. */
+  private showDay(): void {
+    const day = byId('eod-day');
+    const date = this.date;
+    day.textContent = date === undefined ? '' : date === this.today ? t('eod.today', { day: dayOf(date) }) : dayOf(date);
+    byId<HTMLButtonElement>('eod-previous').disabled = date === undefined;
+    byId<HTMLButtonElement>('eod-next').disabled = date === undefined || this.today === undefined || date >= this.today;
     const csv = byId<HTMLAnchorElement>('eod-csv');
+    if (date === undefined) {
+      csv.removeAttribute('href');
+      return;
+    }
     csv.href = `/api/v1/reports/end-of-day?date=${encodeURIComponent(date)}&format=csv`;
     csv.download = `end-of-day-${date}.csv`;
+  }
+
+  private async load(): Promise<void> {
+    const date = this.date;
+    this.showDay();
     const body = byId('eod-body');
     delete byId('eod').dataset.date;
     body.replaceChildren(el('div', 'sheet-note', t('eod.loading')));
     try {
+      // Without a day the agent answers today in the reader's zone (receipts.timeZone, the clerk's zoneinfo, api.timeZone).
       const report = await this.ctx.api.endOfDay(date);
-      if ((byId<HTMLInputElement>('eod-date').value || today()) !== date) return;
+      if (this.date !== date) return;
+      if (date === undefined) {
+        this.today = report.date;
+        this.date = report.date;
+      }
+      this.showDay();
       this.render(report);
       byId('eod').dataset.date = report.date;
     } catch (err) {
@@ -79,7 +124,7 @@ export class EndOfDayView {
     const body = byId('eod-body');
     const generated = el('div', 'sheet-note', t('eod.generated', { when: dateTimeOf(r.generatedAt) }));
     generated.dataset.testid = 'eod-generated';
-    const parts: HTMLElement[] = [el('div', 'sheet-note', t('eod.zone', { zone: r.timeZone, rows: r.rows })), generated];
+    const parts: HTMLElement[] = [el('div', 'sheet-note', t('eod.zone', { zone: r.timeZone })), generated];
     if (r.totals.length === 0) parts.push(el('div', 'sheet-note', t('eod.empty')));
     for (const line of r.totals) parts.push(this.totals(line));
     const groups: Array<[TextKey, Array<[string, EndOfDayLine]>]> = [
@@ -111,9 +156,10 @@ export class EndOfDayView {
     return table;
   }
 
-  /** Per merchant, method or operator: sales, money going back and net, one line each. */
+  /** Per merchant, method or operator: sales, money going back and net, one line each; shown open (one glance), closable. */
   private group(key: TextKey, lines: Array<[string, EndOfDayLine]>): HTMLElement {
     const d = el('details', 'eod-group');
+    d.open = true;
     d.append(el('summary', '', t(key)));
     const table = el('table', 'eod-lines');
     const head = el('tr');

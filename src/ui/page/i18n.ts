@@ -116,6 +116,34 @@ export function dateOf(d: Date): string {
 }
 
 /**
+ * A calendar day (YYYY-MM-DD, the end of day's) as the clerk writes it, with its weekday:
+ * the date part of the clerk's own pattern ("DD.MM.YYYY" of "DD.MM.YYYY HH:mm") when the
+ * agent gave one, else the locale's numeric date ("Sa., 28.11.2026", "Sat 28/11/2026").
+ * A day is no instant: it is written as it is, in no zone.
+ */
+export function dayOf(date: string): string {
+  const d = new Date(`${date}T12:00:00Z`);
+  if (Number.isNaN(d.getTime())) return date;
+  try {
+    const weekday = new Intl.DateTimeFormat(settings.locale, { weekday: 'short', timeZone: 'UTC' }).format(d);
+    const pattern = usablePattern(settings.dateTimeFormat) ? datePartOf(settings.dateTimeFormat) : undefined;
+    const written = pattern !== undefined ? formatDateTime(d, pattern, 'UTC') : new Intl.DateTimeFormat(settings.locale, { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }).format(d);
+    return `${weekday} ${written}`;
+  } catch {
+    return date;
+  }
+}
+
+/** The date part of a pattern: from its first to its last of YYYY, MM, DD; undefined when it names no whole date. */
+function datePartOf(pattern: string): string | undefined {
+  const found = [...pattern.matchAll(/YYYY|MM|DD/g)];
+  if (new Set(found.map((m) => m[0])).size < 3) return undefined;
+  const first = found[0]?.index ?? 0;
+  const last = found.at(-1);
+  return last === undefined ? undefined : pattern.slice(first, (last.index ?? 0) + last[0].length);
+}
+
+/**
  * A full date and time (the end of day's "added up", a transaction's details, a register's
  * pairing) in the clerk's zone: in the clerk's own pattern (the `datetimeformat` claim,
  * date-time-format.ts) when the agent gave one, else per locale ("26.11.2026, 14:05:09").

@@ -3,6 +3,7 @@ import { sendText } from '../http-io.js';
 import { endOfDayQuerySchema } from '../report-schemas.js';
 import type { ApiEndOfDay, ApiEndOfDayAnswer } from '../report-wire-types.js';
 import type { Router } from '../router.js';
+import { clerkOf } from './receipts.js';
 import { parseInput, queryObject } from '../schemas.js';
 
 /** The report is the wire type, field for field: one changed alone fails to compile here. */
@@ -15,12 +16,13 @@ void endOfDayMatches;
 /**
  * GET /api/v1/reports/end-of-day?date=YYYY-MM-DD&timeZone=…&format=json|csv|text&width=32|48
  * (docs/receipts.md, "End of day"): the day's totals from the journal, by default today in
- * the merchant's zone.
+ * the reader's zone (receipts.timeZone, else the signed-in clerk's zoneinfo, else api.timeZone,
+ * else the terminal's), its printer text in the reader's language.
  */
 export function registerReportRoutes(router: Router, deps: { reports: ReportsApi }): void {
   router.add('GET', '/api/v1/reports/end-of-day', (ctx) => {
     const q = parseInput(endOfDayQuerySchema, queryObject(ctx.query), 'query');
-    const report = deps.reports.endOfDay({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.timeZone !== undefined ? { timeZone: q.timeZone } : {}) });
+    const report = deps.reports.endOfDay({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.timeZone !== undefined ? { timeZone: q.timeZone } : {}), ...clerkOf(ctx.caller) });
     if (q.format === 'csv') {
       sendText(ctx.res, 200, 'text/csv; charset=utf-8', endOfDayCsv(report), { 'content-disposition': `attachment; filename="end-of-day-${report.date}.csv"` });
       return undefined;

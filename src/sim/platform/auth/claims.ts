@@ -1,10 +1,11 @@
 import type { Seed } from '../seed.js';
 import type { Grant } from './grant.js';
 
-// Profile defaults of the demo realm (as the platform gives them: zoneinfo, locale "ll-CC", ISO 8601-style format).
-const ZONEINFO = 'Europe/Berlin';
-const LOCALE = 'en-GB';
-const DATETIME_FORMAT = 'YYYY-MM-DDTHH:mm:ssZ';
+// The realm's profile defaults (as the platform gives them: zoneinfo, locale "ll-CC", ISO 8601-style format),
+// for a terminal's service account and a seeded user that names none of its own (config/demo-seed.json).
+const REALM_ZONEINFO = 'Europe/Berlin';
+const REALM_LOCALE = 'en-GB';
+const REALM_DATETIME_FORMAT = 'YYYY-MM-DDTHH:mm:ssZ';
 
 /** What a merchant's users and terminals may do with the payment API. */
 const MERCHANT_PERMISSIONS = [
@@ -36,9 +37,9 @@ export function scopeClaims(seed: Seed, grant: Grant, scope: readonly string[]):
         given_name: s.givenName,
         family_name: s.familyName,
         preferred_username: s.preferredUsername,
-        zoneinfo: ZONEINFO,
-        locale: LOCALE,
-        datetimeformat: DATETIME_FORMAT,
+        zoneinfo: s.zoneinfo ?? REALM_ZONEINFO,
+        locale: s.locale ?? REALM_LOCALE,
+        datetimeformat: s.datetimeformat ?? REALM_DATETIME_FORMAT,
       }),
     );
   }

@@ -18,6 +18,10 @@ export interface Subject {
   kind: 'user' | 'service-account';
   /** A seeded user's own permissions claim; undefined: the merchant's (claims.ts). */
   permissions?: readonly string[];
+  /** A seeded user's own locale, zoneinfo and datetimeformat claims; undefined: the realm's (claims.ts). */
+  locale?: string;
+  zoneinfo?: string;
+  datetimeformat?: string;
 }
 
 /** Hands out one Subject per user or client and finds it again by its `sub`. */
@@ -48,6 +52,9 @@ export class SubjectDirectory {
       phone: user.phone,
       kind: 'user',
       ...(user.permissions !== undefined ? { permissions: user.permissions } : {}),
+      ...(user.locale !== undefined ? { locale: user.locale } : {}),
+      ...(user.zoneinfo !== undefined ? { zoneinfo: user.zoneinfo } : {}),
+      ...(user.datetimeformat !== undefined ? { datetimeformat: user.datetimeformat } : {}),
     }));
   }
 
