@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorAnswerSchema } from './responses.js';
 import { OPERATIONS, type Named, type Operation } from './operations.js';
+import { pageLimitSchema } from '../schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -42,9 +43,13 @@ const idempotent = (op: Operation): boolean => op.body !== undefined && op.liste
 const LOOPBACK = { url: 'http://127.0.0.1:8080', description: 'the agent on the terminal, loopback only (api.port)' };
 const STORE_NETWORK = {
   url: 'https://{terminal}:8444',
-  description: 'the store-network listener for paired registers (api.lan.*, off by default): TLS with the terminal\'s own certificate, pinned by the fingerprint the terminal shows',
-  variables: { terminal: { default: 'terminal.local', description: 'a name or address from api.lan.hostNames' } },
+  description: 'the store-network listener for paired registers (api.lan.*, off by default): TLS with the terminal\'s own certificate, pinned by the fingerprint the terminal shows; {terminal} is a name or address from api.lan.hostNames',
+  // The variable's meaning is told in the server's description: swagger-cli and spectral refuse a description on a server variable.
+  variables: { terminal: { default: 'terminal.local' } },
 };
+
+/** Query values parsed into numbers, as their numbers (the zod schema reads the text). */
+const QUERY_TYPES = new Map<z.ZodType, Json>([[pageLimitSchema, { type: 'integer', minimum: 1, maximum: 1000 }]]);
 
 function parameters(op: Operation): Json[] {
   const out: Json[] = [];
@@ -53,8 +58,11 @@ function parameters(op: Operation): Json[] {
   }
   const shape = (op.query?.shape ?? {}) as Record<string, z.ZodType>;
   for (const [name, schema] of Object.entries(shape)) {
-    out.push({ name, in: 'query', required: !schema.safeParse(undefined).success, schema: inputSchema(schema) });
+    const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+    // A query value is text on the wire; a number parsed from it is described as the number it must be.
+    out.push({ name, in: 'query', required: !schema.safeParse(undefined).success, schema: QUERY_TYPES.get(inner) ?? inputSchema(schema) });
   }
+  for (const h of op.headers ?? []) out.push({ name: h.name, in: 'header', required: false, description: h.description, schema: h.schema });
   out.push({
     name: 'X-Request-Id',
     in: 'header',
@@ -105,7 +113,8 @@ function operationObject(op: Operation): Json {
     ...(op.listener === 'both' ? { 'x-listener': 'both', servers: [LOOPBACK, STORE_NETWORK], security: [{ localToken: [] }, { registerKey: [] }] } : {}),
     ...(op.public === true ? { security: [] } : {}),
     parameters: parameters(op),
-    ...(op.body !== undefined ? { requestBody: { required: false, content: { 'application/json': { schema: ref(op.body.name) } } } } : {}),
+    // Required unless the empty body is a valid request (a cancel of the whole amount).
+    ...(op.body !== undefined ? { requestBody: { required: !op.body.schema.safeParse({}).success, content: { 'application/json': { schema: ref(op.body.name) } } } } : {}),
     responses,
   };
 }

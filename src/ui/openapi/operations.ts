@@ -68,6 +68,8 @@ export interface Operation {
   summary: string;
   description?: string;
   query?: ZodObject;
+  /** Request headers the route reads besides authentication, X-Request-Id and Idempotency-Key. */
+  headers?: Array<{ name: string; description: string; schema: Record<string, unknown> }>;
   body?: Named;
   success: Success[];
   /** No credential needed (health probes, pairing with the one-time code). */
@@ -195,6 +197,7 @@ export const OPERATIONS: readonly Operation[] = [
     description:
       'Each message has `id: <seq>`, `event: <type>` and `data: {seq, type, at, data}`; the first is `event: hello` with `{run, lastSeq}`. Reconnect with `Last-Event-ID: <seq>` to resume from a bounded buffer; a `resync` event says the missed events are gone (reload the state). A new `run` numbers its events from 1 again.',
     query: noQuerySchema,
+    headers: [{ name: 'Last-Event-ID', description: 'the `id` of the last event received: the stream resumes after it (EventSource sends it by itself when it reconnects)', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } }],
     success: [{ status: 200, description: 'the event stream', media: 'text/event-stream', text: 'Server-Sent Events' }],
   },
   {
