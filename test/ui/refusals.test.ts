@@ -6,7 +6,7 @@ import { en } from '../../src/ui/page/texts-en.js';
 import { de } from '../../src/ui/page/texts-de.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
-import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
+import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
 import { DEMO_STAFF, DEMO_SUPERVISOR, DEMO_TRAINEE } from './staff.js';
 
 /**
@@ -17,6 +17,11 @@ import { DEMO_STAFF, DEMO_SUPERVISOR, DEMO_TRAINEE } from './staff.js';
  * that moved nothing, not as a red money row; the trainee sees the buttons and a tap names the
  * permission missing; a sale of today's list is given back by web from its operations panel
  * without the clerk ever seeing its id.
+ *
+ * The demo realm gives every user the locale en-GB; the German run answers the page's
+ * session as the agent does for a clerk whose token says de-DE (the page's language is the
+ * session answer's `counter.locale`: docs/architecture.md, "Local API and counter page",
+ * languages). Everything else is the real agent's.
  */
 const LANGUAGES = [
   { lang: 'en', locale: 'en-GB', texts: en, amount: (major: number) => `${major.toFixed(2)} EUR` },
@@ -62,6 +67,22 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
     return id;
   }
 
+  /** An 800x480 counter page signed in as `who`, in this run's language, once its event stream is connected. */
+  async function openCounterPage(who: { username: string; password: string }): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.route('**/session', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { counter?: { locale?: string } };
+      if (body.counter !== undefined) body.counter.locale = locale;
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.goto(agent.url);
+    await signInOnPage(page, who);
+    await page.locator('[data-testid="live-status"][data-connected="true"]').waitFor();
+    return page;
+  }
+
   async function openSale(page: Page, id: string): Promise<void> {
     await page.getByTestId('reload').click();
     await page.getByTestId(`tx-${id}`).click();
@@ -70,7 +91,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
 
   beforeAll(async () => {
     buildPage();
-    t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 }, api: { port: 0, locale } }, level: 'info' });
+    t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 } }, level: 'info' });
     agent = t.agent;
     browser = await launchChromium();
   }, 60_000);
@@ -81,7 +102,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
 
   it('a refund without the approval code: why and what to do next to the buttons, in the language; its row moved nothing and is not red; the code then refunds', async () => {
     const id = await capturedSale('12.00', 'terminal-app-1002');
-    const page = await openCounterPage(browser, agent.url, DEMO_STAFF, pageErrors);
+    const page = await openCounterPage(DEMO_STAFF);
     try {
       await openSale(page, id);
       await page.getByTestId('tx-refund').click();
@@ -100,7 +121,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await row.waitFor();
       await expect(row.locator('.state').textContent()).resolves.toBe(say('row.refundNotDone'));
       await expect(row.locator('.amt').textContent()).resolves.not.toContain(amount(12));
-      await expect(row.locator('.state').evaluate((e) => getComputedStyle(e).color)).resolves.not.toBe(RED);
+      await expect(row.locator('.state').evaluate((e) => e.ownerDocument.defaultView?.getComputedStyle(e).color)).resolves.not.toBe(RED);
       await expect(row.getAttribute('title')).resolves.toBeNull();
       expect(agent.demoPlatform?.payments.netCharged(id, 'm-1002')).toBe(1_200);
       await page.screenshot({ path: join(ARTIFACTS, `refusal-approval-code-${lang}.png`) });
@@ -122,7 +143,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
 
   it('the trainee sees Cancel, Refund and By web; a tap names the permission missing and nothing is written', async () => {
     const id = await capturedSale('9.00');
-    const page = await openCounterPage(browser, agent.url, DEMO_TRAINEE, pageErrors);
+    const page = await openCounterPage(DEMO_TRAINEE);
     try {
       await openSale(page, id);
       for (const b of ['tx-cancel', 'tx-refund', 'tx-web', 'web-open']) await expect(page.getByTestId(b).isVisible(), b).resolves.toBe(true);
@@ -149,7 +170,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
 
   it("the supervisor gives a sale of today's list back by web from its operations panel: no id typed or shown, the result shown", async () => {
     const id = await capturedSale('8.00');
-    const page = await openCounterPage(browser, agent.url, DEMO_SUPERVISOR, pageErrors);
+    const page = await openCounterPage(DEMO_SUPERVISOR);
     try {
       await openSale(page, id);
       await page.getByTestId('tx-web').click();
