@@ -7,6 +7,7 @@ import { de } from '../../src/ui/page/texts-de.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
+import { describeProblems, layoutProblems } from './layout-check.js';
 import { DEMO_STAFF, DEMO_SUPERVISOR, DEMO_TRAINEE } from './staff.js';
 
 /**
@@ -125,6 +126,8 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await expect(row.getAttribute('title')).resolves.toBeNull();
       expect(agent.demoPlatform?.payments.netCharged(id, 'm-1002')).toBe(1_200);
       await page.screenshot({ path: join(ARTIFACTS, `refusal-approval-code-${lang}.png`) });
+      // At 800x480 nothing of it is cut, covered or too small to tap (test/ui/layout-check.ts).
+      expect(describeProblems(await layoutProblems(page))).toEqual([]);
 
       // A wrong code says so; the supervisor's code refunds.
       await page.getByTestId('tx-op-approval').fill('0000');
@@ -156,6 +159,8 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await message.waitFor();
       await expect(message.textContent()).resolves.toBe(say('error.forbiddenPermission', { permission: 'payment:refund' }));
       await page.screenshot({ path: join(ARTIFACTS, `refusal-trainee-${lang}.png`) });
+      // At 800x480 nothing of it is cut, covered or too small to tap (test/ui/layout-check.ts).
+      expect(describeProblems(await layoutProblems(page))).toEqual([]);
 
       await page.getByTestId('tx-web').click();
       await page.getByTestId('web-send').click();
@@ -184,6 +189,8 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor({ timeout: 20_000 });
       await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(new RegExp(`^${say('web.result', { amount: amount(2), outcome: say('ops.done') }).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
       await page.screenshot({ path: join(ARTIFACTS, `refusal-by-web-from-list-${lang}.png`) });
+      // At 800x480 nothing of it is cut, covered or too small to tap (test/ui/layout-check.ts).
+      expect(describeProblems(await layoutProblems(page))).toEqual([]);
       await waitFor(async () => agent.demoPlatform?.payments.netCharged(id), (v) => v === 600, `refund by web of ${id} booked`);
     } finally {
       await page.close();
