@@ -114,6 +114,8 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await expect(message.textContent()).resolves.toBe(say('reason.approvalCodeRequired'));
       await expect(message.isVisible()).resolves.toBe(true);
       if (lang === 'de') await expect(message.textContent()).resolves.not.toMatch(/approval|refund/i);
+      // The field the fix names is ready for the code.
+      await page.locator('[data-testid="tx-op-approval"]:focus').waitFor();
 
       // The platform's refusal stays in the journal as the refund's row; the list says it moved nothing.
       const [refused] = await rowsOf(id);

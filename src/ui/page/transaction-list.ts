@@ -1,3 +1,4 @@
+import { ApiError } from './api-error.js';
 import { detailOf, detailsControl, messageOf } from './error-banner.js';
 import { byId, el, fieldValue, show, today } from './dom.js';
 import { canonicalAmount, dateOf, dateTimeOf, moneyOf, t as say, timeOf, type TextKey } from './i18n.js';
@@ -339,6 +340,7 @@ export class TransactionList {
     if (approvalCode !== undefined && op !== 'capture') body.approvalCode = approvalCode;
     if (this.busy) return;
     this.busy = true;
+    let fixField: string | undefined;
     for (const b of ['op-cancel', 'op-refund', 'op-capture', 'op-web']) byId<HTMLButtonElement>(b).disabled = true;
     this.result = undefined;
     this.renderMessage(say(op === 'cancel' ? 'ops.cancelling' : op === 'refund' ? 'ops.refunding' : 'ops.capturing'));
@@ -355,11 +357,14 @@ export class TransactionList {
     } catch (err) {
       // A refusal (approval code required, window closed, amount too high) shows here, where the action was.
       this.result = { text: messageOf(err), error: true, ...withDetail(detailOf(err)) };
+      fixField = fieldToFix(err);
     } finally {
       this.busy = false;
     }
     this.renderMessage('');
     await this.load();
+    // The field the refusal asks the clerk to fill in again (the approval code, the amount) is ready for it.
+    if (fixField !== undefined) byId<HTMLInputElement>(fixField).select();
   }
 }
 
@@ -370,4 +375,11 @@ function operationResult(op: OperationName, t: Transaction): OpResult {
 
 function withDetail(detail: string | undefined): { detail?: string } {
   return detail !== undefined ? { detail } : {};
+}
+
+/** The operations panel's field a refusal's reason asks to be filled in again, if any. */
+function fieldToFix(err: unknown): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.reasonCode === 'APPROVAL_CODE_REQUIRED' || err.reasonCode === 'APPROVAL_CODE_INCORRECT') return 'op-approval';
+  return err.reasonCode === 'AMOUNT_ABOVE_LEFT' ? 'op-amount' : undefined;
 }
