@@ -177,6 +177,17 @@ export const OPERATION_REASON_CODES = [
 
 export type OperationReasonCode = (typeof OPERATION_REASON_CODES)[number];
 
+/**
+ * Why a cancel, refund or capture that was sent was refused: the allowed-operations codes, and
+ * those only the attempt itself can learn (docs/local-api.md, "Allowed operations"): the
+ * platform asked for a supervisor approval code or found the one given wrong (the code is the
+ * merchant aggregator's rule, known to the platform alone), or the amount typed is more than is
+ * left. They travel as `reasonCode` in the error answer, so a caller says them in its own words.
+ */
+export const REFUSAL_REASON_CODES = [...OPERATION_REASON_CODES, 'APPROVAL_CODE_REQUIRED', 'APPROVAL_CODE_INCORRECT', 'AMOUNT_ABOVE_LEFT'] as const;
+
+export type RefusalReasonCode = (typeof REFUSAL_REASON_CODES)[number];
+
 /** One operation: allowed up to `maxAmount`, or not, with the reason as a sentence and as a code. */
 export interface AllowedOperationView {
   allowed: boolean;

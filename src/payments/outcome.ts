@@ -75,7 +75,7 @@ export function refusalError(err: PlatformError | unknown, op: string, clientTra
       given
         ? `the ${op} was refused: the supervisor approval code is not correct`
         : `the ${op} was refused: a supervisor approval code is required for this merchant`,
-      { cause: err, details: { approvalCodeRequired: true, clientTransactionId } },
+      { cause: err, details: { approvalCodeRequired: true, reasonCode: given ? 'APPROVAL_CODE_INCORRECT' : 'APPROVAL_CODE_REQUIRED', clientTransactionId } },
     );
   }
   if (isPlatformError(err) && err.category === 'auth') {

@@ -144,6 +144,7 @@ export function requireAmount(check: Check, amount: number | undefined, op: 'can
     throw ruleError(`a ${op} of ${formatAmount(use, currency)} is more than the ${formatAmount(check.maxAmount, currency)} left to ${op}`, {
       maxAmount: check.maxAmount,
       currency,
+      reasonCode: 'AMOUNT_ABOVE_LEFT',
     });
   }
   return use;

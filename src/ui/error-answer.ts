@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:http';
 import { ErrorCodes, isAgentError, type Logger } from '../core/index.js';
-import { OPERATION_REASON_CODES, type OperationReasonCode } from '../payments/index.js';
+import { REFUSAL_REASON_CODES, type RefusalReasonCode } from '../payments/index.js';
 import { httpStatusOf } from './error-status.js';
 import { sendJson } from './http-io.js';
 
@@ -10,7 +10,8 @@ import { sendJson } from './http-io.js';
  * AgentError with the status of its code (error-status.ts) and its words, a throttled
  * request also with Retry-After (RFC 9110), anything else 500 with no detail; 5xx logged.
  * An error after the answer started closes the connection. A cancel, refund or capture the
- * payment rules refuse carries the same `reasonCode` the allowed-operations answer gives.
+ * payment rules or the platform refuse carries its `reasonCode` (the allowed-operations answer's,
+ * or one only the attempt learns: an approval code missing or wrong, an amount above what is left).
  */
 export function answerError(err: unknown, req: IncomingMessage, res: ServerResponse, log: Logger): void {
   if (res.headersSent) {
@@ -42,6 +43,6 @@ export function closeServer(srv: Server): Promise<void> {
   });
 }
 
-function operationReasonCode(value: unknown): OperationReasonCode | undefined {
-  return (OPERATION_REASON_CODES as readonly unknown[]).includes(value) ? (value as OperationReasonCode) : undefined;
+function operationReasonCode(value: unknown): RefusalReasonCode | undefined {
+  return (REFUSAL_REASON_CODES as readonly unknown[]).includes(value) ? (value as RefusalReasonCode) : undefined;
 }

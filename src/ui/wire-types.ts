@@ -96,6 +96,9 @@ export type ApiOperationReasonCode =
   | 'NOTHING_LEFT_TO_CAPTURE'
   | 'PLATFORM_NOT_ALLOWED';
 
+/** Why a cancel, refund or capture sent was refused (src/payments/api.ts REFUSAL_REASON_CODES): the codes above, or what only the attempt learns. */
+export type ApiRefusalReasonCode = ApiOperationReasonCode | 'APPROVAL_CODE_REQUIRED' | 'APPROVAL_CODE_INCORRECT' | 'AMOUNT_ABOVE_LEFT';
+
 /** Whether one operation on a sale is allowed now, and up to which amount; when not, why (a sentence in English and a stable code). */
 export interface ApiOperation {
   allowed: boolean;
@@ -332,7 +335,7 @@ export interface ApiEventStreamResync {
 export interface ApiErrorAnswer {
   /** `reasonCode`: a refused cancel, refund or capture, why (docs/local-api.md, "Allowed operations"). */
   /** `permission`: a refusal for a missing staff permission (API_FORBIDDEN), the permission needed (docs/local-api.md, "Errors"). */
-  error: { code: string; message: string; reasonCode?: ApiOperationReasonCode; permission?: string };
+  error: { code: string; message: string; reasonCode?: ApiRefusalReasonCode; permission?: string };
 }
 
 /** GET /healthz. */

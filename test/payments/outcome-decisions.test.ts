@@ -85,7 +85,7 @@ describe('the refusal staff read', () => {
     const refusal = refusalError(err, 'cancel', 'ctid-1');
     expect(refusal.code).toBe(ErrorCodes.PAYMENT_RULE);
     expect(refusal.message).toBe('the cancel was refused: a supervisor approval code is required for this merchant');
-    expect(refusal.details).toEqual({ approvalCodeRequired: true, clientTransactionId: 'ctid-1' });
+    expect(refusal.details).toEqual({ approvalCodeRequired: true, reasonCode: 'APPROVAL_CODE_REQUIRED', clientTransactionId: 'ctid-1' });
     expect(refusal.cause).toBe(err);
   });
 
@@ -93,7 +93,7 @@ describe('the refusal staff read', () => {
     for (const said of [{ errorCode: 'INVALID_APPROVAL_CODE' }, { errorMessage: 'approval code incorrect' }, { errorMessage: 'approval code is not correct' }, { errorMessage: 'wrong approval code' }]) {
       const refusal = refusalError(platform({ category: 'rejected', ...said }), 'refund', 'ctid-2');
       expect(refusal.message, JSON.stringify(said)).toBe('the refund was refused: the supervisor approval code is not correct');
-      expect(refusal.details).toEqual({ approvalCodeRequired: true, clientTransactionId: 'ctid-2' });
+      expect(refusal.details).toEqual({ approvalCodeRequired: true, reasonCode: 'APPROVAL_CODE_INCORRECT', clientTransactionId: 'ctid-2' });
     }
   });
 

@@ -178,7 +178,7 @@ describe('the amount asked for', () => {
     const tooMuch = errorOf(() => requireAmount(check, 601, 'cancel', 'EUR'));
     expect(tooMuch.code).toBe(ErrorCodes.PAYMENT_RULE);
     expect(tooMuch.message).toBe('a cancel of 6.01 EUR is more than the 6.00 EUR left to cancel');
-    expect(tooMuch.details).toEqual({ maxAmount: 600, currency: 'EUR' });
+    expect(tooMuch.details).toEqual({ maxAmount: 600, currency: 'EUR', reasonCode: 'AMOUNT_ABOVE_LEFT' });
   });
 
   it('a refused check throws its refusal with its code, details and reason code', () => {

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_REASON_CODES, type OperationReasonCode } from '../../src/payments/index.js';
 import type { JournalRow } from '../../src/payments/journal/index.js';
 import { localAllowed, mergeAllowed, refundCheck, requireAmount, type OpenOperations } from '../../src/payments/rules.js';
+import { refusalError } from '../../src/payments/outcome.js';
+import { PlatformError } from '../../src/platform/index.js';
 import { call } from '../helpers/http-client.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { DAY, HOUR, SOLD_AT, saleRow } from '../payments/sale-row.js';
@@ -79,6 +81,24 @@ describe('allowed operations: a code for each reason', () => {
     expect(r.status).toBe(422);
     expect(r.json.error).toEqual({ code: 'PAYMENT_RULE', message: expect.any(String), reasonCode: 'NOTHING_LEFT_TO_REFUND' });
   });
+
+  // What only the attempt learns has a code too, so the counter says it in the clerk's language with what to do.
+  const approvalRefusal = (errorCode: string, errorMessage: string): Error =>
+    refusalError(new PlatformError(`refund refused: ${errorMessage}`, { category: 'rejected', operation: 'refund', method: 'POST', status: 400, errorCode, errorMessage, outcomeUnknown: false }), 'refund', 'R-CODE-r');
+  const refusals: Array<{ code: string; error: () => Error }> = [
+    { code: 'APPROVAL_CODE_REQUIRED', error: () => approvalRefusal('APPROVAL_CODE_REQUIRED', 'approvalCode is required for this merchant') },
+    { code: 'APPROVAL_CODE_INCORRECT', error: () => approvalRefusal('APPROVAL_CODE_INVALID', 'approvalCode is not correct') },
+    { code: 'AMOUNT_ABOVE_LEFT', error: () => captureError(() => requireAmount(refundCheck(saleRow({ clientTransactionId: 'R-CODE' }), SOLD_AT + HOUR), 5_000, 'refund', 'EUR')) },
+  ];
+  for (const r of refusals) {
+    it(`a refund refused when sent: ${r.code} beside the error code`, async () => {
+      s.payments.view({ clientTransactionId: 'R-CODE', amount: 1_000 });
+      s.payments.operationError = r.error();
+      const answer = await call(s.url, 'POST', '/api/v1/transactions/R-CODE/refund', { headers: s.auth, body: {} });
+      expect(answer.status).toBe(422);
+      expect(answer.json.error).toEqual({ code: 'PAYMENT_RULE', message: expect.any(String), reasonCode: r.code });
+    });
+  }
 
   it('an allowed operation carries neither reason nor code', async () => {
     const row = saleRow({ clientTransactionId: 'R-OK' });

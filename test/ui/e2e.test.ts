@@ -95,7 +95,7 @@ describe('counter page end to end', () => {
     await expect(page.getByTestId(`tx-${cancel.clientTransactionId}`).getAttribute('data-operator')).resolves.toBe(DEMO_STAFF.username);
   });
 
-  it('signs out back to the sign-in screen; a clerk without the permission sees no cancel or refund', async () => {
+  it('signs out back to the sign-in screen; a clerk without the permission sees cancel and refund, and a tap names the permission', async () => {
     await page.getByTestId('sign-out').click();
     await page.getByTestId('sign-in').waitFor();
     await expect(page.getByTestId('amount').isVisible()).resolves.toBe(false);
@@ -110,9 +110,16 @@ describe('counter page end to end', () => {
     if (!sale) throw new Error('card sale not in the journal');
     await page.getByTestId(`tx-${sale.clientTransactionId}`).click();
     await page.getByTestId('tx-ops').waitFor();
-    await expect(page.getByTestId('tx-cancel').isVisible()).resolves.toBe(false);
-    await expect(page.getByTestId('tx-refund').isVisible()).resolves.toBe(false);
-    await expect(page.getByTestId('web-open').isVisible()).resolves.toBe(false);
+    // The buttons show (README: refused with the permission named); the agent's refusal answers the tap, nothing is written.
+    await expect(page.getByTestId('tx-cancel').isVisible()).resolves.toBe(true);
+    await expect(page.getByTestId('tx-refund').isVisible()).resolves.toBe(true);
+    await expect(page.getByTestId('web-open').isVisible()).resolves.toBe(true);
+    const rows = agent.payments.list({ limit: 50 }).length;
+    await page.getByTestId('web-open').click();
+    await page.getByTestId('web-id').fill('web-order-1');
+    await page.getByTestId('web-send').click();
+    await page.getByTestId('web-message').filter({ hasText: 'You may not do this: ask a supervisor who has the permission payment:cancel, payment:refund.' }).waitFor();
+    expect(agent.payments.list({ limit: 50 })).toHaveLength(rows);
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-8-trainee.png') });
   });
 

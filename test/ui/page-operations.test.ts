@@ -124,7 +124,7 @@ describe('counter page: operations and the unknown outcome', () => {
     await expect(page.getByTestId('tx-op-details').textContent()).resolves.toMatch(/127\.0\.0\.1:8443 \(ECONNREFUSED\)/);
   });
 
-  it('list wording: a capture and a failed refund are not negative, no amount said twice, a cancel is not "approved"', async () => {
+  it('list wording: a capture is not negative, a failed refund moved nothing and is not red, no amount said twice, a cancel is not "approved"', async () => {
     sale('W-1', 1234);
     s.payments.view({ clientTransactionId: 'W-1-K', kind: 'capture', relatedClientTransactionId: 'W-1', amount: 1234, state: 'approved', message: 'captured 12.34 EUR' });
     s.payments.view({ clientTransactionId: 'W-1-R', kind: 'refund', relatedClientTransactionId: 'W-1', amount: 500, state: 'failed', message: 'refund refused: window closed' });
@@ -134,8 +134,11 @@ describe('counter page: operations and the unknown outcome', () => {
     await row('W-1-C').waitFor();
     await expect(row('W-1-K').locator('.amt').textContent()).resolves.toBe('12.34 EUR');
     await expect(row('W-1-K').locator('.state').textContent()).resolves.toBe('captured');
-    await expect(row('W-1-R').locator('.state').textContent()).resolves.toBe('failed');
-    await expect(row('W-1-R').locator('.amt').textContent()).resolves.toBe('5.00 EUR');
+    // The refund that did not happen: no amount as if money moved, neutral words, not the red of a failed sale.
+    await expect(row('W-1-R').locator('.state').textContent()).resolves.toBe('Refund not done: nothing refunded');
+    await expect(row('W-1-R').locator('.amt').textContent()).resolves.toBe('');
+    await expect(row('W-1-R').locator('.state').getAttribute('class')).resolves.toBe('state nothing-moved');
+    await expect(row('W-1-R').locator('.state').evaluate((e) => e.ownerDocument.defaultView?.getComputedStyle(e).color)).resolves.not.toBe('rgb(185, 28, 28)');
     await expect(row('W-1-C').locator('.amt').textContent()).resolves.toBe('−2.00 EUR');
     await expect(row('W-1-C').locator('.state').textContent()).resolves.toBe('cancelled');
     await page.screenshot({ path: join(ARTIFACTS, 'page-list-wording.png') });

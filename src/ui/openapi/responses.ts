@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPERATION_REASON_CODES } from '../../payments/index.js';
+import { OPERATION_REASON_CODES, REFUSAL_REASON_CODES } from '../../payments/index.js';
 import type {
   ApiAgentStatus,
   ApiAllowedOperationsAnswer,
@@ -157,7 +157,7 @@ export const errorAnswerSchema = z
     error: z.strictObject({
       code: z.string().describe('stable; see docs/local-api.md, "Errors"'),
       message: z.string().describe('for the person at the counter'),
-      reasonCode: z.enum(OPERATION_REASON_CODES).optional().describe('a cancel, refund or capture the rules refuse: why, as in the allowed-operations answer; see docs/local-api.md, "Allowed operations"'),
+      reasonCode: z.enum(REFUSAL_REASON_CODES).optional().describe('a cancel, refund or capture refused: why, as in the allowed-operations answer, or an approval code missing or wrong, or an amount above what is left; see docs/local-api.md, "Allowed operations"'),
       permission: z.string().optional().describe('API_FORBIDDEN for a signed-in clerk: the staff permission needed (api.permissions); see docs/local-api.md, "Errors"'),
     }),
   });

@@ -1,4 +1,4 @@
-import type { ApiOperationReasonCode } from '../wire-types.js';
+import type { ApiRefusalReasonCode } from '../wire-types.js';
 
 /**
  * An error the agent answered with: its stable `code` picks the clerk's sentence from the
@@ -10,8 +10,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly status: number,
-    /** A refused cancel, refund or capture: why, as the allowed-operations answer says it (reason-texts.ts). */
-    readonly reasonCode?: ApiOperationReasonCode,
+    /** A refused cancel, refund or capture: why, as the allowed-operations answer says it, or an approval code or amount refused (reason-texts.ts). */
+    readonly reasonCode?: ApiRefusalReasonCode,
     /** A refusal for a missing staff permission: the permission needed, named in the clerk's sentence (error-banner.ts). */
     readonly permission?: string,
   ) {

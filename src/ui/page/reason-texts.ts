@@ -1,14 +1,15 @@
-import type { ApiOperationReasonCode, ApiOperation } from '../wire-types.js';
+import type { ApiOperation, ApiRefusalReasonCode } from '../wire-types.js';
 import { t } from './i18n.js';
 import type { TextKey } from './texts-en.js';
 
 /**
  * The clerk's sentence for each reason code the agent gives an operation it does not allow
- * (docs/local-api.md, "Allowed operations"), in the page's language. Every code has one
- * (the Record's type), so a new code cannot reach a German clerk in English; the agent's
- * English `reason` is used only when an answer has no code.
+ * or refuses when sent (docs/local-api.md, "Allowed operations"), in the page's language:
+ * why, and what to do instead. Every code has one (the Record's type), so a new code cannot
+ * reach a German clerk in English; the agent's English `reason` is used only when an answer
+ * has no code.
  */
-export const REASON_TEXT: Readonly<Record<ApiOperationReasonCode, TextKey>> = {
+export const REASON_TEXT: Readonly<Record<ApiRefusalReasonCode, TextKey>> = {
   NOT_A_SALE: 'reason.notASale',
   NOT_UPLOADED: 'reason.notUploaded',
   NOT_APPROVED: 'reason.notApproved',
@@ -23,10 +24,13 @@ export const REASON_TEXT: Readonly<Record<ApiOperationReasonCode, TextKey>> = {
   CAPTURE_UNDER_WAY: 'reason.captureUnderWay',
   NOTHING_LEFT_TO_CAPTURE: 'reason.nothingLeftToCapture',
   PLATFORM_NOT_ALLOWED: 'reason.platformNotAllowed',
+  APPROVAL_CODE_REQUIRED: 'reason.approvalCodeRequired',
+  APPROVAL_CODE_INCORRECT: 'reason.approvalCodeIncorrect',
+  AMOUNT_ABOVE_LEFT: 'reason.amountAboveLeft',
 };
 
 /** The sentence for a reason code; undefined for a code this page does not know (a newer agent). */
-export function reasonCodeText(code: ApiOperationReasonCode | undefined): string | undefined {
+export function reasonCodeText(code: ApiRefusalReasonCode | undefined): string | undefined {
   const key = code !== undefined && Object.hasOwn(REASON_TEXT, code) ? REASON_TEXT[code] : undefined;
   return key !== undefined ? t(key) : undefined;
 }

@@ -77,23 +77,17 @@ export class SignInScreen {
     });
   }
 
-  /** The clerk in the header, sign-out, and the operations their permissions allow (the agent refuses the rest with 403). */
+  /**
+   * The clerk in the header and sign-out. Every operation button shows whatever the clerk's
+   * permissions: a tap without the permission is answered by the agent's refusal naming it
+   * (transaction-list.ts, web-refund.ts), so a trainee learns what to ask a supervisor for.
+   */
   signedIn(clerk: Clerk): void {
     // Also when the page opens on a session it already has (a reload, or back from the platform sign-in).
     show(byId('sign-in'), false);
     document.body.classList.remove('signed-out');
     byId('clerk-name').textContent = clerk.offline ? t('header.offlineSignIn', { name: clerk.name }) : clerk.name;
     show(byId('clerk'), true);
-    show(byId('op-cancel'), clerk.can.cancel);
-    show(byId('op-refund'), clerk.can.refund);
-    // Cancel or refund by web may end as either: it needs both permissions.
-    show(byId('web-open'), clerk.can.cancel && clerk.can.refund);
-    // A sale made here needs one more permission by web (no approval code applies): without it, the entry says it is for web orders.
-    if (!clerk.can.refundByWeb) {
-      const id = byId<HTMLInputElement>('web-id');
-      id.dataset.i18nPlaceholder = 'web.idHintOrdersOnly';
-      id.placeholder = t('web.idHintOrdersOnly');
-    }
     byId('sign-out').addEventListener('click', () => {
       void signOut().then(() => location.reload());
     });

@@ -1,6 +1,7 @@
+import { ApiError } from './api-error.js';
 import { detailOf, detailsControl, messageOf } from './error-banner.js';
 import { byId, el, fieldValue, show, today } from './dom.js';
-import { canonicalAmount, dateOf, dateTimeOf, moneyOf, t as say, timeOf } from './i18n.js';
+import { canonicalAmount, dateOf, dateTimeOf, moneyOf, t as say, timeOf, type TextKey } from './i18n.js';
 import type { PageContext } from './page-context.js';
 import { amountColumn, confirmText, kindWord, operationResultText, stateText, stateWord, whatText } from './texts.js';
 import { reasonText } from './reason-texts.js';
@@ -21,11 +22,40 @@ interface OpResult {
 export interface TransactionListHooks {
   /** Staff asked for the receipt of a final row. */
   onReceipt(clientTransactionId: string): void;
+  /** Staff asked to give the selected sale back by web (the by-web panel takes it, its id filled in). */
+  onByWeb(sale: Transaction): void;
+  /**
+   * What the signed-in clerk may do (GET /session `can`). Without the permission the buttons
+   * still show; a tap goes to the agent without the confirmation, and its refusal names the
+   * permission (the agent checks it before anything is written: docs/architecture.md, "Local
+   * API and counter page", permissions).
+   */
+  can: { cancel: boolean; refund: boolean };
+}
+
+/**
+ * The list's words for a cancel, refund or capture that moved nothing: declined is the
+ * platform's refusal, failed that it did not happen (not sent, refused, not found, or failed
+ * at the platform). The agent records either only when no money moved (docs/architecture.md,
+ * "Capture, cancel, refund"), so the row says so instead of showing its amount as money.
+ */
+const NOTHING_MOVED: Record<'cancel' | 'refund' | 'capture', Record<'declined' | 'failed', TextKey>> = {
+  cancel: { declined: 'row.cancelRefused', failed: 'row.cancelNotDone' },
+  refund: { declined: 'row.refundRefused', failed: 'row.refundNotDone' },
+  capture: { declined: 'row.captureRefused', failed: 'row.captureNotDone' },
+};
+
+/** An operation's row that moved nothing, in the clerk's words; undefined for a sale or any other state. */
+export function nothingMovedText(t: Transaction): string | undefined {
+  if (t.kind === 'sale' || (t.state !== 'declined' && t.state !== 'failed')) return undefined;
+  return say(NOTHING_MOVED[t.kind][t.state]);
 }
 
 /**
  * Today's transactions (#transactions) and, for the one selected, the operations panel
- * (#ops): cancel / refund / capture as the agent allows them, with its reason when not.
+ * (#ops): cancel / refund / capture as the agent allows them, each one it does not allow
+ * with its reason as text under the buttons (a touch screen shows no hover), "By web" for a
+ * sale, and the last action's result or refusal in the clerk's words under them.
  */
 export class TransactionList {
   private list: Transaction[] = [];
@@ -44,6 +74,27 @@ export class TransactionList {
   ) {}
 
   init(): void {
+    // "By web" for the selected sale, beside the other operations: the clerk never types or sees its id.
+    const web = el('button', '', say('ops.byWeb'));
+    web.type = 'button';
+    web.id = 'op-web';
+    web.dataset.testid = 'tx-web';
+    web.disabled = true;
+    byId('op-receipt').before(web);
+    web.addEventListener('click', () => {
+      const t = this.list.find((x) => x.clientTransactionId === this.selected);
+      if (t?.kind !== 'sale' || this.busy) return;
+      this.close();
+      this.hooks.onByWeb(t);
+    });
+    // Why an operation is not allowed, as text next to its button (not a title: no hover on a touch screen).
+    const reasons = el('ul', 'ops-reasons');
+    reasons.id = 'op-reasons';
+    reasons.dataset.testid = 'tx-op-reasons';
+    const msg = byId('op-message');
+    msg.before(reasons);
+    // A refusal or result is read out where it appears.
+    msg.setAttribute('role', 'status');
     byId('op-receipt').addEventListener('click', () => {
       const t = this.list.find((x) => x.clientTransactionId === this.selected);
       if (t !== undefined && !PENDING_STATES.has(t.state)) this.hooks.onReceipt(t.clientTransactionId);
@@ -51,19 +102,15 @@ export class TransactionList {
     byId('op-cancel').addEventListener('click', () => this.ask('cancel'));
     byId('op-refund').addEventListener('click', () => this.ask('refund'));
     byId('op-capture').addEventListener('click', () => void this.operate('capture'));
-    byId('op-close').addEventListener('click', () => {
-      this.selected = undefined;
-      this.result = undefined;
-      this.hideConfirm();
-      show(byId('ops'), false);
-      this.render();
-    });
+    byId('op-close').addEventListener('click', () => this.close());
   }
 
-  /** The sale selected in the list, if one is (cancel or refund by web starts from it). */
-  selectedSale(): string | undefined {
-    const t = this.list.find((x) => x.clientTransactionId === this.selected);
-    return t?.kind === 'sale' ? t.clientTransactionId : undefined;
+  private close(): void {
+    this.selected = undefined;
+    this.result = undefined;
+    this.hideConfirm();
+    show(byId('ops'), false);
+    this.render();
   }
 
   /** The attempts of the reversal of `saleId` (its cancel row still under way), when the list has it. */
@@ -118,17 +165,18 @@ export class TransactionList {
           // A web shop's order, there for its refund by web: marked on the row, not only in the message.
           const tag = el('span', 'origin-tag', say('history.web'));
           tag.dataset.testid = 'tx-origin-web';
-          tag.title = say('history.webTitle');
           what.prepend(tag);
         }
+        // A cancel, refund or capture that moved nothing: neutral words, no amount as if money moved, not red.
+        const nothing = nothingMovedText(t);
+        if (nothing !== undefined) li.dataset.moved = 'nothing';
         li.append(
           el('span', 'time', timeOf(t.createdAt)),
           what,
-          el('span', 'amt', amountColumn(t)),
-          el('span', `state ${t.state}`, stateText(t)),
+          el('span', 'amt', nothing !== undefined ? '' : amountColumn(t)),
+          el('span', nothing !== undefined ? 'state nothing-moved' : `state ${t.state}`, nothing ?? stateText(t)),
         );
-        // The agent's reason in its own (English) words: the row's title here, behind "details" in the operations panel.
-        if (t.message !== undefined && t.message !== t.amountText) li.title = t.message;
+        // The agent's reason in its own (English) words is behind "details" in the operations panel, never a title (no hover on a touch screen).
         li.addEventListener('click', () => void this.select(t.clientTransactionId));
         return li;
       }),
@@ -148,6 +196,7 @@ export class TransactionList {
     this.render();
     this.renderOpsTitle(id);
     this.renderMessage('');
+    byId('op-reasons').replaceChildren();
     byId<HTMLInputElement>('op-amount').value = '';
     byId<HTMLInputElement>('op-approval').value = '';
     show(byId('ops'), true);
@@ -155,24 +204,42 @@ export class TransactionList {
   }
 
   private setOp(id: string, op: AllowedOperations['cancel'] | undefined): void {
-    const b = byId<HTMLButtonElement>(id);
-    b.disabled = this.busy || op === undefined || !op.allowed;
-    const t = this.list.find((x) => x.clientTransactionId === this.selected);
-    const max = op === undefined || t === undefined ? op?.maxAmountText : moneyOf(t, op.maxAmount, op.maxAmountText);
-    b.title = op === undefined ? '' : op.allowed ? say('ops.upTo', { amount: max ?? '' }) : reasonText(op);
+    byId<HTMLButtonElement>(id).disabled = this.busy || op === undefined || !op.allowed;
+  }
+
+  /** Each operation the agent does not allow, with its reason in the clerk's words (its code's text), under the buttons. */
+  private renderReasons(ops: AllowedOperations | undefined): void {
+    const lines: HTMLElement[] = [];
+    if (ops !== undefined) {
+      for (const [name, label] of [['cancel', 'ops.cancel'], ['refund', 'ops.refund'], ['capture', 'ops.capture']] as const) {
+        const op = ops[name];
+        if (op.allowed) continue;
+        const li = el('li');
+        li.dataset.op = name;
+        li.append(el('span', 'reason-op', `${say(label)}: `), el('span', 'reason-text', reasonText(op)));
+        lines.push(li);
+      }
+    }
+    byId('op-reasons').replaceChildren(...lines);
   }
 
   private async loadOps(id: string): Promise<void> {
     const t = this.list.find((x) => x.clientTransactionId === id);
+    const panel = byId('ops');
+    panel.dataset.loaded = 'false';
     this.renderOpsTitle(id);
     // Every final row has a receipt, an operation's too (docs/receipts.md, "Receipts").
     byId<HTMLButtonElement>('op-receipt').disabled = t === undefined || PENDING_STATES.has(t.state);
+    byId<HTMLButtonElement>('op-web').disabled = this.busy || t?.kind !== 'sale';
     this.setOp('op-cancel', undefined);
     this.setOp('op-refund', undefined);
     this.setOp('op-capture', undefined);
     const reason = t?.message !== undefined && t.message !== t.amountText ? t.message : undefined;
     if (t === undefined || t.kind !== 'sale') {
-      this.renderMessage(t ? say('ops.onlySales') : '', false, reason);
+      this.renderReasons(undefined);
+      // An operation's row: what it did (a refusal: that it moved nothing), the agent's words behind "details".
+      this.renderMessage(t ? (nothingMovedText(t) ?? say('ops.onlySales')) : '', false, reason);
+      panel.dataset.loaded = 'true';
       return;
     }
     try {
@@ -181,13 +248,13 @@ export class TransactionList {
       this.setOp('op-cancel', ops.cancel);
       this.setOp('op-refund', ops.refund);
       this.setOp('op-capture', ops.capture);
-      // Nothing allowed: the first reason in the clerk's language (its code's text), the agent's English words behind "details".
-      const refused = [ops.cancel, ops.refund, ops.capture].find((o) => !o.allowed && (o.reasonCode !== undefined || o.reason !== undefined));
-      const none = !ops.cancel.allowed && !ops.refund.allowed && !ops.capture.allowed;
-      this.renderMessage(none && refused !== undefined ? reasonText(refused) : '', false, reason ?? (none ? refused?.reason : undefined));
+      this.renderReasons(ops);
+      this.renderMessage('', false, reason);
     } catch (err) {
+      this.renderReasons(undefined);
       this.renderMessage(messageOf(err), true, detailOf(err));
     }
+    panel.dataset.loaded = 'true';
   }
 
   /**
@@ -222,6 +289,11 @@ export class TransactionList {
   private ask(op: 'cancel' | 'refund'): void {
     const t = this.list.find((x) => x.clientTransactionId === this.selected);
     if (t === undefined || this.busy) return;
+    // Without the permission there is nothing to confirm: the agent's refusal names what is missing, and nothing is written.
+    if (!this.hooks.can[op]) {
+      void this.operate(op);
+      return;
+    }
     this.confirming = op;
     const merchant = this.ctx.merchants.selected() !== undefined ? this.ctx.merchants.nameOf(t.merchantId) : undefined;
     let box = document.getElementById('op-confirm');
@@ -268,7 +340,8 @@ export class TransactionList {
     if (approvalCode !== undefined && op !== 'capture') body.approvalCode = approvalCode;
     if (this.busy) return;
     this.busy = true;
-    for (const b of ['op-cancel', 'op-refund', 'op-capture']) byId<HTMLButtonElement>(b).disabled = true;
+    let fixField: string | undefined;
+    for (const b of ['op-cancel', 'op-refund', 'op-capture', 'op-web']) byId<HTMLButtonElement>(b).disabled = true;
     this.result = undefined;
     this.renderMessage(say(op === 'cancel' ? 'ops.cancelling' : op === 'refund' ? 'ops.refunding' : 'ops.capturing'));
     try {
@@ -284,19 +357,29 @@ export class TransactionList {
     } catch (err) {
       // A refusal (approval code required, window closed, amount too high) shows here, where the action was.
       this.result = { text: messageOf(err), error: true, ...withDetail(detailOf(err)) };
+      fixField = fieldToFix(err);
     } finally {
       this.busy = false;
     }
     this.renderMessage('');
     await this.load();
+    // The field the refusal asks the clerk to fill in again (the approval code, the amount) is ready for it.
+    if (fixField !== undefined) byId<HTMLInputElement>(fixField).select();
   }
 }
 
-/** The result of an operation in the clerk's words; the agent's reason (its English message) behind "details". */
+/** The result of an operation in the clerk's words (one that moved nothing says so); the agent's reason (its English message) behind "details". */
 function operationResult(op: OperationName, t: Transaction): OpResult {
-  return { text: operationResultText(op, t), error: t.state !== 'approved' && t.state !== 'pending', state: t.state, op, id: t.clientTransactionId, ...withDetail(t.message !== undefined && t.message !== t.amountText ? t.message : undefined) };
+  return { text: nothingMovedText(t) ?? operationResultText(op, t), error: t.state !== 'approved' && t.state !== 'pending', state: t.state, op, id: t.clientTransactionId, ...withDetail(t.message !== undefined && t.message !== t.amountText ? t.message : undefined) };
 }
 
 function withDetail(detail: string | undefined): { detail?: string } {
   return detail !== undefined ? { detail } : {};
+}
+
+/** The operations panel's field a refusal's reason asks to be filled in again, if any. */
+function fieldToFix(err: unknown): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.reasonCode === 'APPROVAL_CODE_REQUIRED' || err.reasonCode === 'APPROVAL_CODE_INCORRECT') return 'op-approval';
+  return err.reasonCode === 'AMOUNT_ABOVE_LEFT' ? 'op-amount' : undefined;
 }
