@@ -73,3 +73,24 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
     throw new AgentError(ErrorCodes.API_BAD_REQUEST, `the request body is not valid JSON (${jsonErrorText(err)})`);
   }
 }
+
+/**
+ * What node's HTTP parser refuses before any route runs (a malformed request line, header or
+ * body framing) is answered like every other refusal, as JSON naming what to fix, instead of
+ * node's bare `400 Bad Request` (docs/local-api.md, "Errors"). Headers too large get 431.
+ */
+export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: { writable: boolean; end(data: string): void; destroy(): void }): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : timeout ? '408 Request Timeout' : '400 Bad Request';
+  const message = tooLarge ? 'request headers too large: send fewer or shorter headers' : timeout ? 'the request took too long to arrive: send it again' : `malformed HTTP request (${err.code ?? 'unparsable'}): check the request line, headers and body framing`;
+  const text = JSON.stringify({ error: { code: ErrorCodes.API_BAD_REQUEST, message } });
+  const headers = Object.entries({ ...baseHeaders(), 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' })
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
+  socket.end(`HTTP/1.1 ${status}\r\n${headers}\r\n\r\n${text}`);
+}

@@ -9,7 +9,7 @@ import type { EventBus } from '../events/index.js';
 import type { PaymentsApi, ReportsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
 import { answerError, closeServer } from './error-answer.js';
-import { sendJson } from './http-io.js';
+import { answerClientError, sendJson } from './http-io.js';
 import { loadOrCreateLocalToken } from './local-token.js';
 import { allowedHosts, allowedOrigins, checkHost, checkOrigin } from './request-guard.js';
 import { createAgentMetrics, isSqliteError, type AgentMetrics, type MetricsSource } from './metrics/index.js';
@@ -233,6 +233,10 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
 
       const srv = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
         void handle(req, res);
+      });
+      srv.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+        log.debug({ code: err.code }, 'malformed HTTP request refused');
+        answerClientError(err, socket);
       });
       try {
         await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AgentError, ErrorCodes, requestIdFrom, withRequestContext, type Logger } from '../../core/index.js';
 import { REQUEST_ID_HEADER } from '../client-header.js';
 import { answerError, closeServer } from '../error-answer.js';
-import { readJsonBody, sendJson } from '../http-io.js';
+import { answerClientError, readJsonBody, sendJson } from '../http-io.js';
 import { Router } from '../router.js';
 import { createApiDispatch } from '../api-dispatch.js';
 import type { Idempotency } from '../idempotency.js';
@@ -176,6 +176,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
           void handle(req, res);
         },
       );
+      srv.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket));
       limitConnections(srv, { perPeer: lan.maxConnectionsPerPeer, total: lan.maxConnections }, log);
       srv.on('tlsClientError', (err: NodeJS.ErrnoException, socket) => log.debug({ peer: socket.remoteAddress, code: err.code }, 'store-network connection closed before TLS was set up'));
       await new Promise<void>((resolve, reject) => {
