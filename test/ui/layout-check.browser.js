@@ -113,11 +113,14 @@
         for (const e of document.body.querySelectorAll('*')) {
           if (e.matches('button, .badge, summary, input, select, textarea, option, script, style') || e.closest('button, .badge, summary, select') !== null) continue;
           const words = [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
-          if (words.length === 0 || !rendered(e)) continue;
+          // Inside a closed details (content-visibility hidden in Chromium) it is not shown.
+          if (words.length === 0 || !rendered(e) || !e.checkVisibility({ contentVisibilityAuto: true })) continue;
+          const s = getComputedStyle(e);
+          // A box that scrolls its own words (the receipt) shows them all by scrolling.
+          if (/(auto|scroll)/.test(s.overflowX) || /(auto|scroll)/.test(s.overflowY)) continue;
           const r = e.getBoundingClientRect();
           // A box of a pixel or less is text for screen readers only (visually hidden on purpose).
           if (r.width <= 1 || r.height <= 1) continue;
-          const s = getComputedStyle(e);
           // The union of the rectangles the words are drawn in.
           let tr = null;
           for (const n of words) {

@@ -67,11 +67,13 @@ describe('layout checker', () => {
     ).resolves.toEqual(['text div[#e]', 'text div[#h]', 'text div[#s]', 'text div[#o]', 'text span[#c]']);
   });
 
-  it('text scrolled away in a list that scrolls is reachable; a box of a pixel (for screen readers) is not read on screen', async () => {
+  it('text scrolled away in a list, or in a box that scrolls its own words, is reachable; a closed details or a box of a pixel (for screen readers) shows none', async () => {
     const rows = Array.from({ length: 10 }, (_, i) => `<li style="height:40px">row ${i}</li>`).join('');
     await expect(
       kinds(`<ol style="height:120px;overflow:auto;margin:0;padding:0;list-style:none">${rows}</ol>
-      <h1 style="position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap">Counter</h1>`),
+      <h1 style="position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap">Counter</h1>
+      <details style="width:80px"><summary style="display:block;min-height:44px">more</summary><span style="white-space:nowrap">words too long for eighty pixels</span></details>
+      <pre style="width:80px;height:40px;overflow:auto;margin:0">a receipt line wider than its box\nand\nlonger</pre>`),
     ).resolves.toEqual([]);
   });
 
