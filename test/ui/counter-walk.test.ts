@@ -32,6 +32,16 @@ const LANGUAGES: ReadonlyArray<{ lang: string; clerk: { username: string; passwo
 
 const WALK = join(ARTIFACTS, 'walk');
 
+/** The smallest text a clerk reads on the 800x480 screen, CSS px. */
+const MIN_TEXT_PX = 14;
+
+/** Every shown element whose own words are drawn smaller than MIN_TEXT_PX (evaluated in the page). */
+const SMALL_TEXT = `[...document.body.querySelectorAll('*')]
+  .filter((e) => [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim() !== ''))
+  .filter((e) => e.checkVisibility({ contentVisibilityAuto: true, visibilityProperty: true }) && e.getBoundingClientRect().width > 1)
+  .filter((e) => parseFloat(getComputedStyle(e).fontSize) < ${MIN_TEXT_PX})
+  .map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' "' + e.textContent.trim().slice(0, 24) + '" ' + getComputedStyle(e).fontSize)`;
+
 /**
  * The counter as a clerk walks it, in each language and at each screen size, against the
  * whole agent (embedded demo platform, simulated reader): at every state axe-core finds
@@ -49,8 +59,12 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
     const pageErrors: string[] = [];
     const summary: Record<string, { blocking: number; moderate: number; layout: number; found: string[] }> = {};
 
-    /** Checks the state at each size (the state stays; only the viewport changes). */
-    async function check(state: string): Promise<void> {
+    /**
+     * Checks the state at each size (the state stays; only the viewport changes). `seen`: what
+     * the clerk must see without scrolling (a result, a question's buttons), wholly on screen
+     * and not scrolled out of its box.
+     */
+    async function check(state: string, seen: readonly string[] = []): Promise<void> {
       const found: string[] = [];
       for (const size of SIZES) {
         const at = `${size.width}x${size.height}`;
@@ -61,12 +75,36 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
         const violations = await axeViolations(page);
         const layout = await layoutProblems(page);
         const worst = blocking(violations);
-        const lines = [...describeViolations(worst).map((l) => `axe ${l}`), ...describeProblems(layout).map((l) => `layout ${l}`)];
+        const unseen: string[] = [];
+        for (const testid of seen) if (!(await inView(testid))) unseen.push(`not seen without scrolling: ${testid}`);
+        const small = (await page.evaluate(SMALL_TEXT)) as string[];
+        const lines = [
+          ...describeViolations(worst).map((l) => `axe ${l}`),
+          ...describeProblems(layout).map((l) => `layout ${l}`),
+          ...unseen,
+          ...(size.width === 800 ? small.map((l) => `small text: ${l}`) : []),
+        ];
         summary[`${at} ${state}`] = { blocking: worst.length, moderate: violations.length - worst.length, layout: layout.length, found: lines };
         for (const line of lines) found.push(`${at} ${line}`);
       }
       await page.setViewportSize(SIZES[0]);
       expect.soft(found, state).toEqual([]);
+    }
+
+    /** Whether the element is wholly inside the viewport and every box around it that scrolls or clips. */
+    async function inView(testid: string): Promise<boolean> {
+      return (await page.evaluate(`((e) => {
+        if (e === null) return false;
+        const r = e.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0) return false;
+        const inside = (b) => r.left >= b.left - 1 && r.top >= b.top - 1 && r.right <= b.right + 1 && r.bottom <= b.bottom + 1;
+        if (!inside(new DOMRect(0, 0, document.documentElement.clientWidth, document.documentElement.clientHeight))) return false;
+        for (let n = e.parentElement; n !== null && n !== document.body; n = n.parentElement) {
+          const s = getComputedStyle(n);
+          if ((s.overflowX !== 'visible' || s.overflowY !== 'visible') && !inside(n.getBoundingClientRect())) return false;
+        }
+        return true;
+      })(document.querySelector('[data-testid="${testid}"]'))`)) as boolean;
     }
 
     async function startSale(method: string, amount: string): Promise<void> {
@@ -125,7 +163,7 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       await page.getByTestId('amount').fill('12.345.6');
       await page.getByTestId('start-sale').click();
       await page.getByTestId('error').waitFor();
-      await check('error-banner');
+      await check('error-banner', ['error']);
       await page.locator('#error-close').click();
     });
 
@@ -142,7 +180,7 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       await startSale('card', '7.50');
       await outcome('approved');
       approvedId = await saleId();
-      await check('card-approved');
+      await check('card-approved', ['sale-outcome', 'sale-done']);
       await page.getByTestId('sale-receipt').click();
       await page.locator('[data-testid="receipt"][data-loaded="customer"]').waitFor();
       await check('receipt');
@@ -154,7 +192,7 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       agent.simulated?.reader.nextCard({ result: 'decline', delayMs: 20 });
       await startSale('card', '9.99');
       await outcome('declined');
-      await check('card-declined');
+      await check('card-declined', ['sale-outcome', 'sale-done']);
       await page.getByTestId('sale-done').click();
     });
 
@@ -164,7 +202,7 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
         agent.simulated?.reader.nextCard({ entryMode: 'ContactChip', result: 'offlineApproved', delayMs: 20 });
         await startSale('card', '4.20');
         await outcome('offline_stored');
-        await check('offline-stored');
+        await check('offline-stored', ['sale-outcome', 'sale-done']);
         await page.getByTestId('sale-done').click();
         await page.getByTestId('offline-badge').click();
         await page.getByTestId('offline-panel').locator('li.oq').first().waitFor();
@@ -182,7 +220,7 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       const refund = page.getByTestId('tx-refund');
       await (await refund.isEnabled() ? refund : page.getByTestId('tx-cancel')).click();
       await page.getByTestId('tx-op-confirm').waitFor();
-      await check('operations-confirm');
+      await check('operations-confirm', ['tx-op-confirm-yes', 'tx-op-confirm-no']);
       await page.getByTestId('tx-op-confirm-no').click();
       await page.getByTestId('tx-ops-close').click();
     }, 60_000);
@@ -194,7 +232,7 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       await page.getByTestId('web-id').fill(approvedId);
       await page.getByTestId('web-send').click();
       await page.locator('[data-testid="web-message"]:not(:empty)').waitFor({ timeout: 20_000 });
-      await check('by-web-result');
+      await check('by-web-result', ['web-message']);
       await page.getByTestId('web-close').click();
     }, 60_000);
 
@@ -208,18 +246,22 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       await page.getByTestId('eod-close').click();
     }, 60_000);
 
-    it('the list is reached and operated by keyboard: Tab reaches a row, Enter selects it, Space on close closes its panel', async () => {
+    it('the list is reached and operated by keyboard: Tab reaches a row, Enter selects it and keeps the focus, Space on close closes its panel', async () => {
       const row = page.getByTestId(`tx-${approvedId}`);
-      const focused = () => page.evaluate('document.activeElement?.dataset.testid ?? document.activeElement?.id');
+      const focusedRow = () => page.evaluate('document.activeElement?.closest("li[data-id]")?.dataset.testid ?? document.activeElement?.id');
       // From the reload button, the last control of the list's head, Tab goes into the list.
       await page.getByTestId('reload').focus();
       await page.keyboard.press('Tab');
-      await expect(focused()).resolves.toMatch(/^tx-|^transactions$/);
-      await row.focus();
-      await expect(focused()).resolves.toBe(`tx-${approvedId}`);
+      await expect(focusedRow()).resolves.toMatch(/^tx-/);
+      await row.locator('.row').focus();
+      await expect(focusedRow()).resolves.toBe(`tx-${approvedId}`);
+      // The ring shows where the keyboard is.
+      await expect(page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).resolves.toBe('solid');
       await page.keyboard.press('Enter');
       await page.getByTestId('tx-ops').waitFor();
-      await expect(row.getAttribute('aria-selected')).resolves.toBe('true');
+      await expect(row.locator('.row').getAttribute('aria-pressed')).resolves.toBe('true');
+      await expect(focusedRow()).resolves.toBe(`tx-${approvedId}`);
+      await check('operations-keyboard');
       await page.getByTestId('tx-ops-close').focus();
       await page.keyboard.press('Space');
       await page.getByTestId('tx-ops').waitFor({ state: 'hidden' });
@@ -231,7 +273,7 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       agent.demoPlatform?.faults.set('status', { status: 500 });
       await startSale('card', '5.00');
       await page.getByTestId('sale-hold').waitFor({ timeout: 20_000 });
-      await check('hold');
+      await check('hold', ['sale-hold']);
       agent.demoPlatform?.faults.clear();
     }, 60_000);
 

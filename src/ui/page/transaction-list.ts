@@ -95,6 +95,13 @@ export class TransactionList {
 
   private render(): void {
     const ol = byId('transactions');
+    // A row the clerk reached by keyboard keeps the focus when the list is drawn again (a select, an event).
+    const focused = document.activeElement instanceof HTMLElement && ol.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.id : undefined;
+    this.renderRows(ol);
+    if (focused !== undefined) ol.querySelector<HTMLElement>(`li[data-id="${CSS.escape(focused)}"] .row`)?.focus();
+  }
+
+  private renderRows(ol: HTMLElement): void {
     if (this.list.length === 0) {
       ol.replaceChildren(el('li', 'empty', say('history.empty')));
       return;
@@ -121,12 +128,18 @@ export class TransactionList {
           tag.title = say('history.webTitle');
           what.prepend(tag);
         }
-        li.append(
+        // The row is one button: reached with Tab, selected with Enter or Space as with a tap
+        // (docs/architecture.md, "Local API and counter page", accessibility); its click reaches the row.
+        const row = el('button', 'row');
+        row.type = 'button';
+        row.setAttribute('aria-pressed', String(t.clientTransactionId === this.selected));
+        row.append(
           el('span', 'time', timeOf(t.createdAt)),
           what,
           el('span', 'amt', amountColumn(t)),
           el('span', `state ${t.state}`, stateText(t)),
         );
+        li.append(row);
         // The agent's reason in its own (English) words: the row's title here, behind "details" in the operations panel.
         if (t.message !== undefined && t.message !== t.amountText) li.title = t.message;
         li.addEventListener('click', () => void this.select(t.clientTransactionId));
