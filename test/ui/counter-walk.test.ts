@@ -267,6 +267,23 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       await page.getByTestId('tx-ops').waitFor({ state: 'hidden' });
     });
 
+    it('what opens over the page takes the focus and gives it back: the menu, end of day, closed with the keyboard', async () => {
+      const focused = () => page.evaluate('document.activeElement?.closest("[data-testid]")?.dataset.testid');
+      await page.getByTestId('menu-open').focus();
+      await page.keyboard.press('Enter');
+      await page.getByTestId('menu').waitFor();
+      await expect(focused()).resolves.toBe('menu');
+      await page.keyboard.press('Tab');
+      await expect(focused()).resolves.toBe('menu-eod');
+      await page.keyboard.press('Enter');
+      await page.locator('[data-testid="eod"][data-date]').waitFor();
+      await expect(focused()).resolves.toBe('eod');
+      await page.getByTestId('eod-close').focus();
+      await page.keyboard.press('Enter');
+      await page.getByTestId('eod').waitFor({ state: 'hidden' });
+      await expect(focused()).resolves.toBe('menu-open');
+    });
+
     it('the unknown-outcome screen while the platform\'s answer is lost', async () => {
       // The sale's answer is lost and the lookups fail: the outcome stays unknown (docs/outcomes.md).
       agent.demoPlatform?.faults.set('process', { drop: 'after', times: 1 });
