@@ -4,9 +4,11 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
 type Section = NonNullable<LoadConfigOptions['flags']>[string];
 
-/** Configuration sections a page test sets over the demo agent's (e.g. the merchant, the capture mode). */
+/** Configuration sections a page test sets over the demo agent's (e.g. the merchant, the capture mode, the page's language). */
 export interface DemoAgentOverrides {
   auth?: Section;
+  /** Replaces the agent's `api` section whole: give `port: 0` with it. */
+  api?: Section;
   payments?: Section;
 }
 

@@ -105,5 +105,62 @@
           if (o.width > 1 && o.height > 1) problems.push({ kind: 'overlap', what: name(a.e), detail: `overlaps ${name(b.e)} by ${Math.round(o.width)}x${Math.round(o.height)} px` });
         }
       }
+      // Text a person reads: every rendered element's own words must be seen whole, not cut by
+      // an ellipsis or a box that hides overflow, spilling out of their box, or off the screen.
+      // Buttons, badges and summaries are checked above (clipped); inputs scroll their value by design.
+      {
+        const HIDES = /^(hidden|clip)$/;
+        for (const e of document.body.querySelectorAll('*')) {
+          if (e.matches('button, .badge, summary, input, select, textarea, option, script, style') || e.closest('button, .badge, summary, select') !== null) continue;
+          const words = [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
+          // Inside a closed details (content-visibility hidden in Chromium) it is not shown.
+          if (words.length === 0 || !rendered(e) || !e.checkVisibility({ contentVisibilityAuto: true })) continue;
+          const s = getComputedStyle(e);
+          // A box that scrolls its own words (the receipt) shows them all by scrolling.
+          if (/(auto|scroll)/.test(s.overflowX) || /(auto|scroll)/.test(s.overflowY)) continue;
+          const r = e.getBoundingClientRect();
+          // A box of a pixel or less is text for screen readers only (visually hidden on purpose).
+          if (r.width <= 1 || r.height <= 1) continue;
+          // The union of the rectangles the words are drawn in.
+          let tr = null;
+          for (const n of words) {
+            const range = document.createRange();
+            range.selectNodeContents(n);
+            for (const q of range.getClientRects()) {
+              if (q.width < 0.5 || q.height < 0.5) continue;
+              tr = tr === null ? DOMRect.fromRect(q) : new DOMRect(Math.min(tr.left, q.left), Math.min(tr.top, q.top), Math.max(tr.right, q.right) - Math.min(tr.left, q.left), Math.max(tr.bottom, q.bottom) - Math.min(tr.top, q.top));
+            }
+          }
+          if (tr === null) continue;
+          const scroller = scrollerOf(e);
+          if (scroller !== null) {
+            const seen = intersect(tr, scroller.getBoundingClientRect());
+            // Scrolled away (wholly or in part) in a list that scrolls: reachable by scrolling.
+            if (seen.width < tr.width - EPS || seen.height < tr.height - EPS) continue;
+          }
+          const block = s.display !== 'inline' && s.display !== 'contents';
+          if (block && (s.textOverflow === 'ellipsis' || HIDES.test(s.overflowX)) && e.scrollWidth > e.clientWidth + 1) {
+            problems.push({ kind: 'text', what: name(e), detail: `cut: its words need ${e.scrollWidth} px wide, have ${e.clientWidth}` });
+            continue;
+          }
+          if (block && HIDES.test(s.overflowY) && e.scrollHeight > e.clientHeight + 1) {
+            problems.push({ kind: 'text', what: name(e), detail: `cut: its words need ${e.scrollHeight} px high, have ${e.clientHeight}` });
+            continue;
+          }
+          if (tr.left < -EPS || tr.top < -EPS || tr.right > vw + EPS || tr.bottom > vh + EPS) {
+            problems.push({ kind: 'text', what: name(e), detail: `leaves the ${vw}x${vh} viewport: drawn at ${round(tr)}` });
+            continue;
+          }
+          if (block && (tr.left < r.left - 1 || tr.right > r.right + 1 || tr.bottom > r.bottom + 1)) {
+            problems.push({ kind: 'text', what: name(e), detail: `spills out of its box at ${round(r)}: drawn at ${round(tr)}` });
+            continue;
+          }
+          const cutBy = clippers(e, scroller).find((c) => {
+            const cr = c.getBoundingClientRect();
+            return tr.left < cr.left - 1 || tr.top < cr.top - 1 || tr.right > cr.right + 1 || tr.bottom > cr.bottom + 1;
+          });
+          if (cutBy !== undefined) problems.push({ kind: 'text', what: name(e), detail: `drawn at ${round(tr)}, cut off by ${name(cutBy)} at ${round(cutBy.getBoundingClientRect())}` });
+        }
+      }
       return problems;
 })

@@ -56,6 +56,27 @@ describe('layout checker', () => {
     await expect(kinds('<button id="a" style="white-space:nowrap;overflow:hidden">a label far too long for sixty pixels</button>')).resolves.toEqual(['clipped button[#a]']);
   });
 
+  it('finds text cut by an ellipsis or a box that hides it, spilling out of its box, or off the screen; text that wraps has none', async () => {
+    await expect(
+      kinds(`<div id="e" style="width:80px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis">a line far too long for eighty pixels</div>
+      <div id="h" style="width:80px;height:20px;overflow:hidden">a line that wraps to four lines here</div>
+      <div id="s" style="width:80px;white-space:nowrap">a line spilling out of its box</div>
+      <div id="o" style="position:absolute;top:290px;left:0">a line below the screen</div>
+      <div style="width:60px;height:24px;overflow:hidden"><span id="c" style="white-space:nowrap">words cut by a parent</span></div>
+      <div id="w" style="width:80px">a line that wraps to several lines</div>`),
+    ).resolves.toEqual(['text div[#e]', 'text div[#h]', 'text div[#s]', 'text div[#o]', 'text span[#c]']);
+  });
+
+  it('text scrolled away in a list, or in a box that scrolls its own words, is reachable; a closed details or a box of a pixel (for screen readers) shows none', async () => {
+    const rows = Array.from({ length: 10 }, (_, i) => `<li style="height:40px">row ${i}</li>`).join('');
+    await expect(
+      kinds(`<ol style="height:120px;overflow:auto;margin:0;padding:0;list-style:none">${rows}</ol>
+      <h1 style="position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap">Counter</h1>
+      <details style="width:80px"><summary style="display:block;min-height:44px">more</summary><span style="white-space:nowrap">words too long for eighty pixels</span></details>
+      <pre style="width:80px;height:40px;overflow:auto;margin:0">a receipt line wider than its box\nand\nlonger</pre>`),
+    ).resolves.toEqual([]);
+  });
+
   it('a row scrolled away in a list is reachable, not outside; one in view is checked', async () => {
     const rows = Array.from({ length: 10 }, (_, i) => `<li data-id="${i}" style="height:${i === 0 ? 30 : 50}px">row ${i}</li>`).join('');
     await expect(kinds(`<ol style="height:120px;overflow:auto;margin:0;padding:0;list-style:none">${rows}</ol>`)).resolves.toEqual(['small li']);

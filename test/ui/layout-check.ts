@@ -13,10 +13,11 @@ export const CONTROLS = 'button, input, select, textarea, a[href], summary, .bad
 /**
  * One problem of the screen as shown: a control that leaves the viewport, is cut off by its
  * box, is covered by something that is not an overlay, overlaps another control, is too
- * small to touch, or (a button, badge or summary) has a label that does not fit it.
+ * small to touch, or (a button, badge or summary) has a label that does not fit it; or text
+ * (any element's own words) that is cut, spills out of its box or leaves the viewport.
  */
 export interface LayoutProblem {
-  kind: 'outside' | 'cut' | 'covered' | 'overlap' | 'small' | 'clipped';
+  kind: 'outside' | 'cut' | 'covered' | 'overlap' | 'small' | 'clipped' | 'text';
   what: string;
   detail: string;
 }
@@ -27,6 +28,8 @@ export interface LayoutProblem {
  * and not scrolled out of a scrolling list. A control under an overlay (a fixed or absolute
  * box stacked above it: the offline panel, the unknown-outcome screen) is not on screen and
  * is left out; an overlay's controls are only compared with controls of the same overlay.
+ * Text is any rendered element's own words, checked whether or not it is a control; text
+ * scrolled out of a list that scrolls is reachable and left out.
  */
 export async function layoutProblems(page: Page, selector = CONTROLS, minTarget = MIN_TARGET): Promise<LayoutProblem[]> {
   const script = readFileSync(BROWSER_SCRIPT, 'utf8');

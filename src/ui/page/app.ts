@@ -6,6 +6,7 @@ import { LiveUpdates } from './live-updates.js';
 import { Menu } from './menu.js';
 import { MerchantPicker } from './merchant-picker.js';
 import { OfflinePanel } from './offline-panel.js';
+import { followPanels } from './panel-focus.js';
 import type { PageContext } from './page-context.js';
 import { ReceiptView } from './receipt-view.js';
 import { RegistersPanel } from './registers-panel.js';
@@ -79,6 +80,8 @@ async function main(): Promise<void> {
   live.init();
   list.init();
   web.init();
+  // What opens over the page takes the keyboard's focus, and gives it back when closed.
+  followPanels(['receipt', 'eod', 'registers', 'offline-panel', 'menu']);
   offline.init();
   ctx.merchants.init();
   live.start();

@@ -142,6 +142,13 @@ export class TransactionList {
 
   private render(): void {
     const ol = byId('transactions');
+    // A row the clerk reached by keyboard keeps the focus when the list is drawn again (a select, an event).
+    const focused = document.activeElement instanceof HTMLElement && ol.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.id : undefined;
+    this.renderRows(ol);
+    if (focused !== undefined) ol.querySelector<HTMLElement>(`li[data-id="${CSS.escape(focused)}"] .row`)?.focus();
+  }
+
+  private renderRows(ol: HTMLElement): void {
     if (this.list.length === 0) {
       ol.replaceChildren(el('li', 'empty', say('history.empty')));
       return;
@@ -170,12 +177,18 @@ export class TransactionList {
         // A cancel, refund or capture that moved nothing: neutral words, no amount as if money moved, not red.
         const nothing = nothingMovedText(t);
         if (nothing !== undefined) li.dataset.moved = 'nothing';
-        li.append(
+        // The row is one button: reached with Tab, selected with Enter or Space as with a tap
+        // (docs/architecture.md, "Local API and counter page", accessibility); its click reaches the row.
+        const row = el('button', 'row');
+        row.type = 'button';
+        row.setAttribute('aria-pressed', String(t.clientTransactionId === this.selected));
+        row.append(
           el('span', 'time', timeOf(t.createdAt)),
           what,
           el('span', 'amt', nothing !== undefined ? '' : amountColumn(t)),
           el('span', nothing !== undefined ? 'state nothing-moved' : `state ${t.state}`, nothing ?? stateText(t)),
         );
+        li.append(row);
         // The agent's reason in its own (English) words is behind "details" in the operations panel, never a title (no hover on a touch screen).
         li.addEventListener('click', () => void this.select(t.clientTransactionId));
         return li;
