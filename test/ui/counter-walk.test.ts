@@ -8,7 +8,7 @@ import type { TestAgent } from '../helpers/test-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
 import { axeViolations, blocking, describeViolations } from './axe.js';
 import { describeProblems, layoutProblems } from './layout-check.js';
-import { DEMO_STAFF } from './staff.js';
+import { DEMO_GERMAN, DEMO_STAFF } from './staff.js';
 
 /** The screens the counter runs on (docs/architecture.md, "Local API and counter page"). */
 const SIZES = [
@@ -18,16 +18,13 @@ const SIZES = [
 ] as const;
 
 /**
- * The languages walked: who signs in, what the agent is configured with, and the language
- * the page is told. The page's language is the clerk's token `locale` claim, else
- * `api.locale` (the sign-in screen's). The demo platform gives every demo clerk `en-GB`, so
- * the German walk sets `api.locale` and has the agent's /session answers name `de-DE`
- * (`sessionLocale`, nothing else of them changed); with a demo clerk whose claim is German,
- * name that clerk here and drop `sessionLocale`.
+ * The languages walked: who signs in and what the agent is configured with. The page's
+ * language is the clerk's token `locale` claim (the demo's `verkauf1` is de-DE, Europe/Berlin),
+ * else `api.locale`, which the sign-in screen shows before anyone signs in.
  */
-const LANGUAGES: ReadonlyArray<{ lang: string; clerk: { username: string; password: string }; config: DemoAgentOverrides; sessionLocale?: string }> = [
+const LANGUAGES: ReadonlyArray<{ lang: string; clerk: { username: string; password: string }; config: DemoAgentOverrides }> = [
   { lang: 'en', clerk: DEMO_STAFF, config: {} },
-  { lang: 'de', clerk: DEMO_STAFF, config: { api: { port: 0, locale: 'de-DE' } }, sessionLocale: 'de-DE' },
+  { lang: 'de', clerk: DEMO_GERMAN, config: { api: { port: 0, locale: 'de-DE' } } },
 ];
 
 const WALK = join(ARTIFACTS, 'walk');
@@ -50,7 +47,7 @@ const SMALL_TEXT = `[...document.body.querySelectorAll('*')]
  * to test-artifacts/walk/<lang>-<w>x<h>-<state>.png, the counts to walk/<lang>-summary.json
  * (docs/architecture.md, "Local API and counter page", accessibility).
  */
-for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
+for (const { lang, clerk, config } of LANGUAGES) {
   describe(`counter walk (${lang})`, () => {
     let demo: TestAgent;
     let agent: RunningAgent;
@@ -125,14 +122,6 @@ for (const { lang, clerk, config, sessionLocale } of LANGUAGES) {
       browser = await launchChromium();
       page = await browser.newPage({ viewport: SIZES[0] });
       page.on('pageerror', (e) => pageErrors.push(e.message));
-      if (sessionLocale !== undefined) {
-        await page.route('**/session', async (route) => {
-          const answer = await route.fetch();
-          const json = (await answer.json()) as { counter?: { locale?: string } };
-          if (json.counter !== undefined) json.counter.locale = sessionLocale;
-          await route.fulfill({ response: answer, json });
-        });
-      }
       await page.goto(agent.url);
       await page.getByTestId('sign-in-submit').waitFor();
     }, 60_000);

@@ -314,7 +314,8 @@ export class TransactionList {
       box = el('div', 'ops-confirm');
       box.id = 'op-confirm';
       box.dataset.testid = 'tx-op-confirm';
-      byId('op-message').before(box);
+      // Before the reasons and the last message: the question is what the clerk reads next.
+      byId('op-reasons').before(box);
     }
     const yes = el('button', 'confirm-yes', say(op === 'cancel' ? 'ops.yesCancel' : 'ops.yesRefund'));
     yes.type = 'button';
@@ -330,6 +331,9 @@ export class TransactionList {
     const part = fieldValue('op-amount');
     box.replaceChildren(el('span', 'confirm-text', confirmText(op, t, part === undefined ? undefined : this.partText(t, part), merchant)), yes, no);
     show(box, true);
+    // While the clerk answers, the reasons of the other buttons stand aside, and the question is in view on a small screen.
+    show(byId('op-reasons'), false);
+    box.scrollIntoView({ block: 'nearest' });
   }
 
   /** A part amount as the clerk typed it (their locale's separators), with the currency. */
@@ -341,6 +345,7 @@ export class TransactionList {
     this.confirming = undefined;
     const box = document.getElementById('op-confirm');
     if (box !== null) show(box, false);
+    show(byId('op-reasons'), true);
   }
 
   private async operate(op: OperationName): Promise<void> {
