@@ -19,6 +19,57 @@ export interface SseHubOptions {
 /** Which bus events one stream is sent. */
 export type EventFilter = (event: AgentEvent) => boolean;
 
+/**
+ * How one caller's streams number the events they are sent (a paired register's: its own
+ * events 1, 2, 3, ..., so ids tell nothing of others' traffic; docs/registers.md). Numbers
+ * are given in the order of the bus's sequence and kept for the run, so a reconnect with
+ * Last-Event-ID resumes where it left.
+ */
+export interface EventNumbering {
+  /** The caller's number of an event it is sent (given at the first call, the same after). */
+  numberOf(seq: number): number;
+  /** The bus sequence of the caller's number `n`; undefined once forgotten (or never given). */
+  seqOf(n: number): number | undefined;
+  /** The last number given (0 before any). */
+  last(): number;
+}
+
+/** Numbers given by one caller's streams, the last `capacity` of them remembered. */
+export class CallerNumbering implements EventNumbering {
+  /** seqs[i] is the bus sequence of number first + i. */
+  private readonly seqs: number[] = [];
+  private first = 1;
+
+  constructor(private readonly capacity = 1_000) {}
+
+  numberOf(seq: number): number {
+    const lastSeq = this.seqs.at(-1);
+    if (lastSeq !== undefined && seq <= lastSeq) {
+      const i = this.seqs.indexOf(seq);
+      if (i >= 0) return this.first + i;
+    }
+    this.seqs.push(seq);
+    if (this.seqs.length > this.capacity) {
+      this.seqs.shift();
+      this.first += 1;
+    }
+    return this.first + this.seqs.length - 1;
+  }
+
+  seqOf(n: number): number | undefined {
+    return n >= this.first ? this.seqs[n - this.first] : undefined;
+  }
+
+  last(): number {
+    return this.first + this.seqs.length - 1;
+  }
+}
+
+interface Stream {
+  filter: EventFilter;
+  numbering?: EventNumbering;
+}
+
 const everyEvent: EventFilter = () => true;
 
 /**
@@ -29,8 +80,8 @@ const everyEvent: EventFilter = () => true;
  */
 export class SseHub {
   private readonly ring: AgentEvent[] = [];
-  /** Each stream with the events it may see (a paired register: only its own transactions). */
-  private readonly clients = new Map<ServerResponse, EventFilter>();
+  /** Each stream with the events it may see (a paired register: only its own transactions) and how it numbers them. */
+  private readonly clients = new Map<ServerResponse, Stream>();
   private readonly capacity: number;
   private readonly heartbeatMs: number;
   private readonly maxBufferedBytes: number;
@@ -65,34 +116,47 @@ export class SseHub {
     return this.clients.size;
   }
 
-  /** Takes over the response: headers, hello, the missed events or resync, then live events. */
-  connect(res: ServerResponse, lastEventId: string | undefined, filter: EventFilter = everyEvent): void {
+  /**
+   * Takes over the response: headers, hello, the missed events or resync, then live events.
+   * With a `numbering`, ids (and each event's `seq`, the hello's `lastSeq`) are the caller's own.
+   */
+  connect(res: ServerResponse, lastEventId: string | undefined, filter: EventFilter = everyEvent, numbering?: EventNumbering): void {
     res.writeHead(200, {
       ...baseHeaders(),
       'content-type': 'text/event-stream; charset=utf-8',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    const lastSeq = this.opts.bus.lastSeq;
+    const stream: Stream = numbering !== undefined ? { filter, numbering } : { filter };
+    const lastSeq = numbering?.last() ?? this.opts.bus.lastSeq;
     const hello: ApiEventStreamHello = { run: this.opts.runId, lastSeq };
     let out = `retry: 2000\nevent: hello\ndata: ${JSON.stringify(hello)}\n\n`;
     if (lastEventId !== undefined && lastEventId.trim() !== '') {
-      const missed = this.missedSince(lastEventId.trim());
+      const missed = this.missedSince(lastEventId.trim(), numbering);
       if (missed === 'resync') {
         // The id lets the next reconnect resume from here once the client has reloaded.
         const resync: ApiEventStreamResync = { lastSeq, reason: 'events missed are no longer buffered; reload the state' };
         out += `id: ${lastSeq}\nevent: resync\ndata: ${JSON.stringify(resync)}\n\n`;
       } else {
-        for (const e of missed) if (filter(e)) out += this.format(e);
+        for (const e of missed) if (filter(e)) out += this.format(e, numbering);
       }
     }
     res.write(out);
-    this.clients.set(res, filter);
+    this.clients.set(res, stream);
     res.on('close', () => this.clients.delete(res));
   }
 
-  private missedSince(lastEventId: string): AgentEvent[] | 'resync' {
+  private missedSince(lastEventId: string, numbering: EventNumbering | undefined): AgentEvent[] | 'resync' {
     if (!/^\d{1,15}$/.test(lastEventId)) return 'resync';
+    if (numbering !== undefined) {
+      // The caller's number: what followed its event on the bus (the filter keeps the caller's own).
+      const n = Number(lastEventId);
+      if (n > numbering.last()) return 'resync';
+      const seq = n === 0 ? 0 : numbering.seqOf(n);
+      const oldest = this.ring[0]?.seq;
+      if (seq === undefined || oldest === undefined || seq + 1 < oldest) return 'resync';
+      return this.ring.filter((e) => e.seq > seq);
+    }
     const n = Number(lastEventId);
     const last = this.opts.bus.lastSeq;
     if (n === last) return [];
@@ -103,10 +167,10 @@ export class SseHub {
     return this.ring.filter((e) => e.seq > n);
   }
 
-  private format(event: AgentEvent): string {
+  private format(event: AgentEvent, numbering?: EventNumbering): string {
     // Typed as the wire event the page reads: the bus event must fit it.
-    const wire: ApiEvent = event;
-    return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(wire)}\n\n`;
+    const wire: ApiEvent = numbering === undefined ? event : { ...event, seq: numbering.numberOf(event.seq) };
+    return `id: ${wire.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(wire)}\n\n`;
   }
 
   private onEvent(event: AgentEvent): void {
@@ -116,17 +180,18 @@ export class SseHub {
     if (this.clients.size > 0) this.broadcast(this.format(event), event);
   }
 
-  /** Sends `text` to every stream, or, for an event, to the streams whose filter lets it through. */
+  /** Sends `text` to every stream, or, for an event, to the streams whose filter lets it through (numbered as each caller numbers). */
   private broadcast(text: string, event?: AgentEvent): void {
-    for (const [res, filter] of this.clients) {
+    for (const [res, { filter, numbering }] of this.clients) {
       if (event !== undefined && !filter(event)) continue;
+      const own = event !== undefined && numbering !== undefined ? this.format(event, numbering) : text;
       if (res.writableLength > this.maxBufferedBytes) {
         this.log.warn({ buffered: res.writableLength }, 'SSE client too slow; disconnecting it (it resumes with Last-Event-ID)');
         this.clients.delete(res);
         res.destroy();
         continue;
       }
-      res.write(text);
+      res.write(own);
     }
   }
 }

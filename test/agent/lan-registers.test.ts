@@ -134,6 +134,20 @@ describe('a cash register on the store network', () => {
     expect(seen.has(own.clientTransactionId)).toBe(false);
     expect(seen.has(refundId)).toBe(true);
     expect(stream.events.every((e) => e.type === 'hello' || [id, refundId].includes((e.data.data as { clientTransactionId?: string }).clientTransactionId ?? ''))).toBe(true);
+    // Its events are numbered 1, 2, 3, ... as its own: the terminal's sale in between left no gap
+    // (ids numbered across the terminal would tell how busy the others are).
+    const numbered = stream.events.filter((e) => e.type !== 'hello');
+    expect(numbered.map((e) => e.id)).toEqual(numbered.map((_, i) => String(i + 1)));
+    expect(numbered.map((e) => e.data.seq)).toEqual(numbered.map((_, i) => i + 1));
+    // A reconnect with Last-Event-ID resumes after that number with the same numbers.
+    const resumed = await till.events(String(numbered.length - 1));
+    for (let i = 0; i < 250 && resumed.events.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    resumed.close();
+    // Its hello names its own last number (events of the refund may have followed the ones read).
+    expect(resumed.events[0]?.type).toBe('hello');
+    expect(Number(resumed.events[0]?.data.lastSeq)).toBeGreaterThanOrEqual(numbered.length);
+    expect(Number(resumed.events[0]?.data.lastSeq)).toBeLessThan(numbered.length + 5);
+    expect(resumed.events[1]).toMatchObject({ id: String(numbered.length), data: { seq: numbered.length } });
     await till.close();
     await other.close();
   });

@@ -65,15 +65,15 @@ export class RegisterClient {
   }
 
   /** Opens the event stream and collects each event's data until `close()`. */
-  async events(): Promise<{ events: Array<{ type: string; data: Record<string, unknown> }>; close: () => void; ended: Promise<void> }> {
+  async events(lastEventId?: string): Promise<{ events: Array<{ id?: string; type: string; data: Record<string, unknown> }>; close: () => void; ended: Promise<void> }> {
     const controller = new AbortController();
     const res = await request(`${this.url}/api/v1/events`, {
       dispatcher: this.dispatcher,
-      headers: { authorization: `Bearer ${this.apiKey ?? ''}`, accept: 'text/event-stream' },
+      headers: { authorization: `Bearer ${this.apiKey ?? ''}`, accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
       signal: controller.signal,
     });
     if (res.statusCode !== 200) throw new Error(`event stream answered ${res.statusCode}`);
-    const events: Array<{ type: string; data: Record<string, unknown> }> = [];
+    const events: Array<{ id?: string; type: string; data: Record<string, unknown> }> = [];
     const ended = (async () => {
       let buffer = '';
       try {
@@ -85,7 +85,8 @@ export class RegisterClient {
             buffer = buffer.slice(cut + 2);
             const type = /^event: (.*)$/m.exec(block)?.[1];
             const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (type !== undefined && data !== undefined) events.push({ type, data: JSON.parse(data) as Record<string, unknown> });
+            const id = /^id: (.*)$/m.exec(block)?.[1];
+            if (type !== undefined && data !== undefined) events.push({ ...(id !== undefined ? { id } : {}), type, data: JSON.parse(data) as Record<string, unknown> });
           }
         }
       } catch {

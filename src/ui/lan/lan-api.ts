@@ -16,6 +16,7 @@ import type { RouteDeps } from '../routes/deps.js';
 import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
 import { limitConnections } from './connection-limits.js';
 import type { PairingDesk } from './pairing.js';
+import { CallerNumbering } from '../sse-hub.js';
 import type { RegisterStore, RegisterView } from './register-store.js';
 import { RegisterPayments, registerOperator } from './scoped-payments.js';
 import type { ServerCertificate } from './server-certificate.js';
@@ -78,6 +79,8 @@ export function createLanApi(opts: LanApiOptions): LanApi {
     const known = routers.get(register.id);
     if (known !== undefined) return known;
     const payments = new RegisterPayments(deps.payments, register.id);
+    // Its events numbered 1, 2, 3, ... for the run: ids tell nothing of the other registers' traffic.
+    const numbering = new CallerNumbering();
     const router = new Router();
     registerPaymentRoutes(router, { ...deps, payments });
     if (opts.reports !== undefined) registerReceiptRoutes(router, { reports: opts.reports });
@@ -88,7 +91,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       streams.set(register.id, set);
       set.add(ctx.res);
       ctx.res.once('close', () => set.delete(ctx.res));
-      deps.sse.connect(ctx.res, Array.isArray(last) ? last[0] : last, (event) => payments.admits(event));
+      deps.sse.connect(ctx.res, Array.isArray(last) ? last[0] : last, (event) => payments.admits(event), numbering);
       return undefined;
     });
     const entry = { dispatch: createApiDispatch({ router, idempotency: opts.idempotency }), payments };
