@@ -6,7 +6,7 @@ import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
+import { AuditLog, IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
@@ -305,6 +305,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     });
     // Idempotency-Keys live in the journal's file, so a repeat after a restart still finds its sale (docs/local-api.md, "Idempotency").
     const idempotency = new IdempotencyKeys(journal.db, clock, IDEMPOTENCY_RETENTION_MS);
+    const auditLog = new AuditLog(journal.db, clock);
     // Receipts and end of day read the journal only, written for their reader: receipts.*, the clerk's claims, api.* (docs/receipts.md, "Language and time zone").
     const reports = new ReportService({
       journal,
@@ -337,6 +338,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       staff,
       reports,
       idempotency,
+      // Audit rows in the journal's file: a log level that silences the logs is on record there (docs/operations.md, "Log level").
+      audit: (entry) => auditLog.record(entry),
       ...(platformSignIn !== undefined ? { platformSignIn } : {}),
     });
     const { url, token: localToken, lan } = await localApi.start();

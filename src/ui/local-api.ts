@@ -6,7 +6,7 @@ import type { Config } from '../config/index.js';
 import { AgentError, ErrorCodes, logLevelControl, requestIdFrom, systemClock, withRequestContext, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
 import { REQUEST_ID_HEADER } from './client-header.js';
 import type { EventBus } from '../events/index.js';
-import type { PaymentsApi, ReportsApi } from '../payments/index.js';
+import type { AuditEntry, PaymentsApi, ReportsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
 import { answerError, closeServer } from './error-answer.js';
 import { answerClientError, sendJson } from './http-io.js';
@@ -69,6 +69,8 @@ export interface LocalApiOptions {
   metrics?: MetricsSource;
   /** What PUT /api/v1/log-level changes; default the level of `log` itself. */
   logLevel?: LogLevelControl;
+  /** Writes an audit row to the journal (a change that hides what the terminal records); throws when it cannot. */
+  audit?: (entry: AuditEntry) => void;
   /** Staff sign-in for the counter page; without it nobody can sign in (programs still use the token). */
   staff?: StaffAuthenticator;
   /** auth.mode custom_token: the merchant's sign-in with the platform (routes/platform-sign-in.ts); without it the routes refuse. */
@@ -171,7 +173,7 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       registerMerchantRoutes(router, deps);
       registerQrRoute(router, deps);
       registerEventRoute(router, deps);
-      registerLogLevelRoutes(router, { log, logLevel: opts.logLevel ?? logLevelControl(opts.log) });
+      registerLogLevelRoutes(router, { log, logLevel: opts.logLevel ?? logLevelControl(opts.log), ...(opts.audit !== undefined ? { audit: opts.audit } : {}) });
       const registers = new RegisterStore(registersFile(config.dataDir), clock);
       let lanRoutes: RegisterRouteDeps['lan'];
       registerRegisterRoutes(router, { log }, () => ({ registers, lan: lanRoutes }));

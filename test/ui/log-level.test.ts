@@ -1,4 +1,8 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/index.js';
+import { AuditLog, JOURNAL_FILE } from '../../src/payments/index.js';
 import type { RunningAgent } from '../../src/agent.js';
 import { runCli } from '../helpers/cli.js';
 import { call } from '../helpers/http-client.js';
@@ -17,10 +21,12 @@ let agent: RunningAgent;
 let sink: LogSink;
 let flags: string[];
 let cleanup: () => void;
+let dataDir: string;
 
 beforeAll(async () => {
   const data = tempDir('terminal-agent-loglevel-');
   cleanup = data.cleanup;
+  dataDir = data.dir;
   t = await startTestAgent({ flags: { dataDir: data.dir }, level: 'debug' });
   ({ agent, sink } = t);
   flags = ['--data-dir', data.dir, '--api-port', new URL(agent.url).port];
@@ -85,10 +91,16 @@ describe('log level at run time', () => {
     expect(sink.records().filter((r) => r.msg === 'log level changed through the local API').at(-1)).toMatchObject({ logLevel: 'debug', by: DEMO_SUPERVISOR.username });
   });
 
-  it('a change to silent is logged before it takes effect, naming who made it', async () => {
-    const put = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: auth(), body: { level: 'silent' } });
+  it('a change to silent is written to the journal\'s audit rows and logged before it takes effect, naming who made it', async () => {
+    const put = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: { ...auth(), 'x-request-id': 'support-42' }, body: { level: 'silent' } });
     expect(put.status).toBe(200);
     expect(sink.records().filter((r) => r.msg === 'log level changed through the local API').at(-1)).toMatchObject({ level: 40, logLevel: 'silent', by: 'local-api' });
+    const db = new Database(join(dataDir, JOURNAL_FILE), { readonly: true });
+    try {
+      expect(new AuditLog(db, systemClock()).latest(1)).toEqual([{ at: expect.any(String), action: 'log-level', by: 'local-api', detail: expect.stringMatching(/-> silent$/), requestId: 'support-42' }]);
+    } finally {
+      db.close();
+    }
     await call(agent.url, 'PUT', '/api/v1/log-level', { headers: auth(), body: { level: 'info' } });
   });
 });

@@ -5,3 +5,4 @@ export { journalMigrations, migrate, type Migration } from './migrations.js';
 export { FINAL_STATES, CARD_DATA_STATES, type CardSecret, type JournalRow, type NewJournalRow, type JournalPatch } from './types.js';
 export { withOperator, currentOperator, AGENT_OPERATOR } from './operator.js';
 export { IdempotencyKeys, type IdempotencyRecord } from './idempotency-keys.js';
+export { AuditLog, type AuditEntry, type AuditRecord } from './audit-log.js';

@@ -164,6 +164,24 @@ export const journalMigrations: Migration[] = [
       db.exec('ALTER TABLE transactions ADD COLUMN request_id TEXT');
     },
   },
+  {
+    // Changes that hide or change what the terminal records (the log level set to silent or
+    // error), written before they take effect (audit-log.ts; docs/operations.md, "Log level").
+    version: 10,
+    name: 'audit rows',
+    up(db) {
+      db.exec(`
+        CREATE TABLE audit (
+          id          INTEGER PRIMARY KEY,
+          at          TEXT NOT NULL,
+          action      TEXT NOT NULL,
+          by          TEXT NOT NULL,
+          detail      TEXT NOT NULL,
+          request_id  TEXT
+        ) STRICT;
+      `);
+    },
+  },
 ];
 
 /** Applies every migration above the database's user_version, each in its own transaction. */
