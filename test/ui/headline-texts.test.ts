@@ -75,7 +75,7 @@ describe('headline of a sale', () => {
     expect(saleHeadline(captured)).toBe('approvedCaptured');
     expect(saleHeadline(authorized)).toBe('authorized');
     expect(saleHeadline({ ...authorized, message: 'approved: 15.00 EUR' })).toBe('authorized');
-    expect(saleHeadline(wallet)).toBe('approvedCaptured');
+    expect(saleHeadline(wallet)).toBe('approvedPaid');
     expect(saleHeadline(stored)).toBe('storedOffline');
     expect(saleHeadline(sentApproved)).toBe('sentCaptured');
     expect(saleHeadline(sentAuthorized)).toBe('sentAuthorized');
@@ -101,6 +101,7 @@ describe('headline of a sale', () => {
     expect(outcomeOf(sentApproved).text).toBe('Sent: approved and captured');
     expect(outcomeOf(sentAuthorized).text).toBe('Sent: authorized, capture later');
     expect(outcomeOf(sentDeclined).text).toBe('Sent: declined after upload');
+    expect(outcomeOf(wallet).text).toBe('Approved and paid');
     expect(outcomeOf(declined).text).toBe('Declined');
     expect(outcomeOf(reversed).text).toBe('Reversed, nothing charged');
     expect(outcomeOf(reversedRefunded).text).toBe('Reversed, the amount refunded');
@@ -125,6 +126,7 @@ describe('headline of a sale', () => {
     expect(outcomeOf(stored).text).toBe('Offline gespeichert, wird gesendet');
     expect(outcomeOf(sentApproved).text).toBe('Gesendet: genehmigt und gebucht');
     expect(outcomeOf(sentDeclined).text).toBe('Gesendet: nach dem Hochladen abgelehnt');
+    expect(outcomeOf(wallet).text).toBe('Genehmigt und bezahlt');
     expect(outcomeOf(reversed).text).toBe('Rückgängig gemacht, nichts belastet');
     expect(outcomeOf(lookup).text).toBe('Ergebnis wird geprüft, Ware nicht aushändigen');
     expect(stateText(authorized)).toBe('autorisiert, später buchen');

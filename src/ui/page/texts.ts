@@ -79,10 +79,11 @@ export function outcomeText(state: string): { text: string; cls: string } {
  * and counter page", headlines): each has an `outcome.` sentence for the sale panel and a
  * `state.` phrase for today's list, the same words.
  */
-export type SaleHeadline = 'approvedCaptured' | 'authorized' | 'storedOffline' | 'sentCaptured' | 'sentAuthorized' | 'sentDeclined' | 'reversedNothingCharged' | 'reversedRefunded' | 'beingChecked';
+export type SaleHeadline = 'approvedCaptured' | 'approvedPaid' | 'authorized' | 'storedOffline' | 'sentCaptured' | 'sentAuthorized' | 'sentDeclined' | 'reversedNothingCharged' | 'reversedRefunded' | 'beingChecked';
 
 const HEADLINE_CLASS: Record<SaleHeadline, string> = {
   approvedCaptured: 'approved',
+  approvedPaid: 'approved',
   authorized: 'approved',
   storedOffline: 'offline',
   sentCaptured: 'approved',
@@ -97,8 +98,9 @@ const isCardMethod = (method: string | undefined): boolean => method === 'card' 
 
 /**
  * Which headline a sale has, from the view's fields only, never from the agent's English
- * message: captured or only authorized by what the platform captured (a card sale; a wallet
- * sale is charged once approved, docs/architecture.md "Capture, cancel, refund"); stored
+ * message: captured or only authorized by what the platform captured (a card sale); paid (a
+ * wallet sale: it has no capture, the wallet paid once approved, docs/architecture.md
+ * "Capture, cancel, refund"); stored
  * offline or sent by the state (an uploaded sale keeps `offline` and takes the platform's
  * state, "Offline card sale and upload"); being checked by `outcomeBeingChecked`; "nothing
  * charged" only for a reversal the platform confirmed by a cancel (a refund gave the money back).
@@ -111,8 +113,9 @@ export function saleHeadline(t: Transaction): SaleHeadline | undefined {
     case 'offline_stored':
       return 'storedOffline';
     case 'approved': {
+      if (!isCardMethod(t.method)) return 'approvedPaid';
       const open = t.amount - t.cancelledAmount > 0;
-      const authorizedOnly = isCardMethod(t.method) && t.capturedAmount === 0;
+      const authorizedOnly = t.capturedAmount === 0;
       // Cancelled in full before any capture: nothing is left to capture; the row says what was cancelled.
       if (authorizedOnly && !open) return undefined;
       if (t.offline) return authorizedOnly ? 'sentAuthorized' : 'sentCaptured';
