@@ -35,10 +35,10 @@ describe('counter page', () => {
   });
 
   it('shows platform, devices and the offline queue', async () => {
-    await expect(page.getByTestId('platform-status').textContent()).resolves.toBe('platform online');
+    await expect(page.getByTestId('platform-status').textContent()).resolves.toBe('online');
     await page.getByTestId('device-reader').waitFor();
     await expect(page.getByTestId('device-reader').textContent()).resolves.toMatch(/reader ✓/);
-    await expect(page.getByTestId('offline-badge').textContent()).resolves.toMatch(/^offline sales 2\/500 · 40\.00 EUR$/);
+    await expect(page.getByTestId('offline-badge').textContent()).resolves.toMatch(/^to send: 2 · 40\.00 EUR$/);
     await expect(page.getByTestId('offline-badge').getAttribute('title')).resolves.toMatch(/up to 250\.00 EUR per sale; at most 500 sales and 5,000\.00 EUR/);
     await page.screenshot({ path: join(ARTIFACTS, 'page-idle.png') });
   });

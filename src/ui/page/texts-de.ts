@@ -197,7 +197,7 @@ export const de: Catalog = {
   'hold.supervisor': 'Eine Aufsicht muss diesen Verkauf mit der Plattform klären.',
   // the header
   'status.agentDown': 'Der Agent antwortet nicht: Status unbekannt, den Anzeigen nicht trauen',
-  'status.online': 'Plattform online',
+  'status.online': 'online',
   'status.unknown': 'Plattform …',
   'status.offline': 'Plattform offline',
   'status.stale': 'Plattform ?',
@@ -208,7 +208,7 @@ export const de: Catalog = {
   'device.scanner': 'Scanner',
   'device.ok': '{device} ✓',
   'device.state': '{device} {state}',
-  'offlineBadge.text': 'Offline-Verkäufe {count}/{max}',
+  'offlineBadge.text': 'zu senden: {count}',
   'offlineBadge.perSale': 'bis {amount} pro Verkauf; ',
   'offlineBadge.limits': '{perSale}höchstens {max} Verkäufe',
   'offlineBadge.limitsTotal': '{perSale}höchstens {max} Verkäufe und {total}',

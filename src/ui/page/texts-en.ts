@@ -201,7 +201,7 @@ export const en = {
   'hold.supervisor': 'A supervisor must check this sale with the platform.',
   // the header
   'status.agentDown': 'The agent is not answering: status unknown, do not rely on the badges',
-  'status.online': 'platform online',
+  'status.online': 'online',
   'status.unknown': 'platform …',
   'status.offline': 'platform offline',
   'status.stale': 'platform ?',
@@ -212,7 +212,7 @@ export const en = {
   'device.scanner': 'scanner',
   'device.ok': '{device} ✓',
   'device.state': '{device} {state}',
-  'offlineBadge.text': 'offline sales {count}/{max}',
+  'offlineBadge.text': 'to send: {count}',
   'offlineBadge.perSale': 'up to {amount} per sale; ',
   'offlineBadge.limits': '{perSale}at most {max} sales',
   'offlineBadge.limitsTotal': '{perSale}at most {max} sales and {total}',
