@@ -150,6 +150,12 @@ export interface TransactionView {
   events: Array<Record<string, unknown>>;
   /** The caller's reference given with the sale (docs/local-api.md, "Caller reference"). */
   reference?: string;
+  /**
+   * A sale whose outcome is unknown and being asked of the platform (its answer lost, a QR
+   * call not answered, a QR expired): do not repeat it, do not hand over the goods yet
+   * (src/payments/checking.ts). Absent otherwise, also while a sale waits for its answer.
+   */
+  outcomeBeingChecked?: true;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { backoffDelay } from '../core/index.js';
 import { adoptSaleRecord } from './adopt.js';
+import { QR_CHECKING_MESSAGE } from './checking.js';
 import type { JournalRow } from './journal/index.js';
 import { lateLandingIntervalCap } from './late-landing.js';
 import type { PaymentContext } from './payment-context.js';
@@ -34,8 +35,7 @@ export function notFoundIsPlatformWord(row: Pick<JournalRow, 'kind' | 'via'>): b
   return !isQrCallSale(row);
 }
 
-/** What clerk and register read while the platform has not given its word on a QR call sale. */
-export const QR_CHECKING_MESSAGE = 'outcome being checked with the platform: do not repeat the sale (terminal QR call); abort it to ask the platform to cancel it';
+export { QR_CHECKING_MESSAGE } from './checking.js';
 
 /** The verdict once the platform's window for the sale closed without its word: a person settles it. */
 export const QR_UNANSWERED_MESSAGE =

@@ -2,6 +2,7 @@ import { reversalDelay } from './reversal-delay.js';
 import { backoffDelay, ErrorCodes, describeError, isAgentError } from '../core/index.js';
 import { isPlatformError } from '../platform/index.js';
 import { adoptSaleRecord } from './adopt.js';
+import { LOOKUP_MESSAGE, outcomeBeingChecked } from './checking.js';
 import type { PaymentContext } from './payment-context.js';
 import type { JournalRow } from './journal/index.js';
 import { captureIfImmediate } from './immediate-capture.js';
@@ -41,6 +42,16 @@ import {
  * no word on it: it stays being checked (qr-call.ts).
  */
 export async function resolveSale(ctx: PaymentContext, sale: JournalRow): Promise<JournalRow> {
+  // Said before the first lookup: the sale is no longer "sent, waiting for the answer" but
+  // unknown, and its view tells the clerk so (checking.ts; docs/local-api.md, "A sale, step by step").
+  // A journal that cannot write it changes nothing of the lookup ("Journal", writes that fail).
+  if (sale.kind === 'sale' && sale.state === 'in_flight' && !outcomeBeingChecked(sale)) {
+    try {
+      sale = ctx.save(sale.clientTransactionId, { message: LOOKUP_MESSAGE });
+    } catch (err) {
+      if (!isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) throw err;
+    }
+  }
   const found = await lookupWithGrace(ctx, platformIdOf(sale), sale);
   if (found.kind === 'not_found') return notFoundIsPlatformWord(sale) ? countNotDone(ctx, sale.clientTransactionId) : keepChecking(ctx, sale.clientTransactionId);
   if (found.kind === 'failed') {

@@ -1,4 +1,5 @@
 import type { TransactionView } from './api.js';
+import { outcomeBeingChecked } from './checking.js';
 import type { JournalRow } from './journal/index.js';
 import { publicEvent } from './records.js';
 
@@ -33,6 +34,7 @@ export function toView(row: JournalRow): TransactionView {
   if (row.reference !== undefined) view.reference = row.reference;
   if (row.requestId !== undefined) view.requestId = row.requestId;
   if (row.kind !== 'sale' && row.attempts > 0) view.attempts = row.attempts;
+  if (outcomeBeingChecked(row)) view.outcomeBeingChecked = true;
   if (row.qrCode !== undefined && row.state === 'awaiting_customer') {
     view.qr = { codeValue: row.qrCode, ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}) };
   }

@@ -17,8 +17,12 @@ export interface PlatformReachView {
 export interface ReachObserver {
   /** The platform answered (any HTTP status). */
   answered(): void;
-  /** A transport failure (refused, reset, timeout) or an isAvailable other than 200. */
-  unreachable(reason: string): void;
+  /**
+   * A transport failure (refused, reset, timeout) or an isAvailable other than 200.
+   * `answerLost`: the request may have reached the platform (a reset or timeout after it was
+   * sent), which alone does not show the platform gone.
+   */
+  unreachable(reason: string, opts?: { answerLost?: boolean }): void;
 }
 
 export interface AvailabilityProbe {
@@ -79,7 +83,15 @@ export class PlatformWatch implements ReachObserver {
     this.set('online', undefined);
   }
 
-  unreachable(reason: string): void {
+  unreachable(reason: string, opts?: { answerLost?: boolean }): void {
+    // One lost answer while online (the agent then looks its outcome up) is checked before it
+    // is believed: isAvailable at once, whose own report decides. Otherwise every sale whose
+    // answer was lost flashed "platform offline" on the counter for the moment before its
+    // lookup answered (docs/architecture.md, "Local API and counter page", platform status).
+    if (opts?.answerLost === true && this.current === 'online' && this.probe !== undefined) {
+      if (!this.checking) void this.checkNow().catch((err: unknown) => this.opts.log.warn({ err: String(err) }, 'platform availability check failed'));
+      return;
+    }
     this.set('offline', reason);
     // Offline: the next check comes after the short backoff, not the idle interval.
     if (this.probe !== undefined && !this.checking) this.schedule(this.opts.backoff.baseMs);

@@ -307,7 +307,7 @@ export class PlatformClient {
       return res;
     } catch (err) {
       // The caller's own abort (a sale aborted, the agent stopping) says nothing about the platform.
-      if (reach !== undefined && c.opts?.signal?.aborted !== true && isPlatformError(err) && err.status === undefined) reach.unreachable(reachReason(err));
+      if (reach !== undefined && c.opts?.signal?.aborted !== true && isPlatformError(err) && err.status === undefined) reach.unreachable(reachReason(err), { answerLost: err.outcomeUnknown });
       throw err;
     }
   }

@@ -77,6 +77,8 @@ export interface ApiTransaction {
   eventCount: number;
   /** The caller's own reference given with the sale (docs/local-api.md, "Caller reference"). */
   reference?: string;
+  /** The sale's outcome is unknown and being asked of the platform: do not repeat it, do not hand over the goods yet. */
+  outcomeBeingChecked?: true;
 }
 
 /** Why an operation is not allowed (src/payments/api.ts OPERATION_REASON_CODES; docs/local-api.md, "Allowed operations"). */

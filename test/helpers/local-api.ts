@@ -44,6 +44,10 @@ export class FakeOffline implements OfflineApiSource {
   }
   async flush() {
     this.flushed++;
+    // As the real queue: what it says it sent is no longer waiting (the page checks the two agree).
+    this.queue.forEach((item, i) => {
+      if (item.state === 'queued' || item.state === 'uploading') this.queue[i] = { ...item, state: 'uploaded' };
+    });
     return { uploaded: 2, failed: 0, remaining: 0 };
   }
   /** Pages as the real queue does: after the item `after` in the queue's order (an unknown one refused), at most `limit`. */

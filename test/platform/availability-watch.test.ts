@@ -47,6 +47,31 @@ describe('PlatformWatch', () => {
     expect(published).toEqual([true, false, true]);
   });
 
+  it('a call whose answer was lost (it may have arrived) is checked with isAvailable before the platform is called offline', async () => {
+    const { watch, probe, published, settle } = rig();
+    watch.start(probe);
+    await watch.checkNow();
+    const before = probe.asked;
+    // One lost answer while the platform answers its check: no offline in between (the page's badge never flashes red).
+    watch.unreachable('the connection to the platform broke', { answerLost: true });
+    await settle(100);
+    expect(probe.asked).toBe(before + 1);
+    expect(watch.online).toBe(true);
+    expect(published).toEqual([true]);
+    // The check fails too: offline, from the check's own report.
+    probe.up = false;
+    watch.unreachable('the connection to the platform broke', { answerLost: true });
+    await settle(100);
+    expect(watch.view()).toMatchObject({ state: 'offline', reason: 'the platform could not be reached' });
+    expect(published).toEqual([true, false]);
+    // A failure that proves the platform out of reach (never reached it) is offline at once, as before.
+    probe.up = true;
+    await watch.checkNow();
+    watch.unreachable('the platform could not be reached');
+    expect(watch.state).toBe('offline');
+    watch.stop();
+  });
+
   it('while idle and online it asks isAvailable every interval and sees an outage within one interval', async () => {
     const { watch, probe, published, settle } = rig();
     watch.start(probe);

@@ -8,7 +8,7 @@ import { beingChecked } from '../../src/ui/page/types.js';
 describe('a terminal QR sale being checked on the counter page', () => {
   it("is recognised by the agent's own message while in flight; the clerk is told not to repeat it", () => {
     expect(beingChecked({ state: 'in_flight', message: QR_CHECKING_MESSAGE })).toBe(true);
-    expect(en['pending.beingChecked']).toMatch(/do not repeat the sale/);
+    expect(en['pending.beingChecked']).toMatch(/do not repeat the sale/i);
   });
 
   it('any other sale in flight is not, nor a final row with that message', () => {

@@ -4,12 +4,14 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
 type Section = NonNullable<LoadConfigOptions['flags']>[string];
 
-/** Configuration sections a page test sets over the demo agent's (e.g. the merchant, the capture mode, the page's language). */
+/** Configuration sections a page test sets over the demo agent's (e.g. the merchant, the capture mode, the page's language, the outcome's time on screen). */
 export interface DemoAgentOverrides {
   auth?: Section;
-  /** Replaces the agent's `api` section whole: give `port: 0` with it. */
+  /** Replaces the agent's `api` section whole: give `port: 0` with it (e.g. api.outcomeSeconds 0: an outcome stays until "New sale"). */
   api?: Section;
   payments?: Section;
+  /** e.g. a short platform.connectTimeoutMs, for a platform taken away. */
+  platform?: Section;
 }
 
 /**

@@ -46,7 +46,8 @@ describe('counter page in German', () => {
     s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'approved' });
     s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
     await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
-    await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Genehmigt');
+    // A card sale with nothing captured: authorized only (docs/architecture.md, "Local API and counter page", headlines).
+    await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Autorisiert, später buchen');
     await page.getByTestId('sale-done').click();
   }
 
@@ -121,9 +122,9 @@ describe('counter page in German', () => {
     await expect(row.locator('.amt').textContent()).resolves.toBe('2.500,75 EUR');
     await expect(row.locator('.state').textContent()).resolves.toBe('abgelehnt');
     await expect(page.getByTestId('history-title').textContent()).resolves.toMatch(/^Heute, \d{2}\.\d{2}\.\d{4}$/);
-    // The row's full date and time (its details) in the clerk's datetimeformat pattern and zone; the list's short time per locale.
+    // The row's title says its words and time of day in the clerk's zone, as the row does: no stamp.
     await row.click();
-    await expect(page.getByTestId('tx-ops-title').textContent()).resolves.toBe('Verkauf 2.500,75 EUR · abgelehnt · 15.01.2026 13:05:00 +01:00');
+    await expect(page.getByTestId('tx-ops-title').textContent()).resolves.toBe('Verkauf 2.500,75 EUR · abgelehnt · 13:05');
     await page.getByTestId('tx-ops-close').click();
     await page.screenshot({ path: join(ARTIFACTS, 'page-de-list.png') });
   });

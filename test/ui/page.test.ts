@@ -38,7 +38,7 @@ describe('counter page', () => {
     await expect(page.getByTestId('platform-status').textContent()).resolves.toBe('online');
     await page.getByTestId('device-reader').waitFor();
     await expect(page.getByTestId('device-reader').textContent()).resolves.toMatch(/reader ✓/);
-    await expect(page.getByTestId('offline-badge').textContent()).resolves.toMatch(/offline 2\/500 · 40\.00 EUR/);
+    await expect(page.getByTestId('offline-badge').textContent()).resolves.toMatch(/^to send: 2 · 40\.00 EUR$/);
     await expect(page.getByTestId('offline-badge').getAttribute('title')).resolves.toMatch(/up to 250\.00 EUR per sale; at most 500 sales and 5,000\.00 EUR/);
     await page.screenshot({ path: join(ARTIFACTS, 'page-idle.png') });
   });
@@ -68,7 +68,7 @@ describe('counter page', () => {
     s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'approved', platformStatus: 'Accepted' });
     s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved', platformEvent: { eventType: 'walletAPaymentResult' } });
     await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
-    await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Approved');
+    await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Approved and paid');
     await page.screenshot({ path: join(ARTIFACTS, 'page-wallet-approved.png') });
     await page.getByTestId('sale-done').click();
     await page.getByTestId(`tx-${sale.clientTransactionId}`).waitFor();
@@ -177,7 +177,7 @@ describe('counter page', () => {
 
     const flushedBefore = s.offline.flushed;
     await page.getByTestId('offline-flush').click();
-    await page.getByTestId('offline-message').filter({ hasText: '2 sent; 0 waiting.' }).waitFor();
+    await page.getByTestId('offline-message').filter({ hasText: '2 sent; nothing left to send.' }).waitFor();
     expect(s.offline.flushed).toBe(flushedBefore + 1);
     await page.getByTestId('offline-close').click();
     await expect(page.getByTestId('offline-panel').isHidden()).resolves.toBe(true);
@@ -198,7 +198,7 @@ describe('counter page', () => {
     s.bus.publish('transaction.updated', { clientTransactionId: 'OFF-1', kind: 'sale', status: 'declined', message: 'declined after upload: Insufficient funds' });
     await page.getByTestId('tx-OFF-1').waitFor();
     // The state in the catalog's words; the agent's reason, when selected, behind "details" (never a title: no hover on a touch screen).
-    await expect(page.getByTestId('tx-OFF-1').locator('.state').textContent()).resolves.toBe('declined after upload · offline');
+    await expect(page.getByTestId('tx-OFF-1').locator('.state').textContent()).resolves.toBe('sent: declined after upload');
     await expect(page.getByTestId('tx-OFF-1').getAttribute('title')).resolves.toBeNull();
     await page.getByTestId('tx-OFF-1').click();
     await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toMatch(/Insufficient funds/);

@@ -87,6 +87,10 @@ export const transactionSchema = z
     eventCount: z.number().int(),
     reference: z.string().optional(),
     attempts: z.number().int().optional().describe("an operation's row: how many times it was sent to the platform (a reversal counts its retries)"),
+    outcomeBeingChecked: z
+      .literal(true)
+      .optional()
+      .describe('a sale whose outcome is unknown and being asked of the platform (its answer lost, a terminal QR call not answered, a QR expired): do not repeat it, do not hand over the goods yet; absent otherwise'),
   });
 
 const operationSchema = z.strictObject({

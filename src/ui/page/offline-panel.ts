@@ -26,13 +26,13 @@ export interface OfflinePanelHooks {
 }
 
 export function flushText(r: OfflineFlushResult): string {
-  if (r.platform === 'offline') return t('flush.offline', { remaining: r.remaining });
+  if (r.platform === 'offline') return r.remaining > 0 ? t('flush.offline', { remaining: r.remaining }) : t('flush.offlineNone');
   const parts = [t('flush.sent', { count: r.uploaded })];
   if (r.declinedAfterUpload) parts.push(t('flush.declined', { count: r.declinedAfterUpload }));
   if (r.needsAttention) parts.push(t('flush.attention', { count: r.needsAttention }));
   const others = r.failed - (r.declinedAfterUpload ?? 0) - (r.needsAttention ?? 0);
   if (others > 0) parts.push(t('flush.notSent', { count: others }));
-  return t('flush.result', { parts: parts.join(', '), remaining: r.remaining });
+  return r.remaining > 0 ? t('flush.result', { parts: parts.join(', '), remaining: r.remaining }) : t('flush.resultNone', { parts: parts.join(', ') });
 }
 
 export class OfflinePanel {
@@ -45,6 +45,12 @@ export class OfflinePanel {
   private loading: Promise<void> | undefined;
   private again = false;
   private moreAsked = false;
+  /**
+   * How many sales the shown "send now" result says are waiting: once the queue holds another
+   * count (sent by the uploader since, or stored), the result is cleared, so no "platform not
+   * reachable, 1 waiting" stays beside a queue that has sent it.
+   */
+  private flushSaid: number | undefined;
 
   constructor(
     private readonly api: Api,
@@ -142,6 +148,7 @@ export class OfflinePanel {
   }
 
   private message(text: string, error = false): void {
+    this.flushSaid = undefined;
     const m = byId('offline-message');
     m.textContent = text;
     m.classList.toggle('error', error);
@@ -158,9 +165,10 @@ export class OfflinePanel {
     const waiting = states !== undefined ? states.queued + states.uploading : 0;
     const attention = states?.needs_attention ?? 0;
     const declined = states?.declined_after_upload ?? 0;
+    if (this.flushSaid !== undefined && states !== undefined && this.flushSaid !== waiting) this.message('');
     byId('offline-summary').textContent =
       absent ??
-      [t('queue.waiting', { count: waiting }), attention ? t('queue.attention', { count: attention }) : '', declined ? t('queue.declinedAfterUpload', { count: declined }) : '']
+      [waiting > 0 ? t('queue.waiting', { count: waiting }) : t('queue.noneWaiting'), attention ? t('queue.attention', { count: attention }) : '', declined ? t('queue.declinedAfterUpload', { count: declined }) : '']
         .filter(Boolean)
         .join(' · ');
     byId<HTMLButtonElement>('offline-flush').disabled = absent !== undefined || waiting === 0;
@@ -231,7 +239,9 @@ export class OfflinePanel {
     b.disabled = true;
     this.message(t('queue.sending'));
     try {
-      this.message(flushText(await this.api.flushOffline()));
+      const result = await this.api.flushOffline();
+      this.message(flushText(result));
+      this.flushSaid = result.remaining;
     } catch (err) {
       this.failure(err);
       this.hooks.onError(err);

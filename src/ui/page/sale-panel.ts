@@ -2,7 +2,7 @@ import { detailsControl } from './error-banner.js';
 import { byId, el, show } from './dom.js';
 import type { PageContext } from './page-context.js';
 import { currentSettings, moneyOf, t as say } from './i18n.js';
-import { holdText, methodText, outcomeOf, pendingText, stepText } from './texts.js';
+import { holdText, methodText, outcomeOf, pendingText, saleHeadline, stepText } from './texts.js';
 import { beingChecked, PENDING_STATES, type Transaction } from './types.js';
 
 /** Final outcomes the clerk need not act on: the form comes back by itself after api.outcomeSeconds. */
@@ -123,7 +123,15 @@ export class SalePanel {
     const outcome = byId('sale-outcome');
     if (pending) {
       if (byId('sale-progress').dataset.step === undefined || t.state !== 'awaiting_customer') byId('sale-progress').textContent = pendingText(t);
-      show(outcome, false);
+      // An outcome being checked is a headline of its own ("do not hand over goods"), not a step
+      // of the sale (docs/architecture.md, "Local API and counter page", headlines).
+      const checked = saleHeadline(t) === 'beingChecked' ? outcomeOf(t) : undefined;
+      if (checked !== undefined) {
+        outcome.textContent = checked.text;
+        outcome.className = `outcome ${checked.cls}`;
+        outcome.dataset.state = t.state;
+      }
+      show(outcome, checked !== undefined);
       byId('sale-message').textContent = '';
     } else {
       const o = outcomeOf(t);
@@ -133,9 +141,10 @@ export class SalePanel {
       show(outcome, true);
       byId('sale-progress').textContent = '';
       delete byId('sale-progress').dataset.step;
-      // The outcome above is the catalog's headline; the agent's reason (its English words) is the detail.
+      // The outcome above is the catalog's headline, the whole of what the clerk reads (stored
+      // offline or sent says itself); the agent's reason (its English words) is the detail.
       const message = byId('sale-message');
-      message.replaceChildren(t.offline ? say('panel.storedOffline') : '');
+      message.replaceChildren();
       if (t.message) message.append(detailsControl(t.message, 'sale-details'));
       show(byId<HTMLImageElement>('sale-qr'), false);
     }

@@ -46,7 +46,9 @@ export function methodText(t: { method?: string; scenario?: string }): string {
 
 /** What the staff should be doing while the sale waits. */
 export function pendingText(t: Transaction): string {
-  if (t.state === 'in_flight') return beingChecked(t) ? say('pending.beingChecked') : say('step.authorizing');
+  if (t.state === 'in_flight' && beingChecked(t)) return say('pending.beingChecked');
+  // Its answer lost, the agent asks the platform: no longer "authorizing" (the view says so, docs/local-api.md).
+  if (t.state === 'in_flight') return t.outcomeBeingChecked === true ? say('pending.lookup') : say('step.authorizing');
   if (t.state === 'reversing') return say('pending.reversing');
   if (t.state === 'created') return say('pending.starting');
   // A sale's own `pending`: its QR expired and the platform's word is awaited (docs/architecture.md, "Wallet QR, consumer scan").
@@ -72,10 +74,70 @@ export function outcomeText(state: string): { text: string; cls: string } {
   return cls === undefined ? { text: stateWord(state), cls: 'other' } : { text: say(`outcome.${state}` as TextKey), cls };
 }
 
-/** A finished sale's headline: the platform's unknown word to check, else the state's outcome. */
+/**
+ * The headlines a sale's state alone does not tell exactly (docs/architecture.md, "Local API
+ * and counter page", headlines): each has an `outcome.` sentence for the sale panel and a
+ * `state.` phrase for today's list, the same words.
+ */
+export type SaleHeadline = 'approvedCaptured' | 'approvedPaid' | 'authorized' | 'storedOffline' | 'sentCaptured' | 'sentAuthorized' | 'sentDeclined' | 'reversedNothingCharged' | 'reversedRefunded' | 'beingChecked';
+
+const HEADLINE_CLASS: Record<SaleHeadline, string> = {
+  approvedCaptured: 'approved',
+  approvedPaid: 'approved',
+  authorized: 'approved',
+  storedOffline: 'offline',
+  sentCaptured: 'approved',
+  sentAuthorized: 'approved',
+  sentDeclined: 'declined',
+  reversedNothingCharged: 'reversed',
+  reversedRefunded: 'reversed',
+  beingChecked: 'attention',
+};
+
+const isCardMethod = (method: string | undefined): boolean => method === 'card' || method === 'manual' || method === 'moto';
+
+/**
+ * Which headline a sale has, from the view's fields only, never from the agent's English
+ * message: captured or only authorized by what the platform captured (a card sale); paid (a
+ * wallet sale: it has no capture, the wallet paid once approved, docs/architecture.md
+ * "Capture, cancel, refund"); stored
+ * offline or sent by the state (an uploaded sale keeps `offline` and takes the platform's
+ * state, "Offline card sale and upload"); being checked by `outcomeBeingChecked`; "nothing
+ * charged" only for a reversal the platform confirmed by a cancel (a refund gave the money back).
+ * Undefined: the state's own word says it exactly.
+ */
+export function saleHeadline(t: Transaction): SaleHeadline | undefined {
+  if (t.kind !== 'sale') return undefined;
+  if (t.outcomeBeingChecked === true) return 'beingChecked';
+  switch (t.state) {
+    case 'offline_stored':
+      return 'storedOffline';
+    case 'approved': {
+      if (!isCardMethod(t.method)) return 'approvedPaid';
+      const open = t.amount - t.cancelledAmount > 0;
+      const authorizedOnly = t.capturedAmount === 0;
+      // Cancelled in full before any capture: nothing is left to capture; the row says what was cancelled.
+      if (authorizedOnly && !open) return undefined;
+      if (t.offline) return authorizedOnly ? 'sentAuthorized' : 'sentCaptured';
+      return authorizedOnly ? 'authorized' : 'approvedCaptured';
+    }
+    case 'declined':
+    case 'failed':
+      // An uploaded sale the platform refused, failed or let expire (src/payments, uploadSettlement).
+      return t.offline ? 'sentDeclined' : undefined;
+    case 'reversed':
+      return t.refundedAmount > 0 ? 'reversedRefunded' : 'reversedNothingCharged';
+    default:
+      return undefined;
+  }
+}
+
+/** A sale's headline on the sale panel: the platform's unknown word to check, else its headline, else the state's outcome. */
 export function outcomeOf(t: Transaction): { text: string; cls: string } {
   const status = unknownPlatformStatus(t);
-  return status !== undefined ? { text: say('outcome.unknownStatus', { status }), cls: 'attention' } : outcomeText(t.state);
+  if (status !== undefined) return { text: say('outcome.unknownStatus', { status }), cls: 'attention' };
+  const headline = saleHeadline(t);
+  return headline !== undefined ? { text: say(`outcome.${headline}`), cls: HEADLINE_CLASS[headline] } : outcomeText(t.state);
 }
 
 /** A journal state in the page's language ("needs attention", "braucht Prüfung"). */
@@ -85,36 +147,31 @@ export function stateWord(state: string): string {
   return word === key ? state.replace(/_/g, ' ') : word;
 }
 
-/** The engine's English heads of a message ("declined after upload: ...") the catalog has words for. */
-const MESSAGE_HEADS: Record<string, TextKey> = { 'declined after upload': 'state.declinedAfterUpload' };
-
 /**
- * A row's state in the catalog's words, with what was captured, refunded or cancelled of a sale
- * and whether it was offline. The agent's reason (its English `message`) is not part of it: the
- * list shows it as the row's title and the operations panel behind "details"
- * (docs/architecture.md, "Local API and counter page", languages). Only a head of the message
- * the catalog knows ("declined after upload: ...") changes the state words.
+ * A row's state in the catalog's words: the sale's headline (the same words as the sale
+ * panel's), with what was captured (when not all of it), refunded or cancelled of a sale, and
+ * whether it was taken offline when the headline does not say so. The agent's reason (its
+ * English `message`) is not part of it: the list shows it as the row's title and the
+ * operations panel behind "details" (docs/architecture.md, "Local API and counter page",
+ * languages).
  */
 export function stateText(t: Transaction): string {
-  const english = t.state.replace(/_/g, ' ');
-  let head = stateWord(t.state);
-  const message = t.message;
-  if (message !== undefined && message.startsWith(english)) {
-    const colon = message.indexOf(':');
-    const known = colon < 0 ? undefined : MESSAGE_HEADS[message.slice(0, colon).trim().toLowerCase()];
-    if (known !== undefined) head = say(known);
-  }
+  const headline = saleHeadline(t);
+  let head = headline !== undefined ? say(`state.${headline}`) : stateWord(t.state);
   // An operation's row is `approved` when the platform did it: it says what was done, not "approved".
   if (t.kind !== 'sale' && t.state === 'approved') head = doneWord(t.kind);
   const unknown = unknownPlatformStatus(t);
   if (unknown !== undefined) head = say('state.unknownStatus', { status: unknown });
   const parts = [head];
   if (t.kind === 'sale') {
-    if (t.capturedAmount > 0) parts.push(say('state.captured', { amount: moneyOf(t, t.capturedAmount, t.capturedAmountText) }));
+    // "approved and captured" says the whole amount; a part captured is said with its amount.
+    const allCaptured = (headline === 'approvedCaptured' || headline === 'sentCaptured') && t.capturedAmount >= t.amount - t.cancelledAmount;
+    if (t.capturedAmount > 0 && !allCaptured) parts.push(say('state.captured', { amount: moneyOf(t, t.capturedAmount, t.capturedAmountText) }));
     if (t.refundedAmount > 0) parts.push(say('state.refunded', { amount: moneyOf(t, t.refundedAmount, t.refundedAmountText) }));
     if (t.cancelledAmount > 0) parts.push(say('state.cancelledAmount', { amount: moneyOf(t, t.cancelledAmount, t.cancelledAmountText) }));
   }
-  if (t.offline) parts.push(say('state.offline'));
+  const saysOffline = headline === 'storedOffline' || headline === 'sentCaptured' || headline === 'sentAuthorized' || headline === 'sentDeclined';
+  if (t.offline && !saysOffline) parts.push(say('state.offline'));
   return parts.join(' · ');
 }
 
@@ -181,7 +238,8 @@ export function holdText(t: Transaction, seconds: number, attempts: number | und
         handOver: false,
       };
     case 'reversed':
-      return { title: say('hold.stop'), progress: say('hold.reversed'), handOver: false };
+      // A captured sale is reversed by a refund: the money went back, it was charged.
+      return { title: say('hold.stop'), progress: say(t.refundedAmount > 0 ? 'hold.reversedRefunded' : 'hold.reversed'), handOver: false };
     case 'failed':
     case 'declined':
     case 'cancelled':

@@ -1,9 +1,9 @@
 import { ApiError } from './api-error.js';
 import { detailOf, detailsControl, messageOf } from './error-banner.js';
 import { byId, el, fieldValue, show, today } from './dom.js';
-import { canonicalAmount, dateOf, dateTimeOf, moneyOf, t as say, timeOf, type TextKey } from './i18n.js';
+import { canonicalAmount, dateOf, moneyOf, t as say, timeOf, type TextKey } from './i18n.js';
 import type { PageContext } from './page-context.js';
-import { amountColumn, confirmText, kindWord, operationResultText, stateText, stateWord, whatText } from './texts.js';
+import { amountColumn, confirmText, kindWord, operationResultText, stateText, whatText } from './texts.js';
 import { reasonText } from './reason-texts.js';
 import { PENDING_STATES, type AllowedOperations, type Transaction } from './types.js';
 
@@ -198,7 +198,8 @@ export class TransactionList {
 
   private renderOpsTitle(id: string): void {
     const t = this.list.find((x) => x.clientTransactionId === id);
-    byId('ops-title').textContent = t ? say('ops.title', { kind: kindWord(t.kind), amount: moneyOf(t), state: stateWord(t.state), when: dateTimeOf(t.createdAt) }) : id;
+    // The row's own words and time of day (today's list), never a client id or a stamp.
+    byId('ops-title').textContent = t ? say('ops.title', { kind: kindWord(t.kind), amount: moneyOf(t), state: stateText(t), when: timeOf(t.createdAt) }) : '';
   }
 
   private async select(id: string): Promise<void> {
