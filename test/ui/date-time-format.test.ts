@@ -27,8 +27,11 @@ describe('formatDateTime', () => {
     expect(() => formatDateTime(winter, 'HH', 'Mars/Olympus')).toThrow(RangeError);
   });
 
-  it('a pattern without any date or time token, or absurdly long, is not used', () => {
-    expect(usablePattern('YYYY-MM-DDTHH:mm:ssZ')).toBe(true);
+  it('a pattern without any date or time token, absurdly long, or the ISO 8601 interchange form, is not used', () => {
+    expect(usablePattern('DD.MM.YYYY HH:mm')).toBe(true);
+    expect(usablePattern('YYYY-MM-DD HH:mm:ss Z')).toBe(true);
+    // Machines exchange times so; a clerk reads the locale's own format instead.
+    expect(usablePattern('YYYY-MM-DDTHH:mm:ssZ')).toBe(false);
     expect(usablePattern('Z')).toBe(false);
     expect(usablePattern('')).toBe(false);
     expect(usablePattern(undefined)).toBe(false);

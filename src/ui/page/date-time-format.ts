@@ -75,7 +75,11 @@ export function formatDateTime(d: Date, pattern: string, timeZone?: string): str
   });
 }
 
-/** Whether a pattern names at least one date or time token (else the locale's own format is used). */
+/**
+ * Whether a pattern names at least one date or time token and is meant for people (else the
+ * locale's own format is used). An ISO 8601 interchange pattern (`DDTHH`, the demo realm's
+ * default) is how machines exchange times: a clerk is shown the locale's format instead.
+ */
 export function usablePattern(pattern: string | undefined): pattern is string {
-  return pattern !== undefined && pattern.length <= 64 && /YYYY|MM|DD|HH|mm|ss/.test(pattern);
+  return pattern !== undefined && pattern.length <= 64 && /YYYY|MM|DD|HH|mm|ss/.test(pattern) && !/DDTHH/.test(pattern);
 }
