@@ -162,5 +162,22 @@
           if (cutBy !== undefined) problems.push({ kind: 'text', what: name(e), detail: `drawn at ${round(tr)}, cut off by ${name(cutBy)} at ${round(cutBy.getBoundingClientRect())}` });
         }
       }
+      // What an empty field says it is for (its placeholder) and a picker's chosen entry are
+      // read like any text: they must fit the field (the browser cuts them without an ellipsis).
+      {
+        const ctx = document.createElement('canvas').getContext('2d');
+        for (const e of document.body.querySelectorAll('input[placeholder], select')) {
+          if (!rendered(e) || ctx === null) continue;
+          const isSelect = e.tagName === 'SELECT';
+          const words = isSelect ? (e.selectedOptions[0]?.textContent ?? '') : e.value === '' ? e.placeholder : '';
+          if (words.trim() === '') continue;
+          const s = getComputedStyle(e);
+          ctx.font = s.font;
+          const need = ctx.measureText(words).width;
+          // A picker draws its arrow inside its box, about a line high.
+          const room = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight) - (isSelect ? parseFloat(s.fontSize) * 1.25 : 0);
+          if (need > room + 1) problems.push({ kind: 'text', what: name(e), detail: `cut: "${words.slice(0, 30)}" needs ${Math.ceil(need)} px, has ${Math.floor(room)}` });
+        }
+      }
       return problems;
 })

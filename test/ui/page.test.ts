@@ -217,7 +217,9 @@ describe('counter page', () => {
     s.bus.publish('auth.status', { state: 'ready', clientId: 'terminal-app-1001' });
     await page.getByTestId('merchant').waitFor();
     await expect(page.getByTestId('merchant').inputValue()).resolves.toBe('terminal-app-1001');
-    await expect(page.getByTestId('merchant').locator('option').allTextContents()).resolves.toEqual(['Demo Coffee (default)', 'Demo Books']);
+    await expect(page.getByTestId('merchant').locator('option').allTextContents()).resolves.toEqual(['Demo Coffee', 'Demo Books']);
+    // The default merchant is the one picked at first.
+    await expect(page.getByTestId('merchant').inputValue()).resolves.toBe('terminal-app-1001');
     await page.screenshot({ path: join(ARTIFACTS, 'page-merchant-picker.png') });
     // The sale form still fits 800x480 with the picker shown.
     const start = await page.getByTestId('start-sale').boundingBox();

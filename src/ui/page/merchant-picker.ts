@@ -29,7 +29,8 @@ export class MerchantPicker {
     const previous = select.dataset.touched ? select.value : undefined;
     select.replaceChildren(
       ...merchants.map((m) => {
-        const o = new Option(m.default ? t('merchant.default', { name: m.merchantName }) : m.merchantName, m.clientId);
+        // The name alone: the default is the one picked at first, and a marker after the name was cut on the 800x480 screen.
+        const o = new Option(m.merchantName, m.clientId);
         o.dataset.testid = `merchant-${m.clientId}`;
         return o;
       }),

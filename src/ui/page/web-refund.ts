@@ -81,7 +81,7 @@ export class WebRefund {
     const previous = select.value;
     select.replaceChildren(
       ...merchants.map((m) => {
-        const o = new Option(m.default ? `${m.merchantName} (default)` : m.merchantName, m.clientId);
+        const o = new Option(m.merchantName, m.clientId);
         o.dataset.testid = `web-merchant-${m.clientId}`;
         return o;
       }),
