@@ -29,14 +29,16 @@ function note(json: boolean | undefined, text: string): void {
   if (!json) process.stderr.write(`${text}\n`);
 }
 
-function progressText(t: ApiTransaction): string {
+/** What the sale is waiting for, as the CLI writes it on stderr while it polls. */
+export function progressText(t: ApiTransaction): string {
   switch (t.state) {
     case 'awaiting_customer':
       if (t.scenario === 'MerchantScan') return 'waiting for the customer\'s code at the scanner';
       if (t.qr) return 'waiting for the customer to scan the QR code';
       return 'waiting for the card (insert, tap or swipe; PIN if asked)';
     case 'in_flight':
-      return 'sent to the platform, waiting for the answer';
+      // The answer was lost and the agent is looking the sale up (docs/outcomes.md): said as such, like the counter page.
+      return t.outcomeBeingChecked === true ? 'no answer from the platform: the outcome is being checked; do not repeat the sale' : 'sent to the platform, waiting for the answer';
     case 'reversing':
       return 'the outcome was unknown; reversing the sale';
     case 'pending':
