@@ -80,7 +80,10 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
  * node's bare `400 Bad Request` (docs/local-api.md, "Errors"). Headers too large get 431.
  */
 export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: { writable: boolean; end(data: string): void; destroy(): void }): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // Only a request the parser could not read is answered; anything else (a reset, a TLS
+  // handshake that never finished) closes the connection, as node does without this handler.
+  const answerable = (err.code?.startsWith('HPE_') ?? false) || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  if (!answerable || !socket.writable) {
     socket.destroy();
     return;
   }
