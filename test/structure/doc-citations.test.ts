@@ -44,14 +44,17 @@ describe('citations of the docs', () => {
         ' */',
         'const s = "docs/a.md, \\"Not a heading\\"";',
         '// docs/a.md, "A" is the title',
+        '// docs/a.md, "Not',
+        '// a heading"',
       ].join('\n'),
     });
     const { checked, broken } = brokenCitations(root, ['src']);
-    expect(checked).toBe(5);
+    expect(checked).toBe(6);
     expect(broken).toEqual([
       'src/x.ts:1 cites docs/b.md, which does not exist',
       'src/x.ts:3 cites docs/a.md, "Journals", which is no heading there',
       'src/x.ts:6 cites docs/a.md, "Not a heading", which is no heading there',
+      'src/x.ts:8 cites docs/a.md, "Not a heading", which is no heading there',
     ]);
   });
 });

@@ -34,7 +34,7 @@ export function citingFiles(root: string, dirs: string[]): string[] {
 
 // A citation may run over a comment's line break: `docs/x.md,` at the end of one line and
 // `// "Section"` or ` * "Section"` at the start of the next.
-const CITATION = /docs\/([a-z0-9-]+\.md)(?:,|:)?((?:\s|\/\/|\*(?!\/)|#)*)(\\?")([^"\\\n]{1,120})\\?"/g;
+const CITATION = /docs\/([a-z0-9-]+\.md)(?:,|:)?((?:\s|\/\/|\*(?!\/)|#)*)(\\?")((?:[^"\\\n]|\n[ \t]*(?:\/\/|\*(?!\/))?[ \t]*){1,160}?)\\?"/g;
 const BARE = /docs\/([a-z0-9-]+\.md)/g;
 
 /** Every citation in a file's text. */
@@ -46,7 +46,7 @@ export function citationsIn(from: string, text: string): Citation[] {
     // The quote must come straight after the file's name and its comma, across at most one line break.
     if ((m[2].match(/\n/g) ?? []).length > 1) continue;
     withSection.add(m.index);
-    out.push({ from, line: lineOf(m.index), file: m[1], section: m[4].trim() });
+    out.push({ from, line: lineOf(m.index), file: m[1], section: m[4].replace(/\n[ \t]*(?:\/\/|\*)?[ \t]*/g, ' ').replace(/\s+/g, ' ').trim() });
   }
   for (const m of text.matchAll(BARE)) {
     if (withSection.has(m.index)) continue;
