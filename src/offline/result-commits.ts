@@ -21,7 +21,7 @@ interface PendingResult {
 }
 
 /**
- * Group commit of an upload round's answered uploads (docs/architecture.md, "Offline
+ * Group commit of an upload round's answered uploads (docs/offline.md, "Offline
  * queue", results of a round). An upload's result (queue item settled, journal row
  * following, card data dropped) was one durable commit per upload, an fsync that blocks the
  * agent's one event loop, so four uploads at a time waited for four fsyncs in a row. Here

@@ -16,7 +16,7 @@ import { watchCardDataColumn } from '../payments/index.js';
  * it (encrypted by the reader); it is set to NULL as soon as the platform has answered the
  * upload with a record (accepted or declined), and is never shown. Dropping it schedules
  * the journal's scrub of the write-ahead log, like clearing a journal row's card data
- * (docs/architecture.md, "Journal", card data at rest).
+ * (docs/journal.md, "Journal", card data at rest).
  */
 interface QueueMigration {
   version: number;

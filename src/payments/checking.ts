@@ -2,7 +2,7 @@ import type { JournalRow } from './journal/index.js';
 
 /**
  * The words of a sale whose outcome the agent is asking the platform for, and how its view
- * tells such a sale from one sent and waiting for its answer (docs/architecture.md, "Unknown
+ * tells such a sale from one sent and waiting for its answer (docs/payments.md, "Unknown
  * outcome: resolution and reversal"; docs/local-api.md, "A sale, step by step", outcomeBeingChecked).
  */
 

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { brokenCitations } from './doc-citations.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-// Code, tests and documents cite the docs as `docs/<file>.md, "Section"`; a cited file or
-// heading that does not exist sends a reader nowhere.
+// Code, tests and documents cite the docs as `docs/<file>.md, "Section"` (and `README.md`,
+// `test/README.md` alike); a cited file or heading that does not exist sends a reader nowhere.
 const ROOT = join(import.meta.dirname, '..', '..');
 const CITING = ['src', 'test', 'scripts', 'config', 'deploy', 'examples', 'docs', 'README.md'];
 // These two cite made-up documents on purpose.
@@ -36,6 +36,7 @@ describe('citations of the docs', () => {
   it('reports a missing file, a missing heading and a heading cited across a comment line break', () => {
     const root = tree({
       'docs/a.md': '# A\n\n## Journal\n\n```\n## Not a heading\n```\n',
+      'README.md': '# R\n\n## Set-up\n',
       'src/x.ts': [
         '// docs/a.md, "Journal" holds; docs/b.md does not exist',
         '/**',
@@ -46,15 +47,17 @@ describe('citations of the docs', () => {
         '// docs/a.md, "A" is the title',
         '// docs/a.md, "Not',
         '// a heading"',
+        '// README.md, "Set-up" holds; test/README.md, "Helpers" does not',
       ].join('\n'),
     });
     const { checked, broken } = brokenCitations(root, ['src']);
-    expect(checked).toBe(6);
+    expect(checked).toBe(8);
     expect(broken).toEqual([
       'src/x.ts:1 cites docs/b.md, which does not exist',
       'src/x.ts:3 cites docs/a.md, "Journals", which is no heading there',
       'src/x.ts:6 cites docs/a.md, "Not a heading", which is no heading there',
       'src/x.ts:8 cites docs/a.md, "Not a heading", which is no heading there',
+      'src/x.ts:10 cites test/README.md, which does not exist',
     ]);
   });
 });

@@ -1,7 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-/** One place a file cites a document: `docs/<file>.md`, optionally followed by `, "Section"`. */
+/**
+ * One place a file cites a document: `docs/<file>.md`, `README.md` or `test/README.md`,
+ * optionally followed by `, "Section"`.
+ */
 export interface Citation {
   from: string;
   line: number;
@@ -34,8 +37,8 @@ export function citingFiles(root: string, dirs: string[]): string[] {
 
 // A citation may run over a comment's line break: `docs/x.md,` at the end of one line and
 // `// "Section"` or ` * "Section"` at the start of the next.
-const CITATION = /docs\/([a-z0-9-]+\.md)(?:,|:)?((?:\s|\/\/|\*(?!\/)|#)*)(\\?")((?:[^"\\\n]|\n[ \t]*(?:\/\/|\*(?!\/))?[ \t]*){1,160}?)\\?"/g;
-const BARE = /docs\/([a-z0-9-]+\.md)/g;
+const CITATION = /(?<![\w/.-])((?:test\/)?README\.md|docs\/[a-z0-9-]+\.md)(?:,|:)?((?:\s|\/\/|\*(?!\/)|#)*)(\\?")((?:[^"\\\n]|\n[ \t]*(?:\/\/|\*(?!\/))?[ \t]*){1,160}?)\\?"/g;
+const BARE = /(?<![\w/.-])((?:test\/)?README\.md|docs\/[a-z0-9-]+\.md)/g;
 
 /** Every citation in a file's text. */
 export function citationsIn(from: string, text: string): Citation[] {
@@ -68,12 +71,12 @@ export function headingsOf(markdown: string): Set<string> {
   return headings;
 }
 
-/** The citations under `root` that name a document or a quoted section that does not exist. */
+/** The citations under `root` that name a document or a quoted section that does not exist (paths relative to `root`). */
 export function brokenCitations(root: string, dirs: string[], skip: string[] = []): { checked: number; broken: string[] } {
   const headings = new Map<string, Set<string> | null>();
   const headingsFor = (file: string): Set<string> | null => {
     if (!headings.has(file)) {
-      const path = join(root, 'docs', file);
+      const path = join(root, file);
       headings.set(file, existsSync(path) ? headingsOf(readFileSync(path, 'utf8')) : null);
     }
     return headings.get(file) ?? null;
@@ -87,8 +90,8 @@ export function brokenCitations(root: string, dirs: string[], skip: string[] = [
     for (const c of citations) {
       checked += 1;
       const found = headingsFor(c.file);
-      if (found === null) broken.push(`${c.from}:${c.line} cites docs/${c.file}, which does not exist`);
-      else if (c.section !== undefined && !found.has(c.section)) broken.push(`${c.from}:${c.line} cites docs/${c.file}, "${c.section}", which is no heading there`);
+      if (found === null) broken.push(`${c.from}:${c.line} cites ${c.file}, which does not exist`);
+      else if (c.section !== undefined && !found.has(c.section)) broken.push(`${c.from}:${c.line} cites ${c.file}, "${c.section}", which is no heading there`);
     }
   }
   return { checked, broken };
