@@ -46,14 +46,15 @@ export function citationsIn(from: string, text: string): Citation[] {
   const lineOf = (index: number): number => text.slice(0, index).split('\n').length;
   const withSection = new Set<number>();
   for (const m of text.matchAll(CITATION)) {
+    const [, file = '', gap = '', , section = ''] = m;
     // The quote must come straight after the file's name and its comma, across at most one line break.
-    if ((m[2].match(/\n/g) ?? []).length > 1) continue;
+    if ((gap.match(/\n/g) ?? []).length > 1) continue;
     withSection.add(m.index);
-    out.push({ from, line: lineOf(m.index), file: m[1], section: m[4].replace(/\n[ \t]*(?:\/\/|\*)?[ \t]*/g, ' ').replace(/\s+/g, ' ').trim() });
+    out.push({ from, line: lineOf(m.index), file, section: section.replace(/\n[ \t]*(?:\/\/|\*)?[ \t]*/g, ' ').replace(/\s+/g, ' ').trim() });
   }
   for (const m of text.matchAll(BARE)) {
     if (withSection.has(m.index)) continue;
-    out.push({ from, line: lineOf(m.index), file: m[1] });
+    out.push({ from, line: lineOf(m.index), file: m[1] ?? '' });
   }
   return out;
 }
@@ -66,7 +67,7 @@ export function headingsOf(markdown: string): Set<string> {
     if (line.startsWith('```')) fenced = !fenced;
     if (fenced) continue;
     const m = /^#{1,6}\s+(.+?)\s*$/.exec(line);
-    if (m) headings.add(m[1]);
+    if (m?.[1] !== undefined) headings.add(m[1]);
   }
   return headings;
 }
