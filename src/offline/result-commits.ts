@@ -34,7 +34,7 @@ interface PendingResult {
  * - Nothing relies on a result before its commit: the item's events and log line, its
  *   journal row's `transaction.updated`, the round's report and the next round all come
  *   after it. The worker's next request is for another sale, marked `uploading` on disk
- *   before it leaves, as before.
+ *   before it leaves.
  * - A process that dies before the commit leaves the item `uploading` on disk, exactly as
  *   if it had died while the request was in flight: the next round looks it up by client
  *   id and settles it from what the platform has (never sent twice).

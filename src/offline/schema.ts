@@ -59,7 +59,7 @@ const migrations: readonly QueueMigration[] = [
     // Counts and totals per state and currency, kept by triggers in the same transaction as
     // every queue write (whichever connection makes it, rolled back with it). The limit
     // checks inside a store read these few rows instead of aggregating every stored sale,
-    // and the levels no longer count every uploaded row the table keeps.
+    // and the levels do not count every uploaded row the table keeps.
     version: 2,
     up(db) {
       db.exec(`

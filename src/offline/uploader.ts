@@ -323,7 +323,7 @@ export class Uploader {
         // Every answered upload is on disk before the round reports, ends or releases the scrub.
         commits.close();
         const failed = (await Promise.allSettled(settling)).find((s) => s.status === 'rejected');
-        // A result that could not be written nor deferred (the disk refuses everything): the round fails, as it did.
+        // A result that could not be written nor deferred (the disk refuses everything): the round fails.
         if (failed !== undefined) throw failed.reason;
       } finally {
         ahead.release();

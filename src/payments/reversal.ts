@@ -62,7 +62,7 @@ export async function resolveSale(ctx: PaymentContext, sale: JournalRow): Promis
   const adopted = adoptSaleRecord(ctx, ctx.journal.require(sale.clientTransactionId), found.record).row;
   // Found still waiting for the customer (a wallet QR or confirmation): the relay follows it
   // from here. Start-up recovery and a parked sale's lookup run after the relay read what it
-  // follows, so without this such a sale stayed waiting for good (docs/payments.md,
+  // follows, so without this such a sale would wait for good (docs/payments.md,
   // "Start-up recovery"); the relay keeps one schedule per sale however often it is told.
   if (adopted.state === 'awaiting_customer' && adopted.serverTransactionId !== undefined) ctx.notifyTracking(adopted);
   return adopted;
