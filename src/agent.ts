@@ -35,7 +35,7 @@ export interface RunningAgent {
   bus: EventBus;
   auth: AuthService;
   platformClient: PlatformClient;
-  /** The one view of the platform's availability (docs/architecture.md, "Local API and counter page"). */
+  /** The one view of the platform's availability (docs/counter-page.md, "Local API and counter page"). */
   platformWatch: PlatformWatch;
   payments: PaymentService;
   offline: Offline;
@@ -52,7 +52,7 @@ export interface RunningAgent {
 /**
  * The demo platform and the simulated devices, loaded only when the configuration asks for
  * them: a terminal in production (real platform, real serial ports) never loads their code
- * (docs/architecture.md, "Demo platform"; test/structure/production-modules.test.ts).
+ * (docs/demo-platform.md, "Demo platform"; test/structure/production-modules.test.ts).
  */
 function loadSim(): Promise<typeof import('./sim/index.js')> {
   return import('./sim/index.js');
@@ -72,7 +72,7 @@ async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock):
     tls: { certFile: dev.serverCert, keyFile: dev.serverKey, caFile: config.identity.caFile },
     log,
     clock,
-    // Earlier demo sales stay refundable after a restart (docs/architecture.md, "Demo platform", ledger file).
+    // Earlier demo sales stay refundable after a restart (docs/demo-platform.md, "Demo platform", ledger file).
     ...(config.sim.persistLedger ? { stateFile: join(config.dataDir, DEMO_LEDGER_FILE) } : {}),
   });
   // The demo platform writes server times in its profile's zone; a terminal reading them in another ends QR codes at the wrong time
@@ -190,7 +190,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     });
     stops.push(() => auth.stop());
 
-    // The one source of truth of the platform's availability: every call reports to it (docs/architecture.md, "Local API and counter page").
+    // The one source of truth of the platform's availability: every call reports to it (docs/counter-page.md, "Local API and counter page").
     const platformWatch = new PlatformWatch({
       bus,
       log,
@@ -291,7 +291,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           .tokens.filter((t) => t.hasToken)
           .map((t) => ({ merchant: t.merchantId ?? t.clientId, ...(t.expiresAt !== undefined ? { expiresAt: t.expiresAt } : {}) })),
     };
-        // Staff sign-in for the counter page: the password grant, the local verifier as fallback (docs/architecture.md, "Local API and counter page").
+        // Staff sign-in for the counter page: the password grant, the local verifier as fallback (docs/counter-page.md, "Local API and counter page").
     const staff = new StaffSignIn({
       endpoints,
       dispatchers,

@@ -114,7 +114,7 @@ function moduleLoad(repoDir: string): Promise<{ ms: number; rss: number }> {
   });
 }
 
-/** What a terminal cannot do without, loaded as the agent loads it (require for node:http, undici's parts from their files: docs/architecture.md, "Memory"). */
+/** What a terminal cannot do without, loaded as the agent loads it (require for node:http, undici's parts from their files: docs/performance.md, "Memory"). */
 export const RUNTIME_FLOOR: readonly string[] = [
   'node:http',
   'node:https',
@@ -184,7 +184,7 @@ async function productionIdle(repoDir: string, bin: string, certsDir: string, id
 }
 
 /**
- * Cold start (README.md, "Quality targets"): `terminal-agent start` spawned with a temp
+ * Cold start (docs/performance.md, "Quality targets"): `terminal-agent start` spawned with a temp
  * data dir, port 0 everywhere and the dev certificates, timed from spawn until /readyz
  * answers 200; then its RSS after idling. Each start gets a fresh data directory.
  */

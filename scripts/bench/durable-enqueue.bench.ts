@@ -227,7 +227,7 @@ function walFramesPer(db: Db, file: string, n: number, write: (i: number) => voi
 }
 
 /**
- * Durable offline enqueue (README.md, "Quality targets"): the offline queue's enqueue rate
+ * Durable offline enqueue (docs/performance.md, "Quality targets"): the offline queue's enqueue rate
  * against a bare better-sqlite3 insert of the same row with the same pragmas (WAL,
  * synchronous=FULL), each write its own durable commit. Kinds alternate in blocks so all
  * see the same disk and machine load.

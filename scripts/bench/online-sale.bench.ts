@@ -23,7 +23,7 @@ export interface OnlineSaleOptions extends CommonBenchOptions {
 }
 
 /**
- * Untimed: lets the card-data scrub the approval scheduled run (docs/architecture.md,
+ * Untimed: lets the card-data scrub the approval scheduled run (docs/journal.md,
  * "Journal", card data at rest). It runs after `done` resolves; without this wait it ran
  * inside the next sale (during its process call), as the API sales never have it (they wait
  * for the outcome on the reader and the display first).
@@ -50,7 +50,7 @@ function p(samples: readonly number[], q: number): number {
 /**
  * Online card sale through the local API against the embedded demo platform, the
  * simulated reader presenting the card at once, compared with the floor measured in the
- * same run (README.md, "Quality targets"). The same sale is also timed from "card result in
+ * same run (docs/performance.md, "Quality targets"). The same sale is also timed from "card result in
  * hand" (the engine with in-process peripherals that answer at once) to show how much of
  * the time is the reader's serial protocol.
  */

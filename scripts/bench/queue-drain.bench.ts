@@ -99,7 +99,7 @@ function walPosition(journalFile: string): WalPosition | undefined {
 /**
  * Times the journal's scrub from the harness (the method wrapped on this instance, nothing
  * in the agent): the checkpoint that cuts the write-ahead log after card data was cleared
- * (docs/architecture.md, "Journal", card data at rest), which each upload's result triggers.
+ * (docs/journal.md, "Journal", card data at rest), which each upload's result triggers.
  */
 function timeScrubs(journal: Journal, pages?: Drainer['pages']): { ms: number; count: number } {
   const spent = { ms: 0, count: 0 };
@@ -220,7 +220,7 @@ function durableCommitMs(dir: string, n = 200): number {
 }
 
 /**
- * Queue drain (README.md, "Quality targets": at least 80 % of bare pipelined HTTPS
+ * Queue drain (docs/performance.md, "Quality targets": at least 80 % of bare pipelined HTTPS
  * requests): N stored offline sales uploaded by the uploader (`uploader.flush()`, at each
  * upload concurrency) to the demo platform over mTLS, against N bare process requests with
  * undici on the same kind of mTLS dispatcher, same token, same concurrency, same endpoint.
@@ -340,7 +340,7 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
     notes: [
       perSale.join('; '),
       `an upload's result (queue + journal) is group-committed (src/offline/result-commits.ts) with the next "sending" mark, written for 16 queued sales at a time while a request is out (src/offline/mark-ahead.ts, topUp), at 32 results waiting, 50 ms after the first, or at the round's end: a round of 100 makes about 8 durable commits; commits run on the agent's one SQLite connection and block its event loop; one durable commit of a single row costs ${commitMs.toFixed(2)} ms on this disk now, and a commit's fsync costs more the more pages it carries`,
-      "a result's pages: its queue row and journal row (neighbours of the round's other rows), the state indexes, and one leaf of the journal's server-id index, where the platform's random ids land far apart (docs/architecture.md, \"Offline queue\")",
+      "a result's pages: its queue row and journal row (neighbours of the round's other rows), the state indexes, and one leaf of the journal's server-id index, where the platform's random ids land far apart (docs/offline.md, \"Offline queue\")",
       'each upload round starts with one isAvailable request (counted in the drain), and each uploaded sale logs one info line and publishes its events',
       'the bare requests carry the same body (offlineTransaction: true, a fresh client id each) and write nothing to disk: a stricter floor than the work, since the invariants require each result on disk before anything relies on it',
     ],

@@ -30,7 +30,7 @@ interface RelaySample {
 const isFor = (id: string) => (e: SseEvent) => e.data.clientTransactionId === id;
 
 /**
- * Wallet event relay (README.md, "Quality targets"): a walletA consumer-scan sale is shown
+ * Wallet event relay (docs/performance.md, "Quality targets"): a walletA consumer-scan sale is shown
  * as QR, the test pays it at the demo platform after a random wait, and an SSE client of
  * /api/v1/events times the final transaction.updated. The platform client's status call is
  * wrapped to count status calls per pending transaction.

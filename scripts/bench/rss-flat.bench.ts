@@ -80,7 +80,7 @@ async function reading(sales: number): Promise<Reading> {
 }
 
 /**
- * RSS flat over many sales (README.md, "Quality targets"): the whole agent in this process,
+ * RSS flat over many sales (docs/performance.md, "Quality targets"): the whole agent in this process,
  * card sales through the local API with the simulated reader presenting the card at once
  * and a counter-page SSE client connected; RSS after a forced GC before and after.
  */

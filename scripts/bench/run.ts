@@ -1,5 +1,5 @@
 /**
- * Quality-target benches (README.md, "Quality targets"): each prints a table of what was
+ * Quality-target benches (docs/performance.md, "Quality targets"): each prints a table of what was
  * measured, the figure, the target and whether it is met. Figures, never timed test
  * assertions. All traffic stays on loopback; counts are bounded and configurable.
  *

@@ -133,7 +133,7 @@ function scans(journal: Journal): string[] {
 }
 
 /**
- * Scale of the work (README.md, "Quality targets"): a card sale from card in hand (the
+ * Scale of the work (docs/performance.md, "Quality targets"): a card sale from card in hand (the
  * engine with instant peripherals, process call to the embedded demo platform) and the
  * engine's durable offline store, each on an empty journal and on one holding `rows` final
  * sales and `queued` offline sales waiting, alternating in blocks so both see the same

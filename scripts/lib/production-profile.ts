@@ -44,7 +44,7 @@ export function writeProductionConfig(dir: string, certs: DevCertPaths): string 
  * register), and, on SIGUSR2 (the agent does not use it), node's built-in modules it loaded so
  * far (`process.moduleLoadList`, e.g. "NativeModule internal/deps/undici/undici") and the
  * files of the CommonJS modules it required to `loaded`, and "Intl.DateTimeFormat made N" once it made
- * any date formatter (also through Date's toLocale… methods) (the first pages in ICU's date data: docs/architecture.md, "Memory"). Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
+ * any date formatter (also through Date's toLocale… methods) (the first pages in ICU's date data: docs/performance.md, "Memory"). Nothing of it is in the agent; it is written to `dir` as plain JavaScript.
  */
 export function moduleRecorder(dir: string): { importArgs: string[]; log: string; loaded: string } {
   const log = join(dir, 'modules.txt');

@@ -255,7 +255,7 @@ export class AuthService implements BearerProvider {
   /**
    * The platform's clock now, from the token answers' Date header and iat and the
    * monotonic clock since (ClockSkewMeter.platformNow); undefined until a token answer came.
-   * The event relay judges a QR's expiry on it (docs/architecture.md, "Event relay").
+   * The event relay judges a QR's expiry on it (docs/payments.md, "Event relay").
    */
   platformNow(): number | undefined {
     return this.skew.platformNow(this.clock.mono());

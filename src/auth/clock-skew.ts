@@ -61,7 +61,7 @@ export class ClockSkewMeter {
     this.disagreeing = disagree;
     // Agreeing readings are both lower bounds of the platform's time: the later is the closer.
     // Disagreeing ones cannot both be right: the earlier, so that a QR's expiry judged on it
-    // never comes before the platform's (docs/architecture.md, "Event relay").
+    // never comes before the platform's (docs/payments.md, "Event relay").
     if (readings.length > 0) this.anchor = { platformMs: disagree ? Math.min(...readings) : Math.max(...readings), mono: timing.receivedMono };
     return this.last;
   }

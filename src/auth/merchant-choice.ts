@@ -61,7 +61,7 @@ export class MerchantChoice {
     const id = directory.defaultClientId;
     if (id === undefined) {
       // Never read (the platform unreachable since start) is the platform's trouble, not an
-      // unknown merchant: the sale goes offline when it may (docs/architecture.md, "Offline card sale and upload").
+      // unknown merchant: the sale goes offline when it may (docs/payments.md, "Offline card sale and upload").
       if (directory.merchants === undefined) throw notReadYet(directory.lastError?.message);
       // Read, but no default among them (none listed, or auth.merchantId not among them): the read said why.
       throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, directory.lastError?.message ?? 'no default merchant: the platform lists none for this terminal, or auth.merchantId is not among them');
@@ -89,7 +89,7 @@ export class MerchantChoice {
     const found = directory.clientIdOf(wanted);
     if (found !== undefined) return this.managerOf(found);
     // A merchant whose platform id no token could show yet (the platform unreachable) may be
-    // the one wanted: it cannot be told unknown until every id is learnt (docs/architecture.md,
+    // the one wanted: it cannot be told unknown until every id is learnt (docs/payments.md,
     // "Offline card sale and upload", merchant of an offline sale).
     const unreachable = tries.find((t): t is PromiseRejectedResult => t.status === 'rejected' && isPlatformError(t.reason) && t.reason.transient);
     if (unreachable !== undefined) throw cannotCheck(wanted, unreachable.reason as PlatformError);

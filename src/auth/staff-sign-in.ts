@@ -30,7 +30,7 @@ export interface StaffSignInResult extends StaffIdentity {
 }
 
 /**
- * Staff sign-in at the counter (docs/architecture.md, "Local API and counter page"): the
+ * Staff sign-in at the counter (docs/counter-page.md, "Local API and counter page"): the
  * platform's end-user flow, the password grant at the device token endpoint over mutual TLS
  * with scope openid profile email (docs/platform-contract.md, "Tokens"). The token is read
  * for its profile claims (name, permissions) and then dropped: payments go with the

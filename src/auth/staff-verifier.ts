@@ -47,7 +47,7 @@ export interface StaffVerifierOptions {
 }
 
 /**
- * The local verifier for sign-in while the platform is unreachable (docs/architecture.md,
+ * The local verifier for sign-in while the platform is unreachable (docs/counter-page.md,
  * "Local API and counter page"): per clerk a salted scrypt hash of the password of their last
  * online sign-in, with their name and permissions, in `<dataDir>/staff-verifiers.json`
  * (0600). Refreshed on every online sign-in; an entry older than `days` is refused and

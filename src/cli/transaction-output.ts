@@ -35,7 +35,7 @@ export function operationExitCode(t: ApiTransaction): number {
 /** The line that follows an operation not final yet: where to look next. */
 export function pendingNote(t: ApiTransaction): string | undefined {
   if (t.state === 'pending') return `pending at the platform: the agent follows it until it is final; terminal-agent status ${t.clientTransactionId} shows the outcome`;
-  // Answered while the journal could not write (docs/architecture.md, "Capture, cancel, refund"): not repeated, written once it can.
+  // Answered while the journal could not write (docs/payments.md, "Capture, cancel, refund"): not repeated, written once it can.
   if (t.state === 'in_flight' && (t.message ?? '').startsWith('outcome being recorded')) {
     return `the platform answered; the outcome is being recorded once the journal can write (do not repeat it); terminal-agent status ${t.clientTransactionId} shows it`;
   }

@@ -4,7 +4,7 @@ export type CaptureMode = 'immediate' | 'deferred';
 export type CaptureModeSetting = Config['payments']['captureMode'];
 
 /**
- * The capture mode of a merchant (docs/architecture.md, "Capture, cancel, refund";
+ * The capture mode of a merchant (docs/payments.md, "Capture, cancel, refund";
  * docs/operations.md, payments.captureMode): `names` are every name the terminal knows the
  * merchant by (clientId, merchant name, platform merchant id), so the map may use any of
  * them. A merchant the map does not name takes the default.

@@ -11,7 +11,7 @@ import { platformUrl } from './transport-check.js';
 const port = z.number().int().min(0).max(65535);
 const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR');
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-/** payments.captureMode of one merchant (docs/architecture.md, "Capture, cancel, refund"). */
+/** payments.captureMode of one merchant (docs/payments.md, "Capture, cancel, refund"). */
 const captureModeName = z.enum(['immediate', 'deferred']);
 /** An IANA time zone name the runtime knows (docs/platform-contract.md, "Tolerance of answers", dates and time zone). */
 const timeZone = z.string().refine(isKnownTimeZone, { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' });

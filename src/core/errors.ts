@@ -88,7 +88,7 @@ export const ErrorCodes = {
   API_UNSUPPORTED_MEDIA_TYPE: 'API_UNSUPPORTED_MEDIA_TYPE',
   API_UNAUTHORIZED: 'API_UNAUTHORIZED',
   API_FORBIDDEN_ORIGIN: 'API_FORBIDDEN_ORIGIN',
-  /** The signed-in clerk lacks the permission an operation needs (docs/architecture.md, "Local API and counter page"). */
+  /** The signed-in clerk lacks the permission an operation needs (docs/counter-page.md, "Local API and counter page"). */
   API_FORBIDDEN: 'API_FORBIDDEN',
   /** Staff sign-in refused: wrong username or password, or no way to check it. */
   API_SIGN_IN_FAILED: 'API_SIGN_IN_FAILED',

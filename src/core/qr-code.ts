@@ -5,7 +5,7 @@ let lib: QrCodeLib | undefined;
 
 /**
  * The qrcode package, loaded the first time a QR is drawn (a wallet sale) instead of at
- * start: 3.5 MiB of resident memory a terminal without wallet sales never needs (README.md,
+ * start: 3.5 MiB of resident memory a terminal without wallet sales never needs (docs/performance.md,
  * "Quality targets", idle RSS).
  */
 export function qrCode(): QrCodeLib {

@@ -10,7 +10,7 @@ export interface NotifyOptions {
 }
 
 /**
- * Tells systemd the agent is ready (Type=notify; docs/operations.md, "The systemd unit").
+ * Tells systemd the agent is ready (Type=notify; docs/operations.md, "systemd unit").
  * Node cannot send to a Unix datagram socket without a native module, so the agent runs
  * `systemd-notify --ready` when systemd gave it a NOTIFY_SOCKET; the unit allows children
  * to notify (NotifyAccess=all), and systemd-notify waits until systemd has processed the

@@ -4,7 +4,7 @@
  *
  * The zones Intl lists, and UTC, are known without making an `Intl.DateTimeFormat`: the
  * first formatter pages in about 8 MiB of ICU's date data and code, which an idle terminal
- * does not need (docs/architecture.md, "Memory"). Any other name is tried with a formatter,
+ * does not need (docs/performance.md, "Memory"). Any other name is tried with a formatter,
  * so the answer is the formatter's for every name.
  */
 let listed: ReadonlySet<string> | undefined;

@@ -6,7 +6,7 @@ import type { Agent, Dispatcher } from 'undici';
  * undici's own files when first needed instead of through its index: the index loads all
  * of undici (fetch, WebSocket, caches, cookies, mocks, proxies) and, through its cookie
  * module's look at `globalThis.Headers`, node's own bundled copy of undici as well (about
- * 8 MiB of RSS more than these parts), none of which the agent uses (docs/architecture.md,
+ * 8 MiB of RSS more than these parts), none of which the agent uses (docs/performance.md,
  * "Memory"). The files are those
  * the index itself requires, so the objects are the same; the undici version is pinned by
  * the lockfile and the platform and local API client tests run through this module.

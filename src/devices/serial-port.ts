@@ -13,7 +13,7 @@ export type OpenPort = SerialPort;
  * packages serialport's `SerialPort` is made of (required from serialport's own place, so
  * they are the copies it uses) instead of through its index: the index also loads ten
  * parsers, a mock binding and its mock port, none of which the agent uses (1.5 MiB at
- * idle: docs/architecture.md, "Memory"). `SerialPort` is this stream class with the
+ * idle: docs/performance.md, "Memory"). `SerialPort` is this stream class with the
  * detected binding as its default, and the agent always passes its binding.
  */
 interface SerialPortParts {

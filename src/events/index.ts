@@ -1,4 +1,4 @@
-/** The event bus, its event types and the provider event relay (docs/architecture.md, "Event relay"). */
+/** The event bus, its event types and the provider event relay (docs/payments.md, "Event relay"). */
 export { EventBus } from './bus.js';
 export type { AgentEvent, AgentEventMap, AgentEventType, DeviceName, DeviceStatusReason } from './types.js';
 export { createEventRelay, type EventRelay, type EventRelayOptions } from './relay.js';

@@ -3,7 +3,7 @@ import { serverTimeEnd } from './server-time.js';
 
 /**
  * When the provider relay asks the platform for a pending transaction's status next.
- * Quality target (README.md, "Quality targets", `relay`): a status change reaches the
+ * Quality target (docs/performance.md, "Quality targets", `relay`): a status change reaches the
  * page within 1 s (p95) while the QR is shown, with at most 2 status calls per second per
  * pending transaction.
  */

@@ -1,6 +1,6 @@
 /**
  * What the provider event relay needs of the store that persists delivered platform
- * events (docs/architecture.md, "Event relay"). Defined here, below payments, so the relay
+ * events (docs/payments.md, "Event relay"). Defined here, below payments, so the relay
  * never imports the payments engine; the engine's PaymentService satisfies it.
  */
 

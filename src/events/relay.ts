@@ -27,7 +27,7 @@ export interface EventRelayOptions {
    * The platform's clock now when it is known (auth's clock-skew measurement: the token
    * answers' Date header and iat), else undefined. A QR's expireTime is the platform's, so
    * its expiry is judged on the platform's clock: a terminal clock running ahead would end a
-   * QR the customer can still pay (docs/architecture.md, "Event relay"). Without it, or
+   * QR the customer can still pay (docs/payments.md, "Event relay"). Without it, or
    * before a measurement, the terminal's wall clock is used.
    */
   platformNow?: () => number | undefined;
@@ -56,7 +56,7 @@ interface Entry {
 }
 
 /**
- * The provider event relay (docs/architecture.md, "Event relay"): follows each pending
+ * The provider event relay (docs/payments.md, "Event relay"): follows each pending
  * transaction (a wallet payment, a refund or cancel answered pending) through the status
  * call, fast while the customer is paying and backing off after, until the platform reports
  * the status final. The QR's expiry (the platform's expireTime) is not an outcome: an answer

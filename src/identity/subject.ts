@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 // node:tls was not loaded yet, node 22 leaves its TLS socket code with a half-built tls
 // module, so every later TLS connection fails with "tls.createSecureContext is not a
 // function" (the platform client loads node:tls only at its first connection since it no
-// longer loads undici's index: docs/architecture.md, "Memory"). By require, not an ES
+// longer loads undici's index: docs/performance.md, "Memory"). By require, not an ES
 // import: the ES import's module facade reads the lazy `rootCertificates` export, which
 // parses node's whole CA store (about 1.4 MiB) the agent never uses.
 createRequire(import.meta.url)('node:tls');

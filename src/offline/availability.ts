@@ -17,10 +17,10 @@ export interface SharedReach {
  * Whether the platform can be reached, as the uploader last saw it, and how long to wait
  * before asking again: full-jitter backoff from `backoff.baseMs` to `backoff.capMs` over
  * the failed tries in a row, never shorter than the platform's last Retry-After
- * (docs/architecture.md, "Offline queue"). Every change is logged and published as
+ * (docs/offline.md, "Offline queue"). Every change is logged and published as
  * `platform.status`. With a SharedReach (the agent's PlatformWatch) the state is the watch's
  * and only the watch publishes, so the badge, /readyz and the uploader never disagree
- * (docs/architecture.md, "Local API and counter page").
+ * (docs/counter-page.md, "Local API and counter page").
  */
 export class PlatformAvailability {
   private current: PlatformState = 'unknown';

@@ -29,7 +29,7 @@ export const MARK_FRESH_MS = 1_000;
  * their own mark just before their request.
  *
  * The mark's time on disk (`last_try_at`) is also when the item's lookup grace starts after
- * a crash (docs/architecture.md, "Offline queue"), so it must not say the request left long
+ * a crash (docs/offline.md, "Offline queue"), so it must not say the request left long
  * before it did: when the platform answers slowly, the items marked ahead would wait
  * behind several requests. A mark older than MARK_FRESH_MS when its request is about to
  * start is written again first, with every other item marked and not yet sent (one write,
@@ -75,7 +75,7 @@ export class MarkAhead {
   /**
    * A request is out and `next` is the index of the next item to send: when fewer than
    * LOW_WATER marked items wait to be sent, marks the next batch now, while the platform
-   * answers, so the request that needs it does not wait for its commit (docs/architecture.md,
+   * answers, so the request that needs it does not wait for its commit (docs/offline.md,
    * "Offline queue", results of a round). Answers whether it wrote.
    */
   topUp(next: number): boolean {

@@ -98,7 +98,7 @@ function levelsKey(l: OfflineLevels): string {
 }
 
 /**
- * The offline store-and-forward component (docs/architecture.md, "Offline queue"): policy, queue, uploader and age
+ * The offline store-and-forward component (docs/offline.md, "Offline queue"): policy, queue, uploader and age
  * warnings over the journal's database. Built by the composition root; nothing here is
  * module state, so several instances (tests, a restarted agent) live side by side.
  */

@@ -3,7 +3,7 @@ import { formatAmount } from '../payments/index.js';
 import type { OfflineCandidate, OfflineConfig, OfflineLevels, PlatformState, QueueState, QueueStats } from './types.js';
 
 /**
- * The offline policy (docs/architecture.md, "Offline queue"): which card sales may be taken
+ * The offline policy (docs/offline.md, "Offline queue"): which card sales may be taken
  * offline and within which limits. Pure functions of the configuration, the queue's
  * totals and the time, so the limits are tested without a database or a clock.
  */

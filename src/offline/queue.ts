@@ -120,7 +120,7 @@ interface Cursor {
  * With a limit, one arm per state, each a seek of the (state, stored_at) index reading at
  * most `limit` rows, merged in the list's order: `state IN (…)` over several states made
  * SQLite scan the whole table and sort it, so a page of 100 read every uploaded sale the
- * queue keeps (README.md, "Quality targets", scale). Without a limit (exports) the plain
+ * queue keeps (docs/performance.md, "Quality targets", scale). Without a limit (exports) the plain
  * query, read one row at a time by `iterate`.
  */
 export function listQuery(opts: { states: readonly QueueState[]; cursor?: Cursor | undefined; limit?: number | undefined; withOperator: boolean }): { sql: string; params: Record<string, number> } {
@@ -202,7 +202,7 @@ export class OfflineQueue {
       throw new AgentError(ErrorCodes.OFFLINE_BODY_MISMATCH, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`);
     }
     // Online PIN is meaningless offline: the PIN can only be verified by the issuer, online.
-    // A card that asked for it is not taken offline (docs/architecture.md, "Offline queue"),
+    // A card that asked for it is not taken offline (docs/offline.md, "Offline queue"),
     // and so no PIN block is ever stored for an upload.
     if (body.pinblock !== undefined || body.pinblockFormat !== undefined) {
       throw new AgentError(
@@ -280,7 +280,7 @@ export class OfflineQueue {
 
   /**
    * The same items as `list`, one at a time as SQLite reads them: an export of a queue that
-   * has kept every uploaded sale for years never holds them all in memory (README.md,
+   * has kept every uploaded sale for years never holds them all in memory (docs/performance.md,
    * "Quality targets", scale). One statement, so one consistent snapshot.
    */
   *iterate(opts: Omit<ListQueueOptions, 'limit'> = {}): Generator<QueueItem> {
@@ -320,7 +320,7 @@ export class OfflineQueue {
   private listSql(opts: ListQueueOptions): { sql: string; params: Record<string, number> } {
     const states = this.checkedStates(opts.states);
     const cursor = this.cursor(opts.after);
-    // The sale's operator from its journal row (docs/architecture.md, "Journal"); a journal from
+    // The sale's operator from its journal row (docs/journal.md, "Journal"); a journal from
     // before operators were kept (opened read-only by the CLI, not migrated) has no such column.
     const withOperator = this.db.prepare("SELECT 1 FROM pragma_table_info('transactions') WHERE name = 'operator'").get() !== undefined;
     return listQuery({ states, withOperator, cursor, limit: opts.limit });

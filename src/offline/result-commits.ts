@@ -21,7 +21,7 @@ interface PendingResult {
 }
 
 /**
- * Group commit of an upload round's answered uploads (docs/architecture.md, "Offline
+ * Group commit of an upload round's answered uploads (docs/offline.md, "Offline
  * queue", results of a round). An upload's result (queue item settled, journal row
  * following, card data dropped) was one durable commit per upload, an fsync that blocks the
  * agent's one event loop, so four uploads at a time waited for four fsyncs in a row. Here
@@ -34,7 +34,7 @@ interface PendingResult {
  * - Nothing relies on a result before its commit: the item's events and log line, its
  *   journal row's `transaction.updated`, the round's report and the next round all come
  *   after it. The worker's next request is for another sale, marked `uploading` on disk
- *   before it leaves, as before.
+ *   before it leaves.
  * - A process that dies before the commit leaves the item `uploading` on disk, exactly as
  *   if it had died while the request was in flight: the next round looks it up by client
  *   id and settles it from what the platform has (never sent twice).

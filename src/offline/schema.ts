@@ -16,7 +16,7 @@ import { watchCardDataColumn } from '../payments/index.js';
  * it (encrypted by the reader); it is set to NULL as soon as the platform has answered the
  * upload with a record (accepted or declined), and is never shown. Dropping it schedules
  * the journal's scrub of the write-ahead log, like clearing a journal row's card data
- * (docs/architecture.md, "Journal", card data at rest).
+ * (docs/journal.md, "Journal", card data at rest).
  */
 interface QueueMigration {
   version: number;
@@ -59,7 +59,7 @@ const migrations: readonly QueueMigration[] = [
     // Counts and totals per state and currency, kept by triggers in the same transaction as
     // every queue write (whichever connection makes it, rolled back with it). The limit
     // checks inside a store read these few rows instead of aggregating every stored sale,
-    // and the levels no longer count every uploaded row the table keeps.
+    // and the levels do not count every uploaded row the table keeps.
     version: 2,
     up(db) {
       db.exec(`

@@ -31,7 +31,7 @@ export interface Deferral {
 }
 
 /**
- * Why an upload's request failed, and so what happens to the item (docs/architecture.md,
+ * Why an upload's request failed, and so what happens to the item (docs/offline.md,
  * "Offline queue"): `rejected` the platform refused the request (4xx but 429), counted
  * towards offline.maxAttempts; `unsendable` the body can never be sent (our own request
  * check refused it), straight to staff; anything else is the platform's trouble, deferred.
@@ -43,7 +43,7 @@ export function classifyUploadFailure(err: unknown): UploadFailure {
   if (isAgentError(err, ErrorCodes.PLATFORM_BAD_REQUEST)) return { kind: 'unsendable', message: describeError(err) };
   // The sale names a merchant the terminal does not serve (credentials read, every merchant's
   // id known): it is never sent under another merchant, a person decides
-  // (docs/architecture.md, "Offline card sale and upload", merchant of an offline sale).
+  // (docs/payments.md, "Offline card sale and upload", merchant of an offline sale).
   if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) return { kind: 'unsendable', message: `${describeError(err)}; the sale is never uploaded under another merchant: have the merchant added to this terminal at the platform and requeue it` };
   return deferralOf(err, false);
 }

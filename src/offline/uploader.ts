@@ -76,7 +76,7 @@ export interface UploaderOptions {
   lookupGraceMs: number;
   /** The agent's clock: the refusal backoff and the idle waits (docs/architecture.md, "Time"). */
   clock: Clock;
-  /** Availability checks while offline and the wait after a failed round (docs/architecture.md, "Offline queue": 1 s to 5 min, full jitter). */
+  /** Availability checks while offline and the wait after a failed round (docs/offline.md, "Offline queue": 1 s to 5 min, full jitter). */
   backoff?: BackoffOptions;
   /** Called after every round and availability change (levels, age checks). */
   onChange?: () => void;
@@ -94,14 +94,14 @@ const MAX_WAIT_MS = 2 ** 31 - 1;
 const GRACE_LOOKUP_CAP_MS = 2_000;
 
 /**
- * Schedules the uploads of the offline queue (docs/architecture.md, "Offline
+ * Schedules the uploads of the offline queue (docs/offline.md, "Offline
  * queue"): while items wait it asks PlatformAvailability (full-jitter backoff); once the
  * platform answers, each sale is sent as process with `offlineTransaction: true`, its
  * original clientDateTime and client id, `offline.uploadConcurrency` at a time. Before
  * re-sending an item that may have arrived (a crash, a timeout, a 5xx) it looks the sale
  * up by client id (docs/architecture.md, "Invariants"), and keeps looking until
  * `payments.lookupGraceMs` after the request left before it sends it again; the rounds
- * meanwhile upload the other items (docs/architecture.md, "Offline queue", lookup grace).
+ * meanwhile upload the other items (docs/offline.md, "Offline queue", lookup grace).
  * What a failed try means comes from upload-result.ts; what it does to the queue and the
  * journal, from OutcomeRecorder. One round at a time; `flush()` forces one now.
  */
@@ -269,7 +269,7 @@ export class Uploader {
     const ahead = new MarkAhead(this.opts.queue, items, (mark) => commits.commit(mark) ?? [], () => this.opts.clock.wall());
     // Each settled upload clears its card data; one scrub at the end of the round (at most
     // a second later) instead of one per sale, each a checkpoint and two fsyncs
-    // (docs/architecture.md, "Journal", card data at rest).
+    // (docs/journal.md, "Journal", card data at rest).
     const releaseScrub = this.opts.recorder.holdScrub();
     // Results whose commit is still to come: the worker goes on with its next sale meanwhile.
     const settling: Array<Promise<void>> = [];
@@ -296,7 +296,7 @@ export class Uploader {
         const p = items[index] as PendingUpload;
         const r = await this.uploadOne(p, ahead.take(index), commits, sent);
         if ('waiting' in r) {
-          // The round goes on with the next item (docs/architecture.md, "Offline queue", lookup grace).
+          // The round goes on with the next item (docs/offline.md, "Offline queue", lookup grace).
           results.push(r.waiting);
           waiting += 1;
           continue;
@@ -323,7 +323,7 @@ export class Uploader {
         // Every answered upload is on disk before the round reports, ends or releases the scrub.
         commits.close();
         const failed = (await Promise.allSettled(settling)).find((s) => s.status === 'rejected');
-        // A result that could not be written nor deferred (the disk refuses everything): the round fails, as it did.
+        // A result that could not be written nor deferred (the disk refuses everything): the round fails.
         if (failed !== undefined) throw failed.reason;
       } finally {
         ahead.release();
@@ -384,7 +384,7 @@ export class Uploader {
           return settled(found, 'found');
         } catch (err) {
           // Its merchant is no longer this terminal's: no lookup will ever answer, and holding
-          // it would hold up every sale queued after it (docs/architecture.md, "Offline card
+          // it would hold up every sale queued after it (docs/payments.md, "Offline card
           // sale and upload", merchant of an offline sale).
           if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) {
             this.graceLookups.delete(id);
@@ -393,7 +393,7 @@ export class Uploader {
           if (!isNotFound(err)) return result('deferred', this.defer(id, deferralOf(err, true)));
           // The platform's lookups may lag its writes, and a repeated client id is not promised
           // to be recognised: "not found" is its word only once the grace since the request
-          // left has passed (docs/architecture.md, "Offline queue", lookup grace).
+          // left has passed (docs/offline.md, "Offline queue", lookup grace).
           const graceEnd = this.graceLookups.get(id)?.endMono ?? this.graceEnd(p, lookedAt);
           if (lookedAt < graceEnd) return { waiting: result('deferred', { state: 'uploading', message: this.lookAgain(id, lookedAt, graceEnd) }) };
           this.graceLookups.delete(id);

@@ -134,7 +134,7 @@ export interface TransactionView {
   origin?: 'web';
   /** Why it was declined / failed / needs attention, in words a person can act on. */
   message?: string;
-  /** Who made the row: a clerk's username, `cli`, `local-api` or `agent` (docs/architecture.md, "Journal"). */
+  /** Who made the row: a clerk's username, `cli`, `local-api` or `agent` (docs/journal.md, "Journal"). */
   operator?: string;
   /** The local-API request that made the row (docs/operations.md, "Logs"). */
   requestId?: string;
@@ -252,7 +252,7 @@ export interface PaymentsApi {
 
 export type { PendingTracking } from '../events/index.js';
 
-/** The relay's AppliedStatus with the full local view (docs/architecture.md, "Event relay"). */
+/** The relay's AppliedStatus with the full local view (docs/payments.md, "Event relay"). */
 export interface AppliedStatus extends RelayAppliedStatus {
   view: TransactionView;
 }

@@ -2,8 +2,8 @@ import type { JournalRow } from './journal/index.js';
 
 /**
  * The words of a sale whose outcome the agent is asking the platform for, and how its view
- * tells such a sale from one sent and waiting for its answer (docs/architecture.md, "Unknown
- * outcome: resolution and reversal"; docs/local-api.md, "Transactions", outcomeBeingChecked).
+ * tells such a sale from one sent and waiting for its answer (docs/payments.md, "Unknown
+ * outcome: resolution and reversal"; docs/local-api.md, "A sale, step by step", outcomeBeingChecked).
  */
 
 /** A sale whose answer was lost, looked up by its id before anything else (reversal.ts resolveSale). */

@@ -16,7 +16,7 @@ export function captureModeOf(ctx: PaymentContext, sale: JournalRow): 'immediate
 /**
  * A card authorization the terminal captures: its merchant is configured `immediate`, and
  * the platform shows it authorized (`Accepted`, `Authorized`) with nothing captured. Any
- * other status word, known or not, is left to the platform (docs/architecture.md,
+ * other status word, known or not, is left to the platform (docs/payments.md,
  * "Capture, cancel, refund").
  */
 export function needsImmediateCapture(ctx: PaymentContext, sale: JournalRow): boolean {
@@ -27,7 +27,7 @@ export function needsImmediateCapture(ctx: PaymentContext, sale: JournalRow): bo
 }
 
 /**
- * payments.captureMode immediate for the sale's merchant (docs/architecture.md, "Card
+ * payments.captureMode immediate for the sale's merchant (docs/payments.md, "Card
  * sale", "Capture, cancel, refund", "Start-up recovery", "Offline card sale and upload"):
  * an authorization the platform shows not captured is captured at once, whichever way the
  * sale got its answer (the process answer, a lookup after an unknown outcome or at
@@ -46,7 +46,7 @@ export async function captureIfImmediate(ctx: PaymentContext, sale: JournalRow):
     if (isAlreadyCapturedRefusal(err)) return;
     if (isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) {
       // Its row could not be written, so nothing was sent: the capture waits for the journal
-      // (docs/architecture.md, "Journal", writes that fail) instead of leaving the authorization to expire.
+      // (docs/journal.md, "Journal", writes that fail) instead of leaving the authorization to expire.
       ctx.save(sale.clientTransactionId, { message: 'approved and authorized; the capture waits until the journal can write (free space in the data directory)' });
       ctx.background('immediate capture waits for the journal', () => captureWhenWritable(ctx, sale.clientTransactionId));
       return;

@@ -2,7 +2,7 @@ import type { JournalRow } from './journal/index.js';
 import { cancelDeadline, saleTime } from './rules.js';
 
 /**
- * The late-landing watch's bounds (docs/architecture.md, "Unknown outcome: resolution and
+ * The late-landing watch's bounds (docs/payments.md, "Unknown outcome: resolution and
  * reversal", step 3): a sale counted as not done ("not found" after the lookup grace) is
  * looked for again until the platform's own window for acting on it ends, so a write held
  * on the way for longer than any fixed time is still reversed when it lands.

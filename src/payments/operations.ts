@@ -19,7 +19,7 @@ import { operationVerdict, type OperationOutcome, type OperationVerdict } from '
 
 /**
  * Capture, cancel and refund of a sale (docs/platform-contract.md, "Endpoints";
- * docs/architecture.md, "Capture, cancel, refund" and "Unknown outcome: resolution and
+ * docs/payments.md, "Capture, cancel, refund" and "Unknown outcome: resolution and
  * reversal").
  * Each operation is journaled before its request leaves; a failed write is classified:
  * never sent / refused (nothing happened, a clear error) or unknown (looked up: adopted,
@@ -265,7 +265,7 @@ const UNDONE: Record<'refund' | 'cancel' | 'reversal', { verb: string; again: st
 /**
  * The row's message while the operation is not final, or once it ended without happening:
  * the clerk is told what the platform reported and that the amount is open again (its
- * sale's refunded or cancelled amount never moved: docs/architecture.md, "Capture, cancel,
+ * sale's refunded or cancelled amount never moved: docs/payments.md, "Capture, cancel,
  * refund").
  */
 function notFinalOrNotDone(what: 'refund' | 'cancel' | 'reversal', verdict: OperationVerdict, amount: string, status: string | undefined, record: PlatformRecord | undefined): string {
@@ -315,7 +315,7 @@ function applyRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
   return { row: updated, newEvents: fresh, final: updated.state !== 'pending' };
 }
 
-/** The status call takes the refund's own client id (docs/architecture.md, "Unknown outcome: resolution and reversal"). */
+/** The status call takes the refund's own client id (docs/payments.md, "Unknown outcome: resolution and reversal"). */
 export function resolveRefund(ctx: PaymentContext, op: JournalRow): Promise<Resolution> {
   return resolveByOwnId(ctx, op, finishRefund, 'the platform has no record of this refund: nothing was refunded');
 }

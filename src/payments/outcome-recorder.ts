@@ -4,7 +4,7 @@ import type { PaymentContext } from './payment-context.js';
 
 /**
  * A platform answer of a capture, cancel or refund the journal could not take
- * (docs/architecture.md, "Journal", writes that fail; "Capture, cancel, refund"): the answer
+ * (docs/journal.md, "Journal", writes that fail; "Capture, cancel, refund"): the answer
  * is kept in memory, as the closure that applies it, and applied once the journal writes
  * again, tried with backoff like a reversal and never given up. Meanwhile the operation's
  * row stays `in_flight` (on disk and in every read: its amount stays held against the sale),

@@ -3,7 +3,7 @@ import { isNotFound, isPlatformError } from '../platform/index.js';
 import type { PlatformError } from '../platform/index.js';
 
 /**
- * What a failed platform write means for the money (docs/architecture.md, "Unknown
+ * What a failed platform write means for the money (docs/payments.md, "Unknown
  * outcome: resolution and reversal"; docs/platform-contract.md, "Hosts and TLS"):
  * - `not_sent`: the request never reached the platform (nothing happened; offline may apply);
  * - `refused`: the platform answered and did nothing (4xx, 401/403);

@@ -123,7 +123,7 @@ export class PaymentContext {
    * Rows this process created (sales and operations it started) until start-up recovery
    * has run. Recovery leaves them alone: it is for rows an earlier process left behind,
    * and a live sale taken while recovery still waits for the first token must not be
-   * resolved under its feet (docs/architecture.md, "Start-up recovery"). Kept only until
+   * resolved under its feet (docs/payments.md, "Start-up recovery"). Kept only until
    * recovery finishes, so a terminal running for months does not keep every sale's id.
    */
   private startedBeforeRecovery: Set<string> | undefined = new Set<string>();
@@ -262,7 +262,7 @@ export function isSettled(row: JournalRow): boolean {
 export function trackingOf(row: JournalRow): PendingTracking {
   return {
     clientTransactionId: row.clientTransactionId,
-    // A pending refund or cancel is asked for by the server id its answer gave (docs/architecture.md, "Event relay"),
+    // A pending refund or cancel is asked for by the server id its answer gave (docs/payments.md, "Event relay"),
     // and so is a terminal QR call sale, whose client id the payment API is not promised to know (qr-call.ts).
     ...((row.kind !== 'sale' || row.via === 'qrTerminal') && row.serverTransactionId !== undefined ? { statusId: row.serverTransactionId } : {}),
     ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}),

@@ -28,7 +28,7 @@ function stateOf(kind: OperationKind, record: PlatformRecord, status: string | u
 
 /**
  * A transaction only the platform knows (asked by an id the journal does not have:
- * docs/architecture.md, "Capture, cancel, refund"), shown as its record says: the kind from
+ * docs/payments.md, "Capture, cancel, refund"), shown as its record says: the kind from
  * `transactionType`, the amount from the first event that carries one (0 when none does),
  * the state from the status as the agent reads statuses. Nothing is journaled.
  */

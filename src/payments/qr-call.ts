@@ -9,7 +9,7 @@ import { classifyStatus, recordServerId, recordStatus, type PlatformRecord } fro
 import { cancelDeadline, saleTime } from './rules.js';
 
 /**
- * A sale sent through the terminal QR call (docs/architecture.md, "Wallet QR, merchant
+ * A sale sent through the terminal QR call (docs/payments.md, "Wallet QR, merchant
  * scan"; docs/platform-contract.md, "Decisions where the spec is silent", terminal QR call
  * answer). Its answer is not specified, and its `clientTransactionId` is a field of the QR
  * service's body: the payment API is not promised to know it. So the sale is asked of the

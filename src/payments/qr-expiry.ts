@@ -7,7 +7,7 @@ import { classifyStatus } from './records.js';
 
 /**
  * A consumer-scan QR whose `expireTime` passed while the platform still reported the payment
- * pending (docs/architecture.md, "Wallet QR, consumer scan", expiry). The expiry on the
+ * pending (docs/payments.md, "Wallet QR, consumer scan", expiry). The expiry on the
  * terminal's side is not an outcome: the customer may have paid in the last second and the
  * platform learn it from the wallet provider later. So the sale becomes `pending` (outcome
  * being checked, the QR no longer shown), the platform is asked to cancel the payment (a

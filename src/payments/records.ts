@@ -76,7 +76,7 @@ export function isCapturedStatus(status: string | undefined): boolean {
 
 /**
  * The status says authorized and not captured (`Accepted` or `Authorized`, any casing): the
- * only card sale the terminal captures by itself (docs/architecture.md, "Capture, cancel,
+ * only card sale the terminal captures by itself (docs/payments.md, "Capture, cancel,
  * refund"). A charged word that may mean captured (`Paid`, `Success`, ...) is not one.
  */
 export function isAuthorizedStatus(status: string | undefined): boolean {

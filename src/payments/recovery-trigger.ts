@@ -1,7 +1,7 @@
 import type { EventBus } from '../events/index.js';
 
 /**
- * When start-up recovery runs (docs/architecture.md, "Start-up recovery"): after the
+ * When start-up recovery runs (docs/payments.md, "Start-up recovery"): after the
  * first token at start, or, when the grant at start failed for good (a refused
  * certificate, credentials being renewed), at the first later grant that succeeds, so
  * rows an earlier process left in flight are never left until the next start. Returns

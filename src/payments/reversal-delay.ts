@@ -14,7 +14,7 @@ export interface ReversalDelaySettings {
 }
 
 /**
- * The wait before the next reversal attempt (docs/architecture.md, "Unknown outcome:
+ * The wait before the next reversal attempt (docs/payments.md, "Unknown outcome:
  * resolution and reversal"): full-jitter backoff, capped at seconds while a clerk waits in
  * front of "do not hand over the goods" (a platform back after 30 s must not leave them
  * waiting another 80), and at the background cap after that, so a long outage is not

@@ -6,7 +6,7 @@ import { capturedOf, classifyStatus, isCapturedStatus, recordStatus, type Platfo
 import { isQrCallSale, QR_UNANSWERED_MESSAGE } from './qr-call.js';
 
 /**
- * What each answer of a reversal means for the sale (docs/architecture.md, "Unknown outcome:
+ * What each answer of a reversal means for the sale (docs/payments.md, "Unknown outcome:
  * resolution and reversal"; docs/platform-contract.md, "Decisions where the spec is silent",
  * reversal): how much goes back, whether an earlier attempt landed, and how a refused cancel
  * or the reversal's refund settles the sale. No I/O: reversal.ts asks the platform and writes
@@ -145,7 +145,7 @@ export function outcomeNeverRecorded(row: JournalRow, related: () => readonly Jo
   return !related().some((op) => op.kind === 'refund' || isReversalCancel(op));
 }
 
-/** What start-up recovery does with a row an earlier process left unsettled (docs/architecture.md, "Start-up recovery"). */
+/** What start-up recovery does with a row an earlier process left unsettled (docs/payments.md, "Start-up recovery"). */
 export type RecoveryStep = 'resume_reversal' | 'resolve_operation' | 'operation_not_sent' | 'resolve_sale' | 'sale_not_sent' | 'leave';
 
 /**

@@ -34,7 +34,7 @@ import {
 } from './reversal-outcome.js';
 
 /**
- * Unknown outcome of a sale (docs/architecture.md, "Unknown outcome: resolution and
+ * Unknown outcome of a sale (docs/payments.md, "Unknown outcome: resolution and
  * reversal"): look it up by the
  * client id; found: adopt; not found: it did not happen; the lookup fails: reverse it
  * (cancel Technical, full amount), retried with backoff until the platform answers.
@@ -62,7 +62,7 @@ export async function resolveSale(ctx: PaymentContext, sale: JournalRow): Promis
   const adopted = adoptSaleRecord(ctx, ctx.journal.require(sale.clientTransactionId), found.record).row;
   // Found still waiting for the customer (a wallet QR or confirmation): the relay follows it
   // from here. Start-up recovery and a parked sale's lookup run after the relay read what it
-  // follows, so without this such a sale stayed waiting for good (docs/architecture.md,
+  // follows, so without this such a sale would wait for good (docs/payments.md,
   // "Start-up recovery"); the relay keeps one schedule per sale however often it is told.
   if (adopted.state === 'awaiting_customer' && adopted.serverTransactionId !== undefined) ctx.notifyTracking(adopted);
   return adopted;
@@ -101,7 +101,7 @@ export async function reverseUntilAnswered(ctx: PaymentContext, saleId: string):
 }
 
 /**
- * One attempt; a journal that cannot write its attempt first (write-ahead: docs/architecture.md,
+ * One attempt; a journal that cannot write its attempt first (write-ahead: docs/journal.md,
  * "Journal", writes that fail) sends nothing and is tried again after the backoff, never given up.
  */
 async function reverseOnceOrWait(ctx: PaymentContext, sale: JournalRow): Promise<boolean> {
@@ -307,7 +307,7 @@ function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalR
  * A sale set aside as `needs_attention` whose platform outcome was never recorded: no
  * platform status, not offline, and no reversal or refund of it tried (those rows carry
  * what a person must decide). Its request left, so the platform may have charged it: it is
- * looked up at start like a row left in flight (docs/architecture.md, "Start-up recovery").
+ * looked up at start like a row left in flight (docs/payments.md, "Start-up recovery").
  */
 export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean {
   return outcomeNeverRecorded(row, () => ctx.journal.related(row.clientTransactionId));
@@ -317,7 +317,7 @@ export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean 
  * A sale this process set aside as `needs_attention` with its outcome unknown (its flow
  * stopped after the request left: PaymentService.startSale) is looked up in the background
  * as soon as the journal writes again, exactly as start-up recovery would, not left until the
- * next start (docs/architecture.md, "Unknown outcome: resolution and reversal"). Retried with
+ * next start (docs/payments.md, "Unknown outcome: resolution and reversal"). Retried with
  * backoff, never given up, while the row is still that verdict.
  */
 export async function resolveParkedSale(ctx: PaymentContext, saleId: string): Promise<void> {
@@ -337,7 +337,7 @@ export async function resolveParkedSale(ctx: PaymentContext, saleId: string): Pr
 }
 
 /**
- * Start-up (docs/architecture.md, "Start-up recovery"): every row whose platform outcome is
+ * Start-up (docs/payments.md, "Start-up recovery"): every row whose platform outcome is
  * not settled (left in flight, reversing, or set aside with its outcome unknown) is
  * resolved the same way, by looking it up; a sale interrupted before its request left did
  * not happen.
@@ -415,7 +415,7 @@ function resumeLateLandingWatches(ctx: PaymentContext): void {
  * A sale counted as not done after the lookup grace may still land at the platform (a
  * request held somewhere on the way): the customer was told nothing was charged, so the
  * agent keeps looking for it, with a growing interval, until the platform's window for the
- * sale ends (late-landing.ts), and reverses it if it lands (docs/architecture.md, "Unknown
+ * sale ends (late-landing.ts), and reverses it if it lands (docs/payments.md, "Unknown
  * outcome: resolution and reversal"). Only while the row is still that verdict; after a
  * restart, recovery resumes it for what is left of the window.
  */

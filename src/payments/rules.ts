@@ -5,7 +5,7 @@ import { formatAmount } from './money.js';
 import { isCapturedStatus } from './records.js';
 
 /**
- * Payment rules checked before a request leaves (docs/architecture.md, "Capture, cancel,
+ * Payment rules checked before a request leaves (docs/payments.md, "Capture, cancel,
  * refund"; docs/platform-contract.md, "Decisions where the spec is silent"). Each refusal is a PAYMENT_RULE error a person can act on; `details.suggest`
  * names the operation to use instead.
  */
@@ -81,7 +81,7 @@ function saleUsable(sale: JournalRow, op: string): Check | undefined {
   return undefined;
 }
 
-/** Captured card sales and closed wallet windows are refunded instead (docs/architecture.md, "Capture, cancel, refund"). */
+/** Captured card sales and closed wallet windows are refunded instead (docs/payments.md, "Capture, cancel, refund"). */
 export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'cancelled');
   if (unusable !== undefined) return unusable;
@@ -103,7 +103,7 @@ export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations 
   return { ok: true, maxAmount: left };
 }
 
-/** walletB 180 days; an uncaptured card sale is cancelled, not refunded (docs/architecture.md, "Capture, cancel, refund"). */
+/** walletB 180 days; an uncaptured card sale is cancelled, not refunded (docs/payments.md, "Capture, cancel, refund"). */
 export function refundCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'refunded');
   if (unusable !== undefined) return unusable;
@@ -123,7 +123,7 @@ export function refundCheck(sale: JournalRow, now: number, open: OpenOperations 
   return { ok: true, maxAmount: left };
 }
 
-/** Only a card authorization (capture deferred) is captured, at most what is left of it (docs/architecture.md, "Capture, cancel, refund"). */
+/** Only a card authorization (capture deferred) is captured, at most what is left of it (docs/payments.md, "Capture, cancel, refund"). */
 export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
   const unusable = saleUsable(sale, 'captured');
   if (unusable !== undefined) return unusable;
@@ -150,7 +150,7 @@ export function requireAmount(check: Check, amount: number | undefined, op: 'can
   return use;
 }
 
-/** A MOTO sale is keyed (the reader's keypad), never contactless or chip (docs/architecture.md, "Card sale"). */
+/** A MOTO sale is keyed (the reader's keypad), never contactless or chip (docs/payments.md, "Card sale"). */
 export function checkMotoEntryMode(entryMode: string): void {
   if (entryMode !== 'Keyed') throw ruleError(`a mail/telephone order must be keyed in (entry mode Keyed), not ${entryMode}`, { entryMode });
 }

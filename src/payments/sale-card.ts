@@ -17,7 +17,7 @@ import { checkMotoEntryMode } from './rules.js';
 const PRESENT_MODES: EntryMode[] = ['ContactChip', 'ContactlessChip', 'Magstripe'];
 
 /**
- * A card sale (docs/architecture.md, "Card sale"): the row exists before anything happens; the reader
+ * A card sale (docs/payments.md, "Card sale"): the row exists before anything happens; the reader
  * reads the card (keyed on its own keypad for manual entry and MOTO, so the agent never
  * sees a clear PAN); the row becomes in_flight with the card data as the reader gave it;
  * then process, and the answer is adopted. Never throws: the outcome is in the journal.

@@ -24,7 +24,7 @@ import {
  * - `platform`: an online answer, a status lookup, the event relay (the record is the
  *   truth, docs/architecture.md "Flows"; a pending status means the customer is still paying);
  * - `offline_upload`: the answer to (or the lookup of) an offline sale's upload
- *   (docs/architecture.md "Offline queue"): the customer left long ago, so a status that is
+ *   (docs/offline.md "Offline queue"): the customer left long ago, so a status that is
  *   not final is something for staff to check, and the row stays marked as taken offline.
  */
 export type RecordSource = 'platform' | 'offline_upload';

@@ -10,7 +10,7 @@ export interface StorageCheck {
   detail: string;
 }
 
-/** The journal takes writes (docs/architecture.md, "Journal", writes that fail); checked now (kept writes retried, or a probe). */
+/** The journal takes writes (docs/journal.md, "Journal", writes that fail); checked now (kept writes retried, or a probe). */
 export function journalCheck(ctx: PaymentContext): StorageCheck {
   const status = ctx.journal.retryWrites();
   if (status.writable) return { ok: true, detail: 'journal writable' };

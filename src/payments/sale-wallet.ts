@@ -21,7 +21,7 @@ export interface WalletSaleInput {
 }
 
 /**
- * A wallet sale (docs/architecture.md, "Wallet QR, consumer scan" and "Wallet QR,
+ * A wallet sale (docs/payments.md, "Wallet QR, consumer scan" and "Wallet QR,
  * merchant scan"): consumer scan answers Initialized with the QR,
  * shown on the customer display and followed by the relay until final; merchant scan
  * reads the customer's code from the scanner (unless given) and sends it as walletId

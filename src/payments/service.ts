@@ -67,7 +67,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   constructor(deps: PaymentServiceDeps) {
     this.ctx = new PaymentContext(deps);
     // An offline sale the platform settled on upload (src/offline/ reports it through the
-    // journal and the bus) is captured like an online one (docs/architecture.md, "Offline card sale and upload").
+    // journal and the bus) is captured like an online one (docs/payments.md, "Offline card sale and upload").
     this.unsubscribe = deps.bus.on('transaction.updated', (e) => {
       if (e.data.kind !== 'sale' || e.data.status !== 'approved') return;
       // Three columns first: an online sale's approval (one event per platform event) reads no whole row here.
@@ -212,7 +212,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   }
 
   /**
-   * An abort of a sale sent through the terminal QR call (docs/architecture.md, "Wallet QR,
+   * An abort of a sale sent through the terminal QR call (docs/payments.md, "Wallet QR,
    * merchant scan"): the cancel goes to the platform (by the server id when an answer gave
    * one), and its answer is the outcome. A call still out is let finish first (its answer,
    * or the lookup after it), so the cancel acts on what the platform did; a sale it then
@@ -290,7 +290,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const check = cancel.ok ? cancel : refundCheck(sale, ctx.clock.wall(), open);
     const amount = requireAmount(check, req.amount, cancel.ok ? 'cancel' : 'refund', sale.currency);
     if (sale.origin !== 'web') {
-      // Its own staff permission, checked by the local API (docs/architecture.md, "Refund by web"): who gave a sale of this terminal back by web, and which.
+      // Its own staff permission, checked by the local API (docs/payments.md, "Refund by web"): who gave a sale of this terminal back by web, and which.
       ctx.log.info({ operator: currentOperator(), clientTransactionId: sale.clientTransactionId, amount, currency: sale.currency }, 'refund by web of a sale made at this terminal');
     }
     return toView(await sendRefundByWeb(ctx, sale, amount));
@@ -380,7 +380,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   /**
    * Wallet sales waiting at the platform (a QR shown, a confirmation awaited, or a QR expired
    * with its outcome being checked: `pending`), refunds and cancels answered pending, and
-   * sales whose status is a word the agent does not know (docs/architecture.md, "Event relay").
+   * sales whose status is a word the agent does not know (docs/payments.md, "Event relay").
    */
   pendingTracking(): PendingTracking[] {
     return this.ctx.journal
@@ -411,7 +411,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
   /**
    * The QR expired (on the platform's clock) with the payment still pending: not an outcome.
    * The sale's outcome is checked with the platform: it is asked to cancel the payment and
-   * the sale is followed until the platform reports it final (docs/architecture.md, "Wallet
+   * the sale is followed until the platform reports it final (docs/payments.md, "Wallet
    * QR, consumer scan", expiry).
    */
   qrExpired(clientTransactionId: string): TransactionView {
@@ -457,7 +457,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
 
   /**
    * Start-up: resolves every row a crash left in flight or reversing, before the
-   * agent takes new sales (docs/architecture.md, "Start-up recovery"). Reversals that the
+   * agent takes new sales (docs/payments.md, "Start-up recovery"). Reversals that the
    * platform does not answer go on in the background.
    */
   async recover(): Promise<{ resolved: number; reversing: number; failed: number }> {

@@ -40,7 +40,7 @@ export interface PlatformWatchOptions {
 }
 
 /**
- * The one source of truth of the platform's availability (docs/architecture.md, "Local API
+ * The one source of truth of the platform's availability (docs/counter-page.md, "Local API
  * and counter page", platform status): every platform call reports to it (any answer:
  * online; a transport failure: offline at once), and while the agent is idle it asks
  * isAvailable itself, every `intervalMs` while online and with backoff while not. Each
@@ -87,7 +87,7 @@ export class PlatformWatch implements ReachObserver {
     // One lost answer while online (the agent then looks its outcome up) is checked before it
     // is believed: isAvailable at once, whose own report decides. Otherwise every sale whose
     // answer was lost flashed "platform offline" on the counter for the moment before its
-    // lookup answered (docs/architecture.md, "Local API and counter page", platform status).
+    // lookup answered (docs/counter-page.md, "Local API and counter page", platform status).
     if (opts?.answerLost === true && this.current === 'online' && this.probe !== undefined) {
       if (!this.checking) void this.checkNow().catch((err: unknown) => this.opts.log.warn({ err: String(err) }, 'platform availability check failed'));
       return;

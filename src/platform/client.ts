@@ -81,7 +81,7 @@ export interface PlatformClientOptions {
   getRetry?: Partial<GetRetryOptions>;
   /** Time and timers (docs/architecture.md, "Time"); the composition root passes the agent's one Clock. */
   clock?: Clock;
-  /** Told of every answer and every transport failure (the PlatformWatch: docs/architecture.md, "Local API and counter page"). */
+  /** Told of every answer and every transport failure (the PlatformWatch: docs/counter-page.md, "Local API and counter page"). */
   reach?: ReachObserver;
 }
 
@@ -321,7 +321,7 @@ export class PlatformClient {
       const code = isAgentError(err) ? err.code : ErrorCodes.INTERNAL;
       // A merchant the terminal does not serve keeps its code: an offline upload naming it
       // goes to a person instead of waiting for a platform that will never take it; the
-      // platform unreachable says why (docs/architecture.md, "Offline card sale and upload",
+      // platform unreachable says why (docs/payments.md, "Offline card sale and upload",
       // merchant of an offline sale). Token errors carry no token or secret.
       const noMerchant = isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT);
       throw new PlatformError(noMerchant || transient ? `no access token for ${operation}: ${describeError(err)}` : `no access token for ${operation} (${code})`, {

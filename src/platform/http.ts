@@ -68,7 +68,7 @@ function errorCodeOf(err: unknown): string | undefined {
 /**
  * Classifies a transport failure. `outcomeUnknown` is true whenever the request may have
  * left: a read timeout, or a connection reset after connecting (docs/platform-contract.md,
- * "Hosts and TLS", and docs/architecture.md, "Unknown outcome: resolution and reversal").
+ * "Hosts and TLS", and docs/payments.md, "Unknown outcome: resolution and reversal").
  */
 export function transportError(req: Pick<HttpRequest, 'operation' | 'method' | 'url'>, err: unknown): PlatformError {
   const code = errorCodeOf(err);

@@ -1,6 +1,6 @@
 /**
  * The demo platform and the simulated peripherals, as the composition root and the CLI
- * use them (docs/architecture.md, "Demo platform"). The demo platform is an independent
+ * use them (docs/demo-platform.md, "Demo platform"). The demo platform is an independent
  * implementation of the platform contract and shares no code with the agent's payments
  * rules, so it can catch the agent's mistakes.
  */

@@ -23,7 +23,7 @@ export function createApiDispatch(deps: { router: Router; idempotency: Idempoten
     let work = run;
     const key = caller === undefined ? undefined : Idempotency.keyOf(req);
     if (caller !== undefined && key !== undefined) work = () => deps.idempotency.handle(req, caller.scope, key, `${url.pathname}${url.search}`, run);
-    // Every journal row this request makes records who made it (docs/architecture.md, "Journal").
+    // Every journal row this request makes records who made it (docs/journal.md, "Journal").
     const result = await (caller === undefined ? work() : withOperator(caller.operator, work));
     if (result === undefined) return;
     if (result.replayed === true) res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');

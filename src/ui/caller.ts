@@ -28,7 +28,7 @@ export interface Caller {
 }
 
 /**
- * Who is calling /api/* (docs/architecture.md, "Local API and counter page"): a program
+ * Who is calling /api/* (docs/counter-page.md, "Local API and counter page"): a program
  * with the per-install token (Authorization: Bearer, the CLI and on-device programs: every
  * operation), or the counter page with a staff session cookie (the operations the clerk's
  * permissions allow). Anything else is refused with 401 before a route runs.

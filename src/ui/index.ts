@@ -1,5 +1,5 @@
 /**
- * The local API and the counter page (docs/architecture.md, "Local API and counter page"):
+ * The local API and the counter page (docs/counter-page.md, "Local API and counter page"):
  * the loopback HTTP server, its one table of error statuses, the wire types shared with the
  * page, and the client the CLI and diagnostics use to talk to a running agent.
  */

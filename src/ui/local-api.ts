@@ -46,7 +46,7 @@ import { defaultPageDirs, registerPageRoutes } from './static-page.js';
 // node:http through require, not an ES import: the ES import builds node:http's module
 // facade, which reads every export, among them the lazy WebSocket getter that loads node's
 // own copy of undici and compiles its WebAssembly HTTP parser (about 10 MiB of RSS in an
-// empty node), which the agent never uses (docs/architecture.md, "Memory").
+// empty node), which the agent never uses (docs/performance.md, "Memory").
 const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface LocalApiOptions {
@@ -101,7 +101,7 @@ function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * The local API and counter page (docs/architecture.md, "Local API and counter page"):
+ * The local API and counter page (docs/counter-page.md, "Local API and counter page"):
  * node:http on loopback only, Host and Origin checked, health routes, the page and staff
  * sign-in before authentication (none of them hands out a credential), every /api/*
  * request carrying the per-install token or a staff session cookie, thin routes over

@@ -3,7 +3,7 @@ import { AgentError, ErrorCodes } from '../core/index.js';
 
 type Permission = keyof Config['api']['permissions'];
 
-/** Operations that need a permission of the signed-in clerk, by method and path (docs/architecture.md, "Local API and counter page"). */
+/** Operations that need a permission of the signed-in clerk, by method and path (docs/counter-page.md, "Local API and counter page"). */
 const RULES: Array<{ method: string; path: RegExp; needs: Permission[]; what: string }> = [
   { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/cancel$/, needs: ['cancel'], what: 'cancel' },
   { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/refund$/, needs: ['refund'], what: 'refund' },

@@ -5,7 +5,7 @@ export const SESSION_COOKIE = 'ta_session';
 const ID_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * The session cookie (docs/architecture.md, "Local API and counter page"): HttpOnly, so no
+ * The session cookie (docs/counter-page.md, "Local API and counter page"): HttpOnly, so no
  * script, ours included, can read it; SameSite=Strict, so no other site's page makes the
  * browser send it; Path=/. No `Secure`: the listener is plain http on loopback, whose
  * traffic never leaves the machine, so Secure would protect nothing, and whether a browser

@@ -19,7 +19,7 @@ export interface SessionLimits {
 }
 
 /**
- * The counter page's staff sessions (docs/architecture.md, "Local API and counter page"), in
+ * The counter page's staff sessions (docs/counter-page.md, "Local API and counter page"), in
  * memory only: a restart signs everyone out. A session ends after `idleMs` without a
  * request, `maxMs` after sign-in however busy, or at sign-out; times are on the monotonic
  * clock so a wall-clock jump neither ends nor extends one.

@@ -73,7 +73,7 @@ interface Stream {
 const everyEvent: EventFilter = () => true;
 
 /**
- * Server-Sent Events fed from the bus alone (docs/architecture.md, "Local API and counter
+ * Server-Sent Events fed from the bus alone (docs/counter-page.md, "Local API and counter
  * page"). Each bus event is sent with
  * `id: <seq>`; a client reconnecting with Last-Event-ID gets what it missed from a bounded
  * ring buffer, or a `resync` event telling it to reload its state when the gap is gone.

@@ -14,7 +14,7 @@ export interface StaffView {
 }
 
 /**
- * Checks a clerk's username and password (docs/architecture.md, "Local API and counter
+ * Checks a clerk's username and password (docs/counter-page.md, "Local API and counter
  * page"): the agent gives the platform's password grant with the local verifier as fallback
  * (src/auth/staff-sign-in.ts). Rejects with API_SIGN_IN_FAILED when refused.
  */

@@ -1,7 +1,7 @@
 /**
  * The local API's requests and answers as they travel (JSON), declared once for the three
  * parties: the server (src/ui/routes/), the CLI's client (src/ui/client/) and the counter
- * page (src/ui/page/). See docs/architecture.md, "Local API and counter page".
+ * page (src/ui/page/). See docs/counter-page.md, "Local API and counter page".
  *
  * Types only, and no imports: the page's own build (src/ui/page/tsconfig.json, browser
  * libraries, no Node types) compiles this file too, and the browser never loads it.
@@ -400,7 +400,7 @@ export interface ApiLogLevelAnswer {
 }
 
 /**
- * What the counter page needs to speak and format for this terminal and clerk (docs/architecture.md,
+ * What the counter page needs to speak and format for this terminal and clerk (docs/counter-page.md,
  * "Local API and counter page", languages): answered with every /session answer, signed in or not.
  */
 export interface ApiCounterSettings {

@@ -9,7 +9,7 @@ import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
- * A terminal restarted during an outage (docs/architecture.md, "Offline card sale and
+ * A terminal restarted during an outage (docs/payments.md, "Offline card sale and
  * upload", merchant of an offline sale): the agent starts while the platform is unreachable
  * from its very first request, so the merchant credentials were never read, or were read
  * while the platform merchant id (m-1002) of a second merchant was not yet learnt from a

@@ -22,7 +22,7 @@ const settings: AuthSettings = {
 
 let demo: Demo;
 const open: Array<{ auth: AuthService; dispatchers: HostDispatchers }> = [];
-/** The strict profile issues device tokens without cnf (docs/architecture.md, "Demo platform"). */
+/** The strict profile issues device tokens without cnf (docs/demo-platform.md, "Demo platform"). */
 const strictRun = testSimProfile() === 'strict';
 
 /** Switches the platform's answering profile through its control route. */
@@ -541,7 +541,7 @@ describe('checking a merchant before a sale', () => {
   });
 });
 
-describe('a merchant that cannot be checked while the platform is unreachable (docs/architecture.md, "Offline card sale and upload")', () => {
+describe('a merchant that cannot be checked while the platform is unreachable (docs/payments.md, "Offline card sale and upload")', () => {
   it('credentials never read: every token request fails as the platform unreachable (transient), never AUTH_NO_MERCHANT', async () => {
     const closed = await closedPort();
     const auth = service({}, { endpoints: { authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}` } });

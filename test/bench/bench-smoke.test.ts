@@ -13,7 +13,7 @@ import { testCerts } from '../helpers/certs.js';
 /**
  * Each bench runs end to end with tiny counts and returns figures. Nothing here is timed:
  * the figures are checked for being numbers, never against the targets (benchmarks are
- * scripts, README.md, "Quality targets").
+ * scripts, docs/performance.md, "Quality targets").
  */
 function expectFigures(result: BenchResult, name: string): void {
   expect(result.name).toBe(name);

@@ -6,7 +6,7 @@ import type { ChaosReport } from '../../scripts/chaos/online/run.js';
 import { compareJournalWithLedger, type ChaosJournalRow, type ChaosLedgerEntry, type OperationTold, type Told } from '../../scripts/chaos/online/compare.js';
 
 /**
- * The chaos run through the front door (README.md, "Chaos"), small: the compiled
+ * The chaos run through the front door (docs/performance.md, "Chaos"), small: the compiled
  * scripts/chaos/online/run.js starts the built CLI (`terminal-agent start`) as a child,
  * sells through its local API under platform faults and disk-full moments, kills it twice
  * with SIGKILL, and compares the journal, the platform's ledger and what each customer was told.

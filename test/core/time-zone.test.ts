@@ -39,7 +39,7 @@ describe('isKnownTimeZone', () => {
     expect(isKnownTimeZone('Asia/Singapore')).toBe(true);
   });
 
-  it('makes no formatter for UTC or a zone Intl lists: the first pages in ICU date data an idle terminal does not need (docs/architecture.md, "Memory")', () => {
+  it('makes no formatter for UTC or a zone Intl lists: the first pages in ICU date data an idle terminal does not need (docs/performance.md, "Memory")', () => {
     const made = countFormatters();
     expect(isKnownTimeZone('UTC')).toBe(true);
     expect(isKnownTimeZone('Europe/Berlin')).toBe(true);

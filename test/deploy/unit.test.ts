@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
- * The shipped systemd unit (docs/operations.md, "The systemd unit"), checked with
+ * The shipped systemd unit (docs/operations.md, "systemd unit"), checked with
  * systemd's own tools, which work on a unit file without a running systemd:
  * `systemd-analyze verify` and `systemd-analyze security --offline=true`. .ci/run installs
  * them (package systemd); without them the checks are skipped and say why.

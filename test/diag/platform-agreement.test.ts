@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { demoPlatform, diagConfig } from './diag-setup.js';
 
 /**
- * One source of truth for the platform's availability (docs/architecture.md, "Local API and
+ * One source of truth for the platform's availability (docs/counter-page.md, "Local API and
  * counter page"): with the platform's isAvailable failing, the running agent's /readyz,
  * /api/v1/status, `terminal-agent status` and `diag` all say offline within seconds, and all
  * say online again once it answers. Waits are generous deadlines, never timed assertions.

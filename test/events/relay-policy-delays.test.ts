@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultRelayPolicy, nextPollDelay, type PollState } from '../../src/events/relay-policy.js';
 
-// When the relay asks for a pending QR payment's status next (README.md, "Quality
+// When the relay asks for a pending QR payment's status next (docs/performance.md, "Quality
 // targets", relay: at most 2 status calls per second per pending transaction). Written to
 // kill the mutants `npm run mutate` found surviving (test/README.md, "Mutation testing").
 

@@ -6,7 +6,7 @@ import { testSimProfile } from '../helpers/demo-platform.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 /*
- * The relay against the strict demo platform (docs/architecture.md, "Demo platform"): QR
+ * The relay against the strict demo platform (docs/demo-platform.md, "Demo platform"): QR
  * expiry times in the 12-hour server form, in the platform's zone west of UTC. The
  * platform's clock (and the terminal's with it) is set to 15 December 2026, 20:00 UTC:
  * noon in Los Angeles, so the expiry reads "12/15/2026 12:05:00 PM".

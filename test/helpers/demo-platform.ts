@@ -25,7 +25,7 @@ export interface Demo {
 
 /**
  * The demo platform's answering profile for this run: TEST_SIM_PROFILE=strict makes every
- * fixture start it in the strict profile (docs/architecture.md, "Demo platform"), so the
+ * fixture start it in the strict profile (docs/demo-platform.md, "Demo platform"), so the
  * same tests see the contract's extremes; `npm test` runs the suites that talk to the
  * platform once in each.
  */
@@ -39,7 +39,7 @@ export function testSimProfile(): SimProfileName {
 /**
  * The time zone the run's demo platform writes server times in, for the terminal's
  * `platform.timeZone`: the strict profile writes them in STRICT_TIME_ZONE
- * (docs/architecture.md, "Demo platform"), the standard one in UTC. A test that switches
+ * (docs/demo-platform.md, "Demo platform"), the standard one in UTC. A test that switches
  * the profile itself configures its terminal with the zone itself.
  */
 export function testPlatformTimeZone(): string {
@@ -49,7 +49,7 @@ export function testPlatformTimeZone(): string {
 /**
  * The status the run's demo platform gives an immediate-capture merchant's card sale
  * (m-1001): `Captured`, or `Accepted` with the capture in its event under the strict profile
- * (docs/architecture.md, "Demo platform", strict profile, operations).
+ * (docs/demo-platform.md, "Demo platform", strict profile, operations).
  */
 export function immediateCaptureStatus(): 'Captured' | 'Accepted' {
   return testSimProfile() === 'strict' ? 'Accepted' : 'Captured';

@@ -2,7 +2,7 @@ import type { PaymentsPlatform } from '../../src/payments/index.js';
 import type { Journal } from '../../src/payments/journal/index.js';
 
 /**
- * A journal that cannot write (docs/architecture.md, "Journal", writes that fail), made
+ * A journal that cannot write (docs/journal.md, "Journal", writes that fail), made
  * real with SQLite's own limit: the journal's connection may not grow the file
  * (`PRAGMA max_page_count` at its current size) and its pages are packed with finished
  * rows, so the next write that needs room fails with SQLITE_FULL.

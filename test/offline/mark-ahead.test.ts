@@ -99,7 +99,7 @@ describe('offline uploads marked ahead', () => {
   });
 
   it('refreshes the marks while a slow platform answers, so every upload leaves within 1 s of the try time on disk', async () => {
-    // A crash's lookup grace counts from that time (docs/architecture.md, "Offline queue"):
+    // A crash's lookup grace counts from that time (docs/offline.md, "Offline queue"):
     // it must not say the request left long before it did.
     const gaps: number[] = [];
     const platform: OfflineDeps['platform'] = {

@@ -4,7 +4,7 @@ import { ageStage, computeLevels, eligibilityError, limitError, warnAgeMs } from
 import type { OfflineCandidate, QueueStats } from '../../src/offline/types.js';
 import { offlineConfig } from '../helpers/offline-sales.js';
 
-// Which sales a terminal takes offline and within which limits (docs/architecture.md,
+// Which sales a terminal takes offline and within which limits (docs/offline.md,
 // "Offline queue"), each refusal with the reason a report or the page keys on. Written to
 // kill the mutants `npm run mutate` found surviving (test/README.md, "Mutation testing").
 

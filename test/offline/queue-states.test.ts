@@ -8,7 +8,7 @@ import { Journal, withOperator } from '../../src/payments/journal/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-// The offline queue's own states and counts (docs/architecture.md, "Offline queue"), on a
+// The offline queue's own states and counts (docs/offline.md, "Offline queue"), on a
 // real journal file in a temporary directory: what each write does to an item, what each
 // read answers, and the limits' inputs with and without the counts the triggers keep.
 

@@ -3,7 +3,7 @@ import { AgentError, ErrorCodes } from '../../src/core/index.js';
 import { classifyUploadFailure, deferralOf } from '../../src/offline/upload-result.js';
 import { PlatformError, type PlatformErrorInit } from '../../src/platform/errors.js';
 
-// What happens to a stored offline sale whose upload failed (docs/architecture.md, "Offline
+// What happens to a stored offline sale whose upload failed (docs/offline.md, "Offline
 // queue"): refused and counted, never sendable and handed to staff, or deferred uncounted.
 const platform = (init: Partial<PlatformErrorInit> & Pick<PlatformErrorInit, 'category'>, message = 'upload failed'): PlatformError =>
   new PlatformError(message, { operation: 'process', method: 'POST', outcomeUnknown: false, ...init });

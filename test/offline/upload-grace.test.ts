@@ -4,7 +4,7 @@ import { nextEvent, platformFixture, storeOfflineSale, uploadFixture, type Platf
 // An upload whose answer was lost may have reached the platform, whose lookups may lag its
 // writes (the contract promises no read-after-write, nor that a repeated client id is
 // recognised): it is looked up until payments.lookupGraceMs after it left, and only sent
-// again when the platform still has no trace of it (docs/architecture.md, "Offline queue").
+// again when the platform still has no trace of it (docs/offline.md, "Offline queue").
 // The demo platform lags its lookups by 15 s here, the grace is 20 s: lag < grace, one sale.
 const GRACE_MS = 20_000;
 const LAG_MS = 15_000;

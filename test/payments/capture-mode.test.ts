@@ -4,7 +4,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 
-// payments.captureMode (docs/architecture.md, "Capture, cancel, refund"; docs/operations.md):
+// payments.captureMode (docs/payments.md, "Capture, cancel, refund"; docs/operations.md):
 // by default the terminal captures nothing by itself and the platform's answer says whether
 // a sale is captured; a merchant configured to capture at the terminal has an authorization
 // the platform shows not captured captured at once. A capture refused because the platform

@@ -248,7 +248,7 @@ describe('end of day from a real journal', () => {
     const j = journalAt();
     write(j, [{ id: 'kept', at: '2026-03-29T12:00:00Z', amount: 1500 }, { id: 'other', at: '2026-03-29T12:30:00Z', amount: 200, patch: { state: 'approved' } }]);
     // The outcome after the request left cannot be written: it is kept in memory and shown by
-    // every read (docs/architecture.md, "Journal", writes that fail); on disk the row stays in_flight.
+    // every read (docs/journal.md, "Journal", writes that fail); on disk the row stays in_flight.
     fillJournal(j.journal);
     j.journal.update('kept', { state: 'approved', serverTransactionId: 'srv-kept', message: `approved ${'after a long platform answer '.repeat(100)}` });
     expect(j.journal.writeStatus()).toMatchObject({ writable: false, pendingWrites: 1 });

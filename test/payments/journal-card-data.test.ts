@@ -14,7 +14,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { Journal, JOURNAL_FILE, SCRUB_HOLD_MAX_MS } from '../../src/payments/journal/journal.js';
 
 /**
- * Card data at rest (docs/architecture.md, "Journal", card data lifetime): once the sales
+ * Card data at rest (docs/journal.md, "Journal", card data lifetime): once the sales
  * are final, no byte of any file in the data directory (journal, -wal, -shm, marker...)
  * holds the reader's encrypted card data or a PIN block. Before secure_delete and the
  * write-ahead log scrub, the cleared values stayed readable in freed cells and pages and in

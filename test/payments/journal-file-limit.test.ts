@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/temp-dir.js';
  * The journal on a disk that cannot take more bytes, made by the kernel: this process's
  * file-size limit (RLIMIT_FSIZE through prlimit(1), as the chaos run's disk-full moments do:
  * scripts/chaos/front-door/disk-full.ts). Writes past the limit fail with EFBIG, which SQLite
- * reports as SQLITE_IOERR_WRITE (docs/architecture.md, "Journal", writes that fail).
+ * reports as SQLITE_IOERR_WRITE (docs/journal.md, "Journal", writes that fail).
  */
 function limitFileSize(bytes: number | 'unlimited'): void {
   execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${bytes}:unlimited`]);

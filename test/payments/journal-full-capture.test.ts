@@ -8,13 +8,13 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 /**
- * The chaos run's lost sale (README.md, "Chaos", disk-full moments): a sale's approval the
+ * The chaos run's lost sale (docs/performance.md, "Chaos", disk-full moments): a sale's approval the
  * journal could not write was kept in memory, a later small write (the immediate capture's
  * own row) still fitted, and the capture went out while the disk still said the sale was in
  * flight. After a kill, start-up recovery saw an unknown outcome; its lookup failed, so it
  * reversed a sale that was approved and captured: the cancel was refused (captured), the
  * refund that replaces it needs the supervisor code at m-1002, and the sale ended
- * `needs_attention`, charged, never looked at again. docs/architecture.md, "Journal",
+ * `needs_attention`, charged, never looked at again. docs/journal.md, "Journal",
  * writes that fail: no request acting on a sale leaves while the sale's own outcome is only
  * in memory.
  *

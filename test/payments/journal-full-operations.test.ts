@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 
 /**
- * Capture, cancel and refund answered while the journal cannot write (docs/architecture.md,
+ * Capture, cancel and refund answered while the journal cannot write (docs/journal.md,
  * "Journal", writes that fail; "Capture, cancel, refund"): the platform's answer is kept and
  * written once space is freed, never lost, never sent again; the caller is told the outcome
  * is being recorded (row in_flight), never a success or failure the journal does not hold.

@@ -9,7 +9,7 @@ import { startTestAgent } from '../helpers/test-agent.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
- * Integrity at start (docs/architecture.md, "Journal"): real SQLite files damaged the ways
+ * Integrity at start (docs/journal.md, "Journal"): real SQLite files damaged the ways
  * a power cut, a bad card or a careless hand damages them. A damaged or emptied journal is
  * refused with one line naming the file and what to do, and is kept exactly as found.
  */

@@ -8,7 +8,7 @@ import { fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-// The journal's state moves (docs/architecture.md, "Journal", state moves), written out
+// The journal's state moves (docs/journal.md, "Journal", state moves), written out
 // here from the table in that section, independently of src/payments/journal/moves.ts.
 const STATES: TransactionState[] = [
   'created',

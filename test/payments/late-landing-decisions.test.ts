@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NOT_FOUND_MESSAGE, isCountedNotDone, lateLandingIntervalCap, lateLandingResumeSince, lateLandingWatchEnd } from '../../src/payments/late-landing.js';
 import { DAY, HOUR, SOLD_AT, saleRow } from './sale-row.js';
 
-// The late-landing watch's bounds (docs/architecture.md, "Unknown outcome: resolution and
+// The late-landing watch's bounds (docs/payments.md, "Unknown outcome: resolution and
 // reversal", step 3), decided without a platform.
 const MIN = 60_000;
 const notDone = (over: Parameters<typeof saleRow>[0] = {}) =>

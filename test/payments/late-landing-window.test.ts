@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * The late-landing watch lasts as long as the platform's window for the sale
- * (docs/architecture.md, "Unknown outcome: resolution and reversal", step 3): a wallet sale
+ * (docs/payments.md, "Unknown outcome: resolution and reversal", step 3): a wallet sale
  * until its cancel window ends, a card sale payments.lateLandingWatchMs (24 h) after the
  * sale; looked at with a growing interval; resumed at start for rows counted as not done
  * within the window, read with a bounded query.

@@ -3,7 +3,7 @@ import { testLogger } from '../helpers/log-sink.js';
 import { useDemoPlatform } from '../helpers/payment-terminal.js';
 
 // A late write never turns an outcome the journal holds into another one
-// (docs/architecture.md, "Journal", state moves): flows that read a row, wait for the
+// (docs/journal.md, "Journal", state moves): flows that read a row, wait for the
 // platform and then write, against the demo platform.
 
 const fixture = useDemoPlatform();

@@ -6,10 +6,10 @@ import { useDemoPlatform } from '../helpers/payment-terminal.js';
 const fixture = useDemoPlatform();
 
 /**
- * A sale whose answer was lost is looked up before anything else (docs/architecture.md,
+ * A sale whose answer was lost is looked up before anything else (docs/payments.md,
  * "Unknown outcome: resolution and reversal"): while it is, the view says so
  * (`outcomeBeingChecked`), so that no caller reads "sent, waiting for the answer" for a sale
- * whose outcome is unknown (docs/local-api.md, "Transactions").
+ * whose outcome is unknown (docs/local-api.md, "A sale, step by step").
  */
 describe('a sale being looked up after its answer was lost', () => {
   it('is in flight with outcomeBeingChecked until the platform gives its word; then it is gone', async () => {

@@ -4,7 +4,7 @@ import { answeredUnreadable, failureKind, isApprovalCodeRefusal, isNotFoundError
 import { PlatformError, type PlatformErrorInit } from '../../src/platform/errors.js';
 
 // What a failed platform write means for the money, and the refusal a person reads
-// (docs/architecture.md, "Unknown outcome: resolution and reversal"; docs/platform-contract.md,
+// (docs/payments.md, "Unknown outcome: resolution and reversal"; docs/platform-contract.md,
 // "Decisions where the spec is silent", approval code).
 const platform = (init: Partial<PlatformErrorInit> & Pick<PlatformErrorInit, 'category'>, message = 'platform call failed'): PlatformError =>
   new PlatformError(message, { operation: 'process', method: 'POST', outcomeUnknown: false, ...init });

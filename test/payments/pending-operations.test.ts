@@ -6,7 +6,7 @@ import { startTerminalRelay, useDemoPlatform, type Terminal } from '../helpers/p
 
 /**
  * Refunds and cancels the platform answers pending (a refund may be asynchronous), ids
- * the platform knows either way, and a busy platform (docs/architecture.md, "Capture,
+ * the platform knows either way, and a busy platform (docs/payments.md, "Capture,
  * cancel, refund"; docs/platform-contract.md, "Decisions where the spec is silent").
  */
 const fixture = useDemoPlatform();

@@ -11,7 +11,7 @@ import { useDemoPlatform, type Terminal, type TerminalOptions } from '../helpers
 
 /*
  * A consumer-scan QR whose expireTime passes while the platform still says `Initialized`
- * (docs/architecture.md, "Wallet QR, consumer scan", expiry), against the strict demo
+ * (docs/payments.md, "Wallet QR, consumer scan", expiry), against the strict demo
  * platform: it writes expireTime in the 12-hour form in Los Angeles, its wallet provider
  * reports outcomes STRICT_REPORT_LAG_MS after the expiry, and amounts ending in 61 / 62 are
  * paid by the consumer a second after the expiry, the cancel then voiding the payment (61)

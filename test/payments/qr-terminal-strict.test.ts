@@ -8,7 +8,7 @@ import { useDemoPlatform, type Terminal, type TerminalOptions } from '../helpers
 
 /*
  * The terminal QR call against the strict demo platform whatever the run's profile
- * (docs/architecture.md, "Wallet QR, merchant scan" and "Demo platform"): the payment API
+ * (docs/payments.md, "Wallet QR, merchant scan" and "Demo platform"): the payment API
  * does not know the client id a QR call gave (only the server id), and answers a status
  * call for an id it does not know with 400. Nothing the platform did not say may be told to
  * the clerk: "nothing was charged" only on its word.

@@ -41,7 +41,7 @@ async function until(check: () => boolean): Promise<void> {
 /**
  * The strict platform does not know a QR call's client id at the payment API (only its
  * server id): without a server id from the answer, nothing can find the sale there, and it
- * stays being checked (docs/architecture.md, "Wallet QR, merchant scan").
+ * stays being checked (docs/payments.md, "Wallet QR, merchant scan").
  */
 const QR_CLIENT_ID_KNOWN = testSimProfile() !== 'strict';
 const BEING_CHECKED = /outcome being checked with the platform: do not repeat the sale/;

@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 /**
  * A wallet sale the agent was killed on while its request was out: at the next start the
  * relay reads what it follows at once, and start-up recovery looks the sale up only after
- * the first token (docs/architecture.md, "Start-up recovery"). A sale recovery finds still
+ * the first token (docs/payments.md, "Start-up recovery"). A sale recovery finds still
  * waiting for the customer must be followed from then on, or it stays waiting for good.
  */
 const fixture = useDemoPlatform();

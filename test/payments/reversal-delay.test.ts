@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { reversalDelay } from '../../src/payments/reversal-delay.js';
 
-/** The reversal's retry wait: seconds while the clerk waits, the long background cap after (docs/architecture.md, "Unknown outcome: resolution and reversal"). */
+/** The reversal's retry wait: seconds while the clerk waits, the long background cap after (docs/payments.md, "Unknown outcome: resolution and reversal"). */
 describe('reversalDelay', () => {
   const p = configSchema.parse({}).payments;
   const settings = { baseMs: 1_000, backgroundCapMs: p.reversalRetryCapMs, waitingCapMs: p.reversalWaitingRetryCapMs, waitingMs: p.reversalWaitingMs, random: () => 0.999 };

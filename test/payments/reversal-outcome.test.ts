@@ -22,7 +22,7 @@ import { PlatformError, type PlatformErrorInit } from '../../src/platform/errors
 import { saleRow } from './sale-row.js';
 
 // What each answer of a reversal means for the sale after an unknown outcome
-// (docs/architecture.md, "Unknown outcome: resolution and reversal"; docs/platform-contract.md,
+// (docs/payments.md, "Unknown outcome: resolution and reversal"; docs/platform-contract.md,
 // "Decisions where the spec is silent", reversal). No platform: answers and rows written here;
 // the flows that send them are in unknown-outcome.test.ts and recovery.test.ts.
 const platform = (init: Partial<PlatformErrorInit> & Pick<PlatformErrorInit, 'category'>): PlatformError =>

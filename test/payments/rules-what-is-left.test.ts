@@ -4,7 +4,7 @@ import { cancelCheck, captureCheck, checkMotoEntryMode, localAllowed, mergeAllow
 import { errorOf } from '../helpers/agent-error.js';
 import { DAY, SOLD_AT, saleRow } from './sale-row.js';
 
-// The money rules as a clerk meets them (docs/architecture.md, "Capture, cancel, refund";
+// The money rules as a clerk meets them (docs/payments.md, "Capture, cancel, refund";
 // docs/platform-contract.md, "Decisions where the spec is silent", windows). Written to
 // kill the mutants `npm run mutate` found surviving (test/README.md, "Mutation testing").
 

@@ -122,7 +122,7 @@ describe('unknown outcome of a sale', () => {
     const after = await t.service.get(started.clientTransactionId);
     expect(after).toMatchObject({ state: 'reversed', cancelledAmount: 5_000 });
     const reversal = t.service.list().find((v) => v.kind === 'cancel' && v.relatedClientTransactionId === started.clientTransactionId);
-    // The view carries the attempts too: the counter's hold screen shows them (docs/architecture.md, "Local API and counter page").
+    // The view carries the attempts too: the counter's hold screen shows them (docs/counter-page.md, "Local API and counter page").
     expect(reversal).toMatchObject({ state: 'approved', amount: 5_000, attempts: 3 });
     expect(t.service.row(reversal?.clientTransactionId ?? '')?.attempts).toBe(3);
     expect(ledgerOf(started.clientTransactionId).map((l) => [l.kind, l.effect])).toEqual([

@@ -3,7 +3,7 @@ import type { AuthStats } from '../../src/sim/platform/auth/index.js';
 import { testCerts } from '../helpers/certs.js';
 import { decodeJwt, leakedSecrets, opensslThumbprint, startAuthFixture, type AuthFixture, type Reply, type Who } from './auth-endpoints.js';
 
-/** The demo platform's strict profile for tokens (docs/architecture.md, "Demo platform"). */
+/** The demo platform's strict profile for tokens (docs/demo-platform.md, "Demo platform"). */
 const MTLS_TOKEN = '/oauth2-mtls/v1/token';
 const OAUTH_TOKEN = '/oauth2/v1/demo-merchants/token';
 const M1 = { client_id: 'terminal-app-1001', client_secret: 'demo-secret-1001-change-me' };

@@ -14,7 +14,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 /**
  * The demo as `npm start` runs it, stopped and started again on the same data directory:
  * the embedded demo platform reads its ledger file back, so a sale of the first run is
- * refunded in the second (docs/architecture.md, "Demo platform", ledger file).
+ * refunded in the second (docs/demo-platform.md, "Demo platform", ledger file).
  */
 const tmp = tempDir('demo-restart-');
 afterAll(() => tmp.cleanup());

@@ -6,7 +6,7 @@ import { testCerts } from '../helpers/certs.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
 /**
- * The demo's offline sale as the README tells it (docs/architecture.md, "Demo platform",
+ * The demo's offline sale as the README tells it (docs/demo-platform.md, "Demo platform",
  * control routes): `PUT /sim/control/unreachable` makes the embedded demo platform refuse
  * connections for a while; a card sale with nothing scripted is approved offline by the
  * simulated reader and stored; when the platform listens again the uploader sends it, once.

@@ -7,7 +7,7 @@ import { testSimProfile } from '../helpers/demo-platform.js';
 import { cardSale, isoNow, newId, startPaymentsHarness, walletSale, type PaymentsHarness } from './payment-endpoints.js';
 
 /**
- * The demo platform's ledger file (docs/architecture.md, "Demo platform", ledger file): a
+ * The demo platform's ledger file (docs/demo-platform.md, "Demo platform", ledger file): a
  * platform started again on the same file knows every earlier transaction, its money and
  * its idempotency; the file holds no card data beyond the masked PAN.
  */

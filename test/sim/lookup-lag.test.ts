@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cardSale, startPaymentsHarness, type PaymentsHarness } from './payment-endpoints.js';
 
-// A platform whose reads lag its writes (docs/architecture.md, "Demo platform", faults:
+// A platform whose reads lag its writes (docs/demo-platform.md, "Demo platform", faults:
 // `lookupLagMs`): the contract promises no read-after-write, so the demo platform can hide
 // what it recorded from lookups by id for a while, and then also takes a repeated
 // clientNewTransactionId for a new sale.

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cardSale, isoNow, newId, startPaymentsHarness, walletSale, type PaymentsHarness } from './payment-endpoints.js';
 
 /**
- * The strict profile's request checks (docs/architecture.md, "Demo platform"): only the
+ * The strict profile's request checks (docs/demo-platform.md, "Demo platform"): only the
  * fields the contract names plus the placements docs/platform-contract.md records, no
  * query parameters, the bare allowed-operations record, and no memory of a repeated
  * cancel. The standard profile keeps tolerating (checked here against the same requests).

@@ -18,7 +18,7 @@ afterEach(() => {
 const PROCESS = '/payment/v1/transactions/process';
 const TWELVE_HOUR = /^([1-9]|1[0-2])\/([1-9]|[12]\d|3[01])\/\d{4} ([1-9]|1[0-2]):\d{2}:\d{2} (AM|PM)$/;
 
-describe('the strict profile\'s answers (docs/architecture.md, "Demo platform")', () => {
+describe('the strict profile\'s answers (docs/demo-platform.md, "Demo platform")', () => {
   it('writes server times in the 12-hour form with one-digit parts, in the platform\'s zone (12 AM midnight, 12 PM noon)', () => {
     expect(serverTime12(Date.parse('2026-01-05T08:07:03Z'), 'UTC')).toBe('1/5/2026 8:07:03 AM');
     expect(serverTime12(Date.parse('2026-01-05T00:00:00Z'), 'UTC')).toBe('1/5/2026 12:00:00 AM');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPaymentsHarness, type PaymentsHarness } from './payment-endpoints.js';
 
-/** `POST /sim/control/web-orders`: a web shop's order, a payment no terminal made (docs/architecture.md, "Demo platform"). */
+/** `POST /sim/control/web-orders`: a web shop's order, a payment no terminal made (docs/demo-platform.md, "Demo platform"). */
 let h: PaymentsHarness;
 beforeAll(async () => {
   h = await startPaymentsHarness();

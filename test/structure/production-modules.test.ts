@@ -109,7 +109,7 @@ describe('what `terminal-agent start` loads', () => {
     expect(src.filter((p) => p.startsWith('cli/') && !CLI_FOR_START.test(p))).toEqual([]);
   }, 60_000);
 
-  it('in production and with the embedded demo makes no date formatter: the first pages in about 8 MiB of ICU date data (docs/architecture.md, "Memory")', async () => {
+  it('in production and with the embedded demo makes no date formatter: the first pages in about 8 MiB of ICU date data (docs/performance.md, "Memory")', async () => {
     const demo = await modulesLoadedByStart(['--api-port', '0'], demoEnv(testCerts()), true);
     for (const { loaded } of [await productionStart(), demo]) {
       // The recorder works: it wrote its list.
@@ -118,7 +118,7 @@ describe('what `terminal-agent start` loads', () => {
     }
   }, 60_000);
 
-  it('in production loads neither node\'s own copy of undici nor the whole of undici (docs/architecture.md, "Memory")', async () => {
+  it('in production loads neither node\'s own copy of undici nor the whole of undici (docs/performance.md, "Memory")', async () => {
     const { urls, loaded } = await productionStart();
     // The recorder works: the built-ins and undici's dispatcher are in the list.
     expect(loaded).toContain('NativeModule http');
@@ -130,7 +130,7 @@ describe('what `terminal-agent start` loads', () => {
     expect(loaded.filter((f) => f.endsWith('/node_modules/undici/index.js'))).toEqual([]);
   }, 60_000);
 
-  it('in production loads prom-client\'s registry and metric types only, not its index with its push gateway, cluster and process metrics (docs/architecture.md, "Memory")', async () => {
+  it('in production loads prom-client\'s registry and metric types only, not its index with its push gateway, cluster and process metrics (docs/performance.md, "Memory")', async () => {
     const { loaded } = await productionStart();
     // The recorder works: the registry is in the list.
     expect(loaded.some((f) => f.endsWith('/prom-client/lib/registry.js'))).toBe(true);
@@ -138,7 +138,7 @@ describe('what `terminal-agent start` loads', () => {
     expect(loaded.filter((f) => f.includes('/@opentelemetry/'))).toEqual([]);
   }, 60_000);
 
-  it('in production loads serialport\'s stream and binding only, not its index with its parsers and mock binding (docs/architecture.md, "Memory")', async () => {
+  it('in production loads serialport\'s stream and binding only, not its index with its parsers and mock binding (docs/performance.md, "Memory")', async () => {
     const { loaded } = await productionStart();
     // The recorder works: the stream and the native binding are in the list.
     expect(loaded.some((f) => f.endsWith('/@serialport/stream/dist/index.js'))).toBe(true);

@@ -19,7 +19,7 @@ export interface AxeViolation {
 }
 
 /**
- * Runs axe-core on the page as it is on screen now (docs/architecture.md, "Local API and
+ * Runs axe-core on the page as it is on screen now (docs/counter-page.md, "Local API and
  * counter page", accessibility) and returns what it finds. The script is evaluated once per
  * document (a page loaded again gets it again) from the test, not added as a script tag:
  * the page's Content-Security-Policy allows no inline script, and is tested as it ships.

@@ -3,7 +3,7 @@ import { QR_CHECKING_MESSAGE } from '../../src/payments/qr-call.js';
 import { en } from '../../src/ui/page/texts-en.js';
 import { beingChecked } from '../../src/ui/page/types.js';
 
-// A terminal QR sale the platform has not given its word on (docs/architecture.md, "Wallet QR,
+// A terminal QR sale the platform has not given its word on (docs/payments.md, "Wallet QR,
 // merchant scan"): the counter page tells the clerk not to repeat it, offers the abort and the next sale.
 describe('a terminal QR sale being checked on the counter page', () => {
   it("is recognised by the agent's own message while in flight; the clerk is told not to repeat it", () => {

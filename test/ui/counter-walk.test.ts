@@ -10,7 +10,7 @@ import { axeViolations, blocking, describeViolations } from './axe.js';
 import { describeProblems, layoutProblems } from './layout-check.js';
 import { DEMO_GERMAN, DEMO_STAFF } from './staff.js';
 
-/** The screens the counter runs on (docs/architecture.md, "Local API and counter page"). */
+/** The screens the counter runs on (docs/counter-page.md, "Local API and counter page"). */
 const SIZES = [
   { width: 800, height: 480 },
   { width: 1280, height: 800 },
@@ -45,7 +45,7 @@ const SMALL_TEXT = `[...document.body.querySelectorAll('*')]
  * nothing serious or critical (WCAG 2.2 A and AA, test/ui/axe.ts) and the layout check
  * nothing (controls and text, test/ui/layout-check.ts). A full-page screenshot of each goes
  * to test-artifacts/walk/<lang>-<w>x<h>-<state>.png, the counts to walk/<lang>-summary.json
- * (docs/architecture.md, "Local API and counter page", accessibility).
+ * (docs/counter-page.md, "Local API and counter page", accessibility).
  */
 for (const { lang, clerk, config } of LANGUAGES) {
   describe(`counter walk (${lang})`, () => {

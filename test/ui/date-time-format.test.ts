@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDateTime, usablePattern } from '../../src/ui/page/date-time-format.js';
 
-/** The clerk's `datetimeformat` pattern (docs/architecture.md, "Local API and counter page", languages). */
+/** The clerk's `datetimeformat` pattern (docs/counter-page.md, "Local API and counter page", languages). */
 describe('formatDateTime', () => {
   const winter = new Date('2026-01-15T12:05:09.750Z');
   const summer = new Date('2026-07-01T23:30:00Z');

@@ -8,7 +8,7 @@ import { HTTP_STATUS_BY_CODE } from '../../src/ui/error-status.js';
 /**
  * Every error code the local API can answer (each has a status in src/ui/error-status.ts) has
  * a catalog sentence for the clerk, or is in the generic list on purpose
- * (docs/architecture.md, "Local API and counter page", languages): a new code cannot reach a
+ * (docs/counter-page.md, "Local API and counter page", languages): a new code cannot reach a
  * German clerk in English.
  */
 describe('error codes on the counter page', () => {

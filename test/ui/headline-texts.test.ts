@@ -17,7 +17,7 @@ const { outcomeOf, pendingText, saleHeadline, stateText } = (await import(`${PAG
 const { useSettings } = (await import(`${PAGE}/i18n.js`)) as I18nModule;
 
 /**
- * The one headline of each state a clerk sees (docs/architecture.md, "Local API and counter
+ * The one headline of each state a clerk sees (docs/counter-page.md, "Local API and counter
  * page", headlines): the sale panel's outcome and the list row's words come from the same
  * decision, in English and German, and say only what the view shows exactly.
  */

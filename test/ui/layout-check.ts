@@ -23,7 +23,7 @@ export interface LayoutProblem {
 }
 
 /**
- * Checks the page as it is on screen now (docs/architecture.md, "Local API and counter page").
+ * Checks the page as it is on screen now (docs/counter-page.md, "Local API and counter page").
  * A control counts when it is rendered (not display:none, visibility:hidden or transparent)
  * and not scrolled out of a scrolling list. A control under an overlay (a fixed or absolute
  * box stacked above it: the offline panel, the unknown-outcome screen) is not on screen and

@@ -5,7 +5,7 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { DEMO_STAFF, signInCookie } from './staff.js';
 
 /**
- * Every journal row records who made it (docs/architecture.md, "Journal"): the clerk signed
+ * Every journal row records who made it (docs/journal.md, "Journal"): the clerk signed
  * in on the counter page (by the demo platform's password grant), `cli` for the CLI's
  * client, `local-api` for another program with the token. The list shows it.
  */

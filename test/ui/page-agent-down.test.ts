@@ -9,7 +9,7 @@ import { startApi, type Started } from '../helpers/local-api.js';
 /**
  * The header's badges in real Chromium: the platform badge follows `platform.status` from
  * the agent's one source, and when the agent itself stops answering every badge turns grey
- * with "the agent is not answering" (docs/architecture.md, "Local API and counter page").
+ * with "the agent is not answering" (docs/counter-page.md, "Local API and counter page").
  */
 describe('counter page: platform badge and the agent not answering', () => {
   let s: Started;

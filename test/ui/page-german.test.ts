@@ -11,7 +11,7 @@ import { localAllowed } from '../../src/payments/rules.js';
 import { SOLD_AT, saleRow } from '../payments/sale-row.js';
 
 /**
- * The counter page in German, in real Chromium against the real local API (docs/architecture.md,
+ * The counter page in German, in real Chromium against the real local API (docs/counter-page.md,
  * "Local API and counter page", languages): the sign-in screen speaks the configured language
  * (api.locale), the signed-in clerk's token claims pick language and zone, the keypad types
  * `,`, amounts read "1.234,50 EUR", the agent gets "12.34", the currencies are the configured ones.
@@ -46,7 +46,7 @@ describe('counter page in German', () => {
     s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'approved' });
     s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
     await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
-    // A card sale with nothing captured: authorized only (docs/architecture.md, "Local API and counter page", headlines).
+    // A card sale with nothing captured: authorized only (docs/counter-page.md, "Local API and counter page", headlines).
     await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Autorisiert, später buchen');
     await page.getByTestId('sale-done').click();
   }

@@ -14,7 +14,7 @@ import { startDemoAgent } from './demo-agent.js';
 import { DEMO_STAFF } from './staff.js';
 
 /**
- * The truth at a glance (docs/architecture.md, "Local API and counter page", headlines): the
+ * The truth at a glance (docs/counter-page.md, "Local API and counter page", headlines): the
  * whole agent on the embedded demo platform, driven from the counter page in headless Chromium
  * to each state a clerk meets, in English and in German. Each headline is exactly what the
  * agent knows (captured or only authorized, stored offline or sent, being checked), the row

@@ -12,7 +12,7 @@ import { startApi, type Started } from '../helpers/local-api.js';
 import { call } from '../helpers/http-client.js';
 import { pinnedCertificate, RegisterClient } from '../helpers/register-client.js';
 
-/** The screens the counter runs on (docs/architecture.md, "Local API and counter page"). */
+/** The screens the counter runs on (docs/counter-page.md, "Local API and counter page"). */
 const SIZES = [
   { name: '800x480', width: 800, height: 480 },
   { name: '1280x800', width: 1280, height: 800 },

@@ -6,7 +6,7 @@ import { CLERK, FakeStaff } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 
 /**
- * Nothing of one customer reaches the next (docs/architecture.md, "Local API and counter
+ * Nothing of one customer reaches the next (docs/counter-page.md, "Local API and counter
  * page", invariant 7): after any outcome, the next sale starts from the default method with
  * every customer field empty. Each method is walked with its customer fields filled, then a
  * second sale is started by only typing an amount: its request must be a plain card sale.

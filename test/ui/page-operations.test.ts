@@ -10,7 +10,7 @@ import { en as enTexts } from '../../src/ui/page/texts-en.js';
 
 /**
  * The counter page's operations and unknown-outcome screen in real Chromium against the real
- * local API and a fake payments engine (docs/architecture.md, "Local API and counter page").
+ * local API and a fake payments engine (docs/counter-page.md, "Local API and counter page").
  */
 describe('counter page: operations and the unknown outcome', () => {
   let s: Started;

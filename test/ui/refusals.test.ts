@@ -12,7 +12,7 @@ import { DEMO_STAFF, DEMO_SUPERVISOR, DEMO_TRAINEE } from './staff.js';
 
 /**
  * Refusals where the clerk acts, in the clerk's language, against the whole agent on the demo
- * platform (docs/architecture.md, "Local API and counter page"): a refund the platform refuses
+ * platform (docs/counter-page.md, "Local API and counter page"): a refund the platform refuses
  * for a missing or wrong supervisor approval code (Demo Books' aggregator requires one) says
  * why and what to do next to the buttons, and its row in today's list reads as an operation
  * that moved nothing, not as a red money row; the trainee sees the buttons and a tap names the
@@ -21,7 +21,7 @@ import { DEMO_STAFF, DEMO_SUPERVISOR, DEMO_TRAINEE } from './staff.js';
  *
  * The demo realm gives every user the locale en-GB; the German run answers the page's
  * session as the agent does for a clerk whose token says de-DE (the page's language is the
- * session answer's `counter.locale`: docs/architecture.md, "Local API and counter page",
+ * session answer's `counter.locale`: docs/counter-page.md, "Local API and counter page",
  * languages). Everything else is the real agent's.
  */
 const LANGUAGES = [

@@ -5,7 +5,7 @@ import { de } from '../../src/ui/page/texts-de.js';
 import { en } from '../../src/ui/page/texts-en.js';
 
 /**
- * The counter page's catalogs (docs/architecture.md, "Local API and counter page",
+ * The counter page's catalogs (docs/counter-page.md, "Local API and counter page",
  * languages): German has exactly the English keys, with the same placeholders; every key
  * the page's scripts and index.html name is in the catalog, and every catalog key is used.
  */

@@ -7,7 +7,7 @@ const ANSWER = JSON.stringify({
 });
 
 /**
- * The local-API floor of a sale (README.md, "Quality targets"): the same POST the counter
+ * The local-API floor of a sale (docs/performance.md, "Quality targets"): the same POST the counter
  * page sends (same client, same headers and body) to a bare node:http server on loopback
  * that reads the body and answers 202 with a JSON body the size of the agent's.
  */

@@ -6,7 +6,7 @@ import { SimulatedPorts, type DeviceEnd } from '../../../src/sim/index.js';
 let portCounter = 0;
 
 /**
- * The serial floor of a card sale (README.md, "Quality targets"): the two frames a sale
+ * The serial floor of a card sale (docs/performance.md, "Quality targets"): the two frames a sale
  * cannot do without, exchanged bare over the same binding the simulated reader uses
  * (@serialport/binding-mock through SimulatedPorts, opened with the agent's
  * openSerialPort): the agent's startPayment, the reader's ACK, the reader's cardResult,

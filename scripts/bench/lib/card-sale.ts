@@ -17,7 +17,7 @@ export interface CardSaleSample {
   phases: SalePhases;
 }
 
-/** A sale's time by phase, each against the floor's part of the same name (README.md, "Quality targets"). */
+/** A sale's time by phase, each against the floor's part of the same name (docs/performance.md, "Quality targets"). */
 export interface SalePhases {
   /** POST until the engine asks the reader: local HTTP, checks, the row's insert. Floor: http + 1 write. */
   toReader: number;

@@ -68,7 +68,7 @@ export interface FloorPhases {
 }
 
 /**
- * The floor of a whole online card sale (README.md, "Quality targets"): each physical cost
+ * The floor of a whole online card sale (docs/performance.md, "Quality targets"): each physical cost
  * a sale pays, bare and in the sale's order: the local HTTP round trip, the durable insert
  * of the row, the serial exchange with the reader, the durable in_flight write, one bare
  * keep-alive mTLS process request to the same endpoint with a valid token, the durable
@@ -125,7 +125,7 @@ export class SaleFloor {
     const t6 = performance.now();
     if (res.statusCode !== 200 && res.statusCode !== 201) throw new Error(`floor request answered ${res.statusCode}`);
     // Untimed, as the agent's scrub runs after the sale: the answer cleared the card data, so
-    // the log is cut (docs/architecture.md, "Journal", card data at rest) and the next
+    // the log is cut (docs/journal.md, "Journal", card data at rest) and the next
     // sample's first write starts a new log, as every sale's first write does.
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     return { total: t6 - t0, http: t1 - t0, serial: t3 - t2, request: t5 - t4, writes: t2 - t1 + (t4 - t3) + (t6 - t5), rowWrite: t2 - t1, inFlightWrite: t4 - t3, answerWrite: t6 - t5 };

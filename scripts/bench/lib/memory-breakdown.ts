@@ -22,7 +22,7 @@ function kib(text: string, field: string): number {
   return m === null ? Number.NaN : Number(m[1]) * 1024;
 }
 
-/** The resident memory of process `pid`, split by kind (README.md, "Quality targets"). */
+/** The resident memory of process `pid`, split by kind (docs/performance.md, "Quality targets"). */
 export function processMemory(pid: number): ProcessMemory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');

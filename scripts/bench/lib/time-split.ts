@@ -8,7 +8,7 @@ type Method = (...args: never[]) => unknown;
  * is added to the part its `part` function names. A wrapped call made inside another counts
  * in its own part, and the outer call's part gets only its own time (exclusive). Only
  * synchronous work is timed: what a method returns is not waited for. Nothing of the
- * agent's code changes; `restore` undoes every wrap (README.md, "Quality targets").
+ * agent's code changes; `restore` undoes every wrap (docs/performance.md, "Quality targets").
  */
 export class TimeSplit {
   active = false;

@@ -3,14 +3,14 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Disk-full moments for the chaos run (README.md, "Chaos"), made by the kernel, not by the
+ * Disk-full moments for the chaos run (docs/performance.md, "Chaos"), made by the kernel, not by the
  * agent: the agent process's file-size limit (RLIMIT_FSIZE, set from outside with
  * prlimit(1) on its pid: same user, no root) is lowered to the size its journal's
  * write-ahead log has now. Every write at or beyond that offset in any file is refused with
  * EFBIG (node ignores SIGXFSZ), so the log cannot grow and the journal file cannot be
  * written past it, while pages already in the log are reused: as on a disk with no free
  * block left. SQLite reports SQLITE_IOERR_WRITE (not SQLITE_FULL); the agent treats both
- * alike (docs/architecture.md, "Journal", writes that fail). Harsher than a real full disk
+ * alike (docs/journal.md, "Journal", writes that fail). Harsher than a real full disk
  * in one way: a checkpoint's in-place writes into the journal file beyond that offset fail
  * too. The limit is lifted after a while; a restarted agent starts without it. The
  * free-space guard (payments.minFreeDiskMb, statfs) is not what trips here: the file

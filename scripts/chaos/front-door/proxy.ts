@@ -4,7 +4,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
  * A TCP pass-through in front of one demo platform listener (TLS goes through untouched),
  * so a chaos run can make the platform unreachable for the agent: `down()` closes the
  * listening socket and cuts every connection (new connects are refused: the request never
- * left, the agent's offline case, docs/architecture.md, "Offline"), `up()` listens again on
+ * left, the agent's offline case, docs/payments.md, "Offline card sale and upload"), `up()` listens again on
  * the same port.
  */
 export interface UnreachableSwitch {

@@ -3,7 +3,7 @@ import type { LedgerEntry } from '../../../src/sim/platform/payments/index.js';
 /**
  * The verdict of the online chaos run: the terminal's journal against the demo platform's
  * ledger (the truth: every money movement, append-only). The chaos target "0 lost,
- * 0 duplicated, 0 unresolved" (README.md, "Quality targets"), and the invariants behind it
+ * 0 duplicated, 0 unresolved" (docs/performance.md, "Quality targets"), and the invariants behind it
  * (docs/architecture.md, "Invariants": no sale lost, no sale charged twice, every unknown
  * outcome resolved).
  */

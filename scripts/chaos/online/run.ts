@@ -1,5 +1,5 @@
 /**
- * Online chaos through the front door (README.md, "Chaos"): the agent as `terminal-agent
+ * Online chaos through the front door (docs/performance.md, "Chaos"): the agent as `terminal-agent
  * start` runs it, sales and operations through its local API, platform faults (latency, 5xx
  * after record, drops, failing lookups, a write landing after the client's timeout and
  * lookup grace, the platform unreachable), SIGKILL at random points, restarts on the same
@@ -108,7 +108,7 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
   const seed = arg('seed', Date.now() % 1_000_000);
   const workers = arg('workers', 3);
   const diskFull = argv.includes('--disk-full');
-  // The demo platform answers from the contract's extremes (docs/architecture.md, "Demo platform").
+  // The demo platform answers from the contract's extremes (docs/demo-platform.md, "Demo platform").
   const strict = argv.includes('--strict');
   if (diskFull && !(await diskFullAvailable())) throw new Error('--disk-full needs prlimit(1) (util-linux) able to set a process file-size limit');
   const root = repoRoot();

@@ -7,7 +7,7 @@ import { usageError } from '../usage.js';
  * `terminal-agent queue …`: the offline queue as field engineers and staff see it. ls,
  * show and export open the journal database read-only (queue-report.ts); flush and
  * requeue ask the running agent over the local API, since only it may write the queue
- * (docs/architecture.md, "Offline queue"). Nothing here prints card data: queue items
+ * (docs/offline.md, "Offline queue"). Nothing here prints card data: queue items
  * carry the masked PAN at most.
  */
 

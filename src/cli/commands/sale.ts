@@ -42,7 +42,7 @@ export function progressText(t: ApiTransaction): string {
     case 'reversing':
       return 'the outcome was unknown; reversing the sale';
     case 'pending':
-      // docs/architecture.md, "Wallet QR, consumer scan", expiry.
+      // docs/payments.md, "Wallet QR, consumer scan", expiry.
       return 'the QR code expired: the outcome is being checked with the platform; do not take the payment again';
     default:
       return t.state;

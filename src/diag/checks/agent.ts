@@ -83,7 +83,7 @@ export async function checkAgent(state: DiagState): Promise<Outcome> {
   const platform = status.platform.online ? 'online' : `offline${status.platform.reason !== undefined ? ` (${status.platform.reason})` : ''}`;
   const head = `running at ${probe.url}, up ${status.agent.uptimeSeconds} s, environment ${status.agent.environment}, platform ${platform}`;
   const facts = { running: true, url: probe.url, ready: status.ready, checks: status.checks, platformOnline: status.platform.online };
-  // The agent's watch and diag's own isAvailable must agree (docs/architecture.md, "Local API and counter page"); a
+  // The agent's watch and diag's own isAvailable must agree (docs/counter-page.md, "Local API and counter page"); a
   // disagreement right at a change is possible, a lasting one is a fault worth a warning.
   if (state.platformAvailable !== undefined && state.platformAvailable !== status.platform.online) {
     return {

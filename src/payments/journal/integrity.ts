@@ -6,7 +6,7 @@ import { isNoRoomError, openRefusal } from './write-failure.js';
 
 /**
  * The journal's integrity check at open and for `terminal-agent journal check`
- * (docs/architecture.md, "Journal", integrity at start). It only reads: a damaged or
+ * (docs/journal.md, "Journal", integrity at start). It only reads: a damaged or
  * emptied journal is kept exactly as found, for a backup restore or for reconciliation.
  *
  * - header and size: the SQLite magic, a page size SQLite allows, a whole number of pages,

@@ -28,11 +28,11 @@ export interface JournalOptions {
   maxCheckBytes?: number;
   /** Retries of writes SQLite refused (disk full): first delay, longest delay, how many. */
   writeRetry?: { baseMs?: number; capMs?: number; attempts?: number };
-  /** Where a refused state move is logged (docs/architecture.md, "Journal", state moves). */
+  /** Where a refused state move is logged (docs/journal.md, "Journal", state moves). */
   log?: Pick<Logger, 'warn'>;
 }
 
-/** Whether the journal takes writes now (docs/architecture.md, "Journal", writes that fail). */
+/** Whether the journal takes writes now (docs/journal.md, "Journal", writes that fail). */
 export interface JournalWriteStatus {
   writable: boolean;
   /** Outcomes kept in memory until the journal takes them. */
@@ -72,7 +72,7 @@ export function watchCardDataColumn(db: Db, table: string, column: string): void
   `);
 }
 
-/** A PIN block is never kept with an offline sale (docs/architecture.md, "Journal", card data lifetime). */
+/** A PIN block is never kept with an offline sale (docs/journal.md, "Journal", card data lifetime). */
 function withoutPin(secret: CardSecret): CardSecret {
   const { pinblock: _pinblock, pinKsn: _pinKsn, pinblockFormat: _format, ...rest } = secret;
   return rest;
@@ -302,7 +302,7 @@ export function listQuery(opts: ListOptions): { sql: string; params: Record<stri
 }
 
 /**
- * The write-ahead transaction journal (docs/architecture.md, "Journal"): one SQLite file in the data directory,
+ * The write-ahead transaction journal (docs/journal.md, "Journal"): one SQLite file in the data directory,
  * mode 0600, WAL with synchronous=FULL so that a committed row survives a power cut.
  * Every operation is inserted before its request leaves and updated with the answer.
  * Card data is cleared automatically when a row leaves the states that need it, and then
@@ -351,7 +351,7 @@ export class Journal {
     this.timers = set !== undefined && clear !== undefined ? { setTimeout: (fn, ms) => set.call(c, fn, ms), clearTimeout: (h) => clear.call(c, h) } : systemClock();
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     this.file = join(opts.dataDir, opts.fileName ?? JOURNAL_FILE);
-    // Integrity at start (docs/architecture.md, "Journal"): a damaged or emptied journal is
+    // Integrity at start (docs/journal.md, "Journal"): a damaged or emptied journal is
     // refused before anything opens it for writing, and kept as it is.
     const check = checkJournal(this.file, opts.maxCheckBytes !== undefined ? { maxCheckBytes: opts.maxCheckBytes } : {});
     if (check.state === 'damaged' || check.state === 'emptied') throw journalRefusal(check);
@@ -446,7 +446,7 @@ export class Journal {
    * Holds the card-data scrub back until the returned release is called (once; later calls
    * do nothing), or SCRUB_HOLD_MAX_MS at most: an upload round clears the card data of every
    * sale it settles, each in its own turn, and one checkpoint for the round replaces one per
-   * sale (docs/architecture.md, "Journal", card data at rest). Holds nest.
+   * sale (docs/journal.md, "Journal", card data at rest). Holds nest.
    */
   holdScrub(): () => void {
     this.scrubHolds += 1;
@@ -464,7 +464,7 @@ export class Journal {
 
   /**
    * Checkpoints the write-ahead log into the file and truncates it to zero bytes
-   * (docs/architecture.md, "Journal", card data at rest): with secure_delete the pages the
+   * (docs/journal.md, "Journal", card data at rest): with secure_delete the pages the
    * checkpoint writes hold zeros where the card data was, and the log's older page images
    * are gone. Never waits: a reader on an older snapshot makes it try again shortly.
    * Answers whether the log is empty now.
@@ -578,7 +578,7 @@ export class Journal {
   }
 
   /**
-   * Whether the journal takes writes (docs/architecture.md, "Journal", writes that fail):
+   * Whether the journal takes writes (docs/journal.md, "Journal", writes that fail):
    * false from a write SQLite refused until the outcomes kept in memory are written and a
    * probe write succeeds.
    */
@@ -590,7 +590,7 @@ export class Journal {
 
   /**
    * Throws JOURNAL_UNWRITABLE while the row's latest change is only kept in memory (tried
-   * once more first): write-ahead for the sale a request acts on (docs/architecture.md,
+   * once more first): write-ahead for the sale a request acts on (docs/journal.md,
    * "Journal", writes that fail). A capture, cancel or refund must not leave while the disk
    * still shows the sale in flight: after a kill, recovery would take that sale's outcome
    * for unknown and, with its lookup failing, reverse money the agent itself moved on.
@@ -715,7 +715,7 @@ export class Journal {
 
   /**
    * Applies a patch; leaving the card-data states clears the card data in the same write.
-   * When SQLite refuses the write (disk full: docs/architecture.md, "Journal", writes that
+   * When SQLite refuses the write (disk full: docs/journal.md, "Journal", writes that
    * fail) a write-ahead patch throws JOURNAL_UNWRITABLE, so its request never leaves; any
    * other (an outcome after the request left) is kept in memory, shown by every read and
    * retried with backoff, and the journal reports itself unwritable until it is written.
@@ -744,7 +744,7 @@ export class Journal {
   }
 
   /**
-   * The patch as the journal records it (docs/architecture.md, "Journal", state moves;
+   * The patch as the journal records it (docs/journal.md, "Journal", state moves;
    * moves.ts): a state move the rules refuse is logged and left out with the message that
    * describes it, the rest (events, platform status, amounts) is written; a refused move to
    * `in_flight` throws instead, so the request it would announce never leaves.

@@ -3,7 +3,7 @@ import { AgentError, ErrorCodes } from '../../core/index.js';
 
 /**
  * Numbered schema migrations of the journal database, applied in order and recorded in
- * `PRAGMA user_version` (docs/architecture.md, "Journal"). Append new ones with the next number; never
+ * `PRAGMA user_version` (docs/journal.md, "Journal"). Append new ones with the next number; never
  * change one that has shipped. Other components that keep tables in the same file (the
  * offline queue, so that a journal update and an enqueue share one transaction) add
  * their migrations to this list too.
@@ -67,7 +67,7 @@ export const journalMigrations: Migration[] = [
     },
   },
   {
-    // Who made each row (docs/architecture.md, "Journal"): the signed-in clerk's username,
+    // Who made each row (docs/journal.md, "Journal"): the signed-in clerk's username,
     // `cli` or `local-api` for token callers, `agent` for its own rows. Rows from before
     // this migration have none (NULL).
     version: 3,
@@ -78,7 +78,7 @@ export const journalMigrations: Migration[] = [
   },
   {
     // Rows of a state changed since an instant, without reading the state's whole history:
-    // the late-landing watch resumed at start (docs/architecture.md, "Unknown outcome:
+    // the late-landing watch resumed at start (docs/payments.md, "Unknown outcome:
     // resolution and reversal") reads only sales counted as not done within its window.
     version: 4,
     name: 'index of state and update time',
@@ -115,7 +115,7 @@ export const journalMigrations: Migration[] = [
   },
   {
     // A row found by the platform's id (`status`, `cancel`, `refund` given a server id, the
-    // relay's events) read the whole table: 100,000 rows of a year's sales (README.md,
+    // relay's events) read the whole table: 100,000 rows of a year's sales (docs/performance.md,
     // "Quality targets", scale bench, query plans).
     version: 6,
     name: 'index of server transaction ids',
@@ -124,7 +124,7 @@ export const journalMigrations: Migration[] = [
     },
   },
   {
-    // Fewer pages per durable write (README.md, "Quality targets", durable-enqueue): each
+    // Fewer pages per durable write (docs/performance.md, "Quality targets", durable-enqueue): each
     // index a row is in is one more page its commit writes and fsyncs. `transactions_state`
     // repeats the first column of (state, updated_at), which answers every query by state
     // as well; a sale has no related sale and, until the platform answers, no server id, so
@@ -144,7 +144,7 @@ export const journalMigrations: Migration[] = [
   {
     // The call that carried a row when it is not the usual one (types.ts, `via`): 'qrTerminal'
     // for a sale sent through the terminal QR call, resolved by what the platform promises for
-    // it, also after a restart (docs/architecture.md, "Wallet QR, merchant scan": its client id
+    // it, also after a restart (docs/payments.md, "Wallet QR, merchant scan": its client id
     // went to the QR service, and the payment API is not promised to know it); 'web' for an
     // operation sent through the platform's refundbyweb, whose lost answer is settled from the
     // sale acted upon (docs/platform-contract.md, "Decisions where the spec is silent",

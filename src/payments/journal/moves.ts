@@ -2,7 +2,7 @@ import type { OperationKind, TransactionState } from '../api.js';
 import { FINAL_STATES } from './types.js';
 
 /**
- * Which state changes the journal records (docs/architecture.md, "Journal", state moves).
+ * Which state changes the journal records (docs/journal.md, "Journal", state moves).
  * States are moved by many flows (sale, operations, reversal, relay, recovery, offline
  * upload), several of which read a row, wait for the platform and then write: a late write
  * must not turn an outcome the journal holds into another one. So:

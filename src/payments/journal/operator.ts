@@ -6,7 +6,7 @@ export const AGENT_OPERATOR = 'agent';
 const current = new AsyncLocalStorage<string>();
 
 /**
- * Runs `fn` on behalf of `operator` (docs/architecture.md, "Journal", operator): every
+ * Runs `fn` on behalf of `operator` (docs/journal.md, "Journal", operator): every
  * journal row inserted while it runs, and by the work it starts (a sale's immediate
  * capture, a retried operation), records that operator. The local API wraps each request
  * in it (the signed-in clerk's username, `cli` or `local-api`), so no payment call needs a

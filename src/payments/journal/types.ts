@@ -60,7 +60,7 @@ export interface JournalRow {
   /**
    * The call that carried the row, when it is not the usual one; set at insert only.
    * `qrTerminal`: a merchant-scan sale sent through the terminal QR call, whose client id the
-   * payment API is not promised to know (docs/architecture.md, "Wallet QR, merchant scan");
+   * payment API is not promised to know (docs/payments.md, "Wallet QR, merchant scan");
    * absent: `process`. `web`: an operation sent through the platform's refundbyweb (the
    * platform picked cancel or refund); its lost answer is settled from the sale acted upon,
    * not by its own id (docs/platform-contract.md, "Decisions where the spec is silent",

@@ -3,7 +3,7 @@ import { AgentError, ErrorCodes } from '../../core/index.js';
 import { CARD_DATA_STATES, type JournalPatch, type JournalRow } from './types.js';
 
 /**
- * What the journal does when SQLite cannot write (docs/architecture.md, "Journal", writes
+ * What the journal does when SQLite cannot write (docs/journal.md, "Journal", writes
  * that fail): the disk is full (SQLITE_FULL), an I/O error, a read-only file, or a lock
  * held past the busy timeout. Any other error (a constraint, a bug) is thrown as it is.
  */

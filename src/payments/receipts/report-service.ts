@@ -13,7 +13,7 @@ export interface ReportServiceDeps {
   /**
    * The counter's zone (api.timeZone): receipts' times and the report's day when neither the
    * store nor the clerk names one. Absent: the terminal's own, looked up at the first receipt
-   * or report, not at start (a formatter pages in ICU's date data: docs/architecture.md, "Memory").
+   * or report, not at start (a formatter pages in ICU's date data: docs/performance.md, "Memory").
    */
   timeZone?: string;
   /** The counter's locale (api.locale); default en-GB. */

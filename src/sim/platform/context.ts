@@ -35,7 +35,7 @@ export interface SimSettings {
   refreshTokenSeconds: number;
   walletPayDelayMs: number;
   qrExpirySeconds: number;
-  /** The answering profile at start (docs/architecture.md, "Demo platform"). */
+  /** The answering profile at start (docs/demo-platform.md, "Demo platform"). */
   profile: SimProfileName;
 }
 

@@ -41,7 +41,7 @@ export const faultSpecSchema = z.strictObject({
    * lookups by id (404 from status, allowed operations, cancel, refund, capture, refund by
    * web) and to its check of a repeated client id (process, QR call: the repeat is recorded
    * as a new transaction). On `*` it applies to every route, also one with a fault of its
-   * own; `everyNth` and `times` do not limit it (docs/architecture.md, "Demo platform").
+   * own; `everyNth` and `times` do not limit it (docs/demo-platform.md, "Demo platform").
    */
   lookupLagMs: z.number().int().min(1).optional(),
   /**
@@ -93,7 +93,7 @@ export class FaultInjector {
   /** The fault to apply to this call of `route`, if any; counts calls for everyNth/times. */
   take(route: string): FaultSpec | undefined {
     // The control routes are how a fault is switched off again: never faulted, or a `*`
-    // fault would lock the demo until restart (docs/architecture.md, "Demo platform").
+    // fault would lock the demo until restart (docs/demo-platform.md, "Demo platform").
     if (route === 'control') return undefined;
     const active = this.faults.get(route) ?? this.faults.get('*');
     if (active === undefined) return undefined;

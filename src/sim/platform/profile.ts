@@ -1,5 +1,5 @@
 /**
- * How the demo platform answers (docs/architecture.md, "Demo platform"). `standard` answers
+ * How the demo platform answers (docs/demo-platform.md, "Demo platform"). `standard` answers
  * the way the agent's own decisions describe; `strict` answers from the extremes the
  * platform contract allows (docs/platform-contract.md, "Tolerance of answers"), so an
  * assumption the contract does not promise breaks in a test instead of in the field.
@@ -14,7 +14,7 @@ export function isSimProfileName(value: unknown): value is SimProfileName {
 
 /**
  * The platform's time zone in the strict profile: server times are written in it, in the
- * 12-hour form (docs/architecture.md, "Demo platform"). West of UTC, so an agent that
+ * 12-hour form (docs/demo-platform.md, "Demo platform"). West of UTC, so an agent that
  * read them as UTC would end a QR's life hours early; a terminal talking to a strict demo
  * platform sets `platform.timeZone` to this.
  */

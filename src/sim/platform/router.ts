@@ -31,7 +31,7 @@ export interface SimResponse {
   headers?: Record<string, string>;
 }
 
-/** A handler throws this to answer with an error body `{errorCode, errorMessage}` (docs/architecture.md, "Demo platform"). */
+/** A handler throws this to answer with an error body `{errorCode, errorMessage}` (docs/demo-platform.md, "Demo platform"). */
 export class SimHttpError extends Error {
   constructor(
     readonly status: number,

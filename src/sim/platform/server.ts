@@ -25,7 +25,7 @@ export interface DemoPlatformOptions {
   log: Logger;
   /** Real time and timers (docs/architecture.md, "Time"); the platform clock is this plus an offset the control routes set. */
   clock?: Clock;
-  /** The ledger file: payment state kept across restarts (docs/architecture.md, "Demo platform"); in memory only without it. */
+  /** The ledger file: payment state kept across restarts (docs/demo-platform.md, "Demo platform"); in memory only without it. */
   stateFile?: string;
 }
 

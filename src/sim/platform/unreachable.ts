@@ -7,7 +7,7 @@ export const MAX_UNREACHABLE_SECONDS = 3_600;
 
 /**
  * Makes the demo platform unreachable for a while, the way a terminal sees a platform
- * outage (docs/architecture.md, "Demo platform", control routes): both listeners stop
+ * outage (docs/demo-platform.md, "Demo platform", control routes): both listeners stop
  * accepting and every open connection is closed, so the next request is refused
  * (`ECONNREFUSED`: the agent knows it never arrived and an offline sale can be taken);
  * after the time both listen again on the same ports. Fault injection cannot do this: a

@@ -76,7 +76,7 @@ async function readPages<T>(wanted: number, maxPage: number, page: (limit: numbe
 
 /**
  * The client of the running agent's local API, for the CLI and diagnostics: JSON over
- * loopback with the local token (docs/architecture.md, "Local API and counter page").
+ * loopback with the local token (docs/counter-page.md, "Local API and counter page").
  * Errors come back as AgentError with the agent's code and message (the HTTP status in
  * `details.status`); no agent answering is API_UNAVAILABLE with what to do.
  */
@@ -99,7 +99,7 @@ export class LocalApiClient {
         method,
         headers: {
           authorization: `Bearer ${this.token}`,
-          // Rows this client makes record `cli` as their operator (docs/architecture.md, "Journal").
+          // Rows this client makes record `cli` as their operator (docs/journal.md, "Journal").
           [CLIENT_HEADER]: 'cli',
           accept: 'application/json',
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),

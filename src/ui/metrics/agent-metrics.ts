@@ -7,7 +7,7 @@ import type { TimeSource } from '../../core/index.js';
  * prom-client's registry and the three metric types the agent uses, from prom-client's own
  * files instead of its index: the index also loads its push gateway, cluster aggregation and
  * default process metrics, and with them node's cluster, dgram, perf_hooks, v8, zlib and
- * OpenTelemetry's API (about 2 MiB at idle: docs/architecture.md, "Memory"). The files are
+ * OpenTelemetry's API (about 2 MiB at idle: docs/performance.md, "Memory"). The files are
  * those the index requires, so the classes are the same.
  */
 const load = createRequire(import.meta.url);

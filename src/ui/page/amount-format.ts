@@ -1,6 +1,6 @@
 /**
  * Amounts as typed at the counter, without the DOM (so tests run them in Node): the locale's
- * separators, and the canonical form the local API takes (docs/architecture.md, "Local API
+ * separators, and the canonical form the local API takes (docs/counter-page.md, "Local API
  * and counter page", languages).
  */
 

@@ -3,7 +3,7 @@ import type { ApiRefusalReasonCode } from '../wire-types.js';
 /**
  * An error the agent answered with: its stable `code` picks the clerk's sentence from the
  * catalog (error-texts.ts); `message` is the agent's own English words, kept for the
- * "details" control (docs/architecture.md, "Local API and counter page", languages).
+ * "details" control (docs/counter-page.md, "Local API and counter page", languages).
  */
 export class ApiError extends Error {
   constructor(

@@ -25,10 +25,10 @@ import { WebRefund } from './web-refund.js';
  * badge, the merchant picker when there are several, a final transaction's receipt, the
  * menu of today's list with end of day and (with the permission) cash registers, and the
  * live event stream that keeps
- * them current (docs/architecture.md, "Local API and counter page").
+ * them current (docs/counter-page.md, "Local API and counter page").
  */
 async function main(): Promise<void> {
-  // Nothing but the sign-in screen until a clerk has signed in (docs/architecture.md, "Local API and counter page").
+  // Nothing but the sign-in screen until a clerk has signed in (docs/counter-page.md, "Local API and counter page").
   const screen = new SignInScreen();
   let session = await currentSession();
   // The sign-in screen in the configured language; the clerk's own (token claims) once signed in.

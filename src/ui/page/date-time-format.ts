@@ -1,6 +1,6 @@
 /**
  * A full date and time in the clerk's own pattern: the `datetimeformat` claim of their token
- * (docs/architecture.md, "Local API and counter page", languages), e.g. "YYYY-MM-DDTHH:mm:ssZ".
+ * (docs/counter-page.md, "Local API and counter page", languages), e.g. "YYYY-MM-DDTHH:mm:ssZ".
  * Tokens: YYYY year, MM month, DD day, HH hour (00-23), mm minute, ss second, Z the zone's
  * offset ("+01:00"; "Z" itself for UTC); everything else is copied as written. The parts are
  * those of the instant in `timeZone` (the clerk's zone; the browser's when absent).

@@ -2,7 +2,7 @@ import type { TextKey } from './texts-en.js';
 
 /**
  * The clerk's sentence for each error code the agent can answer the page with
- * (docs/architecture.md, "Local API and counter page", languages): what happened and what to
+ * (docs/counter-page.md, "Local API and counter page", languages): what happened and what to
  * do, in the page's language. The agent's own English message stays behind "details" for the
  * field engineer. A code the agent answers must be here or in GENERIC_ERROR_CODES
  * (test/ui/error-texts.test.ts), so a new code cannot reach a German clerk in English.

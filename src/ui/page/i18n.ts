@@ -8,7 +8,7 @@ export type CounterSettings = ApiCounterSettings;
 export type { TextKey };
 
 /**
- * The page's language and formats (docs/architecture.md, "Local API and counter page",
+ * The page's language and formats (docs/counter-page.md, "Local API and counter page",
  * languages): the catalog of the locale's language (English when there is none), amounts
  * with the currency's ISO 4217 minor digits as the agent gives them, times in the clerk's
  * zone, and the locale's decimal separator on the keypad. What the page sends stays

@@ -21,7 +21,7 @@ export interface LiveSections {
 /**
  * The agent's event stream (GET /api/v1/events) and what each event reloads; the live badge
  * (#live) shows whether the stream is connected. A resync, or ↻ (#reload), reloads every
- * section (docs/architecture.md, "Event relay").
+ * section (docs/payments.md, "Event relay").
  */
 export class LiveUpdates {
   constructor(

@@ -7,7 +7,7 @@ import type { OfflineFlushResult, OfflineItem, OfflineLevels } from './types.js'
 /**
  * The offline queue at the counter: what is waiting, what the platform declined after the
  * customer left, what needs staff; "send now" and "queue again" (offline
- * payments whose forwarding staff can see and force: docs/architecture.md, "Local API and
+ * payments whose forwarding staff can see and force: docs/counter-page.md, "Local API and
  * counter page").
  */
 

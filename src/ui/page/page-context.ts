@@ -5,7 +5,7 @@ import type { MerchantPicker } from './merchant-picker.js';
 /**
  * What the sections of the counter page share, built once by app.ts and passed to each.
  * Each section keeps its own state and DOM; what one section asks of another goes through
- * the hooks app.ts gives it (docs/architecture.md, "Local API and counter page").
+ * the hooks app.ts gives it (docs/counter-page.md, "Local API and counter page").
  */
 export interface PageContext {
   /** The local API as the signed-in clerk (session cookie). */

@@ -1,5 +1,5 @@
 /**
- * The keyboard's focus follows what opens over the page (docs/architecture.md, "Local API
+ * The keyboard's focus follows what opens over the page (docs/counter-page.md, "Local API
  * and counter page", accessibility): a sheet, the menu or the offline panel, once shown,
  * takes the focus itself (not its first control: an input would bring up a touch screen's
  * keyboard), so Tab goes on inside it; once closed, the focus goes back to the control that

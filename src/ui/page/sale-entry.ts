@@ -66,7 +66,7 @@ export class SaleEntry {
   /**
    * Back for the next sale, clean: the amount and every customer field (wallet code, MOTO
    * address, e-mail, phone) empty and the default method chosen, so nothing of one customer
-   * reaches the next (docs/architecture.md, "Local API and counter page", invariant 7).
+   * reaches the next (docs/counter-page.md, "Local API and counter page", invariant 7).
    * Currency and merchant are the counter's, not the customer's: they stay.
    */
   reset(): void {

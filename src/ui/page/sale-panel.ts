@@ -102,7 +102,7 @@ export class SalePanel {
 
   private close(): void {
     // While a reversal goes on the clerk may start the next sale: the agent keeps reversing
-    // in the background and today's list shows its outcome (docs/architecture.md, "Local API and counter page").
+    // in the background and today's list shows its outcome (docs/counter-page.md, "Local API and counter page").
     this.endHold();
     this.stopDoneTimer();
     this.sale = undefined;
@@ -124,7 +124,7 @@ export class SalePanel {
     if (pending) {
       if (byId('sale-progress').dataset.step === undefined || t.state !== 'awaiting_customer') byId('sale-progress').textContent = pendingText(t);
       // An outcome being checked is a headline of its own ("do not hand over goods"), not a step
-      // of the sale (docs/architecture.md, "Local API and counter page", headlines).
+      // of the sale (docs/counter-page.md, "Local API and counter page", headlines).
       const checked = saleHeadline(t) === 'beingChecked' ? outcomeOf(t) : undefined;
       if (checked !== undefined) {
         outcome.textContent = checked.text;

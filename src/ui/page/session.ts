@@ -9,7 +9,7 @@ export type Clerk = NonNullable<ApiSessionAnswer['staff']>;
 export const SESSION_ENDED = 'counter:session-ended';
 
 /**
- * The staff session as the page sees it (docs/architecture.md, "Local API and counter
+ * The staff session as the page sees it (docs/counter-page.md, "Local API and counter
  * page"): the cookie is HttpOnly, so the page never holds a credential; it asks who is
  * signed in, posts the username and password once, and signs out.
  */

@@ -17,7 +17,7 @@ export interface CurrencyField {
  * The header: platform reachability, the peripherals, the offline badge (its panel is the
  * OfflinePanel's), all from GET /api/v1/status. When the agent itself stops answering (its
  * event stream broke and a request fails too) every badge turns grey and the header says
- * so: a green badge must never outlive the agent that set it (docs/architecture.md, "Local
+ * so: a green badge must never outlive the agent that set it (docs/counter-page.md, "Local
  * API and counter page").
  */
 export class StatusBar {

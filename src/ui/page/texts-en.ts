@@ -1,5 +1,5 @@
 /**
- * The counter page's words in English: the reference catalog (docs/architecture.md, "Local
+ * The counter page's words in English: the reference catalog (docs/counter-page.md, "Local
  * API and counter page", languages). Every other catalog has exactly these keys
  * (texts-de.ts; test/ui/texts.test.ts). `{name}` is filled in by i18n.ts `t()`. The agent's
  * refusals and the reasons of the operations it does not allow are said here by their codes

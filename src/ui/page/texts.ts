@@ -51,7 +51,7 @@ export function pendingText(t: Transaction): string {
   if (t.state === 'in_flight') return t.outcomeBeingChecked === true ? say('pending.lookup') : say('step.authorizing');
   if (t.state === 'reversing') return say('pending.reversing');
   if (t.state === 'created') return say('pending.starting');
-  // A sale's own `pending`: its QR expired and the platform's word is awaited (docs/architecture.md, "Wallet QR, consumer scan").
+  // A sale's own `pending`: its QR expired and the platform's word is awaited (docs/payments.md, "Wallet QR, consumer scan").
   if (t.state === 'pending' && t.kind === 'sale') return say('pending.qrExpired');
   if (t.method === 'walletA' || t.method === 'walletB') return say(t.scenario === 'MerchantScan' ? 'pending.scanCode' : 'pending.showQr');
   if (t.method === 'manual' || t.method === 'moto') return say('pending.keyIn');
@@ -75,7 +75,7 @@ export function outcomeText(state: string): { text: string; cls: string } {
 }
 
 /**
- * The headlines a sale's state alone does not tell exactly (docs/architecture.md, "Local API
+ * The headlines a sale's state alone does not tell exactly (docs/counter-page.md, "Local API
  * and counter page", headlines): each has an `outcome.` sentence for the sale panel and a
  * `state.` phrase for today's list, the same words.
  */
@@ -99,7 +99,7 @@ const isCardMethod = (method: string | undefined): boolean => method === 'card' 
 /**
  * Which headline a sale has, from the view's fields only, never from the agent's English
  * message: captured or only authorized by what the platform captured (a card sale); paid (a
- * wallet sale: it has no capture, the wallet paid once approved, docs/architecture.md
+ * wallet sale: it has no capture, the wallet paid once approved, docs/payments.md
  * "Capture, cancel, refund"); stored
  * offline or sent by the state (an uploaded sale keeps `offline` and takes the platform's
  * state, "Offline card sale and upload"); being checked by `outcomeBeingChecked`; "nothing
@@ -152,7 +152,7 @@ export function stateWord(state: string): string {
  * panel's), with what was captured (when not all of it), refunded or cancelled of a sale, and
  * whether it was taken offline when the headline does not say so. The agent's reason (its
  * English `message`) is not part of it: the list shows it as the row's title and the
- * operations panel behind "details" (docs/architecture.md, "Local API and counter page",
+ * operations panel behind "details" (docs/counter-page.md, "Local API and counter page",
  * languages).
  */
 export function stateText(t: Transaction): string {

@@ -27,7 +27,7 @@ export interface TransactionListHooks {
   /**
    * What the signed-in clerk may do (GET /session `can`). Without the permission the buttons
    * still show; a tap goes to the agent without the confirmation, and its refusal names the
-   * permission (the agent checks it before anything is written: docs/architecture.md, "Local
+   * permission (the agent checks it before anything is written: docs/counter-page.md, "Local
    * API and counter page", permissions).
    */
   can: { cancel: boolean; refund: boolean };
@@ -36,7 +36,7 @@ export interface TransactionListHooks {
 /**
  * The list's words for a cancel, refund or capture that moved nothing: declined is the
  * platform's refusal, failed that it did not happen (not sent, refused, not found, or failed
- * at the platform). The agent records either only when no money moved (docs/architecture.md,
+ * at the platform). The agent records either only when no money moved (docs/payments.md,
  * "Capture, cancel, refund"), so the row says so instead of showing its amount as money.
  */
 const NOTHING_MOVED: Record<'cancel' | 'refund' | 'capture', Record<'declined' | 'failed', TextKey>> = {
@@ -166,7 +166,7 @@ export class TransactionList {
         const related = this.list.find((x) => x.clientTransactionId === t.relatedClientTransactionId);
         // The merchant on each row only when the terminal serves several (the picker is shown then).
         const merchant = this.ctx.merchants.selected() !== undefined ? this.ctx.merchants.nameOf(t.merchantId ?? related?.merchantId) : undefined;
-        // Who made it: the clerk's username, cli, local-api or agent (docs/architecture.md, "Journal").
+        // Who made it: the clerk's username, cli, local-api or agent (docs/journal.md, "Journal").
         const what = el('span', 'what', [whatText(t, related), t.maskedPan, merchant, t.operator].filter(Boolean).join(' · '));
         if (t.origin === 'web') {
           // A web shop's order, there for its refund by web: marked on the row, not only in the message.
@@ -178,7 +178,7 @@ export class TransactionList {
         const nothing = nothingMovedText(t);
         if (nothing !== undefined) li.dataset.moved = 'nothing';
         // The row is one button: reached with Tab, selected with Enter or Space as with a tap
-        // (docs/architecture.md, "Local API and counter page", accessibility); its click reaches the row.
+        // (docs/counter-page.md, "Local API and counter page", accessibility); its click reaches the row.
         const row = el('button', 'row');
         row.type = 'button';
         row.setAttribute('aria-pressed', String(t.clientTransactionId === this.selected));
@@ -274,7 +274,7 @@ export class TransactionList {
   /**
    * An operation answered pending (a refund answered `Accepted` before its result) or still
    * being checked: its result follows its row, so the outcome shows where the clerk acted
-   * once the platform's result is final, a failure included (docs/architecture.md,
+   * once the platform's result is final, a failure included (docs/payments.md,
    * "Capture, cancel, refund").
    */
   private followResult(): void {

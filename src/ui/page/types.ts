@@ -33,7 +33,7 @@ export type { ApiEndOfDay as EndOfDay, ApiEndOfDayAnswer as EndOfDayAnswer, ApiE
 export const PENDING_STATES = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing']);
 
 /**
- * A terminal QR sale the platform has not given its word on (docs/architecture.md, "Wallet QR,
+ * A terminal QR sale the platform has not given its word on (docs/payments.md, "Wallet QR,
  * merchant scan"): in flight, its message the agent's "outcome being checked". It may be
  * aborted (the agent asks the platform to cancel it) and the next sale started.
  */

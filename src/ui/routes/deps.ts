@@ -7,7 +7,7 @@ import type { DeviceStatusView, HealthSource, MerchantsSource, OfflineApiSource 
 
 /**
  * What the routes are given: they are thin handlers over these, so no payment rule lives
- * in a route (docs/architecture.md, "Local API and counter page").
+ * in a route (docs/counter-page.md, "Local API and counter page").
  */
 export interface RouteDeps {
   config: Config;

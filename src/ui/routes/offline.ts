@@ -35,7 +35,7 @@ function notRunning(): AgentError {
 }
 
 /**
- * The offline queue at the counter, which staff can see and force (docs/architecture.md,
+ * The offline queue at the counter, which staff can see and force (docs/offline.md,
  * "Offline queue" and "Local API and counter page"): levels and items, send now, and
  * requeue of a sale needing attention.
  */

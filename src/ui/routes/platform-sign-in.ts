@@ -55,7 +55,7 @@ function refuseOffLoopback(req: IncomingMessage): void {
 
 /**
  * The merchant's sign-in with the platform (auth.mode custom_token, demo only;
- * docs/architecture.md, "Local API and counter page"). `POST /platform-sign-in` answers the
+ * docs/counter-page.md, "Local API and counter page"). `POST /platform-sign-in` answers the
  * realm's authorization URL for the page to open, with a one-time state; the realm sends the
  * browser back to `GET /platform-sign-in/callback?code&state`, which is served to loopback
  * peers only: a state this agent did not issue, already used or expired is refused before

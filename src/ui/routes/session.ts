@@ -36,10 +36,10 @@ function answer(session: Session, config: Config, currencies: ApiCounterSettings
 }
 
 /**
- * Staff sign-in for the counter page (docs/architecture.md, "Local API and counter page"):
+ * Staff sign-in for the counter page (docs/counter-page.md, "Local API and counter page"):
  * `GET /session` says who is signed in (never a credential), `POST /session` signs in and
  * sets the session cookie, `DELETE /session` signs out. These routes need no credential;
- * the Host and Origin checks run before them as before every route.
+ * the Host and Origin checks run before them, as before every other route.
  */
 export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): void {
   // The sign-in screen speaks the configured language too: the settings go with a signed-out answer (they hold no secret).

@@ -70,7 +70,7 @@ const PROFILE_OPTIONAL = ['name', 'given_name', 'family_name', 'preferred_userna
 
 /**
  * The strict profile writes the optional claims a token does not fill as `null` instead of
- * leaving them out (docs/architecture.md, "Demo platform"): the profile claims the subject
+ * leaving them out (docs/demo-platform.md, "Demo platform"): the profile claims the subject
  * has none of, `device_id` without the `auth` scope and `cnf` on a token that is not bound.
  */
 export function unfilledClaimsAsNull(scope: readonly string[], claims: Record<string, unknown>): Record<string, null> {

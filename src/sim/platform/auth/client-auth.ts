@@ -37,7 +37,7 @@ function presented(req: SimRequest, form: Map<string, string>): Presented {
  * Authenticates the client of a token request: a confidential client by its current
  * secret, a public client by its id alone. Any failure is invalid_client (401); strict
  * answers a known client's wrong secret (a renewed one) with 401 unauthorized_client, as
- * identity servers with realm URLs do (docs/architecture.md, "Demo platform").
+ * identity servers with realm URLs do (docs/demo-platform.md, "Demo platform").
  */
 export function authenticateClient(req: SimRequest, form: Map<string, string>, clients: ClientRegistry, strict = false): OAuthClient {
   const { clientId, clientSecret } = presented(req, form);

@@ -28,7 +28,7 @@ export function customTokenEndpoint(core: AuthCore) {
         });
       }
       const form = tokenForm(req);
-      // Strict: a field outside the contract is refused, so a client that invents one shows red (docs/architecture.md, "Demo platform").
+      // Strict: a field outside the contract is refused, so a client that invents one shows red (docs/demo-platform.md, "Demo platform").
       const extra = [...form.keys()].filter((k) => !CONTRACT_FIELDS.includes(k));
       if (core.ctx.profile.strict && extra.length > 0) throw oauthError('invalid_request', `unknown parameter ${extra.map((k) => k.slice(0, 40)).join(', ')}: the custom-token call takes device_model, device_id and method only`);
       const deviceModel = required(form, 'device_model');

@@ -11,7 +11,7 @@ export type { AuthStats, GrantCounts } from './grant-stats.js';
 export type { TokenResponse } from './token-issuer.js';
 export type { MerchantCredentials } from './credentials-endpoint.js';
 
-/** The demo authorization server (docs/architecture.md, "Demo platform"; the token calls in docs/platform-contract.md, "Tokens"). */
+/** The demo authorization server (docs/demo-platform.md, "Demo platform"; the token calls in docs/platform-contract.md, "Tokens"). */
 export interface SimAuthServer {
   verifier: TokenVerifier;
   /** Issues a new client secret; the old one fails from now on, issued tokens stay valid. */

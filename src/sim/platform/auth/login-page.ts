@@ -4,7 +4,7 @@ const escapeHtml = (s: string): string =>
 /**
  * The demo's resource-owner log-in: a minimal page that posts username and password back
  * to the authorization endpoint with the request's parameters (the authorization
- * code flow: docs/architecture.md, "Demo platform").
+ * code flow: docs/demo-platform.md, "Demo platform").
  */
 export function loginPage(action: string, params: ReadonlyMap<string, string>): string {
   const hidden = [...params]

@@ -4,7 +4,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
  * Whether `uri` is one of the client's registered redirect URIs. Exact match, except that
  * a registered loopback `http` URI matches on any port (RFC 8252 7.3: a native app listens
  * on a port it gets from the system), so a terminal's callback on loopback can be
- * registered once (docs/architecture.md, "Demo platform").
+ * registered once (docs/demo-platform.md, "Demo platform").
  */
 export function redirectUriRegistered(registered: readonly string[], uri: string): boolean {
   if (registered.includes(uri)) return true;

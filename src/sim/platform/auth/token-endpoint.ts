@@ -66,7 +66,7 @@ export function tokenEndpoint(core: AuthCore, kind: TokenEndpointKind) {
 /**
  * The scope of a device token. Standard: what was asked plus `auth`, so the token carries
  * the device claims and `cnf`. Strict: what was asked only; the agent never asks for
- * `auth`, so its tokens carry no `cnf` (docs/architecture.md, "Demo platform").
+ * `auth`, so its tokens carry no `cnf` (docs/demo-platform.md, "Demo platform").
  */
 function deviceScope(core: AuthCore, requested: readonly string[]): string[] {
   return core.ctx.profile.strict ? [...requested] : withScopes(requested, ['auth']);

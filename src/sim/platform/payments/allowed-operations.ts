@@ -20,7 +20,7 @@ export type AllowedOperationsAnswer =
  * docs/platform-contract.md, "Decisions where the spec is silent", allowed operations
  * record). Strict answers that record and nothing else; standard adds which operation it
  * is and all three under `operations`, and answers the old `?operation=` with that one's
- * record (docs/architecture.md, "Demo platform").
+ * record (docs/demo-platform.md, "Demo platform").
  */
 export function allowedOperations(deps: PaymentDeps, caller: Caller, id: string, operation: OperationName | undefined, strict = false): AllowedOperationsAnswer {
   const tx = lookup(deps, caller, id);

@@ -41,7 +41,7 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
   if (!check.ok) return ruleError(check.code, check.message);
   if (amount.amount > check.maxAmount) return ruleError('AMOUNT_EXCEEDS', `cancel amount ${amount.amount} exceeds the ${check.maxAmount} that can be cancelled`);
   if (amount.amount < check.maxAmount) {
-    // Partial cancel depends on the acquirer (seed: merchant partialCancel; docs/architecture.md, "Demo platform").
+    // Partial cancel depends on the acquirer (seed: merchant partialCancel; docs/demo-platform.md, "Demo platform").
     if (!tx.merchant.partialCancel) return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', "the merchant's acquirer does not allow partial cancels");
     if (tx.record.transactionStatus === 'Initialized') return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', 'a pending wallet payment is cancelled in full');
   }
@@ -58,7 +58,7 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
  * recognising a cancel). The strict profile answers the cancel of a charged payment
  * `cancelled` (the spec's answer to a cancel) with the request event only; its result
  * event and the money movement come a little later, the status word never changing
- * (docs/architecture.md, "Demo platform"), or its result is a failure (failCancel) when
+ * (docs/demo-platform.md, "Demo platform"), or its result is a failure (failCancel) when
  * the control call asked for one. A pending wallet payment has nothing charged to give back,
  * so its cancel is final at once in both profiles.
  */
@@ -154,7 +154,7 @@ export function cancelTransaction(deps: PaymentDeps, caller: Caller, id: string,
   if (body.cancelReason !== 'Technical') checkApprovalCode(caller, body.approvalCode);
   // The contract's cancel body has no client id and promises nothing for a repeated cancel:
   // strict treats every cancel as new, so one sent again after a lost answer is refused
-  // once nothing is left (docs/architecture.md, "Demo platform"). Standard still
+  // once nothing is left (docs/demo-platform.md, "Demo platform"). Standard still
   // recognises an old client's id and answers a cancelled payment's last Cancel.
   const strict = deps.ctx.profile.strict;
   if (!strict && body.clientNewTransactionId !== undefined) {

@@ -13,7 +13,7 @@ import type { Caller, SimTransaction, TransactionRecord } from './types.js';
  * event, and the uncaptured rest of the authorization released. The strict profile keeps
  * the status `Accepted` (the spec shows no capture answer, so no status word is promised):
  * what is captured shows in the event and in what the platform allows next
- * (docs/architecture.md, "Demo platform").
+ * (docs/demo-platform.md, "Demo platform").
  */
 function performCapture(deps: PaymentDeps, tx: SimTransaction, clientDateTime: string, amount: Amount): void {
   const check = captureCheck(tx);
@@ -40,7 +40,7 @@ export function captureTransaction(deps: PaymentDeps, caller: Caller, id: string
   checkMatches(tx, body.captureAmount);
   // A retried capture of the same amount answers the captured transaction. Strict: the
   // contract promises no such answer, so a sale captured already is refused like any other
-  // capture the rules forbid (docs/architecture.md, "Demo platform").
+  // capture the rules forbid (docs/demo-platform.md, "Demo platform").
   if (!deps.ctx.profile.strict && tx.captured > 0 && tx.captured === body.captureAmount.amount && tx.instrumentType === 'card') return snapshot(tx);
   performCapture(deps, tx, body.clientDateTime, body.captureAmount);
   return snapshot(tx);

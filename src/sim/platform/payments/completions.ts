@@ -17,7 +17,7 @@ interface Waiting {
 }
 
 /**
- * Refunds and cancels that complete later (docs/architecture.md, "Demo platform": the
+ * Refunds and cancels that complete later (docs/demo-platform.md, "Demo platform": the
  * strict profile answers them pending first, as a refund may be asynchronous). The
  * operation's record is answered pending; `finish` books its result event, final status
  * and money movement when its time has come: by a timer, when the transaction is read
@@ -43,7 +43,7 @@ export class OperationCompletions {
 
   /**
    * The next `count` refunds or cancels answered pending fail asynchronously: answered as
-   * usual, their result event later says `Failed` (docs/architecture.md, "Demo platform").
+   * usual, their result event later says `Failed` (docs/demo-platform.md, "Demo platform").
    */
   failNext(count: number): void {
     this.failing = Math.max(0, Math.floor(count));
@@ -105,7 +105,7 @@ export class OperationCompletions {
 }
 
 /**
- * The strict profile's busy answers to process (docs/architecture.md, "Demo platform"): the
+ * The strict profile's busy answers to process (docs/demo-platform.md, "Demo platform"): the
  * first call of a new online sale whose amount ends in 29 minor units (a deterministic
  * trigger, like the declines) is answered 429 with Retry-After before anything is recorded.
  */

@@ -25,7 +25,7 @@ const twelveHour = new Map<string, Intl.DateTimeFormat>();
 /**
  * The strict profile's server time: the 12-hour form `M/D/YYYY h:mm:ss AM/PM` in the
  * platform's zone, month, day and hour without leading zeros (12 AM is midnight, 12 PM
- * noon), e.g. 1/5/2026 9:07:03 PM (docs/architecture.md, "Demo platform").
+ * noon), e.g. 1/5/2026 9:07:03 PM (docs/demo-platform.md, "Demo platform").
  */
 export function serverTime12(ms: number, timeZone: string): string {
   let f = twelveHour.get(timeZone);

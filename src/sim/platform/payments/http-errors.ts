@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { SimHttpError } from '../router.js';
 
 /**
- * Error bodies (docs/architecture.md, "Demo platform"): `{errorCode, errorMessage}` with 400 for invalid
+ * Error bodies (docs/demo-platform.md, "Demo platform"): `{errorCode, errorMessage}` with 400 for invalid
  * input, 401 for the token, 404 for an unknown transaction, 409 for a conflicting repeat
  * of a client transaction id, 422 for a payment rule.
  */

@@ -5,7 +5,7 @@ import { AgentError, ErrorCodes } from '../../../core/index.js';
 import { ledgerStateSchema, type LedgerState } from './ledger-state.js';
 
 /**
- * The demo platform's ledger file (docs/architecture.md, "Demo platform", ledger file): one
+ * The demo platform's ledger file (docs/demo-platform.md, "Demo platform", ledger file): one
  * JSON document, replaced whole and atomically (written to `<file>.tmp`, flushed to disk,
  * renamed over the old one, the directory flushed), so a crash leaves the previous state or
  * the new one, never a mix. Written only when the state changed, before the platform's

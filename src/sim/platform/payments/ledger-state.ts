@@ -7,7 +7,7 @@ import type { PaymentDeps } from './transaction.js';
 import type { Caller, PendingWallet, SimTransaction, TransactionRecord, TransactionSource } from './types.js';
 
 /*
- * The demo platform's payment state as one JSON document (docs/architecture.md, "Demo
+ * The demo platform's payment state as one JSON document (docs/demo-platform.md, "Demo
  * platform", ledger file): every transaction with what the rules need (amounts moved,
  * idempotency fingerprint, windows' start, wallet and operation timers still running),
  * the ledger of money movements, and the strict profile's busy answers. It holds what the

@@ -38,7 +38,7 @@ export function checkCardSale(body: ProcessBody): void {
 
 /**
  * Deterministic declines for tests: a card whose masked PAN ends in 0002, or an amount
- * whose minor units end in 51, is refused (docs/architecture.md, "Demo platform").
+ * whose minor units end in 51, is refused (docs/demo-platform.md, "Demo platform").
  */
 function declineReason(body: ProcessBody): { code: string; message: string } | undefined {
   if (body.instrument.card?.maskedPan.endsWith('0002')) return { code: '05', message: 'Declined by the issuer: do not honour' };
@@ -105,7 +105,7 @@ export function processCard(deps: PaymentDeps, caller: Caller, body: ProcessBody
   if (caller.merchant.captureMode === 'immediate') {
     // The strict profile answers the spec's observed process statuses only (Initialized,
     // Accepted): the capture shows in the cardCaptureResult event alone, as after a capture
-    // (docs/architecture.md, "Demo platform", strict profile, operations).
+    // (docs/demo-platform.md, "Demo platform", strict profile, operations).
     tx.record.transactionStatus = deps.ctx.profile.strict ? 'Accepted' : 'Captured';
     tx.captured = amount;
     addEvent(tx, now, 'cardCaptureResult', {

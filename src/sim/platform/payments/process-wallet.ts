@@ -9,7 +9,7 @@ import type { Caller, SimTransaction, WalletType } from './types.js';
 
 /**
  * walletB confirms a merchant-scan payment shortly after answering it (Initialized
- * first, then Accepted, seen by the next status call after about 1 s: docs/architecture.md,
+ * first, then Accepted, seen by the next status call after about 1 s: docs/demo-platform.md,
  * "Demo platform").
  */
 export const WALLET_B_CONFIRM_MS = 1_000;
@@ -17,7 +17,7 @@ export const WALLET_B_CONFIRM_MS = 1_000;
 /**
  * Strict profile: the wallet provider reports a consumer-scan outcome to the platform this
  * long after the QR's expiry (the platform learns it asynchronously), so the platform still
- * answers `Initialized` after `expireTime` (docs/architecture.md, "Demo platform").
+ * answers `Initialized` after `expireTime` (docs/demo-platform.md, "Demo platform").
  */
 export const STRICT_REPORT_LAG_MS = 10_000;
 /** Strict profile: the consumer of a late payment pays at the provider this long before the QR's expiry (its last second). */
@@ -57,7 +57,7 @@ export function checkWalletSale(instrument: Instrument): void {
 }
 
 /**
- * A wallet payment (docs/architecture.md, "Wallet QR, consumer scan" and
+ * A wallet payment (docs/payments.md, "Wallet QR, consumer scan" and
  * "Wallet QR, merchant scan"): consumer scan answers
  * `Initialized` with the QR data and waits for the consumer; merchant scan is `Accepted`
  * at once for walletA and `Initialized` then `Accepted` shortly after for walletB.
@@ -111,7 +111,7 @@ export function processWallet(deps: PaymentDeps, caller: Caller, sale: WalletSal
       return tx;
     }
     // Strict: the provider's report of the outcome comes after the QR's expiry: the platform
-    // answers Initialized past expireTime (docs/architecture.md, "Demo platform").
+    // answers Initialized past expireTime (docs/demo-platform.md, "Demo platform").
     const late = strictLatePayment(sale.amount.amount);
     if (late === undefined) wallets.await(tx, { payAt: delay > 0 ? now + delay : undefined, expireAt: expireAt + STRICT_REPORT_LAG_MS });
     else wallets.await(tx, { payAt: expireAt + STRICT_REPORT_LAG_MS, expireAt: undefined, ...(late === 'refused' ? { refusesCancelFrom: expireAt - STRICT_LAST_SECOND_MS } : {}) });

@@ -25,7 +25,7 @@ export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody
   const fingerprint = saleFingerprint(body.authorizationAmount, body.instrument);
   const existing = visible(deps, deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId));
   if (existing !== undefined) return repeated(deps, existing, fingerprint);
-  // Strict profile: busy before processing, nothing recorded (docs/architecture.md, "Demo platform").
+  // Strict profile: busy before processing, nothing recorded (docs/demo-platform.md, "Demo platform").
   if (deps.ctx.profile.strict && body.offlineTransaction !== true && deps.busy.refuse(caller.merchant.merchantId, body.clientNewTransactionId, body.authorizationAmount.amount)) {
     throw new SimHttpError(429, 'TOO_MANY_REQUESTS', 'the platform is busy: try again later', { 'retry-after': '1' });
   }

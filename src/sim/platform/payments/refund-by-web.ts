@@ -16,7 +16,7 @@ import type { Caller, TransactionRecord } from './types.js';
  * own, as a cancel without one does), so the status call by that id answers 404 although
  * the cancel or refund exists, and the same body sent again is a new one. The payment acted
  * upon knows it: its remaining amount (allowed operations) and, for a cancel, its history
- * (docs/architecture.md, "Demo platform").
+ * (docs/demo-platform.md, "Demo platform").
  */
 export function refundByWeb(deps: PaymentDeps, caller: Caller, id: string, body: RefundByWebBody): TransactionRecord {
   const tx = lookup(deps, caller, id);

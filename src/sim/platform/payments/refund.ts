@@ -36,7 +36,7 @@ export const refundFingerprint = (payment: SimTransaction, amount: Amount): stri
  * partial refunds are allowed up to what was charged; more is refused. The strict profile
  * answers `Accepted` with the request event only: the refund is asynchronous, and its
  * result event and the money movement come a little later, the status word never changing
- * (docs/architecture.md, "Demo platform"), or its result is a failure (failRefund) when
+ * (docs/demo-platform.md, "Demo platform"), or its result is a failure (failRefund) when
  * the control call asked for one.
  */
 export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: RefundRequest): TransactionRecord {

@@ -39,12 +39,12 @@ export function registerPaymentRoutes(router: SimRouter, ctx: SimContext, deps: 
       name,
       (req): SimResponse => {
         const caller = callerOf(ctx, req);
-        // No payment route of the contract takes a query: strict refuses one (docs/architecture.md, "Demo platform").
+        // No payment route of the contract takes a query: strict refuses one (docs/demo-platform.md, "Demo platform").
         const query = [...req.query.keys()];
         if (ctx.profile.strict && query.length > 0) throw validationError(`unknown query parameter ${query[0] ?? ''}`);
         const body = handler(caller, req);
         if (method === 'POST') log.info({ route: name, merchantId: caller.merchant.merchantId, ...summary(body) }, 'payment call');
-        // The strict profile writes every answer from the contract's extremes (docs/architecture.md, "Demo platform").
+        // The strict profile writes every answer from the contract's extremes (docs/demo-platform.md, "Demo platform").
         return { status: 200, body: ctx.profile.strict ? strictAnswer(body, ctx.profile.timeZone) : body };
       },
       ['api', 'mtls'],

@@ -11,7 +11,7 @@ export const remainingAmount = (tx: SimTransaction): number => tx.amount.amount 
 /**
  * An uncaptured (or unpaid, or paid wallet
  * within its window) payment can be cancelled; a captured one is refunded instead
- * (docs/architecture.md, "Capture, cancel, refund").
+ * (docs/payments.md, "Capture, cancel, refund").
  */
 export function cancelCheck(tx: SimTransaction, now: number): RuleCheck {
   if (tx.record.transactionType !== 'Payment') return refuse('CANCEL_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be cancelled`);
@@ -36,7 +36,7 @@ export function refundableAmount(tx: SimTransaction): number {
   return tx.record.transactionStatus === 'Accepted' ? remainingAmount(tx) : 0;
 }
 
-/** walletB refund 180 days; an uncaptured card sale is cancelled, not refunded (docs/architecture.md, "Capture, cancel, refund"). */
+/** walletB refund 180 days; an uncaptured card sale is cancelled, not refunded (docs/payments.md, "Capture, cancel, refund"). */
 export function refundCheck(tx: SimTransaction, now: number): RuleCheck {
   if (tx.record.transactionType !== 'Payment') return refuse('REFUND_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be refunded`);
   const status = tx.record.transactionStatus;

@@ -114,7 +114,7 @@ function refuseUnknownFields(schema: z.ZodType): z.ZodType {
 }
 
 /**
- * The strict profile's bodies (docs/architecture.md, "Demo platform"): only the fields the
+ * The strict profile's bodies (docs/demo-platform.md, "Demo platform"): only the fields the
  * contract names plus the placements docs/platform-contract.md, "Decisions where the spec
  * is silent" records; any other field, at any depth, is a 400 naming it. So no
  * `paymentScenario: "Moto"` and no cancel `clientNewTransactionId`.

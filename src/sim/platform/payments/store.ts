@@ -31,7 +31,7 @@ export class TransactionStore {
    * The path's transactionId is the client or the server identifier (docs/platform-contract.md,
    * "Endpoints"). `qrClientIds: false` (the strict profile): the client id a terminal QR call
    * gave is the QR service's, which the payment API does not know; such a payment is found by
-   * its server id only (docs/architecture.md, "Demo platform").
+   * its server id only (docs/demo-platform.md, "Demo platform").
    */
   find(merchantId: string, id: string, opts: { qrClientIds?: boolean } = {}): SimTransaction | undefined {
     const byServer = this.byServerId.get(id);

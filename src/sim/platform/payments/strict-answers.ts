@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { instantOf, serverTime12 } from './dates.js';
 
 /**
- * The strict profile's answers of the payment API (docs/architecture.md, "Demo platform"):
+ * The strict profile's answers of the payment API (docs/demo-platform.md, "Demo platform"):
  * the same content as the standard profile, written from the extremes the platform
  * contract allows, so an agent that assumes more than the contract promises fails a test:
  *

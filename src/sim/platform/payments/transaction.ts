@@ -71,7 +71,7 @@ export function snapshot(tx: SimTransaction): TransactionRecord {
 
 /**
  * `tx` as a lookup by id sees it now: a lookup-lag fault hides a transaction recorded less
- * than its lag ago (faults.ts, `lookupLagMs`; docs/architecture.md, "Demo platform").
+ * than its lag ago (faults.ts, `lookupLagMs`; docs/demo-platform.md, "Demo platform").
  */
 export function visible(deps: PaymentDeps, tx: SimTransaction | undefined): SimTransaction | undefined {
   if (tx === undefined) return undefined;
@@ -81,7 +81,7 @@ export function visible(deps: PaymentDeps, tx: SimTransaction | undefined): SimT
 
 /**
  * The caller's transaction a path's id names (client or server id), with any due wallet
- * outcome applied; 404 otherwise, also while a lookup-lag fault hides it. The strict profile (docs/architecture.md, "Demo
+ * outcome applied; 404 otherwise, also while a lookup-lag fault hides it. The strict profile (docs/demo-platform.md, "Demo
  * platform") does not know a terminal QR call's client id here (only its server id), and
  * answers a read (`read: true`: the status call) of an id it does not know with
  * 400, as a platform may, instead of 404.
@@ -98,7 +98,7 @@ export function lookup(deps: PaymentDeps, caller: Caller, id: string, opts: { re
 
 /**
  * A repeated clientNewTransactionId: the same request answers the existing transaction;
- * the same id for a different request is a conflict (409) (docs/architecture.md, "Demo
+ * the same id for a different request is a conflict (409) (docs/demo-platform.md, "Demo
  * platform").
  */
 export function repeated(deps: PaymentDeps, existing: SimTransaction, fingerprint: string): TransactionRecord {
@@ -116,7 +116,7 @@ export function repeated(deps: PaymentDeps, existing: SimTransaction, fingerprin
 /**
  * `approvalCode` is top level of refund and cancel bodies (docs/platform-contract.md,
  * "Decisions where the spec is silent", approval code): required and checked when the
- * merchant's aggregator demands one (the seed's "Demo Books": docs/architecture.md, "Demo
+ * merchant's aggregator demands one (the seed's "Demo Books": docs/demo-platform.md, "Demo
  * platform").
  */
 export function checkApprovalCode(caller: Caller, approvalCode: string | undefined): void {

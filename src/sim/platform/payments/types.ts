@@ -56,7 +56,7 @@ export interface PendingWallet {
   /**
    * Platform time from which the consumer is completing the payment at the provider, which
    * has not told the platform yet: a cancel is refused from then on (strict profile, late
-   * payment: docs/architecture.md, "Demo platform").
+   * payment: docs/demo-platform.md, "Demo platform").
    */
   refusesCancelFrom?: number;
 }

@@ -22,7 +22,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The wallet providers' side of a pending payment (`Initialized` → `Accepted` (paid),
- * `Failed` or `Expired`: docs/architecture.md, "Demo platform", and
+ * `Failed` or `Expired`: docs/demo-platform.md, "Demo platform", and
  * docs/platform-contract.md, "Decisions where the spec is silent", status values). An
  * outcome comes from a timer, from a control call, or is applied when the transaction is read after its
  * time has come on the platform clock (so tests move the clock instead of waiting).

@@ -16,7 +16,7 @@ export type WebOrder = z.infer<typeof webOrderSchema>;
 
 /**
  * A web shop's order: a keyed card payment the merchant took online, not from any terminal
- * (docs/architecture.md, "Demo platform", control routes). It is made through the same
+ * (docs/demo-platform.md, "Demo platform", control routes). It is made through the same
  * process path as a terminal's sale (rules, capture mode, ledger, profile), with the web
  * shop as its source and a client id the shop chose, so a terminal knows it only by its ids.
  */
