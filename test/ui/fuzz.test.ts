@@ -23,6 +23,9 @@ interface OperationSpec {
   path: string;
   parameters: Parameter[];
   body?: Schema;
+  /** The statuses the document lists for it (not `default`). */
+  statuses: Set<string>;
+  pattern: RegExp;
 }
 interface FuzzRequest {
   method: string;
@@ -34,20 +37,25 @@ interface FuzzRequest {
 const RUNS = 3_200;
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
 
-const doc = openApiDocument(packageVersion()) as { paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>; components: { schemas: Record<string, Schema> } };
+const doc = openApiDocument(packageVersion()) as {
+  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, unknown>; 'x-listener'?: string }>>;
+  components: { schemas: Record<string, Schema> };
+};
 
 function resolve(schema: Schema): Schema {
   const ref = schema.$ref;
   return typeof ref === 'string' ? resolve(doc.components.schemas[ref.replace('#/components/schemas/', '')] ?? {}) : schema;
 }
 
-/** Every operation but the event stream (an answer that never ends). */
+/** Every operation served on loopback but the event stream (an answer that never ends); pairing is the store network's. */
 const OPERATIONS: OperationSpec[] = Object.entries(doc.paths).flatMap(([path, methods]) =>
   Object.entries(methods)
-    .filter(([, op]) => op.requestBody?.content['text/event-stream'] === undefined && path !== '/api/v1/events')
+    .filter(([, op]) => op['x-listener'] !== 'store-network' && path !== '/api/v1/events')
     .map(([method, op]) => {
       const body = op.requestBody?.content['application/json']?.schema;
-      return { method: method.toUpperCase(), path, parameters: op.parameters ?? [], ...(body !== undefined ? { body: resolve(body) } : {}) };
+      const statuses = new Set(Object.keys(op.responses).filter((s) => s !== 'default'));
+      const pattern = new RegExp(`^${path.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      return { method: method.toUpperCase(), path, parameters: op.parameters ?? [], statuses, pattern, ...(body !== undefined ? { body: resolve(body) } : {}) };
     }),
 );
 
@@ -57,16 +65,31 @@ const nastyText = fc.oneof(
   fc.constantFrom('', ' ', '0', '-1', '1e3', '0x10', 'null', 'true', '../..', '%00', '\u0000', 'é€😀', "' OR 1=1 --", '9'.repeat(40), 'a'.repeat(5_000), '12.345', '−5'),
 );
 
-/** A value that fits `schema` most of the time. */
-function valueOf(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
+/** Values the demo accepts for fields of these names, so that generated requests reach the rules behind validation. */
+const GOOD: Record<string, readonly string[]> = {
+  amount: ['12.34', '0.01', '5', '49.99', '100.00'],
+  currency: ['EUR'],
+  merchantId: ['m-1001', 'm-1002', 'terminal-app-1002'],
+  approvalCode: ['4711', '0000'],
+  walletId: ['281012345678901234'],
+  reference: ['R-1', 'till 7 / 42'],
+  email: ['buyer@example.com'],
+  orderId: ['O-1'],
+};
+
+/** A value that fits `schema` most of the time (`name`: the property it is for). */
+function valueOf(schema: Schema, depth = 0, name?: string): fc.Arbitrary<unknown> {
   const s = resolve(schema);
   const choices = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
   if (choices !== undefined) return fc.oneof(...choices.map((c) => valueOf(c, depth + 1)));
   if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
   if (s.const !== undefined) return fc.constant(s.const);
   switch (s.type) {
-    case 'string':
-      return fc.oneof(fc.constantFrom('12.34', '0.01', 'EUR', 'm-1001', '4711', 'buyer@example.com'), fc.string({ minLength: 1, maxLength: Number(s.maxLength ?? 20) }));
+    case 'string': {
+      const good = name !== undefined ? GOOD[name] : undefined;
+      const any = fc.string({ minLength: 1, maxLength: Number(s.maxLength ?? 20) });
+      return good !== undefined ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: any }) : any;
+    }
     case 'integer':
       return fc.integer({ min: Number(s.minimum ?? -5), max: Number(s.maximum ?? 100_000) });
     case 'number':
@@ -79,10 +102,9 @@ function valueOf(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
       const props = (s.properties ?? {}) as Record<string, Schema>;
       const required = new Set((s.required ?? []) as string[]);
       if (depth > 3) return fc.constant({});
-      return fc.record(
-        Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valueOf(v, depth + 1)])),
-        { requiredKeys: Object.keys(props).filter((k) => required.has(k)) },
-      );
+      // An optional field is left out more often than not: each one may rule the others out (walletId is for merchant scan only).
+      const entries = Object.entries(props).map(([k, v]) => [k, required.has(k) ? valueOf(v, depth + 1, k) : fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: valueOf(v, depth + 1, k) })] as const);
+      return fc.record(Object.fromEntries(entries)).map((o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)));
     }
     default:
       return fc.jsonValue({ maxDepth: 2 });
@@ -113,15 +135,19 @@ function requestOf(op: OperationSpec, ids: readonly string[]): fc.Arbitrary<Fuzz
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const queryParams = op.parameters.filter((p) => p.in === 'query');
   const id = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ids) }, { weight: 2, arbitrary: nastyText.filter((t) => t.length > 0) });
-  const query = fc.array(
+  const query = fc.oneof({ weight: 2, arbitrary: fc.constant([] as Array<[string, string]>) }, { weight: 1, arbitrary: fc.array(
     fc.oneof(
       ...(queryParams.length > 0 ? [fc.tuple(fc.constantFrom(...queryParams.map((p) => p.name)), fc.oneof(valueOf(queryParams[0]?.schema ?? {}).map(String), nastyText))] : []),
       fc.tuple(fc.constantFrom('limit', 'after', 'date', 'format', 'state', 'x'), nastyText),
     ),
     { maxLength: 3 },
-  );
+  ) });
   const headers = fc.record(
-    { 'idempotency-key': fc.oneof(fc.uuid(), nastyText), 'x-request-id': nastyText, 'last-event-id': nastyText },
+    {
+      'idempotency-key': fc.oneof({ weight: 4, arbitrary: fc.uuid() }, { weight: 1, arbitrary: nastyText }),
+      'x-request-id': fc.oneof({ weight: 3, arbitrary: fc.constantFrom('till-7.0042', 'support:1') }, { weight: 1, arbitrary: nastyText }),
+      'last-event-id': nastyText,
+    },
     { requiredKeys: [] },
   );
   return fc.tuple(fc.array(id, { minLength: pathParams.length, maxLength: pathParams.length }), query, headers, bodyOf(op.body), fc.boolean()).map(([values, q, h, body, withBody]) => {
@@ -168,6 +194,9 @@ describe('the local API under generated and mutated requests', () => {
       try {
         const answer = await call(agent.url, r.method, r.path, { headers: { ...auth, ...r.headers }, ...(r.body !== undefined ? { body: r.body } : {}) });
         if (answer.status >= 500) problems.push(`${r.method} ${r.path} ${r.body ?? ''} -> ${answer.status} ${answer.text.slice(0, 200)}`);
+        // Every status it answers is listed for the operation, not left to `default`.
+        const op = OPERATIONS.find((o) => o.method === r.method && o.pattern.test(r.path.split('?')[0] ?? ''));
+        if (op !== undefined && !op.statuses.has(String(answer.status))) problems.push(`${r.method} ${r.path} -> ${answer.status}, which the document does not list for ${op.method} ${op.path} ${answer.text.slice(0, 160)}`);
       } catch (err) {
         problems.push(`${r.method} ${r.path} ${r.body ?? ''} -> ${(err as Error).message.slice(0, 600)}`);
       }

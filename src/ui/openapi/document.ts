@@ -82,6 +82,42 @@ function parameters(op: Operation): Json[] {
   return out;
 }
 
+/** What each error status means (docs/local-api.md, "Errors"); the code in the answer says which case. */
+const ERROR_MEANINGS: Readonly<Record<number, string>> = {
+  400: 'the request is not valid (a field, the query, the body or the HTTP framing): the message says what to fix',
+  401: 'no credential, or a wrong one',
+  402: 'declined',
+  403: 'a permission is missing (error.permission names it), or the Host or Origin is not allowed',
+  404: 'no such transaction, offline sale or register (one of another register answers the same)',
+  409: 'not possible in the current state, or the device is busy',
+  413: 'the body is over 64 KiB',
+  415: 'the body is not application/json',
+  422: 'a payment rule refuses it (error.reasonCode says which)',
+  429: 'too many tries: wait as Retry-After says',
+  502: 'the platform failed or refused the terminal: the outcome may be unknown (the message says)',
+  503: 'nothing was done (the platform, the journal, the disk or a device is not available): try later',
+  504: 'the platform or a device did not answer in time: the outcome may be unknown (the message says)',
+};
+
+/**
+ * Every error status the operation can answer: 400 (the query, the body, the request's
+ * framing) and 403 (the Host and Origin checks) everywhere, 401 where a credential is needed,
+ * 404 where the path names something, 409 with an Idempotency-Key, 413 and 415 with a body,
+ * and the operation's own (`errors`). The fuzz test requires each answer's status here.
+ */
+export function errorStatuses(op: Operation): number[] {
+  const out = new Set<number>([400, 403]);
+  if (op.public !== true) out.add(401);
+  if (/:[A-Za-z]+/.test(op.path)) out.add(404);
+  if (idempotent(op)) out.add(409);
+  if (op.body !== undefined) {
+    out.add(413);
+    out.add(415);
+  }
+  for (const s of op.errors ?? []) out.add(s);
+  return [...out].sort((a, b) => a - b);
+}
+
 function operationObject(op: Operation): Json {
   const responses: Json = {};
   // A write's answer may repeat the first request's (docs/local-api.md, "Idempotency").
@@ -100,8 +136,10 @@ function operationObject(op: Operation): Json {
         ? { ...known, content: { ...known.content, ...content } }
         : { description: s.description, ...replayed, content };
   }
-  if (idempotent(op)) {
-    responses['409'] = { description: 'the Idempotency-Key was used with another request, or the operation conflicts with the current state (the code says which)', headers: requestId, content: { 'application/json': { schema: ref('Error') } } };
+  for (const status of errorStatuses(op)) {
+    if (responses[String(status)] !== undefined) continue;
+    const description = status === 409 && idempotent(op) ? 'the Idempotency-Key was used with another request, or the operation conflicts with the current state (the code says which)' : ERROR_MEANINGS[status] ?? 'refused or failed';
+    responses[String(status)] = { description, headers: requestId, content: { 'application/json': { schema: ref('Error') } } };
   }
   responses.default = { description: 'refused or failed: the code is stable, the message says what to do (docs/local-api.md, "Errors")', headers: requestId, content: { 'application/json': { schema: ref('Error') } } };
   return {

@@ -72,6 +72,11 @@ export interface Operation {
   headers?: Array<{ name: string; description: string; schema: Record<string, unknown> }>;
   body?: Named;
   success: Success[];
+  /**
+   * Error statuses this operation answers besides those every operation of its shape does
+   * (document.ts, errorStatuses): what the engine and the platform behind it may refuse.
+   */
+  errors?: readonly number[];
   /** No credential needed (health probes, pairing with the one-time code). */
   public?: boolean;
   /**
@@ -101,7 +106,7 @@ export const OPERATIONS: readonly Operation[] = [
     success: [ok(named('Readiness', readinessSchema), 'ready'), { status: 503, description: 'not ready: the failing check says why', json: named('Readiness', readinessSchema) }],
   },
   {
-    method: 'POST', path: '/api/v1/sales', operationId: 'startSale', listener: 'both', tag: 'sales',
+    method: 'POST', path: '/api/v1/sales', errors: [409, 422, 503], operationId: 'startSale', listener: 'both', tag: 'sales',
     summary: 'Start a sale',
     description:
       'Journals the sale and answers 202 at once; follow it over GET /api/v1/events or GET /api/v1/transactions/{id}. Send an Idempotency-Key: a repeat answers the same sale in its current state, never a second sale. `reference` is your own receipt or order number; GET /api/v1/transactions?reference= finds the sale by it.',
@@ -110,7 +115,7 @@ export const OPERATIONS: readonly Operation[] = [
     success: [{ status: 202, description: 'the sale started (or, repeated with its Idempotency-Key, the same sale now)', json: TransactionAnswer }],
   },
   {
-    method: 'POST', path: '/api/v1/sales/:id/abort', operationId: 'abortSale', listener: 'both', tag: 'sales',
+    method: 'POST', path: '/api/v1/sales/:id/abort', errors: [409, 502, 503, 504], operationId: 'abortSale', listener: 'both', tag: 'sales',
     summary: 'Abort a sale still waiting for the customer', query: noQuerySchema, body: empty, success: [ok(TransactionAnswer)],
   },
   {
@@ -119,12 +124,12 @@ export const OPERATIONS: readonly Operation[] = [
     query: listQuerySchema, success: [ok(TransactionList, 'the transactions')],
   },
   {
-    method: 'GET', path: '/api/v1/transactions/:id', operationId: 'getTransaction', listener: 'both', tag: 'transactions',
+    method: 'GET', path: '/api/v1/transactions/:id', errors: [502, 503, 504], operationId: 'getTransaction', listener: 'both', tag: 'transactions',
     summary: 'One transaction by its client or server transaction id', description: '`refresh=1` asks the platform first.',
     query: getQuerySchema, success: [ok(TransactionAnswer, 'the transaction, with its events')],
   },
   {
-    method: 'GET', path: '/api/v1/transactions/:id/allowed-operations', operationId: 'getAllowedOperations', listener: 'both', tag: 'transactions',
+    method: 'GET', path: '/api/v1/transactions/:id/allowed-operations', errors: [502, 503, 504], operationId: 'getAllowedOperations', listener: 'both', tag: 'transactions',
     summary: 'Cancel, refund and capture: allowed now, and up to which amount', query: noQuerySchema,
     success: [ok(named('AllowedOperationsAnswer', allowedOperationsAnswerSchema))],
   },
@@ -140,26 +145,26 @@ export const OPERATIONS: readonly Operation[] = [
     ],
   },
   {
-    method: 'POST', path: '/api/v1/transactions/:id/cancel', operationId: 'cancel', listener: 'both', tag: 'operations',
+    method: 'POST', path: '/api/v1/transactions/:id/cancel', errors: [402, 409, 422, 502, 503, 504], operationId: 'cancel', listener: 'both', tag: 'operations',
     summary: 'Cancel (void) a sale', query: noQuerySchema, body: named('CancelRequest', cancelBodySchema),
     success: [ok(TransactionAnswer, 'the cancel\'s row (state pending when the platform completes it later)')],
   },
   {
-    method: 'POST', path: '/api/v1/transactions/:id/refund', operationId: 'refund', listener: 'both', tag: 'operations',
+    method: 'POST', path: '/api/v1/transactions/:id/refund', errors: [402, 409, 422, 502, 503, 504], operationId: 'refund', listener: 'both', tag: 'operations',
     summary: 'Refund a sale', query: noQuerySchema, body: named('RefundRequest', refundBodySchema),
     success: [ok(TransactionAnswer, 'the refund\'s row (state pending when the platform completes it later)')],
   },
   {
-    method: 'POST', path: '/api/v1/transactions/:id/refund-by-web', operationId: 'refundByWeb', tag: 'operations',
+    method: 'POST', path: '/api/v1/transactions/:id/refund-by-web', errors: [402, 409, 422, 502, 503, 504], operationId: 'refundByWeb', tag: 'operations',
     summary: 'Cancel or refund by web: the platform picks which', query: noQuerySchema, body: named('RefundByWebRequest', refundByWebBodySchema),
     success: [ok(TransactionAnswer, 'the operation\'s row')],
   },
   {
-    method: 'POST', path: '/api/v1/transactions/:id/capture', operationId: 'capture', listener: 'both', tag: 'operations',
+    method: 'POST', path: '/api/v1/transactions/:id/capture', errors: [402, 409, 422, 502, 503, 504], operationId: 'capture', listener: 'both', tag: 'operations',
     summary: 'Capture an authorized sale', query: noQuerySchema, body: named('CaptureRequest', captureBodySchema), success: [ok(TransactionAnswer, 'the capture\'s row')],
   },
   {
-    method: 'POST', path: '/api/v1/capture-all', operationId: 'captureAll', tag: 'operations',
+    method: 'POST', path: '/api/v1/capture-all', errors: [409, 502, 503, 504], operationId: 'captureAll', tag: 'operations',
     summary: 'Capture every authorized sale', query: noQuerySchema, body: named('CaptureAllRequest', captureAllBodySchema), success: [ok(TransactionList, 'the captures\' rows')],
   },
   {
@@ -167,15 +172,15 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Offline queue levels and items (no card data)', query: offlineQuerySchema, success: [ok(named('OfflineAnswer', offlineAnswerSchema))],
   },
   {
-    method: 'POST', path: '/api/v1/offline/flush', operationId: 'flushOffline', tag: 'offline',
+    method: 'POST', path: '/api/v1/offline/flush', errors: [503], operationId: 'flushOffline', tag: 'offline',
     summary: 'Upload the queued offline sales now', query: noQuerySchema, body: empty, success: [ok(named('OfflineFlushAnswer', offlineFlushAnswerSchema))],
   },
   {
-    method: 'POST', path: '/api/v1/offline/:id/requeue', operationId: 'requeueOffline', tag: 'offline',
+    method: 'POST', path: '/api/v1/offline/:id/requeue', errors: [409, 422, 503], operationId: 'requeueOffline', tag: 'offline',
     summary: 'Queue an offline sale needing attention again', query: noQuerySchema, body: empty, success: [ok(named('OfflineItemAnswer', offlineItemAnswerSchema))],
   },
   {
-    method: 'GET', path: '/api/v1/merchants', operationId: 'listMerchants', tag: 'terminal',
+    method: 'GET', path: '/api/v1/merchants', errors: [502, 503], operationId: 'listMerchants', tag: 'terminal',
     summary: 'The merchants this terminal acts for (never a secret)', query: noQuerySchema, success: [ok(named('MerchantsAnswer', merchantsAnswerSchema))],
   },
   {
@@ -205,7 +210,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'The agent\'s log level now', query: noQuerySchema, success: [ok(named('LogLevelAnswer', logLevelAnswerSchema))],
   },
   {
-    method: 'PUT', path: '/api/v1/log-level', operationId: 'setLogLevel', tag: 'terminal',
+    method: 'PUT', path: '/api/v1/log-level', errors: [503], operationId: 'setLogLevel', tag: 'terminal',
     summary: 'Change the log level until the next start or configuration reload', query: noQuerySchema, body: named('LogLevelRequest', logLevelBodySchema),
     success: [ok(named('LogLevelAnswer', logLevelAnswerSchema), 'the level now and the one before')],
   },
@@ -227,7 +232,7 @@ export const OPERATIONS: readonly Operation[] = [
     success: [ok(named('RegistersAnswer', registersAnswerSchema))],
   },
   {
-    method: 'POST', path: '/api/v1/registers/pairing', operationId: 'startPairing', tag: 'registers',
+    method: 'POST', path: '/api/v1/registers/pairing', errors: [503], operationId: 'startPairing', tag: 'registers',
     summary: 'Offer a one-time pairing code for a register',
     description:
       'Answers the code to enter on the register, its expiry, the store-network listener\'s URL and its certificate fingerprint; a new code replaces the one on offer. Refused with LAN_DISABLED while the store-network listener is off (docs/registers.md, "Pairing").',
@@ -240,7 +245,7 @@ export const OPERATIONS: readonly Operation[] = [
     success: [ok(named('RegisterAnswer', registerAnswerSchema), 'the register, now with revokedAt')],
   },
   {
-    method: 'POST', path: '/api/v1/pairing', operationId: 'pair', listener: 'store-network', public: true, tag: 'registers',
+    method: 'POST', path: '/api/v1/pairing', errors: [409, 429], operationId: 'pair', listener: 'store-network', public: true, tag: 'registers',
     summary: 'Pair a register with the code the terminal shows (store-network listener only)',
     description:
       'Served only on the store-network listener (api.lan.*, HTTPS with the terminal\'s certificate: pin the fingerprint the terminal shows), never on loopback. No credential: the one-time code is the proof. The answer\'s `apiKey` is shown this once; send it as `Authorization: Bearer` (registerKey) from then on. A wrong code is 401; an address guessing codes is answered 429 with Retry-After (docs/registers.md, "Pairing").',
