@@ -1,4 +1,3 @@
-import { call } from './http-client.js';
 import type { LogSink } from './log-sink.js';
 
 export interface WaitOptions {
@@ -59,23 +58,4 @@ export async function untilLogged(sink: LogSink, pattern: string | RegExp, opts:
     opts,
   );
   return line as string;
-}
-
-/** A transaction as the local API's `GET /api/v1/transactions/{id}` gives it. */
-export type ApiTransaction = Record<string, unknown> & { clientTransactionId: string; state: string };
-
-/**
- * Reads a transaction over the local API at `base` until `done` holds for it (by default: its
- * state is `state`), and returns it.
- */
-export async function untilTransaction(
-  base: string,
-  headers: Record<string, string>,
-  id: string,
-  done: string | ((t: ApiTransaction) => boolean),
-  opts: WaitOptions = {},
-): Promise<ApiTransaction> {
-  const holds = typeof done === 'string' ? (t: ApiTransaction) => t.state === done : done;
-  const what = typeof done === 'string' ? `transaction ${id} ${done}` : `transaction ${id} to reach the awaited state`;
-  return until(what, async () => (await call(base, 'GET', `/api/v1/transactions/${id}`, { headers })).json.transaction as ApiTransaction, holds, opts);
 }

@@ -7,6 +7,7 @@ import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser
 import { CLERK, FakeStaff } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { en as enTexts } from '../../src/ui/page/texts-en.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * The counter page's operations and unknown-outcome screen in real Chromium against the real
@@ -39,11 +40,7 @@ describe('counter page: operations and the unknown outcome', () => {
   async function reloaded(id: string): Promise<void> {
     const before = s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length;
     s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'approved' });
-    const end = Date.now() + 10_000;
-    while (s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length <= before) {
-      if (Date.now() > end) throw new Error('the list did not reload');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilTrue('the list to reload', () => s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length > before, { everyMs: 50 });
     await page.waitForTimeout(300);
   }
 
