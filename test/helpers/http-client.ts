@@ -114,8 +114,8 @@ export function readSse(
 export type ApiTransaction = Record<string, unknown> & { clientTransactionId: string; state: string };
 
 /**
- * Reads a transaction over the local API at `base` until `done` holds for it (by default: its
- * state is `state`), and returns it.
+ * Reads a transaction over the local API at `base` until `done` holds for it (a string: its
+ * state is that string), and returns it.
  */
 export async function untilTransaction(
   base: string,

@@ -4,11 +4,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
-import { call } from '../helpers/http-client.js';
+import { call, untilTransaction } from '../helpers/http-client.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { until } from '../helpers/wait.js';
-import { untilTransaction } from '../helpers/http-client.js';
 
 /**
  * GET /metrics read by the tools a fleet runs (docs/operations.md, "Metrics"): `promtool
