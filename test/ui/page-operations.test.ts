@@ -36,12 +36,13 @@ describe('counter page: operations and the unknown outcome', () => {
     return v;
   };
   const message = () => page.getByTestId('tx-op-message');
-  /** Waits until the page has asked for the allowed operations again (a reload of the list happened). */
+  /** Waits until the page has asked for the allowed operations again (a reload of the list happened) and shown the answer. */
   async function reloaded(id: string): Promise<void> {
     const before = s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length;
     s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'approved' });
     await untilTrue('the list to reload', () => s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length > before, { everyMs: 50 });
-    await page.waitForTimeout(300);
+    // The page marks the panel loaded once it has shown that answer.
+    await page.locator('[data-testid="tx-ops"][data-loaded="true"]').waitFor();
   }
 
   it('cancel asks first (amount, masked card); "No" sends nothing; "Yes" once, the result stays over reloads, fields clear', async () => {
