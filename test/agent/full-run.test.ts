@@ -5,6 +5,7 @@ import type { RunningAgent } from '../../src/agent.js';
 import type { TransactionView } from '../../src/payments/index.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import type { LogSink } from '../helpers/log-sink.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The whole agent as `npm start` runs it (embedded demo platform, simulated peripherals,
@@ -37,12 +38,7 @@ async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promis
 const WAITING = new Set(['created', 'awaiting_customer', 'in_flight', 'pending']);
 
 async function waitSettled(id: string): Promise<TransactionView> {
-  for (let i = 0; i < 200; i++) {
-    const view = await agent.payments.get(id);
-    if (!WAITING.has(view.state)) return view;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`transaction ${id} did not settle`);
+  return until(`transaction ${id} settled`, () => agent.payments.get(id), (view) => !WAITING.has(view.state), { everyMs: 50 });
 }
 
 describe('a full run of the agent on the demo default', () => {

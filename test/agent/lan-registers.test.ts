@@ -8,6 +8,7 @@ import { RegisterClient, pinnedCertificate, storeNetworkAddress } from '../helpe
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { installContractDispatcher } from '../helpers/api-contract-dispatcher.js';
+import { until, untilTrue } from '../helpers/wait.js';
 import { OPERATIONS } from '../../src/ui/openapi/index.js';
 
 /**
@@ -48,13 +49,12 @@ async function pair(name: string): Promise<RegisterClient> {
 const WAITING = new Set(['created', 'awaiting_customer', 'in_flight', 'pending']);
 
 async function settled(client: RegisterClient, id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 200; i++) {
-    const got = await client.call('GET', `/api/v1/transactions/${id}`);
-    const t = got.json.transaction as Record<string, unknown>;
-    if (!WAITING.has(t.state as string)) return t;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`transaction ${id} did not settle`);
+  return until(
+    `transaction ${id} settled`,
+    async () => (await client.call('GET', `/api/v1/transactions/${id}`)).json.transaction as Record<string, unknown>,
+    (t) => !WAITING.has(t.state as string),
+    { everyMs: 50 },
+  );
 }
 
 beforeAll(async () => {
@@ -125,9 +125,7 @@ describe('a cash register on the store network', () => {
     const refund = await till.call('POST', `/api/v1/transactions/${id}/refund`, { amount: '1.00' });
     expect(refund.status).toBe(200);
     const refundId = (refund.json.transaction as { clientTransactionId: string }).clientTransactionId;
-    for (let i = 0; i < 250 && !stream.events.some((e) => (e.data.data as { clientTransactionId?: string } | undefined)?.clientTransactionId === refundId); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await untilTrue(`the event of refund ${refundId}`, () => stream.events.some((e) => (e.data.data as { clientTransactionId?: string } | undefined)?.clientTransactionId === refundId), { timeoutMs: 5_000 });
     stream.close();
     const seen = new Set(stream.events.map((e) => e.data.data as { clientTransactionId?: string }).map((d) => d?.clientTransactionId));
     expect(seen.has(id)).toBe(true);
@@ -141,7 +139,7 @@ describe('a cash register on the store network', () => {
     expect(numbered.map((e) => e.data.seq)).toEqual(numbered.map((_, i) => i + 1));
     // A reconnect with Last-Event-ID resumes after that number with the same numbers.
     const resumed = await till.events(String(numbered.length - 1));
-    for (let i = 0; i < 250 && resumed.events.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    await untilTrue('two events on the resumed stream', () => resumed.events.length >= 2, { timeoutMs: 5_000 });
     resumed.close();
     // Its hello names its own last number (events of the refund may have followed the ones read).
     expect(resumed.events[0]?.type).toBe('hello');

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { testCerts } from '../helpers/certs.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /*
  * The zone of the platform's server times has no default (docs/platform-contract.md,
@@ -18,14 +19,6 @@ afterEach(async () => {
   agent = undefined;
   cleanup?.();
 });
-
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('the platform\'s time zone on the embedded demo platform', () => {
   it('with no platform.timeZone, the strict demo platform\'s zone-less times west of UTC are read in its own zone: the QR is not expired at the first status calls', async () => {
@@ -48,7 +41,7 @@ describe('the platform\'s time zone on the embedded demo platform', () => {
     await agent.settled;
     const started = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 1_500, currency: 'EUR' });
     const statusCalls = (): number => sink.records().filter((r) => r.msg === 'platform call' && r.operation === 'status').length;
-    await until(() => statusCalls() >= 3);
+    await untilTrue('three status calls', () => statusCalls() >= 3, { timeoutMs: 15_000 });
     const view = await agent.payments.get(started.clientTransactionId);
     expect(view).toMatchObject({ state: 'awaiting_customer', platformStatus: 'Initialized' });
     expect(view.qr?.expireTime).toMatch(/^\d{1,2}\/\d{1,2}\/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M$/);

@@ -4,9 +4,10 @@ import { loadConfig } from '../../src/config/load.js';
 import type { QueueItem } from '../../src/offline/index.js';
 import { testCerts } from '../helpers/certs.js';
 import { startDemo, testPlatformTimeZone, type Demo } from '../helpers/demo-platform.js';
-import { call } from '../helpers/http-client.js';
+import { call, untilTransaction } from '../helpers/http-client.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * A terminal restarted during an outage (docs/payments.md, "Offline card sale and
@@ -76,11 +77,8 @@ async function sell(a: RunningAgent, body: Record<string, unknown>): Promise<{ s
   const r = await call(a.url, 'POST', '/api/v1/sales', { headers: AUTH(a), body: { method: 'card', currency: 'EUR', ...body } });
   if (r.status !== 202) return { status: r.status, json: r.json };
   const id = r.json.transaction.clientTransactionId as string;
-  for (;;) {
-    const t = await call(a.url, 'GET', `/api/v1/transactions/${id}`, { headers: AUTH(a) });
-    if (!['awaiting_customer', 'created', 'in_flight'].includes(t.json.transaction.state)) return { status: r.status, json: t.json };
-    await new Promise((res) => setTimeout(res, 20));
-  }
+  const t = await untilTransaction(a.url, AUTH(a), id, (tx) => !['awaiting_customer', 'created', 'in_flight'].includes(tx.state));
+  return { status: r.status, json: { transaction: t } };
 }
 
 /** An offline sale, as the clerk's register sees it. */
@@ -95,13 +93,17 @@ async function sellOffline(a: RunningAgent, body: Record<string, unknown>): Prom
 
 /** Flushes (the background uploader may go first) until the item left the queue's waiting states. */
 async function settleUpload(a: RunningAgent, id: string): Promise<QueueItem> {
-  for (let i = 0; i < 100; i++) {
-    await a.offline.uploader.flush();
-    const item = a.offline.get(id);
-    if (item !== undefined && item.state !== 'queued' && item.state !== 'uploading') return item;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  const item = a.offline.get(id);
+  const settled = (item: QueueItem | undefined): boolean => item !== undefined && item.state !== 'queued' && item.state !== 'uploading';
+  const item = await until(
+    `offline sale ${id} uploaded or refused`,
+    async () => {
+      await a.offline.uploader.flush();
+      return a.offline.get(id);
+    },
+    settled,
+    { everyMs: 50 },
+  ).catch(() => a.offline.get(id));
+  if (item !== undefined && settled(item)) return item;
   throw new Error(`offline sale ${id} still ${item?.state ?? 'missing'} after ${item?.tries ?? 0} tries: ${item?.history.at(-1)?.message ?? ''}`);
 }
 
@@ -141,12 +143,7 @@ describe('a terminal started while the platform is unreachable (merchant credent
     const r = await call(a.url, 'POST', '/api/v1/sales', { headers: AUTH(a), body: { method: 'card', amount: '3.00', merchantId: 'm-1002' } });
     expect(r.status).toBe(202);
     const id = r.json.transaction.clientTransactionId as string;
-    let t: any;
-    for (;;) {
-      t = (await call(a.url, 'GET', `/api/v1/transactions/${id}`, { headers: AUTH(a) })).json.transaction;
-      if (!['awaiting_customer', 'created', 'in_flight'].includes(t.state)) break;
-      await new Promise((res) => setTimeout(res, 20));
-    }
+    const t = await untilTransaction(a.url, AUTH(a), id, (tx) => !['awaiting_customer', 'created', 'in_flight'].includes(tx.state));
     expect(t.state).toBe('failed');
     // The words of any sale during an outage: unreachable, and why.
     expect(t.message).toMatch(/^the platform cannot be reached \(no access token for process: .*could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\) and the card did not approve offline: nothing was charged$/);

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../../src/core/index.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
 import type { AuthStats } from '../../src/sim/platform/auth/index.js';
 import { control, dispatchersOf, identityOf, startDemo, type Demo } from '../helpers/demo-platform.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * auth.mode custom_token (docs/platform-contract.md, "Tokens", custom-token flow) against the
@@ -214,7 +215,7 @@ describe('custom_token mode', () => {
     expect(auth.status().tokens[0]?.state).toBe('sign_in_required');
     // A new sign-in brings the device token back at once.
     await signIn.complete(callbackOf(await signInAtRealm(signIn.begin(CALLBACK))));
-    for (let i = 0; i < 50 && !auth.status().hasToken; i++) await new Promise((r) => setTimeout(r, 50));
+    await untilTrue('the device token back', () => auth.status().hasToken, { everyMs: 50 });
     expect(auth.status()).toMatchObject({ signInRequired: false, hasToken: true });
   });
 

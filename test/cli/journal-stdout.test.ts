@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { builtCli, cleanEnv, repoRoot } from '../../scripts/lib/repo.js';
 import { packageVersion } from '../../src/config/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * `terminal-agent start` as the unit runs it: stdout is the journal (JOURNAL_STREAM names a
@@ -23,10 +24,9 @@ async function startUnderJournal(): Promise<string[]> {
     const env = { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: join(work.dir, 'none.json'), JOURNAL_STREAM: `${st.dev}:${st.ino}` };
     const child = spawn(process.execPath, [builtCli(repoRoot()), '--data-dir', join(work.dir, 'data'), '--api-port', '0', 'start'], { cwd: repoRoot(), env, stdio: ['ignore', fd, 'pipe'] });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    for (let waited = 0; !readFileSync(file, 'utf8').includes('"msg":"platform reachable"'); waited += 50) {
-      if (waited > 20_000 || child.exitCode !== null) throw new Error(`the agent did not reach the platform:\n${readFileSync(file, 'utf8').slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const reached = (): boolean => readFileSync(file, 'utf8').includes('"msg":"platform reachable"');
+    await untilTrue('the agent to reach the platform or exit', () => reached() || child.exitCode !== null, { timeoutMs: 20_000, everyMs: 50 }).catch(() => {});
+    if (!reached()) throw new Error(`the agent did not reach the platform:\n${readFileSync(file, 'utf8').slice(-2000)}`);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');

@@ -3,6 +3,7 @@ import type { RunningAgent } from '../../src/agent.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * `terminal-agent refund-by-web ID [--amount A]` against a running agent and the demo
@@ -117,7 +118,7 @@ describe('terminal-agent refund-by-web', () => {
       final = (JSON.parse((await runCli([...flags, 'status', tx.clientTransactionId, '--refresh', '--json'])).stdout) as { transaction: Tx & Record<string, unknown> }).transaction;
     }
     expect(final).toMatchObject({ state: 'approved', amount: 500 });
-    for (let i = 0; i < 100 && agent.demoPlatform?.payments.netCharged(id) !== 1_000; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(`${id} net 1000 on the platform`, () => agent.demoPlatform?.payments.netCharged(id), (net) => net === 1_000);
     expect(agent.demoPlatform?.payments.ledger().filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund').map((e) => e.amount)).toEqual([500]);
     agent.demoPlatform?.faults.clear();
   });

@@ -7,6 +7,7 @@ import { writeProductionConfig } from '../../scripts/lib/production-profile.js';
 import { testCerts } from '../helpers/certs.js';
 import { NO_SYSTEM_CONFIG, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until, untilTrue } from '../helpers/wait.js';
 
 /**
  * `terminal-agent start` sent SIGHUP (`systemctl reload terminal-agent`, a closed ssh session;
@@ -50,12 +51,9 @@ function lines(): Line[] {
 
 /** Waits (up to 10 s) for a log line after the mark that `match` accepts. */
 async function lineWhere(match: (l: Line) => boolean): Promise<Line> {
-  for (let waited = 0; waited < 10_000; waited += 25) {
-    const found = lines().find(match);
-    if (found !== undefined) return found;
-    if (child.exitCode !== null || child.signalCode !== null) break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const exited = (): boolean => child.exitCode !== null || child.signalCode !== null;
+  const found = await until('a log line', () => lines().find(match), (l) => l !== undefined || exited(), { everyMs: 25 }).catch(() => undefined);
+  if (found !== undefined) return found;
   throw new Error(`no such log line (agent ${child.exitCode !== null || child.signalCode !== null ? `exited: ${child.exitCode ?? child.signalCode}` : 'running'}):\n${out.slice(mark).slice(-3000)}`);
 }
 
@@ -105,10 +103,8 @@ beforeAll(async () => {
   });
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  for (let waited = 0; !/Counter page: (http:\/\/\S+)\//.test(out); waited += 25) {
-    if (waited > 20_000 || child.exitCode !== null) throw new Error(`no counter page:\n${out.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await until('the counter page line', () => out, (o) => /Counter page: (http:\/\/\S+)\//.test(o) || child.exitCode !== null, { timeoutMs: 20_000, everyMs: 25 });
+  if (child.exitCode !== null) throw new Error(`no counter page:\n${out.slice(-3000)}`);
   url = (/Counter page: (http:\/\/\S+)\//.exec(out) as RegExpExecArray)[1] as string;
 }, 30_000);
 
@@ -186,6 +182,7 @@ describe('terminal-agent start and SIGHUP', () => {
     await lineWhere((l) => l.msg.startsWith('configuration reloaded'));
     await alive();
     // Each reload's start line is followed by its end line before the next starts.
+    // A quiet time for the reloads still to come: nothing says the last of the merged signals has been handled.
     await new Promise((r) => setTimeout(r, 300));
     const reloads = lines().filter((l) => l.msg === 'SIGHUP: reloading the configuration' || l.msg.startsWith('configuration reloaded'));
     // Signals sent while one is pending merge into one (signal(7)): at least one reload, whole.
@@ -208,14 +205,6 @@ function running(pid: number): boolean {
   }
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  for (let waited = 0; waited < ms; waited += 50) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`not within ${ms} ms: ${what}`);
-}
-
 describe('terminal-agent start whose log reader goes away', () => {
   it('keeps running when its stdout pipe is closed (EPIPE), on SIGHUP too', async () => {
     assertBuilt();
@@ -231,11 +220,12 @@ describe('terminal-agent start whose log reader goes away', () => {
     try {
       let text = '';
       agent.stdout.on('data', (b: Buffer) => (text += b.toString('utf8')));
-      await until(`counter page:\n${text}`, () => /Counter page: http/.test(text), 20_000);
+      await until('the counter page line', () => text, (s) => /Counter page: http/.test(s), { timeoutMs: 20_000, everyMs: 50 });
       const page = (/Counter page: (http:\/\/\S+)\//.exec(text) as RegExpExecArray)[1] as string;
       agent.stdout.destroy();
       for (let i = 0; i < 3; i++) {
         agent.kill('SIGHUP');
+        // Spaced so that each signal is a reload of its own; with its stdout closed nothing tells when one has ended.
         await new Promise((r) => setTimeout(r, 200));
       }
       expect([agent.exitCode, agent.signalCode]).toEqual([null, null]);
@@ -280,23 +270,25 @@ describe.skipIf(!hasSocat)('terminal-agent start on a terminal that hangs up (sk
       const gone = new Promise((r) => socat.once('exit', r));
       // pino writes the pid in each JSON line, pino-pretty (from its worker, maybe after the page line) in "(terminal-agent/PID):".
       const pidIn = (): number => Number((/"pid":(\d+)/.exec(text) ?? /\(terminal-agent\/(\d+)\):/.exec(text))?.[1]);
-      await until(`counter page and a log line:\n${text}`, () => /Counter page: http/.test(text) && pidIn() > 0, 20_000);
+      await until('the counter page and a log line', () => text, (s) => /Counter page: http/.test(s) && pidIn() > 0, { timeoutMs: 20_000, everyMs: 50 });
       const pid = pidIn();
       const page = (/Counter page: (http:\/\/\S+)\//.exec(text) as RegExpExecArray)[1] as string;
       expect(running(pid), text).toBe(true);
       started.push(pid);
       socat.kill('SIGKILL');
       await gone;
+      // The hangup reaches the agent with nothing to observe (its terminal is gone): a time for it to act on it.
       await new Promise((r) => setTimeout(r, 300));
       // A reload writes its lines to the terminal that is gone.
       process.kill(pid, 'SIGHUP');
+      // Its reload writes to the terminal that is gone, unseen: a time for a failed write to stop it, if one would.
       await new Promise((r) => setTimeout(r, 300));
       expect(running(pid)).toBe(true);
       const res = await fetch(`${page}/healthz`, { signal: AbortSignal.timeout(5_000) });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
       process.kill(pid, 'SIGTERM');
-      await until('the agent stops on SIGTERM', () => !running(pid));
+      await untilTrue('the agent stops on SIGTERM', () => !running(pid), { everyMs: 50 });
     }, 40_000);
   }
 });

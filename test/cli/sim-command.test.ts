@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { testCerts } from '../helpers/certs.js';
+import { until } from '../helpers/wait.js';
 
 const BIN = 'dist/src/cli/bin.js';
 
@@ -87,10 +88,10 @@ describe('terminal-agent sim', () => {
       // The banner comes after the log lines of start-up, once the signal handlers are in place.
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      for (let waited = 0; !/api https:\/\/\S+ {2}device auth/.test(out) && waited < 10_000; waited += 25) await new Promise((r) => setTimeout(r, 25));
+      await until('the banner', () => out, (o) => /api https:\/\/\S+ {2}device auth/.test(o), { everyMs: 25 });
       const apiUrl = (/api (https:\/\/127\.0\.0\.1:\d+) {2}device auth/.exec(out) as RegExpExecArray)[1] as string;
       child.kill('SIGHUP');
-      for (let waited = 0; !out.includes('SIGHUP ignored') && waited < 10_000; waited += 25) await new Promise((r) => setTimeout(r, 25));
+      await until('the SIGHUP line', () => out, (o) => o.includes('SIGHUP ignored'), { everyMs: 25 });
       expect(out).toContain('SIGHUP ignored: the demo platform has nothing to reload');
       expect([child.exitCode, child.signalCode]).toEqual([null, null]);
       const res = await request(`${apiUrl}/payment/v1/transactions/technical/isAvailable`, { dispatcher });

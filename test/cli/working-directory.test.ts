@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { testCerts } from '../helpers/certs.js';
 import { NO_SYSTEM_CONFIG } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * The installed CLI run from a working directory that is not the install folder
@@ -149,12 +150,7 @@ describe('the CLI run outside its install folder', () => {
     });
     const [, pageUrl] = await waitForOutput(agent, /Counter page: (http:\/\/127\.0\.0\.1:\d+)\//);
     // A device token from the platform at the URLs given (not ready overall: no reader is enabled).
-    let token = false;
-    for (let i = 0; i < 100 && !token; i++) {
-      token = ((await (await fetch(`${pageUrl}/readyz`)).json()) as { checks: { token: { ok: boolean } } }).checks.token.ok;
-      if (!token) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(token).toBe(true);
+    await untilTrue('a device token (/readyz checks.token.ok)', async () => ((await (await fetch(`${pageUrl}/readyz`)).json()) as { checks: { token: { ok: boolean } } }).checks.token.ok, { everyMs: 100 });
     const page = await fetch(`${pageUrl}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<html');

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { devicesConfig, simRig, type SimRig } from './sim-rig.js';
 import { testLogger } from '../helpers/log-sink.js';
+import { untilTrue } from '../helpers/wait.js';
 
 let rig: SimRig | undefined;
 afterEach(async () => {
@@ -87,7 +88,8 @@ describe('card reader driver on MockBinding', () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ result: 'noAnswer' });
     const pending = rig.peripherals.reader.readCard({ amount: 100, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false, timeoutMs: 200 });
-    while (rig.sim.reader.receivedOfType('startPayment').length === 0) await new Promise((r) => setTimeout(r, 5));
+    const simReader = rig.sim.reader;
+    await untilTrue('the reader asked to start the payment', () => simReader.receivedOfType('startPayment').length > 0, { everyMs: 5 });
     // The reader hangs: nothing is acknowledged or answered any more.
     rig.sim.reader.close();
     expect((await pending).outcome).toBe('timeout');
@@ -104,7 +106,8 @@ describe('card reader driver on MockBinding', () => {
     rig.sim.reader.nextCard({ delayMs: 60_000 });
     const abort = new AbortController();
     const pending = rig.peripherals.reader.readCard({ amount: 100, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false, signal: abort.signal });
-    while (rig.sim.reader.receivedOfType('startPayment').length === 0) await new Promise((r) => setTimeout(r, 5));
+    const simReader = rig.sim.reader;
+    await untilTrue('the reader asked to start the payment', () => simReader.receivedOfType('startPayment').length > 0, { everyMs: 5 });
     abort.abort();
     expect(await pending).toEqual({ outcome: 'cancelled', reason: 'cancelled at the counter' });
     expect(rig.sim.reader.receivedOfType('cancel')).toHaveLength(1);

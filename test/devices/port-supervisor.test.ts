@@ -7,6 +7,7 @@ import { findPortByUsb } from '../../src/devices/port-finder.js';
 import { EventBus } from '../../src/events/bus.js';
 import { SimulatedPorts } from '../../src/sim/devices/simulated-ports.js';
 import { devicesConfig, EventLog, simRig, type SimRig } from './sim-rig.js';
+import { untilTrue } from '../helpers/wait.js';
 
 let rig: SimRig | undefined;
 const extra: PeripheralSet[] = [];
@@ -129,7 +130,8 @@ describe('port supervisor', () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 60_000 });
     const pending = rig.peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
-    while (rig.sim.reader.receivedOfType('startPayment').length === 0) await new Promise((r) => setTimeout(r, 5));
+    const simReader = rig.sim.reader;
+    await untilTrue('the reader asked to start the payment', () => simReader.receivedOfType('startPayment').length > 0, { everyMs: 5 });
     rig.sim.ports.unplug(rig.config.reader.path);
     expect(await pending).toEqual({ outcome: 'error', reason: 'the card reader disconnected' });
   });

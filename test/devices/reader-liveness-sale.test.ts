@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CardResult } from '../../src/devices/api.js';
 import { useDemoPlatform } from '../helpers/payment-terminal.js';
 import { manualClockRig, runUntilSettled, type ManualClockRig } from './manual-clock-rig.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * The clerk's view of a reader failing mid-payment (docs/serial-protocol.md, "Decisions",
@@ -27,8 +28,8 @@ describe('a card sale whose reader fails after the card and PIN', () => {
     t.devices.reader.next((req) => (reading = r.peripherals.reader.readCard(req)));
     r.sim.reader.nextCard({ entryMode: 'ContactChip', delayMs: 200, pinDelayMs: 300, fault });
     const started = await t.service.startSale({ method: 'card', amount: 1234, currency: 'EUR' });
-    while (reading === undefined) await new Promise((res) => setTimeout(res, 5));
-    const { elapsedMs } = await runUntilSettled(r.clock, reading, 120_000);
+    await untilTrue('the sale to ask the reader for a card', () => reading !== undefined, { everyMs: 5 });
+    const { elapsedMs } = await runUntilSettled(r.clock, reading!, 120_000);
     expect(elapsedMs).toBeLessThan(10_000);
     const view = await started.done;
     expect(view).toMatchObject({ state: 'failed', message });

@@ -7,6 +7,7 @@ import { call } from '../helpers/http-client.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { demoPlatform, diagConfig } from './diag-setup.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * One source of truth for the platform's availability (docs/counter-page.md, "Local API and
@@ -46,17 +47,12 @@ describe('platform availability: /readyz, /api/v1/status, status and diag agree'
     if (c === undefined) throw new Error(`no check ${id}`);
     return c;
   }
-  async function until(what: string, ok: () => Promise<boolean>, limitMs = 20_000): Promise<void> {
-    const end = Date.now() + limitMs;
-    while (!(await ok())) {
-      if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  /** /readyz's status once it is `status` (the watch reaches its view within 20 s). */
+  const readyz = (status: number): Promise<number> => until(`/readyz ${status}`, async () => (await call(agent.url, 'GET', '/readyz')).status, (s) => s === status, { timeoutMs: 20_000, everyMs: 100 });
   const cli = (args: string[]) => runCli(['--data-dir', tmp.dir, '--api-port', String(port), ...args]);
 
   it('online: all say so', async () => {
-    await until('ready', async () => (await call(agent.url, 'GET', '/readyz')).status === 200);
+    await readyz(200);
     const status = await cli(['status', '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ ready: true, platform: { online: true, state: 'online' } });
     const r = await diag();
@@ -66,7 +62,7 @@ describe('platform availability: /readyz, /api/v1/status, status and diag agree'
 
   it('platform faulted: /readyz 503 (offline sales not allowed), /api/v1/status, status and diag say offline; back online after', async () => {
     platform.faults.set('isAvailable', { drop: 'before' });
-    await until('readyz 503', async () => (await call(agent.url, 'GET', '/readyz')).status === 503);
+    await readyz(503);
     const ready = await call(agent.url, 'GET', '/readyz');
     expect(ready.json).toMatchObject({ ready: false, checks: { platform: { ok: false, detail: expect.stringMatching(/platform unreachable \(.+\) and offline sales not allowed/) } } });
 
@@ -83,7 +79,7 @@ describe('platform availability: /readyz, /api/v1/status, status and diag agree'
     expect(check(r, 'agent').finding).not.toMatch(/diag's own check/);
 
     platform.faults.clear();
-    await until('readyz 200 again', async () => (await call(agent.url, 'GET', '/readyz')).status === 200);
+    await readyz(200);
     const back = await cli(['status', '--json']);
     expect(JSON.parse(back.stdout)).toMatchObject({ platform: { online: true } });
   });

@@ -4,6 +4,7 @@ import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
 import { STRICT_TIME_ZONE } from '../../src/sim/platform/profile.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /*
  * The relay against the strict demo platform (docs/demo-platform.md, "Demo platform"): QR
@@ -24,14 +25,6 @@ afterEach(() => {
   relay = undefined;
   fixture.demo.platform.context.profile.set(testSimProfile());
 });
-
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('QR expiry from the strict platform', () => {
   it('a 12-hour expiry in the platform\'s zone (12:05:00 PM in Los Angeles) does not expire the sale early: it is paid and approved', async () => {
@@ -54,12 +47,12 @@ describe('QR expiry from the strict platform', () => {
     });
     relay.start();
     const started = await t.service.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 1_500, currency: 'EUR' });
-    await until(() => t.devices.display.qrs.length > 0);
+    await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0, { timeoutMs: 5_000 });
     const waiting = await t.service.get(started.clientTransactionId);
     expect(waiting.qr?.expireTime).toMatch(/^12\/15\/2026 12:05:0\d PM$/);
     // Several status calls later the sale is still waiting for the customer (read as UTC it would have expired 8 hours ago).
     const before = statusCalls;
-    await until(() => statusCalls >= before + 5);
+    await untilTrue('five more status calls', () => statusCalls >= before + 5, { timeoutMs: 5_000 });
     expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'awaiting_customer' });
     expect(relay.tracked()).toEqual([started.clientTransactionId]);
     fixture.demo.platform.payments.wallet.pay(started.clientTransactionId);

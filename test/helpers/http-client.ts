@@ -1,5 +1,6 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { assertContract } from './api-contract.js';
+import { until, type WaitOptions } from './wait.js';
 
 export interface Reply {
   status: number;
@@ -107,4 +108,23 @@ export function readSse(
     });
     req.end();
   });
+}
+
+/** A transaction as the local API's `GET /api/v1/transactions/{id}` gives it. */
+export type ApiTransaction = Record<string, unknown> & { clientTransactionId: string; state: string };
+
+/**
+ * Reads a transaction over the local API at `base` until `done` holds for it (a string: its
+ * state is that string), and returns it.
+ */
+export async function untilTransaction(
+  base: string,
+  headers: Record<string, string>,
+  id: string,
+  done: string | ((t: ApiTransaction) => boolean),
+  opts: WaitOptions = {},
+): Promise<ApiTransaction> {
+  const holds = typeof done === 'string' ? (t: ApiTransaction) => t.state === done : done;
+  const what = typeof done === 'string' ? `transaction ${id} ${done}` : `transaction ${id} to reach the awaited state`;
+  return until(what, async () => (await call(base, 'GET', `/api/v1/transactions/${id}`, { headers })).json.transaction as ApiTransaction, holds, opts);
 }

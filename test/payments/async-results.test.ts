@@ -3,6 +3,7 @@ import type { EventRelay } from '../../src/events/relay.js';
 import type { SimProfileName } from '../../src/sim/platform/profile.js';
 import { startTerminalRelay, useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * A refund or cancel is final only once its result event says so (docs/platform-contract.md,
@@ -32,14 +33,6 @@ afterEach(() => {
 function startRelay(t: Terminal): void {
   relay?.stop();
   relay = startTerminalRelay(t, fixture.demo.log);
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function cardSale(t: Terminal, amount: number, merchantId?: string): Promise<string> {
@@ -78,7 +71,7 @@ describe('a refund answered Accepted', () => {
     fixture.demo.platform.payments.failNext(1);
     const refund = await t.service.refund(sale, { amount: 3_000 });
     expect(refund).toMatchObject({ state: 'pending', platformStatus: 'Accepted' });
-    await until(async () => (await t.service.get(refund.clientTransactionId)).state !== 'pending');
+    await until(`${refund.clientTransactionId} not pending`, () => t.service.get(refund.clientTransactionId), (v) => v.state !== 'pending');
     const failed = await t.service.get(refund.clientTransactionId);
     expect(failed).toMatchObject({ state: 'failed', platformStatus: 'Accepted' });
     expect(failed.message).toBe('the platform reports the refund failed (Refund failed at the wallet provider): nothing was refunded; 30.00 EUR can be refunded again');
@@ -105,7 +98,7 @@ describe('a refund answered Accepted', () => {
     const second = await fixture.startTerminal({ dataDir: dir.dir });
     expect(second.service.pendingTracking()).toMatchObject([{ clientTransactionId: refund.clientTransactionId }]);
     startRelay(second);
-    await until(async () => (await second.service.get(refund.clientTransactionId)).state !== 'pending');
+    await until(`${refund.clientTransactionId} not pending`, () => second.service.get(refund.clientTransactionId), (v) => v.state !== 'pending');
     expect(await second.service.get(refund.clientTransactionId)).toMatchObject({ state: 'failed', message: /nothing was refunded/ });
     expect((await second.service.get(sale)).refundedAmount).toBe(0);
     expect(second.service.pendingTracking()).toEqual([]);
@@ -148,7 +141,7 @@ describe('a cancel answered cancelled before its result', () => {
     const second = await fixture.startTerminal({ dataDir: dir.dir, config: { payments: { captureMode: 'deferred' } } });
     expect(await second.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
     startRelay(second);
-    await until(async () => (await second.service.get(cancel.clientTransactionId)).state !== 'pending');
+    await until(`${cancel.clientTransactionId} not pending`, () => second.service.get(cancel.clientTransactionId), (v) => v.state !== 'pending');
     expect(await second.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved', message: 'cancelled 9.00 EUR' });
     expect(await second.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 900 });
     expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(0);
@@ -161,7 +154,7 @@ describe('a cancel answered cancelled before its result', () => {
     fixture.demo.platform.payments.failNext(1);
     const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
     expect(cancel.state).toBe('pending');
-    await until(async () => (await t.service.get(cancel.clientTransactionId)).state !== 'pending');
+    await until(`${cancel.clientTransactionId} not pending`, () => t.service.get(cancel.clientTransactionId), (v) => v.state !== 'pending');
     const failed = await t.service.get(cancel.clientTransactionId);
     expect(failed).toMatchObject({ state: 'failed', platformStatus: 'cancelled' });
     expect(failed.message).toBe('the platform reports the cancel failed (Cancel failed at the wallet provider): nothing was cancelled; 17.00 EUR can be cancelled again');
@@ -169,7 +162,7 @@ describe('a cancel answered cancelled before its result', () => {
     expect(updatesOf(t, cancel.clientTransactionId).at(-1)).toMatchObject({ status: 'failed', message: failed.message });
     expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(1_700);
     const again = await t.service.cancel(sale, { approvalCode: '4711' });
-    await until(async () => (await t.service.get(sale)).state === 'cancelled');
+    await until(`${sale} cancelled`, () => t.service.get(sale), (v) => v.state === 'cancelled');
     expect(await t.service.get(again.clientTransactionId)).toMatchObject({ state: 'approved' });
     expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(0);
   });

@@ -5,6 +5,7 @@ import type { JournalRow } from '../../src/payments/journal/index.js';
 import type { SimProfileName } from '../../src/sim/platform/profile.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * A cancel whose answer was lost carries no id of its own: the agent finds it in the
@@ -163,10 +164,6 @@ describe('a lost cancel whose result comes after the lookup grace (strict profil
   /** A grace shorter than the strict platform's completion: the lookup sees our cancel before its result. */
   const SHORT_GRACE = { payments: { lookupGraceMs: 50 } };
 
-  async function until(check: () => Promise<boolean>): Promise<void> {
-    for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 20));
-  }
-
   afterEach(() => fixture.demo.platform.payments.failNext(0));
 
   it('is being checked, not handed to a person, until the result comes: then done, sent once', async () => {
@@ -177,7 +174,7 @@ describe('a lost cancel whose result comes after the lookup grace (strict profil
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     const cancel = await t.service.cancel(sale);
     expect(cancel).toMatchObject({ state: 'in_flight', message: /not its result yet: being checked/ });
-    await until(async () => (await t.service.get(cancel.clientTransactionId)).state !== 'in_flight');
+    await until(`${cancel.clientTransactionId} not in_flight`, () => t.service.get(cancel.clientTransactionId), (v) => v.state !== 'in_flight');
     expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved' });
     expect(await t.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 1_200 });
     expect(counter.cancels).toBe(1);
@@ -191,7 +188,7 @@ describe('a lost cancel whose result comes after the lookup grace (strict profil
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     const cancel = await t.service.cancel(sale);
     expect(cancel.state).toBe('in_flight');
-    await until(async () => (await t.service.get(cancel.clientTransactionId)).state !== 'in_flight');
+    await until(`${cancel.clientTransactionId} not in_flight`, () => t.service.get(cancel.clientTransactionId), (v) => v.state !== 'in_flight');
     expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'failed', message: /Cancel failed at the wallet provider/ });
     expect(await t.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
     expect(cancelsAt(sale)).toEqual([]);

@@ -8,6 +8,7 @@ import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { immediateCaptureStatus } from '../helpers/demo-platform.js';
+import { until } from '../helpers/wait.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const childScript = join(root, 'dist/test/fixtures/crash-sale-child.js');
@@ -76,10 +77,9 @@ async function crashMidRequest(dataDir: string, sales: Array<{ amount: number; m
   });
   if (opts.untilRecorded === true) {
     const recorded = (id: string): boolean => fixture.demo.platform.payments.ledger().some((l) => l.paymentClientTransactionId === id);
-    for (let waited = 0; !ids.every(recorded); waited += 10) {
-      if (waited > 20_000) throw new Error(`the platform did not record ${ids.filter((id) => !recorded(id)).join(', ')} within 20 s: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until('the platform to record every sale (the ones it has not)', () => ids.filter((id) => !recorded(id)), (left) => left.length === 0, { timeoutMs: 20_000, everyMs: 10 }).catch((err: Error) => {
+      throw new Error(`${err.message}: ${stderr}`);
+    });
   }
   child.kill('SIGKILL');
   expect(await exited).toBe('SIGKILL');
@@ -103,7 +103,8 @@ describe('restart after a crash mid-request', () => {
     const summary = await t.service.recover();
     await t.service.idle();
     expect(summary.resolved + summary.reversing).toBe(3);
-    // Past the platform's latency: every request it was going to record is recorded by now.
+    // Past the platform's latency: every request it was going to record is recorded by now (time is
+    // what is awaited: a request the platform drops leaves nothing to wait for).
     await new Promise((r) => setTimeout(r, 500));
     for (const [i, id] of ids.entries()) {
       const row = t.journal.get(id);

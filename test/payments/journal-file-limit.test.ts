@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/payments/journal/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * The journal on a disk that cannot take more bytes, made by the kernel: this process's
@@ -44,8 +45,7 @@ describe('a journal whose files cannot grow (file-size limit)', () => {
     await tick();
     limitFileSize('unlimited');
     expect(journal.scrubPending).toBe(true);
-    for (let i = 0; i < 50 && journal.scrubPending; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(journal.scrubPending).toBe(false);
+    await untilTrue('the pending scrub done', () => !journal.scrubPending, { everyMs: 50 });
     expect(statSync(`${journal.file}-wal`).size).toBe(0);
   });
 

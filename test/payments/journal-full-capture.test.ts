@@ -6,6 +6,7 @@ import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { boundPlatform, fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The chaos run's lost sale (docs/performance.md, "Chaos", disk-full moments): a sale's approval the
@@ -79,7 +80,8 @@ describe('a sale whose approval is only in memory (the journal cannot write it)'
     // The platform approved it; the journal could not take the answer: the disk still says in flight.
     expect(view.state).toBe('approved');
     expect(onDisk(dataDir, id)?.state).toBe('in_flight');
-    // Give the immediate capture every chance to go out.
+    // Give the immediate capture every chance to go out: time is what is awaited, as a capture that
+    // must not happen has no event to wait for.
     await new Promise((r) => setTimeout(r, 300));
     const capturedWhileUnknownOnDisk = ledgerOf(id).some((l) => l.kind === 'capture') && onDisk(dataDir, id)?.state === 'in_flight';
     // The cause: money moved again for a sale the disk still called unknown.
@@ -138,7 +140,7 @@ describe('a sale set aside with its outcome unknown while the journal cannot wri
     expect(['in_flight', 'needs_attention']).toContain(onDisk(dataDir, id)?.state);
     // Space comes back; nobody restarts the agent.
     freeJournal(t.journal);
-    for (let i = 0; i < 200 && t.service.row(id)?.state === 'needs_attention'; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(`${id} taken back from a person once the journal writes`, () => t.service.row(id)?.state, (state) => state !== 'needs_attention', { everyMs: 25 });
     await t.service.idle();
     expect(t.service.row(id)?.state).toBe('approved');
     expect(onDisk(dataDir, id)?.state).toBe('approved');

@@ -6,6 +6,7 @@ import type { PaymentsPlatform } from '../../src/payments/index.js';
 import { boundPlatform, fillJournal, freeJournal } from '../helpers/full-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * Capture, cancel and refund answered while the journal cannot write (docs/journal.md,
@@ -69,10 +70,6 @@ function refunds(saleId: string): number[] {
     .ledger()
     .filter((l) => l.paymentClientTransactionId === saleId && l.kind === 'refund')
     .map((l) => l.amount);
-}
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 describe('an operation answered while the journal cannot write', () => {
@@ -186,7 +183,7 @@ describe('an operation answered while the journal cannot write', () => {
     journal = t.journal;
     const sale = await (await t.service.startSale({ method: 'card', amount: 2_500, currency: 'EUR', merchantId: 'm-1002' })).done;
     expect(sale.state).toBe('approved');
-    await until(() => (t.service.row(sale.clientTransactionId)?.message ?? '').includes('capture waits'));
+    await untilTrue('the capture waiting for the journal', () => (t.service.row(sale.clientTransactionId)?.message ?? '').includes('capture waits'));
     expect(t.service.row(sale.clientTransactionId)?.message).toMatch(/capture waits until the journal can write/);
     expect(t.service.row(sale.clientTransactionId)?.capturedAmount).toBe(0);
     freeJournal(t.journal);

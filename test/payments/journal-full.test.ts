@@ -11,6 +11,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { visaCard } from '../helpers/fake-peripherals.js';
+import { untilLogged } from '../helpers/wait.js';
 
 /** The row as it is on disk, read by a second connection (not the journal's memory). */
 function onDisk(dataDir: string, id: string): { state: string; server_id: string | null } | undefined {
@@ -164,8 +165,7 @@ describe('a journal that cannot write', () => {
     fixture.demo.platform.faults.set('status', { status: 503, times: 3 });
     const started = await t.service.startSale({ method: 'card', amount: 3_300, currency: 'EUR', merchantId: 'm-1002' });
     expect((await started.done).state).toBe('reversing');
-    for (let i = 0; i < 200 && !sink.text().includes('reversal waits for the journal'); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(sink.text()).toContain('reversal waits for the journal');
+    await untilLogged(sink, 'reversal waits for the journal');
     freeJournal(t.journal);
     await t.service.idle();
     expect(t.service.row(started.clientTransactionId)).toMatchObject({ state: 'reversed' });

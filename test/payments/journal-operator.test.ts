@@ -30,6 +30,7 @@ describe('journal operator column', () => {
     const journal = new Journal({ dataDir: dataDir() });
     cleanups.push(() => journal.close());
     await withOperator('staff1', async () => {
+      // A timer between the start and the insert: the operator must survive a real await.
       await new Promise((r) => setTimeout(r, 1));
       journal.insert(row('a'));
     });

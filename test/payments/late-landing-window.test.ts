@@ -6,6 +6,7 @@ import type { JournalRow } from '../../src/payments/journal/index.js';
 import { lateLandingIntervalCap, lateLandingResumeSince, lateLandingWatchEnd } from '../../src/payments/late-landing.js';
 import { useDemoPlatform } from '../helpers/payment-terminal.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The late-landing watch lasts as long as the platform's window for the sale
@@ -73,12 +74,7 @@ describe('a write held longer than the old fixed 10 minutes', () => {
     db.close();
     const t = await fixture.startTerminal({ headersTimeoutMs: 800, config, dataDir });
     await t.service.recover();
-    let state: string | undefined;
-    for (let i = 0; i < 150 && state !== 'reversed'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      state = t.journal.get(started.clientTransactionId)?.state;
-    }
-    expect(state).toBe('reversed');
+    await until(`${started.clientTransactionId} reversed`, () => t.journal.get(started.clientTransactionId)?.state, (state) => state === 'reversed', { timeoutMs: 15_000, everyMs: 100 });
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
   }, 30_000);
 });

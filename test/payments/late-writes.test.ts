@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testLogger } from '../helpers/log-sink.js';
 import { useDemoPlatform } from '../helpers/payment-terminal.js';
+import { untilTrue } from '../helpers/wait.js';
 
 // A late write never turns an outcome the journal holds into another one
 // (docs/journal.md, "Journal", state moves): flows that read a row, wait for the
@@ -8,16 +9,12 @@ import { useDemoPlatform } from '../helpers/payment-terminal.js';
 
 const fixture = useDemoPlatform();
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 10));
-}
-
 describe('late writes on a finished sale', () => {
   it('a status poll answered "pending" before the customer paid does not send the paid wallet sale back to waiting', async () => {
     const { log, sink } = testLogger('debug');
     const t = await fixture.startTerminal({ log });
     const started = await t.service.startSale({ method: 'walletA', amount: 450, currency: 'EUR' });
-    await until(() => t.devices.display.qrs.length > 0);
+    await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0);
     const id = started.clientTransactionId;
     // The relay's poll left while the QR was shown; its answer comes back after the payment was adopted.
     const stale = structuredClone(fixture.demo.platform.payments.transaction(id)) as unknown as Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { walletACancelDeadline } from '../../src/payments/rules.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { until } from '../helpers/wait.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;
@@ -30,10 +31,7 @@ async function paidWallet(method: 'walletA' | 'walletB', amount: number): Promis
     // platform; no relay runs here, so ask the status call until it is (a loaded machine
     // may take longer than a second).
     const waiting = new Set(['created', 'in_flight', 'awaiting_customer']);
-    for (let i = 0; i < 40 && waiting.has((await t.service.get(started.clientTransactionId)).state); i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      await t.service.get(started.clientTransactionId, { refresh: true });
-    }
+    await until(`walletB sale ${started.clientTransactionId} paid`, () => t.service.get(started.clientTransactionId, { refresh: true }), (view) => !waiting.has(view.state), { everyMs: 250 });
   }
   const view = await started.done;
   expect(view.state).toBe('approved');

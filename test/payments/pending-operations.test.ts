@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventRelay } from '../../src/events/relay.js';
 import type { SimProfileName } from '../../src/sim/platform/profile.js';
 import { startTerminalRelay, useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * Refunds and cancels the platform answers pending (a refund may be asynchronous), ids
@@ -32,14 +33,6 @@ function startRelay(): void {
   relay = startTerminalRelay(t, fixture.demo.log);
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function cardSale(amount: number, merchantId?: string): Promise<string> {
   const view = await (await t.service.startSale({ method: 'card', amount, currency: 'EUR', ...(merchantId !== undefined ? { merchantId } : {}) })).done;
   expect(view.state).toBe('approved');
@@ -67,7 +60,7 @@ describe('a refund or cancel answered pending', () => {
     await expect(t.service.refund(sale, { amount: 3_001 })).rejects.toMatchObject({ code: 'PAYMENT_RULE', message: 'a refund of 30.01 EUR is more than the 30.00 EUR left to refund' });
     expect(t.service.list().filter((v) => v.kind === 'refund')).toHaveLength(1);
     expect(t.service.pendingTracking()).toMatchObject([{ clientTransactionId: refund.clientTransactionId, statusId: refund.serverTransactionId }]);
-    await until(async () => (await t.service.get(refund.clientTransactionId)).state !== 'pending');
+    await until(`${refund.clientTransactionId} not pending`, () => t.service.get(refund.clientTransactionId), (v) => v.state !== 'pending');
     expect(await t.service.get(refund.clientTransactionId)).toMatchObject({ state: 'approved', platformStatus: 'Accepted', message: 'refunded 20.00 EUR' });
     expect((await t.service.get(sale)).refundedAmount).toBe(2_000);
     expect(t.service.pendingTracking()).toEqual([]);
@@ -90,7 +83,7 @@ describe('a refund or cancel answered pending', () => {
     const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
     expect(cancel).toMatchObject({ kind: 'cancel', state: 'pending', platformStatus: 'cancelled' });
     expect((await t.service.get(sale)).state).toBe('approved');
-    await until(async () => (await t.service.get(sale)).state === 'cancelled');
+    await until(`${sale} cancelled`, () => t.service.get(sale), (v) => v.state === 'cancelled');
     expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved', platformStatus: 'cancelled' });
     expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(0);
   });
@@ -104,7 +97,7 @@ describe('a refund or cancel answered pending', () => {
     // The platform completes it while nobody follows; a relay started later finds it.
     fixture.demo.platform.payments.complete(refund.serverTransactionId as string);
     startRelay();
-    await until(async () => (await t.service.get(refund.clientTransactionId)).state === 'approved');
+    await until(`${refund.clientTransactionId} approved`, () => t.service.get(refund.clientTransactionId), (v) => v.state === 'approved');
     expect((await t.service.get(sale)).refundedAmount).toBe(1_300);
   });
 });

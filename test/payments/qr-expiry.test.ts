@@ -8,6 +8,7 @@ import { STRICT_REPORT_LAG_MS } from '../../src/sim/platform/payments/process-wa
 import { testSimProfile } from '../helpers/demo-platform.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal, type TerminalOptions } from '../helpers/payment-terminal.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /*
  * A consumer-scan QR whose expireTime passes while the platform still says `Initialized`
@@ -38,14 +39,6 @@ afterEach(() => {
   fixture.demo.platform.context.profile.set(testSimProfile());
 });
 
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 async function terminal(opts: TerminalOptions = {}): Promise<Terminal> {
   return fixture.startTerminal({ ...opts, now: wall, config: { platform: { timeZone: STRICT_TIME_ZONE } } });
 }
@@ -68,7 +61,7 @@ function startRelay(t: Terminal): EventRelay {
 /** A walletA consumer-scan sale with its QR shown; the clocks then jump to just past the QR's expiry as the terminal reads it. */
 async function saleAtExpiry(t: Terminal, amount: number): Promise<{ id: string; done: Promise<unknown> }> {
   const started = await t.service.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount, currency: 'EUR' });
-  await until(() => t.devices.display.qrs.length > 0);
+  await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0, { timeoutMs: 15_000 });
   const waiting = await t.service.get(started.clientTransactionId);
   const expiry = parseExpireTime(waiting.qr?.expireTime, STRICT_TIME_ZONE);
   if (expiry === undefined) throw new Error(`unreadable expireTime ${String(waiting.qr?.expireTime)}`);
@@ -123,7 +116,7 @@ describe('QR expiry: the platform decides', () => {
     startRelay(t);
     const { id, done } = await saleAtExpiry(t, 1_562);
     // The cancel went out and was refused (the consumer is paying): still being checked.
-    await until(() => t.journal.related(id).some((r) => r.kind === 'cancel' && r.state === 'failed'));
+    await untilTrue(`a failed cancel of ${id}`, () => t.journal.related(id).some((r) => r.kind === 'cancel' && r.state === 'failed'), { timeoutMs: 15_000 });
     expect(await t.service.get(id)).toMatchObject({ state: 'pending', message: /outcome being checked, do not take the payment again/ });
     jump(STRICT_REPORT_LAG_MS);
     const view = (await done) as { state: string; message?: string };
@@ -139,7 +132,7 @@ describe('QR expiry: the platform decides', () => {
     // The cancel is slow to answer: meanwhile the terminal has no outcome to tell.
     fixture.demo.platform.faults.set('cancel', { latencyMs: 600 });
     const { id, done } = await saleAtExpiry(t, 1_500);
-    await until(() => saleUpdates(t, id).some((d) => d.status === 'pending'));
+    await untilTrue(`an update of ${id} saying pending`, () => saleUpdates(t, id).some((d) => d.status === 'pending'), { timeoutMs: 15_000 });
     const checking = await t.service.get(id);
     expect(checking).toMatchObject({ state: 'pending', message: /^the QR code expired before the platform reported a payment: the platform is asked to cancel it; outcome being checked/ });
     expect(checking.qr).toBeUndefined();
@@ -162,7 +155,7 @@ describe('QR expiry: the platform decides', () => {
     // Every cancel is answered 503 (the outcome unknown, looked up, not there: sent again).
     fixture.demo.platform.faults.set('cancel', { status: 503 });
     const { id } = await saleAtExpiry(first, 1_500);
-    await until(() => first.journal.related(id).filter((r) => r.kind === 'cancel' && r.state === 'failed').length >= 1);
+    await untilTrue(`a failed cancel of ${id}`, () => first.journal.related(id).filter((r) => r.kind === 'cancel' && r.state === 'failed').length >= 1, { timeoutMs: 15_000 });
     relay?.stop();
     relay = undefined;
     await first.close();
@@ -173,7 +166,7 @@ describe('QR expiry: the platform decides', () => {
     expect(second.service.row(id)).toMatchObject({ state: 'pending', message: expect.stringMatching(/outcome being checked/) });
     await second.service.recover();
     startRelay(second);
-    await until(() => second.service.row(id)?.state !== 'pending');
+    await untilTrue(`${id} settled after the restart`, () => second.service.row(id)?.state !== 'pending', { timeoutMs: 15_000 });
     const row = second.service.row(id);
     expect(row).toMatchObject({ state: 'reversed', message: 'the QR code expired: the platform cancelled the payment, nothing was charged' });
     expect(cancelsAtThePlatform(id)).toHaveLength(1);

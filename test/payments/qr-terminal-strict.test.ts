@@ -5,6 +5,7 @@ import { STRICT_TIME_ZONE } from '../../src/sim/platform/profile.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { useDemoPlatform, type Terminal, type TerminalOptions } from '../helpers/payment-terminal.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /*
  * The terminal QR call against the strict demo platform whatever the run's profile
@@ -36,10 +37,6 @@ function startStrictTerminal(opts: TerminalOptions = {}): Promise<Terminal> {
 }
 
 /** Waits (bounded) until `check` holds; the caller asserts afterwards, so a red run says what it saw. */
-async function until(check: () => boolean, limitMs = 8_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-}
 
 /** Every message this sale was announced with on the bus (what clerk and register were told). */
 function toldFor(id: string): string[] {
@@ -76,12 +73,12 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     fixture.demo.platform.faults.set('qrcode', { drop: 'after', times: 1 });
     const started = await t.service.startSale(sale({ walletId: 'WA-LOST-STRICT' }));
     const id = started.clientTransactionId;
-    await until(() => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''));
+    await untilTrue(`${id} being checked or settled`, () => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''));
     expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/outcome being checked .*do not repeat the sale/) });
     expect(netCharged(id)).toBe(3_000);
     // The platform's window for the sale closes without its word: a person settles it.
     wall = walletACancelDeadline(Date.parse(t.journal.require(id).clientDateTime)) + 1;
-    await until(() => t.journal.get(id)?.state !== 'in_flight');
+    await untilTrue(`${id} out of flight`, () => t.journal.get(id)?.state !== 'in_flight');
     expect(t.journal.get(id)).toMatchObject({ state: 'needs_attention', message: expect.stringMatching(/never gave the outcome .*refund it there if it was charged/) });
     expect(toldFor(id).filter((m) => NOT_CHARGED.test(m))).toEqual([]);
     expect(ledgerOf(id).map((l) => [l.kind, l.amount])).toEqual([['sale', 3_000]]);
@@ -92,7 +89,7 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     fixture.demo.platform.faults.set('qrcode', { drop: 'after', times: 1 });
     const started = await t.service.startSale(sale({ walletId: 'WA-LATER', amount: 3_300 }));
     const id = started.clientTransactionId;
-    await until(() => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''));
+    await untilTrue(`${id} being checked or settled`, () => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''));
     expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/being checked/) });
     // The payment API learns the QR call's client id (the standard profile knows it): the next look finds the sale.
     fixture.demo.platform.context.profile.set('standard');
@@ -117,7 +114,7 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     fixture.demo.platform.faults.set('qrcode', { omit: ['serverTransactionId'], times: 1 });
     const started = await t.service.startSale(sale({ method: 'walletB', walletId: 'WB-NO-ID', amount: 1_300 }));
     const id = started.clientTransactionId;
-    await until(() => /being checked/.test(t.journal.get(id)?.message ?? '') || t.journal.get(id)?.state === 'awaiting_customer' || (t.journal.get(id)?.attempts ?? 0) > 1);
+    await untilTrue(`${id} being checked, waiting for the customer or tried again`, () => /being checked/.test(t.journal.get(id)?.message ?? '') || t.journal.get(id)?.state === 'awaiting_customer' || (t.journal.get(id)?.attempts ?? 0) > 1);
     expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/being checked/) });
     // The clerk aborts: the cancel goes out (by the only id there is); the platform does not know it,
     // so its answer is no word on the money: the sale stays being checked.
@@ -136,7 +133,7 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     t = await startStrictTerminal({ wrap: (p) => recordingCancels(p, cancels) });
     const started = await t.service.startSale(sale({ method: 'walletB', walletId: 'WB-ABORT', amount: 1_100 }));
     const id = started.clientTransactionId;
-    await until(() => t.journal.get(id)?.state === 'awaiting_customer');
+    await untilTrue(`${id} waiting for the customer`, () => t.journal.get(id)?.state === 'awaiting_customer');
     const serverId = t.journal.require(id).serverTransactionId;
     expect(serverId).toBeDefined();
     await t.service.abortSale(id);
@@ -187,7 +184,7 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     expect(t.journal.get('qr-crash-1')).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/being checked/) });
     expect(t.journal.get('qr-crash-2')).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     wall = walletACancelDeadline(Date.parse(t.journal.require('qr-crash-1').clientDateTime)) + 1;
-    await until(() => t.journal.get('qr-crash-1')?.state !== 'in_flight');
+    await untilTrue('qr-crash-1 out of flight', () => t.journal.get('qr-crash-1')?.state !== 'in_flight');
     expect(t.journal.get('qr-crash-1')).toMatchObject({ state: 'needs_attention' });
     expect(toldFor('qr-crash-1').filter((m) => NOT_CHARGED.test(m))).toEqual([]);
     expect(netCharged('qr-crash-1')).toBe(2_100);

@@ -7,6 +7,7 @@ import { saleBodySchema } from '../../src/ui/schemas.js';
 import { walletACancelDeadline } from '../../src/payments/rules.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { untilTrue } from '../helpers/wait.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;
@@ -34,10 +35,6 @@ function startRelay(): void {
   relay.start();
 }
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 10));
-}
-
 /**
  * The strict platform does not know a QR call's client id at the payment API (only its
  * server id): without a server id from the answer, nothing can find the sale there, and it
@@ -48,7 +45,7 @@ const BEING_CHECKED = /outcome being checked with the platform: do not repeat th
 
 /** The sale's row once its flow left it being checked (or settled otherwise). */
 async function checkedOrSettled(id: string): Promise<void> {
-  await until(() => {
+  await untilTrue(`${id} being checked or settled`, () => {
     const row = t.journal.get(id);
     return row !== undefined && (row.state !== 'in_flight' || BEING_CHECKED.test(row.message ?? ''));
   });
@@ -132,7 +129,7 @@ describe('wallet merchant scan through the terminal QR call', () => {
       currency: 'EUR',
       order: { orderId: 'INV-2024-0042' },
     });
-    await until(() => t.service.pendingTracking().length === 1);
+    await untilTrue('one sale tracked', () => t.service.pendingTracking().length === 1);
     const txA = fixture.demo.platform.payments.transaction(a.clientTransactionId);
     expect(txA?.clientTransactionId).toBe(a.clientTransactionId);
     expect(txA?.events[0]).toMatchObject({
@@ -160,7 +157,7 @@ describe('wallet merchant scan through the terminal QR call', () => {
     startRelay();
     t.devices.scanner.push('WB-SCANNED-1');
     const started = await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', via: 'qrTerminal', amount: 1_300, currency: 'EUR' });
-    await until(() => tracked.length === 1);
+    await untilTrue('one sale tracked', () => tracked.length === 1);
     expect(tracked).toEqual([started.clientTransactionId]);
     const waiting = await t.service.get(started.clientTransactionId);
     expect(waiting).toMatchObject({ state: 'awaiting_customer', platformStatus: 'Initialized', message: 'waiting for the wallet to confirm' });
@@ -256,7 +253,7 @@ describe('unknown outcome of the terminal QR call', () => {
       expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
     } else {
       // The cancel by the client id meets "not found" again and again: no word, so the reversal goes on until the window closes.
-      await until(() => t.service.list().some((v) => v.kind === 'cancel' && (v.attempts ?? 0) >= 2));
+      await untilTrue('a cancel tried twice', () => t.service.list().some((v) => v.kind === 'cancel' && (v.attempts ?? 0) >= 2));
       expect(t.journal.get(started.clientTransactionId)?.state).toBe('reversing');
       wall = walletACancelDeadline(Date.parse(t.journal.require(started.clientTransactionId).clientDateTime)) + 1;
       await t.service.idle();
@@ -280,7 +277,7 @@ describe('unknown outcome of the terminal QR call', () => {
     fixture.demo.platform.faults.set('qrcode', { latencyMs: 400, times: 1 });
     const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-ABORT-OUT', amount: 2_700, currency: 'EUR' });
     const id = started.clientTransactionId;
-    await until(() => t.journal.get(id)?.state === 'in_flight');
+    await untilTrue(`${id} in flight in the journal`, () => t.journal.get(id)?.state === 'in_flight');
     const aborted = await t.service.abortSale(id);
     const serverId = fixture.demo.platform.payments.transaction(id)?.serverTransactionId;
     expect(serverId).toBeDefined();

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventRelay } from '../../src/events/relay.js';
 import { startTerminalRelay, useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * A wallet sale the agent was killed on while its request was out: at the next start the
@@ -20,14 +21,6 @@ afterEach(async () => {
   relay = undefined;
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('start-up recovery of a wallet sale still waiting for the customer', () => {
   it("hands it to the relay, which follows it to the platform's outcome", async () => {
@@ -60,7 +53,7 @@ describe('start-up recovery of a wallet sale still waiting for the customer', ()
 
     // The customer pays: the relay brings the platform's word to the row.
     fixture.demo.platform.payments.wallet.pay(id);
-    await until(() => t.journal.get(id)?.state === 'approved');
+    await untilTrue(`${id} approved in the journal`, () => t.journal.get(id)?.state === 'approved');
     expect(fixture.demo.platform.payments.netCharged(id)).toBe(1_300);
   });
 });

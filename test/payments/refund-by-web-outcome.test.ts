@@ -4,6 +4,7 @@ import type { TransactionView } from '../../src/payments/index.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * A refund by web whose answer was lost (docs/platform-contract.md, "Decisions where the
@@ -34,7 +35,7 @@ function movements(saleClientId: string, kind: 'refund' | 'cancel'): number[] {
 
 /** The strict platform completes a refund it answered pending a moment later (by itself): waited for on its ledger. */
 async function ledgerSettled(saleClientId: string, net: number): Promise<void> {
-  for (let i = 0; i < 100 && fixture.demo.platform.payments.netCharged(saleClientId) !== net; i++) await new Promise((r) => setTimeout(r, 20));
+  await until(`${saleClientId} net ${net} on the platform`, () => fixture.demo.platform.payments.netCharged(saleClientId), (charged) => charged === net);
 }
 
 describe('refund by web: an answer lost, the id the agent invented never found', () => {

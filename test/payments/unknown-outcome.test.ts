@@ -60,6 +60,8 @@ describe('unknown outcome of a sale', () => {
     fixture.demo.platform.faults.set('process', { latencyMs: 900, times: 1 });
     const started = await t.service.startSale({ method: 'card', amount: 4_000, currency: 'EUR' });
     const done = await started.done;
+    // Past the fault's 900 ms latency: whether the platform records the request it still works on
+    // shows only once that time has passed; there is no event to await for a charge that may never come.
     await new Promise((r) => setTimeout(r, 700));
     const ledger = ledgerOf(started.clientTransactionId);
     if (done.state === 'approved') expect(ledger.map((l) => l.kind)).toEqual(['sale']);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
+import { untilTrue } from '../helpers/wait.js';
 
 const fixture = useDemoPlatform();
 let t: Terminal;
@@ -23,10 +24,6 @@ function startRelay(): void {
   relay.start();
 }
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 10));
-}
-
 describe('wallet sales against the demo platform', () => {
   it('walletA consumer scan: QR from orderCodeForm shown with expiry, tracked, paid through the relay', async () => {
     t = await fixture.startTerminal();
@@ -34,7 +31,7 @@ describe('wallet sales against the demo platform', () => {
     t.service.onTracking((p) => tracked.push(p.clientTransactionId));
     startRelay();
     const started = await t.service.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 1500, currency: 'EUR' });
-    await until(() => t.devices.display.qrs.length > 0);
+    await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0);
     const waiting = await t.service.get(started.clientTransactionId);
     expect(waiting).toMatchObject({ state: 'awaiting_customer', platformStatus: 'Initialized', method: 'walletA', scenario: 'ConsumerScan' });
     expect(waiting.qr?.codeValue).toMatch(/^https:\/\/qr\.wallet-a\.example\/pay\//);
@@ -59,7 +56,7 @@ describe('wallet sales against the demo platform', () => {
   it('walletB consumer scan: QR from codeValue; a failed payment ends the sale failed; the display is free again', async () => {
     t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletB', scenario: 'ConsumerScan', amount: 990, currency: 'EUR' });
-    await until(() => t.devices.display.qrs.length > 0);
+    await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0);
     expect(t.devices.display.qrs[0]?.codeValue).toMatch(/^https:\/\/pay\.wallet-b\.example\/qr\//);
     await expect(t.service.startSale({ method: 'walletA', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'PAYMENT_BUSY' });
     fixture.demo.platform.payments.wallet.fail(started.clientTransactionId);
@@ -67,14 +64,14 @@ describe('wallet sales against the demo platform', () => {
     expect(refreshed).toMatchObject({ state: 'failed', platformStatus: 'Failed' });
     expect((await started.done).state).toBe('failed');
     const next = await t.service.startSale({ method: 'walletA', amount: 100, currency: 'EUR' });
-    await until(() => t.devices.display.qrs.length > 1);
+    await untilTrue('a second QR on the display', () => t.devices.display.qrs.length > 1);
     expect((await t.service.abortSale(next.clientTransactionId)).state).toBe('cancelled');
   });
 
   it('an expired QR is no outcome: the platform is asked to cancel and its word ends the sale; the platform expiry is adopted too', async () => {
     t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletA', amount: 300, currency: 'EUR' });
-    await until(() => t.devices.display.qrs.length > 0);
+    await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0);
     const view = t.service.qrExpired(started.clientTransactionId);
     expect(view).toMatchObject({ state: 'pending', message: /outcome being checked, do not take the payment again/ });
     expect(view.qr).toBeUndefined();
@@ -83,7 +80,7 @@ describe('wallet sales against the demo platform', () => {
     expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe('cancelled');
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
     const second = await t.service.startSale({ method: 'walletB', amount: 300, currency: 'EUR' });
-    await until(() => t.devices.display.qrs.length > 1);
+    await untilTrue('a second QR on the display', () => t.devices.display.qrs.length > 1);
     fixture.demo.platform.payments.wallet.expire(second.clientTransactionId);
     const applied = t.service.applyStatusRecord(second.clientTransactionId, fixture.demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>);
     expect(applied.final).toBe(true);
@@ -96,7 +93,7 @@ describe('wallet sales against the demo platform', () => {
   it('abortSale while the QR is shown voids the wallet payment at the platform', async () => {
     t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletA', amount: 2500, currency: 'EUR' });
-    await until(() => t.devices.display.qrs.length > 0);
+    await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0);
     const aborted = await t.service.abortSale(started.clientTransactionId);
     expect(aborted).toMatchObject({ state: 'cancelled', cancelledAmount: 2500 });
     expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe('cancelled');
@@ -117,7 +114,7 @@ describe('wallet sales against the demo platform', () => {
   it('walletB merchant scan with a given walletId: Initialized, then confirmed through the status call', async () => {
     t = await fixture.startTerminal();
     const started = await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', amount: 1300, currency: 'EUR', walletId: 'WB-CODE-1' });
-    await until(() => t.service.pendingTracking().length === 1);
+    await untilTrue('one sale tracked', () => t.service.pendingTracking().length === 1);
     expect((await t.service.get(started.clientTransactionId)).state).toBe('awaiting_customer');
     expect(t.devices.scanner.calls).toEqual([]);
     fixture.demo.platform.faults.clockOffsetMs = 2_000;
@@ -133,7 +130,7 @@ describe('wallet sales against the demo platform', () => {
     await t.close();
     t = await fixture.startTerminal({ config: { devices: { scanTimeoutMs: 60_000 } } });
     const waiting = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 100, currency: 'EUR' });
-    await until(() => t.devices.scanner.calls.length === 1);
+    await untilTrue('one scanner call', () => t.devices.scanner.calls.length === 1);
     expect((await t.service.abortSale(waiting.clientTransactionId)).state).toBe('cancelled');
   });
 });

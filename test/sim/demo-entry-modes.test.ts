@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type { TransactionView } from '../../src/payments/index.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The demo as `npm start` runs it (embedded demo platform, simulated reader with nothing
@@ -30,12 +31,7 @@ async function sale(body: unknown): Promise<TransactionView> {
   const json = (await res.body.json()) as { transaction: { clientTransactionId: string } };
   expect(res.statusCode).toBe(202);
   const id = json.transaction.clientTransactionId;
-  for (let i = 0; i < 200; i++) {
-    const view = await agent.payments.get(id);
-    if (!['created', 'awaiting_customer', 'in_flight'].includes(view.state)) return view;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`sale ${id} did not settle`);
+  return until(`sale ${id} settled`, () => agent.payments.get(id), (view) => !['created', 'awaiting_customer', 'in_flight'].includes(view.state), { everyMs: 25 });
 }
 
 describe('keyed and MOTO sales on the demo', () => {

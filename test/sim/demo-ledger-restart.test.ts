@@ -10,6 +10,7 @@ import { testCerts } from '../helpers/certs.js';
 import { testPlatformTimeZone, testSimProfile } from '../helpers/demo-platform.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The demo as `npm start` runs it, stopped and started again on the same data directory:
@@ -47,12 +48,7 @@ async function post(agent: RunningAgent, path: string, body: unknown): Promise<{
 }
 
 async function settled(agent: RunningAgent, id: string): Promise<TransactionView> {
-  for (let i = 0; i < 200; i++) {
-    const view = await agent.payments.get(id);
-    if (!['created', 'awaiting_customer', 'in_flight', 'pending'].includes(view.state)) return view;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`${id} did not settle`);
+  return until(`${id} settled`, () => agent.payments.get(id), (view) => !['created', 'awaiting_customer', 'in_flight', 'pending'].includes(view.state));
 }
 
 describe('the demo ledger across a restart', () => {

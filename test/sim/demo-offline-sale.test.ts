@@ -4,6 +4,7 @@ import { Agent, request } from 'undici';
 import type { TransactionView } from '../../src/payments/index.js';
 import { testCerts } from '../helpers/certs.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The demo's offline sale as the README tells it (docs/demo-platform.md, "Demo platform",
@@ -34,15 +35,6 @@ async function controlCall(method: 'PUT' | 'GET', path: string, body?: unknown):
   return { status: res.statusCode, json: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
 
-async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('an offline sale and its upload on the demo', () => {
   it('refuses a bad duration', async () => {
     expect((await controlCall('PUT', '/sim/control/unreachable', { seconds: 0 })).status).toBe(400);
@@ -52,7 +44,7 @@ describe('an offline sale and its upload on the demo', () => {
   it('platform unreachable: the card sale is approved offline and stored; back again: uploaded once and approved', async () => {
     const { agent } = running;
     expect((await controlCall('PUT', '/sim/control/unreachable', { seconds: 3 })).status).toBe(202);
-    await until(async () => (await controlCall('GET', '/sim/control/profile').catch(() => ({ status: 0 }))).status === 0, 'the listeners to close');
+    await until('the listeners to close', async () => (await controlCall('GET', '/sim/control/profile').catch(() => ({ status: 0 }))).status, (status) => status === 0, { timeoutMs: 20_000, everyMs: 100 });
 
     const sale = await agent.payments.startSale({ method: 'card', amount: 1_234, currency: 'EUR' });
     const stored: TransactionView = await sale.done;
@@ -60,7 +52,7 @@ describe('an offline sale and its upload on the demo', () => {
     expect(agent.demoPlatform!.payments.transaction(sale.clientTransactionId)).toBeUndefined();
 
     // It listens again by itself; the uploader finds it and sends the sale.
-    await until(async () => (await agent.payments.get(sale.clientTransactionId)).state === 'approved', 'the upload');
+    await until('the upload', () => agent.payments.get(sale.clientTransactionId), (view) => view.state === 'approved', { timeoutMs: 20_000, everyMs: 100 });
     expect(agent.demoPlatform!.payments.netCharged(sale.clientTransactionId)).toBe(1_234);
     expect(agent.offline.api.levels().count).toBe(0);
   });

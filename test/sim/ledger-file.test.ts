@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 import { cardSale, isoNow, newId, startPaymentsHarness, walletSale, type PaymentsHarness } from './payment-endpoints.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The demo platform's ledger file (docs/demo-platform.md, "Demo platform", ledger file): a
@@ -46,14 +47,6 @@ function resultOf(record: unknown): string | undefined {
 
 const m1002 = (h: PaymentsHarness): { token: string } => ({ token: h.token({ merchantId: 'm-1002' }) });
 
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not met');
-}
-
 describe('demo platform ledger file', () => {
   it('after a restart: refunds an earlier sale, captures an earlier authorization, refunds a web order by web, repeats are idempotent; no card data on disk', async () => {
     const encryptedData = randomBytes(24).toString('hex').toUpperCase();
@@ -82,7 +75,7 @@ describe('demo platform ledger file', () => {
     const saleId = sale.clientNewTransactionId as string;
     const refund = await second.call('POST', `${base}/${saleId}/refund`, refundBody(500));
     expect(refund.status, refund.text).toBe(200);
-    await waitFor(async () => second.platform.payments.netCharged(saleId) === 750);
+    await until(`${saleId} net 750 on the restarted platform`, () => second.platform.payments.netCharged(saleId), (net) => net === 750);
     // The same request again is the same sale; the same id for another amount is a conflict.
     const again = await second.call('POST', `${base}/process`, sale);
     expect(again.status).toBe(200);
@@ -94,7 +87,7 @@ describe('demo platform ledger file', () => {
     expect(byWeb.status, byWeb.text).toBe(200);
     // The wallet payment still waits for its consumer, who pays now.
     expect(second.platform.payments.wallet.pay(qr.body.serverTransactionId).transactionStatus).toBe('Accepted');
-    await waitFor(async () => second.platform.payments.netCharged(web.body.clientTransactionId) === 0);
+    await until('the web order given back on the restarted platform', () => second.platform.payments.netCharged(web.body.clientTransactionId), (net) => net === 0);
     const after = second.platform.payments.ledger();
     await stop(second);
 
@@ -115,7 +108,7 @@ describe('demo platform ledger file', () => {
     await stop(first);
     expect((JSON.parse(readFileSync(file, 'utf8')) as { completions: unknown[] }).completions).toHaveLength(1);
     const second = await start('strict');
-    await waitFor(async () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)) !== undefined);
+    await until('the refund\'s result on the restarted platform', () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)), (result) => result !== undefined);
     expect(resultOf(second.platform.payments.transaction(refund.body.serverTransactionId))).toBe('Accepted');
     expect(second.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1_000);
   });
@@ -129,7 +122,7 @@ describe('demo platform ledger file', () => {
     expect(refund.body.transactionStatus).toBe('Accepted');
     await stop(first);
     const second = await start('strict');
-    await waitFor(async () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)) !== undefined);
+    await until('the refund\'s result on the restarted platform', () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)), (result) => result !== undefined);
     expect(resultOf(second.platform.payments.transaction(refund.body.serverTransactionId))).toBe('Failed');
     expect(second.platform.payments.transaction(refund.body.serverTransactionId)?.transactionStatus).toBe('Accepted');
     expect(second.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1_250);

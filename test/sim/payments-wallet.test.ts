@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_TIME, startPaymentsHarness, walletSale, type PaymentsHarness, type Reply } from './payment-endpoints.js';
+import { until } from '../helpers/wait.js';
 
 let h: PaymentsHarness;
 beforeAll(async () => {
@@ -122,11 +123,7 @@ describe('wallet pay delay', () => {
     try {
       const sale = walletSale('walletB', 'ConsumerScan');
       expect((await quick.call('POST', PROCESS, sale)).body.transactionStatus).toBe('Initialized');
-      let s: Reply;
-      do {
-        await new Promise((r) => setTimeout(r, 10));
-        s = await quick.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`);
-      } while (s.body.transactionStatus === 'Initialized');
+      const s = await until('the wallet sale paid by the timer', () => quick.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`), (r) => r.body.transactionStatus !== 'Initialized', { everyMs: 10 });
       expect(s.body.transactionStatus).toBe('Accepted');
       expect(s.body.events.at(-1)).toMatchObject({ eventType: 'walletBPaymentNotification', result: 'Accepted' });
       expect(quick.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(2000);
@@ -155,6 +152,7 @@ describe('wallet pay delay', () => {
     try {
       await p.call('POST', PROCESS, walletSale('walletA', 'ConsumerScan'));
       p.platform.payments.stop();
+      // Past the 30 ms the payment was due: what is tested is that nothing comes, so time is what is awaited.
       await new Promise((r) => setTimeout(r, 80));
       expect(p.platform.payments.ledger()).toEqual([]);
     } finally {

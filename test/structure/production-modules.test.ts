@@ -6,6 +6,7 @@ import { moduleRecorder, writeProductionConfig } from '../../scripts/lib/product
 import type { DevCertPaths } from '../../src/identity/index.js';
 import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until, untilTrue } from '../helpers/wait.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -48,7 +49,7 @@ async function modulesLoadedByStart(args: string[], extraEnv: Record<string, str
   if (untilReady) await readyz(/Counter page: (http:\/\/[^\s/]+)/.exec(out)?.[1] ?? '');
   // The recorder writes what node loaded so far on SIGUSR2.
   child.kill('SIGUSR2');
-  for (let waited = 0; readFileSync(recorder.loaded, 'utf8') === '' && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  await untilTrue('the recorder to write what node loaded', () => readFileSync(recorder.loaded, 'utf8') !== '', { everyMs: 50 });
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
@@ -63,14 +64,16 @@ async function modulesLoadedByStart(args: string[], extraEnv: Record<string, str
 }
 
 async function readyz(base: string): Promise<void> {
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-    const status = await fetch(`${base}/readyz`).then(
-      async (res) => (await res.arrayBuffer(), res.status),
-      () => 0,
-    );
-    if (status === 200) return;
-  }
-  throw new Error(`${base}/readyz did not answer 200 within 20 s`);
+  await until(
+    `${base}/readyz to answer 200`,
+    () =>
+      fetch(`${base}/readyz`).then(
+        async (res) => (await res.arrayBuffer(), res.status),
+        () => 0,
+      ),
+    (status) => status === 200,
+    { timeoutMs: 20_000, everyMs: 50 },
+  );
 }
 
 /** The embedded demo (the default configuration) on ports of its own, with the test certificates. */

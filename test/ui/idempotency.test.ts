@@ -79,6 +79,7 @@ describe('Idempotency-Key', () => {
     const { s } = await start();
     const startSale = s.payments.startSale.bind(s.payments);
     s.payments.startSale = async (req) => {
+      // Slowed by design, so the repeats arrive while the first still runs.
       await new Promise((r) => setTimeout(r, 150));
       return startSale(req);
     };

@@ -232,6 +232,7 @@ describe('local API', () => {
       const before = s.payments.calls.filter((c) => c.op === 'startSale').length;
       const r = await chunkedSale(['{"method":"card",'], { end: false });
       expect(r.status).toBeUndefined();
+      // A sale that must not start has no event to await: a moment for one to start, if it would.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(s.payments.calls.filter((c) => c.op === 'startSale')).toHaveLength(before);
       expect((await api('POST', '/api/v1/sales', { body: { method: 'card', amount: '1.00' } })).status).toBe(202);

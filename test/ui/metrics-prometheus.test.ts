@@ -4,9 +4,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
-import { call } from '../helpers/http-client.js';
+import { call, untilTransaction } from '../helpers/http-client.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * GET /metrics read by the tools a fleet runs (docs/operations.md, "Metrics"): `promtool
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const auth = { authorization: `Bearer ${agent.localToken}` };
   const sale = await call(agent.url, 'POST', '/api/v1/sales', { headers: auth, body: { method: 'card', amount: '4.10', currency: 'EUR' } });
   const id = sale.json.transaction.clientTransactionId as string;
-  for (let i = 0; i < 200 && (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth })).json.transaction.state !== 'approved'; i++) await new Promise((r) => setTimeout(r, 50));
+  await untilTransaction(agent.url, auth, id, 'approved', { everyMs: 50 });
 });
 afterAll(async () => {
   prometheus?.kill('SIGKILL');
@@ -77,11 +78,7 @@ describe('metrics as a fleet reads them', () => {
         return [];
       }
     };
-    let info: Awaited<ReturnType<typeof query>> = [];
-    for (let i = 0; i < 150 && info.length === 0; i++) {
-      info = await query('terminal_agent_info');
-      if (info.length === 0) await new Promise((r) => setTimeout(r, 200));
-    }
+    const info = await until('Prometheus to have scraped terminal_agent_info', () => query('terminal_agent_info'), (result) => result.length > 0, { timeoutMs: 30_000, everyMs: 200 });
     expect(info[0]?.metric).toMatchObject({ job: 'terminal', serial_number: agent.identity.serialNumber, environment: 'local', node_version: process.versions.node });
     expect((await query('up{job="terminal"}'))[0]?.value[1]).toBe('1');
     expect((await query('terminal_agent_sales_total{outcome="approved"}'))[0]?.value[1]).toBe('1');

@@ -3,6 +3,7 @@ import type { RunningAgent } from '../../src/agent.js';
 import { packageVersion } from '../../src/config/index.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * GET /metrics on the whole agent (embedded demo platform, simulated peripherals): the
@@ -96,11 +97,7 @@ describe('GET /metrics', () => {
     agent.simulated!.reader.nextCard({ delayMs: 300 });
     const sale = await call(agent.url, 'POST', '/api/v1/sales', { headers: { authorization: `Bearer ${agent.localToken}` }, body: { method: 'card', amount: '3.10', currency: 'EUR' } });
     expect(sale.status).toBe(202);
-    let s = (await scrape()).samples;
-    for (let i = 0; i < 100 && value(s, 'terminal_agent_sales_total', { outcome: 'approved' }) === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      s = (await scrape()).samples;
-    }
+    const s = await until('the approved sale counted', async () => (await scrape()).samples, (samples) => value(samples, 'terminal_agent_sales_total', { outcome: 'approved' }) !== undefined, { everyMs: 50 });
     expect(value(s, 'terminal_agent_sales_total', { outcome: 'approved' })).toBe(1);
     expect(value(s, 'terminal_agent_sale_duration_seconds_count', { method: 'card' })).toBe(1);
     const seconds = value(s, 'terminal_agent_sale_duration_seconds_sum', { method: 'card' }) ?? -1;

@@ -3,6 +3,7 @@ import { LocalApiClient } from '../../src/ui/client/local-api-client.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { DEMO_STAFF, signInCookie } from './staff.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * Every journal row records who made it (docs/journal.md, "Journal"): the clerk signed
@@ -19,12 +20,7 @@ describe('operator of journal rows through the local API', () => {
 
   /** Aborts a sale once its QR is out (an abort before that is refused as busy). */
   async function abort(id: string, headers: Record<string, string>): Promise<void> {
-    for (let i = 0; i < 100; i++) {
-      const r = await call(t.agent.url, 'POST', `/api/v1/sales/${id}/abort`, { headers, body: {} });
-      if (r.status === 200) return;
-      await new Promise((done) => setTimeout(done, 50));
-    }
-    throw new Error(`sale ${id} not aborted`);
+    await until(`sale ${id} aborted`, async () => (await call(t.agent.url, 'POST', `/api/v1/sales/${id}/abort`, { headers, body: {} })).status, (status) => status === 200, { everyMs: 50 });
   }
 
   const sale = { method: 'walletA', scenario: 'ConsumerScan', amount: '3.00' };

@@ -7,6 +7,7 @@ import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser
 import { CLERK, FakeStaff } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { en as enTexts } from '../../src/ui/page/texts-en.js';
+import { untilTrue } from '../helpers/wait.js';
 
 /**
  * The counter page's operations and unknown-outcome screen in real Chromium against the real
@@ -35,16 +36,13 @@ describe('counter page: operations and the unknown outcome', () => {
     return v;
   };
   const message = () => page.getByTestId('tx-op-message');
-  /** Waits until the page has asked for the allowed operations again (a reload of the list happened). */
+  /** Waits until the page has asked for the allowed operations again (a reload of the list happened) and shown the answer. */
   async function reloaded(id: string): Promise<void> {
     const before = s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length;
     s.bus.publish('transaction.updated', { clientTransactionId: id, kind: 'sale', status: 'approved' });
-    const end = Date.now() + 10_000;
-    while (s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length <= before) {
-      if (Date.now() > end) throw new Error('the list did not reload');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await page.waitForTimeout(300);
+    await untilTrue('the list to reload', () => s.payments.calls.filter((c) => c.op === 'allowedOperations' && c.id === id).length > before, { everyMs: 50 });
+    // The page marks the panel loaded once it has shown that answer.
+    await page.locator('[data-testid="tx-ops"][data-loaded="true"]').waitFor();
   }
 
   it('cancel asks first (amount, masked card); "No" sends nothing; "Yes" once, the result stays over reloads, fields clear', async () => {

@@ -7,6 +7,7 @@ import { startApi, type Started } from '../helpers/local-api.js';
 import { pinnedCertificate, RegisterClient } from '../helpers/register-client.js';
 import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
 import { CLERK, FakeStaff, TRAINEE } from './staff.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * Cash registers on the counter page (docs/registers.md) in headless Chromium against the
@@ -62,10 +63,7 @@ describe('counter page: cash registers', () => {
     expect(first).toBeLessThanOrEqual(120);
     // The countdown goes down while the code is on offer.
     const secondsLeft = async (): Promise<number> => Number(/(\d+) s/.exec((await page.getByTestId('pairing-expiry').textContent()) ?? '')?.[1]);
-    for (const end = Date.now() + 5_000; (await secondsLeft()) >= first; ) {
-      if (Date.now() > end) throw new Error('the expiry did not count down');
-      await page.waitForTimeout(200);
-    }
+    await until('the expiry to count down', secondsLeft, (left) => left < first, { timeoutMs: 5_000, everyMs: 200 });
     await expect(page.getByTestId('registers-code').locator('[data-testid="registers-fingerprint"]').textContent()).resolves.toBe(lan.fingerprint);
     await page.screenshot({ path: join(ARTIFACTS, 'page-registers-pairing.png') });
 

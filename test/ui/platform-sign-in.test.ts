@@ -5,7 +5,7 @@ import { startAgent, type RunningAgent } from '../../src/agent.js';
 import { configSchema } from '../../src/config/schema.js';
 import { testCerts } from '../helpers/certs.js';
 import { testPlatformTimeZone, testSimProfile } from '../helpers/demo-platform.js';
-import { call } from '../helpers/http-client.js';
+import { call, untilTransaction } from '../helpers/http-client.js';
 import { testLogger, type LogSink } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { ARTIFACTS, buildPage, launchChromium } from './browser.js';
@@ -110,11 +110,7 @@ describe('custom_token mode on the counter page', () => {
     const r = await call(agent.url, 'POST', '/api/v1/sales', { headers: auth, body: { method: 'card', amount: '4.20' } });
     expect(r.status, r.text).toBe(202);
     const id = r.json.transaction.clientTransactionId as string;
-    for (let i = 0; i < 100; i++) {
-      const t = (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth })).json.transaction;
-      if (t.state === 'approved') break;
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await untilTransaction(agent.url, auth, id, 'approved', { everyMs: 100 });
     const t = (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth })).json.transaction;
     expect(t.state, t.message).toBe('approved');
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(420);

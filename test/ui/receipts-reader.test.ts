@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEndOfDay, ApiReceipt } from '../../src/ui/index.js';
-import { call } from '../helpers/http-client.js';
+import { call, untilTransaction } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { DEMO_GERMAN, DEMO_STAFF, signInCookie } from './staff.js';
 
@@ -17,12 +17,8 @@ async function approvedSale(t: TestAgent, cookie: string): Promise<string> {
   expect(started.status).toBe(202);
   const id = started.json.transaction.clientTransactionId as string;
   const bearer = { authorization: `Bearer ${t.agent.localToken}` };
-  for (let i = 0; i < 200; i++) {
-    const r = await call(t.agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: bearer });
-    if (r.json.transaction.state === 'approved') return id;
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  throw new Error(`sale ${id} was not approved`);
+  await untilTransaction(t.agent.url, bearer, id, 'approved', { everyMs: 50 });
+  return id;
 }
 
 async function receiptAs(t: TestAgent, id: string, headers: Record<string, string>): Promise<{ json: ApiReceipt; text: string }> {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endOfDayCsv, endOfDayText, localDate, receiptText } from '../../src/payments/receipts/index.js';
 import type { ApiEndOfDay, ApiReceipt } from '../../src/ui/index.js';
-import { call, type Reply } from '../helpers/http-client.js';
+import { call, untilTransaction, type Reply } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { DEMO_STAFF, signInCookie } from './staff.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * GET /api/v1/transactions/{id}/receipt and GET /api/v1/reports/end-of-day on the whole
@@ -32,12 +33,7 @@ describe('receipt and end-of-day routes', () => {
     const started = await call(t.agent.url, 'POST', '/api/v1/sales', { headers: { cookie }, body: { method: 'card', amount: '12.34' } });
     expect(started.status).toBe(202);
     saleId = started.json.transaction.clientTransactionId as string;
-    for (let i = 0; i < 200; i++) {
-      const r = await call(t.agent.url, 'GET', `/api/v1/transactions/${saleId}`, { headers: bearer });
-      if (r.json.transaction.state === 'approved') return;
-      await new Promise((done) => setTimeout(done, 50));
-    }
-    throw new Error(`sale ${saleId} was not approved`);
+    await untilTransaction(t.agent.url, bearer, saleId, 'approved', { everyMs: 50 });
   }, 60_000);
   afterAll(() => t?.stop());
 
@@ -88,10 +84,7 @@ describe('receipt and end-of-day routes', () => {
     expect(pending.status).toBe(409);
     expect(pending.json.error.code).toBe('PAYMENT_STATE');
     expect(pending.json.error.message).toMatch(new RegExp(`^transaction ${id} is (awaiting_customer|in_flight|created), not final yet: its receipt can be printed once it is final$`));
-    for (let i = 0; i < 100; i++) {
-      if ((await call(t.agent.url, 'POST', `/api/v1/sales/${id}/abort`, { headers: bearer, body: {} })).status === 200) break;
-      await new Promise((done) => setTimeout(done, 50));
-    }
+    await until(`the abort of ${id} taken`, async () => (await call(t.agent.url, 'POST', `/api/v1/sales/${id}/abort`, { headers: bearer, body: {} })).status, (status) => status === 200, { everyMs: 50 });
     expect((await get(`/api/v1/transactions/${id}/receipt`)).json.receipt.outcome.code).toBe('cancelled');
 
     const unknown = await get('/api/v1/transactions/no-such-sale/receipt');

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../../src/agent.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { until } from '../helpers/wait.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { DEMO_STAFF, DEMO_SUPERVISOR, signInCookie } from './staff.js';
 
@@ -16,14 +17,8 @@ let t: TestAgent;
 let agent: RunningAgent;
 const auth = (): Record<string, string> => ({ authorization: `Bearer ${agent.localToken}` });
 
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 150; i++) {
-    const v = await read();
-    if (done(v)) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Polls the agent and the demo platform every 100 ms for up to 15 s. */
+const POLL = { timeoutMs: 15_000, everyMs: 100 };
 
 async function sale(body: object): Promise<string> {
   const r = await call(agent.url, 'POST', '/api/v1/sales', { headers: auth(), body });
@@ -42,20 +37,20 @@ async function transaction(id: string): Promise<{ state: string; refundedAmount:
 async function settled(answer: { json: { transaction: { clientTransactionId: string; state: string } } }): Promise<Record<string, unknown>> {
   const row = answer.json.transaction;
   if (row.state !== 'pending') return row;
-  return waitFor(() => transaction(row.clientTransactionId), (v) => v.state !== 'pending', `web operation ${row.clientTransactionId} settled`);
+  return until(`web operation ${row.clientTransactionId} settled`, () => transaction(row.clientTransactionId), (v) => v.state !== 'pending', POLL);
 }
 
 async function approvedCardSale(amount: string): Promise<string> {
   const id = await sale({ method: 'card', amount });
-  await waitFor(() => transaction(id), (v) => v.state === 'approved', `card sale ${id} approved`);
+  await until(`card sale ${id} approved`, () => transaction(id), (v) => v.state === 'approved', POLL);
   return id;
 }
 
 async function paidWalletSale(amount: string): Promise<string> {
   const id = await sale({ method: 'walletA', scenario: 'ConsumerScan', amount });
-  await waitFor(() => transaction(id), (v) => v.state === 'awaiting_customer', `QR of ${id}`);
+  await until(`QR of ${id}`, () => transaction(id), (v) => v.state === 'awaiting_customer', POLL);
   agent.demoPlatform?.payments.wallet.pay(id);
-  await waitFor(() => transaction(id), (v) => v.state === 'approved', `wallet sale ${id} paid`);
+  await until(`wallet sale ${id} paid`, () => transaction(id), (v) => v.state === 'approved', POLL);
   return id;
 }
 
@@ -104,7 +99,7 @@ describe('POST /api/v1/transactions/{id}/refund-by-web', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 800, relatedClientTransactionId: id });
     agent.demoPlatform?.payments.complete(r.json.transaction.clientTransactionId as string);
-    await waitFor(() => transaction(id), (v) => v.refundedAmount === 800, `web order ${id} refunded`);
+    await until(`web order ${id} refunded`, () => transaction(id), (v) => v.refundedAmount === 800, POLL);
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_000);
     const listed = (await call(agent.url, 'GET', '/api/v1/transactions', { headers: auth() })).json.transactions as Array<{ clientTransactionId: string; origin?: string; message?: string }>;
     expect(listed.find((v) => v.clientTransactionId === id)).toMatchObject({ origin: 'web', message: expect.stringMatching(/web order/) });
@@ -123,7 +118,7 @@ describe('POST /api/v1/transactions/{id}/refund-by-web', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 3_000, relatedClientTransactionId: id });
     agent.demoPlatform?.payments.complete(r.json.transaction.clientTransactionId as string);
-    await waitFor(async () => agent.demoPlatform?.payments.netCharged(id, 'm-1002'), (v) => v === 0, `web order ${id} given back`);
+    await until(`web order ${id} given back`, async () => agent.demoPlatform?.payments.netCharged(id, 'm-1002'), (v) => v === 0, POLL);
   });
 
   it('refuses an approval code (none applies by web), a mistyped amount and an unknown transaction', async () => {
@@ -258,7 +253,7 @@ describe('counter page: cancel or refund by web', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-checking.png') });
     agent.demoPlatform?.faults.clear('status');
     await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor({ timeout: 20_000 });
-    await waitFor(async () => agent.demoPlatform?.payments.netCharged(id), (v) => v === 800, `refund of ${id} booked`);
+    await until(`refund of ${id} booked`, async () => agent.demoPlatform?.payments.netCharged(id), (v) => v === 800, POLL);
     expect(agent.demoPlatform?.payments.ledger().filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund').map((e) => e.amount)).toEqual([300]);
     agent.demoPlatform?.faults.clear();
   });

@@ -6,9 +6,13 @@ import { en } from '../../src/ui/page/texts-en.js';
 import { de } from '../../src/ui/page/texts-de.js';
 import { call } from '../helpers/http-client.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { until } from '../helpers/wait.js';
 import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
 import { describeProblems, layoutProblems } from './layout-check.js';
 import { DEMO_STAFF, DEMO_SUPERVISOR, DEMO_TRAINEE } from './staff.js';
+
+/** Polls the agent and the demo platform every 100 ms for up to 15 s. */
+const POLL = { timeoutMs: 15_000, everyMs: 100 };
 
 /**
  * Refusals where the clerk acts, in the clerk's language, against the whole agent on the demo
@@ -40,14 +44,6 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
   const auth = (): Record<string, string> => ({ authorization: `Bearer ${agent.localToken}` });
   const say = (key: keyof typeof en, vars: Record<string, string> = {}): string => Object.entries(vars).reduce<string>((s, [k, v]) => s.replace(`{${k}}`, v), texts[key]);
 
-  async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
-    for (let i = 0; i < 150; i++) {
-      const v = await read();
-      if (done(v)) return v;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  }
   const transaction = async (id: string): Promise<{ state: string; capturedAmount: number }> => (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth() })).json.transaction;
   const rowsOf = async (saleId: string): Promise<Array<{ clientTransactionId: string; kind: string; state: string; relatedClientTransactionId?: string }>> =>
     ((await call(agent.url, 'GET', '/api/v1/transactions', { headers: auth() })).json.transactions as Array<{ clientTransactionId: string; kind: string; state: string; relatedClientTransactionId?: string }>).filter(
@@ -59,11 +55,11 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
     const r = await call(agent.url, 'POST', '/api/v1/sales', { headers: auth(), body: { method: 'card', amount: major, ...(merchantId !== undefined ? { merchantId } : {}) } });
     expect(r.status, r.text).toBe(202);
     const id = r.json.transaction.clientTransactionId as string;
-    const sale = await waitFor(() => transaction(id), (v) => v.state === 'approved', `sale ${id} approved`);
+    const sale = await until(`sale ${id} approved`, () => transaction(id), (v) => v.state === 'approved', POLL);
     if (sale.capturedAmount === 0) {
       const c = await call(agent.url, 'POST', `/api/v1/transactions/${id}/capture`, { headers: auth(), body: {} });
       expect(c.status, c.text).toBe(200);
-      await waitFor(() => transaction(id), (v) => v.capturedAmount > 0, `sale ${id} captured`);
+      await until(`sale ${id} captured`, () => transaction(id), (v) => v.capturedAmount > 0, POLL);
     }
     return id;
   }
@@ -140,7 +136,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await page.getByTestId('tx-refund').click();
       await page.getByTestId('tx-op-confirm-yes').click();
       await page.locator('[data-testid="tx-op-message"][data-result="approved"]').waitFor({ timeout: 20_000 });
-      await waitFor(async () => agent.demoPlatform?.payments.netCharged(id, 'm-1002'), (v) => v === 0, `refund of ${id} booked`);
+      await until(`refund of ${id} booked`, async () => agent.demoPlatform?.payments.netCharged(id, 'm-1002'), (v) => v === 0, POLL);
     } finally {
       await page.close();
     }
@@ -193,7 +189,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await page.screenshot({ path: join(ARTIFACTS, `refusal-by-web-from-list-${lang}.png`) });
       // At 800x480 nothing of it is cut, covered or too small to tap (test/ui/layout-check.ts).
       expect(describeProblems(await layoutProblems(page))).toEqual([]);
-      await waitFor(async () => agent.demoPlatform?.payments.netCharged(id), (v) => v === 600, `refund by web of ${id} booked`);
+      await until(`refund by web of ${id} booked`, async () => agent.demoPlatform?.payments.netCharged(id), (v) => v === 600, POLL);
     } finally {
       await page.close();
     }

@@ -3,6 +3,7 @@ import { runRegister } from '../../examples/register.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { lossyProxy } from '../helpers/lossy-proxy.js';
+import { until } from '../helpers/wait.js';
 
 describe('the example register (examples/register.ts) against the agent with the embedded demo', () => {
   let running: TestAgent;
@@ -65,7 +66,8 @@ describe('Idempotency-Key across a restart of the whole agent', () => {
       const r1 = await send(first);
       expect(r1.status).toBe(202);
       const id = ((await r1.json()) as { transaction: { clientTransactionId: string } }).transaction.clientTransactionId;
-      for (let i = 0; i < 200 && (await first.agent.payments.get(id)).state !== 'approved'; i++) await new Promise((r) => setTimeout(r, 25));
+      const payments = first.agent.payments;
+      await until(`${id} approved`, () => payments.get(id), (view) => view.state === 'approved', { everyMs: 25 });
       await first.stop();
       first = undefined;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
-import { call } from '../helpers/http-client.js';
+import { call, untilTransaction } from '../helpers/http-client.js';
 import type { LogSink } from '../helpers/log-sink.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
@@ -29,11 +29,7 @@ describe('request ids', () => {
     expect(r.status).toBe(202);
     expect(r.headers['x-request-id']).toBe('till-7.0042');
     const id = r.json.transaction.clientTransactionId as string;
-    let row = r.json.transaction as { state: string; requestId?: string };
-    for (let i = 0; i < 200 && row.state !== 'approved'; i++) {
-      await new Promise((res) => setTimeout(res, 25));
-      row = (await call(agent.url, 'GET', `/api/v1/transactions/${id}`, { headers: auth() })).json.transaction;
-    }
+    const row = await untilTransaction(agent.url, auth(), id, 'approved', { everyMs: 25 });
     expect(row).toMatchObject({ state: 'approved', requestId: 'till-7.0042' });
     const lines = sink.records().filter((l) => l.requestId === 'till-7.0042');
     // The platform calls the sale made after its 202 are its lines too.
