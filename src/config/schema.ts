@@ -14,6 +14,14 @@ const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 /** payments.captureMode of one merchant (docs/payments.md, "Capture, cancel, refund"). */
 const captureModeName = z.enum(['immediate', 'deferred']);
 /** An IANA time zone name the runtime knows (docs/platform-contract.md, "Tolerance of answers", dates and time zone). */
+/** A BCP 47 language tag the runtime accepts (en-GB, de-DE). */
+const languageTag = z.string().refine((tag) => {
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+}, 'expected a language tag such as en-GB or de-DE');
 const timeZone = z.string().refine(isKnownTimeZone, { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' });
 
 const usbMatch = z.strictObject({
@@ -138,15 +146,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   receipts: z
     .strictObject({
-      locale: z
-        .string()
-        .refine((tag) => {
-          try {
-            return Intl.getCanonicalLocales(tag).length === 1;
-          } catch {
-            return false;
-          }
-        }, 'expected a language tag such as en-GB or de-DE')
+      locale: languageTag
         .optional()
         .describe("the language and date format of every receipt and end of day (en and de are translated; others print English); default: the signed-in clerk's locale claim, else api.locale"),
       timeZone: timeZone
@@ -183,15 +183,7 @@ export const configSchema = z.strictObject({
       host: z.enum(['127.0.0.1', '::1', 'localhost']).default('127.0.0.1').describe('loopback address of the local API (never another)'),
       port: port.default(8080).describe('local API and counter page port; 0 = any free port'),
       openBrowser: z.boolean().default(false).describe('open the counter page in a browser at start'),
-      locale: z
-        .string()
-        .refine((tag) => {
-          try {
-            return Intl.getCanonicalLocales(tag).length === 1;
-          } catch {
-            return false;
-          }
-        }, 'expected a language tag such as en-GB or de-DE')
+      locale: languageTag
         .default('en-GB')
         .describe("the counter page's language and number and date formats when the clerk's token names no locale (en and de are translated; others fall back to English words)"),
       timeZone: timeZone.optional().describe("the zone the counter page shows times in when the clerk's token names none (IANA name); default: the terminal's own"),
