@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../src/agent.js';
-import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
-import { testCerts } from '../helpers/certs.js';
-import { testLogger } from '../helpers/log-sink.js';
+import type { DemoPlatform } from '../../src/sim/platform/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
-import { testSimProfile } from '../helpers/demo-platform.js';
+import { reviveDemoPlatform } from '../helpers/demo-platform.js';
 
 /**
  * The whole agent with its offline queue: the platform goes away, a chip card the reader
@@ -28,8 +26,6 @@ afterAll(async () => {
 describe('offline card sales through the whole agent', () => {
   it('stores an offline-approved chip sale while the platform is down and uploads it once when it is back', async () => {
     const original = agent.demoPlatform!;
-    const apiPort = Number(new URL(original.urls.api).port);
-    const mtlsPort = Number(new URL(original.urls.mtls).port);
     await original.stop();
 
     agent.simulated!.reader.nextCard({ entryMode: 'ContactChip', result: 'offlineApproved', delayMs: 20 });
@@ -41,15 +37,7 @@ describe('offline card sales through the whole agent', () => {
     expect(agent.offline.api.levels().count).toBe(1);
 
     // The same platform comes back where it was (its tokens are signed with the seed's key).
-    const certs = testCerts();
-    revived = await startDemoPlatform({
-      settings: { profile: testSimProfile() },
-      apiPort,
-      mtlsPort,
-      tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
-      seed: 'config/demo-seed.json',
-      log: testLogger('info').log,
-    });
+    revived = await reviveDemoPlatform(original);
     const report = await agent.offline.uploader.flush();
     expect(report).toMatchObject({ uploaded: 1 });
     expect(revived.payments.netCharged(sale.clientTransactionId)).toBe(1999);

@@ -120,3 +120,19 @@ export interface GrantStatsBody {
 export async function grantStats(demo: Demo): Promise<GrantStatsBody> {
   return (await control(demo, 'GET', '/sim/control/auth/stats')) as GrantStatsBody;
 }
+
+/**
+ * The demo platform started again where `gone` listened (its ports), with the seed's users
+ * and keys: a platform that comes back after an outage (tokens signed before still verify).
+ */
+export function reviveDemoPlatform(gone: Pick<DemoPlatform, 'urls'>): Promise<DemoPlatform> {
+  const certs = testCerts();
+  return startDemoPlatform({
+    settings: { profile: testSimProfile() },
+    apiPort: Number(new URL(gone.urls.api).port),
+    mtlsPort: Number(new URL(gone.urls.mtls).port),
+    tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
+    seed: SEED_FILE,
+    log: testLogger('info').log,
+  });
+}

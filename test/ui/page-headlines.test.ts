@@ -2,12 +2,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../../src/agent.js';
-import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
+import type { DemoPlatform } from '../../src/sim/platform/server.js';
 import { de } from '../../src/ui/page/texts-de.js';
 import { en } from '../../src/ui/page/texts-en.js';
-import { testCerts } from '../helpers/certs.js';
-import { testSimProfile } from '../helpers/demo-platform.js';
-import { testLogger } from '../helpers/log-sink.js';
+import { reviveDemoPlatform } from '../helpers/demo-platform.js';
 import type { TestAgent } from '../helpers/test-agent.js';
 import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
 import { startDemoAgent } from './demo-agent.js';
@@ -154,8 +152,6 @@ describe.each(LANGUAGES)('counter page headlines ($lang)', ({ lang, locale, word
   });
 
   it('stored offline, then sent: the headline follows the upload, no offline sentence or "platform not reachable" is left', async () => {
-    const apiPort = Number(new URL(platform.urls.api).port);
-    const mtlsPort = Number(new URL(platform.urls.mtls).port);
     await platform.stop();
     await page.locator('[data-testid="platform-status"].bad').waitFor({ timeout: 15_000 });
     await expect(page.getByTestId('platform-status').textContent()).resolves.toBe(words['status.offline']);
@@ -177,15 +173,7 @@ describe.each(LANGUAGES)('counter page headlines ($lang)', ({ lang, locale, word
     await page.getByTestId('offline-message').filter({ hasText: notReachable }).waitFor({ timeout: 15_000 });
 
     // The same platform comes back where it was and the queue sends the sale.
-    const certs = testCerts();
-    revived = await startDemoPlatform({
-      settings: { profile: testSimProfile() },
-      apiPort,
-      mtlsPort,
-      tls: { certFile: certs.serverCert, keyFile: certs.serverKey, caFile: certs.caCert },
-      seed: 'config/demo-seed.json',
-      log: testLogger('info').log,
-    });
+    revived = await reviveDemoPlatform(platform);
     const report = await agent.offline.uploader.flush();
     expect(report).toMatchObject({ uploaded: 1 });
 
