@@ -24,7 +24,8 @@ function newestSource(): number {
       else if (p.endsWith('.ts')) newest = Math.max(newest, st.mtimeMs);
     }
   };
-  for (const dir of ['src/payments', 'src/platform', 'src/auth', 'src/core']) walk(join(root, dir));
+  // The whole of src and the test helpers the child imports (log-sink, wait).
+  for (const dir of ['src', 'test/helpers']) walk(join(root, dir));
   return Math.max(newest, statSync(join(root, 'test/fixtures/crash-sale-child.ts')).mtimeMs);
 }
 
