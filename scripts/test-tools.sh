@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The system tools the tests drive (README.md, "Set-up"): socat (pseudo-terminal serial ports),
+# chromium (the counter page), openssl (certificates), udevadm (serial port listing),
+# systemd-analyze (the unit), promtool (metrics), lintian and file (the Debian packages).
+# Run by `npm test` first (pretest) and by .ci/run: as root with apt they are installed;
+# otherwise the missing ones are named with the command that installs them.
+set -euo pipefail
+
+need=()
+command -v socat >/dev/null 2>&1 || need+=(socat)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v udevadm >/dev/null 2>&1 || need+=(udev)
+command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
+command -v lintian >/dev/null 2>&1 || need+=(lintian)
+command -v file >/dev/null 2>&1 || need+=(file)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+
+[ ${#need[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing what the tests need: ${need[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  exit 0
+fi
+
+echo "the tests need Debian packages that are not installed: ${need[*]}" >&2
+echo "install them with: sudo apt-get install -y --no-install-recommends ${need[*]}" >&2
+exit 1
