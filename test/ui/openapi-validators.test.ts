@@ -29,10 +29,10 @@ describe('docs/openapi.json in the validators POS teams run', () => {
     expect(r.code).toBe(0);
   });
 
-  it("spectral's oas ruleset finds no error", async () => {
+  it("spectral's oas ruleset finds no error and no warning (every operation described)", async () => {
     const r = await node('@stoplight/spectral-cli/dist/index.js', ['lint', DOCUMENT, '--ruleset', join(ROOT, '.spectral.yaml'), '--format', 'json', '--quiet']);
     const results = JSON.parse(r.out.slice(r.out.indexOf('['))) as Array<{ code: string; severity: number; message: string; path: string[] }>;
-    // Severity 0 is an error (1 warning, 2 information, 3 hint).
-    expect(results.filter((x) => x.severity === 0).map((x) => `${x.code}: ${x.message} at ${x.path.join('.')}`)).toEqual([]);
+    // Severity 0 is an error, 1 a warning (2 information, 3 hint).
+    expect(results.filter((x) => x.severity <= 1).map((x) => `${x.code}: ${x.message} at ${x.path.join('.')}`)).toEqual([]);
   }, 60_000);
 });

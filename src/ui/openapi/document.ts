@@ -175,6 +175,7 @@ export function openApiDocument(version: string): Json {
     info: {
       title: 'terminal-agent local API',
       version,
+      contact: { name: 'the terminal manufacturer who installed the agent' },
       description:
         'The payment terminal agent\'s API for cash registers and on-device programs, on loopback. Versioned by path (/api/v1): fields may be added to answers within v1; nothing is removed or changed in meaning. Paired cash registers on the store network reach a second listener (off by default) that serves only the operations marked `x-listener: both` (with their register key, each narrowed to the register\'s own transactions) and pairing (`x-listener: store-network`, served there only); every other operation is loopback only. See docs/local-api.md and docs/registers.md in the repository.',
     },

@@ -98,11 +98,13 @@ const Register = 'the register id (GET /api/v1/registers lists them)';
 export const OPERATIONS: readonly Operation[] = [
   {
     method: 'GET', path: '/healthz', operationId: 'getHealth', tag: 'health', public: true,
-    summary: 'Liveness: the agent answers', success: [ok(named('Health', healthAnswerSchema), 'alive')],
+    summary: 'Liveness: the agent answers',
+    description: 'Answers 200 while the process serves requests; no credential. Use /readyz to know whether a sale can be taken.', success: [ok(named('Health', healthAnswerSchema), 'alive')],
   },
   {
     method: 'GET', path: '/readyz', operationId: 'getReadiness', tag: 'health', public: true,
     summary: 'Readiness: token held, platform reachable or offline sales allowed, reader connected, journal writable',
+    description: '200 when a sale can be taken now; 503 otherwise, with the failing check and why.',
     success: [ok(named('Readiness', readinessSchema), 'ready'), { status: 503, description: 'not ready: the failing check says why', json: named('Readiness', readinessSchema) }],
   },
   {
@@ -116,7 +118,8 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'POST', path: '/api/v1/sales/:id/abort', errors: [409, 502, 503, 504], operationId: 'abortSale', listener: 'both', tag: 'sales',
-    summary: 'Abort a sale still waiting for the customer', query: noQuerySchema, body: empty, success: [ok(TransactionAnswer)],
+    summary: 'Abort a sale still waiting for the customer',
+    description: 'Only while the sale waits for the customer (card, QR, scan). A terminal QR call sale whose outcome is being checked asks the platform to cancel it; the answer is the sale\'s row, which says what happened.', query: noQuerySchema, body: empty, success: [ok(TransactionAnswer)],
   },
   {
     method: 'GET', path: '/api/v1/transactions', operationId: 'listTransactions', listener: 'both', tag: 'transactions',
@@ -130,7 +133,8 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'GET', path: '/api/v1/transactions/:id/allowed-operations', errors: [502, 503, 504], operationId: 'getAllowedOperations', listener: 'both', tag: 'transactions',
-    summary: 'Cancel, refund and capture: allowed now, and up to which amount', query: noQuerySchema,
+    summary: 'Cancel, refund and capture: allowed now, and up to which amount',
+    description: 'What the payment rules allow now for this sale, each with its reason code when not (the same codes a refused operation answers in `error.reasonCode`), from the journal and, where it knows more, the platform.', query: noQuerySchema,
     success: [ok(named('AllowedOperationsAnswer', allowedOperationsAnswerSchema))],
   },
   {
@@ -146,54 +150,66 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'POST', path: '/api/v1/transactions/:id/cancel', errors: [402, 409, 422, 502, 503, 504], operationId: 'cancel', listener: 'both', tag: 'operations',
-    summary: 'Cancel (void) a sale', query: noQuerySchema, body: named('CancelRequest', cancelBodySchema),
+    summary: 'Cancel (void) a sale',
+    description: 'Reverses a sale not yet captured (or within the wallet\'s cancel window). Some merchants need a supervisor\'s `approvalCode`. A lost answer comes back `in_flight`: do not send it again, follow the row.', query: noQuerySchema, body: named('CancelRequest', cancelBodySchema),
     success: [ok(TransactionAnswer, 'the cancel\'s row (state pending when the platform completes it later)')],
   },
   {
     method: 'POST', path: '/api/v1/transactions/:id/refund', errors: [402, 409, 422, 502, 503, 504], operationId: 'refund', listener: 'both', tag: 'operations',
-    summary: 'Refund a sale', query: noQuerySchema, body: named('RefundRequest', refundBodySchema),
+    summary: 'Refund a sale',
+    description: 'Gives back a captured sale, wholly or in part (`amount`, up to what is left). Some merchants need a supervisor\'s `approvalCode`. A refund answered pending is followed until the platform\'s result.', query: noQuerySchema, body: named('RefundRequest', refundBodySchema),
     success: [ok(TransactionAnswer, 'the refund\'s row (state pending when the platform completes it later)')],
   },
   {
     method: 'POST', path: '/api/v1/transactions/:id/refund-by-web', errors: [402, 409, 422, 502, 503, 504], operationId: 'refundByWeb', tag: 'operations',
-    summary: 'Cancel or refund by web: the platform picks which', query: noQuerySchema, body: named('RefundByWebRequest', refundByWebBodySchema),
+    summary: 'Cancel or refund by web: the platform picks which',
+    description: 'The platform decides whether the sale is cancelled or refunded; no approval code applies, so a sale made at this terminal needs its own permission (api.permissions.refundByWeb). Also gives back a web shop\'s order this terminal did not make.', query: noQuerySchema, body: named('RefundByWebRequest', refundByWebBodySchema),
     success: [ok(TransactionAnswer, 'the operation\'s row')],
   },
   {
     method: 'POST', path: '/api/v1/transactions/:id/capture', errors: [402, 409, 422, 502, 503, 504], operationId: 'capture', listener: 'both', tag: 'operations',
-    summary: 'Capture an authorized sale', query: noQuerySchema, body: named('CaptureRequest', captureBodySchema), success: [ok(TransactionAnswer, 'the capture\'s row')],
+    summary: 'Capture an authorized sale',
+    description: 'Captures an authorization, wholly or in part. A sale the platform captured already is recorded as captured.', query: noQuerySchema, body: named('CaptureRequest', captureBodySchema), success: [ok(TransactionAnswer, 'the capture\'s row')],
   },
   {
     method: 'POST', path: '/api/v1/capture-all', errors: [409, 502, 503, 504], operationId: 'captureAll', tag: 'operations',
-    summary: 'Capture every authorized sale', query: noQuerySchema, body: named('CaptureAllRequest', captureAllBodySchema), success: [ok(TransactionList, 'the captures\' rows')],
+    summary: 'Capture every authorized sale',
+    description: 'One platform call per merchant captures every authorization waiting; `merchantId` limits it to one of the terminal\'s merchants (another is refused with 400).', query: noQuerySchema, body: named('CaptureAllRequest', captureAllBodySchema), success: [ok(TransactionList, 'the captures\' rows')],
   },
   {
     method: 'GET', path: '/api/v1/offline', operationId: 'getOffline', tag: 'offline',
-    summary: 'Offline queue levels and items (no card data)', query: offlineQuerySchema, success: [ok(named('OfflineAnswer', offlineAnswerSchema))],
+    summary: 'Offline queue levels and items (no card data)',
+    description: 'Counts, totals and limits of the offline queue, and its items page by page (`state`, `limit`, `after`). Never card data.', query: offlineQuerySchema, success: [ok(named('OfflineAnswer', offlineAnswerSchema))],
   },
   {
     method: 'POST', path: '/api/v1/offline/flush', errors: [503], operationId: 'flushOffline', tag: 'offline',
-    summary: 'Upload the queued offline sales now', query: noQuerySchema, body: empty, success: [ok(named('OfflineFlushAnswer', offlineFlushAnswerSchema))],
+    summary: 'Upload the queued offline sales now',
+    description: 'Sends what is queued at once instead of waiting for the uploader\'s next round; the answer says what was sent and what is left.', query: noQuerySchema, body: empty, success: [ok(named('OfflineFlushAnswer', offlineFlushAnswerSchema))],
   },
   {
     method: 'POST', path: '/api/v1/offline/:id/requeue', errors: [409, 422, 503], operationId: 'requeueOffline', tag: 'offline',
-    summary: 'Queue an offline sale needing attention again', query: noQuerySchema, body: empty, success: [ok(named('OfflineItemAnswer', offlineItemAnswerSchema))],
+    summary: 'Queue an offline sale needing attention again',
+    description: 'For an offline sale needing attention whose cause is fixed (e.g. a token refused): it is queued again and sent with the next round.', query: noQuerySchema, body: empty, success: [ok(named('OfflineItemAnswer', offlineItemAnswerSchema))],
   },
   {
     method: 'GET', path: '/api/v1/merchants', errors: [502, 503], operationId: 'listMerchants', tag: 'terminal',
-    summary: 'The merchants this terminal acts for (never a secret)', query: noQuerySchema, success: [ok(named('MerchantsAnswer', merchantsAnswerSchema))],
+    summary: 'The merchants this terminal acts for (never a secret)',
+    description: 'Names and ids of the merchants the terminal\'s credentials cover, the default first. Secrets never leave the agent.', query: noQuerySchema, success: [ok(named('MerchantsAnswer', merchantsAnswerSchema))],
   },
   {
     method: 'GET', path: '/api/v1/status', operationId: 'getStatus', tag: 'terminal',
-    summary: 'Agent, readiness, platform, devices and offline queue', query: noQuerySchema, success: [ok(named('AgentStatus', agentStatusSchema))],
+    summary: 'Agent, readiness, platform, devices and offline queue',
+    description: 'One read for a dashboard: the agent\'s version and uptime, readiness, the platform\'s reachability, devices and the offline queue.', query: noQuerySchema, success: [ok(named('AgentStatus', agentStatusSchema))],
   },
   {
     method: 'GET', path: '/api/v1/devices', operationId: 'listDevices', tag: 'terminal',
-    summary: 'Reader, display and scanner states', query: noQuerySchema, success: [ok(named('DevicesAnswer', devicesAnswerSchema))],
+    summary: 'Reader, display and scanner states',
+    description: 'Each peripheral\'s connection state, with the reason when it is not connected, and its model and firmware when known.', query: noQuerySchema, success: [ok(named('DevicesAnswer', devicesAnswerSchema))],
   },
   {
     method: 'GET', path: '/api/v1/qr/:id.svg', operationId: 'getQr', tag: 'sales',
-    summary: 'The wallet QR of a sale waiting for the customer, as SVG', query: noQuerySchema,
+    summary: 'The wallet QR of a sale waiting for the customer, as SVG',
+    description: 'The code the customer scans, drawn by the agent, while the sale waits for the customer.', query: noQuerySchema,
     success: [{ status: 200, description: 'the QR code', media: 'image/svg+xml', text: 'an SVG image' }],
   },
   {
@@ -207,11 +223,13 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'GET', path: '/api/v1/log-level', operationId: 'getLogLevel', tag: 'terminal',
-    summary: 'The agent\'s log level now', query: noQuerySchema, success: [ok(named('LogLevelAnswer', logLevelAnswerSchema))],
+    summary: 'The agent\'s log level now',
+    description: 'The level every component logs at now.', query: noQuerySchema, success: [ok(named('LogLevelAnswer', logLevelAnswerSchema))],
   },
   {
     method: 'PUT', path: '/api/v1/log-level', errors: [503], operationId: 'setLogLevel', tag: 'terminal',
-    summary: 'Change the log level until the next start or configuration reload', query: noQuerySchema, body: named('LogLevelRequest', logLevelBodySchema),
+    summary: 'Change the log level until the next start or configuration reload',
+    description: 'Lasts until the next start or reload. From a staff session it needs api.permissions.logLevel; a level that hides warnings is written to the journal\'s audit rows before it takes effect (refused with 503 when it cannot be).', query: noQuerySchema, body: named('LogLevelRequest', logLevelBodySchema),
     success: [ok(named('LogLevelAnswer', logLevelAnswerSchema), 'the level now and the one before')],
   },
   {
@@ -228,7 +246,8 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'GET', path: '/api/v1/registers', operationId: 'listRegisters', tag: 'registers',
-    summary: 'The store-network listener and the cash registers paired with it (never a key)', query: noQuerySchema,
+    summary: 'The store-network listener and the cash registers paired with it (never a key)',
+    description: 'Whether the store-network listener is on, where, with its certificate\'s fingerprint, and the paired registers with their names and their last request since the agent started.', query: noQuerySchema,
     success: [ok(named('RegistersAnswer', registersAnswerSchema))],
   },
   {
@@ -241,7 +260,8 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'DELETE', path: '/api/v1/registers/:id', operationId: 'revokeRegister', tag: 'registers', idDescription: Register,
-    summary: 'Revoke a paired register: its key stops working at once and its event streams close', query: noQuerySchema,
+    summary: 'Revoke a paired register: its key stops working at once and its event streams close',
+    description: 'The register\'s key stops working at once and its open event streams close; its journal rows stay.', query: noQuerySchema,
     success: [ok(named('RegisterAnswer', registerAnswerSchema), 'the register, now with revokedAt')],
   },
   {
@@ -254,6 +274,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'GET', path: '/api/v1/openapi.json', operationId: 'getOpenApi', tag: 'terminal',
-    summary: 'This document', query: noQuerySchema, success: [ok(named('OpenApiDocument', openApiAnswerSchema), 'the OpenAPI 3.1 document')],
+    summary: 'This document',
+    description: 'The document of this API as this agent serves it (also in the repository as docs/openapi.json).', query: noQuerySchema, success: [ok(named('OpenApiDocument', openApiAnswerSchema), 'the OpenAPI 3.1 document')],
   },
 ];
