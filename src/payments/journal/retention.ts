@@ -1,5 +1,5 @@
 import type { Database as Db } from 'better-sqlite3';
-import { renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Logger, TimerHandle, TimerSource, TimeSource } from '../../core/index.js';
 import type { Journal } from './journal.js';
 
@@ -328,4 +328,46 @@ export class JournalPruner {
       this.opts.log?.warn({ err, file }, 'journal prune schedule not written');
     }
   }
+}
+
+/** What `journal check` and diag say about retention (docs/operations.md, "CLI commands"). */
+export interface RetentionFacts {
+  retentionDays: number;
+  /** When the next prune runs (ISO), as the running agent scheduled it; null when none runs or retention is off. */
+  nextPruneAt: string | null;
+  /** The last run of the running agent, when it ran one. */
+  lastPrune: PruneReport | null;
+  /** In words, for people. */
+  schedule: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // Another user's process (the agent's service user) still exists.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Reads the running agent's prune schedule beside the journal; `retentionDays` is the configuration's. */
+export function retentionFacts(journalFile: string, retentionDays: number): RetentionFacts {
+  const every = `${PRUNE_FIRST_DELAY_MS / 60_000} min after the agent starts, then every ${PRUNE_INTERVAL_MS / 3_600_000} h`;
+  if (retentionDays <= 0) return { retentionDays, nextPruneAt: null, lastPrune: null, schedule: 'retention off (journal.retentionDays 0): nothing is removed' };
+  let s: PruneSchedule | undefined;
+  try {
+    s = JSON.parse(readFileSync(scheduleFile(journalFile), 'utf8')) as PruneSchedule;
+  } catch {
+    s = undefined;
+  }
+  if (s === undefined || typeof s.pid !== 'number' || !alive(s.pid)) {
+    return { retentionDays, nextPruneAt: null, lastPrune: null, schedule: `no agent running on this journal: it prunes ${every}` };
+  }
+  return {
+    retentionDays,
+    nextPruneAt: s.nextPruneAt,
+    lastPrune: s.lastPrune,
+    schedule: s.nextPruneAt === null ? 'a prune is running now' : `next prune at ${s.nextPruneAt} (then every ${PRUNE_INTERVAL_MS / 3_600_000} h)`,
+  };
 }
