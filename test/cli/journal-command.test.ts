@@ -71,6 +71,28 @@ describe('terminal-agent journal check', () => {
     expect(text.stdout).toContain('last prune: 2027-01-01T21:04:05.000Z, 12 rows removed');
   });
 
+  it('journal compact switches an older journal to incremental vacuum, and refuses while an agent runs on it', async () => {
+    const { dir, file } = dataDirWithSales(5);
+    const raw = new Database(file);
+    raw.pragma('auto_vacuum = NONE');
+    raw.exec('VACUUM');
+    raw.close();
+    // pid 1 always lives: stands for an agent running on this journal.
+    writeFileSync(`${file}.prune`, JSON.stringify({ pid: 1, retentionDays: 400, nextPruneAt: null, lastPrune: null }));
+    const refused = await runCli(['--data-dir', dir, 'journal', 'compact']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/the agent \(process 1\) runs on .*: stop it first/);
+    writeFileSync(`${file}.prune`, '{}');
+    const done = await runCli(['--data-dir', dir, 'journal', 'compact', '--json']);
+    expect(done.stderr).toBe('');
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ file, autoVacuum: { before: 'none', after: 'incremental' } });
+    const after = new Database(file, { readonly: true });
+    expect(after.pragma('auto_vacuum', { simple: true })).toBe(2);
+    expect(after.prepare('SELECT COUNT(*) AS n FROM transactions').get()).toEqual({ n: 5 });
+    after.close();
+  });
+
   it('a garbage page: exit 2, DAMAGED with what SQLite found and what to do; the file unchanged', async () => {
     const { dir, file } = dataDirWithSales(200);
     const pageSize = readFileSync(file).readUInt16BE(16);

@@ -58,4 +58,32 @@ export function register(program: Command): void {
       process.stdout.write(`${opts.json ? JSON.stringify(result, null, 2) : report(result)}\n`);
       if (result.state === 'damaged' || result.state === 'emptied') process.exitCode = JOURNAL_DAMAGED_EXIT;
     });
+  journal
+    .command('compact')
+    .description('switch the journal to incremental vacuum and give its free pages back (one VACUUM; the agent stopped)')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { config } = await configFor(cmd);
+      const { join } = await import('node:path');
+      const { statSync } = await import('node:fs');
+      const { AgentError, ErrorCodes } = await import('../../core/index.js');
+      const { Journal, JOURNAL_FILE, agentOnJournal, autoVacuumMode, compactJournal } = await import('../../payments/index.js');
+      const file = join(config.dataDir, JOURNAL_FILE);
+      // VACUUM holds the write lock while it rewrites the file: a running agent's writes would fail meanwhile.
+      const pid = agentOnJournal(file);
+      if (pid !== undefined) throw new AgentError(ErrorCodes.INPUT_INVALID, `the agent (process ${pid}) runs on ${file}: stop it first (systemctl stop terminal-agent), then run journal compact`);
+      const before = statSync(file).size;
+      // Opened without the switch at open, so the mode before is the file's own.
+      const journal = new Journal({ dataDir: config.dataDir, compactMaxBytes: 0 });
+      try {
+        const from = autoVacuumMode(journal.db);
+        const to = compactJournal(journal.db);
+        journal.scrub();
+        const after = statSync(file).size;
+        const result = { file, autoVacuum: { before: from, after: to }, bytes: { before, after } };
+        process.stdout.write(`${opts.json ? JSON.stringify(result) : `journal ${file}: auto_vacuum ${from} -> ${to}; ${before} -> ${after} bytes`}\n`);
+        if (to !== 'incremental') throw new AgentError(ErrorCodes.JOURNAL_UNWRITABLE, `journal ${file} was not compacted (no room for a copy of it, or another process holds it): free about twice its size and try again; nothing was changed`);
+      } finally {
+        journal.close();
+      }
+    });
 }

@@ -351,6 +351,16 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The process id of an agent running on this journal, from its prune schedule; undefined when none runs. */
+export function agentOnJournal(journalFile: string): number | undefined {
+  try {
+    const s = JSON.parse(readFileSync(scheduleFile(journalFile), 'utf8')) as Partial<PruneSchedule>;
+    return typeof s.pid === 'number' && s.pid !== process.pid && alive(s.pid) ? s.pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads the running agent's prune schedule beside the journal; `retentionDays` is the configuration's. */
 export function retentionFacts(journalFile: string, retentionDays: number): RetentionFacts {
   const every = `${PRUNE_FIRST_DELAY_MS / 60_000} min after the agent starts, then every ${PRUNE_INTERVAL_MS / 3_600_000} h`;
