@@ -20,14 +20,18 @@ const DAY_MS = 86_400_000;
  */
 export const REMOVABLE_STATES: ReadonlySet<string> = new Set(['approved', 'declined', 'failed', 'cancelled', 'reversed']);
 
-/** Rows removed in one SQLite transaction at most (a sale with more operations than this goes alone). */
-export const PRUNE_BATCH_ROWS = 200;
+/**
+ * Rows removed in one SQLite transaction at most (a sale with more operations than this goes
+ * alone): about 3 to 5 ms on the development VM's disk, as long as one journal write, so a
+ * sale's write waits at most about that (docs/journal.md, "Retention").
+ */
+export const PRUNE_BATCH_ROWS = 100;
 /** The first run, this long after start: the start's own work (recovery, uploads) goes first. */
 export const PRUNE_FIRST_DELAY_MS = 10 * 60_000;
 /** Then every this long: a day adds a few hundred rows, a few runs a day keep up. */
 export const PRUNE_INTERVAL_MS = 6 * 3_600_000;
-/** Pages one incremental-vacuum step frees (a small write transaction each). */
-export const VACUUM_STEP_PAGES = 64;
+/** Pages one incremental-vacuum step frees (a small write transaction each: 64 pages took about 8 ms, 32 about half). */
+export const VACUUM_STEP_PAGES = 32;
 
 /**
  * Tables of other components in the journal's file whose rows belong to a sale (the offline
