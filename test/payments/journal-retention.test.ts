@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/schema.js';
 import { ensureOfflineSchema, offlineRetention } from '../../src/offline/index.js';
 import { Journal, JournalPruner, scheduleFile, type NewJournalRow } from '../../src/payments/journal/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -235,6 +236,13 @@ describe('journal retention', () => {
     expect(p.nextRunAt()).toBe(NOW + 10 * 60_000 + 6 * 3_600_000);
     const schedule = JSON.parse(readFileSync(scheduleFile(journal.file), 'utf8')) as { nextPruneAt: string; retentionDays: number; pid: number };
     expect(schedule).toMatchObject({ nextPruneAt: new Date(NOW + 10 * 60_000 + 6 * 3_600_000).toISOString(), retentionDays: 400, pid: process.pid });
+  });
+
+  it('journal.retentionDays: default 400, 0 keeps everything, 1 to 30 refused', () => {
+    expect(configSchema.parse({}).journal.retentionDays).toBe(400);
+    expect(configSchema.parse({ journal: { retentionDays: 0 } }).journal.retentionDays).toBe(0);
+    expect(configSchema.parse({ journal: { retentionDays: 31 } }).journal.retentionDays).toBe(31);
+    for (const d of [1, 30, -1, 1.5]) expect(() => configSchema.parse({ journal: { retentionDays: d } }), String(d)).toThrow();
   });
 
   it('retention 0 keeps everything: nothing is scheduled', async () => {
