@@ -6,10 +6,10 @@ import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
 import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { AuditLog, IdempotencyKeys, Journal, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
+import { AuditLog, IdempotencyKeys, Journal, JournalPruner, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
-import { createOffline, type Offline } from './offline/index.js';
+import { createOffline, offlineRetention, type Offline } from './offline/index.js';
 import { createLocalApi, IDEMPOTENCY_RETENTION_MS, offlineApiSource, type PlatformSignInSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
 
 export interface AgentOptions {
@@ -225,6 +225,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, lookupGraceMs: config.payments.lookupGraceMs, clock, reach: platformWatch });
     stops.push(() => offline.uploader.stop());
+    // Final sales past journal.retentionDays leave the journal in small batches, off the sale path (docs/journal.md, "Retention").
+    const pruner = new JournalPruner(journal, { retentionDays: config.journal.retentionDays, clock, partners: [offlineRetention()], log });
+    pruner.start();
+    stops.push(() => pruner.stop());
 
     const payments = new PaymentService({
       journal,

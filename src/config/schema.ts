@@ -154,6 +154,19 @@ export const configSchema = z.strictObject({
         .describe("the time zone (IANA name) of every receipt's time and the end of day's day; default: the signed-in clerk's zoneinfo claim, else api.timeZone, else the terminal's own"),
     })
     .prefault({}),
+  journal: z
+    .strictObject({
+      retentionDays: z
+        .number()
+        .int()
+        .min(0)
+        .refine((d) => d === 0 || d >= 31, 'expected 0 (keep everything) or at least 31 days')
+        .default(400)
+        .describe(
+          'final transactions (every operation on the sale final, none needing attention, an offline sale uploaded) whose last change is older than this many days are removed from the journal in small batches, with their events and queue rows; 0 = keep everything (docs/journal.md, "Retention")',
+        ),
+    })
+    .prefault({}),
   offline: z
     .strictObject({
       enabled: z.boolean().default(true).describe('take offline card sales when the platform is unreachable'),

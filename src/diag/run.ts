@@ -4,6 +4,7 @@ import { checkAgent, probeAgent } from './checks/agent.js';
 import { checkCertificate } from './checks/certificate.js';
 import { checkClock } from './checks/clock.js';
 import { checkConfig } from './checks/config.js';
+import { checkJournalSpace } from './checks/journal.js';
 import { checkOffline } from './checks/offline.js';
 import { checkPlatform } from './checks/platform.js';
 import { checkSerial } from './checks/serial.js';
@@ -34,6 +35,7 @@ function steps(opts: DiagOptions): Step[] {
     { id: 'platform', title: 'platform available', run: (s, signal) => checkPlatform(s, signal) },
     { id: 'serial', title: 'serial ports', run: (s) => checkSerial(s) },
     { id: 'offline', title: 'offline queue', run: (s) => checkOffline(s) },
+    { id: 'journal', title: 'journal size and retention', run: (s) => checkJournalSpace(s) },
     { id: 'agent', title: 'running agent', run: (s) => checkAgent(s) },
   ];
 }

@@ -7,3 +7,4 @@ export { AgeWatch, type AgeWarning } from './age-watch.js';
 export * from './types.js';
 export { openQueueReadOnly, type ReadOnlyQueue } from './read-only.js';
 export { toCsv, toJson, csvChunks, jsonChunks, exportRow, EXPORT_CHUNK_ROWS, EXPORT_COLUMNS, type ExportRow } from './export.js';
+export { offlineRetention } from './retention.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/payments/journal/index.js';
 import { runCli } from '../helpers/cli.js';
@@ -45,6 +46,51 @@ describe('terminal-agent journal check', () => {
     expect(r.stdout).toMatch(/rows holding card data: 0/);
     const json = await runCli(['--data-dir', dir, 'journal', 'check', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ state: 'ok', file, markerPresent: true, rows: { approved: 2, declined: 2 } });
+  });
+
+  it('shows the size on disk, the oldest row, the retention setting and when the next prune runs', async () => {
+    const { dir, file } = dataDirWithSales(3);
+    const reader = new Database(file, { readonly: true });
+    const oldest = (reader.prepare('SELECT min(created_at) AS at FROM transactions').get() as { at: string }).at;
+    reader.close();
+    // No agent on this journal: the schedule in words.
+    const idle = await runCli(['--data-dir', dir, 'journal', 'check'], { TERMINAL_AGENT_JOURNAL__RETENTION_DAYS: '500' });
+    expect(idle.code).toBe(0);
+    expect(idle.stdout).toMatch(/on disk: \d+ bytes \(file and write-ahead log\), \d+ free pages, auto_vacuum incremental/);
+    expect(idle.stdout).toContain(`oldest row: ${oldest}`);
+    expect(idle.stdout).toContain('retention: 500 days; no agent running on this journal: it prunes 10 min after the agent starts, then every 6 h');
+    // A running agent's schedule beside the journal (this process stands for it).
+    const next = '2027-01-02T03:04:05.000Z';
+    writeFileSync(`${file}.prune`, JSON.stringify({ pid: process.pid, retentionDays: 400, nextPruneAt: next, lastPrune: { at: '2027-01-01T21:04:05.000Z', cutoff: '2025-11-27T21:04:05.000Z', rows: 12, sales: 10, partnerRows: 2, batches: 1, pagesFreed: 9 } }));
+    const json = await runCli(['--data-dir', dir, 'journal', 'check', '--json']);
+    const parsed = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(parsed).toMatchObject({ state: 'ok', oldestRowAt: oldest, autoVacuum: 'incremental', retention: { retentionDays: 400, nextPruneAt: next, lastPrune: { rows: 12 } } });
+    expect(typeof parsed.sizeBytes).toBe('number');
+    const text = await runCli(['--data-dir', dir, 'journal', 'check']);
+    expect(text.stdout).toContain(`retention: 400 days; next prune at ${next} (then every 6 h)`);
+    expect(text.stdout).toContain('last prune: 2027-01-01T21:04:05.000Z, 12 rows removed');
+  });
+
+  it('journal compact switches an older journal to incremental vacuum, and refuses while an agent runs on it', async () => {
+    const { dir, file } = dataDirWithSales(5);
+    const raw = new Database(file);
+    raw.pragma('auto_vacuum = NONE');
+    raw.exec('VACUUM');
+    raw.close();
+    // pid 1 always lives: stands for an agent running on this journal.
+    writeFileSync(`${file}.prune`, JSON.stringify({ pid: 1, retentionDays: 400, nextPruneAt: null, lastPrune: null }));
+    const refused = await runCli(['--data-dir', dir, 'journal', 'compact']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/the agent \(process 1\) runs on .*: stop it first/);
+    writeFileSync(`${file}.prune`, '{}');
+    const done = await runCli(['--data-dir', dir, 'journal', 'compact', '--json']);
+    expect(done.stderr).toBe('');
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ file, autoVacuum: { before: 'none', after: 'incremental' } });
+    const after = new Database(file, { readonly: true });
+    expect(after.pragma('auto_vacuum', { simple: true })).toBe(2);
+    expect(after.prepare('SELECT COUNT(*) AS n FROM transactions').get()).toEqual({ n: 5 });
+    after.close();
   });
 
   it('a garbage page: exit 2, DAMAGED with what SQLite found and what to do; the file unchanged', async () => {

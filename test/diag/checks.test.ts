@@ -37,7 +37,7 @@ async function diag(extra: Parameters<typeof diagConfig>[3] = {}, urls = platfor
 describe('terminal-agent diag checks against the demo platform', () => {
   it('reports every check ok with a good terminal, in order, and nothing failed', async () => {
     const r = await diag();
-    expect(r.checks.map((c) => c.id)).toEqual(['config', 'certificate', 'clock', 'tls.device-auth', 'tls.api', 'token', 'platform', 'serial', 'offline', 'agent']);
+    expect(r.checks.map((c) => c.id)).toEqual(['config', 'certificate', 'clock', 'tls.device-auth', 'tls.api', 'token', 'platform', 'serial', 'offline', 'journal', 'agent']);
     for (const id of ['config', 'certificate', 'clock', 'tls.device-auth', 'tls.api', 'token', 'platform', 'offline']) expect(check(r, id).status, id).toBe('ok');
     expect(check(r, 'serial').status).toBe('skip');
     expect(check(r, 'agent')).toMatchObject({ status: 'warn', finding: expect.stringContaining('not running') });

@@ -66,9 +66,12 @@ describe('journal integrity at open', () => {
     const dir = dataDir();
     const file = journalWithSales(dir);
     const pageSize = readFileSync(file).readUInt16BE(16);
-    // Page 2 is the root of the transactions table (the first table created).
+    // The root of the transactions table (page 2 before incremental vacuum put a pointer-map page there).
+    const reader = new Database(file, { readonly: true });
+    const { rootpage } = reader.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'transactions'").get() as { rootpage: number };
+    reader.close();
     const fd = openSync(file, 'r+');
-    writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, pageSize);
+    writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (rootpage - 1) * pageSize);
     closeSync(fd);
     const before = digest(file);
     expectRefusal(dir, file, /is damaged \(SQLite's check found: .*page/);

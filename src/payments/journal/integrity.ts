@@ -56,6 +56,12 @@ export interface JournalCheck {
   cardDataRows?: number;
   /** Offline queue items per state, when the queue's table exists. */
   queue?: Record<string, number>;
+  /** When the oldest journal row was made (ISO), null when there is none (docs/journal.md, "Retention"). */
+  oldestRowAt?: string | null;
+  /** SQLite's auto_vacuum mode: `incremental` gives the space of pruned rows back to the file system. */
+  autoVacuum?: 'none' | 'full' | 'incremental';
+  /** Pages free inside the file (reused by new rows, or given back by the incremental vacuum). */
+  freePages?: number;
 }
 
 export function markerFile(file: string): string {
@@ -120,14 +126,17 @@ function hasTable(db: Database.Database, name: string): boolean {
 }
 
 /** Rows per state and card data held, for the report; a schema older than these queries gives none. */
-function summary(db: Database.Database): Pick<JournalCheck, 'rows' | 'cardDataRows' | 'queue'> {
+function summary(db: Database.Database): Pick<JournalCheck, 'rows' | 'cardDataRows' | 'queue' | 'oldestRowAt' | 'autoVacuum' | 'freePages'> {
   try {
+    const oldest = (db.prepare('SELECT min(created_at) AS at FROM transactions').get() as { at: string | null }).at;
+    const mode = Number(db.pragma('auto_vacuum', { simple: true }));
+    const space = { oldestRowAt: oldest, autoVacuum: mode === 2 ? ('incremental' as const) : mode === 1 ? ('full' as const) : ('none' as const), freePages: Number(db.pragma('freelist_count', { simple: true })) };
     const rows = countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM transactions GROUP BY state');
     let cardDataRows = (db.prepare('SELECT COUNT(*) AS n FROM transactions WHERE card_secret IS NOT NULL').get() as { n: number }).n;
     const withQueue = hasTable(db, 'offline_queue');
     const queue = withQueue ? countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM offline_queue GROUP BY state') : undefined;
     if (withQueue) cardDataRows += (db.prepare('SELECT COUNT(*) AS n FROM offline_queue WHERE body IS NOT NULL').get() as { n: number }).n;
-    return { rows, cardDataRows, ...(queue !== undefined ? { queue } : {}) };
+    return { rows, cardDataRows, ...(queue !== undefined ? { queue } : {}), ...space };
   } catch (err) {
     if ((err as { code?: string }).code === 'SQLITE_ERROR') return {};
     throw err;

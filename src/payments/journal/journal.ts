@@ -7,6 +7,7 @@ import type { TransactionState } from '../api.js';
 import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
 import { moveAllowed } from './moves.js';
+import { useIncrementalVacuum } from './vacuum.js';
 import { currentOperator } from './operator.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
 import { describeWriteFailure, isNoRoomError, isStorageError, isWriteAhead, mergePatches, openRefusal, overlay, unwritableError, type WriteFailure } from './write-failure.js';
@@ -30,6 +31,8 @@ export interface JournalOptions {
   writeRetry?: { baseMs?: number; capMs?: number; attempts?: number };
   /** Where a refused state move is logged (docs/journal.md, "Journal", state moves). */
   log?: Pick<Logger, 'warn'>;
+  /** An older journal up to this size is switched to incremental vacuum at open (retention.ts, useIncrementalVacuum). */
+  compactMaxBytes?: number;
 }
 
 /** Whether the journal takes writes now (docs/journal.md, "Journal", writes that fail). */
@@ -375,6 +378,8 @@ export class Journal {
     const db = this.db;
     this.runInTransaction = db.transaction((fn: (db: Db) => unknown) => fn(db));
     try {
+      // A new file gives freed pages back from its first table on (docs/journal.md, "Retention").
+      if (Number(this.db.pragma('page_count', { simple: true })) === 0) this.db.pragma('auto_vacuum = INCREMENTAL');
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
       this.db.pragma('foreign_keys = ON');
@@ -387,6 +392,7 @@ export class Journal {
       // The write probe's table, kept empty: creating it in each probe changed the schema, which
       // made SQLite prepare every statement of the connection again after each sale start.
       this.db.exec('CREATE TABLE IF NOT EXISTS journal_write_probe (b BLOB)');
+      useIncrementalVacuum(this.db, opts.log, opts.compactMaxBytes);
     } catch (err) {
       this.db.close();
       // A full disk at start (the log, the shared memory or a migration cannot be written): one
