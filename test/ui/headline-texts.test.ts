@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiCounterSettings, ApiTransaction } from '../../src/ui/wire-types.js';
+import { sampleSale } from '../helpers/sample-transaction.js';
 
 // The page's modules are typed for the browser (src/ui/page/tsconfig.json, DOM): loaded by a
 // path the test program does not follow, and typed here by what the test calls.
@@ -21,26 +22,7 @@ const { useSettings } = (await import(`${PAGE}/i18n.js`)) as I18nModule;
  * page", headlines): the sale panel's outcome and the list row's words come from the same
  * decision, in English and German, and say only what the view shows exactly.
  */
-const base = {
-  clientTransactionId: 's-1',
-  kind: 'sale',
-  method: 'card',
-  amount: 1500,
-  currency: 'EUR',
-  amountText: '15.00 EUR',
-  state: 'approved',
-  offline: false,
-  capturedAmount: 0,
-  refundedAmount: 0,
-  cancelledAmount: 0,
-  capturedAmountText: '0.00 EUR',
-  refundedAmountText: '0.00 EUR',
-  cancelledAmountText: '0.00 EUR',
-  createdAt: '2026-11-28T10:00:00.000Z',
-  updatedAt: '2026-11-28T10:00:00.000Z',
-  eventCount: 0,
-} as unknown as ApiTransaction;
-const sale = (over: Partial<ApiTransaction>): ApiTransaction => ({ ...base, ...over }) as ApiTransaction;
+const sale = sampleSale;
 
 const captured = sale({ capturedAmount: 1500, capturedAmountText: '15.00 EUR', platformStatus: 'Captured', message: 'approved: 15.00 EUR' });
 const authorized = sale({ platformStatus: 'Accepted', message: 'approved: 15.00 EUR authorized (not captured yet)' });

@@ -1,35 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { saleExitCode, transactionDetail } from '../../src/cli/transaction-output.js';
-import type { ApiTransaction } from '../../src/ui/index.js';
 import { de } from '../../src/ui/page/texts-de.js';
 import { en } from '../../src/ui/page/texts-en.js';
 import { unknownPlatformStatus } from '../../src/ui/page/unknown-status.js';
+import { sampleSale } from '../helpers/sample-transaction.js';
 
 // A sale whose platform status is a word the agent does not know (docs/platform-contract.md,
 // "Tolerance of answers", status values): the counter page, in English and German, and the
 // CLI say what the platform said and to check before handing over goods; never "declined",
 // "failed" or "nothing charged".
 
-const sale = {
-  clientTransactionId: 's-1',
-  kind: 'sale',
-  method: 'card',
-  amount: 1500,
-  currency: 'EUR',
-  amountText: '15.00 EUR',
-  state: 'needs_attention',
-  platformStatus: 'Completed',
-  message: 'the platform says Completed: check before handing over goods',
-  offline: false,
-  capturedAmount: 0,
-  refundedAmount: 0,
-  cancelledAmount: 0,
-  capturedAmountText: '0.00 EUR',
-  refundedAmountText: '0.00 EUR',
-  cancelledAmountText: '0.00 EUR',
-  createdAt: '2026-11-28T10:00:00.000Z',
-  updatedAt: '2026-11-28T10:00:00.000Z',
-} as unknown as ApiTransaction;
+const sale = sampleSale({ state: 'needs_attention', platformStatus: 'Completed', message: 'the platform says Completed: check before handing over goods' });
 
 const fill = (text: string, status: string): string => text.replace('{status}', status);
 
