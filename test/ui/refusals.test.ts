@@ -33,6 +33,13 @@ const LANGUAGES = [
   { lang: 'de', locale: 'de-DE', texts: de, amount: (major: number) => `${major.toFixed(2).replace('.', ',')} EUR` },
 ] as const;
 
+/**
+ * Each walk below is a dozen browser steps and three platform calls: about 3 s alone, many times
+ * that on a shared two-core machine running Chromium walks beside it.
+ */
+const WALK_MS = 120_000;
+const STEP_MS = 30_000;
+
 /** Red as the page paints a failed state (styles.css): a row that moved nothing must not wear it. */
 const RED = 'rgb(185, 28, 28)';
 
@@ -67,6 +74,8 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
   /** An 800x480 counter page signed in as `who`, in this run's language, once its event stream is connected. */
   async function openCounterPage(who: { username: string; password: string }): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    // A step that never comes fails naming its locator, well inside the test's own time.
+    page.setDefaultTimeout(STEP_MS);
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.route('**/session', async (route) => {
       const res = await route.fetch();
@@ -135,12 +144,12 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await page.getByTestId('tx-op-approval').fill('4711');
       await page.getByTestId('tx-refund').click();
       await page.getByTestId('tx-op-confirm-yes').click();
-      await page.locator('[data-testid="tx-op-message"][data-result="approved"]').waitFor({ timeout: 20_000 });
+      await page.locator('[data-testid="tx-op-message"][data-result="approved"]').waitFor();
       await until(`refund of ${id} booked`, async () => agent.demoPlatform?.payments.netCharged(id, 'm-1002'), (v) => v === 0, POLL);
     } finally {
       await page.close();
     }
-  });
+  }, WALK_MS);
 
   it('the trainee sees Cancel, Refund and By web; a tap names the permission missing and nothing is written', async () => {
     const id = await capturedSale('9.00');
@@ -169,7 +178,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
     } finally {
       await page.close();
     }
-  });
+  }, WALK_MS);
 
   it("the supervisor gives a sale of today's list back by web from its operations panel: no id typed or shown, the result shown", async () => {
     const id = await capturedSale('8.00');
@@ -184,7 +193,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
       await expect(panel.innerText()).resolves.not.toContain(id);
       await page.getByTestId('web-amount').fill(lang === 'de' ? '2,00' : '2.00');
       await page.getByTestId('web-send').click();
-      await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor({ timeout: 20_000 });
+      await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor();
       await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(new RegExp(`^${say('web.result', { amount: amount(2), outcome: say('ops.done') }).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
       await page.screenshot({ path: join(ARTIFACTS, `refusal-by-web-from-list-${lang}.png`) });
       // At 800x480 nothing of it is cut, covered or too small to tap (test/ui/layout-check.ts).
@@ -193,7 +202,7 @@ describe.each(LANGUAGES)('refusals where the clerk acts ($lang)', ({ lang, local
     } finally {
       await page.close();
     }
-  });
+  }, WALK_MS);
 
   it('raised no script errors', () => {
     expect(pageErrors).toEqual([]);
