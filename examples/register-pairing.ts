@@ -38,7 +38,9 @@ function listenerUrl(url: string): URL {
   try {
     u = new URL(url);
   } catch {
-    throw new Error(`${url} is not a URL: give the listener's address as the terminal shows it, e.g. https://192.168.1.20:8444`);
+    throw new Error(
+      `${url} is not a URL: give the listener's address as the terminal shows it, e.g. https://192.168.1.20:8444`,
+    );
   }
   if (u.protocol !== 'https:') throw new Error(`${url}: the store-network listener speaks HTTPS only (https://...)`);
   return u;
@@ -48,13 +50,22 @@ function listenerUrl(url: string): URL {
 async function presentedCertificate(url: string): Promise<{ pem: string; fingerprint: string }> {
   const u = listenerUrl(url);
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  const socket = connect({ host, port: Number(u.port || 443), rejectUnauthorized: false, ...(isIP(host) === 0 ? { servername: host } : {}) });
+  const socket = connect({
+    host,
+    port: Number(u.port || 443),
+    rejectUnauthorized: false,
+    ...(isIP(host) === 0 ? { servername: host } : {}),
+  });
   try {
     await Promise.race([
       once(socket, 'secureConnect').catch((err: Error) => {
-        throw new Error(`cannot reach the terminal at ${u.host}: ${err.message} (check the URL the terminal shows and that the register is on the store network)`);
+        throw new Error(
+          `cannot reach the terminal at ${u.host}: ${err.message} (check the URL the terminal shows and that the register is on the store network)`,
+        );
       }),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no TLS answer from ${u.host} within 10 s`)), 10_000).unref()),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`no TLS answer from ${u.host} within 10 s`)), 10_000).unref(),
+      ),
     ]);
     const cert = socket.getPeerX509Certificate();
     if (cert === undefined) throw new Error(`${u.host} presented no certificate`);
@@ -85,14 +96,23 @@ function store(file: string, pairing: RegisterPairing): void {
 
 /** Reads what `pairRegister` stored; a clear message when the register has not paired. */
 export function loadPairing(file: string): RegisterPairing {
-  if (!existsSync(file)) throw new Error(`${file} does not exist: this register is not paired; run "register pair --url URL --fingerprint FP --code CODE --register-file ${file}" with the code the terminal shows`);
+  if (!existsSync(file))
+    throw new Error(
+      `${file} does not exist: this register is not paired; run "register pair --url URL --fingerprint FP --code CODE --register-file ${file}" with the code the terminal shows`,
+    );
   let p: Partial<RegisterPairing>;
   try {
     p = JSON.parse(readFileSync(file, 'utf8')) as Partial<RegisterPairing>;
   } catch (err) {
     throw new Error(`${file} cannot be read as a register pairing (${(err as Error).message}): pair again`);
   }
-  if (typeof p.url !== 'string' || typeof p.apiKey !== 'string' || typeof p.certificate !== 'string' || typeof p.fingerprint !== 'string' || p.register === undefined) {
+  if (
+    typeof p.url !== 'string' ||
+    typeof p.apiKey !== 'string' ||
+    typeof p.certificate !== 'string' ||
+    typeof p.fingerprint !== 'string' ||
+    p.register === undefined
+  ) {
     throw new Error(`${file} is not a register pairing: pair again`);
   }
   return p as RegisterPairing;
@@ -116,7 +136,9 @@ export async function pairRegister(opts: PairOptions): Promise<RegisterPairing> 
   const url = listenerUrl(opts.url).origin;
   const shown = await presentedCertificate(url);
   if (!sameFingerprint(shown.fingerprint, opts.fingerprint)) {
-    throw new Error(`the terminal at ${url} presents the certificate ${shown.fingerprint}, not ${opts.fingerprint}: check the fingerprint the terminal shows; nothing was sent`);
+    throw new Error(
+      `the terminal at ${url} presents the certificate ${shown.fingerprint}, not ${opts.fingerprint}: check the fingerprint the terminal shows; nothing was sent`,
+    );
   }
   const dispatcher = pinnedDispatcher(shown.pem);
   try {
@@ -127,15 +149,30 @@ export async function pairRegister(opts: PairOptions): Promise<RegisterPairing> 
       dispatcher,
       signal: AbortSignal.timeout(15_000),
     });
-    const body = (await res.json().catch(() => ({}))) as { register?: { id: string; name: string }; apiKey?: string; fingerprint?: string; error?: { code?: string; message?: string } };
+    const body = (await res.json().catch(() => ({}))) as {
+      register?: { id: string; name: string };
+      apiKey?: string;
+      fingerprint?: string;
+      error?: { code?: string; message?: string };
+    };
     if (res.status !== 201 || body.apiKey === undefined || body.register === undefined) {
       const retry = res.headers.get('retry-after');
-      throw new Error(`the terminal refused the pairing: ${body.error?.message ?? `HTTP ${res.status}`}${retry !== null ? ` (try again in ${retry} s)` : ''}`);
+      throw new Error(
+        `the terminal refused the pairing: ${body.error?.message ?? `HTTP ${res.status}`}${retry !== null ? ` (try again in ${retry} s)` : ''}`,
+      );
     }
     if (body.fingerprint !== undefined && !sameFingerprint(body.fingerprint, shown.fingerprint)) {
-      throw new Error(`the terminal answered with the fingerprint ${body.fingerprint}, not the pinned ${shown.fingerprint}: not stored`);
+      throw new Error(
+        `the terminal answered with the fingerprint ${body.fingerprint}, not the pinned ${shown.fingerprint}: not stored`,
+      );
     }
-    const pairing: RegisterPairing = { url, register: { id: body.register.id, name: body.register.name }, fingerprint: shown.fingerprint, certificate: shown.pem, apiKey: body.apiKey };
+    const pairing: RegisterPairing = {
+      url,
+      register: { id: body.register.id, name: body.register.name },
+      fingerprint: shown.fingerprint,
+      certificate: shown.pem,
+      apiKey: body.apiKey,
+    };
     store(opts.file, pairing);
     return pairing;
   } finally {

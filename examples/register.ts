@@ -92,8 +92,16 @@ interface Channel {
   dispatcher?: Agent;
 }
 
-function send(ch: Channel, path: string, init: { method?: string; headers: Record<string, string>; body?: string; signal: AbortSignal }) {
-  return fetch(`${ch.opts.url}${path}`, { ...init, headers: { authorization: `Bearer ${ch.opts.token}`, ...init.headers }, ...(ch.dispatcher !== undefined ? { dispatcher: ch.dispatcher } : {}) });
+function send(
+  ch: Channel,
+  path: string,
+  init: { method?: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) {
+  return fetch(`${ch.opts.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${ch.opts.token}`, ...init.headers },
+    ...(ch.dispatcher !== undefined ? { dispatcher: ch.dispatcher } : {}),
+  });
 }
 
 function refusal(status: number, body: Record<string, unknown>): RefusedError {
@@ -149,7 +157,10 @@ class EventFollower {
     while (!this.abort.signal.aborted) {
       try {
         const res = await send(this.channel, '/api/v1/events', {
-          headers: { accept: 'text/event-stream', ...(this.lastEventId !== undefined ? { 'last-event-id': this.lastEventId } : {}) },
+          headers: {
+            accept: 'text/event-stream',
+            ...(this.lastEventId !== undefined ? { 'last-event-id': this.lastEventId } : {}),
+          },
           signal: this.abort.signal,
         });
         if (res.status === 401 || res.status === 403) {
@@ -211,10 +222,20 @@ class EventFollower {
   }
 }
 
-async function api(ch: Channel, method: 'GET' | 'POST', path: string, body?: object, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+async function api(
+  ch: Channel,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: object,
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
   const res = await send(ch, path, {
     method,
-    headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      accept: 'application/json',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     signal: AbortSignal.timeout(15_000),
   });
@@ -228,7 +249,12 @@ async function api(ch: Channel, method: 'GET' | 'POST', path: string, body?: obj
 /** Sends the sale until an answer arrives, always with the same key and body. */
 async function startSale(ch: Channel, key: string, log: (line: string) => void): Promise<RegisterTransaction> {
   const { opts } = ch;
-  const body = { method: opts.method ?? 'card', amount: opts.amount, ...(opts.currency !== undefined ? { currency: opts.currency } : {}), reference: opts.reference };
+  const body = {
+    method: opts.method ?? 'card',
+    amount: opts.amount,
+    ...(opts.currency !== undefined ? { currency: opts.currency } : {}),
+    reference: opts.reference,
+  };
   const attempts = opts.attempts ?? 5;
   for (let attempt = 1; ; attempt++) {
     let answer: HttpAnswer | undefined;
@@ -248,13 +274,16 @@ async function startSale(ch: Channel, key: string, log: (line: string) => void):
         throw new Error(`no sale with reference ${opts.reference}: start a new sale with a new key`);
       }
       // A refusal (4xx) is final: the sale did not start. A 5xx may be repeated with the key.
-      if (answer.status < 500) throw new Error(`the sale was refused: ${answer.errorMessage} [${answer.errorCode ?? answer.status}]`);
+      if (answer.status < 500)
+        throw new Error(`the sale was refused: ${answer.errorMessage} [${answer.errorCode ?? answer.status}]`);
       log(`sale: ${answer.errorMessage}; sending it again with the same Idempotency-Key`);
     }
     if (attempt >= attempts) {
       const found = await findByReference(ch).catch(() => undefined);
       if (found !== undefined) return found;
-      throw new Error(`no answer after ${attempts} attempts; look for reference ${opts.reference} before selling again`);
+      throw new Error(
+        `no answer after ${attempts} attempts; look for reference ${opts.reference} before selling again`,
+      );
     }
     await sleep(Math.min(4_000, 250 * 2 ** (attempt - 1)));
   }
@@ -275,7 +304,10 @@ async function current(ch: Channel, id: string): Promise<RegisterTransaction> {
 /** The receipt as text for a 32-column printer; undefined when the agent keeps none. */
 async function receipt(ch: Channel, id: string, log: (line: string) => void): Promise<string | undefined> {
   try {
-    const res = await send(ch, `/api/v1/transactions/${encodeURIComponent(id)}/receipt?format=text&width=32`, { headers: { accept: 'text/plain' }, signal: AbortSignal.timeout(15_000) });
+    const res = await send(ch, `/api/v1/transactions/${encodeURIComponent(id)}/receipt?format=text&width=32`, {
+      headers: { accept: 'text/plain' },
+      signal: AbortSignal.timeout(15_000),
+    });
     const text = await res.text();
     if (res.status === 200) return text;
     log(`receipt: HTTP ${res.status}; the sale stands, print it later`);
@@ -308,7 +340,10 @@ export async function runRegister(opts: RegisterOptions): Promise<RegisterSale> 
     while (!FINAL.has(state)) {
       const change = events.waitForChange(id);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`sale ${id} is still ${state}: the agent goes on with it; look it up later by reference ${opts.reference}`);
+      if (left <= 0)
+        throw new Error(
+          `sale ${id} is still ${state}: the agent goes on with it; look it up later by reference ${opts.reference}`,
+        );
       // A slow poll besides the events: a register never depends on one channel alone.
       await Promise.race([change, sleep(Math.min(left, 5_000))]);
       if (gap || !FINAL.has(events.stateOf(id) ?? state)) {
@@ -354,7 +389,9 @@ async function pair(args: string[], io: RegisterIo): Promise<number> {
   const file = argValue(args, '--register-file') ?? 'register.json';
   const paired = await pairRegister({ url, fingerprint, code, name: argValue(args, '--name') ?? 'Register', file });
   // The key is a secret: it goes to the file only, never to the screen.
-  io.out(`paired as ${paired.register.name} (${paired.register.id}) with ${paired.url}; certificate ${paired.fingerprint} pinned; key and certificate kept in ${file} (mode 0600)\n`);
+  io.out(
+    `paired as ${paired.register.name} (${paired.register.id}) with ${paired.url}; certificate ${paired.fingerprint} pinned; key and certificate kept in ${file} (mode 0600)\n`,
+  );
   return 0;
 }
 
@@ -368,7 +405,9 @@ async function sale(args: string[], io: RegisterIo): Promise<number> {
     const p = loadPairing(registerFile);
     where = { url: p.url, token: p.apiKey, ca: p.certificate };
   } else {
-    const token = process.env.TERMINAL_AGENT_TOKEN ?? (tokenFile !== undefined ? readFileSync(tokenFile, 'utf8').trim() : undefined);
+    const token =
+      process.env.TERMINAL_AGENT_TOKEN ??
+      (tokenFile !== undefined ? readFileSync(tokenFile, 'utf8').trim() : undefined);
     if (token !== undefined) where = { url: argValue(args, '--url') ?? 'http://127.0.0.1:8080', token };
   }
   if (where === undefined || amount === undefined || reference === undefined) {
@@ -385,13 +424,18 @@ async function sale(args: string[], io: RegisterIo): Promise<number> {
     ...(currency !== undefined ? { currency } : {}),
     ...(method !== undefined ? { method } : {}),
   });
-  io.out(`sale ${done.clientTransactionId}: ${done.state} ${done.amountText}${done.maskedPan !== undefined ? ` card ${done.maskedPan}` : ''} reference ${done.reference ?? '-'}${done.message !== undefined ? ` (${done.message})` : ''}\n`);
+  io.out(
+    `sale ${done.clientTransactionId}: ${done.state} ${done.amountText}${done.maskedPan !== undefined ? ` card ${done.maskedPan}` : ''} reference ${done.reference ?? '-'}${done.message !== undefined ? ` (${done.message})` : ''}\n`,
+  );
   if (done.receipt !== undefined) io.out(`${done.receipt}${done.receipt.endsWith('\n') ? '' : '\n'}`);
   return done.state === 'approved' || done.state === 'offline_stored' ? 0 : 2;
 }
 
 /** The command line: `pair`, `sale` (the default). Errors become a message and status 1. */
-export async function main(args: string[], io: RegisterIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }): Promise<number> {
+export async function main(
+  args: string[],
+  io: RegisterIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+): Promise<number> {
   const [command, ...rest] = args;
   try {
     if (command === 'pair') return await pair(rest, io);

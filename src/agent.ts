@@ -1,16 +1,56 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { packageVersion, resolvePlatformTimeZone, resolveSecureEndpoints, type Config, type PlatformEndpoints } from './config/index.js';
-import { AgentError, ErrorCodes, describeError, isAgentError, notifySystemdReady, systemClock, type Clock, type Logger } from './core/index.js';
+import {
+  packageVersion,
+  resolvePlatformTimeZone,
+  resolveSecureEndpoints,
+  type Config,
+  type PlatformEndpoints,
+} from './config/index.js';
+import {
+  AgentError,
+  ErrorCodes,
+  describeError,
+  isAgentError,
+  notifySystemdReady,
+  systemClock,
+  type Clock,
+  type Logger,
+} from './core/index.js';
 import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
-import { certificateStatus, createMtlsDispatcher, devCertPaths, generateDevCerts, loadIdentity, type DeviceIdentity } from './identity/index.js';
+import {
+  certificateStatus,
+  createMtlsDispatcher,
+  devCertPaths,
+  generateDevCerts,
+  loadIdentity,
+  type DeviceIdentity,
+} from './identity/index.js';
 import { AuthService, StaffSignIn } from './auth/index.js';
 import { HostDispatchers, PlatformClient, PlatformWatch } from './platform/index.js';
-import { AuditLog, IdempotencyKeys, Journal, JournalPruner, PaymentService, ReportService, recoverAfterFirstToken } from './payments/index.js';
+import {
+  AuditLog,
+  IdempotencyKeys,
+  Journal,
+  JournalPruner,
+  PaymentService,
+  ReportService,
+  recoverAfterFirstToken,
+} from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
 import { createOffline, offlineRetention, type Offline } from './offline/index.js';
-import { createLocalApi, IDEMPOTENCY_RETENTION_MS, offlineApiSource, type PlatformSignInSource, type DeviceStatusSource, type DeviceStatusView, type HealthSource, type LocalApi, type MetricsSource } from './ui/index.js';
+import {
+  createLocalApi,
+  IDEMPOTENCY_RETENTION_MS,
+  offlineApiSource,
+  type PlatformSignInSource,
+  type DeviceStatusSource,
+  type DeviceStatusView,
+  type HealthSource,
+  type LocalApi,
+  type MetricsSource,
+} from './ui/index.js';
 
 export interface AgentOptions {
   config: Config;
@@ -59,7 +99,11 @@ function loadSim(): Promise<typeof import('./sim/index.js')> {
 }
 
 /** The embedded demo platform of environment `local`, with dev certificates generated when absent. */
-async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock): Promise<{ platform: DemoPlatform; endpoints: PlatformEndpoints }> {
+async function startEmbeddedPlatform(
+  config: Config,
+  log: Logger,
+  clock: Clock,
+): Promise<{ platform: DemoPlatform; endpoints: PlatformEndpoints }> {
   const { DEMO_LEDGER_FILE, demoPlatformConfig, startDemoPlatform } = await loadSim();
   const certDir = dirname(config.identity.certFile);
   const dev = devCertPaths(certDir);
@@ -79,9 +123,15 @@ async function startEmbeddedPlatform(config: Config, log: Logger, clock: Clock):
   // (docs/platform-contract.md, "Tolerance of answers", dates and time zone).
   const zone = platform.context.profile.timeZone;
   if (config.platform.timeZone !== undefined && zone !== config.platform.timeZone) {
-    log.warn({ simTimeZone: zone, platformTimeZone: config.platform.timeZone }, `the demo platform writes server times in ${zone}: set platform.timeZone to ${zone}`);
+    log.warn(
+      { simTimeZone: zone, platformTimeZone: config.platform.timeZone },
+      `the demo platform writes server times in ${zone}: set platform.timeZone to ${zone}`,
+    );
   }
-  return { platform, endpoints: { baseUrl: platform.urls.api, authUrl: platform.urls.api, deviceAuthUrl: platform.urls.mtls } };
+  return {
+    platform,
+    endpoints: { baseUrl: platform.urls.api, authUrl: platform.urls.api, deviceAuthUrl: platform.urls.mtls },
+  };
 }
 
 /**
@@ -132,7 +182,11 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       endpoints = embedded.endpoints;
       stops.push(() => embedded.platform.stop());
       // The embedded demo platform names the zone it writes in (its profile's).
-      platformTimeZone = resolvePlatformTimeZone(config, opts.environmentsFile, embedded.platform.context.profile.timeZone);
+      platformTimeZone = resolvePlatformTimeZone(
+        config,
+        opts.environmentsFile,
+        embedded.platform.context.profile.timeZone,
+      );
     } else {
       // https:// only, no credentials in a URL (docs/operations.md, "Configuration keys that matter in production").
       endpoints = resolveSecureEndpoints(config, opts.environmentsFile);
@@ -149,7 +203,12 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     // From here every line names the terminal (docs/operations.md, "Logs"); components made below inherit it.
     log.setBindings({ serialNumber: identity.serialNumber });
     const certStatus = certificateStatus(identity, new Date(clock.wall()), config.identity.expiryWarningDays);
-    bus.publish('certificate.status', { state: certStatus.state, notAfter: identity.notAfter.toISOString(), daysLeft: certStatus.daysLeft, reason: certStatus.message });
+    bus.publish('certificate.status', {
+      state: certStatus.state,
+      notAfter: identity.notAfter.toISOString(),
+      daysLeft: certStatus.daysLeft,
+      reason: certStatus.message,
+    });
     if (certStatus.state !== 'valid') log.warn({ daysLeft: certStatus.daysLeft }, certStatus.message);
 
     const timeouts = {
@@ -196,7 +255,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       log,
       clock,
       intervalMs: config.platform.availabilityIntervalMs,
-      backoff: { baseMs: Math.min(1_000, config.platform.availabilityBackoffCapMs), capMs: config.platform.availabilityBackoffCapMs },
+      backoff: {
+        baseMs: Math.min(1_000, config.platform.availabilityBackoffCapMs),
+        capMs: config.platform.availabilityBackoffCapMs,
+      },
     });
     stops.push(() => platformWatch.stop());
     const platformClient = new PlatformClient({
@@ -219,14 +281,34 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       const sim = simulated;
       stops.push(() => sim.stop());
     }
-    const peripherals = createPeripherals({ config: config.devices, bus, log, clock, ...(simulated ? { binding: simulated.binding } : {}) });
+    const peripherals = createPeripherals({
+      config: config.devices,
+      bus,
+      log,
+      clock,
+      ...(simulated ? { binding: simulated.binding } : {}),
+    });
     stops.push(() => peripherals.stop());
     await peripherals.start();
 
-    const offline: Offline = createOffline({ journal, platform: platformClient, bus, log, config: config.offline, lookupGraceMs: config.payments.lookupGraceMs, clock, reach: platformWatch });
+    const offline: Offline = createOffline({
+      journal,
+      platform: platformClient,
+      bus,
+      log,
+      config: config.offline,
+      lookupGraceMs: config.payments.lookupGraceMs,
+      clock,
+      reach: platformWatch,
+    });
     stops.push(() => offline.uploader.stop());
     // Final sales past journal.retentionDays leave the journal in small batches, off the sale path (docs/journal.md, "Retention").
-    const pruner = new JournalPruner(journal, { retentionDays: config.journal.retentionDays, clock, partners: [offlineRetention()], log });
+    const pruner = new JournalPruner(journal, {
+      retentionDays: config.journal.retentionDays,
+      clock,
+      partners: [offlineRetention()],
+      log,
+    });
     pruner.start();
     stops.push(() => pruner.stop());
 
@@ -250,7 +332,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     const relay: EventRelay = createEventRelay({
       store: payments,
-      fetchStatus: (id, merchantId) => platformClient.status(id, merchantId !== undefined ? { merchantId } : undefined) as Promise<Record<string, unknown>>,
+      fetchStatus: (id, merchantId) =>
+        platformClient.status(id, merchantId !== undefined ? { merchantId } : undefined) as Promise<
+          Record<string, unknown>
+        >,
       bus,
       log,
       clock,
@@ -279,7 +364,11 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       devices: () =>
         Object.values(peripherals.status()).map((d): DeviceStatusView => ({
           device: d.device,
-          state: !d.enabled ? 'disabled' : d.state === 'connected' || d.state === 'reconnecting' ? d.state : 'disconnected',
+          state: !d.enabled
+            ? 'disabled'
+            : d.state === 'connected' || d.state === 'reconnecting'
+              ? d.state
+              : 'disconnected',
           ...(d.message !== undefined ? { reason: d.message } : {}),
           ...(d.info?.model !== undefined ? { model: d.info.model } : {}),
           ...(d.info?.firmware !== undefined ? { firmware: d.info.firmware } : {}),
@@ -293,9 +382,12 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         auth
           .status()
           .tokens.filter((t) => t.hasToken)
-          .map((t) => ({ merchant: t.merchantId ?? t.clientId, ...(t.expiresAt !== undefined ? { expiresAt: t.expiresAt } : {}) })),
+          .map((t) => ({
+            merchant: t.merchantId ?? t.clientId,
+            ...(t.expiresAt !== undefined ? { expiresAt: t.expiresAt } : {}),
+          })),
     };
-        // Staff sign-in for the counter page: the password grant, the local verifier as fallback (docs/counter-page.md, "Local API and counter page").
+    // Staff sign-in for the counter page: the password grant, the local verifier as fallback (docs/counter-page.md, "Local API and counter page").
     const staff = new StaffSignIn({
       endpoints,
       dispatchers,
@@ -316,7 +408,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       sources: { merchants: () => auth.merchants(), terminalId: () => auth.status().serialNumber },
       ...(config.api.timeZone !== undefined ? { timeZone: config.api.timeZone } : {}),
       locale: config.api.locale,
-      store: { ...(config.receipts.locale !== undefined ? { locale: config.receipts.locale } : {}), ...(config.receipts.timeZone !== undefined ? { timeZone: config.receipts.timeZone } : {}) },
+      store: {
+        ...(config.receipts.locale !== undefined ? { locale: config.receipts.locale } : {}),
+        ...(config.receipts.timeZone !== undefined ? { timeZone: config.receipts.timeZone } : {}),
+      },
       clock,
     });
     // auth.mode custom_token (demo only): the merchant signs in with the platform on the counter page (docs/platform-contract.md, "Tokens").
@@ -353,7 +448,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const recover = async (): Promise<void> => {
       try {
         const recovered = await payments.recover();
-        if (recovered.resolved + recovered.reversing + recovered.failed > 0) log.info(recovered, 'journal rows left in flight resolved');
+        if (recovered.resolved + recovered.reversing + recovered.failed > 0)
+          log.info(recovered, 'journal rows left in flight resolved');
       } catch (err) {
         log.error({ err }, 'recovery of journal rows left in flight failed');
       }
@@ -369,7 +465,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       onFirstTokenFailed: (err) => {
         // Stopped while waiting (e.g. for the merchant's sign-in in custom_token mode): nothing failed.
         if (isAgentError(err, ErrorCodes.AUTH_STOPPED)) return;
-        log.error({ code: isAgentError(err) ? err.code : undefined }, `device authentication failed: ${describeError(err)}`);
+        log.error(
+          { code: isAgentError(err) ? err.code : undefined },
+          `device authentication failed: ${describeError(err)}`,
+        );
         platformWatch.start(platformClient);
       },
       recover,

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { PRODUCTION_NODE_ENV, PRODUCTION_NODE_FLAGS, writeProductionConfig } from '../lib/production-profile.js';
-import { heapProbe, processMemory, readHeapProbe, type HeapFigures, type ProcessMemory } from './lib/memory-breakdown.js';
+import {
+  heapProbe,
+  processMemory,
+  readHeapProbe,
+  type HeapFigures,
+  type ProcessMemory,
+} from './lib/memory-breakdown.js';
 import { builtCli, cleanEnv, repoRoot } from '../lib/repo.js';
 import { benchCerts, tempDir } from './lib/certs.js';
 import { max, mb, nowMs, percentile, sleep } from './lib/stats.js';
@@ -50,7 +56,8 @@ function counterPageUrl(child: ChildProcess, timeoutMs: number): Promise<{ url: 
       const m = /Counter page: (http:\/\/[^\s/]+)/.exec(seen);
       if (m !== null) done(undefined, { url: m[1] as string, at });
     };
-    const onExit = (code: number | null): void => done(new Error(`the agent exited (${code}) before printing its counter page`));
+    const onExit = (code: number | null): void =>
+      done(new Error(`the agent exited (${code}) before printing its counter page`));
     const done = (err?: Error, value?: { url: string; at: number }): void => {
       clearTimeout(timer);
       child.stdout?.off('data', onData);
@@ -101,7 +108,11 @@ function moduleLoad(repoDir: string): Promise<{ ms: number; rss: number }> {
   const script = `await import(${JSON.stringify(main)}); const m = /^VmRSS:\\s+(\\d+)/m.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8')); process.stdout.write('LOADED ' + m[1] + '\\n');`;
   return new Promise((resolve, reject) => {
     const t0 = nowMs();
-    const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, '--input-type=commonjs', '-e', `(async () => { ${script} })()`], { cwd: repoDir, env: { ...cleanEnv(), ...PRODUCTION_NODE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [...PRODUCTION_NODE_FLAGS, '--input-type=commonjs', '-e', `(async () => { ${script} })()`],
+      { cwd: repoDir, env: { ...cleanEnv(), ...PRODUCTION_NODE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString('utf8');
@@ -135,7 +146,11 @@ function runtimeRss(repoDir: string, modules: readonly string[]): Promise<number
   const requires = modules.map((m) => `require(${JSON.stringify(m)});`).join(' ');
   const script = `const require = (await import('node:module')).createRequire(${JSON.stringify(join(repoDir, 'package.json'))}); ${requires} globalThis.gc?.(); const m = /^VmRSS:\\s+(\\d+)/m.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8')); process.stdout.write('RSS ' + m[1] + '\\n');`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, '--expose-gc', '--input-type=module', '-e', script], { cwd: repoDir, env: { ...cleanEnv(), ...PRODUCTION_NODE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [...PRODUCTION_NODE_FLAGS, '--expose-gc', '--input-type=module', '-e', script],
+      { cwd: repoDir, env: { ...cleanEnv(), ...PRODUCTION_NODE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
     child.once('exit', (code) => {
@@ -159,12 +174,26 @@ interface ProductionSample {
  * is up and `idleMs` have passed; with `probe`, V8's heap figures too (a start of its own: the
  * probe is not in the other figures).
  */
-async function productionIdle(repoDir: string, bin: string, certsDir: string, idleMs: number, timeoutMs: number, how: { settings: boolean; probe: boolean }): Promise<ProductionSample> {
+async function productionIdle(
+  repoDir: string,
+  bin: string,
+  certsDir: string,
+  idleMs: number,
+  timeoutMs: number,
+  how: { settings: boolean; probe: boolean },
+): Promise<ProductionSample> {
   const dir = tempDir('terminal-agent-bench-production-');
   try {
     const config = writeProductionConfig(dir.dir, benchCerts(certsDir).paths);
     const probe = how.probe ? heapProbe(dir.dir) : undefined;
-    const args = [...(how.settings ? PRODUCTION_NODE_FLAGS : []), ...(probe?.importArgs ?? []), bin, '--config', config, 'start'];
+    const args = [
+      ...(how.settings ? PRODUCTION_NODE_FLAGS : []),
+      ...(probe?.importArgs ?? []),
+      bin,
+      '--config',
+      config,
+      'start',
+    ];
     const env = { ...cleanEnv(), ...(how.settings ? PRODUCTION_NODE_ENV : {}) };
     const child = spawn(process.execPath, args, { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'ignore'] });
     try {
@@ -206,9 +235,18 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
   try {
     nodeEmpty = await runtimeRss(repoDir, []);
     nodeRuntime = await runtimeRss(repoDir, RUNTIME_FLOOR);
-    for (let i = 0; i < count; i++) production.push((await productionIdle(repoDir, bin, certs.paths.dir, idleMs, readyTimeoutMs, { settings: true, probe: false })).memory);
-    probed = await productionIdle(repoDir, bin, certs.paths.dir, idleMs, readyTimeoutMs, { settings: true, probe: true });
-    unset = (await productionIdle(repoDir, bin, certs.paths.dir, idleMs, readyTimeoutMs, { settings: false, probe: false })).memory;
+    for (let i = 0; i < count; i++)
+      production.push(
+        (await productionIdle(repoDir, bin, certs.paths.dir, idleMs, readyTimeoutMs, { settings: true, probe: false }))
+          .memory,
+      );
+    probed = await productionIdle(repoDir, bin, certs.paths.dir, idleMs, readyTimeoutMs, {
+      settings: true,
+      probe: true,
+    });
+    unset = (
+      await productionIdle(repoDir, bin, certs.paths.dir, idleMs, readyTimeoutMs, { settings: false, probe: false })
+    ).memory;
     for (let i = 0; i < count; i++) loads.push(await moduleLoad(repoDir));
     for (let i = 0; i < count; i++) {
       const data = tempDir('terminal-agent-bench-cold-');
@@ -225,7 +263,11 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
       };
       const t0 = nowMs();
       // As `npm start` runs it: production's node flags and environment (package.json).
-      const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, bin, 'start'], { cwd: repoDir, env: { ...env, ...PRODUCTION_NODE_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, bin, 'start'], {
+        cwd: repoDir,
+        env: { ...env, ...PRODUCTION_NODE_ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr?.on('data', (c: Buffer) => {
         stderr = (stderr + c.toString('utf8')).slice(-2048);
@@ -237,7 +279,12 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
         const ready = await readyAt(page.url, Date.now() + readyTimeoutMs);
         await sleep(idleMs);
         const pid = child.pid as number;
-        samples.push({ listening: page.at - t0, ready: ready - t0, idleRss: procStatusBytes(pid, 'VmRSS'), peakRss: procStatusBytes(pid, 'VmHWM') });
+        samples.push({
+          listening: page.at - t0,
+          ready: ready - t0,
+          idleRss: procStatusBytes(pid, 'VmRSS'),
+          peakRss: procStatusBytes(pid, 'VmHWM'),
+        });
       } catch (err) {
         throw new Error(`${(err as Error).message}${stderr ? `; agent stderr: ${stderr.trim()}` : ''}`);
       } finally {
@@ -267,38 +314,112 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
           { measure: '    of it old space', value: mb(heap.oldSpace), unit: 'MiB' },
           { measure: '    of it code, trusted and read-only spaces', value: mb(heap.codeAndTrusted), unit: 'MiB' },
           { measure: '    of it large objects', value: mb(heap.largeObjects), unit: 'MiB' },
-          { measure: '  other anonymous memory (malloc: OpenSSL, SQLite, libuv, V8 outside its heap; stacks)', value: mb(probedMemory.anon - heap.committed), unit: 'MiB' },
+          {
+            measure: '  other anonymous memory (malloc: OpenSSL, SQLite, libuv, V8 outside its heap; stacks)',
+            value: mb(probedMemory.anon - heap.committed),
+            unit: 'MiB',
+          },
           { measure: '  JS heap used', value: mb(heap.used), unit: 'MiB' },
           { measure: '  external (Buffers, native objects V8 is told of)', value: mb(heap.external), unit: 'MiB' },
         ]
       : [];
   return {
     name: 'cold-start',
-    params: { count, idleMs, nodeFlags: PRODUCTION_NODE_FLAGS.join(' '), nodeEnv: Object.entries(PRODUCTION_NODE_ENV).map(([k, v]) => `${k}=${v}`).join(' ') },
+    params: {
+      count,
+      idleMs,
+      nodeFlags: PRODUCTION_NODE_FLAGS.join(' '),
+      nodeEnv: Object.entries(PRODUCTION_NODE_ENV)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' '),
+    },
     rows: [
-      { measure: 'spawn -> CLI modules loaded (nothing started), median', value: percentile(loads.map((l) => l.ms), 50), unit: 'ms' },
-      { measure: 'spawn -> counter page URL printed, median', value: percentile(samples.map((s) => s.listening), 50), unit: 'ms' },
-      { measure: 'spawn -> /readyz 200, median', value: readyP50, unit: 'ms', target: '< 1000 ms', met: readyP50 < 1_000 },
+      {
+        measure: 'spawn -> CLI modules loaded (nothing started), median',
+        value: percentile(
+          loads.map((l) => l.ms),
+          50,
+        ),
+        unit: 'ms',
+      },
+      {
+        measure: 'spawn -> counter page URL printed, median',
+        value: percentile(
+          samples.map((s) => s.listening),
+          50,
+        ),
+        unit: 'ms',
+      },
+      {
+        measure: 'spawn -> /readyz 200, median',
+        value: readyP50,
+        unit: 'ms',
+        target: '< 1000 ms',
+        met: readyP50 < 1_000,
+      },
       { measure: 'spawn -> /readyz 200, worst', value: max(ready), unit: 'ms' },
-      { measure: `demo: idle RSS ${idleMs / 1000} s after ready, worst`, value: rssMax, unit: 'MiB', target: '< 80 MiB', met: rssMax < 80 },
-      { measure: `production profile: idle RSS ${idleMs / 1000} s after the counter page, worst`, value: prodMax, unit: 'MiB', target: '< 60 MiB', met: prodMax < 60 },
-      { measure: '  PSS of that start (shared pages counted by share; a terminal runs one node)', value: mb(worst.pss), unit: 'MiB' },
+      {
+        measure: `demo: idle RSS ${idleMs / 1000} s after ready, worst`,
+        value: rssMax,
+        unit: 'MiB',
+        target: '< 80 MiB',
+        met: rssMax < 80,
+      },
+      {
+        measure: `production profile: idle RSS ${idleMs / 1000} s after the counter page, worst`,
+        value: prodMax,
+        unit: 'MiB',
+        target: '< 60 MiB',
+        met: prodMax < 60,
+      },
+      {
+        measure: '  PSS of that start (shared pages counted by share; a terminal runs one node)',
+        value: mb(worst.pss),
+        unit: 'MiB',
+      },
       { measure: '  pages mapped from files', value: mb(worst.file), unit: 'MiB' },
-      { measure: '    of them the node executable (V8, OpenSSL, ICU data, node\'s JavaScript)', value: mb(worst.nodeBinary), unit: 'MiB' },
+      {
+        measure: "    of them the node executable (V8, OpenSSL, ICU data, node's JavaScript)",
+        value: mb(worst.nodeBinary),
+        unit: 'MiB',
+      },
       { measure: '    of them shared libraries and native addons', value: mb(worst.otherFiles), unit: 'MiB' },
       { measure: '  anonymous memory (V8 heap, malloc, stacks)', value: mb(worst.anon), unit: 'MiB' },
       ...breakdown,
-      ...(unset !== undefined ? [{ measure: 'production profile without the node flags and environment: idle RSS', value: mb(unset.rss), unit: 'MiB' }] : []),
+      ...(unset !== undefined
+        ? [
+            {
+              measure: 'production profile without the node flags and environment: idle RSS',
+              value: mb(unset.rss),
+              unit: 'MiB',
+            },
+          ]
+        : []),
       { measure: 'node alone (empty script), RSS', value: mb(nodeEmpty), unit: 'MiB' },
-      { measure: `node with what a terminal cannot do without loaded (${RUNTIME_FLOOR.map((m) => m.replace(/^undici\/lib\/.*\//, 'undici/')).join(', ')}), RSS`, value: mb(nodeRuntime), unit: 'MiB' },
-      { measure: 'RSS with the CLI modules loaded, nothing started', value: percentile(loads.map((l) => mb(l.rss)), 50), unit: 'MiB' },
+      {
+        measure: `node with what a terminal cannot do without loaded (${RUNTIME_FLOOR.map((m) => m.replace(/^undici\/lib\/.*\//, 'undici/')).join(', ')}), RSS`,
+        value: mb(nodeRuntime),
+        unit: 'MiB',
+      },
+      {
+        measure: 'RSS with the CLI modules loaded, nothing started',
+        value: percentile(
+          loads.map((l) => mb(l.rss)),
+          50,
+        ),
+        unit: 'MiB',
+      },
       { measure: 'peak RSS (VmHWM), worst', value: max(samples.map((s) => mb(s.peakRss))), unit: 'MiB' },
     ],
     notes: [
       'demo starts: fresh data dir, embedded demo platform, simulated peripherals, logs at info to a pipe; dev certificates made beforehand (not timed)',
       'production profile: environment eu, the platform at an https loopback port nobody listens on, reader, display and scanner on serial paths that do not exist (the supervisors wait for them), no embedded demo; it never loads the demo platform or the simulated devices (test/structure/production-modules.test.ts)',
       'ready = token held, platform reachable, reader connected (/readyz)',
-      `every start and the runtime figures run with production's node flags and environment (${PRODUCTION_NODE_FLAGS.join(' ')} ${Object.entries(PRODUCTION_NODE_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}: the launcher, the systemd unit and npm start), except the one row that says otherwise`,
+      `every start and the runtime figures run with production's node flags and environment (${PRODUCTION_NODE_FLAGS.join(' ')} ${Object.entries(
+        PRODUCTION_NODE_ENV,
+      )
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}: the launcher, the systemd unit and npm start), except the one row that says otherwise`,
       'RSS counts every resident page, also those shared with other processes (the node executable, libraries); PSS is shown beside it, labelled',
       ...(uncleanExits.length > 0 ? [`the agent did not stop cleanly on SIGTERM: ${uncleanExits.join(', ')}`] : []),
     ],

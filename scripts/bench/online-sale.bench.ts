@@ -77,11 +77,23 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
   const floors: FloorPhases[] = [];
   const inHandTimes: number[] = [];
   try {
-    floor = new SaleFloor({ baseUrl: b.agent.endpoints.baseUrl, identity: b.agent.identity, token: () => b.agent.auth.tokenFor(), dir: tmp.dir });
+    floor = new SaleFloor({
+      baseUrl: b.agent.endpoints.baseUrl,
+      identity: b.agent.identity,
+      token: () => b.agent.auth.tokenFor(),
+      dir: tmp.dir,
+    });
     await floor.start();
     // The engine with instant peripherals, its own journal file, the agent's platform client.
     inHandJournal = new Journal({ dataDir: tmp.dir, fileName: 'in-hand.sqlite' });
-    inHand = new PaymentService({ journal: inHandJournal, platform: b.agent.platformClient, peripherals: instantPeripherals(), bus: new EventBus(), log: b.log, config: b.config });
+    inHand = new PaymentService({
+      journal: inHandJournal,
+      platform: b.agent.platformClient,
+      peripherals: instantPeripherals(),
+      bus: new EventBus(),
+      log: b.log,
+      config: b.config,
+    });
     b.agent.simulated?.reader.setDefaultCard({ delayMs: 0 });
     for (let i = 0; i < warmup; i++) {
       await floor.once();
@@ -116,17 +128,35 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
   const h50 = p(inHandTimes, 50);
   const h99 = p(inHandTimes, 99);
   const rows: BenchRow[] = [
-    { measure: 'floor p50 (loopback HTTP + serial exchange + mTLS request + 3 durable writes, the first into a cut log)', value: f50, unit: 'ms' },
+    {
+      measure:
+        'floor p50 (loopback HTTP + serial exchange + mTLS request + 3 durable writes, the first into a cut log)',
+      value: f50,
+      unit: 'ms',
+    },
     { measure: 'floor p99', value: f99, unit: 'ms' },
-    { measure: 'sale p50 (POST /api/v1/sales -> approved)', value: s50, unit: 'ms', ...withinFactor(s50, f50, 1.3, 'floor p50', 'ms') },
+    {
+      measure: 'sale p50 (POST /api/v1/sales -> approved)',
+      value: s50,
+      unit: 'ms',
+      ...withinFactor(s50, f50, 1.3, 'floor p50', 'ms'),
+    },
     { measure: 'sale p99', value: s99, unit: 'ms', ...withinFactor(s99, f99, 2, 'floor p99', 'ms') },
     { measure: 'sale p50 / floor p50', value: s50 / f50, unit: 'x' },
     { measure: 'sale p99 / floor p99', value: s99 / f99, unit: 'x' },
     { measure: 'sale from card in hand p50 (engine, instant reader)', value: h50, unit: 'ms' },
     { measure: 'sale from card in hand p99', value: h99, unit: 'ms' },
   ];
-  const fp = (k: keyof FloorPhases): number => p(floors.map((f) => f[k]), 50);
-  const sp = (k: keyof CardSaleSample['phases']): number => p(sales.map((s) => s.phases[k]), 50);
+  const fp = (k: keyof FloorPhases): number =>
+    p(
+      floors.map((f) => f[k]),
+      50,
+    );
+  const sp = (k: keyof CardSaleSample['phases']): number =>
+    p(
+      sales.map((s) => s.phases[k]),
+      50,
+    );
   // Each phase of the sale beside the floor's part it pays (machines read these from --json).
   const phases: Array<[string, number, number, string]> = [
     ['POST -> reader asked', sp('toReader'), fp('http') + fp('rowWrite'), 'local HTTP + the row write into a cut log'],
@@ -149,19 +179,34 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
   );
   const perSale = (part: string): number => split.ms(part) / sales.length;
   rows.push(
-    { measure: 'per sale: the journal\'s writes with their commits (the floor\'s three writes: floor part above)', value: perSale('journal writes'), unit: 'ms' },
-    { measure: 'per sale: the journal\'s reads (whole rows, state checks)', value: perSale('journal reads'), unit: 'ms' },
+    {
+      measure: "per sale: the journal's writes with their commits (the floor's three writes: floor part above)",
+      value: perSale('journal writes'),
+      unit: 'ms',
+    },
+    {
+      measure: "per sale: the journal's reads (whole rows, state checks)",
+      value: perSale('journal reads'),
+      unit: 'ms',
+    },
     { measure: 'per sale: events on the bus', value: perSale('events'), unit: 'ms' },
-    { measure: 'per sale: the offline limit check the reader is told about', value: perSale('offline limit check'), unit: 'ms' },
+    {
+      measure: 'per sale: the offline limit check the reader is told about',
+      value: perSale('offline limit check'),
+      unit: 'ms',
+    },
   );
   const phase = ([label, sale, floorPart, floorLabel]: [string, number, number, string]): string =>
     `${label} ${sale.toFixed(2)} ms vs ${floorLabel} ${floorPart.toFixed(2)} ms (+${(sale - floorPart).toFixed(2)})`;
   const notes = [
     `sale by phase (p50) against the floor's parts: ${phases.map(phase).join('; ')}`,
-    `202 answered at ${p(sales.map((s) => s.post), 50).toFixed(2)} ms after the POST (p50); the sale goes on while the page has its answer`,
+    `202 answered at ${p(
+      sales.map((s) => s.post),
+      50,
+    ).toFixed(2)} ms after the POST (p50); the sale goes on while the page has its answer`,
     'phases are timestamps the bench harness takes around the reader and the platform client the engine calls (scripts/bench/lib/sale-probe.ts), nothing the agent logs; a p50 per phase, so they need not add up to the p50 of the whole',
     'the demo reader also sends a cardPresented event (one more frame and ACK) the floor does not exchange; the sale ends when the journal row is approved (the bus event the page is sent); showing the outcome on the reader and display comes after and is not counted',
-    'per sale: synchronous time inside the agent\'s own objects, wrapped by the bench (scripts/bench/lib/time-split.ts; a mean, where the phases are p50s): the journal\'s inserts and updates with their durable commits, its reads, the bus, the offline limit check',
+    "per sale: synchronous time inside the agent's own objects, wrapped by the bench (scripts/bench/lib/time-split.ts; a mean, where the phases are p50s): the journal's inserts and updates with their durable commits, its reads, the bus, the offline limit check",
     'the card-in-hand sale runs to `done` (three journal writes: created, in_flight, approved; plus the process call)',
     'phases overlap on the one event loop: the serial exchange and the in_flight write run before the loop next reads a socket, so the 202 reaches this client while the process request is out and its handling counts in the process call, where the floor counts it in its HTTP part; the reader phase likewise carries the end of the local API request',
   ];

@@ -50,7 +50,16 @@ function heapParts(): Record<HeapPart, number> {
   const parts: Record<HeapPart, number> = { new: 0, old: 0, code: 0, trusted: 0, large: 0 };
   for (const space of getHeapSpaceStatistics()) {
     const n = space.space_name;
-    const part: HeapPart = n === 'new_space' ? 'new' : n.startsWith('code') ? 'code' : n.startsWith('trusted') ? 'trusted' : n.includes('large') ? 'large' : 'old';
+    const part: HeapPart =
+      n === 'new_space'
+        ? 'new'
+        : n.startsWith('code')
+          ? 'code'
+          : n.startsWith('trusted')
+            ? 'trusted'
+            : n.includes('large')
+              ? 'large'
+              : 'old';
     parts[part] += space.physical_space_size;
   }
   return parts;
@@ -76,7 +85,16 @@ function defaultCacheKiB(): number {
 async function reading(sales: number): Promise<Reading> {
   await forceGc();
   const m = process.memoryUsage();
-  return { sales, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, rssFile: procStatus('RssFile'), rssAnon: procStatus('RssAnon'), spaces: heapParts() };
+  return {
+    sales,
+    rss: m.rss,
+    heap: m.heapUsed,
+    heapTotal: m.heapTotal,
+    external: m.external,
+    rssFile: procStatus('RssFile'),
+    rssAnon: procStatus('RssAnon'),
+    spaces: heapParts(),
+  };
 }
 
 /**
@@ -99,7 +117,11 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   let journalBytes = Number.NaN;
   try {
     if (mode === 'child') child = await startChildPlatform(repoDir, certs.paths.dir);
-    const b = await startBenchAgent({ repoDir, certsDir: certs.paths.dir, ...(child !== undefined ? { platform: child.endpoints } : {}) });
+    const b = await startBenchAgent({
+      repoDir,
+      certsDir: certs.paths.dir,
+      ...(child !== undefined ? { platform: child.endpoints } : {}),
+    });
     const watch = new SaleWatch(b.agent.bus);
     let sse: SseClient | undefined;
     try {
@@ -150,23 +172,47 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
       { measure: 'warm-up growth: RSS', value: mb(first.rss - start.rss), unit: 'MiB' },
       { measure: 'warm-up growth: JS heap used', value: mb(first.heap - start.heap), unit: 'MiB' },
       { measure: 'warm-up growth: JS heap committed', value: mb(first.heapTotal - start.heapTotal), unit: 'MiB' },
-      { measure: 'warm-up growth: native (RSS minus V8 heap committed)', value: mb(first.rss - first.heapTotal - (start.rss - start.heapTotal)), unit: 'MiB' },
-      { measure: 'warm-up growth: pages mapped from files (node and library code first run)', value: mb(first.rssFile - start.rssFile), unit: 'MiB' },
-      { measure: 'warm-up growth: anonymous memory (heap, malloc, caches)', value: mb(first.rssAnon - start.rssAnon), unit: 'MiB' },
-      { measure: 'growth after warm-up: pages mapped from files', value: mb(last.rssFile - first.rssFile), unit: 'MiB' },
+      {
+        measure: 'warm-up growth: native (RSS minus V8 heap committed)',
+        value: mb(first.rss - first.heapTotal - (start.rss - start.heapTotal)),
+        unit: 'MiB',
+      },
+      {
+        measure: 'warm-up growth: pages mapped from files (node and library code first run)',
+        value: mb(first.rssFile - start.rssFile),
+        unit: 'MiB',
+      },
+      {
+        measure: 'warm-up growth: anonymous memory (heap, malloc, caches)',
+        value: mb(first.rssAnon - start.rssAnon),
+        unit: 'MiB',
+      },
+      {
+        measure: 'growth after warm-up: pages mapped from files',
+        value: mb(last.rssFile - first.rssFile),
+        unit: 'MiB',
+      },
       { measure: 'growth after warm-up: anonymous memory', value: mb(last.rssAnon - first.rssAnon), unit: 'MiB' },
       { measure: 'JS heap used growth', value: mb(last.heap - first.heap), unit: 'MiB' },
       { measure: 'JS heap committed growth', value: mb(last.heapTotal - first.heapTotal), unit: 'MiB' },
       ...(['new', 'old', 'code', 'trusted', 'large'] as const).map((part) => ({
-        measure: `  V8 ${part === 'new' ? 'new space' : part === 'old' ? 'old space (JS objects)' : part === 'code' ? 'code space (compiled machine code)' : part === 'trusted' ? 'trusted space (bytecode, compiler metadata)' : 'large objects'} resident growth (warm-up ${(mb(first.spaces[part] - start.spaces[part])).toFixed(2)} MiB)`,
+        measure: `  V8 ${part === 'new' ? 'new space' : part === 'old' ? 'old space (JS objects)' : part === 'code' ? 'code space (compiled machine code)' : part === 'trusted' ? 'trusted space (bytecode, compiler metadata)' : 'large objects'} resident growth (warm-up ${mb(first.spaces[part] - start.spaces[part]).toFixed(2)} MiB)`,
         value: mb(last.spaces[part] - first.spaces[part]),
         unit: 'MiB',
       })),
       { measure: 'external (Buffers, native objects) growth', value: mb(last.external - first.external), unit: 'MiB' },
-      { measure: 'native growth (RSS minus V8 heap committed)', value: mb(last.rss - last.heapTotal - (first.rss - first.heapTotal)), unit: 'MiB' },
+      {
+        measure: 'native growth (RSS minus V8 heap committed)',
+        value: mb(last.rss - last.heapTotal - (first.rss - first.heapTotal)),
+        unit: 'MiB',
+      },
       { measure: 'sales per second (sequential, through the local API)', value: (count / elapsed) * 1000, unit: '/s' },
       // CPU time moves much less than wall time on a shared machine: what a flag's speed cost is read from.
-      { measure: 'CPU time of this process per sale (user + system, readings excluded)', value: cpuMs / count, unit: 'ms' },
+      {
+        measure: 'CPU time of this process per sale (user + system, readings excluded)',
+        value: cpuMs / count,
+        unit: 'ms',
+      },
     ],
     notes: [
       `RSS along the run (sales: MiB): ${readings.map((r) => `${r.sales}: ${mb(r.rss).toFixed(1)}`).join(', ')}`,
@@ -183,5 +229,11 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
 export const bench: BenchDefinition = {
   order: 6,
   quickCount: 1_000,
-  run: (o) => benchRssFlat({ certsDir: o.certsDir, ...opt('count', o.count), ...opt('warmup', o.warmup), ...opt('platform', o.platform) }),
+  run: (o) =>
+    benchRssFlat({
+      certsDir: o.certsDir,
+      ...opt('count', o.count),
+      ...opt('warmup', o.warmup),
+      ...opt('platform', o.platform),
+    }),
 };

@@ -46,14 +46,20 @@ async function main(): Promise<number> {
   const benches = await findBenches(import.meta.dirname);
   const names = benches.map((b) => b.name);
   if (values.help) {
-    process.stdout.write(`usage: bench [--only ${names.join('|')} [--count N] [--warmup N]] [--quick] [--platform child|embedded] [--idle-ms N] [--strict] [--json]\n`);
+    process.stdout.write(
+      `usage: bench [--only ${names.join('|')} [--count N] [--warmup N]] [--quick] [--platform child|embedded] [--idle-ms N] [--strict] [--json]\n`,
+    );
     return 0;
   }
-  if (values.only !== undefined && !names.includes(values.only)) throw new Error(`--only must be one of ${names.join(', ')}, not ${values.only}`);
+  if (values.only !== undefined && !names.includes(values.only))
+    throw new Error(`--only must be one of ${names.join(', ')}, not ${values.only}`);
   if (values.only === undefined && (values.count !== undefined || values.warmup !== undefined)) {
-    throw new Error('--count and --warmup need --only NAME (each bench counts something else); use --quick for small counts everywhere');
+    throw new Error(
+      '--count and --warmup need --only NAME (each bench counts something else); use --quick for small counts everywhere',
+    );
   }
-  if (values.platform !== undefined && values.platform !== 'child' && values.platform !== 'embedded') throw new Error(`--platform must be child or embedded, not ${values.platform}`);
+  if (values.platform !== undefined && values.platform !== 'child' && values.platform !== 'embedded')
+    throw new Error(`--platform must be child or embedded, not ${values.platform}`);
   const selected = values.only !== undefined ? benches.filter((b) => b.name === values.only) : benches;
   const certs = benchCerts();
   const run: RunnerOptions = {

@@ -45,7 +45,13 @@ function fill(dir: string, rows: number, queued: number, log: ReturnType<typeof 
   const step = (365 * DAY_MS) / Math.max(1, rows + queued);
   const journal = new Journal({ dataDir: dir, clock: { wall: () => at } });
   const config = configSchema.parse({ offline: { maxCount: 1_000_000, maxTotal: { EUR: 1e12 } } });
-  const offline = createOffline({ journal, platform: { process: never, status: never, isAvailable: async () => false }, bus: new EventBus(), log, config: config.offline });
+  const offline = createOffline({
+    journal,
+    platform: { process: never, status: never, isAvailable: async () => false },
+    bus: new EventBus(),
+    log,
+    config: config.offline,
+  });
   try {
     journal.transaction((db) => {
       for (let i = 0; i < rows + queued; i++) {
@@ -84,7 +90,8 @@ async function oneSale(side: Side): Promise<void> {
   const started = await side.service.startSale({ method: 'card', amount: 1234, currency: 'EUR' });
   const view = await started.done;
   side.sales.push(nowMs() - t0);
-  if (view.state !== 'approved') throw new Error(`sale on the ${side.name} journal ended ${view.state}: ${view.message ?? ''}`);
+  if (view.state !== 'approved')
+    throw new Error(`sale on the ${side.name} journal ended ${view.state}: ${view.message ?? ''}`);
 }
 
 /** The engine's offline store of a sale whose row is in flight: journal update + enqueue in one transaction (as durable-enqueue's `store`). */
@@ -105,7 +112,11 @@ function oneEnqueue(side: Side): void {
   });
   const t0 = nowMs();
   side.journal.transaction((db) => {
-    const row: JournalRow = side.journal.update(id, { state: 'offline_stored', offline: true, message: 'approved offline' });
+    const row: JournalRow = side.journal.update(id, {
+      state: 'offline_stored',
+      offline: true,
+      message: 'approved offline',
+    });
     side.offline.hook.store(db, { row, body });
   });
   side.enqueues.push(nowMs() - t0);
@@ -115,13 +126,33 @@ function oneEnqueue(side: Side): void {
 function scans(journal: Journal): string[] {
   const since = new Date(Date.now() - DAY_MS).toISOString();
   const queries: Array<[string, string, unknown[]]> = [
-    ["today's list", 'SELECT * FROM transactions WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, rowid DESC LIMIT 100', [since, new Date().toISOString()]],
+    [
+      "today's list",
+      'SELECT * FROM transactions WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, rowid DESC LIMIT 100',
+      [since, new Date().toISOString()],
+    ],
     ['row by client id', 'SELECT * FROM transactions WHERE client_id = ?', ['x']],
-    ['row by server id', 'SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', ['x']],
-    ['rows in states (recovery)', "SELECT * FROM transactions WHERE state IN ('in_flight', 'reversing') ORDER BY created_at DESC, rowid DESC", []],
-    ['queue levels', "SELECT currency, SUM(n) AS n, SUM(total) AS total FROM offline_counts WHERE state IN ('queued', 'uploading') AND n > 0 GROUP BY currency", []],
+    [
+      'row by server id',
+      'SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+      ['x'],
+    ],
+    [
+      'rows in states (recovery)',
+      "SELECT * FROM transactions WHERE state IN ('in_flight', 'reversing') ORDER BY created_at DESC, rowid DESC",
+      [],
+    ],
+    [
+      'queue levels',
+      "SELECT currency, SUM(n) AS n, SUM(total) AS total FROM offline_counts WHERE state IN ('queued', 'uploading') AND n > 0 GROUP BY currency",
+      [],
+    ],
     ['related operations', 'SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid', ['x']],
-    ['queued ages', "SELECT client_id, stored_at, state FROM offline_queue WHERE state IN ('queued', 'uploading') AND stored_at <= ? ORDER BY stored_at, rowid", [Date.now()]],
+    [
+      'queued ages',
+      "SELECT client_id, stored_at, state FROM offline_queue WHERE state IN ('queued', 'uploading') AND stored_at <= ? ORDER BY stored_at, rowid",
+      [Date.now()],
+    ],
   ];
   const out: string[] = [];
   for (const [label, sql, params] of queries) {
@@ -166,13 +197,28 @@ export async function benchScale(opts: ScaleOptions = {}): Promise<BenchResult> 
       seed: join(repoDir, 'config', 'demo-seed.json'),
       log: silentLogger(),
     });
-    client = await createDemoClient({ apiUrl: platform.urls.api, mtlsUrl: platform.urls.mtls, certFile: paths.deviceCert, keyFile: paths.deviceKey, caFile: paths.caCert, log });
+    client = await createDemoClient({
+      apiUrl: platform.urls.api,
+      mtlsUrl: platform.urls.mtls,
+      certFile: paths.deviceCert,
+      keyFile: paths.deviceKey,
+      caFile: paths.caCert,
+      log,
+    });
     const config = configSchema.parse({ offline: { maxCount: 1_000_000, maxTotal: { EUR: 1e12 } } });
     for (const name of ['empty', 'large'] as const) {
       const journal = new Journal({ dataDir: join(tmp.dir, name) });
       const bus = new EventBus();
       const offline = createOffline({ journal, platform: client.platform, bus, log, config: config.offline });
-      const service = new PaymentService({ journal, platform: client.platform, peripherals: instantPeripherals(), bus, log, config, offline: offline.hook });
+      const service = new PaymentService({
+        journal,
+        platform: client.platform,
+        peripherals: instantPeripherals(),
+        bus,
+        log,
+        config,
+        offline: offline.hook,
+      });
       sides.push({ name, journal, offline, service, sales: [], enqueues: [] });
     }
     const large = sides[1] as Side;
@@ -210,10 +256,22 @@ export async function benchScale(opts: ScaleOptions = {}): Promise<BenchResult> 
   const rowsOut: BenchRow[] = [
     { measure: 'sale from card in hand p50, empty journal', value: p50(empty.sales), unit: 'ms' },
     { measure: `sale from card in hand p50, ${rows} rows + ${queued} queued`, value: p50(large.sales), unit: 'ms' },
-    { measure: 'sale p50, large vs empty', value: (saleRatio - 1) * 100, unit: '% slower', target: '<= 10 % slower', met: saleRatio <= 1.1 },
+    {
+      measure: 'sale p50, large vs empty',
+      value: (saleRatio - 1) * 100,
+      unit: '% slower',
+      target: '<= 10 % slower',
+      met: saleRatio <= 1.1,
+    },
     { measure: 'offline store (journal update + enqueue) p50, empty journal', value: p50(empty.enqueues), unit: 'ms' },
     { measure: `offline store p50, ${rows} rows + ${queued} queued`, value: p50(large.enqueues), unit: 'ms' },
-    { measure: 'offline store p50, large vs empty', value: (enqueueRatio - 1) * 100, unit: '% slower', target: '<= 10 % slower', met: enqueueRatio <= 1.1 },
+    {
+      measure: 'offline store p50, large vs empty',
+      value: (enqueueRatio - 1) * 100,
+      unit: '% slower',
+      target: '<= 10 % slower',
+      met: enqueueRatio <= 1.1,
+    },
   ];
   return {
     name: 'scale',

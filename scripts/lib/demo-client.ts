@@ -27,13 +27,23 @@ export interface DemoClient {
 
 export async function createDemoClient(opts: DemoClientOptions): Promise<DemoClient> {
   const identity = loadIdentity({ certFile: opts.certFile, keyFile: opts.keyFile, caFile: opts.caFile });
-  const timeouts = { connectTimeoutMs: 2_000, headersTimeoutMs: opts.headersTimeoutMs ?? 5_000, bodyTimeoutMs: opts.headersTimeoutMs ?? 5_000 };
+  const timeouts = {
+    connectTimeoutMs: 2_000,
+    headersTimeoutMs: opts.headersTimeoutMs ?? 5_000,
+    bodyTimeoutMs: opts.headersTimeoutMs ?? 5_000,
+  };
   const dispatchers = new HostDispatchers(() => createMtlsDispatcher(identity, timeouts));
   const auth = new AuthService({
     identity,
     endpoints: { authUrl: opts.apiUrl, deviceAuthUrl: opts.mtlsUrl },
     dispatchers,
-    settings: { mode: 'client_credentials', refreshRatio: 0.8, leewaySeconds: 30, backoffBaseMs: 20, backoffCapMs: 500 },
+    settings: {
+      mode: 'client_credentials',
+      refreshRatio: 0.8,
+      leewaySeconds: 30,
+      backoffBaseMs: 20,
+      backoffCapMs: 500,
+    },
     log: opts.log,
   });
   await auth.start();

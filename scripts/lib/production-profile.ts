@@ -29,7 +29,12 @@ export function writeProductionConfig(dir: string, certs: DevCertPaths): string 
     dataDir: join(dir, 'data'),
     identity: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
     platform: { baseUrl: platform, authUrl: platform, deviceAuthUrl: platform, timeZone: 'UTC' },
-    devices: { simulate: false, reader: { path: '/dev/ttyTERMINALAGENTNONE0' }, display: { path: '/dev/ttyTERMINALAGENTNONE1' }, scanner: { path: '/dev/ttyTERMINALAGENTNONE2' } },
+    devices: {
+      simulate: false,
+      reader: { path: '/dev/ttyTERMINALAGENTNONE0' },
+      display: { path: '/dev/ttyTERMINALAGENTNONE1' },
+      scanner: { path: '/dev/ttyTERMINALAGENTNONE2' },
+    },
     api: { port: 0 },
     sim: { embedded: false },
     log: { level: 'info', pretty: false },

@@ -82,7 +82,11 @@ export const GROUPS = [
       methodsRange('src/payments/journal/journal.ts', 'private allowedMove(', 'private writePatch('),
       'src/offline/queue.ts',
     ],
-    tests: ['test/payments/journal-moves.test.ts', 'test/offline/queue-states.test.ts', 'test/offline/queue-paging.test.ts'],
+    tests: [
+      'test/payments/journal-moves.test.ts',
+      'test/offline/queue-states.test.ts',
+      'test/offline/queue-paging.test.ts',
+    ],
   },
   {
     // The request schemas are built when the module loads: most of their mutants are static.
@@ -95,6 +99,7 @@ export const GROUPS = [
 /** @param {string | undefined} name */
 export function groupNamed(name) {
   const group = GROUPS.find((g) => g.name === name);
-  if (group === undefined) throw new Error(`no mutation group "${name}": one of ${GROUPS.map((g) => g.name).join(', ')}`);
+  if (group === undefined)
+    throw new Error(`no mutation group "${name}": one of ${GROUPS.map((g) => g.name).join(', ')}`);
   return group;
 }

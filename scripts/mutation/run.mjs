@@ -35,7 +35,10 @@ const fileKey = (name) => name.replace(/[^A-Za-z0-9.-]+/g, '_');
  */
 function strykerRun(args, env) {
   rmSync(REPORT, { force: true });
-  const run = spawnSync(process.execPath, [stryker, 'run', ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
+  const run = spawnSync(process.execPath, [stryker, 'run', ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   if (run.status !== 0) process.exit(run.status ?? 1);
   if (!existsSync(REPORT)) {
     console.error(`no report at ${REPORT}: check the "jsonReporter" setting in stryker.config.mjs`);
@@ -61,7 +64,13 @@ if (mutateAt >= 0) {
   mkdirSync(`${DIR}/groups`, { recursive: true });
   for (const group of groups) {
     console.log(`\n== mutation group "${group.name}": ${group.mutate.join(', ')}\n`);
-    const groupArgs = [...args, '--mutate', group.mutate.join(','), '--incrementalFile', `${DIR}/groups/${group.name}-incremental.json`];
+    const groupArgs = [
+      ...args,
+      '--mutate',
+      group.mutate.join(','),
+      '--incrementalFile',
+      `${DIR}/groups/${group.name}-incremental.json`,
+    ];
     rows.push(...strykerRun(groupArgs, { MUTATION_GROUP: group.name }));
     copyFileSync(REPORT, `${DIR}/groups/${group.name}.json`);
     if (existsSync(HTML)) copyFileSync(HTML, `${DIR}/groups/${group.name}.html`);

@@ -31,10 +31,13 @@ export function summarise(report) {
 /** @param {ReturnType<typeof summarise>} rows */
 export function formatTable(rows) {
   const lines = ['| file | score | killed | survived | no coverage |', '|---|---|---|---|---|'];
-  for (const r of rows) lines.push(`| ${r.file} | ${r.score.toFixed(1)} % | ${r.killed} | ${r.survived} | ${r.noCoverage} |`);
+  for (const r of rows)
+    lines.push(`| ${r.file} | ${r.score.toFixed(1)} % | ${r.killed} | ${r.survived} | ${r.noCoverage} |`);
   return lines.join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(formatTable(summarise(JSON.parse(readFileSync(process.argv[2] ?? 'reports/mutation/mutation.json', 'utf8')))));
+  console.log(
+    formatTable(summarise(JSON.parse(readFileSync(process.argv[2] ?? 'reports/mutation/mutation.json', 'utf8')))),
+  );
 }

@@ -12,7 +12,13 @@ import {
 import type { EventBus } from '../events/index.js';
 import { isPlatformError, type DispatcherSource, type BearerProvider } from '../platform/index.js';
 import type { AuthSettings } from './auth-settings.js';
-import { overallState, type AuthPhase, type AuthServiceState, type AuthStatus, type MerchantStatus } from './auth-status.js';
+import {
+  overallState,
+  type AuthPhase,
+  type AuthServiceState,
+  type AuthStatus,
+  type MerchantStatus,
+} from './auth-status.js';
 import { checkCertificateValidity, type AuthIdentity } from './certificate-check.js';
 import { ClockSkewMeter } from './clock-skew.js';
 import { CredentialsDirectory } from './credentials-directory.js';
@@ -72,14 +78,28 @@ export class AuthService implements BearerProvider {
     if (opts.settings.mode === 'password') {
       const { username, password } = opts.settings;
       if (username === undefined || username === '' || password === undefined || password === '') {
-        throw new AgentError(ErrorCodes.CONFIG_INVALID, 'config: auth.mode is password but auth.username or auth.password is not set');
+        throw new AgentError(
+          ErrorCodes.CONFIG_INVALID,
+          'config: auth.mode is password but auth.username or auth.password is not set',
+        );
       }
     }
     let customToken: CustomTokenSource | undefined;
     if (opts.settings.mode === 'custom_token') {
       const ct = opts.settings.customToken;
-      if (ct === undefined) throw new AgentError(ErrorCodes.CONFIG_INVALID, 'config: auth.mode is custom_token but auth.customToken is not set');
-      const signIn = new MerchantSignIn({ settings: ct, endpoint, thumbprint: opts.identity.thumbprint, leewaySeconds: opts.settings.leewaySeconds, clock: this.clock, log: this.log });
+      if (ct === undefined)
+        throw new AgentError(
+          ErrorCodes.CONFIG_INVALID,
+          'config: auth.mode is custom_token but auth.customToken is not set',
+        );
+      const signIn = new MerchantSignIn({
+        settings: ct,
+        endpoint,
+        thumbprint: opts.identity.thumbprint,
+        leewaySeconds: opts.settings.leewaySeconds,
+        clock: this.clock,
+        log: this.log,
+      });
       this.platformSignIn = signIn;
       // The exact form of the spec's custom-token call: device_model, device_id, method (docs/platform-contract.md, "Tokens").
       customToken = new CustomTokenSource(
@@ -87,7 +107,11 @@ export class AuthService implements BearerProvider {
           realm: ct.realm,
           clientId: ct.clientId,
           merchantToken: () => signIn.merchantToken(),
-          device: { deviceModel: ct.deviceModel, deviceId: ct.deviceId ?? opts.identity.serialNumber, method: ct.method },
+          device: {
+            deviceModel: ct.deviceModel,
+            deviceId: ct.deviceId ?? opts.identity.serialNumber,
+            method: ct.method,
+          },
         },
         endpoint,
       );
@@ -122,11 +146,14 @@ export class AuthService implements BearerProvider {
   async start(signal?: AbortSignal): Promise<void> {
     if (this.phase === 'stopped') throw stopped();
     this.phase = 'starting';
-    const abort = signal === undefined ? this.stopController.signal : AbortSignal.any([signal, this.stopController.signal]);
+    const abort =
+      signal === undefined ? this.stopController.signal : AbortSignal.any([signal, this.stopController.signal]);
     try {
       if (this.platformSignIn !== undefined && !this.platformSignIn.signedIn) {
         // custom_token: no device token can be asked for before the merchant signs in on the counter page.
-        this.log.info('waiting for the merchant to sign in with the platform on the counter page (auth.mode custom_token)');
+        this.log.info(
+          'waiting for the merchant to sign in with the platform on the counter page (auth.mode custom_token)',
+        );
         this.publishOverall();
         await this.platformSignIn.whenSignedIn(abort);
       }
@@ -137,7 +164,10 @@ export class AuthService implements BearerProvider {
           } catch (err) {
             if (!isTransientAuthError(err)) throw err;
             const wait = backoffDelay(attempt, this.backoff, isPlatformError(err) ? err.retryAfterMs : undefined);
-            this.log.warn({ code: isAgentError(err) ? err.code : undefined, retryInMs: wait }, `merchant credentials not read: ${describeError(err)}`);
+            this.log.warn(
+              { code: isAgentError(err) ? err.code : undefined, retryInMs: wait },
+              `merchant credentials not read: ${describeError(err)}`,
+            );
             await this.clock.sleep(wait, abort);
           }
         }
@@ -210,7 +240,13 @@ export class AuthService implements BearerProvider {
   merchantNames(merchantId?: string): string[] {
     const clientId = this.choice.knownClientId(merchantId);
     const status = clientId === undefined ? undefined : this.merchants().find((m) => m.clientId === clientId);
-    const names = [merchantId, clientId, status?.merchantName, status?.merchantId, this.tokenInfo(merchantId)?.merchantId];
+    const names = [
+      merchantId,
+      clientId,
+      status?.merchantName,
+      status?.merchantId,
+      this.tokenInfo(merchantId)?.merchantId,
+    ];
     return [...new Set(names.filter((n): n is string => n !== undefined && n !== ''))];
   }
 
@@ -284,14 +320,24 @@ export class AuthService implements BearerProvider {
    */
   private onMerchantSignedIn(): void {
     const m = this.choice.main();
-    if (m !== undefined && m.currentState !== 'valid' && m.currentState !== 'refreshing' && m.currentState !== 'acquiring') {
+    if (
+      m !== undefined &&
+      m.currentState !== 'valid' &&
+      m.currentState !== 'refreshing' &&
+      m.currentState !== 'acquiring'
+    ) {
       // Its last failure (no sign-in) is over: forget it and its slow retry.
       m.reset();
     }
     this.publishOverall();
     // While start() waits for the sign-in, it starts the manager itself.
     if (this.phase !== 'started' || m === undefined || m.currentState !== 'idle') return;
-    m.start().catch((err: unknown) => this.log.warn({ code: isAgentError(err) ? err.code : undefined }, `device token after the merchant's sign-in: ${describeError(err)}`));
+    m.start().catch((err: unknown) =>
+      this.log.warn(
+        { code: isAgentError(err) ? err.code : undefined },
+        `device token after the merchant's sign-in: ${describeError(err)}`,
+      ),
+    );
   }
 
   private newManager(source: ClientCredentialsSource | PasswordSource | CustomTokenSource): TokenManager {
@@ -313,7 +359,10 @@ export class AuthService implements BearerProvider {
   private onManagerChange(m: TokenManager): void {
     const st = m.status();
     if (st.merchantId !== undefined) this.directory.learn(st.merchantId, m.clientId);
-    const data: { state: string; clientId: string; merchantId?: string; expiresAt?: string; reason?: string } = { state: st.state, clientId: m.clientId };
+    const data: { state: string; clientId: string; merchantId?: string; expiresAt?: string; reason?: string } = {
+      state: st.state,
+      clientId: m.clientId,
+    };
     if (st.merchantId !== undefined) data.merchantId = st.merchantId;
     if (st.expiresAt !== undefined) data.expiresAt = st.expiresAt;
     if (st.lastError !== undefined && st.state !== 'valid') data.reason = st.lastError.message;

@@ -32,7 +32,15 @@ export interface AuthStatus {
   lastError?: { code: string; message: string; at: string };
 }
 
-const ERROR_STATES: ReadonlySet<TokenState> = new Set(['config_fault', 'binding_mismatch', 'cert_refused', 'cert_expired', 'unknown_terminal', 'token_invalid', 'sign_in_required']);
+const ERROR_STATES: ReadonlySet<TokenState> = new Set([
+  'config_fault',
+  'binding_mismatch',
+  'cert_refused',
+  'cert_expired',
+  'unknown_terminal',
+  'token_invalid',
+  'sign_in_required',
+]);
 
 export interface OverallInput {
   phase: AuthPhase;
@@ -52,7 +60,8 @@ export function overallState(s: OverallInput): AuthServiceState {
     if (s.credentialsFailed) return s.phase === 'starting' ? 'degraded' : 'error';
     return s.phase === 'idle' ? 'idle' : 'starting';
   }
-  if (st.hasToken) return ERROR_STATES.has(st.state) || st.state === 'retrying' || s.skewExceedsLeeway ? 'degraded' : 'ready';
+  if (st.hasToken)
+    return ERROR_STATES.has(st.state) || st.state === 'retrying' || s.skewExceedsLeeway ? 'degraded' : 'ready';
   if (ERROR_STATES.has(st.state)) return 'error';
   if (st.state === 'retrying') return 'degraded';
   return 'starting';

@@ -19,9 +19,13 @@ export interface AuthIdentity {
 export function checkCertificateValidity(identity: AuthIdentity, nowWall: number): void {
   const { notBefore, notAfter, serialNumber } = identity;
   if (notAfter !== undefined && nowWall >= notAfter.getTime()) {
-    throw new AgentError(ErrorCodes.CERT_EXPIRED, `device certificate of terminal ${serialNumber} expired on ${notAfter.toISOString()}: install a renewed certificate`, {
-      details: { notAfter: notAfter.toISOString() },
-    });
+    throw new AgentError(
+      ErrorCodes.CERT_EXPIRED,
+      `device certificate of terminal ${serialNumber} expired on ${notAfter.toISOString()}: install a renewed certificate`,
+      {
+        details: { notAfter: notAfter.toISOString() },
+      },
+    );
   }
   if (notBefore !== undefined && nowWall < notBefore.getTime()) {
     throw new AgentError(

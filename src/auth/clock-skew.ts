@@ -50,11 +50,18 @@ export class ClockSkewMeter {
       measuredAt: new Date(timing.receivedAtMs).toISOString(),
       exceedsLeeway: over(dateHeaderMs) || over(iatMs),
     };
-    const readings = [timing.dateMs, iatSeconds === undefined ? undefined : iatSeconds * 1000].filter((v): v is number => v !== undefined && Number.isFinite(v));
-    const disagree = readings.length === 2 && Math.abs((readings[0] as number) - (readings[1] as number)) > READINGS_DISAGREE_MS;
+    const readings = [timing.dateMs, iatSeconds === undefined ? undefined : iatSeconds * 1000].filter(
+      (v): v is number => v !== undefined && Number.isFinite(v),
+    );
+    const disagree =
+      readings.length === 2 && Math.abs((readings[0] as number) - (readings[1] as number)) > READINGS_DISAGREE_MS;
     if (disagree && !this.disagreeing) {
       this.log?.warn(
-        { platformDate: new Date(readings[0] as number).toISOString(), tokenIssuedAt: new Date(readings[1] as number).toISOString(), differenceMs: (readings[1] as number) - (readings[0] as number) },
+        {
+          platformDate: new Date(readings[0] as number).toISOString(),
+          tokenIssuedAt: new Date(readings[1] as number).toISOString(),
+          differenceMs: (readings[1] as number) - (readings[0] as number),
+        },
         "the platform's clock (Date header) and the token's iat disagree by more than a minute: a QR's expiry is judged on the earlier; ask the platform operator to check their clocks",
       );
     }
@@ -62,7 +69,8 @@ export class ClockSkewMeter {
     // Agreeing readings are both lower bounds of the platform's time: the later is the closer.
     // Disagreeing ones cannot both be right: the earlier, so that a QR's expiry judged on it
     // never comes before the platform's (docs/payments.md, "Event relay").
-    if (readings.length > 0) this.anchor = { platformMs: disagree ? Math.min(...readings) : Math.max(...readings), mono: timing.receivedMono };
+    if (readings.length > 0)
+      this.anchor = { platformMs: disagree ? Math.min(...readings) : Math.max(...readings), mono: timing.receivedMono };
     return this.last;
   }
 

@@ -1,6 +1,12 @@
 import { ErrorCodes, describeError, isAgentError, type Clock, type Logger } from '../core/index.js';
 import type { DispatcherSource } from '../platform/index.js';
-import { fetchMerchantCredentials, findMerchant, selectMerchant, summary, type MerchantCredentials } from './merchant-credentials.js';
+import {
+  fetchMerchantCredentials,
+  findMerchant,
+  selectMerchant,
+  summary,
+  type MerchantCredentials,
+} from './merchant-credentials.js';
 import type { MerchantStatus } from './auth-status.js';
 import type { MerchantSlot } from './sources.js';
 
@@ -71,7 +77,11 @@ export class CredentialsDirectory {
         this.error = undefined;
         this.apply(list);
       } catch (err) {
-        this.error = { code: isAgentError(err) ? err.code : ErrorCodes.INTERNAL, message: describeError(err), at: new Date(this.opts.clock.wall()).toISOString() };
+        this.error = {
+          code: isAgentError(err) ? err.code : ErrorCodes.INTERNAL,
+          message: describeError(err),
+          at: new Date(this.opts.clock.wall()).toISOString(),
+        };
         throw err;
       } finally {
         this.inflight = undefined;
@@ -108,7 +118,11 @@ export class CredentialsDirectory {
     const byClient = new Map([...this.merchantIds].map(([entity, client]) => [client, entity]));
     return (this.list ?? []).map((m) => {
       const merchantId = byClient.get(m.clientId);
-      return { ...summary(m), ...(merchantId !== undefined ? { merchantId } : {}), default: m.clientId === this.defaultId };
+      return {
+        ...summary(m),
+        ...(merchantId !== undefined ? { merchantId } : {}),
+        default: m.clientId === this.defaultId,
+      };
     });
   }
 
@@ -133,9 +147,15 @@ export class CredentialsDirectory {
       this.defaultId = merchant.clientId;
       const names = list.map((m) => `${m.merchantName} [${m.clientId}]`).join(', ');
       if (ambiguous) {
-        this.opts.log.warn({ merchants: list.map(summary) }, `terminal serves several merchants (${names}); using ${merchant.merchantName} by default: set auth.merchantId to choose`);
+        this.opts.log.warn(
+          { merchants: list.map(summary) },
+          `terminal serves several merchants (${names}); using ${merchant.merchantName} by default: set auth.merchantId to choose`,
+        );
       } else {
-        this.opts.log.info({ merchants: list.map(summary), default: merchant.clientId }, `merchant credentials read: ${names}`);
+        this.opts.log.info(
+          { merchants: list.map(summary), default: merchant.clientId },
+          `merchant credentials read: ${names}`,
+        );
       }
     }
   }

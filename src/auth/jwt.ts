@@ -49,7 +49,10 @@ export interface AccessTokenInfo {
 export function decodeJwtPayload(token: string): RawClaims {
   const parts = token.split('.');
   if (parts.length !== 3 || parts[1] === undefined || parts[1] === '') {
-    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, 'access token is not a JWT (expected three dot-separated parts)');
+    throw new AgentError(
+      ErrorCodes.AUTH_TOKEN_INVALID,
+      'access token is not a JWT (expected three dot-separated parts)',
+    );
   }
   let payload: unknown;
   try {
@@ -90,24 +93,40 @@ export function checkAccessToken(token: string, expect: ClaimExpectations): Acce
   const nowS = expect.platformNowMs / 1000;
   // Valid while the current time is before exp (docs/platform-contract.md, "Tokens").
   if (c.exp + expect.leewaySeconds <= nowS) {
-    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token expired on arrival (exp ${iso(c.exp)}, platform time ${iso(nowS)})`);
+    throw new AgentError(
+      ErrorCodes.AUTH_TOKEN_INVALID,
+      `access token expired on arrival (exp ${iso(c.exp)}, platform time ${iso(nowS)})`,
+    );
   }
   if (c.nbf !== undefined && c.nbf - expect.leewaySeconds > nowS) {
-    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token not valid before ${iso(c.nbf)} (platform time ${iso(nowS)})`);
+    throw new AgentError(
+      ErrorCodes.AUTH_TOKEN_INVALID,
+      `access token not valid before ${iso(c.nbf)} (platform time ${iso(nowS)})`,
+    );
   }
   // No aud at all is [undefined]: it contains no client id either.
   const aud = Array.isArray(c.aud) ? c.aud : [c.aud];
   if (c.azp !== undefined && c.azp !== expect.clientId) {
-    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token was issued to client ${c.azp}, not ${expect.clientId}`);
+    throw new AgentError(
+      ErrorCodes.AUTH_TOKEN_INVALID,
+      `access token was issued to client ${c.azp}, not ${expect.clientId}`,
+    );
   }
   if (!aud.includes(expect.clientId) && c.azp !== expect.clientId) {
-    throw new AgentError(ErrorCodes.AUTH_TOKEN_INVALID, `access token audience does not contain client ${expect.clientId}`);
+    throw new AgentError(
+      ErrorCodes.AUTH_TOKEN_INVALID,
+      `access token audience does not contain client ${expect.clientId}`,
+    );
   }
   const bound = c.cnf?.['x5t#S256'];
   if (bound !== undefined && bound !== expect.thumbprint) {
-    throw new AgentError(ErrorCodes.AUTH_BINDING_MISMATCH, 'access token is bound to another certificate than this device certificate', {
-      details: { expected: expect.thumbprint, bound },
-    });
+    throw new AgentError(
+      ErrorCodes.AUTH_BINDING_MISMATCH,
+      'access token is bound to another certificate than this device certificate',
+      {
+        details: { expected: expect.thumbprint, bound },
+      },
+    );
   }
   return {
     clientId: c.azp ?? expect.clientId,

@@ -47,7 +47,9 @@ export class MerchantChoice {
 
   /** clientId of the manager serving `merchantId` (default merchant when omitted), among those known. */
   knownClientId(merchantId: string | undefined): string | undefined {
-    return merchantId === undefined ? this.opts.directory.defaultClientId ?? this.onlyId() : this.resolveKnown(merchantId);
+    return merchantId === undefined
+      ? (this.opts.directory.defaultClientId ?? this.onlyId())
+      : this.resolveKnown(merchantId);
   }
 
   get(clientId: string): TokenManager | undefined {
@@ -64,7 +66,11 @@ export class MerchantChoice {
       // unknown merchant: the sale goes offline when it may (docs/payments.md, "Offline card sale and upload").
       if (directory.merchants === undefined) throw notReadYet(directory.lastError?.message);
       // Read, but no default among them (none listed, or auth.merchantId not among them): the read said why.
-      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, directory.lastError?.message ?? 'no default merchant: the platform lists none for this terminal, or auth.merchantId is not among them');
+      throw new AgentError(
+        ErrorCodes.AUTH_NO_MERCHANT,
+        directory.lastError?.message ??
+          'no default merchant: the platform lists none for this terminal, or auth.merchantId is not among them',
+      );
     }
     return this.managerOf(id);
   }
@@ -79,7 +85,10 @@ export class MerchantChoice {
       const m = this.opts.settings.mode === 'password' ? this.passwordManager() : this.customManager();
       const entity = m.info?.merchantId;
       if (wanted === undefined || wanted === m.clientId || wanted === entity || entity === undefined) return m;
-      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `the ${this.opts.settings.mode === 'password' ? 'logged-in user' : 'signed-in merchant'} does not act for merchant ${wanted}`);
+      throw new AgentError(
+        ErrorCodes.AUTH_NO_MERCHANT,
+        `the ${this.opts.settings.mode === 'password' ? 'logged-in user' : 'signed-in merchant'} does not act for merchant ${wanted}`,
+      );
     }
     if (directory.merchants === undefined) await directory.load();
     if (wanted === undefined) return this.defaultManager();
@@ -91,7 +100,9 @@ export class MerchantChoice {
     // A merchant whose platform id no token could show yet (the platform unreachable) may be
     // the one wanted: it cannot be told unknown until every id is learnt (docs/payments.md,
     // "Offline card sale and upload", merchant of an offline sale).
-    const unreachable = tries.find((t): t is PromiseRejectedResult => t.status === 'rejected' && isPlatformError(t.reason) && t.reason.transient);
+    const unreachable = tries.find(
+      (t): t is PromiseRejectedResult => t.status === 'rejected' && isPlatformError(t.reason) && t.reason.transient,
+    );
     if (unreachable !== undefined) throw cannotCheck(wanted, unreachable.reason as PlatformError);
     throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${wanted} is not one of this terminal's merchants`, {
       details: { wanted, merchants: (directory.merchants ?? []).map(summary) },
@@ -111,7 +122,8 @@ export class MerchantChoice {
     if (m !== undefined) return m;
     const { directory, endpoint, guard } = this.opts;
     const slot = directory.slot(clientId);
-    if (slot === undefined) throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `no merchant credentials for client ${clientId}`);
+    if (slot === undefined)
+      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `no merchant credentials for client ${clientId}`);
     m = this.opts.newManager(new ClientCredentialsSource(slot, endpoint, () => directory.load(), guard));
     this.managers.set(clientId, m);
     return m;
@@ -120,7 +132,11 @@ export class MerchantChoice {
   /** The signed-in merchant's device token (custom_token mode): one manager, keyed by the realm application's client id. */
   private customManager(): TokenManager {
     const source = this.opts.customToken;
-    if (source === undefined) throw new AgentError(ErrorCodes.CONFIG_INVALID, 'config: auth.mode is custom_token but no custom-token source was set up');
+    if (source === undefined)
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        'config: auth.mode is custom_token but no custom-token source was set up',
+      );
     let m = this.managers.get(source.clientId());
     if (m === undefined) {
       m = this.opts.newManager(source);
@@ -134,7 +150,13 @@ export class MerchantChoice {
     const clientId = s.poweredClientId ?? 'powered-app';
     let m = this.managers.get(clientId);
     if (m === undefined) {
-      m = this.opts.newManager(new PasswordSource({ clientId, username: s.username ?? '', password: s.password ?? '' }, this.opts.endpoint, this.opts.guard));
+      m = this.opts.newManager(
+        new PasswordSource(
+          { clientId, username: s.username ?? '', password: s.password ?? '' },
+          this.opts.endpoint,
+          this.opts.guard,
+        ),
+      );
       this.managers.set(clientId, m);
     }
     return m;
@@ -143,12 +165,15 @@ export class MerchantChoice {
 
 /** The merchant credentials were never read: the platform could not be reached (transient, a network failure before anything was sent). */
 function notReadYet(why: string | undefined): PlatformError {
-  return new PlatformError(`the merchant credentials have not been read yet: ${why ?? 'the platform has not been reached'}`, {
-    category: 'network',
-    operation: 'merchants-credentials',
-    method: 'GET',
-    outcomeUnknown: false,
-  });
+  return new PlatformError(
+    `the merchant credentials have not been read yet: ${why ?? 'the platform has not been reached'}`,
+    {
+      category: 'network',
+      operation: 'merchants-credentials',
+      method: 'GET',
+      outcomeUnknown: false,
+    },
+  );
 }
 
 /** `wanted` may be a merchant whose platform id is not learnt yet: as transient as the failure that kept it unknown. */

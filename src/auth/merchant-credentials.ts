@@ -51,7 +51,12 @@ export async function fetchMerchantCredentials(opts: FetchCredentialsOptions): P
   const req = { operation: 'merchants-credentials', method: 'GET' as const, url };
   const clock = opts.clock ?? systemClock();
   const res = await httpRequest(
-    { ...req, dispatcher: dispatcherFor(opts.dispatchers, url), headers: { accept: 'application/json' }, ...(opts.signal ? { signal: opts.signal } : {}) },
+    {
+      ...req,
+      dispatcher: dispatcherFor(opts.dispatchers, url),
+      headers: { accept: 'application/json' },
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    },
     clock,
   );
   if (res.status === 403 || res.status === 401) {
@@ -75,7 +80,12 @@ export async function fetchMerchantCredentials(opts: FetchCredentialsOptions): P
   }
   if (res.status < 200 || res.status > 299) throw statusError(req, res, clock);
   const list = readResponse(listSchema, jsonBody(req, res), req, res.status);
-  return list.map((r) => ({ merchantName: r.merchantName, userDomain: r.userDomain, clientId: r.clientId, clientSecret: r.clientSecret }));
+  return list.map((r) => ({
+    merchantName: r.merchantName,
+    userDomain: r.userDomain,
+    clientId: r.clientId,
+    clientSecret: r.clientSecret,
+  }));
 }
 
 export function summary(m: MerchantCredentials): MerchantSummary {
@@ -93,7 +103,10 @@ export function selectMerchant(
 ): { merchant: MerchantCredentials; ambiguous: boolean } {
   const first = list[0];
   if (first === undefined) {
-    throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, 'the platform lists no merchant for this terminal: ask the acquirer to assign one');
+    throw new AgentError(
+      ErrorCodes.AUTH_NO_MERCHANT,
+      'the platform lists no merchant for this terminal: ask the acquirer to assign one',
+    );
   }
   if (wanted !== undefined && wanted !== '') {
     const found = findMerchant(list, wanted);
@@ -110,5 +123,7 @@ export function selectMerchant(
 }
 
 export function findMerchant(list: readonly MerchantCredentials[], wanted: string): MerchantCredentials | undefined {
-  return list.find((m) => m.clientId === wanted) ?? list.find((m) => m.merchantName.toLowerCase() === wanted.toLowerCase());
+  return (
+    list.find((m) => m.clientId === wanted) ?? list.find((m) => m.merchantName.toLowerCase() === wanted.toLowerCase())
+  );
 }

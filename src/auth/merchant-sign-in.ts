@@ -11,7 +11,8 @@ import type { GrantOutcome } from './token-response.js';
 export const MERCHANT_SCOPE = 'openid profile email';
 
 /** Why a callback gave no merchant token; the counter page says each in words. */
-export type SignInRefusal = 'state_missing' | 'state_unknown' | 'state_expired' | 'denied' | 'no_code' | 'refused' | 'unreachable';
+export type SignInRefusal =
+  'state_missing' | 'state_unknown' | 'state_expired' | 'denied' | 'no_code' | 'refused' | 'unreachable';
 
 export interface MerchantSignInOptions {
   settings: CustomTokenSettings;
@@ -37,7 +38,10 @@ interface Held {
 }
 
 function refusal(reason: SignInRefusal, message: string, cause?: unknown): AgentError {
-  return new AgentError(ErrorCodes.API_SIGN_IN_FAILED, message, { details: { reason }, ...(cause !== undefined ? { cause } : {}) });
+  return new AgentError(ErrorCodes.API_SIGN_IN_FAILED, message, {
+    details: { reason },
+    ...(cause !== undefined ? { cause } : {}),
+  });
 }
 
 /** The reason a refused sign-in gives (API_SIGN_IN_FAILED details), for the page. */
@@ -91,20 +95,34 @@ export class MerchantSignIn {
     if (!taken.ok) {
       this.opts.log.warn({ reason: `state_${taken.reason}` }, 'merchant sign-in callback refused');
       if (taken.reason === 'expired') throw refusal('state_expired', 'the sign-in took too long: start it again');
-      throw refusal(taken.reason === 'missing' ? 'state_missing' : 'state_unknown', 'this sign-in was not started here, or was already used: start it again');
+      throw refusal(
+        taken.reason === 'missing' ? 'state_missing' : 'state_unknown',
+        'this sign-in was not started here, or was already used: start it again',
+      );
     }
     if (callback.error !== undefined) {
       this.opts.log.warn({ error: callback.error.slice(0, 20) }, 'merchant sign-in refused by the platform');
       throw refusal('denied', `the platform did not sign the merchant in (error ${callback.error.slice(0, 20)})`);
     }
-    if (callback.code === undefined || callback.code === '') throw refusal('no_code', 'the platform sent no authorization code: start the sign-in again');
+    if (callback.code === undefined || callback.code === '')
+      throw refusal('no_code', 'the platform sent no authorization code: start the sign-in again');
     const { settings, endpoint } = this.opts;
     let outcome: GrantOutcome;
     try {
-      outcome = await endpoint.authorizationCode(settings.realm, settings.clientId, settings.clientSecret, callback.code, taken.pending.redirectUri);
+      outcome = await endpoint.authorizationCode(
+        settings.realm,
+        settings.clientId,
+        settings.clientSecret,
+        callback.code,
+        taken.pending.redirectUri,
+      );
     } catch (err) {
       if (isTransientAuthError(err)) throw refusal('unreachable', 'the platform cannot be reached: try again', err);
-      throw refusal('refused', `the platform refused the sign-in${isAgentError(err) ? ` [${err.code}]` : ''}: start it again`, err);
+      throw refusal(
+        'refused',
+        `the platform refused the sign-in${isAgentError(err) ? ` [${err.code}]` : ''}: start it again`,
+        err,
+      );
     }
     const token = this.accept(outcome);
     const who = staffIdentityOf(token, 'merchant');
@@ -155,12 +173,18 @@ export class MerchantSignIn {
     }
     const { settings, endpoint } = this.opts;
     try {
-      return this.accept(await endpoint.realmRefresh(settings.realm, settings.clientId, settings.clientSecret, held.refreshToken), held.refreshToken);
+      return this.accept(
+        await endpoint.realmRefresh(settings.realm, settings.clientId, settings.clientSecret, held.refreshToken),
+        held.refreshToken,
+      );
     } catch (err) {
       // Network trouble: the token manager retries with backoff. A refusal ends the sign-in.
       if (isTransientAuthError(err)) throw err;
       if (this.held === held) this.held = undefined;
-      this.opts.log.warn({ code: isAgentError(err) ? err.code : undefined }, "the merchant's sign-in could not be renewed: the merchant must sign in again");
+      this.opts.log.warn(
+        { code: isAgentError(err) ? err.code : undefined },
+        "the merchant's sign-in could not be renewed: the merchant must sign in again",
+      );
       throw signInRequired("the merchant's sign-in could not be renewed", err);
     }
   }
@@ -185,7 +209,11 @@ export class MerchantSignIn {
 }
 
 function signInRequired(why: string, cause?: unknown): AgentError {
-  return new AgentError(ErrorCodes.AUTH_SIGN_IN_REQUIRED, `${why}: sign in with the platform on the counter page (auth.mode custom_token)`, {
-    ...(cause !== undefined ? { cause } : {}),
-  });
+  return new AgentError(
+    ErrorCodes.AUTH_SIGN_IN_REQUIRED,
+    `${why}: sign in with the platform on the counter page (auth.mode custom_token)`,
+    {
+      ...(cause !== undefined ? { cause } : {}),
+    },
+  );
 }

@@ -37,7 +37,12 @@ export class ClientCredentialsSource implements TokenSource {
     const domain = userDomainOf(this.slot.credentials.userDomain, token);
     if (domain === undefined) return undefined;
     this.guard();
-    return this.endpoint.refresh(domain, this.slot.credentials.clientId, this.slot.credentials.clientSecret, refreshToken);
+    return this.endpoint.refresh(
+      domain,
+      this.slot.credentials.clientId,
+      this.slot.credentials.clientSecret,
+      refreshToken,
+    );
   }
 
   reloadCredentials(): Promise<void> {
@@ -73,7 +78,12 @@ export class PasswordSource implements TokenSource {
 
   async grant(): Promise<GrantOutcome> {
     this.guard();
-    return this.endpoint.password(this.login.clientId, this.login.username, this.login.password, this.login.clientSecret);
+    return this.endpoint.password(
+      this.login.clientId,
+      this.login.username,
+      this.login.password,
+      this.login.clientSecret,
+    );
   }
 
   refresh(refreshToken: string, token: AccessTokenInfo): Promise<GrantOutcome> | undefined {

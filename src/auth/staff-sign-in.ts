@@ -45,7 +45,12 @@ export class StaffSignIn {
 
   constructor(private readonly opts: StaffSignInOptions) {
     this.endpoint = new TokenEndpoint({ ...opts.endpoints, dispatchers: opts.dispatchers, clock: opts.clock });
-    this.verifier = new StaffVerifier({ dataDir: opts.dataDir, days: opts.offlineDays, clock: opts.clock, log: opts.log });
+    this.verifier = new StaffVerifier({
+      dataDir: opts.dataDir,
+      days: opts.offlineDays,
+      clock: opts.clock,
+      log: opts.log,
+    });
     this.throttle = new SignInThrottle(opts.clock, opts.throttle);
   }
 
@@ -85,17 +90,31 @@ export class StaffSignIn {
       platformNowMs = outcome.timing.dateMs ?? this.opts.clock.wall();
     } catch (err) {
       if (isTransientAuthError(err)) {
-        this.opts.log.warn({ code: isAgentError(err) ? err.code : undefined }, 'staff sign-in: the platform cannot be reached; checking the local verifier');
+        this.opts.log.warn(
+          { code: isAgentError(err) ? err.code : undefined },
+          'staff sign-in: the platform cannot be reached; checking the local verifier',
+        );
         return { ...(await this.verifier.verify(username, password)), offline: true };
       }
       if (isAgentError(err) && err.code === ErrorCodes.AUTH_INVALID_GRANT) {
         // Refused by the platform: the verifier of an earlier sign-in must not outlive it.
         this.verifier.forget(username);
-        throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password', { details: { credentials: true } });
+        throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password', {
+          details: { credentials: true },
+        });
       }
-      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, `sign-in refused by the platform${isAgentError(err) ? ` [${err.code}]` : ''}`, { cause: err });
+      throw new AgentError(
+        ErrorCodes.API_SIGN_IN_FAILED,
+        `sign-in refused by the platform${isAgentError(err) ? ` [${err.code}]` : ''}`,
+        { cause: err },
+      );
     }
-    checkAccessToken(token, { clientId: this.opts.clientId, thumbprint: this.opts.thumbprint, leewaySeconds: this.opts.leewaySeconds, platformNowMs });
+    checkAccessToken(token, {
+      clientId: this.opts.clientId,
+      thumbprint: this.opts.thumbprint,
+      leewaySeconds: this.opts.leewaySeconds,
+      platformNowMs,
+    });
     const staff = staffIdentityOf(token, username);
     await this.verifier.remember(staff, password);
     return { ...staff, offline: false };

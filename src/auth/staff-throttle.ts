@@ -71,13 +71,18 @@ export class SignInThrottle {
    */
   begin(username: string, client: string | undefined): SignInAttempt {
     const now = this.clock.mono();
-    const keys: Array<{ key: string; free: number }> = [{ key: `user:${username.trim().toLowerCase()}`, free: this.policy.freeFailuresPerUser }];
-    if (client !== undefined && client !== '') keys.push({ key: `client:${client}`, free: this.policy.freeFailuresPerClient });
+    const keys: Array<{ key: string; free: number }> = [
+      { key: `user:${username.trim().toLowerCase()}`, free: this.policy.freeFailuresPerUser },
+    ];
+    if (client !== undefined && client !== '')
+      keys.push({ key: `client:${client}`, free: this.policy.freeFailuresPerClient });
     let waitMs = 0;
     for (const { key, free } of keys) waitMs = Math.max(waitMs, this.remaining(key, free, now));
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
-      throw new AgentError(ErrorCodes.API_SIGN_IN_THROTTLED, `too many failed sign-ins, try again in ${seconds} s`, { details: { retryAfterSeconds: seconds } });
+      throw new AgentError(ErrorCodes.API_SIGN_IN_THROTTLED, `too many failed sign-ins, try again in ${seconds} s`, {
+        details: { retryAfterSeconds: seconds },
+      });
     }
     for (const { key } of keys) this.count(key, now);
     let done = false;

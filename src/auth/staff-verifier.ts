@@ -32,10 +32,17 @@ const fileSchema = z.strictObject({ version: z.literal(1), staff: z.record(z.str
 type Entry = z.infer<typeof entrySchema>;
 type VerifierFile = z.infer<typeof fileSchema>;
 
-function scrypt(password: string, salt: Buffer, e: { N: number; r: number; p: number }, keyLength: number): Promise<Buffer> {
+function scrypt(
+  password: string,
+  salt: Buffer,
+  e: { N: number; r: number; p: number },
+  keyLength: number,
+): Promise<Buffer> {
   // maxmem above 128 * N * r (32 MiB) so the default 32 MiB cap does not refuse it.
   const options: ScryptOptions = { N: e.N, r: e.r, p: e.p, maxmem: 256 * e.N * e.r };
-  return new Promise((resolve, reject) => scryptCb(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scryptCb(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 export interface StaffVerifierOptions {
@@ -67,7 +74,19 @@ export class StaffVerifier {
     const { N, r, p } = SCRYPT_PARAMS;
     const hash = await scrypt(password, salt, { N, r, p }, SCRYPT_PARAMS.keyLength);
     const file = this.read();
-    file.staff[staff.username] = { salt: salt.toString('base64'), hash: hash.toString('base64'), N, r, p, savedAt: this.opts.clock.wall(), name: staff.name, permissions: staff.permissions, ...(staff.locale !== undefined ? { locale: staff.locale } : {}), ...(staff.zoneinfo !== undefined ? { zoneinfo: staff.zoneinfo } : {}), ...(staff.dateTimeFormat !== undefined ? { dateTimeFormat: staff.dateTimeFormat } : {}) };
+    file.staff[staff.username] = {
+      salt: salt.toString('base64'),
+      hash: hash.toString('base64'),
+      N,
+      r,
+      p,
+      savedAt: this.opts.clock.wall(),
+      name: staff.name,
+      permissions: staff.permissions,
+      ...(staff.locale !== undefined ? { locale: staff.locale } : {}),
+      ...(staff.zoneinfo !== undefined ? { zoneinfo: staff.zoneinfo } : {}),
+      ...(staff.dateTimeFormat !== undefined ? { dateTimeFormat: staff.dateTimeFormat } : {}),
+    };
     this.prune(file);
     this.write(file);
   }
@@ -97,9 +116,18 @@ export class StaffVerifier {
     const expected = Buffer.from(entry.hash, 'base64');
     const got = await scrypt(password, Buffer.from(entry.salt, 'base64'), entry, expected.length);
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
-      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password', { details: { credentials: true } });
+      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password', {
+        details: { credentials: true },
+      });
     }
-    return { username, name: entry.name, permissions: entry.permissions, ...(entry.locale !== undefined ? { locale: entry.locale } : {}), ...(entry.zoneinfo !== undefined ? { zoneinfo: entry.zoneinfo } : {}), ...(entry.dateTimeFormat !== undefined ? { dateTimeFormat: entry.dateTimeFormat } : {}) };
+    return {
+      username,
+      name: entry.name,
+      permissions: entry.permissions,
+      ...(entry.locale !== undefined ? { locale: entry.locale } : {}),
+      ...(entry.zoneinfo !== undefined ? { zoneinfo: entry.zoneinfo } : {}),
+      ...(entry.dateTimeFormat !== undefined ? { dateTimeFormat: entry.dateTimeFormat } : {}),
+    };
   }
 
   private prune(file: VerifierFile): boolean {
@@ -121,13 +149,20 @@ export class StaffVerifier {
       text = readFileSync(this.file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, staff: {} };
-      throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot read ${this.file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        `cannot read ${this.file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        { cause: err },
+      );
     }
     try {
       return fileSchema.parse(JSON.parse(text));
     } catch {
       // A damaged file only costs offline sign-in until the next online one rewrites it.
-      this.opts.log.warn({ file: this.file }, 'staff verifier file is unreadable; offline sign-in needs an online sign-in first');
+      this.opts.log.warn(
+        { file: this.file },
+        'staff verifier file is unreadable; offline sign-in needs an online sign-in first',
+      );
       return { version: 1, staff: {} };
     }
   }

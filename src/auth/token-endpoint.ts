@@ -38,7 +38,8 @@ export interface CustomTokenDevice {
 function oauthCode(errorCode: string | undefined, status: number): ErrorCode | undefined {
   if (errorCode === 'invalid_grant') return ErrorCodes.AUTH_INVALID_GRANT;
   if (errorCode === 'access_denied' || status === 403) return ErrorCodes.AUTH_UNKNOWN_TERMINAL;
-  if (errorCode === 'invalid_client' || errorCode === 'unauthorized_client' || status === 401) return ErrorCodes.AUTH_INVALID_CLIENT;
+  if (errorCode === 'invalid_client' || errorCode === 'unauthorized_client' || status === 401)
+    return ErrorCodes.AUTH_INVALID_CLIENT;
   return undefined;
 }
 
@@ -58,11 +59,21 @@ export class TokenEndpoint {
   }
 
   clientCredentials(clientId: string, clientSecret: string): Promise<GrantOutcome> {
-    return this.post('client_credentials', this.deviceTokenUrl(), { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+    return this.post('client_credentials', this.deviceTokenUrl(), {
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    });
   }
 
   /** End-user grant for a staff log-in; `clientId` is the platform's designated application. */
-  password(clientId: string, username: string, password: string, clientSecret?: string, scope: string = PASSWORD_SCOPE): Promise<GrantOutcome> {
+  password(
+    clientId: string,
+    username: string,
+    password: string,
+    clientSecret?: string,
+    scope: string = PASSWORD_SCOPE,
+  ): Promise<GrantOutcome> {
     return this.post('password', this.deviceTokenUrl(), {
       grant_type: 'password',
       username,
@@ -78,7 +89,12 @@ export class TokenEndpoint {
    * belongs to the security host's token endpoint of the client's user domain
    * (docs/platform-contract.md, "Tokens"). No `scope`: the original one.
    */
-  refresh(userDomain: string, clientId: string, clientSecret: string | undefined, refreshToken: string): Promise<GrantOutcome> {
+  refresh(
+    userDomain: string,
+    clientId: string,
+    clientSecret: string | undefined,
+    refreshToken: string,
+  ): Promise<GrantOutcome> {
     return this.post('refresh_token', this.userDomainTokenUrl(userDomain), {
       grant_type: 'refresh_token',
       client_id: clientId,
@@ -90,12 +106,21 @@ export class TokenEndpoint {
   /** Demo only: a device token in exchange for a merchant token (docs/platform-contract.md, "Tokens"). */
   customToken(realm: string, merchantToken: string, device: CustomTokenDevice): Promise<GrantOutcome> {
     const url = `${trim(this.opts.authUrl)}/auth/realms/${encodeURIComponent(realm)}/custom-token`;
-    return this.post('custom_token', url, { device_model: device.deviceModel, device_id: device.deviceId, method: device.method }, merchantToken);
+    return this.post(
+      'custom_token',
+      url,
+      { device_model: device.deviceModel, device_id: device.deviceId, method: device.method },
+      merchantToken,
+    );
   }
 
   /** A realm's token URL, e.g. for the merchant token the custom-token flow needs (docs/platform-contract.md, "Tokens"). */
   realmClientCredentials(realm: string, clientId: string, clientSecret: string): Promise<GrantOutcome> {
-    return this.post('client_credentials', this.realmTokenUrl(realm), { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+    return this.post('client_credentials', this.realmTokenUrl(realm), {
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    });
   }
 
   /**
@@ -103,7 +128,13 @@ export class TokenEndpoint {
    * endpoint 2's authorization_code form: client_id, client_secret when the client has one,
    * code, redirect_uri exactly as in the authorization request; docs/platform-contract.md, "Tokens").
    */
-  authorizationCode(realm: string, clientId: string, clientSecret: string | undefined, code: string, redirectUri: string): Promise<GrantOutcome> {
+  authorizationCode(
+    realm: string,
+    clientId: string,
+    clientSecret: string | undefined,
+    code: string,
+    redirectUri: string,
+  ): Promise<GrantOutcome> {
     return this.post('authorization_code', this.realmTokenUrl(realm), {
       grant_type: 'authorization_code',
       client_id: clientId,
@@ -114,7 +145,12 @@ export class TokenEndpoint {
   }
 
   /** The merchant token renewed at the realm's token URL, by the client it was issued to; no `scope` (the original one). */
-  realmRefresh(realm: string, clientId: string, clientSecret: string | undefined, refreshToken: string): Promise<GrantOutcome> {
+  realmRefresh(
+    realm: string,
+    clientId: string,
+    clientSecret: string | undefined,
+    refreshToken: string,
+  ): Promise<GrantOutcome> {
     return this.post('refresh_token', this.realmTokenUrl(realm), {
       grant_type: 'refresh_token',
       client_id: clientId,
@@ -142,12 +178,20 @@ export class TokenEndpoint {
 
   private async post(grant: string, url: string, form: Record<string, string>, bearer?: string): Promise<GrantOutcome> {
     const req = { operation: `token (${grant})`, method: 'POST' as const, url };
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
     let res: HttpResponse;
     try {
       res = await httpRequest(
-        { ...req, dispatcher: dispatcherFor(this.opts.dispatchers, url), headers, body: new URLSearchParams(form).toString() },
+        {
+          ...req,
+          dispatcher: dispatcherFor(this.opts.dispatchers, url),
+          headers,
+          body: new URLSearchParams(form).toString(),
+        },
         this.clock,
       );
     } catch (err) {
@@ -155,7 +199,12 @@ export class TokenEndpoint {
     }
     if (res.status < 200 || res.status > 299) throw oauthError(req, res, this.clock);
     // A token answer that cannot be read is not an unknown payment outcome: a token is simply not held.
-    const response = readResponse(tokenResponseSchema, jsonBody({ ...req, method: 'GET' }, res), { ...req, method: 'GET' }, res.status);
+    const response = readResponse(
+      tokenResponseSchema,
+      jsonBody({ ...req, method: 'GET' }, res),
+      { ...req, method: 'GET' },
+      res.status,
+    );
     return { response, timing: { dateMs: res.dateMs, receivedAtMs: res.receivedAtMs, receivedMono: res.receivedMono } };
   }
 }
@@ -184,14 +233,17 @@ function oauthError(req: { operation: string; method: 'POST' }, res: HttpRespons
  */
 function withCertificateHint(err: unknown): unknown {
   if (!(err instanceof PlatformError) || err.transportCode !== 'UND_ERR_SOCKET') return err;
-  return new PlatformError(`${err.message}; if this persists, the platform may be refusing the device certificate (check \`terminal-agent certs show\`)`, {
-    category: err.category,
-    operation: err.operation,
-    method: err.method,
-    outcomeUnknown: err.outcomeUnknown,
-    transportCode: err.transportCode,
-    cause: err.cause,
-  });
+  return new PlatformError(
+    `${err.message}; if this persists, the platform may be refusing the device certificate (check \`terminal-agent certs show\`)`,
+    {
+      category: err.category,
+      operation: err.operation,
+      method: err.method,
+      outcomeUnknown: err.outcomeUnknown,
+      transportCode: err.transportCode,
+      cause: err.cause,
+    },
+  );
 }
 
 function trim(url: string): string {

@@ -129,7 +129,9 @@ const STATE_OF: Partial<Record<ErrorCode, TokenState>> = {
 
 /** The platform answered a token request with a refusal (a 4xx other than 429): nothing was issued. */
 function isRefusal(err: unknown): err is PlatformError {
-  return isPlatformError(err) && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429;
+  return (
+    isPlatformError(err) && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429
+  );
 }
 
 /** A failure a later attempt may well not see: network, timeout, 5xx, 429. */
@@ -140,7 +142,11 @@ export function isTransientAuthError(err: unknown): boolean {
 
 function asAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
-  return new AgentError(ErrorCodes.INTERNAL, `token request failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  return new AgentError(
+    ErrorCodes.INTERNAL,
+    `token request failed: ${err instanceof Error ? err.message : String(err)}`,
+    { cause: err },
+  );
 }
 
 /**
@@ -186,7 +192,8 @@ export class TokenManager {
   whenReady(): Promise<void> {
     if (this.stopped) return Promise.reject(stoppedError());
     if (this.usable()) return Promise.resolve();
-    if (this.lastError !== undefined && !this.lastError.transient && this.inflight === undefined) return Promise.reject(this.lastError.err);
+    if (this.lastError !== undefined && !this.lastError.transient && this.inflight === undefined)
+      return Promise.reject(this.lastError.err);
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
@@ -198,7 +205,10 @@ export class TokenManager {
     // Between retries callers get the last error at once instead of hammering the platform;
     // after a transient failure one caller may try again once the first backoff step passed.
     const last = this.lastError;
-    if (last !== undefined && !(last.transient && this.opts.clock.mono() - this.lastAttemptEndMono >= this.opts.backoff.baseMs)) {
+    if (
+      last !== undefined &&
+      !(last.transient && this.opts.clock.mono() - this.lastAttemptEndMono >= this.opts.backoff.baseMs)
+    ) {
       throw last.err;
     }
     return (await this.attempt()).accessToken;
@@ -210,7 +220,13 @@ export class TokenManager {
    */
   invalidate(token: string): boolean {
     const held = this.held;
-    if (held === undefined || held.accessToken !== token || this.stopped || held.usableUntilMono === Number.NEGATIVE_INFINITY) return false;
+    if (
+      held === undefined ||
+      held.accessToken !== token ||
+      this.stopped ||
+      held.usableUntilMono === Number.NEGATIVE_INFINITY
+    )
+      return false;
     this.held = { ...held, usableUntilMono: Number.NEGATIVE_INFINITY, expiresAtMono: Number.NEGATIVE_INFINITY };
     this.lastAttemptEndMono = Number.NEGATIVE_INFINITY;
     this.log.info('access token refused by the platform; refreshing');
@@ -262,7 +278,11 @@ export class TokenManager {
       s.bound = h.info.boundThumbprint !== undefined;
     }
     if (this.lastError !== undefined) {
-      s.lastError = { code: this.lastError.err.code, message: this.lastError.err.message, at: new Date(this.lastError.atWall).toISOString() };
+      s.lastError = {
+        code: this.lastError.err.code,
+        message: this.lastError.err.message,
+        at: new Date(this.lastError.atWall).toISOString(),
+      };
     }
     if (this.nextRetryWall !== undefined) s.nextRetryAt = new Date(this.nextRetryWall).toISOString();
     return s;
@@ -310,10 +330,17 @@ export class TokenManager {
     let reloaded = false;
     /** Reads the merchant credentials again once per attempt after the client was refused (a renewed secret). */
     const reloadOnce = async (err: unknown): Promise<boolean> => {
-      if (reloaded || source.reloadCredentials === undefined || !isAgentError(err, ErrorCodes.AUTH_INVALID_CLIENT)) return false;
+      if (reloaded || source.reloadCredentials === undefined || !isAgentError(err, ErrorCodes.AUTH_INVALID_CLIENT))
+        return false;
       reloaded = true;
       this.counts.credentialReloads++;
-      this.log.warn({ status: isPlatformError(err) ? err.status : undefined, error: isPlatformError(err) ? err.errorCode : undefined }, 'client refused; reading the merchant credentials again');
+      this.log.warn(
+        {
+          status: isPlatformError(err) ? err.status : undefined,
+          error: isPlatformError(err) ? err.errorCode : undefined,
+        },
+        'client refused; reading the merchant credentials again',
+      );
       await source.reloadCredentials();
       return true;
     };
@@ -321,7 +348,9 @@ export class TokenManager {
       const held = this.held;
       const rt = held?.refreshToken;
       const pending =
-        held !== undefined && rt !== undefined && (held.refreshExpiresAtMono === undefined || this.opts.clock.mono() < held.refreshExpiresAtMono)
+        held !== undefined &&
+        rt !== undefined &&
+        (held.refreshExpiresAtMono === undefined || this.opts.clock.mono() < held.refreshExpiresAtMono)
           ? source.refresh?.(rt, held.info)
           : undefined;
       if (pending !== undefined && rt !== undefined) {
@@ -373,7 +402,10 @@ export class TokenManager {
     });
     this.opts.skew.record(timing, info.issuedAt === undefined ? undefined : info.issuedAt.getTime() / 1000);
     // Lifetime from receipt on the monotonic clock; exp shortens it if it says less.
-    const lifetimeMs = Math.max(0, Math.min(response.expires_in * 1000, info.expiresAt.getTime() - platformNowMs - truncationMs));
+    const lifetimeMs = Math.max(
+      0,
+      Math.min(response.expires_in * 1000, info.expiresAt.getTime() - platformNowMs - truncationMs),
+    );
     const refreshInMs = Math.max(lifetimeMs * this.opts.refreshRatio, MIN_REFRESH_MS);
     const rtSeconds = response.refresh_expires_in;
     return {
@@ -384,7 +416,8 @@ export class TokenManager {
       usableUntilMono: timing.receivedMono + lifetimeMs - Math.min(MAX_USE_MARGIN_MS, lifetimeMs * 0.1),
       refreshAtMono: timing.receivedMono + refreshInMs,
       // Keycloak reports 0 for refresh tokens without expiry.
-      refreshExpiresAtMono: rtSeconds !== undefined && rtSeconds > 0 ? timing.receivedMono + rtSeconds * 1000 : undefined,
+      refreshExpiresAtMono:
+        rtSeconds !== undefined && rtSeconds > 0 ? timing.receivedMono + rtSeconds * 1000 : undefined,
       expiresAtWall: timing.receivedAtMs + lifetimeMs,
       refreshAtWall: timing.receivedAtMs + refreshInMs,
     };
@@ -442,10 +475,13 @@ export class TokenManager {
     this.clearTimer();
     if (this.stopped) return;
     // The Clock's timers do not keep the process alive (systemClock unrefs them).
-    this.timer = this.opts.clock.setTimeout(() => {
-      this.timer = undefined;
-      this.background();
-    }, Math.max(0, delayMs));
+    this.timer = this.opts.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.background();
+      },
+      Math.max(0, delayMs),
+    );
   }
 
   private clearTimer(): void {

@@ -78,7 +78,13 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       // --help: printed on stdout already.
       if (err.exitCode === 0) return 0;
       // Everything else commander refuses is a usage error: unknown option or command, missing or bad argument, no command.
-      if (json) await writeJsonError('USAGE', err.code === 'commander.help' ? 'no command given (terminal-agent --help lists them)' : err.message.replace(/^error: /, ''));
+      if (json)
+        await writeJsonError(
+          'USAGE',
+          err.code === 'commander.help'
+            ? 'no command given (terminal-agent --help lists them)'
+            : err.message.replace(/^error: /, ''),
+        );
       else await writeError(commanderText);
       return EXIT_USAGE;
     }

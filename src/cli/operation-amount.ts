@@ -7,7 +7,12 @@ import type { LocalApiClient } from '../ui/index.js';
  * currency). A person may type "5.00" or "5.00 EUR"; a currency other than the sale's is refused.
  * Imported by the commands when they run (it loads the payments folder for the money rules).
  */
-export async function operationAmount(client: LocalApiClient, saleId: string, text: string | undefined, merchantId?: string): Promise<string | undefined> {
+export async function operationAmount(
+  client: LocalApiClient,
+  saleId: string,
+  text: string | undefined,
+  merchantId?: string,
+): Promise<string | undefined> {
   if (text === undefined) return undefined;
   const sale = await client.transaction(saleId, false, merchantId);
   const money = parseMoney(text, sale.currency);

@@ -12,14 +12,19 @@ export interface GlobalOptions {
 }
 
 export function addGlobalOptions(program: Command): Command {
-  return program
-    .option('-c, --config <file>', 'configuration file (default: $TERMINAL_AGENT_CONFIG, else /etc/terminal-agent/config.json if present, else the demo config/default.json)')
-    .option('-e, --environment <name>', 'platform environment: local, demo, na, in, eu')
-    .option('--data-dir <dir>', 'data directory (journal, offline queue, local API token)')
-    .option('--api-port <port>', 'local API port')
-    .option('--log-level <level>', 'log level')
-    // Global, so that every command has it; main() also prints errors as JSON under it.
-    .option('--json', 'print JSON (errors too: {"error":{"code","message"}} on stderr)');
+  return (
+    program
+      .option(
+        '-c, --config <file>',
+        'configuration file (default: $TERMINAL_AGENT_CONFIG, else /etc/terminal-agent/config.json if present, else the demo config/default.json)',
+      )
+      .option('-e, --environment <name>', 'platform environment: local, demo, na, in, eu')
+      .option('--data-dir <dir>', 'data directory (journal, offline queue, local API token)')
+      .option('--api-port <port>', 'local API port')
+      .option('--log-level <level>', 'log level')
+      // Global, so that every command has it; main() also prints errors as JSON under it.
+      .option('--json', 'print JSON (errors too: {"error":{"code","message"}} on stderr)')
+  );
 }
 
 /** Whether the run asked for JSON (`--json` anywhere on the command line). */
@@ -54,5 +59,9 @@ export function flagsFrom(opts: GlobalOptions): Record<string, Record<string, st
 export async function configFor(command: Command): Promise<LoadedConfig> {
   const opts = command.optsWithGlobals<GlobalOptions>();
   const { loadConfig } = await import('../config/index.js');
-  return loadConfig({ ...(opts.config !== undefined ? { file: opts.config } : {}), systemFile: await systemConfigFile(), flags: flagsFrom(opts) });
+  return loadConfig({
+    ...(opts.config !== undefined ? { file: opts.config } : {}),
+    systemFile: await systemConfigFile(),
+    flags: flagsFrom(opts),
+  });
 }

@@ -1,6 +1,14 @@
 import type { Config } from '../config/index.js';
 import { onePage } from '../core/index.js';
-import { computeLevels, openQueueReadOnly, QUEUE_STATES, type FlushReport, type OfflineLevels, type QueueItem, type QueueState } from '../offline/index.js';
+import {
+  computeLevels,
+  openQueueReadOnly,
+  QUEUE_STATES,
+  type FlushReport,
+  type OfflineLevels,
+  type QueueItem,
+  type QueueState,
+} from '../offline/index.js';
 import { formatAmount } from '../payments/index.js';
 import { usageError } from './usage.js';
 
@@ -55,7 +63,11 @@ export function withQueue<T>(config: Config, fn: (items: QueueReader) => T): T {
         // One read transaction: the page and the count are of the same moment, whatever the agent writes meanwhile.
         return ro.queue.db.transaction((): QueuePage => {
           // One item more than the page tells whether another follows; the rest is only counted.
-          const rows = ro.queue.list({ ...(states !== undefined ? { states } : {}), ...(after !== undefined ? { after } : {}), limit: limit + 1 });
+          const rows = ro.queue.list({
+            ...(states !== undefined ? { states } : {}),
+            ...(after !== undefined ? { after } : {}),
+            limit: limit + 1,
+          });
           const { items, next } = onePage(rows, limit, (i) => i.clientTransactionId);
           if (next === undefined) return { items, more: 0 };
           return { items, next, more: ro.queue.count({ ...(states !== undefined ? { states } : {}), after: next }) };
@@ -67,7 +79,9 @@ export function withQueue<T>(config: Config, fn: (items: QueueReader) => T): T {
         computeLevels(
           config.offline,
           exists ? ro.queue.stats() : { count: 0, totals: {} },
-          exists ? ro.queue.stateCounts() : (Object.fromEntries(QUEUE_STATES.map((s) => [s, 0])) as Record<QueueState, number>),
+          exists
+            ? ro.queue.stateCounts()
+            : (Object.fromEntries(QUEUE_STATES.map((s) => [s, 0])) as Record<QueueState, number>),
           'unknown',
           Date.now(),
         ),
@@ -79,7 +93,10 @@ export function withQueue<T>(config: Config, fn: (items: QueueReader) => T): T {
 
 export function parseStates(value: string | undefined): QueueState[] | undefined {
   if (value === undefined) return undefined;
-  const states = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const states = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const s of states) {
     if (!(QUEUE_STATES as readonly string[]).includes(s)) {
       throw usageError(`unknown queue state "${s.slice(0, 30)}": use ${QUEUE_STATES.join(', ')}`);
@@ -92,7 +109,11 @@ export function levelsLine(l: OfflineLevels): string {
   const parts = [`${l.count.stored} of ${l.count.max} offline sales stored`];
   for (const t of l.totals) {
     if (t.stored === 0) continue;
-    parts.push(t.max === null ? `${money(t.stored, t.currency)} (no total limit)` : `${money(t.stored, t.currency)} of ${money(t.max, t.currency)}`);
+    parts.push(
+      t.max === null
+        ? `${money(t.stored, t.currency)} (no total limit)`
+        : `${money(t.stored, t.currency)} of ${money(t.max, t.currency)}`,
+    );
   }
   if (l.age.oldestAgeMs !== null) parts.push(`oldest ${hours(l.age.oldestAgeMs)} of ${hours(l.age.maxAgeMs)}`);
   if (l.states.needs_attention > 0) parts.push(`${l.states.needs_attention} need attention`);
@@ -135,7 +156,10 @@ export function itemDetail(i: QueueItem): string {
   if (i.message !== undefined) lines.push(`  message           ${i.message}`);
   if (i.history.length > 0) {
     lines.push('  history');
-    for (const h of i.history) lines.push(`    ${h.at}  ${h.outcome.padEnd(10)}${h.status !== undefined ? ` ${h.status}` : ''}${h.message !== undefined ? `  ${h.message}` : ''}`);
+    for (const h of i.history)
+      lines.push(
+        `    ${h.at}  ${h.outcome.padEnd(10)}${h.status !== undefined ? ` ${h.status}` : ''}${h.message !== undefined ? `  ${h.message}` : ''}`,
+      );
   }
   return lines.join('\n');
 }
@@ -145,7 +169,7 @@ export function flushLines(r: FlushReport): string {
   const lines = [
     `uploaded ${r.uploaded}, declined after upload ${r.declinedAfterUpload}, refused ${r.rejected}, need attention ${r.needsAttention}, deferred ${r.deferred}; ${r.remaining} waiting`,
   ];
-  for (const i of r.items) lines.push(`  ${i.clientTransactionId}  ${i.result}${i.message !== undefined ? `  ${i.message}` : ''}`);
+  for (const i of r.items)
+    lines.push(`  ${i.clientTransactionId}  ${i.result}${i.message !== undefined ? `  ${i.message}` : ''}`);
   return lines.join('\n');
 }
-

@@ -63,18 +63,28 @@ export function configReloader(opts: ReloaderOptions): Reloader {
       const message = err instanceof Error ? err.message : String(err);
       const file = opts.started.file;
       const named = file === undefined || message.includes(file) ? message : `${message} (${file})`;
-      log.error({ configFile: file ?? null, code: (err as { code?: unknown } | null)?.code }, `configuration not reloaded, the agent keeps running on its current one: ${named}`);
+      log.error(
+        { configFile: file ?? null, code: (err as { code?: unknown } | null)?.code },
+        `configuration not reloaded, the agent keeps running on its current one: ${named}`,
+      );
       return;
     }
     const changed = changedKeyPaths(running, loaded.config);
     const needRestart = changed.filter((k) => !RELOADABLE_KEYS.includes(k));
     if (needRestart.length > 0) {
-      log.warn({ keys: needRestart }, `configuration changed but not applied until a restart (systemctl restart terminal-agent): ${needRestart.join(', ')}`);
+      log.warn(
+        { keys: needRestart },
+        `configuration changed but not applied until a restart (systemctl restart terminal-agent): ${needRestart.join(', ')}`,
+      );
     }
     // The configured level always: a level set through the local API lasts until the next reload.
     const previous = opts.logLevel.get();
     const level = loaded.config.log.level;
-    const applied = (): void => log.info({ configFile: loaded.file ?? null, logLevel: level, previousLogLevel: previous }, `configuration reloaded: log.level ${level}${previous !== level ? ` (was ${previous})` : ' (unchanged)'}`);
+    const applied = (): void =>
+      log.info(
+        { configFile: loaded.file ?? null, logLevel: level, previousLogLevel: previous },
+        `configuration reloaded: log.level ${level}${previous !== level ? ` (was ${previous})` : ' (unchanged)'}`,
+      );
     // Said at the more talkative of the two levels, so that turning logs down is still logged.
     const quieter = (log.levels.values[level] ?? Infinity) > (log.levels.values[previous] ?? Infinity);
     if (quieter) applied();
@@ -93,7 +103,9 @@ export function configReloader(opts: ReloaderOptions): Reloader {
         do {
           again = false;
           // A reload that fails on its own never ends the agent (start.ts does not wait for it).
-          await once().catch((err: unknown) => log.error({ err }, 'configuration reload failed; the agent keeps running on its current configuration'));
+          await once().catch((err: unknown) =>
+            log.error({ err }, 'configuration reload failed; the agent keeps running on its current configuration'),
+          );
         } while (again);
       } finally {
         current = undefined;

@@ -20,7 +20,12 @@ export function saleExitCode(t: ApiTransaction): number {
 
 /** The agent set the sale aside because the platform's status word is one it does not know (its message says so). */
 function isUnknownStatusSale(t: ApiTransaction): boolean {
-  return t.kind === 'sale' && t.state === 'needs_attention' && t.platformStatus !== undefined && (t.message ?? '').startsWith(`the platform says ${t.platformStatus}:`);
+  return (
+    t.kind === 'sale' &&
+    t.state === 'needs_attention' &&
+    t.platformStatus !== undefined &&
+    (t.message ?? '').startsWith(`the platform says ${t.platformStatus}:`)
+  );
 }
 
 /**
@@ -34,13 +39,15 @@ export function operationExitCode(t: ApiTransaction): number {
 
 /** The line that follows an operation not final yet: where to look next. */
 export function pendingNote(t: ApiTransaction): string | undefined {
-  if (t.state === 'pending') return `pending at the platform: the agent follows it until it is final; terminal-agent status ${t.clientTransactionId} shows the outcome`;
+  if (t.state === 'pending')
+    return `pending at the platform: the agent follows it until it is final; terminal-agent status ${t.clientTransactionId} shows the outcome`;
   // Answered while the journal could not write (docs/payments.md, "Capture, cancel, refund"): not repeated, written once it can.
   if (t.state === 'in_flight' && (t.message ?? '').startsWith('outcome being recorded')) {
     return `the platform answered; the outcome is being recorded once the journal can write (do not repeat it); terminal-agent status ${t.clientTransactionId} shows it`;
   }
   // Sending it again could do it twice (a refund by web whose id the platform never recorded): docs/platform-contract.md, "Decisions where the spec is silent".
-  if (t.state === 'in_flight') return `the outcome is not known yet: the agent is checking it at the platform (do not repeat it); terminal-agent status ${t.clientTransactionId} shows the outcome`;
+  if (t.state === 'in_flight')
+    return `the outcome is not known yet: the agent is checking it at the platform (do not repeat it); terminal-agent status ${t.clientTransactionId} shows the outcome`;
   return undefined;
 }
 
@@ -68,7 +75,9 @@ export function transactionLine(t: ApiTransaction): string {
 
 /** A few lines describing one transaction. */
 export function transactionDetail(t: ApiTransaction): string {
-  const lines = [`${t.kind} ${t.clientTransactionId}: ${t.state}${t.platformStatus ? ` (platform: ${t.platformStatus})` : ''}`];
+  const lines = [
+    `${t.kind} ${t.clientTransactionId}: ${t.state}${t.platformStatus ? ` (platform: ${t.platformStatus})` : ''}`,
+  ];
   lines.push(`  amount       ${t.amountText}`);
   if (t.method) lines.push(`  method       ${method(t)}`);
   if (t.maskedPan) lines.push(`  card         ${[t.scheme, t.maskedPan, t.entryMode].filter(Boolean).join(' ')}`);

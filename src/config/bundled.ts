@@ -30,7 +30,11 @@ export function packageDir(): string {
   for (;;) {
     if (isOurPackage(dir)) return (cached = dir);
     const up = dirname(dir);
-    if (up === dir) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: the installation is incomplete: no package.json named ${PACKAGE_NAME} above ${fileURLToPath(import.meta.url)}`);
+    if (up === dir)
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        `config: the installation is incomplete: no package.json named ${PACKAGE_NAME} above ${fileURLToPath(import.meta.url)}`,
+      );
     dir = up;
   }
 }
@@ -46,7 +50,8 @@ export function bundledFile(relative: string): string {
  */
 export function packageVersion(): string {
   try {
-    const version = (JSON.parse(readFileSync(join(packageDir(), 'package.json'), 'utf8')) as { version?: unknown }).version;
+    const version = (JSON.parse(readFileSync(join(packageDir(), 'package.json'), 'utf8')) as { version?: unknown })
+      .version;
     return typeof version === 'string' && version !== '' ? version : 'unknown';
   } catch {
     return 'unknown';

@@ -81,14 +81,37 @@ function chooseFile(opts: LoadConfigOptions, env: NodeJS.ProcessEnv, cwd: string
     const ignored = named !== undefined ? ` (${CONFIG_FILE_VARIABLE} is set and not read)` : '';
     return { file: resolve(cwd, opts.file), source: 'flag', reason: `given with --config${ignored}`, explicit: true };
   }
-  if (named !== undefined) return { file: resolve(cwd, named), source: 'variable', reason: `named by ${CONFIG_FILE_VARIABLE}`, explicit: true };
-  const looked = opts.systemFile !== undefined ? `, ${CONFIG_FILE_VARIABLE} or ${opts.systemFile}` : ` or ${CONFIG_FILE_VARIABLE}`;
+  if (named !== undefined)
+    return {
+      file: resolve(cwd, named),
+      source: 'variable',
+      reason: `named by ${CONFIG_FILE_VARIABLE}`,
+      explicit: true,
+    };
+  const looked =
+    opts.systemFile !== undefined ? `, ${CONFIG_FILE_VARIABLE} or ${opts.systemFile}` : ` or ${CONFIG_FILE_VARIABLE}`;
   if (opts.systemFile !== undefined && existsSync(opts.systemFile)) {
-    return { file: opts.systemFile, source: 'system', reason: `the installed terminal's file (no --config or ${CONFIG_FILE_VARIABLE})`, explicit: false };
+    return {
+      file: opts.systemFile,
+      source: 'system',
+      reason: `the installed terminal's file (no --config or ${CONFIG_FILE_VARIABLE})`,
+      explicit: false,
+    };
   }
   const fallback = bundledFile(DEFAULT_CONFIG_FILE);
-  if (existsSync(fallback)) return { file: fallback, source: 'default', reason: `the package's demo default (no --config${looked})`, explicit: false };
-  return { file: undefined, source: 'none', reason: `built-in defaults (no --config${looked}, no package default)`, explicit: false };
+  if (existsSync(fallback))
+    return {
+      file: fallback,
+      source: 'default',
+      reason: `the package's demo default (no --config${looked})`,
+      explicit: false,
+    };
+  return {
+    file: undefined,
+    source: 'none',
+    reason: `built-in defaults (no --config${looked}, no package default)`,
+    explicit: false,
+  };
 }
 
 /** `word-or-json`: a key that takes a word or an object (payments.captureMode): JSON when it starts with `{`, else the word. */
@@ -103,7 +126,8 @@ function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (;;) {
     const def = s._zod.def as { type: string; innerType?: z.ZodType };
-    if ((def.type === 'default' || def.type === 'prefault' || def.type === 'optional') && def.innerType) s = def.innerType;
+    if ((def.type === 'default' || def.type === 'prefault' || def.type === 'optional') && def.innerType)
+      s = def.innerType;
     else return s;
   }
 }
@@ -117,7 +141,15 @@ export function configLeaves(schema: z.ZodType = configSchema, path: string[] = 
     return Object.entries(shape).flatMap(([k, v]) => configLeaves(v, [...path, k]));
   }
   const kind: LeafKind =
-    type === 'string' || type === 'enum' ? 'string' : type === 'number' ? 'number' : type === 'boolean' ? 'boolean' : type === 'union' ? 'word-or-json' : 'json';
+    type === 'string' || type === 'enum'
+      ? 'string'
+      : type === 'number'
+        ? 'number'
+        : type === 'boolean'
+          ? 'boolean'
+          : type === 'union'
+            ? 'word-or-json'
+            : 'json';
   return [{ path, kind }];
 }
 
@@ -161,9 +193,13 @@ function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObj
     if (!name.startsWith(ENV_PREFIX) || raw === undefined || FILE_VARIABLES.has(name)) continue;
     const leaf = leaves.get(name);
     if (leaf === undefined) {
-      throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: unknown environment variable ${name} (no such configuration key)`, {
-        details: { variable: name },
-      });
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        `config: unknown environment variable ${name} (no such configuration key)`,
+        {
+          details: { variable: name },
+        },
+      );
     }
     let value: Json;
     switch (leaf.kind) {
@@ -199,7 +235,11 @@ function envLayer(env: NodeJS.ProcessEnv, sources: Map<string, string>): JsonObj
 function readConfigFile(file: string, explicit: boolean, namedBy?: string): JsonObject | undefined {
   if (!existsSync(file)) {
     if (!explicit) return undefined;
-    throw new AgentError(ErrorCodes.CONFIG_FILE_MISSING, `config: file ${file}${namedBy !== undefined ? ` (${namedBy})` : ''} does not exist`, { details: { file } });
+    throw new AgentError(
+      ErrorCodes.CONFIG_FILE_MISSING,
+      `config: file ${file}${namedBy !== undefined ? ` (${namedBy})` : ''} does not exist`,
+      { details: { file } },
+    );
   }
   let text: string;
   try {
@@ -207,7 +247,8 @@ function readConfigFile(file: string, explicit: boolean, namedBy?: string): Json
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     // The installed file is the service user's (mode 0600): say how to read it rather than fall back to the demo.
-    const hint = code === 'EACCES' ? ' (run the command as the service user: sudo -u terminal-agent terminal-agent …)' : '';
+    const hint =
+      code === 'EACCES' ? ' (run the command as the service user: sudo -u terminal-agent terminal-agent …)' : '';
     throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: cannot read ${file}: ${code}${hint}`, {
       cause: err,
       details: { file },
@@ -217,9 +258,12 @@ function readConfigFile(file: string, explicit: boolean, namedBy?: string): Json
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} is not valid JSON (${jsonErrorText(err)})`, { details: { file } });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} is not valid JSON (${jsonErrorText(err)})`, {
+      details: { file },
+    });
   }
-  if (!isPlainObject(parsed)) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} must hold a JSON object`, { details: { file } });
+  if (!isPlainObject(parsed))
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${file} must hold a JSON object`, { details: { file } });
   return parsed;
 }
 
@@ -249,7 +293,10 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const env = opts.env ?? process.env;
   const choice = chooseFile(opts, env, cwd);
   const file = choice.file;
-  const fileLayer = file !== undefined ? readConfigFile(file, choice.explicit, choice.source === 'variable' ? CONFIG_FILE_VARIABLE : undefined) : undefined;
+  const fileLayer =
+    file !== undefined
+      ? readConfigFile(file, choice.explicit, choice.source === 'variable' ? CONFIG_FILE_VARIABLE : undefined)
+      : undefined;
   if (file !== undefined && fileLayer) checkSecretFileMode(file, fileLayer);
   if (file !== undefined && fileLayer) recordSources(fileLayer, file, sources);
   const envValues = envLayer(env, sources);
@@ -287,7 +334,10 @@ const hostsSchema = z.strictObject({
   /** Example hosts that name no real platform: the environment needs its hosts set (docs/operations.md, "Environments"). */
   placeholder: z.boolean().optional(),
   /** The zone the environment's platform writes its server times in (IANA name), when the package knows it. */
-  timeZone: z.string().refine(isKnownTimeZone, { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' }).optional(),
+  timeZone: z
+    .string()
+    .refine(isKnownTimeZone, { message: 'expected an IANA time zone name such as UTC or Asia/Singapore' })
+    .optional(),
 });
 const endpointsSchema = z.partialRecord(z.enum(environmentNames), hostsSchema);
 
@@ -323,17 +373,22 @@ export function environmentHosts(config: Config, environmentsFile = bundledFile(
   const raw = readConfigFile(environmentsFile, true);
   const parsed = endpointsSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${environmentsFile}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      `config: ${environmentsFile}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+    );
   }
   const defaults = parsed.data[env];
-  if (!defaults) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: environment ${env} is not listed in ${environmentsFile}`);
+  if (!defaults)
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: environment ${env} is not listed in ${environmentsFile}`);
   const strip = (u: string): string => u.replace(/\/+$/, '');
   const endpoints = {} as PlatformEndpoints;
   const placeholderKeys: string[] = [];
   for (const key of ENDPOINT_KEYS) {
     const own = config.platform[key];
     endpoints[key] = strip(own ?? defaults[key]);
-    if ((own === undefined && defaults.placeholder === true) || isPlaceholderHost(endpoints[key])) placeholderKeys.push(`platform.${key}`);
+    if ((own === undefined && defaults.placeholder === true) || isPlaceholderHost(endpoints[key]))
+      placeholderKeys.push(`platform.${key}`);
   }
   return { endpoints, placeholderKeys, file: environmentsFile };
 }
@@ -358,10 +413,17 @@ export function resolveEndpoints(config: Config, environmentsFile?: string): Pla
 function environmentEntry(config: Config, environmentsFile: string): z.infer<typeof hostsSchema> {
   const parsed = endpointsSchema.safeParse(readConfigFile(environmentsFile, true));
   if (!parsed.success) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${environmentsFile}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      `config: ${environmentsFile}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+    );
   }
   const entry = parsed.data[config.environment];
-  if (!entry) throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: environment ${config.environment} is not listed in ${environmentsFile}`);
+  if (!entry)
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      `config: environment ${config.environment} is not listed in ${environmentsFile}`,
+    );
   return entry;
 }
 
@@ -373,7 +435,11 @@ function environmentEntry(config: Config, environmentsFile: string): z.infer<typ
  * of it makes every QR look expired at once), so an environment that names none stops
  * start-up with one line naming the key.
  */
-export function resolvePlatformTimeZone(config: Config, environmentsFile = bundledFile(ENVIRONMENTS_FILE), embedded?: string): string {
+export function resolvePlatformTimeZone(
+  config: Config,
+  environmentsFile = bundledFile(ENVIRONMENTS_FILE),
+  embedded?: string,
+): string {
   if (config.platform.timeZone !== undefined) return config.platform.timeZone;
   if (embedded !== undefined) return embedded;
   const zone = environmentEntry(config, environmentsFile).timeZone;

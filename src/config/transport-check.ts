@@ -15,8 +15,10 @@ export function platformUrlProblem(value: string): string | undefined {
   } catch {
     return 'is not a URL';
   }
-  if (url.username !== '' || url.password !== '') return 'must not carry credentials (user:password@): give them in auth.* or the credentials directory';
-  if (url.protocol !== 'https:') return `must be an https:// URL, not ${url.protocol}// (plain HTTP would let anyone on the path read bearer tokens and card data)`;
+  if (url.username !== '' || url.password !== '')
+    return 'must not carry credentials (user:password@): give them in auth.* or the credentials directory';
+  if (url.protocol !== 'https:')
+    return `must be an https:// URL, not ${url.protocol}// (plain HTTP would let anyone on the path read bearer tokens and card data)`;
   if (url.hostname === '') return 'has no host';
   return undefined;
 }
@@ -34,11 +36,16 @@ type EndpointKey = (typeof ENDPOINT_KEYS)[number];
  * Throws CONFIG_INVALID naming the first endpoint that breaks the transport rules; `origin`
  * says where the value came from (a config key or an environments file entry).
  */
-export function checkEndpoints(endpoints: Readonly<Record<EndpointKey, string>>, origin: (key: EndpointKey) => string): void {
+export function checkEndpoints(
+  endpoints: Readonly<Record<EndpointKey, string>>,
+  origin: (key: EndpointKey) => string,
+): void {
   for (const key of ENDPOINT_KEYS) {
     const problem = platformUrlProblem(endpoints[key]);
     if (problem !== undefined) {
-      throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${origin(key)}: ${problem}`, { details: { key: origin(key) } });
+      throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: ${origin(key)}: ${problem}`, {
+        details: { key: origin(key) },
+      });
     }
   }
 }

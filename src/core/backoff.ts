@@ -27,4 +27,3 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);
 }
-

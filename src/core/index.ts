@@ -9,6 +9,12 @@ export * from './backoff.js';
 export { isKnownTimeZone } from './time-zone.js';
 export { onePage } from './paging.js';
 export { jsonErrorText } from './json-error.js';
-export { requestContext, requestIdFrom, requestLogFields, withRequestContext, type RequestContext } from './request-context.js';
+export {
+  requestContext,
+  requestIdFrom,
+  requestLogFields,
+  withRequestContext,
+  type RequestContext,
+} from './request-context.js';
 export { qrCode } from './qr-code.js';
 export { undiciAgent, undiciRequest, type UndiciRequestOptions } from './undici.js';

@@ -1,7 +1,15 @@
 import type { Logger, LevelWithSilent } from 'pino';
 
 /** The levels an operator can set at run time (docs/operations.md, "Log level"). */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const satisfies readonly LevelWithSilent[];
+export const LOG_LEVELS = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+] as const satisfies readonly LevelWithSilent[];
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function isLogLevel(value: unknown): value is LogLevel {

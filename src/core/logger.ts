@@ -123,7 +123,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   // The journal is never a terminal; pretty output there would lose the JSON fields.
   const pretty = !journald && (opts.pretty ?? process.stdout.isTTY === true);
   if (pretty) {
-    return pino(base, quietWhenTerminalGone(pino.transport({ target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } })));
+    return pino(
+      base,
+      quietWhenTerminalGone(
+        pino.transport({ target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } }),
+      ),
+    );
   }
   // What pino(base) writes to, made here to watch its errors.
   return pino(base, quietWhenTerminalGone(pino.destination({ dest: 1, sync: false })));

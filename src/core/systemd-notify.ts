@@ -26,7 +26,10 @@ export function notifySystemdReady(log: Logger, opts: NotifyOptions = {}): Promi
     execFile('systemd-notify', args, { env, timeout: opts.timeoutMs ?? 10_000 }, (err, _stdout, stderr) => {
       if (err !== null) {
         const code = (err as NodeJS.ErrnoException).code;
-        log.warn({ code, stderr: stderr.trim().slice(0, 200) }, `systemd-notify --ready failed (${code === 'ENOENT' ? 'systemd-notify not found' : String(code ?? err.message)}): systemd will report the start as timed out`);
+        log.warn(
+          { code, stderr: stderr.trim().slice(0, 200) },
+          `systemd-notify --ready failed (${code === 'ENOENT' ? 'systemd-notify not found' : String(code ?? err.message)}): systemd will report the start as timed out`,
+        );
         resolve(false);
         return;
       }

@@ -25,7 +25,8 @@ function undici(): UndiciParts {
     parts = {
       Agent: load('undici/lib/dispatcher/agent.js') as typeof Agent,
       requestApi: load('undici/lib/api/api-request.js') as UndiciParts['requestApi'],
-      getGlobalDispatcher: (load('undici/lib/global.js') as { getGlobalDispatcher: () => Dispatcher }).getGlobalDispatcher,
+      getGlobalDispatcher: (load('undici/lib/global.js') as { getGlobalDispatcher: () => Dispatcher })
+        .getGlobalDispatcher,
     };
   }
   return parts;
@@ -47,5 +48,9 @@ export function undiciRequest(url: string, options: UndiciRequestOptions): Promi
   const parsed = new URL(url);
   const { dispatcher, ...rest } = options;
   const { requestApi, getGlobalDispatcher } = undici();
-  return requestApi.call(dispatcher ?? getGlobalDispatcher(), { ...rest, origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` });
+  return requestApi.call(dispatcher ?? getGlobalDispatcher(), {
+    ...rest,
+    origin: parsed.origin,
+    path: `${parsed.pathname}${parsed.search}`,
+  });
 }

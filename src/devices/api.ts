@@ -30,7 +30,13 @@ export interface PinData {
 export type ReaderFault = 'stopped_answering' | 'damaged_messages';
 
 export type CardResult =
-  | { outcome: 'ok'; entryMode: EntryMode; card: CardData; pin?: PinData; /** the reader approved offline */ offlineApproved?: boolean }
+  | {
+      outcome: 'ok';
+      entryMode: EntryMode;
+      card: CardData;
+      pin?: PinData;
+      /** the reader approved offline */ offlineApproved?: boolean;
+    }
   | { outcome: 'cancelled' | 'timeout' | 'declined' | 'error'; reason: string; fault?: ReaderFault };
 
 export interface ReadCardRequest {

@@ -74,14 +74,24 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
   nextScan(opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string> {
     if (!this.supervisor.connected) {
       return Promise.reject(
-        new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled'),
+        new AgentError(
+          ErrorCodes.DEVICE_DISCONNECTED,
+          this.supervisor.status().enabled ? 'the barcode scanner is not connected' : 'the barcode scanner is disabled',
+        ),
       );
     }
-    if (this.pending) return Promise.reject(new AgentError(ErrorCodes.DEVICE_BUSY, 'another sale is already waiting for a scan'));
-    if (opts.signal?.aborted) return Promise.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }));
+    if (this.pending)
+      return Promise.reject(new AgentError(ErrorCodes.DEVICE_BUSY, 'another sale is already waiting for a scan'));
+    if (opts.signal?.aborted)
+      return Promise.reject(
+        new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }),
+      );
     return new Promise<string>((resolve, reject) => {
       let timer: TimerHandle | undefined;
-      const onAbort = (): void => entry.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }));
+      const onAbort = (): void =>
+        entry.reject(
+          new AgentError(ErrorCodes.DEVICE_TIMEOUT, 'waiting for a scan was aborted', { details: { aborted: true } }),
+        );
       const done = (): void => {
         if (this.pending === entry) this.pending = undefined;
         if (timer !== undefined) this.clock.clearTimeout(timer);
@@ -99,7 +109,14 @@ export class SerialBarcodeScanner extends SupervisedDevice<LineSession> implemen
       };
       this.pending = entry;
       timer = this.clock.setTimeout(
-        () => entry.reject(new AgentError(ErrorCodes.DEVICE_TIMEOUT, `no code was scanned within ${Math.round(opts.timeoutMs / 1000)} s`, { details: { timeoutMs: opts.timeoutMs } })),
+        () =>
+          entry.reject(
+            new AgentError(
+              ErrorCodes.DEVICE_TIMEOUT,
+              `no code was scanned within ${Math.round(opts.timeoutMs / 1000)} s`,
+              { details: { timeoutMs: opts.timeoutMs } },
+            ),
+          ),
         opts.timeoutMs,
       );
       opts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -3,7 +3,16 @@ import { AgentError, isAgentError, ErrorCodes, type TimerHandle } from '../core/
 import type { CardReader, CardResult, DeviceInfo, ReadCardRequest, ReaderFault } from './api.js';
 import type { DriverOptions, PingResult } from './framed-device.js';
 import { FramedSession } from './framed-session.js';
-import { cardResult, cardResultOk, issuePaths, readerEvent, readerHello, readerSteps, type DeviceMessage, type ReaderStep } from './messages.js';
+import {
+  cardResult,
+  cardResultOk,
+  issuePaths,
+  readerEvent,
+  readerHello,
+  readerSteps,
+  type DeviceMessage,
+  type ReaderStep,
+} from './messages.js';
 import { Mutex } from './mutex.js';
 import { SupervisedDevice } from './supervised-device.js';
 
@@ -62,7 +71,14 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
   }
 
   protected createSession(stream: Duplex): FramedSession {
-    return new FramedSession({ stream, log: this.log, label: 'card reader', clock: this.clock, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
+    return new FramedSession({
+      stream,
+      log: this.log,
+      label: 'card reader',
+      clock: this.clock,
+      requestTimeoutMs: this.requestTimeoutMs,
+      ...(this.link ? { link: this.link } : {}),
+    });
   }
 
   /** A `hello` round trip on the connected reader. */
@@ -79,7 +95,11 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
     return this.mutex.runExclusive(async () => {
       // Taken inside the lock: the reader may have reconnected while this request waited.
       const session = this.supervisor.session;
-      if (!session || session.isClosed) return { outcome: 'error', reason: this.supervisor.status().enabled ? 'the card reader is not connected' : 'the card reader is disabled' };
+      if (!session || session.isClosed)
+        return {
+          outcome: 'error',
+          reason: this.supervisor.status().enabled ? 'the card reader is not connected' : 'the card reader is disabled',
+        };
       if (req.signal?.aborted) return { outcome: 'cancelled', reason: 'cancelled before the reader was asked' };
       return this.runPayment(session, req);
     });
@@ -96,14 +116,19 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
 
   private requireSession(): FramedSession {
     const session = this.supervisor.session;
-    if (!session || session.isClosed) throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the card reader is not connected');
+    if (!session || session.isClosed)
+      throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, 'the card reader is not connected');
     return session;
   }
 
   protected async handshake(session: FramedSession): Promise<DeviceInfo> {
     const answer = await session.request({ type: 'hello' }, ['hello']);
     const parsed = readerHello.safeParse(answer);
-    if (!parsed.success) throw new AgentError(ErrorCodes.DEVICE_ERROR, `the card reader answered hello without ${issuePaths(parsed.error).join(', ')}`);
+    if (!parsed.success)
+      throw new AgentError(
+        ErrorCodes.DEVICE_ERROR,
+        `the card reader answered hello without ${issuePaths(parsed.error).join(', ')}`,
+      );
     const h = parsed.data;
     return {
       model: h.model,
@@ -142,9 +167,19 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
         session.send({ type: 'keepAlive', id: session.newId() }).then(scheduleKeepAlive, () => {});
       }, KEEP_ALIVE_MS);
     };
-    this.log.info({ id, amount: req.amount, currency: req.currency, clientTransactionId: req.clientTransactionId }, 'asking the reader for a card');
+    this.log.info(
+      { id, amount: req.amount, currency: req.currency, clientTransactionId: req.clientTransactionId },
+      'asking the reader for a card',
+    );
     try {
-      await session.send({ type: 'startPayment', id, amount: req.amount, currency: req.currency, entryModes: req.entryModes, offlineAllowed: req.offlineAllowed });
+      await session.send({
+        type: 'startPayment',
+        id,
+        amount: req.amount,
+        currency: req.currency,
+        entryModes: req.entryModes,
+        offlineAllowed: req.offlineAllowed,
+      });
       scheduleKeepAlive();
       const answer = await waiter.promise;
       return this.toResult(answer);
@@ -154,7 +189,8 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
         await this.cancelOnDevice(session, id);
         return { outcome: 'cancelled', reason: 'cancelled at the counter' };
       }
-      if (isAgentError(err, ErrorCodes.LINK_NO_ACK)) return { outcome: 'error', reason: 'the card reader did not acknowledge the payment request' };
+      if (isAgentError(err, ErrorCodes.LINK_NO_ACK))
+        return { outcome: 'error', reason: 'the card reader did not acknowledge the payment request' };
       if (fault !== undefined) {
         this.log.warn({ id, fault }, 'the card reader failed during the payment');
         // A reader that only garbles its messages is still there: ask it to abort, so it
@@ -167,7 +203,8 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
         await this.cancelOnDevice(session, id);
         return { outcome: 'timeout', reason: `no card result within ${Math.round(timeoutMs / 1000)} s` };
       }
-      if (isAgentError(err, ErrorCodes.DEVICE_DISCONNECTED)) return { outcome: 'error', reason: 'the card reader disconnected' };
+      if (isAgentError(err, ErrorCodes.DEVICE_DISCONNECTED))
+        return { outcome: 'error', reason: 'the card reader disconnected' };
       if (isAgentError(err)) return { outcome: 'error', reason: err.message };
       this.log.error({ err: err instanceof Error ? err.message : String(err) }, 'card reader request failed');
       return { outcome: 'error', reason: 'card reader failure' };
@@ -192,7 +229,8 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
       const answer = await waiter.promise;
       const parsed = cardResult.safeParse(answer);
       const outcome = parsed.success ? parsed.data.outcome : 'invalid';
-      if (outcome === 'ok') this.log.warn({ id }, 'the reader read a card as the request was cancelled; its data is discarded');
+      if (outcome === 'ok')
+        this.log.warn({ id }, 'the reader read a card as the request was cancelled; its data is discarded');
       else this.log.info({ id, outcome }, 'reader confirmed the cancel');
     } catch (err) {
       waiter.cancel(err instanceof Error ? err : new Error(String(err)));
@@ -208,14 +246,32 @@ export class SerialCardReader extends SupervisedDevice<FramedSession> implements
       if (!ok.success) {
         // Field names only: the values may be card data.
         this.log.warn({ fields: issuePaths(ok.error) }, 'invalid card result from the reader');
-        return { outcome: 'error', reason: `the card reader sent an invalid card result (${issuePaths(ok.error).join(', ')})` };
+        return {
+          outcome: 'error',
+          reason: `the card reader sent an invalid card result (${issuePaths(ok.error).join(', ')})`,
+        };
       }
       const r = ok.data;
-      this.log.info({ outcome: 'ok', entryMode: r.entryMode, scheme: r.card.scheme, pin: r.pin !== undefined, offlineApproved: r.offlineApproved === true }, 'card read');
+      this.log.info(
+        {
+          outcome: 'ok',
+          entryMode: r.entryMode,
+          scheme: r.card.scheme,
+          pin: r.pin !== undefined,
+          offlineApproved: r.offlineApproved === true,
+        },
+        'card read',
+      );
       return {
         outcome: 'ok',
         entryMode: r.entryMode,
-        card: { maskedPan: r.card.maskedPan, scheme: r.card.scheme, expiry: r.card.expiry, encryptedData: r.card.encryptedData, ksn: r.card.ksn },
+        card: {
+          maskedPan: r.card.maskedPan,
+          scheme: r.card.scheme,
+          expiry: r.card.expiry,
+          encryptedData: r.card.encryptedData,
+          ksn: r.card.ksn,
+        },
         ...(r.pin ? { pin: { pinblock: r.pin.pinblock, ksn: r.pin.ksn, format: r.pin.format } } : {}),
         ...(r.offlineApproved !== undefined ? { offlineApproved: r.offlineApproved } : {}),
       };

@@ -27,7 +27,14 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
   }
 
   protected createSession(stream: Duplex): FramedSession {
-    return new FramedSession({ stream, log: this.log, label: 'customer display', clock: this.clock, requestTimeoutMs: this.requestTimeoutMs, ...(this.link ? { link: this.link } : {}) });
+    return new FramedSession({
+      stream,
+      log: this.log,
+      label: 'customer display',
+      clock: this.clock,
+      requestTimeoutMs: this.requestTimeoutMs,
+      ...(this.link ? { link: this.link } : {}),
+    });
   }
 
   async ping(): Promise<PingResult<DeviceInfo>> {
@@ -62,7 +69,10 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
 
   async showText(lines: string[]): Promise<void> {
     if (lines.length > MAX_DISPLAY_LINES) {
-      throw new AgentError(ErrorCodes.INPUT_INVALID, `the customer display shows at most ${MAX_DISPLAY_LINES} lines, got ${lines.length}`);
+      throw new AgentError(
+        ErrorCodes.INPUT_INVALID,
+        `the customer display shows at most ${MAX_DISPLAY_LINES} lines, got ${lines.length}`,
+      );
     }
     await this.exclusive((session) => session.request({ type: 'showText', lines }, ['done']).then(() => undefined));
   }
@@ -75,7 +85,12 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
     return this.mutex.runExclusive(() => {
       const session = this.supervisor.session;
       if (!session || session.isClosed) {
-        throw new AgentError(ErrorCodes.DEVICE_DISCONNECTED, this.supervisor.status().enabled ? 'the customer display is not connected' : 'the customer display is disabled');
+        throw new AgentError(
+          ErrorCodes.DEVICE_DISCONNECTED,
+          this.supervisor.status().enabled
+            ? 'the customer display is not connected'
+            : 'the customer display is disabled',
+        );
       }
       return fn(session);
     });
@@ -84,8 +99,16 @@ export class SerialCustomerDisplay extends SupervisedDevice<FramedSession> imple
   protected async handshake(session: FramedSession): Promise<DeviceInfo> {
     const answer = await session.request({ type: 'hello' }, ['hello']);
     const parsed = displayHello.safeParse(answer);
-    if (!parsed.success) throw new AgentError(ErrorCodes.DEVICE_ERROR, `the customer display answered hello without ${issuePaths(parsed.error).join(', ')}`);
+    if (!parsed.success)
+      throw new AgentError(
+        ErrorCodes.DEVICE_ERROR,
+        `the customer display answered hello without ${issuePaths(parsed.error).join(', ')}`,
+      );
     const h = parsed.data;
-    return { model: h.model, ...(h.width !== undefined ? { width: h.width } : {}), ...(h.height !== undefined ? { height: h.height } : {}) };
+    return {
+      model: h.model,
+      ...(h.width !== undefined ? { width: h.width } : {}),
+      ...(h.height !== undefined ? { height: h.height } : {}),
+    };
   }
 }

@@ -50,13 +50,18 @@ export class FramedSession {
     const waiter = this.waitress.waitFor(
       (m) => m.id === id && (types.includes(m.type) || m.type === 'error'),
       timeoutMs,
-      () => new AgentError(ErrorCodes.DEVICE_TIMEOUT, `the ${this.label} did not answer ${what} within ${timeoutMs} ms`, { details: { id, timeoutMs } }),
+      () =>
+        new AgentError(ErrorCodes.DEVICE_TIMEOUT, `the ${this.label} did not answer ${what} within ${timeoutMs} ms`, {
+          details: { id, timeoutMs },
+        }),
     );
     const promise = waiter.promise.then((m) => {
       if (m.type !== 'error') return m;
       const parsed = deviceError.safeParse(m);
       const code = parsed.success ? parsed.data.code : 'unknown';
-      throw new AgentError(ErrorCodes.DEVICE_ERROR, `the ${this.label} refused ${what} (${code})`, { details: { deviceCode: code } });
+      throw new AgentError(ErrorCodes.DEVICE_ERROR, `the ${this.label} refused ${what} (${code})`, {
+        details: { deviceCode: code },
+      });
     });
     // The caller may stop listening (cancel) before anyone awaits the promise.
     promise.catch(() => {});
@@ -64,7 +69,11 @@ export class FramedSession {
   }
 
   /** Sends a request and resolves with its answer. */
-  async request(payload: LinkPayload & { type: string; id?: string }, answer: readonly string[], timeoutMs = this.requestTimeoutMs): Promise<DeviceMessage> {
+  async request(
+    payload: LinkPayload & { type: string; id?: string },
+    answer: readonly string[],
+    timeoutMs = this.requestTimeoutMs,
+  ): Promise<DeviceMessage> {
     const id = payload.id ?? this.newId();
     const waiter = this.expect(id, answer, timeoutMs, payload.type);
     try {
@@ -104,13 +113,18 @@ export class FramedSession {
     if (this.closed) return;
     this.closed = true;
     this.link.close(reason);
-    this.waitress.rejectAll(new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${this.label} disconnected (${reason})`));
+    this.waitress.rejectAll(
+      new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${this.label} disconnected (${reason})`),
+    );
   }
 
   private onPayload(payload: LinkPayload): void {
     const parsed = deviceMessage.safeParse(payload);
     if (!parsed.success) {
-      this.log.warn({ fields: parsed.error.issues.map((i) => i.path.join('.')) }, 'device message without type ignored');
+      this.log.warn(
+        { fields: parsed.error.issues.map((i) => i.path.join('.')) },
+        'device message without type ignored',
+      );
       return;
     }
     const message = parsed.data;

@@ -12,7 +12,13 @@ interface UnixPortBinding {
 }
 
 function isUnixPortBinding(port: unknown): port is UnixPortBinding {
-  return typeof port === 'object' && port !== null && 'poller' in port && 'fd' in port && typeof (port as { read?: unknown }).read === 'function';
+  return (
+    typeof port === 'object' &&
+    port !== null &&
+    'poller' in port &&
+    'fd' in port &&
+    typeof (port as { read?: unknown }).read === 'function'
+  );
 }
 
 /** Marked `canceled`, so the serialport stream does not take it for a disconnect (as bindings-cpp does). */
@@ -34,12 +40,17 @@ function notOpen(): Error {
 export function withHangupAsDisconnect<P>(port: P): P {
   if (!isUnixPortBinding(port)) return port;
   const unix: UnixPortBinding = port;
-  const readUntilHangup = async (buffer: Buffer, offset: number, length: number): Promise<{ bytesRead: number; buffer: Buffer }> => {
+  const readUntilHangup = async (
+    buffer: Buffer,
+    offset: number,
+    length: number,
+  ): Promise<{ bytesRead: number; buffer: Buffer }> => {
     for (;;) {
       if (!unix.isOpen || unix.fd === null) throw notOpen();
       try {
         const { bytesRead } = await readAsync(unix.fd, buffer, offset, length, null);
-        if (bytesRead === 0) throw Object.assign(new Error('the serial port was hung up (read reached end of file)'), { code: 'EIO' });
+        if (bytesRead === 0)
+          throw Object.assign(new Error('the serial port was hung up (read reached end of file)'), { code: 'EIO' });
         return { bytesRead, buffer };
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
@@ -52,7 +63,11 @@ export function withHangupAsDisconnect<P>(port: P): P {
   const original = unix.read.bind(unix);
   unix.read = async (buffer, offset, length) => {
     // The original validates its arguments and the open state; only the read loop differs.
-    const valid = Buffer.isBuffer(buffer) && Number.isInteger(offset) && Number.isInteger(length) && buffer.length >= offset + length;
+    const valid =
+      Buffer.isBuffer(buffer) &&
+      Number.isInteger(offset) &&
+      Number.isInteger(length) &&
+      buffer.length >= offset + length;
     if (!valid || !unix.isOpen) return original(buffer, offset, length);
     return readUntilHangup(buffer, offset, length);
   };

@@ -39,7 +39,10 @@ export function portOpenError(err: unknown, ctx: PortContext): AgentError {
       { cause: err, details: { path: ctx.path } },
     );
   }
-  return new AgentError(ErrorCodes.DEVICE_ERROR, `could not open the ${ctx.label} port ${ctx.path}: ${text}`, { cause: err, details: { path: ctx.path } });
+  return new AgentError(ErrorCodes.DEVICE_ERROR, `could not open the ${ctx.label} port ${ctx.path}: ${text}`, {
+    cause: err,
+    details: { path: ctx.path },
+  });
 }
 
 const reasons: Partial<Record<ErrorCode, DeviceStatusReason>> = {

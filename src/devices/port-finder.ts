@@ -13,7 +13,11 @@ function sameHex(a: string | undefined, b: string): boolean {
 }
 
 export function matchesUsb(port: SerialPortInfo, usb: UsbMatch): boolean {
-  return sameHex(port.vendorId, usb.vendorId) && sameHex(port.productId, usb.productId) && (usb.serialNumber === undefined || port.serialNumber === usb.serialNumber);
+  return (
+    sameHex(port.vendorId, usb.vendorId) &&
+    sameHex(port.productId, usb.productId) &&
+    (usb.serialNumber === undefined || port.serialNumber === usb.serialNumber)
+  );
 }
 
 export function describeUsb(usb: UsbMatch): string {
@@ -21,7 +25,11 @@ export function describeUsb(usb: UsbMatch): string {
 }
 
 /** Finds the path of the device with these USB ids among the attached ports (SerialPort.list()). */
-export async function findPortByUsb(binding: SerialBinding, usb: UsbMatch, ctx: { label: string; configKey: string }): Promise<string> {
+export async function findPortByUsb(
+  binding: SerialBinding,
+  usb: UsbMatch,
+  ctx: { label: string; configKey: string },
+): Promise<string> {
   let ports: SerialPortInfo[];
   try {
     ports = await binding.list();
@@ -32,7 +40,8 @@ export async function findPortByUsb(binding: SerialBinding, usb: UsbMatch, ctx: 
   }
   const found = ports.filter((p) => matchesUsb(p, usb));
   if (found.length === 0) {
-    const attached = ports.map((p) => `${p.path}${p.vendorId ? ` ${p.vendorId}:${p.productId ?? '?'}` : ''}`).join(', ') || 'none';
+    const attached =
+      ports.map((p) => `${p.path}${p.vendorId ? ` ${p.vendorId}:${p.productId ?? '?'}` : ''}`).join(', ') || 'none';
     throw new AgentError(
       ErrorCodes.DEVICE_PORT_MISSING,
       `no ${ctx.label} with USB id ${describeUsb(usb)} is attached (attached ports: ${attached}): check the cable, or ${ctx.configKey}.usb`,

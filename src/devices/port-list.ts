@@ -18,7 +18,8 @@ const SERIAL_NAME = /(tty(S|WCH|ACM|USB|AMA|MFD|O|XRUSB)|rfcomm)/;
 export function udevFailure(err: unknown): 'missing' | 'failed' | undefined {
   if (!(err instanceof Error)) return undefined;
   const e = err as NodeJS.ErrnoException;
-  if (e.code === 'ENOENT' && (e.path === 'udevadm' || /udevadm/.test(e.message) || e.syscall === 'spawn udevadm')) return 'missing';
+  if (e.code === 'ENOENT' && (e.path === 'udevadm' || /udevadm/.test(e.message) || e.syscall === 'spawn udevadm'))
+    return 'missing';
   if (/udevadm exited with error code/.test(e.message)) return 'failed';
   return undefined;
 }

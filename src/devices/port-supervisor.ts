@@ -48,7 +48,8 @@ export interface DeviceStatusEntry {
   since: string;
 }
 
-export type ConnectAttempt = { connected: true; info: DeviceInfo | undefined } | { connected: false; error: AgentError };
+export type ConnectAttempt =
+  { connected: true; info: DeviceInfo | undefined } | { connected: false; error: AgentError };
 
 export interface PortSupervisorOptions<S extends PortSession> {
   device: DeviceName;
@@ -110,7 +111,10 @@ export class PortSupervisor<S extends PortSession> {
   /** Starts connecting; resolves after the first attempt, connected or not (never rejects). */
   start(): Promise<ConnectAttempt> {
     if (!this.opts.config.enabled) {
-      return Promise.resolve({ connected: false, error: new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${this.opts.label} is disabled in configuration`) });
+      return Promise.resolve({
+        connected: false,
+        error: new AgentError(ErrorCodes.DEVICE_DISCONNECTED, `the ${this.opts.label} is disabled in configuration`),
+      });
     }
     if (this.running && this.firstAttempt) return this.firstAttempt;
     this.running = true;
@@ -165,7 +169,9 @@ export class PortSupervisor<S extends PortSession> {
     let port: OpenPort | undefined;
     let session: S | undefined;
     try {
-      const path = this.opts.config.usb ? await findPortByUsb(this.opts.binding, this.opts.config.usb, { label, configKey }) : this.opts.config.path;
+      const path = this.opts.config.usb
+        ? await findPortByUsb(this.opts.binding, this.opts.config.usb, { label, configKey })
+        : this.opts.config.path;
       this.entry.path = path;
       try {
         port = await openSerialPort({ path, baudRate: this.opts.config.baudRate, binding: this.opts.binding });
@@ -180,10 +186,14 @@ export class PortSupervisor<S extends PortSession> {
       try {
         info = await this.opts.sessions.handshake(session);
       } catch (err) {
-        throw new AgentError(ErrorCodes.DEVICE_TIMEOUT, `the ${label} on ${path} did not complete the hello handshake: ${err instanceof Error ? err.message : String(err)}; check that the right device is on this port and powered`, {
-          cause: err,
-          details: { path, reason: 'handshake_failed' },
-        });
+        throw new AgentError(
+          ErrorCodes.DEVICE_TIMEOUT,
+          `the ${label} on ${path} did not complete the hello handshake: ${err instanceof Error ? err.message : String(err)}; check that the right device is on this port and powered`,
+          {
+            cause: err,
+            details: { path, reason: 'handshake_failed' },
+          },
+        );
       }
       if (!this.running || generation !== this.generation || !opened.isOpen) {
         session.close('stopped');
@@ -195,7 +205,9 @@ export class PortSupervisor<S extends PortSession> {
     } catch (err) {
       session?.close('open failed');
       if (port) await closeSerialPort(port);
-      const error = isAgentError(err) ? err : portOpenError(err, { label, path: this.entry.path ?? this.opts.config.path, configKey });
+      const error = isAgentError(err)
+        ? err
+        : portOpenError(err, { label, path: this.entry.path ?? this.opts.config.path, configKey });
       if (generation === this.generation && this.running) this.failed(error);
       return { connected: false, error };
     }
@@ -204,7 +216,12 @@ export class PortSupervisor<S extends PortSession> {
   private attach(port: OpenPort, session: S, info: DeviceInfo | undefined): void {
     const onClose = (err: (Error & { disconnected?: boolean }) | null): void => {
       if (this.current?.port !== port) return;
-      this.lost(err?.disconnected === true ? 'unplugged' : 'port_closed', err?.disconnected === true ? `the ${this.opts.label} was unplugged or lost power` : `the ${this.opts.label} port closed`);
+      this.lost(
+        err?.disconnected === true ? 'unplugged' : 'port_closed',
+        err?.disconnected === true
+          ? `the ${this.opts.label} was unplugged or lost power`
+          : `the ${this.opts.label} port closed`,
+      );
     };
     port.on('close', onClose);
     const offFailure = session.onFailure?.((err) => {
@@ -228,7 +245,10 @@ export class PortSupervisor<S extends PortSession> {
     delete this.entry.errorCode;
     delete this.entry.message;
     this.setState('connected', reconnected ? 'reconnected' : 'opened');
-    this.log.info({ path: this.entry.path, model: info?.model, firmware: info?.firmware }, `${this.opts.label} connected`);
+    this.log.info(
+      { path: this.entry.path, model: info?.model, firmware: info?.firmware },
+      `${this.opts.label} connected`,
+    );
     this.notify(session);
   }
 
@@ -255,7 +275,8 @@ export class PortSupervisor<S extends PortSession> {
     this.entry.message = error.message;
     this.entry.errorCode = error.code;
     // Log the remedy once per distinct failure, not on every retry.
-    if (this.entry.reason !== reason || this.entry.state !== 'reconnecting') this.log.warn({ code: error.code, reason }, error.message);
+    if (this.entry.reason !== reason || this.entry.state !== 'reconnecting')
+      this.log.warn({ code: error.code, reason }, error.message);
     if (this.opts.reconnect === false) {
       this.setState('disconnected', reason);
       return;

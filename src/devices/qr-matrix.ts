@@ -28,7 +28,8 @@ export function packModules(size: number, isDark: (row: number, col: number) => 
 /** The inverse of packModules; rejects data of the wrong length. */
 export function unpackModules(size: number, packed: Buffer): boolean[][] {
   const stride = rowBytes(size);
-  if (packed.length !== stride * size) throw new RangeError(`expected ${stride * size} bytes for a ${size}×${size} matrix, got ${packed.length}`);
+  if (packed.length !== stride * size)
+    throw new RangeError(`expected ${stride * size} bytes for a ${size}×${size} matrix, got ${packed.length}`);
   const rows: boolean[][] = [];
   for (let r = 0; r < size; r++) {
     const row: boolean[] = [];
@@ -44,7 +45,11 @@ export function qrMatrix(text: string): PackedQr {
   try {
     qr = qrCode().create(text, { errorCorrectionLevel: 'M' });
   } catch (err) {
-    throw new AgentError(ErrorCodes.DEVICE_ERROR, `cannot draw a QR code for ${text.length} characters: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new AgentError(
+      ErrorCodes.DEVICE_ERROR,
+      `cannot draw a QR code for ${text.length} characters: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
   const { size } = qr.modules;
   return { size, packed: packModules(size, (r, c) => qr.modules.get(r, c) === 1) };

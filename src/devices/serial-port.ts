@@ -54,7 +54,17 @@ export function systemBinding(): SerialBinding {
 export function openSerialPort(opts: { path: string; baudRate: number; binding: SerialBinding }): Promise<OpenPort> {
   // SerialPort's constructor type omits `binding`, but the stream takes it: the same class
   // serves both bindings.
-  const options = { path: opts.path, baudRate: opts.baudRate, dataBits: 8, stopBits: 1, parity: 'none', rtscts: false, lock: true, autoOpen: false, binding: opts.binding };
+  const options = {
+    path: opts.path,
+    baudRate: opts.baudRate,
+    dataBits: 8,
+    stopBits: 1,
+    parity: 'none',
+    rtscts: false,
+    lock: true,
+    autoOpen: false,
+    binding: opts.binding,
+  };
   const port = new (serialPort().Stream)(options as unknown as ConstructorParameters<typeof SerialPort>[0]);
   return new Promise<OpenPort>((resolve, reject) => {
     port.open((err) => (err ? reject(err) : resolve(port)));

@@ -25,7 +25,14 @@ export interface DiagBundle {
   certificate: unknown;
   serialPorts: unknown;
   offline: unknown;
-  agent: { running: boolean; url: string | null; note: string | null; healthz: unknown; status: unknown; devices: unknown };
+  agent: {
+    running: boolean;
+    url: string | null;
+    note: string | null;
+    healthz: unknown;
+    status: unknown;
+    devices: unknown;
+  };
   log: (Omit<LogTail, 'lines'> & { lines: string[] }) | { error: string } | null;
   /** The systemd unit's journal of the last hour, or why there is none. */
   journal: UnitJournal;
@@ -67,7 +74,11 @@ export async function buildBundle(opts: BundleOptions): Promise<DiagBundle> {
     report,
     config:
       state.config !== undefined
-        ? { file: state.loaded?.file ?? null, endpoints: state.endpoints ?? { error: state.endpointsError ?? null }, effective: redactConfig(state.config) }
+        ? {
+            file: state.loaded?.file ?? null,
+            endpoints: state.endpoints ?? { error: state.endpointsError ?? null },
+            effective: redactConfig(state.config),
+          }
         : { error: state.configError ?? 'not loaded' },
     certificate: state.collected.certificate ?? null,
     serialPorts: state.collected.ports ?? (await listPorts(opts, state.checkTimeoutMs)),
@@ -96,7 +107,10 @@ async function listPorts(opts: BundleOptions, timeoutMs: number): Promise<unknow
     return await Promise.race([
       binding.list(),
       new Promise<{ error: string }>((resolve) => {
-        timer = setTimeout(() => resolve({ error: `listing the serial ports took longer than ${timeoutMs} ms` }), timeoutMs);
+        timer = setTimeout(
+          () => resolve({ error: `listing the serial ports took longer than ${timeoutMs} ms` }),
+          timeoutMs,
+        );
       }),
     ]);
   } catch (err) {
@@ -127,6 +141,10 @@ export function writeBundle(file: string, bundle: DiagBundle): void {
     if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot write the diagnostics bundle ${file} (${code}): choose another --out`, { cause: err });
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      `cannot write the diagnostics bundle ${file} (${code}): choose another --out`,
+      { cause: err },
+    );
   }
 }

@@ -9,6 +9,8 @@ export function formatCheck(c: CheckResult): string {
 
 export function formatReport(r: DiagReport): string {
   const lines = r.checks.map(formatCheck);
-  lines.push(`${r.ok ? 'no failures' : `${r.counts.fail} failed`}: ${r.counts.ok} ok, ${r.counts.warn} warnings, ${r.counts.skip} skipped (${r.durationMs} ms); terminal-agent ${r.version}`);
+  lines.push(
+    `${r.ok ? 'no failures' : `${r.counts.fail} failed`}: ${r.counts.ok} ok, ${r.counts.warn} warnings, ${r.counts.skip} skipped (${r.durationMs} ms); terminal-agent ${r.version}`,
+  );
   return lines.join('\n');
 }

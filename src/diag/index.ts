@@ -1,6 +1,13 @@
 export { runDiagnostics, DEFAULT_CHECK_TIMEOUT_MS, type DiagRun } from './run.js';
 export { formatCheck, formatReport } from './format.js';
-export { buildBundle, writeBundle, defaultBundleFile, BUNDLE_FORMAT, type DiagBundle, type BundleOptions } from './bundle.js';
+export {
+  buildBundle,
+  writeBundle,
+  defaultBundleFile,
+  BUNDLE_FORMAT,
+  type DiagBundle,
+  type BundleOptions,
+} from './bundle.js';
 export { scrubText, scrubValue, scrubLogLine } from './scrub.js';
 export { tailLog, type LogTail } from './log-tail.js';
 export { readUnitJournal, type UnitJournal, type UnitJournalEntry, type UnitJournalOptions } from './unit-journal.js';

@@ -20,7 +20,9 @@ export function tailLog(file: string, count: number): LogTail {
     fd = openSync(file, 'r');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `log file ${file} cannot be read (${code}): check --log`, { cause: err });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `log file ${file} cannot be read (${code}): check --log`, {
+      cause: err,
+    });
   }
   try {
     const size = fstatSync(fd).size;

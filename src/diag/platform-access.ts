@@ -41,11 +41,13 @@ export function dispatchersOf(state: DiagState): HostDispatchers | undefined {
   return state.dispatchers;
 }
 
-const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ETIMEDOUT|ECONNRESET)$/;
+const UNREACHABLE =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ETIMEDOUT|ECONNRESET)$/;
 
 /** True when the error says nothing answered at the host (as opposed to a refusal or a bad answer). */
 export function isUnreachable(err: unknown): boolean {
-  if (isPlatformError(err)) return err.category === 'network' && err.transportCode !== undefined && UNREACHABLE.test(err.transportCode);
+  if (isPlatformError(err))
+    return err.category === 'network' && err.transportCode !== undefined && UNREACHABLE.test(err.transportCode);
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' && UNREACHABLE.test(code);
 }
@@ -66,7 +68,12 @@ export function platformFailure(state: DiagState, err: unknown, url: string): Ou
     state.unreachable ??= { finding, remedy };
     return { status: 'fail', finding, remedy, facts: { host, code: codeOf(err) } };
   }
-  return { status: 'fail', finding: describeError(err), remedy: remedyFor(err, state), facts: { host, code: codeOf(err) } };
+  return {
+    status: 'fail',
+    finding: describeError(err),
+    remedy: remedyFor(err, state),
+    facts: { host, code: codeOf(err) },
+  };
 }
 
 export function codeOf(err: unknown): string | undefined {
@@ -100,7 +107,7 @@ export function remedyFor(err: unknown, state: DiagState): string {
     case ErrorCodes.PLATFORM_BAD_RESPONSE:
       return 'the platform is failing: try again later; if it persists, contact the platform operator';
     default:
-      return 'check the platform.* URLs and the network; see the finding for the platform\'s answer';
+      return "check the platform.* URLs and the network; see the finding for the platform's answer";
   }
 }
 

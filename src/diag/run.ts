@@ -41,7 +41,10 @@ function steps(opts: DiagOptions): Step[] {
 }
 
 /** Runs `work` with an abort signal that fires after `ms`; a late answer is ignored. */
-async function bounded<T>(ms: number, work: (signal: AbortSignal) => Promise<T> | T): Promise<{ value: T } | { timedOut: true }> {
+async function bounded<T>(
+  ms: number,
+  work: (signal: AbortSignal) => Promise<T> | T,
+): Promise<{ value: T } | { timedOut: true }> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<{ timedOut: true }>((resolve) => {
@@ -51,7 +54,12 @@ async function bounded<T>(ms: number, work: (signal: AbortSignal) => Promise<T> 
     }, ms);
   });
   try {
-    return await Promise.race([Promise.resolve().then(() => work(controller.signal)).then((value) => ({ value })), timeout]);
+    return await Promise.race([
+      Promise.resolve()
+        .then(() => work(controller.signal))
+        .then((value) => ({ value })),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -99,7 +107,13 @@ export async function runDiagnostics(opts: DiagOptions): Promise<DiagRun> {
           outcomes = [{ status: 'fail', finding, remedy }];
         } else outcomes = Array.isArray(r.value) ? r.value : [r.value];
       } catch (err) {
-        outcomes = [{ status: 'fail', finding: `the check itself failed: ${describeError(err)}`, remedy: 'report this to support with a diagnostics bundle' }];
+        outcomes = [
+          {
+            status: 'fail',
+            finding: `the check itself failed: ${describeError(err)}`,
+            remedy: 'report this to support with a diagnostics bundle',
+          },
+        ];
       }
       const durationMs = Math.round(performance.now() - s0);
       for (const o of outcomes) {
@@ -121,7 +135,14 @@ export async function runDiagnostics(opts: DiagOptions): Promise<DiagRun> {
   const counts: Record<CheckStatus, number> = { ok: 0, warn: 0, fail: 0, skip: 0 };
   for (const c of checks) counts[c.status]++;
   return {
-    report: { version: packageVersion(), ok: counts.fail === 0, startedAt: new Date(started).toISOString(), durationMs: Math.round(performance.now() - t0), counts, checks },
+    report: {
+      version: packageVersion(),
+      ok: counts.fail === 0,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Math.round(performance.now() - t0),
+      counts,
+      checks,
+    },
     state,
   };
 }

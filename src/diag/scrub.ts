@@ -3,11 +3,16 @@ import { SECRET_KEYS } from '../core/index.js';
 export const SCRUBBED = '[redacted]';
 
 /** Keys whose values never leave the terminal, whatever their nesting (case-insensitive). */
-const SECRET_KEY_SET = new Set([...SECRET_KEYS, 'signingKey', 'signingKeyHex', 'keyPem', 'caKey', 'code_verifier', 'pin'].map((k) => k.toLowerCase()));
+const SECRET_KEY_SET = new Set(
+  [...SECRET_KEYS, 'signingKey', 'signingKeyHex', 'keyPem', 'caKey', 'code_verifier', 'pin'].map((k) =>
+    k.toLowerCase(),
+  ),
+);
 
 const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g;
 /** A JWT (header always base64url of `{"`), or any three long base64url parts joined by dots. */
-const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|\b[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}\b/g;
+const JWT =
+  /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|\b[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}\b/g;
 const HEX_RUN = /\b[0-9a-fA-F]{32,}\b/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 const KEY_VALUE =
@@ -63,7 +68,12 @@ export function scrubValue(value: unknown, depth = 0): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      out[k] = isSecretKey(k) && (v === null || typeof v !== 'object') ? (v === null || v === undefined ? v : SCRUBBED) : scrubValue(v, depth + 1);
+      out[k] =
+        isSecretKey(k) && (v === null || typeof v !== 'object')
+          ? v === null || v === undefined
+            ? v
+            : SCRUBBED
+          : scrubValue(v, depth + 1);
     }
     return out;
   }

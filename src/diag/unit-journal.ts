@@ -40,7 +40,8 @@ const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 function text(value: unknown): string {
   if (typeof value === 'string') return value;
   // journald gives a message that is not valid UTF-8 as an array of bytes.
-  if (Array.isArray(value) && value.every((b) => typeof b === 'number')) return Buffer.from(value as number[]).toString('utf8');
+  if (Array.isArray(value) && value.every((b) => typeof b === 'number'))
+    return Buffer.from(value as number[]).toString('utf8');
   return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
@@ -81,28 +82,44 @@ export function readUnitJournal(opts: UnitJournalOptions = {}): Promise<UnitJour
   const command = `journalctl ${args.join(' ')}`;
   const base = { unit, command, entries: [] as UnitJournalEntry[], truncated: false };
   return new Promise((resolve) => {
-    execFile('journalctl', args, { env: opts.env ?? process.env, maxBuffer: MAX_OUTPUT_BYTES, timeout: opts.timeoutMs ?? 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const warning = scrubText(stderr.trim().split('\n')[0] ?? '').trim();
-      const code = (err as NodeJS.ErrnoException | null)?.code;
-      if (code === 'ENOENT') {
-        resolve({ ...base, available: false, note: 'journalctl not found: no systemd journal on this machine (or not on PATH)' });
-        return;
-      }
-      const cut = code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
-      if (err !== null && !cut) {
-        const why = err.killed ? `took longer than ${opts.timeoutMs ?? 10_000} ms` : `exited with ${String(code ?? err.message)}`;
-        resolve({ ...base, available: false, note: `journalctl ${why}${warning ? `: ${warning}` : ''}` });
-        return;
-      }
-      let rows = stdout.split('\n').filter((l) => l.trim() !== '');
-      // A cut output ends mid-entry: drop the fragment.
-      if (cut) rows = rows.slice(0, -1);
-      const entries = rows.map(entryOf).filter((e): e is UnitJournalEntry => e !== undefined);
-      const note =
-        entries.length === 0
-          ? `the unit ${unit} has no journal entries since ${opts.since ?? '-1h'}${warning ? ` (journalctl: ${warning})` : ' (not installed as a systemd unit, or not run recently)'}`
-          : warning || null;
-      resolve({ ...base, available: true, entries, note, truncated: cut || entries.length >= lines });
-    });
+    execFile(
+      'journalctl',
+      args,
+      {
+        env: opts.env ?? process.env,
+        maxBuffer: MAX_OUTPUT_BYTES,
+        timeout: opts.timeoutMs ?? 10_000,
+        encoding: 'utf8',
+      },
+      (err, stdout, stderr) => {
+        const warning = scrubText(stderr.trim().split('\n')[0] ?? '').trim();
+        const code = (err as NodeJS.ErrnoException | null)?.code;
+        if (code === 'ENOENT') {
+          resolve({
+            ...base,
+            available: false,
+            note: 'journalctl not found: no systemd journal on this machine (or not on PATH)',
+          });
+          return;
+        }
+        const cut = code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
+        if (err !== null && !cut) {
+          const why = err.killed
+            ? `took longer than ${opts.timeoutMs ?? 10_000} ms`
+            : `exited with ${String(code ?? err.message)}`;
+          resolve({ ...base, available: false, note: `journalctl ${why}${warning ? `: ${warning}` : ''}` });
+          return;
+        }
+        let rows = stdout.split('\n').filter((l) => l.trim() !== '');
+        // A cut output ends mid-entry: drop the fragment.
+        if (cut) rows = rows.slice(0, -1);
+        const entries = rows.map(entryOf).filter((e): e is UnitJournalEntry => e !== undefined);
+        const note =
+          entries.length === 0
+            ? `the unit ${unit} has no journal entries since ${opts.since ?? '-1h'}${warning ? ` (journalctl: ${warning})` : ' (not installed as a systemd unit, or not run recently)'}`
+            : warning || null;
+        resolve({ ...base, available: true, entries, note, truncated: cut || entries.length >= lines });
+      },
+    );
   });
 }

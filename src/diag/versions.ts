@@ -19,7 +19,9 @@ function agentVersion(): string | null {
 
 function systemOpenssl(timeoutMs: number): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile('openssl', ['version'], { timeout: timeoutMs }, (err, stdout) => resolve(err ? null : stdout.trim() || null));
+    execFile('openssl', ['version'], { timeout: timeoutMs }, (err, stdout) =>
+      resolve(err ? null : stdout.trim() || null),
+    );
   });
 }
 

@@ -133,7 +133,12 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
       if (!running || entries.get(id) !== entry) return;
       entry.failures++;
       log.warn(
-        { clientTransactionId: id, attempt: entry.failures, code: isAgentError(err) ? err.code : undefined, err: describeError(err) },
+        {
+          clientTransactionId: id,
+          attempt: entry.failures,
+          code: isAgentError(err) ? err.code : undefined,
+          err: describeError(err),
+        },
         'status call failed; retrying with backoff',
       );
       scheduleNext(id, entry, now() - started);
@@ -149,7 +154,10 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
       if (applied.newEvents.length === 0 && (changed || applied.final)) publish(applied.view);
       entry.lastKey = key;
       if (applied.final) {
-        log.info({ clientTransactionId: id, state: applied.view.state, platformStatus: applied.view.platformStatus }, 'transaction final');
+        log.info(
+          { clientTransactionId: id, state: applied.view.state, platformStatus: applied.view.platformStatus },
+          'transaction final',
+        );
         untrack(id, entry);
         return;
       }
@@ -162,7 +170,10 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
         entry.expiryReported = true;
         entry.lastKey = `${view.state}/${view.platformStatus ?? ''}`;
         publish(view);
-        log.info({ clientTransactionId: id }, 'QR expired without a final status: the platform is asked to cancel; following until final');
+        log.info(
+          { clientTransactionId: id },
+          'QR expired without a final status: the platform is asked to cancel; following until final',
+        );
         entry.trackedSince = now();
         entry.slowPolls = 0;
       }
@@ -175,7 +186,10 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
         return;
       }
       entry.failures++;
-      log.error({ clientTransactionId: id, attempt: entry.failures, err: describeError(err) }, 'applying the status record failed; retrying');
+      log.error(
+        { clientTransactionId: id, attempt: entry.failures, err: describeError(err) },
+        'applying the status record failed; retrying',
+      );
       scheduleNext(id, entry, now() - started);
     }
   }
@@ -185,7 +199,10 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
     const id = tracking.clientTransactionId;
     const expiresAt = parseExpireTime(tracking.expireTime, opts.timeZone);
     if (tracking.expireTime !== undefined && expiresAt === undefined) {
-      log.warn({ clientTransactionId: id, expireTime: tracking.expireTime }, 'unreadable expireTime; following until final');
+      log.warn(
+        { clientTransactionId: id, expireTime: tracking.expireTime },
+        'unreadable expireTime; following until final',
+      );
     }
     const existing = entries.get(id);
     if (existing) {
@@ -194,7 +211,16 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
       existing.expiresAt = expiresAt;
       return;
     }
-    const entry: Entry = { tracking, trackedSince: now(), expiresAt, slowPolls: 0, failures: 0, timer: undefined, lastKey: undefined, expiryReported: false };
+    const entry: Entry = {
+      tracking,
+      trackedSince: now(),
+      expiresAt,
+      slowPolls: 0,
+      failures: 0,
+      timer: undefined,
+      lastKey: undefined,
+      expiryReported: false,
+    };
     entries.set(id, entry);
     schedule(id, entry, firstDelayMs);
   }

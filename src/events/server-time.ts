@@ -41,7 +41,14 @@ export function zoneOffsetMs(ms: number, timeZone: string): number {
   const parts: Record<string, number> = {};
   // The literal parts (separators) are kept too, under "literal", and never read.
   for (const p of formatter(timeZone).formatToParts(new Date(ms))) parts[p.type] = Number(p.value);
-  const asUtc = Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
+  const asUtc = Date.UTC(
+    parts.year ?? 1970,
+    (parts.month ?? 1) - 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  );
   return asUtc - Math.floor(ms / 1000) * 1000;
 }
 
@@ -51,9 +58,18 @@ export function zoneOffsetMs(ms: number, timeZone: string): number {
  * (skipped when clocks go forward) as the later reading too: an expiry read this way never
  * ends before the platform's.
  */
-export function zonedToEpoch(wall: { year: number; month: number; day: number; hour: number; minute: number; second: number; ms?: number }, timeZone: string): number {
+export function zonedToEpoch(
+  wall: { year: number; month: number; day: number; hour: number; minute: number; second: number; ms?: number },
+  timeZone: string,
+): number {
   const guess = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.ms ?? 0);
-  const offsets = [...new Set([zoneOffsetMs(guess - 86_400_000, timeZone), zoneOffsetMs(guess, timeZone), zoneOffsetMs(guess + 86_400_000, timeZone)])];
+  const offsets = [
+    ...new Set([
+      zoneOffsetMs(guess - 86_400_000, timeZone),
+      zoneOffsetMs(guess, timeZone),
+      zoneOffsetMs(guess + 86_400_000, timeZone),
+    ]),
+  ];
   const valid = offsets.map((o) => guess - o).filter((t) => t + zoneOffsetMs(t, timeZone) === guess);
   if (valid.length > 0) return Math.max(...valid);
   return guess - Math.min(...offsets);
@@ -84,7 +100,10 @@ export function parseServerTime(text: string | undefined | null, timeZone = 'UTC
   const s = text.trim();
   // The patterns are written where they are used: a pattern built when the module loads is
   // re-tested with every test by mutation testing (test/README.md, "Mutation testing").
-  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})[ T]+(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?(?:\s*([AaPp])\.?\s*[Mm]\.?)?$/.exec(s);
+  const us =
+    /^(\d{1,2})\/(\d{1,2})\/(\d{4})[ T]+(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?(?:\s*([AaPp])\.?\s*[Mm]\.?)?$/.exec(
+      s,
+    );
   if (us) {
     const [, mo, d, y, h, mi, sec, frac, ampm] = us;
     const year = Number(y);
@@ -98,10 +117,17 @@ export function parseServerTime(text: string | undefined | null, timeZone = 'UTC
       if (hour < 1 || hour > 12) return undefined;
       hour = (hour % 12) + (ampm.toUpperCase() === 'P' ? 12 : 0);
     }
-    if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
-    return { at: zonedToEpoch({ year, month, day, hour, minute, second, ms: msOf(frac) }, timeZone), unitMs: unitOf(sec, frac) };
+    if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59)
+      return undefined;
+    return {
+      at: zonedToEpoch({ year, month, day, hour, minute, second, ms: msOf(frac) }, timeZone),
+      unitMs: unitOf(sec, frac),
+    };
   }
-  const iso = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s);
+  const iso =
+    /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
+      s,
+    );
   if (iso) {
     const [, y, mo, d, h, mi, sec, frac, offset] = iso;
     const year = Number(y);
@@ -110,7 +136,8 @@ export function parseServerTime(text: string | undefined | null, timeZone = 'UTC
     const hour = Number(h);
     const minute = Number(mi);
     const second = Number(sec ?? 0);
-    if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+    if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59)
+      return undefined;
     const wall = { year, month, day, hour, minute, second, ms: msOf(frac) };
     const unitMs = unitOf(sec, frac);
     if (offset === undefined) return { at: zonedToEpoch(wall, timeZone), unitMs };

@@ -49,7 +49,14 @@ export interface AgentEventMap {
   'offline.levels': Record<string, unknown>;
   'offline.warning': { message: string; clientTransactionId?: string };
   /** An offline queue item changed state (stored, uploaded, declined after upload, needs attention). */
-  'offline.item': { clientTransactionId: string; state: string; amount: number; currency: string; serverTransactionId?: string; message?: string };
+  'offline.item': {
+    clientTransactionId: string;
+    state: string;
+    amount: number;
+    currency: string;
+    serverTransactionId?: string;
+    message?: string;
+  };
   'auth.status': { state: string; merchantId?: string; clientId?: string; expiresAt?: string; reason?: string };
   'certificate.status': { state: string; notAfter?: string; daysLeft?: number; reason?: string };
   'agent.status': { state: 'starting' | 'ready' | 'stopping'; message?: string };

@@ -27,12 +27,20 @@ export function certificateStatus(identity: DeviceIdentity, now: Date, warningDa
     };
   }
   if (remainingMs <= 0) {
-    return { state: 'expired', daysLeft, message: `device certificate expired on ${until}: install a renewed device certificate` };
+    return {
+      state: 'expired',
+      daysLeft,
+      message: `device certificate expired on ${until}: install a renewed device certificate`,
+    };
   }
   const horizon = warningDays.length === 0 ? 0 : Math.max(...warningDays);
   if (remainingMs <= horizon * DAY_MS) {
     const when = daysLeft === 0 ? 'in less than a day' : `in ${daysLeft} day${daysLeft === 1 ? '' : 's'}`;
-    return { state: 'expiring', daysLeft, message: `device certificate expires ${when} (${until}): renew it before then` };
+    return {
+      state: 'expiring',
+      daysLeft,
+      message: `device certificate expires ${when} (${until}): renew it before then`,
+    };
   }
   return { state: 'valid', daysLeft, message: `device certificate valid until ${until} (${daysLeft} days left)` };
 }

@@ -57,7 +57,9 @@ function openssl(args: string[], cwd: string): void {
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
     throw new AgentError(
       ErrorCodes.CERT_UNREADABLE,
-      missing ? 'dev certificates: the openssl command is not installed (apt-get install openssl)' : `dev certificates: openssl ${args[0]} failed: ${stderr ?? ''}`,
+      missing
+        ? 'dev certificates: the openssl command is not installed (apt-get install openssl)'
+        : `dev certificates: openssl ${args[0]} failed: ${stderr ?? ''}`,
       { cause: err },
     );
   }
@@ -109,8 +111,28 @@ function issue(
     ].join('\n'),
   );
   openssl(
-    ['ca', '-batch', '-config', cnf, '-extensions', 'ext', '-cert', ca.cert, '-keyfile', ca.key, '-in', csr, '-out', out, '-notext',
-      '-startdate', dates.start, '-enddate', dates.end, '-preserveDN'],
+    [
+      'ca',
+      '-batch',
+      '-config',
+      cnf,
+      '-extensions',
+      'ext',
+      '-cert',
+      ca.cert,
+      '-keyfile',
+      ca.key,
+      '-in',
+      csr,
+      '-out',
+      out,
+      '-notext',
+      '-startdate',
+      dates.start,
+      '-enddate',
+      dates.end,
+      '-preserveDN',
+    ],
     work,
   );
 }
@@ -127,14 +149,20 @@ export interface GenerateOptions {
 
 export function generateDevCerts(dir: string, opts: GenerateOptions = {}): DevCertPaths {
   const paths = devCertPaths(dir);
-  const all = Object.entries(paths).filter(([k]) => k !== 'dir').map(([, v]) => v);
+  const all = Object.entries(paths)
+    .filter(([k]) => k !== 'dir')
+    .map(([, v]) => v);
   if (!opts.force && all.every((f) => existsSync(f))) return paths;
   // certs/ is also where a real device certificate lives: never overwrite part of a set silently.
   const existing = all.find((f) => existsSync(f));
   if (!opts.force && existing !== undefined) {
-    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `dev certificates: ${existing} already exists and is not part of a complete dev set: move it away or use --force to overwrite`, {
-      details: { file: existing },
-    });
+    throw new AgentError(
+      ErrorCodes.CERT_UNREADABLE,
+      `dev certificates: ${existing} already exists and is not part of a complete dev set: move it away or use --force to overwrite`,
+      {
+        details: { file: existing },
+      },
+    );
   }
   mkdirSync(dir, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'terminal-agent-pki-'));
@@ -147,27 +175,83 @@ export function generateDevCerts(dir: string, opts: GenerateOptions = {}): DevCe
       [join(work, 'foreign-ca.key'), join(work, 'foreign-ca.crt'), 'Foreign Dev CA'],
     ] as const) {
       newKey(key, work);
-      openssl(['req', '-x509', '-new', '-key', key, '-subj', `/CN=${cn}/O=Terminal Agent Dev`, '-days', '3650', '-out', cert,
-        '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], work);
+      openssl(
+        [
+          'req',
+          '-x509',
+          '-new',
+          '-key',
+          key,
+          '-subj',
+          `/CN=${cn}/O=Terminal Agent Dev`,
+          '-days',
+          '3650',
+          '-out',
+          cert,
+          '-addext',
+          'basicConstraints=critical,CA:TRUE',
+          '-addext',
+          'keyUsage=critical,keyCertSign,cRLSign',
+        ],
+        work,
+      );
     }
     const ca = { cert: paths.caCert, key: paths.caKey };
-    const clientExt = 'basicConstraints = CA:FALSE\nkeyUsage = critical, digitalSignature\nextendedKeyUsage = clientAuth';
+    const clientExt =
+      'basicConstraints = CA:FALSE\nkeyUsage = critical, digitalSignature\nextendedKeyUsage = clientAuth';
     newKey(paths.serverKey, work);
-    issue(work, ca, paths.serverKey, paths.serverCert, '/CN=localhost/O=Demo Payment Platform',
+    issue(
+      work,
+      ca,
+      paths.serverKey,
+      paths.serverCert,
+      '/CN=localhost/O=Demo Payment Platform',
       'basicConstraints = CA:FALSE\nkeyUsage = critical, digitalSignature\nextendedKeyUsage = serverAuth\nsubjectAltName = DNS:localhost, IP:127.0.0.1, IP:::1',
-      valid);
+      valid,
+    );
     newKey(paths.deviceKey, work);
-    issue(work, ca, paths.deviceKey, paths.deviceCert, `/CN=Terminal ${DEV_TERMINAL_SERIAL}/serialNumber=${DEV_TERMINAL_SERIAL}/O=Demo Terminals`, clientExt, valid);
+    issue(
+      work,
+      ca,
+      paths.deviceKey,
+      paths.deviceCert,
+      `/CN=Terminal ${DEV_TERMINAL_SERIAL}/serialNumber=${DEV_TERMINAL_SERIAL}/O=Demo Terminals`,
+      clientExt,
+      valid,
+    );
     newKey(paths.unknownKey, work);
-    issue(work, ca, paths.unknownKey, paths.unknownCert, `/CN=Terminal ${UNKNOWN_TERMINAL_SERIAL}/serialNumber=${UNKNOWN_TERMINAL_SERIAL}/O=Demo Terminals`, clientExt, valid);
+    issue(
+      work,
+      ca,
+      paths.unknownKey,
+      paths.unknownCert,
+      `/CN=Terminal ${UNKNOWN_TERMINAL_SERIAL}/serialNumber=${UNKNOWN_TERMINAL_SERIAL}/O=Demo Terminals`,
+      clientExt,
+      valid,
+    );
     newKey(paths.expiredKey, work);
-    issue(work, ca, paths.expiredKey, paths.expiredCert, `/CN=Terminal ${DEV_TERMINAL_SERIAL}/serialNumber=${DEV_TERMINAL_SERIAL}/O=Demo Terminals`, clientExt, {
-      start: asn1Time(days(-400)),
-      end: asn1Time(days(-35)),
-    });
+    issue(
+      work,
+      ca,
+      paths.expiredKey,
+      paths.expiredCert,
+      `/CN=Terminal ${DEV_TERMINAL_SERIAL}/serialNumber=${DEV_TERMINAL_SERIAL}/O=Demo Terminals`,
+      clientExt,
+      {
+        start: asn1Time(days(-400)),
+        end: asn1Time(days(-35)),
+      },
+    );
     newKey(paths.foreignKey, work);
-    issue(work, { cert: join(work, 'foreign-ca.crt'), key: join(work, 'foreign-ca.key') }, paths.foreignKey, paths.foreignCert,
-      `/CN=Terminal ${DEV_TERMINAL_SERIAL}/serialNumber=${DEV_TERMINAL_SERIAL}/O=Elsewhere`, clientExt, valid);
+    issue(
+      work,
+      { cert: join(work, 'foreign-ca.crt'), key: join(work, 'foreign-ca.key') },
+      paths.foreignKey,
+      paths.foreignCert,
+      `/CN=Terminal ${DEV_TERMINAL_SERIAL}/serialNumber=${DEV_TERMINAL_SERIAL}/O=Elsewhere`,
+      clientExt,
+      valid,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -35,11 +35,20 @@ function readPem(file: string, what: string): string {
     return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable by this user' : `cannot be read (${code})`;
-    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `${what} ${file} ${why}: check the identity settings or run \`terminal-agent certs gen-dev\` for development`, {
-      cause: err,
-      details: { file },
-    });
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'is not readable by this user'
+          : `cannot be read (${code})`;
+    throw new AgentError(
+      ErrorCodes.CERT_UNREADABLE,
+      `${what} ${file} ${why}: check the identity settings or run \`terminal-agent certs gen-dev\` for development`,
+      {
+        cause: err,
+        details: { file },
+      },
+    );
   }
 }
 
@@ -64,10 +73,14 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
 function parseCertificates(pem: string, file: string, what: string): X509Certificate[] {
   const blocks = pem.match(PEM_CERT) ?? [];
   const notACert = (cause?: unknown): AgentError =>
-    new AgentError(ErrorCodes.CERT_UNREADABLE, `${what} ${file} is not a PEM certificate: replace it with the right file`, {
-      cause,
-      details: { file },
-    });
+    new AgentError(
+      ErrorCodes.CERT_UNREADABLE,
+      `${what} ${file} is not a PEM certificate: replace it with the right file`,
+      {
+        cause,
+        details: { file },
+      },
+    );
   if (blocks.length === 0) throw notACert();
   try {
     return blocks.map((b) => new X509Certificate(b));
@@ -80,17 +93,25 @@ function parseKey(pem: string, file: string): KeyObject {
   try {
     return createPrivateKey(pem);
   } catch (err) {
-    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `device key ${file} is not an unencrypted PEM private key: replace it with the key of the device certificate`, {
-      cause: err,
-      details: { file },
-    });
+    throw new AgentError(
+      ErrorCodes.CERT_UNREADABLE,
+      `device key ${file} is not an unencrypted PEM private key: replace it with the key of the device certificate`,
+      {
+        cause: err,
+        details: { file },
+      },
+    );
   }
 }
 
 function certDate(value: string, file: string): Date {
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) {
-    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `device certificate ${file} has an unreadable validity date: replace it`, { details: { file } });
+    throw new AgentError(
+      ErrorCodes.CERT_UNREADABLE,
+      `device certificate ${file} has an unreadable validity date: replace it`,
+      { details: { file } },
+    );
   }
   return d;
 }
@@ -108,7 +129,10 @@ export function readIdentity(opts: LoadIdentityOptions): DeviceIdentity {
   const [cert] = parseCertificates(certPem, opts.certFile, 'device certificate');
   parseCertificates(caPem, opts.caFile, 'platform CA');
   const key = parseKey(keyPem, opts.keyFile);
-  if (cert === undefined) throw new AgentError(ErrorCodes.CERT_UNREADABLE, `device certificate ${opts.certFile} is empty`, { details: { file: opts.certFile } });
+  if (cert === undefined)
+    throw new AgentError(ErrorCodes.CERT_UNREADABLE, `device certificate ${opts.certFile} is empty`, {
+      details: { file: opts.certFile },
+    });
   if (!cert.checkPrivateKey(key)) {
     throw new AgentError(
       ErrorCodes.CERT_KEY_MISMATCH,

@@ -25,5 +25,8 @@ export function subjectSerialNumber(cert: X509Certificate): string | undefined {
 
 /** Node prints a distinguished name one attribute per line; one line reads better in logs and the CLI. */
 export function oneLineName(name: string): string {
-  return name.split('\n').filter((p) => p !== '').join(', ');
+  return name
+    .split('\n')
+    .filter((p) => p !== '')
+    .join(', ');
 }

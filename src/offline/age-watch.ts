@@ -40,7 +40,12 @@ export class AgeWatch {
     for (const s of stored) {
       present.add(s.clientTransactionId);
       const stage = ageStage(this.cfg, s.storedAtMs, now);
-      if (stage === 'ok' || this.warned.get(s.clientTransactionId) === stage || (stage === 'warn' && this.warned.get(s.clientTransactionId) === 'expired')) continue;
+      if (
+        stage === 'ok' ||
+        this.warned.get(s.clientTransactionId) === stage ||
+        (stage === 'warn' && this.warned.get(s.clientTransactionId) === 'expired')
+      )
+        continue;
       this.warned.set(s.clientTransactionId, stage);
       const left = maxAgeMs(this.cfg) - (now - s.storedAtMs);
       const message =
@@ -62,7 +67,12 @@ export class AgeWatch {
     let next = youngest === undefined ? undefined : youngest + warnAgeMs(this.cfg) - now;
     for (const s of this.queue.storedAges({ storedAtOrBefore: threshold })) {
       const done = this.warned.get(s.clientTransactionId);
-      const due = done === undefined ? s.storedAtMs + warnAgeMs(this.cfg) : done === 'warn' ? s.storedAtMs + maxAgeMs(this.cfg) : undefined;
+      const due =
+        done === undefined
+          ? s.storedAtMs + warnAgeMs(this.cfg)
+          : done === 'warn'
+            ? s.storedAtMs + maxAgeMs(this.cfg)
+            : undefined;
       if (due === undefined) continue;
       const wait = Math.max(0, due - now);
       next = next === undefined ? wait : Math.min(next, wait);

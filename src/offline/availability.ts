@@ -46,7 +46,8 @@ export class PlatformAvailability {
   async check(signal: AbortSignal): Promise<boolean> {
     const ok = await this.probe.isAvailable({ signal });
     // The shared watch heard the answer from the client itself.
-    if (this.shared === undefined) this.set(ok ? 'online' : 'offline', ok ? undefined : 'isAvailable did not answer 200');
+    if (this.shared === undefined)
+      this.set(ok ? 'online' : 'offline', ok ? undefined : 'isAvailable did not answer 200');
     return ok;
   }
 
@@ -55,7 +56,10 @@ export class PlatformAvailability {
     if (this.shared !== undefined) return;
     if (this.current === state) return;
     this.current = state;
-    this.log.info({ platform: state, reason }, state === 'online' ? 'platform reachable: uploading offline sales' : 'platform not reachable');
+    this.log.info(
+      { platform: state, reason },
+      state === 'online' ? 'platform reachable: uploading offline sales' : 'platform not reachable',
+    );
     this.bus.publish('platform.status', { online: state === 'online', ...(reason !== undefined ? { reason } : {}) });
     this.onChange();
   }

@@ -101,12 +101,18 @@ function indented(json: string, pad: string): string {
  * The JSON export in chunks, reading `items` as it goes; byte for byte what
  * `JSON.stringify({ exportedAt, items }, null, 2)` writes (toJson), without holding it.
  */
-export function* jsonChunks(items: Iterable<QueueItem>, exportedAt: string, rowsPerChunk = EXPORT_CHUNK_ROWS): Generator<string> {
+export function* jsonChunks(
+  items: Iterable<QueueItem>,
+  exportedAt: string,
+  rowsPerChunk = EXPORT_CHUNK_ROWS,
+): Generator<string> {
   const head = `{\n  "exportedAt": ${JSON.stringify(exportedAt)},\n  "items": [`;
   let parts: string[] = [];
   let first = true;
   for (const i of items) {
-    parts.push(`${first ? head : ','}\n${indented(JSON.stringify({ ...exportRow(i), history: i.history }, null, 2), '    ')}`);
+    parts.push(
+      `${first ? head : ','}\n${indented(JSON.stringify({ ...exportRow(i), history: i.history }, null, 2), '    ')}`,
+    );
     first = false;
     if (parts.length >= rowsPerChunk) {
       yield parts.join('');

@@ -127,6 +127,8 @@ export class MarkAhead {
     this.released = true;
     const back = [...this.unsent].map((i) => this.items[i] as PendingUpload);
     this.unsent.clear();
-    this.queue.unmarkUnsent(back.map((p) => ({ clientTransactionId: p.item.clientTransactionId, lastTryAtMs: p.lastTryAtMs })));
+    this.queue.unmarkUnsent(
+      back.map((p) => ({ clientTransactionId: p.item.clientTransactionId, lastTryAtMs: p.lastTryAtMs })),
+    );
   }
 }

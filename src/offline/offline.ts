@@ -9,7 +9,15 @@ import { OutcomeRecorder } from './outcomes.js';
 import { computeLevels, eligibilityError, limitError } from './policy.js';
 import { OfflineQueue, type ListQueueOptions } from './queue.js';
 import { ensureOfflineSchema } from './schema.js';
-import type { OfflineCandidate, OfflineConfig, OfflineDecision, OfflineLevels, OfflineSale, QueueItem, QueueState } from './types.js';
+import type {
+  OfflineCandidate,
+  OfflineConfig,
+  OfflineDecision,
+  OfflineLevels,
+  OfflineSale,
+  QueueItem,
+  QueueState,
+} from './types.js';
 import { Uploader, type FlushReport, type UploadPlatform } from './uploader.js';
 
 export interface OfflineDeps {
@@ -90,11 +98,22 @@ export interface Offline {
 
 function decision(err: AgentError | undefined): OfflineDecision {
   if (err === undefined) return { ok: true };
-  return { ok: false, reason: err.message, code: err.code === ErrorCodes.OFFLINE_LIMIT ? ErrorCodes.OFFLINE_LIMIT : ErrorCodes.OFFLINE_NOT_ELIGIBLE };
+  return {
+    ok: false,
+    reason: err.message,
+    code: err.code === ErrorCodes.OFFLINE_LIMIT ? ErrorCodes.OFFLINE_LIMIT : ErrorCodes.OFFLINE_NOT_ELIGIBLE,
+  };
 }
 
 function levelsKey(l: OfflineLevels): string {
-  return JSON.stringify([l.enabled, l.platform, l.count.stored, l.totals.map((t) => [t.currency, t.stored]), l.age.oldestClientTransactionId, l.states]);
+  return JSON.stringify([
+    l.enabled,
+    l.platform,
+    l.count.stored,
+    l.totals.map((t) => [t.currency, t.stored]),
+    l.age.oldestClientTransactionId,
+    l.states,
+  ]);
 }
 
 /**
@@ -113,7 +132,8 @@ export function createOffline(deps: OfflineDeps): Offline {
   const recorder = new OutcomeRecorder(queue, reports, deps.bus, log, clock);
   let lastLevels: string | undefined;
 
-  const levels = (): OfflineLevels => computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, clock.wall());
+  const levels = (): OfflineLevels =>
+    computeLevels(cfg, queue.stats(), queue.stateCounts(), uploader.platform, clock.wall());
 
   const publishLevels = (): void => {
     const l = levels();
@@ -180,11 +200,19 @@ export function createOffline(deps: OfflineDeps): Offline {
     }
   };
 
-  const allowedError = (sale: Pick<OfflineCandidate['sale'], 'kind' | 'method' | 'amount' | 'currency'>): AgentError | undefined =>
-    eligibilityError(cfg, { sale: { clientTransactionId: '', merchantId: undefined, ...sale }, entryMode: 'ContactChip', maskedPan: '', scheme: '', offlineApproved: true }) ??
-    limitError(cfg, queue.stats(), sale.amount, sale.currency, clock.wall());
+  const allowedError = (
+    sale: Pick<OfflineCandidate['sale'], 'kind' | 'method' | 'amount' | 'currency'>,
+  ): AgentError | undefined =>
+    eligibilityError(cfg, {
+      sale: { clientTransactionId: '', merchantId: undefined, ...sale },
+      entryMode: 'ContactChip',
+      maskedPan: '',
+      scheme: '',
+      offlineApproved: true,
+    }) ?? limitError(cfg, queue.stats(), sale.amount, sale.currency, clock.wall());
 
-  const candidateError = (c: OfflineCandidate): AgentError | undefined => eligibilityError(cfg, c) ?? limitError(cfg, queue.stats(), c.sale.amount, c.sale.currency, clock.wall());
+  const candidateError = (c: OfflineCandidate): AgentError | undefined =>
+    eligibilityError(cfg, c) ?? limitError(cfg, queue.stats(), c.sale.amount, c.sale.currency, clock.wall());
 
   const hook: OfflineHookImpl = {
     allowed: (sale) => decision(allowedError(sale)),
@@ -249,4 +277,3 @@ export function createOffline(deps: OfflineDeps): Offline {
     },
   };
 }
-

@@ -38,8 +38,14 @@ export class OutcomeRecorder {
   }
 
   /** The platform answered with a record (the upload, or a lookup found it): one transaction, then the log and the bus. */
-  settled(clientTransactionId: string, record: TransactionRecord, outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>): QueueItem {
-    return this.announceSettled(this.reports.transaction(() => this.applySettled(clientTransactionId, record, outcome)));
+  settled(
+    clientTransactionId: string,
+    record: TransactionRecord,
+    outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>,
+  ): QueueItem {
+    return this.announceSettled(
+      this.reports.transaction(() => this.applySettled(clientTransactionId, record, outcome)),
+    );
   }
 
   /** Runs `fn` in one SQLite transaction with the journal (a savepoint inside another). */
@@ -51,7 +57,11 @@ export class OutcomeRecorder {
    * The write of `settled`: the queue item and its journal row, the card data dropped. Call
    * inside a transaction; announceSettled once it has committed (result-commits.ts).
    */
-  applySettled(clientTransactionId: string, record: TransactionRecord, outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>): AnnounceSettled {
+  applySettled(
+    clientTransactionId: string,
+    record: TransactionRecord,
+    outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>,
+  ): AnnounceSettled {
     const { settledAs: as, declinedMessage: declinedWhy } = uploadSettlement(record);
     const item = this.queue.update(clientTransactionId, {
       state: as,
@@ -74,13 +84,25 @@ export class OutcomeRecorder {
     const { item, record, declinedWhy } = s;
     const clientTransactionId = item.clientTransactionId;
     if (item.state === 'uploaded') {
-      this.log.info({ clientTransactionId, serverTransactionId: record.serverTransactionId, status: record.transactionStatus }, 'offline sale uploaded');
+      this.log.info(
+        { clientTransactionId, serverTransactionId: record.serverTransactionId, status: record.transactionStatus },
+        'offline sale uploaded',
+      );
     } else {
       this.log.warn(
-        { clientTransactionId, serverTransactionId: record.serverTransactionId, amount: item.amount, currency: item.currency, maskedPan: item.maskedPan },
+        {
+          clientTransactionId,
+          serverTransactionId: record.serverTransactionId,
+          amount: item.amount,
+          currency: item.currency,
+          maskedPan: item.maskedPan,
+        },
         'offline sale declined after upload',
       );
-      this.bus.publish('offline.warning', { message: `sale ${clientTransactionId} ${declinedWhy ?? 'declined after upload'}`, clientTransactionId });
+      this.bus.publish('offline.warning', {
+        message: `sale ${clientTransactionId} ${declinedWhy ?? 'declined after upload'}`,
+        clientTransactionId,
+      });
     }
     this.publish(item);
     // The row as written: announced without reading it back (nothing ran between the commit and here).
@@ -97,18 +119,27 @@ export class OutcomeRecorder {
         message: `upload refused: ${message}`,
       });
       if (counted.rejections < maxAttempts) return this.queue.update(clientTransactionId, { state: 'queued' });
-      return this.toAttention(clientTransactionId, `offline upload refused ${counted.rejections} times, last: ${message}`);
+      return this.toAttention(
+        clientTransactionId,
+        `offline upload refused ${counted.rejections} times, last: ${message}`,
+      );
     });
     if (item.state === 'needs_attention') this.attentionRaised(item);
     else this.publish(item);
-    this.log.warn({ clientTransactionId, status, rejections: item.rejections, state: item.state }, 'offline upload refused by the platform');
+    this.log.warn(
+      { clientTransactionId, status, rejections: item.rejections, state: item.state },
+      'offline upload refused by the platform',
+    );
     return item;
   }
 
   /** A body that can never be sent: straight to staff, retrying cannot help. */
   unsendable(clientTransactionId: string, message: string): QueueItem {
     const item = this.reports.transaction(() => {
-      this.queue.update(clientTransactionId, { attempt: { at: this.at(), outcome: 'rejected', message }, countRejection: true });
+      this.queue.update(clientTransactionId, {
+        attempt: { at: this.at(), outcome: 'rejected', message },
+        countRejection: true,
+      });
       return this.toAttention(clientTransactionId, `offline upload cannot be sent: ${message}`);
     });
     this.attentionRaised(item);
@@ -130,7 +161,12 @@ export class OutcomeRecorder {
   }
 
   /** Not reached, 5xx, timeout, auth trouble: kept for the next try, not counted. */
-  deferred(clientTransactionId: string, outcome: Extract<AttemptOutcome, 'unavailable' | 'unknown'>, message: string, status?: number): QueueItem {
+  deferred(
+    clientTransactionId: string,
+    outcome: Extract<AttemptOutcome, 'unavailable' | 'unknown'>,
+    message: string,
+    status?: number,
+  ): QueueItem {
     // `uploading` marks "may have arrived": the next try looks it up before sending again.
     const state: QueueState = outcome === 'unknown' ? 'uploading' : 'queued';
     const item = this.queue.update(clientTransactionId, {
@@ -143,7 +179,10 @@ export class OutcomeRecorder {
 
   /** A lookup found nothing at the platform: the sale never arrived and is safe to send. */
   notFound(clientTransactionId: string): void {
-    this.queue.update(clientTransactionId, { state: 'queued', attempt: { at: this.at(), outcome: 'not_found', message: 'not at the platform: sending' } });
+    this.queue.update(clientTransactionId, {
+      state: 'queued',
+      attempt: { at: this.at(), outcome: 'not_found', message: 'not at the platform: sending' },
+    });
   }
 
   /** Staff decided to try an item needing attention again: refusals start from zero, history stays. */
@@ -151,7 +190,10 @@ export class OutcomeRecorder {
     const item = this.reports.transaction(() => {
       const current = this.queue.require(clientTransactionId);
       if (current.state !== 'needs_attention') {
-        throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${clientTransactionId} is ${current.state}: only a sale needing attention can be queued again`);
+        throw new AgentError(
+          ErrorCodes.PAYMENT_STATE,
+          `offline sale ${clientTransactionId} is ${current.state}: only a sale needing attention can be queued again`,
+        );
       }
       // One that may have reached the platform is looked up before it is sent again.
       const mayHaveArrived = current.history.at(-1)?.outcome === 'unknown';
@@ -176,8 +218,14 @@ export class OutcomeRecorder {
   }
 
   private attentionRaised(item: QueueItem): void {
-    this.log.error({ clientTransactionId: item.clientTransactionId, rejections: item.rejections }, 'offline sale needs attention: upload keeps failing');
-    this.bus.publish('offline.warning', { message: `sale ${item.clientTransactionId} needs attention: ${item.message ?? 'upload keeps failing'}`, clientTransactionId: item.clientTransactionId });
+    this.log.error(
+      { clientTransactionId: item.clientTransactionId, rejections: item.rejections },
+      'offline sale needs attention: upload keeps failing',
+    );
+    this.bus.publish('offline.warning', {
+      message: `sale ${item.clientTransactionId} needs attention: ${item.message ?? 'upload keeps failing'}`,
+      clientTransactionId: item.clientTransactionId,
+    });
     this.publish(item, true);
   }
 

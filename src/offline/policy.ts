@@ -33,7 +33,8 @@ export function warnAgeMs(cfg: OfflineConfig): number {
 /** Why this kind of sale can never go offline, whatever the limits; undefined when it can. */
 export function eligibilityError(cfg: OfflineConfig, c: OfflineCandidate): AgentError | undefined {
   if (!cfg.enabled) return notEligible('offline sales are turned off (offline.enabled)', 'disabled');
-  if (c.sale.kind !== 'sale') return notEligible(`a ${c.sale.kind} cannot be taken offline: only card sales can`, 'kind');
+  if (c.sale.kind !== 'sale')
+    return notEligible(`a ${c.sale.kind} cannot be taken offline: only card sales can`, 'kind');
   switch (c.sale.method) {
     case 'card':
       break;
@@ -47,9 +48,11 @@ export function eligibilityError(cfg: OfflineConfig, c: OfflineCandidate): Agent
     default:
       return notEligible('only card sales can be taken offline', 'method');
   }
-  if (c.entryMode === 'Magstripe') return notEligible('a magstripe card cannot be taken offline: insert or tap the card', 'magstripe');
+  if (c.entryMode === 'Magstripe')
+    return notEligible('a magstripe card cannot be taken offline: insert or tap the card', 'magstripe');
   if (c.entryMode === 'Keyed') return notEligible('a manually keyed card cannot be taken offline', 'manual');
-  if (!OFFLINE_ENTRY_MODES.has(c.entryMode)) return notEligible(`entry mode ${c.entryMode} cannot be taken offline: chip or contactless only`, 'entryMode');
+  if (!OFFLINE_ENTRY_MODES.has(c.entryMode))
+    return notEligible(`entry mode ${c.entryMode} cannot be taken offline: chip or contactless only`, 'entryMode');
   if (!c.offlineApproved) return notEligible('the card reader did not approve the sale offline', 'reader');
   return undefined;
 }
@@ -59,20 +62,36 @@ export function eligibilityError(cfg: OfflineConfig, c: OfflineCandidate): Agent
  * without a floor limit is not allowed offline; without a total limit only the count and
  * age limits bound it.
  */
-export function limitError(cfg: OfflineConfig, stats: QueueStats, amount: number, currency: string, now: number): AgentError | undefined {
+export function limitError(
+  cfg: OfflineConfig,
+  stats: QueueStats,
+  amount: number,
+  currency: string,
+  now: number,
+): AgentError | undefined {
   const floor = cfg.floorLimits[currency];
   if (floor === undefined) {
-    return notEligible(`offline sales in ${currency} are not allowed: no offline floor limit for ${currency} (offline.floorLimits)`, 'currency');
+    return notEligible(
+      `offline sales in ${currency} are not allowed: no offline floor limit for ${currency} (offline.floorLimits)`,
+      'currency',
+    );
   }
   if (amount > floor) {
-    return limit(`offline floor limit ${formatAmount(floor, currency)} exceeded: the sale is ${formatAmount(amount, currency)}`, {
-      limit: 'floorLimit',
-      currency,
-      max: floor,
-    });
+    return limit(
+      `offline floor limit ${formatAmount(floor, currency)} exceeded: the sale is ${formatAmount(amount, currency)}`,
+      {
+        limit: 'floorLimit',
+        currency,
+        max: floor,
+      },
+    );
   }
   if (stats.count >= cfg.maxCount) {
-    return limit(`offline queue full: ${stats.count} sales stored (at most ${cfg.maxCount})`, { limit: 'maxCount', max: cfg.maxCount, stored: stats.count });
+    return limit(`offline queue full: ${stats.count} sales stored (at most ${cfg.maxCount})`, {
+      limit: 'maxCount',
+      max: cfg.maxCount,
+      stored: stats.count,
+    });
   }
   const maxTotal = cfg.maxTotal[currency];
   const stored = stats.totals[currency] ?? 0;
@@ -101,7 +120,8 @@ export function ageStage(cfg: OfflineConfig, storedAtMs: number, now: number): A
   return 'ok';
 }
 
-const ratio = (value: number, max: number): number => (max <= 0 ? (value > 0 ? 1 : 0) : Math.round((value / max) * 1000) / 1000);
+const ratio = (value: number, max: number): number =>
+  max <= 0 ? (value > 0 ? 1 : 0) : Math.round((value / max) * 1000) / 1000;
 
 export function computeLevels(
   cfg: OfflineConfig,
@@ -110,7 +130,11 @@ export function computeLevels(
   platform: PlatformState,
   now: number,
 ): OfflineLevels {
-  const currencies = new Set([...Object.keys(cfg.floorLimits), ...Object.keys(cfg.maxTotal), ...Object.keys(stats.totals)]);
+  const currencies = new Set([
+    ...Object.keys(cfg.floorLimits),
+    ...Object.keys(cfg.maxTotal),
+    ...Object.keys(stats.totals),
+  ]);
   const totals = [...currencies].sort().map((currency) => {
     const stored = stats.totals[currency] ?? 0;
     const max = cfg.maxTotal[currency];

@@ -3,7 +3,16 @@ import { AgentError, ErrorCodes, systemClock, type TimeSource } from '../core/in
 import { checkRequest } from '../platform/index.js';
 import { processRequest, type ProcessRequest } from '../platform/index.js';
 import { hasOfflineCounts, hasOfflineSchema } from './schema.js';
-import { PENDING_STATES, QUEUE_STATES, STORED_STATES, type OfflineSale, type QueueItem, type QueueState, type QueueStats, type UploadAttempt } from './types.js';
+import {
+  PENDING_STATES,
+  QUEUE_STATES,
+  STORED_STATES,
+  type OfflineSale,
+  type QueueItem,
+  type QueueState,
+  type QueueStats,
+  type UploadAttempt,
+} from './types.js';
 
 interface ItemRow {
   client_id: string;
@@ -93,7 +102,8 @@ function inList(states: readonly QueueState[]): string {
  */
 function oldestSql(): string {
   return `SELECT client_id, stored_at FROM (${STORED_STATES.map(
-    (s) => `SELECT * FROM (SELECT client_id, stored_at, rowid AS r FROM offline_queue WHERE state = '${s}' ORDER BY stored_at, rowid LIMIT 1)`,
+    (s) =>
+      `SELECT * FROM (SELECT client_id, stored_at, rowid AS r FROM offline_queue WHERE state = '${s}' ORDER BY stored_at, rowid LIMIT 1)`,
   ).join(' UNION ALL ')}) ORDER BY stored_at, r LIMIT 1`;
 }
 
@@ -123,20 +133,33 @@ interface Cursor {
  * queue keeps (docs/performance.md, "Quality targets", scale). Without a limit (exports) the plain
  * query, read one row at a time by `iterate`.
  */
-export function listQuery(opts: { states: readonly QueueState[]; cursor?: Cursor | undefined; limit?: number | undefined; withOperator: boolean }): { sql: string; params: Record<string, number> } {
-  const params: Record<string, number> = opts.cursor !== undefined ? { at: opts.cursor.at, rowid: opts.cursor.rowid } : {};
+export function listQuery(opts: {
+  states: readonly QueueState[];
+  cursor?: Cursor | undefined;
+  limit?: number | undefined;
+  withOperator: boolean;
+}): { sql: string; params: Record<string, number> } {
+  const params: Record<string, number> =
+    opts.cursor !== undefined ? { at: opts.cursor.at, rowid: opts.cursor.rowid } : {};
   // Row values: SQLite seeks the index to stored_at >= @at and steps past the few rows of the same millisecond.
-  const after = (q: string): string => (opts.cursor !== undefined ? ` AND (${q}stored_at, ${q}rowid) > (@at, @rowid)` : '');
+  const after = (q: string): string =>
+    opts.cursor !== undefined ? ` AND (${q}stored_at, ${q}rowid) > (@at, @rowid)` : '';
   const join = (from: string): string =>
-    opts.withOperator ? `SELECT q.*, t.operator AS operator FROM ${from} q LEFT JOIN transactions t ON t.client_id = q.client_id` : `SELECT q.* FROM ${from} q`;
+    opts.withOperator
+      ? `SELECT q.*, t.operator AS operator FROM ${from} q LEFT JOIN transactions t ON t.client_id = q.client_id`
+      : `SELECT q.* FROM ${from} q`;
   if (opts.limit === undefined) {
-    return { sql: `${join('offline_queue')} WHERE q.state IN (${inList(opts.states)})${after('q.')} ORDER BY q.stored_at, q.rowid`, params };
+    return {
+      sql: `${join('offline_queue')} WHERE q.state IN (${inList(opts.states)})${after('q.')} ORDER BY q.stored_at, q.rowid`,
+      params,
+    };
   }
   const limit = Math.max(0, Math.floor(opts.limit));
   // No states asked: an arm that matches nothing keeps the SQL valid.
   // Stryker disable next-line StringLiteral: any name that is not a queue state matches nothing, as '' does
   const arms = (opts.states.length > 0 ? opts.states : ['']).map(
-    (s) => `SELECT * FROM (SELECT rowid AS page_rowid, * FROM offline_queue WHERE state = '${s}'${after('')} ORDER BY stored_at, rowid LIMIT ${limit})`,
+    (s) =>
+      `SELECT * FROM (SELECT rowid AS page_rowid, * FROM offline_queue WHERE state = '${s}'${after('')} ORDER BY stored_at, rowid LIMIT ${limit})`,
   );
   return { sql: `${join(`(${arms.join(' UNION ALL ')})`)} ORDER BY q.stored_at, q.page_rowid LIMIT ${limit}`, params };
 }
@@ -199,7 +222,10 @@ export class OfflineQueue {
               ? 'instrument.card.encryptedData'
               : undefined;
     if (mismatch !== undefined) {
-      throw new AgentError(ErrorCodes.OFFLINE_BODY_MISMATCH, `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`);
+      throw new AgentError(
+        ErrorCodes.OFFLINE_BODY_MISMATCH,
+        `offline sale ${row.clientTransactionId} not stored: its upload body does not match the journal (${mismatch})`,
+      );
     }
     // Online PIN is meaningless offline: the PIN can only be verified by the issuer, online.
     // A card that asked for it is not taken offline (docs/offline.md, "Offline queue"),
@@ -233,10 +259,16 @@ export class OfflineQueue {
       (db === this.db ? this.stmt(insertSql) : db.prepare(insertSql)).run(fields);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${row.clientTransactionId} is stored already`, { cause: err });
+        throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${row.clientTransactionId} is stored already`, {
+          cause: err,
+        });
       }
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-        throw new AgentError(ErrorCodes.INTERNAL, `offline sale ${row.clientTransactionId} has no journal row: the journal is written first`, { cause: err });
+        throw new AgentError(
+          ErrorCodes.INTERNAL,
+          `offline sale ${row.clientTransactionId} has no journal row: the journal is written first`,
+          { cause: err },
+        );
       }
       throw err;
     }
@@ -262,13 +294,15 @@ export class OfflineQueue {
   }
 
   get(clientTransactionId: string): QueueItem | undefined {
-    const r = this.stmt('SELECT * FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as ItemRow | undefined;
+    const r = this.stmt('SELECT * FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as
+      ItemRow | undefined;
     return r === undefined ? undefined : view(r);
   }
 
   require(clientTransactionId: string): QueueItem {
     const item = this.get(clientTransactionId);
-    if (item === undefined) throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
+    if (item === undefined)
+      throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
     return item;
   }
 
@@ -299,21 +333,33 @@ export class OfflineQueue {
       const counts = this.stateCounts();
       return states.reduce((n, s) => n + counts[s], 0);
     }
-    const stmt = this.stmt('SELECT COUNT(*) AS n FROM offline_queue WHERE state = @state AND (stored_at, rowid) > (@at, @rowid)');
-    return states.reduce((n, state) => n + (stmt.get({ state, at: cursor.at, rowid: cursor.rowid }) as { n: number }).n, 0);
+    const stmt = this.stmt(
+      'SELECT COUNT(*) AS n FROM offline_queue WHERE state = @state AND (stored_at, rowid) > (@at, @rowid)',
+    );
+    return states.reduce(
+      (n, state) => n + (stmt.get({ state, at: cursor.at, rowid: cursor.rowid }) as { n: number }).n,
+      0,
+    );
   }
 
   private checkedStates(asked: readonly QueueState[] | undefined): readonly QueueState[] {
     // No states asked: `IN ()` matches nothing, so no case of its own.
     const states = asked ?? QUEUE_STATES;
-    for (const s of states) if (!QUEUE_STATES.includes(s)) throw new AgentError(ErrorCodes.INPUT_INVALID, `unknown queue state ${String(s).slice(0, 30)}`);
+    for (const s of states)
+      if (!QUEUE_STATES.includes(s))
+        throw new AgentError(ErrorCodes.INPUT_INVALID, `unknown queue state ${String(s).slice(0, 30)}`);
     return states;
   }
 
   private cursor(after: string | undefined): Cursor | undefined {
     if (after === undefined) return undefined;
-    const row = this.stmt('SELECT stored_at, rowid FROM offline_queue WHERE client_id = ?').get(after) as { stored_at: number; rowid: number } | undefined;
-    if (row === undefined) throw new AgentError(ErrorCodes.INPUT_INVALID, `after: no offline sale ${after.slice(0, 80)} in the queue (pass the \`next\` of the page before)`);
+    const row = this.stmt('SELECT stored_at, rowid FROM offline_queue WHERE client_id = ?').get(after) as
+      { stored_at: number; rowid: number } | undefined;
+    if (row === undefined)
+      throw new AgentError(
+        ErrorCodes.INPUT_INVALID,
+        `after: no offline sale ${after.slice(0, 80)} in the queue (pass the \`next\` of the page before)`,
+      );
     return { at: row.stored_at, rowid: row.rowid };
   }
 
@@ -322,23 +368,35 @@ export class OfflineQueue {
     const cursor = this.cursor(opts.after);
     // The sale's operator from its journal row (docs/journal.md, "Journal"); a journal from
     // before operators were kept (opened read-only by the CLI, not migrated) has no such column.
-    const withOperator = this.db.prepare("SELECT 1 FROM pragma_table_info('transactions') WHERE name = 'operator'").get() !== undefined;
+    const withOperator =
+      this.db.prepare("SELECT 1 FROM pragma_table_info('transactions') WHERE name = 'operator'").get() !== undefined;
     return listQuery({ states, withOperator, cursor, limit: opts.limit });
   }
 
   /** Items waiting for upload, oldest first, with their bodies. */
   pending(): PendingUpload[] {
-    const rows = this.stmt(`SELECT * FROM offline_queue WHERE state IN (${inList(PENDING_STATES)}) ORDER BY stored_at, rowid`).all() as ItemRow[];
+    const rows = this.stmt(
+      `SELECT * FROM offline_queue WHERE state IN (${inList(PENDING_STATES)}) ORDER BY stored_at, rowid`,
+    ).all() as ItemRow[];
     const out: PendingUpload[] = [];
     for (const r of rows) {
       if (r.body === null) continue;
-      out.push({ item: view(r), body: JSON.parse(r.body) as ProcessRequest, storedAtMs: r.stored_at, lastTryAtMs: r.last_try_at ?? undefined });
+      out.push({
+        item: view(r),
+        body: JSON.parse(r.body) as ProcessRequest,
+        storedAtMs: r.stored_at,
+        lastTryAtMs: r.last_try_at ?? undefined,
+      });
     }
     return out;
   }
 
   pendingCount(): number {
-    return (this.stmt(`SELECT COUNT(*) AS n FROM offline_queue WHERE state IN (${inList(PENDING_STATES)})`).get() as { n: number }).n;
+    return (
+      this.stmt(`SELECT COUNT(*) AS n FROM offline_queue WHERE state IN (${inList(PENDING_STATES)})`).get() as {
+        n: number;
+      }
+    ).n;
   }
 
   /**
@@ -348,8 +406,12 @@ export class OfflineQueue {
   stats(): QueueStats {
     const sums = (
       this.hasCounts()
-        ? this.stmt(`SELECT currency, SUM(n) AS n, SUM(total) AS total FROM offline_counts WHERE state IN (${inList(STORED_STATES)}) AND n > 0 GROUP BY currency`)
-        : this.stmt(`SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) GROUP BY currency`)
+        ? this.stmt(
+            `SELECT currency, SUM(n) AS n, SUM(total) AS total FROM offline_counts WHERE state IN (${inList(STORED_STATES)}) AND n > 0 GROUP BY currency`,
+          )
+        : this.stmt(
+            `SELECT currency, COUNT(*) AS n, SUM(amount) AS total FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) GROUP BY currency`,
+          )
     ).all() as Array<{ currency: string; n: number; total: number }>;
     const totals: Record<string, number> = {};
     let count = 0;
@@ -358,41 +420,62 @@ export class OfflineQueue {
       count += s.n;
     }
     const oldest = this.stmt(oldestSql()).get() as { client_id: string; stored_at: number } | undefined;
-    return { count, totals, ...(oldest !== undefined ? { oldest: { clientTransactionId: oldest.client_id, storedAtMs: oldest.stored_at } } : {}) };
+    return {
+      count,
+      totals,
+      ...(oldest !== undefined
+        ? { oldest: { clientTransactionId: oldest.client_id, storedAtMs: oldest.stored_at } }
+        : {}),
+    };
   }
 
   /**
    * Stored items (not yet confirmed) with their store time, for the age checks; with
    * `storedAtOrBefore` only those stored by then, so a check reads the old items, not the queue.
    */
-  storedAges(opts: { storedAtOrBefore?: number } = {}): Array<{ clientTransactionId: string; storedAtMs: number; state: QueueState }> {
+  storedAges(
+    opts: { storedAtOrBefore?: number } = {},
+  ): Array<{ clientTransactionId: string; storedAtMs: number; state: QueueState }> {
     const until = opts.storedAtOrBefore ?? Number.MAX_SAFE_INTEGER;
-    const rows = this.stmt(`SELECT client_id, stored_at, state FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) AND stored_at <= ? ORDER BY stored_at, rowid`).all(until) as Array<{
+    const rows = this.stmt(
+      `SELECT client_id, stored_at, state FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) AND stored_at <= ? ORDER BY stored_at, rowid`,
+    ).all(until) as Array<{
       client_id: string;
       stored_at: number;
       state: string;
     }>;
-    return rows.map((r) => ({ clientTransactionId: r.client_id, storedAtMs: r.stored_at, state: r.state as QueueState }));
+    return rows.map((r) => ({
+      clientTransactionId: r.client_id,
+      storedAtMs: r.stored_at,
+      state: r.state as QueueState,
+    }));
   }
 
   /** Store time of the first stored item stored after `atMs`, if any. */
   firstStoredAfter(atMs: number): number | undefined {
-    const row = this.stmt(`SELECT MIN(stored_at) AS at FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) AND stored_at > ?`).get(atMs) as { at: number | null };
+    const row = this.stmt(
+      `SELECT MIN(stored_at) AS at FROM offline_queue WHERE state IN (${inList(STORED_STATES)}) AND stored_at > ?`,
+    ).get(atMs) as { at: number | null };
     return row.at ?? undefined;
   }
 
   stateCounts(): Record<QueueState, number> {
     const counts = Object.fromEntries(QUEUE_STATES.map((s) => [s, 0])) as Record<QueueState, number>;
-    const sql = this.hasCounts() ? 'SELECT state, SUM(n) AS n FROM offline_counts GROUP BY state' : 'SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state';
+    const sql = this.hasCounts()
+      ? 'SELECT state, SUM(n) AS n FROM offline_counts GROUP BY state'
+      : 'SELECT state, COUNT(*) AS n FROM offline_queue GROUP BY state';
     const rows = this.stmt(sql).all() as Array<{ state: string; n: number }>;
-    for (const r of rows) if ((QUEUE_STATES as readonly string[]).includes(r.state)) counts[r.state as QueueState] = r.n;
+    for (const r of rows)
+      if ((QUEUE_STATES as readonly string[]).includes(r.state)) counts[r.state as QueueState] = r.n;
     return counts;
   }
 
   /** Applies an upload outcome to one item; call inside a transaction when the journal changes with it. */
   update(clientTransactionId: string, u: ItemUpdate): QueueItem {
-    const current = this.stmt('SELECT history FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as { history: string } | undefined;
-    if (current === undefined) throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
+    const current = this.stmt('SELECT history FROM offline_queue WHERE client_id = ?').get(clientTransactionId) as
+      { history: string } | undefined;
+    if (current === undefined)
+      throw new AgentError(ErrorCodes.OFFLINE_NOT_FOUND, `no offline sale ${clientTransactionId} in the queue`);
     const at = this.clock.wall();
     let history = current.history;
     if (u.attempt !== undefined) {
@@ -435,8 +518,12 @@ export class OfflineQueue {
     // Stryker disable next-line ConditionalExpression: an empty list marks nothing either way; the guard only spares taking the write lock
     if (clientTransactionIds.length === 0) return [];
     const at = this.clock.wall();
-    const stmt = this.stmt(`UPDATE offline_queue SET state = 'uploading', tries = tries + 1, last_try_at = @at, updated_at = @at WHERE client_id = @id AND state IN (${inList(PENDING_STATES)})`);
-    return this.db.transaction(() => clientTransactionIds.filter((id) => stmt.run({ id, at }).changes === 1)).immediate();
+    const stmt = this.stmt(
+      `UPDATE offline_queue SET state = 'uploading', tries = tries + 1, last_try_at = @at, updated_at = @at WHERE client_id = @id AND state IN (${inList(PENDING_STATES)})`,
+    );
+    return this.db
+      .transaction(() => clientTransactionIds.filter((id) => stmt.run({ id, at }).changes === 1))
+      .immediate();
   }
 
   /**
@@ -448,8 +535,12 @@ export class OfflineQueue {
     // Stryker disable next-line ConditionalExpression: an empty list changes nothing either way; the guard only spares taking the write lock
     if (clientTransactionIds.length === 0) return [];
     const at = this.clock.wall();
-    const stmt = this.stmt("UPDATE offline_queue SET last_try_at = @at, updated_at = @at WHERE client_id = @id AND state = 'uploading'");
-    return this.db.transaction(() => clientTransactionIds.filter((id) => stmt.run({ id, at }).changes === 1)).immediate();
+    const stmt = this.stmt(
+      "UPDATE offline_queue SET last_try_at = @at, updated_at = @at WHERE client_id = @id AND state = 'uploading'",
+    );
+    return this.db
+      .transaction(() => clientTransactionIds.filter((id) => stmt.run({ id, at }).changes === 1))
+      .immediate();
   }
 
   /**
@@ -465,8 +556,10 @@ export class OfflineQueue {
     const stmt = this.stmt(
       "UPDATE offline_queue SET state = 'queued', tries = MAX(0, tries - 1), last_try_at = @last_try_at, updated_at = @at WHERE client_id = @id AND state = 'uploading'",
     );
-    this.db.transaction(() => {
-      for (const i of items) stmt.run({ id: i.clientTransactionId, last_try_at: i.lastTryAtMs ?? null, at });
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const i of items) stmt.run({ id: i.clientTransactionId, last_try_at: i.lastTryAtMs ?? null, at });
+      })
+      .immediate();
   }
 }

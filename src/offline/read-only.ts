@@ -19,7 +19,10 @@ export interface ReadOnlyQueue {
 export function openQueueReadOnly(dataDir: string, fileName: string = JOURNAL_FILE): ReadOnlyQueue {
   const file = join(dataDir, fileName);
   if (!existsSync(file)) {
-    throw new AgentError(ErrorCodes.JOURNAL_MISSING, `no journal at ${file}: the agent has not run with this data directory (check dataDir or --data-dir)`);
+    throw new AgentError(
+      ErrorCodes.JOURNAL_MISSING,
+      `no journal at ${file}: the agent has not run with this data directory (check dataDir or --data-dir)`,
+    );
   }
   // Header, size and schema (not the page walk: that is `journal check`): a damaged or
   // emptied journal is named with what to do instead of an SQLite error.
@@ -33,9 +36,15 @@ export function openQueueReadOnly(dataDir: string, fileName: string = JOURNAL_FI
     // A damaged journal names itself and the command that tells more (docs/operations.md, "Troubleshooting").
     const code = (err as { code?: string }).code ?? '';
     if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) {
-      throw new AgentError(ErrorCodes.JOURNAL_DAMAGED, `cannot read the journal ${file}: ${(err as Error).message}; run \`terminal-agent journal check\``, { cause: err });
+      throw new AgentError(
+        ErrorCodes.JOURNAL_DAMAGED,
+        `cannot read the journal ${file}: ${(err as Error).message}; run \`terminal-agent journal check\``,
+        { cause: err },
+      );
     }
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot open ${file} read-only: ${(err as Error).message}`, { cause: err });
+    throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot open ${file} read-only: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return { queue: new OfflineQueue(db), file, close: () => db.close() };
 }

@@ -63,16 +63,21 @@ export class ResultCommits {
   }
 
   /** The platform answered an upload (or a lookup found it): resolves once its result is on disk. */
-  settle(clientTransactionId: string, record: TransactionRecord, outcome: PendingResult['outcome']): Promise<QueueItem> {
+  settle(
+    clientTransactionId: string,
+    record: TransactionRecord,
+    outcome: PendingResult['outcome'],
+  ): Promise<QueueItem> {
     if (this.closed) return Promise.resolve(this.recorder.settled(clientTransactionId, record, outcome));
     return new Promise<QueueItem>((resolve, reject) => {
       this.pending.push({ clientTransactionId, record, outcome, resolve, reject });
       // On the next turn, not now: the worker that got this answer sends its next request first.
       if (this.pending.length >= MAX_RESULTS_PER_COMMIT) this.soon();
-      else this.timer ??= this.timers.setTimeout(() => {
-        this.timer = undefined;
-        this.commit();
-      }, RESULT_COMMIT_WAIT_MS);
+      else
+        this.timer ??= this.timers.setTimeout(() => {
+          this.timer = undefined;
+          this.commit();
+        }, RESULT_COMMIT_WAIT_MS);
     });
   }
 
@@ -105,7 +110,12 @@ export class ResultCommits {
         for (const p of batch) {
           try {
             // Its own savepoint: a result that cannot be applied is undone alone.
-            applied.push({ p, done: this.recorder.inTransaction(() => this.recorder.applySettled(p.clientTransactionId, p.record, p.outcome)) });
+            applied.push({
+              p,
+              done: this.recorder.inTransaction(() =>
+                this.recorder.applySettled(p.clientTransactionId, p.record, p.outcome),
+              ),
+            });
           } catch (err) {
             // A write SQLite refused may have ended the whole transaction: then none of the batch is written.
             if (!isAgentError(err) || isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) throw err;

@@ -24,7 +24,9 @@ export function offlineRetention(): RetentionPartner {
       if (!hasOfflineSchema(db)) return kept;
       for (const ids of chunks(saleIds)) {
         const rows = db
-          .prepare(`SELECT client_id FROM offline_queue WHERE client_id IN (${ids.map(() => '?').join(', ')}) AND state <> 'uploaded'`)
+          .prepare(
+            `SELECT client_id FROM offline_queue WHERE client_id IN (${ids.map(() => '?').join(', ')}) AND state <> 'uploaded'`,
+          )
           .all(...ids) as Array<{ client_id: string }>;
         for (const r of rows) kept.add(r.client_id);
       }
@@ -34,7 +36,11 @@ export function offlineRetention(): RetentionPartner {
       if (!hasOfflineSchema(db)) return 0;
       let n = 0;
       for (const ids of chunks(saleIds)) {
-        n += db.prepare(`DELETE FROM offline_queue WHERE client_id IN (${ids.map(() => '?').join(', ')}) AND state = 'uploaded'`).run(...ids).changes;
+        n += db
+          .prepare(
+            `DELETE FROM offline_queue WHERE client_id IN (${ids.map(() => '?').join(', ')}) AND state = 'uploaded'`,
+          )
+          .run(...ids).changes;
       }
       return n;
     },

@@ -95,8 +95,12 @@ export const OFFLINE_SCHEMA_VERSION = migrations.length;
 /** Creates or upgrades the queue tables in the journal database (idempotent, one transaction). */
 export function ensureOfflineSchema(db: Database): void {
   db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS component_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT');
-    const row = db.prepare<[string], { version: number }>('SELECT version FROM component_schema WHERE component = ?').get(COMPONENT);
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS component_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT',
+    );
+    const row = db
+      .prepare<[string], { version: number }>('SELECT version FROM component_schema WHERE component = ?')
+      .get(COMPONENT);
     const current = row?.version ?? 0;
     if (current > OFFLINE_SCHEMA_VERSION) {
       throw new AgentError(
@@ -105,10 +109,9 @@ export function ensureOfflineSchema(db: Database): void {
       );
     }
     for (const m of migrations) if (m.version > current) m.up(db);
-    db.prepare('INSERT INTO component_schema (component, version) VALUES (?, ?) ON CONFLICT (component) DO UPDATE SET version = excluded.version').run(
-      COMPONENT,
-      OFFLINE_SCHEMA_VERSION,
-    );
+    db.prepare(
+      'INSERT INTO component_schema (component, version) VALUES (?, ?) ON CONFLICT (component) DO UPDATE SET version = excluded.version',
+    ).run(COMPONENT, OFFLINE_SCHEMA_VERSION);
   }).immediate();
   watchCardDataColumn(db, 'offline_queue', 'body');
 }

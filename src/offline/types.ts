@@ -88,7 +88,13 @@ export type OfflineLevels = {
   enabled: boolean;
   platform: PlatformState;
   count: { stored: number; max: number; ratio: number };
-  totals: Array<{ currency: string; stored: number; max: number | null; ratio: number | null; floorLimit: number | null }>;
+  totals: Array<{
+    currency: string;
+    stored: number;
+    max: number | null;
+    ratio: number | null;
+    floorLimit: number | null;
+  }>;
   age: {
     oldestClientTransactionId: string | null;
     oldestStoredAt: string | null;
@@ -116,9 +122,23 @@ export interface OfflineCandidate {
 /** A sale to store (payments' `OfflineSale`). */
 export interface OfflineSale {
   /** The journal row, already `offline_stored` inside the same transaction. */
-  row: Pick<JournalRow, 'clientTransactionId' | 'kind' | 'method' | 'amount' | 'currency' | 'merchantId' | 'clientDateTime' | 'entryMode' | 'maskedPan' | 'scheme'>;
+  row: Pick<
+    JournalRow,
+    | 'clientTransactionId'
+    | 'kind'
+    | 'method'
+    | 'amount'
+    | 'currency'
+    | 'merchantId'
+    | 'clientDateTime'
+    | 'entryMode'
+    | 'maskedPan'
+    | 'scheme'
+  >;
   /** The process body the sale would have sent online. */
   body: ProcessRequest;
 }
 
-export type OfflineDecision = { ok: true } | { ok: false; reason: string; code: typeof ErrorCodes.OFFLINE_LIMIT | typeof ErrorCodes.OFFLINE_NOT_ELIGIBLE };
+export type OfflineDecision =
+  | { ok: true }
+  | { ok: false; reason: string; code: typeof ErrorCodes.OFFLINE_LIMIT | typeof ErrorCodes.OFFLINE_NOT_ELIGIBLE };

@@ -36,15 +36,23 @@ export interface Deferral {
  * towards offline.maxAttempts; `unsendable` the body can never be sent (our own request
  * check refused it), straight to staff; anything else is the platform's trouble, deferred.
  */
-export type UploadFailure = { kind: 'rejected'; message: string; status: number | undefined } | { kind: 'unsendable'; message: string } | Deferral;
+export type UploadFailure =
+  | { kind: 'rejected'; message: string; status: number | undefined }
+  | { kind: 'unsendable'; message: string }
+  | Deferral;
 
 export function classifyUploadFailure(err: unknown): UploadFailure {
-  if (isPlatformError(err) && err.category === 'rejected' && err.status !== 429) return { kind: 'rejected', message: describeError(err), status: err.status };
+  if (isPlatformError(err) && err.category === 'rejected' && err.status !== 429)
+    return { kind: 'rejected', message: describeError(err), status: err.status };
   if (isAgentError(err, ErrorCodes.PLATFORM_BAD_REQUEST)) return { kind: 'unsendable', message: describeError(err) };
   // The sale names a merchant the terminal does not serve (credentials read, every merchant's
   // id known): it is never sent under another merchant, a person decides
   // (docs/payments.md, "Offline card sale and upload", merchant of an offline sale).
-  if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) return { kind: 'unsendable', message: `${describeError(err)}; the sale is never uploaded under another merchant: have the merchant added to this terminal at the platform and requeue it` };
+  if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT))
+    return {
+      kind: 'unsendable',
+      message: `${describeError(err)}; the sale is never uploaded under another merchant: have the merchant added to this terminal at the platform and requeue it`,
+    };
   return deferralOf(err, false);
 }
 
@@ -61,7 +69,9 @@ export function deferralOf(err: unknown, lookupFailed: boolean): Deferral {
     outcome: unknown ? 'unknown' : 'unavailable',
     message: describeError(err),
     status: platform?.status,
-    platformDown: platform !== undefined && (platform.category === 'network' || platform.category === 'timeout' || platform.category === 'auth'),
+    platformDown:
+      platform !== undefined &&
+      (platform.category === 'network' || platform.category === 'timeout' || platform.category === 'auth'),
     retryAfterMs: platform?.retryAfterMs,
     unexpected: !isAgentError(err),
   };

@@ -1,4 +1,11 @@
-import { describeError, ErrorCodes, isAgentError, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
+import {
+  describeError,
+  ErrorCodes,
+  isAgentError,
+  type BackoffOptions,
+  type Clock,
+  type Logger,
+} from '../core/index.js';
 import type { EventBus } from '../events/index.js';
 import { isNotFound } from '../platform/index.js';
 import type { CallOptions } from '../platform/index.js';
@@ -123,7 +130,14 @@ export class Uploader {
   constructor(private readonly opts: UploaderOptions) {
     this.log = opts.log.child({ module: 'offline-uploader' });
     this.backoff = opts.backoff ?? { baseMs: 1_000, capMs: 5 * 60_000 };
-    this.availability = new PlatformAvailability(opts.platform, this.backoff, opts.bus, this.log, () => this.opts.onChange?.(), opts.reach);
+    this.availability = new PlatformAvailability(
+      opts.platform,
+      this.backoff,
+      opts.bus,
+      this.log,
+      () => this.opts.onChange?.(),
+      opts.reach,
+    );
   }
 
   get platform(): PlatformState {
@@ -221,7 +235,14 @@ export class Uploader {
     this.opts.onChange?.();
     if (report.attempted > 0) {
       this.log.info(
-        { attempted: report.attempted, uploaded: report.uploaded, declined: report.declinedAfterUpload, rejected: report.rejected, deferred: report.deferred, remaining: report.remaining },
+        {
+          attempted: report.attempted,
+          uploaded: report.uploaded,
+          declined: report.declinedAfterUpload,
+          rejected: report.rejected,
+          deferred: report.deferred,
+          remaining: report.remaining,
+        },
         'offline upload round',
       );
     }
@@ -266,7 +287,12 @@ export class Uploader {
     // Answered uploads are written in groups (result-commits.ts), the first of them with the
     // next "sending" mark; levels are published once per commit instead of once per sale.
     const commits = new ResultCommits(this.opts.recorder, this.opts.clock, () => this.opts.onItem?.());
-    const ahead = new MarkAhead(this.opts.queue, items, (mark) => commits.commit(mark) ?? [], () => this.opts.clock.wall());
+    const ahead = new MarkAhead(
+      this.opts.queue,
+      items,
+      (mark) => commits.commit(mark) ?? [],
+      () => this.opts.clock.wall(),
+    );
     // Each settled upload clears its card data; one scrub at the end of the round (at most
     // a second later) instead of one per sale, each a checkpoint and two fsyncs
     // (docs/journal.md, "Journal", card data at rest).
@@ -356,9 +382,17 @@ export class Uploader {
    * its group of results is on disk (`commits`); anything else is written before this returns.
    * `sent` is called once its request is out.
    */
-  private async uploadOne(p: PendingUpload, marked: boolean, commits: ResultCommits, sent: () => void): Promise<ItemReport | Later | Waiting> {
+  private async uploadOne(
+    p: PendingUpload,
+    marked: boolean,
+    commits: ResultCommits,
+    sent: () => void,
+  ): Promise<ItemReport | Later | Waiting> {
     const id = p.item.clientTransactionId;
-    const call: CallOptions = { signal: this.abort.signal, ...(p.item.merchantId !== undefined ? { merchantId: p.item.merchantId } : {}) };
+    const call: CallOptions = {
+      signal: this.abort.signal,
+      ...(p.item.merchantId !== undefined ? { merchantId: p.item.merchantId } : {}),
+    };
     const { recorder } = this.opts;
     const result = (r: ItemResult, item: { state: QueueState; message?: string }): ItemReport => ({
       clientTransactionId: id,
@@ -388,14 +422,23 @@ export class Uploader {
           // sale and upload", merchant of an offline sale).
           if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) {
             this.graceLookups.delete(id);
-            return result('needs_attention', recorder.unresolvable(id, `${describeError(err)}; it may have reached the platform: check it with the acquirer before anything else`));
+            return result(
+              'needs_attention',
+              recorder.unresolvable(
+                id,
+                `${describeError(err)}; it may have reached the platform: check it with the acquirer before anything else`,
+              ),
+            );
           }
           if (!isNotFound(err)) return result('deferred', this.defer(id, deferralOf(err, true)));
           // The platform's lookups may lag its writes, and a repeated client id is not promised
           // to be recognised: "not found" is its word only once the grace since the request
           // left has passed (docs/offline.md, "Offline queue", lookup grace).
           const graceEnd = this.graceLookups.get(id)?.endMono ?? this.graceEnd(p, lookedAt);
-          if (lookedAt < graceEnd) return { waiting: result('deferred', { state: 'uploading', message: this.lookAgain(id, lookedAt, graceEnd) }) };
+          if (lookedAt < graceEnd)
+            return {
+              waiting: result('deferred', { state: 'uploading', message: this.lookAgain(id, lookedAt, graceEnd) }),
+            };
           this.graceLookups.delete(id);
           recorder.notFound(id);
         }
@@ -431,7 +474,10 @@ export class Uploader {
     const wait = Math.min(GRACE_LOOKUP_CAP_MS, this.backoff.baseMs * 2 ** Math.min(count - 1, 30));
     this.graceLookups.set(id, { count, nextAtMono: Math.min(now + wait, graceEnd), endMono: graceEnd });
     const until = new Date(this.opts.clock.wall() + (graceEnd - now)).toISOString();
-    this.log.debug({ clientTransactionId: id, lookups: count, graceEndsAt: until }, 'offline upload not found yet: looked up again within the grace');
+    this.log.debug(
+      { clientTransactionId: id, lookups: count, graceEndsAt: until },
+      'offline upload not found yet: looked up again within the grace',
+    );
     return `not found at the platform yet (it may still show it: its lookups can lag): looked up again until ${until}, sent again only if still not found then`;
   }
 
@@ -442,13 +488,18 @@ export class Uploader {
     for (const id of this.graceLookups.keys()) if (!waiting.has(id)) this.graceLookups.delete(id);
   }
 
-  private failed(id: string, err: unknown, result: (r: ItemResult, item: { state: QueueState; message?: string }) => ItemReport): ItemReport {
+  private failed(
+    id: string,
+    err: unknown,
+    result: (r: ItemResult, item: { state: QueueState; message?: string }) => ItemReport,
+  ): ItemReport {
     const failure = classifyUploadFailure(err);
     if (failure.kind === 'rejected') {
       const item = this.opts.recorder.rejected(id, failure.message, failure.status, this.opts.config.maxAttempts);
       return result(item.state === 'needs_attention' ? 'needs_attention' : 'rejected', item);
     }
-    if (failure.kind === 'unsendable') return result('needs_attention', this.opts.recorder.unsendable(id, failure.message));
+    if (failure.kind === 'unsendable')
+      return result('needs_attention', this.opts.recorder.unsendable(id, failure.message));
     return result('deferred', this.defer(id, failure));
   }
 

@@ -18,7 +18,12 @@ export interface Adopted {
  * Takes the platform's record of a sale as the truth (docs/architecture.md, "Flows": adopt
  * its state): writes the change `salePatchFromRecord` derives and tells the bus.
  */
-export function adoptSaleRecord(ctx: PaymentContext, row: JournalRow, record: PlatformRecord, opts: { quiet?: boolean } = {}): Adopted {
+export function adoptSaleRecord(
+  ctx: PaymentContext,
+  row: JournalRow,
+  record: PlatformRecord,
+  opts: { quiet?: boolean } = {},
+): Adopted {
   const { patch, newEvents: fresh, state, statusClass, startedWaiting } = salePatchFromRecord(row, record);
   let saved = row;
   if (Object.keys(patch).length > 0) {
@@ -33,7 +38,13 @@ export function adoptSaleRecord(ctx: PaymentContext, row: JournalRow, record: Pl
   // A status the agent does not know is not an outcome: the relay follows the sale until the
   // platform says a word it knows (docs/platform-contract.md, "Tolerance of answers", status values).
   if (unknownStatus && !isFollowedUnknown(row)) ctx.notifyTracking(saved);
-  return { row: saved, newEvents: fresh, final: state !== undefined && state !== 'awaiting_customer' && statusClass !== 'pending' && !unknownStatus, unknownStatus, startedWaiting };
+  return {
+    row: saved,
+    newEvents: fresh,
+    final: state !== undefined && state !== 'awaiting_customer' && statusClass !== 'pending' && !unknownStatus,
+    unknownStatus,
+    startedWaiting,
+  };
 }
 
 /** A sale set aside as needing attention because its platform status is a word the agent does not know. */

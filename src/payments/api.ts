@@ -190,7 +190,12 @@ export type OperationReasonCode = (typeof OPERATION_REASON_CODES)[number];
  * merchant aggregator's rule, known to the platform alone), or the amount typed is more than is
  * left. They travel as `reasonCode` in the error answer, so a caller says them in its own words.
  */
-export const REFUSAL_REASON_CODES = [...OPERATION_REASON_CODES, 'APPROVAL_CODE_REQUIRED', 'APPROVAL_CODE_INCORRECT', 'AMOUNT_ABOVE_LEFT'] as const;
+export const REFUSAL_REASON_CODES = [
+  ...OPERATION_REASON_CODES,
+  'APPROVAL_CODE_REQUIRED',
+  'APPROVAL_CODE_INCORRECT',
+  'AMOUNT_ABOVE_LEFT',
+] as const;
 
 export type RefusalReasonCode = (typeof REFUSAL_REASON_CODES)[number];
 
@@ -246,7 +251,10 @@ export interface PaymentsApi {
    * journal does not know is asked of the platform with `merchantId`'s token (default merchant when absent),
    * unless `journalOnly` (PAYMENT_NOT_FOUND).
    */
-  get(clientTransactionId: string, opts?: { refresh?: boolean; merchantId?: string; journalOnly?: boolean }): Promise<TransactionView>;
+  get(
+    clientTransactionId: string,
+    opts?: { refresh?: boolean; merchantId?: string; journalOnly?: boolean },
+  ): Promise<TransactionView>;
   list(query?: ListQuery): TransactionView[];
 }
 

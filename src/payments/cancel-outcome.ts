@@ -19,7 +19,12 @@ export const instrumentTypeOf = (sale: JournalRow): string =>
  * cancel body has none. `clientDateTime` is the cancel row's, the same on every attempt,
  * which is what lets the agent recognise its cancel in the sale's history.
  */
-export function cancelBody(ctx: Pick<PaymentContext, 'channel'>, sale: JournalRow, op: JournalRow, approvalCode?: string): CancelRequest {
+export function cancelBody(
+  ctx: Pick<PaymentContext, 'channel'>,
+  sale: JournalRow,
+  op: JournalRow,
+  approvalCode?: string,
+): CancelRequest {
   return {
     clientDateTime: op.clientDateTime,
     channel: ctx.channel,
@@ -84,7 +89,11 @@ export function cancelsInHistory(record: PlatformRecord): CancelSeen[] {
  * An event with another `clientDateTime` is someone else's cancel (sent at another time).
  * Returns what its result says ('unknown' when the history shows no result), or undefined.
  */
-export function ourCancelIn(record: PlatformRecord, op: JournalRow, otherDone: readonly JournalRow[]): CancelSeen['outcome'] | undefined {
+export function ourCancelIn(
+  record: PlatformRecord,
+  op: JournalRow,
+  otherDone: readonly JournalRow[],
+): CancelSeen['outcome'] | undefined {
   const seen = cancelsInHistory(record);
   const fits = (c: CancelSeen): boolean =>
     c.amount === op.amount &&
@@ -95,7 +104,9 @@ export function ourCancelIn(record: PlatformRecord, op: JournalRow, otherDone: r
   const anonymous = seen.filter((c) => c.clientDateTime === undefined && fits(c));
   // Our other cancels of this amount that no dated event accounts for explain the anonymous ones first.
   const explained = otherDone.filter(
-    (r) => r.amount === op.amount && !seen.some((c) => c.amount === r.amount && sameInstant(c.clientDateTime, r.clientDateTime)),
+    (r) =>
+      r.amount === op.amount &&
+      !seen.some((c) => c.amount === r.amount && sameInstant(c.clientDateTime, r.clientDateTime)),
   ).length;
   // None left to be ours (none at all, or all explained): not found.
   return anonymous.length > explained ? (anonymous[explained] as CancelSeen).outcome : undefined;
@@ -104,5 +115,7 @@ export function ourCancelIn(record: PlatformRecord, op: JournalRow, otherDone: r
 /** The sale's other cancels the journal holds as done (they explain cancels in its history). */
 export function otherDoneCancels(ctx: Pick<PaymentContext, 'journal'>, op: JournalRow): JournalRow[] {
   const saleId = op.relatedClientTransactionId as string;
-  return ctx.journal.related(saleId).filter((r) => r.kind === 'cancel' && r.clientTransactionId !== op.clientTransactionId && r.state === 'approved');
+  return ctx.journal
+    .related(saleId)
+    .filter((r) => r.kind === 'cancel' && r.clientTransactionId !== op.clientTransactionId && r.state === 'approved');
 }

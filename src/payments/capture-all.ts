@@ -21,21 +21,29 @@ export async function captureAllPending(ctx: PaymentContext, merchantId?: string
   // No merchant named: every merchant with an authorization waiting, the default one first
   // (one platform call per merchant; its token decides whose sales it captures).
   const fallback = ctx.config.auth.merchantId;
-  const others = new Set(pendingAuthorizations(ctx).flatMap((r) => (r.merchantId !== undefined && r.merchantId !== fallback ? [r.merchantId] : [])));
+  const others = new Set(
+    pendingAuthorizations(ctx).flatMap((r) =>
+      r.merchantId !== undefined && r.merchantId !== fallback ? [r.merchantId] : [],
+    ),
+  );
   const views = await captureAllOf(ctx, fallback);
   for (const merchant of others) views.push(...(await captureAllOf(ctx, merchant)));
   return views;
 }
 
 function pendingAuthorizations(ctx: PaymentContext): JournalRow[] {
-  return ctx.journal.inStates(['approved']).filter((r) => r.kind === 'sale' && r.capturedAmount === 0 && isAuthorization(r));
+  return ctx.journal
+    .inStates(['approved'])
+    .filter((r) => r.kind === 'sale' && r.capturedAmount === 0 && isAuthorization(r));
 }
 
 async function captureAllOf(ctx: PaymentContext, merchant: string | undefined): Promise<TransactionView[]> {
   // A row without a merchant was made for the default merchant.
   const pending = pendingAuthorizations(ctx).filter((r) => (r.merchantId ?? ctx.config.auth.merchantId) === merchant);
   // One journal row for the call (capture all has no id of its own); amount: what is pending locally.
-  const anchor = { ...(pending[0] ?? { clientTransactionId: '', currency: ctx.config.payments.defaultCurrency }) } as JournalRow;
+  const anchor = {
+    ...(pending[0] ?? { clientTransactionId: '', currency: ctx.config.payments.defaultCurrency }),
+  } as JournalRow;
   // It captures every authorization the platform holds, so every sale's outcome is on disk first (Journal.requireWritten).
   ctx.journal.requireWritten();
   const op = ctx.insert({
@@ -52,11 +60,15 @@ async function captureAllOf(ctx: PaymentContext, merchant: string | undefined): 
   ctx.publish(op);
   let answer: { transactions: PlatformRecord[] };
   try {
-    answer = await ctx.platform.captureAll({ clientDateTime: op.clientDateTime, channel: ctx.channel }, ctx.callOptions({ merchantId: merchant }));
+    answer = await ctx.platform.captureAll(
+      { clientDateTime: op.clientDateTime, channel: ctx.channel },
+      ctx.callOptions({ merchantId: merchant }),
+    );
   } catch (err) {
     const kind = failureKind(err);
     if (kind !== 'unknown') {
-      const error = kind === 'refused' ? refusalError(err, 'capture of all pending sales', op.clientTransactionId) : err;
+      const error =
+        kind === 'refused' ? refusalError(err, 'capture of all pending sales', op.clientTransactionId) : err;
       ctx.save(op.clientTransactionId, { state: 'failed', message: describeError(error) });
       throw error;
     }
@@ -67,13 +79,28 @@ async function captureAllOf(ctx: PaymentContext, merchant: string | undefined): 
         const record = await ctx.platform.status(sale.clientTransactionId, ctx.callOptions(sale));
         const adopted = adoptSaleRecord(ctx, sale, record).row;
         // Captured shows as `Captured` or as a capture event (the status word alone is not relied on).
-        views.push(toView(isCapturedStatus(recordStatus(record)) || capturedOf(record) !== undefined ? capturedBy(ctx, adopted, record) : adopted));
+        views.push(
+          toView(
+            isCapturedStatus(recordStatus(record)) || capturedOf(record) !== undefined
+              ? capturedBy(ctx, adopted, record)
+              : adopted,
+          ),
+        );
       } catch (lookupErr) {
-        ctx.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(lookupErr) ? lookupErr.code : undefined }, 'capture-all lookup failed');
+        ctx.log.warn(
+          {
+            clientTransactionId: sale.clientTransactionId,
+            code: isPlatformError(lookupErr) ? lookupErr.code : undefined,
+          },
+          'capture-all lookup failed',
+        );
         views.push(toView(sale));
       }
     }
-    ctx.save(op.clientTransactionId, { state: 'approved', message: 'the platform did not answer: sales checked one by one' });
+    ctx.save(op.clientTransactionId, {
+      state: 'approved',
+      message: 'the platform did not answer: sales checked one by one',
+    });
     return views;
   }
   const views: TransactionView[] = [];
@@ -90,7 +117,12 @@ async function captureAllOf(ctx: PaymentContext, merchant: string | undefined): 
 /** An approved card authorization not captured yet (any charged status but `Captured`). */
 function isAuthorization(r: JournalRow): boolean {
   // A web order is the web shop's to capture, never this terminal's.
-  return r.origin !== 'web' && r.state === 'approved' && classifyStatus(r.platformStatus) === 'charged' && !isCapturedStatus(r.platformStatus);
+  return (
+    r.origin !== 'web' &&
+    r.state === 'approved' &&
+    classifyStatus(r.platformStatus) === 'charged' &&
+    !isCapturedStatus(r.platformStatus)
+  );
 }
 
 /**
@@ -101,7 +133,8 @@ function isAuthorization(r: JournalRow): boolean {
  */
 function capturedBy(ctx: PaymentContext, sale: JournalRow, record: PlatformRecord): JournalRow {
   const adopted = adoptSaleRecord(ctx, sale, record).row;
-  if (classifyStatus(recordStatus(record)) !== 'charged' || adopted.state !== 'approved' || adopted.capturedAmount > 0) return adopted;
+  if (classifyStatus(recordStatus(record)) !== 'charged' || adopted.state !== 'approved' || adopted.capturedAmount > 0)
+    return adopted;
   const captured = capturedOf(record) ?? adopted.amount - adopted.cancelledAmount;
   return ctx.save(adopted.clientTransactionId, {
     capturedAmount: captured,

@@ -28,7 +28,13 @@ export function cardProcessBody(
     entryMode,
     instrument: {
       instrumentType: 'card',
-      card: { maskedPan: card.maskedPan, scheme: card.scheme, expiry: card.expiry, encryptedData: card.encryptedData, ksn: card.ksn },
+      card: {
+        maskedPan: card.maskedPan,
+        scheme: card.scheme,
+        expiry: card.expiry,
+        encryptedData: card.encryptedData,
+        ksn: card.ksn,
+      },
       ...(moto?.email !== undefined ? { email: moto.email } : {}),
       ...(moto?.phone !== undefined ? { phone: moto.phone } : {}),
     },
@@ -52,7 +58,13 @@ export function cardSecretOf(card: CardData, pin?: PinData): CardSecret {
 export function cardFromRow(row: JournalRow): { card: CardData; pin?: PinData } | undefined {
   const s = row.cardSecret;
   if (s === undefined || row.maskedPan === undefined) return undefined;
-  const card: CardData = { maskedPan: row.maskedPan, scheme: row.scheme ?? '', expiry: s.expiry, encryptedData: s.encryptedData, ksn: s.ksn };
+  const card: CardData = {
+    maskedPan: row.maskedPan,
+    scheme: row.scheme ?? '',
+    expiry: s.expiry,
+    encryptedData: s.encryptedData,
+    ksn: s.ksn,
+  };
   if (s.pinblock !== undefined && s.pinKsn !== undefined && s.pinblockFormat !== undefined) {
     return { card, pin: { pinblock: s.pinblock, ksn: s.pinKsn, format: s.pinblockFormat } };
   }

@@ -7,10 +7,12 @@ import type { JournalRow } from './journal/index.js';
  */
 
 /** A sale whose answer was lost, looked up by its id before anything else (reversal.ts resolveSale). */
-export const LOOKUP_MESSAGE = 'no answer from the platform: the outcome is being looked up; do not repeat the sale, do not hand over the goods yet';
+export const LOOKUP_MESSAGE =
+  'no answer from the platform: the outcome is being looked up; do not repeat the sale, do not hand over the goods yet';
 
 /** What clerk and register read while the platform has not given its word on a QR call sale. */
-export const QR_CHECKING_MESSAGE = 'outcome being checked with the platform: do not repeat the sale (terminal QR call); abort it to ask the platform to cancel it';
+export const QR_CHECKING_MESSAGE =
+  'outcome being checked with the platform: do not repeat the sale (terminal QR call); abort it to ask the platform to cancel it';
 
 /**
  * The sale's outcome is unknown and being asked of the platform: in flight with one of the

@@ -9,15 +9,23 @@ export type SaleDevice = 'reader' | 'scanner' | 'display';
  * scanner) or when the sale is final (the display, which keeps showing the QR until then).
  */
 export class DeviceLocks {
-  private readonly holders: Record<SaleDevice, string | undefined> = { reader: undefined, scanner: undefined, display: undefined };
+  private readonly holders: Record<SaleDevice, string | undefined> = {
+    reader: undefined,
+    scanner: undefined,
+    display: undefined,
+  };
 
   /** Throws PAYMENT_BUSY when another sale holds `device`. */
   requireFree(device: SaleDevice): void {
     const holder = this.holders[device];
     if (holder !== undefined) {
-      throw new AgentError(ErrorCodes.PAYMENT_BUSY, `another sale (${holder}) is using the ${device}: finish or abort it first`, {
-        details: { clientTransactionId: holder },
-      });
+      throw new AgentError(
+        ErrorCodes.PAYMENT_BUSY,
+        `another sale (${holder}) is using the ${device}: finish or abort it first`,
+        {
+          details: { clientTransactionId: holder },
+        },
+      );
     }
   }
 

@@ -5,7 +5,8 @@ import { isAlreadyCapturedRefusal, openOperations, sendCapture } from './operati
 import type { PaymentContext } from './payment-context.js';
 import { isAuthorizedStatus } from './records.js';
 
-const isCardMethod = (row: JournalRow): boolean => row.method === 'card' || row.method === 'manual' || row.method === 'moto';
+const isCardMethod = (row: JournalRow): boolean =>
+  row.method === 'card' || row.method === 'manual' || row.method === 'moto';
 
 /** payments.captureMode of the sale's merchant, by any of its names (a sale naming none is the default merchant's). */
 export function captureModeOf(ctx: PaymentContext, sale: JournalRow): 'immediate' | 'deferred' {
@@ -47,17 +48,31 @@ export async function captureIfImmediate(ctx: PaymentContext, sale: JournalRow):
     if (isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) {
       // Its row could not be written, so nothing was sent: the capture waits for the journal
       // (docs/journal.md, "Journal", writes that fail) instead of leaving the authorization to expire.
-      ctx.save(sale.clientTransactionId, { message: 'approved and authorized; the capture waits until the journal can write (free space in the data directory)' });
-      ctx.background('immediate capture waits for the journal', () => captureWhenWritable(ctx, sale.clientTransactionId));
+      ctx.save(sale.clientTransactionId, {
+        message:
+          'approved and authorized; the capture waits until the journal can write (free space in the data directory)',
+      });
+      ctx.background('immediate capture waits for the journal', () =>
+        captureWhenWritable(ctx, sale.clientTransactionId),
+      );
       return;
     }
-    ctx.save(sale.clientTransactionId, { message: `approved and authorized, but the capture failed (${describeError(err)}): capture it later` });
+    ctx.save(sale.clientTransactionId, {
+      message: `approved and authorized, but the capture failed (${describeError(err)}): capture it later`,
+    });
   }
 }
 
 async function captureWhenWritable(ctx: PaymentContext, saleId: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    await ctx.clock.sleep(backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalWaitingRetryCapMs, random: ctx.random }), ctx.stopSignal);
+    await ctx.clock.sleep(
+      backoffDelay(attempt, {
+        baseMs: ctx.retryBaseMs,
+        capMs: ctx.config.payments.reversalWaitingRetryCapMs,
+        random: ctx.random,
+      }),
+      ctx.stopSignal,
+    );
     if (!ctx.journal.retryWrites().writable) continue;
     const sale = ctx.journal.get(saleId);
     if (sale === undefined) return;

@@ -45,5 +45,12 @@ export function lateLandingIntervalCap(sinceCountedMs: number): number {
 
 /** A sale the watch is for: counted as not done after its request left (not offline, no platform id). */
 export function isCountedNotDone(row: JournalRow): boolean {
-  return row.kind === 'sale' && row.state === 'failed' && row.attempts >= 1 && row.serverTransactionId === undefined && !row.offline && row.message === NOT_FOUND_MESSAGE;
+  return (
+    row.kind === 'sale' &&
+    row.state === 'failed' &&
+    row.attempts >= 1 &&
+    row.serverTransactionId === undefined &&
+    !row.offline &&
+    row.message === NOT_FOUND_MESSAGE
+  );
 }

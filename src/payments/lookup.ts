@@ -4,7 +4,10 @@ import type { JournalRow } from './journal/index.js';
 import { isUnknownIdAnswer } from './outcome.js';
 import type { PlatformRecord } from './records.js';
 
-export type LookupResult = { kind: 'found'; record: PlatformRecord } | { kind: 'not_found'; record?: PlatformRecord } | { kind: 'failed'; error: unknown };
+export type LookupResult =
+  | { kind: 'found'; record: PlatformRecord }
+  | { kind: 'not_found'; record?: PlatformRecord }
+  | { kind: 'failed'; error: unknown };
 
 /**
  * Looks a transaction up by id after an unknown outcome. A request that timed out may
@@ -22,7 +25,10 @@ export async function lookupWithGrace(
   settled: (record: PlatformRecord) => boolean = () => true,
 ): Promise<LookupResult> {
   const sentAt = Date.parse(row.updatedAt);
-  const graceLeft = Math.max(0, (Number.isNaN(sentAt) ? ctx.clock.wall() : sentAt) + ctx.config.payments.lookupGraceMs - ctx.clock.wall());
+  const graceLeft = Math.max(
+    0,
+    (Number.isNaN(sentAt) ? ctx.clock.wall() : sentAt) + ctx.config.payments.lookupGraceMs - ctx.clock.wall(),
+  );
   const end = ctx.clock.mono() + graceLeft;
   for (let attempt = 0; ; attempt++) {
     let last: PlatformRecord | undefined;
@@ -35,7 +41,10 @@ export async function lookupWithGrace(
     }
     const left = end - ctx.clock.mono();
     if (left <= 0) return last === undefined ? { kind: 'not_found' } : { kind: 'not_found', record: last };
-    const wait = Math.max(ctx.retryBaseMs, backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: 2_000, random: ctx.random }));
+    const wait = Math.max(
+      ctx.retryBaseMs,
+      backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: 2_000, random: ctx.random }),
+    );
     await ctx.clock.sleep(Math.min(left, wait), ctx.stopSignal);
   }
 }

@@ -8,7 +8,21 @@ import { AgentError, ErrorCodes } from '../core/index.js';
  */
 
 /** ISO 4217 codes whose minor unit is "N.A." (metals, funds, testing, no currency): not payable. */
-const NOT_PAYABLE = new Set(['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX']);
+const NOT_PAYABLE = new Set([
+  'XAG',
+  'XAU',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XDR',
+  'XPD',
+  'XPT',
+  'XSU',
+  'XTS',
+  'XUA',
+  'XXX',
+]);
 
 export const MAX_MINOR = Number.MAX_SAFE_INTEGER;
 
@@ -57,7 +71,8 @@ export function normalizeCurrency(currency: string): string {
   }
   const code = currency.trim().toUpperCase();
   if (isoDigits(code) === undefined) throw currencyError(`${code} is not an ISO 4217 currency`, code);
-  if (NOT_PAYABLE.has(code)) throw currencyError(`${code} has no minor unit in ISO 4217 and cannot be used for payments`, code);
+  if (NOT_PAYABLE.has(code))
+    throw currencyError(`${code} has no minor unit in ISO 4217 and cannot be used for payments`, code);
   return code;
 }
 
@@ -80,13 +95,18 @@ export function isKnownCurrency(currency: string): boolean {
 /** Checks an amount in minor units: an integer, not negative, within 2^53, positive unless allowZero. */
 export function assertAmount(minor: number, currency: string, opts: AssertAmountOptions = {}): void {
   const code = normalizeCurrency(currency);
-  if (typeof minor !== 'number' || Number.isNaN(minor)) throw amountError(`the amount must be a number of minor units of ${code}`, { currency: code });
+  if (typeof minor !== 'number' || Number.isNaN(minor))
+    throw amountError(`the amount must be a number of minor units of ${code}`, { currency: code });
   if (!Number.isFinite(minor) || Math.abs(minor) > MAX_MINOR) {
     throw amountError(`the amount is too large: at most ${MAX_MINOR} minor units`, { currency: code });
   }
-  if (!Number.isInteger(minor)) throw amountError(`the amount must be a whole number of minor units of ${code} (got a fraction)`, { currency: code });
+  if (!Number.isInteger(minor))
+    throw amountError(`the amount must be a whole number of minor units of ${code} (got a fraction)`, {
+      currency: code,
+    });
   if (minor < 0) throw amountError('the amount must not be negative', { currency: code });
-  if (minor === 0 && opts.allowZero !== true) throw amountError('the amount must be greater than zero', { currency: code });
+  if (minor === 0 && opts.allowZero !== true)
+    throw amountError('the amount must be greater than zero', { currency: code });
 }
 
 /**
@@ -100,7 +120,11 @@ export function parseAmount(text: string, currency: string, opts: AssertAmountOp
   const raw = typeof text === 'string' ? text.trim() : String(text);
   if (raw === '') throw amountError('no amount given', { currency: code });
   if (raw.startsWith('-')) throw amountError('the amount must not be negative', { currency: code });
-  if (raw.includes(',')) throw amountError(`"${raw.slice(0, 32)}" is not an amount: use a dot as the decimal separator and no thousands separators`, { currency: code });
+  if (raw.includes(','))
+    throw amountError(
+      `"${raw.slice(0, 32)}" is not an amount: use a dot as the decimal separator and no thousands separators`,
+      { currency: code },
+    );
   const m = /^\+?(\d*)(?:\.(\d*))?$/.exec(raw);
   // Leading zeros need no stripping: BigInt reads "007" as 7.
   // Stryker disable next-line StringLiteral: group 1 (\d*) takes part in every match, so it is never undefined
@@ -123,7 +147,8 @@ export function parseAmount(text: string, currency: string, opts: AssertAmountOp
   const minorText = `${whole}${fraction.padEnd(digits, '0')}`;
   // Compare as BigInt so that digits beyond 2^53 cannot round into range.
   const big = BigInt(minorText);
-  if (big > BigInt(MAX_MINOR)) throw amountError(`the amount is too large: at most ${formatAmount(MAX_MINOR, code)}`, { currency: code });
+  if (big > BigInt(MAX_MINOR))
+    throw amountError(`the amount is too large: at most ${formatAmount(MAX_MINOR, code)}`, { currency: code });
   const minor = Number(big);
   assertAmount(minor, code, opts);
   return minor;

@@ -54,18 +54,26 @@ export function offlineSaleReports(journal: Journal, bus: EventBus, log: Logger)
       const row = journal.get(clientTransactionId);
       if (row === undefined) return undefined;
       if (!OPEN_OFFLINE_STATES.has(row.state)) {
-        log.warn({ clientTransactionId, journalState: row.state }, 'offline upload settled a sale whose journal row moved on: journal left as it is');
+        log.warn(
+          { clientTransactionId, journalState: row.state },
+          'offline upload settled a sale whose journal row moved on: journal left as it is',
+        );
         return undefined;
       }
       return journal.update(clientTransactionId, salePatchFromRecord(row, record, 'offline_upload').patch);
     },
     needsAttention(clientTransactionId, message) {
       const row = journal.get(clientTransactionId);
-      if (row !== undefined && OPEN_OFFLINE_STATES.has(row.state)) journal.update(clientTransactionId, { state: 'needs_attention', message });
+      if (row !== undefined && OPEN_OFFLINE_STATES.has(row.state))
+        journal.update(clientTransactionId, { state: 'needs_attention', message });
     },
     requeued(clientTransactionId) {
       const row = journal.get(clientTransactionId);
-      if (row?.state === 'needs_attention') journal.update(clientTransactionId, { state: 'offline_stored', message: 'offline sale queued again for upload' });
+      if (row?.state === 'needs_attention')
+        journal.update(clientTransactionId, {
+          state: 'offline_stored',
+          message: 'offline sale queued again for upload',
+        });
     },
     holdScrub: () => journal.holdScrub(),
     announce(clientTransactionId) {

@@ -31,7 +31,21 @@ export interface OperationVerdict {
 const RESULT_EVENT: Record<'refund' | 'cancel', RegExp> = { refund: /refund\w*result/i, cancel: /cancel\w*result/i };
 const REQUEST_EVENT: Record<'refund' | 'cancel', RegExp> = { refund: /refund\w*request/i, cancel: /cancel\w*request/i };
 
-const SUCCEEDED = new Set(['accepted', 'success', 'successful', 'succeeded', 'approved', 'ok', 'done', 'completed', 'refunded', 'cancelled', 'canceled', 'reversed', 'voided']);
+const SUCCEEDED = new Set([
+  'accepted',
+  'success',
+  'successful',
+  'succeeded',
+  'approved',
+  'ok',
+  'done',
+  'completed',
+  'refunded',
+  'cancelled',
+  'canceled',
+  'reversed',
+  'voided',
+]);
 const REFUSED = new Set(['refused', 'declined', 'rejected', 'denied']);
 const FAILED = new Set(['failed', 'failure', 'error', 'expired']);
 
@@ -45,12 +59,20 @@ function eventType(e: Record<string, unknown>): string {
 export function operationVerdict(kind: 'refund' | 'cancel', record: PlatformRecord): OperationVerdict {
   const events = recordEvents(record);
   // The last result event of this operation that carries a result (a null or empty result is not one yet).
-  const resultEvent = events.filter((e) => RESULT_EVENT[kind].test(eventType(e)) && text(e.result) !== undefined).at(-1);
+  const resultEvent = events
+    .filter((e) => RESULT_EVENT[kind].test(eventType(e)) && text(e.result) !== undefined)
+    .at(-1);
   if (resultEvent !== undefined) {
     const result = text(resultEvent.result) as string;
     const message = text(resultEvent.resultMessage);
     const word = result.trim().toLowerCase();
-    const outcome: OperationOutcome = SUCCEEDED.has(word) ? 'done' : REFUSED.has(word) ? 'declined' : FAILED.has(word) ? 'failed' : 'pending';
+    const outcome: OperationOutcome = SUCCEEDED.has(word)
+      ? 'done'
+      : REFUSED.has(word)
+        ? 'declined'
+        : FAILED.has(word)
+          ? 'failed'
+          : 'pending';
     return { outcome, result, ...(message !== undefined ? { resultMessage: message } : {}) };
   }
   const cls = classifyStatus(recordStatus(record));

@@ -11,7 +11,19 @@ import { recordOrKeep } from './outcome-recorder.js';
 import { formatAmount } from './money.js';
 import { failureKind, isNotFoundError, refusalError } from './outcome.js';
 import type { JournalPatch } from './journal/index.js';
-import { capturedOf, classifyStatus, isCancelRecord, isCapturedStatus, newEvents, publicEvent, recordEvents, recordServerId, recordStatus, resultMessage, type PlatformRecord } from './records.js';
+import {
+  capturedOf,
+  classifyStatus,
+  isCancelRecord,
+  isCapturedStatus,
+  newEvents,
+  publicEvent,
+  recordEvents,
+  recordServerId,
+  recordStatus,
+  resultMessage,
+  type PlatformRecord,
+} from './records.js';
 import { cancelCheck, refundCheck } from './rules.js';
 import { salePatchFromRecord } from './sale-record-patch.js';
 import { platformIdOf } from './qr-call.js';
@@ -47,8 +59,15 @@ export function journalOperation(ctx: PaymentContext, sale: JournalRow, op: NewO
   const id = op.clientTransactionId ?? ctx.newId();
   const existing = ctx.journal.get(id);
   if (existing !== undefined) {
-    if (existing.kind !== op.kind || existing.relatedClientTransactionId !== sale.clientTransactionId || existing.amount !== op.amount) {
-      throw new AgentError(ErrorCodes.PAYMENT_ID_CONFLICT, `transaction id ${id} is already used for a different operation`);
+    if (
+      existing.kind !== op.kind ||
+      existing.relatedClientTransactionId !== sale.clientTransactionId ||
+      existing.amount !== op.amount
+    ) {
+      throw new AgentError(
+        ErrorCodes.PAYMENT_ID_CONFLICT,
+        `transaction id ${id} is already used for a different operation`,
+      );
     }
     return ctx.save(id, { state: 'in_flight', attempts: existing.attempts + 1, message: null });
   }
@@ -74,7 +93,10 @@ export function journalOperation(ctx: PaymentContext, sale: JournalRow, op: NewO
  * Open operations of a sale by kind (sent with the outcome unknown, or answered pending and
  * followed until final): their amounts count against what is left.
  */
-export function openOperations(ctx: PaymentContext, sale: JournalRow): { refund: number; cancel: number; capture: number } {
+export function openOperations(
+  ctx: PaymentContext,
+  sale: JournalRow,
+): { refund: number; cancel: number; capture: number } {
   const open = { refund: 0, cancel: 0, capture: 0 };
   for (const op of ctx.journal.related(sale.clientTransactionId)) {
     if ((op.state !== 'in_flight' && op.state !== 'pending') || op.kind === 'sale') continue;
@@ -88,21 +110,34 @@ function opFailed(ctx: PaymentContext, op: JournalRow, message: string): Journal
 }
 
 /** After a write failed: nothing happened (a clear error), or look it up. */
-async function afterFailure(ctx: PaymentContext, op: JournalRow, err: unknown, what: string, resolve: (op: JournalRow) => Promise<Resolution>): Promise<JournalRow> {
+async function afterFailure(
+  ctx: PaymentContext,
+  op: JournalRow,
+  err: unknown,
+  what: string,
+  resolve: (op: JournalRow) => Promise<Resolution>,
+): Promise<JournalRow> {
   const kind = failureKind(err);
   if (kind === 'not_sent') {
     opFailed(ctx, op, `the platform could not be reached: nothing was ${what}; try again`);
-    throw new AgentError(ErrorCodes.PAYMENT_NOT_SENT, `the platform could not be reached: nothing was ${what}; try again`, {
-      cause: err,
-      details: { clientTransactionId: op.clientTransactionId },
-    });
+    throw new AgentError(
+      ErrorCodes.PAYMENT_NOT_SENT,
+      `the platform could not be reached: nothing was ${what}; try again`,
+      {
+        cause: err,
+        details: { clientTransactionId: op.clientTransactionId },
+      },
+    );
   }
   if (kind === 'refused') {
     const error = refusalError(err, op.kind, op.clientTransactionId);
     opFailed(ctx, op, error.message);
     throw error;
   }
-  ctx.log.warn({ clientTransactionId: op.clientTransactionId, kind: op.kind, code: isPlatformError(err) ? err.code : undefined }, 'outcome unknown; looking it up');
+  ctx.log.warn(
+    { clientTransactionId: op.clientTransactionId, kind: op.kind, code: isPlatformError(err) ? err.code : undefined },
+    'outcome unknown; looking it up',
+  );
   ctx.save(op.clientTransactionId, { message: 'the platform did not answer in time: checking whether it happened' });
   const first = await resolveSafely(ctx, op, resolve);
   const after = ctx.journal.require(op.clientTransactionId);
@@ -111,31 +146,53 @@ async function afterFailure(ctx: PaymentContext, op: JournalRow, err: unknown, w
     return after;
   }
   if (first === 'not_happened') {
-    throw new AgentError(ErrorCodes.PAYMENT_NOT_DONE, `the platform did not answer and has no record of the ${op.kind}: nothing was ${what}; try again`, {
-      cause: err,
-      details: { clientTransactionId: op.clientTransactionId },
-    });
+    throw new AgentError(
+      ErrorCodes.PAYMENT_NOT_DONE,
+      `the platform did not answer and has no record of the ${op.kind}: nothing was ${what}; try again`,
+      {
+        cause: err,
+        details: { clientTransactionId: op.clientTransactionId },
+      },
+    );
   }
   return after;
 }
 
-async function resolveSafely(ctx: PaymentContext, op: JournalRow, resolve: (op: JournalRow) => Promise<Resolution>): Promise<Resolution> {
+async function resolveSafely(
+  ctx: PaymentContext,
+  op: JournalRow,
+  resolve: (op: JournalRow) => Promise<Resolution>,
+): Promise<Resolution> {
   try {
     return await resolve(op);
   } catch (err) {
-    ctx.log.warn({ clientTransactionId: op.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'lookup failed; retrying later');
+    ctx.log.warn(
+      { clientTransactionId: op.clientTransactionId, code: isPlatformError(err) ? err.code : undefined },
+      'lookup failed; retrying later',
+    );
     return 'unknown';
   }
 }
 
 /** Retries a lookup with backoff until the platform answers: every unknown outcome is resolved (docs/architecture.md, "Invariants" 3). */
-export async function resolveUntilKnown(ctx: PaymentContext, op: JournalRow, resolve: (op: JournalRow) => Promise<Resolution>): Promise<Resolution> {
+export async function resolveUntilKnown(
+  ctx: PaymentContext,
+  op: JournalRow,
+  resolve: (op: JournalRow) => Promise<Resolution>,
+): Promise<Resolution> {
   for (let attempt = 0; ; attempt++) {
     const current = ctx.journal.require(op.clientTransactionId);
     if (current.state !== 'in_flight') return 'done';
     const result = await resolveSafely(ctx, current, resolve);
     if (result !== 'unknown') return result;
-    await ctx.clock.sleep(backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalRetryCapMs, random: ctx.random }), ctx.stopSignal);
+    await ctx.clock.sleep(
+      backoffDelay(attempt, {
+        baseMs: ctx.retryBaseMs,
+        capMs: ctx.config.payments.reversalRetryCapMs,
+        random: ctx.random,
+      }),
+      ctx.stopSignal,
+    );
   }
 }
 
@@ -204,9 +261,18 @@ export interface RefundOptions {
   clientTransactionId?: string;
 }
 
-export function sendRefund(ctx: PaymentContext, sale: JournalRow, amount: number, opts: RefundOptions = {}): Promise<JournalRow> {
+export function sendRefund(
+  ctx: PaymentContext,
+  sale: JournalRow,
+  amount: number,
+  opts: RefundOptions = {},
+): Promise<JournalRow> {
   return runOperation(ctx, sale, {
-    row: { kind: 'refund', amount, ...(opts.clientTransactionId !== undefined ? { clientTransactionId: opts.clientTransactionId } : {}) },
+    row: {
+      kind: 'refund',
+      amount,
+      ...(opts.clientTransactionId !== undefined ? { clientTransactionId: opts.clientTransactionId } : {}),
+    },
     what: 'refunded',
     send: (op) =>
       ctx.platform.refund(
@@ -235,10 +301,17 @@ export interface AppliedOperation {
   final: boolean;
 }
 
-const STATE_OF: Record<Exclude<OperationOutcome, 'done'>, 'pending' | 'declined' | 'failed'> = { pending: 'pending', declined: 'declined', failed: 'failed' };
+const STATE_OF: Record<Exclude<OperationOutcome, 'done'>, 'pending' | 'declined' | 'failed'> = {
+  pending: 'pending',
+  declined: 'declined',
+  failed: 'failed',
+};
 
 /** Fields of an operation row from its own record: status, server id, the events (and those not seen before). */
-function operationRecordPatch(current: JournalRow, record: PlatformRecord): { patch: JournalPatch; fresh: Array<Record<string, unknown>> } {
+function operationRecordPatch(
+  current: JournalRow,
+  record: PlatformRecord,
+): { patch: JournalPatch; fresh: Array<Record<string, unknown>> } {
   const fresh = newEvents(current.events, recordEvents(record));
   return {
     patch: {
@@ -268,15 +341,23 @@ const UNDONE: Record<'refund' | 'cancel' | 'reversal', { verb: string; again: st
  * sale's refunded or cancelled amount never moved: docs/payments.md, "Capture, cancel,
  * refund").
  */
-function notFinalOrNotDone(what: 'refund' | 'cancel' | 'reversal', verdict: OperationVerdict, amount: string, status: string | undefined, record: PlatformRecord | undefined): string {
+function notFinalOrNotDone(
+  what: 'refund' | 'cancel' | 'reversal',
+  verdict: OperationVerdict,
+  amount: string,
+  status: string | undefined,
+  record: PlatformRecord | undefined,
+): string {
   if (verdict.outcome === 'pending') {
     if (verdict.result !== undefined) {
       return `${what} of ${amount} pending at the platform (result "${verdict.result}" is not one the terminal knows as final): followed; check it with the platform before repeating it`;
     }
     return `${what} of ${amount} pending at the platform (status "${status ?? ''}", no result yet): followed until it is final`;
   }
-  const why = verdict.resultMessage ?? (record !== undefined ? resultMessage(record) : undefined) ?? verdict.result ?? status;
-  const reported = verdict.outcome === 'declined' ? `the platform refused the ${what}` : `the platform reports the ${what} failed`;
+  const why =
+    verdict.resultMessage ?? (record !== undefined ? resultMessage(record) : undefined) ?? verdict.result ?? status;
+  const reported =
+    verdict.outcome === 'declined' ? `the platform refused the ${what}` : `the platform reports the ${what} failed`;
   return `${reported}${why !== undefined ? ` (${why})` : ''}: nothing was ${UNDONE[what].verb}; ${amount} can be ${UNDONE[what].again}`;
 }
 
@@ -327,12 +408,18 @@ export interface CancelOptions {
   approvalCode?: string;
 }
 
-export function sendCancel(ctx: PaymentContext, sale: JournalRow, amount: number, opts: CancelOptions): Promise<JournalRow> {
+export function sendCancel(
+  ctx: PaymentContext,
+  sale: JournalRow,
+  amount: number,
+  opts: CancelOptions,
+): Promise<JournalRow> {
   return runOperation(ctx, sale, {
     row: { kind: 'cancel', amount, cancelReason: opts.reason },
     what: 'cancelled',
     // A terminal QR call sale by the server id its answer gave (qr-call.ts).
-    send: (op) => ctx.platform.cancel(platformIdOf(sale), cancelBody(ctx, sale, op, opts.approvalCode), ctx.callOptions(sale)),
+    send: (op) =>
+      ctx.platform.cancel(platformIdOf(sale), cancelBody(ctx, sale, op, opts.approvalCode), ctx.callOptions(sale)),
     finish: finishCancel,
     resolve: resolveCancel,
   });
@@ -346,7 +433,12 @@ export function finishCancel(ctx: PaymentContext, op: JournalRow, record: Platfo
   return applyCancel(ctx, op, record, false).row;
 }
 
-function applyCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord | undefined, quiet: boolean): AppliedOperation {
+function applyCancel(
+  ctx: PaymentContext,
+  op: JournalRow,
+  record: PlatformRecord | undefined,
+  quiet: boolean,
+): AppliedOperation {
   const saleId = op.relatedClientTransactionId as string;
   const status = record !== undefined ? recordStatus(record) : undefined;
   const verdict: OperationVerdict = record !== undefined ? operationVerdict('cancel', record) : { outcome: 'done' };
@@ -364,7 +456,13 @@ function applyCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
       return ctx.journal.update(op.clientTransactionId, {
         ...fromRecord.patch,
         state: STATE_OF[outcome],
-        message: notFinalOrNotDone(op.cancelReason === 'Technical' ? 'reversal' : 'cancel', verdict, amount, status, record),
+        message: notFinalOrNotDone(
+          op.cancelReason === 'Technical' ? 'reversal' : 'cancel',
+          verdict,
+          amount,
+          status,
+          record,
+        ),
       });
     }
     const row = ctx.journal.update(op.clientTransactionId, {
@@ -401,7 +499,12 @@ function applyCancel(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
  * status call, a refresh): applied like its first answer. `quiet`: the caller publishes
  * the operation's row itself (the relay).
  */
-export function applyOperationRecord(ctx: PaymentContext, op: JournalRow, record: PlatformRecord, opts: { quiet?: boolean } = {}): AppliedOperation {
+export function applyOperationRecord(
+  ctx: PaymentContext,
+  op: JournalRow,
+  record: PlatformRecord,
+  opts: { quiet?: boolean } = {},
+): AppliedOperation {
   const quiet = opts.quiet === true;
   if (op.kind === 'cancel' || isCancelRecord(record)) return applyCancel(ctx, op, record, quiet);
   return applyRefund(ctx, op, record, quiet);
@@ -441,7 +544,8 @@ export async function resolveCancel(ctx: PaymentContext, op: JournalRow): Promis
     // until the result is there; the amount stays held meanwhile.
     const checking = 'the platform shows the cancel but not its result yet: being checked; do not cancel again';
     // Said once, not on every look.
-    if (ctx.journal.require(op.clientTransactionId).message !== checking) ctx.save(op.clientTransactionId, { message: checking });
+    if (ctx.journal.require(op.clientTransactionId).message !== checking)
+      ctx.save(op.clientTransactionId, { message: checking });
     return 'unknown';
   }
   if (found.kind === 'found') {
@@ -486,7 +590,11 @@ export async function sendCapture(ctx: PaymentContext, sale: JournalRow, amount:
       send: (op) =>
         ctx.platform.capture(
           sale.clientTransactionId,
-          { clientDateTime: op.clientDateTime, channel: ctx.channel, captureAmount: { amount, currency: sale.currency } },
+          {
+            clientDateTime: op.clientDateTime,
+            channel: ctx.channel,
+            captureAmount: { amount, currency: sale.currency },
+          },
           ctx.callOptions(sale),
         ),
       finish: finishCapture,
@@ -500,7 +608,8 @@ export async function sendCapture(ctx: PaymentContext, sale: JournalRow, amount:
 const ALREADY_CAPTURED_MESSAGE = 'not captured by this request: the platform had captured the sale already';
 
 /** The record shows the sale captured: `Captured`, or a capture event that was not refused (the status word alone is not relied on). */
-const showsCaptured = (record: PlatformRecord): boolean => isCapturedStatus(recordStatus(record)) || capturedOf(record) !== undefined;
+const showsCaptured = (record: PlatformRecord): boolean =>
+  isCapturedStatus(recordStatus(record)) || capturedOf(record) !== undefined;
 
 /**
  * A capture the platform refused may be refused because the platform had captured the sale
@@ -512,23 +621,38 @@ const showsCaptured = (record: PlatformRecord): boolean => isCapturedStatus(reco
  * else, or a status that cannot be read: the refusal as it was.
  */
 async function capturedAlready(ctx: PaymentContext, sale: JournalRow, err: unknown): Promise<never> {
-  if (!isAgentError(err, ErrorCodes.PAYMENT_RULE) || !isPlatformError(err.cause) || err.cause.category !== 'rejected') throw err;
+  if (!isAgentError(err, ErrorCodes.PAYMENT_RULE) || !isPlatformError(err.cause) || err.cause.category !== 'rejected')
+    throw err;
   let record: PlatformRecord;
   try {
     record = await ctx.platform.status(sale.clientTransactionId, ctx.callOptions(sale));
   } catch (lookupErr) {
-    ctx.log.info({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(lookupErr) ? lookupErr.code : undefined }, 'refused capture: the sale could not be looked up');
+    ctx.log.info(
+      { clientTransactionId: sale.clientTransactionId, code: isPlatformError(lookupErr) ? lookupErr.code : undefined },
+      'refused capture: the sale could not be looked up',
+    );
     throw err;
   }
   if (!showsCaptured(record)) throw err;
   const adopted = adoptSaleRecord(ctx, ctx.journal.require(sale.clientTransactionId), record).row;
   const opId = typeof err.details?.clientTransactionId === 'string' ? err.details.clientTransactionId : undefined;
   if (opId !== undefined && ctx.journal.get(opId) !== undefined) ctx.save(opId, { message: ALREADY_CAPTURED_MESSAGE });
-  ctx.log.info({ clientTransactionId: sale.clientTransactionId, capturedAmount: adopted.capturedAmount }, 'capture refused: the platform had captured the sale already');
-  throw new AgentError(ErrorCodes.PAYMENT_STATE, 'the sale is captured already (the platform captured it before this request): refund it to give money back', {
-    cause: err,
-    details: { reasonCode: 'ALREADY_CAPTURED', suggest: 'refund', ...(opId !== undefined ? { clientTransactionId: opId } : {}) },
-  });
+  ctx.log.info(
+    { clientTransactionId: sale.clientTransactionId, capturedAmount: adopted.capturedAmount },
+    'capture refused: the platform had captured the sale already',
+  );
+  throw new AgentError(
+    ErrorCodes.PAYMENT_STATE,
+    'the sale is captured already (the platform captured it before this request): refund it to give money back',
+    {
+      cause: err,
+      details: {
+        reasonCode: 'ALREADY_CAPTURED',
+        suggest: 'refund',
+        ...(opId !== undefined ? { clientTransactionId: opId } : {}),
+      },
+    },
+  );
 }
 
 /** The refusal sendCapture gives when the platform had captured the sale already. */
@@ -567,11 +691,17 @@ export function finishCapture(ctx: PaymentContext, op: JournalRow, record: Platf
     if (refused !== undefined) {
       // A refusal whose record shows the sale captured: captured already, and recorded so (adopted above).
       const message = adopted.capturedAmount > 0 ? ALREADY_CAPTURED_MESSAGE : `not captured: ${refused}`;
-      return { sale: adopted, row: ctx.journal.update(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message }) };
+      return {
+        sale: adopted,
+        row: ctx.journal.update(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message }),
+      };
     }
     const captured = capturedOf(record) ?? op.amount;
     if (adopted.capturedAmount < captured) {
-      adopted = ctx.journal.update(saleId, { capturedAmount: captured, message: `approved: ${formatAmount(adopted.amount, adopted.currency)}, captured ${formatAmount(captured, adopted.currency)}` });
+      adopted = ctx.journal.update(saleId, {
+        capturedAmount: captured,
+        message: `approved: ${formatAmount(adopted.amount, adopted.currency)}, captured ${formatAmount(captured, adopted.currency)}`,
+      });
     }
     const done = ctx.journal.update(op.clientTransactionId, {
       state: 'approved',
@@ -591,12 +721,16 @@ export function finishCapture(ctx: PaymentContext, op: JournalRow, record: Platf
 function captureRefusal(record: PlatformRecord): string | undefined {
   const status = recordStatus(record);
   const cls = classifyStatus(status);
-  if (cls === 'refused' || cls === 'failed' || cls === 'expired' || cls === 'cancelled') return `the platform reports ${status ?? 'a failure'}`;
-  const captureEvents = recordEvents(record).filter((e) => typeof e.eventType === 'string' && /capture/i.test(e.eventType));
+  if (cls === 'refused' || cls === 'failed' || cls === 'expired' || cls === 'cancelled')
+    return `the platform reports ${status ?? 'a failure'}`;
+  const captureEvents = recordEvents(record).filter(
+    (e) => typeof e.eventType === 'string' && /capture/i.test(e.eventType),
+  );
   const last = captureEvents.at(-1);
   const result = typeof last?.result === 'string' ? last.result : undefined;
   const resultCls = classifyStatus(result);
-  if (resultCls === 'refused' || resultCls === 'failed') return resultMessage(record) ?? `the capture result is ${result ?? ''}`;
+  if (resultCls === 'refused' || resultCls === 'failed')
+    return resultMessage(record) ?? `the capture result is ${result ?? ''}`;
   return undefined;
 }
 
@@ -633,7 +767,11 @@ export function sendRefundByWeb(ctx: PaymentContext, sale: JournalRow, amount: n
     send: (op) =>
       ctx.platform.refundByWeb(
         sale.clientTransactionId,
-        { clientDateTime: op.clientDateTime, clientNewTransactionId: op.clientTransactionId, amount: { amount, currency: sale.currency } },
+        {
+          clientDateTime: op.clientDateTime,
+          clientNewTransactionId: op.clientTransactionId,
+          amount: { amount, currency: sale.currency },
+        },
         ctx.callOptions(sale),
       ),
     finish: finishByWeb,
@@ -647,7 +785,8 @@ function finishByWeb(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
 }
 
 /** What the clerk, the CLI and a register read while a refund by web's outcome is looked for. */
-const BY_WEB_CHECKING = 'outcome being checked at the platform: do not repeat the refund by web (its amount stays held against the sale)';
+const BY_WEB_CHECKING =
+  'outcome being checked at the platform: do not repeat the refund by web (its amount stays held against the sale)';
 
 /**
  * A refund by web whose answer was lost (docs/platform-contract.md, "Decisions where the
@@ -679,7 +818,8 @@ async function resolveByWeb(ctx: PaymentContext, op: JournalRow): Promise<Resolu
 function markChecking(ctx: PaymentContext, op: JournalRow): void {
   const current = ctx.journal.get(op.clientTransactionId);
   // Written once: each write moves updatedAt, from which the lookup grace is counted.
-  if (current?.state === 'in_flight' && current.message !== BY_WEB_CHECKING) ctx.save(op.clientTransactionId, { message: BY_WEB_CHECKING });
+  if (current?.state === 'in_flight' && current.message !== BY_WEB_CHECKING)
+    ctx.save(op.clientTransactionId, { message: BY_WEB_CHECKING });
 }
 
 /**
@@ -701,13 +841,21 @@ async function settleByWebFromSale(ctx: PaymentContext, op: JournalRow): Promise
     record = await ctx.platform.status(platformId, ctx.callOptions(sale));
   } catch (err) {
     if (!isNotFoundError(err)) throw err;
-    byWebAttention(ctx, op, `the platform does not find the sale ${platformId}: check it at the platform before giving ${amount} back again`);
+    byWebAttention(
+      ctx,
+      op,
+      `the platform does not find the sale ${platformId}: check it at the platform before giving ${amount} back again`,
+    );
     return 'done';
   }
   const seen = ourByWebIn(record, op);
   if (seen?.outcome === 'unknown') return 'unknown';
   if (seen?.outcome === 'refused') {
-    opFailed(ctx, op, `the platform refused the ${seen.kind} by web: ${resultMessage(record) ?? `nothing was given back`}`);
+    opFailed(
+      ctx,
+      op,
+      `the platform refused the ${seen.kind} by web: ${resultMessage(record) ?? `nothing was given back`}`,
+    );
     return 'not_happened';
   }
   if (seen?.outcome === 'accepted') {
@@ -724,7 +872,11 @@ async function settleByWebFromSale(ctx: PaymentContext, op: JournalRow): Promise
   const max = answer.allowed === false ? 0 : typeof answer.maxAmount === 'number' ? answer.maxAmount : undefined;
   if (before.ok && max !== undefined) {
     if (max >= before.maxAmount) {
-      opFailed(ctx, op, `the platform's records of the sale show no cancel or refund of ${amount}: nothing was given back`);
+      opFailed(
+        ctx,
+        op,
+        `the platform's records of the sale show no cancel or refund of ${amount}: nothing was given back`,
+      );
       return 'not_happened';
     }
     if (max <= before.maxAmount - op.amount) {
@@ -733,12 +885,19 @@ async function settleByWebFromSale(ctx: PaymentContext, op: JournalRow): Promise
       return 'done';
     }
   }
-  byWebAttention(ctx, op, `the platform's records do not show whether ${amount} was given back by web: check the sale at the platform before giving anything back again`);
+  byWebAttention(
+    ctx,
+    op,
+    `the platform's records do not show whether ${amount} was given back by web: check the sale at the platform before giving anything back again`,
+  );
   return 'done';
 }
 
 function byWebAttention(ctx: PaymentContext, op: JournalRow, message: string): void {
-  ctx.log.warn({ clientTransactionId: op.clientTransactionId, relatedClientTransactionId: op.relatedClientTransactionId }, 'refund by web needs attention: its outcome is not known');
+  ctx.log.warn(
+    { clientTransactionId: op.clientTransactionId, relatedClientTransactionId: op.relatedClientTransactionId },
+    'refund by web needs attention: its outcome is not known',
+  );
   ctx.save(op.clientTransactionId, { state: 'needs_attention', message });
 }
 
@@ -749,7 +908,10 @@ function byWebDone(ctx: PaymentContext, op: JournalRow, kind: 'cancel' | 'refund
   const row = ctx.journal.transaction(() => {
     const current = ctx.journal.require(op.clientTransactionId);
     if (current.state === 'approved') return current;
-    const updated = ctx.journal.update(op.clientTransactionId, { state: 'approved', message: `refunded ${formatAmount(op.amount, op.currency)} (the platform's records of the sale show it)` });
+    const updated = ctx.journal.update(op.clientTransactionId, {
+      state: 'approved',
+      message: `refunded ${formatAmount(op.amount, op.currency)} (the platform's records of the sale show it)`,
+    });
     const sale = ctx.journal.require(saleId);
     ctx.journal.update(saleId, { refundedAmount: sale.refundedAmount + op.amount });
     return updated;

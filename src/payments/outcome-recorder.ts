@@ -26,7 +26,10 @@ export function recordOrKeep(ctx: PaymentContext, op: JournalRow, apply: () => J
     const running = ctx.keptOutcomes.has(id);
     // The latest answer wins (a later status of the same operation replaces an earlier one).
     ctx.keptOutcomes.set(id, apply);
-    ctx.log.warn({ clientTransactionId: id, kind: op.kind, err: describeError(err) }, 'operation answered; its outcome waits for the journal');
+    ctx.log.warn(
+      { clientTransactionId: id, kind: op.kind, err: describeError(err) },
+      'operation answered; its outcome waits for the journal',
+    );
     if (!running) ctx.background(`record ${op.kind}`, () => applyWhenWritable(ctx, id));
     const code = typeof err.details?.code === 'string' ? err.details.code : 'the journal cannot write';
     // A message only (not write-ahead): kept in memory by the journal when it cannot write it either.
@@ -43,7 +46,14 @@ export function outcomeKept(ctx: PaymentContext, id: string): boolean {
 
 async function applyWhenWritable(ctx: PaymentContext, id: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    await ctx.clock.sleep(backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalWaitingRetryCapMs, random: ctx.random }), ctx.stopSignal);
+    await ctx.clock.sleep(
+      backoffDelay(attempt, {
+        baseMs: ctx.retryBaseMs,
+        capMs: ctx.config.payments.reversalWaitingRetryCapMs,
+        random: ctx.random,
+      }),
+      ctx.stopSignal,
+    );
     const apply = ctx.keptOutcomes.get(id);
     if (apply === undefined) return;
     try {

@@ -30,7 +30,13 @@ export function failureKind(err: unknown): FailureKind {
 
 /** The platform answered a write with a 2xx whose essentials (status, server id) could not be read. */
 export function answeredUnreadable(err: unknown): boolean {
-  return isPlatformError(err) && err.code === ErrorCodes.PLATFORM_BAD_RESPONSE && err.status !== undefined && err.status >= 200 && err.status <= 299;
+  return (
+    isPlatformError(err) &&
+    err.code === ErrorCodes.PLATFORM_BAD_RESPONSE &&
+    err.status !== undefined &&
+    err.status >= 200 &&
+    err.status <= 299
+  );
 }
 
 /** A write (cancel, refund, ...) answered 404: the id in its path is not known. A 400 or 422 to a write refuses its body instead. */
@@ -75,20 +81,35 @@ export function refusalError(err: PlatformError | unknown, op: string, clientTra
       given
         ? `the ${op} was refused: the supervisor approval code is not correct`
         : `the ${op} was refused: a supervisor approval code is required for this merchant`,
-      { cause: err, details: { approvalCodeRequired: true, reasonCode: given ? 'APPROVAL_CODE_INCORRECT' : 'APPROVAL_CODE_REQUIRED', clientTransactionId } },
+      {
+        cause: err,
+        details: {
+          approvalCodeRequired: true,
+          reasonCode: given ? 'APPROVAL_CODE_INCORRECT' : 'APPROVAL_CODE_REQUIRED',
+          clientTransactionId,
+        },
+      },
     );
   }
   if (isPlatformError(err) && err.category === 'auth') {
-    return new AgentError(ErrorCodes.PLATFORM_AUTH, `the platform did not accept the terminal's credentials for the ${op}: nothing was done (${platformReason(err)})`, {
-      cause: err,
-      details: { clientTransactionId },
-    });
+    return new AgentError(
+      ErrorCodes.PLATFORM_AUTH,
+      `the platform did not accept the terminal's credentials for the ${op}: nothing was done (${platformReason(err)})`,
+      {
+        cause: err,
+        details: { clientTransactionId },
+      },
+    );
   }
   // Stryker disable next-line StringLiteral: no message read as any other text without "refund instead" or "refund it" decides the same
   const message = isPlatformError(err) ? (err.errorMessage ?? '') : '';
   const suggest = /refund instead|refund it/i.test(message) ? { suggest: 'refund' } : {};
   return new AgentError(ErrorCodes.PAYMENT_RULE, `the platform refused the ${op}: ${platformReason(err)}`, {
     cause: err,
-    details: { clientTransactionId, ...suggest, ...(isPlatformError(err) && err.errorCode !== undefined ? { platformCode: err.errorCode } : {}) },
+    details: {
+      clientTransactionId,
+      ...suggest,
+      ...(isPlatformError(err) && err.errorCode !== undefined ? { platformCode: err.errorCode } : {}),
+    },
   });
 }

@@ -14,7 +14,15 @@ import { defaultStatFs, type StatFs } from './free-space.js';
 /** The platform calls payments uses (the PlatformClient, or a test double with the same shape). */
 export type PaymentsPlatform = Pick<
   PlatformClient,
-  'process' | 'qrTerminalPayment' | 'capture' | 'captureAll' | 'refund' | 'cancel' | 'allowedOperations' | 'status' | 'refundByWeb'
+  | 'process'
+  | 'qrTerminalPayment'
+  | 'capture'
+  | 'captureAll'
+  | 'refund'
+  | 'cancel'
+  | 'allowedOperations'
+  | 'status'
+  | 'refundByWeb'
 >;
 
 export interface PaymentServiceDeps {
@@ -116,7 +124,10 @@ export class PaymentContext {
 
   /** The merchant of the row, and the busy retry of writes while someone waits (payments.busyRetryMaxMs). */
   callOptions(row: Pick<JournalRow, 'merchantId'>): CallOptions {
-    return { ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}), busyRetryMaxMs: this.config.payments.busyRetryMaxMs };
+    return {
+      ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}),
+      busyRetryMaxMs: this.config.payments.busyRetryMaxMs,
+    };
   }
 
   /**
@@ -146,7 +157,11 @@ export class PaymentContext {
   }
 
   /** Updates the row, tells the bus, and resolves anyone waiting once it is final. */
-  save(id: string, patch: JournalPatch, opts: { platformEvent?: Record<string, unknown>; quiet?: boolean } = {}): JournalRow {
+  save(
+    id: string,
+    patch: JournalPatch,
+    opts: { platformEvent?: Record<string, unknown>; quiet?: boolean } = {},
+  ): JournalRow {
     const row = this.journal.update(id, patch);
     if (opts.quiet !== true) this.publish(row, opts.platformEvent);
     this.settleIfFinal(row);
@@ -264,7 +279,9 @@ export function trackingOf(row: JournalRow): PendingTracking {
     clientTransactionId: row.clientTransactionId,
     // A pending refund or cancel is asked for by the server id its answer gave (docs/payments.md, "Event relay"),
     // and so is a terminal QR call sale, whose client id the payment API is not promised to know (qr-call.ts).
-    ...((row.kind !== 'sale' || row.via === 'qrTerminal') && row.serverTransactionId !== undefined ? { statusId: row.serverTransactionId } : {}),
+    ...((row.kind !== 'sale' || row.via === 'qrTerminal') && row.serverTransactionId !== undefined
+      ? { statusId: row.serverTransactionId }
+      : {}),
     ...(row.merchantId !== undefined ? { merchantId: row.merchantId } : {}),
     ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}),
     startedAt: row.createdAt,

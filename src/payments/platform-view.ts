@@ -1,6 +1,14 @@
 import type { OperationKind, TransactionState, TransactionView } from './api.js';
 import { operationVerdict } from './operation-result.js';
-import { classifyStatus, publicEvent, recordEvents, recordServerId, recordStatus, saleStateFor, type PlatformRecord } from './records.js';
+import {
+  classifyStatus,
+  publicEvent,
+  recordEvents,
+  recordServerId,
+  recordStatus,
+  saleStateFor,
+  type PlatformRecord,
+} from './records.js';
 
 const KIND: Record<string, OperationKind> = { payment: 'sale', refund: 'refund', cancel: 'cancel' };
 const AMOUNT_FIELDS = ['authorizationAmount', 'refundAmount', 'cancelAmount', 'captureAmount', 'paymentAmount'];
@@ -9,7 +17,12 @@ function amountOf(record: PlatformRecord): { amount: number; currency: string } 
   for (const event of recordEvents(record)) {
     for (const field of AMOUNT_FIELDS) {
       const v = event[field];
-      if (typeof v === 'object' && v !== null && typeof (v as { amount?: unknown }).amount === 'number' && typeof (v as { currency?: unknown }).currency === 'string') {
+      if (
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as { amount?: unknown }).amount === 'number' &&
+        typeof (v as { currency?: unknown }).currency === 'string'
+      ) {
         return { amount: (v as { amount: number }).amount, currency: (v as { currency: string }).currency };
       }
     }
@@ -32,7 +45,12 @@ function stateOf(kind: OperationKind, record: PlatformRecord, status: string | u
  * `transactionType`, the amount from the first event that carries one (0 when none does),
  * the state from the status as the agent reads statuses. Nothing is journaled.
  */
-export function platformView(askedId: string, record: PlatformRecord, defaultCurrency: string, nowMs: number): TransactionView {
+export function platformView(
+  askedId: string,
+  record: PlatformRecord,
+  defaultCurrency: string,
+  nowMs: number,
+): TransactionView {
   const status = recordStatus(record);
   const type = typeof record.transactionType === 'string' ? record.transactionType.trim().toLowerCase() : 'payment';
   const kind = KIND[type] ?? 'sale';
@@ -51,7 +69,7 @@ export function platformView(askedId: string, record: PlatformRecord, defaultCur
     createdAt: now,
     updatedAt: now,
     events: recordEvents(record).map(publicEvent),
-    message: 'not in this terminal\'s journal: as the platform reports it',
+    message: "not in this terminal's journal: as the platform reports it",
   };
   const serverId = recordServerId(record);
   if (serverId !== undefined) view.serverTransactionId = serverId;

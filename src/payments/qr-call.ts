@@ -26,7 +26,9 @@ export function isQrCallSale(row: Pick<JournalRow, 'kind' | 'via'>): boolean {
  * once an answer gave one, else the client id (the only handle left: found by it, the record
  * is the platform's word; not found, it says nothing).
  */
-export function platformIdOf(row: Pick<JournalRow, 'kind' | 'via' | 'clientTransactionId' | 'serverTransactionId'>): string {
+export function platformIdOf(
+  row: Pick<JournalRow, 'kind' | 'via' | 'clientTransactionId' | 'serverTransactionId'>,
+): string {
   return isQrCallSale(row) && row.serverTransactionId !== undefined ? row.serverTransactionId : row.clientTransactionId;
 }
 
@@ -53,7 +55,10 @@ export function qrCheckEnd(row: JournalRow, lateLandingWatchMs: number): number 
 
 /** The platform's window for the sale closed without its word: set aside for a person (final). */
 export function qrWindowClosed(ctx: PaymentContext, saleId: string): JournalRow {
-  ctx.log.warn({ clientTransactionId: saleId }, 'terminal QR sale: no word from the platform within its window; needs attention');
+  ctx.log.warn(
+    { clientTransactionId: saleId },
+    'terminal QR sale: no word from the platform within its window; needs attention',
+  );
   return ctx.save(saleId, { state: 'needs_attention', message: QR_UNANSWERED_MESSAGE });
 }
 
@@ -66,13 +71,18 @@ export function qrWindowClosed(ctx: PaymentContext, saleId: string): JournalRow 
 export function keepChecking(ctx: PaymentContext, saleId: string): JournalRow {
   const row = ctx.journal.require(saleId);
   if (ctx.clock.wall() >= qrCheckEnd(row, ctx.config.payments.lateLandingWatchMs)) return qrWindowClosed(ctx, saleId);
-  const saved = row.state === 'in_flight' && row.message === QR_CHECKING_MESSAGE ? row : ctx.save(saleId, { state: 'in_flight', message: QR_CHECKING_MESSAGE });
+  const saved =
+    row.state === 'in_flight' && row.message === QR_CHECKING_MESSAGE
+      ? row
+      : ctx.save(saleId, { state: 'in_flight', message: QR_CHECKING_MESSAGE });
   // One check per sale, however many ways reach it (the flow, a parked sale's lookup, recovery).
   const running = checking.get(ctx) ?? new Set<string>();
   checking.set(ctx, running);
   if (!running.has(saleId)) {
     running.add(saleId);
-    ctx.background('check a terminal QR sale', () => checkUntilAnswered(ctx, saleId).finally(() => running.delete(saleId)));
+    ctx.background('check a terminal QR sale', () =>
+      checkUntilAnswered(ctx, saleId).finally(() => running.delete(saleId)),
+    );
   }
   return saved;
 }
@@ -97,18 +107,27 @@ async function checkUntilAnswered(ctx: PaymentContext, saleId: string): Promise<
       return;
     }
     const cap = lateLandingIntervalCap(now - since);
-    await ctx.clock.sleep(Math.min(end - now, backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: cap, random: ctx.random })), ctx.stopSignal);
+    await ctx.clock.sleep(
+      Math.min(end - now, backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: cap, random: ctx.random })),
+      ctx.stopSignal,
+    );
     const row = ctx.journal.get(saleId);
     if (row === undefined || row.state !== 'in_flight' || row.message !== QR_CHECKING_MESSAGE) return;
     let record: PlatformRecord;
     try {
       record = await ctx.platform.status(platformIdOf(row), ctx.callOptions(row));
     } catch (err) {
-      if (!isUnknownIdAnswer(err)) ctx.log.info({ clientTransactionId: saleId }, 'terminal QR sale not readable now; asking again');
+      if (!isUnknownIdAnswer(err))
+        ctx.log.info({ clientTransactionId: saleId }, 'terminal QR sale not readable now; asking again');
       continue;
     }
     // Still pending, and still no server id to follow it by: this check goes on following it.
-    if (classifyStatus(recordStatus(record)) === 'pending' && recordServerId(record) === undefined && row.serverTransactionId === undefined) continue;
+    if (
+      classifyStatus(recordStatus(record)) === 'pending' &&
+      recordServerId(record) === undefined &&
+      row.serverTransactionId === undefined
+    )
+      continue;
     adoptQrRecord(ctx, row, record);
     return;
   }
@@ -117,6 +136,7 @@ async function checkUntilAnswered(ctx: PaymentContext, saleId: string): Promise<
 /** The platform's record of a QR call sale, adopted; one still waiting for the wallet is followed by the relay. */
 export function adoptQrRecord(ctx: PaymentContext, row: JournalRow, record: PlatformRecord): JournalRow {
   const adopted = adoptSaleRecord(ctx, row, record);
-  if (adopted.row.state === 'awaiting_customer' && adopted.row.serverTransactionId !== undefined) ctx.notifyTracking(adopted.row);
+  if (adopted.row.state === 'awaiting_customer' && adopted.row.serverTransactionId !== undefined)
+    ctx.notifyTracking(adopted.row);
   return adopted.row;
 }

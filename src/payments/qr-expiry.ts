@@ -69,9 +69,14 @@ export function expireQr(ctx: PaymentContext, saleId: string, follow: (saleId: s
   let saved = row;
   if (row.state === 'awaiting_customer') {
     saved = ctx.save(saleId, { state: 'pending', message: QR_EXPIRED_CHECKING }, { quiet: true });
-    ctx.log.info({ clientTransactionId: saleId }, 'QR expired with the payment still pending at the platform: asking the platform to cancel it');
+    ctx.log.info(
+      { clientTransactionId: saleId },
+      'QR expired with the payment still pending at the platform: asking the platform to cancel it',
+    );
     const amount = formatAmount(row.amount, row.currency);
-    ctx.background('show QR expired', () => ctx.bestEffort('display', () => ctx.devices.display.showText([amount, DISPLAY_CHECKING])));
+    ctx.background('show QR expired', () =>
+      ctx.bestEffort('display', () => ctx.devices.display.showText([amount, DISPLAY_CHECKING])),
+    );
   }
   follow(saleId);
   return saved;
@@ -86,7 +91,11 @@ export function expireQr(ctx: PaymentContext, saleId: string, follow: (saleId: s
  * settled by the operations' own lookup (operations.ts) and start-up recovery. Ends when the
  * service stops (the relay and start-up recovery resume it).
  */
-export async function followExpiredQr(ctx: PaymentContext, saleId: string, onFinal: (row: JournalRow) => void): Promise<void> {
+export async function followExpiredQr(
+  ctx: PaymentContext,
+  saleId: string,
+  onFinal: (row: JournalRow) => void,
+): Promise<void> {
   let finished = false;
   const finish = (row: JournalRow): void => {
     if (finished) return;
@@ -115,11 +124,21 @@ async function untilFinal(ctx: PaymentContext, saleId: string, finish: (row: Jou
     }
     const cancels = expiryCancels(ctx, saleId);
     const open = cancels.some((c) => c.state === 'in_flight' || c.state === 'pending');
-    const answered = cancels.some((c) => c.state === 'approved' || c.state === 'declined' || c.state === 'needs_attention' || refused.has(c.clientTransactionId));
+    const answered = cancels.some(
+      (c) =>
+        c.state === 'approved' ||
+        c.state === 'declined' ||
+        c.state === 'needs_attention' ||
+        refused.has(c.clientTransactionId),
+    );
     if (!open && !answered) await sendExpiryCancel(ctx, sale, refused);
     const now = ctx.journal.get(saleId);
     if (now !== undefined && now.state !== 'pending') continue;
-    const delay = backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalWaitingRetryCapMs, random: ctx.random });
+    const delay = backoffDelay(attempt, {
+      baseMs: ctx.retryBaseMs,
+      capMs: ctx.config.payments.reversalWaitingRetryCapMs,
+      random: ctx.random,
+    });
     await Promise.race([final, ctx.clock.sleep(delay, ctx.stopSignal)]);
     if (ctx.stopSignal.aborted) return;
   }
@@ -133,13 +152,22 @@ async function sendExpiryCancel(ctx: PaymentContext, sale: JournalRow, refused: 
     // Answered, but not done (a refused or failed result): the platform's word on the cancel.
     if (op.state === 'failed' || op.state === 'declined') refused.add(op.clientTransactionId);
   } catch (err) {
-    const id = isAgentError(err) && typeof err.details?.clientTransactionId === 'string' ? err.details.clientTransactionId : undefined;
+    const id =
+      isAgentError(err) && typeof err.details?.clientTransactionId === 'string'
+        ? err.details.clientTransactionId
+        : undefined;
     if (isAgentError(err, ErrorCodes.PAYMENT_RULE) && id !== undefined) {
       refused.add(id);
-      ctx.log.info({ clientTransactionId: sale.clientTransactionId, err: describeError(err) }, 'the platform refused to cancel the expired QR payment; following it until the platform reports it final');
+      ctx.log.info(
+        { clientTransactionId: sale.clientTransactionId, err: describeError(err) },
+        'the platform refused to cancel the expired QR payment; following it until the platform reports it final',
+      );
       return;
     }
     // Not sent, not found after the grace, credentials, the journal: tried again after the backoff.
-    ctx.log.warn({ clientTransactionId: sale.clientTransactionId, err: describeError(err) }, 'the cancel of the expired QR payment did not reach the platform; trying again');
+    ctx.log.warn(
+      { clientTransactionId: sale.clientTransactionId, err: describeError(err) },
+      'the cancel of the expired QR payment did not reach the platform; trying again',
+    );
   }
 }

@@ -17,16 +17,22 @@ export type PlatformRecord = Record<string, unknown> & {
 
 /** The record's status as sent, when it is a non-empty string (compared case-insensitively everywhere: classifyStatus). */
 export function recordStatus(record: PlatformRecord): string | undefined {
-  return typeof record.transactionStatus === 'string' && record.transactionStatus.trim() !== '' ? record.transactionStatus : undefined;
+  return typeof record.transactionStatus === 'string' && record.transactionStatus.trim() !== ''
+    ? record.transactionStatus
+    : undefined;
 }
 
 /** The server's id, when it is a non-empty string (absent, null or another type reads as unknown). */
 export function recordServerId(record: PlatformRecord): string | undefined {
-  return typeof record.serverTransactionId === 'string' && record.serverTransactionId.trim() !== '' ? record.serverTransactionId : undefined;
+  return typeof record.serverTransactionId === 'string' && record.serverTransactionId.trim() !== ''
+    ? record.serverTransactionId
+    : undefined;
 }
 
 export function recordEvents(record: PlatformRecord): Array<Record<string, unknown>> {
-  return Array.isArray(record.events) ? record.events.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null) : [];
+  return Array.isArray(record.events)
+    ? record.events.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null)
+    : [];
 }
 
 const PENDING = new Set(['initialized', 'pending', 'processing', 'inprogress']);
@@ -133,12 +139,20 @@ export function qrOf(record: PlatformRecord): QrInfo | undefined {
     const form = asObject(data.orderCodeForm);
     const details = asObject(form?.codeDetails);
     if (typeof details?.codeValue === 'string') {
-      return { codeValue: details.codeValue, ...(typeof form?.expireTime === 'string' ? { expireTime: form.expireTime } : {}) };
+      return {
+        codeValue: details.codeValue,
+        ...(typeof form?.expireTime === 'string' ? { expireTime: form.expireTime } : {}),
+      };
     }
-    if (typeof data.codeValue === 'string') return { codeValue: data.codeValue, ...(typeof data.expireTime === 'string' ? { expireTime: data.expireTime } : {}) };
+    if (typeof data.codeValue === 'string')
+      return {
+        codeValue: data.codeValue,
+        ...(typeof data.expireTime === 'string' ? { expireTime: data.expireTime } : {}),
+      };
     for (const inner of Object.values(data)) {
       const o = asObject(inner);
-      if (typeof o?.codeValue === 'string') return { codeValue: o.codeValue, ...(typeof o.expireTime === 'string' ? { expireTime: o.expireTime } : {}) };
+      if (typeof o?.codeValue === 'string')
+        return { codeValue: o.codeValue, ...(typeof o.expireTime === 'string' ? { expireTime: o.expireTime } : {}) };
     }
   }
   return undefined;
@@ -159,7 +173,12 @@ export function readAmount(v: unknown, fallbackCurrency?: string): number | unde
   if (typeof o.amount === 'string' && /^\s*\d{1,15}\s*$/.test(o.amount)) return Number(o.amount);
   if (typeof o.value !== 'string') return undefined;
   const value = o.value.trim();
-  const currency = typeof o.currency === 'string' ? o.currency : typeof o.currency_code === 'string' ? o.currency_code : fallbackCurrency;
+  const currency =
+    typeof o.currency === 'string'
+      ? o.currency
+      : typeof o.currency_code === 'string'
+        ? o.currency_code
+        : fallbackCurrency;
   const decimal = /^(\d{1,15})(?:\.(\d{0,9}))?$/.exec(value);
   if (decimal === null) return undefined;
   const [, whole, fraction] = decimal;
@@ -198,7 +217,10 @@ export function eventKey(event: Record<string, unknown>): string {
 }
 
 /** Events of `incoming` not in `known`, in the platform's order. */
-export function newEvents(known: Array<Record<string, unknown>>, incoming: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+export function newEvents(
+  known: Array<Record<string, unknown>>,
+  incoming: Array<Record<string, unknown>>,
+): Array<Record<string, unknown>> {
   const seen = new Set(known.map(eventKey));
   return incoming.filter((e) => !seen.has(eventKey(e)));
 }
@@ -208,5 +230,7 @@ const CARD_DATA_KEYS: ReadonlySet<string> = new Set(['encryptedData', 'pinblock'
 
 /** A copy of an event without anything that could be card data (defence in depth: records should carry none). */
 export function publicEvent(event: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(event, (key, value: unknown) => (CARD_DATA_KEYS.has(key) ? undefined : value))) as Record<string, unknown>;
+  return JSON.parse(
+    JSON.stringify(event, (key, value: unknown) => (CARD_DATA_KEYS.has(key) ? undefined : value)),
+  ) as Record<string, unknown>;
 }

@@ -74,7 +74,12 @@ export function cancelAnswered(cancel: JournalRow): 'reversed' | 'pending' | 're
  * reversing, has not passed), `not_found` (nothing to reverse), `approval_code` (a person
  * with the code must do it) or `refused` (settled from the sale's status).
  */
-export function cancelFailed(err: unknown, saleUpdatedAt: string, now: number, lookupGraceMs: number): 'retry' | 'not_found' | 'approval_code' | 'refused' {
+export function cancelFailed(
+  err: unknown,
+  saleUpdatedAt: string,
+  now: number,
+  lookupGraceMs: number,
+): 'retry' | 'not_found' | 'approval_code' | 'refused' {
   if (isNotFoundError(err)) return now < Date.parse(saleUpdatedAt) + lookupGraceMs ? 'retry' : 'not_found';
   if (failureKind(err) !== 'refused') return 'retry';
   return isApprovalCodeRefusal(err) ? 'approval_code' : 'refused';
@@ -85,13 +90,17 @@ export function cancelFailed(err: unknown, saleUpdatedAt: string, now: number, l
  * cancel is accepted in the sale's history or the sale is cancelled; 'pending' when our
  * cancel's request is there without its result (the platform is completing it); no otherwise.
  */
-export function earlierCancelLanded(ours: ReturnType<typeof ourCancelIn>, saleStatus: string | undefined): boolean | 'pending' {
+export function earlierCancelLanded(
+  ours: ReturnType<typeof ourCancelIn>,
+  saleStatus: string | undefined,
+): boolean | 'pending' {
   if (ours === 'accepted' || classifyStatus(saleStatus) === 'cancelled') return true;
   return ours === 'unknown' ? 'pending' : false;
 }
 
 /** How the sale's status settles a reversal the platform refused: nothing charged, a refund of a captured sale, or a person's check. */
-export type RefusedReversal = { kind: 'settled'; settlement: Settlement } | { kind: 'refund' } | { kind: 'attention'; settlement: Settlement };
+export type RefusedReversal =
+  { kind: 'settled'; settlement: Settlement } | { kind: 'refund' } | { kind: 'attention'; settlement: Settlement };
 
 /**
  * The platform would not cancel: the sale's record says what to do. Nothing charged
@@ -103,14 +112,27 @@ export type RefusedReversal = { kind: 'settled'; settlement: Settlement } | { ki
 export function afterRefusedCancel(record: PlatformRecord, currency: string, refusalReason: string): RefusedReversal {
   const status = recordStatus(record);
   const cls = classifyStatus(status);
-  if (cls === 'cancelled') return { kind: 'settled', settlement: { state: 'reversed', message: 'reversed: nothing is charged' } };
-  if (cls === 'refused') return { kind: 'settled', settlement: { state: 'declined', message: 'declined by the platform: nothing is charged' } };
+  if (cls === 'cancelled')
+    return { kind: 'settled', settlement: { state: 'reversed', message: 'reversed: nothing is charged' } };
+  if (cls === 'refused')
+    return {
+      kind: 'settled',
+      settlement: { state: 'declined', message: 'declined by the platform: nothing is charged' },
+    };
   // classifyStatus names 'failed' or 'expired' only for a status it read.
-  if (cls === 'failed' || cls === 'expired') return { kind: 'settled', settlement: { state: 'failed', message: `the platform reports ${status as string}: nothing is charged` } };
-  if (cls === 'charged' && (isCapturedStatus(status) || (capturedOf(record, currency) ?? 0) > 0)) return { kind: 'refund' };
+  if (cls === 'failed' || cls === 'expired')
+    return {
+      kind: 'settled',
+      settlement: { state: 'failed', message: `the platform reports ${status as string}: nothing is charged` },
+    };
+  if (cls === 'charged' && (isCapturedStatus(status) || (capturedOf(record, currency) ?? 0) > 0))
+    return { kind: 'refund' };
   return {
     kind: 'attention',
-    settlement: { state: 'needs_attention', message: `the sale could not be reversed (${refusalReason}); the platform reports "${status ?? ''}": check it and refund if charged` },
+    settlement: {
+      state: 'needs_attention',
+      message: `the sale could not be reversed (${refusalReason}); the platform reports "${status ?? ''}": check it and refund if charged`,
+    },
   };
 }
 
@@ -126,10 +148,16 @@ export function refundFailed(err: unknown): 'resolve' | 'retry' | 'refused' {
  * undefined (tried again) while it is pending, still in flight (its answer waits for the
  * journal) or found not to have happened; otherwise a person checks it.
  */
-export function afterReversalRefund(refund: JournalRow, resolved: 'done' | 'not_happened' | 'unknown'): Settlement | undefined {
+export function afterReversalRefund(
+  refund: JournalRow,
+  resolved: 'done' | 'not_happened' | 'unknown',
+): Settlement | undefined {
   if (refund.state === 'approved') return reversedByRefund();
   if (refund.state === 'pending' || refund.state === 'in_flight' || resolved === 'not_happened') return undefined;
-  return { state: 'needs_attention', message: `the reversal refund ended ${refund.state}: ${refund.message ?? ''}; check the sale` };
+  return {
+    state: 'needs_attention',
+    message: `the reversal refund ended ${refund.state}: ${refund.message ?? ''}; check the sale`,
+  };
 }
 
 /**
@@ -139,14 +167,16 @@ export function afterReversalRefund(refund: JournalRow, resolved: 'done' | 'not_
  * those rows carry what a person must decide).
  */
 export function outcomeNeverRecorded(row: JournalRow, related: () => readonly JournalRow[]): boolean {
-  if (row.kind !== 'sale' || row.state !== 'needs_attention' || row.platformStatus !== undefined || row.offline) return false;
+  if (row.kind !== 'sale' || row.state !== 'needs_attention' || row.platformStatus !== undefined || row.offline)
+    return false;
   // A terminal QR sale whose window closed without the platform's word is a person's to settle, not asked again at every start.
   if (row.message === QR_UNANSWERED_MESSAGE) return false;
   return !related().some((op) => op.kind === 'refund' || isReversalCancel(op));
 }
 
 /** What start-up recovery does with a row an earlier process left unsettled (docs/payments.md, "Start-up recovery"). */
-export type RecoveryStep = 'resume_reversal' | 'resolve_operation' | 'operation_not_sent' | 'resolve_sale' | 'sale_not_sent' | 'leave';
+export type RecoveryStep =
+  'resume_reversal' | 'resolve_operation' | 'operation_not_sent' | 'resolve_sale' | 'sale_not_sent' | 'leave';
 
 /**
  * Reversing: the reversal resumes. An operation in flight is resolved, one interrupted before

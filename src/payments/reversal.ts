@@ -8,9 +8,23 @@ import type { JournalRow } from './journal/index.js';
 import { captureIfImmediate } from './immediate-capture.js';
 import { lookupWithGrace } from './lookup.js';
 import { outcomeKept, recordOrKeep } from './outcome-recorder.js';
-import { isCountedNotDone, lateLandingIntervalCap, lateLandingResumeSince, lateLandingWatchEnd, NOT_FOUND_MESSAGE } from './late-landing.js';
+import {
+  isCountedNotDone,
+  lateLandingIntervalCap,
+  lateLandingResumeSince,
+  lateLandingWatchEnd,
+  NOT_FOUND_MESSAGE,
+} from './late-landing.js';
 import { cancelBody, instrumentTypeOf, otherDoneCancels, ourCancelIn } from './cancel-outcome.js';
-import { applyOperationRecord, finishCancel, journalOperation, resolveUntilKnown, resolveRefund, finishRefund, statusIdOf } from './operations.js';
+import {
+  applyOperationRecord,
+  finishCancel,
+  journalOperation,
+  resolveUntilKnown,
+  resolveRefund,
+  finishRefund,
+  statusIdOf,
+} from './operations.js';
 import { isUnknownIdAnswer, platformReason } from './outcome.js';
 import { keepChecking, notFoundIsPlatformWord, platformIdOf, qrCheckEnd, qrWindowClosed } from './qr-call.js';
 import { recordStatus, type PlatformRecord } from './records.js';
@@ -53,10 +67,16 @@ export async function resolveSale(ctx: PaymentContext, sale: JournalRow): Promis
     }
   }
   const found = await lookupWithGrace(ctx, platformIdOf(sale), sale);
-  if (found.kind === 'not_found') return notFoundIsPlatformWord(sale) ? countNotDone(ctx, sale.clientTransactionId) : keepChecking(ctx, sale.clientTransactionId);
+  if (found.kind === 'not_found')
+    return notFoundIsPlatformWord(sale)
+      ? countNotDone(ctx, sale.clientTransactionId)
+      : keepChecking(ctx, sale.clientTransactionId);
   if (found.kind === 'failed') {
     const err = found.error;
-    ctx.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'sale lookup failed; reversing');
+    ctx.log.warn(
+      { clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined },
+      'sale lookup failed; reversing',
+    );
     return startReversal(ctx, ctx.journal.require(sale.clientTransactionId));
   }
   const adopted = adoptSaleRecord(ctx, ctx.journal.require(sale.clientTransactionId), found.record).row;
@@ -95,7 +115,10 @@ export async function reverseUntilAnswered(ctx: PaymentContext, saleId: string):
       waitingMs: p.reversalWaitingMs,
       random: ctx.random,
     });
-    ctx.log.info({ clientTransactionId: saleId, attempt: attempt + 1, delayMs: delay }, 'reversal not answered; retrying');
+    ctx.log.info(
+      { clientTransactionId: saleId, attempt: attempt + 1, delayMs: delay },
+      'reversal not answered; retrying',
+    );
     await ctx.clock.sleep(delay, ctx.stopSignal);
   }
 }
@@ -109,7 +132,10 @@ async function reverseOnceOrWait(ctx: PaymentContext, sale: JournalRow): Promise
     return await reverseOnce(ctx, sale);
   } catch (err) {
     if (!isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) throw err;
-    ctx.log.warn({ clientTransactionId: sale.clientTransactionId, err: describeError(err) }, 'reversal waits for the journal');
+    ctx.log.warn(
+      { clientTransactionId: sale.clientTransactionId, err: describeError(err) },
+      'reversal waits for the journal',
+    );
     return false;
   }
 }
@@ -137,12 +163,17 @@ async function followPendingReversal(ctx: PaymentContext, sale: JournalRow): Pro
   try {
     record = await ctx.platform.status(statusIdOf(pending), ctx.callOptions(sale));
   } catch (err) {
-    ctx.log.info({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'pending reversal not looked up; retrying');
+    ctx.log.info(
+      { clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined },
+      'pending reversal not looked up; retrying',
+    );
     return false;
   }
   const applied = applyOperationRecord(ctx, pending, record);
   if (!applied.final) return false;
-  return pending.kind === 'refund' ? settleAfterRefund(ctx, sale.clientTransactionId, applied.row) : settleAfterCancel(ctx, sale.clientTransactionId, applied.row);
+  return pending.kind === 'refund'
+    ? settleAfterRefund(ctx, sale.clientTransactionId, applied.row)
+    : settleAfterCancel(ctx, sale.clientTransactionId, applied.row);
 }
 
 /** After the reversal's cancel was answered: reversed, still pending (followed), or refused in a 2xx answer (settled from the sale's status). */
@@ -179,7 +210,11 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
     const record = await ctx.platform.cancel(platformIdOf(sale), cancelBody(ctx, sale, op), ctx.callOptions(sale));
     const cancel = finishCancel(ctx, op, record);
     if (cancel.state === 'approved') ctx.log.info({ clientTransactionId: sale.clientTransactionId }, 'sale reversed');
-    else ctx.log.info({ clientTransactionId: sale.clientTransactionId, state: cancel.state, platformStatus: cancel.platformStatus }, 'reversal answered, not final yet or not done');
+    else
+      ctx.log.info(
+        { clientTransactionId: sale.clientTransactionId, state: cancel.state, platformStatus: cancel.platformStatus },
+        'reversal answered, not final yet or not done',
+      );
     return settleAfterCancel(ctx, sale.clientTransactionId, cancel);
   } catch (err) {
     // The sale's own request may still be on its way and land after a "not found": as for
@@ -188,15 +223,22 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
     if (failed === 'retry') return false;
     if (failed === 'not_found') {
       if (!notFoundIsPlatformWord(sale)) return unknownToPlatform(ctx, sale, op);
-      ctx.save(op.clientTransactionId, { state: 'failed', message: 'nothing to reverse: the platform has no record of the sale' });
+      ctx.save(op.clientTransactionId, {
+        state: 'failed',
+        message: 'nothing to reverse: the platform has no record of the sale',
+      });
       countNotDone(ctx, sale.clientTransactionId);
       return true;
     }
     if (failed === 'approval_code') {
-      ctx.save(op.clientTransactionId, { state: 'failed', message: 'the platform requires a supervisor approval code for the reversal' });
+      ctx.save(op.clientTransactionId, {
+        state: 'failed',
+        message: 'the platform requires a supervisor approval code for the reversal',
+      });
       ctx.save(sale.clientTransactionId, {
         state: 'needs_attention',
-        message: 'the sale could not be reversed automatically: the platform requires a supervisor approval code; cancel or refund it with the code',
+        message:
+          'the sale could not be reversed automatically: the platform requires a supervisor approval code; cancel or refund it with the code',
       });
       return true;
     }
@@ -213,7 +255,11 @@ async function reverseOnce(ctx: PaymentContext, sale: JournalRow): Promise<boole
  */
 function unknownToPlatform(ctx: PaymentContext, sale: JournalRow, op: JournalRow | undefined): boolean {
   if (ctx.clock.wall() < qrCheckEnd(sale, ctx.config.payments.lateLandingWatchMs)) return false;
-  if (op !== undefined && op.state === 'in_flight') ctx.save(op.clientTransactionId, { state: 'failed', message: 'the platform does not know the sale by the id the terminal has: not reversed' });
+  if (op !== undefined && op.state === 'in_flight')
+    ctx.save(op.clientTransactionId, {
+      state: 'failed',
+      message: 'the platform does not know the sale by the id the terminal has: not reversed',
+    });
   qrWindowClosed(ctx, sale.clientTransactionId);
   return true;
 }
@@ -226,7 +272,11 @@ function unknownToPlatform(ctx: PaymentContext, sale: JournalRow, op: JournalRow
  * could not be read; both mean try later. A sale the platform does not know (404) is left
  * to the cancel's own answer.
  */
-async function earlierAttemptLanded(ctx: PaymentContext, sale: JournalRow, op: JournalRow): Promise<boolean | 'pending' | undefined> {
+async function earlierAttemptLanded(
+  ctx: PaymentContext,
+  sale: JournalRow,
+  op: JournalRow,
+): Promise<boolean | 'pending' | undefined> {
   let record: PlatformRecord;
   try {
     record = await ctx.platform.status(platformIdOf(sale), ctx.callOptions(sale));
@@ -245,7 +295,8 @@ async function settleRefusedReversal(ctx: PaymentContext, saleId: string, refusa
     if (!isUnknownIdAnswer(err)) return false;
     // As for the cancel's own 404: absence counts only once the grace since the sale went reversing has passed.
     if (ctx.clock.wall() < Date.parse(sale.updatedAt) + ctx.config.payments.lookupGraceMs) return false;
-    if (!notFoundIsPlatformWord(sale)) return unknownToPlatform(ctx, sale, openReversalCancel(ctx.journal.related(saleId)));
+    if (!notFoundIsPlatformWord(sale))
+      return unknownToPlatform(ctx, sale, openReversalCancel(ctx.journal.related(saleId)));
     countNotDone(ctx, saleId);
     return true;
   }
@@ -263,7 +314,9 @@ async function reverseByRefund(ctx: PaymentContext, sale: JournalRow, record: Pl
   // Adopt the captured amount first (the reversing state is kept).
   adoptSaleRecord(ctx, sale, record, { quiet: true });
   const current = ctx.journal.require(sale.clientTransactionId);
-  const op = openReversalRefund(ctx.journal.related(sale.clientTransactionId)) ?? journalOperation(ctx, current, { kind: 'refund', amount: reversalRefundAmount(current) });
+  const op =
+    openReversalRefund(ctx.journal.related(sale.clientTransactionId)) ??
+    journalOperation(ctx, current, { kind: 'refund', amount: reversalRefundAmount(current) });
   try {
     const answer = await ctx.platform.refund(
       current.clientTransactionId,
@@ -294,7 +347,12 @@ async function reverseByRefund(ctx: PaymentContext, sale: JournalRow, record: Pl
   }
 }
 
-function settleAfterRefund(ctx: PaymentContext, saleId: string, refund: JournalRow, resolved: 'done' | 'not_happened' | 'unknown' = 'done'): boolean {
+function settleAfterRefund(
+  ctx: PaymentContext,
+  saleId: string,
+  refund: JournalRow,
+  resolved: 'done' | 'not_happened' | 'unknown' = 'done',
+): boolean {
   // Answered pending: followed on the next attempt (followPendingReversal); answered while the
   // journal could not write (still in_flight, its answer kept): written first, then settled.
   const settlement = afterReversalRefund(refund, resolved);
@@ -322,7 +380,14 @@ export function outcomeUnsettled(ctx: PaymentContext, row: JournalRow): boolean 
  */
 export async function resolveParkedSale(ctx: PaymentContext, saleId: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    await ctx.clock.sleep(backoffDelay(attempt, { baseMs: ctx.retryBaseMs, capMs: ctx.config.payments.reversalWaitingRetryCapMs, random: ctx.random }), ctx.stopSignal);
+    await ctx.clock.sleep(
+      backoffDelay(attempt, {
+        baseMs: ctx.retryBaseMs,
+        capMs: ctx.config.payments.reversalWaitingRetryCapMs,
+        random: ctx.random,
+      }),
+      ctx.stopSignal,
+    );
     const row = ctx.journal.get(saleId);
     if (row === undefined || !outcomeUnsettled(ctx, row)) return;
     if (!ctx.journal.retryWrites().writable) continue;
@@ -331,7 +396,10 @@ export async function resolveParkedSale(ctx: PaymentContext, saleId: string): Pr
       await captureIfImmediate(ctx, after);
       return;
     } catch (err) {
-      ctx.log.warn({ clientTransactionId: saleId, err: describeError(err) }, 'sale set aside with its outcome unknown not resolved yet; retrying');
+      ctx.log.warn(
+        { clientTransactionId: saleId, err: describeError(err) },
+        'sale set aside with its outcome unknown not resolved yet; retrying',
+      );
     }
   }
 }
@@ -342,7 +410,10 @@ export async function resolveParkedSale(ctx: PaymentContext, saleId: string): Pr
  * resolved the same way, by looking it up; a sale interrupted before its request left did
  * not happen.
  */
-export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow) => Promise<void>): Promise<{ resolved: number; reversing: number; failed: number }> {
+export async function recoverAll(
+  ctx: PaymentContext,
+  resolveOp: (op: JournalRow) => Promise<void>,
+): Promise<{ resolved: number; reversing: number; failed: number }> {
   const summary = { resolved: 0, reversing: 0, failed: 0 };
   const open = ctx.journal.inStates(['created', 'awaiting_customer', 'in_flight', 'reversing']);
   const unsettled = ctx.journal.inStates(['needs_attention']).filter((r) => outcomeUnsettled(ctx, r));
@@ -359,7 +430,11 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
         summary.reversing++;
       } else if (step === 'resolve_operation' || step === 'operation_not_sent') {
         if (step === 'resolve_operation') await resolveOp(row);
-        else ctx.save(row.clientTransactionId, { state: 'failed', message: 'interrupted before it was sent: nothing was done' });
+        else
+          ctx.save(row.clientTransactionId, {
+            state: 'failed',
+            message: 'interrupted before it was sent: nothing was done',
+          });
         summary.resolved++;
       } else if (step === 'resolve_sale') {
         const after = await resolveSale(ctx, row);
@@ -369,12 +444,18 @@ export async function recoverAll(ctx: PaymentContext, resolveOp: (op: JournalRow
         await captureIfImmediate(ctx, after);
       } else if (step === 'sale_not_sent') {
         // The crash came while waiting for the card or the scan: nothing was sent.
-        ctx.save(row.clientTransactionId, { state: 'failed', message: 'interrupted before it was sent to the platform: nothing was charged' });
+        ctx.save(row.clientTransactionId, {
+          state: 'failed',
+          message: 'interrupted before it was sent to the platform: nothing was charged',
+        });
         summary.failed++;
       }
       // 'leave': awaiting_customer with a platform transaction: the relay follows it (pendingTracking).
     } catch (err) {
-      ctx.log.error({ clientTransactionId: row.clientTransactionId, err: describeError(err) }, 'could not resolve a journal row at start-up');
+      ctx.log.error(
+        { clientTransactionId: row.clientTransactionId, err: describeError(err) },
+        'could not resolve a journal row at start-up',
+      );
     }
   }
   resumeLateLandingWatches(ctx);
@@ -428,7 +509,13 @@ async function watchLateLanding(ctx: PaymentContext, saleId: string): Promise<vo
     if (end === undefined || now >= end) return;
     const counted = Date.parse(before.updatedAt);
     const cap = lateLandingIntervalCap(Number.isNaN(counted) ? 0 : now - counted);
-    await ctx.clock.sleep(Math.min(end - now, backoffDelay(attempt, { baseMs: Math.max(ctx.retryBaseMs, 500), capMs: cap, random: ctx.random })), ctx.stopSignal);
+    await ctx.clock.sleep(
+      Math.min(
+        end - now,
+        backoffDelay(attempt, { baseMs: Math.max(ctx.retryBaseMs, 500), capMs: cap, random: ctx.random }),
+      ),
+      ctx.stopSignal,
+    );
     const row = ctx.journal.get(saleId);
     if (row === undefined || !isCountedNotDone(row)) return;
     let record: PlatformRecord;
@@ -438,7 +525,10 @@ async function watchLateLanding(ctx: PaymentContext, saleId: string): Promise<vo
       continue; // not there yet (404) or not readable now: look again
     }
     if (!landedLate(record)) return;
-    ctx.log.warn({ clientTransactionId: saleId, platformStatus: recordStatus(record) }, 'a sale landed at the platform after it was counted as not done: reversing it');
+    ctx.log.warn(
+      { clientTransactionId: saleId, platformStatus: recordStatus(record) },
+      'a sale landed at the platform after it was counted as not done: reversing it',
+    );
     startReversal(
       ctx,
       ctx.save(saleId, {

@@ -46,11 +46,16 @@ export function cancelDeadline(sale: JournalRow): number | undefined {
 /** PAYMENT_RULE: a rule refuses the operation; PAYMENT_STATE: the sale's state does not allow it. */
 type RefusalCode = typeof ErrorCodes.PAYMENT_RULE | typeof ErrorCodes.PAYMENT_STATE;
 
-export function ruleError(message: string, details: Record<string, unknown> = {}, code: RefusalCode = ErrorCodes.PAYMENT_RULE): AgentError {
+export function ruleError(
+  message: string,
+  details: Record<string, unknown> = {},
+  code: RefusalCode = ErrorCodes.PAYMENT_RULE,
+): AgentError {
   return new AgentError(code, message, { details });
 }
 
-const isCard = (sale: JournalRow): boolean => sale.method === 'card' || sale.method === 'manual' || sale.method === 'moto';
+const isCard = (sale: JournalRow): boolean =>
+  sale.method === 'card' || sale.method === 'manual' || sale.method === 'moto';
 
 /** Operations of a sale still open at the platform (sent, outcome not final), by kind. */
 export interface OpenOperations {
@@ -69,34 +74,71 @@ export interface Refusal {
 
 type Check = { ok: true; maxAmount: number } | { ok: false; refusal: Refusal };
 
-const refuse = (reasonCode: OperationReasonCode, message: string, details: Record<string, unknown> = {}, code: RefusalCode = ErrorCodes.PAYMENT_RULE): Check => ({
+const refuse = (
+  reasonCode: OperationReasonCode,
+  message: string,
+  details: Record<string, unknown> = {},
+  code: RefusalCode = ErrorCodes.PAYMENT_RULE,
+): Check => ({
   ok: false,
   refusal: { reasonCode, message, details, code },
 });
 
 function saleUsable(sale: JournalRow, op: string): Check | undefined {
-  if (sale.kind !== 'sale') return refuse('NOT_A_SALE', `only a sale can be ${op}; ${sale.clientTransactionId} is a ${sale.kind}`, {}, ErrorCodes.PAYMENT_STATE);
-  if (sale.state === 'offline_stored') return refuse('NOT_UPLOADED', `the sale was taken offline and is not uploaded yet: it can be ${op} once the platform has it`, {}, ErrorCodes.PAYMENT_STATE);
-  if (sale.state !== 'approved') return refuse('NOT_APPROVED', `a ${sale.state.replace('_', ' ')} sale cannot be ${op}`, { state: sale.state }, ErrorCodes.PAYMENT_STATE);
+  if (sale.kind !== 'sale')
+    return refuse(
+      'NOT_A_SALE',
+      `only a sale can be ${op}; ${sale.clientTransactionId} is a ${sale.kind}`,
+      {},
+      ErrorCodes.PAYMENT_STATE,
+    );
+  if (sale.state === 'offline_stored')
+    return refuse(
+      'NOT_UPLOADED',
+      `the sale was taken offline and is not uploaded yet: it can be ${op} once the platform has it`,
+      {},
+      ErrorCodes.PAYMENT_STATE,
+    );
+  if (sale.state !== 'approved')
+    return refuse(
+      'NOT_APPROVED',
+      `a ${sale.state.replace('_', ' ')} sale cannot be ${op}`,
+      { state: sale.state },
+      ErrorCodes.PAYMENT_STATE,
+    );
   return undefined;
 }
 
 /** Captured card sales and closed wallet windows are refunded instead (docs/payments.md, "Capture, cancel, refund"). */
-export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
+export function cancelCheck(
+  sale: JournalRow,
+  now: number,
+  open: OpenOperations = { refund: 0, cancel: 0, capture: 0 },
+): Check {
   const unusable = saleUsable(sale, 'cancelled');
   if (unusable !== undefined) return unusable;
   if (isCard(sale) && (sale.capturedAmount > 0 || isCapturedStatus(sale.platformStatus))) {
-    return refuse('CAPTURED_REFUND_INSTEAD', 'the sale is captured and can no longer be cancelled: refund it instead', { suggest: 'refund' }, ErrorCodes.PAYMENT_STATE);
+    return refuse(
+      'CAPTURED_REFUND_INSTEAD',
+      'the sale is captured and can no longer be cancelled: refund it instead',
+      { suggest: 'refund' },
+      ErrorCodes.PAYMENT_STATE,
+    );
   }
   const deadline = cancelDeadline(sale);
   if (deadline !== undefined && now >= deadline) {
-    const rule = sale.method === 'walletA' ? 'until 00:15 UTC+8 on the day after the sale' : 'for 24 hours after the sale';
+    const rule =
+      sale.method === 'walletA' ? 'until 00:15 UTC+8 on the day after the sale' : 'for 24 hours after the sale';
     // Stryker disable next-line StringLiteral: only walletA and walletB have a deadline, so the method is always there
     const method = sale.method ?? 'wallet';
-    return refuse('CANCEL_WINDOW_ENDED', `the ${method} cancel window (${rule}) ended at ${new Date(deadline).toISOString()}: a refund is offered instead`, {
-      suggest: 'refund',
-      deadline: new Date(deadline).toISOString(),
-    });
+    return refuse(
+      'CANCEL_WINDOW_ENDED',
+      `the ${method} cancel window (${rule}) ended at ${new Date(deadline).toISOString()}: a refund is offered instead`,
+      {
+        suggest: 'refund',
+        deadline: new Date(deadline).toISOString(),
+      },
+    );
   }
   const left = sale.amount - sale.cancelledAmount - sale.refundedAmount - open.cancel - open.refund;
   if (left <= 0) return refuse('NOTHING_LEFT_TO_CANCEL', 'nothing is left to cancel on this sale');
@@ -104,19 +146,34 @@ export function cancelCheck(sale: JournalRow, now: number, open: OpenOperations 
 }
 
 /** walletB 180 days; an uncaptured card sale is cancelled, not refunded (docs/payments.md, "Capture, cancel, refund"). */
-export function refundCheck(sale: JournalRow, now: number, open: OpenOperations = { refund: 0, cancel: 0, capture: 0 }): Check {
+export function refundCheck(
+  sale: JournalRow,
+  now: number,
+  open: OpenOperations = { refund: 0, cancel: 0, capture: 0 },
+): Check {
   const unusable = saleUsable(sale, 'refunded');
   if (unusable !== undefined) return unusable;
   let charged: number;
   if (isCard(sale)) {
-    if (sale.capturedAmount <= 0) return refuse('NOT_CAPTURED_CANCEL_INSTEAD', 'the sale is authorized but not captured: cancel it instead (nothing was charged yet)', { suggest: 'cancel' }, ErrorCodes.PAYMENT_STATE);
+    if (sale.capturedAmount <= 0)
+      return refuse(
+        'NOT_CAPTURED_CANCEL_INSTEAD',
+        'the sale is authorized but not captured: cancel it instead (nothing was charged yet)',
+        { suggest: 'cancel' },
+        ErrorCodes.PAYMENT_STATE,
+      );
     charged = sale.capturedAmount;
   } else {
     charged = sale.amount - sale.cancelledAmount;
   }
   if (sale.method === 'walletB') {
     const last = walletBRefundLastInstant(saleTime(sale));
-    if (now > last) return refuse('REFUND_WINDOW_ENDED', `the walletB refund window (180 days after the sale) ended at ${new Date(last).toISOString()}`, { deadline: new Date(last).toISOString() });
+    if (now > last)
+      return refuse(
+        'REFUND_WINDOW_ENDED',
+        `the walletB refund window (180 days after the sale) ended at ${new Date(last).toISOString()}`,
+        { deadline: new Date(last).toISOString() },
+      );
   }
   const left = charged - sale.refundedAmount - open.refund;
   if (left <= 0) return refuse('NOTHING_LEFT_TO_REFUND', 'the sale is fully refunded');
@@ -128,37 +185,55 @@ export function captureCheck(sale: JournalRow, open: OpenOperations = { refund: 
   const unusable = saleUsable(sale, 'captured');
   if (unusable !== undefined) return unusable;
   if (!isCard(sale)) return refuse('NOT_A_CARD_SALE', 'only card sales are captured', {}, ErrorCodes.PAYMENT_STATE);
-  if (sale.capturedAmount > 0 || isCapturedStatus(sale.platformStatus)) return refuse('ALREADY_CAPTURED', 'the sale is captured already', {}, ErrorCodes.PAYMENT_STATE);
-  if (open.capture > 0) return refuse('CAPTURE_UNDER_WAY', 'a capture of this sale is already under way', {}, ErrorCodes.PAYMENT_STATE);
+  if (sale.capturedAmount > 0 || isCapturedStatus(sale.platformStatus))
+    return refuse('ALREADY_CAPTURED', 'the sale is captured already', {}, ErrorCodes.PAYMENT_STATE);
+  if (open.capture > 0)
+    return refuse('CAPTURE_UNDER_WAY', 'a capture of this sale is already under way', {}, ErrorCodes.PAYMENT_STATE);
   const left = sale.amount - sale.cancelledAmount - open.cancel;
   if (left <= 0) return refuse('NOTHING_LEFT_TO_CAPTURE', 'nothing is left to capture on this sale');
   return { ok: true, maxAmount: left };
 }
 
 /** Throws the refusal, or checks `amount` against the maximum and returns the amount to use. */
-export function requireAmount(check: Check, amount: number | undefined, op: 'cancel' | 'refund' | 'capture', currency: string): number {
+export function requireAmount(
+  check: Check,
+  amount: number | undefined,
+  op: 'cancel' | 'refund' | 'capture',
+  currency: string,
+): number {
   // The reason code travels with the error: a refused POST says why as the allowed-operations answer does.
-  if (!check.ok) throw ruleError(check.refusal.message, { ...check.refusal.details, reasonCode: check.refusal.reasonCode }, check.refusal.code);
+  if (!check.ok)
+    throw ruleError(
+      check.refusal.message,
+      { ...check.refusal.details, reasonCode: check.refusal.reasonCode },
+      check.refusal.code,
+    );
   const use = amount ?? check.maxAmount;
   if (use > check.maxAmount) {
-    throw ruleError(`a ${op} of ${formatAmount(use, currency)} is more than the ${formatAmount(check.maxAmount, currency)} left to ${op}`, {
-      maxAmount: check.maxAmount,
-      currency,
-      reasonCode: 'AMOUNT_ABOVE_LEFT',
-    });
+    throw ruleError(
+      `a ${op} of ${formatAmount(use, currency)} is more than the ${formatAmount(check.maxAmount, currency)} left to ${op}`,
+      {
+        maxAmount: check.maxAmount,
+        currency,
+        reasonCode: 'AMOUNT_ABOVE_LEFT',
+      },
+    );
   }
   return use;
 }
 
 /** A MOTO sale is keyed (the reader's keypad), never contactless or chip (docs/payments.md, "Card sale"). */
 export function checkMotoEntryMode(entryMode: string): void {
-  if (entryMode !== 'Keyed') throw ruleError(`a mail/telephone order must be keyed in (entry mode Keyed), not ${entryMode}`, { entryMode });
+  if (entryMode !== 'Keyed')
+    throw ruleError(`a mail/telephone order must be keyed in (entry mode Keyed), not ${entryMode}`, { entryMode });
 }
 
 /** The local rules as an allowed-operations view. */
 export function localAllowed(sale: JournalRow, now: number, open?: OpenOperations): AllowedOperationsView {
   const view = (c: Check): AllowedOperationView =>
-    c.ok ? { allowed: true, maxAmount: c.maxAmount } : { allowed: false, maxAmount: 0, reason: c.refusal.message, reasonCode: c.refusal.reasonCode };
+    c.ok
+      ? { allowed: true, maxAmount: c.maxAmount }
+      : { allowed: false, maxAmount: 0, reason: c.refusal.message, reasonCode: c.refusal.reasonCode };
   return {
     cancel: view(cancelCheck(sale, now, open)),
     refund: view(refundCheck(sale, now, open)),
@@ -206,9 +281,19 @@ export function mergeAllowed(local: AllowedOperationsView, answer: Record<string
     const l = local[name];
     if (!p.allowed) {
       // A local refusal keeps its own reason and code (localAllowed); else the platform's refusal is the reason.
-      merged[name] = l.allowed ? { allowed: false, maxAmount: 0, reason: 'the platform does not allow it for this transaction', reasonCode: 'PLATFORM_NOT_ALLOWED' } : { ...l, maxAmount: 0 };
+      merged[name] = l.allowed
+        ? {
+            allowed: false,
+            maxAmount: 0,
+            reason: 'the platform does not allow it for this transaction',
+            reasonCode: 'PLATFORM_NOT_ALLOWED',
+          }
+        : { ...l, maxAmount: 0 };
     } else if (l.allowed) {
-      merged[name] = { allowed: true, maxAmount: p.maxAmount === undefined ? l.maxAmount : Math.min(l.maxAmount, p.maxAmount) };
+      merged[name] = {
+        allowed: true,
+        maxAmount: p.maxAmount === undefined ? l.maxAmount : Math.min(l.maxAmount, p.maxAmount),
+      };
     }
   }
   return merged;

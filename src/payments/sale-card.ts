@@ -22,11 +22,20 @@ const PRESENT_MODES: EntryMode[] = ['ContactChip', 'ContactlessChip', 'Magstripe
  * sees a clear PAN); the row becomes in_flight with the card data as the reader gave it;
  * then process, and the answer is adopted. Never throws: the outcome is in the journal.
  */
-export async function runCardSale(ctx: PaymentContext, saleId: string, moto: MotoDetails | undefined, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
+export async function runCardSale(
+  ctx: PaymentContext,
+  saleId: string,
+  moto: MotoDetails | undefined,
+  signal: AbortSignal,
+  release: () => void = () => {},
+): Promise<void> {
   const sale = ctx.journal.require(saleId);
   const keyed = sale.method === 'manual' || sale.method === 'moto';
   const offlineAllowed =
-    sale.method === 'card' && ctx.offline !== undefined && ctx.config.offline.enabled && (ctx.offline.allowed === undefined || ctx.offline.allowed(sale).ok);
+    sale.method === 'card' &&
+    ctx.offline !== undefined &&
+    ctx.config.offline.enabled &&
+    (ctx.offline.allowed === undefined || ctx.offline.allowed(sale).ok);
   let result: CardResult;
   try {
     result = await ctx.devices.reader.readCard({
@@ -46,8 +55,10 @@ export async function runCardSale(ctx: PaymentContext, saleId: string, moto: Mot
   release();
   if (result.outcome !== 'ok') {
     const seconds = Math.round(ctx.config.devices.cardTimeoutMs / 1000);
-    if (result.outcome === 'cancelled') finish(ctx, saleId, 'cancelled', 'cancelled at the reader: nothing was charged');
-    else if (result.outcome === 'timeout') finish(ctx, saleId, 'failed', `no card was presented within ${seconds} s: nothing was charged`);
+    if (result.outcome === 'cancelled')
+      finish(ctx, saleId, 'cancelled', 'cancelled at the reader: nothing was charged');
+    else if (result.outcome === 'timeout')
+      finish(ctx, saleId, 'failed', `no card was presented within ${seconds} s: nothing was charged`);
     else if (result.outcome === 'declined') finish(ctx, saleId, 'declined', `declined by the card: ${result.reason}`);
     // The agent's own finding (docs/serial-protocol.md, "Decisions", reader liveness), not the reader's report.
     else if (result.fault !== undefined) finish(ctx, saleId, 'failed', `${result.reason}: nothing was charged`);
@@ -63,7 +74,14 @@ export async function runCardSale(ctx: PaymentContext, saleId: string, moto: Mot
       return;
     }
   }
-  const body = cardProcessBody(sale, ctx.channel, result.entryMode, result.card, result.pin, sale.method === 'moto' ? moto : undefined);
+  const body = cardProcessBody(
+    sale,
+    ctx.channel,
+    result.entryMode,
+    result.card,
+    result.pin,
+    sale.method === 'moto' ? moto : undefined,
+  );
   // Write-ahead: the row is in_flight (with the card data, as the reader gave it) before the request leaves.
   const inFlight = ctx.save(saleId, {
     state: 'in_flight',
@@ -87,14 +105,28 @@ export async function runCardSale(ctx: PaymentContext, saleId: string, moto: Mot
   await showOutcome(ctx, saleId);
 }
 
-async function processFailed(ctx: PaymentContext, sale: JournalRow, err: unknown, card: Extract<CardResult, { outcome: 'ok' }>, body: ProcessRequest): Promise<void> {
+async function processFailed(
+  ctx: PaymentContext,
+  sale: JournalRow,
+  err: unknown,
+  card: Extract<CardResult, { outcome: 'ok' }>,
+  body: ProcessRequest,
+): Promise<void> {
   const kind = failureKind(err);
   if (kind === 'refused') {
-    finish(ctx, sale.clientTransactionId, 'failed', `${refusalError(err, 'sale', sale.clientTransactionId).message}; nothing was charged`);
+    finish(
+      ctx,
+      sale.clientTransactionId,
+      'failed',
+      `${refusalError(err, 'sale', sale.clientTransactionId).message}; nothing was charged`,
+    );
     return;
   }
   if (kind === 'unknown') {
-    ctx.log.warn({ clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'sale outcome unknown; looking it up');
+    ctx.log.warn(
+      { clientTransactionId: sale.clientTransactionId, code: isPlatformError(err) ? err.code : undefined },
+      'sale outcome unknown; looking it up',
+    );
     const resolved = await resolveSale(ctx, ctx.journal.require(sale.clientTransactionId));
     await captureIfImmediate(ctx, resolved);
     return;
@@ -102,11 +134,21 @@ async function processFailed(ctx: PaymentContext, sale: JournalRow, err: unknown
   // Never reached the platform: an offline sale when the reader approved it offline and the policy allows it.
   const reason = isPlatformError(err) ? err.message : describeError(err);
   if (ctx.offline === undefined || !ctx.config.offline.enabled || sale.method !== 'card') {
-    finish(ctx, sale.clientTransactionId, 'failed', `the platform cannot be reached (${reason}) and offline sales are not available: nothing was charged`);
+    finish(
+      ctx,
+      sale.clientTransactionId,
+      'failed',
+      `the platform cannot be reached (${reason}) and offline sales are not available: nothing was charged`,
+    );
     return;
   }
   if (card.offlineApproved !== true) {
-    finish(ctx, sale.clientTransactionId, 'failed', `the platform cannot be reached (${reason}) and the card did not approve offline: nothing was charged`);
+    finish(
+      ctx,
+      sale.clientTransactionId,
+      'failed',
+      `the platform cannot be reached (${reason}) and the card did not approve offline: nothing was charged`,
+    );
     return;
   }
   const decision = ctx.offline.eligible({
@@ -117,7 +159,12 @@ async function processFailed(ctx: PaymentContext, sale: JournalRow, err: unknown
     offlineApproved: true,
   });
   if (!decision.ok) {
-    finish(ctx, sale.clientTransactionId, 'failed', `the platform cannot be reached and the sale cannot be taken offline: ${decision.reason}; nothing was charged`);
+    finish(
+      ctx,
+      sale.clientTransactionId,
+      'failed',
+      `the platform cannot be reached and the sale cannot be taken offline: ${decision.reason}; nothing was charged`,
+    );
     return;
   }
   const hook = ctx.offline;
@@ -136,7 +183,12 @@ async function processFailed(ctx: PaymentContext, sale: JournalRow, err: unknown
     ctx.settleIfFinal(stored);
   } catch (storeErr) {
     const why = storeErr instanceof AgentError ? storeErr.message : describeError(storeErr);
-    finish(ctx, sale.clientTransactionId, 'failed', `the platform cannot be reached and the offline store refused the sale (${why}): nothing was charged`);
+    finish(
+      ctx,
+      sale.clientTransactionId,
+      'failed',
+      `the platform cannot be reached and the offline store refused the sale (${why}): nothing was charged`,
+    );
   }
 }
 
@@ -151,8 +203,17 @@ export async function showOutcome(ctx: PaymentContext, id: string): Promise<void
   const approved = row.state === 'approved' || row.state === 'offline_stored';
   // A status the agent does not know is no decline: the customer waits while staff check it.
   const unknown = row.state === 'needs_attention' && isUnknownStatus(row.platformStatus);
-  const text = approved ? 'Approved' : row.state === 'declined' ? 'Declined' : row.state === 'cancelled' ? 'Cancelled' : unknown ? 'See staff' : 'Not approved';
+  const text = approved
+    ? 'Approved'
+    : row.state === 'declined'
+      ? 'Declined'
+      : row.state === 'cancelled'
+        ? 'Cancelled'
+        : unknown
+          ? 'See staff'
+          : 'Not approved';
   const isCard = row.method === 'card' || row.method === 'manual' || row.method === 'moto';
-  if (isCard && row.state !== 'in_flight') await ctx.bestEffort('reader', () => ctx.devices.reader.showResult(approved, text));
+  if (isCard && row.state !== 'in_flight')
+    await ctx.bestEffort('reader', () => ctx.devices.reader.showResult(approved, text));
   await ctx.bestEffort('display', () => ctx.devices.display.showText([amount, text]));
 }

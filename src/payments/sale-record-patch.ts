@@ -51,10 +51,14 @@ export type UploadSettlement = 'uploaded' | 'declined_after_upload';
 export function uploadSettlement(record: PlatformRecord): { settledAs: UploadSettlement; declinedMessage?: string } {
   const cls = classifyStatus(recordStatus(record));
   if (cls !== 'refused' && cls !== 'failed' && cls !== 'expired') return { settledAs: 'uploaded' };
-  return { settledAs: 'declined_after_upload', declinedMessage: `declined after upload: ${resultMessage(record) ?? recordStatus(record)}` };
+  return {
+    settledAs: 'declined_after_upload',
+    declinedMessage: `declined after upload: ${resultMessage(record) ?? recordStatus(record)}`,
+  };
 }
 
-const isCardMethod = (row: JournalRow): boolean => row.method === 'card' || row.method === 'manual' || row.method === 'moto';
+const isCardMethod = (row: JournalRow): boolean =>
+  row.method === 'card' || row.method === 'manual' || row.method === 'moto';
 
 /**
  * The one translation of a platform record of a sale into a journal change (pure: reads
@@ -62,7 +66,11 @@ const isCardMethod = (row: JournalRow): boolean => row.method === 'card' || row.
  * cancelled amounts, the QR while pending, and the message staff see. A sale being
  * reversed keeps its state: the reversal decides.
  */
-export function salePatchFromRecord(row: JournalRow, record: PlatformRecord, source: RecordSource = 'platform'): SaleRecordPatch {
+export function salePatchFromRecord(
+  row: JournalRow,
+  record: PlatformRecord,
+  source: RecordSource = 'platform',
+): SaleRecordPatch {
   const upload = source === 'offline_upload';
   const status = recordStatus(record);
   const incoming = upload ? recordEvents(record).map(publicEvent) : recordEvents(record);
@@ -104,20 +112,28 @@ export function salePatchFromRecord(row: JournalRow, record: PlatformRecord, sou
   if (state !== undefined) {
     patch.state = state;
     const captured = (patch.capturedAmount ?? row.capturedAmount) > 0;
-    const message = upload ? uploadMessage(row, record, state, captured) : platformMessage(row, record, state, captured);
+    const message = upload
+      ? uploadMessage(row, record, state, captured)
+      : platformMessage(row, record, state, captured);
     if (message !== undefined) patch.message = message;
   }
   return { patch, newEvents: fresh, state, statusClass: cls, startedWaiting };
 }
 
 /** `captured`: the sale shows something captured (the status word alone is not relied on: docs/platform-contract.md, "Decisions where the spec is silent", capture body and answer). */
-function platformMessage(row: JournalRow, record: PlatformRecord, state: TransactionState, captured: boolean): string | undefined {
+function platformMessage(
+  row: JournalRow,
+  record: PlatformRecord,
+  state: TransactionState,
+  captured: boolean,
+): string | undefined {
   const status = recordStatus(record);
   const why = resultMessage(record);
   switch (state) {
     case 'approved': {
       const amount = formatAmount(row.amount, row.currency);
-      if (isCardMethod(row) && !captured && !isCapturedStatus(status)) return `approved: ${amount} authorized (not captured yet)`;
+      if (isCardMethod(row) && !captured && !isCapturedStatus(status))
+        return `approved: ${amount} authorized (not captured yet)`;
       return `approved: ${amount}`;
     }
     case 'declined':
@@ -130,7 +146,9 @@ function platformMessage(row: JournalRow, record: PlatformRecord, state: Transac
       if (isUnknownStatus(status)) return unknownStatusMessage(status);
       return `the platform reports status "${status ?? ''}"; check the transaction with the platform`;
     case 'awaiting_customer':
-      return row.scenario === 'ConsumerScan' ? 'waiting for the customer to scan and pay' : 'waiting for the wallet to confirm';
+      return row.scenario === 'ConsumerScan'
+        ? 'waiting for the customer to scan and pay'
+        : 'waiting for the wallet to confirm';
     default:
       return undefined;
   }

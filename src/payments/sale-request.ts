@@ -41,7 +41,8 @@ function bad(message: string, details: Record<string, unknown> = {}): AgentError
 
 function optionalText(value: unknown, name: string, max = 128): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.trim() === '' || value.length > max) throw bad(`${name} must be a non-empty text of at most ${max} characters`, { field: name });
+  if (typeof value !== 'string' || value.trim() === '' || value.length > max)
+    throw bad(`${name} must be a non-empty text of at most ${max} characters`, { field: name });
   return value.trim();
 }
 
@@ -55,12 +56,14 @@ export function validateSale(req: SaleRequest, config: Config): ValidSale {
   let scenario: WalletScenario | undefined;
   if (wallet) {
     scenario = req.scenario ?? 'ConsumerScan';
-    if (!SCENARIOS.includes(scenario)) throw bad(`scenario must be ConsumerScan or MerchantScan`, { field: 'scenario' });
+    if (!SCENARIOS.includes(scenario))
+      throw bad(`scenario must be ConsumerScan or MerchantScan`, { field: 'scenario' });
   } else if (req.scenario !== undefined) {
     throw bad('scenario applies to wallet sales only', { field: 'scenario' });
   }
   const walletId = optionalText(req.walletId, 'walletId', 256);
-  if (walletId !== undefined && scenario !== 'MerchantScan') throw bad('walletId applies to merchant-scan wallet sales only', { field: 'walletId' });
+  if (walletId !== undefined && scenario !== 'MerchantScan')
+    throw bad('walletId applies to merchant-scan wallet sales only', { field: 'walletId' });
   let moto: MotoDetails | undefined;
   if (req.method === 'moto') {
     const m = req.moto ?? {};
@@ -71,9 +74,12 @@ export function validateSale(req: SaleRequest, config: Config): ValidSale {
     }
     const avs = [moto.orderChannel, moto.zipCode, moto.houseNumber].filter((v) => v !== undefined).length;
     // With address verification all three; without it e-mail or phone (docs/platform-contract.md, "Decisions where the spec is silent", MOTO marker).
-    if (avs > 0 && avs < 3) throw bad('MOTO with address verification needs orderChannel, zipCode and houseNumber', { field: 'moto' });
+    if (avs > 0 && avs < 3)
+      throw bad('MOTO with address verification needs orderChannel, zipCode and houseNumber', { field: 'moto' });
     if (avs === 0 && moto.email === undefined && moto.phone === undefined) {
-      throw bad('MOTO needs the address (orderChannel, zipCode, houseNumber) or the customer e-mail or phone', { field: 'moto' });
+      throw bad('MOTO needs the address (orderChannel, zipCode, houseNumber) or the customer e-mail or phone', {
+        field: 'moto',
+      });
     }
   } else if (req.moto !== undefined) {
     throw bad('moto details apply to MOTO sales only', { field: 'moto' });
@@ -86,29 +92,56 @@ export function validateSale(req: SaleRequest, config: Config): ValidSale {
     if (problem !== undefined) throw bad(`reference ${problem}`, { field: 'reference' });
     reference = req.reference.trim();
   }
-  return { method: req.method, scenario, amount: req.amount, currency, merchantId, moto, walletId, via, order, reference };
+  return {
+    method: req.method,
+    scenario,
+    amount: req.amount,
+    currency,
+    merchantId,
+    moto,
+    walletId,
+    via,
+    order,
+    reference,
+  };
 }
 
 /**
  * The terminal QR call (docs/platform-contract.md, "Endpoints") carries a scanned consumer code, so
  * it is a walletA / walletB merchant scan only; its order travels with no other call.
  */
-function validateVia(req: SaleRequest, scenario: WalletScenario | undefined): { via: SaleVia; order: SaleOrder | undefined } {
+function validateVia(
+  req: SaleRequest,
+  scenario: WalletScenario | undefined,
+): { via: SaleVia; order: SaleOrder | undefined } {
   const via = req.via ?? 'process';
   if (!VIAS.includes(via)) throw bad(`via must be one of ${VIAS.join(', ')}`, { field: 'via' });
   if (via === 'qrTerminal') {
     if (req.method !== 'walletA' && req.method !== 'walletB') {
-      throw bad(`the terminal QR call (via qrTerminal) is for walletA and walletB merchant-scan sales only, not ${req.method}`, { field: 'via' });
+      throw bad(
+        `the terminal QR call (via qrTerminal) is for walletA and walletB merchant-scan sales only, not ${req.method}`,
+        { field: 'via' },
+      );
     }
-    if (scenario !== 'MerchantScan') throw bad('the terminal QR call (via qrTerminal) needs scenario MerchantScan: the terminal scans the customer code', { field: 'via' });
+    if (scenario !== 'MerchantScan')
+      throw bad(
+        'the terminal QR call (via qrTerminal) needs scenario MerchantScan: the terminal scans the customer code',
+        { field: 'via' },
+      );
   }
   if (req.order === undefined || req.order === null) return { via, order: undefined };
-  if (via !== 'qrTerminal') throw bad('order applies to the terminal QR call (via qrTerminal) only', { field: 'order' });
-  if (typeof req.order !== 'object') throw bad('order must be an object with orderId and optionally orderDescription', { field: 'order' });
+  if (via !== 'qrTerminal')
+    throw bad('order applies to the terminal QR call (via qrTerminal) only', { field: 'order' });
+  if (typeof req.order !== 'object')
+    throw bad('order must be an object with orderId and optionally orderDescription', { field: 'order' });
   const orderId = optionalText(req.order.orderId, 'order.orderId', 64);
   if (orderId === undefined) throw bad('order.orderId is required when an order is given', { field: 'order.orderId' });
   const description = req.order.orderDescription;
-  if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > 256)) {
+  if (
+    description !== undefined &&
+    description !== null &&
+    (typeof description !== 'string' || description.length > 256)
+  ) {
     throw bad('order.orderDescription must be a text of at most 256 characters', { field: 'order.orderDescription' });
   }
   return { via, order: { orderId, ...(typeof description === 'string' ? { orderDescription: description } : {}) } };

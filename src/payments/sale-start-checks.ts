@@ -15,7 +15,10 @@ export function journalCheck(ctx: PaymentContext): StorageCheck {
   const status = ctx.journal.retryWrites();
   if (status.writable) return { ok: true, detail: 'journal writable' };
   const kept = status.pendingWrites > 0 ? `; ${status.pendingWrites} outcome(s) kept in memory until written` : '';
-  return { ok: false, detail: `${status.reason ?? 'the journal cannot write'} (since ${status.since ?? 'now'})${kept}` };
+  return {
+    ok: false,
+    detail: `${status.reason ?? 'the journal cannot write'} (since ${status.since ?? 'now'})${kept}`,
+  };
 }
 
 /** Free space in the data directory at or above payments.minFreeDiskMb. A statfs that fails does not block sales: its detail says so. */
@@ -24,7 +27,11 @@ export function diskCheck(ctx: PaymentContext, statfs: StatFs): StorageCheck {
   if (min === 0) return { ok: true, detail: 'free-space guard off (payments.minFreeDiskMb 0)' };
   const free = freeMb(statfs, ctx.config.dataDir);
   if (free === undefined) return { ok: true, detail: 'free space in the data directory could not be read' };
-  if (free < min) return { ok: false, detail: `only ${free} MB free in the data directory, below payments.minFreeDiskMb (${min} MB): free space` };
+  if (free < min)
+    return {
+      ok: false,
+      detail: `only ${free} MB free in the data directory, below payments.minFreeDiskMb (${min} MB): free space`,
+    };
   return { ok: true, detail: `${free} MB free in the data directory` };
 }
 
@@ -69,10 +76,14 @@ async function checkMerchant(ctx: PaymentContext, merchantId: string, consequenc
     await ctx.merchantCheck(merchantId);
   } catch (err) {
     if (isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT)) {
-      throw new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${merchantId} is not one of this terminal's merchants: ${consequence}`, {
-        cause: err,
-        details: { field: 'merchantId', ...(err.details ?? {}) },
-      });
+      throw new AgentError(
+        ErrorCodes.AUTH_NO_MERCHANT,
+        `merchant ${merchantId} is not one of this terminal's merchants: ${consequence}`,
+        {
+          cause: err,
+          details: { field: 'merchantId', ...(err.details ?? {}) },
+        },
+      );
     }
     ctx.log.debug({ merchantId, err: describeError(err) }, 'merchant not checked before the request');
   }
@@ -83,6 +94,10 @@ async function checkMerchant(ctx: PaymentContext, merchantId: string, consequenc
  * anything is looked up, journaled or sent: a stranger is the caller's mistake (400), not
  * the platform's refusal.
  */
-export function checkOperationMerchant(ctx: PaymentContext, merchantId: string, consequence = 'nothing was looked up or given back'): Promise<void> {
+export function checkOperationMerchant(
+  ctx: PaymentContext,
+  merchantId: string,
+  consequence = 'nothing was looked up or given back',
+): Promise<void> {
   return checkMerchant(ctx, merchantId, consequence);
 }

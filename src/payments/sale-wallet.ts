@@ -28,22 +28,44 @@ export interface WalletSaleInput {
  * (process) or as scannedPaymentId (the terminal QR call). Never throws: the outcome is
  * in the journal.
  */
-export async function runWalletSale(ctx: PaymentContext, saleId: string, input: WalletSaleInput, signal: AbortSignal, release: () => void = () => {}): Promise<void> {
+export async function runWalletSale(
+  ctx: PaymentContext,
+  saleId: string,
+  input: WalletSaleInput,
+  signal: AbortSignal,
+  release: () => void = () => {},
+): Promise<void> {
   const sale = ctx.journal.require(saleId);
   const wallet = sale.method as 'walletA' | 'walletB';
   const scenario = sale.scenario ?? 'ConsumerScan';
   const terminalQr = input.via === 'qrTerminal' && scenario === 'MerchantScan';
   let code = input.walletId;
   if (scenario === 'MerchantScan' && code === undefined) {
-    await ctx.bestEffort('display', () => ctx.devices.display.showText([formatAmount(sale.amount, sale.currency), 'Show your wallet code']));
+    await ctx.bestEffort('display', () =>
+      ctx.devices.display.showText([formatAmount(sale.amount, sale.currency), 'Show your wallet code']),
+    );
     try {
-      code = await ctx.devices.scanner.nextScan({ timeoutMs: ctx.config.devices.scanTimeoutMs, ...(signal ? { signal } : {}) });
+      code = await ctx.devices.scanner.nextScan({
+        timeoutMs: ctx.config.devices.scanTimeoutMs,
+        ...(signal ? { signal } : {}),
+      });
     } catch (err) {
       release();
-      if (signal.aborted) ctx.save(saleId, { state: 'cancelled', message: 'cancelled before the customer code was scanned: nothing was charged' });
+      if (signal.aborted)
+        ctx.save(saleId, {
+          state: 'cancelled',
+          message: 'cancelled before the customer code was scanned: nothing was charged',
+        });
       else if (isAgentError(err, ErrorCodes.DEVICE_TIMEOUT)) {
-        ctx.save(saleId, { state: 'failed', message: `no customer code was scanned within ${Math.round(ctx.config.devices.scanTimeoutMs / 1000)} s: nothing was charged` });
-      } else ctx.save(saleId, { state: 'failed', message: `the scanner failed (${describeError(err)}): nothing was charged` });
+        ctx.save(saleId, {
+          state: 'failed',
+          message: `no customer code was scanned within ${Math.round(ctx.config.devices.scanTimeoutMs / 1000)} s: nothing was charged`,
+        });
+      } else
+        ctx.save(saleId, {
+          state: 'failed',
+          message: `the scanner failed (${describeError(err)}): nothing was charged`,
+        });
       await showOutcome(ctx, saleId);
       return;
     }
@@ -84,7 +106,11 @@ export async function runWalletSale(ctx: PaymentContext, saleId: string, input: 
           channel: ctx.channel,
           clientNewTransactionId: saleId,
           authorizationAmount: { amount: sale.amount, currency: sale.currency },
-          instrument: { instrumentType: wallet, paymentScenario: scenario, ...(code !== undefined ? { walletId: code } : {}) },
+          instrument: {
+            instrumentType: wallet,
+            paymentScenario: scenario,
+            ...(code !== undefined ? { walletId: code } : {}),
+          },
         },
         ctx.callOptions(inFlight),
       );
@@ -92,13 +118,22 @@ export async function runWalletSale(ctx: PaymentContext, saleId: string, input: 
   } catch (err) {
     const kind = failureKind(err);
     if (kind === 'unknown') {
-      ctx.log.warn({ clientTransactionId: saleId, code: isPlatformError(err) ? err.code : undefined }, 'wallet sale outcome unknown; looking it up');
+      ctx.log.warn(
+        { clientTransactionId: saleId, code: isPlatformError(err) ? err.code : undefined },
+        'wallet sale outcome unknown; looking it up',
+      );
       const resolved = await resolveSale(ctx, ctx.journal.require(saleId));
       afterAdopt(ctx, resolved, true);
     } else if (kind === 'refused') {
-      ctx.save(saleId, { state: 'failed', message: `${refusalError(err, 'sale', saleId).message}; nothing was charged` });
+      ctx.save(saleId, {
+        state: 'failed',
+        message: `${refusalError(err, 'sale', saleId).message}; nothing was charged`,
+      });
     } else {
-      ctx.save(saleId, { state: 'failed', message: `the platform cannot be reached (${describeError(err)}): nothing was charged` });
+      ctx.save(saleId, {
+        state: 'failed',
+        message: `the platform cannot be reached (${describeError(err)}): nothing was charged`,
+      });
     }
     await showWalletOutcome(ctx, saleId);
     return;
@@ -110,9 +145,18 @@ export async function runWalletSale(ctx: PaymentContext, saleId: string, input: 
     // follow it by: the sale is looked up by the server id it gave (else its client id), and
     // stays being checked while the payment API does not know it (qr-call.ts).
     const serverId = recordServerId(record);
-    ctx.log.warn({ clientTransactionId: saleId, serverTransactionId: serverId }, 'terminal QR call answered without a status, or pending without a server id; looking it up');
-    const current = serverId !== undefined ? ctx.save(saleId, { serverTransactionId: serverId }, { quiet: true }) : ctx.journal.require(saleId);
-    const resolved = recordStatus(record) === undefined || serverId !== undefined ? await resolveSale(ctx, current) : keepChecking(ctx, saleId);
+    ctx.log.warn(
+      { clientTransactionId: saleId, serverTransactionId: serverId },
+      'terminal QR call answered without a status, or pending without a server id; looking it up',
+    );
+    const current =
+      serverId !== undefined
+        ? ctx.save(saleId, { serverTransactionId: serverId }, { quiet: true })
+        : ctx.journal.require(saleId);
+    const resolved =
+      recordStatus(record) === undefined || serverId !== undefined
+        ? await resolveSale(ctx, current)
+        : keepChecking(ctx, saleId);
     afterAdopt(ctx, resolved, true);
     await showWalletOutcome(ctx, saleId);
     return;
@@ -137,7 +181,9 @@ async function showWalletOutcome(ctx: PaymentContext, saleId: string): Promise<v
   const row = ctx.journal.require(saleId);
   if (row.state === 'awaiting_customer') return;
   if (row.state === 'in_flight' && row.message === QR_CHECKING_MESSAGE) {
-    await ctx.bestEffort('display', () => ctx.devices.display.showText([formatAmount(row.amount, row.currency), 'Being checked: please wait']));
+    await ctx.bestEffort('display', () =>
+      ctx.devices.display.showText([formatAmount(row.amount, row.currency), 'Being checked: please wait']),
+    );
     return;
   }
   await showOutcome(ctx, saleId);
@@ -148,12 +194,18 @@ function afterAdopt(ctx: PaymentContext, row: JournalRow, startedWaiting: boolea
   if (row.state !== 'awaiting_customer' || !startedWaiting) return;
   if (row.scenario === 'ConsumerScan') {
     if (row.qrCode === undefined) {
-      ctx.save(row.clientTransactionId, { state: 'needs_attention', message: 'the platform answered without a QR code: cancel the sale and try again' });
+      ctx.save(row.clientTransactionId, {
+        state: 'needs_attention',
+        message: 'the platform answered without a QR code: cancel the sale and try again',
+      });
       return;
     }
     const qr = row.qrCode;
     const caption = `${formatAmount(row.amount, row.currency)} - scan with ${row.method ?? 'your wallet'}`;
-    const opts = { clientTransactionId: row.clientTransactionId, ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}) };
+    const opts = {
+      clientTransactionId: row.clientTransactionId,
+      ...(row.qrExpireTime !== undefined ? { expireTime: row.qrExpireTime } : {}),
+    };
     // The display driver puts display.qr on the bus for the counter page, then draws the code.
     ctx.background('show QR', () => ctx.bestEffort('display', () => ctx.devices.display.showQr(qr, caption, opts)));
   }

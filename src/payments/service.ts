@@ -36,7 +36,13 @@ import { recoverAll, resolveParkedSale } from './reversal.js';
 import { cancelCheck, captureCheck, localAllowed, mergeAllowed, refundCheck, requireAmount } from './rules.js';
 import { runCardSale } from './sale-card.js';
 import { validateSale } from './sale-request.js';
-import { checkOperationMerchant, checkSaleCanStart, diskCheck, journalCheck, type StorageCheck } from './sale-start-checks.js';
+import {
+  checkOperationMerchant,
+  checkSaleCanStart,
+  diskCheck,
+  journalCheck,
+  type StorageCheck,
+} from './sale-start-checks.js';
 import { runWalletSale, walletSettled } from './sale-wallet.js';
 import { toView } from './view.js';
 import { journalWebOrder, refuseWebOrder } from './web-order.js';
@@ -84,21 +90,34 @@ export class PaymentService implements PaymentsApi, RelayStore {
    * is asked of the platform's status call; what it answers is matched to the journal by
    * the ids in the record. `record` is the platform's answer when one was asked.
    */
-  private async locate(id: string, merchantId?: string): Promise<{ row: JournalRow | undefined; record?: Record<string, unknown> }> {
+  private async locate(
+    id: string,
+    merchantId?: string,
+  ): Promise<{ row: JournalRow | undefined; record?: Record<string, unknown> }> {
     const ctx = this.ctx;
     const local = ctx.journal.get(id) ?? ctx.journal.byServerId(id);
     if (local !== undefined) return { row: local };
     let record: Record<string, unknown>;
     try {
       // A web order of another merchant is only visible with that merchant's token.
-      record = await ctx.platform.status(id, { busyRetryMaxMs: 0, ...(merchantId !== undefined ? { merchantId } : {}) });
+      record = await ctx.platform.status(id, {
+        busyRetryMaxMs: 0,
+        ...(merchantId !== undefined ? { merchantId } : {}),
+      });
     } catch (err) {
-      if (isUnknownIdAnswer(err)) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id}, neither in the journal nor at the platform`, { cause: err });
+      if (isUnknownIdAnswer(err))
+        throw new AgentError(
+          ErrorCodes.PAYMENT_NOT_FOUND,
+          `no transaction ${id}, neither in the journal nor at the platform`,
+          { cause: err },
+        );
       throw err;
     }
     const clientId = typeof record.clientTransactionId === 'string' ? record.clientTransactionId : undefined;
     const serverId = typeof record.serverTransactionId === 'string' ? record.serverTransactionId : undefined;
-    const row = (clientId !== undefined ? ctx.journal.get(clientId) : undefined) ?? (serverId !== undefined ? ctx.journal.byServerId(serverId) : undefined);
+    const row =
+      (clientId !== undefined ? ctx.journal.get(clientId) : undefined) ??
+      (serverId !== undefined ? ctx.journal.byServerId(serverId) : undefined);
     return { row, record };
   }
 
@@ -106,7 +125,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
   private async rowFor(id: string): Promise<JournalRow> {
     const found = await this.locate(id);
     if (found.row !== undefined) return found.row;
-    const clientId = typeof found.record?.clientTransactionId === 'string' ? ` (client id ${found.record.clientTransactionId})` : '';
+    const clientId =
+      typeof found.record?.clientTransactionId === 'string' ? ` (client id ${found.record.clientTransactionId})` : '';
     throw new AgentError(
       ErrorCodes.PAYMENT_NOT_FOUND,
       `the platform knows transaction ${id}${clientId}, but this terminal's journal has no row for it: it was not made here, so it cannot be operated on from this terminal`,
@@ -121,7 +141,13 @@ export class PaymentService implements PaymentsApi, RelayStore {
     // Refused before the reader is asked: the customer never presents a card for a sale that cannot be made or kept.
     await checkSaleCanStart(ctx, sale, ctx.statfs);
     const device: SaleDevice | undefined =
-      sale.method === 'walletA' || sale.method === 'walletB' ? (sale.scenario === 'MerchantScan' ? (sale.walletId === undefined ? 'scanner' : undefined) : 'display') : 'reader';
+      sale.method === 'walletA' || sale.method === 'walletB'
+        ? sale.scenario === 'MerchantScan'
+          ? sale.walletId === undefined
+            ? 'scanner'
+            : undefined
+          : 'display'
+        : 'reader';
     if (device !== undefined) this.devices.requireFree(device);
     const id = ctx.newId();
     const row = ctx.insert({
@@ -136,12 +162,27 @@ export class PaymentService implements PaymentsApi, RelayStore {
       ...(sale.via === 'qrTerminal' ? { via: 'qrTerminal' as const } : {}),
       state: 'awaiting_customer',
       clientDateTime: ctx.isoNow(),
-      message: sale.method === 'card' ? 'present the card' : sale.method === 'manual' || sale.method === 'moto' ? 'key the card in on the reader' : 'waiting for the customer',
+      message:
+        sale.method === 'card'
+          ? 'present the card'
+          : sale.method === 'manual' || sale.method === 'moto'
+            ? 'key the card in on the reader'
+            : 'waiting for the customer',
     });
     // Waited for from the row just inserted, before anything (a bus listener) could move it.
     const settled = ctx.waitFor(id, row);
     ctx.publish(row);
-    ctx.log.info({ clientTransactionId: id, method: sale.method, scenario: sale.scenario, via: sale.via, amount: sale.amount, currency: sale.currency }, 'sale started');
+    ctx.log.info(
+      {
+        clientTransactionId: id,
+        method: sale.method,
+        scenario: sale.scenario,
+        via: sale.via,
+        amount: sale.amount,
+        currency: sale.currency,
+      },
+      'sale started',
+    );
     if (device !== undefined) this.devices.take(device, id);
     const abort = new AbortController();
     // The reader and the scanner are free again once they answered; the display once the QR sale is final.
@@ -150,13 +191,23 @@ export class PaymentService implements PaymentsApi, RelayStore {
     };
     const run = (async () => {
       try {
-        if (sale.method === 'walletA' || sale.method === 'walletB') await runWalletSale(ctx, id, { walletId: sale.walletId, via: sale.via, order: sale.order }, abort.signal, release);
+        if (sale.method === 'walletA' || sale.method === 'walletB')
+          await runWalletSale(
+            ctx,
+            id,
+            { walletId: sale.walletId, via: sale.via, order: sale.order },
+            abort.signal,
+            release,
+          );
         else await runCardSale(ctx, id, sale.moto, abort.signal, release);
       } catch (err) {
         ctx.log.error({ clientTransactionId: id, err: describeError(err) }, 'sale flow failed');
         const current = ctx.journal.get(id);
         if (current !== undefined && (current.state === 'awaiting_customer' || current.state === 'created')) {
-          ctx.save(id, { state: 'failed', message: `the sale failed before reaching the platform (${describeError(err)}): nothing was charged` });
+          ctx.save(id, {
+            state: 'failed',
+            message: `the sale failed before reaching the platform (${describeError(err)}): nothing was charged`,
+          });
         } else if (current?.state === 'in_flight') {
           ctx.save(id, {
             state: 'needs_attention',
@@ -167,7 +218,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
       } finally {
         this.running.delete(id);
         // The display stays taken while a QR is shown; released when the sale is final (the row is read only then).
-        if (device !== undefined && (device !== 'display' || ctx.journal.get(id)?.state !== 'awaiting_customer')) this.devices.release(device, id);
+        if (device !== undefined && (device !== 'display' || ctx.journal.get(id)?.state !== 'awaiting_customer'))
+          this.devices.release(device, id);
       }
     })();
     this.running.set(id, { abort, run });
@@ -182,9 +234,16 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const clientTransactionId = row.clientTransactionId;
     if (row.kind !== 'sale') throw new AgentError(ErrorCodes.PAYMENT_STATE, 'only a sale can be aborted');
     // A sale `pending` after its QR expired has its cancel asked already (qr-expiry.ts): nothing more to abort.
-    if (FINAL_STATES.has(row.state) || row.state === 'offline_stored' || row.state === 'reversing' || row.state === 'pending') return toView(row);
+    if (
+      FINAL_STATES.has(row.state) ||
+      row.state === 'offline_stored' ||
+      row.state === 'reversing' ||
+      row.state === 'pending'
+    )
+      return toView(row);
     const running = this.running.get(clientTransactionId);
-    if (isQrCallSale(row) && row.attempts >= 1 && (row.state === 'in_flight' || row.state === 'awaiting_customer')) return this.abortQrCall(row, running);
+    if (isQrCallSale(row) && row.attempts >= 1 && (row.state === 'in_flight' || row.state === 'awaiting_customer'))
+      return this.abortQrCall(row, running);
     if (row.state === 'awaiting_customer' && row.serverTransactionId === undefined && running !== undefined) {
       running.abort.abort(new Error('aborted'));
       await running.run;
@@ -195,7 +254,9 @@ export class PaymentService implements PaymentsApi, RelayStore {
       try {
         await sendCancel(ctx, row, row.amount, { reason: 'Functional' });
       } catch (err) {
-        const fresh = await this.get(clientTransactionId, { refresh: true }).catch(() => toView(ctx.journal.require(clientTransactionId)));
+        const fresh = await this.get(clientTransactionId, { refresh: true }).catch(() =>
+          toView(ctx.journal.require(clientTransactionId)),
+        );
         if (fresh.state !== 'awaiting_customer') return fresh;
         throw err;
       }
@@ -204,11 +265,20 @@ export class PaymentService implements PaymentsApi, RelayStore {
       return toView(ctx.journal.require(clientTransactionId));
     }
     if (row.state === 'created' || (row.state === 'awaiting_customer' && running === undefined)) {
-      return toView(ctx.save(clientTransactionId, { state: 'cancelled', message: 'aborted before it was sent: nothing was charged' }));
+      return toView(
+        ctx.save(clientTransactionId, {
+          state: 'cancelled',
+          message: 'aborted before it was sent: nothing was charged',
+        }),
+      );
     }
-    throw new AgentError(ErrorCodes.PAYMENT_BUSY, 'the sale is already with the platform and cannot be aborted; cancel it once it is finished', {
-      details: { clientTransactionId, state: row.state },
-    });
+    throw new AgentError(
+      ErrorCodes.PAYMENT_BUSY,
+      'the sale is already with the platform and cannot be aborted; cancel it once it is finished',
+      {
+        details: { clientTransactionId, state: row.state },
+      },
+    );
   }
 
   /**
@@ -219,7 +289,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
    * finds charged is cancelled too, since the clerk aborted it. A cancel the platform does
    * not do leaves the sale as it was: being checked, or waiting for the wallet.
    */
-  private async abortQrCall(row: JournalRow, running: { abort: AbortController; run: Promise<void> } | undefined): Promise<TransactionView> {
+  private async abortQrCall(
+    row: JournalRow,
+    running: { abort: AbortController; run: Promise<void> } | undefined,
+  ): Promise<TransactionView> {
     const ctx = this.ctx;
     const id = row.clientTransactionId;
     const callOut = running !== undefined && row.state === 'in_flight' && row.message !== QR_CHECKING_MESSAGE;
@@ -228,16 +301,27 @@ export class PaymentService implements PaymentsApi, RelayStore {
       await running.run;
     }
     const current = ctx.journal.require(id);
-    const open = current.state === 'in_flight' || current.state === 'awaiting_customer' || (callOut && current.state === 'approved');
+    const open =
+      current.state === 'in_flight' ||
+      current.state === 'awaiting_customer' ||
+      (callOut && current.state === 'approved');
     if (!open) return toView(current);
     try {
-      await sendCancel(ctx, current, current.amount - current.cancelledAmount - current.refundedAmount, { reason: 'Functional' });
+      await sendCancel(ctx, current, current.amount - current.cancelledAmount - current.refundedAmount, {
+        reason: 'Functional',
+      });
     } catch (err) {
       const after = ctx.journal.require(id);
       if (after.state !== current.state) return toView(after);
       const code = err instanceof AgentError ? err.code : ErrorCodes.PAYMENT_RULE;
-      const still = after.state === 'in_flight' ? "the sale's outcome is still being checked with the platform: do not repeat the sale" : 'the sale is unchanged';
-      throw new AgentError(code, `the cancel was not done (${describeError(err)}); ${still}`, { cause: err, details: { clientTransactionId: id, state: after.state } });
+      const still =
+        after.state === 'in_flight'
+          ? "the sale's outcome is still being checked with the platform: do not repeat the sale"
+          : 'the sale is unchanged';
+      throw new AgentError(code, `the cancel was not done (${describeError(err)}); ${still}`, {
+        cause: err,
+        details: { clientTransactionId: id, state: after.state },
+      });
     }
     this.releaseDisplay(id);
     await ctx.bestEffort('display', () => ctx.devices.display.clear());
@@ -254,8 +338,16 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const ctx = this.ctx;
     const sale = await this.rowFor(id);
     refuseWebOrder(sale, 'cancelled');
-    const amount = requireAmount(cancelCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)), req.amount, 'cancel', sale.currency);
-    const op = await sendCancel(ctx, sale, amount, { reason: req.reason ?? 'Functional', ...(req.approvalCode !== undefined ? { approvalCode: req.approvalCode } : {}) });
+    const amount = requireAmount(
+      cancelCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)),
+      req.amount,
+      'cancel',
+      sale.currency,
+    );
+    const op = await sendCancel(ctx, sale, amount, {
+      reason: req.reason ?? 'Functional',
+      ...(req.approvalCode !== undefined ? { approvalCode: req.approvalCode } : {}),
+    });
     return toView(op);
   }
 
@@ -265,10 +357,16 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const retryId = req.clientTransactionId;
     if (retryId !== undefined) {
       const existing = ctx.journal.get(retryId);
-      if (existing !== undefined && existing.state !== 'in_flight' && existing.state !== 'failed') return toView(existing);
+      if (existing !== undefined && existing.state !== 'in_flight' && existing.state !== 'failed')
+        return toView(existing);
     }
     refuseWebOrder(sale, 'refunded');
-    const amount = requireAmount(refundCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)), req.amount, 'refund', sale.currency);
+    const amount = requireAmount(
+      refundCheck(sale, ctx.clock.wall(), openOperations(ctx, sale)),
+      req.amount,
+      'refund',
+      sale.currency,
+    );
     const op = await sendRefund(ctx, sale, amount, {
       ...(req.approvalCode !== undefined ? { approvalCode: req.approvalCode } : {}),
       ...(retryId !== undefined ? { clientTransactionId: retryId } : {}),
@@ -291,7 +389,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
     const amount = requireAmount(check, req.amount, cancel.ok ? 'cancel' : 'refund', sale.currency);
     if (sale.origin !== 'web') {
       // Its own staff permission, checked by the local API (docs/payments.md, "Refund by web"): who gave a sale of this terminal back by web, and which.
-      ctx.log.info({ operator: currentOperator(), clientTransactionId: sale.clientTransactionId, amount, currency: sale.currency }, 'refund by web of a sale made at this terminal');
+      ctx.log.info(
+        { operator: currentOperator(), clientTransactionId: sale.clientTransactionId, amount, currency: sale.currency },
+        'refund by web of a sale made at this terminal',
+      );
     }
     return toView(await sendRefundByWeb(ctx, sale, amount));
   }
@@ -309,7 +410,6 @@ export class PaymentService implements PaymentsApi, RelayStore {
     return captureAllPending(this.ctx, merchantId);
   }
 
-
   async allowedOperations(id: string): Promise<AllowedOperationsView> {
     const ctx = this.ctx;
     const sale = await this.rowFor(id);
@@ -320,12 +420,18 @@ export class PaymentService implements PaymentsApi, RelayStore {
       const answer = await ctx.platform.allowedOperations(platformIdOf(sale), ctx.callOptions(sale));
       return mergeAllowed(local, answer as Record<string, unknown>);
     } catch (err) {
-      ctx.log.debug({ clientTransactionId, code: isPlatformError(err) ? err.code : undefined }, 'allowed operations from local rules only');
+      ctx.log.debug(
+        { clientTransactionId, code: isPlatformError(err) ? err.code : undefined },
+        'allowed operations from local rules only',
+      );
       return local;
     }
   }
 
-  async get(id: string, opts: { refresh?: boolean; merchantId?: string; journalOnly?: boolean } = {}): Promise<TransactionView> {
+  async get(
+    id: string,
+    opts: { refresh?: boolean; merchantId?: string; journalOnly?: boolean } = {},
+  ): Promise<TransactionView> {
     const ctx = this.ctx;
     if (opts.journalOnly === true && ctx.journal.get(id) === undefined && ctx.journal.byServerId(id) === undefined) {
       throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id} in the journal`);
@@ -361,7 +467,11 @@ export class PaymentService implements PaymentsApi, RelayStore {
       const row = this.ctx.journal.get(query.after);
       // A row outside the operator's own list is answered as an unknown id: a paired register
       // learns nothing of another's sales by paging (docs/registers.md).
-      if (row === undefined || (query.operator !== undefined && row.operator !== query.operator)) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `after: no transaction ${query.after} in the journal (pass the last id of the page before)`);
+      if (row === undefined || (query.operator !== undefined && row.operator !== query.operator))
+        throw new AgentError(
+          ErrorCodes.API_BAD_REQUEST,
+          `after: no transaction ${query.after} in the journal (pass the last id of the page before)`,
+        );
       after = { createdAt: row.createdAt, clientTransactionId: row.clientTransactionId };
     }
     return this.ctx.journal
@@ -385,7 +495,13 @@ export class PaymentService implements PaymentsApi, RelayStore {
   pendingTracking(): PendingTracking[] {
     return this.ctx.journal
       .inStates(['awaiting_customer', 'pending', 'needs_attention'])
-      .filter((r) => (r.state === 'needs_attention' ? isFollowedUnknown(r) : r.kind === 'sale' ? r.serverTransactionId !== undefined : r.state === 'pending'))
+      .filter((r) =>
+        r.state === 'needs_attention'
+          ? isFollowedUnknown(r)
+          : r.kind === 'sale'
+            ? r.serverTransactionId !== undefined
+            : r.state === 'pending',
+      )
       .map(trackingOf);
   }
 
@@ -438,7 +554,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
       if (message !== undefined && message !== row.message) saved = this.ctx.save(row.clientTransactionId, { message });
     } catch (err) {
       // The outcome is written already (this runs as it settles): only its wording waits for a journal that writes again.
-      this.ctx.log.warn({ clientTransactionId: row.clientTransactionId, err: describeError(err) }, 'the expired QR sale\'s outcome message was not written');
+      this.ctx.log.warn(
+        { clientTransactionId: row.clientTransactionId, err: describeError(err) },
+        "the expired QR sale's outcome message was not written",
+      );
     }
     this.walletFinal(saved);
   }
@@ -467,7 +586,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
       if (isQrSale(row) && !this.ctx.startedHere(row.clientTransactionId)) this.followExpiry(row.clientTransactionId);
     }
     this.ctx.recoveryDone();
-    if (summary.resolved + summary.reversing + summary.failed > 0) this.ctx.log.info(summary, 'journal recovered after restart');
+    if (summary.resolved + summary.reversing + summary.failed > 0)
+      this.ctx.log.info(summary, 'journal recovered after restart');
     return summary;
   }
 
@@ -483,7 +603,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
       const first = await resolver(op);
       if (first !== 'unknown') return;
     } catch (err) {
-      ctx.log.warn({ clientTransactionId: op.clientTransactionId, err: describeError(err) }, 'lookup failed; retrying in the background');
+      ctx.log.warn(
+        { clientTransactionId: op.clientTransactionId, err: describeError(err) },
+        'lookup failed; retrying in the background',
+      );
     }
     ctx.background(`resolve ${op.kind}`, () => resolveUntilKnown(ctx, op, resolver));
   }
@@ -516,7 +639,8 @@ export class PaymentService implements PaymentsApi, RelayStore {
 /** YYYY-MM-DD in the terminal's local time as an ISO range of created_at. */
 function localDayRange(date: string): { from: string; to: string } {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (m === null) throw new AgentError(ErrorCodes.INPUT_INVALID, `"${date.slice(0, 20)}" is not a date: expected YYYY-MM-DD`);
+  if (m === null)
+    throw new AgentError(ErrorCodes.INPUT_INVALID, `"${date.slice(0, 20)}" is not a date: expected YYYY-MM-DD`);
   const start = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   if (Number.isNaN(start.getTime()) || start.getDate() !== Number(m[3])) {
     throw new AgentError(ErrorCodes.INPUT_INVALID, `${date} is not a valid date`);
@@ -524,4 +648,3 @@ function localDayRange(date: string): { from: string; to: string } {
   const end = new Date(start.getFullYear(), start.getMonth(), start.getDate() + 1);
   return { from: start.toISOString(), to: end.toISOString() };
 }
-

@@ -2,7 +2,10 @@ import type { AgentEventMap } from '../events/index.js';
 import type { JournalRow } from './journal/index.js';
 
 /** The `transaction.updated` bus event of a journal row (never card data). */
-export function transactionUpdated(row: JournalRow, platformEvent?: Record<string, unknown>): AgentEventMap['transaction.updated'] {
+export function transactionUpdated(
+  row: JournalRow,
+  platformEvent?: Record<string, unknown>,
+): AgentEventMap['transaction.updated'] {
   return {
     clientTransactionId: row.clientTransactionId,
     ...(row.serverTransactionId !== undefined ? { serverTransactionId: row.serverTransactionId } : {}),

@@ -2,7 +2,14 @@ import { AgentError, ErrorCodes } from '../core/index.js';
 import type { SaleMethod } from './api.js';
 import type { JournalRow } from './journal/index.js';
 import type { PaymentContext } from './payment-context.js';
-import { classifyStatus, readAmount, recordEvents, recordServerId, recordStatus, type PlatformRecord } from './records.js';
+import {
+  classifyStatus,
+  readAmount,
+  recordEvents,
+  recordServerId,
+  recordStatus,
+  type PlatformRecord,
+} from './records.js';
 import { salePatchFromRecord } from './sale-record-patch.js';
 
 /** The marker staff see on a web order's row (docs/platform-contract.md, "Decisions where the spec is silent", refund by web). */
@@ -18,7 +25,8 @@ function saleAmount(record: PlatformRecord): { amount: number; currency: string 
       const v = event[field];
       const currency = typeof v === 'object' && v !== null ? text((v as { currency?: unknown }).currency) : undefined;
       const amount = readAmount(v, currency);
-      if (amount !== undefined && amount > 0 && currency !== undefined) return { amount, currency: currency.toUpperCase() };
+      if (amount !== undefined && amount > 0 && currency !== undefined)
+        return { amount, currency: currency.toUpperCase() };
     }
   }
   return undefined;
@@ -27,7 +35,10 @@ function saleAmount(record: PlatformRecord): { amount: number; currency: string 
 function methodOf(record: PlatformRecord): SaleMethod | undefined {
   for (const event of recordEvents(record)) {
     const instrument = event.instrument;
-    const type = typeof instrument === 'object' && instrument !== null ? text((instrument as { instrumentType?: unknown }).instrumentType) : undefined;
+    const type =
+      typeof instrument === 'object' && instrument !== null
+        ? text((instrument as { instrumentType?: unknown }).instrumentType)
+        : undefined;
     if (type === undefined) continue;
     const t = type.toLowerCase();
     if (t === 'card') return 'card';
@@ -58,13 +69,27 @@ const refuse = (message: string): AgentError => new AgentError(ErrorCodes.PAYMEN
  * the platform's client id (else the id given), so later calls name it as the platform does,
  * and the merchant it was looked up with, so they go with that merchant's token.
  */
-export function journalWebOrder(ctx: PaymentContext, askedId: string, record: PlatformRecord, merchantId?: string): JournalRow {
+export function journalWebOrder(
+  ctx: PaymentContext,
+  askedId: string,
+  record: PlatformRecord,
+  merchantId?: string,
+): JournalRow {
   const type = text(record.transactionType)?.trim().toLowerCase();
-  if (type !== undefined && type !== 'payment') throw refuse(`transaction ${askedId} is a ${text(record.transactionType) ?? ''} at the platform, not a payment: nothing to give back by web`);
+  if (type !== undefined && type !== 'payment')
+    throw refuse(
+      `transaction ${askedId} is a ${text(record.transactionType) ?? ''} at the platform, not a payment: nothing to give back by web`,
+    );
   const status = recordStatus(record);
-  if (classifyStatus(status) !== 'charged') throw refuse(`the web order ${askedId} has platform status "${status ?? ''}": nothing is charged to give back by web`);
+  if (classifyStatus(status) !== 'charged')
+    throw refuse(
+      `the web order ${askedId} has platform status "${status ?? ''}": nothing is charged to give back by web`,
+    );
   const money = saleAmount(record);
-  if (money === undefined) throw refuse(`the platform's record of ${askedId} shows no amount this terminal can read: it cannot be given back by web from here`);
+  if (money === undefined)
+    throw refuse(
+      `the platform's record of ${askedId} shows no amount this terminal can read: it cannot be given back by web from here`,
+    );
   const clientTransactionId = text(record.clientTransactionId) ?? askedId;
   const method = methodOf(record);
   const serverId = recordServerId(record);
@@ -86,12 +111,18 @@ export function journalWebOrder(ctx: PaymentContext, askedId: string, record: Pl
     ctx.journal.update(clientTransactionId, { ...patch, state: 'approved', message: WEB_ORDER_MESSAGE });
     return ctx.journal.require(clientTransactionId);
   });
-  ctx.log.info({ clientTransactionId, serverTransactionId: serverId, amount: money.amount, currency: money.currency }, 'web order journaled for a refund by web');
+  ctx.log.info(
+    { clientTransactionId, serverTransactionId: serverId, amount: money.amount, currency: money.currency },
+    'web order journaled for a refund by web',
+  );
   ctx.publish(saved);
   return saved;
 }
 
 /** A web order is given back by web only: a capture, cancel or refund from the counter is the terminal's own sales' (and a capture is the web shop's). */
 export function refuseWebOrder(sale: JournalRow, op: 'cancelled' | 'refunded' | 'captured'): void {
-  if (sale.origin === 'web') throw refuse(`${sale.clientTransactionId} is a web order, not a sale of this terminal: it cannot be ${op} here, only given back by web (refund by web)`);
+  if (sale.origin === 'web')
+    throw refuse(
+      `${sale.clientTransactionId} is a web order, not a sale of this terminal: it cannot be ${op} here, only given back by web (refund by web)`,
+    );
 }

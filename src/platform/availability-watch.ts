@@ -89,7 +89,10 @@ export class PlatformWatch implements ReachObserver {
     // answer was lost flashed "platform offline" on the counter for the moment before its
     // lookup answered (docs/counter-page.md, "Local API and counter page", platform status).
     if (opts?.answerLost === true && this.current === 'online' && this.probe !== undefined) {
-      if (!this.checking) void this.checkNow().catch((err: unknown) => this.opts.log.warn({ err: String(err) }, 'platform availability check failed'));
+      if (!this.checking)
+        void this.checkNow().catch((err: unknown) =>
+          this.opts.log.warn({ err: String(err) }, 'platform availability check failed'),
+        );
       return;
     }
     this.set('offline', reason);
@@ -156,7 +159,11 @@ export class PlatformWatch implements ReachObserver {
     }
     if (this.probe === undefined) return;
     // Full jitter may draw ~0: a floor of a quarter of the base keeps a dead platform from being asked in a tight loop.
-    this.schedule(this.current === 'online' ? this.opts.intervalMs : Math.max(this.opts.backoff.baseMs / 4, backoffDelay(Math.max(0, this.failures - 1), this.opts.backoff)));
+    this.schedule(
+      this.current === 'online'
+        ? this.opts.intervalMs
+        : Math.max(this.opts.backoff.baseMs / 4, backoffDelay(Math.max(0, this.failures - 1), this.opts.backoff)),
+    );
   }
 
   private set(state: 'online' | 'offline', reason: string | undefined): void {
@@ -166,7 +173,13 @@ export class PlatformWatch implements ReachObserver {
     this.reasonText = reason;
     if (!changed) return;
     this.sinceMs = this.opts.clock.wall();
-    this.opts.log.info({ platform: state, reason }, state === 'online' ? 'platform reachable' : 'platform not reachable');
-    this.opts.bus.publish('platform.status', { online: state === 'online', ...(reason !== undefined ? { reason } : {}) });
+    this.opts.log.info(
+      { platform: state, reason },
+      state === 'online' ? 'platform reachable' : 'platform not reachable',
+    );
+    this.opts.bus.publish('platform.status', {
+      online: state === 'online',
+      ...(reason !== undefined ? { reason } : {}),
+    });
   }
 }

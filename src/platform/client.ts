@@ -1,5 +1,15 @@
 import type { z } from 'zod';
-import { backoffDelay, describeError, systemClock, ErrorCodes, AgentError, isAgentError, type Logger, type BackoffOptions, type Clock } from '../core/index.js';
+import {
+  backoffDelay,
+  describeError,
+  systemClock,
+  ErrorCodes,
+  AgentError,
+  isAgentError,
+  type Logger,
+  type BackoffOptions,
+  type Clock,
+} from '../core/index.js';
 import { PlatformError, isPlatformError } from './errors.js';
 import { httpRequest, jsonBody, statusError, type HttpMethod, type HttpResponse } from './http.js';
 import { dispatcherFor, type DispatcherSource } from './dispatchers.js';
@@ -120,53 +130,130 @@ export class PlatformClient {
   /** Sale: card, wallet QR, MOTO, manual entry, offline upload. */
   async process(body: ProcessRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(processRequest, body, 'process');
-    return this.call({ operation: 'process', method: 'POST', path: '/payment/v1/transactions/process', body: checked, schema: writeRecord, auth: true, opts });
+    return this.call({
+      operation: 'process',
+      method: 'POST',
+      path: '/payment/v1/transactions/process',
+      body: checked,
+      schema: writeRecord,
+      auth: true,
+      opts,
+    });
   }
 
   async capture(transactionId: string, body: CaptureRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(captureRequest, body, 'capture');
-    return this.call({ operation: 'capture', method: 'POST', path: `${txPath(transactionId)}/capture`, body: checked, schema: writeRecord, auth: true, opts });
+    return this.call({
+      operation: 'capture',
+      method: 'POST',
+      path: `${txPath(transactionId)}/capture`,
+      body: checked,
+      schema: writeRecord,
+      auth: true,
+      opts,
+    });
   }
 
   async captureAll(body: CaptureAllRequest, opts?: CallOptions): Promise<CaptureAllResponse> {
     const checked = checkRequest(captureAllRequest, body, 'captureAll');
-    return this.call({ operation: 'captureAll', method: 'POST', path: '/payment/v1/transactions/captureall', body: checked, schema: captureAllResponse, auth: true, opts });
+    return this.call({
+      operation: 'captureAll',
+      method: 'POST',
+      path: '/payment/v1/transactions/captureall',
+      body: checked,
+      schema: captureAllResponse,
+      auth: true,
+      opts,
+    });
   }
 
   async refund(transactionId: string, body: RefundRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(refundRequest, body, 'refund');
-    return this.call({ operation: 'refund', method: 'POST', path: `${txPath(transactionId)}/refund`, body: checked, schema: writeRecord, auth: true, opts });
+    return this.call({
+      operation: 'refund',
+      method: 'POST',
+      path: `${txPath(transactionId)}/refund`,
+      body: checked,
+      schema: writeRecord,
+      auth: true,
+      opts,
+    });
   }
 
   async cancel(transactionId: string, body: CancelRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(cancelRequest, body, 'cancel');
-    return this.call({ operation: 'cancel', method: 'POST', path: `${txPath(transactionId)}/cancel`, body: checked, schema: writeRecord, auth: true, opts });
+    return this.call({
+      operation: 'cancel',
+      method: 'POST',
+      path: `${txPath(transactionId)}/cancel`,
+      body: checked,
+      schema: writeRecord,
+      auth: true,
+      opts,
+    });
   }
 
   /** Operations allowed now and their maximum amount: one `{allowed, maxAmount, currency}`; the path takes no query (docs/platform-contract.md, "Endpoints"). */
   async allowedOperations(transactionId: string, opts?: CallOptions): Promise<AllowedOperations> {
-    return this.call({ operation: 'allowedOperations', method: 'GET', path: `${txPath(transactionId)}/allowedoperations`, schema: allowedOperations, auth: true, opts });
+    return this.call({
+      operation: 'allowedOperations',
+      method: 'GET',
+      path: `${txPath(transactionId)}/allowedoperations`,
+      schema: allowedOperations,
+      auth: true,
+      opts,
+    });
   }
 
   async refundByWeb(transactionId: string, body: RefundByWebRequest, opts?: CallOptions): Promise<WriteRecord> {
     const checked = checkRequest(refundByWebRequest, body, 'refundByWeb');
-    return this.call({ operation: 'refundByWeb', method: 'POST', path: `${txPath(transactionId)}/refundbyweb`, body: checked, schema: writeRecord, auth: true, opts });
+    return this.call({
+      operation: 'refundByWeb',
+      method: 'POST',
+      path: `${txPath(transactionId)}/refundbyweb`,
+      body: checked,
+      schema: writeRecord,
+      auth: true,
+      opts,
+    });
   }
 
   /** Status and event history; `transactionId` is the client or the server id. A 404 is a `rejected` error (see isNotFound). */
   async status(transactionId: string, opts?: CallOptions): Promise<TransactionRecord> {
-    return this.call({ operation: 'status', method: 'GET', path: txPath(transactionId), schema: transactionRecord, auth: true, opts });
+    return this.call({
+      operation: 'status',
+      method: 'GET',
+      path: txPath(transactionId),
+      schema: transactionRecord,
+      auth: true,
+      opts,
+    });
   }
 
   /** Terminal-initiated QR payment (POST /qrcode-payment/v1/transactions; answer not specified: docs/platform-contract.md, "Endpoints"). */
   async qrTerminalPayment(body: QrTerminalPaymentRequest, opts?: CallOptions): Promise<QrTerminalPaymentResponse> {
     const checked = checkRequest(qrTerminalPaymentRequest, body, 'qrTerminalPayment');
-    return this.call({ operation: 'qrTerminalPayment', method: 'POST', path: '/qrcode-payment/v1/transactions', body: checked, schema: qrTerminalPaymentResponse, auth: true, opts });
+    return this.call({
+      operation: 'qrTerminalPayment',
+      method: 'POST',
+      path: '/qrcode-payment/v1/transactions',
+      body: checked,
+      schema: qrTerminalPaymentResponse,
+      auth: true,
+      opts,
+    });
   }
 
   /** Reference data: countries. */
   async countries(opts?: CallOptions): Promise<Country[]> {
-    return this.call({ operation: 'countries', method: 'GET', path: '/resources/v1/countries', schema: countries, auth: true, opts });
+    return this.call({
+      operation: 'countries',
+      method: 'GET',
+      path: '/resources/v1/countries',
+      schema: countries,
+      auth: true,
+      opts,
+    });
   }
 
   /**
@@ -230,7 +317,10 @@ export class PlatformClient {
         const busy = c.method === 'POST' ? this.busyDelay(err, busyWaitedMs, c.opts?.busyRetryMaxMs ?? 0) : undefined;
         if (busy !== undefined) {
           busyWaitedMs += busy;
-          this.log.info({ operation: c.operation, status: isPlatformError(err) ? err.status : undefined, waitMs: busy }, 'platform busy before processing; sending the same request again');
+          this.log.info(
+            { operation: c.operation, status: isPlatformError(err) ? err.status : undefined, waitMs: busy },
+            'platform busy before processing; sending the same request again',
+          );
           await this.clock.sleep(busy, c.opts?.signal);
           continue;
         }
@@ -262,7 +352,9 @@ export class PlatformClient {
   }
 
   /** One request with its bearer; after a 401 the token is invalidated and the request sent once more. */
-  private async exchange(c: Omit<Call<z.ZodType>, 'schema'> & { headersTimeoutMs?: number; bodyTimeoutMs?: number; observe?: boolean }): Promise<{ res: HttpResponse }> {
+  private async exchange(
+    c: Omit<Call<z.ZodType>, 'schema'> & { headersTimeoutMs?: number; bodyTimeoutMs?: number; observe?: boolean },
+  ): Promise<{ res: HttpResponse }> {
     const url = `${this.baseUrl}${c.path}`;
     const merchantId = c.opts?.merchantId;
     for (let round = 0; ; round++) {
@@ -274,21 +366,26 @@ export class PlatformClient {
       }
       const body = c.body === undefined ? undefined : JSON.stringify(c.body);
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await this.observed(c, () => httpRequest(
-        {
-          operation: c.operation,
-          method: c.method,
-          url,
-          dispatcher: dispatcherFor(this.opts.dispatchers, url),
-          headers,
-          ...(body !== undefined ? { body } : {}),
-          ...optional('headersTimeoutMs', c.headersTimeoutMs ?? this.opts.headersTimeoutMs),
-          ...optional('bodyTimeoutMs', c.bodyTimeoutMs ?? this.opts.bodyTimeoutMs),
-          ...optional('signal', c.opts?.signal),
-        },
-        this.clock,
-      ));
-      this.log.debug({ operation: c.operation, method: c.method, status: res.status, ms: Math.round(res.durationMs) }, 'platform call');
+      const res = await this.observed(c, () =>
+        httpRequest(
+          {
+            operation: c.operation,
+            method: c.method,
+            url,
+            dispatcher: dispatcherFor(this.opts.dispatchers, url),
+            headers,
+            ...(body !== undefined ? { body } : {}),
+            ...optional('headersTimeoutMs', c.headersTimeoutMs ?? this.opts.headersTimeoutMs),
+            ...optional('bodyTimeoutMs', c.bodyTimeoutMs ?? this.opts.bodyTimeoutMs),
+            ...optional('signal', c.opts?.signal),
+          },
+          this.clock,
+        ),
+      );
+      this.log.debug(
+        { operation: c.operation, method: c.method, status: res.status, ms: Math.round(res.durationMs) },
+        'platform call',
+      );
       if (res.status === 401 && token !== undefined && round === 0) {
         // The token expired or was revoked; one fresh token, one more try (docs/platform-contract.md, "Tokens").
         this.opts.tokens.invalidate(merchantId, token);
@@ -299,7 +396,10 @@ export class PlatformClient {
   }
 
   /** Tells the reach observer what one request showed: any answer, online; a transport failure, offline at once. */
-  private async observed(c: { opts: CallOptions | undefined; observe?: boolean }, send: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  private async observed(
+    c: { opts: CallOptions | undefined; observe?: boolean },
+    send: () => Promise<HttpResponse>,
+  ): Promise<HttpResponse> {
     const reach = c.observe === false ? undefined : this.opts.reach;
     try {
       const res = await send();
@@ -307,7 +407,8 @@ export class PlatformClient {
       return res;
     } catch (err) {
       // The caller's own abort (a sale aborted, the agent stopping) says nothing about the platform.
-      if (reach !== undefined && c.opts?.signal?.aborted !== true && isPlatformError(err) && err.status === undefined) reach.unreachable(reachReason(err), { answerLost: err.outcomeUnknown });
+      if (reach !== undefined && c.opts?.signal?.aborted !== true && isPlatformError(err) && err.status === undefined)
+        reach.unreachable(reachReason(err), { answerLost: err.outcomeUnknown });
       throw err;
     }
   }
@@ -324,14 +425,19 @@ export class PlatformClient {
       // platform unreachable says why (docs/payments.md, "Offline card sale and upload",
       // merchant of an offline sale). Token errors carry no token or secret.
       const noMerchant = isAgentError(err, ErrorCodes.AUTH_NO_MERCHANT);
-      throw new PlatformError(noMerchant || transient ? `no access token for ${operation}: ${describeError(err)}` : `no access token for ${operation} (${code})`, {
-        category: transient ? 'network' : 'auth',
-        operation,
-        method,
-        outcomeUnknown: false,
-        ...(noMerchant ? { code: ErrorCodes.AUTH_NO_MERCHANT } : {}),
-        cause: err,
-      });
+      throw new PlatformError(
+        noMerchant || transient
+          ? `no access token for ${operation}: ${describeError(err)}`
+          : `no access token for ${operation} (${code})`,
+        {
+          category: transient ? 'network' : 'auth',
+          operation,
+          method,
+          outcomeUnknown: false,
+          ...(noMerchant ? { code: ErrorCodes.AUTH_NO_MERCHANT } : {}),
+          cause: err,
+        },
+      );
     }
   }
 }
@@ -350,7 +456,8 @@ function reachReason(err: unknown): string {
 }
 
 function txPath(transactionId: string): string {
-  if (transactionId.length === 0) throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, 'transaction id must not be empty');
+  if (transactionId.length === 0)
+    throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, 'transaction id must not be empty');
   return `/payment/v1/transactions/${encodeURIComponent(transactionId)}`;
 }
 

@@ -83,7 +83,9 @@ export class PlatformError extends AgentError {
 
   /** Worth trying again later: the platform was unreachable, slow or failing. */
   get transient(): boolean {
-    return this.category === 'network' || this.category === 'timeout' || this.category === 'server' || this.status === 429;
+    return (
+      this.category === 'network' || this.category === 'timeout' || this.category === 'server' || this.status === 429
+    );
   }
 }
 

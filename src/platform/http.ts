@@ -1,6 +1,13 @@
 import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ErrorCodes, parseRetryAfter, systemClock, undiciRequest, type ErrorCode, type TimeSource } from '../core/index.js';
+import {
+  ErrorCodes,
+  parseRetryAfter,
+  systemClock,
+  undiciRequest,
+  type ErrorCode,
+  type TimeSource,
+} from '../core/index.js';
 import { PlatformError, type PlatformErrorCategory } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -32,7 +39,6 @@ export interface HttpResponse {
   durationMs: number;
 }
 
-
 /** Connection never established: nothing was sent. */
 const NEVER_SENT = new Set([
   'ECONNREFUSED',
@@ -48,7 +54,8 @@ const NEVER_SENT = new Set([
 ]);
 
 /** Our trust in the platform's certificate failed: nothing was sent. */
-const SERVER_CERT = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID|CERT_SIGNATURE_FAILURE)$/;
+const SERVER_CERT =
+  /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID|CERT_SIGNATURE_FAILURE)$/;
 
 /** A TLS alert from the platform: it refused our certificate (unknown CA, expired, missing). */
 const TLS_ALERT = /^ERR_SSL_.*ALERT/;
@@ -80,7 +87,8 @@ export function transportError(req: Pick<HttpRequest, 'operation' | 'method' | '
   if (code !== undefined && NEVER_SENT.has(code)) {
     category = 'network';
     outcomeUnknown = false;
-    message = code === 'UND_ERR_CONNECT_TIMEOUT' ? `could not connect to ${host} in time` : `could not reach ${host} (${code})`;
+    message =
+      code === 'UND_ERR_CONNECT_TIMEOUT' ? `could not connect to ${host} in time` : `could not reach ${host} (${code})`;
   } else if (code !== undefined && TLS_ALERT.test(code)) {
     category = 'auth';
     outcomeUnknown = false;
@@ -172,7 +180,11 @@ export function parseErrorBody(text: string): ErrorBody {
   const o = parsed as Record<string, unknown>;
   const code = typeof o.errorCode === 'string' ? o.errorCode : typeof o.error === 'string' ? o.error : undefined;
   const message =
-    typeof o.errorMessage === 'string' ? o.errorMessage : typeof o.error_description === 'string' ? o.error_description : undefined;
+    typeof o.errorMessage === 'string'
+      ? o.errorMessage
+      : typeof o.error_description === 'string'
+        ? o.error_description
+        : undefined;
   return {
     ...(code !== undefined ? { errorCode: code.slice(0, 100) } : {}),
     ...(message !== undefined ? { errorMessage: message.slice(0, MAX_MESSAGE) } : {}),
@@ -183,12 +195,20 @@ export function parseErrorBody(text: string): ErrorBody {
  * The error for a non-2xx answer. A 5xx on a write may have taken effect (the platform
  * may have recorded it before failing); a 4xx means it did nothing.
  */
-export function statusError(req: Pick<HttpRequest, 'operation' | 'method'>, res: HttpResponse, clock: TimeSource = systemClock()): PlatformError {
+export function statusError(
+  req: Pick<HttpRequest, 'operation' | 'method'>,
+  res: HttpResponse,
+  clock: TimeSource = systemClock(),
+): PlatformError {
   const body = parseErrorBody(res.text);
   const status = res.status;
-  const category: PlatformErrorCategory = status === 401 || status === 403 ? 'auth' : status >= 500 ? 'server' : 'rejected';
+  const category: PlatformErrorCategory =
+    status === 401 || status === 403 ? 'auth' : status >= 500 ? 'server' : 'rejected';
   const retryAfterMs = parseRetryAfter(res.headers['retry-after'], clock.wall());
-  const what = body.errorCode !== undefined ? `${body.errorCode}${body.errorMessage ? `: ${body.errorMessage}` : ''}` : `HTTP ${status}`;
+  const what =
+    body.errorCode !== undefined
+      ? `${body.errorCode}${body.errorMessage ? `: ${body.errorMessage}` : ''}`
+      : `HTTP ${status}`;
   return new PlatformError(`platform refused ${req.operation} (${status}): ${what}`, {
     category,
     operation: req.operation,

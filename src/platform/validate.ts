@@ -15,9 +15,13 @@ export function describeIssues(error: z.ZodError, max = 3): string {
 export function checkRequest<S extends z.ZodType>(schema: S, value: unknown, operation: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new AgentError(ErrorCodes.PLATFORM_BAD_REQUEST, `${operation} request is invalid: ${describeIssues(parsed.error)}`, {
-      details: { operation, fields: parsed.error.issues.map((i) => i.path.map(String).join('.')) },
-    });
+    throw new AgentError(
+      ErrorCodes.PLATFORM_BAD_REQUEST,
+      `${operation} request is invalid: ${describeIssues(parsed.error)}`,
+      {
+        details: { operation, fields: parsed.error.issues.map((i) => i.path.map(String).join('.')) },
+      },
+    );
   }
   return parsed.data;
 }

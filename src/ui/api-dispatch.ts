@@ -14,15 +14,30 @@ import type { Router } from './router.js';
  * error handler.
  */
 export function createApiDispatch(deps: { router: Router; idempotency: Idempotency }) {
-  return async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, caller: Caller | undefined): Promise<void> {
+  return async function dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    caller: Caller | undefined,
+  ): Promise<void> {
     const match = deps.router.match(req.method ?? 'GET', url.pathname);
     // Log lines from here on name the route (core request-context.ts).
     const context = requestContext();
     if (context !== undefined) context.route = `${req.method ?? 'GET'} ${match.path}`;
-    const run = () => Promise.resolve(match.handler({ req, res, params: match.params, query: url.searchParams, ...(caller !== undefined ? { caller } : {}) }));
+    const run = () =>
+      Promise.resolve(
+        match.handler({
+          req,
+          res,
+          params: match.params,
+          query: url.searchParams,
+          ...(caller !== undefined ? { caller } : {}),
+        }),
+      );
     let work = run;
     const key = caller === undefined ? undefined : Idempotency.keyOf(req);
-    if (caller !== undefined && key !== undefined) work = () => deps.idempotency.handle(req, caller.scope, key, `${url.pathname}${url.search}`, run);
+    if (caller !== undefined && key !== undefined)
+      work = () => deps.idempotency.handle(req, caller.scope, key, `${url.pathname}${url.search}`, run);
     // Every journal row this request makes records who made it (docs/journal.md, "Journal").
     const result = await (caller === undefined ? work() : withOperator(caller.operator, work));
     if (result === undefined) return;

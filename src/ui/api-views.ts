@@ -1,6 +1,13 @@
 import { type AllowedOperationsView, type TransactionView, formatAmount } from '../payments/index.js';
 import type { MerchantView, OfflineItemView, OfflineLevelsView } from './sources.js';
-import type { ApiAllowedOperations, ApiMerchant, ApiOfflineItem, ApiOfflineLevels, ApiOperation, ApiTransaction } from './wire-types.js';
+import type {
+  ApiAllowedOperations,
+  ApiMerchant,
+  ApiOfflineItem,
+  ApiOfflineLevels,
+  ApiOperation,
+  ApiTransaction,
+} from './wire-types.js';
 
 /**
  * Compile-time check that the engine's view and the wire type have the same fields: a field
@@ -9,7 +16,13 @@ import type { ApiAllowedOperations, ApiMerchant, ApiOfflineItem, ApiOfflineLevel
 type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
 type Expect<T extends true> = T;
 export type TransactionFieldsOnTheWire = Expect<
-  SameKeys<Omit<TransactionView, 'events'>, Omit<ApiTransaction, 'events' | 'eventCount' | 'amountText' | 'capturedAmountText' | 'refundedAmountText' | 'cancelledAmountText'>>
+  SameKeys<
+    Omit<TransactionView, 'events'>,
+    Omit<
+      ApiTransaction,
+      'events' | 'eventCount' | 'amountText' | 'capturedAmountText' | 'refundedAmountText' | 'cancelledAmountText'
+    >
+  >
 >;
 
 function safeFormat(minor: number, currency: string): string {
@@ -48,15 +61,29 @@ export function apiTransaction(view: TransactionView, opts: { withEvents: boolea
 }
 
 export function apiAllowedOperations(view: AllowedOperationsView): ApiAllowedOperations {
-  const op = (o: AllowedOperationsView['cancel']): ApiOperation => ({ ...o, maxAmountText: safeFormat(o.maxAmount, view.currency) });
-  return { cancel: op(view.cancel), refund: op(view.refund), capture: op(view.capture), currency: view.currency, fromPlatform: view.fromPlatform };
+  const op = (o: AllowedOperationsView['cancel']): ApiOperation => ({
+    ...o,
+    maxAmountText: safeFormat(o.maxAmount, view.currency),
+  });
+  return {
+    cancel: op(view.cancel),
+    refund: op(view.refund),
+    capture: op(view.capture),
+    currency: view.currency,
+    fromPlatform: view.fromPlatform,
+  };
 }
 
 /** Offline levels with the per-currency totals and limits also as text. */
 export function apiOffline(levels: OfflineLevelsView): ApiOfflineLevels {
   const texts = (m: Record<string, number>): Record<string, string> =>
     Object.fromEntries(Object.entries(m).map(([currency, minor]) => [currency, safeFormat(minor, currency)]));
-  return { ...levels, totalsText: texts(levels.totals), maxTotalText: texts(levels.maxTotal), floorLimitsText: texts(levels.floorLimits ?? {}) };
+  return {
+    ...levels,
+    totalsText: texts(levels.totals),
+    maxTotalText: texts(levels.maxTotal),
+    floorLimitsText: texts(levels.floorLimits ?? {}),
+  };
 }
 
 /**

@@ -7,7 +7,6 @@ import { checkBearer } from './request-guard.js';
 import { sessionIdOf } from './session-cookie.js';
 import type { SessionStore } from './session-store.js';
 
-
 export interface Caller {
   /** Recorded on every journal row the request makes: the clerk's username, `cli` or `local-api`. */
   operator: string;
@@ -33,7 +32,11 @@ export interface Caller {
  * operation), or the counter page with a staff session cookie (the operations the clerk's
  * permissions allow). Anything else is refused with 401 before a route runs.
  */
-export function authenticate(req: IncomingMessage, pathname: string, deps: { token: string; sessions: SessionStore; config: Config }): Caller {
+export function authenticate(
+  req: IncomingMessage,
+  pathname: string,
+  deps: { token: string; sessions: SessionStore; config: Config },
+): Caller {
   if (req.headers.authorization !== undefined) {
     checkBearer(req, deps.token);
     return { operator: req.headers[CLIENT_HEADER] === 'cli' ? 'cli' : 'local-api', scope: 'token' };

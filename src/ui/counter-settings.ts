@@ -16,7 +16,10 @@ export function offeredCurrencies(config: Config, log: Logger): ApiCounterSettin
     try {
       offered.push({ code, digits: minorDigits(code) });
     } catch {
-      log.warn({ currency: code }, 'payments.currencies: not a payable ISO 4217 currency; the counter page does not offer it');
+      log.warn(
+        { currency: code },
+        'payments.currencies: not a payable ISO 4217 currency; the counter page does not offer it',
+      );
     }
   }
   return offered;
@@ -27,7 +30,11 @@ export function offeredCurrencies(config: Config, log: Logger): ApiCounterSettin
  * then the configuration (the pattern comes only from the claim: without it the page writes
  * dates and times per locale).
  */
-export function counterSettings(config: Config, currencies: ApiCounterSettings['currencies'], staff: StaffView | undefined): ApiCounterSettings {
+export function counterSettings(
+  config: Config,
+  currencies: ApiCounterSettings['currencies'],
+  staff: StaffView | undefined,
+): ApiCounterSettings {
   const timeZone = staff?.zoneinfo ?? config.api.timeZone;
   return {
     locale: staff?.locale ?? config.api.locale,

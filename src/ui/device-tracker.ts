@@ -5,7 +5,10 @@ import type { DeviceStatusView } from './sources.js';
 const DEVICES: DeviceName[] = ['reader', 'display', 'scanner'];
 
 /** Device states as last reported on the bus, for when no device status source is given. */
-export function trackDevicesFromBus(bus: EventBus, config: Config): { devices: () => DeviceStatusView[]; stop: () => void } {
+export function trackDevicesFromBus(
+  bus: EventBus,
+  config: Config,
+): { devices: () => DeviceStatusView[]; stop: () => void } {
   const state = new Map<DeviceName, DeviceStatusView>();
   for (const device of DEVICES) {
     state.set(device, { device, state: config.devices[device].enabled ? 'unknown' : 'disabled' });

@@ -27,12 +27,24 @@ export function answerError(err: unknown, req: IncomingMessage, res: ServerRespo
     if (status === 429 && typeof retryAfter === 'number') res.setHeader('retry-after', String(retryAfter));
     const reasonCode = operationReasonCode(err.details?.['reasonCode']);
     // A permission refusal names the permission, so the counter page can say it in the clerk's language.
-    const permission = err.code === ErrorCodes.API_FORBIDDEN && typeof err.details?.['permission'] === 'string' ? err.details['permission'] : undefined;
-    sendJson(res, status, { error: { code: err.code, message: err.message, ...(reasonCode !== undefined ? { reasonCode } : {}), ...(permission !== undefined ? { permission } : {}) } });
+    const permission =
+      err.code === ErrorCodes.API_FORBIDDEN && typeof err.details?.['permission'] === 'string'
+        ? err.details['permission']
+        : undefined;
+    sendJson(res, status, {
+      error: {
+        code: err.code,
+        message: err.message,
+        ...(reasonCode !== undefined ? { reasonCode } : {}),
+        ...(permission !== undefined ? { permission } : {}),
+      },
+    });
     return;
   }
   log.error({ err, method: req.method, path: req.url }, 'unexpected error in a request');
-  sendJson(res, httpStatusOf(ErrorCodes.INTERNAL), { error: { code: ErrorCodes.INTERNAL, message: 'internal error; the agent log has the details' } });
+  sendJson(res, httpStatusOf(ErrorCodes.INTERNAL), {
+    error: { code: ErrorCodes.INTERNAL, message: 'internal error; the agent log has the details' },
+  });
 }
 
 /** Stops a listener: no new connections, open ones (event streams included) closed. */

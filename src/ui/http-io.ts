@@ -15,12 +15,27 @@ export function baseHeaders(): Record<string, string> {
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...baseHeaders(), 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...baseHeaders(),
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
-export function sendText(res: ServerResponse, status: number, contentType: string, text: string | Buffer, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { ...baseHeaders(), 'content-type': contentType, 'content-length': Buffer.byteLength(text), ...extra });
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  text: string | Buffer,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    ...baseHeaders(),
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(text),
+    ...extra,
+  });
   res.end(text);
 }
 
@@ -65,8 +80,15 @@ export async function readRawBody(req: IncomingMessage, limit = MAX_BODY_BYTES):
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const text = (await readRawBody(req, limit)).toString('utf8');
   if (text.trim() === '') return {};
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') throw new AgentError(ErrorCodes.API_UNSUPPORTED_MEDIA_TYPE, 'send the request body as JSON with the header Content-Type: application/json');
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
+  if (type !== 'application/json')
+    throw new AgentError(
+      ErrorCodes.API_UNSUPPORTED_MEDIA_TYPE,
+      'send the request body as JSON with the header Content-Type: application/json',
+    );
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
@@ -79,7 +101,10 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
  * body framing) is answered like every other refusal, as JSON naming what to fix, instead of
  * node's bare `400 Bad Request` (docs/local-api.md, "Errors"). Headers too large get 431.
  */
-export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: { writable: boolean; end(data: string): void; destroy(): void }): void {
+export function answerClientError(
+  err: NodeJS.ErrnoException & { rawPacket?: unknown },
+  socket: { writable: boolean; end(data: string): void; destroy(): void },
+): void {
   // Only a request the parser could not read is answered; anything else (a reset, a TLS
   // handshake that never finished) closes the connection, as node does without this handler.
   const answerable = (err.code?.startsWith('HPE_') ?? false) || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
@@ -90,9 +115,18 @@ export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: unk
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
   const status = tooLarge ? '431 Request Header Fields Too Large' : timeout ? '408 Request Timeout' : '400 Bad Request';
-  const message = tooLarge ? 'request headers too large: send fewer or shorter headers' : timeout ? 'the request took too long to arrive: send it again' : `malformed HTTP request (${err.code ?? 'unparsable'}): check the request line, headers and body framing`;
+  const message = tooLarge
+    ? 'request headers too large: send fewer or shorter headers'
+    : timeout
+      ? 'the request took too long to arrive: send it again'
+      : `malformed HTTP request (${err.code ?? 'unparsable'}): check the request line, headers and body framing`;
   const text = JSON.stringify({ error: { code: ErrorCodes.API_BAD_REQUEST, message } });
-  const headers = Object.entries({ ...baseHeaders(), 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' })
+  const headers = Object.entries({
+    ...baseHeaders(),
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    connection: 'close',
+  })
     .map(([k, v]) => `${k}: ${v}`)
     .join('\r\n');
   socket.end(`HTTP/1.1 ${status}\r\n${headers}\r\n\r\n${text}`);

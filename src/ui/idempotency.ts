@@ -106,12 +106,21 @@ export class Idempotency {
     if (raw === undefined) return undefined;
     const key = Array.isArray(raw) ? raw.join(', ') : raw;
     if (!KEY_PATTERN.test(key)) {
-      throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'Idempotency-Key must be 1 to 128 printable characters without spaces (a UUID is a good key), given once');
+      throw new AgentError(
+        ErrorCodes.API_BAD_REQUEST,
+        'Idempotency-Key must be 1 to 128 printable characters without spaces (a UUID is a good key), given once',
+      );
     }
     return key;
   }
 
-  async handle(req: IncomingMessage, scope: string, key: string, target: string, run: () => Promise<JsonResult | undefined>): Promise<JsonResult | undefined> {
+  async handle(
+    req: IncomingMessage,
+    scope: string,
+    key: string,
+    target: string,
+    run: () => Promise<JsonResult | undefined>,
+  ): Promise<JsonResult | undefined> {
     const hash = requestHash(req.method ?? 'POST', target, await readRawBody(req));
     const slot = `${scope}\0${key}`;
     for (;;) {
@@ -139,7 +148,11 @@ export class Idempotency {
     }
   }
 
-  private async first(scope: string, key: string, run: () => Promise<JsonResult | undefined>): Promise<JsonResult | undefined> {
+  private async first(
+    scope: string,
+    key: string,
+    run: () => Promise<JsonResult | undefined>,
+  ): Promise<JsonResult | undefined> {
     let result: JsonResult | undefined;
     try {
       result = await run();
@@ -159,7 +172,11 @@ export class Idempotency {
       return result;
     }
     const id = transactionIdOf(result.body);
-    this.deps.store.complete(scope, key, { status: result.status, answer: JSON.stringify(result.body), ...(id !== undefined ? { clientTransactionId: id } : {}) });
+    this.deps.store.complete(scope, key, {
+      status: result.status,
+      answer: JSON.stringify(result.body),
+      ...(id !== undefined ? { clientTransactionId: id } : {}),
+    });
     return result;
   }
 
@@ -172,7 +189,10 @@ export class Idempotency {
     }
     if ((kept.status === undefined || kept.answer === undefined) && kept.run === this.deps.run) {
       // Another listener of this run holds it (never expected with one Idempotency per agent).
-      throw new AgentError(ErrorCodes.API_IDEMPOTENCY_CONFLICT, 'the first request with this Idempotency-Key is still running: repeat it in a moment');
+      throw new AgentError(
+        ErrorCodes.API_IDEMPOTENCY_CONFLICT,
+        'the first request with this Idempotency-Key is still running: repeat it in a moment',
+      );
     }
     if (kept.status === undefined || kept.answer === undefined) {
       // Claimed by an earlier run that stopped before answering: whatever it did is in the journal.

@@ -3,7 +3,17 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.js';
-import { AgentError, ErrorCodes, logLevelControl, requestIdFrom, systemClock, withRequestContext, type Logger, type LogLevelControl, type TimeSource } from '../core/index.js';
+import {
+  AgentError,
+  ErrorCodes,
+  logLevelControl,
+  requestIdFrom,
+  systemClock,
+  withRequestContext,
+  type Logger,
+  type LogLevelControl,
+  type TimeSource,
+} from '../core/index.js';
 import { REQUEST_ID_HEADER } from './client-header.js';
 import type { EventBus } from '../events/index.js';
 import type { AuditEntry, PaymentsApi, ReportsApi } from '../payments/index.js';
@@ -122,7 +132,6 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
     answerError(err, req, res, log);
   }
 
-
   async function stop(): Promise<void> {
     await lanApi?.stop();
     lanApi = undefined;
@@ -142,7 +151,10 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
     async start() {
       const { config } = opts;
       if (!LOOPBACK_HOSTS.has(config.api.host)) {
-        throw new AgentError(ErrorCodes.CONFIG_INVALID, `config: api.host must be a loopback address (127.0.0.1, ::1 or localhost), not ${config.api.host}`);
+        throw new AgentError(
+          ErrorCodes.CONFIG_INVALID,
+          `config: api.host must be a loopback address (127.0.0.1, ::1 or localhost), not ${config.api.host}`,
+        );
       }
       const token = loadOrCreateLocalToken(config.dataDir, log);
       const runId = randomUUID();
@@ -155,25 +167,57 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       hub.start();
       sse = hub;
 
-      const agentMetrics = createAgentMetrics({ health: opts.health, offline: opts.offline, devices, clock, ...(opts.metrics ? { source: opts.metrics } : {}) });
+      const agentMetrics = createAgentMetrics({
+        health: opts.health,
+        offline: opts.offline,
+        devices,
+        clock,
+        ...(opts.metrics ? { source: opts.metrics } : {}),
+      });
       metrics = agentMetrics;
 
-      const store = new SessionStore({ idleMs: config.api.sessionIdleMinutes * 60_000, maxMs: config.api.sessionMaxHours * 3_600_000 }, clock);
+      const store = new SessionStore(
+        { idleMs: config.api.sessionIdleMinutes * 60_000, maxMs: config.api.sessionMaxHours * 3_600_000 },
+        clock,
+      );
       const router = new Router();
       served = router;
       registerHealthRoutes(router, { health: opts.health });
       registerMetricsRoute(router, { metrics: agentMetrics });
       registerPageRoutes(router, { dirs: opts.pageDirs ?? defaultPageDirs() });
-      registerSessionRoutes(router, { config, log, sessions: store, staff: opts.staff, platformSignIn: opts.platformSignIn !== undefined });
+      registerSessionRoutes(router, {
+        config,
+        log,
+        sessions: store,
+        staff: opts.staff,
+        platformSignIn: opts.platformSignIn !== undefined,
+      });
       registerPlatformSignInRoutes(router, { config, log, sessions: store, signIn: opts.platformSignIn });
-      const deps = { config, payments: opts.payments, log, health: opts.health, offline: opts.offline, merchants: opts.merchants, devices, sse: hub, runId, startedAt, clock, metrics: agentMetrics };
+      const deps = {
+        config,
+        payments: opts.payments,
+        log,
+        health: opts.health,
+        offline: opts.offline,
+        merchants: opts.merchants,
+        devices,
+        sse: hub,
+        runId,
+        startedAt,
+        clock,
+        metrics: agentMetrics,
+      };
       registerPaymentRoutes(router, deps);
       registerStatusRoutes(router, deps);
       registerOfflineRoutes(router, deps);
       registerMerchantRoutes(router, deps);
       registerQrRoute(router, deps);
       registerEventRoute(router, deps);
-      registerLogLevelRoutes(router, { log, logLevel: opts.logLevel ?? logLevelControl(opts.log), ...(opts.audit !== undefined ? { audit: opts.audit } : {}) });
+      registerLogLevelRoutes(router, {
+        log,
+        logLevel: opts.logLevel ?? logLevelControl(opts.log),
+        ...(opts.audit !== undefined ? { audit: opts.audit } : {}),
+      });
       const registers = new RegisterStore(registersFile(config.dataDir), clock);
       let lanRoutes: RegisterRouteDeps['lan'];
       registerRegisterRoutes(router, { log }, () => ({ registers, lan: lanRoutes }));
@@ -186,7 +230,9 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const idempotency = new Idempotency({
         store: opts.idempotency ?? new MemoryIdempotencyStore(),
         run: runId,
-        transaction: async (id) => ({ transaction: apiTransaction(await opts.payments.get(id), { withEvents: false }) }),
+        transaction: async (id) => ({
+          transaction: apiTransaction(await opts.payments.get(id), { withEvents: false }),
+        }),
       });
       const dispatch = createApiDispatch({ router, idempotency });
 
@@ -224,9 +270,11 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
           if (!isHealth) {
             checkOrigin(req, origins);
             // /metrics is outside /api: read without the token by a local scraper (routes/metrics.ts).
-            if (url.pathname === '/api' || url.pathname.startsWith('/api/')) caller = authenticate(req, url.pathname, { token, sessions: store, config });
+            if (url.pathname === '/api' || url.pathname.startsWith('/api/'))
+              caller = authenticate(req, url.pathname, { token, sessions: store, config });
           }
-          if (caller?.sessionId !== undefined && url.pathname === '/api/v1/events') closeWithSession(caller.sessionId, store, res);
+          if (caller?.sessionId !== undefined && url.pathname === '/api/v1/events')
+            closeWithSession(caller.sessionId, store, res);
           await dispatch(req, res, url, caller);
         } catch (err) {
           fail(err, req, res);
@@ -243,7 +291,13 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       try {
         await new Promise<void>((resolve, reject) => {
           srv.once('error', (err: NodeJS.ErrnoException) =>
-            reject(new AgentError(ErrorCodes.CONFIG_INVALID, `local API cannot listen on ${config.api.host}:${config.api.port}: ${err.code ?? err.message}`, { cause: err })),
+            reject(
+              new AgentError(
+                ErrorCodes.CONFIG_INVALID,
+                `local API cannot listen on ${config.api.host}:${config.api.port}: ${err.code ?? err.message}`,
+                { cause: err },
+              ),
+            ),
           );
           srv.listen(config.api.port, config.api.host, () => resolve());
         });
@@ -255,7 +309,10 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       const address = srv.address() as AddressInfo;
       if (!isLoopbackAddress(address.address)) {
         await stop();
-        throw new AgentError(ErrorCodes.CONFIG_INVALID, `local API bound to ${address.address}, which is not loopback; refusing to serve`);
+        throw new AgentError(
+          ErrorCodes.CONFIG_INVALID,
+          `local API bound to ${address.address}, which is not loopback; refusing to serve`,
+        );
       }
       hosts = allowedHosts(address.port);
       origins = allowedOrigins(address.port);
@@ -265,9 +322,25 @@ export function createLocalApi(opts: LocalApiOptions): LocalApi {
       if (!config.api.lan.enabled) return { url, token };
       // Registers on the store network (docs/registers.md): opt-in, after loopback is up.
       try {
-        const certificate = loadOrCreateServerCertificate(config.dataDir, config.api.lan.hostNames, log, new Date(clock.wall()));
-        const pairing = new PairingDesk(registers, clock, { ...DEFAULT_PAIRING_LIMITS, codeTtlMs: config.api.lan.pairingCodeSeconds * 1_000 });
-        const listener = createLanApi({ deps, registers, pairing, certificate, log, idempotency, ...(opts.reports !== undefined ? { reports: opts.reports } : {}) });
+        const certificate = loadOrCreateServerCertificate(
+          config.dataDir,
+          config.api.lan.hostNames,
+          log,
+          new Date(clock.wall()),
+        );
+        const pairing = new PairingDesk(registers, clock, {
+          ...DEFAULT_PAIRING_LIMITS,
+          codeTtlMs: config.api.lan.pairingCodeSeconds * 1_000,
+        });
+        const listener = createLanApi({
+          deps,
+          registers,
+          pairing,
+          certificate,
+          log,
+          idempotency,
+          ...(opts.reports !== undefined ? { reports: opts.reports } : {}),
+        });
         const lan = await listener.start();
         lanApi = listener;
         lanRoutes = { pairing, ...lan, disconnect: (id) => listener.disconnect(id) };

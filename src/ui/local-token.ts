@@ -31,9 +31,13 @@ export function loadOrCreateLocalToken(dataDir: string, log: Logger): string {
     log.warn({ file }, 'local API token file is malformed; writing a new token');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot read the local API token ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
-        cause: err,
-      });
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        `cannot read the local API token ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        {
+          cause: err,
+        },
+      );
     }
   }
   const token = randomBytes(32).toString('base64url');
@@ -43,9 +47,13 @@ export function loadOrCreateLocalToken(dataDir: string, log: Logger): string {
     // writeFileSync keeps the mode of an existing file; make sure.
     chmodSync(file, 0o600);
   } catch (err) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot write the local API token ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
-      cause: err,
-    });
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      `cannot write the local API token ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      {
+        cause: err,
+      },
+    );
   }
   log.info({ file }, 'local API token created');
   return token;
@@ -55,7 +63,8 @@ export function loadOrCreateLocalToken(dataDir: string, log: Logger): string {
 let expectedDigest: { token: string; digest: Buffer } | undefined;
 
 function digestOf(expected: string): Buffer {
-  if (expectedDigest?.token !== expected) expectedDigest = { token: expected, digest: createHash('sha256').update(expected).digest() };
+  if (expectedDigest?.token !== expected)
+    expectedDigest = { token: expected, digest: createHash('sha256').update(expected).digest() };
   return expectedDigest.digest;
 }
 

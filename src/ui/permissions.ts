@@ -8,7 +8,12 @@ const RULES: Array<{ method: string; path: RegExp; needs: Permission[]; what: st
   { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/cancel$/, needs: ['cancel'], what: 'cancel' },
   { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/refund$/, needs: ['refund'], what: 'refund' },
   // The platform picks cancel or refund: the clerk needs both.
-  { method: 'POST', path: /^\/api\/v1\/transactions\/[^/]+\/refund-by-web$/, needs: ['cancel', 'refund'], what: 'cancel or refund by web' },
+  {
+    method: 'POST',
+    path: /^\/api\/v1\/transactions\/[^/]+\/refund-by-web$/,
+    needs: ['cancel', 'refund'],
+    what: 'cancel or refund by web',
+  },
   { method: 'POST', path: /^\/api\/v1\/capture-all$/, needs: ['captureAll'], what: 'capture all' },
   // Pairing hands a register a key that can take payments: only a clerk allowed to manage registers.
   { method: 'POST', path: /^\/api\/v1\/registers\/pairing$/, needs: ['registers'], what: 'pair a cash register' },
@@ -17,7 +22,11 @@ const RULES: Array<{ method: string; path: RegExp; needs: Permission[]; what: st
 ];
 
 /** The permission names (api.permissions) a request needs; empty for everything else. */
-export function requiredPermissions(method: string, pathname: string, config: Config): { names: string[]; what: string } | undefined {
+export function requiredPermissions(
+  method: string,
+  pathname: string,
+  config: Config,
+): { names: string[]; what: string } | undefined {
   const rule = RULES.find((r) => r.method === method && r.path.test(pathname));
   if (rule === undefined) return undefined;
   return { names: rule.needs.map((p) => config.api.permissions[p]), what: rule.what };
@@ -43,15 +52,29 @@ export function pageAbilities(granted: readonly string[], config: Config): Recor
  * (docs/platform-contract.md, "Decisions where the spec is silent", approval code). A web
  * shop's order keeps the path's rule alone. Token callers may do every operation.
  */
-export function checkRefundByWebOfOwnSale(caller: { staff?: { username: string; permissions: readonly string[] } } | undefined, config: Config): void {
+export function checkRefundByWebOfOwnSale(
+  caller: { staff?: { username: string; permissions: readonly string[] } } | undefined,
+  config: Config,
+): void {
   if (caller?.staff === undefined) return;
-  checkPermissions(caller.staff.username, caller.staff.permissions, { names: [config.api.permissions.refundByWeb], what: 'cancel or refund a sale of this terminal by web' });
+  checkPermissions(caller.staff.username, caller.staff.permissions, {
+    names: [config.api.permissions.refundByWeb],
+    what: 'cancel or refund a sale of this terminal by web',
+  });
 }
 
-export function checkPermissions(username: string, granted: readonly string[], need: { names: string[]; what: string }): void {
+export function checkPermissions(
+  username: string,
+  granted: readonly string[],
+  need: { names: string[]; what: string },
+): void {
   const missing = need.names.filter((n) => !granted.includes(n));
   if (missing.length === 0) return;
-  throw new AgentError(ErrorCodes.API_FORBIDDEN, `${username} may not ${need.what}: the permission ${missing.join(' and ')} is needed (ask a supervisor)`, {
-    details: { missing, permission: missing.join(' ') },
-  });
+  throw new AgentError(
+    ErrorCodes.API_FORBIDDEN,
+    `${username} may not ${need.what}: the permission ${missing.join(' and ')} is needed (ask a supervisor)`,
+    {
+      details: { missing, permission: missing.join(' ') },
+    },
+  );
 }

@@ -14,7 +14,10 @@ export const receiptQuerySchema = z.strictObject({
 });
 
 export const endOfDayQuerySchema = z.strictObject({
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-03-29').optional(),
+  date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-03-29')
+    .optional(),
   timeZone: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').optional(),
   format: z.enum(['json', 'csv', 'text']).optional(),
   width,

@@ -17,7 +17,8 @@ export interface ApiReceiptAmount {
   text: string;
 }
 
-export type ApiReceiptOutcomeCode = 'approved' | 'approved_offline' | 'declined' | 'not_completed' | 'cancelled' | 'reversed' | 'check_needed';
+export type ApiReceiptOutcomeCode =
+  'approved' | 'approved_offline' | 'declined' | 'not_completed' | 'cancelled' | 'reversed' | 'check_needed';
 
 /** GET /api/v1/transactions/{id}/receipt?format=json */
 export interface ApiReceipt {
@@ -30,12 +31,28 @@ export interface ApiReceipt {
   terminalId: string | null;
   operator: string | null;
   /** ISO parts for programs; dateText, timeText and zoneName as printed ("28.11.2026", "18:18:05", "MEZ"). */
-  dateTime: { local: string; date: string; time: string; offset: string; timeZone: string; utc: string; dateText: string; timeText: string; zoneName: string };
+  dateTime: {
+    local: string;
+    date: string;
+    time: string;
+    offset: string;
+    timeZone: string;
+    utc: string;
+    dateText: string;
+    timeText: string;
+    zoneName: string;
+  };
   amount: ApiReceiptAmount;
   method: ApiSaleMethod | null;
   methodText: string | null;
   scenario: ApiWalletScenario | null;
-  card: { scheme: string | null; last4: string | null; masked: string | null; entryMode: string | null; entryModeText: string | null } | null;
+  card: {
+    scheme: string | null;
+    last4: string | null;
+    masked: string | null;
+    entryMode: string | null;
+    entryModeText: string | null;
+  } | null;
   serverTransactionId: string | null;
   clientTransactionId: string;
   originalSale: { serverTransactionId: string | null; clientTransactionId: string; amount: ApiReceiptAmount } | null;
@@ -88,7 +105,14 @@ export interface ApiEndOfDay {
   byMerchant: Array<ApiEndOfDayLine & { merchantId: string | null; merchantName: string | null }>;
   byMethod: Array<ApiEndOfDayLine & { method: ApiSaleMethod | null }>;
   byOperator: Array<ApiEndOfDayLine & { operator: string | null }>;
-  groups: Array<ApiEndOfDayLine & { merchantId: string | null; merchantName: string | null; method: ApiSaleMethod | null; operator: string | null }>;
+  groups: Array<
+    ApiEndOfDayLine & {
+      merchantId: string | null;
+      merchantName: string | null;
+      method: ApiSaleMethod | null;
+      operator: string | null;
+    }
+  >;
 }
 
 export interface ApiEndOfDayAnswer {

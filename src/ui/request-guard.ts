@@ -20,7 +20,10 @@ export function allowedOrigins(port: number): Set<string> {
 export function checkHost(req: IncomingMessage, hosts: Set<string>): void {
   const host = String(req.headers.host ?? '').toLowerCase();
   if (!hosts.has(host)) {
-    throw new AgentError(ErrorCodes.API_FORBIDDEN_ORIGIN, 'this address is not served: use http://127.0.0.1 with the agent\'s port');
+    throw new AgentError(
+      ErrorCodes.API_FORBIDDEN_ORIGIN,
+      "this address is not served: use http://127.0.0.1 with the agent's port",
+    );
   }
 }
 
@@ -36,10 +39,16 @@ export function checkOrigin(req: IncomingMessage, origins: Set<string>): void {
 export function checkBearer(req: IncomingMessage, token: string): void {
   const header = req.headers.authorization;
   if (header === undefined || header === '') {
-    throw new AgentError(ErrorCodes.API_UNAUTHORIZED, 'missing local API token: send Authorization: Bearer <token> (the token is in the data directory, local-api.token)');
+    throw new AgentError(
+      ErrorCodes.API_UNAUTHORIZED,
+      'missing local API token: send Authorization: Bearer <token> (the token is in the data directory, local-api.token)',
+    );
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (m === null || !tokenMatches(m[1] ?? '', token)) {
-    throw new AgentError(ErrorCodes.API_UNAUTHORIZED, 'wrong local API token (read it again from local-api.token in the data directory)');
+    throw new AgentError(
+      ErrorCodes.API_UNAUTHORIZED,
+      'wrong local API token (read it again from local-api.token in the data directory)',
+    );
   }
 }

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { AgentError, ErrorCodes } from '../core/index.js';
 import { SALE_REFERENCE_MAX_LENGTH } from '../payments/index.js';
-import type { ApiCancelRequest, ApiCaptureAllRequest, ApiCaptureRequest, ApiRefundRequest, ApiSaleRequest } from './wire-types.js';
+import type {
+  ApiCancelRequest,
+  ApiCaptureAllRequest,
+  ApiCaptureRequest,
+  ApiRefundRequest,
+  ApiSaleRequest,
+} from './wire-types.js';
 
 /** Local API request shapes (zod, unknown fields refused). Amounts travel as text in major units. */
 
@@ -12,7 +18,8 @@ const amountText = z
   .max(32, 'is too long');
 // One message for a value of another type or another form (zod uses the schema's for both).
 const currencyText = z.string({ error: 'must be a currency code such as EUR' }).regex(/^[A-Za-z]{3}$/);
-const shortText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const shortText = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 export const transactionIdSchema = z
   .string()
@@ -43,7 +50,10 @@ export const saleBodySchema = z.strictObject({
       zipCode: shortText(16).optional(),
       houseNumber: shortText(16).optional(),
       email: z.email('must be an e-mail address').max(254).optional(),
-      phone: z.string().regex(/^\+?[0-9 ()-]{4,24}$/, 'must be a phone number').optional(),
+      phone: z
+        .string()
+        .regex(/^\+?[0-9 ()-]{4,24}$/, 'must be a phone number')
+        .optional(),
     })
     .optional(),
   walletId: shortText(128).optional(),
@@ -51,7 +61,10 @@ export const saleBodySchema = z.strictObject({
   via: z.enum(['process', 'qrTerminal']).optional(),
   /** Terminal QR call only: its `order` (docs/platform-contract.md, "Endpoints"). */
   order: z
-    .strictObject({ orderId: shortText(64), orderDescription: z.string().max(256, 'must be at most 256 characters').optional() })
+    .strictObject({
+      orderId: shortText(64),
+      orderDescription: z.string().max(256, 'must be at most 256 characters').optional(),
+    })
     .optional(),
   reference: referenceSchema.optional(),
 });
@@ -118,7 +131,12 @@ export const listQuerySchema = z.strictObject({
     .optional(),
   limit: pageLimitSchema.optional(),
   reference: referenceSchema.optional(),
-  after: z.string().min(1).max(100).optional().describe("the last transaction id of the page before: the next page (the answer's `next`)"),
+  after: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("the last transaction id of the page before: the next page (the answer's `next`)"),
 });
 
 export const getQuerySchema = z.strictObject({
@@ -148,7 +166,12 @@ function describeIssue(issue: z.core.$ZodIssue, where: string, schema: z.ZodType
     case 'unrecognized_keys': {
       const names = issue.keys.map((k) => `"${k.slice(0, 40)}"`).join(', ');
       const allowed = issue.path.length === 0 ? allowedKeys(schema) : undefined;
-      const hint = allowed === undefined ? '' : allowed.length === 0 ? '; nothing is expected here' : `; allowed: ${allowed.join(', ')}`;
+      const hint =
+        allowed === undefined
+          ? ''
+          : allowed.length === 0
+            ? '; nothing is expected here'
+            : `; allowed: ${allowed.join(', ')}`;
       return `unknown ${issue.keys.length === 1 ? 'field' : 'fields'} ${names} in the ${where}${field ? ` at ${field}` : ''}${hint}`;
     }
     case 'invalid_value':
@@ -163,7 +186,11 @@ function describeIssue(issue: z.core.$ZodIssue, where: string, schema: z.ZodType
 }
 
 /** Validates input against a schema; the first problem becomes a 400 a person can act on. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'request body' | 'query'): z.infer<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: 'request body' | 'query',
+): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
@@ -174,7 +201,8 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
 export function queryObject(query: URLSearchParams): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of query) {
-    if (k in out) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `query parameter "${k.slice(0, 40)}" is given twice`);
+    if (k in out)
+      throw new AgentError(ErrorCodes.API_BAD_REQUEST, `query parameter "${k.slice(0, 40)}" is given twice`);
     out[k] = v;
   }
   return out;

@@ -1,4 +1,13 @@
-import type { ApiPlatformStatus, ApiDeviceStatus, ApiReadinessCheck, ApiMerchant, ApiOfflineFlushResult, ApiOfflineItem, ApiOfflineItemState, ApiOfflineLevels } from './wire-types.js';
+import type {
+  ApiPlatformStatus,
+  ApiDeviceStatus,
+  ApiReadinessCheck,
+  ApiMerchant,
+  ApiOfflineFlushResult,
+  ApiOfflineItem,
+  ApiOfflineItemState,
+  ApiOfflineLevels,
+} from './wire-types.js';
 
 /**
  * What the local API reads from the rest of the agent besides the payments engine. The
@@ -29,7 +38,13 @@ export type OfflineLevelsView = Omit<ApiOfflineLevels, 'totalsText' | 'maxTotalT
 export type OfflineFlushResult = ApiOfflineFlushResult;
 
 /** Queue states (src/offline/types.ts QUEUE_STATES). */
-export const OFFLINE_ITEM_STATES = ['queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention'] as const satisfies readonly ApiOfflineItemState[];
+export const OFFLINE_ITEM_STATES = [
+  'queued',
+  'uploading',
+  'uploaded',
+  'declined_after_upload',
+  'needs_attention',
+] as const satisfies readonly ApiOfflineItemState[];
 export type OfflineItemState = ApiOfflineItemState;
 
 /** One offline sale as a source hands it over; the API adds the amount text. */

@@ -120,7 +120,12 @@ export class SseHub {
    * Takes over the response: headers, hello, the missed events or resync, then live events.
    * With a `numbering`, ids (and each event's `seq`, the hello's `lastSeq`) are the caller's own.
    */
-  connect(res: ServerResponse, lastEventId: string | undefined, filter: EventFilter = everyEvent, numbering?: EventNumbering): void {
+  connect(
+    res: ServerResponse,
+    lastEventId: string | undefined,
+    filter: EventFilter = everyEvent,
+    numbering?: EventNumbering,
+  ): void {
     res.writeHead(200, {
       ...baseHeaders(),
       'content-type': 'text/event-stream; charset=utf-8',
@@ -135,7 +140,10 @@ export class SseHub {
       const missed = this.missedSince(lastEventId.trim(), numbering);
       if (missed === 'resync') {
         // The id lets the next reconnect resume from here once the client has reloaded.
-        const resync: ApiEventStreamResync = { lastSeq, reason: 'events missed are no longer buffered; reload the state' };
+        const resync: ApiEventStreamResync = {
+          lastSeq,
+          reason: 'events missed are no longer buffered; reload the state',
+        };
         out += `id: ${lastSeq}\nevent: resync\ndata: ${JSON.stringify(resync)}\n\n`;
       } else {
         for (const e of missed) if (filter(e)) out += this.format(e, numbering);
@@ -186,7 +194,10 @@ export class SseHub {
       if (event !== undefined && !filter(event)) continue;
       const own = event !== undefined && numbering !== undefined ? this.format(event, numbering) : text;
       if (res.writableLength > this.maxBufferedBytes) {
-        this.log.warn({ buffered: res.writableLength }, 'SSE client too slow; disconnecting it (it resumes with Last-Event-ID)');
+        this.log.warn(
+          { buffered: res.writableLength },
+          'SSE client too slow; disconnecting it (it resumes with Last-Event-ID)',
+        );
         this.clients.delete(res);
         res.destroy();
         continue;

@@ -46,7 +46,10 @@ export function registerPageRoutes(router: Router, opts: { dirs: readonly string
   router.add('GET', '/', (ctx) => {
     const file = find(opts.dirs, 'index.html');
     if (file === undefined) throw new AgentError(ErrorCodes.API_NOT_FOUND, 'the counter page is not installed');
-    sendText(ctx.res, 200, 'text/html; charset=utf-8', readFileSync(file), { 'content-security-policy': CSP, 'cache-control': 'no-store' });
+    sendText(ctx.res, 200, 'text/html; charset=utf-8', readFileSync(file), {
+      'content-security-policy': CSP,
+      'cache-control': 'no-store',
+    });
     return undefined;
   });
   // Browsers ask for it on their own; an empty answer keeps their consoles clean.
@@ -63,7 +66,9 @@ export function registerPageRoutes(router: Router, opts: { dirs: readonly string
       throw new AgentError(ErrorCodes.API_NOT_FOUND, `no such page file: ${name.slice(0, 60)}${hint}`);
     }
     const ext = name.slice(name.lastIndexOf('.') + 1);
-    sendText(ctx.res, 200, TYPES[ext] ?? 'application/octet-stream', readFileSync(file), { 'cache-control': 'no-cache' });
+    sendText(ctx.res, 200, TYPES[ext] ?? 'application/octet-stream', readFileSync(file), {
+      'cache-control': 'no-cache',
+    });
     return undefined;
   });
 }

@@ -99,7 +99,8 @@ export type ApiOperationReasonCode =
   | 'PLATFORM_NOT_ALLOWED';
 
 /** Why a cancel, refund or capture sent was refused (src/payments/api.ts REFUSAL_REASON_CODES): the codes above, or what only the attempt learns. */
-export type ApiRefusalReasonCode = ApiOperationReasonCode | 'APPROVAL_CODE_REQUIRED' | 'APPROVAL_CODE_INCORRECT' | 'AMOUNT_ABOVE_LEFT';
+export type ApiRefusalReasonCode =
+  ApiOperationReasonCode | 'APPROVAL_CODE_REQUIRED' | 'APPROVAL_CODE_INCORRECT' | 'AMOUNT_ABOVE_LEFT';
 
 /** Whether one operation on a sale is allowed now, and up to which amount; when not, why (a sentence in English and a stable code). */
 export interface ApiOperation {
@@ -231,7 +232,12 @@ export interface ApiOfflineFlushResult {
   failed: number;
   remaining: number;
   /** Each sale tried, with what happened to it. */
-  items?: Array<{ clientTransactionId: string; result: 'uploaded' | 'declined_after_upload' | 'rejected' | 'needs_attention' | 'deferred'; state: ApiOfflineItemState; message?: string }>;
+  items?: Array<{
+    clientTransactionId: string;
+    result: 'uploaded' | 'declined_after_upload' | 'rejected' | 'needs_attention' | 'deferred';
+    state: ApiOfflineItemState;
+    message?: string;
+  }>;
 }
 
 // ---------- merchants, devices, status ----------
@@ -433,7 +439,14 @@ export interface ApiSessionAnswer {
     /** Signed in against the local verifier while the platform was unreachable. */
     offline: boolean;
     /** The operations the clerk's permissions allow (api.permissions); `refundByWeb`: by web for a sale made at this terminal too. */
-    can: { cancel: boolean; refund: boolean; captureAll: boolean; registers: boolean; refundByWeb: boolean; logLevel: boolean };
+    can: {
+      cancel: boolean;
+      refund: boolean;
+      captureAll: boolean;
+      registers: boolean;
+      refundByWeb: boolean;
+      logLevel: boolean;
+    };
   };
 }
 

@@ -25,7 +25,11 @@ afterAll(async () => {
   await running?.stop();
 });
 
-async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function api(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await request(`${agent.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${agent.localToken}`, 'content-type': 'application/json' },
@@ -38,7 +42,12 @@ async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promis
 const WAITING = new Set(['created', 'awaiting_customer', 'in_flight', 'pending']);
 
 async function waitSettled(id: string): Promise<TransactionView> {
-  return until(`transaction ${id} settled`, () => agent.payments.get(id), (view) => !WAITING.has(view.state), { everyMs: 50 });
+  return until(
+    `transaction ${id} settled`,
+    () => agent.payments.get(id),
+    (view) => !WAITING.has(view.state),
+    { everyMs: 50 },
+  );
 }
 
 describe('a full run of the agent on the demo default', () => {
@@ -68,21 +77,39 @@ describe('a full run of the agent on the demo default', () => {
     expect(finalCard.state).toBe('approved');
     expect(finalCard.maskedPan).toMatch(/\*{6}/);
 
-    const wallet = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 500, currency: 'EUR' });
+    const wallet = await agent.payments.startSale({
+      method: 'walletA',
+      scenario: 'ConsumerScan',
+      amount: 500,
+      currency: 'EUR',
+    });
     const walletView = await wallet.done;
     expect(walletView.state).toBe('approved');
     expect(walletView.platformStatus).toBe('Accepted');
 
     const refund = await api('POST', `/api/v1/transactions/${cardId}/refund`, { amount: '2.00' });
     expect(refund.status).toBe(200);
-    expect((await waitSettled((refund.json.transaction as { clientTransactionId: string }).clientTransactionId)).state).toBe('approved');
+    expect(
+      (await waitSettled((refund.json.transaction as { clientTransactionId: string }).clientTransactionId)).state,
+    ).toBe('approved');
 
-    const second = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 700, currency: 'EUR', merchantId: 'terminal-app-1002' });
+    const second = await agent.payments.startSale({
+      method: 'walletA',
+      scenario: 'ConsumerScan',
+      amount: 700,
+      currency: 'EUR',
+      merchantId: 'terminal-app-1002',
+    });
     const secondView = await second.done;
     expect(secondView.state).toBe('approved');
-    const cancelled = await api('POST', `/api/v1/transactions/${secondView.clientTransactionId}/cancel`, { reason: 'Functional', approvalCode: '4711' });
+    const cancelled = await api('POST', `/api/v1/transactions/${secondView.clientTransactionId}/cancel`, {
+      reason: 'Functional',
+      approvalCode: '4711',
+    });
     expect(cancelled.status).toBe(200);
-    expect((await waitSettled((cancelled.json.transaction as { clientTransactionId: string }).clientTransactionId)).state).toBe('approved');
+    expect(
+      (await waitSettled((cancelled.json.transaction as { clientTransactionId: string }).clientTransactionId)).state,
+    ).toBe('approved');
 
     const ledger = agent.demoPlatform!.payments;
     expect(ledger.netCharged(cardId)).toBe(1034);

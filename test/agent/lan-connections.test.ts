@@ -22,7 +22,21 @@ beforeAll(async () => {
   const data = tempDir('terminal-agent-lan-limits-');
   cleanup = data.cleanup;
   running = await startTestAgent({
-    flags: { dataDir: data.dir, api: { port: 0, lan: { enabled: true, host: '0.0.0.0', port: 0, hostNames: ['127.0.0.1'], handshakeSeconds: 1, maxConnectionsPerPeer: 2, maxConnections: 3 } } },
+    flags: {
+      dataDir: data.dir,
+      api: {
+        port: 0,
+        lan: {
+          enabled: true,
+          host: '0.0.0.0',
+          port: 0,
+          hostNames: ['127.0.0.1'],
+          handshakeSeconds: 1,
+          maxConnectionsPerPeer: 2,
+          maxConnections: 3,
+        },
+      },
+    },
   });
   ({ agent, sink } = running);
   port = Number(new URL(agent.lan!.url).port);
@@ -46,7 +60,9 @@ async function openFrom(from: string): Promise<Socket> {
 }
 
 function closed(socket: Socket): Promise<void> {
-  return socket.destroyed || socket.closed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()));
+  return socket.destroyed || socket.closed
+    ? Promise.resolve()
+    : new Promise((resolve) => socket.once('close', () => resolve()));
 }
 
 /** Whether the server closed `socket` within `ms` (the wait only bounds the test, it measures nothing). */
@@ -66,13 +82,19 @@ describe('store-network connection limits', () => {
     const a3 = await openFrom('127.0.0.2');
     await closed(a3);
     expect(a1.destroyed || a2.destroyed).toBe(false);
-    expect(sink.records().some((r) => String(r.msg).includes('api.lan.maxConnectionsPerPeer') && r.peer === '127.0.0.2')).toBe(true);
+    expect(
+      sink.records().some((r) => String(r.msg).includes('api.lan.maxConnectionsPerPeer') && r.peer === '127.0.0.2'),
+    ).toBe(true);
     // Over the total: the fourth connection of all, from a third peer.
     const b1 = await openFrom('127.0.0.3');
     expect(b1.destroyed).toBe(false);
     const c1 = await openFrom('127.0.0.4');
     await closed(c1);
-    expect(sink.records().some((r) => String(r.msg).includes('api.lan.maxConnections connections') && r.maxConnections === 3)).toBe(true);
+    expect(
+      sink
+        .records()
+        .some((r) => String(r.msg).includes('api.lan.maxConnections connections') && r.maxConnections === 3),
+    ).toBe(true);
     for (const s of [a1, a2, b1]) s.destroy();
   });
 });

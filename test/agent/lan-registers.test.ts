@@ -25,10 +25,17 @@ let ca: string;
 let cliFlags: string[];
 let cleanup: () => void;
 
-async function local(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function local(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await request(`${agent.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${agent.localToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${agent.localToken}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
@@ -62,7 +69,12 @@ beforeAll(async () => {
   installContractDispatcher();
   const data = tempDir('terminal-agent-lan-');
   cleanup = data.cleanup;
-  running = await startTestAgent({ flags: { dataDir: data.dir, api: { port: 0, lan: { enabled: true, host: address, port: 0, hostNames: [address] } } } });
+  running = await startTestAgent({
+    flags: {
+      dataDir: data.dir,
+      api: { port: 0, lan: { enabled: true, host: address, port: 0, hostNames: [address] } },
+    },
+  });
   agent = running.agent;
   expect(agent.lan).toBeDefined();
   lanUrl = agent.lan!.url;
@@ -117,7 +129,9 @@ describe('a cash register on the store network', () => {
     const afterOthers = await till.call('GET', `/api/v1/transactions?after=${own.clientTransactionId}`);
     const afterNothing = await till.call('GET', '/api/v1/transactions?after=no-such-id');
     expect(afterOthers.status).toBe(afterNothing.status);
-    expect(JSON.stringify(afterOthers.json).replace(own.clientTransactionId, 'X')).toBe(JSON.stringify(afterNothing.json).replace('no-such-id', 'X'));
+    expect(JSON.stringify(afterOthers.json).replace(own.clientTransactionId, 'X')).toBe(
+      JSON.stringify(afterNothing.json).replace('no-such-id', 'X'),
+    );
 
     // Its event stream carried its sale and nothing of the other sale: a refund it makes
     // now is its last event, and the stream is in order, so anything of the other sale
@@ -125,13 +139,28 @@ describe('a cash register on the store network', () => {
     const refund = await till.call('POST', `/api/v1/transactions/${id}/refund`, { amount: '1.00' });
     expect(refund.status).toBe(200);
     const refundId = (refund.json.transaction as { clientTransactionId: string }).clientTransactionId;
-    await untilTrue(`the event of refund ${refundId}`, () => stream.events.some((e) => (e.data.data as { clientTransactionId?: string } | undefined)?.clientTransactionId === refundId), { timeoutMs: 5_000 });
+    await untilTrue(
+      `the event of refund ${refundId}`,
+      () =>
+        stream.events.some(
+          (e) => (e.data.data as { clientTransactionId?: string } | undefined)?.clientTransactionId === refundId,
+        ),
+      { timeoutMs: 5_000 },
+    );
     stream.close();
-    const seen = new Set(stream.events.map((e) => e.data.data as { clientTransactionId?: string }).map((d) => d?.clientTransactionId));
+    const seen = new Set(
+      stream.events.map((e) => e.data.data as { clientTransactionId?: string }).map((d) => d?.clientTransactionId),
+    );
     expect(seen.has(id)).toBe(true);
     expect(seen.has(own.clientTransactionId)).toBe(false);
     expect(seen.has(refundId)).toBe(true);
-    expect(stream.events.every((e) => e.type === 'hello' || [id, refundId].includes((e.data.data as { clientTransactionId?: string }).clientTransactionId ?? ''))).toBe(true);
+    expect(
+      stream.events.every(
+        (e) =>
+          e.type === 'hello' ||
+          [id, refundId].includes((e.data.data as { clientTransactionId?: string }).clientTransactionId ?? ''),
+      ),
+    ).toBe(true);
     // Its events are numbered 1, 2, 3, ... as its own: the terminal's sale in between left no gap
     // (ids numbered across the terminal would tell how busy the others are).
     const numbered = stream.events.filter((e) => e.type !== 'hello');
@@ -162,12 +191,18 @@ describe('a cash register on the store network', () => {
     const repeat = await till.call('POST', '/api/v1/sales', body, { 'idempotency-key': key });
     expect((repeat.json.transaction as { clientTransactionId: string }).clientTransactionId).toBe(id);
     expect(repeat.headers['idempotent-replayed']).toBe('true');
-    expect((await till.call('POST', '/api/v1/sales', { ...body, amount: '2.11' }, { 'idempotency-key': key })).status).toBe(409);
+    expect(
+      (await till.call('POST', '/api/v1/sales', { ...body, amount: '2.11' }, { 'idempotency-key': key })).status,
+    ).toBe(409);
     expect((await settled(till, id)).state).toBe('approved');
     // Found by its reference after a lost answer; another register's same key is its own.
     const found = await till.call('GET', '/api/v1/transactions?reference=R-5-1');
-    expect((found.json.transactions as Array<{ clientTransactionId: string }>).map((t) => t.clientTransactionId)).toEqual([id]);
-    expect(((await other.call('GET', '/api/v1/transactions?reference=R-5-1')).json.transactions as unknown[]).length).toBe(0);
+    expect(
+      (found.json.transactions as Array<{ clientTransactionId: string }>).map((t) => t.clientTransactionId),
+    ).toEqual([id]);
+    expect(
+      ((await other.call('GET', '/api/v1/transactions?reference=R-5-1')).json.transactions as unknown[]).length,
+    ).toBe(0);
     expect(agent.demoPlatform!.payments.netCharged(id)).toBe(210);
     await till.close();
     await other.close();
@@ -183,7 +218,9 @@ describe('a cash register on the store network', () => {
 
     const till = await pair('Till 3');
     const stream = await till.events();
-    const id = ((await local('GET', '/api/v1/registers')).json.registers as Array<{ id: string; name: string }>).find((r) => r.name === 'Till 3')!.id;
+    const id = ((await local('GET', '/api/v1/registers')).json.registers as Array<{ id: string; name: string }>).find(
+      (r) => r.name === 'Till 3',
+    )!.id;
     expect((await local('DELETE', `/api/v1/registers/${id}`)).status).toBe(200);
     await stream.ended;
     expect((await till.call('GET', '/api/v1/transactions')).status).toBe(401);
@@ -194,7 +231,13 @@ describe('a cash register on the store network', () => {
 
   it('serves nothing but payments to registers: no page, status, log level, metrics or capture-all', async () => {
     const till = await pair('Till 4');
-    for (const [method, path] of [['GET', '/'], ['GET', '/api/v1/status'], ['PUT', '/api/v1/log-level'], ['GET', '/metrics'], ['GET', '/api/v1/registers']] as const) {
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/api/v1/status'],
+      ['PUT', '/api/v1/log-level'],
+      ['GET', '/metrics'],
+      ['GET', '/api/v1/registers'],
+    ] as const) {
       expect((await till.call(method, path)).status, `${method} ${path}`).toBe(404);
     }
     expect((await till.call('POST', '/api/v1/capture-all', {})).status).toBe(403);
@@ -225,11 +268,16 @@ describe('a cash register on the store network', () => {
     for (const op of OPERATIONS.filter((o) => o.path.startsWith('/api/v1/'))) {
       const path = `${op.path.replace(':id', id)}?contractProbe=1`;
       const answer = await till.call(op.method, path, op.body !== undefined ? {} : undefined);
-      if ((answer.json.error as { code?: string } | undefined)?.code !== 'API_NOT_FOUND') served.push(`${op.method} ${op.path}`);
+      if ((answer.json.error as { code?: string } | undefined)?.code !== 'API_NOT_FOUND')
+        served.push(`${op.method} ${op.path}`);
     }
-    const marked = OPERATIONS.filter((o) => o.listener === 'both' || o.listener === 'store-network').map((o) => `${o.method} ${o.path}`);
+    const marked = OPERATIONS.filter((o) => o.listener === 'both' || o.listener === 'store-network').map(
+      (o) => `${o.method} ${o.path}`,
+    );
     // Capture-all and refund by web are there only to answer 403 (docs/registers.md): not for the register key.
-    expect(served.sort()).toEqual([...marked, 'POST /api/v1/capture-all', 'POST /api/v1/transactions/:id/refund-by-web'].sort());
+    expect(served.sort()).toEqual(
+      [...marked, 'POST /api/v1/capture-all', 'POST /api/v1/transactions/:id/refund-by-web'].sort(),
+    );
     await till.close();
   });
 

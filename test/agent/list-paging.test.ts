@@ -21,8 +21,15 @@ afterAll(async () => {
   await running?.stop();
 });
 
-async function list(query: string): Promise<{ status: number; json: { transactions?: Array<{ clientTransactionId: string }>; next?: string; error?: { message: string } } }> {
-  const res = await request(`${agent.url}/api/v1/transactions?${query}`, { headers: { authorization: `Bearer ${agent.localToken}` } });
+async function list(
+  query: string,
+): Promise<{
+  status: number;
+  json: { transactions?: Array<{ clientTransactionId: string }>; next?: string; error?: { message: string } };
+}> {
+  const res = await request(`${agent.url}/api/v1/transactions?${query}`, {
+    headers: { authorization: `Bearer ${agent.localToken}` },
+  });
   return { status: res.statusCode, json: (await res.body.json()) as never };
 }
 

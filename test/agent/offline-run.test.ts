@@ -48,6 +48,10 @@ describe('offline card sales through the whole agent', () => {
 
     // A second flush sends nothing again.
     await agent.offline.uploader.flush();
-    expect(revived.payments.ledger().filter((e) => e.clientTransactionId === sale.clientTransactionId && e.kind !== 'authorization')).toHaveLength(1);
+    expect(
+      revived.payments
+        .ledger()
+        .filter((e) => e.clientTransactionId === sale.clientTransactionId && e.kind !== 'authorization'),
+    ).toHaveLength(1);
   });
 });

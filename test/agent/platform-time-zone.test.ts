@@ -20,8 +20,8 @@ afterEach(async () => {
   cleanup?.();
 });
 
-describe('the platform\'s time zone on the embedded demo platform', () => {
-  it('with no platform.timeZone, the strict demo platform\'s zone-less times west of UTC are read in its own zone: the QR is not expired at the first status calls', async () => {
+describe("the platform's time zone on the embedded demo platform", () => {
+  it("with no platform.timeZone, the strict demo platform's zone-less times west of UTC are read in its own zone: the QR is not expired at the first status calls", async () => {
     const certs = testCerts();
     const tmp = tempDir('zone-');
     cleanup = tmp.cleanup;
@@ -39,13 +39,21 @@ describe('the platform\'s time zone on the embedded demo platform', () => {
     const { log, sink } = testLogger('debug');
     agent = await startAgent({ config, log });
     await agent.settled;
-    const started = await agent.payments.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 1_500, currency: 'EUR' });
-    const statusCalls = (): number => sink.records().filter((r) => r.msg === 'platform call' && r.operation === 'status').length;
+    const started = await agent.payments.startSale({
+      method: 'walletA',
+      scenario: 'ConsumerScan',
+      amount: 1_500,
+      currency: 'EUR',
+    });
+    const statusCalls = (): number =>
+      sink.records().filter((r) => r.msg === 'platform call' && r.operation === 'status').length;
     await untilTrue('three status calls', () => statusCalls() >= 3, { timeoutMs: 15_000 });
     const view = await agent.payments.get(started.clientTransactionId);
     expect(view).toMatchObject({ state: 'awaiting_customer', platformStatus: 'Initialized' });
     expect(view.qr?.expireTime).toMatch(/^\d{1,2}\/\d{1,2}\/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M$/);
     // No warning about a zone the configuration did not name.
-    expect(sink.records().filter((r) => typeof r.msg === 'string' && r.msg.includes('set platform.timeZone'))).toEqual([]);
+    expect(sink.records().filter((r) => typeof r.msg === 'string' && r.msg.includes('set platform.timeZone'))).toEqual(
+      [],
+    );
   });
 });

@@ -21,7 +21,11 @@ afterAll(async () => {
   await running?.stop();
 });
 
-async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function api(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await request(`${agent.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${agent.localToken}`, 'content-type': 'application/json' },
@@ -32,7 +36,12 @@ async function api(method: 'GET' | 'POST', path: string, body?: unknown): Promis
 
 describe('sales refused before the card is read', () => {
   it('an unknown merchant: 400 AUTH_NO_MERCHANT, nothing journaled', async () => {
-    const r = await api('POST', '/api/v1/sales', { method: 'card', amount: '1.00', currency: 'EUR', merchantId: 'm-nobody' });
+    const r = await api('POST', '/api/v1/sales', {
+      method: 'card',
+      amount: '1.00',
+      currency: 'EUR',
+      merchantId: 'm-nobody',
+    });
     expect(r.status, JSON.stringify(r.json)).toBe(400);
     expect(JSON.stringify(r.json)).toMatch(/AUTH_NO_MERCHANT/);
     expect(JSON.stringify(r.json)).toMatch(/m-nobody is not one of this terminal's merchants/);

@@ -59,7 +59,13 @@ async function startOn(platform: Demo, dataDir: string): Promise<RunningAgent> {
       log: { level: 'debug' },
       // The platform outside the agent, so that it is down before the agent's first request.
       sim: { embedded: false },
-      platform: { baseUrl: platform.apiUrl, authUrl: platform.apiUrl, deviceAuthUrl: platform.mtlsUrl, connectTimeoutMs: 1_000, timeZone: testPlatformTimeZone() },
+      platform: {
+        baseUrl: platform.apiUrl,
+        authUrl: platform.apiUrl,
+        deviceAuthUrl: platform.mtlsUrl,
+        connectTimeoutMs: 1_000,
+        timeZone: testPlatformTimeZone(),
+      },
       // Start-up reads the credentials again soon after the platform is back.
       auth: { backoffBaseMs: 50, backoffCapMs: 200 },
     },
@@ -74,10 +80,18 @@ async function startOn(platform: Demo, dataDir: string): Promise<RunningAgent> {
 /** A card sale over the local API, the simulated reader approving it offline; its final view (or the refusal). */
 async function sell(a: RunningAgent, body: Record<string, unknown>): Promise<{ status: number; json: any }> {
   a.simulated!.reader.nextCard({ entryMode: 'ContactChip', result: 'offlineApproved', delayMs: 20 });
-  const r = await call(a.url, 'POST', '/api/v1/sales', { headers: AUTH(a), body: { method: 'card', currency: 'EUR', ...body } });
+  const r = await call(a.url, 'POST', '/api/v1/sales', {
+    headers: AUTH(a),
+    body: { method: 'card', currency: 'EUR', ...body },
+  });
   if (r.status !== 202) return { status: r.status, json: r.json };
   const id = r.json.transaction.clientTransactionId as string;
-  const t = await untilTransaction(a.url, AUTH(a), id, (tx) => !['awaiting_customer', 'created', 'in_flight'].includes(tx.state));
+  const t = await untilTransaction(
+    a.url,
+    AUTH(a),
+    id,
+    (tx) => !['awaiting_customer', 'created', 'in_flight'].includes(tx.state),
+  );
   return { status: r.status, json: { transaction: t } };
 }
 
@@ -93,7 +107,8 @@ async function sellOffline(a: RunningAgent, body: Record<string, unknown>): Prom
 
 /** Flushes (the background uploader may go first) until the item left the queue's waiting states. */
 async function settleUpload(a: RunningAgent, id: string): Promise<QueueItem> {
-  const settled = (item: QueueItem | undefined): boolean => item !== undefined && item.state !== 'queued' && item.state !== 'uploading';
+  const settled = (item: QueueItem | undefined): boolean =>
+    item !== undefined && item.state !== 'queued' && item.state !== 'uploading';
   const item = await until(
     `offline sale ${id} uploaded or refused`,
     async () => {
@@ -104,7 +119,9 @@ async function settleUpload(a: RunningAgent, id: string): Promise<QueueItem> {
     { everyMs: 50 },
   ).catch(() => a.offline.get(id));
   if (item !== undefined && settled(item)) return item;
-  throw new Error(`offline sale ${id} still ${item?.state ?? 'missing'} after ${item?.tries ?? 0} tries: ${item?.history.at(-1)?.message ?? ''}`);
+  throw new Error(
+    `offline sale ${id} still ${item?.state ?? 'missing'} after ${item?.tries ?? 0} tries: ${item?.history.at(-1)?.message ?? ''}`,
+  );
 }
 
 /** The platform's merchant the sale's money moved under (one ledger entry for an uploaded sale). */
@@ -127,26 +144,39 @@ describe('a terminal started while the platform is unreachable (merchant credent
     expect(a.offline.get(books)?.merchantId).toBe('m-1002');
 
     platform.platform.reachability.resume();
-    for (const id of [byDefault, books, booksByName, coffeeByClient]) expect((await settleUpload(a, id)).state).toBe('uploaded');
+    for (const id of [byDefault, books, booksByName, coffeeByClient])
+      expect((await settleUpload(a, id)).state).toBe('uploaded');
     // No auth.merchantId: the default merchant is the first the platform lists (Demo Coffee).
     expect(chargedMerchants(platform, byDefault)).toEqual(['m-1001']);
     expect(chargedMerchants(platform, books)).toEqual(['m-1002']);
     expect(chargedMerchants(platform, booksByName)).toEqual(['m-1002']);
     expect(chargedMerchants(platform, coffeeByClient)).toEqual(['m-1001']);
     expect(platform.platform.payments.netCharged(books, 'm-1002')).toBe(1240);
-    expect((await call(a.url, 'GET', `/api/v1/transactions/${books}`, { headers: AUTH(a) })).json.transaction.state).toBe('approved');
+    expect(
+      (await call(a.url, 'GET', `/api/v1/transactions/${books}`, { headers: AUTH(a) })).json.transaction.state,
+    ).toBe('approved');
   });
 
   it('a sale that cannot go offline gets the platform-unreachable answer, not AUTH_NO_MERCHANT', async () => {
     const { a } = await startDuringOutage();
     a.simulated!.reader.nextCard({ entryMode: 'ContactChip', result: 'approve', delayMs: 20 });
-    const r = await call(a.url, 'POST', '/api/v1/sales', { headers: AUTH(a), body: { method: 'card', amount: '3.00', merchantId: 'm-1002' } });
+    const r = await call(a.url, 'POST', '/api/v1/sales', {
+      headers: AUTH(a),
+      body: { method: 'card', amount: '3.00', merchantId: 'm-1002' },
+    });
     expect(r.status).toBe(202);
     const id = r.json.transaction.clientTransactionId as string;
-    const t = await untilTransaction(a.url, AUTH(a), id, (tx) => !['awaiting_customer', 'created', 'in_flight'].includes(tx.state));
+    const t = await untilTransaction(
+      a.url,
+      AUTH(a),
+      id,
+      (tx) => !['awaiting_customer', 'created', 'in_flight'].includes(tx.state),
+    );
     expect(t.state).toBe('failed');
     // The words of any sale during an outage: unreachable, and why.
-    expect(t.message).toMatch(/^the platform cannot be reached \(no access token for process: .*could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\) and the card did not approve offline: nothing was charged$/);
+    expect(t.message).toMatch(
+      /^the platform cannot be reached \(no access token for process: .*could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\) and the card did not approve offline: nothing was charged$/,
+    );
     expect(t.message).not.toMatch(/AUTH_NO_MERCHANT|not one of/);
   });
 
@@ -162,7 +192,11 @@ describe('a terminal started while the platform is unreachable (merchant credent
     expect(chargedMerchants(platform, after)).toEqual(['m-1001']);
     expect(item.history.at(-1)?.message).toMatch(/merchant m-nobody is not one of this terminal's merchants/);
     expect(item.history.at(-1)?.message).toMatch(/never uploaded under another merchant/);
-    expect(platform.platform.payments.ledger().filter((e) => e.clientTransactionId === id || e.paymentClientTransactionId === id)).toEqual([]);
+    expect(
+      platform.platform.payments
+        .ledger()
+        .filter((e) => e.clientTransactionId === id || e.paymentClientTransactionId === id),
+    ).toEqual([]);
     // Once the list is read, the same merchant is refused before the reader.
     const refused = await sell(a, { amount: '1.00', merchantId: 'm-nobody' });
     expect(refused.status).toBe(400);
@@ -170,7 +204,7 @@ describe('a terminal started while the platform is unreachable (merchant credent
   });
 });
 
-describe('credentials read, a second merchant\'s platform id not yet learnt, the platform gone again', () => {
+describe("credentials read, a second merchant's platform id not yet learnt, the platform gone again", () => {
   it('a sale naming m-1002 goes offline (not AUTH_NO_MERCHANT) and is uploaded under m-1002', async () => {
     const { a, platform } = await startDuringOutage();
     platform.platform.reachability.resume();

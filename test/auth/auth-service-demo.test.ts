@@ -1,10 +1,28 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthService, CredentialsDirectory, MerchantChoice, TokenEndpoint, TokenManager, CustomTokenSource, ClockSkewMeter, type AuthIdentity, type AuthSettings } from '../../src/auth/index.js';
+import {
+  AuthService,
+  CredentialsDirectory,
+  MerchantChoice,
+  TokenEndpoint,
+  TokenManager,
+  CustomTokenSource,
+  ClockSkewMeter,
+  type AuthIdentity,
+  type AuthSettings,
+} from '../../src/auth/index.js';
 import { EventBus } from '../../src/events/bus.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { decodeJwtPayload } from '../../src/auth/jwt.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
-import { control, dispatchersOf, grantStats, identityOf, startDemo, testSimProfile, type Demo } from '../helpers/demo-platform.js';
+import {
+  control,
+  dispatchersOf,
+  grantStats,
+  identityOf,
+  startDemo,
+  testSimProfile,
+  type Demo,
+} from '../helpers/demo-platform.js';
 import { systemClock } from '../../src/core/index.js';
 import { createServer } from 'node:net';
 import { request } from 'undici';
@@ -44,7 +62,8 @@ async function stats(): Promise<AuthStats> {
 
 /** Renews a merchant's client secret at the platform; answers the new one. */
 async function renewSecret(clientId: string): Promise<string> {
-  return ((await control(demo, 'POST', `/sim/control/clients/${clientId}/renew-secret`)) as { clientSecret: string }).clientSecret;
+  return ((await control(demo, 'POST', `/sim/control/clients/${clientId}/renew-secret`)) as { clientSecret: string })
+    .clientSecret;
 }
 
 beforeAll(async () => {
@@ -101,7 +120,13 @@ describe('AuthService against the demo platform (client_credentials over mTLS)',
     expect(status.serialNumber).toBe('TA-0001');
     expect(status.merchants.map((m) => m.clientId)).toEqual(['terminal-app-1001', 'terminal-app-1002']);
     expect(status.merchants[0]?.default).toBe(true);
-    expect(status.tokens[0]).toMatchObject({ clientId: 'terminal-app-1001', state: 'valid', hasToken: true, merchantId: 'm-1001', bound: !strictRun });
+    expect(status.tokens[0]).toMatchObject({
+      clientId: 'terminal-app-1001',
+      state: 'valid',
+      hasToken: true,
+      merchantId: 'm-1001',
+      bound: !strictRun,
+    });
     const token = await auth.tokenFor();
     expect(decodeJwtPayload(token).cnf?.['x5t#S256']).toBe(strictRun ? undefined : identityOf('device').thumbprint);
     expect(events.some((e) => e.type === 'auth.status' && (e.data as { state: string }).state === 'valid')).toBe(true);
@@ -113,18 +138,37 @@ describe('AuthService against the demo platform (client_credentials over mTLS)',
 });
 
 const delta = (before: Awaited<ReturnType<typeof grantStats>>, after: Awaited<ReturnType<typeof grantStats>>) => ({
-  granted: Object.fromEntries(Object.entries(after.granted).map(([k, v]) => [k, v - (before.granted[k] ?? 0)]).filter(([, v]) => v !== 0)),
-  refused: Object.fromEntries(Object.entries(after.refused).map(([k, v]) => [k, v - (before.refused[k] ?? 0)]).filter(([, v]) => v !== 0)),
+  granted: Object.fromEntries(
+    Object.entries(after.granted)
+      .map(([k, v]) => [k, v - (before.granted[k] ?? 0)])
+      .filter(([, v]) => v !== 0),
+  ),
+  refused: Object.fromEntries(
+    Object.entries(after.refused)
+      .map(([k, v]) => [k, v - (before.refused[k] ?? 0)])
+      .filter(([, v]) => v !== 0),
+  ),
 });
 
 describe('grants', () => {
   it('password grant (staff log-in): the powered application, scope openid profile email, bound to the device unless strict', async () => {
     const before = await stats();
-    const auth = service({ mode: 'password', username: 'staff1', password: 'demo-staff-password', poweredClientId: 'powered-app' });
+    const auth = service({
+      mode: 'password',
+      username: 'staff1',
+      password: 'demo-staff-password',
+      poweredClientId: 'powered-app',
+    });
     await auth.start();
     const st = auth.status();
     expect(st.state).toBe('ready');
-    expect(st.tokens[0]).toMatchObject({ flow: 'password', clientId: 'powered-app', username: 'staff1', merchantId: 'm-1001', bound: !strictRun });
+    expect(st.tokens[0]).toMatchObject({
+      flow: 'password',
+      clientId: 'powered-app',
+      username: 'staff1',
+      merchantId: 'm-1001',
+      bound: !strictRun,
+    });
     expect(st.tokens[0]?.scopes).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
     expect(delta(before, await stats())).toEqual({ granted: { password: 1 }, refused: {} });
     expect(demo.sink.text()).not.toContain('demo-staff-password');
@@ -149,7 +193,8 @@ describe('grants', () => {
         {
           realm: 'demo',
           clientId: 'portal-app',
-          merchantToken: async () => (await endpoint.realmClientCredentials('demo', 'portal-app', 'demo-portal-secret')).response.access_token,
+          merchantToken: async () =>
+            (await endpoint.realmClientCredentials('demo', 'portal-app', 'demo-portal-secret')).response.access_token,
           device: { deviceModel: 'payment-terminal', deviceId: 'ldev-0001', method: 'api' },
         },
         endpoint,
@@ -165,7 +210,12 @@ describe('grants', () => {
     });
     try {
       await manager.start();
-      expect(manager.status()).toMatchObject({ flow: 'custom_token', state: 'valid', bound: true, merchantId: 'm-1001' });
+      expect(manager.status()).toMatchObject({
+        flow: 'custom_token',
+        state: 'valid',
+        bound: true,
+        merchantId: 'm-1001',
+      });
       expect(delta(before, await stats()).granted).toEqual({ client_credentials: 1, custom_token: 1 });
     } finally {
       manager.stop();
@@ -182,10 +232,17 @@ describe('refresh', () => {
     try {
       const granted = await endpoint.clientCredentials('terminal-app-1002', 'demo-secret-1002-change-me');
       const rt1 = granted.response.refresh_token as string;
-      const refreshed = await endpoint.refresh('demo-merchants', 'terminal-app-1002', 'demo-secret-1002-change-me', rt1);
+      const refreshed = await endpoint.refresh(
+        'demo-merchants',
+        'terminal-app-1002',
+        'demo-secret-1002-change-me',
+        rt1,
+      );
       expect(refreshed.response.refresh_token).toBeDefined();
       expect(refreshed.response.refresh_token).not.toBe(rt1);
-      await expect(endpoint.refresh('demo-merchants', 'terminal-app-1002', 'demo-secret-1002-change-me', rt1)).rejects.toMatchObject({ code: 'AUTH_INVALID_GRANT', status: 400 });
+      await expect(
+        endpoint.refresh('demo-merchants', 'terminal-app-1002', 'demo-secret-1002-change-me', rt1),
+      ).rejects.toMatchObject({ code: 'AUTH_INVALID_GRANT', status: 400 });
     } finally {
       await dispatchers.close();
     }
@@ -205,12 +262,20 @@ describe('refresh', () => {
     expect(after.byEndpoint.oauth.granted.refresh_token - before.byEndpoint.oauth.granted.refresh_token).toBe(2);
     expect(after.byEndpoint.mtls).toEqual(before.byEndpoint.mtls);
     expect(auth.status().tokens[0]?.counts).toMatchObject({ grants: 1, refreshes: 2, regrants: 0 });
-    const line = demo.sink.records().filter((r) => r.msg === 'token issued' && r.grantType === 'refresh_token').at(-1);
+    const line = demo.sink
+      .records()
+      .filter((r) => r.msg === 'token issued' && r.grantType === 'refresh_token')
+      .at(-1);
     expect(line).toMatchObject({ endpoint: 'oauth', clientId: 'terminal-app-1002' });
   });
 
   it('password grant: refreshed at the user domain of its user_domain claim', async () => {
-    const auth = service({ mode: 'password', username: 'staff1', password: 'demo-staff-password', poweredClientId: 'powered-app' });
+    const auth = service({
+      mode: 'password',
+      username: 'staff1',
+      password: 'demo-staff-password',
+      poweredClientId: 'powered-app',
+    });
     await auth.start();
     const before = await stats();
     await auth.refreshNow();
@@ -224,20 +289,25 @@ describe('refresh', () => {
     ['unsupported_grant_type', 400],
     ['invalid_request', 400],
     ['unauthorized_client', 400],
-  ])('a refresh refused with %s (%i) is followed at once by a new grant, so the token never runs out', async (errorCode, status) => {
-    const auth = service();
-    await auth.start();
-    const old = await auth.tokenFor();
-    demo.platform.faults.set('oauth-token', { status, errorCode, errorMessage: 'refused', times: 1 });
-    const before = await stats();
-    await auth.refreshNow();
-    const after = await stats();
-    // The refused refresh never reached the handler (injected), so only the new grant counts.
-    expect(delta(before, after)).toEqual({ granted: { client_credentials: 1 }, refused: {} });
-    expect(after.byEndpoint.mtls.granted.client_credentials - before.byEndpoint.mtls.granted.client_credentials).toBe(1);
-    expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', hasToken: true, counts: { regrants: 1 } });
-    expect(await auth.tokenFor()).not.toBe(old);
-  });
+  ])(
+    'a refresh refused with %s (%i) is followed at once by a new grant, so the token never runs out',
+    async (errorCode, status) => {
+      const auth = service();
+      await auth.start();
+      const old = await auth.tokenFor();
+      demo.platform.faults.set('oauth-token', { status, errorCode, errorMessage: 'refused', times: 1 });
+      const before = await stats();
+      await auth.refreshNow();
+      const after = await stats();
+      // The refused refresh never reached the handler (injected), so only the new grant counts.
+      expect(delta(before, after)).toEqual({ granted: { client_credentials: 1 }, refused: {} });
+      expect(after.byEndpoint.mtls.granted.client_credentials - before.byEndpoint.mtls.granted.client_credentials).toBe(
+        1,
+      );
+      expect(auth.status().tokens[0]).toMatchObject({ state: 'valid', hasToken: true, counts: { regrants: 1 } });
+      expect(await auth.tokenFor()).not.toBe(old);
+    },
+  );
 
   it('concurrent callers after a 401 share one refresh', async () => {
     const auth = service();
@@ -286,10 +356,15 @@ describe('secret renewal (docs/platform-contract.md, "Tokens")', () => {
     const before = await stats();
     const token = await auth.tokenFor('terminal-app-1002');
     expect(decodeJwtPayload(token).entityId).toBe('m-1002');
-    expect(delta(before, await stats())).toEqual({ granted: { client_credentials: 1 }, refused: { client_credentials: 1 } });
+    expect(delta(before, await stats())).toEqual({
+      granted: { client_credentials: 1 },
+      refused: { client_credentials: 1 },
+    });
     const st = auth.status().tokens.find((t) => t.clientId === 'terminal-app-1002');
     expect(st).toMatchObject({ state: 'valid', counts: { credentialReloads: 1, grants: 2 } });
-    const refusal = demo.sink.records().find((r) => r.msg === 'token request refused' && r.error === 'unauthorized_client');
+    const refusal = demo.sink
+      .records()
+      .find((r) => r.msg === 'token request refused' && r.error === 'unauthorized_client');
     expect(refusal).toBeDefined();
     expect(demo.sink.text()).not.toContain(clientSecret);
   });
@@ -305,12 +380,20 @@ describe('secret renewal (docs/platform-contract.md, "Tokens")', () => {
   });
 
   it('a client still refused after re-reading is a configuration fault: start fails clearly, slow retries go on', async () => {
-    demo.platform.faults.set('mtls-token', { status: 401, errorCode: 'invalid_client', errorMessage: 'unknown client or wrong client secret' });
+    demo.platform.faults.set('mtls-token', {
+      status: 401,
+      errorCode: 'invalid_client',
+      errorMessage: 'unknown client or wrong client secret',
+    });
     const auth = service({ slowRetryMs: 60_000 });
     await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_INVALID_CLIENT' });
     const st = auth.status();
     expect(st.state).toBe('error');
-    expect(st.tokens[0]).toMatchObject({ state: 'config_fault', counts: { credentialReloads: 1, grants: 2 }, lastError: { code: 'AUTH_INVALID_CLIENT' } });
+    expect(st.tokens[0]).toMatchObject({
+      state: 'config_fault',
+      counts: { credentialReloads: 1, grants: 2 },
+      lastError: { code: 'AUTH_INVALID_CLIENT' },
+    });
     expect(Date.parse(st.tokens[0]?.nextRetryAt as string) - Date.now()).toBeGreaterThan(50_000);
     await expect(auth.tokenFor()).rejects.toMatchObject({ code: 'AUTH_INVALID_CLIENT' });
   });
@@ -339,8 +422,20 @@ describe('merchants', () => {
     expect(decodeJwtPayload(await auth.tokenFor('Demo Books')).entityId).toBe('m-1002');
     expect(decodeJwtPayload(await auth.tokenFor('terminal-app-1001')).entityId).toBe('m-1001');
     expect(auth.merchants()).toEqual([
-      { merchantName: 'Demo Coffee', userDomain: 'demo-merchants', clientId: 'terminal-app-1001', merchantId: 'm-1001', default: true },
-      { merchantName: 'Demo Books', userDomain: 'demo-merchants', clientId: 'terminal-app-1002', merchantId: 'm-1002', default: false },
+      {
+        merchantName: 'Demo Coffee',
+        userDomain: 'demo-merchants',
+        clientId: 'terminal-app-1001',
+        merchantId: 'm-1001',
+        default: true,
+      },
+      {
+        merchantName: 'Demo Books',
+        userDomain: 'demo-merchants',
+        clientId: 'terminal-app-1002',
+        merchantId: 'm-1002',
+        default: false,
+      },
     ]);
     await expect(auth.tokenFor('m-9999')).rejects.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
   });
@@ -357,7 +452,11 @@ describe('refusals of the device', () => {
   it('unknown terminal (TA-9999): AUTH_UNKNOWN_TERMINAL and an error status', async () => {
     const auth = service({}, { who: 'unknown' });
     await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_UNKNOWN_TERMINAL', status: 403 });
-    expect(auth.status()).toMatchObject({ state: 'error', serialNumber: 'TA-9999', lastError: { code: 'AUTH_UNKNOWN_TERMINAL' } });
+    expect(auth.status()).toMatchObject({
+      state: 'error',
+      serialNumber: 'TA-9999',
+      lastError: { code: 'AUTH_UNKNOWN_TERMINAL' },
+    });
   });
 
   it('expired device certificate: refused before any request goes out', async () => {
@@ -370,7 +469,10 @@ describe('refusals of the device', () => {
 
   it('expired device certificate the agent believes valid (wrong clock): the platform refuses it, AUTH_CERT_REFUSED', async () => {
     const expired = identityOf('expired');
-    const auth = service({}, { who: 'expired', identity: { serialNumber: expired.serialNumber, thumbprint: expired.thumbprint } });
+    const auth = service(
+      {},
+      { who: 'expired', identity: { serialNumber: expired.serialNumber, thumbprint: expired.thumbprint } },
+    );
     await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_CERT_REFUSED', category: 'auth' });
   });
 
@@ -400,27 +502,42 @@ describe('refusals of the device', () => {
     await expect(auth.start()).rejects.toMatchObject({ code: 'AUTH_BINDING_MISMATCH' });
     const st = auth.status();
     expect(st.state).toBe('error');
-    expect(st.tokens[0]).toMatchObject({ state: 'binding_mismatch', hasToken: false, lastError: { code: 'AUTH_BINDING_MISMATCH' } });
+    expect(st.tokens[0]).toMatchObject({
+      state: 'binding_mismatch',
+      hasToken: false,
+      lastError: { code: 'AUTH_BINDING_MISMATCH' },
+    });
   });
 });
 
 describe('strict profile: device tokens without cnf', () => {
   it.each([
     ['client_credentials', {}],
-    ['password', { mode: 'password' as const, username: 'staff1', password: 'demo-staff-password', poweredClientId: 'powered-app' }],
-  ])('%s: a token without cnf is accepted, the agent becomes ready and says the token is not bound', async (_flow, over) => {
-    await useProfile('strict');
-    const auth = service(over);
-    await auth.start();
-    const st = auth.status();
-    expect(st).toMatchObject({ state: 'ready', hasToken: true });
-    expect(st.tokens[0]).toMatchObject({ state: 'valid', hasToken: true, bound: false, merchantId: 'm-1001' });
-    const token = await auth.tokenFor();
-    expect(decodeJwtPayload(token).cnf).toBeUndefined();
-    expect(decodeJwtPayload(token).scope?.split(' ')).not.toContain('auth');
-    // The payment API accepts it over the device's connection.
-    demo.platform.context.tokens.verifyBearer(`Bearer ${token}`, identityOf('device').thumbprint);
-  });
+    [
+      'password',
+      {
+        mode: 'password' as const,
+        username: 'staff1',
+        password: 'demo-staff-password',
+        poweredClientId: 'powered-app',
+      },
+    ],
+  ])(
+    '%s: a token without cnf is accepted, the agent becomes ready and says the token is not bound',
+    async (_flow, over) => {
+      await useProfile('strict');
+      const auth = service(over);
+      await auth.start();
+      const st = auth.status();
+      expect(st).toMatchObject({ state: 'ready', hasToken: true });
+      expect(st.tokens[0]).toMatchObject({ state: 'valid', hasToken: true, bound: false, merchantId: 'm-1001' });
+      const token = await auth.tokenFor();
+      expect(decodeJwtPayload(token).cnf).toBeUndefined();
+      expect(decodeJwtPayload(token).scope?.split(' ')).not.toContain('auth');
+      // The payment API accepts it over the device's connection.
+      demo.platform.context.tokens.verifyBearer(`Bearer ${token}`, identityOf('device').thumbprint);
+    },
+  );
 
   it('the device token endpoint refuses refresh_token with unsupported_grant_type; the agent never sends it there', async () => {
     await useProfile('strict');
@@ -437,7 +554,10 @@ describe('strict profile: device tokens without cnf', () => {
 describe('platform down, slow, failing', () => {
   it('platform down: keeps retrying with backoff and says so in status until stopped', async () => {
     const closed = await closedPort();
-    const auth = service({}, { endpoints: { authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}` } });
+    const auth = service(
+      {},
+      { endpoints: { authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}` } },
+    );
     const started = auth.start();
     await vi.waitFor(() => expect(auth.status().lastError?.code).toBe('PLATFORM_NETWORK'), { timeout: 5_000 });
     expect(auth.status()).toMatchObject({ state: 'degraded', hasToken: false });
@@ -478,7 +598,7 @@ describe('platform down, slow, failing', () => {
     expect(auth.status()).toMatchObject({ state: 'degraded', hasToken: true });
   });
 
-  it('knows the platform\'s clock (the event relay judges QR expiry on it): a terminal 10 minutes ahead reads the platform\'s time, never later than it', async () => {
+  it("knows the platform's clock (the event relay judges QR expiry on it): a terminal 10 minutes ahead reads the platform's time, never later than it", async () => {
     demo.platform.faults.clockOffsetMs = -600_000;
     const auth = service();
     expect(auth.platformNow()).toBeUndefined();
@@ -516,7 +636,10 @@ describe('short-lived tokens (accessTokenSeconds: 2)', () => {
     try {
       await auth.start();
       const first = await auth.tokenFor();
-      await vi.waitFor(async () => expect((await grantStats(short)).granted.refresh_token).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 200 });
+      await vi.waitFor(async () => expect((await grantStats(short)).granted.refresh_token).toBeGreaterThanOrEqual(2), {
+        timeout: 10_000,
+        interval: 200,
+      });
       const later = await auth.tokenFor();
       expect(later).not.toBe(first);
       // Each token handed out is one the platform still accepts.
@@ -544,9 +667,15 @@ describe('checking a merchant before a sale', () => {
 describe('a merchant that cannot be checked while the platform is unreachable (docs/payments.md, "Offline card sale and upload")', () => {
   it('credentials never read: every token request fails as the platform unreachable (transient), never AUTH_NO_MERCHANT', async () => {
     const closed = await closedPort();
-    const auth = service({}, { endpoints: { authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}` } });
+    const auth = service(
+      {},
+      { endpoints: { authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}` } },
+    );
     for (const merchant of [undefined, 'm-1002', 'Demo Books', 'm-nobody']) {
-      const err = await auth.tokenFor(merchant).then(() => undefined, (e: unknown) => e);
+      const err = await auth.tokenFor(merchant).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err, String(merchant)).toMatchObject({ category: 'network', transient: true, code: 'PLATFORM_NETWORK' });
     }
     await expect(auth.checkMerchant('m-nobody')).resolves.toBeUndefined();
@@ -566,12 +695,35 @@ describe('a merchant that cannot be checked while the platform is unreachable (d
         serialNumber: () => identity.serialNumber,
         guard: () => {},
       });
-      const endpoint = new TokenEndpoint({ authUrl: `https://127.0.0.1:${closed}`, deviceAuthUrl: `https://127.0.0.1:${closed}`, dispatchers });
-      const choice = new MerchantChoice({ settings, directory, endpoint, guard: () => {}, newManager: () => { throw new Error('no manager before the credentials are read'); } });
-      expect(() => choice.defaultManager()).toThrow(expect.objectContaining({ category: 'network', code: 'PLATFORM_NETWORK', message: expect.stringMatching(/not been read yet/) }));
+      const endpoint = new TokenEndpoint({
+        authUrl: `https://127.0.0.1:${closed}`,
+        deviceAuthUrl: `https://127.0.0.1:${closed}`,
+        dispatchers,
+      });
+      const choice = new MerchantChoice({
+        settings,
+        directory,
+        endpoint,
+        guard: () => {},
+        newManager: () => {
+          throw new Error('no manager before the credentials are read');
+        },
+      });
+      expect(() => choice.defaultManager()).toThrow(
+        expect.objectContaining({
+          category: 'network',
+          code: 'PLATFORM_NETWORK',
+          message: expect.stringMatching(/not been read yet/),
+        }),
+      );
       await expect(directory.load()).rejects.toMatchObject({ code: 'PLATFORM_NETWORK' });
       // After a failed read, the words say why.
-      expect(() => choice.defaultManager()).toThrow(expect.objectContaining({ category: 'network', message: expect.stringMatching(/not been read yet: could not reach/) }));
+      expect(() => choice.defaultManager()).toThrow(
+        expect.objectContaining({
+          category: 'network',
+          message: expect.stringMatching(/not been read yet: could not reach/),
+        }),
+      );
     } finally {
       await dispatchers.close();
     }
@@ -580,9 +732,16 @@ describe('a merchant that cannot be checked while the platform is unreachable (d
   it("credentials read, a merchant's platform id not learnt, the token endpoint unreachable: transient, never AUTH_NO_MERCHANT; once reachable, an unknown merchant is refused", async () => {
     const closed = await closedPort();
     const auth = service({}, { endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: `https://127.0.0.1:${closed}` } });
-    const err = await auth.tokenFor('m-1002').then(() => undefined, (e: unknown) => e);
+    const err = await auth.tokenFor('m-1002').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(auth.merchants()).toHaveLength(2);
-    expect(err).toMatchObject({ category: 'network', transient: true, message: expect.stringMatching(/^merchant m-1002 cannot be checked now: /) });
+    expect(err).toMatchObject({
+      category: 'network',
+      transient: true,
+      message: expect.stringMatching(/^merchant m-1002 cannot be checked now: /),
+    });
     await expect(auth.checkMerchant('m-1002')).rejects.toMatchObject({ category: 'network' });
     await expect(auth.checkMerchant('m-1002')).rejects.not.toMatchObject({ code: 'AUTH_NO_MERCHANT' });
     // A merchant on the list by client id or name is known without its platform id.

@@ -13,13 +13,18 @@ function warnings(sink: ReturnType<typeof testLogger>['sink']): Array<Record<str
   return sink.records().filter((r) => r.level === 40);
 }
 
-describe('the platform\'s clock against the token\'s iat', () => {
+describe("the platform's clock against the token's iat", () => {
   it('more than a minute apart: one warning naming both times, not repeated while they stay apart, again after they agreed', () => {
     const { log, sink } = testLogger('debug');
     const skew = new ClockSkewMeter(30_000, log);
     skew.record({ dateMs: AT, receivedAtMs: AT, receivedMono: 0 }, (AT + 61_000) / 1000);
     expect(warnings(sink)).toMatchObject([
-      { platformDate: '2026-12-15T20:00:00.000Z', tokenIssuedAt: '2026-12-15T20:01:01.000Z', differenceMs: 61_000, msg: expect.stringContaining('disagree by more than a minute') },
+      {
+        platformDate: '2026-12-15T20:00:00.000Z',
+        tokenIssuedAt: '2026-12-15T20:01:01.000Z',
+        differenceMs: 61_000,
+        msg: expect.stringContaining('disagree by more than a minute'),
+      },
     ]);
     skew.record({ dateMs: AT + 10_000, receivedAtMs: AT + 10_000, receivedMono: 10_000 }, (AT + 90_000) / 1000);
     expect(warnings(sink)).toHaveLength(1);
@@ -28,7 +33,11 @@ describe('the platform\'s clock against the token\'s iat', () => {
     expect(warnings(sink)).toHaveLength(1);
     skew.record({ dateMs: AT + 30_000, receivedAtMs: AT + 30_000, receivedMono: 30_000 }, (AT - 60_000) / 1000);
     expect(warnings(sink)).toHaveLength(2);
-    expect(warnings(sink)[1]).toMatchObject({ platformDate: '2026-12-15T20:00:30.000Z', tokenIssuedAt: '2026-12-15T19:59:00.000Z', differenceMs: -90_000 });
+    expect(warnings(sink)[1]).toMatchObject({
+      platformDate: '2026-12-15T20:00:30.000Z',
+      tokenIssuedAt: '2026-12-15T19:59:00.000Z',
+      differenceMs: -90_000,
+    });
   });
 
   it('a minute apart or less is no disagreement: no warning', () => {
@@ -40,7 +49,7 @@ describe('the platform\'s clock against the token\'s iat', () => {
     expect(warnings(sink)).toEqual([]);
   });
 
-  it('the platform\'s time is the later reading when they agree and the earlier when they disagree, so a QR never ends before the platform\'s expiry', () => {
+  it("the platform's time is the later reading when they agree and the earlier when they disagree, so a QR never ends before the platform's expiry", () => {
     const skew = new ClockSkewMeter(30_000, testLogger().log);
     skew.record({ dateMs: AT, receivedAtMs: AT, receivedMono: 1_000 }, (AT + 1_000) / 1000);
     expect(skew.platformNow(1_500)).toBe(AT + 1_500);

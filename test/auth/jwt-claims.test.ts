@@ -11,7 +11,14 @@ import { jwt } from './fake-tokens.js';
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const nowS = NOW / 1000;
 const ours = { clientId: 'terminal-app-1001', thumbprint: 'T', leewaySeconds: 30, platformNowMs: NOW };
-const good = { iat: nowS, nbf: nowS, exp: nowS + 300, azp: 'terminal-app-1001', aud: ['terminal-app-1001'], cnf: { 'x5t#S256': 'T' } };
+const good = {
+  iat: nowS,
+  nbf: nowS,
+  exp: nowS + 300,
+  azp: 'terminal-app-1001',
+  aud: ['terminal-app-1001'],
+  cnf: { 'x5t#S256': 'T' },
+};
 const b64 = (text: string): string => Buffer.from(text).toString('base64url');
 
 describe('what is a JWT', () => {
@@ -33,8 +40,12 @@ describe('what is a JWT', () => {
   });
 
   it('a claim of the wrong type is named by its path; a payload that is not an object says so', () => {
-    expect(errorOf(() => decodeJwtPayload(jwt({ ...good, cnf: { 'x5t#S256': 5 } }))).message).toMatch(/^access token claim cnf\.x5t#S256: /);
-    expect(errorOf(() => decodeJwtPayload(jwt({ ...good, exp: undefined }))).message).toMatch(/^access token claim exp: /);
+    expect(errorOf(() => decodeJwtPayload(jwt({ ...good, cnf: { 'x5t#S256': 5 } }))).message).toMatch(
+      /^access token claim cnf\.x5t#S256: /,
+    );
+    expect(errorOf(() => decodeJwtPayload(jwt({ ...good, exp: undefined }))).message).toMatch(
+      /^access token claim exp: /,
+    );
     expect(errorOf(() => decodeJwtPayload(`a.${b64('42')}.c`)).message).toMatch(/^access token claim \(payload\): /);
   });
 });
@@ -44,19 +55,25 @@ describe('when a token is valid', () => {
     expect(() => checkAccessToken(jwt({ ...good, exp: nowS - 29.999 }), ours)).not.toThrow();
     const err = errorOf(() => checkAccessToken(jwt({ ...good, exp: nowS - 30 }), ours));
     expect(err.code).toBe(ErrorCodes.AUTH_TOKEN_INVALID);
-    expect(err.message).toBe('access token expired on arrival (exp 2029-12-31T23:59:30.000Z, platform time 2030-01-01T00:00:00.000Z)');
+    expect(err.message).toBe(
+      'access token expired on arrival (exp 2029-12-31T23:59:30.000Z, platform time 2030-01-01T00:00:00.000Z)',
+    );
   });
 
   it('not before: valid up to nbf-leeway exactly, and the message gives both times', () => {
     expect(() => checkAccessToken(jwt({ ...good, nbf: nowS + 30 }), ours)).not.toThrow();
     const err = errorOf(() => checkAccessToken(jwt({ ...good, nbf: nowS + 30.5 }), ours));
-    expect(err.message).toBe('access token not valid before 2030-01-01T00:00:30.500Z (platform time 2030-01-01T00:00:00.000Z)');
+    expect(err.message).toBe(
+      'access token not valid before 2030-01-01T00:00:30.500Z (platform time 2030-01-01T00:00:00.000Z)',
+    );
     expect(() => checkAccessToken(jwt({ ...good, nbf: undefined }), ours)).not.toThrow();
   });
 
   it('a time beyond what a date can show is written as the number it is', () => {
     const err = errorOf(() => checkAccessToken(jwt({ ...good, nbf: 1e20 }), ours));
-    expect(err.message).toBe('access token not valid before 100000000000000000000 (platform time 2030-01-01T00:00:00.000Z)');
+    expect(err.message).toBe(
+      'access token not valid before 100000000000000000000 (platform time 2030-01-01T00:00:00.000Z)',
+    );
   });
 });
 
@@ -67,10 +84,14 @@ describe('whom a token is for', () => {
   });
 
   it('without azp the audience must name us: a list, a string, or no audience at all', () => {
-    expect(checkAccessToken(jwt({ ...good, azp: undefined, aud: ['payment-api', 'terminal-app-1001'] }), ours).clientId).toBe('terminal-app-1001');
+    expect(
+      checkAccessToken(jwt({ ...good, azp: undefined, aud: ['payment-api', 'terminal-app-1001'] }), ours).clientId,
+    ).toBe('terminal-app-1001');
     const err = errorOf(() => checkAccessToken(jwt({ ...good, azp: undefined, aud: undefined }), ours));
     expect(err.message).toBe('access token audience does not contain client terminal-app-1001');
-    expect(errorOf(() => checkAccessToken(jwt({ ...good, azp: undefined, aud: ['payment-api'] }), ours)).code).toBe(ErrorCodes.AUTH_TOKEN_INVALID);
+    expect(errorOf(() => checkAccessToken(jwt({ ...good, azp: undefined, aud: ['payment-api'] }), ours)).code).toBe(
+      ErrorCodes.AUTH_TOKEN_INVALID,
+    );
   });
 
   it('azp naming us is enough, whatever the audience', () => {
@@ -89,7 +110,16 @@ describe('whom a token is for', () => {
 describe('the claims the agent uses', () => {
   it('every claim typed, scopes split on single or repeated spaces', () => {
     const info = checkAccessToken(
-      jwt({ ...good, sub: 'u-1', entityId: 'm-1', user_domain: 'd', preferred_username: 'ann', scope: ' profile  auth ', iat: nowS - 5, iss: 'https://idp' }),
+      jwt({
+        ...good,
+        sub: 'u-1',
+        entityId: 'm-1',
+        user_domain: 'd',
+        preferred_username: 'ann',
+        scope: ' profile  auth ',
+        iat: nowS - 5,
+        iss: 'https://idp',
+      }),
       ours,
     );
     expect(info).toEqual({

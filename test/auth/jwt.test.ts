@@ -21,7 +21,12 @@ const good = {
 describe('access token checks (decoded, never trusted)', () => {
   it('gives typed claims', () => {
     const info = checkAccessToken(jwt(good), expect0);
-    expect(info).toMatchObject({ clientId: 'terminal-app-1001', merchantId: 'm-1001', scopes: ['profile', 'email', 'auth'], boundThumbprint: 'T' });
+    expect(info).toMatchObject({
+      clientId: 'terminal-app-1001',
+      merchantId: 'm-1001',
+      scopes: ['profile', 'email', 'auth'],
+      boundThumbprint: 'T',
+    });
     expect(info.expiresAt.toISOString()).toBe('2030-01-01T00:05:00.000Z');
   });
 
@@ -39,7 +44,9 @@ describe('access token checks (decoded, never trusted)', () => {
   });
 
   it('a cnf of another certificate is AUTH_BINDING_MISMATCH', () => {
-    expect(() => checkAccessToken(jwt({ ...good, cnf: { 'x5t#S256': 'X' } }), expect0)).toThrow(expect.objectContaining({ code: 'AUTH_BINDING_MISMATCH' }));
+    expect(() => checkAccessToken(jwt({ ...good, cnf: { 'x5t#S256': 'X' } }), expect0)).toThrow(
+      expect.objectContaining({ code: 'AUTH_BINDING_MISMATCH' }),
+    );
     expect(() => checkAccessToken(jwt({ ...good, cnf: {} }), expect0)).not.toThrow();
   });
 
@@ -57,7 +64,12 @@ describe('access token checks (decoded, never trusted)', () => {
 });
 
 describe('default merchant', () => {
-  const m = (clientId: string, merchantName: string): MerchantCredentials => ({ clientId, merchantName, userDomain: 'd', clientSecret: 's' });
+  const m = (clientId: string, merchantName: string): MerchantCredentials => ({
+    clientId,
+    merchantName,
+    userDomain: 'd',
+    clientSecret: 's',
+  });
   const list = [m('terminal-app-1001', 'Demo Coffee'), m('terminal-app-1002', 'Demo Books')];
 
   it('is the configured one, by clientId or (case-insensitive) name', () => {
@@ -67,7 +79,10 @@ describe('default merchant', () => {
 
   it('is the only one, or the first of several with a warning flag', () => {
     expect(selectMerchant([list[0] as MerchantCredentials], undefined)).toMatchObject({ ambiguous: false });
-    expect(selectMerchant(list, undefined)).toMatchObject({ ambiguous: true, merchant: { clientId: 'terminal-app-1001' } });
+    expect(selectMerchant(list, undefined)).toMatchObject({
+      ambiguous: true,
+      merchant: { clientId: 'terminal-app-1001' },
+    });
   });
 
   it('none listed, or the configured one missing, is AUTH_NO_MERCHANT without secrets in the message', () => {

@@ -39,7 +39,14 @@ const settings = (signInMs = 60_000): AuthSettings => ({
   leewaySeconds: 30,
   backoffBaseMs: 20,
   backoffCapMs: 200,
-  customToken: { realm: 'demo', clientId: 'portal-app', clientSecret: SECRET, deviceModel: 'terminal-agent', method: 'api', signInMs },
+  customToken: {
+    realm: 'demo',
+    clientId: 'portal-app',
+    clientSecret: SECRET,
+    deviceModel: 'terminal-agent',
+    method: 'api',
+    signInMs,
+  },
 });
 
 /** A terminal the platform has no merchants for (the unknown certificate): only the custom-token flow lets it in. */
@@ -47,7 +54,12 @@ function service(clock?: Clock, signInMs?: number): AuthService {
   const identity = identityOf('unknown');
   const dispatchers = dispatchersOf(identity);
   const auth = new AuthService({
-    identity: { serialNumber: identity.serialNumber, thumbprint: identity.thumbprint, notBefore: identity.notBefore, notAfter: identity.notAfter },
+    identity: {
+      serialNumber: identity.serialNumber,
+      thumbprint: identity.thumbprint,
+      notBefore: identity.notBefore,
+      notAfter: identity.notAfter,
+    },
     endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl },
     dispatchers,
     settings: settings(signInMs),
@@ -64,7 +76,10 @@ const stats = async (): Promise<AuthStats> => (await control(demo, 'GET', '/sim/
  * What the merchant's browser does at the realm: posts the sign-in form with the
  * authorization request's parameters and follows nothing; answers the callback's query.
  */
-async function signInAtRealm(authorizationUrl: string, who: { username: string; password: string } | 'deny' = MERCHANT): Promise<URLSearchParams> {
+async function signInAtRealm(
+  authorizationUrl: string,
+  who: { username: string; password: string } | 'deny' = MERCHANT,
+): Promise<URLSearchParams> {
   const url = new URL(authorizationUrl);
   const form = new URLSearchParams(url.searchParams);
   if (who === 'deny') form.set('action', 'deny');
@@ -99,7 +114,9 @@ describe('custom_token mode', () => {
     const before = await stats();
 
     const authorizationUrl = new URL(signIn.begin(CALLBACK));
-    expect(`${authorizationUrl.origin}${authorizationUrl.pathname}`).toBe(`${demo.apiUrl}/auth/realms/demo/protocol/openid-connect/auth`);
+    expect(`${authorizationUrl.origin}${authorizationUrl.pathname}`).toBe(
+      `${demo.apiUrl}/auth/realms/demo/protocol/openid-connect/auth`,
+    );
     expect(Object.fromEntries([...authorizationUrl.searchParams].filter(([k]) => k !== 'state'))).toEqual({
       client_id: 'portal-app',
       redirect_uri: CALLBACK,
@@ -109,16 +126,34 @@ describe('custom_token mode', () => {
     expect(authorizationUrl.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const who = await signIn.complete(callbackOf(await signInAtRealm(authorizationUrl.toString())));
-    expect(who).toEqual({ username: 'staff1', name: 'Sam Staff', permissions: expect.arrayContaining(['payment:process']), locale: 'en-GB', zoneinfo: 'Europe/Berlin', dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ' });
+    expect(who).toEqual({
+      username: 'staff1',
+      name: 'Sam Staff',
+      permissions: expect.arrayContaining(['payment:process']),
+      locale: 'en-GB',
+      zoneinfo: 'Europe/Berlin',
+      dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ',
+    });
     expect(JSON.stringify(who)).not.toMatch(/eyJ/);
     await started;
 
     const st = auth.status();
     expect(st).toMatchObject({ state: 'ready', hasToken: true, signInRequired: false });
-    expect(st.tokens[0]).toMatchObject({ flow: 'custom_token', clientId: 'portal-app', state: 'valid', merchantId: 'm-1001' });
+    expect(st.tokens[0]).toMatchObject({
+      flow: 'custom_token',
+      clientId: 'portal-app',
+      state: 'valid',
+      merchantId: 'm-1001',
+    });
     // The device token names this terminal as the call asked: device_model, device_id (the certificate's serial number), method.
     const claims = decodeJwtPayload(await auth.tokenFor()) as Record<string, unknown>;
-    expect(claims).toMatchObject({ azp: 'portal-app', entityId: 'm-1001', device_type: 'terminal-agent', device_id: identityOf('unknown').serialNumber, method: 'api' });
+    expect(claims).toMatchObject({
+      azp: 'portal-app',
+      entityId: 'm-1001',
+      device_type: 'terminal-agent',
+      device_id: identityOf('unknown').serialNumber,
+      method: 'api',
+    });
     // The payment API takes it.
     demo.platform.context.tokens.verifyBearer(`Bearer ${await auth.tokenFor()}`, identityOf('unknown').thumbprint);
     const after = await stats();
@@ -133,7 +168,9 @@ describe('custom_token mode', () => {
     const q = await signInAtRealm(signIn.begin(CALLBACK));
     const before = await stats();
     for (const state of ['forged-state', undefined]) {
-      await expect(signIn.complete({ ...(state !== undefined ? { state } : {}), code: q.get('code') as string })).rejects.toMatchObject({
+      await expect(
+        signIn.complete({ ...(state !== undefined ? { state } : {}), code: q.get('code') as string }),
+      ).rejects.toMatchObject({
         code: 'API_SIGN_IN_FAILED',
         details: { reason: state === undefined ? 'state_missing' : 'state_unknown' },
       });
@@ -162,7 +199,10 @@ describe('custom_token mode', () => {
     const q = await signInAtRealm(signIn.begin(CALLBACK));
     offset = 5_000;
     const before = await stats();
-    await expect(signIn.complete(callbackOf(q))).rejects.toMatchObject({ code: 'API_SIGN_IN_FAILED', details: { reason: 'state_expired' } });
+    await expect(signIn.complete(callbackOf(q))).rejects.toMatchObject({
+      code: 'API_SIGN_IN_FAILED',
+      details: { reason: 'state_expired' },
+    });
     expect((await stats()).granted.authorization_code).toBe(before.granted.authorization_code);
     expect(signIn.signedIn).toBe(false);
   });
@@ -176,7 +216,10 @@ describe('custom_token mode', () => {
     const second = service();
     const signIn = second.platformSignIn as NonNullable<AuthService['platformSignIn']>;
     const state = new URL(signIn.begin(CALLBACK)).searchParams.get('state') as string;
-    await expect(signIn.complete({ state, code: q.get('code') as string })).rejects.toMatchObject({ code: 'API_SIGN_IN_FAILED', details: { reason: 'refused' } });
+    await expect(signIn.complete({ state, code: q.get('code') as string })).rejects.toMatchObject({
+      code: 'API_SIGN_IN_FAILED',
+      details: { reason: 'refused' },
+    });
     expect(signIn.signedIn).toBe(false);
     expect(second.status().signInRequired).toBe(true);
   });
@@ -190,7 +233,7 @@ describe('custom_token mode', () => {
     expect(signIn.signedIn).toBe(false);
   });
 
-  it("renews the merchant token with its refresh token; once that is refused, the merchant must sign in again", async () => {
+  it('renews the merchant token with its refresh token; once that is refused, the merchant must sign in again', async () => {
     // The terminal's monotonic clock moved on by hand: its tokens run out without waiting.
     let offset = 0;
     const real = systemClock();
@@ -224,7 +267,12 @@ describe('custom_token mode', () => {
     expect(
       () =>
         new AuthService({
-          identity: { serialNumber: identity.serialNumber, thumbprint: identity.thumbprint, notBefore: identity.notBefore, notAfter: identity.notAfter },
+          identity: {
+            serialNumber: identity.serialNumber,
+            thumbprint: identity.thumbprint,
+            notBefore: identity.notBefore,
+            notAfter: identity.notAfter,
+          },
           endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl },
           dispatchers: dispatchersOf(identity),
           settings: { ...settings(), customToken: undefined },

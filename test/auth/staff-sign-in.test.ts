@@ -62,7 +62,14 @@ describe('staff sign-in', () => {
     const before = (await grantStats(demo!)).granted.password ?? 0;
     const who = await staff.signIn(STAFF.username, STAFF.password);
     // The profile's locale and zone (the demo realm's: en-GB, Europe/Berlin) drive the counter page's language and times.
-    expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: false, locale: 'en-GB', zoneinfo: 'Europe/Berlin', dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ' });
+    expect(who).toMatchObject({
+      username: 'staff1',
+      name: 'Sam Staff',
+      offline: false,
+      locale: 'en-GB',
+      zoneinfo: 'Europe/Berlin',
+      dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ',
+    });
     expect(who.permissions).toEqual(expect.arrayContaining(['payment:cancel', 'payment:refund', 'payment:capture']));
     expect((await grantStats(demo!)).granted.password).toBe(before + 1);
   });
@@ -75,7 +82,7 @@ describe('staff sign-in', () => {
     expect(who.permissions).not.toContain('payment:capture');
   });
 
-  it('refuses a wrong password, and forgets that clerk\'s verifier until the next good sign-in', async () => {
+  it("refuses a wrong password, and forgets that clerk's verifier until the next good sign-in", async () => {
     const file = join(tmp.dir, STAFF_VERIFIER_FILE);
     expect(readFileSync(file, 'utf8')).toContain('"staff1"');
     const err = await errorOf(staff.signIn(STAFF.username, 'wrong'));
@@ -94,7 +101,8 @@ describe('staff sign-in', () => {
     expect(text).not.toContain(TRAINEE.password);
     // A JWT: base64url segments joined by dots. A random base64 salt or hash may contain "eyJ" but never a dot.
     expect(text).not.toMatch(/eyJ[\w-]*\.[\w-]+\./);
-    const entry = (JSON.parse(text) as { staff: Record<string, { N: number; r: number; p: number; salt: string }> }).staff.staff1;
+    const entry = (JSON.parse(text) as { staff: Record<string, { N: number; r: number; p: number; salt: string }> })
+      .staff.staff1;
     expect(entry).toMatchObject({ N: 32_768, r: 8, p: 1 });
     expect(Buffer.from(entry?.salt ?? '', 'base64').length).toBe(16);
     expect(sink.text()).not.toContain(STAFF.password);
@@ -108,7 +116,14 @@ describe('staff sign-in', () => {
 
     it('signs in a clerk who signed in online recently, against the local verifier', async () => {
       const who = await staff.signIn(STAFF.username, STAFF.password);
-      expect(who).toMatchObject({ username: 'staff1', name: 'Sam Staff', offline: true, locale: 'en-GB', zoneinfo: 'Europe/Berlin', dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ' });
+      expect(who).toMatchObject({
+        username: 'staff1',
+        name: 'Sam Staff',
+        offline: true,
+        locale: 'en-GB',
+        zoneinfo: 'Europe/Berlin',
+        dateTimeFormat: 'YYYY-MM-DDTHH:mm:ssZ',
+      });
       expect(who.permissions).toContain('payment:cancel');
     });
 
@@ -143,10 +158,14 @@ describe('staff sign-in', () => {
 
 describe('staff token profile claims', () => {
   const token = (claims: Record<string, unknown>): string =>
-    [{ alg: 'none' }, { exp: 2_000_000_000, ...claims }].map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.') + '.sig';
+    [{ alg: 'none' }, { exp: 2_000_000_000, ...claims }]
+      .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url'))
+      .join('.') + '.sig';
 
   it('reads locale and zoneinfo, the locale in canonical form', () => {
-    expect(staffIdentityOf(token({ preferred_username: 'k', locale: 'de_de', zoneinfo: 'Europe/Vienna' }), 'k')).toEqual({
+    expect(
+      staffIdentityOf(token({ preferred_username: 'k', locale: 'de_de', zoneinfo: 'Europe/Vienna' }), 'k'),
+    ).toEqual({
       username: 'k',
       name: 'k',
       permissions: [],
@@ -156,14 +175,31 @@ describe('staff token profile claims', () => {
   });
 
   it('leaves out a locale that is no language tag and a zone the runtime does not know', () => {
-    expect(staffIdentityOf(token({ locale: 'not a locale!', zoneinfo: 'Mars/Olympus_Mons' }), 'k')).toEqual({ username: 'k', name: 'k', permissions: [] });
-    expect(staffIdentityOf(token({ locale: 7, zoneinfo: ['UTC'] }), 'k')).toEqual({ username: 'k', name: 'k', permissions: [] });
+    expect(staffIdentityOf(token({ locale: 'not a locale!', zoneinfo: 'Mars/Olympus_Mons' }), 'k')).toEqual({
+      username: 'k',
+      name: 'k',
+      permissions: [],
+    });
+    expect(staffIdentityOf(token({ locale: 7, zoneinfo: ['UTC'] }), 'k')).toEqual({
+      username: 'k',
+      name: 'k',
+      permissions: [],
+    });
   });
 
   it('reads the datetimeformat claim; leaves out one naming no date or time token, one too long, or not a string', () => {
-    expect(staffIdentityOf(token({ datetimeformat: ' DD.MM.YYYY HH:mm ' }), 'k')).toEqual({ username: 'k', name: 'k', permissions: [], dateTimeFormat: 'DD.MM.YYYY HH:mm' });
+    expect(staffIdentityOf(token({ datetimeformat: ' DD.MM.YYYY HH:mm ' }), 'k')).toEqual({
+      username: 'k',
+      name: 'k',
+      permissions: [],
+      dateTimeFormat: 'DD.MM.YYYY HH:mm',
+    });
     for (const datetimeformat of ['Z', '', `YYYY${'-'.repeat(61)}`, 42, ['YYYY']]) {
-      expect(staffIdentityOf(token({ datetimeformat }), 'k'), String(datetimeformat)).toEqual({ username: 'k', name: 'k', permissions: [] });
+      expect(staffIdentityOf(token({ datetimeformat }), 'k'), String(datetimeformat)).toEqual({
+        username: 'k',
+        name: 'k',
+        permissions: [],
+      });
     }
   });
 });

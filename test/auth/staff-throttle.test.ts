@@ -43,10 +43,14 @@ describe('failed sign-in throttle (docs/operations.md, "Staff accounts")', () =>
     // The same name typed differently is the same clerk.
     expect((await errorOf(() => t.begin(' CLERK ', undefined))).code).toBe('API_SIGN_IN_THROTTLED');
     clock.advance(4_001);
-    expect((await errorOf(() => t.begin('clerk', undefined))).message).toBe('too many failed sign-ins, try again in 1 s');
+    expect((await errorOf(() => t.begin('clerk', undefined))).message).toBe(
+      'too many failed sign-ins, try again in 1 s',
+    );
     clock.advance(999);
     t.begin('clerk', undefined).failed();
-    expect((await errorOf(() => t.begin('clerk', undefined))).message).toBe('too many failed sign-ins, try again in 10 s');
+    expect((await errorOf(() => t.begin('clerk', undefined))).message).toBe(
+      'too many failed sign-ins, try again in 10 s',
+    );
     // Another clerk is not affected.
     t.begin('other', undefined).succeeded();
   });
@@ -124,7 +128,17 @@ describe('the throttle in front of the platform password grant and the offline v
   const clock = handClock();
   let identity: ReturnType<typeof identityOf>;
   const signIn = (endpoints: { authUrl: string; deviceAuthUrl: string }): StaffSignIn =>
-    new StaffSignIn({ endpoints, dispatchers, clientId: 'powered-app', thumbprint: identity.thumbprint, leewaySeconds: 30, dataDir: tmp.dir, offlineDays: 7, clock, log });
+    new StaffSignIn({
+      endpoints,
+      dispatchers,
+      clientId: 'powered-app',
+      thumbprint: identity.thumbprint,
+      leewaySeconds: 30,
+      dataDir: tmp.dir,
+      offlineDays: 7,
+      clock,
+      log,
+    });
 
   beforeAll(async () => {
     demo = await startDemo();
@@ -139,15 +153,21 @@ describe('the throttle in front of the platform password grant and the offline v
 
   it('online: after 5 wrong passwords the 6th attempt waits, without asking the platform, even with the right password; a success after the wait resets', async () => {
     const staff = signIn({ authUrl: demo!.apiUrl, deviceAuthUrl: demo!.mtlsUrl });
-    for (let i = 0; i < 5; i++) expect((await errorOf(staff.signIn(STAFF.username, `wrong-${i}`, '127.0.0.1'))).code).toBe('API_SIGN_IN_FAILED');
+    for (let i = 0; i < 5; i++)
+      expect((await errorOf(staff.signIn(STAFF.username, `wrong-${i}`, '127.0.0.1'))).code).toBe('API_SIGN_IN_FAILED');
     const before = await grantStats(demo!);
     const wrong = await errorOf(staff.signIn(STAFF.username, 'wrong-again', '127.0.0.1'));
     expect(wrong.code).toBe('API_SIGN_IN_THROTTLED');
     expect(wrong.message).toBe('too many failed sign-ins, try again in 5 s');
-    expect((await errorOf(staff.signIn(STAFF.username, STAFF.password, '127.0.0.1'))).code).toBe('API_SIGN_IN_THROTTLED');
+    expect((await errorOf(staff.signIn(STAFF.username, STAFF.password, '127.0.0.1'))).code).toBe(
+      'API_SIGN_IN_THROTTLED',
+    );
     expect(await grantStats(demo!)).toEqual(before);
     clock.advance(5 * S);
-    await expect(staff.signIn(STAFF.username, STAFF.password, '127.0.0.1')).resolves.toMatchObject({ username: 'staff1', offline: false });
+    await expect(staff.signIn(STAFF.username, STAFF.password, '127.0.0.1')).resolves.toMatchObject({
+      username: 'staff1',
+      offline: false,
+    });
     // Reset: the next wrong password is a plain refusal again.
     expect((await errorOf(staff.signIn(STAFF.username, 'wrong', '127.0.0.1'))).code).toBe('API_SIGN_IN_FAILED');
     await staff.signIn(STAFF.username, STAFF.password, '127.0.0.1');
@@ -158,7 +178,8 @@ describe('the throttle in front of the platform password grant and the offline v
     // The verifier entry comes from the online sign-in above; nothing listens on port 9.
     const staff = signIn({ authUrl: 'https://127.0.0.1:9', deviceAuthUrl: 'https://127.0.0.1:9' });
     await expect(staff.signIn(STAFF.username, STAFF.password)).resolves.toMatchObject({ offline: true });
-    for (let i = 0; i < 5; i++) expect((await errorOf(staff.signIn(STAFF.username, 'wrong'))).code).toBe('API_SIGN_IN_FAILED');
+    for (let i = 0; i < 5; i++)
+      expect((await errorOf(staff.signIn(STAFF.username, 'wrong'))).code).toBe('API_SIGN_IN_FAILED');
     const err = await errorOf(staff.signIn(STAFF.username, STAFF.password));
     expect(err.code).toBe('API_SIGN_IN_THROTTLED');
     expect(err.message).toMatch(/^too many failed sign-ins, try again in [1-5] s$/);
@@ -168,7 +189,8 @@ describe('the throttle in front of the platform password grant and the offline v
 
   it('an unreachable platform with no verifier entry is not a free username oracle: it counts too', async () => {
     const staff = signIn({ authUrl: 'https://127.0.0.1:9', deviceAuthUrl: 'https://127.0.0.1:9' });
-    for (let i = 0; i < 5; i++) expect((await errorOf(staff.signIn('nobody-here', 'x'))).code).toBe('API_SIGN_IN_FAILED');
+    for (let i = 0; i < 5; i++)
+      expect((await errorOf(staff.signIn('nobody-here', 'x'))).code).toBe('API_SIGN_IN_FAILED');
     expect((await errorOf(staff.signIn('nobody-here', 'x'))).code).toBe('API_SIGN_IN_THROTTLED');
   });
 });

@@ -10,7 +10,10 @@ import { FakeSource, THUMB, deferred, issue } from './fake-tokens.js';
 /** A fake Clock on vitest's fake timers: its timers are the faked ones, and both times follow the faked Date.now(). */
 const clock: Clock = { ...systemClock(), mono: () => Date.now(), wall: () => Date.now() };
 
-function manager(source: FakeSource, over: Partial<TokenManagerOptions> = {}): { m: TokenManager; sink: ReturnType<typeof testLogger>['sink'] } {
+function manager(
+  source: FakeSource,
+  over: Partial<TokenManagerOptions> = {},
+): { m: TokenManager; sink: ReturnType<typeof testLogger>['sink'] } {
   const { log, sink } = testLogger();
   const m = new TokenManager({
     source,
@@ -29,8 +32,17 @@ function manager(source: FakeSource, over: Partial<TokenManagerOptions> = {}): {
 }
 
 const network = (): PlatformError =>
-  new PlatformError('could not reach platform (ECONNREFUSED)', { category: 'network', operation: 'token', method: 'POST', outcomeUnknown: false });
-const oauth = (code: 'AUTH_INVALID_GRANT' | 'AUTH_INVALID_CLIENT' | undefined, status: number, errorCode?: string): PlatformError =>
+  new PlatformError('could not reach platform (ECONNREFUSED)', {
+    category: 'network',
+    operation: 'token',
+    method: 'POST',
+    outcomeUnknown: false,
+  });
+const oauth = (
+  code: 'AUTH_INVALID_GRANT' | 'AUTH_INVALID_CLIENT' | undefined,
+  status: number,
+  errorCode?: string,
+): PlatformError =>
   new PlatformError(`platform refused token (${status})`, {
     category: status === 401 ? 'auth' : 'rejected',
     ...(code !== undefined ? { code } : {}),
@@ -50,7 +62,10 @@ afterEach(() => {
   managers = [];
   vi.useRealTimers();
 });
-const make = (source: FakeSource, over: Partial<TokenManagerOptions> = {}): { m: TokenManager; sink: ReturnType<typeof testLogger>['sink'] } => {
+const make = (
+  source: FakeSource,
+  over: Partial<TokenManagerOptions> = {},
+): { m: TokenManager; sink: ReturnType<typeof testLogger>['sink'] } => {
   const made = manager(source, over);
   managers.push(made.m);
   return made;
@@ -60,7 +75,9 @@ describe('TokenManager: proactive refresh', () => {
   it('refreshes at 80% of expires_in measured from receipt, with the refresh token it holds', async () => {
     const source = new FakeSource();
     // exp leaves room for the whole-second truncation of Date and iat, so expires_in rules.
-    source.grants.push(() => issue({ expiresIn: 100, refreshToken: 'rt-1', expOverrideS: Math.floor(Date.now() / 1000) + 101 }));
+    source.grants.push(() =>
+      issue({ expiresIn: 100, refreshToken: 'rt-1', expOverrideS: Math.floor(Date.now() / 1000) + 101 }),
+    );
     const { m } = make(source);
     await m.start();
     expect(source.calls).toEqual(['grant']);
@@ -74,7 +91,10 @@ describe('TokenManager: proactive refresh', () => {
   it('keeps refreshing for as long as it runs, each time with the newest refresh token (rotation)', async () => {
     const source = new FakeSource();
     source.grants.push(() => issue({ expiresIn: 10, refreshToken: 'rt-a' }));
-    source.refreshes.push(() => issue({ expiresIn: 10, refreshToken: 'rt-b' }), () => issue({ expiresIn: 10, refreshToken: 'rt-c' }));
+    source.refreshes.push(
+      () => issue({ expiresIn: 10, refreshToken: 'rt-b' }),
+      () => issue({ expiresIn: 10, refreshToken: 'rt-c' }),
+    );
     const { m } = make(source);
     await m.start();
     await vi.advanceTimersByTimeAsync(8_000);
@@ -205,7 +225,11 @@ describe('TokenManager: refused refresh token and refused client', () => {
     await vi.advanceTimersByTimeAsync(80_000);
     // Refused refresh: the credentials are read again and the client granted anew, which is refused too.
     expect(source.calls).toEqual(['grant', 'refresh:rt-1', 'reload', 'grant']);
-    expect(m.status()).toMatchObject({ state: 'config_fault', hasToken: true, counts: { credentialReloads: 1, regrants: 1 } });
+    expect(m.status()).toMatchObject({
+      state: 'config_fault',
+      hasToken: true,
+      counts: { credentialReloads: 1, regrants: 1 },
+    });
     expect(await m.token()).toBe(token);
   });
 
@@ -253,7 +277,6 @@ describe('TokenManager: refused refresh token and refused client', () => {
     await m.refreshNow();
     expect(source.calls).toEqual(['grant', 'refresh:rt-1', 'grant']);
   });
-
 });
 
 describe('TokenManager: transient failures', () => {
@@ -281,7 +304,14 @@ describe('TokenManager: transient failures', () => {
   it('honours Retry-After from the platform', async () => {
     const source = new FakeSource();
     source.grants.push(
-      new PlatformError('platform refused token (503)', { category: 'server', operation: 'token', method: 'POST', status: 503, outcomeUnknown: false, retryAfterMs: 30_000 }),
+      new PlatformError('platform refused token (503)', {
+        category: 'server',
+        operation: 'token',
+        method: 'POST',
+        status: 503,
+        outcomeUnknown: false,
+        retryAfterMs: 30_000,
+      }),
     );
     const { m } = make(source);
     const ready = m.start();
@@ -329,7 +359,11 @@ describe('TokenManager: claim checks', () => {
     source.issueOptions = { thumbprint: 'someone-elses-thumbprint' };
     const { m } = make(source);
     await expect(m.start()).rejects.toMatchObject({ code: 'AUTH_BINDING_MISMATCH' });
-    expect(m.status()).toMatchObject({ state: 'binding_mismatch', hasToken: false, lastError: { code: 'AUTH_BINDING_MISMATCH' } });
+    expect(m.status()).toMatchObject({
+      state: 'binding_mismatch',
+      hasToken: false,
+      lastError: { code: 'AUTH_BINDING_MISMATCH' },
+    });
     await expect(m.token()).rejects.toMatchObject({ code: 'AUTH_BINDING_MISMATCH' });
   });
 

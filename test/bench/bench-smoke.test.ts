@@ -48,8 +48,11 @@ describe('quality-target benches run with tiny counts', () => {
     expectFigures(result, 'queue-drain');
     expect(result.rows.filter((r) => r.target !== undefined)).toHaveLength(2);
     // The split reached the uploader's helpers at each concurrency.
-    for (const row of result.rows.filter((r) => r.measure.startsWith("agent's own synchronous work"))) expect(row.value, row.measure).toBeGreaterThan(0);
-    expect(result.notes[0]).toMatch(/result writes [0-9]+ µs, commits [0-9]+, marks [0-9]+, log line and events [0-9]+/);
+    for (const row of result.rows.filter((r) => r.measure.startsWith("agent's own synchronous work")))
+      expect(row.value, row.measure).toBeGreaterThan(0);
+    expect(result.notes[0]).toMatch(
+      /result writes [0-9]+ µs, commits [0-9]+, marks [0-9]+, log line and events [0-9]+/,
+    );
   }, 60_000);
 
   it('online-sale returns the sale, card-in-hand and floor percentiles', async () => {

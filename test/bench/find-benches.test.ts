@@ -16,7 +16,15 @@ describe('the bench runner finds the benches by file name', () => {
       .filter((f) => f.endsWith('.bench.ts'))
       .map((f) => f.slice(0, -'.bench.ts'.length));
     expect(found.map((b) => b.name).sort()).toEqual(files.sort());
-    expect(found.map((b) => b.name)).toEqual(['durable-enqueue', 'queue-drain', 'online-sale', 'relay', 'scale', 'cold-start', 'rss-flat']);
+    expect(found.map((b) => b.name)).toEqual([
+      'durable-enqueue',
+      'queue-drain',
+      'online-sale',
+      'relay',
+      'scale',
+      'cold-start',
+      'rss-flat',
+    ]);
     for (const b of found) expect(b.quickCount, b.name).toBeGreaterThan(0);
   });
 

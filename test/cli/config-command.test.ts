@@ -37,7 +37,12 @@ describe('terminal-agent config show', () => {
     const shown = JSON.parse(r.stdout) as {
       file: string;
       endpoints: { baseUrl: string };
-      config: { auth: { password: string; username: string; mode: string }; api: { port: number }; offline: { maxCount: number }; log: { level: string } };
+      config: {
+        auth: { password: string; username: string; mode: string };
+        api: { port: number };
+        offline: { maxCount: number };
+        log: { level: string };
+      };
     };
     expect(shown.file).toBe(file);
     expect(shown.config.auth.password).toBe('[redacted]');
@@ -72,7 +77,9 @@ describe('terminal-agent config show', () => {
   });
 
   it('a bad environment value names the key and the variable', async () => {
-    const r = await runCli(['--config', configFile({}), 'config', 'show'], { TERMINAL_AGENT_PLATFORM__BASE_URL: 'not a url' });
+    const r = await runCli(['--config', configFile({}), 'config', 'show'], {
+      TERMINAL_AGENT_PLATFORM__BASE_URL: 'not a url',
+    });
     expect(r.code).not.toBe(0);
     const line = oneErrorLine(r.stderr);
     expect(line).toContain('platform.baseUrl');

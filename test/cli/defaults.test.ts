@@ -50,23 +50,39 @@ describe('which configuration file a command reads', () => {
     const variable = writeJson(join(d, 'variable.json'), { offline: { maxCount: 2 } });
     type Shown = { file: string; fileSource: string; fileReason: string; config: { offline: { maxCount: number } } };
 
-    const byVariable = await runCli(['config', 'show'], { TERMINAL_AGENT_CONFIG: variable, TERMINAL_AGENT_SYSTEM_CONFIG: system });
+    const byVariable = await runCli(['config', 'show'], {
+      TERMINAL_AGENT_CONFIG: variable,
+      TERMINAL_AGENT_SYSTEM_CONFIG: system,
+    });
     expect(byVariable.code).toBe(0);
-    expect(JSON.parse(byVariable.stdout) as Shown).toMatchObject({ file: variable, fileSource: 'variable', fileReason: 'named by TERMINAL_AGENT_CONFIG', config: { offline: { maxCount: 2 } } });
+    expect(JSON.parse(byVariable.stdout) as Shown).toMatchObject({
+      file: variable,
+      fileSource: 'variable',
+      fileReason: 'named by TERMINAL_AGENT_CONFIG',
+      config: { offline: { maxCount: 2 } },
+    });
 
-    const bySystem = JSON.parse((await runCli(['config', 'show'], { TERMINAL_AGENT_SYSTEM_CONFIG: system })).stdout) as Shown;
+    const bySystem = JSON.parse(
+      (await runCli(['config', 'show'], { TERMINAL_AGENT_SYSTEM_CONFIG: system })).stdout,
+    ) as Shown;
     expect(bySystem).toMatchObject({ file: system, fileSource: 'system', config: { offline: { maxCount: 3 } } });
 
     const byDefault = JSON.parse((await runCli(['config', 'show'])).stdout) as Shown;
     expect(byDefault).toMatchObject({ file: join(REPO, 'config', 'default.json'), fileSource: 'default' });
 
-    const byFlag = JSON.parse((await runCli(['--config', variable, 'config', 'show'], { TERMINAL_AGENT_SYSTEM_CONFIG: system })).stdout) as Shown;
+    const byFlag = JSON.parse(
+      (await runCli(['--config', variable, 'config', 'show'], { TERMINAL_AGENT_SYSTEM_CONFIG: system })).stdout,
+    ) as Shown;
     expect(byFlag).toMatchObject({ file: variable, fileSource: 'flag' });
   });
 
   it('diag without --config on an installed terminal checks the system file, not the demo one, and shows the version', async () => {
     const d = dir();
-    const system = writeJson(join(d, 'system.json'), { environment: 'local', dataDir: join(d, 'data'), api: { port: await closedPort() } });
+    const system = writeJson(join(d, 'system.json'), {
+      environment: 'local',
+      dataDir: join(d, 'data'),
+      api: { port: await closedPort() },
+    });
     const r = await runCli(['diag', '--json', '--timeout', '3000'], { TERMINAL_AGENT_SYSTEM_CONFIG: system });
     const report = JSON.parse(r.stdout) as DiagReport;
     expect(report.version).toBe(VERSION);
@@ -75,7 +91,9 @@ describe('which configuration file a command reads', () => {
     expect(config?.finding).toContain(system);
 
     const text = await runCli(['diag', '--timeout', '3000'], { TERMINAL_AGENT_SYSTEM_CONFIG: system });
-    expect(text.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`; terminal-agent ${VERSION.replace(/\./g, '\\.')}$`));
+    expect(text.stdout.trim().split('\n').at(-1)).toMatch(
+      new RegExp(`; terminal-agent ${VERSION.replace(/\./g, '\\.')}$`),
+    );
   });
 });
 
@@ -83,7 +101,11 @@ describe('--version', () => {
   it('prints the package.json version, as text or JSON, exit 0', async () => {
     expect(await runCli(['--version'])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
     expect(await runCli(['-V'])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
-    expect(await runCli(['--version', '--json'])).toEqual({ code: 0, stdout: `${JSON.stringify({ version: VERSION })}\n`, stderr: '' });
+    expect(await runCli(['--version', '--json'])).toEqual({
+      code: 0,
+      stdout: `${JSON.stringify({ version: VERSION })}\n`,
+      stderr: '',
+    });
   });
 });
 
@@ -96,19 +118,28 @@ describe('simulated devices outside environment local', () => {
 
   it('start with environment eu and devices.simulate true is refused in one line naming the key, before anything starts', async () => {
     const d = dir();
-    const r = await runCli(['--log-level', 'silent', '--environment', 'eu', '--data-dir', join(d, 'data'), 'start'], { ...urls, TERMINAL_AGENT_DEVICES__SIMULATE: 'true' });
+    const r = await runCli(['--log-level', 'silent', '--environment', 'eu', '--data-dir', join(d, 'data'), 'start'], {
+      ...urls,
+      TERMINAL_AGENT_DEVICES__SIMULATE: 'true',
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
       'terminal-agent: config: devices.simulate: simulated peripherals run only in environment local, not eu: set devices.simulate to false and configure the ports (devices.reader.path or devices.reader.usb) [CONFIG_INVALID]\n',
     );
-    const json = await runCli(['--log-level', 'silent', '--environment', 'eu', '--data-dir', join(d, 'data'), 'start', '--json'], { ...urls, TERMINAL_AGENT_DEVICES__SIMULATE: 'true' });
+    const json = await runCli(
+      ['--log-level', 'silent', '--environment', 'eu', '--data-dir', join(d, 'data'), 'start', '--json'],
+      { ...urls, TERMINAL_AGENT_DEVICES__SIMULATE: 'true' },
+    );
     expect(json.code).toBe(1);
-    expect(jsonError(json.stderr)).toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('devices.simulate') });
+    expect(jsonError(json.stderr)).toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('devices.simulate'),
+    });
   });
 });
 
-describe('the platform\'s time zone outside environment local', () => {
+describe("the platform's time zone outside environment local", () => {
   it('start with environment eu, real hosts and no platform.timeZone is refused in one line naming the key, before anything starts', async () => {
     const d = dir();
     const env = {
@@ -117,7 +148,10 @@ describe('the platform\'s time zone outside environment local', () => {
       TERMINAL_AGENT_PLATFORM__DEVICE_AUTH_URL: 'https://device.example.test:9021',
       TERMINAL_AGENT_DEVICES__SIMULATE: 'false',
     };
-    const r = await runCli(['--log-level', 'silent', '--environment', 'eu', '--data-dir', join(d, 'data'), 'start'], env);
+    const r = await runCli(
+      ['--log-level', 'silent', '--environment', 'eu', '--data-dir', join(d, 'data'), 'start'],
+      env,
+    );
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
@@ -133,17 +167,27 @@ describe('errors under --json', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     // No token in a fresh data directory: the agent never ran here.
-    expect(jsonError(r.stderr)).toMatchObject({ code: expect.stringMatching(/^API_/), message: expect.stringContaining('local-api.token') });
+    expect(jsonError(r.stderr)).toMatchObject({
+      code: expect.stringMatching(/^API_/),
+      message: expect.stringContaining('local-api.token'),
+    });
 
     const missing = await runCli(['config', 'show', '--json', '--config', join(d, 'missing.json')]);
     expect(missing.code).toBe(1);
-    expect(jsonError(missing.stderr)).toEqual({ code: 'CONFIG_FILE_MISSING', message: `config: file ${join(d, 'missing.json')} does not exist` });
+    expect(jsonError(missing.stderr)).toEqual({
+      code: 'CONFIG_FILE_MISSING',
+      message: `config: file ${join(d, 'missing.json')} does not exist`,
+    });
   });
 
   it('without --json the same error is one line of text', async () => {
     const d = dir();
     const r = await runCli(['config', 'show', '--config', join(d, 'missing.json')]);
-    expect(r).toEqual({ code: 1, stdout: '', stderr: `terminal-agent: config: file ${join(d, 'missing.json')} does not exist [CONFIG_FILE_MISSING]\n` });
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `terminal-agent: config: file ${join(d, 'missing.json')} does not exist [CONFIG_FILE_MISSING]\n`,
+    });
   });
 });
 
@@ -162,7 +206,11 @@ describe('usage errors exit 64', () => {
 
   it('argument rules the commands check themselves exit 64 too, before loading anything', async () => {
     const neither = await runCli(['capture']);
-    expect(neither).toEqual({ code: 64, stdout: '', stderr: 'terminal-agent: give either a transaction id or --all [USAGE]\n' });
+    expect(neither).toEqual({
+      code: 64,
+      stdout: '',
+      stderr: 'terminal-agent: give either a transaction id or --all [USAGE]\n',
+    });
     expect((await runCli(['transactions', '--limit', 'lots'])).code).toBe(64);
     expect((await runCli(['queue', 'export', '--format', 'xml'])).code).toBe(64);
   });
@@ -172,7 +220,10 @@ describe('usage errors exit 64', () => {
     expect(r.code).toBe(64);
     expect(r.stdout).toBe('');
     expect(jsonError(r.stderr)).toEqual({ code: 'USAGE', message: "missing required argument 'transaction'" });
-    expect(jsonError((await runCli(['sael', '--json'])).stderr)).toMatchObject({ code: 'USAGE', message: expect.stringContaining("unknown command 'sael'") });
+    expect(jsonError((await runCli(['sael', '--json'])).stderr)).toMatchObject({
+      code: 'USAGE',
+      message: expect.stringContaining("unknown command 'sael'"),
+    });
     expect(jsonError((await runCli(['--json'])).stderr)).toMatchObject({ code: 'USAGE' });
   });
 });
@@ -181,25 +232,48 @@ describe('usage errors exit 64', () => {
 function leafCommands(cmd: Command, path: string[] = []): Array<{ path: string[]; cmd: Command }> {
   return cmd.commands.flatMap((c) => {
     const here = [...path, c.name()];
-    return c.commands.length === 0 ? [{ path: here, cmd: c }] : [...(c.registeredArguments.length === 0 && !hasAction(c) ? [] : [{ path: here, cmd: c }]), ...leafCommands(c, here)];
+    return c.commands.length === 0
+      ? [{ path: here, cmd: c }]
+      : [
+          ...(c.registeredArguments.length === 0 && !hasAction(c) ? [] : [{ path: here, cmd: c }]),
+          ...leafCommands(c, here),
+        ];
   });
 }
 
 function hasAction(c: Command): boolean {
-  return (c as unknown as { _actionHandler: unknown })._actionHandler !== null && (c as unknown as { _actionHandler: unknown })._actionHandler !== undefined;
+  return (
+    (c as unknown as { _actionHandler: unknown })._actionHandler !== null &&
+    (c as unknown as { _actionHandler: unknown })._actionHandler !== undefined
+  );
 }
 
 describe('--json on every command', () => {
   it('--json is one global option: no command declares its own', () => {
     const program = buildProgram();
     expect(program.options.some((o) => o.long === '--json')).toBe(true);
-    for (const { path, cmd } of leafCommands(program)) expect(cmd.options.map((o) => o.long), path.join(' ')).not.toContain('--json');
+    for (const { path, cmd } of leafCommands(program))
+      expect(
+        cmd.options.map((o) => o.long),
+        path.join(' '),
+      ).not.toContain('--json');
   });
 
   it('every command accepts --json and answers in JSON: its error on stderr when the configuration is bad', async () => {
     const d = dir();
     const commands = leafCommands(buildProgram());
-    expect(commands.map((c) => c.path.join(' '))).toEqual(expect.arrayContaining(['start', 'sim', 'config show', 'certs gen-dev', 'devices show-qr', 'queue export', 'diag', 'diag bundle']));
+    expect(commands.map((c) => c.path.join(' '))).toEqual(
+      expect.arrayContaining([
+        'start',
+        'sim',
+        'config show',
+        'certs gen-dev',
+        'devices show-qr',
+        'queue export',
+        'diag',
+        'diag bundle',
+      ]),
+    );
     for (const { path, cmd } of commands) {
       const args = [...path, ...cmd.registeredArguments.map(() => '1'), '--json'];
       const name = path.join(' ');
@@ -218,7 +292,10 @@ describe('--json on every command', () => {
       }
       expect(r.code, `${name}: ${r.stderr}`).toBe(1);
       expect(r.stdout, name).toBe('');
-      expect(jsonError(r.stderr), name).toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('offline.maxCount') });
+      expect(jsonError(r.stderr), name).toMatchObject({
+        code: 'CONFIG_INVALID',
+        message: expect.stringContaining('offline.maxCount'),
+      });
     }
   });
 });

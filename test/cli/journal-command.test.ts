@@ -25,7 +25,15 @@ function dataDirWithSales(n: number): { dir: string; file: string } {
   const dir = join(t.dir, 'data');
   const journal = new Journal({ dataDir: dir });
   for (let i = 0; i < n; i++) {
-    journal.insert({ clientTransactionId: `c-${i}`, kind: 'sale', amount: 100 + i, currency: 'EUR', state: i % 2 === 0 ? 'approved' : 'declined', clientDateTime: '2026-01-01T10:00:00.000Z', method: 'card' });
+    journal.insert({
+      clientTransactionId: `c-${i}`,
+      kind: 'sale',
+      amount: 100 + i,
+      currency: 'EUR',
+      state: i % 2 === 0 ? 'approved' : 'declined',
+      clientDateTime: '2026-01-01T10:00:00.000Z',
+      method: 'card',
+    });
   }
   const file = journal.file;
   journal.close();
@@ -45,7 +53,12 @@ describe('terminal-agent journal check', () => {
     expect(r.stdout).toMatch(/checked: header, size and every page/);
     expect(r.stdout).toMatch(/rows holding card data: 0/);
     const json = await runCli(['--data-dir', dir, 'journal', 'check', '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ state: 'ok', file, markerPresent: true, rows: { approved: 2, declined: 2 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      state: 'ok',
+      file,
+      markerPresent: true,
+      rows: { approved: 2, declined: 2 },
+    });
   });
 
   it('shows the size on disk, the oldest row, the retention setting and when the next prune runs', async () => {
@@ -54,17 +67,44 @@ describe('terminal-agent journal check', () => {
     const oldest = (reader.prepare('SELECT min(created_at) AS at FROM transactions').get() as { at: string }).at;
     reader.close();
     // No agent on this journal: the schedule in words.
-    const idle = await runCli(['--data-dir', dir, 'journal', 'check'], { TERMINAL_AGENT_JOURNAL__RETENTION_DAYS: '500' });
+    const idle = await runCli(['--data-dir', dir, 'journal', 'check'], {
+      TERMINAL_AGENT_JOURNAL__RETENTION_DAYS: '500',
+    });
     expect(idle.code).toBe(0);
-    expect(idle.stdout).toMatch(/on disk: \d+ bytes \(file and write-ahead log\), \d+ free pages, auto_vacuum incremental/);
+    expect(idle.stdout).toMatch(
+      /on disk: \d+ bytes \(file and write-ahead log\), \d+ free pages, auto_vacuum incremental/,
+    );
     expect(idle.stdout).toContain(`oldest row: ${oldest}`);
-    expect(idle.stdout).toContain('retention: 500 days; no agent running on this journal: it prunes 10 min after the agent starts, then every 6 h');
+    expect(idle.stdout).toContain(
+      'retention: 500 days; no agent running on this journal: it prunes 10 min after the agent starts, then every 6 h',
+    );
     // A running agent's schedule beside the journal (this process stands for it).
     const next = '2027-01-02T03:04:05.000Z';
-    writeFileSync(`${file}.prune`, JSON.stringify({ pid: process.pid, retentionDays: 400, nextPruneAt: next, lastPrune: { at: '2027-01-01T21:04:05.000Z', cutoff: '2025-11-27T21:04:05.000Z', rows: 12, sales: 10, partnerRows: 2, batches: 1, pagesFreed: 9 } }));
+    writeFileSync(
+      `${file}.prune`,
+      JSON.stringify({
+        pid: process.pid,
+        retentionDays: 400,
+        nextPruneAt: next,
+        lastPrune: {
+          at: '2027-01-01T21:04:05.000Z',
+          cutoff: '2025-11-27T21:04:05.000Z',
+          rows: 12,
+          sales: 10,
+          partnerRows: 2,
+          batches: 1,
+          pagesFreed: 9,
+        },
+      }),
+    );
     const json = await runCli(['--data-dir', dir, 'journal', 'check', '--json']);
     const parsed = JSON.parse(json.stdout) as Record<string, unknown>;
-    expect(parsed).toMatchObject({ state: 'ok', oldestRowAt: oldest, autoVacuum: 'incremental', retention: { retentionDays: 400, nextPruneAt: next, lastPrune: { rows: 12 } } });
+    expect(parsed).toMatchObject({
+      state: 'ok',
+      oldestRowAt: oldest,
+      autoVacuum: 'incremental',
+      retention: { retentionDays: 400, nextPruneAt: next, lastPrune: { rows: 12 } },
+    });
     expect(typeof parsed.sizeBytes).toBe('number');
     const text = await runCli(['--data-dir', dir, 'journal', 'check']);
     expect(text.stdout).toContain(`retention: 400 days; next prune at ${next} (then every 6 h)`);
@@ -131,10 +171,19 @@ describe('terminal-agent start with a secret in a file open to others', () => {
     const t = tempDir('journal-cli-config-');
     cleanups.push(t.cleanup);
     const file = join(t.dir, 'agent.json');
-    writeFileSync(file, JSON.stringify({ dataDir: join(t.dir, 'data'), auth: { mode: 'password', username: 'staff1', password: 'hunter2' } }), { mode: 0o644 });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        dataDir: join(t.dir, 'data'),
+        auth: { mode: 'password', username: 'staff1', password: 'hunter2' },
+      }),
+      { mode: 0o644 },
+    );
     const r = await runCli(['--config', file, 'start']);
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split('\n');
-    expect(lines).toEqual([`terminal-agent: config: ${file} holds auth.password and is open to group or others (mode 0644): run \`chmod 600 ${file}\` [CONFIG_PERMISSIONS]`]);
+    expect(lines).toEqual([
+      `terminal-agent: config: ${file} holds auth.password and is open to group or others (mode 0644): run \`chmod 600 ${file}\` [CONFIG_PERMISSIONS]`,
+    ]);
   });
 });

@@ -24,8 +24,16 @@ function refusedStart(args: string[], journal: boolean): { status: number | null
   const fd = openSync(file, 'w+');
   try {
     const st = fstatSync(fd, { bigint: true });
-    const env = { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: join(t.dir, 'none.json'), ...(journal ? { JOURNAL_STREAM: `${st.dev}:${st.ino}` } : {}) };
-    const run = spawnSync(process.execPath, [builtCli(repoRoot()), '--config', config, ...args], { env, stdio: ['ignore', 'ignore', fd], timeout: 20_000 });
+    const env = {
+      ...cleanEnv(),
+      TERMINAL_AGENT_SYSTEM_CONFIG: join(t.dir, 'none.json'),
+      ...(journal ? { JOURNAL_STREAM: `${st.dev}:${st.ino}` } : {}),
+    };
+    const run = spawnSync(process.execPath, [builtCli(repoRoot()), '--config', config, ...args], {
+      env,
+      stdio: ['ignore', 'ignore', fd],
+      timeout: 20_000,
+    });
     return { status: run.status, stderr: readFileSync(file, 'utf8') };
   } finally {
     closeSync(fd);

@@ -21,15 +21,29 @@ async function startUnderJournal(): Promise<string[]> {
   const fd = openSync(file, 'w+');
   try {
     const st = fstatSync(fd, { bigint: true });
-    const env = { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: join(work.dir, 'none.json'), JOURNAL_STREAM: `${st.dev}:${st.ino}` };
-    const child = spawn(process.execPath, [builtCli(repoRoot()), '--data-dir', join(work.dir, 'data'), '--api-port', '0', 'start'], { cwd: repoRoot(), env, stdio: ['ignore', fd, 'pipe'] });
+    const env = {
+      ...cleanEnv(),
+      TERMINAL_AGENT_SYSTEM_CONFIG: join(work.dir, 'none.json'),
+      JOURNAL_STREAM: `${st.dev}:${st.ino}`,
+    };
+    const child = spawn(
+      process.execPath,
+      [builtCli(repoRoot()), '--data-dir', join(work.dir, 'data'), '--api-port', '0', 'start'],
+      { cwd: repoRoot(), env, stdio: ['ignore', fd, 'pipe'] },
+    );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const reached = (): boolean => readFileSync(file, 'utf8').includes('"msg":"platform reachable"');
-    await untilTrue('the agent to reach the platform or exit', () => reached() || child.exitCode !== null, { timeoutMs: 20_000, everyMs: 50 }).catch(() => {});
-    if (!reached()) throw new Error(`the agent did not reach the platform:\n${readFileSync(file, 'utf8').slice(-2000)}`);
+    await untilTrue('the agent to reach the platform or exit', () => reached() || child.exitCode !== null, {
+      timeoutMs: 20_000,
+      everyMs: 50,
+    }).catch(() => {});
+    if (!reached())
+      throw new Error(`the agent did not reach the platform:\n${readFileSync(file, 'utf8').slice(-2000)}`);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
   } finally {
     closeSync(fd);
   }
@@ -42,7 +56,8 @@ describe('start under systemd, stdout the journal', () => {
     const records = lines.map((line) => {
       const m = /^<([0-7])>(\{.*\})$/.exec(line);
       expect(m, `not a journal JSON line: ${line}`).not.toBeNull();
-      for (const key of ['level', 'time', 'version', 'serialNumber', 'msg']) expect(line.split(`"${key}":`).length - 1, `"${key}" twice in ${line}`).toBeLessThanOrEqual(1);
+      for (const key of ['level', 'time', 'version', 'serialNumber', 'msg'])
+        expect(line.split(`"${key}":`).length - 1, `"${key}" twice in ${line}`).toBeLessThanOrEqual(1);
       return JSON.parse(m?.[2] ?? '{}') as Record<string, unknown>;
     });
     expect(records.every((r) => r.version === packageVersion())).toBe(true);
@@ -51,6 +66,8 @@ describe('start under systemd, stdout the journal', () => {
     expect(first).toBeGreaterThan(0);
     const terminal = records.slice(first).filter((r) => r.module !== 'demo-platform');
     expect(terminal.filter((r) => r.serialNumber !== 'TA-0001')).toEqual([]);
-    expect(records.some((r) => typeof r.msg === 'string' && r.msg.startsWith('counter page: http://127.0.0.1:'))).toBe(true);
+    expect(records.some((r) => typeof r.msg === 'string' && r.msg.startsWith('counter page: http://127.0.0.1:'))).toBe(
+      true,
+    );
   }, 40_000);
 });

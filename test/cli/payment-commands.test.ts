@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { runCli } from '../helpers/cli.js';
 
 /** The package's version, which /api/v1/status reports (README, "Command line"). */
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const run = runCli;
 
@@ -38,7 +40,11 @@ describe('payment CLI commands against a running local API', () => {
     s.payments.finishAfterGets = 3;
     const r = await run([...flags, 'sale', '12.34', 'EUR', '--poll-ms', '100']);
     expect(r.code).toBe(0);
-    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toEqual({ method: 'card', amount: 1234, currency: 'EUR' });
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toEqual({
+      method: 'card',
+      amount: 1234,
+      currency: 'EUR',
+    });
     expect(r.stdout).toMatch(/^sale T-\d+: approved \(platform: Accepted\)/);
     expect(r.stdout).toMatch(/amount +12\.34 EUR/);
     expect(r.stdout).toMatch(/476173\*{6}0010/);
@@ -50,7 +56,10 @@ describe('payment CLI commands against a running local API', () => {
     s.payments.finalState = 'declined';
     const r = await run([...flags, 'sale', '7', '--poll-ms', '100']);
     expect(r.code).toBe(2);
-    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toMatchObject({ amount: 700, currency: 'EUR' });
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toMatchObject({
+      amount: 700,
+      currency: 'EUR',
+    });
     expect(r.stdout).toMatch(/declined/);
     expect(r.stdout).toMatch(/message +Declined by the issuer/);
   });
@@ -59,8 +68,15 @@ describe('payment CLI commands against a running local API', () => {
     s.payments.finishAfterGets = 1;
     const r = await run([...flags, 'sale', '1000 JPY', '--method', 'walletA', '--json', '--poll-ms', '100']);
     expect(r.code).toBe(0);
-    const parsed = JSON.parse(r.stdout) as { transaction: { amount: number; currency: string; scenario: string; state: string } };
-    expect(parsed.transaction).toMatchObject({ amount: 1000, currency: 'JPY', scenario: 'ConsumerScan', state: 'approved' });
+    const parsed = JSON.parse(r.stdout) as {
+      transaction: { amount: number; currency: string; scenario: string; state: string };
+    };
+    expect(parsed.transaction).toMatchObject({
+      amount: 1000,
+      currency: 'JPY',
+      scenario: 'ConsumerScan',
+      state: 'approved',
+    });
     expect(r.stderr).toBe('');
   });
 
@@ -84,11 +100,15 @@ describe('payment CLI commands against a running local API', () => {
     expect(r.stderr).toMatch(/walletId applies to wallet merchant-scan sales only.*\[API_BAD_REQUEST\]/);
   });
 
-  it('cancel, refund and capture take amounts in the sale\'s currency', async () => {
+  it("cancel, refund and capture take amounts in the sale's currency", async () => {
     s.payments.view({ clientTransactionId: 'S-1', amount: 2000, currency: 'EUR' });
     const c = await run([...flags, 'cancel', 'S-1', '--amount', '5.00 EUR', '--reason', 'Functional']);
     expect(c.code).toBe(0);
-    expect(s.payments.calls.filter((x) => x.op === 'cancel').at(-1)).toEqual({ op: 'cancel', id: 'S-1', arg: { amount: 500, reason: 'Functional' } });
+    expect(s.payments.calls.filter((x) => x.op === 'cancel').at(-1)).toEqual({
+      op: 'cancel',
+      id: 'S-1',
+      arg: { amount: 500, reason: 'Functional' },
+    });
     expect(c.stdout).toMatch(/^cancel S-1-C: approved/);
     const wrong = await run([...flags, 'refund', 'S-1', '--amount', '5 USD']);
     expect(wrong.code).toBe(1);
@@ -108,7 +128,9 @@ describe('payment CLI commands against a running local API', () => {
     const r = await run([...flags, 'refund', 'S-9']);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/^refund S-9-R: pending \(platform: Pending\)/);
-    expect(r.stdout).toMatch(/pending at the platform: the agent follows it until it is final; terminal-agent status S-9-R shows the outcome/);
+    expect(r.stdout).toMatch(
+      /pending at the platform: the agent follows it until it is final; terminal-agent status S-9-R shows the outcome/,
+    );
     const json = await run([...flags, 'cancel', 'S-9', '--json']);
     expect(json.code).toBe(3);
     expect(JSON.parse(json.stdout).transaction).toMatchObject({ kind: 'cancel', state: 'pending' });
@@ -125,13 +147,30 @@ describe('payment CLI commands against a running local API', () => {
     const pending = await run([...flags, 'status', 'S-7-R']);
     expect(pending.code).toBe(3);
     expect(pending.stdout).toMatch(/terminal-agent status S-7-R shows the outcome/);
-    const failedMessage = 'the platform reports the refund failed (Refund failed at the wallet provider): nothing was refunded; 12.00 EUR can be refunded again';
-    s.payments.view({ clientTransactionId: 'S-7-R', kind: 'refund', relatedClientTransactionId: 'S-7', amount: 1200, currency: 'EUR', state: 'failed', platformStatus: 'Accepted', message: failedMessage });
+    const failedMessage =
+      'the platform reports the refund failed (Refund failed at the wallet provider): nothing was refunded; 12.00 EUR can be refunded again';
+    s.payments.view({
+      clientTransactionId: 'S-7-R',
+      kind: 'refund',
+      relatedClientTransactionId: 'S-7',
+      amount: 1200,
+      currency: 'EUR',
+      state: 'failed',
+      platformStatus: 'Accepted',
+      message: failedMessage,
+    });
     const failed = await run([...flags, 'status', 'S-7-R']);
     expect(failed.code).toBe(2);
     expect(failed.stdout).toMatch(/^refund S-7-R: failed \(platform: Accepted\)/);
     expect(failed.stdout).toContain(failedMessage);
-    s.payments.view({ clientTransactionId: 'S-7-C', kind: 'cancel', relatedClientTransactionId: 'S-7', amount: 1200, currency: 'EUR', state: 'approved' });
+    s.payments.view({
+      clientTransactionId: 'S-7-C',
+      kind: 'cancel',
+      relatedClientTransactionId: 'S-7',
+      amount: 1200,
+      currency: 'EUR',
+      state: 'approved',
+    });
     expect((await run([...flags, 'status', 'S-7-C', '--json'])).code).toBe(0);
     // A sale's status stays a look, not a verdict: exit 0 whatever its state.
     s.payments.view({ clientTransactionId: 'S-8', amount: 100, currency: 'EUR', state: 'declined' });
@@ -153,7 +192,9 @@ describe('payment CLI commands against a running local API', () => {
     expect(agent.code).toBe(0);
     // The running agent's version (its package.json), from /api/v1/status.
     expect(agent.stdout).toMatch(new RegExp(`^agent ready \\(${VERSION.replace(/\./g, '\\.')}, `));
-    expect((JSON.parse((await run([...flags, 'status', '--json'])).stdout) as { agent: { version: string } }).agent.version).toBe(VERSION);
+    expect(
+      (JSON.parse((await run([...flags, 'status', '--json'])).stdout) as { agent: { version: string } }).agent.version,
+    ).toBe(VERSION);
     expect(agent.stdout).toMatch(/reader +connected \(SIM-R1\)/);
     expect(agent.stdout).toMatch(/offline +2\/500 queued \(40\.00 EUR\)/);
     s.payments.view({ clientTransactionId: 'S-2' });
@@ -178,7 +219,9 @@ describe('payment CLI commands against a running local API', () => {
   it('sale --reference sends the caller reference and shows it; transactions --reference finds the sale on any day', async () => {
     const r = await run([...flags, 'sale', '3.00', '--no-wait', '--reference', 'Till 2 #0815']);
     expect(r.code).toBe(0);
-    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toMatchObject({ reference: 'Till 2 #0815' });
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toMatchObject({
+      reference: 'Till 2 #0815',
+    });
     expect(r.stdout).toMatch(/reference +Till 2 #0815/);
     const id = /sale (T-\d+)/.exec(r.stdout)?.[1];
     const found = await run([...flags, 'transactions', '--reference', 'Till 2 #0815']);
@@ -204,7 +247,9 @@ describe('payment CLI commands without a running agent', () => {
     const r = await run(['--data-dir', dataDir, '--api-port', String(port), 'transactions']);
     await s.close();
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/the agent is not running: nothing answers at http:\/\/127\.0\.0\.1:\d+.*\[API_UNAVAILABLE\]/);
+    expect(r.stderr).toMatch(
+      /the agent is not running: nothing answers at http:\/\/127\.0\.0\.1:\d+.*\[API_UNAVAILABLE\]/,
+    );
   });
 
   it('says where the token is missing when the agent never ran with this data directory', async () => {

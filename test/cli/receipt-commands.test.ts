@@ -61,7 +61,12 @@ describe('terminal-agent receipt', () => {
     expect(bad.stderr).toContain("argument '40' is invalid");
     const unknown = await runCli([...flags, 'receipt', 'no-such-sale', '--json']);
     expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stderr)).toEqual({ error: { code: 'PAYMENT_NOT_FOUND', message: expect.stringContaining("no transaction no-such-sale in this terminal's journal") } });
+    expect(JSON.parse(unknown.stderr)).toEqual({
+      error: {
+        code: 'PAYMENT_NOT_FOUND',
+        message: expect.stringContaining("no transaction no-such-sale in this terminal's journal"),
+      },
+    });
   });
 });
 
@@ -71,12 +76,25 @@ describe('terminal-agent end-of-day', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('END OF DAY');
     expect(text.stdout).toMatch(/^Time zone {7}America\/New_York$/m);
-    const json = JSON.parse((await runCli([...flags, 'end-of-day', '--json'])).stdout) as { endOfDay: { date: string; totals: Array<{ currency: string; sales: unknown }> } };
-    expect(json.endOfDay.totals).toEqual([expect.objectContaining({ currency: 'EUR', sales: { count: 1, amount: 750 } })]);
+    const json = JSON.parse((await runCli([...flags, 'end-of-day', '--json'])).stdout) as {
+      endOfDay: { date: string; totals: Array<{ currency: string; sales: unknown }> };
+    };
+    expect(json.endOfDay.totals).toEqual([
+      expect.objectContaining({ currency: 'EUR', sales: { count: 1, amount: 750 } }),
+    ]);
     const date = json.endOfDay.date;
     const csv = await runCli([...flags, 'end-of-day', '--date', date, '--format', 'csv']);
     expect(csv.stdout).toBe(await api(`/api/v1/reports/end-of-day?date=${date}&format=csv`));
-    const tokyo = await runCli([...flags, 'end-of-day', '--date', '2026-01-01', '--time-zone', 'Asia/Tokyo', '--width', '48']);
+    const tokyo = await runCli([
+      ...flags,
+      'end-of-day',
+      '--date',
+      '2026-01-01',
+      '--time-zone',
+      'Asia/Tokyo',
+      '--width',
+      '48',
+    ]);
     expect(tokyo.stdout).toContain('No transactions');
     expect(tokyo.stdout).toMatch(/^From {22}01\/01\/2026 00:00 GMT\+9$/m);
   });
@@ -86,7 +104,9 @@ describe('terminal-agent end-of-day', () => {
     expect([date.code, date.stderr]).toEqual([64, 'terminal-agent: --date must be YYYY-MM-DD [USAGE]\n']);
     const zone = await runCli([...flags, 'end-of-day', '--time-zone', 'Berlin']);
     expect(zone.code).toBe(1);
-    expect(zone.stderr).toBe('terminal-agent: "Berlin" is not a time zone: give an IANA name such as Europe/Berlin or UTC [INPUT_INVALID]\n');
+    expect(zone.stderr).toBe(
+      'terminal-agent: "Berlin" is not a time zone: give an IANA name such as Europe/Berlin or UTC [INPUT_INVALID]\n',
+    );
     expect((await runCli([...flags, 'end-of-day', '--json', '--format', 'csv'])).code).toBe(64);
   });
 });

@@ -37,7 +37,11 @@ async function finalOf(r: CliRun): Promise<Tx & Record<string, unknown>> {
   expect(tx.state).toBe(r.code === 3 ? 'pending' : 'approved');
   for (let i = 0; i < 5 && tx.state === 'pending'; i++) {
     agent.demoPlatform?.payments.complete(tx.serverTransactionId ?? tx.clientTransactionId);
-    tx = (JSON.parse((await runCli([...flags, 'status', tx.clientTransactionId, '--refresh', '--json'])).stdout) as { transaction: Tx & Record<string, unknown> }).transaction;
+    tx = (
+      JSON.parse((await runCli([...flags, 'status', tx.clientTransactionId, '--refresh', '--json'])).stdout) as {
+        transaction: Tx & Record<string, unknown>;
+      }
+    ).transaction;
   }
   return tx;
 }
@@ -62,7 +66,12 @@ describe('terminal-agent refund-by-web', () => {
     agent.demoPlatform?.faults.set('refund', { status: 409 });
     agent.demoPlatform?.faults.set('cancel', { status: 409 });
     const part = await runCli([...flags, 'refund-by-web', id, '--amount', '2.00 EUR', '--json']);
-    expect(await finalOf(part)).toMatchObject({ kind: 'refund', amount: 200, state: 'approved', relatedClientTransactionId: id });
+    expect(await finalOf(part)).toMatchObject({
+      kind: 'refund',
+      amount: 200,
+      state: 'approved',
+      relatedClientTransactionId: id,
+    });
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_000);
 
     const rest = await runCli([...flags, 'refund-by-web', id, '--json']);
@@ -83,7 +92,10 @@ describe('terminal-agent refund-by-web', () => {
   });
 
   it("--merchant: another merchant's web order is looked up and given back with that merchant's token; an unknown merchant is refused", async () => {
-    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 2_200, currency: 'EUR' }, merchantId: 'm-1002' });
+    const order = agent.demoPlatform?.payments.webOrder({
+      amount: { amount: 2_200, currency: 'EUR' },
+      merchantId: 'm-1002',
+    });
     const id = order?.clientTransactionId as string;
     const without = await runCli([...flags, 'refund-by-web', id]);
     expect(without.code).toBe(1);
@@ -93,7 +105,12 @@ describe('terminal-agent refund-by-web', () => {
     expect(unknown.stderr).toMatch(/no-such-merchant is not one of this terminal's merchants.*\[AUTH_NO_MERCHANT\]/);
     // The amount typed is read in the order's currency, found with the same merchant's token.
     const r = await runCli([...flags, 'refund-by-web', id, '--amount', '22.00', '--merchant', 'Demo Books', '--json']);
-    expect(await finalOf(r)).toMatchObject({ kind: 'refund', amount: 2_200, state: 'approved', relatedClientTransactionId: id });
+    expect(await finalOf(r)).toMatchObject({
+      kind: 'refund',
+      amount: 2_200,
+      state: 'approved',
+      relatedClientTransactionId: id,
+    });
     expect(agent.demoPlatform?.payments.netCharged(id, 'm-1002')).toBe(0);
   });
 
@@ -114,18 +131,32 @@ describe('terminal-agent refund-by-web', () => {
     agent.demoPlatform?.faults.clear('allowedoperations');
     let final = tx;
     for (let i = 0; i < 10 && (final.state === 'in_flight' || final.state === 'pending'); i++) {
-      if (final.state === 'pending') agent.demoPlatform?.payments.complete(final.serverTransactionId ?? final.clientTransactionId);
-      final = (JSON.parse((await runCli([...flags, 'status', tx.clientTransactionId, '--refresh', '--json'])).stdout) as { transaction: Tx & Record<string, unknown> }).transaction;
+      if (final.state === 'pending')
+        agent.demoPlatform?.payments.complete(final.serverTransactionId ?? final.clientTransactionId);
+      final = (
+        JSON.parse((await runCli([...flags, 'status', tx.clientTransactionId, '--refresh', '--json'])).stdout) as {
+          transaction: Tx & Record<string, unknown>;
+        }
+      ).transaction;
     }
     expect(final).toMatchObject({ state: 'approved', amount: 500 });
-    await until(`${id} net 1000 on the platform`, () => agent.demoPlatform?.payments.netCharged(id), (net) => net === 1_000);
-    expect(agent.demoPlatform?.payments.ledger().filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund').map((e) => e.amount)).toEqual([500]);
+    await until(
+      `${id} net 1000 on the platform`,
+      () => agent.demoPlatform?.payments.netCharged(id),
+      (net) => net === 1_000,
+    );
+    expect(
+      agent.demoPlatform?.payments
+        .ledger()
+        .filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund')
+        .map((e) => e.amount),
+    ).toEqual([500]);
     agent.demoPlatform?.faults.clear();
   });
 
   it('is listed in the help with its options', async () => {
     const r = await runCli(['refund-by-web', '--help']);
-    expect(r.stdout.replace(/\s+/g, " ")).toMatch(/the platform picks cancel or refund; no approval code/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/the platform picks cancel or refund; no approval code/);
     expect(r.stdout).toMatch(/--amount <amount>/);
     expect(r.stdout).toMatch(/--merchant <merchant>/);
     expect(r.stdout).not.toMatch(/approval-code/);

@@ -17,7 +17,12 @@ describe('changedKeyPaths', () => {
   });
 
   it('names the dotted path of a changed leaf in nested objects, sorted', () => {
-    expect(changedKeyPaths({ log: { level: 'info' }, api: { port: 1, host: 'h' } }, { log: { level: 'debug' }, api: { port: 2, host: 'h' } })).toEqual(['api.port', 'log.level']);
+    expect(
+      changedKeyPaths(
+        { log: { level: 'info' }, api: { port: 1, host: 'h' } },
+        { log: { level: 'debug' }, api: { port: 2, host: 'h' } },
+      ),
+    ).toEqual(['api.port', 'log.level']);
   });
 
   it('compares an array whole and names the array', () => {
@@ -75,16 +80,29 @@ describe('configReloader', () => {
   it('sets the configured log level through the control and logs what it applied', async () => {
     const { log, lines } = recordingLogger();
     const control = logLevelControl(log);
-    const reloader = configReloader({ started: config(), load: () => Promise.resolve(config((c) => (c.log.level = 'debug'))), logLevel: control, log });
+    const reloader = configReloader({
+      started: config(),
+      load: () => Promise.resolve(config((c) => (c.log.level = 'debug'))),
+      logLevel: control,
+      log,
+    });
     await reloader.reload();
     await flush();
     expect(control.get()).toBe('debug');
-    expect(lines.map((l) => l.msg)).toEqual(['SIGHUP: reloading the configuration', 'configuration reloaded: log.level debug (was info)']);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'SIGHUP: reloading the configuration',
+      'configuration reloaded: log.level debug (was info)',
+    ]);
   });
 
   it('still logs what it applied when the level is turned down', async () => {
     const { log, lines } = recordingLogger();
-    const reloader = configReloader({ started: config(), load: () => Promise.resolve(config((c) => (c.log.level = 'error'))), logLevel: logLevelControl(log), log });
+    const reloader = configReloader({
+      started: config(),
+      load: () => Promise.resolve(config((c) => (c.log.level = 'error'))),
+      logLevel: logLevelControl(log),
+      log,
+    });
     await reloader.reload();
     await flush();
     expect(log.level).toBe('error');
@@ -98,18 +116,30 @@ describe('configReloader', () => {
       c.api.port = 48123;
       c.log.level = 'warn';
     });
-    await configReloader({ started: config(), load: () => Promise.resolve(next), logLevel: logLevelControl(log), log }).reload();
+    await configReloader({
+      started: config(),
+      load: () => Promise.resolve(next),
+      logLevel: logLevelControl(log),
+      log,
+    }).reload();
     await flush();
     const warnings = lines.filter((l) => l.level === 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.msg).toBe('configuration changed but not applied until a restart (systemctl restart terminal-agent): api.port, dataDir');
+    expect(warnings[0]?.msg).toBe(
+      'configuration changed but not applied until a restart (systemctl restart terminal-agent): api.port, dataDir',
+    );
     expect(warnings[0]?.keys).toEqual(['api.port', 'dataDir']);
     const all = JSON.stringify(lines);
     expect(all).not.toContain('secret-data-dir');
     expect(all).not.toContain('48123');
     // Still to restart on the next reload: the change was not applied.
     lines.length = 0;
-    await configReloader({ started: config(), load: () => Promise.resolve(next), logLevel: logLevelControl(log), log }).reload();
+    await configReloader({
+      started: config(),
+      load: () => Promise.resolve(next),
+      logLevel: logLevelControl(log),
+      log,
+    }).reload();
     await flush();
     expect(lines.filter((l) => l.level === 40)).toHaveLength(1);
   });
@@ -118,13 +148,16 @@ describe('configReloader', () => {
     const { log, lines } = recordingLogger();
     const control = logLevelControl(log);
     const started = { ...config(), file: '/etc/terminal-agent/config.json' };
-    const refuse = (): Promise<LoadedConfig> => Promise.reject(Object.assign(new Error('config: log.level: Invalid option'), { code: 'CONFIG_INVALID' }));
+    const refuse = (): Promise<LoadedConfig> =>
+      Promise.reject(Object.assign(new Error('config: log.level: Invalid option'), { code: 'CONFIG_INVALID' }));
     await configReloader({ started, load: refuse, logLevel: control, log }).reload();
     await flush();
     expect(control.get()).toBe('info');
     const errors = lines.filter((l) => l.level === 50);
     expect(errors).toHaveLength(1);
-    expect(errors[0]?.msg).toBe('configuration not reloaded, the agent keeps running on its current one: config: log.level: Invalid option (/etc/terminal-agent/config.json)');
+    expect(errors[0]?.msg).toBe(
+      'configuration not reloaded, the agent keeps running on its current one: config: log.level: Invalid option (/etc/terminal-agent/config.json)',
+    );
     expect(errors[0]?.code).toBe('CONFIG_INVALID');
   });
 
@@ -137,10 +170,17 @@ describe('configReloader', () => {
         if (fail) throw new Error('level control broken');
       },
     };
-    const reloader = configReloader({ started: config(), load: () => Promise.resolve(config()), logLevel: control, log });
+    const reloader = configReloader({
+      started: config(),
+      load: () => Promise.resolve(config()),
+      logLevel: control,
+      log,
+    });
     await expect(reloader.reload()).resolves.toBeUndefined();
     await flush();
-    expect(lines.filter((l) => l.level === 50).map((l) => l.msg)).toEqual(['configuration reload failed; the agent keeps running on its current configuration']);
+    expect(lines.filter((l) => l.level === 50).map((l) => l.msg)).toEqual([
+      'configuration reload failed; the agent keeps running on its current configuration',
+    ]);
     fail = false;
     await reloader.reload();
     await flush();

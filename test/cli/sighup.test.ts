@@ -27,7 +27,10 @@ interface Line {
 function assertBuilt(): void {
   for (const f of ['src/cli/commands/start.ts', 'src/cli/reload.ts', 'src/cli/options.ts', 'src/config/load.ts']) {
     const js = join(REPO, 'dist', f.replace(/\.ts$/, '.js'));
-    expect(existsSync(js) && statSync(js).mtimeMs >= statSync(join(REPO, f)).mtimeMs, `dist is older than ${f}: run \`npm run build\``).toBe(true);
+    expect(
+      existsSync(js) && statSync(js).mtimeMs >= statSync(join(REPO, f)).mtimeMs,
+      `dist is older than ${f}: run \`npm run build\``,
+    ).toBe(true);
   }
 }
 
@@ -52,9 +55,16 @@ function lines(): Line[] {
 /** Waits (up to 10 s) for a log line after the mark that `match` accepts. */
 async function lineWhere(match: (l: Line) => boolean): Promise<Line> {
   const exited = (): boolean => child.exitCode !== null || child.signalCode !== null;
-  const found = await until('a log line', () => lines().find(match), (l) => l !== undefined || exited(), { everyMs: 25 }).catch(() => undefined);
+  const found = await until(
+    'a log line',
+    () => lines().find(match),
+    (l) => l !== undefined || exited(),
+    { everyMs: 25 },
+  ).catch(() => undefined);
   if (found !== undefined) return found;
-  throw new Error(`no such log line (agent ${child.exitCode !== null || child.signalCode !== null ? `exited: ${child.exitCode ?? child.signalCode}` : 'running'}):\n${out.slice(mark).slice(-3000)}`);
+  throw new Error(
+    `no such log line (agent ${child.exitCode !== null || child.signalCode !== null ? `exited: ${child.exitCode ?? child.signalCode}` : 'running'}):\n${out.slice(mark).slice(-3000)}`,
+  );
 }
 
 function writeConfig(edit: (c: Record<string, unknown>) => void = () => {}): void {
@@ -103,7 +113,12 @@ beforeAll(async () => {
   });
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  await until('the counter page line', () => out, (o) => /Counter page: (http:\/\/\S+)\//.test(o) || child.exitCode !== null, { timeoutMs: 20_000, everyMs: 25 });
+  await until(
+    'the counter page line',
+    () => out,
+    (o) => /Counter page: (http:\/\/\S+)\//.test(o) || child.exitCode !== null,
+    { timeoutMs: 20_000, everyMs: 25 },
+  );
   if (child.exitCode !== null) throw new Error(`no counter page:\n${out.slice(-3000)}`);
   url = (/Counter page: (http:\/\/\S+)\//.exec(out) as RegExpExecArray)[1] as string;
 }, 30_000);
@@ -121,7 +136,10 @@ describe('terminal-agent start and SIGHUP', () => {
   it('keeps running on SIGHUP with the file unchanged, and answers /healthz', async () => {
     const seen = await hangUp();
     await alive();
-    expect(seen.map((l) => l.msg)).toEqual(['SIGHUP: reloading the configuration', 'configuration reloaded: log.level info (unchanged)']);
+    expect(seen.map((l) => l.msg)).toEqual([
+      'SIGHUP: reloading the configuration',
+      'configuration reloaded: log.level info (unchanged)',
+    ]);
   });
 
   it('applies a new log.level to the running agent (the level the local API reports)', async () => {
@@ -140,7 +158,9 @@ describe('terminal-agent start and SIGHUP', () => {
     await alive();
     let errors = seen.filter((l) => l.level >= 50);
     expect(errors).toHaveLength(1);
-    expect(errors[0]?.msg).toContain(`configuration not reloaded, the agent keeps running on its current one: config: ${configFile} is not valid JSON`);
+    expect(errors[0]?.msg).toContain(
+      `configuration not reloaded, the agent keeps running on its current one: config: ${configFile} is not valid JSON`,
+    );
     expect(await runningLevel()).toBe('debug');
 
     // Valid JSON, a value the schema refuses: the same message start-up gives, naming the file.
@@ -151,7 +171,9 @@ describe('terminal-agent start and SIGHUP', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]?.msg).toMatch(/configuration not reloaded, .*: config: log\.level: .*\(from .*production\.json\)/);
     const start = await runCli(['--config', configFile, 'config', 'show']);
-    expect(errors[0]?.msg).toContain(start.stderr.replace(/^terminal-agent: /, '').replace(/ \[CONFIG_INVALID\]\n$/, ''));
+    expect(errors[0]?.msg).toContain(
+      start.stderr.replace(/^terminal-agent: /, '').replace(/ \[CONFIG_INVALID\]\n$/, ''),
+    );
     expect(await runningLevel()).toBe('debug');
   });
 
@@ -166,7 +188,9 @@ describe('terminal-agent start and SIGHUP', () => {
     await alive();
     const warnings = seen.filter((l) => l.level === 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.msg).toBe('configuration changed but not applied until a restart (systemctl restart terminal-agent): api.port, dataDir');
+    expect(warnings[0]?.msg).toBe(
+      'configuration changed but not applied until a restart (systemctl restart terminal-agent): api.port, dataDir',
+    );
     const said = out.slice(mark);
     expect(said).not.toContain('elsewhere-7f3a9c');
     expect(said).not.toContain('48917');
@@ -184,11 +208,15 @@ describe('terminal-agent start and SIGHUP', () => {
     // Each reload's start line is followed by its end line before the next starts.
     // A quiet time for the reloads still to come: nothing says the last of the merged signals has been handled.
     await new Promise((r) => setTimeout(r, 300));
-    const reloads = lines().filter((l) => l.msg === 'SIGHUP: reloading the configuration' || l.msg.startsWith('configuration reloaded'));
+    const reloads = lines().filter(
+      (l) => l.msg === 'SIGHUP: reloading the configuration' || l.msg.startsWith('configuration reloaded'),
+    );
     // Signals sent while one is pending merge into one (signal(7)): at least one reload, whole.
     expect(reloads.length).toBeGreaterThanOrEqual(2);
     reloads.forEach((l, i) => expect(l.msg.startsWith('SIGHUP') ? 0 : 1, `line ${i}: ${l.msg}`).toBe(i % 2));
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+      child.once('exit', (code, signal) => r([code, signal])),
+    );
     child.kill('SIGTERM');
     expect(await exited).toEqual([0, null]);
   });
@@ -216,11 +244,18 @@ describe('terminal-agent start whose log reader goes away', () => {
       env: { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: NO_SYSTEM_CONFIG },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => agent.once('exit', (code, signal) => r([code, signal])));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+      agent.once('exit', (code, signal) => r([code, signal])),
+    );
     try {
       let text = '';
       agent.stdout.on('data', (b: Buffer) => (text += b.toString('utf8')));
-      await until('the counter page line', () => text, (s) => /Counter page: http/.test(s), { timeoutMs: 20_000, everyMs: 50 });
+      await until(
+        'the counter page line',
+        () => text,
+        (s) => /Counter page: http/.test(s),
+        { timeoutMs: 20_000, everyMs: 50 },
+      );
       const page = (/Counter page: (http:\/\/\S+)\//.exec(text) as RegExpExecArray)[1] as string;
       agent.stdout.destroy();
       for (let i = 0; i < 3; i++) {
@@ -259,18 +294,27 @@ describe.skipIf(!hasSocat)('terminal-agent start on a terminal that hangs up (sk
       const c = JSON.parse(readFileSync(file, 'utf8')) as { log: Record<string, unknown> };
       c.log.pretty = pretty;
       writeFileSync(file, JSON.stringify(c));
-      const socat = spawn('socat', ['-u', `EXEC:${process.execPath} ${builtCli(REPO)} --config ${file} start,pty,setsid,ctty,stderr`, 'STDOUT'], {
-        cwd: REPO,
-        env: { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: NO_SYSTEM_CONFIG },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const socat = spawn(
+        'socat',
+        ['-u', `EXEC:${process.execPath} ${builtCli(REPO)} --config ${file} start,pty,setsid,ctty,stderr`, 'STDOUT'],
+        {
+          cwd: REPO,
+          env: { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: NO_SYSTEM_CONFIG },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let text = '';
       socat.stdout.on('data', (b: Buffer) => (text += b.toString('utf8')));
       socat.stderr.on('data', (b: Buffer) => (text += b.toString('utf8')));
       const gone = new Promise((r) => socat.once('exit', r));
       // pino writes the pid in each JSON line, pino-pretty (from its worker, maybe after the page line) in "(terminal-agent/PID):".
       const pidIn = (): number => Number((/"pid":(\d+)/.exec(text) ?? /\(terminal-agent\/(\d+)\):/.exec(text))?.[1]);
-      await until('the counter page and a log line', () => text, (s) => /Counter page: http/.test(s) && pidIn() > 0, { timeoutMs: 20_000, everyMs: 50 });
+      await until(
+        'the counter page and a log line',
+        () => text,
+        (s) => /Counter page: http/.test(s) && pidIn() > 0,
+        { timeoutMs: 20_000, everyMs: 50 },
+      );
       const pid = pidIn();
       const page = (/Counter page: (http:\/\/\S+)\//.exec(text) as RegExpExecArray)[1] as string;
       expect(running(pid), text).toBe(true);

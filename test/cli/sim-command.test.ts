@@ -9,7 +9,11 @@ const BIN = 'dist/src/cli/bin.js';
 
 /** `terminal-agent sim` on any free ports with this run's dev PKI. */
 function spawnSim(certsDir: string, ...extra: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certsDir, ...extra], { stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(
+    process.execPath,
+    [BIN, '--log-level', 'silent', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certsDir, ...extra],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
 }
 
 /** The line the command prints once it listens. */
@@ -63,7 +67,12 @@ describe('terminal-agent sim', () => {
       };
       expect(await profile()).toBe('strict');
       const put = async (body: unknown): Promise<number> => {
-        const res = await request(`${apiUrl}/sim/control/profile`, { method: 'PUT', dispatcher, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await request(`${apiUrl}/sim/control/profile`, {
+          method: 'PUT',
+          dispatcher,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         await res.body.dump();
         return res.statusCode;
       };
@@ -81,17 +90,33 @@ describe('terminal-agent sim', () => {
 
   it('logs and ignores SIGHUP (a closed ssh session), keeps answering, and stops on SIGTERM', async () => {
     const certs = testCerts();
-    const child = spawn(process.execPath, [BIN, '--log-level', 'info', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERMINAL_AGENT_LOG__PRETTY: 'false' } });
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+    const child = spawn(
+      process.execPath,
+      [BIN, '--log-level', 'info', 'sim', '--port', '0', '--mtls-port', '0', '--certs', certs.dir],
+      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERMINAL_AGENT_LOG__PRETTY: 'false' } },
+    );
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (code, signal) => resolve([code, signal])),
+    );
     const dispatcher = new Agent({ connect: { ca: readFileSync(certs.caCert) } });
     try {
       // The banner comes after the log lines of start-up, once the signal handlers are in place.
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      await until('the banner', () => out, (o) => /api https:\/\/\S+ {2}device auth/.test(o), { everyMs: 25 });
+      await until(
+        'the banner',
+        () => out,
+        (o) => /api https:\/\/\S+ {2}device auth/.test(o),
+        { everyMs: 25 },
+      );
       const apiUrl = (/api (https:\/\/127\.0\.0\.1:\d+) {2}device auth/.exec(out) as RegExpExecArray)[1] as string;
       child.kill('SIGHUP');
-      await until('the SIGHUP line', () => out, (o) => o.includes('SIGHUP ignored'), { everyMs: 25 });
+      await until(
+        'the SIGHUP line',
+        () => out,
+        (o) => o.includes('SIGHUP ignored'),
+        { everyMs: 25 },
+      );
       expect(out).toContain('SIGHUP ignored: the demo platform has nothing to reload');
       expect([child.exitCode, child.signalCode]).toEqual([null, null]);
       const res = await request(`${apiUrl}/payment/v1/transactions/technical/isAvailable`, { dispatcher });

@@ -35,9 +35,16 @@ function dataDir(): string {
 /** The built CLI's `start` under a file-size limit of `bytes`; nothing listens at the platform's port (the journal comes first). */
 function startWithLimit(dir: string, bytes: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   expect(existsSync(BIN), 'run `npm run build` (npm test builds first)').toBe(true);
-  for (const f of ['src/payments/journal/journal.ts', 'src/payments/journal/integrity.ts', 'src/payments/journal/write-failure.ts']) {
+  for (const f of [
+    'src/payments/journal/journal.ts',
+    'src/payments/journal/integrity.ts',
+    'src/payments/journal/write-failure.ts',
+  ]) {
     const js = join(REPO, 'dist', f.replace(/\.ts$/, '.js'));
-    expect(statSync(js).mtimeMs >= statSync(join(REPO, f)).mtimeMs, `dist is older than ${f}: run \`npm run build\``).toBe(true);
+    expect(
+      statSync(js).mtimeMs >= statSync(join(REPO, f)).mtimeMs,
+      `dist is older than ${f}: run \`npm run build\``,
+    ).toBe(true);
   }
   const certs = testCerts();
   const env = {
@@ -51,7 +58,23 @@ function startWithLimit(dir: string, bytes: number): Promise<{ code: number | nu
     TERMINAL_AGENT_IDENTITY__KEY_FILE: certs.deviceKey,
     TERMINAL_AGENT_IDENTITY__CA_FILE: certs.caCert,
   };
-  const child = spawn('prlimit', [`--fsize=${bytes}`, '--', process.execPath, BIN, '--log-level', 'silent', '--data-dir', dir, '--api-port', '0', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'prlimit',
+    [
+      `--fsize=${bytes}`,
+      '--',
+      process.execPath,
+      BIN,
+      '--log-level',
+      'silent',
+      '--data-dir',
+      dir,
+      '--api-port',
+      '0',
+      'start',
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -71,7 +94,9 @@ function expectNoRoomLine(stderr: string, dir: string): void {
   const file = join(dir, 'journal.sqlite');
   expect(stderr).toMatch(/^terminal-agent: .*\n$/);
   expect(stderr.trimEnd()).not.toContain('\n');
-  expect(stderr).toContain(`cannot open the journal ${file}: the disk is full or its files cannot be written (SQLITE_IOERR`);
+  expect(stderr).toContain(
+    `cannot open the journal ${file}: the disk is full or its files cannot be written (SQLITE_IOERR`,
+  );
   expect(stderr).toContain(`free space in ${dir}`);
   expect(stderr).toContain('nothing was deleted or changed');
   expect(stderr).toContain('[JOURNAL_UNWRITABLE]');
@@ -91,7 +116,14 @@ describe('start on a full disk', () => {
   it('a sound journal that cannot be opened on a full disk is not called damaged, and is left byte for byte', async () => {
     const dir = dataDir();
     const journal = new Journal({ dataDir: dir });
-    journal.insert({ clientTransactionId: 'kept-1', kind: 'sale', amount: 1234, currency: 'EUR', state: 'approved', clientDateTime: '2026-01-01T10:00:00.000Z' });
+    journal.insert({
+      clientTransactionId: 'kept-1',
+      kind: 'sale',
+      amount: 1234,
+      currency: 'EUR',
+      state: 'approved',
+      clientDateTime: '2026-01-01T10:00:00.000Z',
+    });
     journal.close();
     const file = join(dir, 'journal.sqlite');
     const before = digest(file);
@@ -100,6 +132,10 @@ describe('start on a full disk', () => {
     expect(r.code, r.stderr).toBe(1);
     expectNoRoomLine(r.stderr, dir);
     expect(digest(file)).toBe(before);
-    expect(readdirSync(dir).filter((f) => !f.endsWith('-shm') && !f.endsWith('-wal')).sort()).toEqual(files.filter((f) => !f.endsWith('-shm') && !f.endsWith('-wal')));
+    expect(
+      readdirSync(dir)
+        .filter((f) => !f.endsWith('-shm') && !f.endsWith('-wal'))
+        .sort(),
+    ).toEqual(files.filter((f) => !f.endsWith('-shm') && !f.endsWith('-wal')));
   }, 60_000);
 });

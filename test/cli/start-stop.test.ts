@@ -14,9 +14,15 @@ afterEach(() => {
  * `terminal-agent start` (production profile), sent SIGTERM the moment its counter page line
  * arrives: answers how it ended and whether it logged its graceful stop.
  */
-function stopAtCounterPage(config: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stopping: boolean }> {
+function stopAtCounterPage(
+  config: string,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stopping: boolean }> {
   const repoDir = repoRoot();
-  const child = spawn(process.execPath, [builtCli(repoDir), '--config', config, 'start'], { cwd: repoDir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [builtCli(repoDir), '--config', config, 'start'], {
+    cwd: repoDir,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let sent = false;
   child.stdout.on('data', (c: Buffer) => {

@@ -43,11 +43,19 @@ describe('configuration file discovery', () => {
     const env = { [CONFIG_FILE_VARIABLE]: variable };
 
     const byFlag = loadConfig({ cwd: d, file: 'flag.json', env, systemFile: system });
-    expect(byFlag).toMatchObject({ file: flag, source: 'flag', reason: `given with --config (${CONFIG_FILE_VARIABLE} is set and not read)` });
+    expect(byFlag).toMatchObject({
+      file: flag,
+      source: 'flag',
+      reason: `given with --config (${CONFIG_FILE_VARIABLE} is set and not read)`,
+    });
     expect(byFlag.config.offline.maxCount).toBe(1);
 
     const byVariable = loadConfig({ cwd: d, env, systemFile: system });
-    expect(byVariable).toMatchObject({ file: variable, source: 'variable', reason: `named by ${CONFIG_FILE_VARIABLE}` });
+    expect(byVariable).toMatchObject({
+      file: variable,
+      source: 'variable',
+      reason: `named by ${CONFIG_FILE_VARIABLE}`,
+    });
     expect(byVariable.config.offline.maxCount).toBe(2);
 
     const bySystem = loadConfig({ cwd: d, env: {}, systemFile: system });
@@ -57,14 +65,19 @@ describe('configuration file discovery', () => {
 
     const byDefault = loadConfig({ cwd: d, env: {}, systemFile: join(d, 'absent', 'config.json') });
     expect(byDefault).toMatchObject({ file: DEMO_DEFAULT, source: 'default' });
-    expect(byDefault.reason).toBe(`the package's demo default (no --config, ${CONFIG_FILE_VARIABLE} or ${join(d, 'absent', 'config.json')})`);
+    expect(byDefault.reason).toBe(
+      `the package's demo default (no --config, ${CONFIG_FILE_VARIABLE} or ${join(d, 'absent', 'config.json')})`,
+    );
     expect(byDefault.config.offline.maxCount).toBe(500);
   });
 
   it('TERMINAL_AGENT_CONFIG is relative to the working directory and is not refused as an unknown variable', () => {
     const d = dir();
     marked(d, 'agent.json', 7);
-    const r = loadConfig({ cwd: d, env: { [CONFIG_FILE_VARIABLE]: 'agent.json', TERMINAL_AGENT_OFFLINE__MAX_AGE_HOURS: '6' } });
+    const r = loadConfig({
+      cwd: d,
+      env: { [CONFIG_FILE_VARIABLE]: 'agent.json', TERMINAL_AGENT_OFFLINE__MAX_AGE_HOURS: '6' },
+    });
     expect(r.file).toBe(join(d, 'agent.json'));
     expect(r.config.offline.maxCount).toBe(7);
     expect(r.config.offline.maxAgeHours).toBe(6);
@@ -73,7 +86,9 @@ describe('configuration file discovery', () => {
   it('a TERMINAL_AGENT_CONFIG naming a missing file stops with one line naming the variable, never falling back', () => {
     const d = dir();
     const system = marked(d, 'system.json', 3);
-    const err = errorOf(() => loadConfig({ cwd: d, env: { [CONFIG_FILE_VARIABLE]: 'missing.json' }, systemFile: system }));
+    const err = errorOf(() =>
+      loadConfig({ cwd: d, env: { [CONFIG_FILE_VARIABLE]: 'missing.json' }, systemFile: system }),
+    );
     expect(err.code).toBe('CONFIG_FILE_MISSING');
     expect(err.message).toBe(`config: file ${join(d, 'missing.json')} (${CONFIG_FILE_VARIABLE}) does not exist`);
   });
@@ -89,6 +104,8 @@ describe('configuration file discovery', () => {
     expect(names.has(CONFIG_FILE_VARIABLE)).toBe(false);
     expect(names.has(SYSTEM_CONFIG_VARIABLE)).toBe(false);
     // An unknown variable is still refused.
-    expect(errorOf(() => loadConfig({ cwd: dir(), env: { TERMINAL_AGENT_CONFIGG: 'x' } })).message).toMatch(/unknown environment variable TERMINAL_AGENT_CONFIGG/);
+    expect(errorOf(() => loadConfig({ cwd: dir(), env: { TERMINAL_AGENT_CONFIGG: 'x' } })).message).toMatch(
+      /unknown environment variable TERMINAL_AGENT_CONFIGG/,
+    );
   });
 });

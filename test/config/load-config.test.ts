@@ -2,7 +2,15 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, envName, configLeaves, redactConfig, resolveEndpoints, environmentHosts, resolvePlatformTimeZone } from '../../src/config/load.js';
+import {
+  loadConfig,
+  envName,
+  configLeaves,
+  redactConfig,
+  resolveEndpoints,
+  environmentHosts,
+  resolvePlatformTimeZone,
+} from '../../src/config/load.js';
 import { packageDir } from '../../src/config/bundled.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { errorOf } from '../helpers/agent-error.js';
@@ -22,7 +30,7 @@ function withFile(content: unknown): { dir: string; file: string } {
 }
 
 describe('configuration precedence', () => {
-  it('without --config reads the package\'s config/default.json, never the working directory\'s', () => {
+  it("without --config reads the package's config/default.json, never the working directory's", () => {
     const t = tempDir();
     cleanup = t.cleanup;
     // A decoy in the working directory must not be read.
@@ -36,11 +44,17 @@ describe('configuration precedence', () => {
     expect(config.dataDir).toBe(join(t.dir, 'data'));
     // The demo seed is the package's unless someone names another.
     expect(config.sim.seedFile).toBe(join(REPO, 'config', 'demo-seed.json'));
-    expect(loadConfig({ cwd: t.dir, env: { TERMINAL_AGENT_SIM__SEED_FILE: 'my-seed.json' } }).config.sim.seedFile).toBe(join(t.dir, 'my-seed.json'));
+    expect(loadConfig({ cwd: t.dir, env: { TERMINAL_AGENT_SIM__SEED_FILE: 'my-seed.json' } }).config.sim.seedFile).toBe(
+      join(t.dir, 'my-seed.json'),
+    );
   });
 
   it('applies defaults < file < environment < flags', () => {
-    const { dir, file } = withFile({ api: { port: 9000 }, offline: { maxCount: 10, maxAgeHours: 12 }, log: { level: 'warn' } });
+    const { dir, file } = withFile({
+      api: { port: 9000 },
+      offline: { maxCount: 10, maxAgeHours: 12 },
+      log: { level: 'warn' },
+    });
     const env = { TERMINAL_AGENT_OFFLINE__MAX_COUNT: '20', TERMINAL_AGENT_LOG__LEVEL: 'debug' };
     const { config } = loadConfig({ cwd: dir, file, env, flags: { log: { level: 'error' } } });
     expect(config.api.port).toBe(9000); // file
@@ -130,7 +144,9 @@ describe('configuration errors name the key and what is wrong', () => {
 
   it('negative offline limit', () => {
     const { dir, file } = withFile({ offline: { floorLimits: { EUR: -1 } } });
-    expect(errorOf(() => loadConfig({ cwd: dir, file, env: {} })).message).toMatch(/^config: offline\.floorLimits\.EUR:/);
+    expect(errorOf(() => loadConfig({ cwd: dir, file, env: {} })).message).toMatch(
+      /^config: offline\.floorLimits\.EUR:/,
+    );
   });
 });
 
@@ -143,25 +159,37 @@ describe('config show', () => {
     expect(shown).toContain('staff1');
   });
 
-  it('resolves the environment hosts, explicit URLs first, from the package\'s environments.json', () => {
+  it("resolves the environment hosts, explicit URLs first, from the package's environments.json", () => {
     const { dir, file } = withFile({
       environment: 'eu',
-      platform: { baseUrl: 'https://api.example.test/', authUrl: 'https://security.example.test', deviceAuthUrl: 'https://device.example.test:9021/' },
+      platform: {
+        baseUrl: 'https://api.example.test/',
+        authUrl: 'https://security.example.test',
+        deviceAuthUrl: 'https://device.example.test:9021/',
+      },
     });
     const { config } = loadConfig({ cwd: dir, file, env: {} });
     const endpoints = resolveEndpoints(config);
-    expect(endpoints).toEqual({ baseUrl: 'https://api.example.test', authUrl: 'https://security.example.test', deviceAuthUrl: 'https://device.example.test:9021' });
+    expect(endpoints).toEqual({
+      baseUrl: 'https://api.example.test',
+      authUrl: 'https://security.example.test',
+      deviceAuthUrl: 'https://device.example.test:9021',
+    });
     expect(packageDir()).toBe(REPO);
   });
 });
 
-describe('the platform\'s time zone', () => {
-  it('has no default: platform.timeZone first, then the embedded demo platform\'s own, then the environment\'s entry; none is refused naming the key', () => {
+describe("the platform's time zone", () => {
+  it("has no default: platform.timeZone first, then the embedded demo platform's own, then the environment's entry; none is refused naming the key", () => {
     const local = loadConfig({ cwd: REPO, env: {}, flags: {} }).config;
     expect(local.platform.timeZone).toBeUndefined();
     expect(resolvePlatformTimeZone(local)).toBe('UTC');
     expect(resolvePlatformTimeZone(local, undefined, 'America/Los_Angeles')).toBe('America/Los_Angeles');
-    const named = loadConfig({ cwd: REPO, env: { TERMINAL_AGENT_PLATFORM__TIME_ZONE: 'Asia/Singapore' }, flags: {} }).config;
+    const named = loadConfig({
+      cwd: REPO,
+      env: { TERMINAL_AGENT_PLATFORM__TIME_ZONE: 'Asia/Singapore' },
+      flags: {},
+    }).config;
     expect(resolvePlatformTimeZone(named, undefined, 'America/Los_Angeles')).toBe('Asia/Singapore');
     for (const environment of ['demo', 'na', 'in', 'eu']) {
       const { config } = loadConfig({ cwd: REPO, env: {}, flags: { environment } });
@@ -178,12 +206,18 @@ describe('the platform\'s time zone', () => {
     const t = tempDir();
     cleanup = t.cleanup;
     const envFile = join(t.dir, 'environments.json');
-    const hosts = { baseUrl: 'https://a.example.test', authUrl: 'https://b.example.test', deviceAuthUrl: 'https://c.example.test:9021' };
+    const hosts = {
+      baseUrl: 'https://a.example.test',
+      authUrl: 'https://b.example.test',
+      deviceAuthUrl: 'https://c.example.test:9021',
+    };
     writeFileSync(envFile, JSON.stringify({ eu: { ...hosts, timeZone: 'Europe/Berlin' } }));
     const { config } = loadConfig({ cwd: REPO, env: {}, flags: { environment: 'eu' } });
     expect(resolvePlatformTimeZone(config, envFile)).toBe('Europe/Berlin');
     writeFileSync(envFile, JSON.stringify({ eu: { ...hosts, timeZone: 'Mars/Olympus' } }));
-    expect(errorOf(() => resolvePlatformTimeZone(config, envFile)).message).toMatch(/^config: .*environments\.json: eu\.timeZone: expected an IANA time zone name/);
+    expect(errorOf(() => resolvePlatformTimeZone(config, envFile)).message).toMatch(
+      /^config: .*environments\.json: eu\.timeZone: expected an IANA time zone name/,
+    );
   });
 });
 
@@ -211,11 +245,24 @@ describe('environments with placeholder hosts', () => {
   });
 
   it('a host set by hand under .invalid is a placeholder too; an environment file without the mark is taken as real', () => {
-    const { dir, file } = withFile({ environment: 'na', platform: { baseUrl: 'https://a.example.test', authUrl: 'https://b.example.test', deviceAuthUrl: 'https://device.example.invalid:9021' } });
+    const { dir, file } = withFile({
+      environment: 'na',
+      platform: {
+        baseUrl: 'https://a.example.test',
+        authUrl: 'https://b.example.test',
+        deviceAuthUrl: 'https://device.example.invalid:9021',
+      },
+    });
     const { config } = loadConfig({ cwd: dir, file, env: {} });
-    expect(errorOf(() => resolveEndpoints(config)).message).toMatch(/^config: environment na has no real platform hosts: set platform\.deviceAuthUrl \(/);
+    expect(errorOf(() => resolveEndpoints(config)).message).toMatch(
+      /^config: environment na has no real platform hosts: set platform\.deviceAuthUrl \(/,
+    );
     const envFile = join(dir, 'environments.json');
-    const hosts = { baseUrl: 'https://api.na.example.test', authUrl: 'https://sec.na.example.test', deviceAuthUrl: 'https://dev.na.example.test:9021' };
+    const hosts = {
+      baseUrl: 'https://api.na.example.test',
+      authUrl: 'https://sec.na.example.test',
+      deviceAuthUrl: 'https://dev.na.example.test:9021',
+    };
     writeFileSync(envFile, JSON.stringify({ local: hosts, na: hosts }));
     const plain = loadConfig({ cwd: dir, env: {}, flags: { environment: 'na' } }).config;
     expect(resolveEndpoints(plain, envFile)).toEqual(hosts);
@@ -231,6 +278,8 @@ describe('shipped configuration files', () => {
     const { config } = loadConfig({ cwd: process.cwd(), file: 'config/terminal.example.json', env: {} });
     expect(config.devices.simulate).toBe(false);
     // The example names environment eu, whose shipped hosts are placeholders: it must be completed first.
-    expect(errorOf(() => resolveEndpoints(config)).message).toMatch(/^config: environment eu has no real platform hosts: set platform\.baseUrl, platform\.authUrl, platform\.deviceAuthUrl/);
+    expect(errorOf(() => resolveEndpoints(config)).message).toMatch(
+      /^config: environment eu has no real platform hosts: set platform\.baseUrl, platform\.authUrl, platform\.deviceAuthUrl/,
+    );
   });
 });

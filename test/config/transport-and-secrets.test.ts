@@ -48,12 +48,22 @@ describe('platform URLs', () => {
   it('an http:// URL from the environment variables is refused too', () => {
     const t = tempDir('config-transport-');
     cleanups.push(t.cleanup);
-    const err = errorOf(() => loadConfig({ cwd: t.dir, env: { TERMINAL_AGENT_PLATFORM__BASE_URL: 'http://api.example.test' } }));
-    expect(err.message).toMatch(/^config: platform\.baseUrl: must be an https:\/\/ URL, not http:\/\/ .*\(from TERMINAL_AGENT_PLATFORM__BASE_URL\)/);
+    const err = errorOf(() =>
+      loadConfig({ cwd: t.dir, env: { TERMINAL_AGENT_PLATFORM__BASE_URL: 'http://api.example.test' } }),
+    );
+    expect(err.message).toMatch(
+      /^config: platform\.baseUrl: must be an https:\/\/ URL, not http:\/\/ .*\(from TERMINAL_AGENT_PLATFORM__BASE_URL\)/,
+    );
   });
 
   it('https:// URLs are accepted', () => {
-    const { dir, file: f } = file({ platform: { baseUrl: 'https://api.example.test', authUrl: 'https://sec.example.test', deviceAuthUrl: 'https://dev.example.test:9021' } });
+    const { dir, file: f } = file({
+      platform: {
+        baseUrl: 'https://api.example.test',
+        authUrl: 'https://sec.example.test',
+        deviceAuthUrl: 'https://dev.example.test:9021',
+      },
+    });
     expect(loadConfig({ cwd: dir, file: f, env: {} }).config.platform.baseUrl).toBe('https://api.example.test');
   });
 
@@ -62,7 +72,12 @@ describe('platform URLs', () => {
       const t = tempDir('config-environments-');
       cleanups.push(t.cleanup);
       const f = join(t.dir, 'environments.json');
-      const eu = { baseUrl: 'https://api.eu.example.test', authUrl: 'https://sec.eu.example.test', deviceAuthUrl: 'https://dev.eu.example.test:9021', ...over };
+      const eu = {
+        baseUrl: 'https://api.eu.example.test',
+        authUrl: 'https://sec.eu.example.test',
+        deviceAuthUrl: 'https://dev.eu.example.test:9021',
+        ...over,
+      };
       writeFileSync(f, JSON.stringify({ local: eu, demo: eu, na: eu, in: eu, eu }));
       return f;
     };
@@ -73,7 +88,9 @@ describe('platform URLs', () => {
       `config: ${plain}: eu.deviceAuthUrl: must be an https:// URL, not http:// (plain HTTP would let anyone on the path read bearer tokens and card data)`,
     );
     const creds = envs({ baseUrl: 'https://u:p@api.eu.example.test' });
-    expect(errorOf(() => resolveSecureEndpoints(config, creds)).message).toMatch(new RegExp(`^config: .*environments.json: eu\\.baseUrl: must not carry credentials`));
+    expect(errorOf(() => resolveSecureEndpoints(config, creds)).message).toMatch(
+      new RegExp(`^config: .*environments.json: eu\\.baseUrl: must not carry credentials`),
+    );
     expect(resolveSecureEndpoints(config, envs({})).baseUrl).toBe('https://api.eu.example.test');
     // The shipped environments file passes (local: its other entries are placeholders, refused for that reason).
     const local = loadConfig({ cwd: dir, file: file({ environment: 'local' }).file, env: {} }).config;
@@ -86,7 +103,9 @@ describe('a configuration file holding a secret', () => {
     const { dir, file: f } = file({ auth: { mode: 'password', username: 'staff1', password: 'hunter2' } }, 0o644);
     const err = errorOf(() => loadConfig({ cwd: dir, file: f, env: {} }));
     expect(err.code).toBe('CONFIG_PERMISSIONS');
-    expect(err.message).toBe(`config: ${f} holds auth.password and is open to group or others (mode 0644): run \`chmod 600 ${f}\``);
+    expect(err.message).toBe(
+      `config: ${f} holds auth.password and is open to group or others (mode 0644): run \`chmod 600 ${f}\``,
+    );
     expect(err.message).not.toContain('hunter2');
     for (const mode of [0o640, 0o604, 0o660]) {
       chmodSync(f, mode);
@@ -100,6 +119,9 @@ describe('a configuration file holding a secret', () => {
     chmodSync(f, 0o400);
     expect(loadConfig({ cwd: dir, file: f, env: {} }).config.auth.password).toBe('hunter2');
     const open = file({ auth: { mode: 'password', username: 'staff1' } }, 0o644);
-    expect(loadConfig({ cwd: open.dir, file: open.file, env: { TERMINAL_AGENT_AUTH__PASSWORD: 'from-env' } }).config.auth.password).toBe('from-env');
+    expect(
+      loadConfig({ cwd: open.dir, file: open.file, env: { TERMINAL_AGENT_AUTH__PASSWORD: 'from-env' } }).config.auth
+        .password,
+    ).toBe('from-env');
   });
 });

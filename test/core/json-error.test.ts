@@ -25,7 +25,9 @@ describe('jsonErrorText', () => {
   });
 
   it('keeps a message that quotes nothing, with its position', () => {
-    expect(jsonErrorText(parseError('{"password": "hunter2" x}'))).toMatch(/^Expected ',' or '}' after property value in JSON at position 23/);
+    expect(jsonErrorText(parseError('{"password": "hunter2" x}'))).toMatch(
+      /^Expected ',' or '}' after property value in JSON at position 23/,
+    );
     expect(jsonErrorText('plain')).toBe('plain');
   });
 });

@@ -21,7 +21,8 @@ describe('logger redaction', () => {
     }
     expect(sink.lines).toHaveLength(SECRET_KEYS.length * 5);
     const text = sink.text();
-    for (const key of SECRET_KEYS) for (let depth = 0; depth <= 4; depth++) expect(text).not.toContain(secretFor(key, `d${depth}`));
+    for (const key of SECRET_KEYS)
+      for (let depth = 0; depth <= 4; depth++) expect(text).not.toContain(secretFor(key, `d${depth}`));
     // The structure and the other fields survive, with the censor in place of the value.
     const deepest = sink.records()[4] as Record<string, unknown>;
     let node = deepest;
@@ -35,12 +36,21 @@ describe('logger redaction', () => {
   it('redacts secrets inside arrays of objects (wildcards match array indices)', () => {
     const { log, sink } = testLogger();
     for (const key of SECRET_KEYS) {
-      log.info({ items: [{ [key]: secretFor(key, 'a0'), id: 1 }, { [key]: secretFor(key, 'a1'), id: 2 }] }, 'array');
+      log.info(
+        {
+          items: [
+            { [key]: secretFor(key, 'a0'), id: 1 },
+            { [key]: secretFor(key, 'a1'), id: 2 },
+          ],
+        },
+        'array',
+      );
       log.info({ batch: { rows: [{ [key]: secretFor(key, 'a2'), id: 3 }] } }, 'array in object');
       log.info({ pages: [[{ [key]: secretFor(key, 'a3') }]] }, 'array of arrays');
     }
     const text = sink.text();
-    for (const key of SECRET_KEYS) for (const w of ['a0', 'a1', 'a2', 'a3']) expect(text).not.toContain(secretFor(key, w));
+    for (const key of SECRET_KEYS)
+      for (const w of ['a0', 'a1', 'a2', 'a3']) expect(text).not.toContain(secretFor(key, w));
     const first = sink.records()[0] as { items: Array<Record<string, unknown>> };
     expect(first.items).toEqual([
       { [SECRET_KEYS[0]]: REDACTED, id: 1 },
@@ -52,7 +62,9 @@ describe('logger redaction', () => {
     const { log, sink } = testLogger();
     const err = Object.assign(new Error('token grant failed'), { details: { client_secret: 'SECRET-in-error' } });
     log.error({ err }, 'grant failed');
-    log.child({ module: 'auth', accessToken: 'SECRET-in-binding' }).info({ headers: { Authorization: 'Bearer SECRET-in-header' } }, 'call');
+    log
+      .child({ module: 'auth', accessToken: 'SECRET-in-binding' })
+      .info({ headers: { Authorization: 'Bearer SECRET-in-header' } }, 'call');
     const text = sink.text();
     expect(text).not.toContain('SECRET-in-error');
     expect(text).not.toContain('SECRET-in-header');

@@ -21,9 +21,16 @@ afterAll(() => tmp?.cleanup());
 describe('readiness to systemd', () => {
   it('runs systemd-notify --ready with a status when NOTIFY_SOCKET is set', async () => {
     const { log } = testLogger();
-    const ok = await notifySystemdReady(log, { env: { PATH: bin, NOTIFY_SOCKET: '/run/systemd/notify' }, status: 'serving http://127.0.0.1:8080' });
+    const ok = await notifySystemdReady(log, {
+      env: { PATH: bin, NOTIFY_SOCKET: '/run/systemd/notify' },
+      status: 'serving http://127.0.0.1:8080',
+    });
     expect(ok).toBe(true);
-    expect(readFileSync(join(tmp.dir, 'called'), 'utf8').split('\n').slice(0, 3)).toEqual(['/run/systemd/notify', '--ready', '--status=serving http://127.0.0.1:8080']);
+    expect(readFileSync(join(tmp.dir, 'called'), 'utf8').split('\n').slice(0, 3)).toEqual([
+      '/run/systemd/notify',
+      '--ready',
+      '--status=serving http://127.0.0.1:8080',
+    ]);
   });
 
   it('runs nothing outside systemd, and logs a warning when systemd-notify is missing', async () => {
@@ -32,7 +39,9 @@ describe('readiness to systemd', () => {
     writeFileSync(called, '');
     expect(await notifySystemdReady(log, { env: { PATH: bin } })).toBe(false);
     expect(readFileSync(called, 'utf8')).toBe('');
-    expect(await notifySystemdReady(log, { env: { PATH: join(tmp.dir, 'nowhere'), NOTIFY_SOCKET: '/run/systemd/notify' } })).toBe(false);
+    expect(
+      await notifySystemdReady(log, { env: { PATH: join(tmp.dir, 'nowhere'), NOTIFY_SOCKET: '/run/systemd/notify' } }),
+    ).toBe(false);
     expect(sink.text()).toMatch(/systemd-notify --ready failed \(systemd-notify not found\)/);
     expect(existsSync(called)).toBe(true);
   });

@@ -18,7 +18,11 @@ const STUBS = ['adduser', 'getent', 'install', 'chown', 'chmod', 'rm', 'systemct
 const tmp = tempDir('terminal-agent-maint-');
 afterAll(() => tmp.cleanup());
 
-function runScript(name: string, args: string[], opts: { userExists?: boolean } = {}): { code: number | null; calls: string[] } {
+function runScript(
+  name: string,
+  args: string[],
+  opts: { userExists?: boolean } = {},
+): { code: number | null; calls: string[] } {
   const bin = join(tmp.dir, `bin-${name}-${args.join('-') || 'none'}`);
   const log = join(bin, 'calls.log');
   spawnSync('/bin/mkdir', ['-p', bin]);
@@ -69,7 +73,10 @@ describe('maintainer scripts', () => {
     for (const action of ['remove', 'upgrade', 'disappear', 'abort-install']) {
       const r = runScript('postrm', [action]);
       expect(r.code).toBe(0);
-      expect(r.calls.filter((c) => c.startsWith('rm')), action).toEqual([]);
+      expect(
+        r.calls.filter((c) => c.startsWith('rm')),
+        action,
+      ).toEqual([]);
     }
     const purge = runScript('postrm', ['purge']);
     expect(purge.code).toBe(0);

@@ -23,8 +23,15 @@ function launch(env: NodeJS.ProcessEnv): string[] {
   mkdirSync(join(root, 'opt/terminal-agent/node/bin'), { recursive: true });
   copyFileSync('scripts/package/terminal-agent.sh', join(root, 'usr/bin/terminal-agent'));
   chmodSync(join(root, 'usr/bin/terminal-agent'), 0o755);
-  writeFileSync(join(root, 'opt/terminal-agent/node/bin/node'), '#!/bin/sh\nfor a in "$@"; do echo "arg $a"; done\necho "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX"\n', { mode: 0o755 });
-  const r = spawnSync(join(root, 'usr/bin/terminal-agent'), ['start', '--config', '/etc/terminal-agent/config.json'], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', ...env } });
+  writeFileSync(
+    join(root, 'opt/terminal-agent/node/bin/node'),
+    '#!/bin/sh\nfor a in "$@"; do echo "arg $a"; done\necho "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX"\n',
+    { mode: 0o755 },
+  );
+  const r = spawnSync(join(root, 'usr/bin/terminal-agent'), ['start', '--config', '/etc/terminal-agent/config.json'], {
+    encoding: 'utf8',
+    env: { PATH: '/usr/bin:/bin', ...env },
+  });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.trim().split('\n');
 }
@@ -45,18 +52,22 @@ describe('the memory settings production runs node with', () => {
   });
 
   it('`npm start` runs node with the same flags and environment', () => {
-    const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+    const start =
+      (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
     const env = Object.entries(PRODUCTION_NODE_ENV).map(([k, v]) => `${k}=${v}`);
     expect(start).toBe([...env, 'node', ...PRODUCTION_NODE_FLAGS, 'dist/src/cli/bin.js', 'start'].join(' '));
   });
 
-  it('`npm run bench` runs node as production does, so the figures are production\'s', () => {
-    const bench = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.bench ?? '';
+  it("`npm run bench` runs node as production does, so the figures are production's", () => {
+    const bench =
+      (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.bench ?? '';
     const env = Object.entries(PRODUCTION_NODE_ENV).map(([k, v]) => `${k}=${v}`);
     expect(bench).toBe([...env, 'node', ...PRODUCTION_NODE_FLAGS, 'dist/scripts/bench/run.js'].join(' '));
   });
 
   it('the systemd unit starts the agent through the launcher', () => {
-    expect(readFileSync('deploy/terminal-agent.service', 'utf8')).toMatch(/^ExecStart=\/usr\/bin\/terminal-agent start /m);
+    expect(readFileSync('deploy/terminal-agent.service', 'utf8')).toMatch(
+      /^ExecStart=\/usr\/bin\/terminal-agent start /m,
+    );
   });
 });

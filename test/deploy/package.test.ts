@@ -36,7 +36,10 @@ describe.skipIf(!hasDpkgDeb)(title, () => {
     expect(built).toHaveLength(1);
     deb = join(tmp.dir, 'out', built[0] as string);
     // dpkg-deb -c lists like tar -tv: the path is the last column.
-    files = run('dpkg-deb', ['-c', deb]).trim().split('\n').map((line) => line.split(/\s+/).slice(5).join(' '));
+    files = run('dpkg-deb', ['-c', deb])
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/).slice(5).join(' '));
     run('dpkg-deb', ['-e', deb, control]);
     run('dpkg-deb', ['-x', deb, root]);
   }, 600_000);
@@ -72,7 +75,9 @@ describe.skipIf(!hasDpkgDeb)(title, () => {
     }
     // Production only: no development dependency, test code, scripts or TypeScript sources.
     const unwanted = files.filter((f) =>
-      /\/node_modules\/(vitest|typescript|playwright-core|@types)\/|\/opt\/terminal-agent\/(test|scripts|dist\/scripts|dist\/test)\/|\/opt\/terminal-agent\/src\/.*\.ts$/.test(f),
+      /\/node_modules\/(vitest|typescript|playwright-core|@types)\/|\/opt\/terminal-agent\/(test|scripts|dist\/scripts|dist\/test)\/|\/opt\/terminal-agent\/src\/.*\.ts$/.test(
+        f,
+      ),
     );
     expect(unwanted).toEqual([]);
     // Only this architecture's native binaries, nothing to compile on the terminal.
@@ -116,7 +121,9 @@ describe.skipIf(!hasDpkgDeb)(title, () => {
 
   it.skipIf(!hasFile)('bundles a node runtime for amd64 (file(1))', () => {
     expect(run('file', ['-b', join(root, 'opt/terminal-agent/node/bin/node')])).toContain('x86-64');
-    expect(run('file', ['-b', join(root, 'opt/terminal-agent/node_modules/better-sqlite3/prebuilds/linux-x64.node')])).toContain('x86-64');
+    expect(
+      run('file', ['-b', join(root, 'opt/terminal-agent/node_modules/better-sqlite3/prebuilds/linux-x64.node')]),
+    ).toContain('x86-64');
   });
 
   it.skipIf(!isAmd64)('runs from the unpacked root: --help and --version on the bundled runtime', () => {
@@ -128,8 +135,14 @@ describe.skipIf(!hasDpkgDeb)(title, () => {
     });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('Usage: terminal-agent');
-    const version = spawnSync(join(root, 'usr/bin/terminal-agent'), ['--version'], { cwd: tmp.dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: tmp.dir } });
+    const version = spawnSync(join(root, 'usr/bin/terminal-agent'), ['--version'], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      env: { PATH: '/usr/bin:/bin', HOME: tmp.dir },
+    });
     expect(version.status, version.stderr).toBe(0);
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version,
+    );
   });
 });

@@ -127,6 +127,8 @@ describe('barcode scanner driver on MockBinding', () => {
 
   it('rejects at once when the scanner is not connected', async () => {
     rig = await simRig({ config: devicesConfig({ scanner: { enabled: false } }) });
-    await expect(rig.peripherals.scanner.nextScan({ timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'DEVICE_DISCONNECTED' });
+    await expect(rig.peripherals.scanner.nextScan({ timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: 'DEVICE_DISCONNECTED',
+    });
   });
 });

@@ -14,51 +14,110 @@ describe('card reader driver on MockBinding', () => {
     rig = await simRig();
     const { peripherals, events, sim } = rig;
     expect(peripherals.reader.connected).toBe(true);
-    expect(peripherals.reader.info).toEqual({ model: 'SIM-READER-1', serialNumber: 'SIMR0001', firmware: '1.4.2', capabilities: ['chip', 'contactless', 'magstripe', 'pin', 'offline'] });
-    expect(events.of('device.status')).toContainEqual({ device: 'reader', state: 'connected', reason: 'opened', model: 'SIM-READER-1', firmware: '1.4.2' });
+    expect(peripherals.reader.info).toEqual({
+      model: 'SIM-READER-1',
+      serialNumber: 'SIMR0001',
+      firmware: '1.4.2',
+      capabilities: ['chip', 'contactless', 'magstripe', 'pin', 'offline'],
+    });
+    expect(events.of('device.status')).toContainEqual({
+      device: 'reader',
+      state: 'connected',
+      reason: 'opened',
+      model: 'SIM-READER-1',
+      firmware: '1.4.2',
+    });
     expect(sim.reader.receivedOfType('hello')).toHaveLength(1);
   });
 
   it('reads an approved contactless card and publishes progress', async () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 0 });
-    const result = await rig.peripherals.reader.readCard({ amount: 1234, currency: 'EUR', entryModes: ['ContactlessChip', 'ContactChip'], offlineAllowed: true, clientTransactionId: 'tx-1' });
-    expect(result).toMatchObject({ outcome: 'ok', entryMode: 'ContactlessChip', card: { maskedPan: '476173******0010', scheme: 'visa', expiry: '2812' } });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 1234,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip', 'ContactChip'],
+      offlineAllowed: true,
+      clientTransactionId: 'tx-1',
+    });
+    expect(result).toMatchObject({
+      outcome: 'ok',
+      entryMode: 'ContactlessChip',
+      card: { maskedPan: '476173******0010', scheme: 'visa', expiry: '2812' },
+    });
     expect(result.outcome === 'ok' && result.pin).toBeFalsy();
-    expect(rig.events.of('reader.progress')).toEqual([{ step: 'cardPresented', clientTransactionId: 'tx-1', entryMode: 'ContactlessChip', text: 'Card presented' }]);
+    expect(rig.events.of('reader.progress')).toEqual([
+      { step: 'cardPresented', clientTransactionId: 'tx-1', entryMode: 'ContactlessChip', text: 'Card presented' },
+    ]);
     const start = rig.sim.reader.receivedOfType('startPayment')[0];
-    expect(start).toMatchObject({ type: 'startPayment', amount: 1234, currency: 'EUR', entryModes: ['ContactlessChip', 'ContactChip'], offlineAllowed: true });
+    expect(start).toMatchObject({
+      type: 'startPayment',
+      amount: 1234,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip', 'ContactChip'],
+      offlineAllowed: true,
+    });
     expect(typeof start?.id).toBe('string');
   });
 
   it('reads a chip card with online PIN: all four progress steps and the PIN block', async () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 0, pinDelayMs: 0, entryMode: 'ContactChip', onlinePin: true });
-    const result = await rig.peripherals.reader.readCard({ amount: 500, currency: 'EUR', entryModes: ['ContactChip'], offlineAllowed: false });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 500,
+      currency: 'EUR',
+      entryModes: ['ContactChip'],
+      offlineAllowed: false,
+    });
     expect(result.outcome).toBe('ok');
     if (result.outcome !== 'ok') return;
     expect(result.entryMode).toBe('ContactChip');
     expect(result.pin).toMatchObject({ ksn: expect.any(String), format: 'ISO0' });
-    expect(rig.events.of('reader.progress').map((p) => p.step)).toEqual(['cardPresented', 'pinRequested', 'pinEntered', 'removeCard']);
+    expect(rig.events.of('reader.progress').map((p) => p.step)).toEqual([
+      'cardPresented',
+      'pinRequested',
+      'pinEntered',
+      'removeCard',
+    ]);
   });
 
   it('passes on an offline approval by the reader', async () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 0, result: 'offlineApproved', entryMode: 'ContactChip' });
-    const result = await rig.peripherals.reader.readCard({ amount: 500, currency: 'EUR', entryModes: ['ContactChip'], offlineAllowed: true });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 500,
+      currency: 'EUR',
+      entryModes: ['ContactChip'],
+      offlineAllowed: true,
+    });
     expect(result).toMatchObject({ outcome: 'ok', offlineApproved: true });
   });
 
   it('the simulated chip approves offline when the terminal allows it and no result is scripted; never when not allowed', async () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 0 });
-    const allowed = await rig.peripherals.reader.readCard({ amount: 500, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: true });
+    const allowed = await rig.peripherals.reader.readCard({
+      amount: 500,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: true,
+    });
     expect(allowed).toMatchObject({ outcome: 'ok', offlineApproved: true });
     rig.sim.reader.nextCard({ delayMs: 0 });
-    const refused = await rig.peripherals.reader.readCard({ amount: 500, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    const refused = await rig.peripherals.reader.readCard({
+      amount: 500,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+    });
     expect(refused.outcome === 'ok' && refused.offlineApproved).toBeFalsy();
     rig.sim.reader.nextCard({ delayMs: 0, result: 'approve' });
-    const online = await rig.peripherals.reader.readCard({ amount: 500, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: true });
+    const online = await rig.peripherals.reader.readCard({
+      amount: 500,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: true,
+    });
     expect(online.outcome === 'ok' && online.offlineApproved).toBeFalsy();
   });
 
@@ -70,14 +129,25 @@ describe('card reader driver on MockBinding', () => {
   ] as const)('reports a reader-side %s as outcome %s without card data', async (scenario, outcome, reason) => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 0, pinDelayMs: 0, result: scenario });
-    const result = await rig.peripherals.reader.readCard({ amount: 100, currency: 'EUR', entryModes: ['ContactChip'], offlineAllowed: false });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 100,
+      currency: 'EUR',
+      entryModes: ['ContactChip'],
+      offlineAllowed: false,
+    });
     expect(result).toEqual({ outcome, reason });
   });
 
   it('cancels on the reader and resolves with outcome timeout when no result comes in time', async () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ result: 'noAnswer' });
-    const result = await rig.peripherals.reader.readCard({ amount: 100, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false, timeoutMs: 200 });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 100,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+      timeoutMs: 200,
+    });
     expect(result.outcome).toBe('timeout');
     const start = rig.sim.reader.receivedOfType('startPayment')[0];
     expect(rig.sim.reader.receivedOfType('cancel')).toEqual([{ type: 'cancel', id: start?.id }]);
@@ -87,9 +157,19 @@ describe('card reader driver on MockBinding', () => {
   it('still resolves with outcome timeout when the reader does not confirm the cancel', async () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ result: 'noAnswer' });
-    const pending = rig.peripherals.reader.readCard({ amount: 100, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false, timeoutMs: 200 });
+    const pending = rig.peripherals.reader.readCard({
+      amount: 100,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+      timeoutMs: 200,
+    });
     const simReader = rig.sim.reader;
-    await untilTrue('the reader asked to start the payment', () => simReader.receivedOfType('startPayment').length > 0, { everyMs: 5 });
+    await untilTrue(
+      'the reader asked to start the payment',
+      () => simReader.receivedOfType('startPayment').length > 0,
+      { everyMs: 5 },
+    );
     // The reader hangs: nothing is acknowledged or answered any more.
     rig.sim.reader.close();
     expect((await pending).outcome).toBe('timeout');
@@ -105,9 +185,19 @@ describe('card reader driver on MockBinding', () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 60_000 });
     const abort = new AbortController();
-    const pending = rig.peripherals.reader.readCard({ amount: 100, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false, signal: abort.signal });
+    const pending = rig.peripherals.reader.readCard({
+      amount: 100,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+      signal: abort.signal,
+    });
     const simReader = rig.sim.reader;
-    await untilTrue('the reader asked to start the payment', () => simReader.receivedOfType('startPayment').length > 0, { everyMs: 5 });
+    await untilTrue(
+      'the reader asked to start the payment',
+      () => simReader.receivedOfType('startPayment').length > 0,
+      { everyMs: 5 },
+    );
     abort.abort();
     expect(await pending).toEqual({ outcome: 'cancelled', reason: 'cancelled at the counter' });
     expect(rig.sim.reader.receivedOfType('cancel')).toHaveLength(1);
@@ -118,7 +208,13 @@ describe('card reader driver on MockBinding', () => {
     rig = await simRig();
     const abort = new AbortController();
     abort.abort();
-    const result = await rig.peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false, signal: abort.signal });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+      signal: abort.signal,
+    });
     expect(result.outcome).toBe('cancelled');
     expect(rig.sim.reader.receivedOfType('startPayment')).toHaveLength(0);
   });
@@ -153,7 +249,12 @@ describe('card reader driver on MockBinding', () => {
     const { log, sink } = testLogger('trace');
     rig = await simRig({ log });
     rig.sim.reader.nextCard({ delayMs: 0, maskedPan: '4761739001010010' });
-    const result = await rig.peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+    });
     expect(result.outcome).toBe('error');
     expect(JSON.stringify(result)).not.toContain('4761739001010010');
     expect(sink.text()).not.toContain('4761739001010010');
@@ -163,7 +264,12 @@ describe('card reader driver on MockBinding', () => {
     const { log, sink } = testLogger('trace');
     rig = await simRig({ log });
     rig.sim.reader.nextCard({ delayMs: 0, pinDelayMs: 0, entryMode: 'ContactChip', onlinePin: true });
-    const result = await rig.peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactChip'], offlineAllowed: false });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactChip'],
+      offlineAllowed: false,
+    });
     expect(result.outcome).toBe('ok');
     if (result.outcome !== 'ok' || !result.pin) throw new Error('expected card and PIN');
     const text = sink.text();
@@ -179,7 +285,12 @@ describe('card reader driver on MockBinding', () => {
 
   it('answers readCard with outcome error when the reader is not connected', async () => {
     rig = await simRig({ config: devicesConfig({ reader: { enabled: false } }) });
-    const result = await rig.peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+    });
     expect(result).toEqual({ outcome: 'error', reason: 'the card reader is disabled' });
     await expect(rig.peripherals.reader.showResult(true, 'x')).rejects.toMatchObject({ code: 'DEVICE_DISCONNECTED' });
   });
@@ -188,6 +299,9 @@ describe('card reader driver on MockBinding', () => {
     rig = await simRig();
     const session = rig.peripherals.reader.supervisor.session;
     if (!session) throw new Error('not connected');
-    await expect(session.request({ type: 'selfTest' }, ['done'])).rejects.toMatchObject({ code: 'DEVICE_ERROR', details: { deviceCode: 'unknown_type' } });
+    await expect(session.request({ type: 'selfTest' }, ['done'])).rejects.toMatchObject({
+      code: 'DEVICE_ERROR',
+      details: { deviceCode: 'unknown_type' },
+    });
   });
 });

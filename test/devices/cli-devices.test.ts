@@ -44,7 +44,10 @@ describe('terminal-agent devices', () => {
 
   it('ping --json gives the same facts as JSON', async () => {
     const r = await run(['-c', configFile, 'devices', 'ping', '--json']);
-    const out = JSON.parse(r.stdout) as { simulated: boolean; devices: Array<{ device: string; ok: boolean; model?: string }> };
+    const out = JSON.parse(r.stdout) as {
+      simulated: boolean;
+      devices: Array<{ device: string; ok: boolean; model?: string }>;
+    };
     expect(out.simulated).toBe(true);
     expect(out.devices.map((d) => [d.device, d.ok])).toEqual([
       ['reader', true],
@@ -56,11 +59,21 @@ describe('terminal-agent devices', () => {
   it('ping --real on ports that do not exist fails with the remedy and exit code 1', async () => {
     const r = await run(['-c', configFile, 'devices', 'ping', '--real']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/reader\s+FAIL\s+the card reader port \/dev\/sim-reader-\S+ does not exist: check that the device is plugged in.*\[DEVICE_PORT_MISSING\]/);
+    expect(r.stdout).toMatch(
+      /reader\s+FAIL\s+the card reader port \/dev\/sim-reader-\S+ does not exist: check that the device is plugged in.*\[DEVICE_PORT_MISSING\]/,
+    );
   });
 
   it('show-qr prints the code in the terminal and draws it on the display', async () => {
-    const r = await run(['-c', configFile, 'devices', 'show-qr', 'https://example.com/pay/42', '--caption', '4.20 EUR']);
+    const r = await run([
+      '-c',
+      configFile,
+      'devices',
+      'show-qr',
+      'https://example.com/pay/42',
+      '--caption',
+      '4.20 EUR',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/[▀▄█]/);
     expect(r.stdout).toMatch(/shown on the simulated customer display \(\d+x\d+ modules\)/);
@@ -77,7 +90,10 @@ describe('terminal-agent devices', () => {
     const config = devicesConfig();
     ports.create(config.reader.path, { vendorId: '0483', productId: '5740' });
     ports.create(`${config.display.path}-other`, { vendorId: 'cafe', productId: 'beef', serialNumber: 'D1' });
-    const listing = await listPorts(ports.binding, { ...config, display: { ...config.display, usb: { vendorId: 'CAFE', productId: 'BEEF' } } });
+    const listing = await listPorts(ports.binding, {
+      ...config,
+      display: { ...config.display, usb: { vendorId: 'CAFE', productId: 'BEEF' } },
+    });
     expect(listing.map((p) => p.configuredAs)).toEqual([['reader'], ['display']]);
   });
 });

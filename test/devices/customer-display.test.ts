@@ -55,7 +55,10 @@ describe('customer display driver on MockBinding', () => {
   it('draws the QR code: the display decodes the same matrix qrcode makes at level M', async () => {
     rig = await simRig();
     const code = 'WALLETA:tx=abc123;amount=1234;cur=EUR';
-    await rig.peripherals.display.showQr(code, '12.34 EUR', { clientTransactionId: 'tx-9', expireTime: '2030-01-01T00:00:00Z' });
+    await rig.peripherals.display.showQr(code, '12.34 EUR', {
+      clientTransactionId: 'tx-9',
+      expireTime: '2030-01-01T00:00:00Z',
+    });
     const qr = rig.sim.display.lastQr;
     expect(qr?.caption).toBe('12.34 EUR');
     expect(qr?.matrix).toEqual(expectedMatrix(code));
@@ -63,7 +66,12 @@ describe('customer display driver on MockBinding', () => {
     const sent = rig.sim.display.receivedOfType('showQr')[0];
     expect(sent).toMatchObject({ type: 'showQr', size: qr?.size, caption: '12.34 EUR' });
     const [event] = rig.events.of('display.qr');
-    expect(event).toMatchObject({ codeValue: code, caption: '12.34 EUR', clientTransactionId: 'tx-9', expireTime: '2030-01-01T00:00:00Z' });
+    expect(event).toMatchObject({
+      codeValue: code,
+      caption: '12.34 EUR',
+      clientTransactionId: 'tx-9',
+      expireTime: '2030-01-01T00:00:00Z',
+    });
     expect(event?.svg).toMatch(/^<svg/);
   });
 
@@ -78,7 +86,9 @@ describe('customer display driver on MockBinding', () => {
 
   it('refuses more than 4 lines before sending anything', async () => {
     rig = await simRig();
-    await expect(rig.peripherals.display.showText(['1', '2', '3', '4', '5'])).rejects.toMatchObject({ code: 'INPUT_INVALID' });
+    await expect(rig.peripherals.display.showText(['1', '2', '3', '4', '5'])).rejects.toMatchObject({
+      code: 'INPUT_INVALID',
+    });
     expect(rig.sim.display.receivedOfType('showText')).toHaveLength(0);
   });
 
@@ -95,12 +105,16 @@ describe('customer display driver on MockBinding', () => {
 
   it('refuses a QR code too big for one frame with LINK_OVERSIZE', async () => {
     rig = await simRig();
-    await expect(rig.peripherals.display.showQr('A'.repeat(2500), 'big')).rejects.toMatchObject({ code: 'LINK_OVERSIZE' });
+    await expect(rig.peripherals.display.showQr('A'.repeat(2500), 'big')).rejects.toMatchObject({
+      code: 'LINK_OVERSIZE',
+    });
   });
 
   it('still publishes the QR for the counter page when the display is away', async () => {
     rig = await simRig({ config: devicesConfig({ display: { enabled: false } }) });
-    await expect(rig.peripherals.display.showQr('code-1', '1.00 EUR')).rejects.toMatchObject({ code: 'DEVICE_DISCONNECTED' });
+    await expect(rig.peripherals.display.showQr('code-1', '1.00 EUR')).rejects.toMatchObject({
+      code: 'DEVICE_DISCONNECTED',
+    });
     expect(rig.events.of('display.qr')).toMatchObject([{ codeValue: 'code-1', caption: '1.00 EUR' }]);
   });
 });

@@ -12,7 +12,6 @@ import { seededRandom } from '../../scripts/lib/seeded-random.js';
  * docs/serial-protocol.md). No vitest here: the script imports it too.
  */
 
-
 function generator(rnd: () => number): () => Buffer {
   const int = (n: number): number => Math.floor(rnd() * n);
   const randomBytes = (n: number): Buffer => {
@@ -23,7 +22,11 @@ function generator(rnd: () => number): () => Buffer {
   // Byte values the parser cares about, to make interesting collisions likely.
   const special = [0x02, 0x03, 0x06, 0x15, 0x00, 0x10, 0xff, 0x7b, 0x7d];
   const validFrame = (): Buffer => {
-    const payload = { type: ['hello', 'done', 'event', 'cardResult'][int(4)], id: String(int(1e6)), pad: 'x'.repeat(int(40)) };
+    const payload = {
+      type: ['hello', 'done', 'event', 'cardResult'][int(4)],
+      id: String(int(1e6)),
+      pad: 'x'.repeat(int(40)),
+    };
     return refEncode(int(256), payload);
   };
   return () => {
@@ -62,14 +65,22 @@ function generator(rnd: () => number): () => Buffer {
         // A frame with bytes inserted or removed in the middle.
         const f = validFrame();
         const at = 1 + int(f.length - 1);
-        return rnd() < 0.5 ? Buffer.concat([f.subarray(0, at), randomBytes(1 + int(4)), f.subarray(at)]) : Buffer.concat([f.subarray(0, at), f.subarray(Math.min(f.length, at + 1 + int(4)))]);
+        return rnd() < 0.5
+          ? Buffer.concat([f.subarray(0, at), randomBytes(1 + int(4)), f.subarray(at)])
+          : Buffer.concat([f.subarray(0, at), f.subarray(Math.min(f.length, at + 1 + int(4)))]);
       }
       case 7:
         // An ACK or NAK, as the peer sends them between frames.
         return Buffer.from([rnd() < 0.5 ? 0x06 : 0x15, int(256)]);
       default: {
         // Valid CRC around an invalid payload: random bytes, a JSON array, a string, or a clean object.
-        const kinds = [randomBytes(int(64)), Buffer.from('[1,2]'), Buffer.from('"s"'), Buffer.from('{"type":"x"}'), Buffer.from([0xc3, 0x28])];
+        const kinds = [
+          randomBytes(int(64)),
+          Buffer.from('[1,2]'),
+          Buffer.from('"s"'),
+          Buffer.from('{"type":"x"}'),
+          Buffer.from([0xc3, 0x28]),
+        ];
         return refEncode(int(256), kinds[int(kinds.length)] as Buffer);
       }
     }
@@ -115,7 +126,11 @@ export interface FuzzReport {
 
 function describeUnit(u: RefUnit | undefined): string {
   if (u === undefined) return 'nothing';
-  return u.kind === 'frame' ? `frame seq ${u.seq} ${JSON.stringify(u.payload).slice(0, 80)}` : u.kind === 'damaged' ? `damaged seq ${u.seq} (${u.reason})` : `${u.kind} seq ${u.seq}`;
+  return u.kind === 'frame'
+    ? `frame seq ${u.seq} ${JSON.stringify(u.payload).slice(0, 80)}`
+    : u.kind === 'damaged'
+      ? `damaged seq ${u.seq} (${u.reason})`
+      : `${u.kind} seq ${u.seq}`;
 }
 
 /**
@@ -129,7 +144,15 @@ export function runLinkFuzz(opts: FuzzOptions): FuzzReport {
   const clock = new ManualClock();
   const parser = opts.makeParser ? opts.makeParser(clock) : new FrameParser({ clock });
   const segmentInputs = opts.segmentInputs ?? 1000;
-  const report: FuzzReport = { seed: opts.seed, inputs: 0, bytes: 0, segments: 0, compared: { frame: 0, damaged: 0, ack: 0, nak: 0 }, errors: 0, mismatch: undefined };
+  const report: FuzzReport = {
+    seed: opts.seed,
+    inputs: 0,
+    bytes: 0,
+    segments: 0,
+    compared: { frame: 0, damaged: 0, ack: 0, nak: 0 },
+    errors: 0,
+    mismatch: undefined,
+  };
   parser.on('error', () => report.errors++);
   let got: RefUnit[] = [];
   parser.on('data', (u: LinkUnit) => {

@@ -35,7 +35,9 @@ describe('the reference decoder', () => {
     const frame = refEncode(0x2a, payload);
     expect(frame.subarray(0, 4)).toEqual(Buffer.from([0x02, 0x00, 0x1c, 0x2a]));
     expect(frame).toEqual(encodeFrame(0x2a, payload));
-    expect(refDecodeSegment(Buffer.concat([Buffer.from([0xff, 0x06, 0x07]), frame, Buffer.from([0x15, 0x01])]))).toEqual([
+    expect(
+      refDecodeSegment(Buffer.concat([Buffer.from([0xff, 0x06, 0x07]), frame, Buffer.from([0x15, 0x01])])),
+    ).toEqual([
       { kind: 'ack', seq: 7 },
       { kind: 'frame', seq: 0x2a, payload },
       { kind: 'nak', seq: 1 },
@@ -44,10 +46,18 @@ describe('the reference decoder', () => {
     const damaged = Buffer.from([0x02, 0x00, 0x05, 0x09, 0x06, 0x06, ...frame.subarray(0, 3), 0x03, 0x06, 0x06]);
     expect(refDecodeSegment(damaged)).toEqual([{ kind: 'damaged', seq: 9, reason: 'crc' }]);
     // With the real frame behind it, the false STX inside (LEN 28, SEQ 3) fails too, and the real one is found.
-    expect(refDecodeSegment(Buffer.concat([damaged, frame]))).toEqual([{ kind: 'damaged', seq: 9, reason: 'crc' }, { kind: 'damaged', seq: 3, reason: 'etx' }, { kind: 'frame', seq: 0x2a, payload }]);
-    expect(refDecodeSegment(Buffer.from([0x02, 0x10, 0x01, 0x05]))).toEqual([{ kind: 'damaged', seq: 5, reason: 'oversize' }]);
+    expect(refDecodeSegment(Buffer.concat([damaged, frame]))).toEqual([
+      { kind: 'damaged', seq: 9, reason: 'crc' },
+      { kind: 'damaged', seq: 3, reason: 'etx' },
+      { kind: 'frame', seq: 0x2a, payload },
+    ]);
+    expect(refDecodeSegment(Buffer.from([0x02, 0x10, 0x01, 0x05]))).toEqual([
+      { kind: 'damaged', seq: 5, reason: 'oversize' },
+    ]);
     // A false STX before a whole frame, then silence: the frame still comes through.
-    expect(refDecodeSegment(Buffer.concat([Buffer.from([0x02, 0x00, 0x40, 0x01]), frame]))).toEqual([{ kind: 'frame', seq: 0x2a, payload }]);
+    expect(refDecodeSegment(Buffer.concat([Buffer.from([0x02, 0x00, 0x40, 0x01]), frame]))).toEqual([
+      { kind: 'frame', seq: 0x2a, payload },
+    ]);
     expect(refDecodeSegment(refEncode(3, Buffer.from('[1]')))).toEqual([{ kind: 'damaged', seq: 3, reason: 'json' }]);
   });
 });
@@ -65,15 +75,27 @@ describe('FrameParser fuzz against the reference decoder', () => {
   });
 
   it('catches a parser that silently drops one frame in seven', () => {
-    const report = runLinkFuzz({ seed, inputs: 20_000, makeParser: buggyParser((u, n) => (u.kind === 'frame' && n % 7 === 0 ? undefined : u)) });
+    const report = runLinkFuzz({
+      seed,
+      inputs: 20_000,
+      makeParser: buggyParser((u, n) => (u.kind === 'frame' && n % 7 === 0 ? undefined : u)),
+    });
     expect(report.errors).toBe(0);
     expect(report.mismatch).toMatch(/expected frame seq \d+ .* the parser gave/);
   });
 
   it('catches a parser that gives a damaged frame the wrong reason, or an ACK the wrong SEQ', () => {
-    const reason = runLinkFuzz({ seed, inputs: 20_000, makeParser: buggyParser((u) => (u.kind === 'damaged' && u.reason === 'etx' ? { ...u, reason: 'crc' } : u)) });
+    const reason = runLinkFuzz({
+      seed,
+      inputs: 20_000,
+      makeParser: buggyParser((u) => (u.kind === 'damaged' && u.reason === 'etx' ? { ...u, reason: 'crc' } : u)),
+    });
     expect(reason.mismatch).toMatch(/expected damaged seq \d+ \(etx\), the parser gave damaged seq \d+ \(crc\)/);
-    const ack = runLinkFuzz({ seed, inputs: 20_000, makeParser: buggyParser((u) => (u.kind === 'ack' ? { ...u, seq: (u.seq + 1) & 0xff } : u)) });
+    const ack = runLinkFuzz({
+      seed,
+      inputs: 20_000,
+      makeParser: buggyParser((u) => (u.kind === 'ack' ? { ...u, seq: (u.seq + 1) & 0xff } : u)),
+    });
     expect(ack.mismatch).toMatch(/expected ack seq/);
   });
 });

@@ -296,7 +296,13 @@ describe('what the link sends', () => {
   });
 
   it('frames with card or PIN data are known as such (never hex-dumped), others are not', () => {
-    for (const p of [{ type: 'cardResult' }, { type: 'x', card: {} }, { type: 'x', pin: 'p' }, { type: 'x', encryptedData: 'e' }, { type: 'x', pinblock: 'b' }]) {
+    for (const p of [
+      { type: 'cardResult' },
+      { type: 'x', card: {} },
+      { type: 'x', pin: 'p' },
+      { type: 'x', encryptedData: 'e' },
+      { type: 'x', pinblock: 'b' },
+    ]) {
       expect(carriesCardData(p), JSON.stringify(p)).toBe(true);
     }
     expect(carriesCardData({ type: 'hello', id: 'a' })).toBe(false);

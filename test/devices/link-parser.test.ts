@@ -24,7 +24,9 @@ afterEach(() => {
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function frames(units: LinkUnit[]): Array<{ seq: number; payload: unknown }> {
-  return units.filter((u) => u.kind === 'frame').map((u) => ({ seq: u.seq, payload: u.kind === 'frame' ? u.payload : undefined }));
+  return units
+    .filter((u) => u.kind === 'frame')
+    .map((u) => ({ seq: u.seq, payload: u.kind === 'frame' ? u.payload : undefined }));
 }
 
 describe('FrameParser', () => {
@@ -93,7 +95,9 @@ describe('FrameParser', () => {
 
   it('reports LEN over 4096 as damaged (oversize) once SEQ is known, then resynchronises', async () => {
     const { units, feed } = setup();
-    feed(Buffer.concat([Buffer.from([0x02, 0x10, 0x01, 0x2a]), Buffer.from('garbage'), encodeFrame(43, { type: 'ok' })]));
+    feed(
+      Buffer.concat([Buffer.from([0x02, 0x10, 0x01, 0x2a]), Buffer.from('garbage'), encodeFrame(43, { type: 'ok' })]),
+    );
     await tick();
     expect(units[0]).toEqual({ kind: 'damaged', seq: 42, reason: 'oversize' });
     expect(frames(units)).toEqual([{ seq: 43, payload: { type: 'ok' } }]);
@@ -119,7 +123,14 @@ describe('FrameParser', () => {
 
   it('reports a payload that is not a JSON object as damaged (json)', async () => {
     const { units, feed } = setup();
-    feed(Buffer.concat([encodeFrame(1, Buffer.from('{"type":')), encodeFrame(2, Buffer.from('[1,2]')), encodeFrame(3, Buffer.from('null')), encodeFrame(4, Buffer.alloc(0))]));
+    feed(
+      Buffer.concat([
+        encodeFrame(1, Buffer.from('{"type":')),
+        encodeFrame(2, Buffer.from('[1,2]')),
+        encodeFrame(3, Buffer.from('null')),
+        encodeFrame(4, Buffer.alloc(0)),
+      ]),
+    );
     await tick();
     expect(units).toEqual([
       { kind: 'damaged', seq: 1, reason: 'json' },

@@ -55,24 +55,29 @@ function candidate(bytes: Buffer, at: number, end: number): Candidate {
   const len = (bytes[at + 1]! << 8) | bytes[at + 2]!;
   const seq = bytes[at + 3]!;
   // "Size limit": NAKed once SEQ is in; the rescan covers the header read so far.
-  if (len > MAX_LEN) return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'oversize' }, next: at + 1, stxOnlyTo: at + 4 };
+  if (len > MAX_LEN)
+    return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'oversize' }, next: at + 1, stxOnlyTo: at + 4 };
   const size = len + 7;
   if (end - at < size) return { kind: 'incomplete' };
   const etxAt = at + 4 + len;
   // "Resync": a frame failing ETX or CRC is NAKed; scanning resumes after its STX, STX only within it.
-  if (bytes[etxAt] !== ETX) return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'etx' }, next: at + 1, stxOnlyTo: at + size };
+  if (bytes[etxAt] !== ETX)
+    return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'etx' }, next: at + 1, stxOnlyTo: at + size };
   const sent = (bytes[etxAt + 1]! << 8) | bytes[etxAt + 2]!;
-  if (refCrc16(bytes.subarray(at + 1, etxAt + 1)) !== sent) return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'crc' }, next: at + 1, stxOnlyTo: at + size };
+  if (refCrc16(bytes.subarray(at + 1, etxAt + 1)) !== sent)
+    return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'crc' }, next: at + 1, stxOnlyTo: at + size };
   // The CRC held: boundaries are trusted, a bad payload is skipped whole.
   const body = bytes.subarray(at + 4, etxAt);
-  if (!isUtf8(body)) return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'utf8' }, next: at + size, stxOnlyTo: 0 };
+  if (!isUtf8(body))
+    return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'utf8' }, next: at + size, stxOnlyTo: 0 };
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch {
     return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'json' }, next: at + size, stxOnlyTo: 0 };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'json' }, next: at + size, stxOnlyTo: 0 };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { kind: 'unit', unit: { kind: 'damaged', seq, reason: 'json' }, next: at + size, stxOnlyTo: 0 };
   return { kind: 'unit', unit: { kind: 'frame', seq, payload: value }, next: at + size, stxOnlyTo: 0 };
 }
 

@@ -222,7 +222,9 @@ describe('Link', () => {
     const clock = new ManualClock();
     const port = new FakePort();
     const link = linkOn(port, clock);
-    await expect(link.send({ type: 'showQr', modules: 'A'.repeat(5000) })).rejects.toMatchObject({ code: 'LINK_OVERSIZE' });
+    await expect(link.send({ type: 'showQr', modules: 'A'.repeat(5000) })).rejects.toMatchObject({
+      code: 'LINK_OVERSIZE',
+    });
     expect(port.written).toHaveLength(0);
   });
 

@@ -10,7 +10,11 @@ const flushIo = async (): Promise<void> => {
 };
 
 /** Advances the clock in 50 ms steps, letting the port I/O run between them, until `p` settles or `limitMs` passed. */
-export async function runUntilSettled<T>(clock: ManualClock, p: Promise<T>, limitMs: number): Promise<{ value: T | undefined; elapsedMs: number }> {
+export async function runUntilSettled<T>(
+  clock: ManualClock,
+  p: Promise<T>,
+  limitMs: number,
+): Promise<{ value: T | undefined; elapsedMs: number }> {
   let settled = false;
   let value: T | undefined;
   void p.then((v) => {
@@ -53,4 +57,3 @@ export async function manualClockRig(): Promise<ManualClockRig> {
   };
   return { clock, sim, peripherals, events, stop };
 }
-

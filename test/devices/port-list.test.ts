@@ -17,7 +17,15 @@ import { devicesConfig } from './sim-rig.js';
 /** A binding whose list() fails as bindings-cpp's does on a system without udev. */
 function noUdevBinding(): SerialBinding {
   return {
-    list: () => Promise.reject(Object.assign(new Error('spawn udevadm ENOENT'), { code: 'ENOENT', errno: -2, syscall: 'spawn udevadm', path: 'udevadm' })),
+    list: () =>
+      Promise.reject(
+        Object.assign(new Error('spawn udevadm ENOENT'), {
+          code: 'ENOENT',
+          errno: -2,
+          syscall: 'spawn udevadm',
+          path: 'udevadm',
+        }),
+      ),
     open: () => Promise.reject(new Error('not used')),
   };
 }
@@ -57,12 +65,37 @@ describe('serial ports without udevadm', () => {
   it('are listed from sysfs, with the USB ids of USB ports, so devices list and lookup by USB id keep working', async () => {
     const binding = withUdevFallback(noUdevBinding(), { root: fakeSysfs() });
     expect(await binding.list()).toEqual([
-      { path: '/dev/ttyACM0', manufacturer: 'Acme Payments', serialNumber: 'R-0042', pnpId: 'usb-Acme_Payments_Reader_R-0042-if00', locationId: undefined, vendorId: '1d50', productId: '6101' },
-      { path: '/dev/ttyS0', manufacturer: undefined, serialNumber: undefined, pnpId: undefined, locationId: undefined, vendorId: undefined, productId: undefined },
+      {
+        path: '/dev/ttyACM0',
+        manufacturer: 'Acme Payments',
+        serialNumber: 'R-0042',
+        pnpId: 'usb-Acme_Payments_Reader_R-0042-if00',
+        locationId: undefined,
+        vendorId: '1d50',
+        productId: '6101',
+      },
+      {
+        path: '/dev/ttyS0',
+        manufacturer: undefined,
+        serialNumber: undefined,
+        pnpId: undefined,
+        locationId: undefined,
+        vendorId: undefined,
+        productId: undefined,
+      },
     ]);
-    expect(await findPortByUsb(binding, { vendorId: '1D50', productId: '6101' }, { label: 'card reader', configKey: 'devices.reader' })).toBe('/dev/ttyACM0');
+    expect(
+      await findPortByUsb(
+        binding,
+        { vendorId: '1D50', productId: '6101' },
+        { label: 'card reader', configKey: 'devices.reader' },
+      ),
+    ).toBe('/dev/ttyACM0');
     const config = devicesConfig();
-    const listing = await listPorts(binding, { ...config, reader: { ...config.reader, usb: { vendorId: '1d50', productId: '6101' } } });
+    const listing = await listPorts(binding, {
+      ...config,
+      reader: { ...config.reader, usb: { vendorId: '1d50', productId: '6101' } },
+    });
     expect(listing.map((p) => [p.path, p.configuredAs])).toEqual([
       ['/dev/ttyACM0', ['reader']],
       ['/dev/ttyS0', []],
@@ -76,20 +109,36 @@ describe('serial ports without udevadm', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(err).toMatchObject({ code: 'DEVICE_ERROR', message: expect.stringMatching(/udevadm is not installed \(spawn udevadm ENOENT\); install udev .*set devices\.<device>\.path to the port .* instead of devices\.<device>\.usb/) });
+    expect(err).toMatchObject({
+      code: 'DEVICE_ERROR',
+      message: expect.stringMatching(
+        /udevadm is not installed \(spawn udevadm ENOENT\); install udev .*set devices\.<device>\.path to the port .* instead of devices\.<device>\.usb/,
+      ),
+    });
     const config = devicesConfig();
     await expect(listPorts(binding, config)).rejects.toMatchObject({ message: expect.stringMatching(/install udev/) });
   });
 
   it('a lookup by USB id on a binding that cannot run udevadm names the device key to set instead', async () => {
-    await expect(findPortByUsb(noUdevBinding(), { vendorId: '1d50', productId: '6101' }, { label: 'card reader', configKey: 'devices.reader' })).rejects.toMatchObject({
+    await expect(
+      findPortByUsb(
+        noUdevBinding(),
+        { vendorId: '1d50', productId: '6101' },
+        { label: 'card reader', configKey: 'devices.reader' },
+      ),
+    ).rejects.toMatchObject({
       code: 'DEVICE_ERROR',
-      message: expect.stringMatching(/install udev .*or set devices\.reader\.path to the port .* instead of devices\.reader\.usb/),
+      message: expect.stringMatching(
+        /install udev .*or set devices\.reader\.path to the port .* instead of devices\.reader\.usb/,
+      ),
     });
   });
 
   it('other list failures pass through unchanged', async () => {
-    const failing: SerialBinding = { list: () => Promise.reject(new Error('boom')), open: () => Promise.reject(new Error('not used')) };
+    const failing: SerialBinding = {
+      list: () => Promise.reject(new Error('boom')),
+      open: () => Promise.reject(new Error('not used')),
+    };
     await expect(withUdevFallback(failing).list()).rejects.toThrow('boom');
   });
 });

@@ -53,14 +53,24 @@ describe('finding a port by USB ids', () => {
     ports.create(`/dev/usb-a-${id}`, { vendorId: '0483', productId: '5740', serialNumber: 'A1' });
     ports.create(`/dev/usb-b-${id}`, { vendorId: '0483', productId: '5740', serialNumber: 'B2' });
     const c = { label: 'card reader', configKey: 'devices.reader' };
-    expect(await findPortByUsb(ports.binding, { vendorId: '0483', productId: '5740', serialNumber: 'B2' }, c)).toBe(`/dev/usb-b-${id}`);
-    await expect(findPortByUsb(ports.binding, { vendorId: '0483', productId: '5740' }, c)).rejects.toMatchObject({ code: 'DEVICE_ERROR', message: expect.stringContaining('serialNumber') });
-    await expect(findPortByUsb(ports.binding, { vendorId: '1234', productId: 'ABCD' }, c)).rejects.toMatchObject({ code: 'DEVICE_PORT_MISSING', message: expect.stringContaining('devices.reader.usb') });
+    expect(await findPortByUsb(ports.binding, { vendorId: '0483', productId: '5740', serialNumber: 'B2' }, c)).toBe(
+      `/dev/usb-b-${id}`,
+    );
+    await expect(findPortByUsb(ports.binding, { vendorId: '0483', productId: '5740' }, c)).rejects.toMatchObject({
+      code: 'DEVICE_ERROR',
+      message: expect.stringContaining('serialNumber'),
+    });
+    await expect(findPortByUsb(ports.binding, { vendorId: '1234', productId: 'ABCD' }, c)).rejects.toMatchObject({
+      code: 'DEVICE_PORT_MISSING',
+      message: expect.stringContaining('devices.reader.usb'),
+    });
   });
 
   it('opens the reader found by USB ids', async () => {
     const base = devicesConfig();
-    const config = devicesConfig({ reader: { path: base.reader.path, usb: { vendorId: 'CAFE', productId: '0001', serialNumber: 'R-7' } } });
+    const config = devicesConfig({
+      reader: { path: base.reader.path, usb: { vendorId: 'CAFE', productId: '0001', serialNumber: 'R-7' } },
+    });
     rig = await simRig({ config });
     expect(rig.peripherals.reader.connected).toBe(true);
     expect(rig.peripherals.status().reader.path).toBe(base.reader.path);
@@ -73,15 +83,33 @@ describe('port supervisor', () => {
     const bus = new EventBus();
     const events = new EventLog(bus);
     const ports = new SimulatedPorts();
-    const p = createPeripherals({ config: { ...config, display: { ...config.display, enabled: false }, scanner: { ...config.scanner, enabled: false } }, bus, log: silentLogger(), binding: ports.binding });
+    const p = createPeripherals({
+      config: {
+        ...config,
+        display: { ...config.display, enabled: false },
+        scanner: { ...config.scanner, enabled: false },
+      },
+      bus,
+      log: silentLogger(),
+      binding: ports.binding,
+    });
     extra.push(p);
     const first = await p.reader.start();
     expect(first.connected).toBe(false);
     if (first.connected) return;
     expect(first.error).toBeInstanceOf(AgentError);
     expect(first.error.code).toBe('DEVICE_PORT_MISSING');
-    expect(p.status().reader).toMatchObject({ state: 'reconnecting', reason: 'port_missing', errorCode: 'DEVICE_PORT_MISSING' });
-    expect(events.of('device.status')[0]).toMatchObject({ device: 'reader', state: 'reconnecting', reason: 'port_missing', message: expect.stringContaining('plugged in') });
+    expect(p.status().reader).toMatchObject({
+      state: 'reconnecting',
+      reason: 'port_missing',
+      errorCode: 'DEVICE_PORT_MISSING',
+    });
+    expect(events.of('device.status')[0]).toMatchObject({
+      device: 'reader',
+      state: 'reconnecting',
+      reason: 'port_missing',
+      message: expect.stringContaining('plugged in'),
+    });
     // The reader gets plugged in.
     const { SimulatedReader } = await import('../../src/sim/devices/simulated-reader.js');
     const sim = new SimulatedReader(ports.create(config.reader.path), { log: silentLogger() });
@@ -97,15 +125,32 @@ describe('port supervisor', () => {
     sim.ports.unplug(config.reader.path);
     await events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'disconnected', mark);
     expect(peripherals.reader.connected).toBe(false);
-    await events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'reconnecting' && d.reason === 'port_missing', mark);
+    await events.waitFor(
+      'device.status',
+      (d) => d.device === 'reader' && d.state === 'reconnecting' && d.reason === 'port_missing',
+      mark,
+    );
     sim.ports.replug(config.reader.path);
     await events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'connected', mark);
-    const statuses = events.of('device.status').slice(0).filter((d) => d.device === 'reader');
-    expect(statuses.map((d) => `${d.state}/${d.reason}`)).toEqual(['connected/opened', 'disconnected/unplugged', 'reconnecting/port_missing', 'connected/reconnected']);
+    const statuses = events
+      .of('device.status')
+      .slice(0)
+      .filter((d) => d.device === 'reader');
+    expect(statuses.map((d) => `${d.state}/${d.reason}`)).toEqual([
+      'connected/opened',
+      'disconnected/unplugged',
+      'reconnecting/port_missing',
+      'connected/reconnected',
+    ]);
     expect(sim.reader.receivedOfType('hello')).toHaveLength(2);
     // And it works again.
     sim.reader.nextCard({ delayMs: 0 });
-    const result = await peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    const result = await peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+    });
     expect(result.outcome).toBe('ok');
   });
 
@@ -129,9 +174,18 @@ describe('port supervisor', () => {
   it('ends a card request pending at unplug with outcome error instead of hanging', async () => {
     rig = await simRig();
     rig.sim.reader.nextCard({ delayMs: 60_000 });
-    const pending = rig.peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    const pending = rig.peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+    });
     const simReader = rig.sim.reader;
-    await untilTrue('the reader asked to start the payment', () => simReader.receivedOfType('startPayment').length > 0, { everyMs: 5 });
+    await untilTrue(
+      'the reader asked to start the payment',
+      () => simReader.receivedOfType('startPayment').length > 0,
+      { everyMs: 5 },
+    );
     rig.sim.ports.unplug(rig.config.reader.path);
     expect(await pending).toEqual({ outcome: 'error', reason: 'the card reader disconnected' });
   });
@@ -139,7 +193,13 @@ describe('port supervisor', () => {
   it('reports a port held by another process as busy', async () => {
     rig = await simRig();
     const bus = new EventBus();
-    const second = createPeripherals({ config: rig.config, bus, log: silentLogger(), binding: rig.sim.binding, reconnect: false });
+    const second = createPeripherals({
+      config: rig.config,
+      bus,
+      log: silentLogger(),
+      binding: rig.sim.binding,
+      reconnect: false,
+    });
     extra.push(second);
     const attempt = await second.reader.start();
     expect(attempt.connected).toBe(false);
@@ -165,10 +225,23 @@ describe('port supervisor', () => {
     const mark = rig.events.events.length;
     // The reader's firmware hangs: nothing is acknowledged any more.
     rig.sim.reader.close();
-    const result = await rig.peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    const result = await rig.peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+    });
     expect(result).toEqual({ outcome: 'error', reason: 'the card reader did not acknowledge the payment request' });
-    await rig.events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'disconnected' && d.reason === 'no_ack', mark);
-    await rig.events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'reconnecting' && d.reason === 'handshake_failed', mark);
+    await rig.events.waitFor(
+      'device.status',
+      (d) => d.device === 'reader' && d.state === 'disconnected' && d.reason === 'no_ack',
+      mark,
+    );
+    await rig.events.waitFor(
+      'device.status',
+      (d) => d.device === 'reader' && d.state === 'reconnecting' && d.reason === 'handshake_failed',
+      mark,
+    );
     expect(rig.peripherals.reader.connected).toBe(false);
   });
 
@@ -177,7 +250,13 @@ describe('port supervisor', () => {
     expect(rig.peripherals.status().scanner).toMatchObject({ enabled: false, state: 'disabled' });
     await rig.peripherals.stop();
     expect(rig.peripherals.status().reader.state).toBe('stopped');
-    expect(rig.events.of('device.status').filter((d) => d.reason === 'stopped').map((d) => d.device).sort()).toEqual(['display', 'reader']);
+    expect(
+      rig.events
+        .of('device.status')
+        .filter((d) => d.reason === 'stopped')
+        .map((d) => d.device)
+        .sort(),
+    ).toEqual(['display', 'reader']);
     expect(rig.sim.ports.agentPort(rig.config.reader.path)).toBeUndefined();
   });
 });

@@ -20,20 +20,23 @@ describe('a card sale whose reader fails after the card and PIN', () => {
   it.each([
     ['silentAfterPin', 'the card reader stopped answering: nothing was charged'],
     ['damagedResult', "the card reader's messages arrived damaged: nothing was charged"],
-  ] as const)('%s: the sale fails within seconds with the cause named, not "no card was presented"', async (fault, message) => {
-    rig = await manualClockRig();
-    const r = rig;
-    const t = await fixture.startTerminal();
-    let reading: Promise<CardResult> | undefined;
-    t.devices.reader.next((req) => (reading = r.peripherals.reader.readCard(req)));
-    r.sim.reader.nextCard({ entryMode: 'ContactChip', delayMs: 200, pinDelayMs: 300, fault });
-    const started = await t.service.startSale({ method: 'card', amount: 1234, currency: 'EUR' });
-    await untilTrue('the sale to ask the reader for a card', () => reading !== undefined, { everyMs: 5 });
-    const { elapsedMs } = await runUntilSettled(r.clock, reading!, 120_000);
-    expect(elapsedMs).toBeLessThan(10_000);
-    const view = await started.done;
-    expect(view).toMatchObject({ state: 'failed', message });
-    expect(view.message).not.toMatch(/no card was presented/);
-    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)).toBeUndefined();
-  });
+  ] as const)(
+    '%s: the sale fails within seconds with the cause named, not "no card was presented"',
+    async (fault, message) => {
+      rig = await manualClockRig();
+      const r = rig;
+      const t = await fixture.startTerminal();
+      let reading: Promise<CardResult> | undefined;
+      t.devices.reader.next((req) => (reading = r.peripherals.reader.readCard(req)));
+      r.sim.reader.nextCard({ entryMode: 'ContactChip', delayMs: 200, pinDelayMs: 300, fault });
+      const started = await t.service.startSale({ method: 'card', amount: 1234, currency: 'EUR' });
+      await untilTrue('the sale to ask the reader for a card', () => reading !== undefined, { everyMs: 5 });
+      const { elapsedMs } = await runUntilSettled(r.clock, reading!, 120_000);
+      expect(elapsedMs).toBeLessThan(10_000);
+      const view = await started.done;
+      expect(view).toMatchObject({ state: 'failed', message });
+      expect(view.message).not.toMatch(/no card was presented/);
+      expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)).toBeUndefined();
+    },
+  );
 });

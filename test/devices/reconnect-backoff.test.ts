@@ -31,7 +31,14 @@ describe('reconnect backoff (injected clock)', () => {
     const bus = new EventBus();
     const events = new EventLog(bus);
     // random() = 0.5: the delay is half the ceiling, min(cap, base * 2^attempt).
-    set = createPeripherals({ config, bus, log: silentLogger(), binding, clock, backoff: { baseMs: 100, capMs: 1_000, random: () => 0.5 } });
+    set = createPeripherals({
+      config,
+      bus,
+      log: silentLogger(),
+      binding,
+      clock,
+      backoff: { baseMs: 100, capMs: 1_000, random: () => 0.5 },
+    });
     await set.reader.start();
     expect(opens).toEqual([0]);
     for (const expectedGap of [100, 200, 400, 500, 500]) {
@@ -44,7 +51,14 @@ describe('reconnect backoff (injected clock)', () => {
       expect(opens.length).toBe(before + 1);
     }
     expect(opens).toEqual([0, 100, 300, 700, 1200, 1700]);
-    expect(events.of('device.status')).toEqual([{ device: 'reader', state: 'reconnecting', reason: 'port_missing', message: expect.stringContaining('does not exist') }]);
+    expect(events.of('device.status')).toEqual([
+      {
+        device: 'reader',
+        state: 'reconnecting',
+        reason: 'port_missing',
+        message: expect.stringContaining('does not exist'),
+      },
+    ]);
     // The reader appears: the next attempt connects and the attempt count starts over.
     const sim = new SimulatedReader(ports.create(config.reader.path), { log: silentLogger(), clock });
     clock.advance(500);

@@ -51,11 +51,17 @@ export class EventLog {
   }
 
   /** Waits for a future event (after `after` events were seen). */
-  waitFor<K extends AgentEventType>(type: K, test: (d: AgentEvent<K>['data']) => boolean = () => true, after = this.events.length): Promise<AgentEvent<K>['data']> {
+  waitFor<K extends AgentEventType>(
+    type: K,
+    test: (d: AgentEvent<K>['data']) => boolean = () => true,
+    after = this.events.length,
+  ): Promise<AgentEvent<K>['data']> {
     const match = (e: AgentEvent): boolean => e.type === type && test(e.data as AgentEvent<K>['data']);
     const seen = this.events.slice(after).find(match);
     if (seen) return Promise.resolve(seen.data as AgentEvent<K>['data']);
-    return new Promise((resolve) => this.waiters.push({ test: match, resolve: (e) => resolve(e.data as AgentEvent<K>['data']) }));
+    return new Promise((resolve) =>
+      this.waiters.push({ test: match, resolve: (e) => resolve(e.data as AgentEvent<K>['data']) }),
+    );
   }
 }
 

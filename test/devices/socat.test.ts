@@ -85,19 +85,35 @@ describe('drivers on socat pseudo-terminals (real binding)', () => {
 
   it('reads a chip card with PIN', async () => {
     reader.nextCard({ delayMs: 0, pinDelayMs: 0, entryMode: 'ContactChip', onlinePin: true });
-    const result = await peripherals.reader.readCard({ amount: 999, currency: 'EUR', entryModes: ['ContactChip'], offlineAllowed: false });
+    const result = await peripherals.reader.readCard({
+      amount: 999,
+      currency: 'EUR',
+      entryModes: ['ContactChip'],
+      offlineAllowed: false,
+    });
     expect(result).toMatchObject({ outcome: 'ok', entryMode: 'ContactChip', pin: { format: 'ISO0' } });
   });
 
   it('reports a declined card', async () => {
     reader.nextCard({ delayMs: 0, result: 'decline' });
-    const result = await peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    const result = await peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+    });
     expect(result.outcome).toBe('declined');
   });
 
   it('cancels on the reader after the timeout', async () => {
     reader.nextCard({ result: 'noAnswer' });
-    const result = await peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false, timeoutMs: 200 });
+    const result = await peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+      timeoutMs: 200,
+    });
     expect(result.outcome).toBe('timeout');
     expect(reader.receivedOfType('cancel')).toHaveLength(1);
     expect(reader.busy).toBe(false);
@@ -107,8 +123,18 @@ describe('drivers on socat pseudo-terminals (real binding)', () => {
     reader.nextCard({ delayMs: 0, pinDelayMs: 0, entryMode: 'ContactChip', fault: 'damagedResult' });
     const t0 = performance.now();
     try {
-      const result = await peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactChip'], offlineAllowed: false, timeoutMs: 90_000 });
-      expect(result).toEqual({ outcome: 'error', fault: 'damaged_messages', reason: "the card reader's messages arrived damaged" });
+      const result = await peripherals.reader.readCard({
+        amount: 1,
+        currency: 'EUR',
+        entryModes: ['ContactChip'],
+        offlineAllowed: false,
+        timeoutMs: 90_000,
+      });
+      expect(result).toEqual({
+        outcome: 'error',
+        fault: 'damaged_messages',
+        reason: "the card reader's messages arrived damaged",
+      });
       // Generous: NAKs are answered at once, so this takes milliseconds; the card timeout is 90 s.
       expect(performance.now() - t0).toBeLessThan(10_000);
       expect(peripherals.reader.connected).toBe(true);
@@ -174,10 +200,19 @@ describe('drivers on socat pseudo-terminals (real binding)', () => {
     reader = new SimulatedReader(readerPort, { log: silentLogger() });
     const beforeReplug = events.events.length;
     renameSync(staged.a, readerLinks.a);
-    await events.waitFor('device.status', (d) => d.device === 'reader' && d.state === 'connected' && d.reason === 'reconnected', beforeReplug);
+    await events.waitFor(
+      'device.status',
+      (d) => d.device === 'reader' && d.state === 'connected' && d.reason === 'reconnected',
+      beforeReplug,
+    );
     expect(peripherals.reader.connected).toBe(true);
     reader.nextCard({ delayMs: 0 });
-    const result = await peripherals.reader.readCard({ amount: 1, currency: 'EUR', entryModes: ['ContactlessChip'], offlineAllowed: false });
+    const result = await peripherals.reader.readCard({
+      amount: 1,
+      currency: 'EUR',
+      entryModes: ['ContactlessChip'],
+      offlineAllowed: false,
+    });
     expect(result.outcome).toBe('ok');
   });
 });

@@ -6,8 +6,16 @@ import { ManualClock } from './manual-clock.js';
 describe('Waitress', () => {
   it('hands a message to the first matching waiter only', async () => {
     const w = new Waitress<{ id: string }>(new ManualClock());
-    const a = w.waitFor((m) => m.id === 'x', 1000, () => new Error('timeout a'));
-    const b = w.waitFor((m) => m.id === 'x', 1000, () => new Error('timeout b'));
+    const a = w.waitFor(
+      (m) => m.id === 'x',
+      1000,
+      () => new Error('timeout a'),
+    );
+    const b = w.waitFor(
+      (m) => m.id === 'x',
+      1000,
+      () => new Error('timeout b'),
+    );
     expect(w.deliver({ id: 'y' })).toBe(false);
     expect(w.deliver({ id: 'x' })).toBe(true);
     expect(await a.promise).toEqual({ id: 'x' });
@@ -19,7 +27,11 @@ describe('Waitress', () => {
   it('rejects with the timeout error and forgets the waiter', async () => {
     const clock = new ManualClock();
     const w = new Waitress<string>(clock);
-    const a = w.waitFor(() => true, 500, () => new Error('no answer'));
+    const a = w.waitFor(
+      () => true,
+      500,
+      () => new Error('no answer'),
+    );
     clock.advance(499);
     expect(w.size).toBe(1);
     clock.advance(1);
@@ -32,8 +44,16 @@ describe('Waitress', () => {
   it('rejects everyone on rejectAll and clears their clock', async () => {
     const clock = new ManualClock();
     const w = new Waitress<string>(clock);
-    const a = w.waitFor(() => true, 500, () => new Error('t'));
-    const b = w.waitFor(() => true, 500, () => new Error('t'));
+    const a = w.waitFor(
+      () => true,
+      500,
+      () => new Error('t'),
+    );
+    const b = w.waitFor(
+      () => true,
+      500,
+      () => new Error('t'),
+    );
     w.rejectAll(new Error('gone'));
     await expect(a.promise).rejects.toThrow('gone');
     await expect(b.promise).rejects.toThrow('gone');

@@ -37,8 +37,21 @@ async function diag(extra: Parameters<typeof diagConfig>[3] = {}, urls = platfor
 describe('terminal-agent diag checks against the demo platform', () => {
   it('reports every check ok with a good terminal, in order, and nothing failed', async () => {
     const r = await diag();
-    expect(r.checks.map((c) => c.id)).toEqual(['config', 'certificate', 'clock', 'tls.device-auth', 'tls.api', 'token', 'platform', 'serial', 'offline', 'journal', 'agent']);
-    for (const id of ['config', 'certificate', 'clock', 'tls.device-auth', 'tls.api', 'token', 'platform', 'offline']) expect(check(r, id).status, id).toBe('ok');
+    expect(r.checks.map((c) => c.id)).toEqual([
+      'config',
+      'certificate',
+      'clock',
+      'tls.device-auth',
+      'tls.api',
+      'token',
+      'platform',
+      'serial',
+      'offline',
+      'journal',
+      'agent',
+    ]);
+    for (const id of ['config', 'certificate', 'clock', 'tls.device-auth', 'tls.api', 'token', 'platform', 'offline'])
+      expect(check(r, id).status, id).toBe('ok');
     expect(check(r, 'serial').status).toBe('skip');
     expect(check(r, 'agent')).toMatchObject({ status: 'warn', finding: expect.stringContaining('not running') });
     expect(r.ok).toBe(true);
@@ -48,12 +61,20 @@ describe('terminal-agent diag checks against the demo platform', () => {
     expect(cert.facts).toMatchObject({ serialNumber: 'TA-0001', keyMode: '0600', state: 'valid' });
     expect(cert.facts?.thumbprint).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    expect(check(r, 'tls.device-auth').facts).toMatchObject({ protocol: expect.stringMatching(/^TLSv1\.[23]$/), chainsToPlatformCa: true });
+    expect(check(r, 'tls.device-auth').facts).toMatchObject({
+      protocol: expect.stringMatching(/^TLSv1\.[23]$/),
+      chainsToPlatformCa: true,
+    });
     expect(check(r, 'tls.api').finding).toMatch(/chains to the platform CA/);
 
     const token = check(r, 'token');
     expect(token.finding).toMatch(/Demo Coffee \[terminal-app-1001\], Demo Books \[terminal-app-1002\]/);
-    expect(token.facts).toMatchObject({ clientId: 'terminal-app-1001', bound: true, cnfMatches: true, merchantId: 'm-1001' });
+    expect(token.facts).toMatchObject({
+      clientId: 'terminal-app-1001',
+      bound: true,
+      cnfMatches: true,
+      merchantId: 'm-1001',
+    });
     expect(token.facts?.expiresInSeconds as number).toBeGreaterThan(200);
     const text = JSON.stringify(r);
     expect(text).not.toContain('demo-secret-1001');
@@ -68,7 +89,10 @@ describe('terminal-agent diag checks against the demo platform', () => {
     expect(cert.status).toBe('fail');
     expect(cert.finding).toMatch(/expired on/);
     expect(cert.remedy).toMatch(/renewed device certificate/);
-    expect(check(r, 'tls.device-auth')).toMatchObject({ status: 'fail', finding: expect.stringMatching(/refused the device certificate/) });
+    expect(check(r, 'tls.device-auth')).toMatchObject({
+      status: 'fail',
+      finding: expect.stringMatching(/refused the device certificate/),
+    });
     expect(check(r, 'token').status).toBe('fail');
     expect(r.ok).toBe(false);
   });
@@ -89,7 +113,10 @@ describe('terminal-agent diag checks against the demo platform', () => {
     const url = `https://127.0.0.1:${port}`;
     const r = await diag({}, { api: url, mtls: url });
     for (const id of ['clock', 'tls.device-auth', 'tls.api', 'token', 'platform']) {
-      expect(check(r, id), id).toMatchObject({ status: 'fail', finding: expect.stringContaining(`not reachable at 127.0.0.1:${port}`) });
+      expect(check(r, id), id).toMatchObject({
+        status: 'fail',
+        finding: expect.stringContaining(`not reachable at 127.0.0.1:${port}`),
+      });
       expect(check(r, id).remedy, id).toMatch(/network/);
     }
     expect(check(r, 'certificate').status).toBe('ok');

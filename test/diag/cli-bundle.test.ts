@@ -58,20 +58,40 @@ describe('terminal-agent diag (CLI) with the agent running', () => {
     const r = await run(['--config', configFile, 'diag', '--json']);
     expect(r.stderr).toBe('');
     const report = JSON.parse(r.stdout) as DiagReport;
-    expect(report).toMatchObject({ ok: true, startedAt: expect.any(String), durationMs: expect.any(Number), counts: { fail: 0 } });
+    expect(report).toMatchObject({
+      ok: true,
+      startedAt: expect.any(String),
+      durationMs: expect.any(Number),
+      counts: { fail: 0 },
+    });
     for (const c of report.checks) {
       expect(Object.keys(c).sort()).toEqual(expect.arrayContaining(['id', 'title', 'status', 'finding', 'durationMs']));
       expect(['ok', 'warn', 'skip'], `${c.id}: ${c.finding}`).toContain(c.status);
     }
     const byId = new Map(report.checks.map((c) => [c.id, c]));
-    expect(byId.get('serial.reader')).toMatchObject({ status: 'ok', finding: expect.stringContaining('connected to the running agent') });
-    expect(byId.get('agent')).toMatchObject({ status: 'ok', finding: expect.stringContaining('ready'), facts: { running: true } });
+    expect(byId.get('serial.reader')).toMatchObject({
+      status: 'ok',
+      finding: expect.stringContaining('connected to the running agent'),
+    });
+    expect(byId.get('agent')).toMatchObject({
+      status: 'ok',
+      finding: expect.stringContaining('ready'),
+      facts: { running: true },
+    });
     expect(r.code).toBe(0);
   });
 
   it('prints one line per check and exits 1 when a check fails (platform down)', async () => {
     const port = await closedPort();
-    const r = await run(['--config', configFile, 'diag', '--base-url', `https://127.0.0.1:${port}`, '--timeout', '5000']);
+    const r = await run([
+      '--config',
+      configFile,
+      'diag',
+      '--base-url',
+      `https://127.0.0.1:${port}`,
+      '--timeout',
+      '5000',
+    ]);
     expect(r.code).toBe(1);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ok {4}config /);
@@ -91,11 +111,22 @@ describe('terminal-agent diag bundle', () => {
     const logFile = join(tmp.dir, 'agent.log');
     const entries = [
       JSON.stringify({ level: 30, time: 1764109000000, msg: 'token granted', accessToken, note: `raw ${accessToken}` }),
-      JSON.stringify({ level: 30, time: 1764109000001, msg: 'merchants', merchants: [{ clientId: 'terminal-app-1001', clientSecret: seed.merchants[0]?.clientSecret }] }),
+      JSON.stringify({
+        level: 30,
+        time: 1764109000001,
+        msg: 'merchants',
+        merchants: [{ clientId: 'terminal-app-1001', clientSecret: seed.merchants[0]?.clientSecret }],
+      }),
       `plain line client_secret=${seed.merchants[1]?.clientSecret} password: ${seed.users[0]?.password} Authorization: Bearer ${accessToken}`,
       `signing key ${seed.signingKeyHex}`,
       keyPem.trim(),
-      JSON.stringify({ level: 30, time: 1764109000002, msg: 'sale approved', maskedPan: '476173******0010', pan: '4761739001010010' }),
+      JSON.stringify({
+        level: 30,
+        time: 1764109000002,
+        msg: 'sale approved',
+        maskedPan: '476173******0010',
+        pan: '4761739001010010',
+      }),
       'card 4761 7390 0101 0010 seen',
       'last line stays readable',
     ];
@@ -105,7 +136,13 @@ describe('terminal-agent diag bundle', () => {
     // The unit's journal comes from a fake journalctl on PATH that leaks the same secrets.
     const fakeBin = join(tmp.dir, 'fake-bin');
     mkdirSync(fakeBin, { recursive: true });
-    const journalLine = JSON.stringify({ __REALTIME_TIMESTAMP: '1764109000000000', PRIORITY: '6', _PID: '77', SYSLOG_IDENTIFIER: 'terminal-agent', MESSAGE: entries[0] });
+    const journalLine = JSON.stringify({
+      __REALTIME_TIMESTAMP: '1764109000000000',
+      PRIORITY: '6',
+      _PID: '77',
+      SYSLOG_IDENTIFIER: 'terminal-agent',
+      MESSAGE: entries[0],
+    });
     writeFileSync(join(fakeBin, 'journalctl'), `#!/bin/sh\ncat <<'EOF'\n${journalLine}\nEOF\n`, { mode: 0o755 });
     const out = join(tmp.dir, 'bundle.json');
     const savedPath = process.env.PATH;
@@ -119,14 +156,21 @@ describe('terminal-agent diag bundle', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(out);
     expect(statSync(out).mode & 0o777).toBe(0o600);
-    const text = readFileSync(out, "utf8");
+    const text = readFileSync(out, 'utf8');
     const bundle = JSON.parse(text) as DiagBundle;
 
     expect(bundle.kind).toBe('terminal-agent-diagnostics');
     expect(bundle.report.checks.map((c) => c.id)).toContain('token');
     expect(bundle.versions).toMatchObject({ node: process.version, agent: expect.any(String) });
-    expect(bundle.config).toMatchObject({ file: configFile, effective: { environment: 'local', identity: { certFile: certs.deviceCert } } });
-    expect(bundle.certificate).toMatchObject({ serialNumber: 'TA-0001', keyMode: '0600', thumbprint: agent.identity.thumbprint });
+    expect(bundle.config).toMatchObject({
+      file: configFile,
+      effective: { environment: 'local', identity: { certFile: certs.deviceCert } },
+    });
+    expect(bundle.certificate).toMatchObject({
+      serialNumber: 'TA-0001',
+      keyMode: '0600',
+      thumbprint: agent.identity.thumbprint,
+    });
     expect(bundle.agent).toMatchObject({ running: true, status: { ready: true } });
     expect(bundle.offline).toMatchObject({ count: 0, needsAttention: 0 });
     expect(Array.isArray(bundle.serialPorts)).toBe(true);
@@ -135,10 +179,22 @@ describe('terminal-agent diag bundle', () => {
     expect(log.lines).toHaveLength(entries.length);
     expect(log.lines[4]).toBe('[redacted-pem]');
     expect(log.lines.at(-1)).toBe('last line stays readable');
-    expect(JSON.parse(log.lines[0] as string)).toMatchObject({ time: 1764109000000, msg: 'token granted', accessToken: '[redacted]' });
+    expect(JSON.parse(log.lines[0] as string)).toMatchObject({
+      time: 1764109000000,
+      msg: 'token granted',
+      accessToken: '[redacted]',
+    });
     expect(log.lines.join('\n')).toContain('476173******0010');
-    expect(bundle.journal).toMatchObject({ unit: 'terminal-agent', available: true, note: null, entries: [{ priority: 6, pid: 77, identifier: 'terminal-agent' }] });
-    expect(JSON.parse(bundle.journal.entries[0]?.message ?? '')).toMatchObject({ msg: 'token granted', accessToken: '[redacted]' });
+    expect(bundle.journal).toMatchObject({
+      unit: 'terminal-agent',
+      available: true,
+      note: null,
+      entries: [{ priority: 6, pid: 77, identifier: 'terminal-agent' }],
+    });
+    expect(JSON.parse(bundle.journal.entries[0]?.message ?? '')).toMatchObject({
+      msg: 'token granted',
+      accessToken: '[redacted]',
+    });
 
     for (const secret of [
       accessToken,

@@ -25,10 +25,19 @@ export async function demoPlatform(): Promise<DemoPlatform> {
   });
 }
 
-type Flags = Parameters<typeof loadConfig>[0] extends infer O ? (O extends { flags?: infer F } ? NonNullable<F> : never) : never;
+type Flags = Parameters<typeof loadConfig>[0] extends infer O
+  ? O extends { flags?: infer F }
+    ? NonNullable<F>
+    : never
+  : never;
 
 /** Configuration of a terminal talking to `urls` (environment local without the embedded platform: simulated devices run only in local). */
-export function diagConfig(dataDir: string, urls: { api: string; mtls: string }, apiPort: number, extra: Flags = {}): LoadedConfig {
+export function diagConfig(
+  dataDir: string,
+  urls: { api: string; mtls: string },
+  apiPort: number,
+  extra: Flags = {},
+): LoadedConfig {
   const certs = testCerts();
   const base: Flags = {
     environment: 'local',
@@ -47,7 +56,15 @@ function deepMerge(a: Flags, b: Flags): Flags {
   const out: Record<string, unknown> = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
-    out[k] = prev !== null && typeof prev === 'object' && !Array.isArray(prev) && v !== null && typeof v === 'object' && !Array.isArray(v) ? deepMerge(prev as Flags, v as Flags) : v;
+    out[k] =
+      prev !== null &&
+      typeof prev === 'object' &&
+      !Array.isArray(prev) &&
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v)
+        ? deepMerge(prev as Flags, v as Flags)
+        : v;
   }
   return out as Flags;
 }

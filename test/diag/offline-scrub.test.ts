@@ -17,7 +17,10 @@ function check(r: DiagReport, id: string): CheckResult {
 const HOUR = 3_600_000;
 
 /** A journal database with only what the queue needs: the transactions it references and the queue itself. */
-function journalWith(dir: string, items: Array<{ id: string; amount: number; currency: string; state: string; storedAt: number }>): void {
+function journalWith(
+  dir: string,
+  items: Array<{ id: string; amount: number; currency: string; state: string; storedAt: number }>,
+): void {
   const db = new Database(join(dir, JOURNAL_FILE));
   db.exec('CREATE TABLE transactions (client_id TEXT PRIMARY KEY)');
   ensureOfflineSchema(db);
@@ -40,7 +43,10 @@ describe('diag offline queue', () => {
 
   async function offline(dir: string, now: number): Promise<CheckResult> {
     const loaded = diagConfig(dir, urls, apiPort);
-    return check((await runDiagnostics({ loadConfig: () => loaded, now: () => now, checkTimeoutMs: 5_000 })).report, 'offline');
+    return check(
+      (await runDiagnostics({ loadConfig: () => loaded, now: () => now, checkTimeoutMs: 5_000 })).report,
+      'offline',
+    );
   }
 
   it('counts stored sales with totals and the oldest age, and warns about items needing attention, without card data', async () => {
@@ -55,7 +61,12 @@ describe('diag offline queue', () => {
       const c = await offline(t.dir, now);
       expect(c.status).toBe('warn');
       expect(c.finding).toMatch(/^2\/500 stored \(.*17[.,]50.*\), oldest 3 h \(limit 24 h\); 1 need attention/);
-      expect(c.facts).toMatchObject({ count: 2, totals: { EUR: 1750 }, needsAttention: 1, oldestClientTransactionId: 'T-1' });
+      expect(c.facts).toMatchObject({
+        count: 2,
+        totals: { EUR: 1750 },
+        needsAttention: 1,
+        oldestClientTransactionId: 'T-1',
+      });
       expect(JSON.stringify(c)).not.toContain('SECRET-CARD-BLOB');
     } finally {
       t.cleanup();
@@ -124,15 +135,34 @@ describe('diag scrubbing', () => {
     const out = scrubText(
       `t=${jwt} Bearer abc.def-ghi client_secret=s3cr3t "password": "pw" key 6d0f3a1b2c4e5f60718293a4b5c6d7e8 -----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY----- pan 4761739001010010 masked 476173******0010 order 1234567890123`,
     );
-    for (const gone of [jwt, 'abc.def-ghi', 's3cr3t', '"pw"', '6d0f3a1b2c4e5f60718293a4b5c6d7e8', 'MIGH', '4761739001010010']) expect(out).not.toContain(gone);
+    for (const gone of [
+      jwt,
+      'abc.def-ghi',
+      's3cr3t',
+      '"pw"',
+      '6d0f3a1b2c4e5f60718293a4b5c6d7e8',
+      'MIGH',
+      '4761739001010010',
+    ])
+      expect(out).not.toContain(gone);
     expect(out).toContain('476173******0010');
     // Not a card number (fails the Luhn check): kept, so ids stay readable.
     expect(out).toContain('1234567890123');
   });
 
   it('keeps JSON log lines JSON, with numbers such as time untouched and secret keys replaced at any depth', () => {
-    const line = JSON.stringify({ time: 1764109000000, msg: 'x', nested: { refresh_token: 'rt', deeper: [{ Password: 'p' }] }, checks: { token: { ok: true } } });
+    const line = JSON.stringify({
+      time: 1764109000000,
+      msg: 'x',
+      nested: { refresh_token: 'rt', deeper: [{ Password: 'p' }] },
+      checks: { token: { ok: true } },
+    });
     const scrubbed = JSON.parse(scrubLogLine(line)) as Record<string, unknown>;
-    expect(scrubbed).toEqual({ time: 1764109000000, msg: 'x', nested: { refresh_token: '[redacted]', deeper: [{ Password: '[redacted]' }] }, checks: { token: { ok: true } } });
+    expect(scrubbed).toEqual({
+      time: 1764109000000,
+      msg: 'x',
+      nested: { refresh_token: '[redacted]', deeper: [{ Password: '[redacted]' }] },
+      checks: { token: { ok: true } },
+    });
   });
 });

@@ -48,7 +48,13 @@ describe('platform availability: /readyz, /api/v1/status, status and diag agree'
     return c;
   }
   /** /readyz's status once it is `status` (the watch reaches its view within 20 s). */
-  const readyz = (status: number): Promise<number> => until(`/readyz ${status}`, async () => (await call(agent.url, 'GET', '/readyz')).status, (s) => s === status, { timeoutMs: 20_000, everyMs: 100 });
+  const readyz = (status: number): Promise<number> =>
+    until(
+      `/readyz ${status}`,
+      async () => (await call(agent.url, 'GET', '/readyz')).status,
+      (s) => s === status,
+      { timeoutMs: 20_000, everyMs: 100 },
+    );
   const cli = (args: string[]) => runCli(['--data-dir', tmp.dir, '--api-port', String(port), ...args]);
 
   it('online: all say so', async () => {
@@ -64,7 +70,15 @@ describe('platform availability: /readyz, /api/v1/status, status and diag agree'
     platform.faults.set('isAvailable', { drop: 'before' });
     await readyz(503);
     const ready = await call(agent.url, 'GET', '/readyz');
-    expect(ready.json).toMatchObject({ ready: false, checks: { platform: { ok: false, detail: expect.stringMatching(/platform unreachable \(.+\) and offline sales not allowed/) } } });
+    expect(ready.json).toMatchObject({
+      ready: false,
+      checks: {
+        platform: {
+          ok: false,
+          detail: expect.stringMatching(/platform unreachable \(.+\) and offline sales not allowed/),
+        },
+      },
+    });
 
     const status = await cli(['status']);
     expect(status.stdout).toMatch(/agent NOT READY/);
@@ -92,7 +106,10 @@ describe('platform availability: /readyz, /api/v1/status, status and diag agree'
     try {
       const r = await diag();
       expect(check(r, 'platform').status).toBe('fail');
-      expect(check(r, 'agent')).toMatchObject({ status: 'warn', finding: expect.stringMatching(/platform online; but diag's own check found the platform not available/) });
+      expect(check(r, 'agent')).toMatchObject({
+        status: 'warn',
+        finding: expect.stringMatching(/platform online; but diag's own check found the platform not available/),
+      });
     } finally {
       platform.faults.clear();
     }

@@ -17,7 +17,12 @@ function config(devices: Record<string, unknown>) {
   return loadConfig({
     cwd: process.cwd(),
     env: {},
-    flags: { dataDir: tmp.dir, api: { port: apiPort }, sim: { apiPort: 1, mtlsPort: 1 }, devices: { simulate: false, ...devices } },
+    flags: {
+      dataDir: tmp.dir,
+      api: { port: apiPort },
+      sim: { apiPort: 1, mtlsPort: 1 },
+      devices: { simulate: false, ...devices },
+    },
   });
 }
 
@@ -30,7 +35,11 @@ function check(r: DiagReport, id: string): CheckResult {
 beforeAll(async () => {
   tmp = tempDir('terminal-agent-diag-serial-');
   apiPort = await closedPort();
-  const loaded = config({ reader: { path: paths.reader }, display: { path: paths.display }, scanner: { path: paths.scanner } });
+  const loaded = config({
+    reader: { path: paths.reader },
+    display: { path: paths.display },
+    scanner: { path: paths.scanner },
+  });
   sim = await startSimulatedPeripherals({ config: loaded.config.devices, log: silentLogger() });
 });
 afterAll(async () => {
@@ -40,16 +49,27 @@ afterAll(async () => {
 
 describe('diag serial ports when the agent is not running', () => {
   it('finds each port, runs hello on reader and display with model, firmware and round trip, and closes the ports again', async () => {
-    const loaded = config({ reader: { path: paths.reader }, display: { path: paths.display }, scanner: { path: paths.scanner } });
+    const loaded = config({
+      reader: { path: paths.reader },
+      display: { path: paths.display },
+      scanner: { path: paths.scanner },
+    });
     const r = (await runDiagnostics({ loadConfig: () => loaded, binding: sim.binding, checkTimeoutMs: 8_000 })).report;
     const reader = check(r, 'serial.reader');
     expect(reader.status).toBe('ok');
     expect(reader.finding).toContain(SIM_READER_INFO.model);
     expect(reader.facts).toMatchObject({ path: paths.reader, model: SIM_READER_INFO.model, rttMs: expect.any(Number) });
-    expect(check(r, 'serial.display')).toMatchObject({ status: 'ok', facts: { path: paths.display, model: expect.any(String) } });
-    expect(check(r, 'serial.scanner')).toMatchObject({ status: 'ok', finding: expect.stringContaining('no handshake') });
+    expect(check(r, 'serial.display')).toMatchObject({
+      status: 'ok',
+      facts: { path: paths.display, model: expect.any(String) },
+    });
+    expect(check(r, 'serial.scanner')).toMatchObject({
+      status: 'ok',
+      finding: expect.stringContaining('no handshake'),
+    });
     // Closed again: a second run opens them once more.
-    const again = (await runDiagnostics({ loadConfig: () => loaded, binding: sim.binding, checkTimeoutMs: 8_000 })).report;
+    const again = (await runDiagnostics({ loadConfig: () => loaded, binding: sim.binding, checkTimeoutMs: 8_000 }))
+      .report;
     expect(check(again, 'serial.reader').status).toBe('ok');
   });
 
@@ -60,7 +80,11 @@ describe('diag serial ports when the agent is not running', () => {
       scanner: { path: `/dev/ttyDIAG-missing-${tag}` },
     });
     const r = (await runDiagnostics({ loadConfig: () => loaded, binding: sim.binding, checkTimeoutMs: 8_000 })).report;
-    expect(check(r, 'serial.scanner')).toMatchObject({ status: 'fail', finding: expect.stringContaining(paths.reader), remedy: expect.stringContaining('devices.scanner.path') });
+    expect(check(r, 'serial.scanner')).toMatchObject({
+      status: 'fail',
+      finding: expect.stringContaining(paths.reader),
+      remedy: expect.stringContaining('devices.scanner.path'),
+    });
     expect(check(r, 'serial.display').status).toBe('skip');
     expect(check(r, 'serial.reader').status).toBe('ok');
     expect(r.ok).toBe(false);

@@ -30,22 +30,42 @@ beforeAll(() => {
 afterAll(() => tmp?.cleanup());
 
 function jsonEntry(message: unknown, priority: string, micros: string): string {
-  return JSON.stringify({ __CURSOR: 's=abc', __REALTIME_TIMESTAMP: micros, _BOOT_ID: 'b00t', _MACHINE_ID: 'm4ch1ne', PRIORITY: priority, _PID: '4242', SYSLOG_IDENTIFIER: 'terminal-agent', MESSAGE: message });
+  return JSON.stringify({
+    __CURSOR: 's=abc',
+    __REALTIME_TIMESTAMP: micros,
+    _BOOT_ID: 'b00t',
+    _MACHINE_ID: 'm4ch1ne',
+    PRIORITY: priority,
+    _PID: '4242',
+    SYSLOG_IDENTIFIER: 'terminal-agent',
+    MESSAGE: message,
+  });
 }
 
 describe('the unit journal in the bundle', () => {
   it('runs journalctl for the unit, bounded, and keeps time, priority, pid and the scrubbed message', async () => {
     const lines = [
-      jsonEntry(JSON.stringify({ level: 30, time: 1764130000000, msg: 'sale approved', accessToken: JWT, note: `card ${PAN}` }), '6', '1764130000000000'),
+      jsonEntry(
+        JSON.stringify({ level: 30, time: 1764130000000, msg: 'sale approved', accessToken: JWT, note: `card ${PAN}` }),
+        '6',
+        '1764130000000000',
+      ),
       jsonEntry([...Buffer.from(`plain text Bearer ${JWT}`)], '3', '1764130001000000'),
     ];
     const env = fakeJournalctl('entries', `cat <<'EOF'\n${lines.join('\n')}\nEOF`);
     const j = await readUnitJournal({ env });
-    expect(readFileSync(join(tmp.dir, 'entries', 'args'), 'utf8').trim()).toBe('-u terminal-agent --since -1h -o json --no-pager -n 2000');
+    expect(readFileSync(join(tmp.dir, 'entries', 'args'), 'utf8').trim()).toBe(
+      '-u terminal-agent --since -1h -o json --no-pager -n 2000',
+    );
     expect(j.available).toBe(true);
     expect(j.note).toBeNull();
     expect(j.entries).toHaveLength(2);
-    expect(j.entries[0]).toMatchObject({ time: '2025-11-26T04:06:40.000Z', priority: 6, pid: 4242, identifier: 'terminal-agent' });
+    expect(j.entries[0]).toMatchObject({
+      time: '2025-11-26T04:06:40.000Z',
+      priority: 6,
+      pid: 4242,
+      identifier: 'terminal-agent',
+    });
     const first = JSON.parse(j.entries[0]?.message ?? '') as Record<string, unknown>;
     expect(first).toMatchObject({ level: 30, time: 1764130000000, msg: 'sale approved', accessToken: '[redacted]' });
     expect(j.entries[1]?.priority).toBe(3);
@@ -67,18 +87,33 @@ describe('the unit journal in the bundle', () => {
 
   it('says so when the unit has no journal, when journalctl fails, and when there is no journalctl', async () => {
     const none = await readUnitJournal({ env: fakeJournalctl('none', 'exit 0') });
-    expect(none).toMatchObject({ available: true, entries: [], note: expect.stringMatching(/the unit terminal-agent has no journal entries since -1h/) });
+    expect(none).toMatchObject({
+      available: true,
+      entries: [],
+      note: expect.stringMatching(/the unit terminal-agent has no journal entries since -1h/),
+    });
 
-    const hint = await readUnitJournal({ env: fakeJournalctl('hint', 'echo "Hint: You are currently not seeing messages from other users and the system." >&2') });
+    const hint = await readUnitJournal({
+      env: fakeJournalctl(
+        'hint',
+        'echo "Hint: You are currently not seeing messages from other users and the system." >&2',
+      ),
+    });
     expect(hint.note).toMatch(/no journal entries since -1h \(journalctl: Hint: You are currently not seeing messages/);
 
-    const failed = await readUnitJournal({ env: fakeJournalctl('failed', 'echo "Failed to open journal: token=abcdef123" >&2; exit 1') });
+    const failed = await readUnitJournal({
+      env: fakeJournalctl('failed', 'echo "Failed to open journal: token=abcdef123" >&2; exit 1'),
+    });
     expect(failed).toMatchObject({ available: false, entries: [] });
     expect(failed.note).toMatch(/^journalctl exited with 1: Failed to open journal: token=\[redacted\]$/);
 
     const empty = join(tmp.dir, 'empty-path');
     mkdirSync(empty);
     const missing = await readUnitJournal({ env: { PATH: empty } });
-    expect(missing).toMatchObject({ available: false, entries: [], note: expect.stringMatching(/^journalctl not found/) });
+    expect(missing).toMatchObject({
+      available: false,
+      entries: [],
+      note: expect.stringMatching(/^journalctl not found/),
+    });
   });
 });

@@ -6,7 +6,14 @@ import { defaultRelayPolicy, nextPollDelay, type PollState } from '../../src/eve
 // kill the mutants `npm run mutate` found surviving (test/README.md, "Mutation testing").
 
 const p = defaultRelayPolicy;
-const state = (over: Partial<PollState> = {}): PollState => ({ trackedForMs: 0, slowPolls: 0, failures: 0, msToExpiry: undefined, lastCallMs: 0, ...over });
+const state = (over: Partial<PollState> = {}): PollState => ({
+  trackedForMs: 0,
+  slowPolls: 0,
+  failures: 0,
+  msToExpiry: undefined,
+  lastCallMs: 0,
+  ...over,
+});
 const SLOW = p.fastPhaseMs; // first instant of the slow phase
 
 describe('while the customer is likely paying', () => {
@@ -25,7 +32,9 @@ describe('while the customer is likely paying', () => {
 
 describe('after the fast phase', () => {
   it('the period doubles with each poll, from 1 s up to 10 s, counted from the start of the last call', () => {
-    const delays = [0, 1, 2, 3, 4, 5, 50, 5_000].map((slowPolls) => nextPollDelay(p, state({ trackedForMs: SLOW, slowPolls })));
+    const delays = [0, 1, 2, 3, 4, 5, 50, 5_000].map((slowPolls) =>
+      nextPollDelay(p, state({ trackedForMs: SLOW, slowPolls })),
+    );
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000, 10_000]);
     expect(nextPollDelay(p, state({ trackedForMs: SLOW, slowPolls: 2, lastCallMs: 300 }))).toBe(3_700);
   });

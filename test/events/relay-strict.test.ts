@@ -27,7 +27,7 @@ afterEach(() => {
 });
 
 describe('QR expiry from the strict platform', () => {
-  it('a 12-hour expiry in the platform\'s zone (12:05:00 PM in Los Angeles) does not expire the sale early: it is paid and approved', async () => {
+  it("a 12-hour expiry in the platform's zone (12:05:00 PM in Los Angeles) does not expire the sale early: it is paid and approved", async () => {
     const offset = target - Date.now();
     fixture.demo.platform.faults.clockOffsetMs = offset;
     const wall = () => Date.now() + offset;
@@ -37,7 +37,9 @@ describe('QR expiry from the strict platform', () => {
       store: t.service,
       fetchStatus: (id, merchantId) => {
         statusCalls++;
-        return t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>;
+        return t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<
+          Record<string, unknown>
+        >;
       },
       bus: t.bus,
       log: fixture.demo.log,
@@ -46,7 +48,12 @@ describe('QR expiry from the strict platform', () => {
       timeZone: t.config.platform.timeZone,
     });
     relay.start();
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 1_500, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'ConsumerScan',
+      amount: 1_500,
+      currency: 'EUR',
+    });
     await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0, { timeoutMs: 5_000 });
     const waiting = await t.service.get(started.clientTransactionId);
     expect(waiting.qr?.expireTime).toMatch(/^12\/15\/2026 12:05:0\d PM$/);

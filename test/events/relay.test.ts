@@ -39,7 +39,7 @@ describe('event relay', () => {
     vi.useRealTimers();
   });
 
-  it('asks the status call by the tracking\'s statusId when it has one (a refund or cancel answered pending: its server id)', async () => {
+  it("asks the status call by the tracking's statusId when it has one (a refund or cancel answered pending: its server id)", async () => {
     const s = setup({ 'srv-R1': () => walletRecord('Accepted', ['walletARefundRequest', 'walletARefundResult']) });
     relay = s.relay;
     s.store.add('R1', { statusId: 'srv-R1' });
@@ -57,7 +57,10 @@ describe('event relay', () => {
     s.store.add('T1');
     relay.start();
     await vi.advanceTimersByTimeAsync(3_000);
-    expect(s.events.map((e) => e.data.platformEvent?.eventType)).toEqual(['walletARequest', 'walletAConsumerScanResult']);
+    expect(s.events.map((e) => e.data.platformEvent?.eventType)).toEqual([
+      'walletARequest',
+      'walletAConsumerScanResult',
+    ]);
     record = walletRecord('Accepted', ['walletARequest', 'walletAConsumerScanResult', 'walletAPaymentResult']);
     await vi.advanceTimersByTimeAsync(3_000);
     expect(s.events.map((e) => e.data.platformEvent?.eventType)).toEqual([
@@ -95,7 +98,7 @@ describe('event relay', () => {
     expect(Math.max(...gaps)).toBe(defaultRelayPolicy.maxIntervalMs);
   });
 
-  it('at the QR\'s expiry a still-pending answer is no outcome: the store is told once, and the transaction is followed, fast again, until the platform reports it final', async () => {
+  it("at the QR's expiry a still-pending answer is no outcome: the store is told once, and the transaction is followed, fast again, until the platform reports it final", async () => {
     let record = walletRecord('Initialized', ['walletARequest']);
     const s = setup({ T1: () => record });
     relay = s.relay;
@@ -108,7 +111,11 @@ describe('event relay', () => {
     // The status call that found it expired was asked at or after the expiry, not before it.
     expect(s.calls.at(-1)?.at).toBeGreaterThanOrEqual(Date.parse('2025-03-01T10:01:30Z'));
     expect(s.store.markedExpired).toEqual([]);
-    expect(s.events.at(-1)?.data).toMatchObject({ clientTransactionId: 'T1', status: 'pending', message: 'QR code expired: outcome being checked' });
+    expect(s.events.at(-1)?.data).toMatchObject({
+      clientTransactionId: 'T1',
+      status: 'pending',
+      message: 'QR code expired: outcome being checked',
+    });
     expect(relay.tracked()).toEqual(['T1']);
     const atExpiry = s.calls.length;
     await vi.advanceTimersByTimeAsync(10_000);
@@ -125,7 +132,10 @@ describe('event relay', () => {
   it('a payment arriving at the expiry second is adopted, not marked expired', async () => {
     const expiry = Date.now() + 5_000;
     const s = setup({
-      T1: () => (Date.now() >= expiry ? walletRecord('Accepted', ['walletARequest', 'pay']) : walletRecord('Initialized', ['walletARequest'])),
+      T1: () =>
+        Date.now() >= expiry
+          ? walletRecord('Accepted', ['walletARequest', 'pay'])
+          : walletRecord('Initialized', ['walletARequest']),
     });
     relay = s.relay;
     s.store.add('T1', { expireTime: new Date(expiry).toISOString() });
@@ -135,16 +145,30 @@ describe('event relay', () => {
     expect(s.events.at(-1)?.data.status).toBe('approved');
   });
 
-  it('judges the QR expiry on the platform\'s clock: a terminal 10 minutes ahead does not end a QR the customer can still pay', async () => {
+  it("judges the QR expiry on the platform's clock: a terminal 10 minutes ahead does not end a QR the customer can still pay", async () => {
     // The platform's clock as auth measures it (ClockSkewMeter: a token answer's Date header, then the monotonic time since).
     const skew = new ClockSkewMeter(30_000);
     const platformAhead = -600_000;
-    skew.record({ dateMs: Date.now() + platformAhead, receivedAtMs: Date.now(), receivedMono: performance.now() }, undefined);
+    skew.record(
+      { dateMs: Date.now() + platformAhead, receivedAtMs: Date.now(), receivedMono: performance.now() },
+      undefined,
+    );
     const platformNow = (): number | undefined => skew.platformNow(performance.now());
     const expiry = Date.now() + platformAhead + 30_000;
     let paid = false;
-    const s = setup({ T1: () => (paid ? walletRecord('Accepted', ['walletARequest', 'pay']) : walletRecord('Initialized', ['walletARequest'])) });
-    relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, platformNow, timeZone: 'UTC' });
+    const s = setup({
+      T1: () =>
+        paid ? walletRecord('Accepted', ['walletARequest', 'pay']) : walletRecord('Initialized', ['walletARequest']),
+    });
+    relay = createEventRelay({
+      store: s.store,
+      fetchStatus: s.fetchStatus,
+      bus: s.bus,
+      log: testLogger().log,
+      random: () => 1,
+      platformNow,
+      timeZone: 'UTC',
+    });
     s.store.add('T1', { expireTime: new Date(expiry).toISOString() });
     relay.start();
     await vi.advanceTimersByTimeAsync(25_000);
@@ -155,12 +179,20 @@ describe('event relay', () => {
     expect(s.events.at(-1)?.data.status).toBe('approved');
   });
 
-  it('on the platform\'s clock a QR not paid ends once the platform\'s expiry passed, with a status call asked after it', async () => {
+  it("on the platform's clock a QR not paid ends once the platform's expiry passed, with a status call asked after it", async () => {
     const platformAhead = -600_000;
     const platformNow = (): number => Date.now() + platformAhead;
     const expiry = platformNow() + 30_000;
     const s = setup({ T1: () => walletRecord('Initialized', ['walletARequest']) });
-    relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, platformNow, timeZone: 'UTC' });
+    relay = createEventRelay({
+      store: s.store,
+      fetchStatus: s.fetchStatus,
+      bus: s.bus,
+      log: testLogger().log,
+      random: () => 1,
+      platformNow,
+      timeZone: 'UTC',
+    });
     s.store.add('T1', { expireTime: new Date(expiry).toISOString() });
     relay.start();
     await vi.advanceTimersByTimeAsync(29_000);
@@ -180,7 +212,9 @@ describe('event relay', () => {
     expect(first.events).toHaveLength(2);
 
     // The journal (store) survives the restart; a new relay picks up what is pending.
-    const second = setup({ T1: () => walletRecord('Accepted', ['walletARequest', 'walletAConsumerScanResult', 'paid']) });
+    const second = setup({
+      T1: () => walletRecord('Accepted', ['walletARequest', 'walletAConsumerScanResult', 'paid']),
+    });
     relay = second.relay;
     second.store.add('T1', { delivered: first.store.delivered.get('T1') ?? 0 });
     relay.start();
@@ -251,13 +285,33 @@ describe('event relay', () => {
 
 describe('relay policy', () => {
   it('never schedules faster than the fast period on failures', () => {
-    const d = nextPollDelay(defaultRelayPolicy, { trackedForMs: 0, slowPolls: 0, failures: 1, msToExpiry: undefined, lastCallMs: 0 }, () => 0);
+    const d = nextPollDelay(
+      defaultRelayPolicy,
+      { trackedForMs: 0, slowPolls: 0, failures: 1, msToExpiry: undefined, lastCallMs: 0 },
+      () => 0,
+    );
     expect(d).toBe(defaultRelayPolicy.fastIntervalMs);
   });
 
   it('counts the period from the start of the previous call', () => {
-    expect(nextPollDelay(defaultRelayPolicy, { trackedForMs: 0, slowPolls: 0, failures: 0, msToExpiry: undefined, lastCallMs: 200 })).toBe(300);
-    expect(nextPollDelay(defaultRelayPolicy, { trackedForMs: 0, slowPolls: 0, failures: 0, msToExpiry: undefined, lastCallMs: 900 })).toBe(0);
+    expect(
+      nextPollDelay(defaultRelayPolicy, {
+        trackedForMs: 0,
+        slowPolls: 0,
+        failures: 0,
+        msToExpiry: undefined,
+        lastCallMs: 200,
+      }),
+    ).toBe(300);
+    expect(
+      nextPollDelay(defaultRelayPolicy, {
+        trackedForMs: 0,
+        slowPolls: 0,
+        failures: 0,
+        msToExpiry: undefined,
+        lastCallMs: 900,
+      }),
+    ).toBe(0);
   });
 
   it('reads expireTime in ISO 8601 and the platform date forms, to the end of the second it names', () => {
@@ -272,7 +326,7 @@ describe('relay policy', () => {
   });
 });
 
-describe('QR expiry in the platform\'s time zone', () => {
+describe("QR expiry in the platform's time zone", () => {
   beforeEach(() => {
     vi.useFakeTimers({ now: new Date('2025-12-15T20:00:00.400Z') });
   });
@@ -282,8 +336,18 @@ describe('QR expiry in the platform\'s time zone', () => {
 
   it('a 12-hour expireTime west of UTC (12:05:00 PM in Los Angeles = 20:05 UTC) is not taken as UTC: the sale is paid at 20:04, not expired at once', async () => {
     let paid = false;
-    const s = setup({ T1: () => (paid ? walletRecord('Accepted', ['walletARequest', 'pay']) : walletRecord('Initialized', ['walletARequest'])) });
-    const relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, timeZone: 'America/Los_Angeles' });
+    const s = setup({
+      T1: () =>
+        paid ? walletRecord('Accepted', ['walletARequest', 'pay']) : walletRecord('Initialized', ['walletARequest']),
+    });
+    const relay = createEventRelay({
+      store: s.store,
+      fetchStatus: s.fetchStatus,
+      bus: s.bus,
+      log: testLogger().log,
+      random: () => 1,
+      timeZone: 'America/Los_Angeles',
+    });
     try {
       s.store.add('T1', { expireTime: '12/15/2025 12:05:00 PM' });
       relay.start();
@@ -298,9 +362,16 @@ describe('QR expiry in the platform\'s time zone', () => {
     }
   });
 
-  it('the relay waits until the end of the expiry second: the platform\'s 20:05:00.400 is never cut to 20:05:00', async () => {
+  it("the relay waits until the end of the expiry second: the platform's 20:05:00.400 is never cut to 20:05:00", async () => {
     const s = setup({ T1: () => walletRecord('Initialized', ['walletARequest']) });
-    const relay = createEventRelay({ store: s.store, fetchStatus: s.fetchStatus, bus: s.bus, log: testLogger().log, random: () => 1, timeZone: 'America/Los_Angeles' });
+    const relay = createEventRelay({
+      store: s.store,
+      fetchStatus: s.fetchStatus,
+      bus: s.bus,
+      log: testLogger().log,
+      random: () => 1,
+      timeZone: 'America/Los_Angeles',
+    });
     try {
       s.store.add('T1', { expireTime: '12/15/2025 12:05:00 PM' });
       relay.start();

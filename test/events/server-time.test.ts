@@ -24,14 +24,24 @@ describe('server times (docs/platform-contract.md, "Tolerance of answers", dates
   });
 
   it('refuses what names no real time', () => {
-    for (const bad of ['13/1/2026 1:00:00', '2/30/2026 1:00:00', '1/5/2026 13:00:00 PM', '1/5/2026 0:00:00 AM', '1/5/2026 24:00:00', '1/5/2026 9:60:00', 'soon', '', '2026-02-30T10:00:00Z']) {
+    for (const bad of [
+      '13/1/2026 1:00:00',
+      '2/30/2026 1:00:00',
+      '1/5/2026 13:00:00 PM',
+      '1/5/2026 0:00:00 AM',
+      '1/5/2026 24:00:00',
+      '1/5/2026 9:60:00',
+      'soon',
+      '',
+      '2026-02-30T10:00:00Z',
+    ]) {
       expect(parseServerTime(bad), bad).toBeUndefined();
     }
     expect(parseServerTime(undefined)).toBeUndefined();
     expect(parseServerTime(null)).toBeUndefined();
   });
 
-  it('reads a time without an offset in the platform\'s zone, one with an offset as it says', () => {
+  it("reads a time without an offset in the platform's zone, one with an offset as it says", () => {
     expect(at('1/5/2026 9:07:03 PM', 'Asia/Singapore')).toBe(utc('2026-01-05T13:07:03Z'));
     expect(at('1/5/2026 12:00:00 AM', 'Asia/Singapore')).toBe(utc('2026-01-04T16:00:00Z'));
     expect(at('12/15/2025 12:05:00 PM', 'America/Los_Angeles')).toBe(utc('2025-12-15T20:05:00Z'));
@@ -48,7 +58,7 @@ describe('server times (docs/platform-contract.md, "Tolerance of answers", dates
     expect(at('3/8/2026 2:30:00 AM', 'America/Los_Angeles')).toBe(utc('2026-03-08T10:30:00Z'));
   });
 
-  it('the end of a time is the end of the unit it names, so a deadline never ends before the platform\'s', () => {
+  it("the end of a time is the end of the unit it names, so a deadline never ends before the platform's", () => {
     expect(serverTimeEnd('1/5/2026 9:07:03 PM')).toBe(utc('2026-01-05T21:07:04Z'));
     expect(serverTimeEnd('2026-01-05T21:07:03Z')).toBe(utc('2026-01-05T21:07:04Z'));
     expect(serverTimeEnd('2026-01-05T21:07Z')).toBe(utc('2026-01-05T21:08:00Z'));

@@ -17,13 +17,17 @@ type Handler = Dispatcher.DispatchHandler;
  * the one interceptors speak (its types still describe the older one).
  */
 function checking(client: Handler, method: string, path: string): Handler {
-  const handler = new DecoratorHandler(client) as unknown as Required<Pick<Handler, 'onRequestStart' | 'onResponseStart' | 'onResponseData' | 'onResponseEnd' | 'onResponseError'>> & Handler;
+  const handler = new DecoratorHandler(client) as unknown as Required<
+    Pick<Handler, 'onRequestStart' | 'onResponseStart' | 'onResponseData' | 'onResponseEnd' | 'onResponseError'>
+  > &
+    Handler;
   let status = 0;
   let contentType: string | undefined;
   const chunks: Buffer[] = [];
   return {
     onRequestStart: (controller, context) => handler.onRequestStart(controller, context),
-    onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+    onRequestUpgrade: (controller, statusCode, headers, socket) =>
+      handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
     onResponseStart: (controller, statusCode, headers, statusMessage) => {
       status = statusCode;
       const type = headers['content-type'];
@@ -38,7 +42,10 @@ function checking(client: Handler, method: string, path: string): Handler {
       const pathname = new URL(path, 'http://127.0.0.1').pathname;
       const problems = contractProblems(method, pathname, status, contentType, Buffer.concat(chunks).toString('utf8'));
       if (problems.length > 0) {
-        handler.onResponseError(controller, new Error(`the answer does not match docs/openapi.json:\n${problems.join('\n')}`));
+        handler.onResponseError(
+          controller,
+          new Error(`the answer does not match docs/openapi.json:\n${problems.join('\n')}`),
+        );
         return;
       }
       handler.onResponseEnd(controller, trailers);
@@ -51,7 +58,8 @@ function checking(client: Handler, method: string, path: string): Handler {
  * The check as an undici interceptor, for a dispatcher of its own (the store-network
  * listener's register-client.ts): every answer through it is checked.
  */
-export const contractInterceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => dispatch(opts, checking(handler, opts.method, opts.path));
+export const contractInterceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) =>
+  dispatch(opts, checking(handler, opts.method, opts.path));
 
 export function installContractDispatcher(): void {
   if (installed) return;

@@ -19,7 +19,10 @@ interface OperationObject {
   responses: Record<string, ResponseObject>;
 }
 
-type Document = { paths: Record<string, Record<string, OperationObject>>; components: { schemas: Record<string, unknown> } };
+type Document = {
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, unknown> };
+};
 
 let compiled: { doc: Document; ajv: Ajv2020; routes: Array<{ pattern: RegExp; path: string }> } | undefined;
 
@@ -50,18 +53,29 @@ function validatorFor(ref: string): ValidateFunction {
 }
 
 /** Problems of one answer against the document; empty when it conforms or its path is not documented (the page, /session, /metrics). */
-export function contractProblems(method: string, pathname: string, status: number, contentType: string | undefined, text: string): string[] {
+export function contractProblems(
+  method: string,
+  pathname: string,
+  status: number,
+  contentType: string | undefined,
+  text: string,
+): string[] {
   const c = setup();
   const route = c.routes.find((r) => r.pattern.test(pathname));
   const operation = route === undefined ? undefined : c.doc.paths[route.path]?.[method.toLowerCase()];
   let response: ResponseObject | undefined;
   if (operation !== undefined) response = operation.responses[String(status)] ?? operation.responses.default;
-  else if (pathname.startsWith('/api/') && status >= 400) response = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-  if (response === undefined) return operation === undefined ? [] : [`${method} ${pathname}: status ${status} is not in the document`];
+  else if (pathname.startsWith('/api/') && status >= 400)
+    response = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  if (response === undefined)
+    return operation === undefined ? [] : [`${method} ${pathname}: status ${status} is not in the document`];
   const media = (contentType ?? '').split(';')[0]?.trim() ?? '';
   const declared = response.content ?? {};
   const entry = declared[media];
-  if (entry === undefined) return [`${method} ${pathname} ${status}: content type "${media}" is not in the document (${Object.keys(declared).join(', ')})`];
+  if (entry === undefined)
+    return [
+      `${method} ${pathname} ${status}: content type "${media}" is not in the document (${Object.keys(declared).join(', ')})`,
+    ];
   if (media !== 'application/json') return [];
   const ref = entry.schema?.$ref;
   if (typeof ref !== 'string') return [];
@@ -73,11 +87,20 @@ export function contractProblems(method: string, pathname: string, status: numbe
   }
   const validate = validatorFor(ref);
   if (validate(body)) return [];
-  return (validate.errors ?? []).map((e) => `${method} ${pathname} ${status}: ${e.instancePath || '(answer)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${method} ${pathname} ${status}: ${e.instancePath || '(answer)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+  );
 }
 
 /** Throws when an answer does not match the document. */
-export function assertContract(method: string, pathname: string, status: number, contentType: string | undefined, text: string): void {
+export function assertContract(
+  method: string,
+  pathname: string,
+  status: number,
+  contentType: string | undefined,
+  text: string,
+): void {
   const problems = contractProblems(method, pathname, status, contentType, text);
   if (problems.length > 0) throw new Error(`the answer does not match docs/openapi.json:\n${problems.join('\n')}`);
 }

@@ -19,7 +19,8 @@ const ENV_PREFIX = 'TERMINAL_AGENT_';
  */
 export const NO_SYSTEM_CONFIG = join(tmpdir(), `terminal-agent-no-system-config-${process.pid}`, 'config.json');
 
-const text = (chunk: string | Uint8Array): string => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+const text = (chunk: string | Uint8Array): string =>
+  typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
 
 /**
  * Runs `terminal-agent ARGS` in this process through main(), the function bin.js calls,

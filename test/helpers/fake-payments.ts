@@ -77,7 +77,9 @@ export class FakePayments implements PaymentsApi {
       amount: req.amount,
       currency: req.currency,
       state: req.method === 'walletA' || req.method === 'walletB' ? 'awaiting_customer' : 'in_flight',
-      ...(req.method === 'walletA' || req.method === 'walletB' ? { qr: { codeValue: `https://wallet.example/pay/${id}` } } : {}),
+      ...(req.method === 'walletA' || req.method === 'walletB'
+        ? { qr: { codeValue: `https://wallet.example/pay/${id}` } }
+        : {}),
       ...(req.reference !== undefined ? { reference: req.reference } : {}),
     });
     this.gets.set(id, 0);
@@ -96,8 +98,16 @@ export class FakePayments implements PaymentsApi {
     await this.operationGate();
     const sale = this.find(id);
     const amount = req?.amount ?? sale.amount;
-    if (this.operationState === 'approved') this.views.set(id, { ...sale, state: 'cancelled', cancelledAmount: amount });
-    return this.view({ clientTransactionId: `${id}-C`, kind: 'cancel', relatedClientTransactionId: id, amount, currency: sale.currency, state: this.operationState });
+    if (this.operationState === 'approved')
+      this.views.set(id, { ...sale, state: 'cancelled', cancelledAmount: amount });
+    return this.view({
+      clientTransactionId: `${id}-C`,
+      kind: 'cancel',
+      relatedClientTransactionId: id,
+      amount,
+      currency: sale.currency,
+      state: this.operationState,
+    });
   }
 
   async refund(id: string, req?: RefundRequest): Promise<TransactionView> {
@@ -111,14 +121,22 @@ export class FakePayments implements PaymentsApi {
       amount: req?.amount ?? sale.amount,
       currency: sale.currency,
       state: this.operationState,
-      ...(this.operationState === 'pending' ? { platformStatus: 'Pending', message: 'refund pending at the platform' } : {}),
+      ...(this.operationState === 'pending'
+        ? { platformStatus: 'Pending', message: 'refund pending at the platform' }
+        : {}),
     });
   }
 
   async refundByWeb(id: string, req?: RefundByWebRequest): Promise<TransactionView> {
     this.calls.push({ op: 'refundByWeb', id, arg: req });
     const sale = this.find(id);
-    return this.view({ clientTransactionId: `${id}-W`, kind: 'refund', relatedClientTransactionId: id, amount: req?.amount ?? sale.amount, currency: sale.currency });
+    return this.view({
+      clientTransactionId: `${id}-W`,
+      kind: 'refund',
+      relatedClientTransactionId: id,
+      amount: req?.amount ?? sale.amount,
+      currency: sale.currency,
+    });
   }
 
   async capture(id: string, req?: CaptureRequest): Promise<TransactionView> {
@@ -127,7 +145,14 @@ export class FakePayments implements PaymentsApi {
     const amount = req?.amount ?? sale.amount;
     this.views.set(id, { ...sale, capturedAmount: amount, platformStatus: 'Captured' });
     // The capture's own row, as the engine answers it.
-    return this.view({ clientTransactionId: `${id}-K`, kind: 'capture', relatedClientTransactionId: id, amount, currency: sale.currency, message: `captured ${(amount / 100).toFixed(2)} ${sale.currency}` });
+    return this.view({
+      clientTransactionId: `${id}-K`,
+      kind: 'capture',
+      relatedClientTransactionId: id,
+      amount,
+      currency: sale.currency,
+      message: `captured ${(amount / 100).toFixed(2)} ${sale.currency}`,
+    });
   }
 
   async captureAll(merchantId?: string): Promise<TransactionView[]> {
@@ -156,7 +181,10 @@ export class FakePayments implements PaymentsApi {
     this.gets.set(id, n);
     const pending = v.state === 'in_flight' || v.state === 'awaiting_customer';
     if (this.finishAfterGets > 0 && n >= this.finishAfterGets && pending) {
-      const extra = this.finalState === 'approved' ? { maskedPan: '476173******0010', platformStatus: 'Accepted' } : { message: 'Declined by the issuer' };
+      const extra =
+        this.finalState === 'approved'
+          ? { maskedPan: '476173******0010', platformStatus: 'Accepted' }
+          : { message: 'Declined by the issuer' };
       const done: TransactionView = { ...v, state: this.finalState, ...extra };
       this.views.set(id, done);
       return done;
@@ -166,7 +194,9 @@ export class FakePayments implements PaymentsApi {
 
   list(query?: ListQuery): TransactionView[] {
     this.calls.push({ op: 'list', arg: query });
-    const all = [...this.views.values()].reverse().filter((v) => query?.reference === undefined || v.reference === query.reference);
+    const all = [...this.views.values()]
+      .reverse()
+      .filter((v) => query?.reference === undefined || v.reference === query.reference);
     return all.slice(0, query?.limit ?? 100);
   }
 }

@@ -36,7 +36,11 @@ export class FakeReader implements CardReader {
 
   async readCard(req: ReadCardRequest): Promise<CardResult> {
     this.requests.push(req);
-    const step = this.queue.shift() ?? { outcome: 'ok', entryMode: req.entryModes[0] ?? 'ContactChip', card: visaCard() };
+    const step = this.queue.shift() ?? {
+      outcome: 'ok',
+      entryMode: req.entryModes[0] ?? 'ContactChip',
+      card: visaCard(),
+    };
     if (typeof step === 'function') return step(req);
     if (step === 'wait-abort') {
       return new Promise((resolve) => {

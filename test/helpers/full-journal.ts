@@ -32,7 +32,6 @@ export function freeJournal(journal: Journal): void {
   journal.db.pragma('max_page_count = 1073741823');
 }
 
-
 /** The platform's calls bound to it, to override some with `{ ...boundPlatform(p), process: ... }`. */
 export function boundPlatform(p: PaymentsPlatform): PaymentsPlatform {
   return {

@@ -20,8 +20,12 @@ export function call(
   opts: { headers?: Record<string, string>; body?: string | object } = {},
 ): Promise<Reply> {
   const url = new URL(path, base);
-  const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-  const headers: Record<string, string> = { ...(opts.body !== undefined && typeof opts.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...opts.headers };
+  const body =
+    opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const headers: Record<string, string> = {
+    ...(opts.body !== undefined && typeof opts.body !== 'string' ? { 'content-type': 'application/json' } : {}),
+    ...opts.headers,
+  };
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -126,5 +130,10 @@ export async function untilTransaction(
 ): Promise<ApiTransaction> {
   const holds = typeof done === 'string' ? (t: ApiTransaction) => t.state === done : done;
   const what = typeof done === 'string' ? `transaction ${id} ${done}` : `transaction ${id} to reach the awaited state`;
-  return until(what, async () => (await call(base, 'GET', `/api/v1/transactions/${id}`, { headers })).json.transaction as ApiTransaction, holds, opts);
+  return until(
+    what,
+    async () => (await call(base, 'GET', `/api/v1/transactions/${id}`, { headers })).json.transaction as ApiTransaction,
+    holds,
+    opts,
+  );
 }

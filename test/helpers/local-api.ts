@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createLocalApi, type LocalApi, type LocalApiOptions } from '../../src/ui/local-api.js';
-import { OFFLINE_ITEM_STATES, type HealthSource, type MerchantsSource, type MerchantView, type OfflineApiSource, type OfflineItemsPage, type OfflineItemView, type OfflineLevelsView } from '../../src/ui/sources.js';
+import {
+  OFFLINE_ITEM_STATES,
+  type HealthSource,
+  type MerchantsSource,
+  type MerchantView,
+  type OfflineApiSource,
+  type OfflineItemsPage,
+  type OfflineItemView,
+  type OfflineLevelsView,
+} from '../../src/ui/sources.js';
 import { AgentError, ErrorCodes } from '../../src/core/errors.js';
 import { tempDir } from './temp-dir.js';
 import { testLogger, type LogSink } from './log-sink.js';
@@ -39,8 +48,19 @@ export class FakeOffline implements OfflineApiSource {
   readonly requeued: string[] = [];
   levels(): OfflineLevelsView {
     const needsAttention = this.queue.filter((i) => i.state === 'needs_attention').length;
-    const states = Object.fromEntries(OFFLINE_ITEM_STATES.map((s) => [s, this.queue.filter((i) => i.state === s).length])) as OfflineLevelsView['states'];
-    return { enabled: true, count: 2, maxCount: 500, totals: { EUR: 4_000 }, maxTotal: { EUR: 500_000 }, floorLimits: { EUR: 25_000 }, ...(needsAttention > 0 ? { needsAttention } : {}), states };
+    const states = Object.fromEntries(
+      OFFLINE_ITEM_STATES.map((s) => [s, this.queue.filter((i) => i.state === s).length]),
+    ) as OfflineLevelsView['states'];
+    return {
+      enabled: true,
+      count: 2,
+      maxCount: 500,
+      totals: { EUR: 4_000 },
+      maxTotal: { EUR: 500_000 },
+      floorLimits: { EUR: 25_000 },
+      ...(needsAttention > 0 ? { needsAttention } : {}),
+      states,
+    };
   }
   async flush() {
     this.flushed++;
@@ -55,7 +75,8 @@ export class FakeOffline implements OfflineApiSource {
     let start = 0;
     if (page.after !== undefined) {
       start = this.queue.findIndex((i) => i.clientTransactionId === page.after) + 1;
-      if (start === 0) throw new AgentError(ErrorCodes.INPUT_INVALID, `after: no offline sale ${page.after} in the queue`);
+      if (start === 0)
+        throw new AgentError(ErrorCodes.INPUT_INVALID, `after: no offline sale ${page.after} in the queue`);
     }
     const items = this.queue.slice(start).filter((i) => states === undefined || states.includes(i.state));
     return page.limit !== undefined ? items.slice(0, page.limit) : items;
@@ -64,7 +85,10 @@ export class FakeOffline implements OfflineApiSource {
     const item = this.queue.find((i) => i.clientTransactionId === id);
     if (item === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${id} in the queue`);
     if (item.state !== 'needs_attention') {
-      throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${id} is ${item.state}: only a sale needing attention can be queued again`);
+      throw new AgentError(
+        ErrorCodes.PAYMENT_STATE,
+        `offline sale ${id} is ${item.state}: only a sale needing attention can be queued again`,
+      );
     }
     this.requeued.push(id);
     item.state = 'queued';
@@ -106,7 +130,13 @@ export function pageDir(root: string): string {
 }
 
 export async function startApi(
-  opts: { dataDir?: string; withOffline?: boolean; config?: Record<string, unknown>; extra?: Partial<LocalApiOptions>; pageDirs?: string[] } = {},
+  opts: {
+    dataDir?: string;
+    withOffline?: boolean;
+    config?: Record<string, unknown>;
+    extra?: Partial<LocalApiOptions>;
+    pageDirs?: string[];
+  } = {},
 ): Promise<Started> {
   // Answers the CLI's client receives are checked against the OpenAPI document too.
   installContractDispatcher();

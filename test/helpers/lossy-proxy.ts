@@ -73,7 +73,8 @@ export function lossyProxy(target: URL, opts: LossyProxyOptions) {
     client.on('close', close);
     upstream.on('close', close);
   };
-  const server: Server = opts.tls !== undefined ? tlsServer({ key: opts.tls.key, cert: opts.tls.cert }, handle) : netServer(handle);
+  const server: Server =
+    opts.tls !== undefined ? tlsServer({ key: opts.tls.key, cert: opts.tls.cert }, handle) : netServer(handle);
   return {
     stats,
     /** Answers the URL the register is given instead of the agent's. */

@@ -41,7 +41,13 @@ export function processBody(s: SaleSpec): ProcessRequest {
     authorizationAmount: { amount: s.amount ?? 1000, currency: s.currency ?? 'EUR' },
     instrument: {
       instrumentType: 'card',
-      card: { maskedPan: s.maskedPan ?? '476173******0010', scheme: 'visa', expiry: '2812', encryptedData: ENCRYPTED, ksn: 'FFFF9876543210E00001' },
+      card: {
+        maskedPan: s.maskedPan ?? '476173******0010',
+        scheme: 'visa',
+        expiry: '2812',
+        encryptedData: ENCRYPTED,
+        ksn: 'FFFF9876543210E00001',
+      },
     },
     entryMode: s.entryMode ?? 'ContactChip',
   };
@@ -79,7 +85,11 @@ export function storeOfflineSale(journal: Journal, offline: Offline, s: SaleSpec
 }
 
 /** Resolves with the first event of `type` matching `pred` (published from now on). */
-export function nextEvent<K extends AgentEventType>(bus: EventBus, type: K, pred: (d: AgentEventMap[K]) => boolean = () => true): Promise<AgentEvent<K>> {
+export function nextEvent<K extends AgentEventType>(
+  bus: EventBus,
+  type: K,
+  pred: (d: AgentEventMap[K]) => boolean = () => true,
+): Promise<AgentEvent<K>> {
   return new Promise((resolve) => {
     const off = bus.on(type, (e) => {
       if (!pred(e.data)) return;
@@ -119,7 +129,11 @@ export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: Offlin
   const events = collect(bus);
   const offline = createOffline({
     journal,
-    platform: platform ?? { isAvailable: async () => false, process: () => Promise.reject(new Error('offline')), status: () => Promise.reject(new Error('offline')) },
+    platform: platform ?? {
+      isAvailable: async () => false,
+      process: () => Promise.reject(new Error('offline')),
+      status: () => Promise.reject(new Error('offline')),
+    },
     bus,
     log,
     config: offlineConfig(cfg),
@@ -207,7 +221,11 @@ export interface UploadFixtureOptions {
   lookupGraceMs?: number;
 }
 
-export function uploadFixture(p: PlatformFixture, cfg: Partial<OfflineConfig> = {}, opts: UploadFixtureOptions = {}): UploadFixture {
+export function uploadFixture(
+  p: PlatformFixture,
+  cfg: Partial<OfflineConfig> = {},
+  opts: UploadFixtureOptions = {},
+): UploadFixture {
   const { dir, cleanup } = tempDir('offline-up-');
   const dataDir = join(dir, 'data');
   const bus = new EventBus();
@@ -220,7 +238,16 @@ export function uploadFixture(p: PlatformFixture, cfg: Partial<OfflineConfig> = 
   const clock: Clock = { ...real, wall: () => real.wall() + advanced + stepped, mono: () => real.mono() + advanced };
   const build = (c: Partial<OfflineConfig>): { journal: Journal; offline: Offline } => {
     const journal = new Journal({ dataDir, clock });
-    const offline = createOffline({ journal, platform: p.client.platform, bus, log: p.log, config: offlineConfig(c), clock, lookupGraceMs, backoff: { baseMs: 5, capMs: 40 } });
+    const offline = createOffline({
+      journal,
+      platform: p.client.platform,
+      bus,
+      log: p.log,
+      config: offlineConfig(c),
+      clock,
+      lookupGraceMs,
+      backoff: { baseMs: 5, capMs: 40 },
+    });
     return { journal, offline };
   };
   const f: UploadFixture = {

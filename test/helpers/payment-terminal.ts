@@ -129,7 +129,11 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     ...opts.config,
     // Server times are read in the zone the run's demo platform writes them in.
     platform: { timeZone: testPlatformTimeZone(), ...(opts.config?.platform as Record<string, unknown> | undefined) },
-    payments: { reversalRetryCapMs: 200, lookupGraceMs: STRICT_AWARE_GRACE_MS, ...(opts.config?.payments as Record<string, unknown> | undefined) },
+    payments: {
+      reversalRetryCapMs: 200,
+      lookupGraceMs: STRICT_AWARE_GRACE_MS,
+      ...(opts.config?.payments as Record<string, unknown> | undefined),
+    },
   });
   const platformZone = parsed.platform.timeZone ?? testPlatformTimeZone();
   const config = { ...parsed, platform: { ...parsed.platform, timeZone: platformZone } };
@@ -141,7 +145,13 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     identity,
     endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl },
     dispatchers,
-    settings: { mode: 'client_credentials', refreshRatio: 0.8, leewaySeconds: 30, backoffBaseMs: 20, backoffCapMs: 200 },
+    settings: {
+      mode: 'client_credentials',
+      refreshRatio: 0.8,
+      leewaySeconds: 30,
+      backoffBaseMs: 20,
+      backoffCapMs: 200,
+    },
     log,
     random: () => 0.5,
   });
@@ -190,13 +200,14 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
     config,
     dataDir,
     // Once: a test may close its terminal itself (a restart) before the fixture does.
-    close: () => (closing ??= (async () => {
-      await service.stop();
-      journal.close();
-      auth.stop();
-      await dispatchers.close();
-      tmp?.cleanup();
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        await service.stop();
+        journal.close();
+        auth.stop();
+        await dispatchers.close();
+        tmp?.cleanup();
+      })()),
   };
 }
 
@@ -207,7 +218,8 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
 export function startTerminalRelay(t: Terminal, log: Logger): EventRelay {
   const relay = createEventRelay({
     store: t.service,
-    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
+    fetchStatus: (id, merchantId) =>
+      t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
     bus: t.bus,
     log,
     policy: { fastIntervalMs: 50 },

@@ -23,7 +23,8 @@ export async function pinnedCertificate(url: string, fingerprint: string): Promi
   await once(socket, 'secureConnect');
   const cert = socket.getPeerX509Certificate();
   socket.destroy();
-  if (cert === undefined || cert.fingerprint256 !== fingerprint) throw new Error(`certificate fingerprint ${cert?.fingerprint256 ?? 'none'} is not the pinned ${fingerprint}`);
+  if (cert === undefined || cert.fingerprint256 !== fingerprint)
+    throw new Error(`certificate fingerprint ${cert?.fingerprint256 ?? 'none'} is not the pinned ${fingerprint}`);
   return cert.toString();
 }
 
@@ -49,7 +50,12 @@ export class RegisterClient {
     this.dispatcher = new Agent({ connect: { ca } }).compose(contractInterceptor);
   }
 
-  async call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RegisterAnswer> {
+  async call(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<RegisterAnswer> {
     const res = await request(`${this.url}${path}`, {
       method,
       dispatcher: this.dispatcher,
@@ -61,15 +67,29 @@ export class RegisterClient {
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.body.text();
-    return { status: res.statusCode, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>), headers: res.headers };
+    return {
+      status: res.statusCode,
+      json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+      headers: res.headers,
+    };
   }
 
   /** Opens the event stream and collects each event's data until `close()`. */
-  async events(lastEventId?: string): Promise<{ events: Array<{ id?: string; type: string; data: Record<string, unknown> }>; close: () => void; ended: Promise<void> }> {
+  async events(
+    lastEventId?: string,
+  ): Promise<{
+    events: Array<{ id?: string; type: string; data: Record<string, unknown> }>;
+    close: () => void;
+    ended: Promise<void>;
+  }> {
     const controller = new AbortController();
     const res = await request(`${this.url}/api/v1/events`, {
       dispatcher: this.dispatcher,
-      headers: { authorization: `Bearer ${this.apiKey ?? ''}`, accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
+      headers: {
+        authorization: `Bearer ${this.apiKey ?? ''}`,
+        accept: 'text/event-stream',
+        ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}),
+      },
       signal: controller.signal,
     });
     if (res.statusCode !== 200) throw new Error(`event stream answered ${res.statusCode}`);
@@ -86,7 +106,12 @@ export class RegisterClient {
             const type = /^event: (.*)$/m.exec(block)?.[1];
             const data = /^data: (.*)$/m.exec(block)?.[1];
             const id = /^id: (.*)$/m.exec(block)?.[1];
-            if (type !== undefined && data !== undefined) events.push({ ...(id !== undefined ? { id } : {}), type, data: JSON.parse(data) as Record<string, unknown> });
+            if (type !== undefined && data !== undefined)
+              events.push({
+                ...(id !== undefined ? { id } : {}),
+                type,
+                data: JSON.parse(data) as Record<string, unknown>,
+              });
           }
         }
       } catch {

@@ -19,7 +19,9 @@ export interface TestAgent {
  * local API), on port 0 everywhere, with the run's test certificates and a fresh data
  * directory. `flags` are the highest-precedence configuration layer, merged over these.
  */
-export async function startTestAgent(opts: { flags?: Flags; level?: 'trace' | 'debug' | 'info' } = {}): Promise<TestAgent> {
+export async function startTestAgent(
+  opts: { flags?: Flags; level?: 'trace' | 'debug' | 'info' } = {},
+): Promise<TestAgent> {
   const certs = testCerts();
   const tmp = tempDir();
   const flags = opts.flags ?? {};

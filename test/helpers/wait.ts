@@ -9,7 +9,11 @@ export interface WaitOptions {
 
 /** Thrown when what was awaited did not come: names it, the time given and the last value read. */
 export class WaitTimeout extends Error {
-  constructor(readonly what: string, readonly timeoutMs: number, readonly last: unknown) {
+  constructor(
+    readonly what: string,
+    readonly timeoutMs: number,
+    readonly last: unknown,
+  ) {
     super(`not within ${timeoutMs} ms: ${what} (last seen: ${describe(last)})`);
     this.name = 'WaitTimeout';
   }
@@ -31,7 +35,12 @@ function describe(value: unknown): string {
  * `WaitTimeout` naming `what` and the last value read once `timeoutMs` has passed. A read that
  * throws rejects at once. The one polling loop of the test suite.
  */
-export async function until<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean, opts: WaitOptions = {}): Promise<T> {
+export async function until<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  opts: WaitOptions = {},
+): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const everyMs = opts.everyMs ?? 20;
   const end = Date.now() + timeoutMs;
@@ -44,13 +53,18 @@ export async function until<T>(what: string, read: () => T | Promise<T>, done: (
 }
 
 /** `until` for a condition: waits for `check()` to be true. */
-export async function untilTrue(what: string, check: () => boolean | Promise<boolean>, opts: WaitOptions = {}): Promise<void> {
+export async function untilTrue(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  opts: WaitOptions = {},
+): Promise<void> {
   await until(what, check, (ok) => ok, opts);
 }
 
 /** Waits for a line in `sink` that contains `pattern` (a string) or matches it (a RegExp); returns the line. */
 export async function untilLogged(sink: LogSink, pattern: string | RegExp, opts: WaitOptions = {}): Promise<string> {
-  const matches = (line: string): boolean => (typeof pattern === 'string' ? line.includes(pattern) : pattern.test(line));
+  const matches = (line: string): boolean =>
+    typeof pattern === 'string' ? line.includes(pattern) : pattern.test(line);
   const line = await until(
     `a log line ${typeof pattern === 'string' ? JSON.stringify(pattern) : String(pattern)}`,
     () => sink.lines.find(matches) ?? sink.lines.at(-1),

@@ -16,7 +16,23 @@ export function selfSigned(dir: string, subject: string): { cert: string; key: s
   const key = join(dir, 'self.key');
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-subj', subject, '-days', '30'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-subj',
+      subject,
+      '-days',
+      '30',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   chmodSync(key, 0o600);

@@ -19,8 +19,14 @@ describe('certificateStatus', () => {
     const s = certificateStatus(identity, at(notAfter.getTime() - 30 * DAY), [1, 30, 7]);
     expect(s).toMatchObject({ state: 'expiring', daysLeft: 30 });
     expect(s.message).toContain('30 days');
-    expect(certificateStatus(identity, at(notAfter.getTime() + 5 - 6 * DAY), WARN)).toMatchObject({ state: 'expiring', daysLeft: 5 });
-    expect(certificateStatus(identity, at(notAfter.getTime() - 1000), WARN)).toMatchObject({ state: 'expiring', daysLeft: 0 });
+    expect(certificateStatus(identity, at(notAfter.getTime() + 5 - 6 * DAY), WARN)).toMatchObject({
+      state: 'expiring',
+      daysLeft: 5,
+    });
+    expect(certificateStatus(identity, at(notAfter.getTime() - 1000), WARN)).toMatchObject({
+      state: 'expiring',
+      daysLeft: 0,
+    });
   });
 
   it('is expired at notAfter, with negative days left later', () => {

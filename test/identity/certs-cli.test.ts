@@ -25,7 +25,11 @@ function emptyConfig(dir: string): string {
 }
 
 function identityEnv(cert: string, key: string, ca = testCerts().caCert): Record<string, string> {
-  return { TERMINAL_AGENT_IDENTITY__CERT_FILE: cert, TERMINAL_AGENT_IDENTITY__KEY_FILE: key, TERMINAL_AGENT_IDENTITY__CA_FILE: ca };
+  return {
+    TERMINAL_AGENT_IDENTITY__CERT_FILE: cert,
+    TERMINAL_AGENT_IDENTITY__KEY_FILE: key,
+    TERMINAL_AGENT_IDENTITY__CA_FILE: ca,
+  };
 }
 
 describe('terminal-agent certs gen-dev', () => {
@@ -42,7 +46,9 @@ describe('terminal-agent certs gen-dev', () => {
     }
     expect(r.stdout).not.toContain('PRIVATE KEY');
     expect(r.stdout).not.toContain(readFileSync(paths.deviceKey, 'utf8').split('\n')[1]);
-    expect(loadIdentity({ certFile: paths.deviceCert, keyFile: paths.deviceKey, caFile: paths.caCert }).serialNumber).toBe(DEV_TERMINAL_SERIAL);
+    expect(
+      loadIdentity({ certFile: paths.deviceCert, keyFile: paths.deviceKey, caFile: paths.caCert }).serialNumber,
+    ).toBe(DEV_TERMINAL_SERIAL);
 
     const again = await runCli(['certs', 'gen-dev', '--dir', dir]);
     expect(again.code).toBe(0);
@@ -85,7 +91,10 @@ describe('terminal-agent certs show', () => {
 
   it('--json gives the same facts to a program', async () => {
     const c = testCerts();
-    const r = await runCli(['--config', emptyConfig(tmp()), 'certs', 'show', '--json'], identityEnv(c.deviceCert, c.deviceKey));
+    const r = await runCli(
+      ['--config', emptyConfig(tmp()), 'certs', 'show', '--json'],
+      identityEnv(c.deviceCert, c.deviceKey),
+    );
     expect(r.code).toBe(0);
     const facts = JSON.parse(r.stdout) as Record<string, unknown>;
     const id = loadIdentity({ certFile: c.deviceCert, keyFile: c.deviceKey, caFile: c.caCert });
@@ -101,7 +110,10 @@ describe('terminal-agent certs show', () => {
 
   it('describes an expired certificate but exits non-zero with one error line', async () => {
     const c = testCerts();
-    const r = await runCli(['--config', emptyConfig(tmp()), 'certs', 'show', '--json'], identityEnv(c.expiredCert, c.expiredKey));
+    const r = await runCli(
+      ['--config', emptyConfig(tmp()), 'certs', 'show', '--json'],
+      identityEnv(c.expiredCert, c.expiredKey),
+    );
     expect(r.code).toBe(1);
     expect((JSON.parse(r.stdout) as { state: string }).state).toBe('expired');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

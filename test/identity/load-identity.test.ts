@@ -3,7 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import { loadIdentity, readIdentity, x5tS256, generateDevCerts, DEV_TERMINAL_SERIAL } from '../../src/identity/index.js';
+import {
+  loadIdentity,
+  readIdentity,
+  x5tS256,
+  generateDevCerts,
+  DEV_TERMINAL_SERIAL,
+} from '../../src/identity/index.js';
 import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger } from '../helpers/log-sink.js';
@@ -41,7 +47,12 @@ describe('loadIdentity', () => {
 
   it('thumbprint equals an independent openssl computation of x5t#S256', () => {
     const id = loadIdentity(device());
-    const digest = execFileSync('sh', ['-c', 'openssl x509 -in "$1" -outform DER | openssl dgst -sha256 -binary', 'sh', testCerts().deviceCert]);
+    const digest = execFileSync('sh', [
+      '-c',
+      'openssl x509 -in "$1" -outform DER | openssl dgst -sha256 -binary',
+      'sh',
+      testCerts().deviceCert,
+    ]);
     expect(digest.length).toBe(32);
     const expected = digest.toString('base64url');
     expect(id.thumbprint).toBe(expected);
@@ -65,7 +76,9 @@ describe('loadIdentity', () => {
     expect(err.message).toContain(c.expiredCert);
     expect(err.message).not.toContain('\n');
     // readIdentity still describes it, for `certs show`.
-    expect(readIdentity(device({ certFile: c.expiredCert, keyFile: c.expiredKey })).notAfter.getTime()).toBeLessThan(Date.now());
+    expect(readIdentity(device({ certFile: c.expiredCert, keyFile: c.expiredKey })).notAfter.getTime()).toBeLessThan(
+      Date.now(),
+    );
   });
 
   it('refuses a certificate at its notAfter instant and accepts it just before', () => {
@@ -90,8 +103,12 @@ describe('loadIdentity', () => {
     expect(err.message).toContain(`chmod 600 ${key}`);
     expect(err.message).toContain('0644');
     expect(loadIdentity(device({ keyFile: key, enforceKeyMode: false })).serialNumber).toBe(DEV_TERMINAL_SERIAL);
-    expect(errorOf(() => loadIdentity(device({ keyFile: keyCopy(testCerts().deviceKey, dir, 0o640, 'g.key') }))).code).toBe('KEY_PERMISSIONS');
-    expect(loadIdentity(device({ keyFile: keyCopy(testCerts().deviceKey, dir, 0o400, 'ro.key') })).serialNumber).toBe(DEV_TERMINAL_SERIAL);
+    expect(
+      errorOf(() => loadIdentity(device({ keyFile: keyCopy(testCerts().deviceKey, dir, 0o640, 'g.key') }))).code,
+    ).toBe('KEY_PERMISSIONS');
+    expect(loadIdentity(device({ keyFile: keyCopy(testCerts().deviceKey, dir, 0o400, 'ro.key') })).serialNumber).toBe(
+      DEV_TERMINAL_SERIAL,
+    );
   });
 
   it('treats a certificate valid only in the future as a clock fault', () => {
@@ -103,7 +120,9 @@ describe('loadIdentity', () => {
     expect(err.message).toContain("check the terminal's clock");
     expect(err.message).toContain(future.deviceCert);
     // With the clock corrected the same files load.
-    expect(loadIdentity({ ...opts, now: new Date(Date.now() + 10 * 86_400_000) }).serialNumber).toBe(DEV_TERMINAL_SERIAL);
+    expect(loadIdentity({ ...opts, now: new Date(Date.now() + 10 * 86_400_000) }).serialNumber).toBe(
+      DEV_TERMINAL_SERIAL,
+    );
   });
 
   it('refuses a certificate without a serialNumber attribute in its subject', () => {

@@ -4,7 +4,13 @@ import { connect, type TLSSocket } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { request, type Agent } from 'undici';
-import { createMtlsDispatcher, generateDevCerts, loadIdentity, DEV_TERMINAL_SERIAL, type DevCertPaths } from '../../src/identity/index.js';
+import {
+  createMtlsDispatcher,
+  generateDevCerts,
+  loadIdentity,
+  DEV_TERMINAL_SERIAL,
+  type DevCertPaths,
+} from '../../src/identity/index.js';
 import { testCerts } from '../helpers/certs.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -19,7 +25,10 @@ interface TestServer {
 }
 
 /** An HTTPS server with the demo platform's mTLS listener options; answers the client certificate's subject serial. */
-async function startServer(pki: DevCertPaths, tls: { minVersion?: 'TLSv1.2' | 'TLSv1'; maxVersion?: 'TLSv1.3' | 'TLSv1.1' } = {}): Promise<TestServer> {
+async function startServer(
+  pki: DevCertPaths,
+  tls: { minVersion?: 'TLSv1.2' | 'TLSv1'; maxVersion?: 'TLSv1.3' | 'TLSv1.1' } = {},
+): Promise<TestServer> {
   const state = { requests: 0, clientErrors: [] as Error[] };
   const server: Server = createServer(
     {
@@ -95,7 +104,9 @@ describe('mTLS dispatcher against a real TLS server', () => {
     const errorsBefore = server.clientErrors.length;
     // Same server, same CA file: only the client certificate differs from the accepted case.
     // The server closes the connection during the handshake (Node reports it as a reset on both sides).
-    await expect(request(server.url, { dispatcher: dispatcherFor(c.foreignCert, c.foreignKey) })).rejects.toThrow(/closed|reset|certificate/i);
+    await expect(request(server.url, { dispatcher: dispatcherFor(c.foreignCert, c.foreignKey) })).rejects.toThrow(
+      /closed|reset|certificate/i,
+    );
     expect(server.requests).toBe(before);
     expect(server.clientErrors.length).toBeGreaterThan(errorsBefore);
   });

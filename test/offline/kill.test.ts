@@ -55,7 +55,12 @@ describe('offline queue under SIGKILL', () => {
     const certs = testCerts();
     const seed = Number(process.env.OFFLINE_CHAOS_SEED ?? Date.now() % 1_000_000);
     const result = await runOfflineChaos({
-      platform: { apiUrl: platform.urls.api, mtlsUrl: platform.urls.mtls, faults: platform.faults, ledger: () => platform.payments.ledger() },
+      platform: {
+        apiUrl: platform.urls.api,
+        mtlsUrl: platform.urls.mtls,
+        faults: platform.faults,
+        ledger: () => platform.payments.ledger(),
+      },
       certs: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },
       dataDir: join(tmp.dir, 'data'),
       script: SCRIPT,
@@ -65,7 +70,10 @@ describe('offline queue under SIGKILL', () => {
       runTimeoutMs: 25_000,
     });
     const context = `seed ${seed} (OFFLINE_CHAOS_SEED=${seed} repeats it)`;
-    expect(result.runs.filter((r) => r.killed), context).toHaveLength(4);
+    expect(
+      result.runs.filter((r) => r.killed),
+      context,
+    ).toHaveLength(4);
     expect(result.approved.size, context).toBeGreaterThan(0);
     expect(result.lost, context).toEqual([]);
     expect(result.duplicated, context).toEqual([]);

@@ -13,13 +13,30 @@ afterEach(() => {
   f = undefined;
 });
 
-const accepted = (id: string): TransactionRecord => ({ serverTransactionId: `srv-${id}`, clientTransactionId: id, transactionStatus: 'Accepted', events: [] });
+const accepted = (id: string): TransactionRecord => ({
+  serverTransactionId: `srv-${id}`,
+  clientTransactionId: id,
+  transactionStatus: 'Accepted',
+  events: [],
+});
 
 const networkDown = (): PlatformError =>
-  new PlatformError('platform not reachable (ECONNREFUSED)', { category: 'network', operation: 'process', method: 'POST', outcomeUnknown: false });
+  new PlatformError('platform not reachable (ECONNREFUSED)', {
+    category: 'network',
+    operation: 'process',
+    method: 'POST',
+    outcomeUnknown: false,
+  });
 
 /** A platform in this process that records, for each process request, the state its item had on disk as it left. */
-function recordingPlatform(fx: () => LocalFixture, failFrom = Number.POSITIVE_INFINITY): { platform: OfflineDeps['platform']; sent: Array<{ id: string; stateOnDisk: string | undefined }>; lookedUp: string[] } {
+function recordingPlatform(
+  fx: () => LocalFixture,
+  failFrom = Number.POSITIVE_INFINITY,
+): {
+  platform: OfflineDeps['platform'];
+  sent: Array<{ id: string; stateOnDisk: string | undefined }>;
+  lookedUp: string[];
+} {
   const sent: Array<{ id: string; stateOnDisk: string | undefined }> = [];
   const lookedUp: string[] = [];
   return {
@@ -35,7 +52,13 @@ function recordingPlatform(fx: () => LocalFixture, failFrom = Number.POSITIVE_IN
       },
       async status(id: string) {
         lookedUp.push(id);
-        throw new PlatformError('no such transaction', { category: 'rejected', operation: 'status', method: 'GET', status: 404, outcomeUnknown: false });
+        throw new PlatformError('no such transaction', {
+          category: 'rejected',
+          operation: 'status',
+          method: 'GET',
+          status: 404,
+          outcomeUnknown: false,
+        });
       },
     },
   };
@@ -53,7 +76,8 @@ describe('offline uploads marked ahead', () => {
       expect(rec.sent.map((s) => s.id).sort()).toEqual([...ids].sort());
       expect(rec.sent.every((s) => s.stateOnDisk === 'uploading')).toBe(true);
       expect(rec.lookedUp).toEqual([]);
-      for (const id of ids) expect(f.offline.get(id)).toMatchObject({ state: 'uploaded', tries: 1, holdsCardData: false });
+      for (const id of ids)
+        expect(f.offline.get(id)).toMatchObject({ state: 'uploaded', tries: 1, holdsCardData: false });
     });
   }
 
@@ -132,7 +156,9 @@ describe('offline uploads marked ahead', () => {
     f = localFixture({ uploadConcurrency: 1, maxCount: 100 }, rec.platform);
     for (const id of ['c-0', 'c-1', 'c-2']) storeOfflineSale(f.journal, f.offline, { id, amount: 100 });
     // What a crash after a mark-ahead write leaves: marked, whether or not the request left.
-    f.journal.db.prepare("UPDATE offline_queue SET state = 'uploading', tries = 1 WHERE client_id IN ('c-0', 'c-1')").run();
+    f.journal.db
+      .prepare("UPDATE offline_queue SET state = 'uploading', tries = 1 WHERE client_id IN ('c-0', 'c-1')")
+      .run();
     // The restart comes after the lookup grace (20 s by default): not found is then the platform's word.
     f.clock.now += 22_000;
     const report = await f.offline.uploader.flush();
@@ -156,7 +182,16 @@ describe('an item that may have arrived, whose merchant the terminal no longer s
       async status(id: string) {
         // As the platform client reports a token it cannot get for that merchant.
         if (!merchantServed) {
-          throw new PlatformError("no access token for status: merchant m-gone is not one of this terminal's merchants", { category: 'auth', code: ErrorCodes.AUTH_NO_MERCHANT, operation: 'status', method: 'GET', outcomeUnknown: false });
+          throw new PlatformError(
+            "no access token for status: merchant m-gone is not one of this terminal's merchants",
+            {
+              category: 'auth',
+              code: ErrorCodes.AUTH_NO_MERCHANT,
+              operation: 'status',
+              method: 'GET',
+              outcomeUnknown: false,
+            },
+          );
         }
         return accepted(id);
       },

@@ -31,7 +31,13 @@ afterEach(async () => {
 });
 
 const notSent = (): PlatformError =>
-  new PlatformError('connection refused (test: platform down)', { category: 'network', operation: 'process', method: 'POST', outcomeUnknown: false, transportCode: 'ECONNREFUSED' });
+  new PlatformError('connection refused (test: platform down)', {
+    category: 'network',
+    operation: 'process',
+    method: 'POST',
+    outcomeUnknown: false,
+    transportCode: 'ECONNREFUSED',
+  });
 
 async function terminal(config?: Record<string, unknown>): Promise<{ t: Terminal; offline: Offline }> {
   // PaymentService is built before the offline component that shares its journal: the hook forwards.
@@ -62,7 +68,11 @@ async function terminal(config?: Record<string, unknown>): Promise<{ t: Terminal
   const client = raw as PaymentsPlatform;
   o = createOffline({
     journal: term.journal,
-    platform: { process: (b, c) => client.process(b, c), status: (id, c) => client.status(id, c), isAvailable: async () => !down },
+    platform: {
+      process: (b, c) => client.process(b, c),
+      status: (id, c) => client.status(id, c),
+      isAvailable: async () => !down,
+    },
     bus: term.bus,
     log: fixture.demo.log,
     config: term.config.offline,
@@ -77,13 +87,24 @@ describe('offline card sales through PaymentService and the offline queue', () =
   it('stores an offline-approved sale when the platform cannot be reached, then uploads it exactly once', async () => {
     const { t, offline } = await terminal();
     down = true;
-    t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactlessChip', card: visaCard('476173******0010'), offlineApproved: true });
+    t.devices.reader.next({
+      outcome: 'ok',
+      entryMode: 'ContactlessChip',
+      card: visaCard('476173******0010'),
+      offlineApproved: true,
+    });
     const started = await t.service.startSale({ method: 'card', amount: 1500, currency: 'EUR' });
     const view = await started.done;
     const id = started.clientTransactionId;
     expect(view).toMatchObject({ state: 'offline_stored', offline: true });
     expect(t.devices.reader.results.at(-1)).toMatchObject({ approved: true });
-    expect(offline.get(id)).toMatchObject({ state: 'queued', amount: 1500, currency: 'EUR', maskedPan: '476173******0010', entryMode: 'ContactlessChip' });
+    expect(offline.get(id)).toMatchObject({
+      state: 'queued',
+      amount: 1500,
+      currency: 'EUR',
+      maskedPan: '476173******0010',
+      entryMode: 'ContactlessChip',
+    });
     expect(offline.levels().count.stored).toBe(1);
 
     down = false;
@@ -91,7 +112,12 @@ describe('offline card sales through PaymentService and the offline queue', () =
     const after = await t.service.get(id);
     expect(after).toMatchObject({ state: 'approved', offline: true, platformStatus: CAPTURED_STATUS });
     expect(after.serverTransactionId).toBe(offline.get(id)?.serverTransactionId);
-    expect(fixture.demo.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === id).map((e) => [e.kind, e.amount])).toEqual([['sale', 1500]]);
+    expect(
+      fixture.demo.platform.payments
+        .ledger()
+        .filter((e) => e.paymentClientTransactionId === id)
+        .map((e) => [e.kind, e.amount]),
+    ).toEqual([['sale', 1500]]);
     expect(fixture.demo.sink.text()).not.toContain(visaCard().encryptedData);
     expect(fixture.demo.sink.text()).not.toContain(ENCRYPTED);
   });
@@ -124,11 +150,17 @@ describe('offline card sales through PaymentService and the offline queue', () =
     down = true;
     t.devices.reader.next({ outcome: 'ok', entryMode: 'Magstripe', card: visaCard(), offlineApproved: true });
     const swiped = await t.service.startSale({ method: 'card', amount: 1000, currency: 'EUR' });
-    expect(await swiped.done).toMatchObject({ state: 'failed', message: expect.stringMatching(/magstripe card cannot be taken offline/) });
+    expect(await swiped.done).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(/magstripe card cannot be taken offline/),
+    });
 
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
     const big = await t.service.startSale({ method: 'card', amount: 30_000, currency: 'EUR' });
-    expect(await big.done).toMatchObject({ state: 'failed', message: expect.stringMatching(/offline floor limit 250\.00 EUR exceeded/) });
+    expect(await big.done).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(/offline floor limit 250\.00 EUR exceeded/),
+    });
     expect(offline.list()).toEqual([]);
     expect(t.devices.reader.results.every((r) => !r.approved)).toBe(true);
   });

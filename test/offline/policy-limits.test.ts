@@ -8,13 +8,30 @@ import { offlineConfig } from '../helpers/offline-sales.js';
 // "Offline queue"), each refusal with the reason a report or the page keys on. Written to
 // kill the mutants `npm run mutate` found surviving (test/README.md, "Mutation testing").
 
-const cfg = offlineConfig({ floorLimits: { EUR: 25_000 }, maxTotal: { EUR: 100_000 }, maxCount: 3, maxAgeHours: 24, warnBeforeHours: 2 });
+const cfg = offlineConfig({
+  floorLimits: { EUR: 25_000 },
+  maxTotal: { EUR: 100_000 },
+  maxCount: 3,
+  maxAgeHours: 24,
+  warnBeforeHours: 2,
+});
 const NOW = Date.parse('2026-03-02T10:00:00Z');
 const HOUR = 3_600_000;
 const states = { queued: 0, uploading: 0, uploaded: 0, declined_after_upload: 0, needs_attention: 0 };
 
-const candidate = (over: Partial<OfflineCandidate['sale']> = {}, rest: Partial<Omit<OfflineCandidate, 'sale'>> = {}): OfflineCandidate => ({
-  sale: { clientTransactionId: 'c-1', kind: 'sale', method: 'card', amount: 1000, currency: 'EUR', merchantId: undefined, ...over },
+const candidate = (
+  over: Partial<OfflineCandidate['sale']> = {},
+  rest: Partial<Omit<OfflineCandidate, 'sale'>> = {},
+): OfflineCandidate => ({
+  sale: {
+    clientTransactionId: 'c-1',
+    kind: 'sale',
+    method: 'card',
+    amount: 1000,
+    currency: 'EUR',
+    merchantId: undefined,
+    ...over,
+  },
   entryMode: 'ContactlessChip',
   maskedPan: '476173******0010',
   scheme: 'visa',
@@ -24,17 +41,47 @@ const candidate = (over: Partial<OfflineCandidate['sale']> = {}, rest: Partial<O
 
 describe('why a sale can never go offline', () => {
   it.each([
-    ['turned off', offlineConfig({ ...cfg, enabled: false }), candidate(), 'disabled', 'offline sales are turned off (offline.enabled)'],
+    [
+      'turned off',
+      offlineConfig({ ...cfg, enabled: false }),
+      candidate(),
+      'disabled',
+      'offline sales are turned off (offline.enabled)',
+    ],
     ['a refund', cfg, candidate({ kind: 'refund' }), 'kind', 'a refund cannot be taken offline: only card sales can'],
     ['a manual card', cfg, candidate({ method: 'manual' }), 'manual', 'a manually keyed card cannot be taken offline'],
     ['MOTO', cfg, candidate({ method: 'moto' }), 'moto', 'a MOTO sale cannot be taken offline'],
     ['walletA', cfg, candidate({ method: 'walletA' }), 'wallet', 'a wallet payment cannot be taken offline'],
     ['walletB', cfg, candidate({ method: 'walletB' }), 'wallet', 'a wallet payment cannot be taken offline'],
     ['no method', cfg, candidate({ method: undefined }), 'method', 'only card sales can be taken offline'],
-    ['magstripe', cfg, candidate({}, { entryMode: 'Magstripe' }), 'magstripe', 'a magstripe card cannot be taken offline: insert or tap the card'],
-    ['a keyed card', cfg, candidate({}, { entryMode: 'Keyed' }), 'manual', 'a manually keyed card cannot be taken offline'],
-    ['contactless magstripe', cfg, candidate({}, { entryMode: 'Contactless' }), 'entryMode', 'entry mode Contactless cannot be taken offline: chip or contactless only'],
-    ['not approved by the reader', cfg, candidate({}, { offlineApproved: false }), 'reader', 'the card reader did not approve the sale offline'],
+    [
+      'magstripe',
+      cfg,
+      candidate({}, { entryMode: 'Magstripe' }),
+      'magstripe',
+      'a magstripe card cannot be taken offline: insert or tap the card',
+    ],
+    [
+      'a keyed card',
+      cfg,
+      candidate({}, { entryMode: 'Keyed' }),
+      'manual',
+      'a manually keyed card cannot be taken offline',
+    ],
+    [
+      'contactless magstripe',
+      cfg,
+      candidate({}, { entryMode: 'Contactless' }),
+      'entryMode',
+      'entry mode Contactless cannot be taken offline: chip or contactless only',
+    ],
+    [
+      'not approved by the reader',
+      cfg,
+      candidate({}, { offlineApproved: false }),
+      'reader',
+      'the card reader did not approve the sale offline',
+    ],
   ])('%s: refused with its reason', (_name, config, c, reason, message) => {
     const err = eligibilityError(config, c);
     expect(err?.code).toBe(ErrorCodes.OFFLINE_NOT_ELIGIBLE);
@@ -53,7 +100,9 @@ describe('the limits, at and just past each', () => {
 
   it('a currency without a floor limit says which key to set', () => {
     const err = limitError(cfg, stats(), 1, 'USD', NOW);
-    expect(err?.message).toBe('offline sales in USD are not allowed: no offline floor limit for USD (offline.floorLimits)');
+    expect(err?.message).toBe(
+      'offline sales in USD are not allowed: no offline floor limit for USD (offline.floorLimits)',
+    );
     expect(err?.details).toEqual({ reason: 'currency' });
   });
 
@@ -70,16 +119,29 @@ describe('the limits, at and just past each', () => {
     expect(err?.details).toEqual({ limit: 'maxTotal', currency: 'EUR', max: 100_000, stored: 75_001 });
     // Nothing stored in EUR yet: the limit still applies to the sale alone.
     const alone = offlineConfig({ ...cfg, floorLimits: { EUR: 200_000 } });
-    expect(limitError(alone, stats({ totals: { USD: 99_999 } }), 100_001, 'EUR', NOW)?.details).toMatchObject({ limit: 'maxTotal', stored: 0 });
+    expect(limitError(alone, stats({ totals: { USD: 99_999 } }), 100_001, 'EUR', NOW)?.details).toMatchObject({
+      limit: 'maxTotal',
+      stored: 0,
+    });
     expect(limitError(alone, stats({ totals: { USD: 99_999 } }), 100_000, 'EUR', NOW)).toBeUndefined();
   });
 
   it('the age limit counts whole hours waited and names the sale to upload', () => {
     const oldest = { clientTransactionId: 'old-1', storedAtMs: NOW - 30 * HOUR - 59 * 60_000 };
     const err = limitError(cfg, stats({ count: 1, totals: { EUR: 1 }, oldest }), 1, 'EUR', NOW);
-    expect(err?.message).toBe('offline age limit 24 h reached: sale old-1 has waited 30 h for upload; upload the queue before taking more offline sales');
+    expect(err?.message).toBe(
+      'offline age limit 24 h reached: sale old-1 has waited 30 h for upload; upload the queue before taking more offline sales',
+    );
     expect(err?.details).toEqual({ limit: 'maxAge', maxAgeHours: 24, clientTransactionId: 'old-1' });
-    expect(limitError(cfg, stats({ count: 1, totals: { EUR: 1 }, oldest: { clientTransactionId: 'o', storedAtMs: NOW - 24 * HOUR } }), 1, 'EUR', NOW)?.details).toMatchObject({ limit: 'maxAge' });
+    expect(
+      limitError(
+        cfg,
+        stats({ count: 1, totals: { EUR: 1 }, oldest: { clientTransactionId: 'o', storedAtMs: NOW - 24 * HOUR } }),
+        1,
+        'EUR',
+        NOW,
+      )?.details,
+    ).toMatchObject({ limit: 'maxAge' });
   });
 });
 
@@ -98,10 +160,18 @@ describe('how close the queue is to each limit', () => {
     const levels = computeLevels(cfg, { count: 0, totals: {} }, states, 'online', NOW);
     expect(levels.enabled).toBe(true);
     expect(levels.count).toEqual({ stored: 0, max: 3, ratio: 0 });
-    expect(levels.age).toEqual({ oldestClientTransactionId: null, oldestStoredAt: null, oldestAgeMs: null, maxAgeMs: 24 * HOUR, ratio: 0 });
+    expect(levels.age).toEqual({
+      oldestClientTransactionId: null,
+      oldestStoredAt: null,
+      oldestAgeMs: null,
+      maxAgeMs: 24 * HOUR,
+      ratio: 0,
+    });
     expect(levels.at).toBe('2026-03-02T10:00:00.000Z');
     expect(levels.states).toEqual(states);
-    expect(computeLevels(offlineConfig({ ...cfg, enabled: false }), { count: 0, totals: {} }, states, 'online', NOW).enabled).toBe(false);
+    expect(
+      computeLevels(offlineConfig({ ...cfg, enabled: false }), { count: 0, totals: {} }, states, 'online', NOW).enabled,
+    ).toBe(false);
   });
 
   it('a limit of zero is full as soon as anything is stored, and a currency only stored is listed', () => {
@@ -122,7 +192,13 @@ describe('how close the queue is to each limit', () => {
   });
 
   it('a sale stored "in the future" (clock set back) is zero hours old, not negative', () => {
-    const levels = computeLevels(cfg, { count: 1, totals: { EUR: 1 }, oldest: { clientTransactionId: 'f', storedAtMs: NOW + HOUR } }, states, 'unknown', NOW);
+    const levels = computeLevels(
+      cfg,
+      { count: 1, totals: { EUR: 1 }, oldest: { clientTransactionId: 'f', storedAtMs: NOW + HOUR } },
+      states,
+      'unknown',
+      NOW,
+    );
     expect(levels.age.oldestAgeMs).toBe(0);
     expect(levels.age.ratio).toBe(0);
   });

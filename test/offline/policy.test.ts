@@ -4,14 +4,31 @@ import { ageStage, computeLevels, eligibilityError, limitError } from '../../src
 import type { OfflineCandidate, QueueStats } from '../../src/offline/types.js';
 import { offlineConfig } from '../helpers/offline-sales.js';
 
-const cfg = offlineConfig({ floorLimits: { EUR: 25_000, JPY: 30_000 }, maxTotal: { EUR: 100_000 }, maxCount: 3, maxAgeHours: 24, warnBeforeHours: 2 });
+const cfg = offlineConfig({
+  floorLimits: { EUR: 25_000, JPY: 30_000 },
+  maxTotal: { EUR: 100_000 },
+  maxCount: 3,
+  maxAgeHours: 24,
+  warnBeforeHours: 2,
+});
 const empty: QueueStats = { count: 0, totals: {} };
 const NOW = Date.parse('2026-03-02T10:00:00Z');
 const HOUR = 3_600_000;
 
-function candidate(over: Partial<OfflineCandidate['sale']> = {}, rest: Partial<Omit<OfflineCandidate, 'sale'>> = {}): OfflineCandidate {
+function candidate(
+  over: Partial<OfflineCandidate['sale']> = {},
+  rest: Partial<Omit<OfflineCandidate, 'sale'>> = {},
+): OfflineCandidate {
   return {
-    sale: { clientTransactionId: 'c-1', kind: 'sale', method: 'card', amount: 1000, currency: 'EUR', merchantId: undefined, ...over },
+    sale: {
+      clientTransactionId: 'c-1',
+      kind: 'sale',
+      method: 'card',
+      amount: 1000,
+      currency: 'EUR',
+      merchantId: undefined,
+      ...over,
+    },
     entryMode: 'ContactChip',
     maskedPan: '476173******0010',
     scheme: 'visa',
@@ -41,14 +58,22 @@ describe('offline eligibility', () => {
     ['walletB', candidate({ method: 'walletB' }), /wallet payment cannot be taken offline/],
     ['refund', candidate({ kind: 'refund' }), /a refund cannot be taken offline/],
     ['cancel', candidate({ kind: 'cancel' }), /a cancel cannot be taken offline/],
-    ['reader did not approve offline', candidate({}, { offlineApproved: false }), /reader did not approve the sale offline/],
+    [
+      'reader did not approve offline',
+      candidate({}, { offlineApproved: false }),
+      /reader did not approve the sale offline/,
+    ],
     ['unknown entry mode', candidate({}, { entryMode: 'Fallback' }), /chip or contactless only/],
   ])('declines %s as not eligible', (_name, c, message) => {
     expectError(eligibilityError(cfg, c), 'OFFLINE_NOT_ELIGIBLE', message);
   });
 
   it('declines everything when offline sales are turned off', () => {
-    expectError(eligibilityError({ ...cfg, enabled: false }, candidate()), 'OFFLINE_NOT_ELIGIBLE', /turned off \(offline\.enabled\)/);
+    expectError(
+      eligibilityError({ ...cfg, enabled: false }, candidate()),
+      'OFFLINE_NOT_ELIGIBLE',
+      /turned off \(offline\.enabled\)/,
+    );
   });
 });
 
@@ -65,12 +90,20 @@ describe('offline limits', () => {
   });
 
   it('declines a currency without a floor limit as not allowed offline', () => {
-    expectError(limitError(cfg, empty, 100, 'USD', NOW), 'OFFLINE_NOT_ELIGIBLE', /offline sales in USD are not allowed: no offline floor limit for USD/);
+    expectError(
+      limitError(cfg, empty, 100, 'USD', NOW),
+      'OFFLINE_NOT_ELIGIBLE',
+      /offline sales in USD are not allowed: no offline floor limit for USD/,
+    );
   });
 
   it('declines when the queue holds maxCount sales', () => {
     expect(limitError(cfg, { count: 2, totals: { EUR: 2000 } }, 1000, 'EUR', NOW)).toBeUndefined();
-    expectError(limitError(cfg, { count: 3, totals: { EUR: 3000 } }, 1000, 'EUR', NOW), 'OFFLINE_LIMIT', /^offline queue full: 3 sales stored \(at most 3\)$/);
+    expectError(
+      limitError(cfg, { count: 3, totals: { EUR: 3000 } }, 1000, 'EUR', NOW),
+      'OFFLINE_LIMIT',
+      /^offline queue full: 3 sales stored \(at most 3\)$/,
+    );
   });
 
   it('declines a sale that would take the stored total of its currency over maxTotal', () => {
@@ -85,9 +118,17 @@ describe('offline limits', () => {
   });
 
   it('declines new offline sales once a stored sale has passed the age limit', () => {
-    const stats: QueueStats = { count: 1, totals: { EUR: 1000 }, oldest: { clientTransactionId: 'old-1', storedAtMs: NOW - 24 * HOUR + 1 } };
+    const stats: QueueStats = {
+      count: 1,
+      totals: { EUR: 1000 },
+      oldest: { clientTransactionId: 'old-1', storedAtMs: NOW - 24 * HOUR + 1 },
+    };
     expect(limitError(cfg, stats, 1000, 'EUR', NOW)).toBeUndefined();
-    expectError(limitError(cfg, stats, 1000, 'EUR', NOW + 1), 'OFFLINE_LIMIT', /^offline age limit 24 h reached: sale old-1 has waited 24 h for upload/);
+    expectError(
+      limitError(cfg, stats, 1000, 'EUR', NOW + 1),
+      'OFFLINE_LIMIT',
+      /^offline age limit 24 h reached: sale old-1 has waited 24 h for upload/,
+    );
   });
 
   it('tells the age stage: ok, warn within warnBeforeHours of the limit, expired at it', () => {
@@ -111,7 +152,13 @@ describe('offline levels', () => {
       { currency: 'EUR', stored: 25_000, max: 100_000, ratio: 0.25, floorLimit: 25_000 },
       { currency: 'JPY', stored: 0, max: null, ratio: null, floorLimit: 30_000 },
     ]);
-    expect(levels.age).toEqual({ oldestClientTransactionId: 'a', oldestStoredAt: new Date(NOW - 6 * HOUR).toISOString(), oldestAgeMs: 6 * HOUR, maxAgeMs: 24 * HOUR, ratio: 0.25 });
+    expect(levels.age).toEqual({
+      oldestClientTransactionId: 'a',
+      oldestStoredAt: new Date(NOW - 6 * HOUR).toISOString(),
+      oldestAgeMs: 6 * HOUR,
+      maxAgeMs: 24 * HOUR,
+      ratio: 0.25,
+    });
     expect(levels.platform).toBe('offline');
     expect(levels.states.uploaded).toBe(5);
   });

@@ -21,23 +21,26 @@ afterEach(async () => {
 /** A queue with one sale refused twice and one stored, behind a platform answering as set. */
 async function queueWithHistory(): Promise<LocalFixture> {
   let accept = false;
-  const fx = localFixture({ maxAttempts: 5 }, {
-    isAvailable: async () => true,
-    process: async (body) => {
-      if (!accept) {
-        const { PlatformError } = await import('../../src/platform/errors.js');
-        throw new PlatformError('platform refused process (422): VALIDATION: merchant blocked', {
-          category: 'rejected',
-          operation: 'process',
-          method: 'POST',
-          status: 422,
-          outcomeUnknown: false,
-        });
-      }
-      return { serverTransactionId: `srv-${body.clientNewTransactionId}`, transactionStatus: 'Captured', events: [] };
+  const fx = localFixture(
+    { maxAttempts: 5 },
+    {
+      isAvailable: async () => true,
+      process: async (body) => {
+        if (!accept) {
+          const { PlatformError } = await import('../../src/platform/errors.js');
+          throw new PlatformError('platform refused process (422): VALIDATION: merchant blocked', {
+            category: 'rejected',
+            operation: 'process',
+            method: 'POST',
+            status: 422,
+            outcomeUnknown: false,
+          });
+        }
+        return { serverTransactionId: `srv-${body.clientNewTransactionId}`, transactionStatus: 'Captured', events: [] };
+      },
+      status: () => Promise.reject(new Error('not used')),
     },
-    status: () => Promise.reject(new Error('not used')),
-  });
+  );
   storeOfflineSale(fx.journal, fx.offline, { id: 'q-1', amount: 1234 });
   await fx.offline.uploader.flush();
   await fx.offline.uploader.flush();
@@ -54,7 +57,9 @@ describe('terminal-agent queue', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^2 of 500 offline sales stored · 17\.34 EUR of 5000\.00 EUR · oldest /);
-    expect(lines[1]).toMatch(/q-1\s+12\.34 EUR\s+queued\s+tries 2\s+476173\*\*\*\*\*\*0010\s+upload refused: .*merchant blocked/);
+    expect(lines[1]).toMatch(
+      /q-1\s+12\.34 EUR\s+queued\s+tries 2\s+476173\*\*\*\*\*\*0010\s+upload refused: .*merchant blocked/,
+    );
     expect(lines[2]).toMatch(/q-2\s+5\.00 EUR\s+queued\s+tries 0\s+541333\*\*\*\*\*\*0004/);
     const only = await run([...flags, 'queue', 'ls', '--state', 'uploaded', '--json']);
     expect(JSON.parse(only.stdout)).toMatchObject({ items: [], levels: { count: { stored: 2 } } });
@@ -78,17 +83,31 @@ describe('terminal-agent queue', () => {
     expect(lines[0]).toMatch(/^5 of 500 offline sales stored/);
     expect(lines[1]).toMatch(/ l-1 /);
     expect(lines[2]).toMatch(/ l-2 /);
-    expect(lines[3]).toBe('… and 3 more: --after l-2 lists the next ones, a higher --limit more at once, `queue export` all of them');
+    expect(lines[3]).toBe(
+      '… and 3 more: --after l-2 lists the next ones, a higher --limit more at once, `queue export` all of them',
+    );
     // A sale stored meanwhile (the agent writes while the CLI reads) comes on a later page, not twice.
     storeOfflineSale(f.journal, f.offline, { id: 'l-6' });
     const next = await run([...flags, 'queue', 'ls', '--limit', '2', '--after', 'l-2', '--json']);
     expect(next.code).toBe(0);
-    const page = JSON.parse(next.stdout) as { items: Array<{ clientTransactionId: string }>; next?: string; more?: number };
+    const page = JSON.parse(next.stdout) as {
+      items: Array<{ clientTransactionId: string }>;
+      next?: string;
+      more?: number;
+    };
     expect(page.items.map((i) => i.clientTransactionId)).toEqual(['l-3', 'l-4']);
     expect(page).toMatchObject({ next: 'l-4', more: 2 });
     const last = await run([...flags, 'queue', 'ls', '--limit', '2', '--after', 'l-4']);
-    expect(last.stdout.trimEnd().split('\n').slice(1).map((l) => /l-\d/.exec(l)?.[0])).toEqual(['l-5', 'l-6']);
-    const lastJson = JSON.parse((await run([...flags, 'queue', 'ls', '--limit', '2', '--after', 'l-4', '--json'])).stdout) as object;
+    expect(
+      last.stdout
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => /l-\d/.exec(l)?.[0]),
+    ).toEqual(['l-5', 'l-6']);
+    const lastJson = JSON.parse(
+      (await run([...flags, 'queue', 'ls', '--limit', '2', '--after', 'l-4', '--json'])).stdout,
+    ) as object;
     expect(lastJson).not.toHaveProperty('next');
     // Default 100: six sales, no "more" line.
     const all = await run([...flags, 'queue', 'ls', '--state', 'queued']);
@@ -96,10 +115,16 @@ describe('terminal-agent queue', () => {
     expect(all.stdout).not.toMatch(/more/);
     for (const bad of ['0', 'x', '1e3', '1000000']) {
       const b = await run([...flags, 'queue', 'ls', '--limit', bad]);
-      expect(b, bad).toMatchObject({ code: 64, stderr: expect.stringMatching(/--limit must be a whole number from 1 to 999999/) });
+      expect(b, bad).toMatchObject({
+        code: 64,
+        stderr: expect.stringMatching(/--limit must be a whole number from 1 to 999999/),
+      });
     }
     const unknown = await run([...flags, 'queue', 'ls', '--after', 'nope-1']);
-    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/after: no offline sale nope-1 in the queue/) });
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/after: no offline sale nope-1 in the queue/),
+    });
   });
 
   it('show prints one item with its upload history; an unknown id is a clear error', async () => {
@@ -113,9 +138,15 @@ describe('terminal-agent queue', () => {
     expect(r.stdout.match(/rejected\s+422\s+platform refused process/g)).toHaveLength(2);
     expect(r.stdout).not.toContain(ENCRYPTED);
     const missing = await run([...flags, 'queue', 'show', 'nope']);
-    expect(missing).toMatchObject({ code: 1, stderr: expect.stringMatching(/no offline sale nope in the queue \[PAYMENT_NOT_FOUND\]/) });
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/no offline sale nope in the queue \[PAYMENT_NOT_FOUND\]/),
+    });
     const noData = await run(['--data-dir', join(f.dir, 'elsewhere'), 'queue', 'ls']);
-    expect(noData).toMatchObject({ code: 1, stderr: expect.stringMatching(/no journal at .*elsewhere.*: the agent has not run with this data directory/) });
+    expect(noData).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/no journal at .*elsewhere.*: the agent has not run with this data directory/),
+    });
   });
 
   it('export writes redacted CSV and JSON, to stdout or to a 0600 file', async () => {
@@ -129,13 +160,19 @@ describe('terminal-agent queue', () => {
     expect(json).toMatchObject({ code: 0, stdout: `exported to ${file}\n` });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, 'utf8');
-    expect(JSON.parse(text).items.map((i: { clientTransactionId: string }) => i.clientTransactionId)).toEqual(['q-1', 'q-2']);
+    expect(JSON.parse(text).items.map((i: { clientTransactionId: string }) => i.clientTransactionId)).toEqual([
+      'q-1',
+      'q-2',
+    ]);
     for (const t of [csv.stdout, text]) {
       expect(t).not.toContain(ENCRYPTED);
       expect(t).not.toMatch(/encryptedData|pinblock|ksn/i);
     }
     const bad = await run([...flags, 'queue', 'export', '--format', 'xml']);
-    expect(bad).toMatchObject({ code: 64, stderr: expect.stringMatching(/argument 'xml' is invalid. Allowed choices are csv, json/) });
+    expect(bad).toMatchObject({
+      code: 64,
+      stderr: expect.stringMatching(/argument 'xml' is invalid. Allowed choices are csv, json/),
+    });
   });
 
   it('flush asks the running agent through the local API and prints what happened', async () => {
@@ -146,7 +183,9 @@ describe('terminal-agent queue', () => {
     const r = await run([...flags, 'queue', 'flush']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^uploaded 2, declined after upload 0, refused 0, need attention 0, deferred 0; 0 waiting/);
+    expect(r.stdout).toMatch(
+      /^uploaded 2, declined after upload 0, refused 0, need attention 0, deferred 0; 0 waiting/,
+    );
     expect(f.offline.get('q-1')).toMatchObject({ state: 'uploaded', serverTransactionId: 'srv-q-1' });
     expect(f.journal.get('q-2')?.state).toBe('approved');
     // The local API shows the levels the same source gives.

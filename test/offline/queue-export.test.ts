@@ -1,7 +1,16 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { csvChunks, EXPORT_CHUNK_ROWS, exportRow, jsonChunks, OfflineQueue, toCsv, toJson, type QueueItem } from '../../src/offline/index.js';
+import {
+  csvChunks,
+  EXPORT_CHUNK_ROWS,
+  exportRow,
+  jsonChunks,
+  OfflineQueue,
+  toCsv,
+  toJson,
+  type QueueItem,
+} from '../../src/offline/index.js';
 import { runCli } from '../helpers/cli.js';
 import { localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 
@@ -60,7 +69,11 @@ describe('queue export', () => {
     expect(first.done).toBe(false);
     // The header and the rows of the first chunk: no more of the queue was read to write them.
     expect(read).toBeLessThanOrEqual(EXPORT_CHUNK_ROWS);
-    expect(String(first.value).split('\r\n').filter((l) => l !== '')).toHaveLength(EXPORT_CHUNK_ROWS);
+    expect(
+      String(first.value)
+        .split('\r\n')
+        .filter((l) => l !== ''),
+    ).toHaveLength(EXPORT_CHUNK_ROWS);
     let rest = 0;
     for (const c of chunks) rest += c.split('\r\n').filter((l) => l !== '').length;
     expect(read).toBe(5_000);
@@ -72,7 +85,10 @@ describe('queue export', () => {
     fillQueue(f, 30_000);
     const flags = ['--data-dir', join(f.dir, 'data')];
     const csvFile = join(f.dir, 'big.csv');
-    expect(await runCli([...flags, 'queue', 'export', '--format', 'csv', '--output', csvFile])).toMatchObject({ code: 0, stdout: `exported to ${csvFile}\n` });
+    expect(await runCli([...flags, 'queue', 'export', '--format', 'csv', '--output', csvFile])).toMatchObject({
+      code: 0,
+      stdout: `exported to ${csvFile}\n`,
+    });
     expect(statSync(csvFile).mode & 0o777).toBe(0o600);
     const lines = readFileSync(csvFile, 'utf8').split('\r\n');
     expect(lines).toHaveLength(30_002);
@@ -81,7 +97,9 @@ describe('queue export', () => {
     const jsonFile = join(f.dir, 'big.json');
     const json = await runCli([...flags, 'queue', 'export', '--format', 'json', '--output', jsonFile, '--json']);
     expect(JSON.parse(json.stdout)).toEqual({ output: jsonFile, format: 'json', count: 30_000 });
-    const doc = JSON.parse(readFileSync(jsonFile, 'utf8')) as { items: Array<{ clientTransactionId: string; history: unknown[] }> };
+    const doc = JSON.parse(readFileSync(jsonFile, 'utf8')) as {
+      items: Array<{ clientTransactionId: string; history: unknown[] }>;
+    };
     expect(doc.items).toHaveLength(30_000);
     expect(doc.items[29_999]).toMatchObject({ clientTransactionId: 'big-029999', history: [{ outcome: 'accepted' }] });
     const stdout = await runCli([...flags, 'queue', 'export', '--state', 'uploaded']);

@@ -21,7 +21,11 @@ afterEach(() => {
 const ids = (items: QueueItem[]): string[] => items.map((i) => i.clientTransactionId);
 
 /** Every page of `opts` from the start, storing what `between` stores after each page is read. */
-function allPages(list: (after?: string) => QueueItem[], limit: number, between: (page: number) => void = () => {}): { pages: string[][] } {
+function allPages(
+  list: (after?: string) => QueueItem[],
+  limit: number,
+  between: (page: number) => void = () => {},
+): { pages: string[][] } {
   const pages: string[][] = [];
   let after: string | undefined;
   for (;;) {
@@ -66,11 +70,18 @@ describe('offline queue pages', () => {
   });
 
   it('the states filter goes with `after`, even when the item named has left those states meanwhile', async () => {
-    f = localFixture({ maxAttempts: 1 }, {
-      isAvailable: async () => true,
-      process: async (body) => ({ serverTransactionId: `srv-${body.clientNewTransactionId}`, transactionStatus: 'Captured', events: [] }),
-      status: () => Promise.reject(new Error('not used')),
-    });
+    f = localFixture(
+      { maxAttempts: 1 },
+      {
+        isAvailable: async () => true,
+        process: async (body) => ({
+          serverTransactionId: `srv-${body.clientNewTransactionId}`,
+          transactionStatus: 'Captured',
+          events: [],
+        }),
+        status: () => Promise.reject(new Error('not used')),
+      },
+    );
     const fx = f;
     for (let i = 0; i < 4; i++) {
       fx.clock.now += 1_000;
@@ -106,10 +117,14 @@ describe('offline queue pages', () => {
       err = e;
     }
     expect(isAgentError(err) && err.code).toBe('INPUT_INVALID');
-    expect((err as Error).message).toBe('after: no offline sale gone-1 in the queue (pass the `next` of the page before)');
+    expect((err as Error).message).toBe(
+      'after: no offline sale gone-1 in the queue (pass the `next` of the page before)',
+    );
     // A long id is named by its first 80 characters only.
     const long = `x${'y'.repeat(300)}`;
-    expect(() => f?.offline.list({ after: long, limit: 5 })).toThrow(`after: no offline sale ${long.slice(0, 80)} in the queue`);
+    expect(() => f?.offline.list({ after: long, limit: 5 })).toThrow(
+      `after: no offline sale ${long.slice(0, 80)} in the queue`,
+    );
   });
 
   it('counts what is left after an item, in the states asked, and the whole list without one', () => {
@@ -145,10 +160,18 @@ describe('offline queue pages, edge cases', () => {
     try {
       db.exec('CREATE TABLE transactions (client_id TEXT PRIMARY KEY)');
       ensureOfflineSchema(db);
-      db.exec('DROP TRIGGER offline_counts_insert; DROP TRIGGER offline_counts_delete; DROP TRIGGER offline_counts_update; DROP TABLE offline_counts;');
-      for (const [i, at] of [[1, 5], [2, 5], [3, 7]] as const) {
+      db.exec(
+        'DROP TRIGGER offline_counts_insert; DROP TRIGGER offline_counts_delete; DROP TRIGGER offline_counts_update; DROP TABLE offline_counts;',
+      );
+      for (const [i, at] of [
+        [1, 5],
+        [2, 5],
+        [3, 7],
+      ] as const) {
         db.prepare('INSERT INTO transactions (client_id) VALUES (?)').run(`old-${i}`);
-        db.prepare("INSERT INTO offline_queue (client_id, amount, currency, client_date_time, state, stored_at, updated_at) VALUES (?, 100, 'EUR', 'x', 'queued', ?, ?)").run(`old-${i}`, at, at);
+        db.prepare(
+          "INSERT INTO offline_queue (client_id, amount, currency, client_date_time, state, stored_at, updated_at) VALUES (?, 100, 'EUR', 'x', 'queued', ?, ?)",
+        ).run(`old-${i}`, at, at);
       }
       const old = new OfflineQueue(db);
       expect(ids(old.list({ limit: 1 }))).toEqual(['old-1']);
@@ -169,13 +192,29 @@ describe('offline queue page query plan', () => {
     const fx = f;
     storeOfflineSale(fx.journal, fx.offline, { id: 'seed-1' });
     const db = fx.journal.db;
-    const cols = (db.prepare("SELECT name FROM pragma_table_info('transactions')").all() as Array<{ name: string }>).map((c) => c.name);
-    const qcols = (db.prepare("SELECT name FROM pragma_table_info('offline_queue')").all() as Array<{ name: string }>).map((c) => c.name);
+    const cols = (
+      db.prepare("SELECT name FROM pragma_table_info('transactions')").all() as Array<{ name: string }>
+    ).map((c) => c.name);
+    const qcols = (
+      db.prepare("SELECT name FROM pragma_table_info('offline_queue')").all() as Array<{ name: string }>
+    ).map((c) => c.name);
     // Copies of the seed's rows under new ids, uploaded, in one transaction (a bulk insert, not 30,000 sales).
-    const copyTx = db.prepare(`INSERT INTO transactions (${cols.join(', ')}) SELECT ${cols.map((c) => (c === 'client_id' ? '@id' : c)).join(', ')} FROM transactions WHERE client_id = 'seed-1'`);
+    const copyTx = db.prepare(
+      `INSERT INTO transactions (${cols.join(', ')}) SELECT ${cols.map((c) => (c === 'client_id' ? '@id' : c)).join(', ')} FROM transactions WHERE client_id = 'seed-1'`,
+    );
     const copyQ = db.prepare(
       `INSERT INTO offline_queue (${qcols.join(', ')}) SELECT ${qcols
-        .map((c) => (c === 'client_id' ? '@id' : c === 'state' ? "'uploaded'" : c === 'body' ? 'NULL' : c === 'stored_at' ? '@at' : c))
+        .map((c) =>
+          c === 'client_id'
+            ? '@id'
+            : c === 'state'
+              ? "'uploaded'"
+              : c === 'body'
+                ? 'NULL'
+                : c === 'stored_at'
+                  ? '@at'
+                  : c,
+        )
         .join(', ')} FROM offline_queue WHERE client_id = 'seed-1'`,
     );
     db.transaction(() => {
@@ -186,12 +225,21 @@ describe('offline queue page query plan', () => {
     })();
     const plan = (q: { sql: string; params: Record<string, number> }): string[] =>
       (db.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(q.params) as Array<{ detail: string }>).map((r) => r.detail);
-    for (const states of [QUEUE_STATES, ['uploaded'], ['queued', 'needs_attention', 'declined_after_upload', 'uploading']] as Array<readonly QueueState[]>) {
+    for (const states of [
+      QUEUE_STATES,
+      ['uploaded'],
+      ['queued', 'needs_attention', 'declined_after_upload', 'uploading'],
+    ] as Array<readonly QueueState[]>) {
       for (const cursor of [undefined, { at: 100, rowid: 101 }]) {
-        const lines = plan(listQuery({ states, withOperator: true, limit: 101, ...(cursor !== undefined ? { cursor } : {}) }));
+        const lines = plan(
+          listQuery({ states, withOperator: true, limit: 101, ...(cursor !== undefined ? { cursor } : {}) }),
+        );
         const reads = lines.filter((l) => /offline_queue/.test(l));
         expect(reads.length, lines.join('\n')).toBe(states.length);
-        for (const l of reads) expect(l, lines.join('\n')).toMatch(/^SEARCH offline_queue USING INDEX offline_queue_state \(state=\?( AND stored_at>\?)?\)$/);
+        for (const l of reads)
+          expect(l, lines.join('\n')).toMatch(
+            /^SEARCH offline_queue USING INDEX offline_queue_state \(state=\?( AND stored_at>\?)?\)$/,
+          );
       }
     }
     // And it answers right: the 100 oldest uploaded sales after u-99; the default page of the waiting ones.

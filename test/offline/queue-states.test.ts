@@ -31,7 +31,16 @@ function body(s: Spec): ProcessRequest {
     channel: 'instore',
     clientNewTransactionId: s.id,
     authorizationAmount: { amount: s.amount ?? 1000, currency: s.currency ?? 'EUR' },
-    instrument: { instrumentType: 'card', card: { maskedPan: '476173******0010', scheme: 'visa', expiry: '2812', encryptedData: ENCRYPTED, ksn: 'FFFF9876543210E00001' } },
+    instrument: {
+      instrumentType: 'card',
+      card: {
+        maskedPan: '476173******0010',
+        scheme: 'visa',
+        expiry: '2812',
+        encryptedData: ENCRYPTED,
+        ksn: 'FFFF9876543210E00001',
+      },
+    },
     entryMode: 'ContactChip',
   };
 }
@@ -47,7 +56,18 @@ interface Rig {
   clock: { now: number };
   /** A sale as the payments service stores one: journal row in flight, then moved and queued in one transaction. */
   store(s: Spec, b?: ProcessRequest): ReturnType<OfflineQueue['insert']>;
-  row(s: Spec): { clientTransactionId: string; kind: 'sale'; method: 'card'; amount: number; currency: string; merchantId: string | undefined; clientDateTime: string; entryMode: string | undefined; maskedPan: string | undefined; scheme: string | undefined };
+  row(s: Spec): {
+    clientTransactionId: string;
+    kind: 'sale';
+    method: 'card';
+    amount: number;
+    currency: string;
+    merchantId: string | undefined;
+    clientDateTime: string;
+    entryMode: string | undefined;
+    maskedPan: string | undefined;
+    scheme: string | undefined;
+  };
 }
 
 function rig(): Rig {
@@ -101,7 +121,9 @@ function oldQueueFile(): { db: Database.Database; queue: OfflineQueue; clock: { 
   cleanups.push(cleanup, () => db.close());
   db.exec('CREATE TABLE transactions (client_id TEXT PRIMARY KEY)');
   ensureOfflineSchema(db);
-  db.exec('DROP TRIGGER offline_counts_insert; DROP TRIGGER offline_counts_delete; DROP TRIGGER offline_counts_update; DROP TABLE offline_counts;');
+  db.exec(
+    'DROP TRIGGER offline_counts_insert; DROP TRIGGER offline_counts_delete; DROP TRIGGER offline_counts_update; DROP TABLE offline_counts;',
+  );
   const clock = { now: T0 };
   return { db, queue: new OfflineQueue(db, { wall: () => clock.now }), clock };
 }
@@ -109,7 +131,18 @@ function oldQueueFile(): { db: Database.Database; queue: OfflineQueue; clock: { 
 function storeOld(old: ReturnType<typeof oldQueueFile>, s: Spec): void {
   old.db.prepare('INSERT INTO transactions (client_id) VALUES (?)').run(s.id);
   old.queue.insert(old.db, {
-    row: { clientTransactionId: s.id, kind: 'sale', method: 'card', amount: s.amount ?? 1000, currency: s.currency ?? 'EUR', merchantId: undefined, clientDateTime: '2026-03-02T09:59:58.123Z', entryMode: undefined, maskedPan: undefined, scheme: undefined },
+    row: {
+      clientTransactionId: s.id,
+      kind: 'sale',
+      method: 'card',
+      amount: s.amount ?? 1000,
+      currency: s.currency ?? 'EUR',
+      merchantId: undefined,
+      clientDateTime: '2026-03-02T09:59:58.123Z',
+      entryMode: undefined,
+      maskedPan: undefined,
+      scheme: undefined,
+    },
     body: body(s),
   });
 }
@@ -142,22 +175,46 @@ describe('storing an offline sale in the queue', () => {
 
   it('takes the card and entry mode from the upload body when the journal row has none', () => {
     const r = rig();
-    expect(r.store({ id: 'o-1', bareRow: true })).toMatchObject({ maskedPan: '476173******0010', scheme: 'visa', entryMode: 'ContactChip' });
+    expect(r.store({ id: 'o-1', bareRow: true })).toMatchObject({
+      maskedPan: '476173******0010',
+      scheme: 'visa',
+      entryMode: 'ContactChip',
+    });
   });
 
   it('leaves out what neither the journal row nor the body says (no merchant, card or entry mode)', () => {
     const r = rig();
     const b = body({ id: 'o-1' });
-    const bare = { ...b, instrument: { instrumentType: 'card', card: { expiry: '2812', encryptedData: ENCRYPTED, ksn: 'FFFF9876543210E00001' } } } as ProcessRequest;
+    const bare = {
+      ...b,
+      instrument: {
+        instrumentType: 'card',
+        card: { expiry: '2812', encryptedData: ENCRYPTED, ksn: 'FFFF9876543210E00001' },
+      },
+    } as ProcessRequest;
     delete (bare as { entryMode?: string }).entryMode;
     const item = r.store({ id: 'o-1', bareRow: true }, bare);
-    expect(Object.keys(item).sort()).toEqual(['amount', 'clientDateTime', 'clientTransactionId', 'currency', 'history', 'holdsCardData', 'rejections', 'state', 'storedAt', 'tries', 'updatedAt']);
+    expect(Object.keys(item).sort()).toEqual([
+      'amount',
+      'clientDateTime',
+      'clientTransactionId',
+      'currency',
+      'history',
+      'holdsCardData',
+      'rejections',
+      'state',
+      'storedAt',
+      'tries',
+      'updatedAt',
+    ]);
   });
 
   it('marks the stored body as an offline upload', () => {
     const r = rig();
     r.store({ id: 'o-1' });
-    const raw = r.journal.db.prepare('SELECT body FROM offline_queue WHERE client_id = ?').get('o-1') as { body: string };
+    const raw = r.journal.db.prepare('SELECT body FROM offline_queue WHERE client_id = ?').get('o-1') as {
+      body: string;
+    };
     expect(JSON.parse(raw.body)).toMatchObject({ offlineTransaction: true, clientNewTransactionId: 'o-1' });
   });
 
@@ -168,7 +225,12 @@ describe('storing an offline sale in the queue', () => {
       [{ authorizationAmount: { amount: 999, currency: 'EUR' } }, 'authorizationAmount'],
       [{ authorizationAmount: { amount: 1000, currency: 'USD' } }, 'authorizationAmount'],
       [{ clientDateTime: '2026-03-02T09:00:00.000Z' }, 'clientDateTime'],
-      [{ instrument: { instrumentType: 'card', card: { maskedPan: '476173******0010', expiry: '2812', ksn: 'K' } } } as Partial<ProcessRequest>, 'instrument.card.encryptedData'],
+      [
+        {
+          instrument: { instrumentType: 'card', card: { maskedPan: '476173******0010', expiry: '2812', ksn: 'K' } },
+        } as Partial<ProcessRequest>,
+        'instrument.card.encryptedData',
+      ],
       [{ instrument: { instrumentType: 'card' } } as Partial<ProcessRequest>, 'instrument.card.encryptedData'],
     ];
     cases.forEach(([change, field], i) => {
@@ -183,7 +245,9 @@ describe('storing an offline sale in the queue', () => {
 
   it('refuses a body the platform would never take', () => {
     const r = rig();
-    const err = thrown(() => r.store({ id: 'o-1' }, { ...body({ id: 'o-1' }), authorizationAmount: undefined } as unknown as ProcessRequest));
+    const err = thrown(() =>
+      r.store({ id: 'o-1' }, { ...body({ id: 'o-1' }), authorizationAmount: undefined } as unknown as ProcessRequest),
+    );
     expect(isAgentError(err, 'PLATFORM_BAD_REQUEST')).toBe(true);
     expect(err.message).toMatch(/^offline upload request is invalid: /);
     expect(r.queue.has('o-1')).toBe(false);
@@ -197,7 +261,9 @@ describe('storing an offline sale in the queue', () => {
     ] as const) {
       const err = thrown(() => r.store({ id }, { ...body({ id }), ...pin }));
       expect(isAgentError(err, 'OFFLINE_NOT_ELIGIBLE')).toBe(true);
-      expect(err.message).toBe('the card asked for online PIN, which only the card issuer can verify online: it cannot be taken offline');
+      expect(err.message).toBe(
+        'the card asked for online PIN, which only the card issuer can verify online: it cannot be taken offline',
+      );
       expect(r.queue.has(id)).toBe(false);
     }
   });
@@ -214,7 +280,9 @@ describe('storing an offline sale in the queue', () => {
 
   it('refuses a sale the journal does not have: the journal is written first', () => {
     const r = rig();
-    const err = thrown(() => r.queue.insert(r.journal.db, { row: r.row({ id: 'ghost' }), body: body({ id: 'ghost' }) }));
+    const err = thrown(() =>
+      r.queue.insert(r.journal.db, { row: r.row({ id: 'ghost' }), body: body({ id: 'ghost' }) }),
+    );
     expect(isAgentError(err, 'INTERNAL')).toBe(true);
     expect(err.message).toBe('offline sale ghost has no journal row: the journal is written first');
     expect((err.cause as { code?: string }).code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
@@ -223,7 +291,9 @@ describe('storing an offline sale in the queue', () => {
   it('passes any other storage error on as it is', () => {
     const r = rig();
     r.journal.insert({ ...r.row({ id: 'o-1' }), state: 'in_flight' });
-    r.journal.db.exec("CREATE TEMP TRIGGER no_more BEFORE INSERT ON main.offline_queue BEGIN SELECT RAISE(ABORT, 'disk says no'); END;");
+    r.journal.db.exec(
+      "CREATE TEMP TRIGGER no_more BEFORE INSERT ON main.offline_queue BEGIN SELECT RAISE(ABORT, 'disk says no'); END;",
+    );
     const err = thrown(() => r.queue.insert(r.journal.db, { row: r.row({ id: 'o-1' }), body: body({ id: 'o-1' }) }));
     expect(isAgentError(err)).toBe(false);
     expect(err.message).toBe('disk says no');
@@ -260,19 +330,47 @@ describe('an item moving through its upload', () => {
     r.store({ id: 'o-1' });
     r.clock.now = T0 + 60_000;
     const attempt: UploadAttempt = { at: '2026-03-02T10:01:00.000Z', outcome: 'accepted', status: 200 };
-    const item = r.queue.update('o-1', { state: 'uploaded', attempt, serverTransactionId: 'srv-1', platformStatus: 'Accepted', dropBody: true });
-    expect(item).toMatchObject({ state: 'uploaded', history: [attempt], serverTransactionId: 'srv-1', platformStatus: 'Accepted', updatedAt: '2026-03-02T10:01:00.000Z', holdsCardData: false });
+    const item = r.queue.update('o-1', {
+      state: 'uploaded',
+      attempt,
+      serverTransactionId: 'srv-1',
+      platformStatus: 'Accepted',
+      dropBody: true,
+    });
+    expect(item).toMatchObject({
+      state: 'uploaded',
+      history: [attempt],
+      serverTransactionId: 'srv-1',
+      platformStatus: 'Accepted',
+      updatedAt: '2026-03-02T10:01:00.000Z',
+      holdsCardData: false,
+    });
     expect(item.storedAt).toBe('2026-03-02T10:00:00.000Z');
-    const raw = r.journal.db.prepare('SELECT body FROM offline_queue WHERE client_id = ?').get('o-1') as { body: string | null };
+    const raw = r.journal.db.prepare('SELECT body FROM offline_queue WHERE client_id = ?').get('o-1') as {
+      body: string | null;
+    };
     expect(raw.body).toBeNull();
   });
 
   it('keeps what an update does not name: state, history, server id, status, message, card data', () => {
     const r = rig();
     r.store({ id: 'o-1' });
-    r.queue.update('o-1', { state: 'uploading', serverTransactionId: 'srv-1', platformStatus: 'Pending', message: 'looked up' });
+    r.queue.update('o-1', {
+      state: 'uploading',
+      serverTransactionId: 'srv-1',
+      platformStatus: 'Pending',
+      message: 'looked up',
+    });
     const item = r.queue.update('o-1', {});
-    expect(item).toMatchObject({ state: 'uploading', history: [], serverTransactionId: 'srv-1', platformStatus: 'Pending', message: 'looked up', rejections: 0, holdsCardData: true });
+    expect(item).toMatchObject({
+      state: 'uploading',
+      history: [],
+      serverTransactionId: 'srv-1',
+      platformStatus: 'Pending',
+      message: 'looked up',
+      rejections: 0,
+      holdsCardData: true,
+    });
   });
 
   it('sets and clears the message staff read', () => {
@@ -288,7 +386,12 @@ describe('an item moving through its upload', () => {
     r.queue.update('o-1', { countRejection: true });
     expect(r.queue.update('o-1', { countRejection: true }).rejections).toBe(2);
     expect(r.queue.update('o-1', { countRejection: false }).rejections).toBe(2);
-    const requeued = r.queue.update('o-1', { state: 'queued', resetRejections: true, countRejection: true, attempt: { at: 'x', outcome: 'requeued' } });
+    const requeued = r.queue.update('o-1', {
+      state: 'queued',
+      resetRejections: true,
+      countRejection: true,
+      attempt: { at: 'x', outcome: 'requeued' },
+    });
     expect(requeued.rejections).toBe(0);
     expect(r.queue.update('o-1', { resetRejections: false }).rejections).toBe(0);
   });
@@ -318,7 +421,12 @@ describe('an item moving through its upload', () => {
     r.queue.update('o-2', { state: 'uploaded' });
     r.clock.now = T0 + 5_000;
     expect(r.queue.markUploading(['o-1', 'o-2', 'o-3', 'nope'])).toEqual(['o-1', 'o-3']);
-    expect(r.queue.require('o-1')).toMatchObject({ state: 'uploading', tries: 1, lastTryAt: '2026-03-02T10:00:05.000Z', updatedAt: '2026-03-02T10:00:05.000Z' });
+    expect(r.queue.require('o-1')).toMatchObject({
+      state: 'uploading',
+      tries: 1,
+      lastTryAt: '2026-03-02T10:00:05.000Z',
+      updatedAt: '2026-03-02T10:00:05.000Z',
+    });
     expect(r.queue.require('o-2')).toMatchObject({ state: 'uploaded', tries: 0 });
     expect(r.queue.require('o-2')).not.toHaveProperty('lastTryAt');
     // An item left uploading (a crash) is marked again for its next try.
@@ -343,7 +451,12 @@ describe('an item moving through its upload', () => {
       { clientTransactionId: 'o-2', lastTryAtMs: undefined },
       { clientTransactionId: 'o-3', lastTryAtMs: undefined },
     ]);
-    expect(r.queue.require('o-1')).toMatchObject({ state: 'queued', tries: 1, lastTryAt: '2026-03-02T10:00:01.000Z', updatedAt: '2026-03-02T10:00:10.000Z' });
+    expect(r.queue.require('o-1')).toMatchObject({
+      state: 'queued',
+      tries: 1,
+      lastTryAt: '2026-03-02T10:00:01.000Z',
+      updatedAt: '2026-03-02T10:00:10.000Z',
+    });
     expect(r.queue.require('o-2')).toMatchObject({ state: 'queued', tries: 0 });
     expect(r.queue.require('o-2')).not.toHaveProperty('lastTryAt');
     // Settled meanwhile: left as it is.
@@ -377,7 +490,9 @@ describe('what the queue answers about its items', () => {
     expect(r.queue.list()[2]?.operator).toBe('agent');
     expect(r.queue.get('o-1')).not.toHaveProperty('operator');
     expect(r.queue.list({ states: ['queued'] }).map((i) => i.clientTransactionId)).toEqual(['o-1', 'o-3']);
-    expect(r.queue.list({ states: ['uploaded', 'needs_attention'] }).map((i) => i.clientTransactionId)).toEqual(['o-2']);
+    expect(r.queue.list({ states: ['uploaded', 'needs_attention'] }).map((i) => i.clientTransactionId)).toEqual([
+      'o-2',
+    ]);
     expect(r.queue.list({ states: [] })).toEqual([]);
     expect(r.queue.list({ limit: 2 }).map((i) => i.clientTransactionId)).toEqual(['o-1', 'o-2']);
     expect(r.queue.list({ limit: 1.9 }).map((i) => i.clientTransactionId)).toEqual(['o-1']);
@@ -437,7 +552,11 @@ describe('what the queue answers about its items', () => {
     const pending = r.queue.pending();
     expect(pending.map((p) => p.item.clientTransactionId)).toEqual(['o-1', 'o-2']);
     expect(pending[0]).toMatchObject({ storedAtMs: T0, lastTryAtMs: undefined, item: { state: 'queued' } });
-    expect(pending[0]?.body).toMatchObject({ clientNewTransactionId: 'o-1', offlineTransaction: true, authorizationAmount: { amount: 100, currency: 'EUR' } });
+    expect(pending[0]?.body).toMatchObject({
+      clientNewTransactionId: 'o-1',
+      offlineTransaction: true,
+      authorizationAmount: { amount: 100, currency: 'EUR' },
+    });
     expect(pending[1]).toMatchObject({ storedAtMs: T0 + 1_000, lastTryAtMs: T0 + 2_000, item: { state: 'uploading' } });
     // Counted as waiting all the same (the uploader says why it cannot send it).
     expect(r.queue.pendingCount()).toBe(3);
@@ -455,7 +574,11 @@ describe('what the queue answers about its items', () => {
     r.queue.update('o-2', { state: 'uploading' });
     r.queue.update('o-3', { state: 'needs_attention' });
     r.queue.update('o-4', { state: 'declined_after_upload' });
-    expect(r.queue.stats()).toEqual({ count: 2, totals: { USD: 200, EUR: 300 }, oldest: { clientTransactionId: 'o-2', storedAtMs: T0 + 1_000 } });
+    expect(r.queue.stats()).toEqual({
+      count: 2,
+      totals: { USD: 200, EUR: 300 },
+      oldest: { clientTransactionId: 'o-2', storedAtMs: T0 + 1_000 },
+    });
     r.queue.update('o-2', { state: 'uploaded' });
     r.queue.update('o-3', { state: 'uploaded' });
     // Nothing stored any more: no currency left over at zero.
@@ -482,7 +605,9 @@ describe('what the queue answers about its items', () => {
     const r = rig();
     r.store({ id: 'o-1', amount: 100 });
     // What the triggers keep is what a store's limit check reads (a few rows, whatever the queue holds).
-    r.journal.db.prepare("UPDATE offline_counts SET n = 7, total = 7000 WHERE state = 'queued' AND currency = 'EUR'").run();
+    r.journal.db
+      .prepare("UPDATE offline_counts SET n = 7, total = 7000 WHERE state = 'queued' AND currency = 'EUR'")
+      .run();
     expect(r.queue.stats()).toMatchObject({ count: 7, totals: { EUR: 7000 } });
     expect(r.queue.stateCounts().queued).toBe(7);
   });
@@ -494,25 +619,55 @@ describe('what the queue answers about its items', () => {
     storeOld(old, { id: 'o-2', amount: 200, currency: 'USD' });
     storeOld(old, { id: 'o-3', amount: 300 });
     old.queue.update('o-3', { state: 'uploaded' });
-    expect(old.queue.stats()).toEqual({ count: 2, totals: { EUR: 100, USD: 200 }, oldest: { clientTransactionId: 'o-1', storedAtMs: T0 } });
-    expect(old.queue.stateCounts()).toEqual({ queued: 2, uploading: 0, uploaded: 1, declined_after_upload: 0, needs_attention: 0 });
+    expect(old.queue.stats()).toEqual({
+      count: 2,
+      totals: { EUR: 100, USD: 200 },
+      oldest: { clientTransactionId: 'o-1', storedAtMs: T0 },
+    });
+    expect(old.queue.stateCounts()).toEqual({
+      queued: 2,
+      uploading: 0,
+      uploaded: 1,
+      declined_after_upload: 0,
+      needs_attention: 0,
+    });
   });
 
   it('counts items per state, every state named even at zero', () => {
     const r = rig();
-    expect(r.queue.stateCounts()).toEqual({ queued: 0, uploading: 0, uploaded: 0, declined_after_upload: 0, needs_attention: 0 });
+    expect(r.queue.stateCounts()).toEqual({
+      queued: 0,
+      uploading: 0,
+      uploaded: 0,
+      declined_after_upload: 0,
+      needs_attention: 0,
+    });
     r.store({ id: 'o-1' });
     r.store({ id: 'o-2', currency: 'USD' });
     r.store({ id: 'o-3' });
     r.queue.update('o-3', { state: 'declined_after_upload' });
-    expect(r.queue.stateCounts()).toEqual({ queued: 2, uploading: 0, uploaded: 0, declined_after_upload: 1, needs_attention: 0 });
+    expect(r.queue.stateCounts()).toEqual({
+      queued: 2,
+      uploading: 0,
+      uploaded: 0,
+      declined_after_upload: 1,
+      needs_attention: 0,
+    });
   });
 
   it('leaves out counts of a state this agent does not know (a newer agent wrote them)', () => {
     const r = rig();
     r.store({ id: 'o-1' });
-    r.journal.db.prepare("INSERT INTO offline_counts (state, currency, n, total) VALUES ('archived', 'EUR', 5, 500)").run();
-    expect(r.queue.stateCounts()).toEqual({ queued: 1, uploading: 0, uploaded: 0, declined_after_upload: 0, needs_attention: 0 });
+    r.journal.db
+      .prepare("INSERT INTO offline_counts (state, currency, n, total) VALUES ('archived', 'EUR', 5, 500)")
+      .run();
+    expect(r.queue.stateCounts()).toEqual({
+      queued: 1,
+      uploading: 0,
+      uploaded: 0,
+      declined_after_upload: 0,
+      needs_attention: 0,
+    });
   });
 
   it('gives the age checks the stored sales up to a time, oldest first, and the first stored after one', () => {
@@ -530,7 +685,10 @@ describe('what the queue answers about its items', () => {
       { clientTransactionId: 'o-2', storedAtMs: T0 + 1_000, state: 'uploading' },
       { clientTransactionId: 'o-3', storedAtMs: T0 + 2_000, state: 'queued' },
     ]);
-    expect(r.queue.storedAges({ storedAtOrBefore: T0 + 1_000 }).map((a) => a.clientTransactionId)).toEqual(['o-1', 'o-2']);
+    expect(r.queue.storedAges({ storedAtOrBefore: T0 + 1_000 }).map((a) => a.clientTransactionId)).toEqual([
+      'o-1',
+      'o-2',
+    ]);
     expect(r.queue.storedAges({ storedAtOrBefore: T0 - 1 })).toEqual([]);
     expect(r.queue.firstStoredAfter(T0)).toBe(T0 + 1_000);
     expect(r.queue.firstStoredAfter(T0 - 1)).toBe(T0);

@@ -3,7 +3,14 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAgentError } from '../../src/core/errors.js';
 import { openQueueReadOnly, toCsv, toJson } from '../../src/offline/index.js';
-import { ENCRYPTED, PINBLOCK, localFixture, processBody, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
+import {
+  ENCRYPTED,
+  PINBLOCK,
+  localFixture,
+  processBody,
+  storeOfflineSale,
+  type LocalFixture,
+} from '../helpers/offline-sales.js';
 
 const HOUR = 3_600_000;
 let f: LocalFixture | undefined;
@@ -47,14 +54,28 @@ describe('offline queue storage', () => {
     });
     expect(f.journal.get('o-1')?.state).toBe('offline_stored');
     // The body to upload is on disk as given, marked as an offline upload.
-    const raw = f.journal.db.prepare('SELECT body FROM offline_queue WHERE client_id = ?').get('o-1') as { body: string };
-    expect(JSON.parse(raw.body)).toMatchObject({ offlineTransaction: true, clientNewTransactionId: 'o-1', clientDateTime: '2026-03-02T09:59:58.123Z' });
+    const raw = f.journal.db.prepare('SELECT body FROM offline_queue WHERE client_id = ?').get('o-1') as {
+      body: string;
+    };
+    expect(JSON.parse(raw.body)).toMatchObject({
+      offlineTransaction: true,
+      clientNewTransactionId: 'o-1',
+      clientDateTime: '2026-03-02T09:59:58.123Z',
+    });
   });
 
   it('rolls back the journal update when the enqueue fails, and the enqueue when the transaction fails later', () => {
     f = localFixture();
     const { journal, offline } = f;
-    journal.insert({ clientTransactionId: 'o-2', kind: 'sale', method: 'card', amount: 1000, currency: 'EUR', state: 'in_flight', clientDateTime: new Date().toISOString() });
+    journal.insert({
+      clientTransactionId: 'o-2',
+      kind: 'sale',
+      method: 'card',
+      amount: 1000,
+      currency: 'EUR',
+      state: 'in_flight',
+      clientDateTime: new Date().toISOString(),
+    });
     // A body that does not match the journal row is refused, and the row stays in flight.
     const err = thrown(() =>
       journal.transaction((db) => {
@@ -70,7 +91,10 @@ describe('offline queue storage', () => {
     expect(() =>
       journal.transaction((db) => {
         const row = journal.update('o-2', { state: 'offline_stored' });
-        offline.hook.store(db, { row, body: processBody({ id: 'o-2', amount: 1000, clientDateTime: row.clientDateTime }) });
+        offline.hook.store(db, {
+          row,
+          body: processBody({ id: 'o-2', amount: 1000, clientDateTime: row.clientDateTime }),
+        });
         throw new Error('display failed');
       }),
     ).toThrow('display failed');
@@ -82,7 +106,15 @@ describe('offline queue storage', () => {
     f = localFixture({ maxCount: 1 });
     const { journal, offline } = f;
     storeOfflineSale(journal, offline, { id: 'o-1' });
-    journal.insert({ clientTransactionId: 'o-2', kind: 'sale', method: 'card', amount: 1000, currency: 'EUR', state: 'in_flight', clientDateTime: '2026-03-02T10:00:00.000Z' });
+    journal.insert({
+      clientTransactionId: 'o-2',
+      kind: 'sale',
+      method: 'card',
+      amount: 1000,
+      currency: 'EUR',
+      state: 'in_flight',
+      clientDateTime: '2026-03-02T10:00:00.000Z',
+    });
     const err = thrown(() =>
       journal.transaction((db) => {
         const row = journal.update('o-2', { state: 'offline_stored' });
@@ -98,15 +130,28 @@ describe('offline queue storage', () => {
     f = localFixture({ floorLimits: { EUR: 25_000 }, maxTotal: { EUR: 30_000 }, maxCount: 3 });
     const { journal, offline } = f;
     const sale = (id: string, amount: number, currency = 'EUR') => ({
-      sale: { clientTransactionId: id, kind: 'sale' as const, method: 'card' as const, amount, currency, merchantId: undefined },
+      sale: {
+        clientTransactionId: id,
+        kind: 'sale' as const,
+        method: 'card' as const,
+        amount,
+        currency,
+        merchantId: undefined,
+      },
       entryMode: 'ContactlessChip',
       maskedPan: '476173******0010',
       scheme: 'visa',
       offlineApproved: true,
     });
-    expect(offline.hook.eligible(sale('x', 25_001))).toEqual({ ok: false, code: 'OFFLINE_LIMIT', reason: 'offline floor limit 250.00 EUR exceeded: the sale is 250.01 EUR' });
+    expect(offline.hook.eligible(sale('x', 25_001))).toEqual({
+      ok: false,
+      code: 'OFFLINE_LIMIT',
+      reason: 'offline floor limit 250.00 EUR exceeded: the sale is 250.01 EUR',
+    });
     expect(offline.hook.eligible(sale('x', 100, 'CHF'))).toMatchObject({ ok: false, code: 'OFFLINE_NOT_ELIGIBLE' });
-    expect(offline.hook.allowed({ kind: 'sale', method: 'card', amount: 25_000, currency: 'EUR' })).toEqual({ ok: true });
+    expect(offline.hook.allowed({ kind: 'sale', method: 'card', amount: 25_000, currency: 'EUR' })).toEqual({
+      ok: true,
+    });
     storeOfflineSale(journal, offline, { id: 'o-1', amount: 20_000 });
     expect(offline.hook.eligible(sale('x', 10_001))).toEqual({
       ok: false,
@@ -115,8 +160,14 @@ describe('offline queue storage', () => {
     });
     storeOfflineSale(journal, offline, { id: 'o-2', amount: 5_000 });
     storeOfflineSale(journal, offline, { id: 'o-3', amount: 5_000 });
-    expect(offline.hook.eligible(sale('x', 1))).toEqual({ ok: false, code: 'OFFLINE_LIMIT', reason: 'offline queue full: 3 sales stored (at most 3)' });
-    expect(() => storeOfflineSale(journal, offline, { id: 'o-4', amount: 1 })).toThrow('offline queue full: 3 sales stored (at most 3)');
+    expect(offline.hook.eligible(sale('x', 1))).toEqual({
+      ok: false,
+      code: 'OFFLINE_LIMIT',
+      reason: 'offline queue full: 3 sales stored (at most 3)',
+    });
+    expect(() => storeOfflineSale(journal, offline, { id: 'o-4', amount: 1 })).toThrow(
+      'offline queue full: 3 sales stored (at most 3)',
+    );
     const levels = offline.levels();
     expect(levels.count).toEqual({ stored: 3, max: 3, ratio: 1 });
     expect(levels.totals.find((t) => t.currency === 'EUR')).toMatchObject({ stored: 30_000, max: 30_000, ratio: 1 });
@@ -148,13 +199,25 @@ describe('offline age warnings', () => {
     expect(offline.checkAges()).toEqual([]);
     clock.now += 1;
     const warned = offline.checkAges();
-    expect(warned).toEqual([{ clientTransactionId: 'o-1', stage: 'warn', message: expect.stringMatching(/must be uploaded within 2 h \(age limit 24 h\)/) }]);
+    expect(warned).toEqual([
+      {
+        clientTransactionId: 'o-1',
+        stage: 'warn',
+        message: expect.stringMatching(/must be uploaded within 2 h \(age limit 24 h\)/),
+      },
+    ]);
     expect(offline.checkAges()).toEqual([]);
-    expect(f.events.filter((e) => e.type === 'offline.warning').map((e) => e.data)).toEqual([{ message: warned[0]?.message, clientTransactionId: 'o-1' }]);
-    expect(f.sink.records().some((r) => r.level === 40 && r.clientTransactionId === 'o-1' && r.stage === 'warn')).toBe(true);
+    expect(f.events.filter((e) => e.type === 'offline.warning').map((e) => e.data)).toEqual([
+      { message: warned[0]?.message, clientTransactionId: 'o-1' },
+    ]);
+    expect(f.sink.records().some((r) => r.level === 40 && r.clientTransactionId === 'o-1' && r.stage === 'warn')).toBe(
+      true,
+    );
 
     clock.now += 2 * HOUR;
-    expect(offline.checkAges()).toMatchObject([{ stage: 'expired', message: expect.stringMatching(/passed the 24 h age limit/) }]);
+    expect(offline.checkAges()).toMatchObject([
+      { stage: 'expired', message: expect.stringMatching(/passed the 24 h age limit/) },
+    ]);
     expect(offline.hook.allowed({ kind: 'sale', method: 'card', amount: 100, currency: 'EUR' })).toMatchObject({
       ok: false,
       code: 'OFFLINE_LIMIT',
@@ -181,12 +244,20 @@ describe('offline export and read-only access', () => {
       expect(text).toContain('476173******0010');
     }
     const lines = csv.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('clientTransactionId,serverTransactionId,merchantId,state,platformStatus,amount,amountMajor,currency,clientDateTime,storedAt,lastTryAt,maskedPan,scheme,entryMode,tries,rejections,message,operator');
+    expect(lines[0]).toBe(
+      'clientTransactionId,serverTransactionId,merchantId,state,platformStatus,amount,amountMajor,currency,clientDateTime,storedAt,lastTryAt,maskedPan,scheme,entryMode,tries,rejections,message,operator',
+    );
     expect(lines[1]).toMatch(/^o-1,,,queued,,1234,12\.34,EUR,.*,staff1$/);
     expect(lines[2]).toMatch(/,agent$/);
     // A value a spreadsheet would run as a formula is defused.
     expect(lines[2]).toMatch(/^'=cmd,/);
-    expect(JSON.parse(json).items[0]).toMatchObject({ clientTransactionId: 'o-1', amount: 1234, amountMajor: '12.34', operator: 'staff1', history: [] });
+    expect(JSON.parse(json).items[0]).toMatchObject({
+      clientTransactionId: 'o-1',
+      amount: 1234,
+      amountMajor: '12.34',
+      operator: 'staff1',
+      history: [],
+    });
   });
 
   it('reads the queue through a read-only connection that cannot write', () => {

@@ -19,7 +19,12 @@ afterEach(() => {
   f = undefined;
 });
 
-const accepted = (id: string): TransactionRecord => ({ serverTransactionId: `srv-${id}`, clientTransactionId: id, transactionStatus: 'Accepted', events: [] });
+const accepted = (id: string): TransactionRecord => ({
+  serverTransactionId: `srv-${id}`,
+  clientTransactionId: id,
+  transactionStatus: 'Accepted',
+  events: [],
+});
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A platform in this process that answers each upload on a later turn, as a real request does. */
@@ -32,7 +37,13 @@ function answeringPlatform(onProcess: (id: string) => void = () => undefined): O
       return accepted(body.clientNewTransactionId);
     },
     async status(id: string) {
-      throw new PlatformError(`no transaction ${id}`, { category: 'rejected', operation: 'status', method: 'GET', status: 404, outcomeUnknown: false });
+      throw new PlatformError(`no transaction ${id}`, {
+        category: 'rejected',
+        operation: 'status',
+        method: 'GET',
+        status: 404,
+        outcomeUnknown: false,
+      });
     },
   };
 }
@@ -59,7 +70,11 @@ function commitsInLog(file: string): number {
 function onDisk(file: string, id: string): { item: string | undefined; body: boolean; row: string | undefined } {
   const db = new Database(file, { readonly: true });
   try {
-    const item = db.prepare<[string], { state: string; body: string | null }>('SELECT state, body FROM offline_queue WHERE client_id = ?').get(id);
+    const item = db
+      .prepare<[string], { state: string; body: string | null }>(
+        'SELECT state, body FROM offline_queue WHERE client_id = ?',
+      )
+      .get(id);
     const row = db.prepare<[string], { state: string }>('SELECT state FROM transactions WHERE client_id = ?').get(id);
     return { item: item?.state, body: item !== undefined && item.body !== null, row: row?.state };
   } finally {
@@ -98,7 +113,8 @@ describe("an upload round's results", () => {
     const seen: Array<{ id: string; disk: ReturnType<typeof onDisk> }> = [];
     fx.bus.on('offline.item', (e) => {
       const { clientTransactionId, state } = e.data;
-      if (state === 'uploaded') seen.push({ id: clientTransactionId, disk: onDisk(fx.journal.file, clientTransactionId) });
+      if (state === 'uploaded')
+        seen.push({ id: clientTransactionId, disk: onDisk(fx.journal.file, clientTransactionId) });
     });
     // The journal row's event comes after the item's: on disk by then too.
     const rows: Array<{ id: string; disk: ReturnType<typeof onDisk> }> = [];

@@ -1,5 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { nextEvent, platformFixture, storeOfflineSale, uploadFixture, type PlatformFixture, type UploadFixture } from '../helpers/offline-sales.js';
+import {
+  nextEvent,
+  platformFixture,
+  storeOfflineSale,
+  uploadFixture,
+  type PlatformFixture,
+  type UploadFixture,
+} from '../helpers/offline-sales.js';
 
 // An upload whose answer was lost may have reached the platform, whose lookups may lag its
 // writes (the contract promises no read-after-write, nor that a repeated client id is
@@ -54,7 +61,14 @@ describe('an offline upload whose answer was lost, on a platform whose lookups l
 
     const early = await f.offline.uploader.flush();
     expect(early).toMatchObject({ uploaded: 0, remaining: 1 });
-    expect(early.items).toEqual([expect.objectContaining({ clientTransactionId: id, result: 'deferred', state: 'uploading', message: expect.stringMatching(/not found at the platform yet/) })]);
+    expect(early.items).toEqual([
+      expect.objectContaining({
+        clientTransactionId: id,
+        result: 'deferred',
+        state: 'uploading',
+        message: expect.stringMatching(/not found at the platform yet/),
+      }),
+    ]);
     later(f, 10_000);
     expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 0, remaining: 1 });
     expect(moves(id)).toHaveLength(1);
@@ -89,7 +103,8 @@ describe('an offline upload whose answer was lost, on a platform whose lookups l
     expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 1, remaining: 0 });
     expect(f.offline.get(id)?.history.map((h) => h.outcome)).toEqual(['unknown', 'not_found', 'accepted']);
     expect(moves(id).map((m) => [m.kind, m.amount])).toEqual([['sale', 1700]]);
-    const request = p.platform.payments.transaction(id)?.events.find((e) => e.eventType === 'cardRequest') as Record<string, unknown> | undefined;
+    const request = p.platform.payments.transaction(id)?.events.find((e) => e.eventType === 'cardRequest') as
+      Record<string, unknown> | undefined;
     expect(request).toMatchObject({ clientDateTime, offlineTransaction: true });
   });
 
@@ -105,7 +120,11 @@ describe('an offline upload whose answer was lost, on a platform whose lookups l
     f.offline.uploader.start();
     for (const amount of [1100, 1200]) {
       const next = uid('next');
-      const uploaded = nextEvent(f.bus, 'offline.item', (d) => d.clientTransactionId === next && d.state === 'uploaded');
+      const uploaded = nextEvent(
+        f.bus,
+        'offline.item',
+        (d) => d.clientTransactionId === next && d.state === 'uploaded',
+      );
       storeOfflineSale(f.journal, f.offline, { id: next, amount });
       f.offline.uploader.wake();
       await uploaded;

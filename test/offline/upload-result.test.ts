@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { answeredOutcome } from '../../src/offline/upload-result.js';
 import type { TransactionRecord } from '../../src/platform/index.js';
 
-const record = (transactionStatus: string): TransactionRecord => ({ transactionStatus, serverTransactionId: 'srv-1', events: [] });
+const record = (transactionStatus: string): TransactionRecord => ({
+  transactionStatus,
+  serverTransactionId: 'srv-1',
+  events: [],
+});
 
 // docs/platform-contract.md, "Tolerance of answers": statuses are compared case-insensitively;
 // "Endpoints", offline upload: declined after upload when the status is refused, failed or expired.

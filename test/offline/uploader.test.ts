@@ -1,6 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionRecord } from '../../src/sim/platform/payments/index.js';
-import { ENCRYPTED, nextEvent, platformFixture, processBody, storeOfflineSale, uploadFixture, type PlatformFixture, type UploadFixture } from '../helpers/offline-sales.js';
+import {
+  ENCRYPTED,
+  nextEvent,
+  platformFixture,
+  processBody,
+  storeOfflineSale,
+  uploadFixture,
+  type PlatformFixture,
+  type UploadFixture,
+} from '../helpers/offline-sales.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
 import { MARK_FRESH_MS } from '../../src/offline/mark-ahead.js';
 
@@ -55,19 +64,33 @@ describe('offline uploader on the demo platform', () => {
     await Promise.all([uploaded, online, emptied]);
 
     const item = f.offline.get(id);
-    expect(item).toMatchObject({ state: 'uploaded', holdsCardData: false, rejections: 0, platformStatus: CAPTURED_STATUS });
+    expect(item).toMatchObject({
+      state: 'uploaded',
+      holdsCardData: false,
+      rejections: 0,
+      platformStatus: CAPTURED_STATUS,
+    });
     expect(item?.serverTransactionId).toBeDefined();
     const row = f.journal.get(id);
-    expect(row).toMatchObject({ state: 'approved', serverTransactionId: item?.serverTransactionId, offline: true, platformStatus: CAPTURED_STATUS });
+    expect(row).toMatchObject({
+      state: 'approved',
+      serverTransactionId: item?.serverTransactionId,
+      offline: true,
+      platformStatus: CAPTURED_STATUS,
+    });
     expect(row?.cardSecret).toBeUndefined();
-    const raw = f.journal.db.prepare('SELECT body FROM offline_queue WHERE client_id = ?').get(id) as { body: string | null };
+    const raw = f.journal.db.prepare('SELECT body FROM offline_queue WHERE client_id = ?').get(id) as {
+      body: string | null;
+    };
     expect(raw.body).toBeNull();
 
     const atPlatform = p.platform.payments.transaction(id);
     expect(cardRequestEvent(atPlatform)).toMatchObject({ clientDateTime: originalTime, offlineTransaction: true });
     expect(moves(id).map((m) => [m.kind, m.amount])).toEqual([['sale', 1234]]);
     expect(f.offline.levels()).toMatchObject({ platform: 'online', count: { stored: 0 } });
-    const published = f.events.filter((e) => e.type === 'offline.levels').map((e) => e.data as { count: { stored: number }; platform: string });
+    const published = f.events
+      .filter((e) => e.type === 'offline.levels')
+      .map((e) => e.data as { count: { stored: number }; platform: string });
     expect(published.some((l) => l.count.stored === 1 && l.platform === 'offline')).toBe(true);
     expect(published.at(-1)).toMatchObject({ count: { stored: 0 }, platform: 'online' });
     expect(p.sink.text()).not.toContain(ENCRYPTED);
@@ -144,7 +167,10 @@ describe('offline uploader on the demo platform', () => {
     const report = await f.offline.uploader.flush();
     expect(report).toMatchObject({ attempted: 2, declinedAfterUpload: 2, uploaded: 0, remaining: 0 });
     expect((await warning).data.message).toMatch(/declined after upload: Declined by the issuer: insufficient funds/);
-    expect((await updated).data).toMatchObject({ status: 'declined', message: 'declined after upload: Declined by the issuer: insufficient funds' });
+    expect((await updated).data).toMatchObject({
+      status: 'declined',
+      message: 'declined after upload: Declined by the issuer: insufficient funds',
+    });
     for (const id of [byAmount, byCard]) {
       const item = f.offline.get(id);
       expect(item).toMatchObject({ state: 'declined_after_upload', holdsCardData: false, platformStatus: 'Refused' });
@@ -164,7 +190,9 @@ describe('offline uploader on the demo platform', () => {
     expect(await f.offline.uploader.flush()).toMatchObject({ rejected: 1, needsAttention: 0, remaining: 1 });
     const attention = nextEvent(f.bus, 'offline.warning', (d) => d.clientTransactionId === id);
     expect(await f.offline.uploader.flush()).toMatchObject({ rejected: 0, needsAttention: 1, remaining: 0 });
-    expect((await attention).data.message).toMatch(/needs attention: offline upload refused 3 times, last: .*merchant blocked/);
+    expect((await attention).data.message).toMatch(
+      /needs attention: offline upload refused 3 times, last: .*merchant blocked/,
+    );
     const item = f.offline.get(id);
     expect(item).toMatchObject({ state: 'needs_attention', rejections: 3, holdsCardData: true });
     expect(item?.history.map((h) => [h.outcome, h.status])).toEqual([
@@ -172,7 +200,10 @@ describe('offline uploader on the demo platform', () => {
       ['rejected', 422],
       ['rejected', 422],
     ]);
-    expect(f.journal.get(id)).toMatchObject({ state: 'needs_attention', message: expect.stringMatching(/refused 3 times/) });
+    expect(f.journal.get(id)).toMatchObject({
+      state: 'needs_attention',
+      message: expect.stringMatching(/refused 3 times/),
+    });
     // Still counted against the limits: not confirmed by the platform.
     expect(f.offline.levels().count.stored).toBe(1);
     expect(moves(id)).toEqual([]);
@@ -183,7 +214,13 @@ describe('offline uploader on the demo platform', () => {
     expect(f.offline.requeue(id)).toMatchObject({ state: 'queued', rejections: 0 });
     expect(f.journal.get(id)?.state).toBe('offline_stored');
     expect(await f.offline.uploader.flush()).toMatchObject({ uploaded: 1, remaining: 0 });
-    expect(f.offline.get(id)?.history.map((h) => h.outcome)).toEqual(['rejected', 'rejected', 'rejected', 'requeued', 'accepted']);
+    expect(f.offline.get(id)?.history.map((h) => h.outcome)).toEqual([
+      'rejected',
+      'rejected',
+      'rejected',
+      'requeued',
+      'accepted',
+    ]);
     expect(() => f?.offline.requeue(id)).toThrow(/is uploaded: only a sale needing attention can be queued again/);
     expect(moves(id).map((m) => [m.kind, m.amount])).toEqual([['sale', 4200]]);
   });
@@ -196,7 +233,10 @@ describe('offline uploader on the demo platform', () => {
     const first = await f.offline.uploader.flush();
     expect(first).toMatchObject({ deferred: 1, rejected: 0 });
     expect(f.offline.get(id)).toMatchObject({ state: 'uploading', rejections: 0 });
-    expect(f.offline.get(id)?.history[0]).toMatchObject({ outcome: 'unknown', message: expect.stringMatching(/timeout|time/i) });
+    expect(f.offline.get(id)?.history[0]).toMatchObject({
+      outcome: 'unknown',
+      message: expect.stringMatching(/timeout|time/i),
+    });
     for (let i = 0; i < 5 && f.offline.get(id)?.state !== 'uploaded'; i++) {
       pastGrace(f);
       await f.offline.uploader.flush();

@@ -36,7 +36,14 @@ function startRelay(t: Terminal): void {
 }
 
 async function cardSale(t: Terminal, amount: number, merchantId?: string): Promise<string> {
-  const view = await (await t.service.startSale({ method: 'card', amount, currency: 'EUR', ...(merchantId !== undefined ? { merchantId } : {}) })).done;
+  const view = await (
+    await t.service.startSale({
+      method: 'card',
+      amount,
+      currency: 'EUR',
+      ...(merchantId !== undefined ? { merchantId } : {}),
+    })
+  ).done;
   expect(view.state).toBe('approved');
   return view.clientTransactionId;
 }
@@ -44,7 +51,9 @@ async function cardSale(t: Terminal, amount: number, merchantId?: string): Promi
 /** What the bus (and so SSE) said about one transaction, in order. */
 function updatesOf(t: Terminal, id: string): Array<{ status: string; message?: string }> {
   return t.events
-    .filter((e) => e.type === 'transaction.updated' && (e.data as { clientTransactionId: string }).clientTransactionId === id)
+    .filter(
+      (e) => e.type === 'transaction.updated' && (e.data as { clientTransactionId: string }).clientTransactionId === id,
+    )
     .map((e) => e.data as { status: string; message?: string });
 }
 
@@ -58,9 +67,16 @@ describe('a refund answered Accepted', () => {
     // The rest is all that can be refunded meanwhile.
     await expect(t.service.refund(sale, { amount: 2_501 })).rejects.toMatchObject({ code: 'PAYMENT_RULE' });
     // Asked again before the result: still Accepted, still pending.
-    expect(await t.service.get(refund.clientTransactionId, { refresh: true })).toMatchObject({ state: 'pending', platformStatus: 'Accepted' });
+    expect(await t.service.get(refund.clientTransactionId, { refresh: true })).toMatchObject({
+      state: 'pending',
+      platformStatus: 'Accepted',
+    });
     expect(fixture.demo.platform.payments.complete(refund.serverTransactionId as string)).toBe(true);
-    expect(await t.service.get(refund.clientTransactionId, { refresh: true })).toMatchObject({ state: 'approved', platformStatus: 'Accepted', message: 'refunded 15.00 EUR' });
+    expect(await t.service.get(refund.clientTransactionId, { refresh: true })).toMatchObject({
+      state: 'approved',
+      platformStatus: 'Accepted',
+      message: 'refunded 15.00 EUR',
+    });
     expect((await t.service.get(sale)).refundedAmount).toBe(1_500);
   });
 
@@ -71,12 +87,21 @@ describe('a refund answered Accepted', () => {
     fixture.demo.platform.payments.failNext(1);
     const refund = await t.service.refund(sale, { amount: 3_000 });
     expect(refund).toMatchObject({ state: 'pending', platformStatus: 'Accepted' });
-    await until(`${refund.clientTransactionId} not pending`, () => t.service.get(refund.clientTransactionId), (v) => v.state !== 'pending');
+    await until(
+      `${refund.clientTransactionId} not pending`,
+      () => t.service.get(refund.clientTransactionId),
+      (v) => v.state !== 'pending',
+    );
     const failed = await t.service.get(refund.clientTransactionId);
     expect(failed).toMatchObject({ state: 'failed', platformStatus: 'Accepted' });
-    expect(failed.message).toBe('the platform reports the refund failed (Refund failed at the wallet provider): nothing was refunded; 30.00 EUR can be refunded again');
+    expect(failed.message).toBe(
+      'the platform reports the refund failed (Refund failed at the wallet provider): nothing was refunded; 30.00 EUR can be refunded again',
+    );
     expect((await t.service.get(sale)).refundedAmount).toBe(0);
-    expect(updatesOf(t, refund.clientTransactionId).at(-1)).toMatchObject({ status: 'failed', message: failed.message });
+    expect(updatesOf(t, refund.clientTransactionId).at(-1)).toMatchObject({
+      status: 'failed',
+      message: failed.message,
+    });
     expect(fixture.demo.platform.payments.netCharged(sale)).toBe(3_000);
     // The whole amount is refundable again, and this time it succeeds.
     const again = await fixture.final(t, await t.service.refund(sale));
@@ -98,8 +123,15 @@ describe('a refund answered Accepted', () => {
     const second = await fixture.startTerminal({ dataDir: dir.dir });
     expect(second.service.pendingTracking()).toMatchObject([{ clientTransactionId: refund.clientTransactionId }]);
     startRelay(second);
-    await until(`${refund.clientTransactionId} not pending`, () => second.service.get(refund.clientTransactionId), (v) => v.state !== 'pending');
-    expect(await second.service.get(refund.clientTransactionId)).toMatchObject({ state: 'failed', message: /nothing was refunded/ });
+    await until(
+      `${refund.clientTransactionId} not pending`,
+      () => second.service.get(refund.clientTransactionId),
+      (v) => v.state !== 'pending',
+    );
+    expect(await second.service.get(refund.clientTransactionId)).toMatchObject({
+      state: 'failed',
+      message: /nothing was refunded/,
+    });
     expect((await second.service.get(sale)).refundedAmount).toBe(0);
     expect(second.service.pendingTracking()).toEqual([]);
   });
@@ -113,7 +145,10 @@ describe('a cancel answered cancelled before its result', () => {
     expect(cancel).toMatchObject({ kind: 'cancel', state: 'pending', platformStatus: 'cancelled' });
     expect(await t.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
     fixture.demo.platform.payments.complete(cancel.serverTransactionId as string);
-    expect(await t.service.get(cancel.clientTransactionId, { refresh: true })).toMatchObject({ state: 'approved', message: 'cancelled 24.00 EUR' });
+    expect(await t.service.get(cancel.clientTransactionId, { refresh: true })).toMatchObject({
+      state: 'approved',
+      message: 'cancelled 24.00 EUR',
+    });
     expect(await t.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 2_400 });
   });
 
@@ -141,8 +176,15 @@ describe('a cancel answered cancelled before its result', () => {
     const second = await fixture.startTerminal({ dataDir: dir.dir, config: { payments: { captureMode: 'deferred' } } });
     expect(await second.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
     startRelay(second);
-    await until(`${cancel.clientTransactionId} not pending`, () => second.service.get(cancel.clientTransactionId), (v) => v.state !== 'pending');
-    expect(await second.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved', message: 'cancelled 9.00 EUR' });
+    await until(
+      `${cancel.clientTransactionId} not pending`,
+      () => second.service.get(cancel.clientTransactionId),
+      (v) => v.state !== 'pending',
+    );
+    expect(await second.service.get(cancel.clientTransactionId)).toMatchObject({
+      state: 'approved',
+      message: 'cancelled 9.00 EUR',
+    });
     expect(await second.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 900 });
     expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(0);
   });
@@ -154,15 +196,28 @@ describe('a cancel answered cancelled before its result', () => {
     fixture.demo.platform.payments.failNext(1);
     const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
     expect(cancel.state).toBe('pending');
-    await until(`${cancel.clientTransactionId} not pending`, () => t.service.get(cancel.clientTransactionId), (v) => v.state !== 'pending');
+    await until(
+      `${cancel.clientTransactionId} not pending`,
+      () => t.service.get(cancel.clientTransactionId),
+      (v) => v.state !== 'pending',
+    );
     const failed = await t.service.get(cancel.clientTransactionId);
     expect(failed).toMatchObject({ state: 'failed', platformStatus: 'cancelled' });
-    expect(failed.message).toBe('the platform reports the cancel failed (Cancel failed at the wallet provider): nothing was cancelled; 17.00 EUR can be cancelled again');
+    expect(failed.message).toBe(
+      'the platform reports the cancel failed (Cancel failed at the wallet provider): nothing was cancelled; 17.00 EUR can be cancelled again',
+    );
     expect(await t.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
-    expect(updatesOf(t, cancel.clientTransactionId).at(-1)).toMatchObject({ status: 'failed', message: failed.message });
+    expect(updatesOf(t, cancel.clientTransactionId).at(-1)).toMatchObject({
+      status: 'failed',
+      message: failed.message,
+    });
     expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(1_700);
     const again = await t.service.cancel(sale, { approvalCode: '4711' });
-    await until(`${sale} cancelled`, () => t.service.get(sale), (v) => v.state === 'cancelled');
+    await until(
+      `${sale} cancelled`,
+      () => t.service.get(sale),
+      (v) => v.state === 'cancelled',
+    );
     expect(await t.service.get(again.clientTransactionId)).toMatchObject({ state: 'approved' });
     expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(0);
   });

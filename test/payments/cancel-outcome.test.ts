@@ -18,11 +18,15 @@ let t: Terminal;
 const profile = (name: SimProfileName): void => fixture.demo.platform.context.profile.set(name);
 afterEach(() => profile(testSimProfile()));
 
-const ledgerOf = (id: string) => fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+const ledgerOf = (id: string) =>
+  fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
 const cancelsAt = (id: string) => ledgerOf(id).filter((l) => l.kind === 'cancel' || l.kind === 'reversal');
 
 /** Counts cancel calls; `strip` removes cancels from the sale's history (a platform that keeps them on the Cancel only). */
-function wrapped(counter: { cancels: number }, over: { strip?: boolean; allowed?: unknown } = {}): (p: PaymentsPlatform) => PaymentsPlatform {
+function wrapped(
+  counter: { cancels: number },
+  over: { strip?: boolean; allowed?: unknown } = {},
+): (p: PaymentsPlatform) => PaymentsPlatform {
   return (p) => ({
     process: p.process.bind(p),
     capture: p.capture.bind(p),
@@ -33,17 +37,27 @@ function wrapped(counter: { cancels: number }, over: { strip?: boolean; allowed?
       return p.cancel(id, body, o);
     },
     qrTerminalPayment: p.qrTerminalPayment.bind(p),
-    allowedOperations: over.allowed === undefined ? p.allowedOperations.bind(p) : async () => over.allowed as Awaited<ReturnType<PaymentsPlatform['allowedOperations']>>,
+    allowedOperations:
+      over.allowed === undefined
+        ? p.allowedOperations.bind(p)
+        : async () => over.allowed as Awaited<ReturnType<PaymentsPlatform['allowedOperations']>>,
     status: async (id, o) => {
       const r = await p.status(id, o);
-      return over.strip === true ? { ...r, events: r.events.filter((e) => e.cancelAmount === undefined && !/cancel/i.test(String(e.eventType ?? ''))) } : r;
+      return over.strip === true
+        ? {
+            ...r,
+            events: r.events.filter((e) => e.cancelAmount === undefined && !/cancel/i.test(String(e.eventType ?? ''))),
+          }
+        : r;
     },
     refundByWeb: p.refundByWeb.bind(p),
   });
 }
 
 async function paidWallet(amount: number): Promise<string> {
-  const view = await (await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', walletId: 'W-9', amount, currency: 'EUR' })).done;
+  const view = await (
+    await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', walletId: 'W-9', amount, currency: 'EUR' })
+  ).done;
   expect(view.state).toBe('approved');
   return view.clientTransactionId;
 }
@@ -71,7 +85,10 @@ describe.each(['standard', 'strict'] as const)('a cancel whose answer was lost (
   it('partial cancel (the sale stays Accepted): our clientDateTime and amount in its history settle it', async () => {
     const counter = { cancels: 0 };
     // Allowed operations that say nothing useful: only the history can settle it.
-    t = await fixture.startTerminal({ wrap: wrapped(counter, { allowed: { allowed: false, maxAmount: 0, currency: 'EUR' } }), config: GRACE_PAST_COMPLETION });
+    t = await fixture.startTerminal({
+      wrap: wrapped(counter, { allowed: { allowed: false, maxAmount: 0, currency: 'EUR' } }),
+      config: GRACE_PAST_COMPLETION,
+    });
     profile(name);
     const sale = await paidWallet(5_000);
     // The first cancel final before the second is sent (strict answers it pending first).
@@ -91,11 +108,20 @@ describe.each(['standard', 'strict'] as const)('a cancel whose answer was lost (
     fixture.demo.platform.faults.set('process', { drop: 'after', times: 1 });
     // The sale's lookup fails (the client's GET retry included): the sale is reversed.
     fixture.demo.platform.faults.set('status', { status: 503, times: 2 });
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', walletId: 'W-8', amount: 4_000, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      walletId: 'W-8',
+      amount: 4_000,
+      currency: 'EUR',
+    });
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     expect((await started.done).state).toBe('reversing');
     await t.service.idle();
-    expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'reversed', cancelledAmount: 4_000 });
+    expect(await t.service.get(started.clientTransactionId)).toMatchObject({
+      state: 'reversed',
+      cancelledAmount: 4_000,
+    });
     expect(counter.cancels).toBe(1);
     expect(ledgerOf(started.clientTransactionId).map((l) => [l.kind, l.effect])).toEqual([
       ['sale', 4_000],
@@ -125,38 +151,84 @@ describe('a platform whose sale history does not show cancels', () => {
   });
 
   it('nothing the records say settles it: needs attention, never in flight for ever', async () => {
-    t = await fixture.startTerminal({ wrap: wrapped({ cancels: 0 }, { strip: true, allowed: { allowed: false, maxAmount: 0, currency: 'EUR' } }) });
+    t = await fixture.startTerminal({
+      wrap: wrapped({ cancels: 0 }, { strip: true, allowed: { allowed: false, maxAmount: 0, currency: 'EUR' } }),
+    });
     const sale = await paidWallet(5_000);
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     const cancel = await t.service.cancel(sale, { amount: 2_000 });
-    expect(cancel).toMatchObject({ state: 'needs_attention', message: /records do not show whether the cancel happened/ });
+    expect(cancel).toMatchObject({
+      state: 'needs_attention',
+      message: /records do not show whether the cancel happened/,
+    });
     expect(t.service.list().filter((v) => v.state === 'in_flight')).toEqual([]);
   });
 });
 
 describe('ourCancelIn', () => {
-  const op = { clientTransactionId: 'c-2', clientDateTime: '2026-03-01T10:05:00.000Z', amount: 500, currency: 'EUR', cancelReason: 'Functional' } as unknown as JournalRow;
-  const request = (over: Record<string, unknown>) => ({ eventType: 'cancelRequest', cancelAmount: { amount: 500, currency: 'EUR' }, ...over });
+  const op = {
+    clientTransactionId: 'c-2',
+    clientDateTime: '2026-03-01T10:05:00.000Z',
+    amount: 500,
+    currency: 'EUR',
+    cancelReason: 'Functional',
+  } as unknown as JournalRow;
+  const request = (over: Record<string, unknown>) => ({
+    eventType: 'cancelRequest',
+    cancelAmount: { amount: 500, currency: 'EUR' },
+    ...over,
+  });
   const result = (r: string) => ({ eventType: 'walletACancelResult', result: r });
 
   it('an event with our clientDateTime (with or without milliseconds) and amount is ours; its result says how it ended', () => {
-    expect(ourCancelIn({ events: [request({ clientDateTime: '2026-03-01T10:05:00Z' }), result('Accepted')] }, op, [])).toBe('accepted');
-    expect(ourCancelIn({ events: [request({ clientDateTime: op.clientDateTime }), result('Refused')] }, op, [])).toBe('refused');
+    expect(
+      ourCancelIn({ events: [request({ clientDateTime: '2026-03-01T10:05:00Z' }), result('Accepted')] }, op, []),
+    ).toBe('accepted');
+    expect(ourCancelIn({ events: [request({ clientDateTime: op.clientDateTime }), result('Refused')] }, op, [])).toBe(
+      'refused',
+    );
     expect(ourCancelIn({ events: [request({ clientDateTime: op.clientDateTime })] }, op, [])).toBe('unknown');
   });
 
   it('an amount sent as a `value` string, and null fields around it, read as the contract allows', () => {
-    const valued = request({ clientDateTime: op.clientDateTime, cancelAmount: { value: '500', currency: 'EUR' }, cancelReason: null });
-    expect(ourCancelIn({ events: [valued, { eventType: 'platformRiskAssessment', result: 'Passed' }, { ...result('Failed'), resultMessage: null }] }, op, [])).toBe('refused');
+    const valued = request({
+      clientDateTime: op.clientDateTime,
+      cancelAmount: { value: '500', currency: 'EUR' },
+      cancelReason: null,
+    });
+    expect(
+      ourCancelIn(
+        {
+          events: [
+            valued,
+            { eventType: 'platformRiskAssessment', result: 'Passed' },
+            { ...result('Failed'), resultMessage: null },
+          ],
+        },
+        op,
+        [],
+      ),
+    ).toBe('refused');
     expect(ourCancelIn({ events: [{ ...valued, clientDateTime: null }, result('Accepted')] }, op, [])).toBe('accepted');
   });
 
   it("another clientDateTime is someone else's cancel; undated ones count only beyond our other done cancels of that amount", () => {
-    expect(ourCancelIn({ events: [request({ clientDateTime: '2026-03-01T09:00:00.000Z' }), result('Accepted')] }, op, [])).toBeUndefined();
-    const earlier = { ...op, clientTransactionId: 'c-1', clientDateTime: '2026-03-01T10:00:00.000Z', state: 'approved' } as JournalRow;
+    expect(
+      ourCancelIn({ events: [request({ clientDateTime: '2026-03-01T09:00:00.000Z' }), result('Accepted')] }, op, []),
+    ).toBeUndefined();
+    const earlier = {
+      ...op,
+      clientTransactionId: 'c-1',
+      clientDateTime: '2026-03-01T10:00:00.000Z',
+      state: 'approved',
+    } as JournalRow;
     expect(ourCancelIn({ events: [request({}), result('Accepted')] }, op, [earlier])).toBeUndefined();
-    expect(ourCancelIn({ events: [request({}), result('Accepted'), request({}), result('Accepted')] }, op, [earlier])).toBe('accepted');
-    expect(ourCancelIn({ events: [request({ cancelAmount: { amount: 400, currency: 'EUR' } })] }, op, [])).toBeUndefined();
+    expect(
+      ourCancelIn({ events: [request({}), result('Accepted'), request({}), result('Accepted')] }, op, [earlier]),
+    ).toBe('accepted');
+    expect(
+      ourCancelIn({ events: [request({ cancelAmount: { amount: 400, currency: 'EUR' } })] }, op, []),
+    ).toBeUndefined();
   });
 });
 
@@ -174,7 +246,11 @@ describe('a lost cancel whose result comes after the lookup grace (strict profil
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     const cancel = await t.service.cancel(sale);
     expect(cancel).toMatchObject({ state: 'in_flight', message: /not its result yet: being checked/ });
-    await until(`${cancel.clientTransactionId} not in_flight`, () => t.service.get(cancel.clientTransactionId), (v) => v.state !== 'in_flight');
+    await until(
+      `${cancel.clientTransactionId} not in_flight`,
+      () => t.service.get(cancel.clientTransactionId),
+      (v) => v.state !== 'in_flight',
+    );
     expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved' });
     expect(await t.service.get(sale)).toMatchObject({ state: 'cancelled', cancelledAmount: 1_200 });
     expect(counter.cancels).toBe(1);
@@ -188,8 +264,15 @@ describe('a lost cancel whose result comes after the lookup grace (strict profil
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     const cancel = await t.service.cancel(sale);
     expect(cancel.state).toBe('in_flight');
-    await until(`${cancel.clientTransactionId} not in_flight`, () => t.service.get(cancel.clientTransactionId), (v) => v.state !== 'in_flight');
-    expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'failed', message: /Cancel failed at the wallet provider/ });
+    await until(
+      `${cancel.clientTransactionId} not in_flight`,
+      () => t.service.get(cancel.clientTransactionId),
+      (v) => v.state !== 'in_flight',
+    );
+    expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({
+      state: 'failed',
+      message: /Cancel failed at the wallet provider/,
+    });
     expect(await t.service.get(sale)).toMatchObject({ state: 'approved', cancelledAmount: 0 });
     expect(cancelsAt(sale)).toEqual([]);
   });

@@ -56,7 +56,11 @@ afterEach(async () => {
  * test about answers lost after the platform charged must not depend on how fast a loaded
  * machine gets the requests out.
  */
-async function crashMidRequest(dataDir: string, sales: Array<{ amount: number; merchantId?: string }>, opts: { untilRecorded?: boolean } = {}): Promise<string[]> {
+async function crashMidRequest(
+  dataDir: string,
+  sales: Array<{ amount: number; merchantId?: string }>,
+  opts: { untilRecorded?: boolean } = {},
+): Promise<string[]> {
   const certs = testCerts();
   const options = {
     apiUrl: fixture.demo.apiUrl,
@@ -77,8 +81,14 @@ async function crashMidRequest(dataDir: string, sales: Array<{ amount: number; m
     child.on('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
   });
   if (opts.untilRecorded === true) {
-    const recorded = (id: string): boolean => fixture.demo.platform.payments.ledger().some((l) => l.paymentClientTransactionId === id);
-    await until('the platform to record every sale (the ones it has not)', () => ids.filter((id) => !recorded(id)), (left) => left.length === 0, { timeoutMs: 20_000, everyMs: 10 }).catch((err: Error) => {
+    const recorded = (id: string): boolean =>
+      fixture.demo.platform.payments.ledger().some((l) => l.paymentClientTransactionId === id);
+    await until(
+      'the platform to record every sale (the ones it has not)',
+      () => ids.filter((id) => !recorded(id)),
+      (left) => left.length === 0,
+      { timeoutMs: 20_000, everyMs: 10 },
+    ).catch((err: Error) => {
       throw new Error(`${err.message}: ${stderr}`);
     });
   }
@@ -139,7 +149,11 @@ describe('restart after a crash mid-request', () => {
     await t.service.recover();
     await t.service.idle();
     for (const [i, id] of ids.entries()) {
-      expect(t.journal.get(id)).toMatchObject({ state: 'approved', platformStatus: immediateCaptureStatus(), cardSecret: undefined });
+      expect(t.journal.get(id)).toMatchObject({
+        state: 'approved',
+        platformStatus: immediateCaptureStatus(),
+        cardSecret: undefined,
+      });
       const ledger = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
       expect(ledger.map((l) => [l.kind, l.amount])).toEqual([['sale', [1_200, 2_400][i]]]);
     }

@@ -55,7 +55,8 @@ function secretsOnDisk(dir: string): string[] {
   const found = new Set<string>();
   for (const f of files) {
     const bytes = readFileSync(f);
-    for (const s of SECRETS) if (bytes.includes(Buffer.from(s, 'latin1'))) found.add(`${s} in ${f.slice(dir.length + 1)}`);
+    for (const s of SECRETS)
+      if (bytes.includes(Buffer.from(s, 'latin1'))) found.add(`${s} in ${f.slice(dir.length + 1)}`);
   }
   return [...found];
 }
@@ -77,7 +78,13 @@ describe('card data at rest in the data directory', () => {
           if (prop === 'process' && down) {
             return () =>
               Promise.reject(
-                new PlatformError('connect ECONNREFUSED', { category: 'network', operation: 'process', method: 'POST', outcomeUnknown: false, transportCode: 'ECONNREFUSED' }),
+                new PlatformError('connect ECONNREFUSED', {
+                  category: 'network',
+                  operation: 'process',
+                  method: 'POST',
+                  outcomeUnknown: false,
+                  transportCode: 'ECONNREFUSED',
+                }),
               );
           }
           const v = Reflect.get(target, prop, target) as unknown;
@@ -93,7 +100,11 @@ describe('card data at rest in the data directory', () => {
     const t: Terminal = await fixture.startTerminal({ wrap, offline: hook });
     offline = createOffline({
       journal: t.journal,
-      platform: { isAvailable: async () => !down && (await client!.isAvailable()), process: (b, o) => client!.process(b, o), status: (id, o) => client!.status(id, o) },
+      platform: {
+        isAvailable: async () => !down && (await client!.isAvailable()),
+        process: (b, o) => client!.process(b, o),
+        status: (id, o) => client!.status(id, o),
+      },
       bus: t.bus,
       log: fixture.demo.log,
       config: offlineConfig(),
@@ -114,7 +125,13 @@ describe('card data at rest in the data directory', () => {
     expect(secretsOnDisk(t.dataDir).some((f) => f.startsWith(OFFLINE_CARD))).toBe(true);
 
     // 3. Offline, but the card asked for online PIN: not taken offline, nothing charged.
-    t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: card(OFFLINE_PIN_CARD), pin: pin(OFFLINE_PIN), offlineApproved: true });
+    t.devices.reader.next({
+      outcome: 'ok',
+      entryMode: 'ContactChip',
+      card: card(OFFLINE_PIN_CARD),
+      pin: pin(OFFLINE_PIN),
+      offlineApproved: true,
+    });
     const refused = await (await t.service.startSale({ method: 'card', amount: 1_200, currency: 'EUR' })).done;
     expect(refused).toMatchObject({ state: 'failed', offline: false });
     expect(refused.message).toMatch(/online PIN.*cannot be taken offline.*nothing was charged/);
@@ -129,7 +146,9 @@ describe('card data at rest in the data directory', () => {
     await settle();
     expect(t.journal.scrubPending).toBe(false);
     expect(secretsOnDisk(t.dataDir)).toEqual([]);
-    expect(t.journal.db.prepare('SELECT COUNT(*) FROM transactions WHERE card_secret IS NOT NULL').pluck().get()).toBe(0);
+    expect(t.journal.db.prepare('SELECT COUNT(*) FROM transactions WHERE card_secret IS NOT NULL').pluck().get()).toBe(
+      0,
+    );
   });
 
   it('an offline sale never stores a PIN block: the journal row drops it even when asked to keep it', async () => {
@@ -142,7 +161,14 @@ describe('card data at rest in the data directory', () => {
       currency: 'EUR',
       state: 'in_flight',
       clientDateTime: '2026-01-01T10:00:00.000Z',
-      cardSecret: { encryptedData: OFFLINE_PIN_CARD, ksn: 'K', expiry: '2812', pinblock: OFFLINE_PIN, pinKsn: 'K2', pinblockFormat: 'ISO0' },
+      cardSecret: {
+        encryptedData: OFFLINE_PIN_CARD,
+        ksn: 'K',
+        expiry: '2812',
+        pinblock: OFFLINE_PIN,
+        pinKsn: 'K2',
+        pinblockFormat: 'ISO0',
+      },
     });
     const row = t.journal.update('pin-1', { state: 'offline_stored', offline: true });
     expect(row.cardSecret).toEqual({ encryptedData: OFFLINE_PIN_CARD, ksn: 'K', expiry: '2812' });
@@ -153,7 +179,14 @@ describe('card data at rest in the data directory', () => {
 
 describe('the card-data scrub held for an upload round (Journal.holdScrub)', () => {
   /** Timers that fire only when the test says so. */
-  function manualTimers(): { clock: { wall: () => number; setTimeout: (fn: () => void, ms: number) => unknown; clearTimeout: (h: unknown) => void }; fire: (ms: number) => void } {
+  function manualTimers(): {
+    clock: {
+      wall: () => number;
+      setTimeout: (fn: () => void, ms: number) => unknown;
+      clearTimeout: (h: unknown) => void;
+    };
+    fire: (ms: number) => void;
+  } {
     const pending = new Map<number, { fn: () => void; ms: number }>();
     let next = 0;
     return {
@@ -178,7 +211,16 @@ describe('the card-data scrub held for an upload round (Journal.holdScrub)', () 
   const SECRET = 'F7F7F7F7F7F7F7F70123456789ABCDEF0123456789ABCDEF0123456789ABCDE4';
 
   function saleWithCardData(journal: Journal, id: string): void {
-    journal.insert({ clientTransactionId: id, kind: 'sale', amount: 1_000, currency: 'EUR', method: 'card', state: 'in_flight', clientDateTime: new Date().toISOString(), cardSecret: { encryptedData: SECRET, ksn: 'FFFF01', expiry: '2812' } });
+    journal.insert({
+      clientTransactionId: id,
+      kind: 'sale',
+      amount: 1_000,
+      currency: 'EUR',
+      method: 'card',
+      state: 'in_flight',
+      clientDateTime: new Date().toISOString(),
+      cardSecret: { encryptedData: SECRET, ksn: 'FFFF01', expiry: '2812' },
+    });
   }
 
   const walBytes = (dir: string): number => statSync(join(dir, `${JOURNAL_FILE}-wal`)).size;

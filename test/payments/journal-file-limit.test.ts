@@ -37,7 +37,15 @@ const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 describe('a journal whose files cannot grow (file-size limit)', () => {
   it('a card-data scrub the disk refuses is tried again, not thrown out of the event loop; done once the disk takes it', async () => {
     const journal = openJournal();
-    journal.insert({ clientTransactionId: 's-1', kind: 'sale', amount: 100, currency: 'EUR', state: 'in_flight', clientDateTime: '2026-01-01T00:00:00.000Z', cardSecret: { encryptedData: 'AB'.repeat(200), ksn: '01', expiry: '2812', pinblock: 'CD'.repeat(8) } });
+    journal.insert({
+      clientTransactionId: 's-1',
+      kind: 'sale',
+      amount: 100,
+      currency: 'EUR',
+      state: 'in_flight',
+      clientDateTime: '2026-01-01T00:00:00.000Z',
+      cardSecret: { encryptedData: 'AB'.repeat(200), ksn: '01', expiry: '2812', pinblock: 'CD'.repeat(8) },
+    });
     journal.update('s-1', { state: 'approved' });
     // The scrub runs on the next turn of the event loop: by then nothing can be written past the journal file's start.
     limitFileSize(0);
@@ -51,11 +59,27 @@ describe('a journal whose files cannot grow (file-size limit)', () => {
 
   it('after a refused write, "writable again" is proved by a real commit, not by a rolled-back probe the limit lets through', () => {
     const journal = openJournal();
-    journal.insert({ clientTransactionId: 's-2', kind: 'sale', amount: 100, currency: 'EUR', state: 'approved', clientDateTime: '2026-01-01T00:00:00.000Z' });
+    journal.insert({
+      clientTransactionId: 's-2',
+      kind: 'sale',
+      amount: 100,
+      currency: 'EUR',
+      state: 'approved',
+      clientDateTime: '2026-01-01T00:00:00.000Z',
+    });
     journal.scrub();
     limitFileSize(statSync(`${journal.file}-wal`).size);
     try {
-      expect(() => journal.insert({ clientTransactionId: 's-3', kind: 'sale', amount: 100, currency: 'EUR', state: 'awaiting_customer', clientDateTime: '2026-01-01T00:00:00.000Z' })).toThrow(/journal cannot write \(SQLITE_IOERR/);
+      expect(() =>
+        journal.insert({
+          clientTransactionId: 's-3',
+          kind: 'sale',
+          amount: 100,
+          currency: 'EUR',
+          state: 'awaiting_customer',
+          clientDateTime: '2026-01-01T00:00:00.000Z',
+        }),
+      ).toThrow(/journal cannot write \(SQLITE_IOERR/);
       expect(journal.retryWrites()).toMatchObject({ writable: false });
     } finally {
       limitFileSize('unlimited');

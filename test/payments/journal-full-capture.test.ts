@@ -29,7 +29,8 @@ import { until } from '../helpers/wait.js';
 function onDisk(dataDir: string, id: string): { state: string; captured_amount: number } | undefined {
   const db = new Database(join(dataDir, 'journal.sqlite'), { readonly: true });
   try {
-    return db.prepare('SELECT state, captured_amount FROM transactions WHERE client_id = ?').get(id) as { state: string; captured_amount: number } | undefined;
+    return db.prepare('SELECT state, captured_amount FROM transactions WHERE client_id = ?').get(id) as
+      { state: string; captured_amount: number } | undefined;
   } finally {
     db.close();
   }
@@ -56,7 +57,13 @@ function fillingAfterProcess(journal: () => Journal | undefined): (p: PaymentsPl
       const j = journal();
       if (j !== undefined) j.db.pragma(`max_page_count = ${Number(j.db.pragma('page_count', { simple: true }))}`);
       const events = Array.isArray(answer.events) ? answer.events : [];
-      return { ...answer, events: [...events, { eventType: 'providerNote', eventDateTime: new Date().toISOString(), note: 'n'.repeat(40_000) }] };
+      return {
+        ...answer,
+        events: [
+          ...events,
+          { eventType: 'providerNote', eventDateTime: new Date().toISOString(), note: 'n'.repeat(40_000) },
+        ],
+      };
     },
   });
 }
@@ -83,7 +90,8 @@ describe('a sale whose approval is only in memory (the journal cannot write it)'
     // Give the immediate capture every chance to go out: time is what is awaited, as a capture that
     // must not happen has no event to wait for.
     await new Promise((r) => setTimeout(r, 300));
-    const capturedWhileUnknownOnDisk = ledgerOf(id).some((l) => l.kind === 'capture') && onDisk(dataDir, id)?.state === 'in_flight';
+    const capturedWhileUnknownOnDisk =
+      ledgerOf(id).some((l) => l.kind === 'capture') && onDisk(dataDir, id)?.state === 'in_flight';
     // The cause: money moved again for a sale the disk still called unknown.
     expect(capturedWhileUnknownOnDisk).toBe(false);
 
@@ -104,7 +112,9 @@ describe('a sale whose approval is only in memory (the journal cannot write it)'
     const net = fixture.demo.platform.payments.netCharged(id, 'm-1002');
     expect(row?.state).not.toBe('needs_attention');
     // What the journal says is what the platform holds.
-    expect({ state: row?.state, net }).toEqual(row?.state === 'approved' ? { state: 'approved', net: 2_700 } : { state: 'reversed', net: 0 });
+    expect({ state: row?.state, net }).toEqual(
+      row?.state === 'approved' ? { state: 'approved', net: 2_700 } : { state: 'reversed', net: 0 },
+    );
   });
 });
 
@@ -140,7 +150,12 @@ describe('a sale set aside with its outcome unknown while the journal cannot wri
     expect(['in_flight', 'needs_attention']).toContain(onDisk(dataDir, id)?.state);
     // Space comes back; nobody restarts the agent.
     freeJournal(t.journal);
-    await until(`${id} taken back from a person once the journal writes`, () => t.service.row(id)?.state, (state) => state !== 'needs_attention', { everyMs: 25 });
+    await until(
+      `${id} taken back from a person once the journal writes`,
+      () => t.service.row(id)?.state,
+      (state) => state !== 'needs_attention',
+      { everyMs: 25 },
+    );
     await t.service.idle();
     expect(t.service.row(id)?.state).toBe('approved');
     expect(onDisk(dataDir, id)?.state).toBe('approved');

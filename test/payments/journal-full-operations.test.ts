@@ -20,7 +20,9 @@ import { untilTrue } from '../helpers/wait.js';
 function onDisk(dataDir: string, id: string): Record<string, unknown> | undefined {
   const db = new Database(join(dataDir, 'journal.sqlite'), { readonly: true });
   try {
-    return db.prepare('SELECT state, captured_amount, refunded_amount, cancelled_amount FROM transactions WHERE client_id = ?').get(id) as Record<string, unknown> | undefined;
+    return db
+      .prepare('SELECT state, captured_amount, refunded_amount, cancelled_amount FROM transactions WHERE client_id = ?')
+      .get(id) as Record<string, unknown> | undefined;
   } finally {
     db.close();
   }
@@ -41,7 +43,11 @@ function dataDirFor(): string {
 type Route = 'refund' | 'cancel' | 'capture' | 'status';
 
 /** The platform client with the journal filled right after `route` answers (armed by `fillAfter`), and its calls counted. */
-function filling(): { wrap: (p: PaymentsPlatform) => PaymentsPlatform; fillAfter: (route: Route, journal: Journal) => void; calls: Record<Route, number> } {
+function filling(): {
+  wrap: (p: PaymentsPlatform) => PaymentsPlatform;
+  fillAfter: (route: Route, journal: Journal) => void;
+  calls: Record<Route, number>;
+} {
   let armed: { route: Route; journal: Journal } | undefined;
   const calls: Record<Route, number> = { refund: 0, cancel: 0, capture: 0, status: 0 };
   const after = async <T>(route: Route, call: () => Promise<T>): Promise<T> => {
@@ -83,11 +89,15 @@ describe('an operation answered while the journal cannot write', () => {
     const view = await t.service.refund(sale.clientTransactionId, { amount: 5_000 });
     // Not "refunded" and not a failure: the outcome is being recorded.
     expect(view.state).toBe('in_flight');
-    expect(view.message).toMatch(/outcome being recorded.*journal cannot write \(SQLITE_FULL\).*do not repeat the refund/);
+    expect(view.message).toMatch(
+      /outcome being recorded.*journal cannot write \(SQLITE_FULL\).*do not repeat the refund/,
+    );
     expect(onDisk(dataDir, view.clientTransactionId)?.state).toBe('in_flight');
     expect(t.journal.writeStatus()).toMatchObject({ writable: false });
     // The amount stays held: a second refund is refused by the local rules, nothing sent.
-    await expect(t.service.refund(sale.clientTransactionId, { amount: 100 })).rejects.toMatchObject({ code: 'PAYMENT_RULE' });
+    await expect(t.service.refund(sale.clientTransactionId, { amount: 100 })).rejects.toMatchObject({
+      code: 'PAYMENT_RULE',
+    });
     expect(f.calls.refund).toBe(1);
     freeJournal(t.journal);
     await t.service.idle();
@@ -103,7 +113,9 @@ describe('an operation answered while the journal cannot write', () => {
     const dataDir = dataDirFor();
     const f = filling();
     const t = await fixture.startTerminal({ dataDir, wrap: f.wrap, config: { payments: { captureMode: 'deferred' } } });
-    const sale = await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR', merchantId: 'm-1002' })).done;
+    const sale = await (
+      await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR', merchantId: 'm-1002' })
+    ).done;
     f.fillAfter('cancel', t.journal);
     const view = await t.service.cancel(sale.clientTransactionId, { approvalCode: '4711' });
     expect(view.state).toBe('in_flight');
@@ -124,7 +136,9 @@ describe('an operation answered while the journal cannot write', () => {
     const dataDir = dataDirFor();
     const f = filling();
     const t = await fixture.startTerminal({ dataDir, wrap: f.wrap, config: { payments: { captureMode: 'deferred' } } });
-    const sale = await (await t.service.startSale({ method: 'card', amount: 3_000, currency: 'EUR', merchantId: 'm-1002' })).done;
+    const sale = await (
+      await t.service.startSale({ method: 'card', amount: 3_000, currency: 'EUR', merchantId: 'm-1002' })
+    ).done;
     f.fillAfter('capture', t.journal);
     const view = await t.service.capture(sale.clientTransactionId);
     expect(view.state).toBe('in_flight');
@@ -181,15 +195,21 @@ describe('an operation answered while the journal cannot write', () => {
       }),
     });
     journal = t.journal;
-    const sale = await (await t.service.startSale({ method: 'card', amount: 2_500, currency: 'EUR', merchantId: 'm-1002' })).done;
+    const sale = await (
+      await t.service.startSale({ method: 'card', amount: 2_500, currency: 'EUR', merchantId: 'm-1002' })
+    ).done;
     expect(sale.state).toBe('approved');
-    await untilTrue('the capture waiting for the journal', () => (t.service.row(sale.clientTransactionId)?.message ?? '').includes('capture waits'));
+    await untilTrue('the capture waiting for the journal', () =>
+      (t.service.row(sale.clientTransactionId)?.message ?? '').includes('capture waits'),
+    );
     expect(t.service.row(sale.clientTransactionId)?.message).toMatch(/capture waits until the journal can write/);
     expect(t.service.row(sale.clientTransactionId)?.capturedAmount).toBe(0);
     freeJournal(t.journal);
     await t.service.idle();
     expect(onDisk(dataDir, sale.clientTransactionId)).toMatchObject({ state: 'approved', captured_amount: 2_500 });
-    const captures = fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === sale.clientTransactionId && l.kind === 'capture');
+    const captures = fixture.demo.platform.payments
+      .ledger()
+      .filter((l) => l.paymentClientTransactionId === sale.clientTransactionId && l.kind === 'capture');
     expect(captures).toHaveLength(1);
   });
 });
@@ -201,7 +221,15 @@ describe('a kept write carried by a transaction that fails', () => {
     // No timer flush during the test: what is kept stays in memory until asked.
     const journal = new Journal({ dataDir, writeRetry: { baseMs: 60_000, capMs: 60_000, attempts: 1 } });
     try {
-      const row = (id: string): Parameters<Journal['insert']>[0] => ({ clientTransactionId: id, kind: 'sale', amount: 900, currency: 'EUR', state: 'in_flight', clientDateTime: '2026-01-01T00:00:00.000Z', message: 'a' });
+      const row = (id: string): Parameters<Journal['insert']>[0] => ({
+        clientTransactionId: id,
+        kind: 'sale',
+        amount: 900,
+        currency: 'EUR',
+        state: 'in_flight',
+        clientDateTime: '2026-01-01T00:00:00.000Z',
+        message: 'a',
+      });
       journal.insert(row('A'));
       journal.insert(row('B'));
       fillJournal(journal);

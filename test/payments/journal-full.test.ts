@@ -17,7 +17,8 @@ import { untilLogged } from '../helpers/wait.js';
 function onDisk(dataDir: string, id: string): { state: string; server_id: string | null } | undefined {
   const db = new Database(join(dataDir, 'journal.sqlite'), { readonly: true });
   try {
-    return db.prepare('SELECT state, server_id FROM transactions WHERE client_id = ?').get(id) as { state: string; server_id: string | null } | undefined;
+    return db.prepare('SELECT state, server_id FROM transactions WHERE client_id = ?').get(id) as
+      { state: string; server_id: string | null } | undefined;
   } finally {
     db.close();
   }
@@ -206,9 +207,9 @@ describe('a journal that cannot write', () => {
     expect(view.state).toBe('approved');
     // What the old code wrote when the final write failed and a smaller one went through.
     const db = new Database(join(dataDir, 'journal.sqlite'));
-    db.prepare("UPDATE transactions SET state = 'needs_attention', platform_status = NULL, server_id = NULL, events = '[]', captured_amount = 0, message = 'outcome unknown' WHERE client_id = ?").run(
-      view.clientTransactionId,
-    );
+    db.prepare(
+      "UPDATE transactions SET state = 'needs_attention', platform_status = NULL, server_id = NULL, events = '[]', captured_amount = 0, message = 'outcome unknown' WHERE client_id = ?",
+    ).run(view.clientTransactionId);
     db.close();
     await t.close();
     const again = await fixture.startTerminal({ dataDir });
@@ -223,7 +224,10 @@ describe('a journal that cannot write', () => {
 describe('refused before the reader is asked', () => {
   it('free space below payments.minFreeDiskMb: refused with the reason; enough space: the sale goes', async () => {
     let freeBlocks = 10;
-    const t = await fixture.startTerminal({ config: { payments: { minFreeDiskMb: 64 } }, statfs: () => ({ bavail: freeBlocks, bsize: 1024 * 1024 }) });
+    const t = await fixture.startTerminal({
+      config: { payments: { minFreeDiskMb: 64 } },
+      statfs: () => ({ bavail: freeBlocks, bsize: 1024 * 1024 }),
+    });
     const refused = await rejection(() => t.service.startSale({ method: 'card', amount: 100, currency: 'EUR' }));
     expect(refused.code).toBe(ErrorCodes.DISK_SPACE_LOW);
     expect(refused.message).toMatch(/10 MB free.*minFreeDiskMb \(64 MB\)/);
@@ -237,7 +241,9 @@ describe('refused before the reader is asked', () => {
 
   it('an unknown merchant: 400-class AUTH_NO_MERCHANT before the card', async () => {
     const t = await fixture.startTerminal();
-    const refused = await rejection(() => t.service.startSale({ method: 'card', amount: 100, currency: 'EUR', merchantId: 'm-nobody' }));
+    const refused = await rejection(() =>
+      t.service.startSale({ method: 'card', amount: 100, currency: 'EUR', merchantId: 'm-nobody' }),
+    );
     expect(refused.code).toBe(ErrorCodes.AUTH_NO_MERCHANT);
     expect(refused.message).toMatch(/m-nobody is not one of this terminal's merchants/);
     expect(t.devices.reader.requests).toHaveLength(0);
@@ -245,8 +251,12 @@ describe('refused before the reader is asked', () => {
   });
 
   it('above the per-sale maximum: refused naming it (default 100000.00, per currency in payments.maxSaleAmount)', async () => {
-    const t = await fixture.startTerminal({ config: { payments: { maxSaleAmount: { default: 100_000, JPY: 5_000_000 } } } });
-    const huge = await rejection(() => t.service.startSale({ method: 'card', amount: Number.MAX_SAFE_INTEGER, currency: 'EUR' }));
+    const t = await fixture.startTerminal({
+      config: { payments: { maxSaleAmount: { default: 100_000, JPY: 5_000_000 } } },
+    });
+    const huge = await rejection(() =>
+      t.service.startSale({ method: 'card', amount: Number.MAX_SAFE_INTEGER, currency: 'EUR' }),
+    );
     expect(huge.code).toBe(ErrorCodes.AMOUNT_INVALID);
     expect(huge.message).toMatch(/90071992547409\.91 EUR is above the per-sale maximum of 100000\.00 EUR/);
     const jpy = await rejection(() => t.service.startSale({ method: 'card', amount: 5_000_001, currency: 'JPY' }));

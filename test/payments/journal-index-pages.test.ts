@@ -18,7 +18,11 @@ function offlineOn(journal: Journal): Offline {
     bus: new EventBus(),
     log: testLogger('debug').log,
     config: configSchema.parse({ offline: { maxCount: 100 } }).offline,
-    platform: { isAvailable: async () => false, process: () => Promise.reject(new Error('offline')), status: () => Promise.reject(new Error('offline')) },
+    platform: {
+      isAvailable: async () => false,
+      process: () => Promise.reject(new Error('offline')),
+      status: () => Promise.reject(new Error('offline')),
+    },
   });
 }
 
@@ -47,7 +51,9 @@ function pagesPerWrite(journal: Journal, n: number, write: (i: number) => void):
 }
 
 function plan(journal: Journal, sql: string, ...params: unknown[]): string {
-  return (journal.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((p) => p.detail).join('; ');
+  return (journal.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
+    .map((p) => p.detail)
+    .join('; ');
 }
 
 describe('journal migration 7: fewer index pages per write', () => {
@@ -71,8 +77,18 @@ describe('journal migration 7: fewer index pages per write', () => {
     const journal = new Journal({ dataDir });
     cleanups.push(() => journal.close());
     expect(journal.db.pragma('user_version', { simple: true })).toBe(journalMigrations.length);
-    const indexes = journal.db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'transactions' AND sql IS NOT NULL ORDER BY name").all() as Array<{ name: string; sql: string }>;
-    expect(indexes.map((i) => i.name)).toEqual(['transactions_created', 'transactions_reference', 'transactions_related', 'transactions_server_id', 'transactions_state_updated']);
+    const indexes = journal.db
+      .prepare(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'transactions' AND sql IS NOT NULL ORDER BY name",
+      )
+      .all() as Array<{ name: string; sql: string }>;
+    expect(indexes.map((i) => i.name)).toEqual([
+      'transactions_created',
+      'transactions_reference',
+      'transactions_related',
+      'transactions_server_id',
+      'transactions_state_updated',
+    ]);
     expect(indexes.find((i) => i.name === 'transactions_related')?.sql).toMatch(/WHERE related_client_id IS NOT NULL/);
     expect(indexes.find((i) => i.name === 'transactions_server_id')?.sql).toMatch(/WHERE server_id IS NOT NULL/);
     // Every row is there, and every read by state, server id or related sale still uses an index.
@@ -81,10 +97,26 @@ describe('journal migration 7: fewer index pages per write', () => {
     expect(journal.related('s-1').map((r) => r.clientTransactionId)).toEqual(['r-1']);
     expect(journal.inStates(['offline_stored']).map((r) => r.clientTransactionId)).toEqual(['q-1', 'q-2']);
     expect(journal.db.prepare('SELECT COUNT(*) FROM offline_queue').pluck().get()).toBe(2);
-    expect(offlineOn(journal).list().map((i) => [i.clientTransactionId, i.state, i.holdsCardData])).toEqual([['q-1', 'queued', true], ['q-2', 'queued', true]]);
-    expect(plan(journal, 'SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', 'x')).toMatch(/USING INDEX transactions_server_id/);
-    expect(plan(journal, 'SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid', 'x')).toMatch(/USING INDEX transactions_related/);
-    expect(plan(journal, "SELECT * FROM transactions WHERE state IN ('in_flight', 'reversing') ORDER BY created_at DESC, rowid DESC")).toMatch(/USING INDEX transactions_state_updated/);
+    expect(
+      offlineOn(journal)
+        .list()
+        .map((i) => [i.clientTransactionId, i.state, i.holdsCardData]),
+    ).toEqual([
+      ['q-1', 'queued', true],
+      ['q-2', 'queued', true],
+    ]);
+    expect(
+      plan(journal, 'SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', 'x'),
+    ).toMatch(/USING INDEX transactions_server_id/);
+    expect(
+      plan(journal, 'SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid', 'x'),
+    ).toMatch(/USING INDEX transactions_related/);
+    expect(
+      plan(
+        journal,
+        "SELECT * FROM transactions WHERE state IN ('in_flight', 'reversing') ORDER BY created_at DESC, rowid DESC",
+      ),
+    ).toMatch(/USING INDEX transactions_state_updated/);
   });
 
   it("writes fewer pages per sale's insert than with the indexes it dropped", () => {
@@ -92,9 +124,17 @@ describe('journal migration 7: fewer index pages per write', () => {
     cleanups.push(cleanup);
     const before = new Journal({ dataDir: join(dir, 'before'), migrations: BEFORE_7 });
     const after = new Journal({ dataDir: join(dir, 'after') });
-    cleanups.push(() => before.close(), () => after.close());
+    cleanups.push(
+      () => before.close(),
+      () => after.close(),
+    );
     // A journal with some history, so each index has a tree of its own.
-    for (const j of [before, after]) j.transaction(() => Array.from({ length: 2_000 }, (_, i) => j.insert(sale(`h-${i}`, { state: 'approved', serverTransactionId: `srv-${i}` }))));
+    for (const j of [before, after])
+      j.transaction(() =>
+        Array.from({ length: 2_000 }, (_, i) =>
+          j.insert(sale(`h-${i}`, { state: 'approved', serverTransactionId: `srv-${i}` })),
+        ),
+      );
     const old = pagesPerWrite(before, 50, (i) => before.insert(sale(`n-${i}`)));
     const now = pagesPerWrite(after, 50, (i) => after.insert(sale(`n-${i}`)));
     // Three index entries fewer per sale (state, related, server id): about 3 pages of 8 to 9.

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,7 +78,9 @@ describe('journal integrity at open', () => {
     const pageSize = readFileSync(file).readUInt16BE(16);
     // The root of the transactions table (page 2 before incremental vacuum put a pointer-map page there).
     const reader = new Database(file, { readonly: true });
-    const { rootpage } = reader.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'transactions'").get() as { rootpage: number };
+    const { rootpage } = reader.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'transactions'").get() as {
+      rootpage: number;
+    };
     reader.close();
     const fd = openSync(file, 'r+');
     writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (rootpage - 1) * pageSize);
@@ -143,7 +155,13 @@ describe('journal integrity at open', () => {
   it('a sound journal opens with its rows, and a first start on an empty directory is fine', () => {
     const dir = dataDir();
     const file = journalWithSales(dir, 3);
-    expect(checkJournal(file)).toMatchObject({ state: 'ok', checked: 'full', rows: { approved: 3 }, cardDataRows: 0, markerPresent: true });
+    expect(checkJournal(file)).toMatchObject({
+      state: 'ok',
+      checked: 'full',
+      rows: { approved: 3 },
+      cardDataRows: 0,
+      markerPresent: true,
+    });
     const reopened = new Journal({ dataDir: dir });
     cleanups.push(() => reopened.close());
     expect(reopened.list()).toHaveLength(3);

@@ -48,7 +48,9 @@ describe('journal operator column', () => {
     // A journal as the agent before operators made it: the first schema and a row written then.
     const first = new Journal({ dataDir: dir, migrations: journalMigrations.slice(0, 1) });
     first.db
-      .prepare("INSERT INTO transactions (client_id, kind, amount, currency, state, client_date_time, created_at, updated_at) VALUES ('old', 'sale', 500, 'EUR', 'created', 'x', 'x', 'x')")
+      .prepare(
+        "INSERT INTO transactions (client_id, kind, amount, currency, state, client_date_time, created_at, updated_at) VALUES ('old', 'sale', 500, 'EUR', 'created', 'x', 'x', 'x')",
+      )
       .run();
     first.close();
     const journal = new Journal({ dataDir: dir });

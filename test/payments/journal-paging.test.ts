@@ -19,7 +19,15 @@ describe('the journal list, page by page', () => {
     for (let i = 0; i < 10; i++) {
       if (i % 3 === 0) now += 1;
       const id = `t-${String(i).padStart(2, '0')}`;
-      journal.insert({ clientTransactionId: id, kind: 'sale', amount: 100 + i, currency: 'EUR', state: 'approved', clientDateTime: new Date(now).toISOString(), method: 'card' });
+      journal.insert({
+        clientTransactionId: id,
+        kind: 'sale',
+        amount: 100 + i,
+        currency: 'EUR',
+        state: 'approved',
+        clientDateTime: new Date(now).toISOString(),
+        method: 'card',
+      });
       ids.push(id);
     }
     const seen: string[] = [];
@@ -30,7 +38,15 @@ describe('the journal list, page by page', () => {
       if (page === 0) {
         // A sale arriving now is newer than every page still to come: it never shows up in them.
         now += 10;
-        journal.insert({ clientTransactionId: 'late', kind: 'sale', amount: 1, currency: 'EUR', state: 'approved', clientDateTime: new Date(now).toISOString(), method: 'card' });
+        journal.insert({
+          clientTransactionId: 'late',
+          kind: 'sale',
+          amount: 1,
+          currency: 'EUR',
+          state: 'approved',
+          clientDateTime: new Date(now).toISOString(),
+          method: 'card',
+        });
       }
       const last = rows.at(-1);
       if (rows.length < 3 || last === undefined) break;

@@ -69,22 +69,44 @@ function setup(): { journal: Journal; clock: HandClock; dir: string } {
 const EVENTS = [{ eventType: 'cardAuthorizationResult', result: 'Approved', note: 'x'.repeat(400) }];
 
 /** A row made `daysAgo` days before NOW (its created and updated times then). */
-function rowAt(journal: Journal, clock: HandClock, daysAgo: number, row: Partial<NewJournalRow> & { clientTransactionId: string }): void {
+function rowAt(
+  journal: Journal,
+  clock: HandClock,
+  daysAgo: number,
+  row: Partial<NewJournalRow> & { clientTransactionId: string },
+): void {
   const saved = clock.now;
   clock.now = NOW - daysAgo * DAY;
-  journal.insert({ kind: 'sale', amount: 1000, currency: 'EUR', state: 'approved', clientDateTime: new Date(clock.now).toISOString(), method: 'card', events: EVENTS, ...row });
+  journal.insert({
+    kind: 'sale',
+    amount: 1000,
+    currency: 'EUR',
+    state: 'approved',
+    clientDateTime: new Date(clock.now).toISOString(),
+    method: 'card',
+    events: EVENTS,
+    ...row,
+  });
   clock.now = saved;
 }
 
 function queueRow(journal: Journal, clientId: string, state: string, daysAgo: number): void {
   const at = NOW - daysAgo * DAY;
   journal.db
-    .prepare('INSERT INTO offline_queue (client_id, amount, currency, client_date_time, state, stored_at, updated_at) VALUES (?, 1000, ?, ?, ?, ?, ?)')
+    .prepare(
+      'INSERT INTO offline_queue (client_id, amount, currency, client_date_time, state, stored_at, updated_at) VALUES (?, 1000, ?, ?, ?, ?, ?)',
+    )
     .run(clientId, 'EUR', new Date(at).toISOString(), state, at, at);
 }
 
-const ids = (journal: Journal): string[] => (journal.db.prepare('SELECT client_id FROM transactions ORDER BY client_id').all() as Array<{ client_id: string }>).map((r) => r.client_id);
-const queueIds = (journal: Journal): string[] => (journal.db.prepare('SELECT client_id FROM offline_queue ORDER BY client_id').all() as Array<{ client_id: string }>).map((r) => r.client_id);
+const ids = (journal: Journal): string[] =>
+  (
+    journal.db.prepare('SELECT client_id FROM transactions ORDER BY client_id').all() as Array<{ client_id: string }>
+  ).map((r) => r.client_id);
+const queueIds = (journal: Journal): string[] =>
+  (
+    journal.db.prepare('SELECT client_id FROM offline_queue ORDER BY client_id').all() as Array<{ client_id: string }>
+  ).map((r) => r.client_id);
 
 function pruner(journal: Journal, clock: HandClock, over: { batchRows?: number } = {}): JournalPruner {
   const p = new JournalPruner(journal, { retentionDays: 400, clock, partners: [offlineRetention()], ...over });
@@ -96,13 +118,21 @@ describe('journal retention', () => {
   it('removes a final sale past the window with its operations, events and uploaded queue item; keeps younger ones', async () => {
     const { journal, clock } = setup();
     rowAt(journal, clock, 500, { clientTransactionId: 'old-sale' });
-    rowAt(journal, clock, 450, { clientTransactionId: 'old-refund', kind: 'refund', relatedClientTransactionId: 'old-sale' });
+    rowAt(journal, clock, 450, {
+      clientTransactionId: 'old-refund',
+      kind: 'refund',
+      relatedClientTransactionId: 'old-sale',
+    });
     rowAt(journal, clock, 480, { clientTransactionId: 'old-offline', offline: true });
     queueRow(journal, 'old-offline', 'uploaded', 480);
     rowAt(journal, clock, 30, { clientTransactionId: 'young-sale' });
     // Old sale, young refund: the sale's history is 100 days old, not 500.
     rowAt(journal, clock, 500, { clientTransactionId: 'old-sale-young-refund' });
-    rowAt(journal, clock, 100, { clientTransactionId: 'young-refund', kind: 'refund', relatedClientTransactionId: 'old-sale-young-refund' });
+    rowAt(journal, clock, 100, {
+      clientTransactionId: 'young-refund',
+      kind: 'refund',
+      relatedClientTransactionId: 'old-sale-young-refund',
+    });
 
     const report = await pruner(journal, clock).run();
 
@@ -111,15 +141,27 @@ describe('journal retention', () => {
     expect(report).toMatchObject({ rows: 3, sales: 2, partnerRows: 1 });
     // The events lived in the rows: nothing of them is left in the file.
     journal.scrub();
-    expect(journal.db.prepare("SELECT COUNT(*) AS n FROM transactions WHERE events LIKE '%cardAuthorizationResult%'").get()).toEqual({ n: 3 });
+    expect(
+      journal.db.prepare("SELECT COUNT(*) AS n FROM transactions WHERE events LIKE '%cardAuthorizationResult%'").get(),
+    ).toEqual({ n: 3 });
   });
 
   it('never removes, however old: a sale with an open operation, needs_attention, in flight, pending, reversing, offline not uploaded', async () => {
     const { journal, clock } = setup();
     rowAt(journal, clock, 900, { clientTransactionId: 'sale-open-refund' });
-    rowAt(journal, clock, 900, { clientTransactionId: 'open-refund', kind: 'refund', state: 'pending', relatedClientTransactionId: 'sale-open-refund' });
+    rowAt(journal, clock, 900, {
+      clientTransactionId: 'open-refund',
+      kind: 'refund',
+      state: 'pending',
+      relatedClientTransactionId: 'sale-open-refund',
+    });
     rowAt(journal, clock, 900, { clientTransactionId: 'sale-refund-attention' });
-    rowAt(journal, clock, 900, { clientTransactionId: 'refund-attention', kind: 'refund', state: 'needs_attention', relatedClientTransactionId: 'sale-refund-attention' });
+    rowAt(journal, clock, 900, {
+      clientTransactionId: 'refund-attention',
+      kind: 'refund',
+      state: 'needs_attention',
+      relatedClientTransactionId: 'sale-refund-attention',
+    });
     rowAt(journal, clock, 900, { clientTransactionId: 'attention', state: 'needs_attention' });
     rowAt(journal, clock, 900, { clientTransactionId: 'in-flight', state: 'in_flight' });
     rowAt(journal, clock, 900, { clientTransactionId: 'pending', state: 'pending', method: 'walletA' });
@@ -137,7 +179,13 @@ describe('journal retention', () => {
 
     expect(report.rows).toBe(0);
     expect(ids(journal)).toEqual(before);
-    expect(queueIds(journal)).toEqual(['q-declined_after_upload', 'q-needs_attention', 'q-queued', 'q-uploading', 'stored']);
+    expect(queueIds(journal)).toEqual([
+      'q-declined_after_upload',
+      'q-needs_attention',
+      'q-queued',
+      'q-uploading',
+      'stored',
+    ]);
   });
 
   it('removes at most batchRows rows per transaction, a sale always together with its operations', () => {
@@ -146,7 +194,14 @@ describe('journal retention', () => {
       const id = `s-${String(i).padStart(3, '0')}`;
       rowAt(journal, clock, 600 - i, { clientTransactionId: id });
       // Every tenth sale carries three operations.
-      if (i % 10 === 0) for (let k = 0; k < 3; k++) rowAt(journal, clock, 600 - i, { clientTransactionId: `${id}-op${k}`, kind: 'refund', amount: 100, relatedClientTransactionId: id });
+      if (i % 10 === 0)
+        for (let k = 0; k < 3; k++)
+          rowAt(journal, clock, 600 - i, {
+            clientTransactionId: `${id}-op${k}`,
+            kind: 'refund',
+            amount: 100,
+            relatedClientTransactionId: id,
+          });
     }
     const total = ids(journal).length;
     const p = pruner(journal, clock, { batchRows: 25 });
@@ -155,7 +210,11 @@ describe('journal retention', () => {
     for (;;) {
       const b = p.pruneBatch(cutoff);
       perBatch.push(b.rows);
-      const orphans = journal.db.prepare('SELECT COUNT(*) AS n FROM transactions o WHERE o.related_client_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM transactions s WHERE s.client_id = o.related_client_id)').get() as { n: number };
+      const orphans = journal.db
+        .prepare(
+          'SELECT COUNT(*) AS n FROM transactions o WHERE o.related_client_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM transactions s WHERE s.client_id = o.related_client_id)',
+        )
+        .get() as { n: number };
       expect(orphans.n).toBe(0);
       if (b.done) break;
     }
@@ -188,7 +247,15 @@ describe('journal retention', () => {
     const t = tempDir('retention-switch-');
     cleanups.push(t.cleanup);
     const first = new Journal({ dataDir: t.dir });
-    for (let i = 0; i < 50; i++) first.insert({ clientTransactionId: `r-${i}`, kind: 'sale', amount: 100, currency: 'EUR', state: 'approved', clientDateTime: '2026-01-01T00:00:00.000Z' });
+    for (let i = 0; i < 50; i++)
+      first.insert({
+        clientTransactionId: `r-${i}`,
+        kind: 'sale',
+        amount: 100,
+        currency: 'EUR',
+        state: 'approved',
+        clientDateTime: '2026-01-01T00:00:00.000Z',
+      });
     // As a journal made before retention: auto_vacuum NONE.
     first.db.pragma('auto_vacuum = NONE');
     first.db.exec('VACUUM');
@@ -232,17 +299,30 @@ describe('journal retention', () => {
     expect(statSync(`${journal.file}-wal`).size).toBe(wal0);
     expect(ids(journal).length).toBe(31);
     // Next run a few hours on; the schedule file beside the journal says when.
-    await until('the next run scheduled', () => p.nextRunAt(), (at) => at !== undefined);
+    await until(
+      'the next run scheduled',
+      () => p.nextRunAt(),
+      (at) => at !== undefined,
+    );
     expect(p.nextRunAt()).toBe(NOW + 10 * 60_000 + 6 * 3_600_000);
-    const schedule = JSON.parse(readFileSync(scheduleFile(journal.file), 'utf8')) as { nextPruneAt: string; retentionDays: number; pid: number };
-    expect(schedule).toMatchObject({ nextPruneAt: new Date(NOW + 10 * 60_000 + 6 * 3_600_000).toISOString(), retentionDays: 400, pid: process.pid });
+    const schedule = JSON.parse(readFileSync(scheduleFile(journal.file), 'utf8')) as {
+      nextPruneAt: string;
+      retentionDays: number;
+      pid: number;
+    };
+    expect(schedule).toMatchObject({
+      nextPruneAt: new Date(NOW + 10 * 60_000 + 6 * 3_600_000).toISOString(),
+      retentionDays: 400,
+      pid: process.pid,
+    });
   });
 
   it('journal.retentionDays: default 400, 0 keeps everything, 1 to 30 refused', () => {
     expect(configSchema.parse({}).journal.retentionDays).toBe(400);
     expect(configSchema.parse({ journal: { retentionDays: 0 } }).journal.retentionDays).toBe(0);
     expect(configSchema.parse({ journal: { retentionDays: 31 } }).journal.retentionDays).toBe(31);
-    for (const d of [1, 30, -1, 1.5]) expect(() => configSchema.parse({ journal: { retentionDays: d } }), String(d)).toThrow();
+    for (const d of [1, 30, -1, 1.5])
+      expect(() => configSchema.parse({ journal: { retentionDays: d } }), String(d)).toThrow();
   });
 
   it('retention 0 keeps everything: nothing is scheduled', async () => {

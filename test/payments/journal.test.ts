@@ -12,7 +12,11 @@ afterEach(() => {
 
 function openJournal(migrations?: Migration[], now?: () => number): { journal: Journal; dir: string } {
   const { dir, cleanup } = tempDir('journal-');
-  const journal = new Journal({ dataDir: join(dir, 'data'), ...(migrations ? { migrations } : {}), ...(now ? { clock: { wall: now } } : {}) });
+  const journal = new Journal({
+    dataDir: join(dir, 'data'),
+    ...(migrations ? { migrations } : {}),
+    ...(now ? { clock: { wall: now } } : {}),
+  });
   cleanups.push(cleanup, () => journal.close());
   return { journal, dir: join(dir, 'data') };
 }
@@ -78,7 +82,9 @@ describe('journal', () => {
     expect(() => new Journal({ dataDir: dir })).toThrow(new RegExp(`schema version ${newer}, newer`));
     const { dir: other } = openJournal();
     const gap: Migration = { version: journalMigrations.length + 2, name: 'gap', up: () => {} };
-    expect(() => new Journal({ dataDir: other, fileName: 'x.sqlite', migrations: [...journalMigrations, gap] })).toThrow(/numbered 1, 2, 3/);
+    expect(
+      () => new Journal({ dataDir: other, fileName: 'x.sqlite', migrations: [...journalMigrations, gap] }),
+    ).toThrow(/numbered 1, 2, 3/);
   });
 
   it('round-trips every field and keeps a committed row across a reopen', () => {
@@ -95,7 +101,13 @@ describe('journal', () => {
       maskedPan: '411111******1111',
       offline: false,
     });
-    expect(row).toMatchObject({ state: 'approved', serverTransactionId: 's-1', capturedAmount: 1234, merchantId: 'm-1001', events: [{ eventType: 'x' }] });
+    expect(row).toMatchObject({
+      state: 'approved',
+      serverTransactionId: 's-1',
+      capturedAmount: 1234,
+      merchantId: 'm-1001',
+      events: [{ eventType: 'x' }],
+    });
     expect(row.createdAt).toBe('2026-03-01T12:00:00.000Z');
     expect(row.updatedAt).toBe('2026-03-01T12:00:01.000Z');
     journal.close();
@@ -133,7 +145,9 @@ describe('journal', () => {
     t += 1;
     journal.insert({ ...sale, clientTransactionId: 'r-2', kind: 'refund', relatedClientTransactionId: 'c-2' });
     expect(journal.list().map((r) => r.clientTransactionId)).toEqual(['r-2', 'r-1', 'c-2', 'c-1']);
-    expect(journal.list({ from: '2026-03-02T00:00:00Z', kind: 'sale' }).map((r) => r.clientTransactionId)).toEqual(['c-2']);
+    expect(journal.list({ from: '2026-03-02T00:00:00Z', kind: 'sale' }).map((r) => r.clientTransactionId)).toEqual([
+      'c-2',
+    ]);
     expect(journal.list({ to: '2026-03-02T00:00:00Z' }).map((r) => r.clientTransactionId)).toEqual(['c-1']);
     expect(journal.list({ states: ['approved'] }).map((r) => r.clientTransactionId)).toEqual(['c-2']);
     expect(journal.list({ limit: 1 })).toHaveLength(1);
@@ -145,7 +159,9 @@ describe('the journal stays fast when it is large', () => {
   it('a row is found by its server transaction id through an index, not by reading every row', () => {
     const { journal } = openJournal();
     const plan = journal.db
-      .prepare('EXPLAIN QUERY PLAN SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1')
+      .prepare(
+        'EXPLAIN QUERY PLAN SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+      )
       .all('srv-1') as Array<{ detail: string }>;
     expect(plan.map((p) => p.detail).join('; ')).toMatch(/USING INDEX transactions_server_id/);
   });

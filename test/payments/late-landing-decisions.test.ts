@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { NOT_FOUND_MESSAGE, isCountedNotDone, lateLandingIntervalCap, lateLandingResumeSince, lateLandingWatchEnd } from '../../src/payments/late-landing.js';
+import {
+  NOT_FOUND_MESSAGE,
+  isCountedNotDone,
+  lateLandingIntervalCap,
+  lateLandingResumeSince,
+  lateLandingWatchEnd,
+} from '../../src/payments/late-landing.js';
 import { DAY, HOUR, SOLD_AT, saleRow } from './sale-row.js';
 
 // The late-landing watch's bounds (docs/payments.md, "Unknown outcome: resolution and
 // reversal", step 3), decided without a platform.
 const MIN = 60_000;
 const notDone = (over: Parameters<typeof saleRow>[0] = {}) =>
-  saleRow({ method: 'card', state: 'failed', serverTransactionId: undefined, message: NOT_FOUND_MESSAGE, attempts: 1, ...over });
+  saleRow({
+    method: 'card',
+    state: 'failed',
+    serverTransactionId: undefined,
+    message: NOT_FOUND_MESSAGE,
+    attempts: 1,
+    ...over,
+  });
 
 describe('how long a sale counted as not done is watched', () => {
   it('a wallet sale until its cancel window ends, whatever the configured watch', () => {
@@ -46,7 +59,9 @@ describe('which rows the watch is for', () => {
   it('a sale whose request left and which the platform had no record of', () => {
     expect(isCountedNotDone(notDone())).toBe(true);
     expect(isCountedNotDone(notDone({ attempts: 3 }))).toBe(true);
-    expect(isCountedNotDone(notDone({ message: 'the platform has no record of this sale: nothing was charged' }))).toBe(true);
+    expect(isCountedNotDone(notDone({ message: 'the platform has no record of this sale: nothing was charged' }))).toBe(
+      true,
+    );
   });
 
   it('not a refund or cancel, a sale in another state, one never sent, one the platform named, an offline sale or one failed for another reason', () => {

@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal, listQuery } from '../../src/payments/journal/journal.js';
 import type { JournalRow } from '../../src/payments/journal/index.js';
-import { lateLandingIntervalCap, lateLandingResumeSince, lateLandingWatchEnd } from '../../src/payments/late-landing.js';
+import {
+  lateLandingIntervalCap,
+  lateLandingResumeSince,
+  lateLandingWatchEnd,
+} from '../../src/payments/late-landing.js';
 import { useDemoPlatform } from '../helpers/payment-terminal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { until } from '../helpers/wait.js';
@@ -22,14 +26,17 @@ afterAll(() => {
 });
 
 const HOUR = 3_600_000;
-const sale = (method: string, clientDateTime: string): JournalRow => ({ method, clientDateTime, createdAt: clientDateTime }) as unknown as JournalRow;
+const sale = (method: string, clientDateTime: string): JournalRow =>
+  ({ method, clientDateTime, createdAt: clientDateTime }) as unknown as JournalRow;
 
 describe('how long a sale counted as not done is watched', () => {
   it('card: lateLandingWatchMs after the sale (the spec names no window); walletA: until 00:15 UTC+8 the next day; walletB: 24 h; 0: off', () => {
     const at = '2026-03-10T10:00:00.000Z';
     expect(lateLandingWatchEnd(sale('card', at), 24 * HOUR)).toBe(Date.parse(at) + 24 * HOUR);
     // 10:00 UTC is 18:00 UTC+8: the window ends at 00:15 UTC+8 on the 11th, 16:15 UTC on the 10th.
-    expect(new Date(lateLandingWatchEnd(sale('walletA', at), 24 * HOUR) ?? 0).toISOString()).toBe('2026-03-10T16:15:00.000Z');
+    expect(new Date(lateLandingWatchEnd(sale('walletA', at), 24 * HOUR) ?? 0).toISOString()).toBe(
+      '2026-03-10T16:15:00.000Z',
+    );
     expect(lateLandingWatchEnd(sale('walletB', at), 10 * 60_000)).toBe(Date.parse(at) + 24 * HOUR);
     expect(lateLandingWatchEnd(sale('card', at), 0)).toBeUndefined();
   });
@@ -48,7 +55,9 @@ describe('how long a sale counted as not done is watched', () => {
       const since = new Date(lateLandingResumeSince(Date.parse('2026-03-10T10:00:00.000Z'), 24 * HOUR)).toISOString();
       expect(since).toBe('2026-03-09T09:00:00.000Z');
       const { sql, params } = listQuery({ states: ['failed'], kind: 'sale', updatedAfter: since });
-      const plan = (journal.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+      const plan = (journal.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join('; ');
       expect(plan).toMatch(/USING INDEX transactions_state_updated \(state=\? AND updated_at>\?\)/);
     } finally {
       journal.close();
@@ -70,11 +79,21 @@ describe('a write held longer than the old fixed 10 minutes', () => {
     // As if the sale had been counted as not done three hours ago (the request held on the way since).
     const db = new Database(join(dataDir, 'journal.sqlite'));
     const earlier = new Date(Date.now() - 3 * HOUR).toISOString();
-    db.prepare('UPDATE transactions SET client_date_time = ?, created_at = ?, updated_at = ? WHERE client_id = ?').run(earlier, earlier, earlier, started.clientTransactionId);
+    db.prepare('UPDATE transactions SET client_date_time = ?, created_at = ?, updated_at = ? WHERE client_id = ?').run(
+      earlier,
+      earlier,
+      earlier,
+      started.clientTransactionId,
+    );
     db.close();
     const t = await fixture.startTerminal({ headersTimeoutMs: 800, config, dataDir });
     await t.service.recover();
-    await until(`${started.clientTransactionId} reversed`, () => t.journal.get(started.clientTransactionId)?.state, (state) => state === 'reversed', { timeoutMs: 15_000, everyMs: 100 });
+    await until(
+      `${started.clientTransactionId} reversed`,
+      () => t.journal.get(started.clientTransactionId)?.state,
+      (state) => state === 'reversed',
+      { timeoutMs: 15_000, everyMs: 100 },
+    );
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
   }, 30_000);
 });

@@ -13,12 +13,20 @@ afterAll(() => {
 
 /** Waits (up to 15 s) for the sale's journal row to be reversed. */
 async function reversed(id: string): Promise<void> {
-  await until(`${id} reversed`, () => t.journal.get(id)?.state, (state) => state === 'reversed', { timeoutMs: 15_000, everyMs: 100 });
+  await until(
+    `${id} reversed`,
+    () => t.journal.get(id)?.state,
+    (state) => state === 'reversed',
+    { timeoutMs: 15_000, everyMs: 100 },
+  );
 }
 
 describe('a sale that lands at the platform after it was counted as not done', () => {
   it('is found by the late-landing watch and reversed, so "nothing was charged" stays true', async () => {
-    t = await fixture.startTerminal({ headersTimeoutMs: 800, config: { payments: { lookupGraceMs: 300, lateLandingWatchMs: 20_000 } } });
+    t = await fixture.startTerminal({
+      headersTimeoutMs: 800,
+      config: { payments: { lookupGraceMs: 300, lateLandingWatchMs: 20_000 } },
+    });
     // The platform reads the request, holds it past the client's timeout and the lookup grace, then records it.
     fixture.demo.platform.faults.set('process', { recordAfterMs: 2_500, times: 1 });
     const started = await t.service.startSale({ method: 'card', amount: 1_700, currency: 'EUR' });
@@ -30,7 +38,10 @@ describe('a sale that lands at the platform after it was counted as not done', (
   });
 
   it('with the watch off (0) the late charge stays: the setting is what protects the customer', async () => {
-    t = await fixture.startTerminal({ headersTimeoutMs: 800, config: { payments: { lookupGraceMs: 300, lateLandingWatchMs: 0 } } });
+    t = await fixture.startTerminal({
+      headersTimeoutMs: 800,
+      config: { payments: { lookupGraceMs: 300, lateLandingWatchMs: 0 } },
+    });
     fixture.demo.platform.faults.set('process', { recordAfterMs: 2_500, times: 1 });
     const started = await t.service.startSale({ method: 'card', amount: 1_800, currency: 'EUR' });
     expect((await started.done).state).toBe('failed');

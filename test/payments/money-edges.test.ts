@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '../../src/core/index.js';
 import currencyCodes from 'currency-codes';
-import { MAX_MINOR, assertAmount, formatAmount, formatMajor, isKnownCurrency, minorDigits, normalizeCurrency, parseAmount, parseMoney } from '../../src/payments/money.js';
+import {
+  MAX_MINOR,
+  assertAmount,
+  formatAmount,
+  formatMajor,
+  isKnownCurrency,
+  minorDigits,
+  normalizeCurrency,
+  parseAmount,
+  parseMoney,
+} from '../../src/payments/money.js';
 import { errorOf } from '../helpers/agent-error.js';
 
 // Amounts and currencies as a clerk types them and as the platform is sent them
@@ -33,8 +43,12 @@ describe('which currencies can be paid in', () => {
       expect(err.code, bad).toBe(ErrorCodes.CURRENCY_UNKNOWN);
       expect(err.message, bad).toBe(`"${bad}" is not a currency code: expected three letters such as EUR`);
     }
-    expect(errorOf(() => normalizeCurrency('ABCDEFGHIJKLMNOPQRSTUVWXYZ')).details).toEqual({ currency: 'ABCDEFGHIJKLMNOP' });
-    expect(errorOf(() => normalizeCurrency(42 as unknown as string)).message).toBe('"42" is not a currency code: expected three letters such as EUR');
+    expect(errorOf(() => normalizeCurrency('ABCDEFGHIJKLMNOPQRSTUVWXYZ')).details).toEqual({
+      currency: 'ABCDEFGHIJKLMNOP',
+    });
+    expect(errorOf(() => normalizeCurrency(42 as unknown as string)).message).toBe(
+      '"42" is not a currency code: expected three letters such as EUR',
+    );
   });
 
   it('three letters that are not ISO 4217 are refused by name', () => {
@@ -103,7 +117,9 @@ describe('amounts as a person types them', () => {
     expect(message('   ').message).toBe('no amount given');
     expect(message('   ').details).toEqual({ currency: 'EUR' });
     expect(message('-1').message).toBe('the amount must not be negative');
-    expect(message('1,000').message).toBe('"1,000" is not an amount: use a dot as the decimal separator and no thousands separators');
+    expect(message('1,000').message).toBe(
+      '"1,000" is not an amount: use a dot as the decimal separator and no thousands separators',
+    );
     expect(message('.').message).toBe('"." is not an amount: expected digits such as 12.34');
     expect(message('+').message).toBe('"+" is not an amount: expected digits such as 12.34');
     expect(message('12a').message).toBe('"12a" is not an amount: expected digits such as 12.34');
@@ -113,12 +129,17 @@ describe('amounts as a person types them', () => {
   });
 
   it('every refusal names the currency, and long text is cut to 32 characters in the message', () => {
-    for (const text of ['', '-1', '1,0', '.', '1.234', '0']) expect(message(text).details, text).toMatchObject({ currency: 'EUR' });
+    for (const text of ['', '-1', '1,0', '.', '1.234', '0'])
+      expect(message(text).details, text).toMatchObject({ currency: 'EUR' });
     const long = `1,${'0'.repeat(40)}`;
-    expect(message(long).message).toBe(`"${long.slice(0, 32)}" is not an amount: use a dot as the decimal separator and no thousands separators`);
+    expect(message(long).message).toBe(
+      `"${long.slice(0, 32)}" is not an amount: use a dot as the decimal separator and no thousands separators`,
+    );
     const precise = `1.${'5'.repeat(40)}`;
     expect(message(precise).message).toBe(`EUR has 2 decimals: "${precise.slice(0, 32)}" has 40`);
-    expect(message(`1.${'5'.repeat(40)}`, 'JPY').message).toBe(`JPY has no minor unit: the amount must be a whole number (got "${precise.slice(0, 32)}")`);
+    expect(message(`1.${'5'.repeat(40)}`, 'JPY').message).toBe(
+      `JPY has no minor unit: the amount must be a whole number (got "${precise.slice(0, 32)}")`,
+    );
   });
 
   it('leading zeros do not change the amount', () => {
@@ -166,7 +187,9 @@ describe('money with its currency', () => {
       expect(err.message, text).toBe(`"${text}" is not an amount: expected e.g. 12.34 or 12.34 EUR`);
     }
     const long = `twelve ${'x'.repeat(40)}`;
-    expect(errorOf(() => parseMoney(long, 'EUR')).message).toBe(`"${long.slice(0, 32)}" is not an amount: expected e.g. 12.34 or 12.34 EUR`);
+    expect(errorOf(() => parseMoney(long, 'EUR')).message).toBe(
+      `"${long.slice(0, 32)}" is not an amount: expected e.g. 12.34 or 12.34 EUR`,
+    );
   });
 });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { assertAmount, formatAmount, formatMajor, minorDigits, parseAmount, parseMoney } from '../../src/payments/money.js';
+import {
+  assertAmount,
+  formatAmount,
+  formatMajor,
+  minorDigits,
+  parseAmount,
+  parseMoney,
+} from '../../src/payments/money.js';
 import { errorOf } from '../helpers/agent-error.js';
 
 describe('money', () => {
@@ -62,10 +69,13 @@ describe('money', () => {
     expect(err.message).toMatch(message);
   });
 
-  it.each([['ABC'], ['XAU'], ['XXX'], ['EU'], ['12€'], ['']])('refuses currency %s with CURRENCY_UNKNOWN', (currency) => {
-    const err = errorOf(() => parseAmount('1.00', currency));
-    expect(err.code).toBe('CURRENCY_UNKNOWN');
-  });
+  it.each([['ABC'], ['XAU'], ['XXX'], ['EU'], ['12€'], ['']])(
+    'refuses currency %s with CURRENCY_UNKNOWN',
+    (currency) => {
+      const err = errorOf(() => parseAmount('1.00', currency));
+      expect(err.code).toBe('CURRENCY_UNKNOWN');
+    },
+  );
 
   it('refuses money text with an unknown currency or stray letters', () => {
     expect(errorOf(() => parseMoney('12.34 ZZZ', 'EUR')).code).toBe('CURRENCY_UNKNOWN');

@@ -24,15 +24,25 @@ class TestQueue implements OfflineHook {
   }
 
   store(db: Database, sale: OfflineSale): void {
-    db.exec('CREATE TABLE IF NOT EXISTS test_queue (client_id TEXT PRIMARY KEY, body TEXT NOT NULL, journal_state TEXT NOT NULL)');
-    db.prepare('INSERT INTO test_queue VALUES (?, ?, ?)').run(sale.row.clientTransactionId, JSON.stringify(sale.body), sale.row.state);
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS test_queue (client_id TEXT PRIMARY KEY, body TEXT NOT NULL, journal_state TEXT NOT NULL)',
+    );
+    db.prepare('INSERT INTO test_queue VALUES (?, ?, ?)').run(
+      sale.row.clientTransactionId,
+      JSON.stringify(sale.body),
+      sale.row.state,
+    );
     if (this.failStore) throw new Error('disk full');
   }
 }
 
 const queued = (): Array<{ client_id: string; body: string; journal_state: string }> => {
   try {
-    return t.journal.db.prepare('SELECT * FROM test_queue').all() as Array<{ client_id: string; body: string; journal_state: string }>;
+    return t.journal.db.prepare('SELECT * FROM test_queue').all() as Array<{
+      client_id: string;
+      body: string;
+      journal_state: string;
+    }>;
   } catch {
     return [];
   }
@@ -51,11 +61,19 @@ describe('offline hook', () => {
     expect(view).toMatchObject({ state: 'offline_stored', offline: true, message: /approved offline: 20.00 EUR/ });
     expect(t.devices.reader.requests[0]?.offlineAllowed).toBe(true);
     expect(t.devices.reader.results).toEqual([{ approved: true, text: 'Approved' }]);
-    expect(queue.candidates[0]).toMatchObject({ entryMode: 'ContactChip', maskedPan: '411111******1111', offlineApproved: true });
+    expect(queue.candidates[0]).toMatchObject({
+      entryMode: 'ContactChip',
+      maskedPan: '411111******1111',
+      offlineApproved: true,
+    });
     const [item] = queued();
     expect(item?.client_id).toBe(started.clientTransactionId);
     expect(item?.journal_state).toBe('offline_stored');
-    const body = JSON.parse(item?.body ?? '{}') as { clientNewTransactionId: string; clientDateTime: string; instrument: { card: { encryptedData: string } } };
+    const body = JSON.parse(item?.body ?? '{}') as {
+      clientNewTransactionId: string;
+      clientDateTime: string;
+      instrument: { card: { encryptedData: string } };
+    };
     expect(body.clientNewTransactionId).toBe(started.clientTransactionId);
     expect(body.instrument.card.encryptedData).toBe(visaCard().encryptedData);
     // Card data kept until the upload; never in the view.
@@ -69,7 +87,11 @@ describe('offline hook', () => {
     t = await fixture.startTerminal({ baseUrl: unreachable, offline: queue });
     t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true });
     const view = await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR' })).done;
-    expect(view).toMatchObject({ state: 'failed', offline: false, message: /offline store refused the sale \(disk full\)/ });
+    expect(view).toMatchObject({
+      state: 'failed',
+      offline: false,
+      message: /offline store refused the sale \(disk full\)/,
+    });
     expect(queued()).toEqual([]);
     expect(t.devices.reader.results).toEqual([{ approved: false, text: 'Not approved' }]);
   });
@@ -78,7 +100,10 @@ describe('offline hook', () => {
     const queue = new TestQueue();
     queue.decision = { ok: false, reason: 'above the offline floor limit of 250.00 EUR' };
     t = await fixture.startTerminal({ baseUrl: unreachable, offline: queue });
-    t.devices.reader.next({ outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true }, { outcome: 'ok', entryMode: 'ContactChip', card: visaCard() });
+    t.devices.reader.next(
+      { outcome: 'ok', entryMode: 'ContactChip', card: visaCard(), offlineApproved: true },
+      { outcome: 'ok', entryMode: 'ContactChip', card: visaCard() },
+    );
     expect(await (await t.service.startSale({ method: 'card', amount: 30_000, currency: 'EUR' })).done).toMatchObject({
       state: 'failed',
       message: /cannot be taken offline: above the offline floor limit of 250.00 EUR; nothing was charged/,
@@ -93,10 +118,14 @@ describe('offline hook', () => {
     const queue = new TestQueue();
     queue.allowedNow = false;
     t = await fixture.startTerminal({ offline: queue });
-    await (await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' })).done;
+    await (
+      await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' })
+    ).done;
     expect(t.devices.reader.requests[0]?.offlineAllowed).toBe(false);
     queue.allowedNow = true;
-    await (await t.service.startSale({ method: 'moto', amount: 1_000, currency: 'EUR', moto: { phone: '+49301234' } })).done;
+    await (
+      await t.service.startSale({ method: 'moto', amount: 1_000, currency: 'EUR', moto: { phone: '+49301234' } })
+    ).done;
     expect(t.devices.reader.requests[1]?.offlineAllowed).toBe(false);
   });
 

@@ -34,7 +34,14 @@ function startRelay(): void {
 }
 
 async function cardSale(amount: number, merchantId?: string): Promise<string> {
-  const view = await (await t.service.startSale({ method: 'card', amount, currency: 'EUR', ...(merchantId !== undefined ? { merchantId } : {}) })).done;
+  const view = await (
+    await t.service.startSale({
+      method: 'card',
+      amount,
+      currency: 'EUR',
+      ...(merchantId !== undefined ? { merchantId } : {}),
+    })
+  ).done;
   expect(view.state).toBe('approved');
   return view.clientTransactionId;
 }
@@ -52,16 +59,34 @@ describe('a refund or cancel answered pending', () => {
     const sale = await cardSale(5_000);
     startRelay();
     const refund = await t.service.refund(sale, { amount: 2_000 });
-    expect(refund).toMatchObject({ kind: 'refund', state: 'pending', platformStatus: 'Accepted', message: /pending at the platform/ });
+    expect(refund).toMatchObject({
+      kind: 'refund',
+      state: 'pending',
+      platformStatus: 'Accepted',
+      message: /pending at the platform/,
+    });
     expect(refund.serverTransactionId).toBeDefined();
     // Not refunded yet, and not refundable twice meanwhile.
     expect((await t.service.get(sale)).refundedAmount).toBe(0);
     // Refused by the local rules before anything is sent (nothing journaled), not by the platform.
-    await expect(t.service.refund(sale, { amount: 3_001 })).rejects.toMatchObject({ code: 'PAYMENT_RULE', message: 'a refund of 30.01 EUR is more than the 30.00 EUR left to refund' });
+    await expect(t.service.refund(sale, { amount: 3_001 })).rejects.toMatchObject({
+      code: 'PAYMENT_RULE',
+      message: 'a refund of 30.01 EUR is more than the 30.00 EUR left to refund',
+    });
     expect(t.service.list().filter((v) => v.kind === 'refund')).toHaveLength(1);
-    expect(t.service.pendingTracking()).toMatchObject([{ clientTransactionId: refund.clientTransactionId, statusId: refund.serverTransactionId }]);
-    await until(`${refund.clientTransactionId} not pending`, () => t.service.get(refund.clientTransactionId), (v) => v.state !== 'pending');
-    expect(await t.service.get(refund.clientTransactionId)).toMatchObject({ state: 'approved', platformStatus: 'Accepted', message: 'refunded 20.00 EUR' });
+    expect(t.service.pendingTracking()).toMatchObject([
+      { clientTransactionId: refund.clientTransactionId, statusId: refund.serverTransactionId },
+    ]);
+    await until(
+      `${refund.clientTransactionId} not pending`,
+      () => t.service.get(refund.clientTransactionId),
+      (v) => v.state !== 'pending',
+    );
+    expect(await t.service.get(refund.clientTransactionId)).toMatchObject({
+      state: 'approved',
+      platformStatus: 'Accepted',
+      message: 'refunded 20.00 EUR',
+    });
     expect((await t.service.get(sale)).refundedAmount).toBe(2_000);
     expect(t.service.pendingTracking()).toEqual([]);
     expect(ledgerOf(sale)).toEqual([
@@ -69,9 +94,16 @@ describe('a refund or cancel answered pending', () => {
       ['refund', 2_000],
     ]);
     // The relay put each platform event of the refund on the bus once, and the final state.
-    const updates = t.events.filter((e) => e.type === 'transaction.updated' && (e.data as { clientTransactionId: string }).clientTransactionId === refund.clientTransactionId);
+    const updates = t.events.filter(
+      (e) =>
+        e.type === 'transaction.updated' &&
+        (e.data as { clientTransactionId: string }).clientTransactionId === refund.clientTransactionId,
+    );
     expect(updates.at(-1)?.data).toMatchObject({ status: 'approved' });
-    const keys = updates.map((e) => (e.data as { platformEvent?: unknown }).platformEvent).filter((p) => p !== undefined).map((p) => JSON.stringify(p));
+    const keys = updates
+      .map((e) => (e.data as { platformEvent?: unknown }).platformEvent)
+      .filter((p) => p !== undefined)
+      .map((p) => JSON.stringify(p));
     expect(new Set(keys).size).toBe(keys.length);
   });
 
@@ -83,8 +115,15 @@ describe('a refund or cancel answered pending', () => {
     const cancel = await t.service.cancel(sale, { approvalCode: '4711' });
     expect(cancel).toMatchObject({ kind: 'cancel', state: 'pending', platformStatus: 'cancelled' });
     expect((await t.service.get(sale)).state).toBe('approved');
-    await until(`${sale} cancelled`, () => t.service.get(sale), (v) => v.state === 'cancelled');
-    expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({ state: 'approved', platformStatus: 'cancelled' });
+    await until(
+      `${sale} cancelled`,
+      () => t.service.get(sale),
+      (v) => v.state === 'cancelled',
+    );
+    expect(await t.service.get(cancel.clientTransactionId)).toMatchObject({
+      state: 'approved',
+      platformStatus: 'cancelled',
+    });
     expect(fixture.demo.platform.payments.netCharged(sale, 'm-1002')).toBe(0);
   });
 
@@ -97,7 +136,11 @@ describe('a refund or cancel answered pending', () => {
     // The platform completes it while nobody follows; a relay started later finds it.
     fixture.demo.platform.payments.complete(refund.serverTransactionId as string);
     startRelay();
-    await until(`${refund.clientTransactionId} approved`, () => t.service.get(refund.clientTransactionId), (v) => v.state === 'approved');
+    await until(
+      `${refund.clientTransactionId} approved`,
+      () => t.service.get(refund.clientTransactionId),
+      (v) => v.state === 'approved',
+    );
     expect((await t.service.get(sale)).refundedAmount).toBe(1_300);
   });
 });
@@ -129,7 +172,16 @@ describe('transactions by the client or the server id', () => {
       clientNewTransactionId: foreign,
       authorizationAmount: { amount: 700, currency: 'EUR' },
       entryMode: 'ContactChip',
-      instrument: { instrumentType: 'card', card: { maskedPan: '411111******1111', scheme: 'VISA', expiry: '2812', encryptedData: 'ENC', ksn: 'FFFF0000000001' } },
+      instrument: {
+        instrumentType: 'card',
+        card: {
+          maskedPan: '411111******1111',
+          scheme: 'VISA',
+          expiry: '2812',
+          encryptedData: 'ENC',
+          ksn: 'FFFF0000000001',
+        },
+      },
     });
     for (const id of [foreign, record.serverTransactionId]) {
       expect(await t.service.get(id)).toMatchObject({
@@ -142,8 +194,14 @@ describe('transactions by the client or the server id', () => {
         message: /not in this terminal's journal/,
       });
     }
-    await expect(t.service.refund(record.serverTransactionId)).rejects.toMatchObject({ code: 'PAYMENT_NOT_FOUND', message: /journal has no row for it/ });
-    await expect(t.service.get('no-such-transaction')).rejects.toMatchObject({ code: 'PAYMENT_NOT_FOUND', message: /neither in the journal nor at the platform/ });
+    await expect(t.service.refund(record.serverTransactionId)).rejects.toMatchObject({
+      code: 'PAYMENT_NOT_FOUND',
+      message: /journal has no row for it/,
+    });
+    await expect(t.service.get('no-such-transaction')).rejects.toMatchObject({
+      code: 'PAYMENT_NOT_FOUND',
+      message: /neither in the journal nor at the platform/,
+    });
   });
 });
 
@@ -166,7 +224,11 @@ describe('a busy platform (429 or 503 with Retry-After, before processing)', () 
     const view = await (await t.service.startSale({ method: 'card', amount: 1_029, currency: 'EUR' })).done;
     expect(view).toMatchObject({ state: 'approved' });
     expect(ledgerOf(view.clientTransactionId)).toEqual([['sale', 1_029]]);
-    expect(fixture.demo.sink.records().some((r) => r.msg === 'platform busy before processing; sending the same request again')).toBe(true);
+    expect(
+      fixture.demo.sink
+        .records()
+        .some((r) => r.msg === 'platform busy before processing; sending the same request again'),
+    ).toBe(true);
   });
 
   it('beyond payments.busyRetryMaxMs the 429 stands: nothing was charged', async () => {

@@ -46,7 +46,8 @@ async function terminal(opts: TerminalOptions = {}): Promise<Terminal> {
 function startRelay(t: Terminal): EventRelay {
   const r = createEventRelay({
     store: t.service,
-    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
+    fetchStatus: (id, merchantId) =>
+      t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
     bus: t.bus,
     log: fixture.demo.log,
     clock: { ...systemClock(), wall },
@@ -83,7 +84,8 @@ function nothingChargedOnlyOnThePlatformsWord(t: Terminal, id: string, opts: { p
   const expired = opts.pendingBefore === true ? 0 : updates.findIndex((d) => d.status === 'pending');
   expect(expired).toBeGreaterThanOrEqual(0);
   for (const d of updates) {
-    if (/nothing (was|is) charged/.test(d.message ?? '')) expect(['reversed', 'cancelled', 'failed']).toContain(d.status);
+    if (/nothing (was|is) charged/.test(d.message ?? ''))
+      expect(['reversed', 'cancelled', 'failed']).toContain(d.status);
   }
   // Nothing before the platform's final word ended the sale: every update between the expiry and the end is `pending`.
   const firstFinal = updates.findIndex((d, i) => i >= expired && d.status !== 'pending');
@@ -96,13 +98,18 @@ function cancelsAtThePlatform(id: string): Array<Record<string, unknown>> {
 }
 
 describe('QR expiry: the platform decides', () => {
-  it('paid in the QR\'s last second and reported after the expiry, the cancel voids it: the sale ends reversed on the platform\'s word, nothing charged at the platform', async () => {
+  it("paid in the QR's last second and reported after the expiry, the cancel voids it: the sale ends reversed on the platform's word, nothing charged at the platform", async () => {
     const t = await terminal();
     startRelay(t);
     const { id, done } = await saleAtExpiry(t, 1_561);
     const view = (await done) as { state: string; message?: string };
-    expect(view).toMatchObject({ state: 'reversed', message: 'the QR code expired: the platform cancelled the payment, nothing was charged' });
-    expect(cancelsAtThePlatform(id)).toMatchObject([{ cancelReason: 'Technical', cancelAmount: { amount: 1_561, currency: 'EUR' } }]);
+    expect(view).toMatchObject({
+      state: 'reversed',
+      message: 'the QR code expired: the platform cancelled the payment, nothing was charged',
+    });
+    expect(cancelsAtThePlatform(id)).toMatchObject([
+      { cancelReason: 'Technical', cancelAmount: { amount: 1_561, currency: 'EUR' } },
+    ]);
     // The consumer's late payment reaches the platform afterwards: voided, no money moved.
     jump(STRICT_REPORT_LAG_MS + 1_000);
     expect(fixture.demo.platform.payments.transaction(id)?.transactionStatus).toBe('cancelled');
@@ -116,11 +123,22 @@ describe('QR expiry: the platform decides', () => {
     startRelay(t);
     const { id, done } = await saleAtExpiry(t, 1_562);
     // The cancel went out and was refused (the consumer is paying): still being checked.
-    await untilTrue(`a failed cancel of ${id}`, () => t.journal.related(id).some((r) => r.kind === 'cancel' && r.state === 'failed'), { timeoutMs: 15_000 });
-    expect(await t.service.get(id)).toMatchObject({ state: 'pending', message: /outcome being checked, do not take the payment again/ });
+    await untilTrue(
+      `a failed cancel of ${id}`,
+      () => t.journal.related(id).some((r) => r.kind === 'cancel' && r.state === 'failed'),
+      { timeoutMs: 15_000 },
+    );
+    expect(await t.service.get(id)).toMatchObject({
+      state: 'pending',
+      message: /outcome being checked, do not take the payment again/,
+    });
     jump(STRICT_REPORT_LAG_MS);
     const view = (await done) as { state: string; message?: string };
-    expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted', message: 'approved: 15.62 EUR (the customer paid as the QR code expired; the platform kept the payment)' });
+    expect(view).toMatchObject({
+      state: 'approved',
+      platformStatus: 'Accepted',
+      message: 'approved: 15.62 EUR (the customer paid as the QR code expired; the platform kept the payment)',
+    });
     expect(fixture.demo.platform.payments.netCharged(id)).toBe(1_562);
     expect(saleUpdates(t, id).filter((d) => /nothing (was|is) charged/.test(d.message ?? ''))).toEqual([]);
     expect(t.devices.display.texts.at(-1)).toEqual(['15.62 EUR', 'Approved']);
@@ -132,21 +150,30 @@ describe('QR expiry: the platform decides', () => {
     // The cancel is slow to answer: meanwhile the terminal has no outcome to tell.
     fixture.demo.platform.faults.set('cancel', { latencyMs: 600 });
     const { id, done } = await saleAtExpiry(t, 1_500);
-    await untilTrue(`an update of ${id} saying pending`, () => saleUpdates(t, id).some((d) => d.status === 'pending'), { timeoutMs: 15_000 });
+    await untilTrue(`an update of ${id} saying pending`, () => saleUpdates(t, id).some((d) => d.status === 'pending'), {
+      timeoutMs: 15_000,
+    });
     const checking = await t.service.get(id);
-    expect(checking).toMatchObject({ state: 'pending', message: /^the QR code expired before the platform reported a payment: the platform is asked to cancel it; outcome being checked/ });
+    expect(checking).toMatchObject({
+      state: 'pending',
+      message:
+        /^the QR code expired before the platform reported a payment: the platform is asked to cancel it; outcome being checked/,
+    });
     expect(checking.qr).toBeUndefined();
     expect(t.devices.display.texts.at(-1)).toEqual(['15.00 EUR', 'QR code expired: checking']);
     // Aborting now sends nothing more: the cancel is asked for already.
     expect((await t.service.abortSale(id)).state).toBe('pending');
     const view = (await done) as { state: string; message?: string };
-    expect(view).toMatchObject({ state: 'reversed', message: 'the QR code expired: the platform cancelled the payment, nothing was charged' });
+    expect(view).toMatchObject({
+      state: 'reversed',
+      message: 'the QR code expired: the platform cancelled the payment, nothing was charged',
+    });
     expect(cancelsAtThePlatform(id)).toHaveLength(1);
     expect(fixture.demo.platform.payments.netCharged(id)).toBe(0);
     nothingChargedOnlyOnThePlatformsWord(t, id);
   });
 
-  it('a restart while the expired QR\'s cancel cannot reach the platform: the next start resumes it and the sale ends on the platform\'s word', async () => {
+  it("a restart while the expired QR's cancel cannot reach the platform: the next start resumes it and the sale ends on the platform's word", async () => {
     const tmp = tempDir('qr-expiry-');
     onTestFinished(() => tmp.cleanup());
     const dataDir = join(tmp.dir, 'data');
@@ -155,7 +182,11 @@ describe('QR expiry: the platform decides', () => {
     // Every cancel is answered 503 (the outcome unknown, looked up, not there: sent again).
     fixture.demo.platform.faults.set('cancel', { status: 503 });
     const { id } = await saleAtExpiry(first, 1_500);
-    await untilTrue(`a failed cancel of ${id}`, () => first.journal.related(id).filter((r) => r.kind === 'cancel' && r.state === 'failed').length >= 1, { timeoutMs: 15_000 });
+    await untilTrue(
+      `a failed cancel of ${id}`,
+      () => first.journal.related(id).filter((r) => r.kind === 'cancel' && r.state === 'failed').length >= 1,
+      { timeoutMs: 15_000 },
+    );
     relay?.stop();
     relay = undefined;
     await first.close();
@@ -163,12 +194,20 @@ describe('QR expiry: the platform decides', () => {
     expect(cancelsAtThePlatform(id)).toEqual([]);
 
     const second = await terminal({ dataDir });
-    expect(second.service.row(id)).toMatchObject({ state: 'pending', message: expect.stringMatching(/outcome being checked/) });
+    expect(second.service.row(id)).toMatchObject({
+      state: 'pending',
+      message: expect.stringMatching(/outcome being checked/),
+    });
     await second.service.recover();
     startRelay(second);
-    await untilTrue(`${id} settled after the restart`, () => second.service.row(id)?.state !== 'pending', { timeoutMs: 15_000 });
+    await untilTrue(`${id} settled after the restart`, () => second.service.row(id)?.state !== 'pending', {
+      timeoutMs: 15_000,
+    });
     const row = second.service.row(id);
-    expect(row).toMatchObject({ state: 'reversed', message: 'the QR code expired: the platform cancelled the payment, nothing was charged' });
+    expect(row).toMatchObject({
+      state: 'reversed',
+      message: 'the QR code expired: the platform cancelled the payment, nothing was charged',
+    });
     expect(cancelsAtThePlatform(id)).toHaveLength(1);
     expect(fixture.demo.platform.payments.netCharged(id)).toBe(0);
     nothingChargedOnlyOnThePlatformsWord(first, id);

@@ -29,11 +29,16 @@ afterEach(() => {
 });
 
 const NOT_CHARGED = /nothing was charged|nothing is charged/;
-const ledgerOf = (id: string) => fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+const ledgerOf = (id: string) =>
+  fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
 const netCharged = (id: string): number => fixture.demo.platform.payments.netCharged(id);
 
 function startStrictTerminal(opts: TerminalOptions = {}): Promise<Terminal> {
-  return fixture.startTerminal({ now: () => wall, ...opts, config: { ...opts.config, platform: { timeZone: STRICT_TIME_ZONE } } });
+  return fixture.startTerminal({
+    now: () => wall,
+    ...opts,
+    config: { ...opts.config, platform: { timeZone: STRICT_TIME_ZONE } },
+  });
 }
 
 /** Waits (bounded) until `check` holds; the caller asserts afterwards, so a red run says what it saw. */
@@ -65,7 +70,14 @@ function recordingCancels(p: PaymentsPlatform, ids: string[]): PaymentsPlatform 
   };
 }
 
-const sale = (over: Record<string, unknown> = {}) => ({ method: 'walletA' as const, scenario: 'MerchantScan' as const, via: 'qrTerminal' as const, amount: 3_000, currency: 'EUR', ...over });
+const sale = (over: Record<string, unknown> = {}) => ({
+  method: 'walletA' as const,
+  scenario: 'MerchantScan' as const,
+  via: 'qrTerminal' as const,
+  amount: 3_000,
+  currency: 'EUR',
+  ...over,
+});
 
 describe('terminal QR call whose ids the payment API does not know (strict)', () => {
   it('answer lost after the platform charged: never "nothing was charged", checked until the window closes, then needs attention; charged once', async () => {
@@ -73,13 +85,22 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     fixture.demo.platform.faults.set('qrcode', { drop: 'after', times: 1 });
     const started = await t.service.startSale(sale({ walletId: 'WA-LOST-STRICT' }));
     const id = started.clientTransactionId;
-    await untilTrue(`${id} being checked or settled`, () => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''));
-    expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/outcome being checked .*do not repeat the sale/) });
+    await untilTrue(
+      `${id} being checked or settled`,
+      () => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''),
+    );
+    expect(t.journal.get(id)).toMatchObject({
+      state: 'in_flight',
+      message: expect.stringMatching(/outcome being checked .*do not repeat the sale/),
+    });
     expect(netCharged(id)).toBe(3_000);
     // The platform's window for the sale closes without its word: a person settles it.
     wall = walletACancelDeadline(Date.parse(t.journal.require(id).clientDateTime)) + 1;
     await untilTrue(`${id} out of flight`, () => t.journal.get(id)?.state !== 'in_flight');
-    expect(t.journal.get(id)).toMatchObject({ state: 'needs_attention', message: expect.stringMatching(/never gave the outcome .*refund it there if it was charged/) });
+    expect(t.journal.get(id)).toMatchObject({
+      state: 'needs_attention',
+      message: expect.stringMatching(/never gave the outcome .*refund it there if it was charged/),
+    });
     expect(toldFor(id).filter((m) => NOT_CHARGED.test(m))).toEqual([]);
     expect(ledgerOf(id).map((l) => [l.kind, l.amount])).toEqual([['sale', 3_000]]);
   });
@@ -89,12 +110,17 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     fixture.demo.platform.faults.set('qrcode', { drop: 'after', times: 1 });
     const started = await t.service.startSale(sale({ walletId: 'WA-LATER', amount: 3_300 }));
     const id = started.clientTransactionId;
-    await untilTrue(`${id} being checked or settled`, () => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''));
+    await untilTrue(
+      `${id} being checked or settled`,
+      () => t.journal.get(id)?.state !== 'in_flight' || /being checked/.test(t.journal.get(id)?.message ?? ''),
+    );
     expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/being checked/) });
     // The payment API learns the QR call's client id (the standard profile knows it): the next look finds the sale.
     fixture.demo.platform.context.profile.set('standard');
     expect(await started.done).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
-    expect(t.journal.get(id)?.serverTransactionId).toBe(fixture.demo.platform.payments.transaction(id)?.serverTransactionId);
+    expect(t.journal.get(id)?.serverTransactionId).toBe(
+      fixture.demo.platform.payments.transaction(id)?.serverTransactionId,
+    );
     expect(ledgerOf(id).map((l) => l.kind)).toEqual(['sale']);
   });
 
@@ -104,7 +130,9 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     const started = await t.service.startSale(sale({ walletId: 'WA-NO-STATUS', amount: 700 }));
     const view = await started.done;
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
-    expect(view.serverTransactionId).toBe(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.serverTransactionId);
+    expect(view.serverTransactionId).toBe(
+      fixture.demo.platform.payments.transaction(started.clientTransactionId)?.serverTransactionId,
+    );
     expect(ledgerOf(started.clientTransactionId).map((l) => l.kind)).toEqual(['sale']);
   });
 
@@ -114,13 +142,22 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     fixture.demo.platform.faults.set('qrcode', { omit: ['serverTransactionId'], times: 1 });
     const started = await t.service.startSale(sale({ method: 'walletB', walletId: 'WB-NO-ID', amount: 1_300 }));
     const id = started.clientTransactionId;
-    await untilTrue(`${id} being checked, waiting for the customer or tried again`, () => /being checked/.test(t.journal.get(id)?.message ?? '') || t.journal.get(id)?.state === 'awaiting_customer' || (t.journal.get(id)?.attempts ?? 0) > 1);
+    await untilTrue(
+      `${id} being checked, waiting for the customer or tried again`,
+      () =>
+        /being checked/.test(t.journal.get(id)?.message ?? '') ||
+        t.journal.get(id)?.state === 'awaiting_customer' ||
+        (t.journal.get(id)?.attempts ?? 0) > 1,
+    );
     expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/being checked/) });
     // The clerk aborts: the cancel goes out (by the only id there is); the platform does not know it,
     // so its answer is no word on the money: the sale stays being checked.
     const aborted = await t.service.abortSale(id).catch((e: unknown) => e);
     expect(cancels).toEqual([id]);
-    expect(aborted).toMatchObject({ code: 'PAYMENT_RULE', message: expect.stringMatching(/outcome is still being checked/) });
+    expect(aborted).toMatchObject({
+      code: 'PAYMENT_RULE',
+      message: expect.stringMatching(/outcome is still being checked/),
+    });
     expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/being checked/) });
     expect(toldFor(id).filter((m) => NOT_CHARGED.test(m))).toEqual([]);
     // The payment is at the platform, waiting for the wallet; nothing gave it back.
@@ -128,7 +165,7 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     expect(ledgerOf(id).filter((l) => l.effect < 0)).toEqual([]);
   });
 
-  it('an abort of a QR sale waiting for the wallet cancels it by its server id: cancelled on the platform\'s word, nothing charged', async () => {
+  it("an abort of a QR sale waiting for the wallet cancels it by its server id: cancelled on the platform's word, nothing charged", async () => {
     const cancels: string[] = [];
     t = await startStrictTerminal({ wrap: (p) => recordingCancels(p, cancels) });
     const started = await t.service.startSale(sale({ method: 'walletB', walletId: 'WB-ABORT', amount: 1_100 }));
@@ -175,13 +212,18 @@ describe('terminal QR call whose ids the payment API does not know (strict)', ()
     });
     first.journal.insert(row('qr-crash-1', 2_100));
     await first.platform.qrTerminalPayment(body('qr-crash-1', 2_100));
-    const known = (await first.platform.qrTerminalPayment(body('qr-crash-2', 2_200))) as { serverTransactionId: string };
+    const known = (await first.platform.qrTerminalPayment(body('qr-crash-2', 2_200))) as {
+      serverTransactionId: string;
+    };
     first.journal.insert(row('qr-crash-2', 2_200, known.serverTransactionId));
     await first.close();
 
     t = await startStrictTerminal({ dataDir });
     await t.service.recover();
-    expect(t.journal.get('qr-crash-1')).toMatchObject({ state: 'in_flight', message: expect.stringMatching(/being checked/) });
+    expect(t.journal.get('qr-crash-1')).toMatchObject({
+      state: 'in_flight',
+      message: expect.stringMatching(/being checked/),
+    });
     expect(t.journal.get('qr-crash-2')).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     wall = walletACancelDeadline(Date.parse(t.journal.require('qr-crash-1').clientDateTime)) + 1;
     await untilTrue('qr-crash-1 out of flight', () => t.journal.get('qr-crash-1')?.state !== 'in_flight');

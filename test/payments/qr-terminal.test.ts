@@ -18,7 +18,8 @@ afterEach(() => {
   relay = undefined;
 });
 
-const ledgerOf = (id: string) => fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+const ledgerOf = (id: string) =>
+  fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
 
 /** Only the terminal QR call carries an order: the platform's request event shows which call made the payment. */
 const orderAtPlatform = (id: string): unknown => fixture.demo.platform.payments.transaction(id)?.events[0]?.order;
@@ -26,7 +27,8 @@ const orderAtPlatform = (id: string): unknown => fixture.demo.platform.payments.
 function startRelay(): void {
   relay = createEventRelay({
     store: t.service,
-    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
+    fetchStatus: (id, merchantId) =>
+      t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
     bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },
@@ -93,7 +95,13 @@ describe('wallet merchant scan through the terminal QR call', () => {
       order: { orderId: 'ORDER-77', orderDescription: 'two coffees' },
     });
     const view = await started.done;
-    expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted', method: 'walletA', scenario: 'MerchantScan', message: 'approved: 42.00 EUR' });
+    expect(view).toMatchObject({
+      state: 'approved',
+      platformStatus: 'Accepted',
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      message: 'approved: 42.00 EUR',
+    });
     expect(view.serverTransactionId).toBeDefined();
     expect(processCalls).toBe(0);
     expect(sent).toEqual([
@@ -113,7 +121,11 @@ describe('wallet merchant scan through the terminal QR call', () => {
     expect(t.devices.display.texts.at(-1)).toEqual(['42.00 EUR', 'Approved']);
     // The platform's transaction and ledger: one Payment, charged once.
     const tx = fixture.demo.platform.payments.transaction(started.clientTransactionId);
-    expect(tx).toMatchObject({ transactionType: 'Payment', transactionStatus: 'Accepted', serverTransactionId: view.serverTransactionId });
+    expect(tx).toMatchObject({
+      transactionType: 'Payment',
+      transactionStatus: 'Accepted',
+      serverTransactionId: view.serverTransactionId,
+    });
     expect(ledgerOf(started.clientTransactionId).map((l) => [l.kind, l.amount])).toEqual([['sale', 4_200]]);
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(4_200);
   });
@@ -142,7 +154,14 @@ describe('wallet merchant scan through the terminal QR call', () => {
     expect(t.devices.scanner.calls).toEqual([]);
     await t.service.abortSale(a.clientTransactionId);
 
-    const b = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-1', amount: 100, currency: 'EUR' });
+    const b = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      walletId: 'WA-1',
+      amount: 100,
+      currency: 'EUR',
+    });
     await b.done;
     expect(fixture.demo.platform.payments.transaction(b.clientTransactionId)?.events[0]).toMatchObject({
       WalletId: 'WA-1',
@@ -156,11 +175,21 @@ describe('wallet merchant scan through the terminal QR call', () => {
     t.service.onTracking((p) => tracked.push(p.clientTransactionId));
     startRelay();
     t.devices.scanner.push('WB-SCANNED-1');
-    const started = await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', via: 'qrTerminal', amount: 1_300, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletB',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      amount: 1_300,
+      currency: 'EUR',
+    });
     await untilTrue('one sale tracked', () => tracked.length === 1);
     expect(tracked).toEqual([started.clientTransactionId]);
     const waiting = await t.service.get(started.clientTransactionId);
-    expect(waiting).toMatchObject({ state: 'awaiting_customer', platformStatus: 'Initialized', message: 'waiting for the wallet to confirm' });
+    expect(waiting).toMatchObject({
+      state: 'awaiting_customer',
+      platformStatus: 'Initialized',
+      message: 'waiting for the wallet to confirm',
+    });
     expect(waiting.qr).toBeUndefined();
     expect(t.devices.display.qrs).toEqual([]);
     // The wallet confirms about 1 s after the answer (platform clock moved past it).
@@ -168,14 +197,24 @@ describe('wallet merchant scan through the terminal QR call', () => {
     const done = await started.done;
     expect(done).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     expect(t.service.pendingTracking()).toEqual([]);
-    expect(orderAtPlatform(started.clientTransactionId)).toEqual({ orderId: started.clientTransactionId, orderDescription: '' });
+    expect(orderAtPlatform(started.clientTransactionId)).toEqual({
+      orderId: started.clientTransactionId,
+      orderDescription: '',
+    });
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1_300);
     expect(ledgerOf(started.clientTransactionId).filter((l) => l.kind === 'sale')).toHaveLength(1);
   });
 
   it('a repeated clientTransactionId answers the existing transaction (charged once); a different payment under it is refused', async () => {
     t = await fixture.startTerminal();
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-REPEAT', amount: 2_500, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      walletId: 'WA-REPEAT',
+      amount: 2_500,
+      currency: 'EUR',
+    });
     const view = await started.done;
     expect(orderAtPlatform(started.clientTransactionId)).toBeDefined();
     const body: QrTerminalPaymentRequest = {
@@ -187,9 +226,15 @@ describe('wallet merchant scan through the terminal QR call', () => {
       order: { orderId: started.clientTransactionId, orderDescription: '' },
     };
     const again = await t.platform.qrTerminalPayment(body);
-    expect(again).toMatchObject({ serverTransactionId: view.serverTransactionId, clientTransactionId: started.clientTransactionId, transactionStatus: 'Accepted' });
+    expect(again).toMatchObject({
+      serverTransactionId: view.serverTransactionId,
+      clientTransactionId: started.clientTransactionId,
+      transactionStatus: 'Accepted',
+    });
     expect(ledgerOf(started.clientTransactionId).map((l) => l.kind)).toEqual(['sale']);
-    const other = await t.platform.qrTerminalPayment({ ...body, paymentAmount: { amount: 2_600, currency: 'EUR' } }).catch((e: unknown) => e);
+    const other = await t.platform
+      .qrTerminalPayment({ ...body, paymentAmount: { amount: 2_600, currency: 'EUR' } })
+      .catch((e: unknown) => e);
     expect(other).toMatchObject({ status: 409, category: 'rejected' });
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(2_500);
   });
@@ -202,10 +247,21 @@ describe('wallet merchant scan through the terminal QR call', () => {
           return { accepted: true };
         }),
     });
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-2', amount: 700, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      walletId: 'WA-2',
+      amount: 700,
+      currency: 'EUR',
+    });
     await checkedOrSettled(started.clientTransactionId);
     if (QR_CLIENT_ID_KNOWN) expect(await started.done).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
-    else expect(t.journal.get(started.clientTransactionId)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(BEING_CHECKED) });
+    else
+      expect(t.journal.get(started.clientTransactionId)).toMatchObject({
+        state: 'in_flight',
+        message: expect.stringMatching(BEING_CHECKED),
+      });
     expect(orderAtPlatform(started.clientTransactionId)).toBeDefined();
     expect(ledgerOf(started.clientTransactionId).map((l) => l.kind)).toEqual(['sale']);
   });
@@ -215,13 +271,26 @@ describe('unknown outcome of the terminal QR call', () => {
   it('answer lost after the platform recorded the payment: looked up by client id and adopted where the payment API knows it, else being checked; charged once', async () => {
     t = await fixture.startTerminal();
     fixture.demo.platform.faults.set('qrcode', { drop: 'after', times: 1 });
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-LOST', amount: 3_000, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      walletId: 'WA-LOST',
+      amount: 3_000,
+      currency: 'EUR',
+    });
     await checkedOrSettled(started.clientTransactionId);
     if (QR_CLIENT_ID_KNOWN) {
       const view = await started.done;
       expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
-      expect(view.serverTransactionId).toBe(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.serverTransactionId);
-    } else expect(t.journal.get(started.clientTransactionId)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(BEING_CHECKED) });
+      expect(view.serverTransactionId).toBe(
+        fixture.demo.platform.payments.transaction(started.clientTransactionId)?.serverTransactionId,
+      );
+    } else
+      expect(t.journal.get(started.clientTransactionId)).toMatchObject({
+        state: 'in_flight',
+        message: expect.stringMatching(BEING_CHECKED),
+      });
     expect(orderAtPlatform(started.clientTransactionId)).toBeDefined();
     expect(ledgerOf(started.clientTransactionId).map((l) => [l.kind, l.amount])).toEqual([['sale', 3_000]]);
   });
@@ -230,12 +299,22 @@ describe('unknown outcome of the terminal QR call', () => {
     let wall = Date.now();
     t = await fixture.startTerminal({ now: () => wall });
     fixture.demo.platform.faults.set('qrcode', { drop: 'before', times: 1 });
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-NEVER', amount: 3_100, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      walletId: 'WA-NEVER',
+      amount: 3_100,
+      currency: 'EUR',
+    });
     const id = started.clientTransactionId;
     await checkedOrSettled(id);
     expect(t.journal.get(id)).toMatchObject({ state: 'in_flight', message: expect.stringMatching(BEING_CHECKED) });
     wall = walletACancelDeadline(Date.parse(t.journal.require(id).clientDateTime)) + 1;
-    expect(await started.done).toMatchObject({ state: 'needs_attention', message: expect.stringMatching(/never gave the outcome/) });
+    expect(await started.done).toMatchObject({
+      state: 'needs_attention',
+      message: expect.stringMatching(/never gave the outcome/),
+    });
     expect(fixture.demo.platform.payments.transaction(id)).toBeUndefined();
     expect(ledgerOf(id)).toEqual([]);
   });
@@ -245,25 +324,40 @@ describe('unknown outcome of the terminal QR call', () => {
     t = await fixture.startTerminal({ now: () => wall });
     fixture.demo.platform.faults.set('qrcode', { status: 503, afterRecord: true, times: 1 });
     fixture.demo.platform.faults.set('status', { status: 503, times: 2 });
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-REV', amount: 5_000, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      walletId: 'WA-REV',
+      amount: 5_000,
+      currency: 'EUR',
+    });
     expect(await started.done).toMatchObject({ state: 'reversing' });
     if (QR_CLIENT_ID_KNOWN) {
       await t.service.idle();
-      expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'reversed', cancelledAmount: 5_000 });
+      expect(await t.service.get(started.clientTransactionId)).toMatchObject({
+        state: 'reversed',
+        cancelledAmount: 5_000,
+      });
       expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
     } else {
       // The cancel by the client id meets "not found" again and again: no word, so the reversal goes on until the window closes.
-      await untilTrue('a cancel tried twice', () => t.service.list().some((v) => v.kind === 'cancel' && (v.attempts ?? 0) >= 2));
+      await untilTrue('a cancel tried twice', () =>
+        t.service.list().some((v) => v.kind === 'cancel' && (v.attempts ?? 0) >= 2),
+      );
       expect(t.journal.get(started.clientTransactionId)?.state).toBe('reversing');
       wall = walletACancelDeadline(Date.parse(t.journal.require(started.clientTransactionId).clientDateTime)) + 1;
       await t.service.idle();
-      expect(t.journal.get(started.clientTransactionId)).toMatchObject({ state: 'needs_attention', message: expect.stringMatching(/never gave the outcome/) });
+      expect(t.journal.get(started.clientTransactionId)).toMatchObject({
+        state: 'needs_attention',
+        message: expect.stringMatching(/never gave the outcome/),
+      });
       expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(5_000);
     }
     expect(orderAtPlatform(started.clientTransactionId)).toBeDefined();
   });
 
-  it('an abort while the QR call is still out waits for its answer, then sends the cancel by the server id: cancelled on the platform\'s word, nothing charged', async () => {
+  it("an abort while the QR call is still out waits for its answer, then sends the cancel by the server id: cancelled on the platform's word, nothing charged", async () => {
     const cancels: string[] = [];
     t = await fixture.startTerminal({
       wrap: (p) => ({
@@ -275,7 +369,14 @@ describe('unknown outcome of the terminal QR call', () => {
       }),
     });
     fixture.demo.platform.faults.set('qrcode', { latencyMs: 400, times: 1 });
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WA-ABORT-OUT', amount: 2_700, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      walletId: 'WA-ABORT-OUT',
+      amount: 2_700,
+      currency: 'EUR',
+    });
     const id = started.clientTransactionId;
     await untilTrue(`${id} in flight in the journal`, () => t.journal.get(id)?.state === 'in_flight');
     const aborted = await t.service.abortSale(id);
@@ -290,9 +391,24 @@ describe('unknown outcome of the terminal QR call', () => {
 
   it('refused by the platform (4xx): failed with its reason, nothing charged', async () => {
     t = await fixture.startTerminal();
-    fixture.demo.platform.faults.set('qrcode', { status: 422, errorCode: 'WALLET_CODE_INVALID', errorMessage: 'the scanned code is not valid', times: 1 });
-    const started = await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', via: 'qrTerminal', walletId: 'WB-BAD', amount: 800, currency: 'EUR' });
-    expect(await started.done).toMatchObject({ state: 'failed', message: /the platform refused the sale: the scanned code is not valid; nothing was charged/ });
+    fixture.demo.platform.faults.set('qrcode', {
+      status: 422,
+      errorCode: 'WALLET_CODE_INVALID',
+      errorMessage: 'the scanned code is not valid',
+      times: 1,
+    });
+    const started = await t.service.startSale({
+      method: 'walletB',
+      scenario: 'MerchantScan',
+      via: 'qrTerminal',
+      walletId: 'WB-BAD',
+      amount: 800,
+      currency: 'EUR',
+    });
+    expect(await started.done).toMatchObject({
+      state: 'failed',
+      message: /the platform refused the sale: the scanned code is not valid; nothing was charged/,
+    });
     expect(ledgerOf(started.clientTransactionId)).toEqual([]);
   });
 });
@@ -306,8 +422,22 @@ describe('terminal QR call: request checks', () => {
       { method: 'walletA', via: 'qrTerminal', amount: 100, currency: 'EUR' },
       { method: 'walletB', scenario: 'ConsumerScan', via: 'qrTerminal', amount: 100, currency: 'EUR' },
       { method: 'walletA', scenario: 'MerchantScan', amount: 100, currency: 'EUR', order: { orderId: 'O-1' } },
-      { method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', amount: 100, currency: 'EUR', order: { orderId: '  ' } },
-      { method: 'walletA', scenario: 'MerchantScan', via: 'qrTerminal', amount: 100, currency: 'EUR', order: { orderId: 'O-1', orderDescription: 'x'.repeat(257) } },
+      {
+        method: 'walletA',
+        scenario: 'MerchantScan',
+        via: 'qrTerminal',
+        amount: 100,
+        currency: 'EUR',
+        order: { orderId: '  ' },
+      },
+      {
+        method: 'walletA',
+        scenario: 'MerchantScan',
+        via: 'qrTerminal',
+        amount: 100,
+        currency: 'EUR',
+        order: { orderId: 'O-1', orderDescription: 'x'.repeat(257) },
+      },
       { method: 'walletA', scenario: 'MerchantScan', via: 'fax', amount: 100, currency: 'EUR' },
     ];
     const messages: string[] = [];
@@ -316,8 +446,12 @@ describe('terminal QR call: request checks', () => {
       expect(err).toMatchObject({ code: 'INPUT_INVALID' });
       messages.push((err as Error).message);
     }
-    expect(messages[0]).toBe('the terminal QR call (via qrTerminal) is for walletA and walletB merchant-scan sales only, not card');
-    expect(messages[2]).toBe('the terminal QR call (via qrTerminal) needs scenario MerchantScan: the terminal scans the customer code');
+    expect(messages[0]).toBe(
+      'the terminal QR call (via qrTerminal) is for walletA and walletB merchant-scan sales only, not card',
+    );
+    expect(messages[2]).toBe(
+      'the terminal QR call (via qrTerminal) needs scenario MerchantScan: the terminal scans the customer code',
+    );
     expect(messages[4]).toBe('order applies to the terminal QR call (via qrTerminal) only');
     expect(t.service.list()).toEqual([]);
     expect(t.devices.scanner.calls).toEqual([]);
@@ -343,6 +477,8 @@ describe('terminal QR call: request checks', () => {
       order: { orderId: 'O-9', orderDescription: 'lunch' },
     });
     expect(saleBodySchema.safeParse({ method: 'walletA', amount: '1', via: 'sms' }).success).toBe(false);
-    expect(saleBodySchema.safeParse({ method: 'walletA', amount: '1', order: { orderId: 'O', extra: 1 } }).success).toBe(false);
+    expect(
+      saleBodySchema.safeParse({ method: 'walletA', amount: '1', order: { orderId: 'O', extra: 1 } }).success,
+    ).toBe(false);
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { amountIn, buildReceipt, endOfDay, endOfDayText, localDayRange, readerStyle, receiptText } from '../../src/payments/receipts/index.js';
+import {
+  amountIn,
+  buildReceipt,
+  endOfDay,
+  endOfDayText,
+  localDayRange,
+  readerStyle,
+  receiptText,
+} from '../../src/payments/receipts/index.js';
 import type { JournalRow } from '../../src/payments/journal/index.js';
 import { journalRow, MERCHANTS } from './receipt-rows.js';
 
@@ -10,15 +18,34 @@ import { journalRow, MERCHANTS } from './receipt-rows.js';
  */
 
 const AT = '2026-11-28T17:18:05.000Z';
-const sale = journalRow({ clientTransactionId: '9b2f4c1e-5d6a-4b7c-8e9f-0a1b2c3d4e5f', clientDateTime: AT, createdAt: AT, operator: 'verkauf1' });
+const sale = journalRow({
+  clientTransactionId: '9b2f4c1e-5d6a-4b7c-8e9f-0a1b2c3d4e5f',
+  clientDateTime: AT,
+  createdAt: AT,
+  operator: 'verkauf1',
+});
 
-function text(row: JournalRow, locale: string, timeZone: string, opts: { sale?: JournalRow; copy?: 'customer' | 'merchant' } = {}): string {
-  const r = buildReceipt({ row, ...(opts.sale ? { sale: opts.sale } : {}), copy: opts.copy ?? 'customer', merchants: MERCHANTS, terminalId: 'TA-0001', timeZone, locale });
+function text(
+  row: JournalRow,
+  locale: string,
+  timeZone: string,
+  opts: { sale?: JournalRow; copy?: 'customer' | 'merchant' } = {},
+): string {
+  const r = buildReceipt({
+    row,
+    ...(opts.sale ? { sale: opts.sale } : {}),
+    copy: opts.copy ?? 'customer',
+    merchants: MERCHANTS,
+    terminalId: 'TA-0001',
+    timeZone,
+    locale,
+  });
   return receiptText(r, 32);
 }
 
 /** A label on the left and its value right-aligned on one 32-column line. */
-const line = (label: string, value: string): string => `${label}${' '.repeat(32 - label.length - value.length)}${value}`;
+const line = (label: string, value: string): string =>
+  `${label}${' '.repeat(32 - label.length - value.length)}${value}`;
 
 describe('a receipt in the reader language and zone', () => {
   it('prints English words, the UTC time and the zone by name for en-GB in UTC', () => {
@@ -40,21 +67,52 @@ describe('a receipt in the reader language and zone', () => {
     expect(t).toContain(line('BETRAG', 'EUR 12,34'));
     expect(t).toContain('Bitte Beleg aufbewahren');
     expect(t).not.toMatch(/[+-]\d\d:\d\d/);
-    for (const english of ['CUSTOMER', 'APPROVED', 'AMOUNT', 'Please keep', 'Time', 'Date', 'Contactless']) expect(t, english).not.toContain(english);
+    for (const english of ['CUSTOMER', 'APPROVED', 'AMOUNT', 'Please keep', 'Time', 'Date', 'Contactless'])
+      expect(t, english).not.toContain(english);
   });
 
   it('keeps every field the receipt must carry in both languages', () => {
-    for (const [locale, zone] of [['en-GB', 'UTC'], ['de-DE', 'Europe/Berlin']] as const) {
+    for (const [locale, zone] of [
+      ['en-GB', 'UTC'],
+      ['de-DE', 'Europe/Berlin'],
+    ] as const) {
       const t = text(sale, locale, zone);
-      for (const field of ['Demo Coffee', 'm-1001', 'TA-0001', 'MASTERCARD', '**** 0119', 'verkauf1', 'srv-7f3a9c21-0b44-4e0e-9d5a-', '9b2f4c1e-5d6a-4b7c-8e9f-']) expect(t, `${locale} ${field}`).toContain(field);
+      for (const field of [
+        'Demo Coffee',
+        'm-1001',
+        'TA-0001',
+        'MASTERCARD',
+        '**** 0119',
+        'verkauf1',
+        'srv-7f3a9c21-0b44-4e0e-9d5a-',
+        '9b2f4c1e-5d6a-4b7c-8e9f-',
+      ])
+        expect(t, `${locale} ${field}`).toContain(field);
       expect(t).toMatch(/Contactless|Kontaktlos/);
     }
   });
 
   it('gives the data in the same words and keeps the machine fields as they were', () => {
-    const r = buildReceipt({ row: sale, copy: 'merchant', merchants: MERCHANTS, terminalId: 'TA-0001', timeZone: 'Europe/Berlin', locale: 'de-DE' });
+    const r = buildReceipt({
+      row: sale,
+      copy: 'merchant',
+      merchants: MERCHANTS,
+      terminalId: 'TA-0001',
+      timeZone: 'Europe/Berlin',
+      locale: 'de-DE',
+    });
     expect(r.locale).toBe('de-DE');
-    expect(r.dateTime).toEqual({ local: '2026-11-28T18:18:05+01:00', date: '2026-11-28', time: '18:18:05', offset: '+01:00', timeZone: 'Europe/Berlin', utc: AT, dateText: '28.11.2026', timeText: '18:18:05', zoneName: 'MEZ' });
+    expect(r.dateTime).toEqual({
+      local: '2026-11-28T18:18:05+01:00',
+      date: '2026-11-28',
+      time: '18:18:05',
+      offset: '+01:00',
+      timeZone: 'Europe/Berlin',
+      utc: AT,
+      dateText: '28.11.2026',
+      timeText: '18:18:05',
+      zoneName: 'MEZ',
+    });
     expect(r.title).toBe('ZAHLUNG');
     expect(r.footer).toBe('Für Ihre Unterlagen');
   });
@@ -74,7 +132,13 @@ describe('a receipt in the reader language and zone', () => {
   });
 
   it('words a refund in German too', () => {
-    const refund = journalRow({ clientTransactionId: 'r-1', kind: 'refund', amount: 500, relatedClientTransactionId: sale.clientTransactionId, clientDateTime: AT });
+    const refund = journalRow({
+      clientTransactionId: 'r-1',
+      kind: 'refund',
+      amount: 500,
+      relatedClientTransactionId: sale.clientTransactionId,
+      clientDateTime: AT,
+    });
     const t = text(refund, 'de-DE', 'Europe/Berlin', { sale });
     expect(t).toContain('GUTSCHRIFT');
     expect(t).toContain('ERSTATTET');
@@ -85,7 +149,17 @@ describe('a receipt in the reader language and zone', () => {
 describe('the end of day in the reader language and zone', () => {
   function report(locale: string, timeZone: string): string {
     const { from, to } = localDayRange('2026-11-28', timeZone);
-    const r = endOfDay({ rows: [sale], date: '2026-11-28', timeZone, from, to, now: Date.parse('2026-11-28T20:05:00Z'), merchants: MERCHANTS, terminalId: 'TA-0001', locale });
+    const r = endOfDay({
+      rows: [sale],
+      date: '2026-11-28',
+      timeZone,
+      from,
+      to,
+      now: Date.parse('2026-11-28T20:05:00Z'),
+      merchants: MERCHANTS,
+      terminalId: 'TA-0001',
+      locale,
+    });
     return endOfDayText(r, 32);
   }
 
@@ -115,10 +189,16 @@ describe('whose language and zone a receipt takes', () => {
   const counter = { locale: 'en-GB', timeZone: 'UTC' };
   it('the store setting first, then the clerk, then the counter', () => {
     const clerk = { locale: 'de-DE', timeZone: 'Europe/Berlin' };
-    expect(readerStyle({ locale: 'en-US', timeZone: 'America/New_York' }, clerk, counter)).toEqual({ locale: 'en-US', timeZone: 'America/New_York' });
+    expect(readerStyle({ locale: 'en-US', timeZone: 'America/New_York' }, clerk, counter)).toEqual({
+      locale: 'en-US',
+      timeZone: 'America/New_York',
+    });
     expect(readerStyle({}, clerk, counter)).toEqual(clerk);
     expect(readerStyle({}, undefined, counter)).toEqual(counter);
-    expect(readerStyle({ timeZone: 'Asia/Tokyo' }, clerk, counter)).toEqual({ locale: 'de-DE', timeZone: 'Asia/Tokyo' });
+    expect(readerStyle({ timeZone: 'Asia/Tokyo' }, clerk, counter)).toEqual({
+      locale: 'de-DE',
+      timeZone: 'Asia/Tokyo',
+    });
   });
 
   it('passes over a clerk zone or locale the runtime does not know', () => {

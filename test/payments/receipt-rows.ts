@@ -7,7 +7,12 @@ import type { ReceiptMerchant } from '../../src/payments/receipts/index.js';
  * is in flight or stored offline (which no receipt or report may show).
  */
 
-export const CARD_SECRET = { encryptedData: 'ENCRYPTED-CARD-DATA-0123456789ABCDEF', ksn: 'FFFF9876543210E00001', expiry: '2812', pinblock: 'PINBLOCK-77AA55' };
+export const CARD_SECRET = {
+  encryptedData: 'ENCRYPTED-CARD-DATA-0123456789ABCDEF',
+  ksn: 'FFFF9876543210E00001',
+  expiry: '2812',
+  pinblock: 'PINBLOCK-77AA55',
+};
 /** The masked PAN as the reader gives it: up to eight leading digits, a mask, the last four. */
 export const MASKED_PAN = '53784211****0119';
 /** Bytes that must never appear in a receipt or report: card data and the digits before the last four. */

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { capturedOf, eventKey, isCancelRecord, newEvents, publicEvent, qrOf, readAmount } from '../../src/payments/records.js';
+import {
+  capturedOf,
+  eventKey,
+  isCancelRecord,
+  newEvents,
+  publicEvent,
+  qrOf,
+  readAmount,
+} from '../../src/payments/records.js';
 
 // The amount and QR readers of platform records (docs/platform-contract.md, "Tolerance of
 // answers", amounts, and "Decisions where the spec is silent", where the QR is), and the
@@ -30,19 +38,19 @@ describe('an amount given as `amount`', () => {
 });
 
 describe('an amount given as `value` text', () => {
-  it('digits next to `currency` are minor units, whatever the currency\'s digits', () => {
+  it("digits next to `currency` are minor units, whatever the currency's digits", () => {
     expect(readAmount({ value: '1250', currency: 'KWD' })).toBe(1250);
     expect(readAmount({ value: '1250', currency: 'ZZZ' })).toBe(1250);
     expect(readAmount({ value: '1250', currency: 'EUR', currency_code: 'JPY' })).toBe(1250);
     expect(readAmount({ value: '1250' }, 'EUR')).toBe(1250);
   });
 
-  it('digits next to `currency_code` alone are major units (the fee objects\' form)', () => {
+  it("digits next to `currency_code` alone are major units (the fee objects' form)", () => {
     expect(readAmount({ value: '12', currency_code: 'KWD' })).toBe(12_000);
     expect(readAmount({ value: '12', currency: 7, currency_code: 'EUR' })).toBe(1200);
   });
 
-  it('a decimal point makes major units, converted with the currency\'s digits: `currency` first, then `currency_code`, then the sale\'s', () => {
+  it("a decimal point makes major units, converted with the currency's digits: `currency` first, then `currency_code`, then the sale's", () => {
     expect(readAmount({ value: '12.5', currency: 'JPY', currency_code: 'EUR' })).toBeUndefined();
     expect(readAmount({ value: '12.5', currency: 'EUR', currency_code: 'JPY' })).toBe(1250);
     expect(readAmount({ value: '12.5', currency: 7, currency_code: 'EUR' }, 'JPY')).toBe(1250);
@@ -60,7 +68,19 @@ describe('an amount given as `value` text', () => {
   });
 
   it('more fraction digits than the currency has, more than 9 or 15 whole digits, or any other text: not an amount', () => {
-    for (const value of ['12.005', '1.0000000000', '1000000000000000.5', '.5', '12.5.0', '12,50', '+12.50', '12.50 EUR', 'EUR 12.50', '', 'x']) {
+    for (const value of [
+      '12.005',
+      '1.0000000000',
+      '1000000000000000.5',
+      '.5',
+      '12.5.0',
+      '12,50',
+      '+12.50',
+      '12.50 EUR',
+      'EUR 12.50',
+      '',
+      'x',
+    ]) {
       expect(readAmount({ value, currency: 'EUR' }), value).toBeUndefined();
     }
     expect(readAmount({ value: '1200.5', currency: 'JPY' })).toBeUndefined();
@@ -85,10 +105,16 @@ describe('an amount given as `value` text', () => {
 
 describe('what was captured on a card sale', () => {
   it('only capture events count, in any casing of their type, and the last one that was not refused or failed', () => {
-    const capture = (amount: number, result?: unknown, eventType = 'cardCaptureResult') => ({ eventType, ...(result !== undefined ? { result } : {}), captureAmount: { amount } });
+    const capture = (amount: number, result?: unknown, eventType = 'cardCaptureResult') => ({
+      eventType,
+      ...(result !== undefined ? { result } : {}),
+      captureAmount: { amount },
+    });
     expect(capturedOf({ events: [capture(500, 'Accepted'), capture(700, 'Accepted', 'CAPTURE')] })).toBe(700);
     expect(capturedOf({ events: [capture(500, 'Accepted'), capture(700, 'Accepted', 'refundResult')] })).toBe(500);
-    expect(capturedOf({ events: [capture(500, 'Accepted'), { eventType: 7, captureAmount: { amount: 900 } }] })).toBe(500);
+    expect(capturedOf({ events: [capture(500, 'Accepted'), { eventType: 7, captureAmount: { amount: 900 } }] })).toBe(
+      500,
+    );
     expect(capturedOf({ events: [capture(500, 'Accepted'), capture(700, 'Failed')] })).toBe(500);
     expect(capturedOf({ events: [capture(500, 'Accepted'), capture(700, 'error')] })).toBe(500);
     expect(capturedOf({ events: [capture(500, 'Accepted'), capture(700, 'Declined')] })).toBe(500);
@@ -96,40 +122,78 @@ describe('what was captured on a card sale', () => {
 
   it('a capture without a result, or with one still going, counts; one without a readable amount changes nothing', () => {
     expect(capturedOf({ events: [{ eventType: 'cardCaptureResult', captureAmount: { amount: 600 } }] })).toBe(600);
-    expect(capturedOf({ events: [{ eventType: 'cardCaptureResult', result: 'Pending', captureAmount: { amount: 600 } }] })).toBe(600);
-    expect(capturedOf({ events: [{ eventType: 'cardCaptureResult', result: 5, captureAmount: { amount: 600 } }] })).toBe(600);
-    expect(capturedOf({ events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { amount: 600 } }, { eventType: 'cardCaptureResult', result: 'Accepted' }] })).toBe(600);
+    expect(
+      capturedOf({ events: [{ eventType: 'cardCaptureResult', result: 'Pending', captureAmount: { amount: 600 } }] }),
+    ).toBe(600);
+    expect(
+      capturedOf({ events: [{ eventType: 'cardCaptureResult', result: 5, captureAmount: { amount: 600 } }] }),
+    ).toBe(600);
+    expect(
+      capturedOf({
+        events: [
+          { eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { amount: 600 } },
+          { eventType: 'cardCaptureResult', result: 'Accepted' },
+        ],
+      }),
+    ).toBe(600);
     expect(capturedOf({ events: [{ eventType: 'cardCaptureResult', result: 'Accepted' }] })).toBeUndefined();
     expect(capturedOf({})).toBeUndefined();
   });
 
-  it('a capture amount in major units is read in the sale\'s currency', () => {
-    expect(capturedOf({ events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { value: '6.00' } }] }, 'EUR')).toBe(600);
-    expect(capturedOf({ events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { value: '6.00' } }] })).toBeUndefined();
+  it("a capture amount in major units is read in the sale's currency", () => {
+    expect(
+      capturedOf(
+        { events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { value: '6.00' } }] },
+        'EUR',
+      ),
+    ).toBe(600);
+    expect(
+      capturedOf({
+        events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { value: '6.00' } }],
+      }),
+    ).toBeUndefined();
   });
 });
 
 describe('the QR of a consumer-scan answer', () => {
   it('walletA: the code of the order code form, with its expiry when it has one', () => {
-    const walletA = (form: Record<string, unknown>) => ({ events: [{ eventType: 'walletAResult', resultData: { orderCodeForm: form } }] });
-    expect(qrOf(walletA({ codeDetails: { codeValue: 'https://qr.example/a' }, expireTime: '2026-03-01T10:15:00+08:00' }))).toStrictEqual({
+    const walletA = (form: Record<string, unknown>) => ({
+      events: [{ eventType: 'walletAResult', resultData: { orderCodeForm: form } }],
+    });
+    expect(
+      qrOf(walletA({ codeDetails: { codeValue: 'https://qr.example/a' }, expireTime: '2026-03-01T10:15:00+08:00' })),
+    ).toStrictEqual({
       codeValue: 'https://qr.example/a',
       expireTime: '2026-03-01T10:15:00+08:00',
     });
-    expect(qrOf(walletA({ codeDetails: { codeValue: 'https://qr.example/a' }, expireTime: 5 }))).toStrictEqual({ codeValue: 'https://qr.example/a' });
+    expect(qrOf(walletA({ codeDetails: { codeValue: 'https://qr.example/a' }, expireTime: 5 }))).toStrictEqual({
+      codeValue: 'https://qr.example/a',
+    });
   });
 
   it('walletB: the code of the result data, with its expiry when it has one', () => {
-    expect(qrOf({ events: [{ resultData: { codeValue: 'weixin://b', expireTime: '2026-03-01T10:15:00Z' } }] })).toStrictEqual({ codeValue: 'weixin://b', expireTime: '2026-03-01T10:15:00Z' });
-    expect(qrOf({ events: [{ resultData: { codeValue: 'weixin://b', expireTime: null } }] })).toStrictEqual({ codeValue: 'weixin://b' });
+    expect(
+      qrOf({ events: [{ resultData: { codeValue: 'weixin://b', expireTime: '2026-03-01T10:15:00Z' } }] }),
+    ).toStrictEqual({ codeValue: 'weixin://b', expireTime: '2026-03-01T10:15:00Z' });
+    expect(qrOf({ events: [{ resultData: { codeValue: 'weixin://b', expireTime: null } }] })).toStrictEqual({
+      codeValue: 'weixin://b',
+    });
   });
 
   it('walletB: also one level deeper, in a data object of the result data', () => {
-    expect(qrOf({ events: [{ resultData: { note: 'x', walletBData: { codeValue: 'weixin://c', expireTime: '2026-03-01T10:15:00Z' } } }] })).toStrictEqual({
+    expect(
+      qrOf({
+        events: [
+          { resultData: { note: 'x', walletBData: { codeValue: 'weixin://c', expireTime: '2026-03-01T10:15:00Z' } } },
+        ],
+      }),
+    ).toStrictEqual({
       codeValue: 'weixin://c',
       expireTime: '2026-03-01T10:15:00Z',
     });
-    expect(qrOf({ events: [{ resultData: { walletBData: { codeValue: 'weixin://c' } } }] })).toStrictEqual({ codeValue: 'weixin://c' });
+    expect(qrOf({ events: [{ resultData: { walletBData: { codeValue: 'weixin://c' } } }] })).toStrictEqual({
+      codeValue: 'weixin://c',
+    });
   });
 
   it('a code that is not text is no code; the next place, then the next event, is looked at', () => {
@@ -139,18 +203,32 @@ describe('the QR of a consumer-scan answer', () => {
         { resultData: 'none' },
         { resultData: null },
         { resultData: [{ codeValue: 'in a list' }] },
-        { resultData: { orderCodeForm: { codeDetails: { codeValue: 7 } }, codeValue: 8, inner: { codeValue: 9 }, list: [{ codeValue: 'in a list' }] } },
+        {
+          resultData: {
+            orderCodeForm: { codeDetails: { codeValue: 7 } },
+            codeValue: 8,
+            inner: { codeValue: 9 },
+            list: [{ codeValue: 'in a list' }],
+          },
+        },
         { resultData: { orderCodeForm: { codeDetails: { codeValue: 7 } }, codeValue: 'weixin://d' } },
       ],
     };
     expect(qrOf(record)).toStrictEqual({ codeValue: 'weixin://d' });
   });
 
-  it('walletA\'s form comes first, then the result data\'s own code, then one level deeper', () => {
-    const data = { inner: { codeValue: 'deeper' }, codeValue: 'own', orderCodeForm: { codeDetails: { codeValue: 'form' } } };
+  it("walletA's form comes first, then the result data's own code, then one level deeper", () => {
+    const data = {
+      inner: { codeValue: 'deeper' },
+      codeValue: 'own',
+      orderCodeForm: { codeDetails: { codeValue: 'form' } },
+    };
     expect(qrOf({ events: [{ resultData: data }] })?.codeValue).toBe('form');
     expect(qrOf({ events: [{ resultData: { ...data, orderCodeForm: undefined } }] })?.codeValue).toBe('own');
-    expect(qrOf({ events: [{ resultData: { inner: { codeValue: 'deeper' } } }, { resultData: { codeValue: 'later' } }] })?.codeValue).toBe('deeper');
+    expect(
+      qrOf({ events: [{ resultData: { inner: { codeValue: 'deeper' } } }, { resultData: { codeValue: 'later' } }] })
+        ?.codeValue,
+    ).toBe('deeper');
   });
 
   it('no event with a code: no QR', () => {
@@ -166,7 +244,7 @@ describe('the events a sale keeps and shows', () => {
     expect(isCancelRecord({})).toBe(false);
   });
 
-  it('only events not seen yet are new, in the platform\'s order; an event is the same when all its fields are', () => {
+  it("only events not seen yet are new, in the platform's order; an event is the same when all its fields are", () => {
     const a = { eventType: 'saleRequest' };
     const b = { eventType: 'saleResult', result: 'Accepted' };
     const c = { eventType: 'saleResult', result: 'Refused' };
@@ -188,13 +266,25 @@ describe('the events a sale keeps and shows', () => {
       card: { maskedPan: '411111******1111', pan: '4111111111111111', cvv: '123' },
       amount: { amount: 1000, currency: 'EUR' },
     };
-    expect(publicEvent(event)).toStrictEqual({ eventType: 'saleRequest', card: { maskedPan: '411111******1111' }, amount: { amount: 1000, currency: 'EUR' } });
+    expect(publicEvent(event)).toStrictEqual({
+      eventType: 'saleRequest',
+      card: { maskedPan: '411111******1111' },
+      amount: { amount: 1000, currency: 'EUR' },
+    });
   });
 
   it('gives what the JSON round trip without card-data keys gives, for any value, and never the input objects', () => {
     const jsonCopy = (e: Record<string, unknown>): unknown =>
-      JSON.parse(JSON.stringify(e, (k, v: unknown) => (['encryptedData', 'pinblock', 'pinBlock', 'pan', 'track2', 'cvv'].includes(k) ? undefined : v)));
-    const nested = { eventType: 'x', list: [{ pan: '4111111111111111', keep: 1 }, [{ cvv: '1', n: -0 }], 'a', null, true], gone: undefined };
+      JSON.parse(
+        JSON.stringify(e, (k, v: unknown) =>
+          ['encryptedData', 'pinblock', 'pinBlock', 'pan', 'track2', 'cvv'].includes(k) ? undefined : v,
+        ),
+      );
+    const nested = {
+      eventType: 'x',
+      list: [{ pan: '4111111111111111', keep: 1 }, [{ cvv: '1', n: -0 }], 'a', null, true],
+      gone: undefined,
+    };
     const awkward: Array<Record<string, unknown>> = [
       nested,
       { eventType: 'date', at: new Date(0), n: Number.NaN, list: [undefined, () => 1] },

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStatus, isCapturedStatus, recordEvents, recordServerId, recordStatus, resultMessage, saleStateFor } from '../../src/payments/records.js';
+import {
+  classifyStatus,
+  isCapturedStatus,
+  recordEvents,
+  recordServerId,
+  recordStatus,
+  resultMessage,
+  saleStateFor,
+} from '../../src/payments/records.js';
 
 // What a platform record's status means for the sale (docs/platform-contract.md, "Tolerance of
 // answers", and "Decisions where the spec is silent", status values and card sale statuses).
@@ -71,7 +79,17 @@ describe('reading a record', () => {
   });
 
   it('the result message is the last non-empty one', () => {
-    expect(resultMessage({ events: [{ resultMessage: 'first' }, { resultMessage: 'insufficient funds' }, { resultMessage: '' }, { resultMessage: 5 }, {}] })).toBe('insufficient funds');
+    expect(
+      resultMessage({
+        events: [
+          { resultMessage: 'first' },
+          { resultMessage: 'insufficient funds' },
+          { resultMessage: '' },
+          { resultMessage: 5 },
+          {},
+        ],
+      }),
+    ).toBe('insufficient funds');
     expect(resultMessage({ events: [{ resultMessage: 'the only one' }, { eventType: 'x' }] })).toBe('the only one');
     expect(resultMessage({ events: [{ resultMessage: '' }] })).toBeUndefined();
     expect(resultMessage({})).toBeUndefined();

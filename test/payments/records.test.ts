@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { capturedOf, classifyStatus, isCancelRecord, readAmount, recordServerId, recordStatus } from '../../src/payments/records.js';
+import {
+  capturedOf,
+  classifyStatus,
+  isCancelRecord,
+  readAmount,
+  recordServerId,
+  recordStatus,
+} from '../../src/payments/records.js';
 
 describe('reading amounts of answers (docs/platform-contract.md, "Tolerance of answers", amounts)', () => {
   it('an integer `amount`, or `value` as a string in its place (minor units next to `currency`)', () => {
@@ -19,7 +26,19 @@ describe('reading amounts of answers (docs/platform-contract.md, "Tolerance of a
   });
 
   it('anything else reads as absent, never as a wrong number', () => {
-    for (const v of [null, undefined, 'x', { amount: null }, { value: null }, { amount: 12.5 }, { amount: -1 }, { value: '12.345', currency: 'EUR' }, { value: '1,000', currency: 'EUR' }, { value: '12.5' }, { value: '12.5', currency: 'ZZZ' }]) {
+    for (const v of [
+      null,
+      undefined,
+      'x',
+      { amount: null },
+      { value: null },
+      { amount: 12.5 },
+      { amount: -1 },
+      { value: '12.345', currency: 'EUR' },
+      { value: '1,000', currency: 'EUR' },
+      { value: '12.5' },
+      { value: '12.5', currency: 'ZZZ' },
+    ]) {
       expect(readAmount(v), JSON.stringify(v)).toBeUndefined();
     }
   });

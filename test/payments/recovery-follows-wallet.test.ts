@@ -32,7 +32,17 @@ describe('start-up recovery of a wallet sale still waiting for the customer', ()
     const first: Terminal = await fixture.startTerminal({ dataDir });
     const id = randomUUID();
     const clientDateTime = new Date().toISOString();
-    first.journal.insert({ clientTransactionId: id, kind: 'sale', method: 'walletA', scenario: 'ConsumerScan', amount: 1_300, currency: 'EUR', state: 'in_flight', clientDateTime, attempts: 1 });
+    first.journal.insert({
+      clientTransactionId: id,
+      kind: 'sale',
+      method: 'walletA',
+      scenario: 'ConsumerScan',
+      amount: 1_300,
+      currency: 'EUR',
+      state: 'in_flight',
+      clientDateTime,
+      attempts: 1,
+    });
     await first.platform.process({
       clientDateTime,
       channel: 'instore',

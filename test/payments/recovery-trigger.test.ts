@@ -6,7 +6,12 @@ describe('when start-up recovery runs', () => {
   it('runs once right after the first token at start', async () => {
     const bus = new EventBus();
     let runs = 0;
-    const r = recoverAfterFirstToken({ bus, firstToken: async () => undefined, onFirstTokenFailed: () => undefined, recover: async () => void runs++ });
+    const r = recoverAfterFirstToken({
+      bus,
+      firstToken: async () => undefined,
+      onFirstTokenFailed: () => undefined,
+      recover: async () => void runs++,
+    });
     await r.done;
     expect(runs).toBe(1);
     bus.publish('auth.status', { state: 'valid', clientId: 'c' });
@@ -38,7 +43,12 @@ describe('when start-up recovery runs', () => {
   it('stops waiting when the agent stops', async () => {
     const bus = new EventBus();
     let runs = 0;
-    const r = recoverAfterFirstToken({ bus, firstToken: () => Promise.reject(new Error('no')), onFirstTokenFailed: () => undefined, recover: async () => void runs++ });
+    const r = recoverAfterFirstToken({
+      bus,
+      firstToken: () => Promise.reject(new Error('no')),
+      onFirstTokenFailed: () => undefined,
+      recover: async () => void runs++,
+    });
     await r.done;
     r.stop();
     bus.publish('auth.status', { state: 'valid', clientId: 'c' });

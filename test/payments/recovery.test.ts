@@ -6,7 +6,13 @@ import { immediateCaptureStatus } from '../helpers/demo-platform.js';
 const fixture = useDemoPlatform();
 let t: Terminal;
 
-const card = { maskedPan: '411111******1111', scheme: 'VISA', expiry: '2812', encryptedData: 'ENC', ksn: 'FFFF0000000001' };
+const card = {
+  maskedPan: '411111******1111',
+  scheme: 'VISA',
+  expiry: '2812',
+  encryptedData: 'ENC',
+  ksn: 'FFFF0000000001',
+};
 
 /** A journal row as a crash leaves it (inserted directly, as payments writes it before the request). */
 function leftRow(id: string, over: Record<string, unknown> = {}): void {
@@ -56,7 +62,13 @@ describe('start-up recovery of rows a crash left behind', () => {
     leftRow(missing);
     leftRow(atReader, { state: 'awaiting_customer' });
     leftRow(reversing, { state: 'reversing' });
-    leftRow(refunded, { state: 'approved', capturedAmount: 1_000, platformStatus: 'Captured', serverTransactionId: 'srv', cardSecret: undefined });
+    leftRow(refunded, {
+      state: 'approved',
+      capturedAmount: 1_000,
+      platformStatus: 'Captured',
+      serverTransactionId: 'srv',
+      cardSecret: undefined,
+    });
     t.journal.insert({
       clientTransactionId: refundOp,
       kind: 'refund',
@@ -72,14 +84,25 @@ describe('start-up recovery of rows a crash left behind', () => {
     const summary = await t.service.recover();
     await t.service.idle();
     expect(summary).toEqual({ resolved: 3, reversing: 1, failed: 1 });
-    expect(t.journal.get(found)).toMatchObject({ state: 'approved', platformStatus: immediateCaptureStatus(), cardSecret: undefined });
-    expect(t.journal.get(missing)).toMatchObject({ state: 'failed', message: /nothing was charged/, cardSecret: undefined });
+    expect(t.journal.get(found)).toMatchObject({
+      state: 'approved',
+      platformStatus: immediateCaptureStatus(),
+      cardSecret: undefined,
+    });
+    expect(t.journal.get(missing)).toMatchObject({
+      state: 'failed',
+      message: /nothing was charged/,
+      cardSecret: undefined,
+    });
     expect(t.journal.get(atReader)).toMatchObject({ state: 'failed', message: /interrupted before it was sent/ });
     // The reversal of a captured sale is a refund (spec rule 3).
     expect(t.journal.get(reversing)).toMatchObject({ state: 'reversed', refundedAmount: 1_000 });
     expect(fixture.demo.platform.payments.netCharged(reversing)).toBe(0);
     // A refund the platform completes later (strict profile) is pending until it is final.
-    expect(await fixture.final(t, await t.service.get(refundOp))).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
+    expect(await fixture.final(t, await t.service.get(refundOp))).toMatchObject({
+      state: 'approved',
+      platformStatus: 'Accepted',
+    });
     expect(t.journal.get(refunded)?.refundedAmount).toBe(400);
     // A second start finds nothing left to do.
     expect(await t.service.recover()).toEqual({ resolved: 0, reversing: 0, failed: 0 });

@@ -41,23 +41,32 @@ describe('caller reference in the journal (docs/local-api.md, "Caller reference"
     cleanups.push(() => reopened.close());
     expect(reopened.get('a')?.reference).toBe('POS-17');
     expect(reopened.get('b')?.reference).toBeUndefined();
-    expect(reopened.list({ reference: 'POS-17' }).map((r) => r.clientTransactionId).sort()).toEqual(['a', 'c']);
+    expect(
+      reopened
+        .list({ reference: 'POS-17' })
+        .map((r) => r.clientTransactionId)
+        .sort(),
+    ).toEqual(['a', 'c']);
     expect(reopened.list({ reference: 'POS-1' })).toEqual([]);
   });
 
   it('a journal of schema version 3 gains the column (rows keep none) and the key table', () => {
     const dir = dataDir();
     const file = join(dir, 'old.sqlite');
-    const db = new Database((() => {
-      const j = new Journal({ dataDir: dir, fileName: 'old.sqlite', migrations: journalMigrations.slice(0, 3) });
-      j.insert(row('old'));
-      j.close();
-      return file;
-    })());
+    const db = new Database(
+      (() => {
+        const j = new Journal({ dataDir: dir, fileName: 'old.sqlite', migrations: journalMigrations.slice(0, 3) });
+        j.insert(row('old'));
+        j.close();
+        return file;
+      })(),
+    );
     expect(db.pragma('user_version', { simple: true })).toBe(3);
     migrate(db);
     expect(db.pragma('user_version', { simple: true })).toBe(journalMigrations.length);
-    expect(db.prepare('SELECT reference FROM transactions WHERE client_id = ?').get('old')).toEqual({ reference: null });
+    expect(db.prepare('SELECT reference FROM transactions WHERE client_id = ?').get('old')).toEqual({
+      reference: null,
+    });
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'idempotency_keys'").get()).toBeDefined();
     db.close();
   });
@@ -87,7 +96,12 @@ describe('idempotency keys in the journal file', () => {
     expect(k.claim('token', 'k1', 'h1', 'run-1')).toBe(false);
     expect(k.claim('register:1', 'k1', 'h1', 'run-1')).toBe(true);
     k.complete('token', 'k1', { status: 202, answer: '{}', clientTransactionId: 'T-1' });
-    expect(k.get('token', 'k1')).toMatchObject({ requestHash: 'h1', status: 202, clientTransactionId: 'T-1', run: 'run-1' });
+    expect(k.get('token', 'k1')).toMatchObject({
+      requestHash: 'h1',
+      status: 202,
+      clientTransactionId: 'T-1',
+      run: 'run-1',
+    });
     k.release('register:1', 'k1');
     expect(k.get('register:1', 'k1')).toBeUndefined();
   });

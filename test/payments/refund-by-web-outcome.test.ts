@@ -20,7 +20,14 @@ const strict = testSimProfile() === 'strict';
 let t: Terminal;
 
 async function cardSale(terminal: Terminal, amount: number, merchantId?: string): Promise<string> {
-  const done = await (await terminal.service.startSale({ method: 'card', amount, currency: 'EUR', ...(merchantId !== undefined ? { merchantId } : {}) })).done;
+  const done = await (
+    await terminal.service.startSale({
+      method: 'card',
+      amount,
+      currency: 'EUR',
+      ...(merchantId !== undefined ? { merchantId } : {}),
+    })
+  ).done;
   expect(done.state).toBe('approved');
   return done.clientTransactionId;
 }
@@ -35,7 +42,11 @@ function movements(saleClientId: string, kind: 'refund' | 'cancel'): number[] {
 
 /** The strict platform completes a refund it answered pending a moment later (by itself): waited for on its ledger. */
 async function ledgerSettled(saleClientId: string, net: number): Promise<void> {
-  await until(`${saleClientId} net ${net} on the platform`, () => fixture.demo.platform.payments.netCharged(saleClientId), (charged) => charged === net);
+  await until(
+    `${saleClientId} net ${net} on the platform`,
+    () => fixture.demo.platform.payments.netCharged(saleClientId),
+    (charged) => charged === net,
+  );
 }
 
 describe('refund by web: an answer lost, the id the agent invented never found', () => {
@@ -106,7 +117,7 @@ describe('refund by web: an answer lost, the id the agent invented never found',
     expect(movements(id, 'refund')).toEqual([1_500]);
   });
 
-  it('a cancel by web whose answer was lost is recognised in the sale\'s history (our amount and clientDateTime)', async () => {
+  it("a cancel by web whose answer was lost is recognised in the sale's history (our amount and clientDateTime)", async () => {
     t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred' } } });
     // Demo Books captures later: its authorization is cancelled, not refunded, by web (in full: no partial cancel).
     const sale = await cardSale(t, 2_500, 'm-1002');
@@ -117,6 +128,10 @@ describe('refund by web: an answer lost, the id the agent invented never found',
     const settled = await fixture.final(t, await t.service.get(op.clientTransactionId));
     expect(settled).toMatchObject({ state: 'approved', amount: 2_500 });
     expect(await t.service.get(sale)).toMatchObject({ cancelledAmount: 2_500, refundedAmount: 0, state: 'cancelled' });
-    expect(fixture.demo.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === sale && e.kind === 'cancel')).toHaveLength(1);
+    expect(
+      fixture.demo.platform.payments
+        .ledger()
+        .filter((e) => e.paymentClientTransactionId === sale && e.kind === 'cancel'),
+    ).toHaveLength(1);
   });
 });

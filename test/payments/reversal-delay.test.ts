@@ -5,11 +5,18 @@ import { reversalDelay } from '../../src/payments/reversal-delay.js';
 /** The reversal's retry wait: seconds while the clerk waits, the long background cap after (docs/payments.md, "Unknown outcome: resolution and reversal"). */
 describe('reversalDelay', () => {
   const p = configSchema.parse({}).payments;
-  const settings = { baseMs: 1_000, backgroundCapMs: p.reversalRetryCapMs, waitingCapMs: p.reversalWaitingRetryCapMs, waitingMs: p.reversalWaitingMs, random: () => 0.999 };
+  const settings = {
+    baseMs: 1_000,
+    backgroundCapMs: p.reversalRetryCapMs,
+    waitingCapMs: p.reversalWaitingRetryCapMs,
+    waitingMs: p.reversalWaitingMs,
+    random: () => 0.999,
+  };
 
   it('while the clerk waits no wait exceeds the waiting cap, however many attempts failed', () => {
     expect(p.reversalWaitingRetryCapMs).toBeLessThanOrEqual(10_000);
-    for (let attempt = 0; attempt < 40; attempt++) expect(reversalDelay(attempt, 30_000, settings)).toBeLessThanOrEqual(p.reversalWaitingRetryCapMs);
+    for (let attempt = 0; attempt < 40; attempt++)
+      expect(reversalDelay(attempt, 30_000, settings)).toBeLessThanOrEqual(p.reversalWaitingRetryCapMs);
     // The 7th attempt drew up to 86 s before (cap 300 s).
     expect(reversalDelay(7, 60_000, settings)).toBeGreaterThan(4_000);
   });

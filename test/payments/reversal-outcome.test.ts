@@ -28,9 +28,17 @@ import { saleRow } from './sale-row.js';
 const platform = (init: Partial<PlatformErrorInit> & Pick<PlatformErrorInit, 'category'>): PlatformError =>
   new PlatformError('platform call failed', { operation: 'cancel', method: 'POST', outcomeUnknown: false, ...init });
 const notFound = () => platform({ category: 'rejected', status: 404 });
-const op = (over: Partial<JournalRow>): JournalRow => saleRow({ clientTransactionId: 'op-1', relatedClientTransactionId: 's-1', kind: 'cancel', state: 'in_flight', ...over });
+const op = (over: Partial<JournalRow>): JournalRow =>
+  saleRow({
+    clientTransactionId: 'op-1',
+    relatedClientTransactionId: 's-1',
+    kind: 'cancel',
+    state: 'in_flight',
+    ...over,
+  });
 const reversalCancel = (over: Partial<JournalRow> = {}) => op({ cancelReason: 'Technical', ...over });
-const reversing = (over: Partial<JournalRow> = {}) => saleRow({ method: 'card', state: 'reversing', platformStatus: undefined, serverTransactionId: undefined, ...over });
+const reversing = (over: Partial<JournalRow> = {}) =>
+  saleRow({ method: 'card', state: 'reversing', platformStatus: undefined, serverTransactionId: undefined, ...over });
 
 describe('how much a reversal asks back', () => {
   it('its cancel: what is left of the sale after the cancels and refunds already done', () => {
@@ -38,7 +46,7 @@ describe('how much a reversal asks back', () => {
     expect(reversalCancelAmount(reversing({ amount: 1_000, cancelledAmount: 300, refundedAmount: 200 }))).toBe(500);
   });
 
-  it('its refund: what was captured less what was refunded, the sale\'s amount when no capture is known', () => {
+  it("its refund: what was captured less what was refunded, the sale's amount when no capture is known", () => {
     expect(reversalRefundAmount(reversing({ amount: 1_000 }))).toBe(1_000);
     expect(reversalRefundAmount(reversing({ amount: 1_000, capturedAmount: 800, refundedAmount: 300 }))).toBe(500);
     expect(reversalRefundAmount(reversing({ amount: 1_000, refundedAmount: 300 }))).toBe(700);
@@ -58,8 +66,8 @@ describe('how much a reversal asks back', () => {
   });
 });
 
-describe('the reversal\'s own operations among the sale\'s', () => {
-  it('the cancel every attempt reuses: the Technical cancel still in flight, never a clerk\'s cancel or one that ended', () => {
+describe("the reversal's own operations among the sale's", () => {
+  it("the cancel every attempt reuses: the Technical cancel still in flight, never a clerk's cancel or one that ended", () => {
     const clerks = op({ clientTransactionId: 'op-clerk', cancelReason: 'Functional' });
     const ended = reversalCancel({ clientTransactionId: 'op-ended', state: 'failed' });
     const open = reversalCancel({ clientTransactionId: 'op-open' });
@@ -75,7 +83,7 @@ describe('the reversal\'s own operations among the sale\'s', () => {
     expect(openReversalRefund([reversalCancel(), done])).toBeUndefined();
   });
 
-  it('the one to follow: its cancel or a refund the platform answered pending, never a clerk\'s pending cancel', () => {
+  it("the one to follow: its cancel or a refund the platform answered pending, never a clerk's pending cancel", () => {
     expect(pendingReversalOperation([reversalCancel({ state: 'pending' })])?.kind).toBe('cancel');
     expect(pendingReversalOperation([op({ kind: 'refund', state: 'pending' })])?.kind).toBe('refund');
     expect(pendingReversalOperation([op({ cancelReason: 'Functional', state: 'pending' })])).toBeUndefined();
@@ -83,11 +91,12 @@ describe('the reversal\'s own operations among the sale\'s', () => {
   });
 });
 
-describe('the answer of the reversal\'s cancel', () => {
-  it('approved: reversed; pending: followed; anything else: settled from the sale\'s status', () => {
+describe("the answer of the reversal's cancel", () => {
+  it("approved: reversed; pending: followed; anything else: settled from the sale's status", () => {
     expect(cancelAnswered(reversalCancel({ state: 'approved' }))).toBe('reversed');
     expect(cancelAnswered(reversalCancel({ state: 'pending' }))).toBe('pending');
-    for (const state of ['declined', 'failed', 'needs_attention'] as const) expect(cancelAnswered(reversalCancel({ state })), state).toBe('refused');
+    for (const state of ['declined', 'failed', 'needs_attention'] as const)
+      expect(cancelAnswered(reversalCancel({ state })), state).toBe('refused');
   });
 
   it('"not found" while the sale\'s own request may still land (within the lookup grace since it became reversing): tried again', () => {
@@ -105,12 +114,16 @@ describe('the answer of the reversal\'s cancel', () => {
     const at = '2026-03-01T10:00:00.000Z';
     expect(cancelFailed(platform({ category: 'network' }), at, 0, 0)).toBe('retry');
     expect(cancelFailed(platform({ category: 'server', status: 503, outcomeUnknown: true }), at, 0, 0)).toBe('retry');
-    expect(cancelFailed(platform({ category: 'rejected', status: 422, errorMessage: 'approval code required' }), at, 0, 0)).toBe('approval_code');
-    expect(cancelFailed(platform({ category: 'rejected', status: 422, errorMessage: 'already captured' }), at, 0, 0)).toBe('refused');
+    expect(
+      cancelFailed(platform({ category: 'rejected', status: 422, errorMessage: 'approval code required' }), at, 0, 0),
+    ).toBe('approval_code');
+    expect(
+      cancelFailed(platform({ category: 'rejected', status: 422, errorMessage: 'already captured' }), at, 0, 0),
+    ).toBe('refused');
     expect(cancelFailed(platform({ category: 'auth', status: 403 }), at, 0, 0)).toBe('refused');
   });
 
-  it('an earlier attempt landed when our cancel is accepted in the sale\'s history or the sale is cancelled; still completing when ours has no result yet', () => {
+  it("an earlier attempt landed when our cancel is accepted in the sale's history or the sale is cancelled; still completing when ours has no result yet", () => {
     expect(earlierCancelLanded('accepted', 'Accepted')).toBe(true);
     expect(earlierCancelLanded(undefined, 'Cancelled')).toBe(true);
     expect(earlierCancelLanded('unknown', 'cancelled')).toBe(true);
@@ -120,9 +133,12 @@ describe('the answer of the reversal\'s cancel', () => {
   });
 });
 
-describe('a reversal the platform refused, settled from the sale\'s record', () => {
+describe("a reversal the platform refused, settled from the sale's record", () => {
   it('nothing charged: reversed, declined or failed as the platform says, telling the clerk nothing is charged', () => {
-    expect(afterRefusedCancel({ transactionStatus: 'Cancelled' }, 'EUR', 'no')).toStrictEqual({ kind: 'settled', settlement: { state: 'reversed', message: 'reversed: nothing is charged' } });
+    expect(afterRefusedCancel({ transactionStatus: 'Cancelled' }, 'EUR', 'no')).toStrictEqual({
+      kind: 'settled',
+      settlement: { state: 'reversed', message: 'reversed: nothing is charged' },
+    });
     expect(afterRefusedCancel({ transactionStatus: 'Declined' }, 'EUR', 'no')).toStrictEqual({
       kind: 'settled',
       settlement: { state: 'declined', message: 'declined by the platform: nothing is charged' },
@@ -139,37 +155,59 @@ describe('a reversal the platform refused, settled from the sale\'s record', () 
 
   it('captured (the status, or a capture event with an amount on an Accepted sale): refunded instead', () => {
     expect(afterRefusedCancel({ transactionStatus: 'Captured' }, 'EUR', 'no')).toStrictEqual({ kind: 'refund' });
-    const capturedByEvent = { transactionStatus: 'Accepted', events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { value: '10.00', currency: 'EUR' } }] };
+    const capturedByEvent = {
+      transactionStatus: 'Accepted',
+      events: [
+        { eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { value: '10.00', currency: 'EUR' } },
+      ],
+    };
     expect(afterRefusedCancel(capturedByEvent, 'EUR', 'no')).toStrictEqual({ kind: 'refund' });
   });
 
   it('charged but not captured, a capture of nothing, or a status it cannot place: a person checks it, reading why and what the platform reports', () => {
     const attention = (status: string) => ({
       kind: 'attention',
-      settlement: { state: 'needs_attention', message: `the sale could not be reversed (cancel window over); the platform reports "${status}": check it and refund if charged` },
+      settlement: {
+        state: 'needs_attention',
+        message: `the sale could not be reversed (cancel window over); the platform reports "${status}": check it and refund if charged`,
+      },
     });
-    expect(afterRefusedCancel({ transactionStatus: 'Accepted' }, 'EUR', 'cancel window over')).toStrictEqual(attention('Accepted'));
-    const zeroCapture = { transactionStatus: 'Accepted', events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { amount: 0, currency: 'EUR' } }] };
+    expect(afterRefusedCancel({ transactionStatus: 'Accepted' }, 'EUR', 'cancel window over')).toStrictEqual(
+      attention('Accepted'),
+    );
+    const zeroCapture = {
+      transactionStatus: 'Accepted',
+      events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { amount: 0, currency: 'EUR' } }],
+    };
     expect(afterRefusedCancel(zeroCapture, 'EUR', 'cancel window over')).toStrictEqual(attention('Accepted'));
-    expect(afterRefusedCancel({ transactionStatus: 'Settled', events: zeroCapture.events }, 'EUR', 'cancel window over')).toStrictEqual(attention('Settled'));
-    expect(afterRefusedCancel({ transactionStatus: 'Pending' }, 'EUR', 'cancel window over')).toStrictEqual(attention('Pending'));
+    expect(
+      afterRefusedCancel({ transactionStatus: 'Settled', events: zeroCapture.events }, 'EUR', 'cancel window over'),
+    ).toStrictEqual(attention('Settled'));
+    expect(afterRefusedCancel({ transactionStatus: 'Pending' }, 'EUR', 'cancel window over')).toStrictEqual(
+      attention('Pending'),
+    );
     expect(afterRefusedCancel({}, 'EUR', 'cancel window over')).toStrictEqual(attention(''));
   });
 
   it('a capture event on a sale the platform does not report charged (still going, or a status it cannot place) is no reason to refund: a person checks it', () => {
-    const capture = [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { amount: 1_000, currency: 'EUR' } }];
+    const capture = [
+      { eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { amount: 1_000, currency: 'EUR' } },
+    ];
     expect(afterRefusedCancel({ transactionStatus: 'Pending', events: capture }, 'EUR', 'no').kind).toBe('attention');
     expect(afterRefusedCancel({ transactionStatus: 'Settled', events: capture }, 'EUR', 'no').kind).toBe('attention');
     expect(afterRefusedCancel({ transactionStatus: 'Accepted', events: capture }, 'EUR', 'no').kind).toBe('refund');
   });
 
-  it('a capture event is read in the sale\'s currency when it names none', () => {
-    const record = { transactionStatus: 'Accepted', events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { value: '10.00' } }] };
+  it("a capture event is read in the sale's currency when it names none", () => {
+    const record = {
+      transactionStatus: 'Accepted',
+      events: [{ eventType: 'cardCaptureResult', result: 'Accepted', captureAmount: { value: '10.00' } }],
+    };
     expect(afterRefusedCancel(record, 'EUR', 'no').kind).toBe('refund');
   });
 });
 
-describe('the reversal\'s refund', () => {
+describe("the reversal's refund", () => {
   it('failed: looked up when it may have happened, tried again when never sent, set aside when refused', () => {
     expect(refundFailed(platform({ category: 'timeout', outcomeUnknown: true }))).toBe('resolve');
     expect(refundFailed(new Error('unexpected'))).toBe('resolve');
@@ -192,16 +230,21 @@ describe('the reversal\'s refund', () => {
   });
 
   it('ended otherwise: a person checks the sale, reading how the refund ended', () => {
-    expect(afterReversalRefund(op({ kind: 'refund', state: 'declined', message: 'limit exceeded' }), 'done')).toStrictEqual({
+    expect(
+      afterReversalRefund(op({ kind: 'refund', state: 'declined', message: 'limit exceeded' }), 'done'),
+    ).toStrictEqual({
       state: 'needs_attention',
       message: 'the reversal refund ended declined: limit exceeded; check the sale',
     });
-    expect(afterReversalRefund(op({ kind: 'refund', state: 'failed' }), 'unknown')).toStrictEqual({ state: 'needs_attention', message: 'the reversal refund ended failed: ; check the sale' });
+    expect(afterReversalRefund(op({ kind: 'refund', state: 'failed' }), 'unknown')).toStrictEqual({
+      state: 'needs_attention',
+      message: 'the reversal refund ended failed: ; check the sale',
+    });
   });
 });
 
 describe('start-up recovery', () => {
-  it('a sale set aside with its outcome never recorded is looked up again; one with a status, offline, or whose reversal was tried is a person\'s to decide', () => {
+  it("a sale set aside with its outcome never recorded is looked up again; one with a status, offline, or whose reversal was tried is a person's to decide", () => {
     const setAside = saleRow({ state: 'needs_attention', platformStatus: undefined });
     expect(outcomeNeverRecorded(setAside, () => [])).toBe(true);
     expect(outcomeNeverRecorded(setAside, () => [op({ cancelReason: 'Functional', state: 'approved' })])).toBe(true);
@@ -227,8 +270,10 @@ describe('start-up recovery', () => {
 
 describe('a sale counted as not done turns up at the platform', () => {
   it('reversed when it may charge (charged, still going, or a status it cannot place); left when the platform says nothing was charged', () => {
-    for (const s of ['Accepted', 'Captured', 'Pending', 'Settled']) expect(landedLate({ transactionStatus: s }), s).toBe(true);
+    for (const s of ['Accepted', 'Captured', 'Pending', 'Settled'])
+      expect(landedLate({ transactionStatus: s }), s).toBe(true);
     expect(landedLate({})).toBe(true);
-    for (const s of ['Refused', 'Failed', 'Expired', 'Cancelled']) expect(landedLate({ transactionStatus: s }), s).toBe(false);
+    for (const s of ['Refused', 'Failed', 'Expired', 'Cancelled'])
+      expect(landedLate({ transactionStatus: s }), s).toBe(false);
   });
 });

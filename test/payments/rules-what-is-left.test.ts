@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '../../src/core/index.js';
-import { cancelCheck, captureCheck, checkMotoEntryMode, localAllowed, mergeAllowed, refundCheck, requireAmount } from '../../src/payments/rules.js';
+import {
+  cancelCheck,
+  captureCheck,
+  checkMotoEntryMode,
+  localAllowed,
+  mergeAllowed,
+  refundCheck,
+  requireAmount,
+} from '../../src/payments/rules.js';
 import { errorOf } from '../helpers/agent-error.js';
 import { DAY, SOLD_AT, saleRow } from './sale-row.js';
 
@@ -27,7 +35,10 @@ describe('the refund window depends on the method', () => {
 
   it('walletA and card sales have no refund window: a year later they are still refunded', () => {
     expect(refundCheck(saleRow({ method: 'walletA' }), SOLD_AT + 365 * DAY)).toEqual({ ok: true, maxAmount: 1_000 });
-    expect(refundCheck(card({ capturedAmount: 1_000, platformStatus: 'Captured' }), SOLD_AT + 365 * DAY)).toEqual({ ok: true, maxAmount: 1_000 });
+    expect(refundCheck(card({ capturedAmount: 1_000, platformStatus: 'Captured' }), SOLD_AT + 365 * DAY)).toEqual({
+      ok: true,
+      maxAmount: 1_000,
+    });
   });
 });
 
@@ -36,7 +47,9 @@ describe('the cancel window depends on the method', () => {
     const s = saleRow({ method: 'walletB' });
     expect(cancelCheck(s, SOLD_AT + DAY - 1)).toEqual({ ok: true, maxAmount: 1_000 });
     const r = refusalOf(cancelCheck(s, SOLD_AT + DAY));
-    expect(r.message).toBe('the walletB cancel window (for 24 hours after the sale) ended at 2026-03-02T10:00:00.000Z: a refund is offered instead');
+    expect(r.message).toBe(
+      'the walletB cancel window (for 24 hours after the sale) ended at 2026-03-02T10:00:00.000Z: a refund is offered instead',
+    );
     expect(r.details).toEqual({ suggest: 'refund', deadline: '2026-03-02T10:00:00.000Z' });
   });
 
@@ -44,7 +57,9 @@ describe('the cancel window depends on the method', () => {
     const s = saleRow({ method: 'walletA' }); // 18:00 UTC+8 on 1 March
     expect(cancelCheck(s, Date.parse('2026-03-01T16:14:59.999Z')).ok).toBe(true);
     const r = refusalOf(cancelCheck(s, Date.parse('2026-03-01T16:15:00.000Z')));
-    expect(r.message).toBe('the walletA cancel window (until 00:15 UTC+8 on the day after the sale) ended at 2026-03-01T16:15:00.000Z: a refund is offered instead');
+    expect(r.message).toBe(
+      'the walletA cancel window (until 00:15 UTC+8 on the day after the sale) ended at 2026-03-01T16:15:00.000Z: a refund is offered instead',
+    );
     expect(r.details).toEqual({ suggest: 'refund', deadline: '2026-03-01T16:15:00.000Z' });
   });
 
@@ -67,7 +82,11 @@ describe('what is left to cancel', () => {
   });
 
   it('nothing left is refused, whether cancelled, refunded or in flight', () => {
-    for (const over of [{ cancelledAmount: 1_000 }, { refundedAmount: 1_000 }, { cancelledAmount: 400, refundedAmount: 600 }]) {
+    for (const over of [
+      { cancelledAmount: 1_000 },
+      { refundedAmount: 1_000 },
+      { cancelledAmount: 400, refundedAmount: 600 },
+    ]) {
       const r = refusalOf(cancelCheck(saleRow(over), SOLD_AT));
       expect(r.message).toBe('nothing is left to cancel on this sale');
       expect(r.code).toBe(ErrorCodes.PAYMENT_RULE);
@@ -76,13 +95,19 @@ describe('what is left to cancel', () => {
   });
 
   it('a captured card sale is refunded instead, whichever of amount or status says captured', () => {
-    for (const over of [{ capturedAmount: 1_000, platformStatus: 'Accepted' }, { capturedAmount: 0, platformStatus: 'Captured' }]) {
+    for (const over of [
+      { capturedAmount: 1_000, platformStatus: 'Accepted' },
+      { capturedAmount: 0, platformStatus: 'Captured' },
+    ]) {
       const r = refusalOf(cancelCheck(card(over), SOLD_AT));
       expect(r.message).toBe('the sale is captured and can no longer be cancelled: refund it instead');
       expect(r.details).toEqual({ suggest: 'refund' });
       expect(r.code).toBe(ErrorCodes.PAYMENT_STATE);
     }
-    expect(cancelCheck(card({ capturedAmount: 0, platformStatus: 'Accepted' }), SOLD_AT)).toEqual({ ok: true, maxAmount: 1_000 });
+    expect(cancelCheck(card({ capturedAmount: 0, platformStatus: 'Accepted' }), SOLD_AT)).toEqual({
+      ok: true,
+      maxAmount: 1_000,
+    });
   });
 });
 
@@ -94,8 +119,13 @@ describe('what is left to refund', () => {
   });
 
   it('a card sale: what was captured, not what was authorized', () => {
-    expect(refundCheck(card({ capturedAmount: 600, platformStatus: 'Captured' }), SOLD_AT)).toEqual({ ok: true, maxAmount: 600 });
-    expect(refundCheck(card({ capturedAmount: 600, refundedAmount: 250, platformStatus: 'Captured' }), SOLD_AT)).toEqual({ ok: true, maxAmount: 350 });
+    expect(refundCheck(card({ capturedAmount: 600, platformStatus: 'Captured' }), SOLD_AT)).toEqual({
+      ok: true,
+      maxAmount: 600,
+    });
+    expect(
+      refundCheck(card({ capturedAmount: 600, refundedAmount: 250, platformStatus: 'Captured' }), SOLD_AT),
+    ).toEqual({ ok: true, maxAmount: 350 });
   });
 
   it('an uncaptured card sale is cancelled instead: nothing was charged', () => {
@@ -103,7 +133,10 @@ describe('what is left to refund', () => {
     expect(r.message).toBe('the sale is authorized but not captured: cancel it instead (nothing was charged yet)');
     expect(r.details).toEqual({ suggest: 'cancel' });
     expect(r.code).toBe(ErrorCodes.PAYMENT_STATE);
-    expect(refundCheck(card({ capturedAmount: 1, platformStatus: 'Captured' }), SOLD_AT)).toEqual({ ok: true, maxAmount: 1 });
+    expect(refundCheck(card({ capturedAmount: 1, platformStatus: 'Captured' }), SOLD_AT)).toEqual({
+      ok: true,
+      maxAmount: 1,
+    });
   });
 
   it('a fully refunded sale says so', () => {
@@ -127,7 +160,10 @@ describe('capture', () => {
   });
 
   it('a captured sale is not captured again, whichever of amount or status says so', () => {
-    for (const over of [{ capturedAmount: 1_000, platformStatus: 'Accepted' }, { capturedAmount: 0, platformStatus: 'Captured' }]) {
+    for (const over of [
+      { capturedAmount: 1_000, platformStatus: 'Accepted' },
+      { capturedAmount: 0, platformStatus: 'Captured' },
+    ]) {
       const r = refusalOf(captureCheck(card(over), none));
       expect(r.message).toBe('the sale is captured already');
       expect(r.code).toBe(ErrorCodes.PAYMENT_STATE);
@@ -138,19 +174,24 @@ describe('capture', () => {
     const wallet = refusalOf(captureCheck(saleRow(), none));
     expect(wallet.message).toBe('only card sales are captured');
     expect(wallet.code).toBe(ErrorCodes.PAYMENT_STATE);
-    expect(refusalOf(captureCheck(card(), { refund: 0, cancel: 0, capture: 1 })).message).toBe('a capture of this sale is already under way');
+    expect(refusalOf(captureCheck(card(), { refund: 0, cancel: 0, capture: 1 })).message).toBe(
+      'a capture of this sale is already under way',
+    );
   });
 });
 
 describe('manual and MOTO sales follow the card rules', () => {
-  it.each(['manual', 'moto'] as const)('%s: captured is refunded, not cancelled; an authorization is captured', (method) => {
-    const captured = saleRow({ method, scenario: undefined, capturedAmount: 1_000, platformStatus: 'Captured' });
-    expect(refusalOf(cancelCheck(captured, SOLD_AT)).details).toEqual({ suggest: 'refund' });
-    expect(refundCheck(captured, SOLD_AT)).toEqual({ ok: true, maxAmount: 1_000 });
-    const authorized = saleRow({ method, scenario: undefined });
-    expect(captureCheck(authorized, none)).toEqual({ ok: true, maxAmount: 1_000 });
-    expect(refusalOf(refundCheck(authorized, SOLD_AT)).details).toEqual({ suggest: 'cancel' });
-  });
+  it.each(['manual', 'moto'] as const)(
+    '%s: captured is refunded, not cancelled; an authorization is captured',
+    (method) => {
+      const captured = saleRow({ method, scenario: undefined, capturedAmount: 1_000, platformStatus: 'Captured' });
+      expect(refusalOf(cancelCheck(captured, SOLD_AT)).details).toEqual({ suggest: 'refund' });
+      expect(refundCheck(captured, SOLD_AT)).toEqual({ ok: true, maxAmount: 1_000 });
+      const authorized = saleRow({ method, scenario: undefined });
+      expect(captureCheck(authorized, none)).toEqual({ ok: true, maxAmount: 1_000 });
+      expect(refusalOf(refundCheck(authorized, SOLD_AT)).details).toEqual({ suggest: 'cancel' });
+    },
+  );
 });
 
 describe('which rows can be cancelled, refunded or captured at all', () => {
@@ -158,7 +199,9 @@ describe('which rows can be cancelled, refunded or captured at all', () => {
     const r = refusalOf(cancelCheck(saleRow({ kind: 'refund', clientTransactionId: 'r-9' }), SOLD_AT));
     expect(r.message).toBe('only a sale can be cancelled; r-9 is a refund');
     expect(r.code).toBe(ErrorCodes.PAYMENT_STATE);
-    expect(refusalOf(refundCheck(saleRow({ kind: 'cancel', clientTransactionId: 'c-9' }), SOLD_AT)).message).toBe('only a sale can be refunded; c-9 is a cancel');
+    expect(refusalOf(refundCheck(saleRow({ kind: 'cancel', clientTransactionId: 'c-9' }), SOLD_AT)).message).toBe(
+      'only a sale can be refunded; c-9 is a cancel',
+    );
   });
 
   it('a sale not approved is refused with its state, in words', () => {
@@ -206,7 +249,10 @@ describe('allowed operations shown to the clerk', () => {
   it('an answer that is not a record, or whose allowed is not a boolean, changes nothing but the source', () => {
     const local = localAllowed(saleRow(), SOLD_AT);
     for (const answer of [null, undefined, 'yes', { allowed: 'yes', maxAmount: 1 }, {}]) {
-      expect(mergeAllowed(local, answer as unknown as Record<string, unknown>)).toEqual({ ...local, fromPlatform: true });
+      expect(mergeAllowed(local, answer as unknown as Record<string, unknown>)).toEqual({
+        ...local,
+        fromPlatform: true,
+      });
     }
   });
 
@@ -225,8 +271,18 @@ describe('allowed operations shown to the clerk', () => {
     expect(merged.refund).toEqual(local.refund);
     expect(merged.cancel).toEqual(local.cancel);
     const refused = mergeAllowed(local, { allowed: false });
-    expect(refused.refund).toEqual({ allowed: false, maxAmount: 0, reason: 'the sale is fully refunded', reasonCode: 'NOTHING_LEFT_TO_REFUND' });
+    expect(refused.refund).toEqual({
+      allowed: false,
+      maxAmount: 0,
+      reason: 'the sale is fully refunded',
+      reasonCode: 'NOTHING_LEFT_TO_REFUND',
+    });
     const open = mergeAllowed(localAllowed(saleRow(), SOLD_AT), { allowed: false });
-    expect(open.cancel).toEqual({ allowed: false, maxAmount: 0, reason: 'the platform does not allow it for this transaction', reasonCode: 'PLATFORM_NOT_ALLOWED' });
+    expect(open.cancel).toEqual({
+      allowed: false,
+      maxAmount: 0,
+      reason: 'the platform does not allow it for this transaction',
+      reasonCode: 'PLATFORM_NOT_ALLOWED',
+    });
   });
 });

@@ -19,14 +19,18 @@ afterEach(() => {
   fixture.demo.platform.context.profile.set(testSimProfile());
 });
 
-const ledgerOf = (id: string) => fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+const ledgerOf = (id: string) =>
+  fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
 
 function startStrictTerminal(opts: TerminalOptions = {}): Promise<Terminal> {
   return fixture.startTerminal({ ...opts, config: { ...opts.config, platform: { timeZone: STRICT_TIME_ZONE } } });
 }
 
 /** The platform client with every call passed through, and the answers and calls recorded. */
-function recording(p: PaymentsPlatform, seen: { answers: Array<Record<string, unknown>>; calls: string[] }): PaymentsPlatform {
+function recording(
+  p: PaymentsPlatform,
+  seen: { answers: Array<Record<string, unknown>>; calls: string[] },
+): PaymentsPlatform {
   const wrap =
     <A extends unknown[], R>(name: string, f: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
@@ -48,7 +52,7 @@ function recording(p: PaymentsPlatform, seen: { answers: Array<Record<string, un
   };
 }
 
-describe('answers from the contract\'s extremes (strict demo platform)', () => {
+describe("answers from the contract's extremes (strict demo platform)", () => {
   it('a sale whose process answer carries nulls, unknown fields and an unknown event type is approved, not looked up, not reversed', async () => {
     const seen = { answers: [] as Array<Record<string, unknown>>, calls: [] as string[] };
     t = await startStrictTerminal({ wrap: (p) => recording(p, seen) });
@@ -58,7 +62,11 @@ describe('answers from the contract\'s extremes (strict demo platform)', () => {
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted', capturedAmount: 1_234 });
     expect(seen.calls).toEqual(['process']);
     // The answer really was from the extremes: nulls, unknown fields, an unknown event type, 12-hour times.
-    const answer = seen.answers[0] as { relatedServerTransactionId: unknown; platformTraceId: unknown; events: Array<Record<string, unknown>> };
+    const answer = seen.answers[0] as {
+      relatedServerTransactionId: unknown;
+      platformTraceId: unknown;
+      events: Array<Record<string, unknown>>;
+    };
     expect(answer.relatedServerTransactionId).toBeNull();
     expect(answer.platformTraceId).toEqual(expect.any(String));
     expect(answer.events.map((e) => e.eventType)).toContain('platformRiskAssessment');
@@ -76,7 +84,12 @@ describe('answers from the contract\'s extremes (strict demo platform)', () => {
     fixture.demo.platform.faults.set('process', {
       status: 200,
       afterRecord: true,
-      rawBody: JSON.stringify({ serverTransactionId: null, transactionStatus: null, events: null, note: 'essentials lost' }),
+      rawBody: JSON.stringify({
+        serverTransactionId: null,
+        transactionStatus: null,
+        events: null,
+        note: 'essentials lost',
+      }),
       times: 1,
     });
     const started = await t.service.startSale({ method: 'card', amount: 2_345, currency: 'EUR' });
@@ -92,8 +105,16 @@ describe('answers from the contract\'s extremes (strict demo platform)', () => {
 
   it('a partial capture whose result event gives the amount as a `value` string records the amount captured', async () => {
     t = await startStrictTerminal({ config: { payments: { captureMode: 'deferred' } } });
-    const sale = (await (await t.service.startSale({ method: 'card', amount: 4_000, currency: 'EUR', merchantId: 'm-1002' })).done).clientTransactionId;
-    expect(await t.service.get(sale)).toMatchObject({ state: 'approved', platformStatus: 'Accepted', capturedAmount: 0 });
+    const sale = (
+      await (
+        await t.service.startSale({ method: 'card', amount: 4_000, currency: 'EUR', merchantId: 'm-1002' })
+      ).done
+    ).clientTransactionId;
+    expect(await t.service.get(sale)).toMatchObject({
+      state: 'approved',
+      platformStatus: 'Accepted',
+      capturedAmount: 0,
+    });
     expect(await t.service.capture(sale, { amount: 1_500 })).toMatchObject({ kind: 'capture', state: 'approved' });
     const captured = await t.service.get(sale);
     // Strict keeps a captured sale's status Accepted: the capture event says what was captured.

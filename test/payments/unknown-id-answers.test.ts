@@ -13,7 +13,8 @@ import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 const fixture = useDemoPlatform();
 let t: Terminal;
 
-const ledgerOf = (id: string) => fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+const ledgerOf = (id: string) =>
+  fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
 
 /** The platform client with the first status call failing (the lookup fails: the sale is reversed). */
 function firstStatusFails(p: PaymentsPlatform): PaymentsPlatform {
@@ -29,7 +30,15 @@ function firstStatusFails(p: PaymentsPlatform): PaymentsPlatform {
     status: (id, opts) => {
       if (failed) return p.status(id, opts);
       failed = true;
-      return Promise.reject(new PlatformError('the platform failed', { category: 'server', status: 503, operation: 'status', method: 'GET', outcomeUnknown: false }));
+      return Promise.reject(
+        new PlatformError('the platform failed', {
+          category: 'server',
+          status: 503,
+          operation: 'status',
+          method: 'GET',
+          outcomeUnknown: false,
+        }),
+      );
     },
     refundByWeb: p.refundByWeb.bind(p),
   };
@@ -42,7 +51,10 @@ describe('an unknown id answered 400 or 422 instead of 404', () => {
       fixture.demo.platform.faults.set('status', { unknownIdStatus: status });
       fixture.demo.platform.faults.set('process', { drop: 'before', times: 1 });
       const started = await t.service.startSale({ method: 'card', amount: 1_500, currency: 'EUR' });
-      expect(await started.done).toMatchObject({ state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
+      expect(await started.done).toMatchObject({
+        state: 'failed',
+        message: 'the platform has no record of this sale: nothing was charged',
+      });
       expect(ledgerOf(started.clientTransactionId)).toEqual([]);
     });
   }
@@ -54,7 +66,10 @@ describe('an unknown id answered 400 or 422 instead of 404', () => {
     const started = await t.service.startSale({ method: 'card', amount: 1_600, currency: 'EUR' });
     expect((await started.done).state).toBe('reversing');
     await t.service.idle();
-    expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'failed', message: /nothing was charged/ });
+    expect(await t.service.get(started.clientTransactionId)).toMatchObject({
+      state: 'failed',
+      message: /nothing was charged/,
+    });
     expect(ledgerOf(started.clientTransactionId)).toEqual([]);
   });
 
@@ -66,7 +81,10 @@ describe('an unknown id answered 400 or 422 instead of 404', () => {
     const started = await t.service.startSale({ method: 'card', amount: 1_700, currency: 'EUR' });
     expect((await started.done).state).toBe('reversing');
     await t.service.idle();
-    expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'failed', message: /nothing was charged/ });
+    expect(await t.service.get(started.clientTransactionId)).toMatchObject({
+      state: 'failed',
+      message: /nothing was charged/,
+    });
     expect(ledgerOf(started.clientTransactionId)).toEqual([]);
   });
 

@@ -7,7 +7,8 @@ import { immediateCaptureStatus } from '../helpers/demo-platform.js';
 const fixture = useDemoPlatform();
 let t: Terminal;
 
-const ledgerOf = (id: string) => fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
+const ledgerOf = (id: string) =>
+  fixture.demo.platform.payments.ledger().filter((l) => l.paymentClientTransactionId === id);
 
 describe('unknown outcome of a sale', () => {
   it('the journal row (in_flight, with the card data) exists before the request leaves; dropped before the platform recorded it: did not happen', async () => {
@@ -18,7 +19,10 @@ describe('unknown outcome of a sale', () => {
           ...bind(p),
           process: (body, opts) => {
             const row = t.journal.get(body.clientNewTransactionId);
-            seen.push({ ...(row?.state !== undefined ? { state: row.state } : {}), hasCard: row?.cardSecret?.encryptedData === body.instrument.card?.encryptedData });
+            seen.push({
+              ...(row?.state !== undefined ? { state: row.state } : {}),
+              hasCard: row?.cardSecret?.encryptedData === body.instrument.card?.encryptedData,
+            });
             return p.process(body, opts);
           },
         }) satisfies PaymentsPlatform,
@@ -27,7 +31,10 @@ describe('unknown outcome of a sale', () => {
     const started = await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' });
     const view = await started.done;
     expect(seen).toEqual([{ state: 'in_flight', hasCard: true }]);
-    expect(view).toMatchObject({ state: 'failed', message: 'the platform has no record of this sale: nothing was charged' });
+    expect(view).toMatchObject({
+      state: 'failed',
+      message: 'the platform has no record of this sale: nothing was charged',
+    });
     expect(ledgerOf(started.clientTransactionId)).toEqual([]);
     expect(t.service.row(started.clientTransactionId)?.cardSecret).toBeUndefined();
   });
@@ -79,7 +86,14 @@ describe('unknown outcome of a sale', () => {
         process: (body, opts) => {
           // The request reaches the platform 400 ms after the terminal gave up on it.
           setTimeout(() => void p.process(body, opts).catch(() => {}), 400);
-          return Promise.reject(new PlatformError('did not answer in time', { category: 'timeout', operation: 'process', method: 'POST', outcomeUnknown: true }));
+          return Promise.reject(
+            new PlatformError('did not answer in time', {
+              category: 'timeout',
+              operation: 'process',
+              method: 'POST',
+              outcomeUnknown: true,
+            }),
+          );
         },
       }),
     });
@@ -97,7 +111,14 @@ describe('unknown outcome of a sale', () => {
         process: (body, opts) => {
           // The request reaches the platform 600 ms after the terminal gave up on it.
           setTimeout(() => void p.process(body, opts).catch(() => {}), 600);
-          return Promise.reject(new PlatformError('did not answer in time', { category: 'timeout', operation: 'process', method: 'POST', outcomeUnknown: true }));
+          return Promise.reject(
+            new PlatformError('did not answer in time', {
+              category: 'timeout',
+              operation: 'process',
+              method: 'POST',
+              outcomeUnknown: true,
+            }),
+          );
         },
       }),
     });
@@ -107,7 +128,10 @@ describe('unknown outcome of a sale', () => {
     const started = await t.service.startSale({ method: 'card', amount: 4_200, currency: 'EUR', merchantId: 'm-1002' });
     expect((await started.done).state).toBe('reversing');
     await t.service.idle();
-    expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'reversed', cancelledAmount: 4_200 });
+    expect(await t.service.get(started.clientTransactionId)).toMatchObject({
+      state: 'reversed',
+      cancelledAmount: 4_200,
+    });
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId, 'm-1002')).toBe(0);
   });
 
@@ -117,13 +141,20 @@ describe('unknown outcome of a sale', () => {
     fixture.demo.platform.faults.set('process', { drop: 'after', times: 1 });
     fixture.demo.platform.faults.set('status', { status: 503, times: 2 });
     fixture.demo.platform.faults.set('cancel', { status: 503, times: 2 });
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 5_000, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      amount: 5_000,
+      currency: 'EUR',
+    });
     const view = await started.done;
     expect(view).toMatchObject({ state: 'reversing', message: /being reversed, do not hand over the goods/ });
     await t.service.idle();
     const after = await t.service.get(started.clientTransactionId);
     expect(after).toMatchObject({ state: 'reversed', cancelledAmount: 5_000 });
-    const reversal = t.service.list().find((v) => v.kind === 'cancel' && v.relatedClientTransactionId === started.clientTransactionId);
+    const reversal = t.service
+      .list()
+      .find((v) => v.kind === 'cancel' && v.relatedClientTransactionId === started.clientTransactionId);
     // The view carries the attempts too: the counter's hold screen shows them (docs/counter-page.md, "Local API and counter page").
     expect(reversal).toMatchObject({ state: 'approved', amount: 5_000, attempts: 3 });
     expect(t.service.row(reversal?.clientTransactionId ?? '')?.attempts).toBe(3);
@@ -140,36 +171,51 @@ describe('unknown outcome of a sale', () => {
     const started = await t.service.startSale({ method: 'card', amount: 6_000, currency: 'EUR' });
     expect((await started.done).state).toBe('reversing');
     await t.service.idle();
-    expect(await t.service.get(started.clientTransactionId)).toMatchObject({ state: 'reversed', refundedAmount: 6_000 });
+    expect(await t.service.get(started.clientTransactionId)).toMatchObject({
+      state: 'reversed',
+      refundedAmount: 6_000,
+    });
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
   });
 
   it('a sale that never reached the platform (connection refused) fails clearly when offline sales are not available', async () => {
     t = await fixture.startTerminal({ baseUrl: 'https://127.0.0.1:9' });
     const view = await (await t.service.startSale({ method: 'card', amount: 1_000, currency: 'EUR' })).done;
-    expect(view).toMatchObject({ state: 'failed', message: /cannot be reached .* offline sales are not available: nothing was charged/ });
+    expect(view).toMatchObject({
+      state: 'failed',
+      message: /cannot be reached .* offline sales are not available: nothing was charged/,
+    });
   });
 });
 
 describe('unknown outcome of capture, cancel and refund', () => {
   it('refund answer lost after recording: adopted once; refund dropped before: nothing refunded, a clear error, retry works', async () => {
     t = await fixture.startTerminal();
-    const sale = (await (await t.service.startSale({ method: 'card', amount: 9_000, currency: 'EUR' })).done).clientTransactionId;
+    const sale = (await (await t.service.startSale({ method: 'card', amount: 9_000, currency: 'EUR' })).done)
+      .clientTransactionId;
     fixture.demo.platform.faults.set('refund', { drop: 'after', times: 1 });
     const r = await fixture.final(t, await t.service.refund(sale, { amount: 1_000 }));
     expect(r).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
     expect((await t.service.get(sale)).refundedAmount).toBe(1_000);
     fixture.demo.platform.faults.set('refund', { drop: 'before', times: 1 });
     const err = await t.service.refund(sale, { amount: 2_000 }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'PAYMENT_NOT_DONE', message: /no record of the refund: nothing was refunded; try again/ });
+    expect(err).toMatchObject({
+      code: 'PAYMENT_NOT_DONE',
+      message: /no record of the refund: nothing was refunded; try again/,
+    });
     expect((await t.service.get(sale)).refundedAmount).toBe(1_000);
     await fixture.final(t, await t.service.refund(sale, { amount: 2_000 }));
-    expect(ledgerOf(sale).filter((l) => l.kind === 'refund').map((l) => l.amount)).toEqual([1_000, 2_000]);
+    expect(
+      ledgerOf(sale)
+        .filter((l) => l.kind === 'refund')
+        .map((l) => l.amount),
+    ).toEqual([1_000, 2_000]);
   });
 
   it('a refund whose lookup keeps failing stays in flight and is resolved in the background', async () => {
     t = await fixture.startTerminal();
-    const sale = (await (await t.service.startSale({ method: 'card', amount: 9_000, currency: 'EUR' })).done).clientTransactionId;
+    const sale = (await (await t.service.startSale({ method: 'card', amount: 9_000, currency: 'EUR' })).done)
+      .clientTransactionId;
     fixture.demo.platform.faults.set('refund', { drop: 'after', times: 1 });
     fixture.demo.platform.faults.set('status', { status: 500, times: 4 });
     const r = await t.service.refund(sale, { amount: 1_500 });
@@ -184,12 +230,22 @@ describe('unknown outcome of capture, cancel and refund', () => {
   it("cancel answer lost: found in the sale's history and adopted; capture answer lost: the sale shows Captured", async () => {
     // A grace past the strict platform's completion of a cancel (about 300 ms), so the lookup sees its result.
     t = await fixture.startTerminal({ config: { payments: { captureMode: 'deferred', lookupGraceMs: 2_000 } } });
-    const wallet = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 1_000, currency: 'EUR', walletId: 'W' });
+    const wallet = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      amount: 1_000,
+      currency: 'EUR',
+      walletId: 'W',
+    });
     const sale = (await wallet.done).clientTransactionId;
     fixture.demo.platform.faults.set('cancel', { drop: 'after', times: 1 });
     expect((await fixture.final(t, await t.service.cancel(sale))).state).toBe('approved');
     expect((await t.service.get(sale)).state).toBe('cancelled');
-    const card = (await (await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR', merchantId: 'm-1002' })).done).clientTransactionId;
+    const card = (
+      await (
+        await t.service.startSale({ method: 'card', amount: 2_000, currency: 'EUR', merchantId: 'm-1002' })
+      ).done
+    ).clientTransactionId;
     fixture.demo.platform.faults.set('capture', { drop: 'after', times: 1 });
     expect((await t.service.capture(card)).state).toBe('approved');
     expect(await t.service.get(card)).toMatchObject({ state: 'approved', capturedAmount: 2_000 });

@@ -33,13 +33,20 @@ describe('a sale answered with a status the agent does not know', () => {
     expect(t.devices.display.texts.at(-1)).toEqual(['15.00 EUR', 'See staff']);
     // Followed: the relay asks for it (across a restart too, from pendingTracking).
     expect(t.service.pendingTracking().map((p) => p.clientTransactionId)).toContain(started.clientTransactionId);
-    const still = t.service.applyStatusRecord(started.clientTransactionId, { ...record(started.clientTransactionId), transactionStatus: 'Completed' });
+    const still = t.service.applyStatusRecord(started.clientTransactionId, {
+      ...record(started.clientTransactionId),
+      transactionStatus: 'Completed',
+    });
     expect(still.final).toBe(false);
     expect(still.view).toMatchObject({ state: 'needs_attention', message: UNKNOWN_MESSAGE });
 
     fixture.demo.platform.faults.clear('status');
     const later = await t.service.get(started.clientTransactionId, { refresh: true });
-    expect(later).toMatchObject({ state: 'approved', capturedAmount: 1500, platformStatus: testSimProfile() === 'strict' ? 'Accepted' : 'Captured' });
+    expect(later).toMatchObject({
+      state: 'approved',
+      capturedAmount: 1500,
+      platformStatus: testSimProfile() === 'strict' ? 'Accepted' : 'Captured',
+    });
     expect(t.service.pendingTracking().map((p) => p.clientTransactionId)).not.toContain(started.clientTransactionId);
   });
 
@@ -48,7 +55,10 @@ describe('a sale answered with a status the agent does not know', () => {
     fixture.demo.platform.faults.set('process', { transactionStatus: 'Settled', times: 1 });
     const started = await t.service.startSale({ method: 'card', amount: 700, currency: 'EUR', merchantId: 'm-1002' });
     const view = await started.done;
-    expect(view).toMatchObject({ state: 'needs_attention', message: 'the platform says Settled: check before handing over goods' });
+    expect(view).toMatchObject({
+      state: 'needs_attention',
+      message: 'the platform says Settled: check before handing over goods',
+    });
     const applied = t.service.applyStatusRecord(started.clientTransactionId, record(started.clientTransactionId));
     expect(applied.final).toBe(true);
     expect(applied.view).toMatchObject({ state: 'approved', capturedAmount: 0 });

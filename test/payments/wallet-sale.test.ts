@@ -15,7 +15,8 @@ afterEach(() => {
 function startRelay(): void {
   relay = createEventRelay({
     store: t.service,
-    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
+    fetchStatus: (id, merchantId) =>
+      t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
     bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },
@@ -30,16 +31,32 @@ describe('wallet sales against the demo platform', () => {
     const tracked: string[] = [];
     t.service.onTracking((p) => tracked.push(p.clientTransactionId));
     startRelay();
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: 1500, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'ConsumerScan',
+      amount: 1500,
+      currency: 'EUR',
+    });
     await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0);
     const waiting = await t.service.get(started.clientTransactionId);
-    expect(waiting).toMatchObject({ state: 'awaiting_customer', platformStatus: 'Initialized', method: 'walletA', scenario: 'ConsumerScan' });
+    expect(waiting).toMatchObject({
+      state: 'awaiting_customer',
+      platformStatus: 'Initialized',
+      method: 'walletA',
+      scenario: 'ConsumerScan',
+    });
     expect(waiting.qr?.codeValue).toMatch(/^https:\/\/qr\.wallet-a\.example\/pay\//);
     // ISO 8601 with the walletA offset (standard), or the platform's 12-hour server form (strict).
     expect(waiting.qr?.expireTime).toMatch(/\+08:00$|^\d{1,2}\/\d{1,2}\/\d{4} \d{1,2}:\d{2}:\d{2} [AP]M$/);
-    expect(t.devices.display.qrs[0]).toMatchObject({ codeValue: waiting.qr?.codeValue, caption: '15.00 EUR - scan with walletA', opts: { clientTransactionId: started.clientTransactionId } });
+    expect(t.devices.display.qrs[0]).toMatchObject({
+      codeValue: waiting.qr?.codeValue,
+      caption: '15.00 EUR - scan with walletA',
+      opts: { clientTransactionId: started.clientTransactionId },
+    });
     expect(tracked).toEqual([started.clientTransactionId]);
-    expect(t.service.pendingTracking()).toMatchObject([{ clientTransactionId: started.clientTransactionId, expireTime: waiting.qr?.expireTime }]);
+    expect(t.service.pendingTracking()).toMatchObject([
+      { clientTransactionId: started.clientTransactionId, expireTime: waiting.qr?.expireTime },
+    ]);
     fixture.demo.platform.payments.wallet.pay(started.clientTransactionId);
     const done = await started.done;
     expect(done).toMatchObject({ state: 'approved', platformStatus: 'Accepted' });
@@ -47,7 +64,9 @@ describe('wallet sales against the demo platform', () => {
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(1500);
     expect(t.service.pendingTracking()).toEqual([]);
     // Each platform event once on the bus (the relay publishes what payments applied).
-    const platformEvents = t.events.filter((e) => e.type === 'transaction.updated' && (e.data as { platformEvent?: unknown }).platformEvent !== undefined);
+    const platformEvents = t.events.filter(
+      (e) => e.type === 'transaction.updated' && (e.data as { platformEvent?: unknown }).platformEvent !== undefined,
+    );
     const keys = platformEvents.map((e) => JSON.stringify((e.data as { platformEvent: unknown }).platformEvent));
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys.length).toBe(done.events.length);
@@ -55,10 +74,17 @@ describe('wallet sales against the demo platform', () => {
 
   it('walletB consumer scan: QR from codeValue; a failed payment ends the sale failed; the display is free again', async () => {
     t = await fixture.startTerminal();
-    const started = await t.service.startSale({ method: 'walletB', scenario: 'ConsumerScan', amount: 990, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletB',
+      scenario: 'ConsumerScan',
+      amount: 990,
+      currency: 'EUR',
+    });
     await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0);
     expect(t.devices.display.qrs[0]?.codeValue).toMatch(/^https:\/\/pay\.wallet-b\.example\/qr\//);
-    await expect(t.service.startSale({ method: 'walletA', amount: 100, currency: 'EUR' })).rejects.toMatchObject({ code: 'PAYMENT_BUSY' });
+    await expect(t.service.startSale({ method: 'walletA', amount: 100, currency: 'EUR' })).rejects.toMatchObject({
+      code: 'PAYMENT_BUSY',
+    });
     fixture.demo.platform.payments.wallet.fail(started.clientTransactionId);
     const refreshed = await t.service.get(started.clientTransactionId, { refresh: true });
     expect(refreshed).toMatchObject({ state: 'failed', platformStatus: 'Failed' });
@@ -76,18 +102,31 @@ describe('wallet sales against the demo platform', () => {
     expect(view).toMatchObject({ state: 'pending', message: /outcome being checked, do not take the payment again/ });
     expect(view.qr).toBeUndefined();
     const done = await started.done;
-    expect(done).toMatchObject({ state: 'reversed', message: 'the QR code expired: the platform cancelled the payment, nothing was charged' });
-    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe('cancelled');
+    expect(done).toMatchObject({
+      state: 'reversed',
+      message: 'the QR code expired: the platform cancelled the payment, nothing was charged',
+    });
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe(
+      'cancelled',
+    );
     expect(fixture.demo.platform.payments.netCharged(started.clientTransactionId)).toBe(0);
     const second = await t.service.startSale({ method: 'walletB', amount: 300, currency: 'EUR' });
     await untilTrue('a second QR on the display', () => t.devices.display.qrs.length > 1);
     fixture.demo.platform.payments.wallet.expire(second.clientTransactionId);
-    const applied = t.service.applyStatusRecord(second.clientTransactionId, fixture.demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>);
+    const applied = t.service.applyStatusRecord(
+      second.clientTransactionId,
+      fixture.demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>,
+    );
     expect(applied.final).toBe(true);
     expect(applied.view).toMatchObject({ state: 'failed', platformStatus: 'Expired' });
     expect(applied.newEvents.length).toBeGreaterThan(0);
     // Applying the same record again delivers no event twice.
-    expect(t.service.applyStatusRecord(second.clientTransactionId, fixture.demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>).newEvents).toEqual([]);
+    expect(
+      t.service.applyStatusRecord(
+        second.clientTransactionId,
+        fixture.demo.platform.payments.transaction(second.clientTransactionId) as unknown as Record<string, unknown>,
+      ).newEvents,
+    ).toEqual([]);
   });
 
   it('abortSale while the QR is shown voids the wallet payment at the platform', async () => {
@@ -96,7 +135,9 @@ describe('wallet sales against the demo platform', () => {
     await untilTrue('a QR on the display', () => t.devices.display.qrs.length > 0);
     const aborted = await t.service.abortSale(started.clientTransactionId);
     expect(aborted).toMatchObject({ state: 'cancelled', cancelledAmount: 2500 });
-    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe('cancelled');
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.transactionStatus).toBe(
+      'cancelled',
+    );
     expect((await started.done).state).toBe('cancelled');
     expect(t.devices.display.clears).toBe(1);
   });
@@ -104,16 +145,29 @@ describe('wallet sales against the demo platform', () => {
   it('walletA merchant scan: the scanned line becomes walletId; Accepted at once', async () => {
     t = await fixture.startTerminal();
     t.devices.scanner.push('  281012345678901234  ');
-    const started = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 4200, currency: 'EUR' });
+    const started = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      amount: 4200,
+      currency: 'EUR',
+    });
     const view = await started.done;
     expect(view).toMatchObject({ state: 'approved', platformStatus: 'Accepted', scenario: 'MerchantScan' });
-    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.events[0]).toMatchObject({ WalletId: '281012345678901234' });
+    expect(fixture.demo.platform.payments.transaction(started.clientTransactionId)?.events[0]).toMatchObject({
+      WalletId: '281012345678901234',
+    });
     expect(t.devices.display.texts[0]).toEqual(['42.00 EUR', 'Show your wallet code']);
   });
 
   it('walletB merchant scan with a given walletId: Initialized, then confirmed through the status call', async () => {
     t = await fixture.startTerminal();
-    const started = await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', amount: 1300, currency: 'EUR', walletId: 'WB-CODE-1' });
+    const started = await t.service.startSale({
+      method: 'walletB',
+      scenario: 'MerchantScan',
+      amount: 1300,
+      currency: 'EUR',
+      walletId: 'WB-CODE-1',
+    });
     await untilTrue('one sale tracked', () => t.service.pendingTracking().length === 1);
     expect((await t.service.get(started.clientTransactionId)).state).toBe('awaiting_customer');
     expect(t.devices.scanner.calls).toEqual([]);
@@ -125,11 +179,18 @@ describe('wallet sales against the demo platform', () => {
 
   it('merchant scan without a scan in time fails clearly; aborting while waiting for the scan cancels', async () => {
     t = await fixture.startTerminal({ config: { devices: { scanTimeoutMs: 50 } } });
-    const view = await (await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', amount: 100, currency: 'EUR' })).done;
+    const view = await (
+      await t.service.startSale({ method: 'walletB', scenario: 'MerchantScan', amount: 100, currency: 'EUR' })
+    ).done;
     expect(view).toMatchObject({ state: 'failed', message: /no customer code was scanned within 0 s/ });
     await t.close();
     t = await fixture.startTerminal({ config: { devices: { scanTimeoutMs: 60_000 } } });
-    const waiting = await t.service.startSale({ method: 'walletA', scenario: 'MerchantScan', amount: 100, currency: 'EUR' });
+    const waiting = await t.service.startSale({
+      method: 'walletA',
+      scenario: 'MerchantScan',
+      amount: 100,
+      currency: 'EUR',
+    });
     await untilTrue('one scanner call', () => t.devices.scanner.calls.length === 1);
     expect((await t.service.abortSale(waiting.clientTransactionId)).state).toBe('cancelled');
   });

@@ -12,20 +12,38 @@ const fixture = useDemoPlatform();
 let t: Terminal;
 
 function webOrder(amount: number, merchantId?: string): { clientTransactionId: string; serverTransactionId: string } {
-  const record = fixture.demo.platform.payments.webOrder({ amount: { amount, currency: 'EUR' }, ...(merchantId !== undefined ? { merchantId } : {}) });
+  const record = fixture.demo.platform.payments.webOrder({
+    amount: { amount, currency: 'EUR' },
+    ...(merchantId !== undefined ? { merchantId } : {}),
+  });
   return { clientTransactionId: record.clientTransactionId as string, serverTransactionId: record.serverTransactionId };
 }
 
-describe('refund by web of a web shop\'s order', () => {
+describe("refund by web of a web shop's order", () => {
   it('named by its client id: journaled as a web order from its record, then refunded by web in part and the rest', async () => {
     t = await fixture.startTerminal();
     const order = webOrder(2_500);
     expect(t.service.row(order.clientTransactionId)).toBeUndefined();
 
     const part = await fixture.final(t, await t.service.refundByWeb(order.clientTransactionId, { amount: 1_000 }));
-    expect(part).toMatchObject({ kind: 'refund', state: 'approved', amount: 1_000, currency: 'EUR', relatedClientTransactionId: order.clientTransactionId });
+    expect(part).toMatchObject({
+      kind: 'refund',
+      state: 'approved',
+      amount: 1_000,
+      currency: 'EUR',
+      relatedClientTransactionId: order.clientTransactionId,
+    });
     const sale = await t.service.get(order.clientTransactionId);
-    expect(sale).toMatchObject({ kind: 'sale', origin: 'web', state: 'approved', amount: 2_500, currency: 'EUR', serverTransactionId: order.serverTransactionId, refundedAmount: 1_000, capturedAmount: 2_500 });
+    expect(sale).toMatchObject({
+      kind: 'sale',
+      origin: 'web',
+      state: 'approved',
+      amount: 2_500,
+      currency: 'EUR',
+      serverTransactionId: order.serverTransactionId,
+      refundedAmount: 1_000,
+      capturedAmount: 2_500,
+    });
     expect(sale.message).toMatch(/web order, not taken at this terminal/);
     expect(fixture.demo.platform.payments.netCharged(order.clientTransactionId)).toBe(1_500);
     // Visible in the list, marked; the terminal's own sales carry no origin.
@@ -38,11 +56,15 @@ describe('refund by web of a web shop\'s order', () => {
     expect(t.service.list().filter((v) => v.clientTransactionId === order.clientTransactionId)).toHaveLength(1);
   });
 
-  it('named by its server id: the row keeps the platform\'s client id, and the terminal captures nothing of it', async () => {
+  it("named by its server id: the row keeps the platform's client id, and the terminal captures nothing of it", async () => {
     t = await fixture.startTerminal();
     const order = webOrder(4_000);
     const op = await fixture.final(t, await t.service.refundByWeb(order.serverTransactionId, { amount: 1_500 }));
-    expect(op).toMatchObject({ state: 'approved', amount: 1_500, relatedClientTransactionId: order.clientTransactionId });
+    expect(op).toMatchObject({
+      state: 'approved',
+      amount: 1_500,
+      relatedClientTransactionId: order.clientTransactionId,
+    });
     expect(await t.service.get(order.clientTransactionId)).toMatchObject({ origin: 'web', refundedAmount: 1_500 });
     expect(fixture.demo.platform.payments.netCharged(order.clientTransactionId)).toBe(2_500);
     expect(t.service.list().filter((v) => v.kind === 'capture')).toEqual([]);
@@ -52,7 +74,11 @@ describe('refund by web of a web shop\'s order', () => {
     t = await fixture.startTerminal();
     const order = webOrder(1_200);
     await fixture.final(t, await t.service.refundByWeb(order.clientTransactionId, { amount: 200 }));
-    for (const attempt of [() => t.service.cancel(order.clientTransactionId), () => t.service.refund(order.clientTransactionId), () => t.service.capture(order.clientTransactionId)]) {
+    for (const attempt of [
+      () => t.service.cancel(order.clientTransactionId),
+      () => t.service.refund(order.clientTransactionId),
+      () => t.service.capture(order.clientTransactionId),
+    ]) {
       await expect(attempt()).rejects.toMatchObject({ code: 'PAYMENT_STATE', message: /web order/ });
     }
     expect(fixture.demo.platform.payments.netCharged(order.clientTransactionId)).toBe(1_000);
@@ -66,8 +92,15 @@ describe('refund by web of a web shop\'s order', () => {
     expect(t.service.row(order.clientTransactionId)).toBeUndefined();
 
     // Demo Books allows no partial cancel: everything left, the merchant named by its name.
-    const op = await fixture.final(t, await t.service.refundByWeb(order.clientTransactionId, { merchantId: 'Demo Books' }));
-    expect(op).toMatchObject({ state: 'approved', amount: 3_000, relatedClientTransactionId: order.clientTransactionId });
+    const op = await fixture.final(
+      t,
+      await t.service.refundByWeb(order.clientTransactionId, { merchantId: 'Demo Books' }),
+    );
+    expect(op).toMatchObject({
+      state: 'approved',
+      amount: 3_000,
+      relatedClientTransactionId: order.clientTransactionId,
+    });
     expect(await t.service.get(order.clientTransactionId)).toMatchObject({ origin: 'web', merchantId: 'Demo Books' });
     expect(fixture.demo.platform.payments.netCharged(order.clientTransactionId, 'm-1002')).toBe(0);
   });
@@ -76,7 +109,9 @@ describe('refund by web of a web shop\'s order', () => {
     t = await fixture.startTerminal();
     const order = webOrder(1_000);
     const before = fixture.demo.platform.payments.netCharged(order.clientTransactionId);
-    await expect(t.service.refundByWeb(order.clientTransactionId, { merchantId: 'no-such-merchant' })).rejects.toMatchObject({
+    await expect(
+      t.service.refundByWeb(order.clientTransactionId, { merchantId: 'no-such-merchant' }),
+    ).rejects.toMatchObject({
       code: 'AUTH_NO_MERCHANT',
       message: /merchant no-such-merchant is not one of this terminal's merchants: nothing was looked up or given back/,
       details: { field: 'merchantId' },

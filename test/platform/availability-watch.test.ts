@@ -17,12 +17,24 @@ class FakeProbe {
   }
 }
 
-function rig(): { clock: ManualClock; watch: PlatformWatch; probe: FakeProbe; published: boolean[]; settle: (ms: number) => Promise<void> } {
+function rig(): {
+  clock: ManualClock;
+  watch: PlatformWatch;
+  probe: FakeProbe;
+  published: boolean[];
+  settle: (ms: number) => Promise<void>;
+} {
   const clock = new ManualClock();
   const bus = new EventBus();
   const published: boolean[] = [];
   bus.on('platform.status', (e) => published.push(e.data.online));
-  const watch = new PlatformWatch({ bus, log: testLogger().log, clock, intervalMs: 5_000, backoff: { baseMs: 1_000, capMs: 8_000, random: () => 1 } });
+  const watch = new PlatformWatch({
+    bus,
+    log: testLogger().log,
+    clock,
+    intervalMs: 5_000,
+    backoff: { baseMs: 1_000, capMs: 8_000, random: () => 1 },
+  });
   const probe = new FakeProbe(() => watch);
   const settle = async (ms: number): Promise<void> => {
     for (let t = 0; t < ms; t += 100) {
@@ -40,7 +52,11 @@ describe('PlatformWatch', () => {
     watch.answered();
     watch.answered();
     watch.unreachable('the platform did not answer in time');
-    expect(watch.view()).toMatchObject({ online: false, state: 'offline', reason: 'the platform did not answer in time' });
+    expect(watch.view()).toMatchObject({
+      online: false,
+      state: 'offline',
+      reason: 'the platform did not answer in time',
+    });
     watch.unreachable('the platform could not be reached');
     watch.answered();
     expect(watch.view()).toEqual({ online: true, state: 'online', since: expect.any(String) });

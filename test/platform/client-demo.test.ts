@@ -3,9 +3,24 @@ import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../src/auth/index.js';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
-import { PlatformClient, isNotFound, isPlatformError, type BearerProvider, type PlatformError, type ProcessRequest } from '../../src/platform/index.js';
+import {
+  PlatformClient,
+  isNotFound,
+  isPlatformError,
+  type BearerProvider,
+  type PlatformError,
+  type ProcessRequest,
+} from '../../src/platform/index.js';
 import type { HostDispatchers } from '../../src/platform/dispatchers.js';
-import { dispatchersOf, grantStats, identityOf, immediateCaptureStatus, startDemo, testSimProfile, type Demo } from '../helpers/demo-platform.js';
+import {
+  dispatchersOf,
+  grantStats,
+  identityOf,
+  immediateCaptureStatus,
+  startDemo,
+  testSimProfile,
+  type Demo,
+} from '../helpers/demo-platform.js';
 
 let demo: Demo;
 let auth: AuthService;
@@ -21,7 +36,13 @@ beforeAll(async () => {
     identity,
     endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl },
     dispatchers,
-    settings: { mode: 'client_credentials', refreshRatio: 0.8, leewaySeconds: 30, backoffBaseMs: 20, backoffCapMs: 200 },
+    settings: {
+      mode: 'client_credentials',
+      refreshRatio: 0.8,
+      leewaySeconds: 30,
+      backoffBaseMs: 20,
+      backoffCapMs: 200,
+    },
     log: demo.log,
   });
   await auth.start();
@@ -37,7 +58,10 @@ afterEach(() => {
   demo.platform.faults.clear();
 });
 
-function newClient(tokens: BearerProvider, over: Partial<ConstructorParameters<typeof PlatformClient>[0]> = {}): PlatformClient {
+function newClient(
+  tokens: BearerProvider,
+  over: Partial<ConstructorParameters<typeof PlatformClient>[0]> = {},
+): PlatformClient {
   return new PlatformClient({
     baseUrl: demo.apiUrl,
     dispatchers,
@@ -59,7 +83,16 @@ function cardSale(over: Partial<ProcessRequest> = {}): ProcessRequest {
     clientNewTransactionId: id('card'),
     authorizationAmount: eur(1250),
     entryMode: 'ContactChip',
-    instrument: { instrumentType: 'card', card: { maskedPan: '476173******0010', scheme: 'VISA', expiry: '12/29', encryptedData: 'ENC-3f9a0c11d2', ksn: 'FFFF9876543210E00001' } },
+    instrument: {
+      instrumentType: 'card',
+      card: {
+        maskedPan: '476173******0010',
+        scheme: 'VISA',
+        expiry: '12/29',
+        encryptedData: 'ENC-3f9a0c11d2',
+        ksn: 'FFFF9876543210E00001',
+      },
+    },
     ...over,
   };
 }
@@ -77,9 +110,18 @@ describe('every endpoint against the demo platform', () => {
   it('process (card, immediate capture) and status by client and server id', async () => {
     const sale = cardSale();
     const rec = await client.process(sale);
-    expect(rec).toMatchObject({ transactionType: 'Payment', transactionStatus: immediateCaptureStatus(), clientTransactionId: sale.clientNewTransactionId, merchantId: 'm-1001' });
+    expect(rec).toMatchObject({
+      transactionType: 'Payment',
+      transactionStatus: immediateCaptureStatus(),
+      clientTransactionId: sale.clientNewTransactionId,
+      merchantId: 'm-1001',
+    });
     // Event types the agent does not know (the strict platform adds one) are kept, never fatal.
-    expect(rec.events.map((e) => e.eventType).filter((type) => String(type).startsWith('card'))).toEqual(['cardRequest', 'cardAuthorizationResult', 'cardCaptureResult']);
+    expect(rec.events.map((e) => e.eventType).filter((type) => String(type).startsWith('card'))).toEqual([
+      'cardRequest',
+      'cardAuthorizationResult',
+      'cardCaptureResult',
+    ]);
     const byClient = await client.status(sale.clientNewTransactionId);
     const byServer = await client.status(rec.serverTransactionId);
     expect(byClient.serverTransactionId).toBe(rec.serverTransactionId);
@@ -102,7 +144,11 @@ describe('every endpoint against the demo platform', () => {
       instrument: { instrumentType: 'card' },
     });
     expect(refund).toMatchObject({ transactionType: 'Refund', relatedServerTransactionId: rec.serverTransactionId });
-    const byWeb = await client.refundByWeb(sale.clientNewTransactionId, { clientDateTime: now(), clientNewTransactionId: id('web'), amount: eur(1000) });
+    const byWeb = await client.refundByWeb(sale.clientNewTransactionId, {
+      clientDateTime: now(),
+      clientNewTransactionId: id('web'),
+      amount: eur(1000),
+    });
     expect(['Cancel', 'Refund']).toContain(byWeb.transactionType);
     expect(byWeb.relatedServerTransactionId).toBe(rec.serverTransactionId);
   });
@@ -111,17 +157,29 @@ describe('every endpoint against the demo platform', () => {
     const m = { merchantId: 'm-1002' };
     const a = await client.process(cardSale({ authorizationAmount: eur(4000) }), m);
     expect(a).toMatchObject({ transactionStatus: 'Accepted', merchantId: 'm-1002' });
-    const captured = await client.capture(a.serverTransactionId, { clientDateTime: now(), channel: 'instore', captureAmount: eur(4000) }, m);
+    const captured = await client.capture(
+      a.serverTransactionId,
+      { clientDateTime: now(), channel: 'instore', captureAmount: eur(4000) },
+      m,
+    );
     // `Captured`, or `Accepted` under the strict profile: the capture event says what was captured.
     // The amount as `amount`, or (strict) as a `value` string in its place.
-    const captureAmount = captured.events?.filter((e) => /capture/i.test(String(e.eventType ?? ''))).at(-1)?.captureAmount as { amount?: number; value?: string; currency?: string } | undefined;
+    const captureAmount = captured.events?.filter((e) => /capture/i.test(String(e.eventType ?? ''))).at(-1)
+      ?.captureAmount as { amount?: number; value?: string; currency?: string } | undefined;
     expect(captureAmount?.currency).toBe('EUR');
     expect(captureAmount?.amount ?? Number(captureAmount?.value)).toBe(4000);
 
     const b = await client.process(cardSale({ authorizationAmount: eur(700) }), m);
     const cancel = await client.cancel(
       b.serverTransactionId,
-      { clientDateTime: now(), channel: 'instore', cancelReason: 'Functional', cancelAmount: eur(700), instrument: { instrumentType: 'card' }, approvalCode: '4711' },
+      {
+        clientDateTime: now(),
+        channel: 'instore',
+        cancelReason: 'Functional',
+        cancelAmount: eur(700),
+        instrument: { instrumentType: 'card' },
+        approvalCode: '4711',
+      },
       m,
     );
     expect(cancel).toMatchObject({ transactionType: 'Cancel', relatedServerTransactionId: b.serverTransactionId });
@@ -164,14 +222,25 @@ describe('platform refusals', () => {
   it('an unknown transaction is a rejected 404 (the strict platform: 400) the payments layer can recognise', async () => {
     const err = await failure(client.status('no-such-transaction'));
     const strict = testSimProfile() === 'strict';
-    expect(err).toMatchObject({ category: 'rejected', status: strict ? 400 : 404, errorCode: strict ? 'INVALID_TRANSACTION_ID' : 'TRANSACTION_NOT_FOUND', outcomeUnknown: false });
+    expect(err).toMatchObject({
+      category: 'rejected',
+      status: strict ? 400 : 404,
+      errorCode: strict ? 'INVALID_TRANSACTION_ID' : 'TRANSACTION_NOT_FOUND',
+      outcomeUnknown: false,
+    });
     expect(isNotFound(err)).toBe(true);
   });
 
   it('a payment rule refusal carries the platform errorCode and errorMessage', async () => {
     const rec = await client.process(cardSale());
     const err = await failure(
-      client.refund(rec.serverTransactionId, { clientDateTime: now(), channel: 'instore', clientNewTransactionId: id('r'), refundAmount: eur(999_999), instrument: { instrumentType: 'card' } }),
+      client.refund(rec.serverTransactionId, {
+        clientDateTime: now(),
+        channel: 'instore',
+        clientNewTransactionId: id('r'),
+        refundAmount: eur(999_999),
+        instrument: { instrumentType: 'card' },
+      }),
     );
     expect(err).toMatchObject({ category: 'rejected', outcomeUnknown: false, code: 'PLATFORM_REJECTED' });
     expect(err.status).toBeGreaterThanOrEqual(400);
@@ -181,7 +250,9 @@ describe('platform refusals', () => {
 
   it('a bad request body never leaves: a full PAN in maskedPan', async () => {
     const before = demo.platform.payments.ledger().length;
-    const sale = cardSale({ instrument: { instrumentType: 'card', card: { maskedPan: '4761730000000010', scheme: 'VISA' } } });
+    const sale = cardSale({
+      instrument: { instrumentType: 'card', card: { maskedPan: '4761730000000010', scheme: 'VISA' } },
+    });
     const err = (await client.process(sale).catch((e: unknown) => e)) as Error & { code: string; toJSON(): unknown };
     expect(err).toMatchObject({ code: 'PLATFORM_BAD_REQUEST' });
     expect(err.message).toContain('instrument.card.maskedPan');
@@ -246,11 +317,19 @@ describe('tokens during calls', () => {
 
   it('no token for a merchant the terminal does not serve: the call never leaves, AUTH_NO_MERCHANT kept with its words', async () => {
     const notOurs: BearerProvider = {
-      tokenFor: (m) => Promise.reject(new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${m ?? ''} is not one of this terminal's merchants`)),
+      tokenFor: (m) =>
+        Promise.reject(
+          new AgentError(ErrorCodes.AUTH_NO_MERCHANT, `merchant ${m ?? ''} is not one of this terminal's merchants`),
+        ),
       invalidate: () => {},
     };
     const err = await failure(newClient(notOurs).process(cardSale(), { merchantId: 'm-nobody' }));
-    expect(err).toMatchObject({ category: 'auth', code: 'AUTH_NO_MERCHANT', outcomeUnknown: false, message: "no access token for process: merchant m-nobody is not one of this terminal's merchants" });
+    expect(err).toMatchObject({
+      category: 'auth',
+      code: 'AUTH_NO_MERCHANT',
+      outcomeUnknown: false,
+      message: "no access token for process: merchant m-nobody is not one of this terminal's merchants",
+    });
   });
 });
 
@@ -269,7 +348,12 @@ describe('platform down, slow, failing', () => {
     demo.platform.faults.set('process', { latencyMs: 1_500, times: 1 });
     const sale = cardSale();
     const err = await failure(client.process(sale));
-    expect(err).toMatchObject({ category: 'timeout', outcomeUnknown: true, code: 'PLATFORM_TIMEOUT', transportCode: 'UND_ERR_HEADERS_TIMEOUT' });
+    expect(err).toMatchObject({
+      category: 'timeout',
+      outcomeUnknown: true,
+      code: 'PLATFORM_TIMEOUT',
+      transportCode: 'UND_ERR_HEADERS_TIMEOUT',
+    });
   });
 
   it('5xx after the platform recorded a write: server, outcome unknown; the lookup finds it', async () => {

@@ -23,13 +23,25 @@ describe('PlatformClient reports reachability to the watch', () => {
       identity,
       endpoints: { authUrl: demo.apiUrl, deviceAuthUrl: demo.mtlsUrl },
       dispatchers,
-      settings: { mode: 'client_credentials', refreshRatio: 0.8, leewaySeconds: 30, backoffBaseMs: 20, backoffCapMs: 200 },
+      settings: {
+        mode: 'client_credentials',
+        refreshRatio: 0.8,
+        leewaySeconds: 30,
+        backoffBaseMs: 20,
+        backoffCapMs: 200,
+      },
       log: demo.log,
     });
     await auth.start();
     const bus = new EventBus();
     bus.on('platform.status', (e) => published.push(e.data));
-    watch = new PlatformWatch({ bus, log: demo.log, clock: systemClock(), intervalMs: 60_000, backoff: { baseMs: 60_000, capMs: 60_000 } });
+    watch = new PlatformWatch({
+      bus,
+      log: demo.log,
+      clock: systemClock(),
+      intervalMs: 60_000,
+      backoff: { baseMs: 60_000, capMs: 60_000 },
+    });
     client = new PlatformClient({
       baseUrl: demo.apiUrl,
       dispatchers,

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseErrorBody, statusError, transportError, type HttpResponse } from '../../src/platform/http.js';
 
-const req = (method: 'GET' | 'POST') => ({ operation: 'process', method, url: 'https://platform.test/payment/v1/transactions/process' });
+const req = (method: 'GET' | 'POST') => ({
+  operation: 'process',
+  method,
+  url: 'https://platform.test/payment/v1/transactions/process',
+});
 const res = (status: number, text: string, headers: Record<string, string> = {}): HttpResponse => ({
   status,
   headers,
@@ -15,8 +19,14 @@ const errWith = (code: string, name = 'Error'): Error => Object.assign(new Error
 
 describe('error bodies', () => {
   it('reads {errorCode, errorMessage} and OAuth {error, error_description}', () => {
-    expect(parseErrorBody('{"errorCode":"E1","errorMessage":"nope"}')).toEqual({ errorCode: 'E1', errorMessage: 'nope' });
-    expect(parseErrorBody('{"error":"invalid_grant","error_description":"used"}')).toEqual({ errorCode: 'invalid_grant', errorMessage: 'used' });
+    expect(parseErrorBody('{"errorCode":"E1","errorMessage":"nope"}')).toEqual({
+      errorCode: 'E1',
+      errorMessage: 'nope',
+    });
+    expect(parseErrorBody('{"error":"invalid_grant","error_description":"used"}')).toEqual({
+      errorCode: 'invalid_grant',
+      errorMessage: 'used',
+    });
   });
 
   it('copes with empty, non-JSON and non-object bodies', () => {
@@ -62,15 +72,23 @@ describe('transport classification', () => {
     ['UND_ERR_SOCKET', 'network', true],
     ['ECONNRESET', 'network', true],
   ] as const)('%s is %s, outcomeUnknown %s', (code, category, unknown) => {
-    expect(transportError(req('POST'), errWith(code))).toMatchObject({ category, outcomeUnknown: unknown, transportCode: code });
+    expect(transportError(req('POST'), errWith(code))).toMatchObject({
+      category,
+      outcomeUnknown: unknown,
+      transportCode: code,
+    });
   });
 
   it('a refused client certificate is AUTH_CERT_REFUSED', () => {
-    expect(transportError(req('POST'), errWith('ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED')).code).toBe('AUTH_CERT_REFUSED');
+    expect(transportError(req('POST'), errWith('ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED')).code).toBe(
+      'AUTH_CERT_REFUSED',
+    );
   });
 
   it('an abort by timeout signal is a timeout', () => {
-    expect(transportError(req('GET'), new DOMException('The operation was aborted due to timeout', 'TimeoutError'))).toMatchObject({ category: 'timeout' });
+    expect(
+      transportError(req('GET'), new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ).toMatchObject({ category: 'timeout' });
   });
 
   it('finds the code along the cause chain', () => {

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeJwt, leakedSecrets, setPlatformTime, startAuthFixture, type AuthFixture, type Reply } from './auth-endpoints.js';
+import {
+  decodeJwt,
+  leakedSecrets,
+  setPlatformTime,
+  startAuthFixture,
+  type AuthFixture,
+  type Reply,
+} from './auth-endpoints.js';
 
 const AUTH = '/oauth2/v1/demo-merchants/auth';
 const TOKEN = '/oauth2/v1/demo-merchants/token';
@@ -84,7 +91,11 @@ describe('authorization endpoint (spec endpoint 1)', () => {
   });
 
   it('redirects with error=401 and the state for wrong user credentials', async () => {
-    const attempts: Array<Record<string, string>> = [{ username: 'staff1', password: 'wrong-password' }, { username: 'nobody', password: 'x' }, { username: 'staff1' }];
+    const attempts: Array<Record<string, string>> = [
+      { username: 'staff1', password: 'wrong-password' },
+      { username: 'nobody', password: 'x' },
+      { username: 'staff1' },
+    ];
     for (const creds of attempts) {
       const loc = location(await f.form(AUTH, { ...authParams(), ...creds }));
       expect(Object.fromEntries(loc.searchParams)).toEqual({ error: '401', state: 'st-42' });
@@ -92,9 +103,18 @@ describe('authorization endpoint (spec endpoint 1)', () => {
   });
 
   it('redirects with error=403 when the resource owner denies, and error=400 for a bad response_type or scope', async () => {
-    expect(Object.fromEntries(location(await f.form(AUTH, { ...authParams(), action: 'deny' })).searchParams)).toEqual({ error: '403', state: 'st-42' });
-    expect(Object.fromEntries((await authorize({ response_type: 'token' })).searchParams)).toEqual({ error: '400', state: 'st-42' });
-    expect(Object.fromEntries((await authorize({ scope: 'everything' })).searchParams)).toEqual({ error: '400', state: 'st-42' });
+    expect(Object.fromEntries(location(await f.form(AUTH, { ...authParams(), action: 'deny' })).searchParams)).toEqual({
+      error: '403',
+      state: 'st-42',
+    });
+    expect(Object.fromEntries((await authorize({ response_type: 'token' })).searchParams)).toEqual({
+      error: '400',
+      state: 'st-42',
+    });
+    expect(Object.fromEntries((await authorize({ scope: 'everything' })).searchParams)).toEqual({
+      error: '400',
+      state: 'st-42',
+    });
     const noState = await authorize({ response_type: 'token', state: '' });
     expect(noState.searchParams.get('error')).toBe('400');
   });
@@ -106,11 +126,21 @@ describe('authorization endpoint (spec endpoint 1)', () => {
 
 describe('authorization_code grant', () => {
   it('exchanges a code for the user token of the granted scope', async () => {
-    const code = (await authorize({ scope: 'openid profile email phone address auth' })).searchParams.get('code') as string;
+    const code = (await authorize({ scope: 'openid profile email phone address auth' })).searchParams.get(
+      'code',
+    ) as string;
     const r = await exchange(code);
     expect(r.status).toBe(200);
     const body = r.json();
-    expect(Object.keys(body)).toEqual(['access_token', 'expires_in', 'refresh_expires_in', 'refresh_token', 'token_type', 'not-before-policy', 'scope']);
+    expect(Object.keys(body)).toEqual([
+      'access_token',
+      'expires_in',
+      'refresh_expires_in',
+      'refresh_token',
+      'token_type',
+      'not-before-policy',
+      'scope',
+    ]);
     expect(body.scope).toBe('openid profile email phone address auth');
     const { claims, signedBySeedKey } = decodeJwt(body.access_token as string, f.seed.signingKeyHex);
     expect(signedBySeedKey).toBe(true);
@@ -148,25 +178,40 @@ describe('authorization_code grant', () => {
     const first = await exchange(code);
     expect(first.status).toBe(200);
     expect(errorOf(await exchange(code))).toEqual({ status: 400, error: 'invalid_grant' });
-    const refresh = await f.form(TOKEN, { grant_type: 'refresh_token', refresh_token: first.json().refresh_token as string, ...APP });
+    const refresh = await f.form(TOKEN, {
+      grant_type: 'refresh_token',
+      refresh_token: first.json().refresh_token as string,
+      ...APP,
+    });
     expect(errorOf(refresh)).toEqual({ status: 400, error: 'invalid_grant' });
   });
 
   it('refuses a redirect_uri different from the authorization request with invalid_grant', async () => {
     const code = (await authorize()).searchParams.get('code') as string;
-    expect(errorOf(await exchange(code, { redirect_uri: 'http://127.0.0.1:8080/other' }))).toEqual({ status: 400, error: 'invalid_grant' });
-    const code2 = (await authorize()).searchParams.get('code') as string;
-    expect(errorOf(await f.form(TOKEN, { grant_type: 'authorization_code', code: code2, ...APP }))).toEqual({ status: 400, error: 'invalid_request' });
-  });
-
-  it('refuses a code presented by another client, a wrong client secret and an unknown code', async () => {
-    const code = (await authorize()).searchParams.get('code') as string;
-    expect(errorOf(await exchange(code, { client_id: 'terminal-app-1001', client_secret: 'demo-secret-1001-change-me' }))).toEqual({
+    expect(errorOf(await exchange(code, { redirect_uri: 'http://127.0.0.1:8080/other' }))).toEqual({
       status: 400,
       error: 'invalid_grant',
     });
     const code2 = (await authorize()).searchParams.get('code') as string;
-    expect(errorOf(await exchange(code2, { client_secret: 'wrong-secret' }))).toEqual({ status: 401, error: 'invalid_client' });
+    expect(errorOf(await f.form(TOKEN, { grant_type: 'authorization_code', code: code2, ...APP }))).toEqual({
+      status: 400,
+      error: 'invalid_request',
+    });
+  });
+
+  it('refuses a code presented by another client, a wrong client secret and an unknown code', async () => {
+    const code = (await authorize()).searchParams.get('code') as string;
+    expect(
+      errorOf(await exchange(code, { client_id: 'terminal-app-1001', client_secret: 'demo-secret-1001-change-me' })),
+    ).toEqual({
+      status: 400,
+      error: 'invalid_grant',
+    });
+    const code2 = (await authorize()).searchParams.get('code') as string;
+    expect(errorOf(await exchange(code2, { client_secret: 'wrong-secret' }))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    });
     expect(errorOf(await exchange('made-up-code'))).toEqual({ status: 400, error: 'invalid_grant' });
   });
 
@@ -192,12 +237,22 @@ describe('authorization_code grant', () => {
   it('refreshes a user token with rotation', async () => {
     const code = (await authorize()).searchParams.get('code') as string;
     const first = (await exchange(code)).json();
-    const refreshed = await f.form(TOKEN, { grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...APP });
+    const refreshed = await f.form(TOKEN, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token as string,
+      ...APP,
+    });
     expect(refreshed.status).toBe(200);
     seen.add(refreshed.json().access_token as string);
     seen.add(refreshed.json().refresh_token as string);
-    expect(decodeJwt(refreshed.json().access_token as string, f.seed.signingKeyHex).claims.preferred_username).toBe('staff1');
-    const reuse = await f.form(TOKEN, { grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...APP });
+    expect(decodeJwt(refreshed.json().access_token as string, f.seed.signingKeyHex).claims.preferred_username).toBe(
+      'staff1',
+    );
+    const reuse = await f.form(TOKEN, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token as string,
+      ...APP,
+    });
     expect(errorOf(reuse)).toEqual({ status: 400, error: 'invalid_grant' });
   });
 });
@@ -214,7 +269,9 @@ describe('realm URLs (spec endpoint 6)', () => {
     expect(r.status).toBe(200);
     const bad = await f.form(`${base}/auth`, { ...authParams({ redirect_uri: 'https://evil.example/' }), ...USER });
     expect(bad.status).toBe(400);
-    expect((await f.call('GET', `/auth/realms/nope/protocol/openid-connect/auth${query(authParams())}`)).status).toBe(404);
+    expect((await f.call('GET', `/auth/realms/nope/protocol/openid-connect/auth${query(authParams())}`)).status).toBe(
+      404,
+    );
   });
 });
 
@@ -236,7 +293,12 @@ describe("a terminal's loopback callback (RFC 8252 7.3) and the realm's URLs", (
     const code = loc.searchParams.get('code') as string;
     const r = await exchange(code, { redirect_uri: CALLBACK }, REALM_TOKEN);
     expect(r.status).toBe(200);
-    for (const other of ['http://127.0.0.1:45678/platform-sign-in/other', 'https://127.0.0.1:45678/platform-sign-in/callback', 'http://10.0.0.7:45678/platform-sign-in/callback', 'http://u:p@127.0.0.1:45678/platform-sign-in/callback']) {
+    for (const other of [
+      'http://127.0.0.1:45678/platform-sign-in/other',
+      'https://127.0.0.1:45678/platform-sign-in/callback',
+      'http://10.0.0.7:45678/platform-sign-in/callback',
+      'http://u:p@127.0.0.1:45678/platform-sign-in/callback',
+    ]) {
       const refused = await f.form(REALM_AUTH, { ...authParams({ redirect_uri: other }), ...USER });
       expect(refused.status, other).toBe(400);
     }

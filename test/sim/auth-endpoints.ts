@@ -37,7 +37,9 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export async function startAuthFixture(opts: { settings?: Partial<SimSettings>; seed?: Seed } = {}): Promise<AuthFixture> {
+export async function startAuthFixture(
+  opts: { settings?: Partial<SimSettings>; seed?: Seed } = {},
+): Promise<AuthFixture> {
   const certs = testCerts();
   const { log, sink } = testLogger('debug');
   const seed = opts.seed ?? loadSeed(SEED_FILE);
@@ -90,7 +92,10 @@ export async function startAuthFixture(opts: { settings?: Partial<SimSettings>; 
 }
 
 /** Decodes a JWT without trusting it: header, claims, and whether the seed key signed it. */
-export function decodeJwt(token: string, keyHex: string): { header: Record<string, unknown>; claims: Record<string, unknown>; signedBySeedKey: boolean } {
+export function decodeJwt(
+  token: string,
+  keyHex: string,
+): { header: Record<string, unknown>; claims: Record<string, unknown>; signedBySeedKey: boolean } {
   const [h, p, s] = token.split('.') as [string, string, string];
   const mac = createHmac('sha256', Buffer.from(keyHex, 'hex')).update(`${h}.${p}`).digest('base64url');
   return {

@@ -4,7 +4,17 @@ import { readFileSync } from 'node:fs';
 import { loadSeed } from '../../src/sim/platform/seed.js';
 import { SimHttpError } from '../../src/sim/platform/router.js';
 import { testCerts } from '../helpers/certs.js';
-import { decodeJwt, leakedSecrets, opensslThumbprint, SEED_FILE, setPlatformTime, startAuthFixture, type AuthFixture, type Reply, type Who } from './auth-endpoints.js';
+import {
+  decodeJwt,
+  leakedSecrets,
+  opensslThumbprint,
+  SEED_FILE,
+  setPlatformTime,
+  startAuthFixture,
+  type AuthFixture,
+  type Reply,
+  type Who,
+} from './auth-endpoints.js';
 
 const CREDS = '/oauth2-mtls/v1/merchants-credentials';
 const MTLS_TOKEN = '/oauth2-mtls/v1/token';
@@ -22,7 +32,13 @@ beforeAll(async () => {
   const seed = structuredClone(loadSeed(SEED_FILE));
   const m = seed.merchants[0];
   if (m === undefined) throw new Error('seed without merchants');
-  seed.merchants.push({ ...m, merchantId: 'm-1003', merchantName: 'Elsewhere Shop', clientId: M3.client_id, clientSecret: M3.client_secret });
+  seed.merchants.push({
+    ...m,
+    merchantId: 'm-1003',
+    merchantName: 'Elsewhere Shop',
+    clientId: M3.client_id,
+    clientSecret: M3.client_secret,
+  });
   f = await startAuthFixture({ seed, settings: { accessTokenSeconds: 300, refreshTokenSeconds: 900 } });
   deviceThumbprint = opensslThumbprint(testCerts().deviceCert);
   unknownThumbprint = opensslThumbprint(testCerts().unknownCert);
@@ -34,7 +50,8 @@ afterAll(async () => {
 function remember(r: Reply): Reply {
   if (r.status === 200 && r.text.startsWith('{')) {
     const body = r.json();
-    for (const k of ['access_token', 'refresh_token', 'id_token']) if (typeof body[k] === 'string') seen.add(body[k] as string);
+    for (const k of ['access_token', 'refresh_token', 'id_token'])
+      if (typeof body[k] === 'string') seen.add(body[k] as string);
   }
   return r;
 }
@@ -59,12 +76,24 @@ describe('merchant credentials (spec endpoint 3)', () => {
     const r = await f.call('GET', `${CREDS}?serial_number=TA-0001`, { as: 'device' });
     expect(r.status).toBe(200);
     expect(r.json<unknown[]>()).toEqual([
-      { merchantName: 'Demo Coffee', userDomain: 'demo-merchants', clientId: 'terminal-app-1001', clientSecret: M1.client_secret },
-      { merchantName: 'Demo Books', userDomain: 'demo-merchants', clientId: 'terminal-app-1002', clientSecret: 'demo-secret-1002-change-me' },
+      {
+        merchantName: 'Demo Coffee',
+        userDomain: 'demo-merchants',
+        clientId: 'terminal-app-1001',
+        clientSecret: M1.client_secret,
+      },
+      {
+        merchantName: 'Demo Books',
+        userDomain: 'demo-merchants',
+        clientId: 'terminal-app-1002',
+        clientSecret: 'demo-secret-1002-change-me',
+      },
     ]);
     expect(r.headers['cache-control']).toBe('no-store');
     // Also served on the device auth host (mTLS listener).
-    expect((await f.call('GET', `${CREDS}?serial_number=TA-0001`, { as: 'device', listener: 'mtls' })).status).toBe(200);
+    expect((await f.call('GET', `${CREDS}?serial_number=TA-0001`, { as: 'device', listener: 'mtls' })).status).toBe(
+      200,
+    );
   });
 
   it('answers 401 without a client certificate the platform trusts (none, foreign CA, expired)', async () => {
@@ -87,14 +116,34 @@ describe('merchant credentials (spec endpoint 3)', () => {
 
 describe('device token over mutual TLS (spec endpoint 4)', () => {
   it('issues a client_credentials token bound to the certificate (cnf = independent SHA-256 of the DER)', async () => {
-    const creds = (await f.call('GET', `${CREDS}?serial_number=TA-0001`, { as: 'device' })).json<Array<{ clientId: string; clientSecret: string }>>();
+    const creds = (await f.call('GET', `${CREDS}?serial_number=TA-0001`, { as: 'device' })).json<
+      Array<{ clientId: string; clientSecret: string }>
+    >();
     const first = creds[0];
     if (first === undefined) throw new Error('no credentials');
-    const r = await mtlsToken({ grant_type: 'client_credentials', client_id: first.clientId, client_secret: first.clientSecret });
+    const r = await mtlsToken({
+      grant_type: 'client_credentials',
+      client_id: first.clientId,
+      client_secret: first.clientSecret,
+    });
     expect(r.status).toBe(200);
     const body = r.json();
-    expect(Object.keys(body)).toEqual(['access_token', 'expires_in', 'refresh_expires_in', 'refresh_token', 'id_token', 'token_type', 'not-before-policy', 'scope']);
-    expect(body).toMatchObject({ expires_in: 300, refresh_expires_in: 900, token_type: 'Bearer', scope: 'profile email auth' });
+    expect(Object.keys(body)).toEqual([
+      'access_token',
+      'expires_in',
+      'refresh_expires_in',
+      'refresh_token',
+      'id_token',
+      'token_type',
+      'not-before-policy',
+      'scope',
+    ]);
+    expect(body).toMatchObject({
+      expires_in: 300,
+      refresh_expires_in: 900,
+      token_type: 'Bearer',
+      scope: 'profile email auth',
+    });
     const claims = claimsOf(body.access_token);
     expect(claims.cnf).toEqual({ 'x5t#S256': deviceThumbprint });
     expect(claims).toMatchObject({
@@ -116,12 +165,27 @@ describe('device token over mutual TLS (spec endpoint 4)', () => {
   });
 
   it('refuses a merchant client not registered for the terminal, or a portal application, with invalid_client', async () => {
-    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', ...M3 }))).toEqual({ status: 401, error: 'invalid_client' });
-    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', client_id: 'portal-app', client_secret: 'demo-portal-secret' }))).toEqual({
+    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', ...M3 }))).toEqual({
       status: 401,
       error: 'invalid_client',
     });
-    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', client_id: M1.client_id, client_secret: 'wrong-secret' }))).toEqual({
+    expect(
+      errorOf(
+        await mtlsToken({
+          grant_type: 'client_credentials',
+          client_id: 'portal-app',
+          client_secret: 'demo-portal-secret',
+        }),
+      ),
+    ).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    });
+    expect(
+      errorOf(
+        await mtlsToken({ grant_type: 'client_credentials', client_id: M1.client_id, client_secret: 'wrong-secret' }),
+      ),
+    ).toEqual({
       status: 401,
       error: 'invalid_client',
     });
@@ -140,7 +204,15 @@ describe('device token over mutual TLS (spec endpoint 4)', () => {
     expect(r.status).toBe(200);
     const body = r.json();
     expect(Object.keys(body)).toEqual([
-      'access_token', 'expires_in', 'refresh_expires_in', 'refresh_token', 'id_token', 'token_type', 'not-before-policy', 'session_state', 'scope',
+      'access_token',
+      'expires_in',
+      'refresh_expires_in',
+      'refresh_token',
+      'id_token',
+      'token_type',
+      'not-before-policy',
+      'session_state',
+      'scope',
     ]);
     expect(body.scope).toBe('openid profile email auth');
     const claims = claimsOf(body.access_token);
@@ -157,30 +229,59 @@ describe('device token over mutual TLS (spec endpoint 4)', () => {
   });
 
   it('refuses wrong user credentials with invalid_grant and other clients with unauthorized_client', async () => {
-    expect(errorOf(await mtlsToken({ grant_type: 'password', ...STAFF, password: 'wrong-password' }))).toEqual({ status: 400, error: 'invalid_grant' });
-    expect(errorOf(await mtlsToken({ grant_type: 'password', ...STAFF, username: 'nobody' }))).toEqual({ status: 400, error: 'invalid_grant' });
-    expect(errorOf(await mtlsToken({ grant_type: 'password', ...STAFF, client_id: 'no-such-app' }))).toEqual({ status: 401, error: 'invalid_client' });
-    expect(errorOf(await mtlsToken({ grant_type: 'password', username: 'staff1', password: STAFF.password, ...M1 }))).toEqual({
+    expect(errorOf(await mtlsToken({ grant_type: 'password', ...STAFF, password: 'wrong-password' }))).toEqual({
+      status: 400,
+      error: 'invalid_grant',
+    });
+    expect(errorOf(await mtlsToken({ grant_type: 'password', ...STAFF, username: 'nobody' }))).toEqual({
+      status: 400,
+      error: 'invalid_grant',
+    });
+    expect(errorOf(await mtlsToken({ grant_type: 'password', ...STAFF, client_id: 'no-such-app' }))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    });
+    expect(
+      errorOf(await mtlsToken({ grant_type: 'password', username: 'staff1', password: STAFF.password, ...M1 })),
+    ).toEqual({
       status: 400,
       error: 'unauthorized_client',
     });
-    expect(errorOf(await mtlsToken({ grant_type: 'password', client_id: 'powered-app', username: 'staff1' }))).toEqual({ status: 400, error: 'invalid_request' });
-    expect(errorOf(await mtlsToken({ grant_type: 'authorization_code', code: 'x', ...M1 }))).toEqual({ status: 400, error: 'unsupported_grant_type' });
+    expect(errorOf(await mtlsToken({ grant_type: 'password', client_id: 'powered-app', username: 'staff1' }))).toEqual({
+      status: 400,
+      error: 'invalid_request',
+    });
+    expect(errorOf(await mtlsToken({ grant_type: 'authorization_code', code: 'x', ...M1 }))).toEqual({
+      status: 400,
+      error: 'unsupported_grant_type',
+    });
   });
 
   it('refreshes a bound token only with the same certificate, keeping the binding', async () => {
     const first = (await mtlsToken({ grant_type: 'client_credentials', ...M1 })).json();
     // Over the security host without a certificate: the grant is bound, so no.
-    const noCert = await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 });
+    const noCert = await f.form('/oauth2/v1/demo-merchants/token', {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token as string,
+      ...M1,
+    });
     expect(errorOf(noCert)).toEqual({ status: 400, error: 'invalid_grant' });
-    const other = await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 }, { as: 'unknown' });
+    const other = await f.form(
+      '/oauth2/v1/demo-merchants/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 },
+      { as: 'unknown' },
+    );
     expect(errorOf(other)).toEqual({ status: 400, error: 'invalid_grant' });
     const r = await mtlsToken({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 });
     expect(r.status).toBe(200);
     expect(claimsOf(r.json().access_token).cnf).toEqual({ 'x5t#S256': deviceThumbprint });
     expect(r.json().id_token).toBeTruthy();
     const onApi = remember(
-      await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'refresh_token', refresh_token: r.json().refresh_token as string, ...M1 }, { as: 'device' }),
+      await f.form(
+        '/oauth2/v1/demo-merchants/token',
+        { grant_type: 'refresh_token', refresh_token: r.json().refresh_token as string, ...M1 },
+        { as: 'device' },
+      ),
     );
     expect(onApi.status).toBe(200);
   });
@@ -189,7 +290,10 @@ describe('device token over mutual TLS (spec endpoint 4)', () => {
     for (const as of ['foreign', 'expired', 'none'] as const) {
       const before = f.sink.lines.length;
       await expect(mtlsToken({ grant_type: 'client_credentials', ...M1 }, as), as).rejects.toThrow();
-      const refused = f.sink.records().slice(before).filter((l) => l.msg === 'TLS handshake refused');
+      const refused = f.sink
+        .records()
+        .slice(before)
+        .filter((l) => l.msg === 'TLS handshake refused');
       expect(refused.length, as).toBeGreaterThan(0);
     }
   });
@@ -226,13 +330,19 @@ describe('verifyBearer', () => {
   let unbound: Record<string, unknown>;
   beforeAll(async () => {
     bound = (await mtlsToken({ grant_type: 'client_credentials', ...M1 })).json();
-    unbound = remember(await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'client_credentials', ...M1 })).json();
+    unbound = remember(
+      await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'client_credentials', ...M1 }),
+    ).json();
   });
 
   it('accepts a bound token with the same certificate and an unbound one with or without a certificate', () => {
-    expect(f.platform.auth.verifier.verifyBearer(bearer(bound.access_token), deviceThumbprint).azp).toBe('terminal-app-1001');
+    expect(f.platform.auth.verifier.verifyBearer(bearer(bound.access_token), deviceThumbprint).azp).toBe(
+      'terminal-app-1001',
+    );
     expect(f.platform.context.tokens.verifyBearer(bearer(unbound.access_token), undefined).entityId).toBe('m-1001');
-    expect(f.platform.context.tokens.verifyBearer(`bearer ${unbound.access_token as string}`, deviceThumbprint).entityId).toBe('m-1001');
+    expect(
+      f.platform.context.tokens.verifyBearer(`bearer ${unbound.access_token as string}`, deviceThumbprint).entityId,
+    ).toBe('m-1001');
   });
 
   it('refuses a bound token over a mismatching certificate or none with 401 invalid_token', () => {
@@ -250,9 +360,13 @@ describe('verifyBearer', () => {
       setPlatformTime(f.platform, exp * 1000 - 1_500);
       expect(f.platform.auth.verifier.verifyBearer(bearer(unbound.access_token), undefined).exp).toBe(exp);
       setPlatformTime(f.platform, exp * 1000);
-      expect(verifyError(() => f.platform.auth.verifier.verifyBearer(bearer(unbound.access_token), undefined)).message).toMatch(/expired/);
+      expect(
+        verifyError(() => f.platform.auth.verifier.verifyBearer(bearer(unbound.access_token), undefined)).message,
+      ).toMatch(/expired/);
       setPlatformTime(f.platform, nbf * 1000 - 500);
-      expect(verifyError(() => f.platform.auth.verifier.verifyBearer(bearer(unbound.access_token), undefined)).message).toMatch(/not yet valid/);
+      expect(
+        verifyError(() => f.platform.auth.verifier.verifyBearer(bearer(unbound.access_token), undefined)).message,
+      ).toMatch(/not yet valid/);
     } finally {
       f.platform.faults.clockOffsetMs = 0;
     }
@@ -284,20 +398,41 @@ describe('custom-token (spec endpoint 5)', () => {
   const CUSTOM = '/auth/realms/demo/custom-token';
   let merchantToken: string;
   beforeAll(async () => {
-    merchantToken = remember(await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'client_credentials', ...M1 })).json().access_token as string;
+    merchantToken = remember(
+      await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'client_credentials', ...M1 }),
+    ).json().access_token as string;
   });
 
   it('issues a device token with access, refresh and id token for a merchant token', async () => {
     const r = remember(
-      await f.form(CUSTOM, { device_model: 'demo-pos-x1', device_id: 'dev-77', method: 'api' }, { headers: { authorization: bearer(merchantToken) } }),
+      await f.form(
+        CUSTOM,
+        { device_model: 'demo-pos-x1', device_id: 'dev-77', method: 'api' },
+        { headers: { authorization: bearer(merchantToken) } },
+      ),
     );
     expect(r.status).toBe(200);
     const body = r.json();
     expect(Object.keys(body)).toEqual([
-      'access_token', 'expires_in', 'refresh_expires_in', 'refresh_token', 'id_token', 'token_type', 'not-before-policy', 'session_state', 'scope',
+      'access_token',
+      'expires_in',
+      'refresh_expires_in',
+      'refresh_token',
+      'id_token',
+      'token_type',
+      'not-before-policy',
+      'session_state',
+      'scope',
     ]);
     const claims = claimsOf(body.access_token);
-    expect(claims).toMatchObject({ azp: 'terminal-app-1001', entityId: 'm-1001', device_type: 'demo-pos-x1', device_id: 'dev-77', method: 'api', '2fa': 'none' });
+    expect(claims).toMatchObject({
+      azp: 'terminal-app-1001',
+      entityId: 'm-1001',
+      device_type: 'demo-pos-x1',
+      device_id: 'dev-77',
+      method: 'api',
+      '2fa': 'none',
+    });
     expect(claims.cnf).toBeUndefined();
     expect(f.platform.auth.verifier.verifyBearer(bearer(body.access_token), undefined).entityId).toBe('m-1001');
     expect(f.platform.auth.stats().granted.custom_token).toBeGreaterThanOrEqual(1);
@@ -306,7 +441,11 @@ describe('custom-token (spec endpoint 5)', () => {
   it('makes the device token act for a seeded terminal of the merchant named by device_id', async () => {
     for (const deviceId of ['TA-0001', 'ldev-0001']) {
       const r = remember(
-        await f.form(CUSTOM, { device_model: 'demo-pos-x1', device_id: deviceId, method: 'api' }, { headers: { authorization: bearer(merchantToken) } }),
+        await f.form(
+          CUSTOM,
+          { device_model: 'demo-pos-x1', device_id: deviceId, method: 'api' },
+          { headers: { authorization: bearer(merchantToken) } },
+        ),
       );
       expect(claimsOf(r.json().access_token)).toMatchObject({ device_id: 'ldev-0001', physical_device_id: 'TA-0001' });
     }
@@ -314,25 +453,63 @@ describe('custom-token (spec endpoint 5)', () => {
 
   it('binds the device token to the client certificate the call came with', async () => {
     const r = remember(
-      await f.form(CUSTOM, { device_model: 'demo-pos-x1', device_id: 'dev-77', method: 'device_flow' }, { as: 'device', headers: { authorization: bearer(merchantToken) } }),
+      await f.form(
+        CUSTOM,
+        { device_model: 'demo-pos-x1', device_id: 'dev-77', method: 'device_flow' },
+        { as: 'device', headers: { authorization: bearer(merchantToken) } },
+      ),
     );
     expect(r.status).toBe(200);
-    expect(claimsOf(r.json().access_token)).toMatchObject({ cnf: { 'x5t#S256': deviceThumbprint }, method: 'device_flow', '2fa': 'tls' });
+    expect(claimsOf(r.json().access_token)).toMatchObject({
+      cnf: { 'x5t#S256': deviceThumbprint },
+      method: 'device_flow',
+      '2fa': 'tls',
+    });
   });
 
   it('refuses a missing or bad merchant token with 401 and bad form fields with invalid_request', async () => {
     const none = await f.form(CUSTOM, { device_model: 'm', device_id: 'd', method: 'api' });
     expect(none.status).toBe(401);
     expect(none.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
-    expect((await f.form(CUSTOM, { device_model: 'm', device_id: 'd', method: 'api' }, { headers: { authorization: 'Bearer x.y.z' } })).status).toBe(401);
-    const badMethod = await f.form(CUSTOM, { device_model: 'm', device_id: 'd', method: 'telepathy' }, { headers: { authorization: bearer(merchantToken) } });
+    expect(
+      (
+        await f.form(
+          CUSTOM,
+          { device_model: 'm', device_id: 'd', method: 'api' },
+          { headers: { authorization: 'Bearer x.y.z' } },
+        )
+      ).status,
+    ).toBe(401);
+    const badMethod = await f.form(
+      CUSTOM,
+      { device_model: 'm', device_id: 'd', method: 'telepathy' },
+      { headers: { authorization: bearer(merchantToken) } },
+    );
     expect(errorOf(badMethod)).toEqual({ status: 400, error: 'invalid_request' });
-    const missing = await f.form(CUSTOM, { device_model: 'm', method: 'api' }, { headers: { authorization: bearer(merchantToken) } });
+    const missing = await f.form(
+      CUSTOM,
+      { device_model: 'm', method: 'api' },
+      { headers: { authorization: bearer(merchantToken) } },
+    );
     expect(errorOf(missing)).toEqual({ status: 400, error: 'invalid_request' });
-    const noProfile = remember(await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'client_credentials', scope: 'email', ...M1 })).json();
-    const r = await f.form(CUSTOM, { device_model: 'm', device_id: 'd', method: 'api' }, { headers: { authorization: bearer(noProfile.access_token) } });
+    const noProfile = remember(
+      await f.form('/oauth2/v1/demo-merchants/token', { grant_type: 'client_credentials', scope: 'email', ...M1 }),
+    ).json();
+    const r = await f.form(
+      CUSTOM,
+      { device_model: 'm', device_id: 'd', method: 'api' },
+      { headers: { authorization: bearer(noProfile.access_token) } },
+    );
     expect(r.status).toBe(403);
-    expect((await f.form('/auth/realms/other/custom-token', { device_model: 'm', device_id: 'd', method: 'api' }, { headers: { authorization: bearer(merchantToken) } })).status).toBe(404);
+    expect(
+      (
+        await f.form(
+          '/auth/realms/other/custom-token',
+          { device_model: 'm', device_id: 'd', method: 'api' },
+          { headers: { authorization: bearer(merchantToken) } },
+        )
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -340,10 +517,17 @@ describe('secret renewal seen from the terminal', () => {
   it('makes the credentials endpoint answer the new secret and the mTLS endpoint refuse the old one', async () => {
     const renewed = f.platform.auth.renewSecret('terminal-app-1001');
     seen.add(renewed);
-    const creds = (await f.call('GET', `${CREDS}?serial_number=TA-0001`, { as: 'device' })).json<Array<{ clientId: string; clientSecret: string }>>();
+    const creds = (await f.call('GET', `${CREDS}?serial_number=TA-0001`, { as: 'device' })).json<
+      Array<{ clientId: string; clientSecret: string }>
+    >();
     expect(creds.find((c) => c.clientId === 'terminal-app-1001')?.clientSecret).toBe(renewed);
-    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', ...M1 }))).toEqual({ status: 401, error: 'invalid_client' });
-    expect((await mtlsToken({ grant_type: 'client_credentials', client_id: M1.client_id, client_secret: renewed })).status).toBe(200);
+    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', ...M1 }))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    });
+    expect(
+      (await mtlsToken({ grant_type: 'client_credentials', client_id: M1.client_id, client_secret: renewed })).status,
+    ).toBe(200);
   });
 });
 

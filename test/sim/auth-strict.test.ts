@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthStats } from '../../src/sim/platform/auth/index.js';
 import { testCerts } from '../helpers/certs.js';
-import { decodeJwt, leakedSecrets, opensslThumbprint, startAuthFixture, type AuthFixture, type Reply, type Who } from './auth-endpoints.js';
+import {
+  decodeJwt,
+  leakedSecrets,
+  opensslThumbprint,
+  startAuthFixture,
+  type AuthFixture,
+  type Reply,
+  type Who,
+} from './auth-endpoints.js';
 
 /** The demo platform's strict profile for tokens (docs/demo-platform.md, "Demo platform"). */
 const MTLS_TOKEN = '/oauth2-mtls/v1/token';
@@ -26,19 +34,24 @@ beforeEach(async () => {
 });
 
 async function profile(name: 'standard' | 'strict'): Promise<void> {
-  const r = await f.call('PUT', '/sim/control/profile', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ profile: name }) });
+  const r = await f.call('PUT', '/sim/control/profile', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ profile: name }),
+  });
   expect(r.status).toBe(204);
 }
 function remember(r: Reply): Reply {
   if (r.status === 200 && r.text.startsWith('{')) {
     const body = r.json();
-    for (const k of ['access_token', 'refresh_token', 'id_token']) if (typeof body[k] === 'string') seen.add(body[k] as string);
+    for (const k of ['access_token', 'refresh_token', 'id_token'])
+      if (typeof body[k] === 'string') seen.add(body[k] as string);
   }
   return r;
 }
 const mtlsToken = async (params: Record<string, string>, as: Who = 'device'): Promise<Reply> =>
   remember(await f.form(MTLS_TOKEN, params, { as, listener: 'mtls' }));
-const oauthToken = async (params: Record<string, string>, as: Who = 'device'): Promise<Reply> => remember(await f.form(OAUTH_TOKEN, params, { as }));
+const oauthToken = async (params: Record<string, string>, as: Who = 'device'): Promise<Reply> =>
+  remember(await f.form(OAUTH_TOKEN, params, { as }));
 const claimsOf = (jwt: unknown): Record<string, unknown> => decodeJwt(jwt as string, f.seed.signingKeyHex).claims;
 const errorOf = (r: Reply): { status: number; error: unknown } => ({ status: r.status, error: r.json().error });
 const stats = async (): Promise<AuthStats> => (await f.call('GET', '/sim/control/auth/stats')).json<AuthStats>();
@@ -57,7 +70,11 @@ describe('strict: device tokens without cnf', () => {
     expect(claims.cnf).toBeNull();
     expect(claims.device_id).toBeNull();
     // The service account has no given or family name: the profile claims it does not fill are null.
-    expect(claims).toMatchObject({ given_name: null, family_name: null, preferred_username: 'service-account-terminal-app-1001' });
+    expect(claims).toMatchObject({
+      given_name: null,
+      family_name: null,
+      preferred_username: 'service-account-terminal-app-1001',
+    });
     expect(claims).toMatchObject({ azp: 'terminal-app-1001', entityId: 'm-1001', user_domain: 'demo-merchants' });
     // The payment API takes it from any connection.
     f.platform.context.tokens.verifyBearer(`Bearer ${body.access_token as string}`, undefined);
@@ -79,7 +96,14 @@ describe('strict: device tokens without cnf', () => {
   it('client_credentials at the security host: id_token, session_state, not-before-policy, refresh_token and refresh_expires_in all null', async () => {
     const r = await oauthToken({ grant_type: 'client_credentials', ...M1 });
     expect(r.status).toBe(200);
-    expect(r.json()).toMatchObject({ id_token: null, session_state: null, 'not-before-policy': null, refresh_token: null, refresh_expires_in: null, token_type: 'Bearer' });
+    expect(r.json()).toMatchObject({
+      id_token: null,
+      session_state: null,
+      'not-before-policy': null,
+      refresh_token: null,
+      refresh_expires_in: null,
+      token_type: 'Bearer',
+    });
     await profile('standard');
     const standard = (await oauthToken({ grant_type: 'client_credentials', ...M1 })).json();
     for (const key of ['id_token', 'session_state']) expect(key in standard).toBe(false);
@@ -114,32 +138,48 @@ describe('strict: refresh_token only at the security host', () => {
     const ok = await oauthToken({ grant_type: 'refresh_token', refresh_token: granted.refresh_token as string, ...M1 });
     expect(ok.status).toBe(200);
     expect(claimsOf(ok.json().access_token).cnf).toBeNull();
-    expect((await stats()).byEndpoint.oauth.granted.refresh_token - after.byEndpoint.oauth.granted.refresh_token).toBe(1);
+    expect((await stats()).byEndpoint.oauth.granted.refresh_token - after.byEndpoint.oauth.granted.refresh_token).toBe(
+      1,
+    );
   });
 
   it('standard still accepts a refresh at the device token endpoint', async () => {
     await profile('standard');
     const granted = (await mtlsToken({ grant_type: 'client_credentials', ...M1 })).json();
-    expect((await mtlsToken({ grant_type: 'refresh_token', refresh_token: granted.refresh_token as string, ...M1 })).status).toBe(200);
+    expect(
+      (await mtlsToken({ grant_type: 'refresh_token', refresh_token: granted.refresh_token as string, ...M1 })).status,
+    ).toBe(200);
   });
 });
 
 describe('strict: a renewed secret', () => {
   it('is refused with 401 unauthorized_client (identity-server style), an unknown client with 401 invalid_client', async () => {
-    const renewed = (await f.call('POST', '/sim/control/clients/terminal-app-1002/renew-secret')).json<{ clientSecret: string }>().clientSecret;
+    const renewed = (await f.call('POST', '/sim/control/clients/terminal-app-1002/renew-secret')).json<{
+      clientSecret: string;
+    }>().clientSecret;
     seen.add(renewed);
-    for (const r of [await mtlsToken({ grant_type: 'client_credentials', ...M2 }), await oauthToken({ grant_type: 'client_credentials', ...M2 })]) {
+    for (const r of [
+      await mtlsToken({ grant_type: 'client_credentials', ...M2 }),
+      await oauthToken({ grant_type: 'client_credentials', ...M2 }),
+    ]) {
       expect(errorOf(r)).toEqual({ status: 401, error: 'unauthorized_client' });
       expect(r.headers['www-authenticate']).toBeDefined();
       expect(typeof r.json().error_description).toBe('string');
     }
-    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' }))).toEqual({ status: 401, error: 'invalid_client' });
-    expect((await mtlsToken({ grant_type: 'client_credentials', client_id: M2.client_id, client_secret: renewed })).status).toBe(200);
+    expect(
+      errorOf(await mtlsToken({ grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' })),
+    ).toEqual({ status: 401, error: 'invalid_client' });
+    expect(
+      (await mtlsToken({ grant_type: 'client_credentials', client_id: M2.client_id, client_secret: renewed })).status,
+    ).toBe(200);
   });
 
   it('standard answers the old secret with 401 invalid_client', async () => {
     await profile('standard');
-    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', ...M2 }))).toEqual({ status: 401, error: 'invalid_client' });
+    expect(errorOf(await mtlsToken({ grant_type: 'client_credentials', ...M2 }))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    });
   });
 });
 
@@ -152,14 +192,29 @@ describe('logs', () => {
 describe('strict: the custom-token call takes the contract fields only', () => {
   const CUSTOM = '/auth/realms/demo/custom-token';
   it('refuses a field outside device_model, device_id and method with invalid_request; the standard profile ignores it', async () => {
-    const merchantToken = remember(await oauthToken({ grant_type: 'client_credentials', ...M1 })).json().access_token as string;
+    const merchantToken = remember(await oauthToken({ grant_type: 'client_credentials', ...M1 })).json()
+      .access_token as string;
     const headers = { authorization: `Bearer ${merchantToken}` };
-    const exact = remember(await f.form(CUSTOM, { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api' }, { headers }));
+    const exact = remember(
+      await f.form(CUSTOM, { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api' }, { headers }),
+    );
     expect(exact.status).toBe(200);
-    const extra = await f.form(CUSTOM, { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api', serial_number: 'TA-0001' }, { headers });
+    const extra = await f.form(
+      CUSTOM,
+      { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api', serial_number: 'TA-0001' },
+      { headers },
+    );
     expect(errorOf(extra)).toEqual({ status: 400, error: 'invalid_request' });
     expect(extra.json().error_description).toMatch(/serial_number/);
     await profile('standard');
-    expect(remember(await f.form(CUSTOM, { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api', serial_number: 'TA-0001' }, { headers })).status).toBe(200);
+    expect(
+      remember(
+        await f.form(
+          CUSTOM,
+          { device_model: 'terminal-agent', device_id: 'dev-1', method: 'api', serial_number: 'TA-0001' },
+          { headers },
+        ),
+      ).status,
+    ).toBe(200);
   });
 });

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, decodeJwt, leakedSecrets, setPlatformTime, startAuthFixture, UUID, type AuthFixture, type Reply } from './auth-endpoints.js';
+import {
+  basic,
+  decodeJwt,
+  leakedSecrets,
+  setPlatformTime,
+  startAuthFixture,
+  UUID,
+  type AuthFixture,
+  type Reply,
+} from './auth-endpoints.js';
 
 const TOKEN = '/oauth2/v1/demo-merchants/token';
 const M1 = { client_id: 'terminal-app-1001', client_secret: 'demo-secret-1001-change-me' };
@@ -11,7 +20,8 @@ const seen = new Set<string>();
 function remember(r: Reply): Reply {
   if (r.status === 200 && r.text.startsWith('{')) {
     const body = r.json();
-    for (const k of ['access_token', 'refresh_token', 'id_token']) if (typeof body[k] === 'string') seen.add(body[k] as string);
+    for (const k of ['access_token', 'refresh_token', 'id_token'])
+      if (typeof body[k] === 'string') seen.add(body[k] as string);
   }
   return r;
 }
@@ -34,8 +44,22 @@ describe('client_credentials at /oauth2/v1/{userDomain}/token', () => {
     expect(r.status).toBe(200);
     expect(r.headers['cache-control']).toBe('no-store');
     const body = r.json();
-    expect(Object.keys(body)).toEqual(['access_token', 'expires_in', 'refresh_expires_in', 'refresh_token', 'token_type', 'not-before-policy', 'scope']);
-    expect(body).toMatchObject({ expires_in: 120, refresh_expires_in: 600, token_type: 'Bearer', 'not-before-policy': 0, scope: 'profile email' });
+    expect(Object.keys(body)).toEqual([
+      'access_token',
+      'expires_in',
+      'refresh_expires_in',
+      'refresh_token',
+      'token_type',
+      'not-before-policy',
+      'scope',
+    ]);
+    expect(body).toMatchObject({
+      expires_in: 120,
+      refresh_expires_in: 600,
+      token_type: 'Bearer',
+      'not-before-policy': 0,
+      scope: 'profile email',
+    });
   });
 
   it('signs an HS256 JWT with the seed key carrying every registered claim and the profile claims', async () => {
@@ -84,17 +108,28 @@ describe('client_credentials at /oauth2/v1/{userDomain}/token', () => {
   it('gives the auth scope claims of an external machine when scope auth is asked for', async () => {
     const r = await token({ grant_type: 'client_credentials', scope: 'profile auth', ...M1 });
     expect(r.json().scope).toBe('profile auth');
-    expect(claimsOf(r.json().access_token)).toMatchObject({ device_type: 'm2m', device_id: 'unknown', method: 'api', '2fa': 'none' });
+    expect(claimsOf(r.json().access_token)).toMatchObject({
+      device_type: 'm2m',
+      device_id: 'unknown',
+      method: 'api',
+      '2fa': 'none',
+    });
   });
 
   it('accepts client authentication by HTTP Basic', async () => {
-    const r = await token({ grant_type: 'client_credentials' }, { headers: { authorization: basic(M1.client_id, M1.client_secret) } });
+    const r = await token(
+      { grant_type: 'client_credentials' },
+      { headers: { authorization: basic(M1.client_id, M1.client_secret) } },
+    );
     expect(r.status).toBe(200);
     expect(claimsOf(r.json().access_token).azp).toBe('terminal-app-1001');
   });
 
   it('refuses credentials sent both by Basic and in the body with invalid_request', async () => {
-    const r = await token({ grant_type: 'client_credentials', ...M1 }, { headers: { authorization: basic(M1.client_id, M1.client_secret) } });
+    const r = await token(
+      { grant_type: 'client_credentials', ...M1 },
+      { headers: { authorization: basic(M1.client_id, M1.client_secret) } },
+    );
     expect(errorOf(r)).toEqual({ status: 400, error: 'invalid_request' });
   });
 
@@ -110,26 +145,51 @@ describe('client_credentials at /oauth2/v1/{userDomain}/token', () => {
       expect(r.headers['www-authenticate']).toMatch(/^Basic /);
       expect(typeof r.json().error_description).toBe('string');
     }
-    const wrongBasic = await token({ grant_type: 'client_credentials' }, { headers: { authorization: basic(M1.client_id, 'nope-nope') } });
+    const wrongBasic = await token(
+      { grant_type: 'client_credentials' },
+      { headers: { authorization: basic(M1.client_id, 'nope-nope') } },
+    );
     expect(errorOf(wrongBasic)).toEqual({ status: 401, error: 'invalid_client' });
   });
 
   it('refuses client_credentials to a public client with unauthorized_client', async () => {
-    expect(errorOf(await token({ grant_type: 'client_credentials', client_id: 'powered-app' }))).toEqual({ status: 400, error: 'unauthorized_client' });
+    expect(errorOf(await token({ grant_type: 'client_credentials', client_id: 'powered-app' }))).toEqual({
+      status: 400,
+      error: 'unauthorized_client',
+    });
   });
 
   it('answers a portal application with its merchant as entityId', async () => {
-    const r = await token({ grant_type: 'client_credentials', client_id: 'portal-app', client_secret: 'demo-portal-secret' });
+    const r = await token({
+      grant_type: 'client_credentials',
+      client_id: 'portal-app',
+      client_secret: 'demo-portal-secret',
+    });
     expect(claimsOf(r.json().access_token).entityId).toBe('m-1001');
   });
 
   it('answers invalid_scope for a scope value the platform does not know', async () => {
-    expect(errorOf(await token({ grant_type: 'client_credentials', scope: 'profile payments:all', ...M1 }))).toEqual({ status: 400, error: 'invalid_scope' });
+    expect(errorOf(await token({ grant_type: 'client_credentials', scope: 'profile payments:all', ...M1 }))).toEqual({
+      status: 400,
+      error: 'invalid_scope',
+    });
   });
 
   it('answers unsupported_grant_type for unknown grants and for password outside the mTLS endpoint', async () => {
-    expect(errorOf(await token({ grant_type: 'implicit', ...M1 }))).toEqual({ status: 400, error: 'unsupported_grant_type' });
-    expect(errorOf(await token({ grant_type: 'password', username: 'staff1', password: 'demo-staff-password', client_id: 'powered-app' }))).toEqual({
+    expect(errorOf(await token({ grant_type: 'implicit', ...M1 }))).toEqual({
+      status: 400,
+      error: 'unsupported_grant_type',
+    });
+    expect(
+      errorOf(
+        await token({
+          grant_type: 'password',
+          username: 'staff1',
+          password: 'demo-staff-password',
+          client_id: 'powered-app',
+        }),
+      ),
+    ).toEqual({
       status: 400,
       error: 'unsupported_grant_type',
     });
@@ -142,17 +202,25 @@ describe('client_credentials at /oauth2/v1/{userDomain}/token', () => {
       body: 'grant_type=client_credentials&grant_type=client_credentials&client_id=terminal-app-1001&client_secret=demo-secret-1001-change-me',
     });
     expect(errorOf(repeated)).toEqual({ status: 400, error: 'invalid_request' });
-    const json = await f.call('POST', TOKEN, { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', ...M1 }) });
+    const json = await f.call('POST', TOKEN, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', ...M1 }),
+    });
     expect(errorOf(json)).toEqual({ status: 400, error: 'invalid_request' });
   });
 
   it('answers 404 for an unknown user domain and serves the realm token URL alike', async () => {
     const unknown = await f.form('/oauth2/v1/nobody/token', { grant_type: 'client_credentials', ...M1 });
     expect(unknown.status).toBe(404);
-    const realm = remember(await f.form('/auth/realms/demo/protocol/openid-connect/token', { grant_type: 'client_credentials', ...M1 }));
+    const realm = remember(
+      await f.form('/auth/realms/demo/protocol/openid-connect/token', { grant_type: 'client_credentials', ...M1 }),
+    );
     expect(realm.status).toBe(200);
     expect(claimsOf(realm.json().access_token).entityId).toBe('m-1001');
-    expect((await f.form('/auth/realms/other/protocol/openid-connect/token', { grant_type: 'client_credentials', ...M1 })).status).toBe(404);
+    expect(
+      (await f.form('/auth/realms/other/protocol/openid-connect/token', { grant_type: 'client_credentials', ...M1 }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -171,18 +239,36 @@ describe('refresh_token', () => {
     expect(claimsOf(second.json().access_token).sub).toBe(claimsOf(first.access_token).sub);
     const reuse = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 });
     expect(errorOf(reuse)).toEqual({ status: 400, error: 'invalid_grant' });
-    const third = await token({ grant_type: 'refresh_token', refresh_token: second.json().refresh_token as string, ...M1 });
+    const third = await token({
+      grant_type: 'refresh_token',
+      refresh_token: second.json().refresh_token as string,
+      ...M1,
+    });
     expect(third.status).toBe(200);
   });
 
   it('narrows the scope on request, keeps the original grant for later, and refuses widening with invalid_scope', async () => {
     const first = await fresh('profile email');
-    const narrow = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, scope: 'profile', ...M1 });
+    const narrow = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token as string,
+      scope: 'profile',
+      ...M1,
+    });
     expect(narrow.json().scope).toBe('profile');
-    const wide = await token({ grant_type: 'refresh_token', refresh_token: narrow.json().refresh_token as string, scope: 'profile email phone', ...M1 });
+    const wide = await token({
+      grant_type: 'refresh_token',
+      refresh_token: narrow.json().refresh_token as string,
+      scope: 'profile email phone',
+      ...M1,
+    });
     expect(errorOf(wide)).toEqual({ status: 400, error: 'invalid_scope' });
     // The refused request did not consume the refresh token; omitting scope means the original grant.
-    const again = await token({ grant_type: 'refresh_token', refresh_token: narrow.json().refresh_token as string, ...M1 });
+    const again = await token({
+      grant_type: 'refresh_token',
+      refresh_token: narrow.json().refresh_token as string,
+      ...M1,
+    });
     expect(again.json().scope).toBe('profile email');
   });
 
@@ -193,16 +279,24 @@ describe('refresh_token', () => {
       [first.access_token, M1],
       ['not-a-token', M1],
     ] as const) {
-      expect(errorOf(await token({ grant_type: 'refresh_token', refresh_token: rt as string, ...client }))).toEqual({ status: 400, error: 'invalid_grant' });
+      expect(errorOf(await token({ grant_type: 'refresh_token', refresh_token: rt as string, ...client }))).toEqual({
+        status: 400,
+        error: 'invalid_grant',
+      });
     }
-    expect(errorOf(await token({ grant_type: 'refresh_token', ...M1 }))).toEqual({ status: 400, error: 'invalid_request' });
+    expect(errorOf(await token({ grant_type: 'refresh_token', ...M1 }))).toEqual({
+      status: 400,
+      error: 'invalid_request',
+    });
   });
 
   it('refuses an expired refresh token with invalid_grant (platform clock)', async () => {
     const first = await fresh();
     f.platform.faults.clockOffsetMs = 601_000;
     try {
-      expect(errorOf(await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 }))).toEqual({
+      expect(
+        errorOf(await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 })),
+      ).toEqual({
         status: 400,
         error: 'invalid_grant',
       });
@@ -213,13 +307,19 @@ describe('refresh_token', () => {
 
   it('lets exactly one of several concurrent refreshes with the same token win, and counts it once', async () => {
     const first = await fresh();
-    const before = (await f.call('GET', '/sim/control/auth/stats')).json<{ granted: { refresh_token: number } }>().granted.refresh_token;
+    const before = (await f.call('GET', '/sim/control/auth/stats')).json<{ granted: { refresh_token: number } }>()
+      .granted.refresh_token;
     const replies = await Promise.all(
-      Array.from({ length: 6 }, () => token({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 })),
+      Array.from({ length: 6 }, () =>
+        token({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, ...M1 }),
+      ),
     );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
     expect(replies.filter((r) => r.status === 400 && r.json().error === 'invalid_grant')).toHaveLength(5);
-    const stats = (await f.call('GET', '/sim/control/auth/stats')).json<{ granted: Record<string, number>; refused: Record<string, number> }>();
+    const stats = (await f.call('GET', '/sim/control/auth/stats')).json<{
+      granted: Record<string, number>;
+      refused: Record<string, number>;
+    }>();
     expect(stats.granted.refresh_token).toBe(before + 1);
     expect(f.platform.auth.stats().granted.refresh_token).toBe(before + 1);
   });
@@ -231,7 +331,10 @@ describe('refresh_token', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.json<{ revoked: number }>().revoked).toBeGreaterThanOrEqual(2);
     for (const rt of [a.refresh_token, b.refresh_token]) {
-      expect(errorOf(await token({ grant_type: 'refresh_token', refresh_token: rt as string, ...M1 }))).toEqual({ status: 400, error: 'invalid_grant' });
+      expect(errorOf(await token({ grant_type: 'refresh_token', refresh_token: rt as string, ...M1 }))).toEqual({
+        status: 400,
+        error: 'invalid_grant',
+      });
     }
     // Access tokens are not touched.
     expect(() => f.platform.auth.verifier.verifyBearer(`Bearer ${a.access_token as string}`, undefined)).not.toThrow();
@@ -248,21 +351,41 @@ describe('client secret renewal (spec Other rules 6)', () => {
     seen.add(newSecret);
     expect(newSecret).not.toBe(M2.client_secret);
 
-    expect(errorOf(await token({ grant_type: 'client_credentials', ...client }))).toEqual({ status: 401, error: 'invalid_client' });
-    expect(errorOf(await token({ grant_type: 'refresh_token', refresh_token: before.refresh_token as string, ...client }))).toEqual({
+    expect(errorOf(await token({ grant_type: 'client_credentials', ...client }))).toEqual({
       status: 401,
       error: 'invalid_client',
     });
-    expect(f.platform.auth.verifier.verifyBearer(`Bearer ${before.access_token as string}`, undefined).entityId).toBe('m-1002');
-    const after = await token({ grant_type: 'client_credentials', client_id: 'terminal-app-1002', client_secret: newSecret });
+    expect(
+      errorOf(await token({ grant_type: 'refresh_token', refresh_token: before.refresh_token as string, ...client })),
+    ).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    });
+    expect(f.platform.auth.verifier.verifyBearer(`Bearer ${before.access_token as string}`, undefined).entityId).toBe(
+      'm-1002',
+    );
+    const after = await token({
+      grant_type: 'client_credentials',
+      client_id: 'terminal-app-1002',
+      client_secret: newSecret,
+    });
     expect(after.status).toBe(200);
-    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: before.refresh_token as string, client_id: 'terminal-app-1002', client_secret: newSecret });
+    const refreshed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: before.refresh_token as string,
+      client_id: 'terminal-app-1002',
+      client_secret: newSecret,
+    });
     expect(refreshed.status).toBe(200);
 
     // Programmatic renewal: the secret from the control route is obsolete in turn.
     const third = f.platform.auth.renewSecret('terminal-app-1002');
     seen.add(third);
-    expect(errorOf(await token({ grant_type: 'client_credentials', client_id: 'terminal-app-1002', client_secret: newSecret }))).toEqual({
+    expect(
+      errorOf(
+        await token({ grant_type: 'client_credentials', client_id: 'terminal-app-1002', client_secret: newSecret }),
+      ),
+    ).toEqual({
       status: 401,
       error: 'invalid_client',
     });
@@ -270,9 +393,13 @@ describe('client secret renewal (spec Other rules 6)', () => {
     const exp = claimsOf(before.access_token).exp as number;
     try {
       setPlatformTime(f.platform, exp * 1000 - 1_500);
-      expect(() => f.platform.auth.verifier.verifyBearer(`Bearer ${before.access_token as string}`, undefined)).not.toThrow();
+      expect(() =>
+        f.platform.auth.verifier.verifyBearer(`Bearer ${before.access_token as string}`, undefined),
+      ).not.toThrow();
       setPlatformTime(f.platform, exp * 1000);
-      expect(() => f.platform.auth.verifier.verifyBearer(`Bearer ${before.access_token as string}`, undefined)).toThrow(/expired/);
+      expect(() => f.platform.auth.verifier.verifyBearer(`Bearer ${before.access_token as string}`, undefined)).toThrow(
+        /expired/,
+      );
     } finally {
       f.platform.faults.clockOffsetMs = 0;
     }

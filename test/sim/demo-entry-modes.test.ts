@@ -31,7 +31,12 @@ async function sale(body: unknown): Promise<TransactionView> {
   const json = (await res.body.json()) as { transaction: { clientTransactionId: string } };
   expect(res.statusCode).toBe(202);
   const id = json.transaction.clientTransactionId;
-  return until(`sale ${id} settled`, () => agent.payments.get(id), (view) => !['created', 'awaiting_customer', 'in_flight'].includes(view.state), { everyMs: 25 });
+  return until(
+    `sale ${id} settled`,
+    () => agent.payments.get(id),
+    (view) => !['created', 'awaiting_customer', 'in_flight'].includes(view.state),
+    { everyMs: 25 },
+  );
 }
 
 describe('keyed and MOTO sales on the demo', () => {
@@ -41,15 +46,22 @@ describe('keyed and MOTO sales on the demo', () => {
     expect(running.agent.demoPlatform!.payments.netCharged(view.clientTransactionId)).toBe(710);
   });
 
-  it('approves a MOTO sale with the customer\'s e-mail, and one with address verification', async () => {
+  it("approves a MOTO sale with the customer's e-mail, and one with address verification", async () => {
     const mail = await sale({ method: 'moto', amount: '8.20', moto: { email: 'buyer@example.com' } });
     expect(mail).toMatchObject({ state: 'approved', entryMode: 'Keyed' });
-    const avs = await sale({ method: 'moto', amount: '9.30', moto: { orderChannel: 'Telephone', zipCode: '10115', houseNumber: '12' } });
+    const avs = await sale({
+      method: 'moto',
+      amount: '9.30',
+      moto: { orderChannel: 'Telephone', zipCode: '10115', houseNumber: '12' },
+    });
     expect(avs).toMatchObject({ state: 'approved', entryMode: 'Keyed' });
     expect(running.agent.demoPlatform!.payments.netCharged(avs.clientTransactionId)).toBe(930);
   });
 
   it('a card sale on the same reader is still read contactless', async () => {
-    expect(await sale({ method: 'card', amount: '3.00' })).toMatchObject({ state: 'approved', entryMode: 'ContactlessChip' });
+    expect(await sale({ method: 'card', amount: '3.00' })).toMatchObject({
+      state: 'approved',
+      entryMode: 'ContactlessChip',
+    });
   });
 });

@@ -38,7 +38,11 @@ async function startDemoAgent(): Promise<RunningAgent> {
   return agent;
 }
 
-async function post(agent: RunningAgent, path: string, body: unknown): Promise<{ status: number; json: { transaction?: TransactionView } }> {
+async function post(
+  agent: RunningAgent,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: { transaction?: TransactionView } }> {
   const res = await request(`${agent.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${agent.localToken}`, 'content-type': 'application/json' },
@@ -48,7 +52,11 @@ async function post(agent: RunningAgent, path: string, body: unknown): Promise<{
 }
 
 async function settled(agent: RunningAgent, id: string): Promise<TransactionView> {
-  return until(`${id} settled`, () => agent.payments.get(id), (view) => !['created', 'awaiting_customer', 'in_flight', 'pending'].includes(view.state));
+  return until(
+    `${id} settled`,
+    () => agent.payments.get(id),
+    (view) => !['created', 'awaiting_customer', 'in_flight', 'pending'].includes(view.state),
+  );
 }
 
 describe('the demo ledger across a restart', () => {

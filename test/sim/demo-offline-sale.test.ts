@@ -25,7 +25,11 @@ afterAll(async () => {
   await control?.close();
 });
 
-async function controlCall(method: 'PUT' | 'GET', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function controlCall(
+  method: 'PUT' | 'GET',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const res = await request(`${running.agent.demoPlatform!.urls.api}${path}`, {
     method,
     dispatcher: control,
@@ -44,7 +48,12 @@ describe('an offline sale and its upload on the demo', () => {
   it('platform unreachable: the card sale is approved offline and stored; back again: uploaded once and approved', async () => {
     const { agent } = running;
     expect((await controlCall('PUT', '/sim/control/unreachable', { seconds: 3 })).status).toBe(202);
-    await until('the listeners to close', async () => (await controlCall('GET', '/sim/control/profile').catch(() => ({ status: 0 }))).status, (status) => status === 0, { timeoutMs: 20_000, everyMs: 100 });
+    await until(
+      'the listeners to close',
+      async () => (await controlCall('GET', '/sim/control/profile').catch(() => ({ status: 0 }))).status,
+      (status) => status === 0,
+      { timeoutMs: 20_000, everyMs: 100 },
+    );
 
     const sale = await agent.payments.startSale({ method: 'card', amount: 1_234, currency: 'EUR' });
     const stored: TransactionView = await sale.done;
@@ -52,7 +61,12 @@ describe('an offline sale and its upload on the demo', () => {
     expect(agent.demoPlatform!.payments.transaction(sale.clientTransactionId)).toBeUndefined();
 
     // It listens again by itself; the uploader finds it and sends the sale.
-    await until('the upload', () => agent.payments.get(sale.clientTransactionId), (view) => view.state === 'approved', { timeoutMs: 20_000, everyMs: 100 });
+    await until(
+      'the upload',
+      () => agent.payments.get(sale.clientTransactionId),
+      (view) => view.state === 'approved',
+      { timeoutMs: 20_000, everyMs: 100 },
+    );
     expect(agent.demoPlatform!.payments.netCharged(sale.clientTransactionId)).toBe(1_234);
     expect(agent.offline.api.levels().count).toBe(0);
   });

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testSimProfile } from '../helpers/demo-platform.js';
-import { cardSale, isoNow, newId, startPaymentsHarness, walletSale, type PaymentsHarness } from './payment-endpoints.js';
+import {
+  cardSale,
+  isoNow,
+  newId,
+  startPaymentsHarness,
+  walletSale,
+  type PaymentsHarness,
+} from './payment-endpoints.js';
 import { until } from '../helpers/wait.js';
 
 /**
@@ -67,7 +74,8 @@ describe('demo platform ledger file', () => {
 
     const bytes = readFileSync(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    for (const secret of [encryptedData, pinblock, 'encryptedData', 'pinblock']) expect(bytes.includes(secret), secret).toBe(false);
+    for (const secret of [encryptedData, pinblock, 'encryptedData', 'pinblock'])
+      expect(bytes.includes(secret), secret).toBe(false);
     expect(bytes.includes('476173******0010')).toBe(true); // the masked PAN the records show
 
     const second = await start();
@@ -75,19 +83,39 @@ describe('demo platform ledger file', () => {
     const saleId = sale.clientNewTransactionId as string;
     const refund = await second.call('POST', `${base}/${saleId}/refund`, refundBody(500));
     expect(refund.status, refund.text).toBe(200);
-    await until(`${saleId} net 750 on the restarted platform`, () => second.platform.payments.netCharged(saleId), (net) => net === 750);
+    await until(
+      `${saleId} net 750 on the restarted platform`,
+      () => second.platform.payments.netCharged(saleId),
+      (net) => net === 750,
+    );
     // The same request again is the same sale; the same id for another amount is a conflict.
     const again = await second.call('POST', `${base}/process`, sale);
     expect(again.status).toBe(200);
     expect(again.body.serverTransactionId).toBe(sold.body.serverTransactionId);
-    expect((await second.call('POST', `${base}/process`, { ...sale, authorizationAmount: { amount: 999, currency: 'EUR' } })).status).toBe(409);
-    const capture = await second.call('POST', `${base}/${auth.clientNewTransactionId as string}/capture`, { clientDateTime: isoNow(), channel: 'instore', captureAmount: { amount: 4_000, currency: 'EUR' } }, m1002(second));
+    expect(
+      (await second.call('POST', `${base}/process`, { ...sale, authorizationAmount: { amount: 999, currency: 'EUR' } }))
+        .status,
+    ).toBe(409);
+    const capture = await second.call(
+      'POST',
+      `${base}/${auth.clientNewTransactionId as string}/capture`,
+      { clientDateTime: isoNow(), channel: 'instore', captureAmount: { amount: 4_000, currency: 'EUR' } },
+      m1002(second),
+    );
     expect(capture.status, capture.text).toBe(200);
-    const byWeb = await second.call('POST', `${base}/${web.body.serverTransactionId as string}/refundbyweb`, { clientDateTime: isoNow(), clientNewTransactionId: newId('web'), amount: { amount: 3_100, currency: 'EUR' } });
+    const byWeb = await second.call('POST', `${base}/${web.body.serverTransactionId as string}/refundbyweb`, {
+      clientDateTime: isoNow(),
+      clientNewTransactionId: newId('web'),
+      amount: { amount: 3_100, currency: 'EUR' },
+    });
     expect(byWeb.status, byWeb.text).toBe(200);
     // The wallet payment still waits for its consumer, who pays now.
     expect(second.platform.payments.wallet.pay(qr.body.serverTransactionId).transactionStatus).toBe('Accepted');
-    await until('the web order given back on the restarted platform', () => second.platform.payments.netCharged(web.body.clientTransactionId), (net) => net === 0);
+    await until(
+      'the web order given back on the restarted platform',
+      () => second.platform.payments.netCharged(web.body.clientTransactionId),
+      (net) => net === 0,
+    );
     const after = second.platform.payments.ledger();
     await stop(second);
 
@@ -108,7 +136,11 @@ describe('demo platform ledger file', () => {
     await stop(first);
     expect((JSON.parse(readFileSync(file, 'utf8')) as { completions: unknown[] }).completions).toHaveLength(1);
     const second = await start('strict');
-    await until('the refund\'s result on the restarted platform', () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)), (result) => result !== undefined);
+    await until(
+      "the refund's result on the restarted platform",
+      () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)),
+      (result) => result !== undefined,
+    );
     expect(resultOf(second.platform.payments.transaction(refund.body.serverTransactionId))).toBe('Accepted');
     expect(second.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1_000);
   });
@@ -122,11 +154,19 @@ describe('demo platform ledger file', () => {
     expect(refund.body.transactionStatus).toBe('Accepted');
     await stop(first);
     const second = await start('strict');
-    await until('the refund\'s result on the restarted platform', () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)), (result) => result !== undefined);
+    await until(
+      "the refund's result on the restarted platform",
+      () => resultOf(second.platform.payments.transaction(refund.body.serverTransactionId)),
+      (result) => result !== undefined,
+    );
     expect(resultOf(second.platform.payments.transaction(refund.body.serverTransactionId))).toBe('Failed');
     expect(second.platform.payments.transaction(refund.body.serverTransactionId)?.transactionStatus).toBe('Accepted');
     expect(second.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1_250);
-    const again = await second.call('POST', `${base}/${sale.clientNewTransactionId as string}/refund`, refundBody(1_250));
+    const again = await second.call(
+      'POST',
+      `${base}/${sale.clientNewTransactionId as string}/refund`,
+      refundBody(1_250),
+    );
     expect(again.status).toBe(200);
   });
 

@@ -24,7 +24,7 @@ const later = (ms: number): void => {
   h.platform.faults.clockOffsetMs += ms;
 };
 
-describe('lookups that lag the platform\'s writes', () => {
+describe("lookups that lag the platform's writes", () => {
   it('answers 404 for a sale recorded less than the lag ago, by client or server id, and the sale once the lag has passed', async () => {
     h.platform.faults.set('*', { lookupLagMs: 15_000 });
     const sale = cardSale();
@@ -69,7 +69,7 @@ describe('lookups that lag the platform\'s writes', () => {
     expect(ledgerOf(id)).toHaveLength(1);
   });
 
-  it('on `*` it also lags a route with a fault of its own, whatever that fault\'s times', async () => {
+  it("on `*` it also lags a route with a fault of its own, whatever that fault's times", async () => {
     h.platform.faults.set('*', { lookupLagMs: 5_000 });
     h.platform.faults.set('status', { latencyMs: 1, times: 1 });
     const sale = cardSale();

@@ -33,7 +33,13 @@ export interface PaymentsHarness {
   platform: DemoPlatform;
   sink: LogSink;
   /** A token the test verifier accepts (claims as the authorization server issues them). */
-  token(claims?: { merchantId?: string; serial?: string; logicalDeviceId?: string; expiresInSeconds?: number; extra?: Record<string, unknown> }): string;
+  token(claims?: {
+    merchantId?: string;
+    serial?: string;
+    logicalDeviceId?: string;
+    expiresInSeconds?: number;
+    extra?: Record<string, unknown>;
+  }): string;
   call(method: string, path: string, body?: unknown, opts?: CallOptions): Promise<Reply>;
   /** Sets the platform clock so that it reads `at` (ms since epoch) now. */
   setClock(at: number): void;
@@ -62,7 +68,9 @@ export async function startPaymentsHarness(
   if (opts.testTokens !== false) platform.context.tokens = testVerifier(key);
   const ca = readFileSync(certs.caCert);
   const plain = new Agent({ connect: { ca } });
-  const withCert = new Agent({ connect: { ca, cert: readFileSync(certs.deviceCert), key: readFileSync(certs.deviceKey) } });
+  const withCert = new Agent({
+    connect: { ca, cert: readFileSync(certs.deviceCert), key: readFileSync(certs.deviceKey) },
+  });
 
   const harness: PaymentsHarness = {
     platform,
@@ -96,7 +104,12 @@ export async function startPaymentsHarness(
       if (token !== null) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (o.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-      const payload = o.form !== undefined ? new URLSearchParams(o.form).toString() : body !== undefined ? JSON.stringify(body) : undefined;
+      const payload =
+        o.form !== undefined
+          ? new URLSearchParams(o.form).toString()
+          : body !== undefined
+            ? JSON.stringify(body)
+            : undefined;
       const base = o.mtlsListener === true ? platform.urls.mtls : platform.urls.api;
       const res = await request(`${base}${path}`, {
         method: method as 'GET',
@@ -128,11 +141,13 @@ export async function startPaymentsHarness(
 function testVerifier(key: Buffer): TokenVerifier {
   return {
     verifyBearer(authorization) {
-      if (authorization === undefined || !authorization.startsWith('Bearer ')) throw new SimHttpError(401, 'invalid_token', 'missing bearer token');
+      if (authorization === undefined || !authorization.startsWith('Bearer '))
+        throw new SimHttpError(401, 'invalid_token', 'missing bearer token');
       const result = verifyJwtSignature(authorization.slice('Bearer '.length), key);
       if (!result.ok) throw new SimHttpError(401, 'invalid_token', result.reason);
       const claims = result.claims as AccessClaims;
-      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= Date.now()) throw new SimHttpError(401, 'invalid_token', 'token expired');
+      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= Date.now())
+        throw new SimHttpError(401, 'invalid_token', 'token expired');
       return claims;
     },
   };
@@ -153,7 +168,13 @@ export function cardSale(over: Record<string, unknown> = {}): Record<string, unk
     entryMode: 'ContactChip',
     instrument: {
       instrumentType: 'card',
-      card: { maskedPan: '476173******0010', scheme: 'VISA', expiry: '12/29', encryptedData: 'ENC-3f9a0c11d2', ksn: 'FFFF9876543210E00001' },
+      card: {
+        maskedPan: '476173******0010',
+        scheme: 'VISA',
+        expiry: '12/29',
+        encryptedData: 'ENC-3f9a0c11d2',
+        ksn: 'FFFF9876543210E00001',
+      },
     },
     ...over,
   };

@@ -11,7 +11,8 @@ afterAll(async () => {
 
 const PROCESS = '/payment/v1/transactions/process';
 const m1002 = (): string => h.token({ merchantId: 'm-1002' });
-const eventTypes = (record: { events: Array<{ eventType: string }> }): string[] => record.events.map((e) => e.eventType);
+const eventTypes = (record: { events: Array<{ eventType: string }> }): string[] =>
+  record.events.map((e) => e.eventType);
 
 describe('card sale (process)', () => {
   it('captures at once for a merchant with immediate capture, with the spec record, events and date format', async () => {
@@ -32,22 +33,42 @@ describe('card sale (process)', () => {
     expect(request.serverProcessingDateTime).toMatch(SERVER_TIME);
     expect(request.clientDateTime).toBe(sale.clientDateTime);
     expect(request.authorizationAmount).toEqual({ amount: 1250, currency: 'EUR' });
-    expect(request.source).toEqual({ sourceType: 'instore', storeId: 'store-01', logicalDeviceId: 'ldev-0001', physicalDeviceId: 'TA-0001' });
+    expect(request.source).toEqual({
+      sourceType: 'instore',
+      storeId: 'store-01',
+      logicalDeviceId: 'ldev-0001',
+      physicalDeviceId: 'TA-0001',
+    });
     expect(request.requestor).toEqual({});
-    expect(request.instrument).toEqual({ instrumentType: 'card', card: { maskedPan: '476173******0010', scheme: 'VISA' } });
+    expect(request.instrument).toEqual({
+      instrumentType: 'card',
+      card: { maskedPan: '476173******0010', scheme: 'VISA' },
+    });
     expect(auth.result).toBe('Accepted');
     expect(h.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1250);
-    expect(h.platform.payments.ledger().filter((e) => e.serverTransactionId === r.body.serverTransactionId).map((e) => e.kind)).toEqual(['sale']);
+    expect(
+      h.platform.payments
+        .ledger()
+        .filter((e) => e.serverTransactionId === r.body.serverTransactionId)
+        .map((e) => e.kind),
+    ).toEqual(['sale']);
   });
 
   it('never answers card data, expiry, KSN or PIN block', async () => {
-    const r = await h.call('POST', PROCESS, cardSale({ ksn: 'FFFF9876543210E00002', pinblock: '0412AC89ABCDEF12', pinblockFormat: 'ISO0' }));
+    const r = await h.call(
+      'POST',
+      PROCESS,
+      cardSale({ ksn: 'FFFF9876543210E00002', pinblock: '0412AC89ABCDEF12', pinblockFormat: 'ISO0' }),
+    );
     expect(r.status).toBe(200);
-    for (const secret of ['ENC-3f9a0c11d2', '12/29', 'FFFF9876543210E0000', '0412AC89ABCDEF12']) expect(r.text).not.toContain(secret);
+    for (const secret of ['ENC-3f9a0c11d2', '12/29', 'FFFF9876543210E0000', '0412AC89ABCDEF12'])
+      expect(r.text).not.toContain(secret);
     expect(r.body.events[0].onlinePin).toBe(true);
     expect(h.sink.text()).not.toContain('ENC-3f9a0c11d2');
     expect(h.sink.text()).not.toContain('0412AC89ABCDEF12');
-    const logged = h.sink.records().find((l) => l.msg === 'payment call' && l.serverTransactionId === r.body.serverTransactionId);
+    const logged = h.sink
+      .records()
+      .find((l) => l.msg === 'payment call' && l.serverTransactionId === r.body.serverTransactionId);
     expect(logged).toMatchObject({ route: 'process', merchantId: 'm-1001', status: 'Captured' });
   });
 
@@ -57,11 +78,18 @@ describe('card sale (process)', () => {
     expect(r.body.transactionStatus).toBe('Accepted');
     expect(r.body.merchantAggregatorId).toBe('agg-supervised');
     expect(eventTypes(r.body)).toEqual(['cardRequest', 'cardAuthorizationResult']);
-    expect(h.platform.payments.ledger().filter((e) => e.clientTransactionId === sale.clientNewTransactionId).map((e) => e.kind)).toEqual(['authorization']);
+    expect(
+      h.platform.payments
+        .ledger()
+        .filter((e) => e.clientTransactionId === sale.clientNewTransactionId)
+        .map((e) => e.kind),
+    ).toEqual(['authorization']);
   });
 
   it('refuses a card ending in 0002: recorded with the reason, nothing charged', async () => {
-    const sale = cardSale({ instrument: { instrumentType: 'card', card: { maskedPan: '476173******0002', scheme: 'VISA' } } });
+    const sale = cardSale({
+      instrument: { instrumentType: 'card', card: { maskedPan: '476173******0002', scheme: 'VISA' } },
+    });
     const r = await h.call('POST', PROCESS, sale);
     expect(r.status).toBe(200);
     expect(r.body.transactionStatus).toBe('Refused');
@@ -86,20 +114,36 @@ describe('card sale (process)', () => {
 
   it('keeps the original clientDateTime and id of an offline upload; the decline rule applies too', async () => {
     const offlineAt = '2026-01-05T09:30:00Z';
-    const sale = cardSale({ offlineTransaction: true, clientDateTime: offlineAt, clientNewTransactionId: 'offline-0001' });
+    const sale = cardSale({
+      offlineTransaction: true,
+      clientDateTime: offlineAt,
+      clientNewTransactionId: 'offline-0001',
+    });
     const r = await h.call('POST', PROCESS, sale);
     expect(r.body).toMatchObject({ clientTransactionId: 'offline-0001', transactionStatus: 'Captured' });
     expect(r.body.events[0]).toMatchObject({ clientDateTime: offlineAt, offlineTransaction: true });
-    const declined = await h.call('POST', PROCESS, cardSale({ offlineTransaction: true, authorizationAmount: { amount: 151, currency: 'EUR' } }));
+    const declined = await h.call(
+      'POST',
+      PROCESS,
+      cardSale({ offlineTransaction: true, authorizationAmount: { amount: 151, currency: 'EUR' } }),
+    );
     expect(declined.body.transactionStatus).toBe('Refused');
   });
 });
 
 describe('MOTO, manual key entry and online PIN', () => {
-  const moto = (over: Record<string, unknown> = {}, instrument: Record<string, unknown> = {}): Record<string, unknown> =>
+  const moto = (
+    over: Record<string, unknown> = {},
+    instrument: Record<string, unknown> = {},
+  ): Record<string, unknown> =>
     cardSale({
       entryMode: 'Keyed',
-      instrument: { instrumentType: 'card', paymentScenario: 'Moto', card: { maskedPan: '545454******5454', scheme: 'MASTERCARD', expiry: '0128' }, ...instrument },
+      instrument: {
+        instrumentType: 'card',
+        paymentScenario: 'Moto',
+        card: { maskedPan: '545454******5454', scheme: 'MASTERCARD', expiry: '0128' },
+        ...instrument,
+      },
       ...over,
     });
 
@@ -114,8 +158,12 @@ describe('MOTO, manual key entry and online PIN', () => {
   });
 
   it('accepts MOTO without address verification with an e-mail or a phone, and refuses it with neither', async () => {
-    expect((await h.call('POST', PROCESS, moto({}, { email: 'buyer@example.com' }))).body.transactionStatus).toBe('Captured');
-    expect((await h.call('POST', PROCESS, moto({}, { phone: '+49 30 1234567' }))).body.transactionStatus).toBe('Captured');
+    expect((await h.call('POST', PROCESS, moto({}, { email: 'buyer@example.com' }))).body.transactionStatus).toBe(
+      'Captured',
+    );
+    expect((await h.call('POST', PROCESS, moto({}, { phone: '+49 30 1234567' }))).body.transactionStatus).toBe(
+      'Captured',
+    );
     const none = await h.call('POST', PROCESS, moto());
     expect(none.status).toBe(400);
     expect(none.body.errorMessage).toMatch(/email or instrument.phone/);
@@ -156,7 +204,11 @@ describe('process validation and authentication', () => {
     ['an unknown instrument type', { instrument: { instrumentType: 'cash' } }, /instrumentType/],
     ['a card sale without card', { instrument: { instrumentType: 'card' } }, /instrument.card/],
     ['a card sale without entryMode', { entryMode: undefined }, /entryMode/],
-    ['a full, unmasked card number', { instrument: { instrumentType: 'card', card: { maskedPan: '4761739001010010', scheme: 'VISA' } } }, /masked/],
+    [
+      'a full, unmasked card number',
+      { instrument: { instrumentType: 'card', card: { maskedPan: '4761739001010010', scheme: 'VISA' } } },
+      /masked/,
+    ],
   ];
   for (const [what, over, message] of cases) {
     it(`answers 400 {errorCode, errorMessage} for ${what}`, async () => {
@@ -168,7 +220,11 @@ describe('process validation and authentication', () => {
   }
 
   it('does not echo a full card number in the error', async () => {
-    const r = await h.call('POST', PROCESS, cardSale({ instrument: { instrumentType: 'card', card: { maskedPan: '4761739001010010', scheme: 'VISA' } } }));
+    const r = await h.call(
+      'POST',
+      PROCESS,
+      cardSale({ instrument: { instrumentType: 'card', card: { maskedPan: '4761739001010010', scheme: 'VISA' } } }),
+    );
     expect(r.text).not.toContain('4761739001010010');
   });
 
@@ -203,7 +259,9 @@ describe('idempotency and status', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(h.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(1250);
-    expect(h.platform.payments.ledger().filter((e) => e.clientTransactionId === sale.clientNewTransactionId)).toHaveLength(1);
+    expect(
+      h.platform.payments.ledger().filter((e) => e.clientTransactionId === sale.clientNewTransactionId),
+    ).toHaveLength(1);
   });
 
   it('answers 409 for the same id with a different amount or instrument', async () => {
@@ -212,9 +270,15 @@ describe('idempotency and status', () => {
     const amount = await h.call('POST', PROCESS, { ...sale, authorizationAmount: { amount: 999, currency: 'EUR' } });
     expect(amount.status).toBe(409);
     expect(amount.body.errorCode).toBe('DUPLICATE_TRANSACTION_ID');
-    const card = await h.call('POST', PROCESS, { ...sale, instrument: { instrumentType: 'card', card: { maskedPan: '545454******5454', scheme: 'MASTERCARD' } } });
+    const card = await h.call('POST', PROCESS, {
+      ...sale,
+      instrument: { instrumentType: 'card', card: { maskedPan: '545454******5454', scheme: 'MASTERCARD' } },
+    });
     expect(card.status).toBe(409);
-    const wallet = await h.call('POST', PROCESS, { ...sale, instrument: { instrumentType: 'walletA', paymentScenario: 'ConsumerScan' } });
+    const wallet = await h.call('POST', PROCESS, {
+      ...sale,
+      instrument: { instrumentType: 'walletA', paymentScenario: 'ConsumerScan' },
+    });
     expect(wallet.status).toBe(409);
   });
 
@@ -226,8 +290,16 @@ describe('idempotency and status', () => {
     expect(b.body.serverTransactionId).not.toBe(a.body.serverTransactionId);
     expect(b.body.merchantId).toBe('m-1002');
     // m-1002 sees neither m-1001's server id nor, by client id, anything but its own.
-    expect((await h.call('GET', `/payment/v1/transactions/${a.body.serverTransactionId as string}`, undefined, { token: m1002() })).status).toBe(404);
-    const own = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, { token: m1002() });
+    expect(
+      (
+        await h.call('GET', `/payment/v1/transactions/${a.body.serverTransactionId as string}`, undefined, {
+          token: m1002(),
+        })
+      ).status,
+    ).toBe(404);
+    const own = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, {
+      token: m1002(),
+    });
     expect(own.body.serverTransactionId).toBe(b.body.serverTransactionId);
   });
 

@@ -23,7 +23,10 @@ const merchant = (id: string): SeedMerchant => seed.merchants.find((m) => m.merc
 /** client_credentials at the security host (an application acting for the merchant). */
 async function appToken(merchantId: string): Promise<string> {
   const m = merchant(merchantId);
-  const r = await h.call('POST', `/oauth2/v1/${seed.userDomain}/token`, undefined, { token: null, form: { grant_type: 'client_credentials', client_id: m.clientId, client_secret: m.clientSecret } });
+  const r = await h.call('POST', `/oauth2/v1/${seed.userDomain}/token`, undefined, {
+    token: null,
+    form: { grant_type: 'client_credentials', client_id: m.clientId, client_secret: m.clientSecret },
+  });
   expect(r.status).toBe(200);
   return r.body.access_token as string;
 }
@@ -47,8 +50,15 @@ describe('payment API with tokens of the authorization server', () => {
     const r = await h.call('POST', PROCESS, sale, { token });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ merchantId: 'm-1001', transactionStatus: 'Captured' });
-    expect(r.body.events[0].source).toEqual({ sourceType: 'instore', storeId: 'store-01', logicalDeviceId: 'ldev-0001', physicalDeviceId: 'TA-0001' });
-    const s = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, { token });
+    expect(r.body.events[0].source).toEqual({
+      sourceType: 'instore',
+      storeId: 'store-01',
+      logicalDeviceId: 'ldev-0001',
+      physicalDeviceId: 'TA-0001',
+    });
+    const s = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, {
+      token,
+    });
     expect(s.body.serverTransactionId).toBe(r.body.serverTransactionId);
   });
 
@@ -59,9 +69,14 @@ describe('payment API with tokens of the authorization server', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ merchantId: 'm-1002', transactionStatus: 'Accepted' });
     expect(r.body.events[0].source.physicalDeviceId).toBe('TA-0001');
-    const onMtls = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, { token, mtlsListener: true });
+    const onMtls = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, {
+      token,
+      mtlsListener: true,
+    });
     expect(onMtls.body.transactionStatus).toBe('Accepted');
-    const noCert = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, { token });
+    const noCert = await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, {
+      token,
+    });
     expect(noCert.status).toBe(401);
     expect(noCert.text).not.toContain(token);
   });
@@ -80,9 +95,19 @@ describe('payment API with tokens of the authorization server', () => {
     const sale = walletSale('walletA', 'ConsumerScan');
     const created = await h.call('POST', PROCESS, sale, { token, deviceCert: true });
     expect(created.body.transactionStatus).toBe('Initialized');
-    const poll = (): Promise<Reply> => h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, { token, deviceCert: true });
+    const poll = (): Promise<Reply> =>
+      h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`, undefined, {
+        token,
+        deviceCert: true,
+      });
     expect((await poll()).body.transactionStatus).toBe('Initialized');
-    expect((await h.call('POST', `/sim/control/wallet/${sale.clientNewTransactionId as string}/pay`, undefined, { token: null })).status).toBe(200);
+    expect(
+      (
+        await h.call('POST', `/sim/control/wallet/${sale.clientNewTransactionId as string}/pay`, undefined, {
+          token: null,
+        })
+      ).status,
+    ).toBe(200);
     const paid = await poll();
     expect(paid.body.transactionStatus).toBe('Accepted');
     expect(paid.body.events.at(-1).eventType).toBe('walletAPaymentNotification');
@@ -90,7 +115,13 @@ describe('payment API with tokens of the authorization server', () => {
     const refund = await h.call(
       'POST',
       `/payment/v1/transactions/${sale.clientNewTransactionId as string}/refund`,
-      { clientDateTime: new Date().toISOString(), channel: 'instore', clientNewTransactionId: `${sale.clientNewTransactionId as string}-r1`, refundAmount: { amount: 2000, currency: 'EUR' }, instrument: { instrumentType: 'walletA' } },
+      {
+        clientDateTime: new Date().toISOString(),
+        channel: 'instore',
+        clientNewTransactionId: `${sale.clientNewTransactionId as string}-r1`,
+        refundAmount: { amount: 2000, currency: 'EUR' },
+        instrument: { instrumentType: 'walletA' },
+      },
       { token, deviceCert: true },
     );
     expect(refund.body.transactionStatus).toBe('Accepted');

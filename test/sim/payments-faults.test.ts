@@ -103,9 +103,16 @@ describe('fault injection on the payment routes', () => {
       approvalCode: '4711',
     };
     h.platform.faults.set('cancel', { drop: 'after' });
-    await expect(h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/cancel`, body, { token })).rejects.toThrow();
+    await expect(
+      h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/cancel`, body, { token }),
+    ).rejects.toThrow();
     h.platform.faults.clear();
-    const retry = await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/cancel`, body, { token });
+    const retry = await h.call(
+      'POST',
+      `/payment/v1/transactions/${sale.clientNewTransactionId as string}/cancel`,
+      body,
+      { token },
+    );
     expect(retry.body.transactionType).toBe('Cancel');
     expect(ledgerOf(sale.clientNewTransactionId as string).map((e) => e.kind)).toEqual(['authorization', 'reversal']);
     expect(h.platform.payments.netCharged(sale.clientNewTransactionId as string, 'm-1002')).toBe(0);
@@ -118,18 +125,47 @@ describe('fault injection on the payment routes', () => {
     const s = await statusOf(sale.clientNewTransactionId as string);
     expect(s.status).toBe(502);
     expect(s.body).toEqual({ errorCode: 'BAD_GATEWAY', errorMessage: 'upstream' });
-    for (const name of ['refund', 'cancel', 'capture', 'captureall', 'allowedoperations', 'refundbyweb', 'isAvailable', 'qrcode', 'countries']) {
+    for (const name of [
+      'refund',
+      'cancel',
+      'capture',
+      'captureall',
+      'allowedoperations',
+      'refundbyweb',
+      'isAvailable',
+      'qrcode',
+      'countries',
+    ]) {
       h.platform.faults.set(name, { status: 503 });
     }
     expect((await h.call('GET', '/payment/v1/transactions/technical/isAvailable')).status).toBe(503);
     expect((await h.call('GET', '/resources/v1/countries')).status).toBe(503);
-    expect((await h.call('POST', '/payment/v1/transactions/captureall', { clientDateTime: new Date().toISOString(), channel: 'instore' })).status).toBe(503);
+    expect(
+      (
+        await h.call('POST', '/payment/v1/transactions/captureall', {
+          clientDateTime: new Date().toISOString(),
+          channel: 'instore',
+        })
+      ).status,
+    ).toBe(503);
     expect((await h.call('POST', '/qrcode-payment/v1/transactions', {})).status).toBe(503);
-    expect((await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/allowedoperations`)).status).toBe(503);
-    expect((await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/refund`, {})).status).toBe(503);
-    expect((await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/refundbyweb`, {})).status).toBe(503);
-    expect((await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/cancel`, {})).status).toBe(503);
-    expect((await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/capture`, {})).status).toBe(503);
+    expect(
+      (await h.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/allowedoperations`))
+        .status,
+    ).toBe(503);
+    expect(
+      (await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/refund`, {})).status,
+    ).toBe(503);
+    expect(
+      (await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/refundbyweb`, {}))
+        .status,
+    ).toBe(503);
+    expect(
+      (await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/cancel`, {})).status,
+    ).toBe(503);
+    expect(
+      (await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/capture`, {})).status,
+    ).toBe(503);
   });
 
   it('fires a fault only the given number of times', async () => {
@@ -150,21 +186,31 @@ describe('control routes of the payment platform', () => {
   it('GET /sim/control/ledger lists every movement and the net charged per sale', async () => {
     const sale = cardSale();
     await h.call('POST', PROCESS, sale);
-    await h.call(
-      'POST',
-      `/payment/v1/transactions/${sale.clientNewTransactionId as string}/refund`,
-      { clientDateTime: new Date().toISOString(), channel: 'instore', clientNewTransactionId: `${sale.clientNewTransactionId as string}-r`, refundAmount: { amount: 250, currency: 'EUR' }, instrument: { instrumentType: 'card' } },
-    );
+    await h.call('POST', `/payment/v1/transactions/${sale.clientNewTransactionId as string}/refund`, {
+      clientDateTime: new Date().toISOString(),
+      channel: 'instore',
+      clientNewTransactionId: `${sale.clientNewTransactionId as string}-r`,
+      refundAmount: { amount: 250, currency: 'EUR' },
+      instrument: { instrumentType: 'card' },
+    });
     const r = await h.call('GET', '/sim/control/ledger', undefined, { token: null });
     expect(r.status).toBe(200);
-    const entries = r.body.entries.filter((e: { paymentClientTransactionId: string }) => e.paymentClientTransactionId === sale.clientNewTransactionId);
+    const entries = r.body.entries.filter(
+      (e: { paymentClientTransactionId: string }) => e.paymentClientTransactionId === sale.clientNewTransactionId,
+    );
     expect(entries.map((e: { kind: string; amount: number; effect: number }) => [e.kind, e.amount, e.effect])).toEqual([
       ['sale', 1250, 1250],
       ['refund', 250, -250],
     ]);
-    expect(entries[1]).toMatchObject({ merchantId: 'm-1001', clientTransactionId: `${sale.clientNewTransactionId as string}-r`, currency: 'EUR' });
+    expect(entries[1]).toMatchObject({
+      merchantId: 'm-1001',
+      clientTransactionId: `${sale.clientNewTransactionId as string}-r`,
+      currency: 'EUR',
+    });
     expect(Number.isNaN(Date.parse(entries[0].time))).toBe(false);
-    expect(r.body.totals).toContainEqual(expect.objectContaining({ clientTransactionId: sale.clientNewTransactionId, netCharged: 1000 }));
+    expect(r.body.totals).toContainEqual(
+      expect.objectContaining({ clientTransactionId: sale.clientNewTransactionId, netCharged: 1000 }),
+    );
   });
 
   it('the platform clock can be set over the control route', async () => {

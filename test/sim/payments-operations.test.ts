@@ -1,5 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cardSale, DAY, isoNow, newId, SERVER_TIME, startPaymentsHarness, walletSale, type PaymentsHarness, type Reply } from './payment-endpoints.js';
+import {
+  cardSale,
+  DAY,
+  isoNow,
+  newId,
+  SERVER_TIME,
+  startPaymentsHarness,
+  walletSale,
+  type PaymentsHarness,
+  type Reply,
+} from './payment-endpoints.js';
 
 let h: PaymentsHarness;
 beforeAll(async () => {
@@ -17,7 +27,8 @@ afterAll(async () => {
 const base = '/payment/v1/transactions';
 const m1002 = (): string => h.token({ merchantId: 'm-1002' });
 const APPROVAL = { approvalCode: '4711' };
-const eventTypes = (record: { events: Array<{ eventType: string }> }): string[] => record.events.map((e) => e.eventType);
+const eventTypes = (record: { events: Array<{ eventType: string }> }): string[] =>
+  record.events.map((e) => e.eventType);
 /** Freezes the platform clock at an exact instant (window boundaries to the second). */
 const freezeClock = (at: string | number): void => {
   const t = typeof at === 'string' ? Date.parse(at) : at;
@@ -35,7 +46,11 @@ async function paidWallet(wallet: 'walletA' | 'walletB', amount = 2000): Promise
   h.platform.payments.wallet.pay(r.body.serverTransactionId);
   return r;
 }
-const cancelBody = (amount: number, over: Record<string, unknown> = {}, instrumentType = 'card'): Record<string, unknown> => ({
+const cancelBody = (
+  amount: number,
+  over: Record<string, unknown> = {},
+  instrumentType = 'card',
+): Record<string, unknown> => ({
   clientDateTime: isoNow(),
   channel: 'instore',
   cancelReason: 'Functional',
@@ -43,7 +58,11 @@ const cancelBody = (amount: number, over: Record<string, unknown> = {}, instrume
   instrument: { instrumentType },
   ...over,
 });
-const refundBody = (amount: number, over: Record<string, unknown> = {}, instrumentType = 'card'): Record<string, unknown> => ({
+const refundBody = (
+  amount: number,
+  over: Record<string, unknown> = {},
+  instrumentType = 'card',
+): Record<string, unknown> => ({
   clientDateTime: isoNow(),
   channel: 'instore',
   clientNewTransactionId: newId('refund'),
@@ -61,14 +80,23 @@ describe('capture', () => {
   it('captures part of an authorization: Captured, cardCaptureResult, the rest released in the ledger', async () => {
     const s = cardSale();
     await sale(s, m1002());
-    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/capture`, captureBody(800), { token: m1002() });
+    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/capture`, captureBody(800), {
+      token: m1002(),
+    });
     expect(r.status).toBe(200);
     expect(r.body.transactionStatus).toBe('Captured');
     expect(eventTypes(r.body)).toEqual(['cardRequest', 'cardAuthorizationResult', 'cardCaptureResult']);
     expect(r.body.events[2]).toMatchObject({ captureAmount: { amount: 800, currency: 'EUR' }, result: 'Accepted' });
     expect(r.body.events[2].serverProcessingDateTime).toMatch(SERVER_TIME);
-    const kinds = h.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === s.clientNewTransactionId).map((e) => [e.kind, e.effect]);
-    expect(kinds).toEqual([['authorization', 1250], ['capture', 0], ['release', -450]]);
+    const kinds = h.platform.payments
+      .ledger()
+      .filter((e) => e.paymentClientTransactionId === s.clientNewTransactionId)
+      .map((e) => [e.kind, e.effect]);
+    expect(kinds).toEqual([
+      ['authorization', 1250],
+      ['capture', 0],
+      ['release', -450],
+    ]);
     expect(h.platform.payments.netCharged(s.clientNewTransactionId as string, 'm-1002')).toBe(800);
   });
 
@@ -90,11 +118,21 @@ describe('capture', () => {
     await sale(s, m1002());
     const path = `${base}/${s.clientNewTransactionId as string}/capture`;
     expect((await h.call('POST', path, captureBody(1251), { token: m1002() })).body.errorCode).toBe('AMOUNT_EXCEEDS');
-    expect((await h.call('POST', path, captureBody(1000, 'USD'), { token: m1002() })).body.errorCode).toBe('CURRENCY_MISMATCH');
+    expect((await h.call('POST', path, captureBody(1000, 'USD'), { token: m1002() })).body.errorCode).toBe(
+      'CURRENCY_MISMATCH',
+    );
     const w = await paidWallet('walletA');
-    expect((await h.call('POST', `${base}/${w.body.serverTransactionId as string}/capture`, captureBody(100))).status).toBe(422);
+    expect(
+      (await h.call('POST', `${base}/${w.body.serverTransactionId as string}/capture`, captureBody(100))).status,
+    ).toBe(422);
     const refused = await sale(cardSale({ authorizationAmount: { amount: 351, currency: 'EUR' } }), m1002());
-    expect((await h.call('POST', `${base}/${refused.body.serverTransactionId as string}/capture`, captureBody(351), { token: m1002() })).status).toBe(422);
+    expect(
+      (
+        await h.call('POST', `${base}/${refused.body.serverTransactionId as string}/capture`, captureBody(351), {
+          token: m1002(),
+        })
+      ).status,
+    ).toBe(422);
     expect((await h.call('POST', `${base}/${newId()}/capture`, captureBody(1), { token: m1002() })).status).toBe(404);
     expect((await h.call('POST', path, { channel: 'instore' }, { token: m1002() })).status).toBe(400);
   });
@@ -107,7 +145,12 @@ describe('capture', () => {
     await sale(b, m1002());
     await sale(refused, m1002());
     const other = await sale(cardSale());
-    const r = await h.call('POST', `${base}/captureall`, { clientDateTime: isoNow(), channel: 'instore' }, { token: m1002() });
+    const r = await h.call(
+      'POST',
+      `${base}/captureall`,
+      { clientDateTime: isoNow(), channel: 'instore' },
+      { token: m1002() },
+    );
     expect(r.status).toBe(200);
     const ids = r.body.transactions.map((t: { clientTransactionId: string }) => t.clientTransactionId);
     expect(ids).toEqual(expect.arrayContaining([a.clientNewTransactionId, b.clientNewTransactionId]));
@@ -119,7 +162,12 @@ describe('capture', () => {
       expect(t.events.at(-1).eventType).toBe('cardCaptureResult');
     }
     expect(h.platform.payments.netCharged(b.clientNewTransactionId as string, 'm-1002')).toBe(990);
-    const again = await h.call('POST', `${base}/captureall`, { clientDateTime: isoNow(), channel: 'instore' }, { token: m1002() });
+    const again = await h.call(
+      'POST',
+      `${base}/captureall`,
+      { clientDateTime: isoNow(), channel: 'instore' },
+      { token: m1002() },
+    );
     expect(again.body).toEqual({ transactions: [] });
   });
 });
@@ -151,23 +199,46 @@ describe('cancel', () => {
       merchantId: 'm-1002',
     });
     expect(eventTypes(r.body)).toEqual(['cancelRequest', 'cardCancelResult']);
-    expect(r.body.events[0]).toMatchObject({ cancelAmount: { amount: 1250, currency: 'EUR' }, cancelReason: 'Functional', instrument: { instrumentType: 'card' } });
+    expect(r.body.events[0]).toMatchObject({
+      cancelAmount: { amount: 1250, currency: 'EUR' },
+      cancelReason: 'Functional',
+      instrument: { instrumentType: 'card' },
+    });
     expect(r.body.events[1]).toMatchObject({ result: 'Accepted', resultMessage: 'Voided' });
-    const original = await h.call('GET', `${base}/${s.clientNewTransactionId as string}`, undefined, { token: m1002() });
+    const original = await h.call('GET', `${base}/${s.clientNewTransactionId as string}`, undefined, {
+      token: m1002(),
+    });
     expect(original.body.transactionStatus).toBe('cancelled');
-    const again = await h.call('POST', path, cancelBody(1250, { ...APPROVAL, cancelReason: 'Technical' }), { token: m1002() });
+    const again = await h.call('POST', path, cancelBody(1250, { ...APPROVAL, cancelReason: 'Technical' }), {
+      token: m1002(),
+    });
     expect(again.status).toBe(200);
     expect(again.body.serverTransactionId).toBe(r.body.serverTransactionId);
     expect(h.platform.payments.netCharged(s.clientNewTransactionId as string, 'm-1002')).toBe(0);
-    expect(h.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === s.clientNewTransactionId).map((e) => e.kind)).toEqual(['authorization', 'cancel']);
+    expect(
+      h.platform.payments
+        .ledger()
+        .filter((e) => e.paymentClientTransactionId === s.clientNewTransactionId)
+        .map((e) => e.kind),
+    ).toEqual(['authorization', 'cancel']);
   });
 
   it('books a Technical cancel as a reversal', async () => {
     const s = cardSale();
     await sale(s, m1002());
-    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/cancel`, cancelBody(1250, { ...APPROVAL, cancelReason: 'Technical' }), { token: m1002() });
+    const r = await h.call(
+      'POST',
+      `${base}/${s.clientNewTransactionId as string}/cancel`,
+      cancelBody(1250, { ...APPROVAL, cancelReason: 'Technical' }),
+      { token: m1002() },
+    );
     expect(r.body.events[1].resultMessage).toBe('Reversed');
-    expect(h.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === s.clientNewTransactionId).map((e) => e.kind)).toEqual(['authorization', 'reversal']);
+    expect(
+      h.platform.payments
+        .ledger()
+        .filter((e) => e.paymentClientTransactionId === s.clientNewTransactionId)
+        .map((e) => e.kind),
+    ).toEqual(['authorization', 'reversal']);
   });
 
   it('refuses to cancel a captured transaction (refund instead)', async () => {
@@ -178,14 +249,24 @@ describe('cancel', () => {
     expect(r.body.errorMessage).toMatch(/refund/);
     const s = cardSale();
     await sale(s, m1002());
-    await h.call('POST', `${base}/${s.clientNewTransactionId as string}/capture`, captureBody(1250), { token: m1002() });
-    expect((await h.call('POST', `${base}/${s.clientNewTransactionId as string}/cancel`, cancelBody(1250, APPROVAL), { token: m1002() })).status).toBe(422);
+    await h.call('POST', `${base}/${s.clientNewTransactionId as string}/capture`, captureBody(1250), {
+      token: m1002(),
+    });
+    expect(
+      (
+        await h.call('POST', `${base}/${s.clientNewTransactionId as string}/cancel`, cancelBody(1250, APPROVAL), {
+          token: m1002(),
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('refuses a partial cancel where the acquirer does not allow it', async () => {
     const s = cardSale();
     await sale(s, m1002());
-    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/cancel`, cancelBody(500, APPROVAL), { token: m1002() });
+    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/cancel`, cancelBody(500, APPROVAL), {
+      token: m1002(),
+    });
     expect(r.status).toBe(422);
     expect(r.body.errorCode).toBe('PARTIAL_CANCEL_NOT_ALLOWED');
   });
@@ -196,12 +277,16 @@ describe('cancel', () => {
     const part = await h.call('POST', path, cancelBody(500, {}, 'walletA'));
     expect(part.body.transactionStatus).toBe('cancelled');
     expect(eventTypes(part.body)).toEqual(['cancelRequest', 'walletACancelResult']);
-    expect((await h.call('GET', `${base}/${w.body.serverTransactionId as string}`)).body.transactionStatus).toBe('Accepted');
+    expect((await h.call('GET', `${base}/${w.body.serverTransactionId as string}`)).body.transactionStatus).toBe(
+      'Accepted',
+    );
     expect((await h.call('POST', path, cancelBody(1600, {}, 'walletA'))).body.errorCode).toBe('AMOUNT_EXCEEDS');
     const rest = await h.call('POST', path, cancelBody(1500, {}, 'walletA'));
     expect(rest.status).toBe(200);
     expect(rest.body.serverTransactionId).not.toBe(part.body.serverTransactionId);
-    expect((await h.call('GET', `${base}/${w.body.serverTransactionId as string}`)).body.transactionStatus).toBe('cancelled');
+    expect((await h.call('GET', `${base}/${w.body.serverTransactionId as string}`)).body.transactionStatus).toBe(
+      'cancelled',
+    );
     expect(h.platform.payments.netCharged(w.body.clientTransactionId)).toBe(0);
   });
 
@@ -217,7 +302,11 @@ describe('cancel', () => {
     expect((await h.call('POST', `${base}/${id}/refund`, refundBody(1, {}, 'walletA'))).status).toBe(422);
     expect(h.platform.payments.netCharged(w.body.clientTransactionId)).toBe(0);
     const refunded = await paidWallet('walletB');
-    await h.call('POST', `${base}/${refunded.body.serverTransactionId as string}/refund`, refundBody(2000, {}, 'walletB'));
+    await h.call(
+      'POST',
+      `${base}/${refunded.body.serverTransactionId as string}/refund`,
+      refundBody(2000, {}, 'walletB'),
+    );
     const ops = await h.call('GET', `${base}/${refunded.body.serverTransactionId as string}/allowedoperations`);
     expect(ops.body.operations.cancel).toEqual({ allowed: false, maxAmount: 0, currency: 'EUR' });
     expect(ops.body.operations.refund).toEqual({ allowed: false, maxAmount: 0, currency: 'EUR' });
@@ -225,19 +314,28 @@ describe('cancel', () => {
 
   it('cancels a pending wallet payment in full: nothing charged, the provider no longer pays it', async () => {
     const w = await sale(walletSale('walletB', 'ConsumerScan'));
-    const r = await h.call('POST', `${base}/${w.body.clientTransactionId as string}/cancel`, cancelBody(2000, {}, 'walletB'));
+    const r = await h.call(
+      'POST',
+      `${base}/${w.body.clientTransactionId as string}/cancel`,
+      cancelBody(2000, {}, 'walletB'),
+    );
     expect(r.status).toBe(200);
     expect(eventTypes(r.body)).toEqual(['cancelRequest', 'walletBCancelResult']);
     expect((await h.call('POST', `/sim/control/wallet/${w.body.serverTransactionId as string}/pay`)).status).toBe(409);
     expect(h.platform.payments.netCharged(w.body.clientTransactionId)).toBe(0);
-    expect(h.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === w.body.clientTransactionId)).toEqual([]);
+    expect(
+      h.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === w.body.clientTransactionId),
+    ).toEqual([]);
   });
 
   it('refuses another instrument type or currency than the payment', async () => {
     const w = await paidWallet('walletA');
     const path = `${base}/${w.body.serverTransactionId as string}/cancel`;
     expect((await h.call('POST', path, cancelBody(2000, {}, 'walletB'))).body.errorCode).toBe('INSTRUMENT_MISMATCH');
-    expect((await h.call('POST', path, cancelBody(2000, { cancelAmount: { amount: 2000, currency: 'USD' } }, 'walletA'))).body.errorCode).toBe('CURRENCY_MISMATCH');
+    expect(
+      (await h.call('POST', path, cancelBody(2000, { cancelAmount: { amount: 2000, currency: 'USD' } }, 'walletA')))
+        .body.errorCode,
+    ).toBe('CURRENCY_MISMATCH');
     expect((await h.call('POST', path, cancelBody(2000, { cancelReason: 'Because' }, 'walletA'))).status).toBe(400);
   });
 
@@ -260,14 +358,26 @@ describe('cancel and refund windows', () => {
     const w1 = await paidWallet('walletA');
     const w2 = await paidWallet('walletA');
     freezeClock('2026-03-11T00:14:59+08:00');
-    const ok = await h.call('POST', `${base}/${w1.body.serverTransactionId as string}/cancel`, cancelBody(2000, {}, 'walletA'));
+    const ok = await h.call(
+      'POST',
+      `${base}/${w1.body.serverTransactionId as string}/cancel`,
+      cancelBody(2000, {}, 'walletA'),
+    );
     expect(ok.status).toBe(200);
     freezeClock('2026-03-11T00:15:00+08:00');
-    const late = await h.call('POST', `${base}/${w2.body.serverTransactionId as string}/cancel`, cancelBody(2000, {}, 'walletA'));
+    const late = await h.call(
+      'POST',
+      `${base}/${w2.body.serverTransactionId as string}/cancel`,
+      cancelBody(2000, {}, 'walletA'),
+    );
     expect(late.status).toBe(422);
     expect(late.body.errorCode).toBe('CANCEL_WINDOW_CLOSED');
     // After the window a refund is the way back.
-    const refund = await h.call('POST', `${base}/${w2.body.serverTransactionId as string}/refund`, refundBody(2000, {}, 'walletA'));
+    const refund = await h.call(
+      'POST',
+      `${base}/${w2.body.serverTransactionId as string}/refund`,
+      refundBody(2000, {}, 'walletA'),
+    );
     expect(refund.status).toBe(200);
   });
 
@@ -275,9 +385,15 @@ describe('cancel and refund windows', () => {
     freezeClock('2026-03-11T00:05:00+08:00');
     const w = await paidWallet('walletA');
     freezeClock('2026-03-11T23:59:00+08:00');
-    expect((await h.call('GET', `${base}/${w.body.serverTransactionId as string}/allowedoperations?operation=cancel`)).body.allowed).toBe(true);
+    expect(
+      (await h.call('GET', `${base}/${w.body.serverTransactionId as string}/allowedoperations?operation=cancel`)).body
+        .allowed,
+    ).toBe(true);
     freezeClock('2026-03-12T00:15:00+08:00');
-    expect((await h.call('GET', `${base}/${w.body.serverTransactionId as string}/allowedoperations?operation=cancel`)).body.allowed).toBe(false);
+    expect(
+      (await h.call('GET', `${base}/${w.body.serverTransactionId as string}/allowedoperations?operation=cancel`)).body
+        .allowed,
+    ).toBe(false);
   });
 
   it('walletB: cancel during the first 24 hours; at 24 hours exactly it is refused', async () => {
@@ -286,9 +402,16 @@ describe('cancel and refund windows', () => {
     const w1 = await paidWallet('walletB');
     const w2 = await paidWallet('walletB');
     freezeClock(t0 + DAY - 1000);
-    expect((await h.call('POST', `${base}/${w1.body.serverTransactionId as string}/cancel`, cancelBody(2000, {}, 'walletB'))).status).toBe(200);
+    expect(
+      (await h.call('POST', `${base}/${w1.body.serverTransactionId as string}/cancel`, cancelBody(2000, {}, 'walletB')))
+        .status,
+    ).toBe(200);
     freezeClock(t0 + DAY);
-    const late = await h.call('POST', `${base}/${w2.body.serverTransactionId as string}/cancel`, cancelBody(2000, {}, 'walletB'));
+    const late = await h.call(
+      'POST',
+      `${base}/${w2.body.serverTransactionId as string}/cancel`,
+      cancelBody(2000, {}, 'walletB'),
+    );
     expect(late.status).toBe(422);
     expect(late.body.errorCode).toBe('CANCEL_WINDOW_CLOSED');
   });
@@ -309,7 +432,11 @@ describe('cancel and refund windows', () => {
   it('walletB: the windows follow the clock offset too', async () => {
     const w = await paidWallet('walletB');
     h.platform.faults.clockOffsetMs = DAY + 60_000;
-    const r = await h.call('POST', `${base}/${w.body.serverTransactionId as string}/cancel`, cancelBody(2000, {}, 'walletB'));
+    const r = await h.call(
+      'POST',
+      `${base}/${w.body.serverTransactionId as string}/cancel`,
+      cancelBody(2000, {}, 'walletB'),
+    );
     expect(r.body.errorCode).toBe('CANCEL_WINDOW_CLOSED');
   });
 });
@@ -321,10 +448,18 @@ describe('refund', () => {
     const path = `${base}/${s.clientNewTransactionId as string}/refund`;
     const first = await h.call('POST', path, refundBody(500));
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ transactionType: 'Refund', transactionStatus: 'Accepted', merchantId: 'm-1001' });
+    expect(first.body).toMatchObject({
+      transactionType: 'Refund',
+      transactionStatus: 'Accepted',
+      merchantId: 'm-1001',
+    });
     expect(eventTypes(first.body)).toEqual(['cardRefundRequest', 'cardRefundResult']);
     const result = first.body.events[1];
-    expect(result).toMatchObject({ result: 'Accepted', refundAmount: { amount: 500, currency: 'EUR' }, resultData: { acquirerId: 'acq-01' } });
+    expect(result).toMatchObject({
+      result: 'Accepted',
+      refundAmount: { amount: 500, currency: 'EUR' },
+      resultData: { acquirerId: 'acq-01' },
+    });
     expect(typeof result.refundId).toBe('string');
     expect(result.refundTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     expect((await h.call('POST', path, refundBody(700))).status).toBe(200);
@@ -348,12 +483,18 @@ describe('refund', () => {
     expect(conflict.status).toBe(409);
     expect(h.platform.payments.netCharged(s.clientNewTransactionId as string)).toBe(850);
     // The refund is found by its own ids too.
-    expect((await h.call('GET', `${base}/${body.clientNewTransactionId as string}`)).body.transactionType).toBe('Refund');
+    expect((await h.call('GET', `${base}/${body.clientNewTransactionId as string}`)).body.transactionType).toBe(
+      'Refund',
+    );
   });
 
   it('walletA refund carries refundTime with the +08:00 offset and acquirerId and pspId', async () => {
     const w = await paidWallet('walletA');
-    const r = await h.call('POST', `${base}/${w.body.serverTransactionId as string}/refund`, refundBody(2000, {}, 'walletA'));
+    const r = await h.call(
+      'POST',
+      `${base}/${w.body.serverTransactionId as string}/refund`,
+      refundBody(2000, {}, 'walletA'),
+    );
     expect(r.body.relatedServerTransactionId).toBe(w.body.serverTransactionId);
     expect(eventTypes(r.body)).toEqual(['walletARefundRequest', 'walletARefundResult']);
     expect(r.body.events[1].refundTime).toMatch(/\+08:00$/);
@@ -362,34 +503,64 @@ describe('refund', () => {
 
   it('walletB refund request carries the fee split as {currency_code, value}', async () => {
     const w = await paidWallet('walletB');
-    const r = await h.call('POST', `${base}/${w.body.serverTransactionId as string}/refund`, refundBody(1000, {}, 'walletB'));
+    const r = await h.call(
+      'POST',
+      `${base}/${w.body.serverTransactionId as string}/refund`,
+      refundBody(1000, {}, 'walletB'),
+    );
     expect(eventTypes(r.body)).toEqual(['walletBRefundRequest', 'walletBRefundResult']);
     const request = r.body.events[0];
     expect(request.gross_walletB).toEqual({ currency_code: 'EUR', value: '10.00' });
-    for (const f of ['fee_walletB', 'partner_fee', 'net_amount', 'total_merchant']) expect(request[f]).toMatchObject({ currency_code: 'EUR', value: expect.stringMatching(/^\d+\.\d{2}$/) });
+    for (const f of ['fee_walletB', 'partner_fee', 'net_amount', 'total_merchant'])
+      expect(request[f]).toMatchObject({ currency_code: 'EUR', value: expect.stringMatching(/^\d+\.\d{2}$/) });
     expect(r.body.events[1].resultData).toEqual({ acquirerId: 'acq-01' });
   });
 
   it('refuses to refund an uncaptured card sale (cancel instead), a pending wallet payment and a refund', async () => {
     const s = cardSale();
     await sale(s, m1002());
-    const notCaptured = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/refund`, refundBody(100, APPROVAL), { token: m1002() });
+    const notCaptured = await h.call(
+      'POST',
+      `${base}/${s.clientNewTransactionId as string}/refund`,
+      refundBody(100, APPROVAL),
+      { token: m1002() },
+    );
     expect(notCaptured.status).toBe(422);
     expect(notCaptured.body.errorMessage).toMatch(/cancel/);
     const pending = await sale(walletSale('walletA', 'ConsumerScan'));
-    expect((await h.call('POST', `${base}/${pending.body.serverTransactionId as string}/refund`, refundBody(100, {}, 'walletA'))).status).toBe(422);
+    expect(
+      (
+        await h.call(
+          'POST',
+          `${base}/${pending.body.serverTransactionId as string}/refund`,
+          refundBody(100, {}, 'walletA'),
+        )
+      ).status,
+    ).toBe(422);
     const captured = await sale(cardSale());
-    const refund = await h.call('POST', `${base}/${captured.body.serverTransactionId as string}/refund`, refundBody(100));
-    expect((await h.call('POST', `${base}/${refund.body.serverTransactionId as string}/refund`, refundBody(100))).status).toBe(422);
+    const refund = await h.call(
+      'POST',
+      `${base}/${captured.body.serverTransactionId as string}/refund`,
+      refundBody(100),
+    );
+    expect(
+      (await h.call('POST', `${base}/${refund.body.serverTransactionId as string}/refund`, refundBody(100))).status,
+    ).toBe(422);
   });
 
   it('requires the approval code for a refund of a supervised merchant', async () => {
     const s = cardSale();
     await sale(s, m1002());
-    await h.call('POST', `${base}/${s.clientNewTransactionId as string}/capture`, captureBody(1250), { token: m1002() });
+    await h.call('POST', `${base}/${s.clientNewTransactionId as string}/capture`, captureBody(1250), {
+      token: m1002(),
+    });
     const path = `${base}/${s.clientNewTransactionId as string}/refund`;
-    expect((await h.call('POST', path, refundBody(100), { token: m1002() })).body.errorCode).toBe('APPROVAL_CODE_REQUIRED');
-    expect((await h.call('POST', path, refundBody(100, { approvalCode: '1234' }), { token: m1002() })).body.errorCode).toBe('APPROVAL_CODE_INVALID');
+    expect((await h.call('POST', path, refundBody(100), { token: m1002() })).body.errorCode).toBe(
+      'APPROVAL_CODE_REQUIRED',
+    );
+    expect(
+      (await h.call('POST', path, refundBody(100, { approvalCode: '1234' }), { token: m1002() })).body.errorCode,
+    ).toBe('APPROVAL_CODE_INVALID');
     expect((await h.call('POST', path, refundBody(100, APPROVAL), { token: m1002() })).status).toBe(200);
   });
 });
@@ -412,8 +583,16 @@ describe('allowed operations', () => {
         capture: { allowed: true, maxAmount: 1250, currency: 'EUR' },
       },
     });
-    expect((await h.call('GET', `${path}?operation=refund`, undefined, { token: m1002() })).body).toEqual({ allowed: false, maxAmount: 0, currency: 'EUR' });
-    expect((await h.call('GET', `${path}?operation=capture`, undefined, { token: m1002() })).body).toEqual({ allowed: true, maxAmount: 1250, currency: 'EUR' });
+    expect((await h.call('GET', `${path}?operation=refund`, undefined, { token: m1002() })).body).toEqual({
+      allowed: false,
+      maxAmount: 0,
+      currency: 'EUR',
+    });
+    expect((await h.call('GET', `${path}?operation=capture`, undefined, { token: m1002() })).body).toEqual({
+      allowed: true,
+      maxAmount: 1250,
+      currency: 'EUR',
+    });
     expect((await h.call('GET', `${path}?operation=steal`, undefined, { token: m1002() })).status).toBe(400);
   });
 
@@ -451,10 +630,18 @@ describe('refund by web', () => {
     const s = cardSale();
     await sale(s, m1002());
     const body = byWeb(1250);
-    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/refundbyweb`, body, { token: m1002() });
+    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/refundbyweb`, body, {
+      token: m1002(),
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ transactionType: 'Cancel', clientTransactionId: body.clientNewTransactionId, transactionStatus: 'cancelled' });
-    const again = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/refundbyweb`, body, { token: m1002() });
+    expect(r.body).toMatchObject({
+      transactionType: 'Cancel',
+      clientTransactionId: body.clientNewTransactionId,
+      transactionStatus: 'cancelled',
+    });
+    const again = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/refundbyweb`, body, {
+      token: m1002(),
+    });
     expect(again.body.serverTransactionId).toBe(r.body.serverTransactionId);
     expect(h.platform.payments.netCharged(s.clientNewTransactionId as string, 'm-1002')).toBe(0);
   });
@@ -463,8 +650,15 @@ describe('refund by web', () => {
     const s = await sale(cardSale());
     const body = byWeb(300);
     const r = await h.call('POST', `${base}/${s.body.serverTransactionId as string}/refundbyweb`, body);
-    expect(r.body).toMatchObject({ transactionType: 'Refund', transactionStatus: 'Accepted', clientTransactionId: body.clientNewTransactionId });
-    const conflict = await h.call('POST', `${base}/${s.body.serverTransactionId as string}/refundbyweb`, { ...body, amount: { amount: 301, currency: 'EUR' } });
+    expect(r.body).toMatchObject({
+      transactionType: 'Refund',
+      transactionStatus: 'Accepted',
+      clientTransactionId: body.clientNewTransactionId,
+    });
+    const conflict = await h.call('POST', `${base}/${s.body.serverTransactionId as string}/refundbyweb`, {
+      ...body,
+      amount: { amount: 301, currency: 'EUR' },
+    });
     expect(conflict.status).toBe(409);
   });
 
@@ -478,7 +672,9 @@ describe('refund by web', () => {
   it('refuses a partial amount where neither a partial cancel nor a refund is possible', async () => {
     const s = cardSale();
     await sale(s, m1002());
-    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/refundbyweb`, byWeb(100), { token: m1002() });
+    const r = await h.call('POST', `${base}/${s.clientNewTransactionId as string}/refundbyweb`, byWeb(100), {
+      token: m1002(),
+    });
     expect(r.status).toBe(422);
     expect(r.body.errorCode).toBe('PARTIAL_CANCEL_NOT_ALLOWED');
   });

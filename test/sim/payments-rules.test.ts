@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { walletACancelDeadline, walletBCancelDeadline, walletBRefundDeadline } from '../../src/sim/platform/payments/windows.js';
+import {
+  walletACancelDeadline,
+  walletBCancelDeadline,
+  walletBRefundDeadline,
+} from '../../src/sim/platform/payments/windows.js';
 import { amountSchema, majorUnits } from '../../src/sim/platform/payments/money.js';
 import { isoWithOffset, serverTime, clientDateTimeSchema } from '../../src/sim/platform/payments/dates.js';
 
@@ -49,9 +53,15 @@ describe('amounts and dates', () => {
   });
 
   it('accepts clientDateTime with or without milliseconds and Z', () => {
-    for (const ok of ['2026-03-04T05:06:07Z', '2026-03-04T05:06:07.123Z', '2026-03-04T05:06:07', '2026-03-04T05:06:07+02:00']) {
+    for (const ok of [
+      '2026-03-04T05:06:07Z',
+      '2026-03-04T05:06:07.123Z',
+      '2026-03-04T05:06:07',
+      '2026-03-04T05:06:07+02:00',
+    ]) {
       expect(clientDateTimeSchema.safeParse(ok).success).toBe(true);
     }
-    for (const bad of ['2026-03-04', '04/03/2026 05:06:07', '2026-13-04T05:06:07Z', '']) expect(clientDateTimeSchema.safeParse(bad).success).toBe(false);
+    for (const bad of ['2026-03-04', '04/03/2026 05:06:07', '2026-13-04T05:06:07Z', ''])
+      expect(clientDateTimeSchema.safeParse(bad).success).toBe(false);
   });
 });

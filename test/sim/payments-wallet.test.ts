@@ -1,5 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_TIME, startPaymentsHarness, walletSale, type PaymentsHarness, type Reply } from './payment-endpoints.js';
+import {
+  SERVER_TIME,
+  startPaymentsHarness,
+  walletSale,
+  type PaymentsHarness,
+  type Reply,
+} from './payment-endpoints.js';
 import { until } from '../helpers/wait.js';
 
 let h: PaymentsHarness;
@@ -15,7 +21,8 @@ afterAll(async () => {
 
 const PROCESS = '/payment/v1/transactions/process';
 const status = (id: string): Promise<Reply> => h.call('GET', `/payment/v1/transactions/${id}`);
-const eventTypes = (record: { events: Array<{ eventType: string }> }): string[] => record.events.map((e) => e.eventType);
+const eventTypes = (record: { events: Array<{ eventType: string }> }): string[] =>
+  record.events.map((e) => e.eventType);
 
 describe('wallet consumer scan', () => {
   it('walletA answers Initialized with the spec QR result data', async () => {
@@ -53,22 +60,36 @@ describe('wallet consumer scan', () => {
     expect(data.codeValue).toMatch(/^https:\/\//);
     expect(data.paymentAmount).toEqual({ currency_code: 'EUR', value: '20.00' });
     expect(data.paymentTime).toMatch(SERVER_TIME);
-    expect(data.pspCustomerInfo).toMatchObject({ pspName: 'walletB', pspCustomerId: expect.any(String), displayCustomerId: expect.any(String) });
+    expect(data.pspCustomerInfo).toMatchObject({
+      pspName: 'walletB',
+      pspCustomerId: expect.any(String),
+      displayCustomerId: expect.any(String),
+    });
   });
 
   it('moves to Accepted when the consumer pays (control route), the event shows in the status call and the ledger', async () => {
     const sale = walletSale('walletA', 'ConsumerScan');
     const created = await h.call('POST', PROCESS, sale);
-    const paid = await h.call('POST', `/sim/control/wallet/${created.body.serverTransactionId as string}/pay`, undefined, { token: null });
+    const paid = await h.call(
+      'POST',
+      `/sim/control/wallet/${created.body.serverTransactionId as string}/pay`,
+      undefined,
+      { token: null },
+    );
     expect(paid.status).toBe(200);
     expect(paid.body.transactionStatus).toBe('Accepted');
     const s = await status(sale.clientNewTransactionId as string);
     expect(s.body.transactionStatus).toBe('Accepted');
     expect(eventTypes(s.body)).toEqual(['walletARequest', 'walletAConsumerScanResult', 'walletAPaymentNotification']);
-    expect(s.body.events[2]).toMatchObject({ result: 'Accepted', resultData: { paymentId: created.body.events[1].resultData.paymentId } });
+    expect(s.body.events[2]).toMatchObject({
+      result: 'Accepted',
+      resultData: { paymentId: created.body.events[1].resultData.paymentId },
+    });
     expect(h.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(2000);
     // A second outcome for the same payment is refused.
-    const again = await h.call('POST', `/sim/control/wallet/${sale.clientNewTransactionId as string}/fail`, undefined, { token: null });
+    const again = await h.call('POST', `/sim/control/wallet/${sale.clientNewTransactionId as string}/fail`, undefined, {
+      token: null,
+    });
     expect(again.status).toBe(409);
     expect(h.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(2000);
   });
@@ -78,7 +99,9 @@ describe('wallet consumer scan', () => {
     const b = walletSale('walletB', 'ConsumerScan');
     await h.call('POST', PROCESS, a);
     await h.call('POST', PROCESS, b);
-    expect((await h.call('POST', `/sim/control/wallet/${a.clientNewTransactionId as string}/fail`)).body.transactionStatus).toBe('Failed');
+    expect(
+      (await h.call('POST', `/sim/control/wallet/${a.clientNewTransactionId as string}/fail`)).body.transactionStatus,
+    ).toBe('Failed');
     expect(h.platform.payments.wallet.expire(b.clientNewTransactionId as string).transactionStatus).toBe('Expired');
     const sa = await status(a.clientNewTransactionId as string);
     expect(sa.body.events.at(-1)).toMatchObject({ eventType: 'walletBPaymentNotification', result: 'Failed' });
@@ -92,7 +115,9 @@ describe('wallet consumer scan', () => {
     expect((await h.call('POST', '/sim/control/wallet/nope/pay')).status).toBe(404);
     const sale = walletSale('walletA', 'ConsumerScan');
     await h.call('POST', PROCESS, sale);
-    expect((await h.call('POST', `/sim/control/wallet/${sale.clientNewTransactionId as string}/steal`)).status).toBe(404);
+    expect((await h.call('POST', `/sim/control/wallet/${sale.clientNewTransactionId as string}/steal`)).status).toBe(
+      404,
+    );
   });
 
   it('expires by itself when the QR expiry time passes on the platform clock', async () => {
@@ -123,7 +148,12 @@ describe('wallet pay delay', () => {
     try {
       const sale = walletSale('walletB', 'ConsumerScan');
       expect((await quick.call('POST', PROCESS, sale)).body.transactionStatus).toBe('Initialized');
-      const s = await until('the wallet sale paid by the timer', () => quick.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`), (r) => r.body.transactionStatus !== 'Initialized', { everyMs: 10 });
+      const s = await until(
+        'the wallet sale paid by the timer',
+        () => quick.call('GET', `/payment/v1/transactions/${sale.clientNewTransactionId as string}`),
+        (r) => r.body.transactionStatus !== 'Initialized',
+        { everyMs: 10 },
+      );
       expect(s.body.transactionStatus).toBe('Accepted');
       expect(s.body.events.at(-1)).toMatchObject({ eventType: 'walletBPaymentNotification', result: 'Accepted' });
       expect(quick.platform.payments.netCharged(sale.clientNewTransactionId as string)).toBe(2000);
@@ -182,7 +212,10 @@ describe('wallet merchant scan and the QR terminal call', () => {
     const r = await h.call('POST', PROCESS, sale);
     expect(r.body.transactionStatus).toBe('Initialized');
     expect(eventTypes(r.body)).toEqual(['walletBRequest', 'walletBMerchantScanResult']);
-    expect(r.body.events[1].resultData).toMatchObject({ paymentId: expect.any(String), walletBAmount: { currency_code: 'EUR', value: '20.00' } });
+    expect(r.body.events[1].resultData).toMatchObject({
+      paymentId: expect.any(String),
+      walletBAmount: { currency_code: 'EUR', value: '20.00' },
+    });
     h.platform.faults.clockOffsetMs = 1_000;
     const s = await status(sale.clientNewTransactionId as string);
     expect(s.body.transactionStatus).toBe('Accepted');
@@ -190,11 +223,17 @@ describe('wallet merchant scan and the QR terminal call', () => {
   });
 
   it('requires the walletId for a merchant scan and a scenario for a wallet', async () => {
-    const noWallet = walletSale('walletA', 'MerchantScan', { instrument: { instrumentType: 'walletA', paymentScenario: 'MerchantScan' } });
+    const noWallet = walletSale('walletA', 'MerchantScan', {
+      instrument: { instrumentType: 'walletA', paymentScenario: 'MerchantScan' },
+    });
     const r = await h.call('POST', PROCESS, noWallet);
     expect(r.status).toBe(400);
     expect(r.body.errorMessage).toMatch(/walletId/);
-    const noScenario = await h.call('POST', PROCESS, walletSale('walletB', 'ConsumerScan', { instrument: { instrumentType: 'walletB' } }));
+    const noScenario = await h.call(
+      'POST',
+      PROCESS,
+      walletSale('walletB', 'ConsumerScan', { instrument: { instrumentType: 'walletB' } }),
+    );
     expect(noScenario.status).toBe(400);
   });
 
@@ -209,7 +248,11 @@ describe('wallet merchant scan and the QR terminal call', () => {
     };
     const r = await h.call('POST', '/qrcode-payment/v1/transactions', body);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ transactionType: 'Payment', clientTransactionId: body.clientTransactionId, transactionStatus: 'Accepted' });
+    expect(r.body).toMatchObject({
+      transactionType: 'Payment',
+      clientTransactionId: body.clientTransactionId,
+      transactionStatus: 'Accepted',
+    });
     expect(r.body.events[0]).toMatchObject({
       eventType: 'walletARequest',
       WalletId: '289912345678',

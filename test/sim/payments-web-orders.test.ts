@@ -21,11 +21,21 @@ describe('web orders at the demo platform', () => {
     const read = await h.call('GET', `/payment/v1/transactions/${r.body.serverTransactionId as string}`);
     expect(read.status).toBe(200);
     expect(read.body.clientTransactionId).toBe(id);
-    expect(read.body.events[0]).toMatchObject({ entryMode: 'Keyed', authorizationAmount: { amount: 3_100, currency: 'EUR' } });
+    expect(read.body.events[0]).toMatchObject({
+      entryMode: 'Keyed',
+      authorizationAmount: { amount: 3_100, currency: 'EUR' },
+    });
   });
 
   it('refuses a body without an amount and an unknown merchant', async () => {
     expect((await h.call('POST', '/sim/control/web-orders', {})).status).toBe(400);
-    expect((await h.call('POST', '/sim/control/web-orders', { amount: { amount: 100, currency: 'EUR' }, merchantId: 'm-9999' })).status).toBe(404);
+    expect(
+      (
+        await h.call('POST', '/sim/control/web-orders', {
+          amount: { amount: 100, currency: 'EUR' },
+          merchantId: 'm-9999',
+        })
+      ).status,
+    ).toBe(404);
   });
 });

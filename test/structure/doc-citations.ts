@@ -37,7 +37,8 @@ export function citingFiles(root: string, dirs: string[]): string[] {
 
 // A citation may run over a comment's line break: `docs/x.md,` at the end of one line and
 // `// "Section"` or ` * "Section"` at the start of the next.
-const CITATION = /(?<![\w/.-])((?:test\/)?README\.md|docs\/[a-z0-9-]+\.md)(?:,|:)?((?:\s|\/\/|\*(?!\/)|#)*)(\\?")((?:[^"\\\n]|\n[ \t]*(?:\/\/|\*(?!\/))?[ \t]*){1,160}?)\\?"/g;
+const CITATION =
+  /(?<![\w/.-])((?:test\/)?README\.md|docs\/[a-z0-9-]+\.md)(?:,|:)?((?:\s|\/\/|\*(?!\/)|#)*)(\\?")((?:[^"\\\n]|\n[ \t]*(?:\/\/|\*(?!\/))?[ \t]*){1,160}?)\\?"/g;
 const BARE = /(?<![\w/.-])((?:test\/)?README\.md|docs\/[a-z0-9-]+\.md)/g;
 
 /** Every citation in a file's text. */
@@ -50,7 +51,15 @@ export function citationsIn(from: string, text: string): Citation[] {
     // The quote must come straight after the file's name and its comma, across at most one line break.
     if ((gap.match(/\n/g) ?? []).length > 1) continue;
     withSection.add(m.index);
-    out.push({ from, line: lineOf(m.index), file, section: section.replace(/\n[ \t]*(?:\/\/|\*)?[ \t]*/g, ' ').replace(/\s+/g, ' ').trim() });
+    out.push({
+      from,
+      line: lineOf(m.index),
+      file,
+      section: section
+        .replace(/\n[ \t]*(?:\/\/|\*)?[ \t]*/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    });
   }
   for (const m of text.matchAll(BARE)) {
     if (withSection.has(m.index)) continue;
@@ -73,7 +82,11 @@ export function headingsOf(markdown: string): Set<string> {
 }
 
 /** The citations under `root` that name a document or a quoted section that does not exist (paths relative to `root`). */
-export function brokenCitations(root: string, dirs: string[], skip: string[] = []): { checked: number; broken: string[] } {
+export function brokenCitations(
+  root: string,
+  dirs: string[],
+  skip: string[] = [],
+): { checked: number; broken: string[] } {
   const headings = new Map<string, Set<string> | null>();
   const headingsFor = (file: string): Set<string> | null => {
     if (!headings.has(file)) {
@@ -92,7 +105,8 @@ export function brokenCitations(root: string, dirs: string[], skip: string[] = [
       checked += 1;
       const found = headingsFor(c.file);
       if (found === null) broken.push(`${c.from}:${c.line} cites ${c.file}, which does not exist`);
-      else if (c.section !== undefined && !found.has(c.section)) broken.push(`${c.from}:${c.line} cites ${c.file}, "${c.section}", which is no heading there`);
+      else if (c.section !== undefined && !found.has(c.section))
+        broken.push(`${c.from}:${c.line} cites ${c.file}, "${c.section}", which is no heading there`);
     }
   }
   return { checked, broken };

@@ -9,7 +9,21 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 /** Bottom to top: a folder may import the folders before it in this list. */
-export const LAYERS = ['core', 'config', 'identity', 'events', 'platform', 'auth', 'devices', 'payments', 'offline', 'ui', 'diag', 'agent', 'cli'] as const;
+export const LAYERS = [
+  'core',
+  'config',
+  'identity',
+  'events',
+  'platform',
+  'auth',
+  'devices',
+  'payments',
+  'offline',
+  'ui',
+  'diag',
+  'agent',
+  'cli',
+] as const;
 
 /** The demo platform and simulated devices stand beside the agent: built on its lowest folders, used only by the composition root and the CLI. */
 export const SIDE_FOLDERS: Readonly<Record<string, { mayImport: readonly string[]; importedBy: readonly string[] }>> = {
@@ -49,7 +63,11 @@ export function readImportGraph(srcDir: string): ImportGraph {
       if (!ref.fileName.startsWith('.')) continue;
       const target = resolve(dirname(file), ref.fileName).replace(/\.js$/, '.ts');
       const line = text.slice(0, ref.pos).split('\n').length;
-      edges.push({ from: relative(root, file).split(sep).join('/'), to: relative(root, target).split(sep).join('/'), line });
+      edges.push({
+        from: relative(root, file).split(sep).join('/'),
+        to: relative(root, target).split(sep).join('/'),
+        line,
+      });
     }
   }
   return { files: files.map((f) => relative(root, f).split(sep).join('/')), edges };
@@ -121,8 +139,10 @@ export function structureViolations(graph: ImportGraph): string[] {
     const from = folderOf(e.from);
     const to = folderOf(e.to);
     if (from === to) continue;
-    if (!mayImport(from, to)) out.push(`${e.from}:${e.line} imports ${e.to}: ${from} may not depend on ${to} (docs/architecture.md, "Layers")`);
-    else if (!isFolderSurface(e.to)) out.push(`${e.from}:${e.line} imports ${e.to}: reach ${to}/ through ${to}/index.ts`);
+    if (!mayImport(from, to))
+      out.push(`${e.from}:${e.line} imports ${e.to}: ${from} may not depend on ${to} (docs/architecture.md, "Layers")`);
+    else if (!isFolderSurface(e.to))
+      out.push(`${e.from}:${e.line} imports ${e.to}: reach ${to}/ through ${to}/index.ts`);
   }
   for (const cycle of importCycles(graph)) out.push(`import cycle: ${cycle.join(' <-> ')}`);
   return out;

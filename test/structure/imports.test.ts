@@ -27,7 +27,7 @@ describe('the layering of src/', () => {
 
   it('reports an import that runs upwards, one past a folder index and one from the demo platform into the agent', () => {
     const root = tree({
-      'core/index.ts': "export const a = 1;\n",
+      'core/index.ts': 'export const a = 1;\n',
       'payments/index.ts': "export * from './journal.js';\n",
       'payments/journal.ts': "import { b } from '../offline/index.js';\nexport const j = b;\n",
       'offline/index.ts': "export const b = 2;\nimport type { j } from '../payments/journal.js';\n",
@@ -35,9 +35,17 @@ describe('the layering of src/', () => {
       'ui/index.ts': "import { a } from '../core/index.js';\n",
     });
     const violations = structureViolations(readImportGraph(root));
-    expect(violations).toContainEqual(expect.stringContaining('payments/journal.ts:1 imports offline/index.ts: payments may not depend on offline'));
-    expect(violations).toContainEqual(expect.stringContaining('offline/index.ts:2 imports payments/journal.ts: reach payments/ through payments/index.ts'));
-    expect(violations).toContainEqual(expect.stringContaining('sim/index.ts:1 imports payments/index.ts: sim may not depend on payments'));
+    expect(violations).toContainEqual(
+      expect.stringContaining('payments/journal.ts:1 imports offline/index.ts: payments may not depend on offline'),
+    );
+    expect(violations).toContainEqual(
+      expect.stringContaining(
+        'offline/index.ts:2 imports payments/journal.ts: reach payments/ through payments/index.ts',
+      ),
+    );
+    expect(violations).toContainEqual(
+      expect.stringContaining('sim/index.ts:1 imports payments/index.ts: sim may not depend on payments'),
+    );
     expect(violations.some((v) => v.startsWith('ui/'))).toBe(false);
   });
 
@@ -46,7 +54,7 @@ describe('the layering of src/', () => {
       'diag/state.ts': "import type { X } from './checks/x.js';\n",
       'diag/checks/x.ts': "export type X = 1;\nconst s = () => import('../state.js');\n",
       'diag/a.ts': "import './b.js';\n",
-      'diag/b.ts': "export {};\n",
+      'diag/b.ts': 'export {};\n',
     });
     expect(importCycles(readImportGraph(root))).toEqual([['diag/checks/x.ts', 'diag/state.ts']]);
   });

@@ -23,13 +23,27 @@ const CLI_FOR_START = /^cli\/(bin|main|options|usage|transaction-output|commands
  * agent's modules it loaded, the URLs of every ES module, and node's built-in modules and the
  * CommonJS files it loaded.
  */
-async function modulesLoadedByStart(args: string[], extraEnv: Record<string, string> = {}, untilReady = false): Promise<{ src: string[]; urls: string[]; loaded: string[] }> {
+async function modulesLoadedByStart(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+  untilReady = false,
+): Promise<{ src: string[]; urls: string[]; loaded: string[] }> {
   const repoDir = repoRoot();
   const tmp = tempDir('production-modules-');
   cleanups.push(tmp.cleanup);
   const recorder = moduleRecorder(tmp.dir);
-  const env = { ...cleanEnv(), TERMINAL_AGENT_SYSTEM_CONFIG: `${tmp.dir}/none.json`, TERMINAL_AGENT_DATA_DIR: `${tmp.dir}/data`, TERMINAL_AGENT_LOG__PRETTY: 'false', ...extraEnv };
-  const child = spawn(process.execPath, [...recorder.importArgs, builtCli(repoDir), ...args, 'start'], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...cleanEnv(),
+    TERMINAL_AGENT_SYSTEM_CONFIG: `${tmp.dir}/none.json`,
+    TERMINAL_AGENT_DATA_DIR: `${tmp.dir}/data`,
+    TERMINAL_AGENT_LOG__PRETTY: 'false',
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, [...recorder.importArgs, builtCli(repoDir), ...args, 'start'], {
+    cwd: repoDir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -49,7 +63,9 @@ async function modulesLoadedByStart(args: string[], extraEnv: Record<string, str
   if (untilReady) await readyz(/Counter page: (http:\/\/[^\s/]+)/.exec(out)?.[1] ?? '');
   // The recorder writes what node loaded so far on SIGUSR2.
   child.kill('SIGUSR2');
-  await untilTrue('the recorder to write what node loaded', () => readFileSync(recorder.loaded, 'utf8') !== '', { everyMs: 50 });
+  await untilTrue('the recorder to write what node loaded', () => readFileSync(recorder.loaded, 'utf8') !== '', {
+    everyMs: 50,
+  });
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
@@ -137,7 +153,9 @@ describe('what `terminal-agent start` loads', () => {
     const { loaded } = await productionStart();
     // The recorder works: the registry is in the list.
     expect(loaded.some((f) => f.endsWith('/prom-client/lib/registry.js'))).toBe(true);
-    expect(loaded.filter((f) => /\/prom-client\/(index\.js|lib\/(pushgateway|cluster|defaultMetrics)\.js)$/.test(f))).toEqual([]);
+    expect(
+      loaded.filter((f) => /\/prom-client\/(index\.js|lib\/(pushgateway|cluster|defaultMetrics)\.js)$/.test(f)),
+    ).toEqual([]);
     expect(loaded.filter((f) => f.includes('/@opentelemetry/'))).toEqual([]);
   }, 60_000);
 
@@ -147,7 +165,13 @@ describe('what `terminal-agent start` loads', () => {
     expect(loaded.some((f) => f.endsWith('/@serialport/stream/dist/index.js'))).toBe(true);
     expect(loaded.some((f) => f.endsWith('/@serialport/bindings-cpp/dist/linux.js'))).toBe(true);
     expect(loaded.filter((f) => f.endsWith('/node_modules/serialport/dist/index.js'))).toEqual([]);
-    expect(loaded.filter((f) => /\/@serialport\/(binding-mock|parser-(byte-length|cctalk|inter-byte-timeout|packet-length|ready|regex|slip-encoder|spacepacket))\//.test(f))).toEqual([]);
+    expect(
+      loaded.filter((f) =>
+        /\/@serialport\/(binding-mock|parser-(byte-length|cctalk|inter-byte-timeout|packet-length|ready|regex|slip-encoder|spacepacket))\//.test(
+          f,
+        ),
+      ),
+    ).toEqual([]);
   }, 60_000);
 
   it('with the embedded demo (the default configuration) loads the demo platform and the simulated devices', async () => {

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_REASON_CODES, type OperationReasonCode } from '../../src/payments/index.js';
 import type { JournalRow } from '../../src/payments/journal/index.js';
-import { localAllowed, mergeAllowed, refundCheck, requireAmount, type OpenOperations } from '../../src/payments/rules.js';
+import {
+  localAllowed,
+  mergeAllowed,
+  refundCheck,
+  requireAmount,
+  type OpenOperations,
+} from '../../src/payments/rules.js';
 import { refusalError } from '../../src/payments/outcome.js';
 import { PlatformError } from '../../src/platform/index.js';
 import { call } from '../helpers/http-client.js';
@@ -33,7 +39,11 @@ const CASES: Case[] = [
   { code: 'NOT_A_SALE', op: 'cancel', row: { kind: 'refund' } },
   { code: 'NOT_UPLOADED', op: 'refund', row: { state: 'offline_stored', serverTransactionId: undefined } },
   { code: 'NOT_APPROVED', op: 'capture', row: { ...card, state: 'declined' } },
-  { code: 'CAPTURED_REFUND_INSTEAD', op: 'cancel', row: { ...card, capturedAmount: 1_000, platformStatus: 'Captured' } },
+  {
+    code: 'CAPTURED_REFUND_INSTEAD',
+    op: 'cancel',
+    row: { ...card, capturedAmount: 1_000, platformStatus: 'Captured' },
+  },
   { code: 'CANCEL_WINDOW_ENDED', op: 'cancel', row: { method: 'walletB' }, at: SOLD_AT + 2 * DAY },
   { code: 'NOTHING_LEFT_TO_CANCEL', op: 'cancel', row: {}, open: { refund: 1_000, cancel: 0, capture: 0 } },
   { code: 'NOT_CAPTURED_CANCEL_INSTEAD', op: 'refund', row: card },
@@ -68,7 +78,13 @@ describe('allowed operations: a code for each reason', () => {
       s.payments.allowedFor.set(id, c.platform !== undefined ? mergeAllowed(local, c.platform) : local);
       const r = await call(s.url, 'GET', `/api/v1/transactions/${id}/allowed-operations`, { headers: s.auth });
       expect(r.status).toBe(200);
-      expect(r.json.allowedOperations[c.op]).toEqual({ allowed: false, maxAmount: 0, maxAmountText: '0.00 EUR', reason: expect.any(String), reasonCode: c.code });
+      expect(r.json.allowedOperations[c.op]).toEqual({
+        allowed: false,
+        maxAmount: 0,
+        maxAmountText: '0.00 EUR',
+        reason: expect.any(String),
+        reasonCode: c.code,
+      });
     });
   }
 
@@ -76,19 +92,54 @@ describe('allowed operations: a code for each reason', () => {
     const row = saleRow({ clientTransactionId: 'R-SENT', refundedAmount: 1_000 });
     s.payments.view({ clientTransactionId: 'R-SENT', amount: row.amount });
     // The refusal the real rules throw for it (what PaymentService.refund throws).
-    s.payments.operationError = captureError(() => requireAmount(refundCheck(row, SOLD_AT + HOUR), undefined, 'refund', 'EUR'));
+    s.payments.operationError = captureError(() =>
+      requireAmount(refundCheck(row, SOLD_AT + HOUR), undefined, 'refund', 'EUR'),
+    );
     const r = await call(s.url, 'POST', '/api/v1/transactions/R-SENT/refund', { headers: s.auth, body: {} });
     expect(r.status).toBe(422);
-    expect(r.json.error).toEqual({ code: 'PAYMENT_RULE', message: expect.any(String), reasonCode: 'NOTHING_LEFT_TO_REFUND' });
+    expect(r.json.error).toEqual({
+      code: 'PAYMENT_RULE',
+      message: expect.any(String),
+      reasonCode: 'NOTHING_LEFT_TO_REFUND',
+    });
   });
 
   // What only the attempt learns has a code too, so the counter says it in the clerk's language with what to do.
   const approvalRefusal = (errorCode: string, errorMessage: string): Error =>
-    refusalError(new PlatformError(`refund refused: ${errorMessage}`, { category: 'rejected', operation: 'refund', method: 'POST', status: 400, errorCode, errorMessage, outcomeUnknown: false }), 'refund', 'R-CODE-r');
+    refusalError(
+      new PlatformError(`refund refused: ${errorMessage}`, {
+        category: 'rejected',
+        operation: 'refund',
+        method: 'POST',
+        status: 400,
+        errorCode,
+        errorMessage,
+        outcomeUnknown: false,
+      }),
+      'refund',
+      'R-CODE-r',
+    );
   const refusals: Array<{ code: string; error: () => Error }> = [
-    { code: 'APPROVAL_CODE_REQUIRED', error: () => approvalRefusal('APPROVAL_CODE_REQUIRED', 'approvalCode is required for this merchant') },
-    { code: 'APPROVAL_CODE_INCORRECT', error: () => approvalRefusal('APPROVAL_CODE_INVALID', 'approvalCode is not correct') },
-    { code: 'AMOUNT_ABOVE_LEFT', error: () => captureError(() => requireAmount(refundCheck(saleRow({ clientTransactionId: 'R-CODE' }), SOLD_AT + HOUR), 5_000, 'refund', 'EUR')) },
+    {
+      code: 'APPROVAL_CODE_REQUIRED',
+      error: () => approvalRefusal('APPROVAL_CODE_REQUIRED', 'approvalCode is required for this merchant'),
+    },
+    {
+      code: 'APPROVAL_CODE_INCORRECT',
+      error: () => approvalRefusal('APPROVAL_CODE_INVALID', 'approvalCode is not correct'),
+    },
+    {
+      code: 'AMOUNT_ABOVE_LEFT',
+      error: () =>
+        captureError(() =>
+          requireAmount(
+            refundCheck(saleRow({ clientTransactionId: 'R-CODE' }), SOLD_AT + HOUR),
+            5_000,
+            'refund',
+            'EUR',
+          ),
+        ),
+    },
   ];
   for (const r of refusals) {
     it(`a refund refused when sent: ${r.code} beside the error code`, async () => {

@@ -17,7 +17,9 @@ describe('axe check', () => {
   });
 
   const page$ = (body: string) =>
-    page.setContent(`<!doctype html><html lang="en"><head><title>t</title></head><body><header><h1>Counter</h1></header><main>${body}</main></body></html>`);
+    page.setContent(
+      `<!doctype html><html lang="en"><head><title>t</title></head><body><header><h1>Counter</h1></header><main>${body}</main></body></html>`,
+    );
 
   it('a sound page has no violation', async () => {
     await page$('<p style="color:#111;background:#fff">Ready</p><button type="button">Start sale</button>');
@@ -39,7 +41,9 @@ describe('axe check', () => {
   });
 
   it('finds a page without a level-one heading or a main landmark (best practice, moderate)', async () => {
-    await page.setContent('<!doctype html><html lang="en"><head><title>t</title></head><body><div>Counter</div></body></html>');
+    await page.setContent(
+      '<!doctype html><html lang="en"><head><title>t</title></head><body><div>Counter</div></body></html>',
+    );
     const ids = (await axeViolations(page)).map((v) => `${v.id} ${v.impact ?? ''}`);
     expect(ids).toEqual(expect.arrayContaining(['page-has-heading-one moderate', 'landmark-one-main moderate']));
   });

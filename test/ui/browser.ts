@@ -24,14 +24,27 @@ function pageBuilt(): boolean {
  */
 export function buildPage(): void {
   if (pageBuilt()) return;
-  execFileSync(process.execPath, [join(process.cwd(), 'node_modules/typescript/bin/tsc'), '-p', 'src/ui/page/tsconfig.json'], { stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [join(process.cwd(), 'node_modules/typescript/bin/tsc'), '-p', 'src/ui/page/tsconfig.json'],
+    { stdio: 'pipe' },
+  );
 }
 
 export async function launchChromium(): Promise<Browser> {
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -47,7 +60,12 @@ export async function signInOnPage(page: Page, who: { username: string; password
  * A new 800×480 page on the counter at `url`, signed in as `who`, once its event stream is
  * connected. `pageErrors`, when given, collects the page's uncaught errors.
  */
-export async function openCounterPage(browser: Browser, url: string, who: { username: string; password: string }, pageErrors?: string[]): Promise<Page> {
+export async function openCounterPage(
+  browser: Browser,
+  url: string,
+  who: { username: string; password: string },
+  pageErrors?: string[],
+): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 800, height: 480 } });
   if (pageErrors !== undefined) page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(url);

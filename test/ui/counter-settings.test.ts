@@ -10,7 +10,10 @@ describe('counter settings', () => {
   beforeAll(async () => {
     s = await startApi({
       extra: { staff: new FakeStaff() },
-      config: { api: { port: 0, locale: 'de-CH', timeZone: 'Europe/Zurich' }, payments: { defaultCurrency: 'CHF', currencies: ['EUR', 'XAU', 'ABC', 'CHF', 'KWD'] } },
+      config: {
+        api: { port: 0, locale: 'de-CH', timeZone: 'Europe/Zurich' },
+        payments: { defaultCurrency: 'CHF', currencies: ['EUR', 'XAU', 'ABC', 'CHF', 'KWD'] },
+      },
     });
   });
   afterAll(async () => {
@@ -28,9 +31,13 @@ describe('counter settings', () => {
         { code: 'EUR', digits: 2 },
         { code: 'KWD', digits: 3 },
       ],
-         outcomeSeconds: 60,
+      outcomeSeconds: 60,
     });
-    const warned = s.sink.records().filter((r) => r.msg === 'payments.currencies: not a payable ISO 4217 currency; the counter page does not offer it');
+    const warned = s.sink
+      .records()
+      .filter(
+        (r) => r.msg === 'payments.currencies: not a payable ISO 4217 currency; the counter page does not offer it',
+      );
     expect(warned.map((r) => r.currency)).toEqual(['XAU', 'ABC']);
   });
 

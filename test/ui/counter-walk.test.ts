@@ -22,7 +22,11 @@ const SIZES = [
  * language is the clerk's token `locale` claim (the demo's `verkauf1` is de-DE, Europe/Berlin),
  * else `api.locale`, which the sign-in screen shows before anyone signs in.
  */
-const LANGUAGES: ReadonlyArray<{ lang: string; clerk: { username: string; password: string }; config: DemoAgentOverrides }> = [
+const LANGUAGES: ReadonlyArray<{
+  lang: string;
+  clerk: { username: string; password: string };
+  config: DemoAgentOverrides;
+}> = [
   { lang: 'en', clerk: DEMO_STAFF, config: {} },
   { lang: 'de', clerk: DEMO_GERMAN, config: { api: { port: 0, locale: 'de-DE' } } },
 ];
@@ -81,7 +85,12 @@ for (const { lang, clerk, config } of LANGUAGES) {
           ...unseen,
           ...(size.width === 800 ? small.map((l) => `small text: ${l}`) : []),
         ];
-        summary[`${at} ${state}`] = { blocking: worst.length, moderate: violations.length - worst.length, layout: layout.length, found: lines };
+        summary[`${at} ${state}`] = {
+          blocking: worst.length,
+          moderate: violations.length - worst.length,
+          layout: layout.length,
+          found: lines,
+        };
         for (const line of lines) found.push(`${at} ${line}`);
       }
       await page.setViewportSize(SIZES[0]);
@@ -110,8 +119,10 @@ for (const { lang, clerk, config } of LANGUAGES) {
       await page.getByTestId('start-sale').click();
       await page.getByTestId('sale-panel').waitFor();
     }
-    const outcome = (state: string) => page.locator(`[data-testid="sale-outcome"][data-state="${state}"]`).waitFor({ timeout: 20_000 });
-    const saleId = async (): Promise<string> => (await page.getByTestId('sale-panel').getAttribute('data-transaction-id')) ?? '';
+    const outcome = (state: string) =>
+      page.locator(`[data-testid="sale-outcome"][data-state="${state}"]`).waitFor({ timeout: 20_000 });
+    const saleId = async (): Promise<string> =>
+      (await page.getByTestId('sale-panel').getAttribute('data-transaction-id')) ?? '';
     let approvedId = '';
 
     beforeAll(async () => {
@@ -207,7 +218,7 @@ for (const { lang, clerk, config } of LANGUAGES) {
       await page.locator('[data-testid="tx-receipt"]:not([disabled])').waitFor();
       await check('operations');
       const refund = page.getByTestId('tx-refund');
-      await (await refund.isEnabled() ? refund : page.getByTestId('tx-cancel')).click();
+      await ((await refund.isEnabled()) ? refund : page.getByTestId('tx-cancel')).click();
       await page.getByTestId('tx-op-confirm').waitFor();
       await check('operations-confirm', ['tx-op-confirm-yes', 'tx-op-confirm-no']);
       await page.getByTestId('tx-op-confirm-no').click();
@@ -237,7 +248,8 @@ for (const { lang, clerk, config } of LANGUAGES) {
 
     it('the list is reached and operated by keyboard: Tab reaches a row, Enter selects it and keeps the focus, Space on close closes its panel', async () => {
       const row = page.getByTestId(`tx-${approvedId}`);
-      const focusedRow = () => page.evaluate('document.activeElement?.closest("li[data-id]")?.dataset.testid ?? document.activeElement?.id');
+      const focusedRow = () =>
+        page.evaluate('document.activeElement?.closest("li[data-id]")?.dataset.testid ?? document.activeElement?.id');
       // From the reload button, the last control of the list's head, Tab goes into the list.
       await page.getByTestId('reload').focus();
       await page.keyboard.press('Tab');
@@ -273,7 +285,7 @@ for (const { lang, clerk, config } of LANGUAGES) {
       await expect(focused()).resolves.toBe('menu-open');
     });
 
-    it('the unknown-outcome screen while the platform\'s answer is lost', async () => {
+    it("the unknown-outcome screen while the platform's answer is lost", async () => {
       // The sale's answer is lost and the lookups fail: the outcome stays unknown (docs/outcomes.md).
       agent.demoPlatform?.faults.set('process', { drop: 'after', times: 1 });
       agent.demoPlatform?.faults.set('status', { status: 500 });

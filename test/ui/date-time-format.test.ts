@@ -6,7 +6,7 @@ describe('formatDateTime', () => {
   const winter = new Date('2026-01-15T12:05:09.750Z');
   const summer = new Date('2026-07-01T23:30:00Z');
 
-  it('writes the demo realm\'s pattern in the clerk\'s zone, with its offset', () => {
+  it("writes the demo realm's pattern in the clerk's zone, with its offset", () => {
     expect(formatDateTime(winter, 'YYYY-MM-DDTHH:mm:ssZ', 'Europe/Berlin')).toBe('2026-01-15T13:05:09+01:00');
     // Summer time, and the day after in Berlin.
     expect(formatDateTime(summer, 'YYYY-MM-DDTHH:mm:ssZ', 'Europe/Berlin')).toBe('2026-07-02T01:30:00+02:00');
@@ -19,7 +19,9 @@ describe('formatDateTime', () => {
   });
 
   it('other orders and separators; midnight is 00, not 24; other letters are copied', () => {
-    expect(formatDateTime(new Date('2026-03-04T23:00:00Z'), 'DD.MM.YYYY HH:mm', 'Europe/Berlin')).toBe('05.03.2026 00:00');
+    expect(formatDateTime(new Date('2026-03-04T23:00:00Z'), 'DD.MM.YYYY HH:mm', 'Europe/Berlin')).toBe(
+      '05.03.2026 00:00',
+    );
     expect(formatDateTime(winter, 'at HH h', 'UTC')).toBe('at 12 h');
   });
 

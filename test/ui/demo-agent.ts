@@ -22,6 +22,11 @@ export interface DemoAgentOverrides {
 export function startDemoAgent(over: DemoAgentOverrides = {}): Promise<TestAgent> {
   return startTestAgent({
     level: 'info',
-    flags: { environment: 'local', sim: { walletPayDelayMs: 0, seedFile: resolve('config/demo-seed.json') }, devices: { simulate: true }, ...over },
+    flags: {
+      environment: 'local',
+      sim: { walletPayDelayMs: 0, seedFile: resolve('config/demo-seed.json') },
+      devices: { simulate: true },
+      ...over,
+    },
   });
 }

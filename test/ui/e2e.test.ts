@@ -68,7 +68,7 @@ describe('counter page end to end', () => {
     await page.getByTestId('sale-done').click();
   });
 
-  it('cancels the card sale from today\'s list', async () => {
+  it("cancels the card sale from today's list", async () => {
     const card = agent.payments.list({ limit: 10 }).find((t) => t.kind === 'sale' && t.method === 'card');
     if (!card) throw new Error('card sale not in the journal');
     await page.getByTestId(`tx-${card.clientTransactionId}`).click();
@@ -78,9 +78,15 @@ describe('counter page end to end', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-5-operations.png') });
     await page.getByTestId('tx-op-approval').fill('4711');
     await page.getByTestId('tx-cancel').click();
-    await page.getByTestId('tx-op-confirm').filter({ hasText: /Cancel sale 7\.50 EUR on card/ }).waitFor();
+    await page
+      .getByTestId('tx-op-confirm')
+      .filter({ hasText: /Cancel sale 7\.50 EUR on card/ })
+      .waitFor();
     await page.getByTestId('tx-op-confirm-yes').click();
-    await page.getByTestId('tx-op-message').filter({ hasText: /^Cancel 7\.50 EUR: done/ }).waitFor({ timeout: 15_000 });
+    await page
+      .getByTestId('tx-op-message')
+      .filter({ hasText: /^Cancel 7\.50 EUR: done/ })
+      .waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-6-cancelled.png') });
     expect(agent.demoPlatform?.payments.netCharged(card.clientTransactionId)).toBe(0);
   });
@@ -92,7 +98,9 @@ describe('counter page end to end', () => {
     for (const row of rows) expect(row.operator, `${row.kind} ${row.clientTransactionId}`).toBe(DEMO_STAFF.username);
     const cancel = rows.find((r) => r.kind === 'cancel');
     if (cancel === undefined) throw new Error('no cancel row');
-    await expect(page.getByTestId(`tx-${cancel.clientTransactionId}`).getAttribute('data-operator')).resolves.toBe(DEMO_STAFF.username);
+    await expect(page.getByTestId(`tx-${cancel.clientTransactionId}`).getAttribute('data-operator')).resolves.toBe(
+      DEMO_STAFF.username,
+    );
   });
 
   it('signs out back to the sign-in screen; a clerk without the permission sees cancel and refund, and a tap names the permission', async () => {
@@ -102,7 +110,10 @@ describe('counter page end to end', () => {
     await page.getByTestId('sign-in-username').fill(DEMO_STAFF.username);
     await page.getByTestId('sign-in-password').fill('not-the-password');
     await page.getByTestId('sign-in-submit').click();
-    await page.getByTestId('sign-in-message').filter({ hasText: /wrong username or password/ }).waitFor();
+    await page
+      .getByTestId('sign-in-message')
+      .filter({ hasText: /wrong username or password/ })
+      .waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-7-sign-in-refused.png') });
     await signInOnPage(page, DEMO_TRAINEE);
     await expect(page.getByTestId('clerk-name').textContent()).resolves.toBe(DEMO_TRAINEE.name);
@@ -118,7 +129,12 @@ describe('counter page end to end', () => {
     await page.getByTestId('web-open').click();
     await page.getByTestId('web-id').fill('web-order-1');
     await page.getByTestId('web-send').click();
-    await page.getByTestId('web-message').filter({ hasText: 'You may not do this: ask a supervisor who has the permission payment:cancel, payment:refund.' }).waitFor();
+    await page
+      .getByTestId('web-message')
+      .filter({
+        hasText: 'You may not do this: ask a supervisor who has the permission payment:cancel, payment:refund.',
+      })
+      .waitFor();
     expect(agent.payments.list({ limit: 50 })).toHaveLength(rows);
     await page.screenshot({ path: join(ARTIFACTS, 'e2e-8-trainee.png') });
   });

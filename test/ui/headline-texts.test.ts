@@ -24,21 +24,53 @@ const { useSettings } = (await import(`${PAGE}/i18n.js`)) as I18nModule;
  */
 const sale = sampleSale;
 
-const captured = sale({ capturedAmount: 1500, capturedAmountText: '15.00 EUR', platformStatus: 'Captured', message: 'approved: 15.00 EUR' });
+const captured = sale({
+  capturedAmount: 1500,
+  capturedAmountText: '15.00 EUR',
+  platformStatus: 'Captured',
+  message: 'approved: 15.00 EUR',
+});
 const authorized = sale({ platformStatus: 'Accepted', message: 'approved: 15.00 EUR authorized (not captured yet)' });
-const stored = sale({ state: 'offline_stored', offline: true, message: 'approved offline: 15.00 EUR, stored until the platform is reachable' });
-const sentApproved = sale({ offline: true, capturedAmount: 1500, capturedAmountText: '15.00 EUR', message: 'approved offline and uploaded: 15.00 EUR' });
-const sentAuthorized = sale({ offline: true, message: 'approved offline and uploaded: 15.00 EUR authorized (not captured yet)' });
+const stored = sale({
+  state: 'offline_stored',
+  offline: true,
+  message: 'approved offline: 15.00 EUR, stored until the platform is reachable',
+});
+const sentApproved = sale({
+  offline: true,
+  capturedAmount: 1500,
+  capturedAmountText: '15.00 EUR',
+  message: 'approved offline and uploaded: 15.00 EUR',
+});
+const sentAuthorized = sale({
+  offline: true,
+  message: 'approved offline and uploaded: 15.00 EUR authorized (not captured yet)',
+});
 const sentDeclined = sale({ state: 'declined', offline: true, message: 'declined after upload: Insufficient funds' });
 const declined = sale({ state: 'declined', message: 'declined: Insufficient funds' });
 const reversed = sale({ state: 'reversed', message: 'reversed' });
-const reversedRefunded = sale({ state: 'reversed', refundedAmount: 1500, refundedAmountText: '15.00 EUR', capturedAmount: 1500, capturedAmountText: '15.00 EUR' });
-const lookup = sale({ state: 'in_flight', message: 'no answer from the platform: the outcome is being looked up', outcomeBeingChecked: true });
+const reversedRefunded = sale({
+  state: 'reversed',
+  refundedAmount: 1500,
+  refundedAmountText: '15.00 EUR',
+  capturedAmount: 1500,
+  capturedAmountText: '15.00 EUR',
+});
+const lookup = sale({
+  state: 'in_flight',
+  message: 'no answer from the platform: the outcome is being looked up',
+  outcomeBeingChecked: true,
+});
 const waiting = sale({ state: 'in_flight', message: 'sent to the platform' });
 const wallet = sale({ method: 'walletA', scenario: 'ConsumerScan', platformStatus: 'Captured' });
 
 const doc = globalThis as { document?: unknown };
-const settings = (locale: string) => ({ locale, defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 });
+const settings = (locale: string) => ({
+  locale,
+  defaultCurrency: 'EUR',
+  currencies: [{ code: 'EUR', digits: 2 }],
+  outcomeSeconds: 60,
+});
 const root = { querySelectorAll: () => [], querySelector: () => null };
 function speak(locale: string): void {
   useSettings(settings(locale), root);
@@ -95,8 +127,12 @@ describe('headline of a sale', () => {
     expect(stateText(sentDeclined)).toBe('sent: declined after upload');
     expect(stateText(lookup)).toBe('outcome being checked, do not hand over goods');
     expect(stateText(waiting)).toBe('sending');
-    expect(stateText({ ...captured, capturedAmount: 500, capturedAmountText: '5.00 EUR' })).toBe('approved and captured · captured 5.00 EUR');
-    expect(stateText({ ...captured, refundedAmount: 1500, refundedAmountText: '15.00 EUR' })).toBe('approved and captured · refunded 15.00 EUR');
+    expect(stateText({ ...captured, capturedAmount: 500, capturedAmountText: '5.00 EUR' })).toBe(
+      'approved and captured · captured 5.00 EUR',
+    );
+    expect(stateText({ ...captured, refundedAmount: 1500, refundedAmountText: '15.00 EUR' })).toBe(
+      'approved and captured · refunded 15.00 EUR',
+    );
     expect(pendingText(lookup)).toBe('No answer from the platform yet: do not repeat the sale.');
     expect(pendingText(waiting)).toBe('Authorizing…');
   });

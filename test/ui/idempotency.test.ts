@@ -25,7 +25,13 @@ async function start(dataDir?: string): Promise<{ s: Started; journal: Journal; 
   const tmp = dataDir === undefined ? tempDir('terminal-agent-idem-') : undefined;
   const dir = dataDir ?? join(tmp?.dir ?? '', 'data');
   const journal = new Journal({ dataDir: dir });
-  const s = await startApi({ dataDir: dir, extra: { idempotency: new IdempotencyKeys(journal.db, { wall: () => Date.now() }, IDEMPOTENCY_RETENTION_MS), staff: new FakeStaff() } });
+  const s = await startApi({
+    dataDir: dir,
+    extra: {
+      idempotency: new IdempotencyKeys(journal.db, { wall: () => Date.now() }, IDEMPOTENCY_RETENTION_MS),
+      staff: new FakeStaff(),
+    },
+  });
   open.push({ api: s, journal, ...(tmp !== undefined ? { cleanup: tmp.cleanup } : {}) });
   return { s, journal, dataDir: dir };
 }
@@ -33,7 +39,10 @@ async function start(dataDir?: string): Promise<{ s: Started; journal: Journal; 
 const sale = { method: 'card', amount: '12.34', currency: 'EUR', reference: 'R-1001' };
 
 function post(s: Started, path: string, body: object, key?: string, headers: Record<string, string> = s.auth) {
-  return call(s.url, 'POST', path, { headers: { ...headers, ...(key !== undefined ? { 'idempotency-key': key } : {}) }, body });
+  return call(s.url, 'POST', path, {
+    headers: { ...headers, ...(key !== undefined ? { 'idempotency-key': key } : {}) },
+    body,
+  });
 }
 
 const saleCalls = (s: Started) => s.payments.calls.filter((c) => c.op === 'startSale').length;
@@ -102,7 +111,10 @@ describe('Idempotency-Key', () => {
     expect(retried.status).toBe(202);
     const id = retried.json.transaction.clientTransactionId as string;
 
-    s.payments.operationError = new AgentError(ErrorCodes.PAYMENT_NOT_DONE, 'the platform did not answer: the refund\'s outcome is unknown');
+    s.payments.operationError = new AgentError(
+      ErrorCodes.PAYMENT_NOT_DONE,
+      "the platform did not answer: the refund's outcome is unknown",
+    );
     const lost = await post(s, `/api/v1/transactions/${id}/refund`, { amount: '1.00' }, 'refund-1');
     expect(lost.status).toBe(504);
     const repeat = await post(s, `/api/v1/transactions/${id}/refund`, { amount: '1.00' }, 'refund-1');
@@ -157,7 +169,9 @@ describe('Idempotency-Key', () => {
     const { s, journal } = await start();
     await post(s, '/api/v1/sales', sale, 'orphan');
     // As an agent killed between claiming the key and answering leaves it.
-    journal.db.prepare("UPDATE idempotency_keys SET status = NULL, answer = NULL, client_id = NULL, run = 'an-earlier-run'").run();
+    journal.db
+      .prepare("UPDATE idempotency_keys SET status = NULL, answer = NULL, client_id = NULL, run = 'an-earlier-run'")
+      .run();
     const r = await post(s, '/api/v1/sales', sale, 'orphan');
     expect(r.status).toBe(409);
     expect(r.json.error.message).toMatch(/did not finish before the agent restarted.*reference/);

@@ -34,26 +34,37 @@ describe('layout checker', () => {
   });
 
   it('finds a control off screen, below and to the right', async () => {
-    await expect(kinds('<button id="a" style="position:absolute;top:280px">a</button><button id="b" style="position:absolute;left:380px">b</button>')).resolves.toEqual([
-      'outside button[#a]',
-      'outside button[#b]',
-    ]);
+    await expect(
+      kinds(
+        '<button id="a" style="position:absolute;top:280px">a</button><button id="b" style="position:absolute;left:380px">b</button>',
+      ),
+    ).resolves.toEqual(['outside button[#a]', 'outside button[#b]']);
   });
 
   it('finds two controls that overlap', async () => {
-    await expect(kinds('<button id="a">a</button><button id="b" style="margin-left:-20px">b</button>')).resolves.toEqual(['overlap button[#a]']);
+    await expect(
+      kinds('<button id="a">a</button><button id="b" style="margin-left:-20px">b</button>'),
+    ).resolves.toEqual(['overlap button[#a]']);
   });
 
   it('finds a control cut off by its box', async () => {
-    await expect(kinds('<div style="height:30px;overflow:hidden"><button id="a">a</button></div>')).resolves.toEqual(['cut button[#a]']);
+    await expect(kinds('<div style="height:30px;overflow:hidden"><button id="a">a</button></div>')).resolves.toEqual([
+      'cut button[#a]',
+    ]);
   });
 
   it('finds a control covered by something that is not an overlay', async () => {
-    await expect(kinds('<button id="a">a</button><div style="margin-top:-50px;height:50px;width:100px;position:relative;background:red"></div>')).resolves.toEqual(['covered button[#a]']);
+    await expect(
+      kinds(
+        '<button id="a">a</button><div style="margin-top:-50px;height:50px;width:100px;position:relative;background:red"></div>',
+      ),
+    ).resolves.toEqual(['covered button[#a]']);
   });
 
   it('finds a button whose label does not fit it', async () => {
-    await expect(kinds('<button id="a" style="white-space:nowrap;overflow:hidden">a label far too long for sixty pixels</button>')).resolves.toEqual(['clipped button[#a]']);
+    await expect(
+      kinds('<button id="a" style="white-space:nowrap;overflow:hidden">a label far too long for sixty pixels</button>'),
+    ).resolves.toEqual(['clipped button[#a]']);
   });
 
   it('finds text cut by an ellipsis or a box that hides it, spilling out of its box, or off the screen; text that wraps has none', async () => {
@@ -78,7 +89,12 @@ describe('layout checker', () => {
   });
 
   it('a row scrolled away in a list is reachable, not outside; one in view is checked', async () => {
-    const rows = Array.from({ length: 10 }, (_, i) => `<li data-id="${i}" style="height:${i === 0 ? 30 : 50}px">row ${i}</li>`).join('');
-    await expect(kinds(`<ol style="height:120px;overflow:auto;margin:0;padding:0;list-style:none">${rows}</ol>`)).resolves.toEqual(['small li']);
+    const rows = Array.from(
+      { length: 10 },
+      (_, i) => `<li data-id="${i}" style="height:${i === 0 ? 30 : 50}px">row ${i}</li>`,
+    ).join('');
+    await expect(
+      kinds(`<ol style="height:120px;overflow:auto;margin:0;padding:0;list-style:none">${rows}</ol>`),
+    ).resolves.toEqual(['small li']);
   });
 });

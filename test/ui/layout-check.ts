@@ -31,7 +31,11 @@ export interface LayoutProblem {
  * Text is any rendered element's own words, checked whether or not it is a control; text
  * scrolled out of a list that scrolls is reachable and left out.
  */
-export async function layoutProblems(page: Page, selector = CONTROLS, minTarget = MIN_TARGET): Promise<LayoutProblem[]> {
+export async function layoutProblems(
+  page: Page,
+  selector = CONTROLS,
+  minTarget = MIN_TARGET,
+): Promise<LayoutProblem[]> {
   const script = readFileSync(BROWSER_SCRIPT, 'utf8');
   return page.evaluate(`(${script.trim()})(${JSON.stringify({ selector, minTarget })})`) as Promise<LayoutProblem[]>;
 }

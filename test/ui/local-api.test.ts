@@ -47,12 +47,20 @@ describe('local API', () => {
     });
 
     it("/readyz and /api/v1/status read the platform from the health source's one view: state, reason and since", async () => {
-      const view = { online: false, state: 'offline' as const, reason: 'the platform did not answer in time', since: '2026-01-01T10:00:00.000Z' };
+      const view = {
+        online: false,
+        state: 'offline' as const,
+        reason: 'the platform did not answer in time',
+        since: '2026-01-01T10:00:00.000Z',
+      };
       s.health.platform = () => view;
       try {
         const ready = await call(s.url, 'GET', '/readyz');
         expect(ready.status).toBe(503);
-        expect(ready.json.checks.platform).toEqual({ ok: false, detail: 'platform unreachable (the platform did not answer in time) and offline sales not allowed' });
+        expect(ready.json.checks.platform).toEqual({
+          ok: false,
+          detail: 'platform unreachable (the platform did not answer in time) and offline sales not allowed',
+        });
         const status = await api('GET', '/api/v1/status');
         expect(status.json).toMatchObject({ ready: false, platform: view });
       } finally {
@@ -74,12 +82,17 @@ describe('local API', () => {
     it('a wrong token is refused with 401', async () => {
       const r = await call(s.url, 'GET', '/api/v1/transactions', { headers: { authorization: `Bearer ${s.token}x` } });
       expect(r.status).toBe(401);
-      const basic = await call(s.url, 'GET', '/api/v1/transactions', { headers: { authorization: `Basic ${s.token}` } });
+      const basic = await call(s.url, 'GET', '/api/v1/transactions', {
+        headers: { authorization: `Basic ${s.token}` },
+      });
       expect(basic.status).toBe(401);
     });
 
     it('a request from a foreign origin is refused with 403 and no CORS headers', async () => {
-      const r = await api('POST', '/api/v1/sales', { headers: { origin: 'http://evil.example' }, body: { method: 'card', amount: '1.00' } });
+      const r = await api('POST', '/api/v1/sales', {
+        headers: { origin: 'http://evil.example' },
+        body: { method: 'card', amount: '1.00' },
+      });
       expect(r.status).toBe(403);
       expect(r.json.error.code).toBe('API_FORBIDDEN_ORIGIN');
       expect(Object.keys(r.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
@@ -87,12 +100,14 @@ describe('local API', () => {
     });
 
     it('a preflight is never answered positively', async () => {
-      const r = await call(s.url, 'OPTIONS', '/api/v1/sales', { headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } });
+      const r = await call(s.url, 'OPTIONS', '/api/v1/sales', {
+        headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+      });
       expect(r.status).toBe(403);
       expect(Object.keys(r.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
     });
 
-    it('the agent\'s own origin is accepted', async () => {
+    it("the agent's own origin is accepted", async () => {
       const port = new URL(s.url).port;
       const r = await api('GET', '/api/v1/transactions', { headers: { origin: `http://127.0.0.1:${port}` } });
       expect(r.status).toBe(200);
@@ -112,10 +127,15 @@ describe('local API', () => {
   });
 
   describe('sales', () => {
-    it('POST /api/v1/sales parses the amount with the currency\'s minor units and answers 202', async () => {
+    it("POST /api/v1/sales parses the amount with the currency's minor units and answers 202", async () => {
       const r = await api('POST', '/api/v1/sales', { body: { method: 'card', amount: '12.34' } });
       expect(r.status).toBe(202);
-      expect(r.json.transaction).toMatchObject({ amount: 1234, currency: 'EUR', amountText: '12.34 EUR', state: 'in_flight' });
+      expect(r.json.transaction).toMatchObject({
+        amount: 1234,
+        currency: 'EUR',
+        amountText: '12.34 EUR',
+        state: 'in_flight',
+      });
       const jpy = await api('POST', '/api/v1/sales', { body: { method: 'card', amount: '1000', currency: 'jpy' } });
       expect(jpy.json.transaction).toMatchObject({ amount: 1000, currency: 'JPY', amountText: '1000 JPY' });
       const kwd = await api('POST', '/api/v1/sales', { body: { method: 'card', amount: '1.5', currency: 'KWD' } });
@@ -135,36 +155,75 @@ describe('local API', () => {
     });
 
     it('a wallet sale defaults to consumer scan and carries its QR', async () => {
-      const r = await api('POST', '/api/v1/sales', { body: { method: 'walletA', amount: '5.00', merchantId: 'm-1001' } });
+      const r = await api('POST', '/api/v1/sales', {
+        body: { method: 'walletA', amount: '5.00', merchantId: 'm-1001' },
+      });
       expect(r.status).toBe(202);
       const call0 = s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg;
-      expect(call0).toEqual({ method: 'walletA', scenario: 'ConsumerScan', amount: 500, currency: 'EUR', merchantId: 'm-1001' });
+      expect(call0).toEqual({
+        method: 'walletA',
+        scenario: 'ConsumerScan',
+        amount: 500,
+        currency: 'EUR',
+        merchantId: 'm-1001',
+      });
       expect(r.json.transaction.qr.codeValue).toMatch(/^https:\/\/wallet.example/);
     });
 
     it('passes MOTO details and merchant-scan wallet ids', async () => {
-      await api('POST', '/api/v1/sales', { body: { method: 'moto', amount: '3.00', moto: { zipCode: '10115', houseNumber: '7' } } });
-      expect(s.payments.calls.at(-2)?.arg).toMatchObject({ method: 'moto', moto: { zipCode: '10115', houseNumber: '7' } });
-      const r = await api('POST', '/api/v1/sales', { body: { method: 'walletB', scenario: 'MerchantScan', walletId: '2800123', amount: '3.00' } });
+      await api('POST', '/api/v1/sales', {
+        body: { method: 'moto', amount: '3.00', moto: { zipCode: '10115', houseNumber: '7' } },
+      });
+      expect(s.payments.calls.at(-2)?.arg).toMatchObject({
+        method: 'moto',
+        moto: { zipCode: '10115', houseNumber: '7' },
+      });
+      const r = await api('POST', '/api/v1/sales', {
+        body: { method: 'walletB', scenario: 'MerchantScan', walletId: '2800123', amount: '3.00' },
+      });
       expect(r.status).toBe(202);
     });
 
     it.each([
       ['bad JSON', '{"method": "card",', /not valid JSON/],
-      ['an unknown field', { method: 'card', amount: '1.00', tip: '1' }, /unknown field "tip".*allowed: method, scenario, amount/],
+      [
+        'an unknown field',
+        { method: 'card', amount: '1.00', tip: '1' },
+        /unknown field "tip".*allowed: method, scenario, amount/,
+      ],
       ['a number amount', { method: 'card', amount: 12.34 }, /amount must be text in major units such as "12.34"/],
       ['no amount', { method: 'card' }, /amount is required/],
-      ['an unknown method', { method: 'cash', amount: '1.00' }, /method: must be one of card, manual, moto, walletA, walletB/],
+      [
+        'an unknown method',
+        { method: 'cash', amount: '1.00' },
+        /method: must be one of card, manual, moto, walletA, walletB/,
+      ],
       ['too many decimals', { method: 'card', amount: '12.345' }, /EUR has 2 decimals/],
       ['a negative amount', { method: 'card', amount: '-1' }, /must not be negative/],
       ['a zero amount', { method: 'card', amount: '0.00' }, /greater than zero/],
       ['a comma', { method: 'card', amount: '12,34' }, /use a dot/],
       ['an unknown currency', { method: 'card', amount: '1.00', currency: 'ABC' }, /ABC is not an ISO 4217 currency/],
       ['a huge amount', { method: 'card', amount: '99999999999999999999' }, /too large/],
-      ['a scenario on a card sale', { method: 'card', amount: '1.00', scenario: 'ConsumerScan' }, /scenario applies to walletA and walletB only/],
-      ['a wallet id on consumer scan', { method: 'walletA', amount: '1.00', walletId: 'x' }, /walletId applies to wallet merchant-scan/],
-      ['MOTO details on a card sale', { method: 'card', amount: '1.00', moto: { zipCode: '1' } }, /moto details apply to method moto only/],
-      ['an unknown MOTO field', { method: 'moto', amount: '1.00', moto: { cvv: '123' } }, /unknown field "cvv".* at moto/],
+      [
+        'a scenario on a card sale',
+        { method: 'card', amount: '1.00', scenario: 'ConsumerScan' },
+        /scenario applies to walletA and walletB only/,
+      ],
+      [
+        'a wallet id on consumer scan',
+        { method: 'walletA', amount: '1.00', walletId: 'x' },
+        /walletId applies to wallet merchant-scan/,
+      ],
+      [
+        'MOTO details on a card sale',
+        { method: 'card', amount: '1.00', moto: { zipCode: '1' } },
+        /moto details apply to method moto only/,
+      ],
+      [
+        'an unknown MOTO field',
+        { method: 'moto', amount: '1.00', moto: { cvv: '123' } },
+        /unknown field "cvv".* at moto/,
+      ],
       ['an array body', [1, 2], /request body must be a JSON object/],
     ])('refuses %s with 400 and a message a person can act on', async (_name, body, message) => {
       const before = s.payments.calls.filter((c) => c.op === 'startSale').length;
@@ -175,14 +234,20 @@ describe('local API', () => {
     });
 
     it('says where a body is not JSON without quoting it back (it may hold a password)', async () => {
-      const r = await api('POST', '/api/v1/sales', { body: 'password=hunter2&amount=1.00', headers: { 'content-type': 'application/json' } });
+      const r = await api('POST', '/api/v1/sales', {
+        body: 'password=hunter2&amount=1.00',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(r.status).toBe(400);
       expect(r.json.error.message).toMatch(/^the request body is not valid JSON \(Unexpected token 'p'\)$/);
       expect(r.text).not.toContain('hunter');
     });
 
     it('refuses a body that is not declared as JSON (415)', async () => {
-      const r = await api('POST', '/api/v1/sales', { body: 'method=card&amount=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const r = await api('POST', '/api/v1/sales', {
+        body: 'method=card&amount=1',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(r.status).toBe(415);
       expect(r.json.error.code).toBe('API_UNSUPPORTED_MEDIA_TYPE');
       expect(r.json.error.message).toMatch(/Content-Type: application\/json/);
@@ -195,14 +260,24 @@ describe('local API', () => {
     });
 
     /** POST /api/v1/sales with its body written in `parts` without a Content-Length (chunked); `end: false` leaves it unfinished and the socket is dropped. */
-    function chunkedSale(parts: string[], opts: { end?: boolean } = {}): Promise<{ status?: number; text: string; error?: string }> {
+    function chunkedSale(
+      parts: string[],
+      opts: { end?: boolean } = {},
+    ): Promise<{ status?: number; text: string; error?: string }> {
       return new Promise((resolve) => {
-        const req = request(new URL('/api/v1/sales', s.url), { method: 'POST', headers: { ...s.auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', (err) => resolve({ status: res.statusCode, text: '', error: err.message }));
-        });
+        const req = request(
+          new URL('/api/v1/sales', s.url),
+          {
+            method: 'POST',
+            headers: { ...s.auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+            res.on('error', (err) => resolve({ status: res.statusCode, text: '', error: err.message }));
+          },
+        );
         req.on('error', (err) => resolve({ text: '', error: err.message }));
         for (const part of parts) req.write(part);
         if (opts.end === false) setTimeout(() => req.destroy(), 50);
@@ -220,7 +295,11 @@ describe('local API', () => {
 
     it('refuses a chunked body that grows past the limit and starts nothing; the API goes on', async () => {
       const before = s.payments.calls.filter((c) => c.op === 'startSale').length;
-      const r = await chunkedSale(['{"method":"card","amount":"1","x":"', ...Array.from({ length: 20 }, () => 'a'.repeat(4_000)), '"}']);
+      const r = await chunkedSale([
+        '{"method":"card","amount":"1","x":"',
+        ...Array.from({ length: 20 }, () => 'a'.repeat(4_000)),
+        '"}',
+      ]);
       // Reading stops at the limit and the client still gets its answer: the socket is not dropped.
       expect(r.status).toBe(413);
       expect(JSON.parse(r.text).error.code).toBe('API_BODY_TOO_LARGE');
@@ -271,11 +350,21 @@ describe('local API', () => {
     });
 
     it('GET /api/v1/transactions/:id returns the view with events (no embedded QR images); refresh=1 asks the platform', async () => {
-      s.payments.view({ clientTransactionId: 'G-1', events: [{ eventType: 'walletAConsumerScanResult', resultData: { codeImage: 'data:image/jpeg;base64,AAAA', codeValue: 'q' } }] });
+      s.payments.view({
+        clientTransactionId: 'G-1',
+        events: [
+          {
+            eventType: 'walletAConsumerScanResult',
+            resultData: { codeImage: 'data:image/jpeg;base64,AAAA', codeValue: 'q' },
+          },
+        ],
+      });
       const r = await api('GET', '/api/v1/transactions/G-1?refresh=1');
       expect(r.status).toBe(200);
       expect(s.payments.calls.at(-1)).toEqual({ op: 'get', id: 'G-1', arg: { refresh: true } });
-      expect(r.json.transaction.events).toEqual([{ eventType: 'walletAConsumerScanResult', resultData: { codeValue: 'q' } }]);
+      expect(r.json.transaction.events).toEqual([
+        { eventType: 'walletAConsumerScanResult', resultData: { codeValue: 'q' } },
+      ]);
     });
 
     it('an unknown transaction is 404', async () => {
@@ -297,17 +386,27 @@ describe('local API', () => {
       expect(r.json.allowedOperations.refund.reason).toBe('not captured yet');
     });
 
-    it('POST cancel, refund and capture parse amounts in the sale\'s currency', async () => {
+    it("POST cancel, refund and capture parse amounts in the sale's currency", async () => {
       s.payments.view({ clientTransactionId: 'J-1', amount: 5000, currency: 'JPY' });
-      const c = await api('POST', '/api/v1/transactions/J-1/cancel', { body: { amount: '100', reason: 'Functional', approvalCode: 'A1' } });
+      const c = await api('POST', '/api/v1/transactions/J-1/cancel', {
+        body: { amount: '100', reason: 'Functional', approvalCode: 'A1' },
+      });
       expect(c.status).toBe(200);
-      expect(s.payments.calls.at(-1)).toEqual({ op: 'cancel', id: 'J-1', arg: { amount: 100, reason: 'Functional', approvalCode: 'A1' } });
+      expect(s.payments.calls.at(-1)).toEqual({
+        op: 'cancel',
+        id: 'J-1',
+        arg: { amount: 100, reason: 'Functional', approvalCode: 'A1' },
+      });
       const r = await api('POST', '/api/v1/transactions/J-1/refund', { body: { amount: '200' } });
       expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 200, amountText: '200 JPY' });
       const cap = await api('POST', '/api/v1/transactions/J-1/capture', { body: {} });
       expect(s.payments.calls.at(-1)).toEqual({ op: 'capture', id: 'J-1', arg: {} });
       // The capture's own row, as the engine answers it.
-      expect(cap.json.transaction).toMatchObject({ kind: 'capture', relatedClientTransactionId: 'J-1', amountText: '5000 JPY' });
+      expect(cap.json.transaction).toMatchObject({
+        kind: 'capture',
+        relatedClientTransactionId: 'J-1',
+        amountText: '5000 JPY',
+      });
       const bad = await api('POST', '/api/v1/transactions/J-1/refund', { body: { amount: '1.5' } });
       expect(bad.status).toBe(400);
       expect(bad.json.error.message).toMatch(/JPY has no minor unit/);
@@ -379,7 +478,12 @@ describe('local API', () => {
     it('GET /api/v1/status', async () => {
       const r = await api('GET', '/api/v1/status');
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ ready: true, platform: { online: true }, agent: { defaultCurrency: 'EUR' }, offline: { count: 2 } });
+      expect(r.json).toMatchObject({
+        ready: true,
+        platform: { online: true },
+        agent: { defaultCurrency: 'EUR' },
+        offline: { count: 2 },
+      });
       expect(r.json.devices).toHaveLength(3);
     });
 

@@ -61,7 +61,13 @@ describe('log level at run time', () => {
     // JSON takes the last of two equal keys, and read "warn" where pino wrote 40).
     const changed = sink.records().find((r) => r.msg === 'log level changed through the local API');
     expect(changed).toMatchObject({ level: 40, logLevel: 'warn', previousLogLevel: 'debug' });
-    expect(sink.text().split('\n').filter((l) => l.includes('log level changed')).every((l) => l.match(/"level":/g)?.length === 1)).toBe(true);
+    expect(
+      sink
+        .text()
+        .split('\n')
+        .filter((l) => l.includes('log level changed'))
+        .every((l) => l.match(/"level":/g)?.length === 1),
+    ).toBe(true);
     expect((await call(agent.url, 'GET', '/api/v1/log-level', { headers: auth() })).json).toEqual({ level: 'warn' });
   });
 
@@ -81,23 +87,54 @@ describe('log level at run time', () => {
 
   it('from a staff session it needs api.permissions.logLevel: the trainee and the clerk are refused with it named, the supervisor may', async () => {
     for (const who of [DEMO_TRAINEE, DEMO_STAFF]) {
-      const refused = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: { cookie: await signInCookie(agent.url, who) }, body: { level: 'silent' } });
+      const refused = await call(agent.url, 'PUT', '/api/v1/log-level', {
+        headers: { cookie: await signInCookie(agent.url, who) },
+        body: { level: 'silent' },
+      });
       expect(refused.status).toBe(403);
-      expect(refused.json.error.message).toMatch(/may not change the log level: the permission terminal:log-level is needed/);
+      expect(refused.json.error.message).toMatch(
+        /may not change the log level: the permission terminal:log-level is needed/,
+      );
     }
-    expect((await call(agent.url, 'GET', '/api/v1/log-level', { headers: auth() })).json).not.toEqual({ level: 'silent' });
-    const allowed = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: { cookie: await signInCookie(agent.url, DEMO_SUPERVISOR) }, body: { level: 'debug' } });
+    expect((await call(agent.url, 'GET', '/api/v1/log-level', { headers: auth() })).json).not.toEqual({
+      level: 'silent',
+    });
+    const allowed = await call(agent.url, 'PUT', '/api/v1/log-level', {
+      headers: { cookie: await signInCookie(agent.url, DEMO_SUPERVISOR) },
+      body: { level: 'debug' },
+    });
     expect(allowed.status, allowed.text).toBe(200);
-    expect(sink.records().filter((r) => r.msg === 'log level changed through the local API').at(-1)).toMatchObject({ logLevel: 'debug', by: DEMO_SUPERVISOR.username });
+    expect(
+      sink
+        .records()
+        .filter((r) => r.msg === 'log level changed through the local API')
+        .at(-1),
+    ).toMatchObject({ logLevel: 'debug', by: DEMO_SUPERVISOR.username });
   });
 
-  it('a change to silent is written to the journal\'s audit rows and logged before it takes effect, naming who made it', async () => {
-    const put = await call(agent.url, 'PUT', '/api/v1/log-level', { headers: { ...auth(), 'x-request-id': 'support-42' }, body: { level: 'silent' } });
+  it("a change to silent is written to the journal's audit rows and logged before it takes effect, naming who made it", async () => {
+    const put = await call(agent.url, 'PUT', '/api/v1/log-level', {
+      headers: { ...auth(), 'x-request-id': 'support-42' },
+      body: { level: 'silent' },
+    });
     expect(put.status).toBe(200);
-    expect(sink.records().filter((r) => r.msg === 'log level changed through the local API').at(-1)).toMatchObject({ level: 40, logLevel: 'silent', by: 'local-api' });
+    expect(
+      sink
+        .records()
+        .filter((r) => r.msg === 'log level changed through the local API')
+        .at(-1),
+    ).toMatchObject({ level: 40, logLevel: 'silent', by: 'local-api' });
     const db = new Database(join(dataDir, JOURNAL_FILE), { readonly: true });
     try {
-      expect(new AuditLog(db, systemClock()).latest(1)).toEqual([{ at: expect.any(String), action: 'log-level', by: 'local-api', detail: expect.stringMatching(/-> silent$/), requestId: 'support-42' }]);
+      expect(new AuditLog(db, systemClock()).latest(1)).toEqual([
+        {
+          at: expect.any(String),
+          action: 'log-level',
+          by: 'local-api',
+          detail: expect.stringMatching(/-> silent$/),
+          requestId: 'support-42',
+        },
+      ]);
     } finally {
       db.close();
     }

@@ -25,7 +25,10 @@ beforeAll(async () => {
   // A sale through the local API, which counts it.
   agent.simulated!.reader.nextCard({ delayMs: 20 });
   const auth = { authorization: `Bearer ${agent.localToken}` };
-  const sale = await call(agent.url, 'POST', '/api/v1/sales', { headers: auth, body: { method: 'card', amount: '4.10', currency: 'EUR' } });
+  const sale = await call(agent.url, 'POST', '/api/v1/sales', {
+    headers: auth,
+    body: { method: 'card', amount: '4.10', currency: 'EUR' },
+  });
   const id = sale.json.transaction.clientTransactionId as string;
   await untilTransaction(agent.url, auth, id, 'approved', { everyMs: 50 });
 });
@@ -38,7 +41,8 @@ afterAll(async () => {
 function run(command: string, args: string[], input: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve, reject) => {
     const child = execFile(command, args, (err, stdout, stderr) => {
-      if (err !== null && typeof err.code !== 'number') reject(new Error(`${command} cannot run (${err.message}): install Debian's prometheus package`));
+      if (err !== null && typeof err.code !== 'number')
+        reject(new Error(`${command} cannot run (${err.message}): install Debian's prometheus package`));
       else resolve({ code: typeof err?.code === 'number' ? err.code : 0, out: `${stdout}${stderr}` });
     });
     child.stdin?.end(input);
@@ -68,18 +72,41 @@ describe('metrics as a fleet reads them', () => {
     const port = await freePort();
     const target = new URL(agent.url).host;
     const config = join(work.dir, 'prometheus.yml');
-    writeFileSync(config, `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: terminal\n    static_configs:\n      - targets: ['${target}']\n`);
-    prometheus = spawn('prometheus', [`--config.file=${config}`, `--storage.tsdb.path=${join(work.dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+    writeFileSync(
+      config,
+      `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: terminal\n    static_configs:\n      - targets: ['${target}']\n`,
+    );
+    prometheus = spawn(
+      'prometheus',
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(work.dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: 'ignore' },
+    );
     const query = async (q: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> => {
       try {
         const r = await call(`http://127.0.0.1:${port}`, 'GET', `/api/v1/query?query=${encodeURIComponent(q)}`);
-        return r.status === 200 ? (r.json.data.result as Array<{ metric: Record<string, string>; value: [number, string] }>) : [];
+        return r.status === 200
+          ? (r.json.data.result as Array<{ metric: Record<string, string>; value: [number, string] }>)
+          : [];
       } catch {
         return [];
       }
     };
-    const info = await until('Prometheus to have scraped terminal_agent_info', () => query('terminal_agent_info'), (result) => result.length > 0, { timeoutMs: 30_000, everyMs: 200 });
-    expect(info[0]?.metric).toMatchObject({ job: 'terminal', serial_number: agent.identity.serialNumber, environment: 'local', node_version: process.versions.node });
+    const info = await until(
+      'Prometheus to have scraped terminal_agent_info',
+      () => query('terminal_agent_info'),
+      (result) => result.length > 0,
+      { timeoutMs: 30_000, everyMs: 200 },
+    );
+    expect(info[0]?.metric).toMatchObject({
+      job: 'terminal',
+      serial_number: agent.identity.serialNumber,
+      environment: 'local',
+      node_version: process.versions.node,
+    });
     expect((await query('up{job="terminal"}'))[0]?.value[1]).toBe('1');
     expect((await query('terminal_agent_sales_total{outcome="approved"}'))[0]?.value[1]).toBe('1');
     expect((await query('terminal_agent_sale_duration_seconds_count{method="card"}'))[0]?.value[1]).toBe('1');

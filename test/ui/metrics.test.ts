@@ -28,7 +28,16 @@ const SAMPLE = new RegExp(`^(${NAME})(\\{${LABEL}(?:,${LABEL})*\\})? (${NUMBER})
 const META = new RegExp(`^# (TYPE|HELP|UNIT) (${NAME})(?: (.*))?$`);
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'gaugehistogram', 'stateset', 'info', 'summary', 'unknown']);
 /** The suffixes a sample of each metric type may carry (OpenMetrics 1.0, "Metric types"). */
-const SUFFIXES: Record<string, string[]> = { counter: ['_total', '_created'], gauge: [''], histogram: ['_bucket', '_count', '_sum', '_created'], summary: ['', '_count', '_sum', '_created'], unknown: [''], info: ['_info'], stateset: [''], gaugehistogram: ['_bucket', '_gcount', '_gsum'] };
+const SUFFIXES: Record<string, string[]> = {
+  counter: ['_total', '_created'],
+  gauge: [''],
+  histogram: ['_bucket', '_count', '_sum', '_created'],
+  summary: ['', '_count', '_sum', '_created'],
+  unknown: [''],
+  info: ['_info'],
+  stateset: [''],
+  gaugehistogram: ['_bucket', '_gcount', '_gsum'],
+};
 
 /** Parses OpenMetrics text strictly; throws on the first line that breaks the grammar. Returns the samples. */
 function parseOpenMetrics(text: string): Array<{ name: string; labels: Record<string, string>; value: number }> {
@@ -56,22 +65,38 @@ function parseOpenMetrics(text: string): Array<{ name: string; labels: Record<st
     const name = m[1] ?? '';
     const type = current !== undefined ? families.get(current) : undefined;
     if (current === undefined || type === undefined) throw new Error(`sample before its family's TYPE: ${line}`);
-    if (!(SUFFIXES[type] ?? []).some((s) => name === `${current}${s}`)) throw new Error(`sample ${name} does not belong to ${type} ${current}`);
+    if (!(SUFFIXES[type] ?? []).some((s) => name === `${current}${s}`))
+      throw new Error(`sample ${name} does not belong to ${type} ${current}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').slice(1, -1).matchAll(new RegExp(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:\\\\.|[^"\\\\])*)"`, 'g'))) labels[l[1] ?? ''] = l[2] ?? '';
+    for (const l of (m[2] ?? '')
+      .slice(1, -1)
+      .matchAll(new RegExp(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:\\\\.|[^"\\\\])*)"`, 'g')))
+      labels[l[1] ?? ''] = l[2] ?? '';
     const raw = m[3] ?? '';
-    samples.push({ name, labels, value: raw === '+Inf' || raw === 'Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw) });
+    samples.push({
+      name,
+      labels,
+      value: raw === '+Inf' || raw === 'Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw),
+    });
   }
   return samples;
 }
 
-function value(samples: ReturnType<typeof parseOpenMetrics>, name: string, labels: Record<string, string> = {}): number | undefined {
+function value(
+  samples: ReturnType<typeof parseOpenMetrics>,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 }
 
 const OPENMETRICS = 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5';
 
-async function scrape(): Promise<{ type: string | undefined; samples: ReturnType<typeof parseOpenMetrics>; text: string }> {
+async function scrape(): Promise<{
+  type: string | undefined;
+  samples: ReturnType<typeof parseOpenMetrics>;
+  text: string;
+}> {
   const r = await call(agent.url, 'GET', '/metrics', { headers: { accept: OPENMETRICS } });
   expect(r.status).toBe(200);
   return { type: r.headers['content-type'], samples: parseOpenMetrics(r.text), text: r.text };
@@ -82,7 +107,12 @@ describe('GET /metrics', () => {
     const { type, samples } = await scrape();
     expect(type).toMatch(/^application\/openmetrics-text; version=1\.0\.0; charset=utf-8$/);
     expect(samples.length).toBeGreaterThan(10);
-    for (const accept of [undefined, 'text/plain;version=0.0.4', '*/*', 'application/openmetrics-text;q=0, text/plain']) {
+    for (const accept of [
+      undefined,
+      'text/plain;version=0.0.4',
+      '*/*',
+      'application/openmetrics-text;q=0, text/plain',
+    ]) {
       const plain = await call(agent.url, 'GET', '/metrics', accept !== undefined ? { headers: { accept } } : {});
       expect(plain.headers['content-type'], accept).toMatch(/^text\/plain; version=0\.0\.4; charset=utf-8$/);
       expect(plain.text).toMatch(/^# TYPE terminal_agent_sales_total counter$/m);
@@ -95,9 +125,17 @@ describe('GET /metrics', () => {
   it('counts a card sale by outcome with its latency, and reports queue, certificate, token, devices and platform', async () => {
     // Longer than the two smallest buckets: the sale's observation must not land in every bucket.
     agent.simulated!.reader.nextCard({ delayMs: 300 });
-    const sale = await call(agent.url, 'POST', '/api/v1/sales', { headers: { authorization: `Bearer ${agent.localToken}` }, body: { method: 'card', amount: '3.10', currency: 'EUR' } });
+    const sale = await call(agent.url, 'POST', '/api/v1/sales', {
+      headers: { authorization: `Bearer ${agent.localToken}` },
+      body: { method: 'card', amount: '3.10', currency: 'EUR' },
+    });
     expect(sale.status).toBe(202);
-    const s = await until('the approved sale counted', async () => (await scrape()).samples, (samples) => value(samples, 'terminal_agent_sales_total', { outcome: 'approved' }) !== undefined, { everyMs: 50 });
+    const s = await until(
+      'the approved sale counted',
+      async () => (await scrape()).samples,
+      (samples) => value(samples, 'terminal_agent_sales_total', { outcome: 'approved' }) !== undefined,
+      { everyMs: 50 },
+    );
     expect(value(s, 'terminal_agent_sales_total', { outcome: 'approved' })).toBe(1);
     expect(value(s, 'terminal_agent_sale_duration_seconds_count', { method: 'card' })).toBe(1);
     const seconds = value(s, 'terminal_agent_sale_duration_seconds_sum', { method: 'card' }) ?? -1;
@@ -112,7 +150,14 @@ describe('GET /metrics', () => {
     expect(value(s, 'terminal_agent_offline_oldest_age_seconds')).toBe(0);
     const certificate = value(s, 'terminal_agent_certificate_expiry_seconds') ?? 0;
     expect(Math.abs(certificate - (agent.identity.notAfter.getTime() - Date.now()) / 1000)).toBeLessThan(5);
-    expect(value(s, 'terminal_agent_info', { version: packageVersion(), serial_number: agent.identity.serialNumber, environment: 'local', node_version: process.versions.node })).toBe(1);
+    expect(
+      value(s, 'terminal_agent_info', {
+        version: packageVersion(),
+        serial_number: agent.identity.serialNumber,
+        environment: 'local',
+        node_version: process.versions.node,
+      }),
+    ).toBe(1);
     const token = agent.auth.status().tokens.find((x) => x.hasToken);
     const merchant = token?.merchantId ?? token?.clientId ?? '';
     const left = value(s, 'terminal_agent_token_expiry_seconds', { merchant }) ?? 0;

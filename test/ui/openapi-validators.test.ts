@@ -12,9 +12,14 @@ const DOCUMENT = join(ROOT, 'docs', 'openapi.json');
 
 function node(script: string, args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'node_modules', script), ...args], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, out: `${stdout}${stderr}` });
-    });
+    execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules', script), ...args],
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, out: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -30,9 +35,24 @@ describe('docs/openapi.json in the validators POS teams run', () => {
   });
 
   it("spectral's oas ruleset finds no error and no warning (every operation described)", async () => {
-    const r = await node('@stoplight/spectral-cli/dist/index.js', ['lint', DOCUMENT, '--ruleset', join(ROOT, '.spectral.yaml'), '--format', 'json', '--quiet']);
-    const results = JSON.parse(r.out.slice(r.out.indexOf('['))) as Array<{ code: string; severity: number; message: string; path: string[] }>;
+    const r = await node('@stoplight/spectral-cli/dist/index.js', [
+      'lint',
+      DOCUMENT,
+      '--ruleset',
+      join(ROOT, '.spectral.yaml'),
+      '--format',
+      'json',
+      '--quiet',
+    ]);
+    const results = JSON.parse(r.out.slice(r.out.indexOf('['))) as Array<{
+      code: string;
+      severity: number;
+      message: string;
+      path: string[];
+    }>;
     // Severity 0 is an error, 1 a warning (2 information, 3 hint).
-    expect(results.filter((x) => x.severity <= 1).map((x) => `${x.code}: ${x.message} at ${x.path.join('.')}`)).toEqual([]);
+    expect(results.filter((x) => x.severity <= 1).map((x) => `${x.code}: ${x.message} at ${x.path.join('.')}`)).toEqual(
+      [],
+    );
   }, 60_000);
 });

@@ -39,14 +39,22 @@ describe('the OpenAPI document of the local API', () => {
   it('is committed as docs/openapi.json exactly as generated (npm run openapi writes it)', () => {
     const committed = readFileSync(COMMITTED, 'utf8');
     // A drift names the remedy rather than printing 80 KB of diff.
-    expect(committed === openApiText(packageVersion()), 'docs/openapi.json differs from the generated document: run `npm run openapi` and commit it').toBe(true);
+    expect(
+      committed === openApiText(packageVersion()),
+      'docs/openapi.json differs from the generated document: run `npm run openapi` and commit it',
+    ).toBe(true);
   });
 
-  it('names exactly the routes served under /api/v1, method by method: the loopback router\'s and the store-network-only ones', async () => {
-    const loopback = s.api.routes().filter((r) => r.path.startsWith('/api/v1/')).map((r) => `${r.method} ${openApiPath(r.path)}`);
+  it("names exactly the routes served under /api/v1, method by method: the loopback router's and the store-network-only ones", async () => {
+    const loopback = s.api
+      .routes()
+      .filter((r) => r.path.startsWith('/api/v1/'))
+      .map((r) => `${r.method} ${openApiPath(r.path)}`);
     // Pairing is served on the store-network listener only (docs/registers.md, "Pairing"):
     // a route of that name on loopback would appear twice here and fail the comparison.
-    const storeNetworkOnly = OPERATIONS.filter((o) => o.listener === 'store-network').map((o) => `${o.method} ${openApiPath(o.path)}`);
+    const storeNetworkOnly = OPERATIONS.filter((o) => o.listener === 'store-network').map(
+      (o) => `${o.method} ${openApiPath(o.path)}`,
+    );
     expect(storeNetworkOnly).toEqual(['POST /api/v1/pairing']);
     const served = [...loopback, ...storeNetworkOnly].sort();
     const doc = JSON.parse(readFileSync(COMMITTED, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
@@ -59,7 +67,9 @@ describe('the OpenAPI document of the local API', () => {
   });
 
   it('describes requests with the schemas that validate them: the sale body refuses what the route refuses', () => {
-    const doc = JSON.parse(readFileSync(COMMITTED, 'utf8')) as { components: { schemas: Record<string, { properties: Record<string, unknown>; additionalProperties?: boolean }> } };
+    const doc = JSON.parse(readFileSync(COMMITTED, 'utf8')) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; additionalProperties?: boolean }> };
+    };
     const sale = doc.components.schemas.SaleRequest;
     expect(sale?.additionalProperties).toBe(false);
     expect(Object.keys(sale?.properties ?? {})).toEqual(expect.arrayContaining(['method', 'amount', 'reference']));
@@ -69,8 +79,18 @@ describe('the OpenAPI document of the local API', () => {
   it('the contract check refuses an answer the document does not describe (it bites)', () => {
     const good = JSON.stringify({ status: 'ok' });
     expect(contractProblems('GET', '/healthz', 200, 'application/json', good)).toEqual([]);
-    expect(contractProblems('GET', '/healthz', 200, 'application/json', JSON.stringify({ status: 'ok', extra: 1 }))).not.toEqual([]);
+    expect(
+      contractProblems('GET', '/healthz', 200, 'application/json', JSON.stringify({ status: 'ok', extra: 1 })),
+    ).not.toEqual([]);
     expect(contractProblems('GET', '/api/v1/devices', 200, 'text/plain', '')).not.toEqual([]);
-    expect(contractProblems('GET', '/api/v1/transactions/T-1', 404, 'application/json', JSON.stringify({ error: { code: 'X' } }))).not.toEqual([]);
+    expect(
+      contractProblems(
+        'GET',
+        '/api/v1/transactions/T-1',
+        404,
+        'application/json',
+        JSON.stringify({ error: { code: 'X' } }),
+      ),
+    ).not.toEqual([]);
   });
 });

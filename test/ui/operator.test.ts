@@ -20,7 +20,12 @@ describe('operator of journal rows through the local API', () => {
 
   /** Aborts a sale once its QR is out (an abort before that is refused as busy). */
   async function abort(id: string, headers: Record<string, string>): Promise<void> {
-    await until(`sale ${id} aborted`, async () => (await call(t.agent.url, 'POST', `/api/v1/sales/${id}/abort`, { headers, body: {} })).status, (status) => status === 200, { everyMs: 50 });
+    await until(
+      `sale ${id} aborted`,
+      async () => (await call(t.agent.url, 'POST', `/api/v1/sales/${id}/abort`, { headers, body: {} })).status,
+      (status) => status === 200,
+      { everyMs: 50 },
+    );
   }
 
   const sale = { method: 'walletA', scenario: 'ConsumerScan', amount: '3.00' };
@@ -40,13 +45,19 @@ describe('operator of journal rows through the local API', () => {
     const byCli = await cli.startSale({ method: 'walletA', scenario: 'ConsumerScan', amount: '3.00' });
     await cli.abortSale(byCli.clientTransactionId);
 
-    const journal = (id: string) => t.agent.payments.list({ limit: 50 }).find((v) => v.clientTransactionId === id)?.operator;
+    const journal = (id: string) =>
+      t.agent.payments.list({ limit: 50 }).find((v) => v.clientTransactionId === id)?.operator;
     expect(journal(byClerk.json.transaction.clientTransactionId)).toBe('staff1');
     expect(journal(byProgram.json.transaction.clientTransactionId)).toBe('local-api');
     expect(journal(byCli.clientTransactionId)).toBe('cli');
 
     const list = await call(url, 'GET', '/api/v1/transactions', { headers: { cookie } });
-    const operators = new Map((list.json.transactions as Array<{ clientTransactionId: string; operator?: string }>).map((x) => [x.clientTransactionId, x.operator]));
+    const operators = new Map(
+      (list.json.transactions as Array<{ clientTransactionId: string; operator?: string }>).map((x) => [
+        x.clientTransactionId,
+        x.operator,
+      ]),
+    );
     expect(operators.get(byClerk.json.transaction.clientTransactionId)).toBe('staff1');
     expect(operators.get(byCli.clientTransactionId)).toBe('cli');
   });

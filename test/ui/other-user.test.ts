@@ -22,7 +22,12 @@ describe.skipIf(!root)('another local user (nobody)', () => {
 
   function asNobody(script: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { uid: NOBODY, gid: NOBODY, env: {}, cwd: '/' });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        uid: NOBODY,
+        gid: NOBODY,
+        env: {},
+        cwd: '/',
+      });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
       child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));

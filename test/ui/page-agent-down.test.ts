@@ -47,7 +47,9 @@ describe('counter page: platform badge and the agent not answering', () => {
     const note = page.getByTestId('agent-down');
     await note.waitFor({ state: 'visible', timeout: 15_000 });
     await expect(note.textContent()).resolves.toMatch(/agent is not answering/i);
-    const classes = await page.locator('header.bar .badge:visible').evaluateAll((els) => els.map((e) => `${e.id || e.getAttribute('data-testid')}: ${e.className}`));
+    const classes = await page
+      .locator('header.bar .badge:visible')
+      .evaluateAll((els) => els.map((e) => `${e.id || e.getAttribute('data-testid')}: ${e.className}`));
     expect(classes.length).toBeGreaterThanOrEqual(3);
     for (const c of classes) {
       expect(c).toMatch(/\boff\b/);

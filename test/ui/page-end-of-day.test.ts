@@ -34,7 +34,8 @@ describe('counter page: the German demo clerk, the receipt sheet and the end of 
   });
 
   /** The day `days` from `date` (YYYY-MM-DD), by the calendar. */
-  const shift = (date: string, days: number): string => new Date(Date.parse(`${date}T12:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+  const shift = (date: string, days: number): string =>
+    new Date(Date.parse(`${date}T12:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
   /** YYYY-MM-DD as DD.MM.YYYY. */
   const german = (date: string): string => `${date.slice(8, 10)}.${date.slice(5, 7)}.${date.slice(0, 4)}`;
 
@@ -99,7 +100,9 @@ describe('counter page: the German demo clerk, the receipt sheet and the end of 
   it('shows the headings open with a visible marker, the figures in German, added up in the clerk pattern', async () => {
     const sales = page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="sales"] td');
     await expect(sales.allTextContents()).resolves.toEqual(['1', '7,50 EUR']);
-    await expect(page.getByTestId('eod-generated').textContent()).resolves.toMatch(/^Erstellt \d\d\.\d\d\.\d{4} \d\d:\d\d$/);
+    await expect(page.getByTestId('eod-generated').textContent()).resolves.toMatch(
+      /^Erstellt \d\d\.\d\d\.\d{4} \d\d:\d\d$/,
+    );
     const groups = page.locator('#eod details');
     await expect(groups.count()).resolves.toBe(3);
     // A marker a clerk sees on every heading: the summary's own list marker, or one drawn before it.

@@ -27,7 +27,10 @@ describe('counter page in German', () => {
     s = await startApi({
       pageDirs: defaultPageDirs(),
       extra: { staff: new FakeStaff() },
-      config: { api: { port: 0, locale: 'de-DE', timeZone: 'America/New_York' }, payments: { currencies: ['CHF', 'JPY'] } },
+      config: {
+        api: { port: 0, locale: 'de-DE', timeZone: 'America/New_York' },
+        payments: { currencies: ['CHF', 'JPY'] },
+      },
     });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
@@ -44,7 +47,11 @@ describe('counter page in German', () => {
     const sale = [...s.payments.views.values()].filter((v) => v.clientTransactionId.startsWith('T-')).at(-1);
     if (sale === undefined) throw new Error('no sale started');
     s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'approved' });
-    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: sale.clientTransactionId,
+      kind: 'sale',
+      status: 'approved',
+    });
     await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
     // A card sale with nothing captured: authorized only (docs/counter-page.md, "Local API and counter page", headlines).
     await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Autorisiert, später buchen');
@@ -62,12 +69,18 @@ describe('counter page in German', () => {
         { code: 'CHF', digits: 2 },
         { code: 'JPY', digits: 0 },
       ],
-         outcomeSeconds: 60,
+      outcomeSeconds: 60,
     });
     const cookie = await signInCookie(s.url, GERMAN_CLERK);
-    const signedIn = (await call(s.url, 'GET', '/session', { headers: { cookie } })).json as { counter: { locale: string; timeZone: string } };
+    const signedIn = (await call(s.url, 'GET', '/session', { headers: { cookie } })).json as {
+      counter: { locale: string; timeZone: string };
+    };
     // The clerk's datetimeformat claim comes along; the signed-out answer has none (no configured default).
-    expect(signedIn.counter).toMatchObject({ locale: 'de-DE', timeZone: 'Europe/Berlin', dateTimeFormat: 'DD.MM.YYYY HH:mm:ss Z' });
+    expect(signedIn.counter).toMatchObject({
+      locale: 'de-DE',
+      timeZone: 'Europe/Berlin',
+      dateTimeFormat: 'DD.MM.YYYY HH:mm:ss Z',
+    });
   });
 
   it('the sign-in screen speaks the configured language', async () => {
@@ -80,7 +93,11 @@ describe('counter page in German', () => {
   it('a sale entered with the keypad\'s "," reaches the agent as 12.34 and reads 12,34 EUR', async () => {
     await expect(page.getByTestId('start-sale').textContent()).resolves.toBe('Verkauf starten');
     await expect(page.getByTestId('key-decimal').textContent()).resolves.toBe(',');
-    await expect(page.getByTestId('currency').locator('option').allTextContents()).resolves.toEqual(['EUR', 'CHF', 'JPY']);
+    await expect(page.getByTestId('currency').locator('option').allTextContents()).resolves.toEqual([
+      'EUR',
+      'CHF',
+      'JPY',
+    ]);
     await expect(page.getByTestId('currency').inputValue()).resolves.toBe('EUR');
     for (const key of ['1', '2', '.', '3', '4', '.']) await page.locator(`#keypad [data-key="${key}"]`).click();
     await expect(page.getByTestId('amount').inputValue()).resolves.toBe('12,34');
@@ -112,8 +129,15 @@ describe('counter page in German', () => {
     await approveAndClose();
   });
 
-  it('today\'s list: times in the clerk\'s zone, German words, amounts in German format', async () => {
-    s.payments.view({ clientTransactionId: 'DE-1', amount: 250075, state: 'declined', createdAt: '2026-01-15T12:05:00.000Z', maskedPan: '476173******0010', message: 'Insufficient funds' });
+  it("today's list: times in the clerk's zone, German words, amounts in German format", async () => {
+    s.payments.view({
+      clientTransactionId: 'DE-1',
+      amount: 250075,
+      state: 'declined',
+      createdAt: '2026-01-15T12:05:00.000Z',
+      maskedPan: '476173******0010',
+      message: 'Insufficient funds',
+    });
     s.bus.publish('transaction.updated', { clientTransactionId: 'DE-1', kind: 'sale', status: 'declined' });
     const row = page.getByTestId('tx-DE-1');
     await row.waitFor();
@@ -124,13 +148,16 @@ describe('counter page in German', () => {
     await expect(page.getByTestId('history-title').textContent()).resolves.toMatch(/^Heute, \d{2}\.\d{2}\.\d{4}$/);
     // The row's title says its words and time of day in the clerk's zone, as the row does: no stamp.
     await row.click();
-    await expect(page.getByTestId('tx-ops-title').textContent()).resolves.toBe('Verkauf 2.500,75 EUR · abgelehnt · 13:05');
+    await expect(page.getByTestId('tx-ops-title').textContent()).resolves.toBe(
+      'Verkauf 2.500,75 EUR · abgelehnt · 13:05',
+    );
     await page.getByTestId('tx-ops-close').click();
     await page.screenshot({ path: join(ARTIFACTS, 'page-de-list.png') });
   });
 
   it('a refusal of the agent reads in German; its English reason is shown open under it (the clerk acts on it)', async () => {
-    const english = '100000.00 EUR is above the per-sale maximum of 5000.00 EUR (payments.maxSaleAmount): nothing was started';
+    const english =
+      '100000.00 EUR is above the per-sale maximum of 5000.00 EUR (payments.maxSaleAmount): nothing was started';
     s.payments.failWith = new AgentError(ErrorCodes.AMOUNT_INVALID, english);
     await page.getByTestId('currency').selectOption('EUR');
     await page.getByTestId('amount').fill('100.000');
@@ -149,24 +176,39 @@ describe('counter page in German', () => {
     await page.locator('#error-close').click();
   });
 
-  it('an operation refused, a code the page does not know, and a decline: German headline, the agent\'s reason as the detail', async () => {
-    const sale = s.payments.view({ clientTransactionId: 'DE-2', amount: 900, state: 'approved', maskedPan: '476173******0010' });
-    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+  it("an operation refused, a code the page does not know, and a decline: German headline, the agent's reason as the detail", async () => {
+    const sale = s.payments.view({
+      clientTransactionId: 'DE-2',
+      amount: 900,
+      state: 'approved',
+      maskedPan: '476173******0010',
+    });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: sale.clientTransactionId,
+      kind: 'sale',
+      status: 'approved',
+    });
     await page.getByTestId('tx-DE-2').click();
     await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
     s.payments.operationError = new AgentError(ErrorCodes.API_FORBIDDEN, 'payment:cancel permission required');
     await page.getByTestId('tx-cancel').click();
     await page.getByTestId('tx-op-confirm-yes').click();
     await page.locator('[data-testid="tx-op-message"].error').waitFor();
-    await expect(page.locator('[data-testid="tx-op-message"] .ops-text').textContent()).resolves.toBe('Das dürfen Sie nicht. Fragen Sie eine Aufsicht.');
-    await expect(page.getByTestId('tx-op-details').locator('span').textContent()).resolves.toBe('payment:cancel permission required');
+    await expect(page.locator('[data-testid="tx-op-message"] .ops-text').textContent()).resolves.toBe(
+      'Das dürfen Sie nicht. Fragen Sie eine Aufsicht.',
+    );
+    await expect(page.getByTestId('tx-op-details').locator('span').textContent()).resolves.toBe(
+      'payment:cancel permission required',
+    );
 
     // A code without a sentence of its own: the generic German one, the English words behind "Details".
     s.payments.operationError = new AgentError(ErrorCodes.INTERNAL, 'journal row 17 has no merchant');
     await page.getByTestId('tx-cancel').click();
     await page.getByTestId('tx-op-confirm-yes').click();
     await page.getByTestId('tx-op-details').filter({ hasText: 'journal row 17' }).waitFor();
-    await expect(page.locator('[data-testid="tx-op-message"] .ops-text').textContent()).resolves.toMatch(/^Der Agent konnte das nicht ausführen\./);
+    await expect(page.locator('[data-testid="tx-op-message"] .ops-text').textContent()).resolves.toMatch(
+      /^Der Agent konnte das nicht ausführen\./,
+    );
     await page.getByTestId('tx-ops-close').click();
 
     await page.getByTestId('amount').fill('7');
@@ -175,17 +217,30 @@ describe('counter page in German', () => {
     const started = [...s.payments.views.values()].filter((v) => v.clientTransactionId.startsWith('T-')).at(-1);
     if (started === undefined) throw new Error('no sale started');
     s.payments.views.set(started.clientTransactionId, { ...started, state: 'declined', message: 'Insufficient funds' });
-    s.bus.publish('transaction.updated', { clientTransactionId: started.clientTransactionId, kind: 'sale', status: 'declined' });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: started.clientTransactionId,
+      kind: 'sale',
+      status: 'declined',
+    });
     await page.locator('[data-testid="sale-outcome"][data-state="declined"]').waitFor();
     await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Abgelehnt');
     await expect(page.getByTestId('sale-details').locator('summary').textContent()).resolves.toBe('Details');
-    await expect(page.getByTestId('sale-details').locator('.detail-text').textContent()).resolves.toBe('Insufficient funds');
+    await expect(page.getByTestId('sale-details').locator('.detail-text').textContent()).resolves.toBe(
+      'Insufficient funds',
+    );
     await page.getByTestId('sale-done').click();
   });
 
   it('an operation not allowed says why in German (its reason code), as text under the buttons, not as a title', async () => {
     // A captured card sale refunded in full: the real rules refuse all three, each with its code.
-    const row = saleRow({ clientTransactionId: 'DE-3', method: 'card', scenario: undefined, capturedAmount: 1_000, refundedAmount: 1_000, platformStatus: 'Captured' });
+    const row = saleRow({
+      clientTransactionId: 'DE-3',
+      method: 'card',
+      scenario: undefined,
+      capturedAmount: 1_000,
+      refundedAmount: 1_000,
+      platformStatus: 'Captured',
+    });
     const allowed = localAllowed(row, SOLD_AT);
     s.payments.view({ clientTransactionId: 'DE-3', amount: 1_000, state: 'approved', maskedPan: '476173******0010' });
     s.payments.allowedFor.set('DE-3', allowed);
@@ -201,7 +256,8 @@ describe('counter page in German', () => {
       'Buchen: Der Verkauf ist bereits gebucht.',
     ]);
     await expect(reasons.textContent()).resolves.not.toContain(allowed.cancel.reason ?? '');
-    for (const b of ['tx-cancel', 'tx-refund', 'tx-capture']) await expect(page.getByTestId(b).getAttribute('title')).resolves.toBeNull();
+    for (const b of ['tx-cancel', 'tx-refund', 'tx-capture'])
+      await expect(page.getByTestId(b).getAttribute('title')).resolves.toBeNull();
     await page.screenshot({ path: join(ARTIFACTS, 'page-de-not-allowed.png') });
     await page.getByTestId('tx-ops-close').click();
   });
@@ -214,7 +270,9 @@ describe('counter page in German', () => {
     await page.getByTestId('web-id').fill('DE-4');
     await page.getByTestId('web-send').click();
     await page.locator('[data-testid="web-message"].error').waitFor();
-    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/^Das dürfen Sie nicht: fragen Sie eine Aufsicht mit der Berechtigung payment:refund-by-web\./);
+    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(
+      /^Das dürfen Sie nicht: fragen Sie eine Aufsicht mit der Berechtigung payment:refund-by-web\./,
+    );
     expect(s.payments.calls.filter((c) => c.op === 'refundByWeb')).toHaveLength(before);
     await page.screenshot({ path: join(ARTIFACTS, 'page-de-refund-by-web-permission.png') });
     await page.getByTestId('web-close').click();

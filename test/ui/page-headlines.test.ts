@@ -66,7 +66,8 @@ describe.each(LANGUAGES)('counter page headlines ($lang)', ({ lang, locale, word
   });
 
   const outcome = () => page.getByTestId('sale-outcome');
-  const saleId = async (): Promise<string> => (await page.getByTestId('sale-panel').getAttribute('data-transaction-id')) ?? '';
+  const saleId = async (): Promise<string> =>
+    (await page.getByTestId('sale-panel').getAttribute('data-transaction-id')) ?? '';
   const rowState = (id: string) => page.getByTestId(`tx-${id}`).locator('.state');
 
   async function cardSale(amount: string, merchant?: string): Promise<void> {
@@ -84,12 +85,18 @@ describe.each(LANGUAGES)('counter page headlines ($lang)', ({ lang, locale, word
 
   it('a sale the platform captured: "approved and captured", on the panel and its row; the row\'s title has its time, no stamp', async () => {
     await page.getByTestId('merchant').waitFor();
-    const coffee = (await page.getByTestId('merchant').locator('option').allTextContents()).find((o) => o.startsWith('Demo Coffee')) ?? 'Demo Coffee';
+    const coffee =
+      (await page.getByTestId('merchant').locator('option').allTextContents()).find((o) =>
+        o.startsWith('Demo Coffee'),
+      ) ?? 'Demo Coffee';
     await cardSale(lang === 'en' ? '7.50' : '7,50', coffee);
     await outcome().filter({ hasText: words['outcome.approvedCaptured'] }).waitFor({ timeout: 20_000 });
     await expect(outcome().textContent()).resolves.toBe(words['outcome.approvedCaptured']);
     const id = await saleId();
-    expect(agent.payments.list({ limit: 5 }).find((t) => t.clientTransactionId === id)).toMatchObject({ state: 'approved', capturedAmount: 750 });
+    expect(agent.payments.list({ limit: 5 }).find((t) => t.clientTransactionId === id)).toMatchObject({
+      state: 'approved',
+      capturedAmount: 750,
+    });
     // The agent's reason is behind "details", no sentence of its own under the headline.
     await expect(page.getByTestId('sale-message').innerText()).resolves.toBe(words['ops.details']);
     await rowState(id).filter({ hasText: words['state.approvedCaptured'] }).waitFor();
@@ -111,12 +118,18 @@ describe.each(LANGUAGES)('counter page headlines ($lang)', ({ lang, locale, word
     await outcome().filter({ hasText: words['outcome.authorized'] }).waitFor({ timeout: 20_000 });
     await expect(outcome().textContent()).resolves.toBe(words['outcome.authorized']);
     const id = await saleId();
-    expect(agent.payments.list({ limit: 5 }).find((t) => t.clientTransactionId === id)).toMatchObject({ state: 'approved', capturedAmount: 0 });
+    expect(agent.payments.list({ limit: 5 }).find((t) => t.clientTransactionId === id)).toMatchObject({
+      state: 'approved',
+      capturedAmount: 0,
+    });
     await rowState(id).filter({ hasText: words['state.authorized'] }).waitFor();
     await expect(rowState(id).textContent()).resolves.toBe(words['state.authorized']);
     await page.screenshot({ path: join(ARTIFACTS, `headline-${lang}-authorized.png`) });
     await newSale();
-    const coffee = (await page.getByTestId('merchant').locator('option').allTextContents()).find((o) => o.startsWith('Demo Coffee')) ?? 'Demo Coffee';
+    const coffee =
+      (await page.getByTestId('merchant').locator('option').allTextContents()).find((o) =>
+        o.startsWith('Demo Coffee'),
+      ) ?? 'Demo Coffee';
     await page.getByTestId('merchant').selectOption({ label: coffee });
   });
 

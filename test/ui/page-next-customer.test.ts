@@ -21,12 +21,28 @@ interface FirstSale {
 const FIRST_SALES: FirstSale[] = [
   { button: 'method-card', fill: {}, expected: { method: 'card' } },
   { button: 'method-manual', fill: {}, expected: { method: 'manual' } },
-  { button: 'method-moto', fill: { 'moto-email': 'first@customer.example', 'moto-phone': '+491701234567' }, expected: { method: 'moto', moto: { email: 'first@customer.example', phone: '+491701234567' } } },
-  { button: 'method-moto', fill: { 'moto-zip': '10115', 'moto-house': '7a' }, expected: { method: 'moto', moto: { zipCode: '10115', houseNumber: '7a' } } },
+  {
+    button: 'method-moto',
+    fill: { 'moto-email': 'first@customer.example', 'moto-phone': '+491701234567' },
+    expected: { method: 'moto', moto: { email: 'first@customer.example', phone: '+491701234567' } },
+  },
+  {
+    button: 'method-moto',
+    fill: { 'moto-zip': '10115', 'moto-house': '7a' },
+    expected: { method: 'moto', moto: { zipCode: '10115', houseNumber: '7a' } },
+  },
   { button: 'method-walletA-qr', fill: {}, expected: { method: 'walletA', scenario: 'ConsumerScan' } },
-  { button: 'method-walletA-scan', fill: { 'wallet-id': 'WA-FIRST-CUSTOMER' }, expected: { method: 'walletA', scenario: 'MerchantScan', walletId: 'WA-FIRST-CUSTOMER' } },
+  {
+    button: 'method-walletA-scan',
+    fill: { 'wallet-id': 'WA-FIRST-CUSTOMER' },
+    expected: { method: 'walletA', scenario: 'MerchantScan', walletId: 'WA-FIRST-CUSTOMER' },
+  },
   { button: 'method-walletB-qr', fill: {}, expected: { method: 'walletB', scenario: 'ConsumerScan' } },
-  { button: 'method-walletB-scan', fill: { 'wallet-id': 'WB-FIRST-CUSTOMER' }, expected: { method: 'walletB', scenario: 'MerchantScan', walletId: 'WB-FIRST-CUSTOMER' } },
+  {
+    button: 'method-walletB-scan',
+    fill: { 'wallet-id': 'WB-FIRST-CUSTOMER' },
+    expected: { method: 'walletB', scenario: 'MerchantScan', walletId: 'WB-FIRST-CUSTOMER' },
+  },
 ];
 
 const FIELDS = ['amount', 'moto-zip', 'moto-house', 'moto-email', 'moto-phone', 'wallet-id'];
@@ -37,7 +53,11 @@ describe('counter page: the next customer starts clean', () => {
 
   beforeAll(async () => {
     buildPage();
-    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() }, config: { api: { port: 0, outcomeSeconds: 1 } } });
+    s = await startApi({
+      pageDirs: defaultPageDirs(),
+      extra: { staff: new FakeStaff() },
+      config: { api: { port: 0, outcomeSeconds: 1 } },
+    });
     browser = await launchChromium();
   });
 

@@ -27,7 +27,11 @@ describe('counter page: the offline queue in pages', () => {
       f.clock.now += 1_000;
       storeOfflineSale(f.journal, f.offline, { id: `pp-${String(i).padStart(3, '0')}` });
     }
-    s = await startApi({ pageDirs: defaultPageDirs(), dataDir: join(f.dir, 'data'), extra: { staff: new FakeStaff(), offline: offlineApiSource(f.offline) } });
+    s = await startApi({
+      pageDirs: defaultPageDirs(),
+      dataDir: join(f.dir, 'data'),
+      extra: { staff: new FakeStaff(), offline: offlineApiSource(f.offline) },
+    });
     browser = await launchChromium();
   });
 
@@ -38,7 +42,10 @@ describe('counter page: the offline queue in pages', () => {
   });
 
   const rows = (page: Page): Promise<string[]> =>
-    page.getByTestId('offline-items').locator('li.oq').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-testid') ?? ''));
+    page
+      .getByTestId('offline-items')
+      .locator('li.oq')
+      .evaluateAll((lis) => lis.map((li) => li.getAttribute('data-testid') ?? ''));
 
   it('shows the first 100 with a "more" control; it loads the next page, a sale stored meanwhile included once; a reload keeps them all', async () => {
     const page = await openCounterPage(browser, s.url, CLERK, errors);
@@ -62,7 +69,12 @@ describe('counter page: the offline queue in pages', () => {
     const all = await rows(page);
     expect(all).toHaveLength(104);
     expect(new Set(all).size).toBe(104);
-    expect(all.slice(-4)).toEqual(['offline-item-pp-100', 'offline-item-pp-101', 'offline-item-pp-102', 'offline-item-pp-late']);
+    expect(all.slice(-4)).toEqual([
+      'offline-item-pp-100',
+      'offline-item-pp-101',
+      'offline-item-pp-102',
+      'offline-item-pp-late',
+    ]);
     await expect(more.count()).resolves.toBe(0);
     await expect(page.getByTestId('offline-summary').textContent()).resolves.toBe('104 waiting');
 
@@ -83,7 +95,10 @@ describe('counter page: the offline queue in pages', () => {
     // the refusal is shown and the control can be tapped again.
     f.journal.db.prepare("DELETE FROM offline_queue WHERE client_id = 'pp-099'").run();
     await page.getByTestId('offline-more').click();
-    await page.getByTestId('offline-message').filter({ hasText: 'after: no offline sale pp-099 in the queue' }).waitFor();
+    await page
+      .getByTestId('offline-message')
+      .filter({ hasText: 'after: no offline sale pp-099 in the queue' })
+      .waitFor();
     await page.locator('[data-testid="offline-more"]:not([disabled])').waitFor();
     await page.close();
     expect(errors).toEqual([]);
@@ -97,14 +112,22 @@ describe('counter page: the offline queue in pages', () => {
     setState.run('needs_attention', 'pp-000');
     const answer = (await call(s.url, 'GET', '/api/v1/offline?limit=2', { headers: s.auth })).json as ApiOfflineAnswer;
     expect(answer.items).toHaveLength(2);
-    expect(answer.offline?.states).toEqual({ queued: 100, uploading: 0, uploaded: 0, declined_after_upload: 3, needs_attention: 1 });
+    expect(answer.offline?.states).toEqual({
+      queued: 100,
+      uploading: 0,
+      uploaded: 0,
+      declined_after_upload: 3,
+      needs_attention: 1,
+    });
 
     const page = await openCounterPage(browser, s.url, CLERK, errors);
     s.bus.publish('offline.levels', {});
     await page.getByTestId('offline-badge').click();
     await page.getByTestId('offline-more').waitFor();
     await expect(page.getByTestId('offline-item-pp-101').count()).resolves.toBe(0);
-    await expect(page.getByTestId('offline-summary').textContent()).resolves.toBe('100 waiting · 1 need attention · 3 declined after upload');
+    await expect(page.getByTestId('offline-summary').textContent()).resolves.toBe(
+      '100 waiting · 1 need attention · 3 declined after upload',
+    );
     await page.close();
     expect(errors).toEqual([]);
   });

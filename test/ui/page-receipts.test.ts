@@ -70,7 +70,7 @@ describe('counter page: receipt and end of day', () => {
     await page.getByTestId('sale-done').click();
   });
 
-  it('shows the receipt of a row of today\'s list', async () => {
+  it("shows the receipt of a row of today's list", async () => {
     await page.getByTestId(`tx-${saleId}`).click();
     await page.locator('[data-testid="tx-receipt"]:not([disabled])').click();
     await page.locator('[data-testid="receipt"][data-loaded="customer"]').waitFor();
@@ -79,18 +79,23 @@ describe('counter page: receipt and end of day', () => {
     await page.getByTestId('tx-ops-close').click();
   });
 
-  it('shows the day\'s totals with the sale, another day empty, and the CSV to download', async () => {
+  it("shows the day's totals with the sale, another day empty, and the CSV to download", async () => {
     await page.getByTestId('menu-open').click();
     await page.getByTestId('menu-eod').click();
     await page.locator('[data-testid="eod"][data-date]').waitFor();
     const sales = page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="sales"] td');
     await expect(sales.allTextContents()).resolves.toEqual(['1', '7.50 EUR']);
-    await expect(page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="net"] td').last().textContent()).resolves.toBe('7.50 EUR');
+    await expect(
+      page.locator('[data-testid="eod-totals-EUR"] tr[data-figure="net"] td').last().textContent(),
+    ).resolves.toBe('7.50 EUR');
     // When it was added up, in the clerk's zone and locale: the demo clerk's datetimeformat claim is
     // the ISO 8601 interchange form (YYYY-MM-DDTHH:mm:ssZ), which a clerk is not shown.
-    await expect(page.getByTestId('eod-generated').textContent()).resolves.toMatch(/^Added up \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}:\d{2}/);
+    await expect(page.getByTestId('eod-generated').textContent()).resolves.toMatch(
+      /^Added up \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}:\d{2}/,
+    );
     // The headings are open: their figures show without a tap.
-    for (const table of await page.locator('#eod details table').all()) await expect(table.isVisible()).resolves.toBe(true);
+    for (const table of await page.locator('#eod details table').all())
+      await expect(table.isVisible()).resolves.toBe(true);
     const groups = await page.locator('#eod details').allTextContents();
     expect(groups).toHaveLength(3);
     expect(groups[0]).toMatch(/^By merchant.*Demo Coffee1 · 7\.50 EUR/);
@@ -100,7 +105,10 @@ describe('counter page: receipt and end of day', () => {
 
     // The CSV behind the link is the day's, with the session cookie (same origin).
     const href = await page.getByTestId('eod-csv').getAttribute('href');
-    const csv = await page.evaluate(async (url) => (await fetch(url ?? '', { credentials: 'same-origin' })).text(), href);
+    const csv = await page.evaluate(
+      async (url) => (await fetch(url ?? '', { credentials: 'same-origin' })).text(),
+      href,
+    );
     expect(csv.split('\r\n')[0]).toMatch(/^date,time_zone,terminal_id,merchant_id/);
     expect(csv).toMatch(/,card,staff1,EUR,2,1,750,/);
 

@@ -26,7 +26,11 @@ describe('counter page: cash registers', () => {
 
   beforeAll(async () => {
     buildPage();
-    s = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() }, config: { api: { port: 0, lan: { enabled: true, host: '127.0.0.1', port: 0, hostNames: ['127.0.0.1'] } } } });
+    s = await startApi({
+      pageDirs: defaultPageDirs(),
+      extra: { staff: new FakeStaff() },
+      config: { api: { port: 0, lan: { enabled: true, host: '127.0.0.1', port: 0, hostNames: ['127.0.0.1'] } } },
+    });
     off = await startApi({ pageDirs: defaultPageDirs(), extra: { staff: new FakeStaff() } });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
@@ -62,9 +66,12 @@ describe('counter page: cash registers', () => {
     expect(first).toBeGreaterThan(100);
     expect(first).toBeLessThanOrEqual(120);
     // The countdown goes down while the code is on offer.
-    const secondsLeft = async (): Promise<number> => Number(/(\d+) s/.exec((await page.getByTestId('pairing-expiry').textContent()) ?? '')?.[1]);
+    const secondsLeft = async (): Promise<number> =>
+      Number(/(\d+) s/.exec((await page.getByTestId('pairing-expiry').textContent()) ?? '')?.[1]);
     await until('the expiry to count down', secondsLeft, (left) => left < first, { timeoutMs: 5_000, everyMs: 200 });
-    await expect(page.getByTestId('registers-code').locator('[data-testid="registers-fingerprint"]').textContent()).resolves.toBe(lan.fingerprint);
+    await expect(
+      page.getByTestId('registers-code').locator('[data-testid="registers-fingerprint"]').textContent(),
+    ).resolves.toBe(lan.fingerprint);
     await page.screenshot({ path: join(ARTIFACTS, 'page-registers-pairing.png') });
 
     // The register redeems the code read off the screen, pinning the fingerprint shown.
@@ -111,7 +118,9 @@ describe('counter page: cash registers', () => {
     await signInOnPage(page, CLERK);
     await openPanel();
     await page.locator('[data-testid="registers-lan"][data-enabled="false"]').waitFor();
-    await expect(page.getByTestId('registers-lan').textContent()).resolves.toMatch(/listener is off.*set api\.lan\.enabled to true/);
+    await expect(page.getByTestId('registers-lan').textContent()).resolves.toMatch(
+      /listener is off.*set api\.lan\.enabled to true/,
+    );
     await expect(page.getByTestId('registers-pair').isDisabled()).resolves.toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'page-registers-off.png') });
   });

@@ -39,7 +39,9 @@ describe('counter page', () => {
     await page.getByTestId('device-reader').waitFor();
     await expect(page.getByTestId('device-reader').textContent()).resolves.toMatch(/reader ✓/);
     await expect(page.getByTestId('offline-badge').textContent()).resolves.toMatch(/^to send: 2 · 40\.00 EUR$/);
-    await expect(page.getByTestId('offline-badge').getAttribute('title')).resolves.toMatch(/up to 250\.00 EUR per sale; at most 500 sales and 5,000\.00 EUR/);
+    await expect(page.getByTestId('offline-badge').getAttribute('title')).resolves.toMatch(
+      /up to 250\.00 EUR per sale; at most 500 sales and 5,000\.00 EUR/,
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'page-idle.png') });
   });
 
@@ -64,9 +66,19 @@ describe('counter page', () => {
 
     const sale = [...s.payments.views.values()].at(-1);
     if (!sale) throw new Error('no sale started');
-    expect(s.payments.calls.find((c) => c.op === 'startSale')?.arg).toEqual({ method: 'walletA', scenario: 'ConsumerScan', amount: 1234, currency: 'EUR' });
+    expect(s.payments.calls.find((c) => c.op === 'startSale')?.arg).toEqual({
+      method: 'walletA',
+      scenario: 'ConsumerScan',
+      amount: 1234,
+      currency: 'EUR',
+    });
     s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'approved', platformStatus: 'Accepted' });
-    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved', platformEvent: { eventType: 'walletAPaymentResult' } });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: sale.clientTransactionId,
+      kind: 'sale',
+      status: 'approved',
+      platformEvent: { eventType: 'walletAPaymentResult' },
+    });
     await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
     await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Approved and paid');
     await page.screenshot({ path: join(ARTIFACTS, 'page-wallet-approved.png') });
@@ -86,24 +98,41 @@ describe('counter page', () => {
     await expect(page.getByTestId('sale-progress').textContent()).resolves.toBe('Customer enters the PIN');
     await page.screenshot({ path: join(ARTIFACTS, 'page-card-pin.png') });
     s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'declined', message: 'Insufficient funds' });
-    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'declined' });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: sale.clientTransactionId,
+      kind: 'sale',
+      status: 'declined',
+    });
     await page.locator('[data-testid="sale-outcome"][data-state="declined"]').waitFor();
     // The headline is the catalog's; the agent's reason is the detail behind "details".
     await expect(page.getByTestId('sale-outcome').textContent()).resolves.toBe('Declined');
-    await expect(page.getByTestId('sale-details').locator('.detail-text').textContent()).resolves.toBe('Insufficient funds');
+    await expect(page.getByTestId('sale-details').locator('.detail-text').textContent()).resolves.toBe(
+      'Insufficient funds',
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'page-card-declined.png') });
     await page.getByTestId('sale-done').click();
   });
 
-  it('cancels a sale from today\'s list with the buttons the agent allows', async () => {
-    const sale = s.payments.view({ clientTransactionId: 'P-1', amount: 500, state: 'approved', maskedPan: '476173******0010' });
-    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+  it("cancels a sale from today's list with the buttons the agent allows", async () => {
+    const sale = s.payments.view({
+      clientTransactionId: 'P-1',
+      amount: 500,
+      state: 'approved',
+      maskedPan: '476173******0010',
+    });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: sale.clientTransactionId,
+      kind: 'sale',
+      status: 'approved',
+    });
     await page.getByTestId('tx-P-1').click();
     await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
     await expect(page.getByTestId('tx-refund').isDisabled()).resolves.toBe(true);
     // Why not is on the screen under the buttons (no hover on a touch screen), not a title.
     await expect(page.getByTestId('tx-refund').getAttribute('title')).resolves.toBeNull();
-    await expect(page.getByTestId('tx-op-reasons').locator('li[data-op="refund"]').textContent()).resolves.toBe('Refund: not captured yet');
+    await expect(page.getByTestId('tx-op-reasons').locator('li[data-op="refund"]').textContent()).resolves.toBe(
+      'Refund: not captured yet',
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'page-operations.png') });
     await page.getByTestId('tx-cancel').click();
     await page.getByTestId('tx-op-confirm-yes').click();
@@ -114,25 +143,56 @@ describe('counter page', () => {
   });
 
   it('a cancel the platform completes later shows pending, in the message and in the list', async () => {
-    const sale = s.payments.view({ clientTransactionId: 'P-2', amount: 700, state: 'approved', maskedPan: '476173******0010' });
-    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+    const sale = s.payments.view({
+      clientTransactionId: 'P-2',
+      amount: 700,
+      state: 'approved',
+      maskedPan: '476173******0010',
+    });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: sale.clientTransactionId,
+      kind: 'sale',
+      status: 'approved',
+    });
     s.payments.operationState = 'pending';
     try {
       await page.getByTestId('tx-P-2').click();
       await page.locator('[data-testid="tx-cancel"]:not([disabled])').waitFor();
       await page.getByTestId('tx-cancel').click();
       await page.getByTestId('tx-op-confirm-yes').click();
-      await page.getByTestId('tx-op-message').filter({ hasText: 'Cancel 7.00 EUR: pending at the platform, the list shows when it is final' }).waitFor();
+      await page
+        .getByTestId('tx-op-message')
+        .filter({ hasText: 'Cancel 7.00 EUR: pending at the platform, the list shows when it is final' })
+        .waitFor();
       await page.locator('[data-testid="tx-P-2-C"][data-state="pending"]').waitFor();
       await page.screenshot({ path: join(ARTIFACTS, 'page-cancel-pending.png') });
       // Its result comes later and says it failed: the message where the clerk acted says nothing was cancelled, the agent's reason behind "details".
-      const reason = 'the platform reports the cancel failed (Cancel failed at the wallet provider): nothing was cancelled; 7.00 EUR can be cancelled again';
-      s.payments.view({ clientTransactionId: 'P-2-C', kind: 'cancel', relatedClientTransactionId: 'P-2', amount: 700, state: 'failed', platformStatus: 'cancelled', message: reason });
-      s.bus.publish('transaction.updated', { clientTransactionId: 'P-2-C', kind: 'cancel', status: 'failed', message: reason });
-      await page.locator('[data-testid="tx-op-message"][data-result="failed"]').filter({ hasText: 'Cancel not done: nothing cancelled' }).waitFor();
+      const reason =
+        'the platform reports the cancel failed (Cancel failed at the wallet provider): nothing was cancelled; 7.00 EUR can be cancelled again';
+      s.payments.view({
+        clientTransactionId: 'P-2-C',
+        kind: 'cancel',
+        relatedClientTransactionId: 'P-2',
+        amount: 700,
+        state: 'failed',
+        platformStatus: 'cancelled',
+        message: reason,
+      });
+      s.bus.publish('transaction.updated', {
+        clientTransactionId: 'P-2-C',
+        kind: 'cancel',
+        status: 'failed',
+        message: reason,
+      });
+      await page
+        .locator('[data-testid="tx-op-message"][data-result="failed"]')
+        .filter({ hasText: 'Cancel not done: nothing cancelled' })
+        .waitFor();
       await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toBe(reason);
       await page.locator('[data-testid="tx-P-2-C"][data-state="failed"][data-moved="nothing"]').waitFor();
-      await expect(page.locator('[data-testid="tx-P-2-C"] .state').textContent()).resolves.toBe('Cancel not done: nothing cancelled');
+      await expect(page.locator('[data-testid="tx-P-2-C"] .state').textContent()).resolves.toBe(
+        'Cancel not done: nothing cancelled',
+      );
       await expect(page.locator('[data-testid="tx-P-2-C"]').getAttribute('title')).resolves.toBeNull();
     } finally {
       s.payments.operationState = 'approved';
@@ -142,22 +202,56 @@ describe('counter page', () => {
   it('the offline badge opens the queue: a sale needing attention is queued again, "send now" uploads', async () => {
     const at = new Date().toISOString();
     s.offline.queue.push(
-      { clientTransactionId: 'OQ-Q', amount: 700, currency: 'EUR', maskedPan: '541333******0004', state: 'queued', attempts: 0, storedAt: at },
-      { clientTransactionId: 'OQ-A', amount: 1234, currency: 'EUR', maskedPan: '476173******0010', state: 'needs_attention', attempts: 3, lastMessage: 'offline upload refused 3 times, last: merchant blocked', storedAt: at },
-      { clientTransactionId: 'OQ-D', amount: 1999, currency: 'EUR', maskedPan: '400000******0002', state: 'declined_after_upload', attempts: 1, lastMessage: 'declined after upload: Insufficient funds', storedAt: at, serverTransactionId: 'srv-D' },
+      {
+        clientTransactionId: 'OQ-Q',
+        amount: 700,
+        currency: 'EUR',
+        maskedPan: '541333******0004',
+        state: 'queued',
+        attempts: 0,
+        storedAt: at,
+      },
+      {
+        clientTransactionId: 'OQ-A',
+        amount: 1234,
+        currency: 'EUR',
+        maskedPan: '476173******0010',
+        state: 'needs_attention',
+        attempts: 3,
+        lastMessage: 'offline upload refused 3 times, last: merchant blocked',
+        storedAt: at,
+      },
+      {
+        clientTransactionId: 'OQ-D',
+        amount: 1999,
+        currency: 'EUR',
+        maskedPan: '400000******0002',
+        state: 'declined_after_upload',
+        attempts: 1,
+        lastMessage: 'declined after upload: Insufficient funds',
+        storedAt: at,
+        serverTransactionId: 'srv-D',
+      },
     );
     await page.getByTestId('offline-badge').click();
     await page.getByTestId('offline-panel').waitFor();
     await page.getByTestId('offline-item-OQ-A').and(page.locator('[data-state="needs_attention"]')).waitFor();
     // Staff act on these first: needing attention, then declined, then waiting.
-    await expect(page.getByTestId('offline-items').locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-state')))).resolves.toEqual([
-      'needs_attention',
-      'declined_after_upload',
-      'queued',
-    ]);
-    await expect(page.getByTestId('offline-summary').textContent()).resolves.toBe('1 waiting · 1 need attention · 1 declined after upload');
-    await expect(page.getByTestId('offline-item-message-OQ-D').textContent()).resolves.toBe('declined after upload: Insufficient funds · tries: 1');
-    await expect(page.getByTestId('offline-item-OQ-D').textContent()).resolves.toMatch(/19\.99 EUR · 400000\*{6}0002.*Declined after upload/);
+    await expect(
+      page
+        .getByTestId('offline-items')
+        .locator('li')
+        .evaluateAll((lis) => lis.map((li) => li.getAttribute('data-state'))),
+    ).resolves.toEqual(['needs_attention', 'declined_after_upload', 'queued']);
+    await expect(page.getByTestId('offline-summary').textContent()).resolves.toBe(
+      '1 waiting · 1 need attention · 1 declined after upload',
+    );
+    await expect(page.getByTestId('offline-item-message-OQ-D').textContent()).resolves.toBe(
+      'declined after upload: Insufficient funds · tries: 1',
+    );
+    await expect(page.getByTestId('offline-item-OQ-D').textContent()).resolves.toMatch(
+      /19\.99 EUR · 400000\*{6}0002.*Declined after upload/,
+    );
     await expect(page.getByTestId('offline-requeue-OQ-D').count()).resolves.toBe(0);
     await expect(page.getByTestId('offline-requeue-OQ-Q').count()).resolves.toBe(0);
     // 800x480: the panel stays on screen and its buttons are touch-sized.
@@ -171,7 +265,9 @@ describe('counter page', () => {
 
     await page.getByTestId('offline-requeue-OQ-A').click();
     await page.getByTestId('offline-item-OQ-A').and(page.locator('[data-state="queued"]')).waitFor();
-    await expect(page.getByTestId('offline-message').textContent()).resolves.toBe('Sale 12.34 EUR queued again; it is sent when the platform is reachable.');
+    await expect(page.getByTestId('offline-message').textContent()).resolves.toBe(
+      'Sale 12.34 EUR queued again; it is sent when the platform is reachable.',
+    );
     expect(s.offline.requeued).toEqual(['OQ-A']);
     await expect(page.getByTestId('offline-requeue-OQ-A').count()).resolves.toBe(0);
 
@@ -184,7 +280,7 @@ describe('counter page', () => {
     s.offline.queue.length = 0;
   });
 
-  it('shows a sale declined after upload in today\'s list with its message', async () => {
+  it("shows a sale declined after upload in today's list with its message", async () => {
     s.payments.view({
       clientTransactionId: 'OFF-1',
       amount: 1999,
@@ -194,16 +290,30 @@ describe('counter page', () => {
       platformStatus: 'Refused',
       message: 'declined after upload: Insufficient funds',
     });
-    s.bus.publish('offline.warning', { message: 'sale OFF-1 declined after upload: Insufficient funds', clientTransactionId: 'OFF-1' });
-    s.bus.publish('transaction.updated', { clientTransactionId: 'OFF-1', kind: 'sale', status: 'declined', message: 'declined after upload: Insufficient funds' });
+    s.bus.publish('offline.warning', {
+      message: 'sale OFF-1 declined after upload: Insufficient funds',
+      clientTransactionId: 'OFF-1',
+    });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: 'OFF-1',
+      kind: 'sale',
+      status: 'declined',
+      message: 'declined after upload: Insufficient funds',
+    });
     await page.getByTestId('tx-OFF-1').waitFor();
     // The state in the catalog's words; the agent's reason, when selected, behind "details" (never a title: no hover on a touch screen).
-    await expect(page.getByTestId('tx-OFF-1').locator('.state').textContent()).resolves.toBe('sent: declined after upload');
+    await expect(page.getByTestId('tx-OFF-1').locator('.state').textContent()).resolves.toBe(
+      'sent: declined after upload',
+    );
     await expect(page.getByTestId('tx-OFF-1').getAttribute('title')).resolves.toBeNull();
     await page.getByTestId('tx-OFF-1').click();
-    await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toMatch(/Insufficient funds/);
+    await expect(page.getByTestId('tx-op-details').locator('.detail-text').textContent()).resolves.toMatch(
+      /Insufficient funds/,
+    );
     await page.getByTestId('tx-ops-close').click();
-    await expect(page.getByTestId('error').textContent()).resolves.toMatch(/sale OFF-1 declined after upload: Insufficient funds/);
+    await expect(page.getByTestId('error').textContent()).resolves.toMatch(
+      /sale OFF-1 declined after upload: Insufficient funds/,
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'page-declined-after-upload.png') });
     await page.locator('#error-close').click();
   });
@@ -217,7 +327,10 @@ describe('counter page', () => {
     s.bus.publish('auth.status', { state: 'ready', clientId: 'terminal-app-1001' });
     await page.getByTestId('merchant').waitFor();
     await expect(page.getByTestId('merchant').inputValue()).resolves.toBe('terminal-app-1001');
-    await expect(page.getByTestId('merchant').locator('option').allTextContents()).resolves.toEqual(['Demo Coffee', 'Demo Books']);
+    await expect(page.getByTestId('merchant').locator('option').allTextContents()).resolves.toEqual([
+      'Demo Coffee',
+      'Demo Books',
+    ]);
     // The default merchant is the one picked at first.
     await expect(page.getByTestId('merchant').inputValue()).resolves.toBe('terminal-app-1001');
     await page.screenshot({ path: join(ARTIFACTS, 'page-merchant-picker.png') });
@@ -230,11 +343,20 @@ describe('counter page', () => {
     await page.getByTestId('method-card').click();
     await page.getByTestId('start-sale').click();
     await page.getByTestId('sale-panel').waitFor();
-    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toEqual({ method: 'card', amount: 350, currency: 'EUR', merchantId: 'terminal-app-1002' });
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)?.arg).toEqual({
+      method: 'card',
+      amount: 350,
+      currency: 'EUR',
+      merchantId: 'terminal-app-1002',
+    });
     const sale = [...s.payments.views.values()].at(-1);
     if (!sale) throw new Error('no sale started');
     s.payments.views.set(sale.clientTransactionId, { ...sale, state: 'approved' });
-    s.bus.publish('transaction.updated', { clientTransactionId: sale.clientTransactionId, kind: 'sale', status: 'approved' });
+    s.bus.publish('transaction.updated', {
+      clientTransactionId: sale.clientTransactionId,
+      kind: 'sale',
+      status: 'approved',
+    });
     await page.locator('[data-testid="sale-outcome"][data-state="approved"]').waitFor();
     await page.getByTestId('sale-done').click();
     // The choice stays for the next sale.

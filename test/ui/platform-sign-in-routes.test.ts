@@ -16,7 +16,12 @@ import { startApi, type Started } from '../helpers/local-api.js';
  * merchant in on the counter or sends the page a reason, and what it never does (serve
  * another machine, log or show the code).
  */
-const MERCHANT: StaffView = { username: 'staff1', name: 'Sam Staff', permissions: ['payment:process', 'payment:cancel', 'payment:refund'], offline: false };
+const MERCHANT: StaffView = {
+  username: 'staff1',
+  name: 'Sam Staff',
+  permissions: ['payment:process', 'payment:cancel', 'payment:refund'],
+  offline: false,
+};
 const CODE = 'the-one-time-code-from-the-realm';
 
 class FakePlatformSignIn implements PlatformSignInSource {
@@ -28,7 +33,8 @@ class FakePlatformSignIn implements PlatformSignInSource {
   }
   async complete(callback: PlatformSignInCallback): Promise<StaffView> {
     this.completed.push(callback);
-    if (callback.state !== 'good-state') throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'not ours', { details: { reason: 'state_unknown' } });
+    if (callback.state !== 'good-state')
+      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'not ours', { details: { reason: 'state_unknown' } });
     return MERCHANT;
   }
 }
@@ -59,7 +65,10 @@ describe('POST /platform-sign-in', () => {
   });
 
   it('is refused from another web page (Origin) and where auth.mode is not custom_token', async () => {
-    const foreign = await call(s.url, 'POST', '/platform-sign-in', { body: {}, headers: { origin: 'https://evil.example' } });
+    const foreign = await call(s.url, 'POST', '/platform-sign-in', {
+      body: {},
+      headers: { origin: 'https://evil.example' },
+    });
     expect(foreign.status).toBe(403);
     const off = await call(plain.url, 'POST', '/platform-sign-in', { body: {} });
     expect(off.status).toBe(401);
@@ -105,12 +114,24 @@ describe('GET /platform-sign-in/callback', () => {
     const router = new Router();
     const fake = new FakePlatformSignIn();
     const config = configSchema.parse({ dataDir: '/nonexistent' });
-    registerPlatformSignInRoutes(router, { config, log: testLogger().log, sessions: new SessionStore({ idleMs: 60_000, maxMs: 60_000 }, systemClock()), signIn: fake });
+    registerPlatformSignInRoutes(router, {
+      config,
+      log: testLogger().log,
+      sessions: new SessionStore({ idleMs: 60_000, maxMs: 60_000 }, systemClock()),
+      signIn: fake,
+    });
     const match = router.match('GET', CALLBACK_PATH);
     for (const remoteAddress of ['10.0.0.7', '192.168.1.20', '::ffff:10.0.0.7', undefined]) {
       const req = { socket: { remoteAddress }, headers: {} } as unknown as IncomingMessage;
       await expect(
-        Promise.resolve(match.handler({ req, res: {} as ServerResponse, params: {}, query: new URLSearchParams({ code: CODE, state: 'good-state' }) })),
+        Promise.resolve(
+          match.handler({
+            req,
+            res: {} as ServerResponse,
+            params: {},
+            query: new URLSearchParams({ code: CODE, state: 'good-state' }),
+          }),
+        ),
       ).rejects.toMatchObject({ code: 'API_FORBIDDEN_ORIGIN' });
     }
     expect(fake.completed).toEqual([]);

@@ -107,7 +107,10 @@ describe('custom_token mode on the counter page', () => {
 
   it('takes a sale with the device token the custom-token call gave', async () => {
     const auth = { authorization: `Bearer ${agent.localToken}` };
-    const r = await call(agent.url, 'POST', '/api/v1/sales', { headers: auth, body: { method: 'card', amount: '4.20' } });
+    const r = await call(agent.url, 'POST', '/api/v1/sales', {
+      headers: auth,
+      body: { method: 'card', amount: '4.20' },
+    });
     expect(r.status, r.text).toBe(202);
     const id = r.json.transaction.clientTransactionId as string;
     await untilTransaction(agent.url, auth, id, 'approved', { everyMs: 100 });

@@ -13,7 +13,10 @@ import { testLogger } from '../helpers/log-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** A platform no test here reaches: storage checks never call it. */
-const noPlatform = new Proxy({}, { get: () => () => Promise.reject(new Error('no platform in this test')) }) as PaymentsPlatform;
+const noPlatform = new Proxy(
+  {},
+  { get: () => () => Promise.reject(new Error('no platform in this test')) },
+) as PaymentsPlatform;
 
 /** The real payments storage checks (a real journal file, an injected statfs) behind the real /readyz and /api/v1/status. */
 class StorageHealth extends FakeHealth {
@@ -77,7 +80,10 @@ describe('/readyz: journal writable and free space (docs/operations.md, "Health 
     const { s } = await setUp(() => free);
     const low = await call(s.url, 'GET', '/readyz');
     expect(low.status).toBe(503);
-    expect(low.json.checks.disk).toEqual({ ok: false, detail: 'only 10 MB free in the data directory, below payments.minFreeDiskMb (64 MB): free space' });
+    expect(low.json.checks.disk).toEqual({
+      ok: false,
+      detail: 'only 10 MB free in the data directory, below payments.minFreeDiskMb (64 MB): free space',
+    });
     free = 500;
     expect((await call(s.url, 'GET', '/readyz')).status).toBe(200);
   });

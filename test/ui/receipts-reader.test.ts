@@ -13,7 +13,10 @@ import { DEMO_GERMAN, DEMO_STAFF, signInCookie } from './staff.js';
  */
 
 async function approvedSale(t: TestAgent, cookie: string): Promise<string> {
-  const started = await call(t.agent.url, 'POST', '/api/v1/sales', { headers: { cookie }, body: { method: 'card', amount: '12.34' } });
+  const started = await call(t.agent.url, 'POST', '/api/v1/sales', {
+    headers: { cookie },
+    body: { method: 'card', amount: '12.34' },
+  });
   expect(started.status).toBe(202);
   const id = started.json.transaction.clientTransactionId as string;
   const bearer = { authorization: `Bearer ${t.agent.localToken}` };
@@ -21,7 +24,11 @@ async function approvedSale(t: TestAgent, cookie: string): Promise<string> {
   return id;
 }
 
-async function receiptAs(t: TestAgent, id: string, headers: Record<string, string>): Promise<{ json: ApiReceipt; text: string }> {
+async function receiptAs(
+  t: TestAgent,
+  id: string,
+  headers: Record<string, string>,
+): Promise<{ json: ApiReceipt; text: string }> {
   const json = await call(t.agent.url, 'GET', `/api/v1/transactions/${id}/receipt`, { headers });
   const text = await call(t.agent.url, 'GET', `/api/v1/transactions/${id}/receipt?format=text`, { headers });
   expect([json.status, text.status]).toEqual([200, 200]);
@@ -51,7 +58,12 @@ describe('receipts for their reader: the clerk claims when the store names nothi
 
   it('writes the German clerk a German receipt in Berlin time', async () => {
     const r = await receiptAs(t, saleId, { cookie: german });
-    expect(r.json).toMatchObject({ locale: 'de-DE', title: 'ZAHLUNG', operator: 'verkauf1', dateTime: { timeZone: 'Europe/Berlin', zoneName: expect.stringMatching(/^MES?Z$/) } });
+    expect(r.json).toMatchObject({
+      locale: 'de-DE',
+      title: 'ZAHLUNG',
+      operator: 'verkauf1',
+      dateTime: { timeZone: 'Europe/Berlin', zoneName: expect.stringMatching(/^MES?Z$/) },
+    });
     expect(r.text).toContain('KUNDENBELEG');
     expect(r.text).toMatch(/^Uhrzeit +\d\d:\d\d:\d\d MES?Z$/m);
     expect(r.text).toMatch(/^BETRAG +EUR 12,34$/m);
@@ -59,7 +71,11 @@ describe('receipts for their reader: the clerk claims when the store names nothi
 
   it('writes the English clerk the same receipt in English, in the zone of their token', async () => {
     const r = await receiptAs(t, saleId, { cookie: english });
-    expect(r.json).toMatchObject({ locale: 'en-GB', title: 'SALE', dateTime: { timeZone: 'Europe/Berlin', zoneName: expect.stringMatching(/^CES?T$/) } });
+    expect(r.json).toMatchObject({
+      locale: 'en-GB',
+      title: 'SALE',
+      dateTime: { timeZone: 'Europe/Berlin', zoneName: expect.stringMatching(/^CES?T$/) },
+    });
     expect(r.text).toContain('CUSTOMER COPY');
   });
 
@@ -83,16 +99,24 @@ describe('receipts for their reader: the store setting over the clerk', () => {
   let t: TestAgent;
 
   beforeAll(async () => {
-    t = await startTestAgent({ flags: { api: { locale: 'de-DE', timeZone: 'UTC' }, receipts: { locale: 'en-GB', timeZone: 'America/New_York' } } });
+    t = await startTestAgent({
+      flags: { api: { locale: 'de-DE', timeZone: 'UTC' }, receipts: { locale: 'en-GB', timeZone: 'America/New_York' } },
+    });
   }, 60_000);
   afterAll(() => t?.stop());
 
   it('writes every reader, the German clerk too, in receipts.locale and receipts.timeZone', async () => {
     const german = await signInCookie(t.agent.url, DEMO_GERMAN);
     const id = await approvedSale(t, german);
-    for (const headers of [{ cookie: german }, { authorization: `Bearer ${t.agent.localToken}` }] as Array<Record<string, string>>) {
+    for (const headers of [{ cookie: german }, { authorization: `Bearer ${t.agent.localToken}` }] as Array<
+      Record<string, string>
+    >) {
       const r = await receiptAs(t, id, headers);
-      expect(r.json).toMatchObject({ locale: 'en-GB', title: 'SALE', dateTime: { timeZone: 'America/New_York', zoneName: expect.stringMatching(/^(E[SD]T|GMT-[45])$/) } });
+      expect(r.json).toMatchObject({
+        locale: 'en-GB',
+        title: 'SALE',
+        dateTime: { timeZone: 'America/New_York', zoneName: expect.stringMatching(/^(E[SD]T|GMT-[45])$/) },
+      });
       const day = await endOfDayAs(t, headers);
       expect(day.json).toMatchObject({ locale: 'en-GB', timeZone: 'America/New_York' });
     }

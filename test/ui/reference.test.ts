@@ -11,18 +11,23 @@ describe('caller reference', () => {
   afterAll(async () => {
     await s.close();
   });
-  const api = (method: string, path: string, body?: object) => call(s.url, method, path, { headers: s.auth, ...(body !== undefined ? { body } : {}) });
+  const api = (method: string, path: string, body?: object) =>
+    call(s.url, method, path, { headers: s.auth, ...(body !== undefined ? { body } : {}) });
 
   it('travels with the sale (trimmed), comes back in its view, and GET /api/v1/transactions?reference= finds it', async () => {
     const a = await api('POST', '/api/v1/sales', { method: 'card', amount: '5.00', reference: '  Till 3 / 0042 ' });
     expect(a.status).toBe(202);
     expect(a.json.transaction.reference).toBe('Till 3 / 0042');
-    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)).toMatchObject({ arg: { reference: 'Till 3 / 0042' } });
+    expect(s.payments.calls.filter((c) => c.op === 'startSale').at(-1)).toMatchObject({
+      arg: { reference: 'Till 3 / 0042' },
+    });
     await api('POST', '/api/v1/sales', { method: 'card', amount: '6.00', reference: 'Till 3 / 0043' });
     await api('POST', '/api/v1/sales', { method: 'card', amount: '7.00' });
     const found = await api('GET', `/api/v1/transactions?reference=${encodeURIComponent('Till 3 / 0042')}`);
     expect(found.status).toBe(200);
-    expect(found.json.transactions.map((t: { clientTransactionId: string }) => t.clientTransactionId)).toEqual([a.json.transaction.clientTransactionId]);
+    expect(found.json.transactions.map((t: { clientTransactionId: string }) => t.clientTransactionId)).toEqual([
+      a.json.transaction.clientTransactionId,
+    ]);
     expect(s.payments.calls.at(-1)).toMatchObject({ op: 'list', arg: { reference: 'Till 3 / 0042' } });
   });
 

@@ -34,23 +34,45 @@ async function transaction(id: string): Promise<{ state: string; refundedAmount:
  * The operation's row once the platform settled it: the strict profile answers a refund
  * `Pending` and completes it a little later, which the agent follows until final.
  */
-async function settled(answer: { json: { transaction: { clientTransactionId: string; state: string } } }): Promise<Record<string, unknown>> {
+async function settled(answer: {
+  json: { transaction: { clientTransactionId: string; state: string } };
+}): Promise<Record<string, unknown>> {
   const row = answer.json.transaction;
   if (row.state !== 'pending') return row;
-  return until(`web operation ${row.clientTransactionId} settled`, () => transaction(row.clientTransactionId), (v) => v.state !== 'pending', POLL);
+  return until(
+    `web operation ${row.clientTransactionId} settled`,
+    () => transaction(row.clientTransactionId),
+    (v) => v.state !== 'pending',
+    POLL,
+  );
 }
 
 async function approvedCardSale(amount: string): Promise<string> {
   const id = await sale({ method: 'card', amount });
-  await until(`card sale ${id} approved`, () => transaction(id), (v) => v.state === 'approved', POLL);
+  await until(
+    `card sale ${id} approved`,
+    () => transaction(id),
+    (v) => v.state === 'approved',
+    POLL,
+  );
   return id;
 }
 
 async function paidWalletSale(amount: string): Promise<string> {
   const id = await sale({ method: 'walletA', scenario: 'ConsumerScan', amount });
-  await until(`QR of ${id}`, () => transaction(id), (v) => v.state === 'awaiting_customer', POLL);
+  await until(
+    `QR of ${id}`,
+    () => transaction(id),
+    (v) => v.state === 'awaiting_customer',
+    POLL,
+  );
   agent.demoPlatform?.payments.wallet.pay(id);
-  await until(`wallet sale ${id} paid`, () => transaction(id), (v) => v.state === 'approved', POLL);
+  await until(
+    `wallet sale ${id} paid`,
+    () => transaction(id),
+    (v) => v.state === 'approved',
+    POLL,
+  );
   return id;
 }
 
@@ -59,7 +81,10 @@ beforeAll(async () => {
   // (set below), so an agent sending refund or cancel instead shows red.
   // Demo Coffee (the default merchant): immediate capture; wallets paid only when the test says so.
   // A short lookup grace and retry cap: a lost answer is settled within the test's patience.
-  t = await startTestAgent({ flags: { sim: { walletPayDelayMs: 0 }, payments: { lookupGraceMs: 1_000, reversalRetryCapMs: 500 } }, level: 'info' });
+  t = await startTestAgent({
+    flags: { sim: { walletPayDelayMs: 0 }, payments: { lookupGraceMs: 1_000, reversalRetryCapMs: 500 } },
+    level: 'info',
+  });
   agent = t.agent;
   agent.demoPlatform?.faults.set('refund', { status: 409 });
   agent.demoPlatform?.faults.set('cancel', { status: 409 });
@@ -71,13 +96,25 @@ afterAll(async () => {
 describe('POST /api/v1/transactions/{id}/refund-by-web', () => {
   it('a captured card sale: the platform refunds, in part then the rest by default', async () => {
     const id = await approvedCardSale('20.00');
-    const part = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '3.00' } });
+    const part = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: { amount: '3.00' },
+    });
     expect(part.status, part.text).toBe(200);
-    expect(await settled(part)).toMatchObject({ kind: 'refund', amount: 300, currency: 'EUR', state: 'approved', relatedClientTransactionId: id });
+    expect(await settled(part)).toMatchObject({
+      kind: 'refund',
+      amount: 300,
+      currency: 'EUR',
+      state: 'approved',
+      relatedClientTransactionId: id,
+    });
     expect(await transaction(id)).toMatchObject({ refundedAmount: 300, cancelledAmount: 0 });
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_700);
 
-    const rest = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: {} });
+    const rest = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: {},
+    });
     expect(rest.status, rest.text).toBe(200);
     expect(await settled(rest)).toMatchObject({ amount: 1_700, state: 'approved' });
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(0);
@@ -85,50 +122,94 @@ describe('POST /api/v1/transactions/{id}/refund-by-web', () => {
 
   it('a paid walletA sale still cancellable: the platform cancels', async () => {
     const id = await paidWalletSale('10.00');
-    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '4.00' } });
+    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: { amount: '4.00' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(await settled(r)).toMatchObject({ amount: 400, state: 'approved' });
     expect(await transaction(id)).toMatchObject({ cancelledAmount: 400, refundedAmount: 0 });
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(600);
   });
 
-  it('a web shop\'s order the terminal did not make: looked up at the platform, journaled marked as a web order, refunded by web', async () => {
+  it("a web shop's order the terminal did not make: looked up at the platform, journaled marked as a web order, refunded by web", async () => {
     const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 1_800, currency: 'EUR' } });
     const id = order?.clientTransactionId as string;
-    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '8.00' } });
+    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: { amount: '8.00' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 800, relatedClientTransactionId: id });
     agent.demoPlatform?.payments.complete(r.json.transaction.clientTransactionId as string);
-    await until(`web order ${id} refunded`, () => transaction(id), (v) => v.refundedAmount === 800, POLL);
+    await until(
+      `web order ${id} refunded`,
+      () => transaction(id),
+      (v) => v.refundedAmount === 800,
+      POLL,
+    );
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(1_000);
-    const listed = (await call(agent.url, 'GET', '/api/v1/transactions', { headers: auth() })).json.transactions as Array<{ clientTransactionId: string; origin?: string; message?: string }>;
-    expect(listed.find((v) => v.clientTransactionId === id)).toMatchObject({ origin: 'web', message: expect.stringMatching(/web order/) });
+    const listed = (await call(agent.url, 'GET', '/api/v1/transactions', { headers: auth() })).json
+      .transactions as Array<{ clientTransactionId: string; origin?: string; message?: string }>;
+    expect(listed.find((v) => v.clientTransactionId === id)).toMatchObject({
+      origin: 'web',
+      message: expect.stringMatching(/web order/),
+    });
   });
 
   it("another merchant's web order: merchantId names whose token looks it up and gives it back; an unknown merchant is refused", async () => {
-    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 3_000, currency: 'EUR' }, merchantId: 'm-1002' });
+    const order = agent.demoPlatform?.payments.webOrder({
+      amount: { amount: 3_000, currency: 'EUR' },
+      merchantId: 'm-1002',
+    });
     const id = order?.clientTransactionId as string;
-    const withoutMerchant = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: {} });
+    const withoutMerchant = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: {},
+    });
     expect(withoutMerchant.status).toBe(404);
-    const unknown = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { merchantId: 'no-such-merchant' } });
+    const unknown = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: { merchantId: 'no-such-merchant' },
+    });
     expect(unknown.status).toBe(400);
-    expect(unknown.json.error).toMatchObject({ code: 'AUTH_NO_MERCHANT', message: expect.stringMatching(/no-such-merchant is not one of this terminal's merchants/) });
+    expect(unknown.json.error).toMatchObject({
+      code: 'AUTH_NO_MERCHANT',
+      message: expect.stringMatching(/no-such-merchant is not one of this terminal's merchants/),
+    });
     // The amount typed is read in the order's currency, looked up with the same merchant's token.
-    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '30.00', merchantId: 'terminal-app-1002' } });
+    const r = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: { amount: '30.00', merchantId: 'terminal-app-1002' },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json.transaction).toMatchObject({ kind: 'refund', amount: 3_000, relatedClientTransactionId: id });
     agent.demoPlatform?.payments.complete(r.json.transaction.clientTransactionId as string);
-    await until(`web order ${id} given back`, async () => agent.demoPlatform?.payments.netCharged(id, 'm-1002'), (v) => v === 0, POLL);
+    await until(
+      `web order ${id} given back`,
+      async () => agent.demoPlatform?.payments.netCharged(id, 'm-1002'),
+      (v) => v === 0,
+      POLL,
+    );
   });
 
   it('refuses an approval code (none applies by web), a mistyped amount and an unknown transaction', async () => {
     const id = await approvedCardSale('5.00');
-    const code = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { approvalCode: '4711' } });
+    const code = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: { approvalCode: '4711' },
+    });
     expect(code.status).toBe(400);
     expect(code.json.error.message).toMatch(/approvalCode/);
-    const typo = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, { headers: auth(), body: { amount: '1.234' } });
+    const typo = await call(agent.url, 'POST', `/api/v1/transactions/${id}/refund-by-web`, {
+      headers: auth(),
+      body: { amount: '1.234' },
+    });
     expect(typo.status).toBe(400);
-    const unknown = await call(agent.url, 'POST', '/api/v1/transactions/T-no-such-sale/refund-by-web', { headers: auth(), body: {} });
+    const unknown = await call(agent.url, 'POST', '/api/v1/transactions/T-no-such-sale/refund-by-web', {
+      headers: auth(),
+      body: {},
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json.error.code).toBe('PAYMENT_NOT_FOUND');
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(500);
@@ -144,7 +225,13 @@ describe('refund by web of a sale made at this terminal: its own staff permissio
     const clerk = await signInCookie(agent.url, DEMO_STAFF);
     const r = await byWeb(id, clerk, { amount: '2.00' });
     expect(r.status, r.text).toBe(403);
-    expect(r.json.error).toMatchObject({ code: 'API_FORBIDDEN', permission: 'payment:refund-by-web', message: expect.stringMatching(/staff1 may not cancel or refund a sale of this terminal by web: the permission payment:refund-by-web is needed/) });
+    expect(r.json.error).toMatchObject({
+      code: 'API_FORBIDDEN',
+      permission: 'payment:refund-by-web',
+      message: expect.stringMatching(
+        /staff1 may not cancel or refund a sale of this terminal by web: the permission payment:refund-by-web is needed/,
+      ),
+    });
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(700);
     expect(await transaction(id)).toMatchObject({ refundedAmount: 0, cancelledAmount: 0 });
   });
@@ -154,9 +241,16 @@ describe('refund by web of a sale made at this terminal: its own staff permissio
     const supervisor = await signInCookie(agent.url, DEMO_SUPERVISOR);
     const r = await byWeb(id, supervisor, { amount: '4.00' });
     expect(r.status, r.text).toBe(200);
-    expect(await settled(r)).toMatchObject({ kind: 'refund', amount: 400, state: 'approved', relatedClientTransactionId: id });
+    expect(await settled(r)).toMatchObject({
+      kind: 'refund',
+      amount: 400,
+      state: 'approved',
+      relatedClientTransactionId: id,
+    });
     expect(agent.demoPlatform?.payments.netCharged(id)).toBe(500);
-    const line = t.sink.records().find((l) => l.msg === 'refund by web of a sale made at this terminal' && l.clientTransactionId === id);
+    const line = t.sink
+      .records()
+      .find((l) => l.msg === 'refund by web of a sale made at this terminal' && l.clientTransactionId === id);
     expect(line).toMatchObject({ operator: 'supervisor1', amount: 400, currency: 'EUR' });
   });
 
@@ -204,7 +298,10 @@ describe('counter page: cancel or refund by web', () => {
   });
 
   it("offers the terminal's merchants: another merchant's web order is given back with the merchant picked", async () => {
-    const order = agent.demoPlatform?.payments.webOrder({ amount: { amount: 1_500, currency: 'EUR' }, merchantId: 'm-1002' });
+    const order = agent.demoPlatform?.payments.webOrder({
+      amount: { amount: 1_500, currency: 'EUR' },
+      merchantId: 'm-1002',
+    });
     const id = order?.clientTransactionId as string;
     await page.getByTestId('web-close').click();
     await page.getByTestId('web-open').click();
@@ -231,7 +328,9 @@ describe('counter page: cancel or refund by web', () => {
       await clerkPage.getByTestId('tx-web').click();
       await clerkPage.getByTestId('web-send').click();
       await clerkPage.locator('[data-testid="web-message"].error').waitFor();
-      await expect(clerkPage.getByTestId('web-message').textContent()).resolves.toMatch(/^You may not do this: ask a supervisor who has the permission payment:refund-by-web\./);
+      await expect(clerkPage.getByTestId('web-message').textContent()).resolves.toMatch(
+        /^You may not do this: ask a supervisor who has the permission payment:refund-by-web\./,
+      );
       await clerkPage.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-permission.png') });
     } finally {
       await clerkPage.close();
@@ -249,12 +348,24 @@ describe('counter page: cancel or refund by web', () => {
     await page.getByTestId('web-amount').fill('3.00');
     await page.getByTestId('web-send').click();
     await page.locator('[data-testid="web-message"][data-result="in_flight"]').waitFor();
-    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/^By web 3\.00 EUR: being checked at the platform: do not repeat it/);
+    await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(
+      /^By web 3\.00 EUR: being checked at the platform: do not repeat it/,
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'page-refund-by-web-checking.png') });
     agent.demoPlatform?.faults.clear('status');
     await page.locator('[data-testid="web-message"][data-result="approved"]').waitFor({ timeout: 20_000 });
-    await until(`refund of ${id} booked`, async () => agent.demoPlatform?.payments.netCharged(id), (v) => v === 800, POLL);
-    expect(agent.demoPlatform?.payments.ledger().filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund').map((e) => e.amount)).toEqual([300]);
+    await until(
+      `refund of ${id} booked`,
+      async () => agent.demoPlatform?.payments.netCharged(id),
+      (v) => v === 800,
+      POLL,
+    );
+    expect(
+      agent.demoPlatform?.payments
+        .ledger()
+        .filter((e) => e.paymentClientTransactionId === id && e.kind === 'refund')
+        .map((e) => e.amount),
+    ).toEqual([300]);
     agent.demoPlatform?.faults.clear();
   });
 
@@ -270,7 +381,9 @@ describe('counter page: cancel or refund by web', () => {
     await page.getByTestId('web-send').click();
     await page.locator('[data-testid="web-message"].error').waitFor();
     // The amount above what is left: the clerk's sentence with what to do, the agent's words (the amounts) open under it.
-    await expect(page.getByTestId('web-message').locator('.error-sentence').textContent()).resolves.toBe('The amount is more than is left on this sale: type less, or leave it empty for all that is left.');
+    await expect(page.getByTestId('web-message').locator('.error-sentence').textContent()).resolves.toBe(
+      'The amount is more than is left on this sale: type less, or leave it empty for all that is left.',
+    );
     await expect(page.getByTestId('web-message').textContent()).resolves.toMatch(/6\.00 EUR/);
     await page.getByTestId('web-amount').fill('');
     await page.getByTestId('web-send').click();

@@ -22,7 +22,15 @@ describe('the example register (examples/register.ts) against the agent with the
     const url = await proxy.start();
     const lines: string[] = [];
     try {
-      const sale = await runRegister({ url, token: agent.localToken, amount: '23.45', currency: 'EUR', reference: 'Till 7 / 4711', log: (l) => lines.push(l), timeoutMs: 30_000 });
+      const sale = await runRegister({
+        url,
+        token: agent.localToken,
+        amount: '23.45',
+        currency: 'EUR',
+        reference: 'Till 7 / 4711',
+        log: (l) => lines.push(l),
+        timeoutMs: 30_000,
+      });
       expect(sale.state).toBe('approved');
       expect(sale.reference).toBe('Till 7 / 4711');
       expect(sale.amountText).toMatch(/23[.,]45/);
@@ -42,7 +50,10 @@ describe('the example register (examples/register.ts) against the agent with the
     const sales = agent.payments.list().filter((t) => t.kind === 'sale');
     expect(sales).toHaveLength(1);
     expect(sales[0]).toMatchObject({ reference: 'Till 7 / 4711', amount: 2345, state: 'approved' });
-    const byReference = await fetch(`${agent.url}/api/v1/transactions?reference=${encodeURIComponent('Till 7 / 4711')}`, { headers: { authorization: `Bearer ${agent.localToken}` } });
+    const byReference = await fetch(
+      `${agent.url}/api/v1/transactions?reference=${encodeURIComponent('Till 7 / 4711')}`,
+      { headers: { authorization: `Bearer ${agent.localToken}` } },
+    );
     expect(((await byReference.json()) as { transactions: unknown[] }).transactions).toHaveLength(1);
   });
 });
@@ -55,7 +66,11 @@ describe('Idempotency-Key across a restart of the whole agent', () => {
     const send = (a: TestAgent) =>
       fetch(`${a.agent.url}/api/v1/sales`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${a.agent.localToken}`, 'content-type': 'application/json', 'idempotency-key': 'restart-2f1c' },
+        headers: {
+          authorization: `Bearer ${a.agent.localToken}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'restart-2f1c',
+        },
         body: JSON.stringify(sale),
       });
     let first: TestAgent | undefined;
@@ -65,9 +80,15 @@ describe('Idempotency-Key across a restart of the whole agent', () => {
       first.agent.simulated!.reader.nextCard({ entryMode: 'ContactChip', delayMs: 20 });
       const r1 = await send(first);
       expect(r1.status).toBe(202);
-      const id = ((await r1.json()) as { transaction: { clientTransactionId: string } }).transaction.clientTransactionId;
+      const id = ((await r1.json()) as { transaction: { clientTransactionId: string } }).transaction
+        .clientTransactionId;
       const payments = first.agent.payments;
-      await until(`${id} approved`, () => payments.get(id), (view) => view.state === 'approved', { everyMs: 25 });
+      await until(
+        `${id} approved`,
+        () => payments.get(id),
+        (view) => view.state === 'approved',
+        { everyMs: 25 },
+      );
       await first.stop();
       first = undefined;
 
@@ -75,7 +96,9 @@ describe('Idempotency-Key across a restart of the whole agent', () => {
       const r2 = await send(second);
       expect(r2.status).toBe(202);
       expect(r2.headers.get('idempotent-replayed')).toBe('true');
-      const again = ((await r2.json()) as { transaction: { clientTransactionId: string; state: string; reference: string } }).transaction;
+      const again = (
+        (await r2.json()) as { transaction: { clientTransactionId: string; state: string; reference: string } }
+      ).transaction;
       expect(again).toMatchObject({ clientTransactionId: id, state: 'approved', reference: 'Till 9 / 1' });
       expect(second.agent.payments.list().filter((t) => t.kind === 'sale')).toHaveLength(1);
     } finally {

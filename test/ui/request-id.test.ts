@@ -25,7 +25,10 @@ afterAll(async () => {
 describe('request ids', () => {
   it("the caller's id comes back, names the sale's log lines with the route, and is written on the sale's row", async () => {
     agent.simulated!.reader.nextCard({ delayMs: 20 });
-    const r = await call(agent.url, 'POST', '/api/v1/sales', { headers: { ...auth(), 'x-request-id': 'till-7.0042' }, body: { method: 'card', amount: '2.30', currency: 'EUR' } });
+    const r = await call(agent.url, 'POST', '/api/v1/sales', {
+      headers: { ...auth(), 'x-request-id': 'till-7.0042' },
+      body: { method: 'card', amount: '2.30', currency: 'EUR' },
+    });
     expect(r.status).toBe(202);
     expect(r.headers['x-request-id']).toBe('till-7.0042');
     const id = r.json.transaction.clientTransactionId as string;
@@ -47,6 +50,11 @@ describe('request ids', () => {
     expect(spaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const tooLong = await call(agent.url, 'GET', '/healthz', { headers: { 'x-request-id': 'x'.repeat(65) } });
     expect(tooLong.headers['x-request-id']).not.toBe('x'.repeat(65));
-    expect(sink.records().filter((l) => l.msg === 'local API and counter page listening').every((l) => l.requestId === undefined)).toBe(true);
+    expect(
+      sink
+        .records()
+        .filter((l) => l.msg === 'local API and counter page listening')
+        .every((l) => l.requestId === undefined),
+    ).toBe(true);
   });
 });

@@ -20,20 +20,31 @@ describe('failed sign-ins on the local API', () => {
   it('answers 401 five times, then 429 "too many failed sign-ins, try again in N s" with Retry-After, even for the right password', async () => {
     const url = running.agent.url;
     for (let i = 0; i < 5; i++) {
-      const r = await call(url, 'POST', '/session', { body: { username: DEMO_TRAINEE.username, password: `not-it-${i}` } });
+      const r = await call(url, 'POST', '/session', {
+        body: { username: DEMO_TRAINEE.username, password: `not-it-${i}` },
+      });
       expect(r.status).toBe(401);
       expect(r.json.error.code).toBe('API_SIGN_IN_FAILED');
     }
-    const wrong = await call(url, 'POST', '/session', { body: { username: DEMO_TRAINEE.username, password: 'not-it' } });
+    const wrong = await call(url, 'POST', '/session', {
+      body: { username: DEMO_TRAINEE.username, password: 'not-it' },
+    });
     expect(wrong.status).toBe(429);
-    expect(wrong.json.error).toEqual({ code: 'API_SIGN_IN_THROTTLED', message: expect.stringMatching(/^too many failed sign-ins, try again in [1-5] s$/) });
+    expect(wrong.json.error).toEqual({
+      code: 'API_SIGN_IN_THROTTLED',
+      message: expect.stringMatching(/^too many failed sign-ins, try again in [1-5] s$/),
+    });
     expect(Number(wrong.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(wrong.headers['set-cookie']).toBeUndefined();
-    const right = await call(url, 'POST', '/session', { body: { username: DEMO_TRAINEE.username, password: DEMO_TRAINEE.password } });
+    const right = await call(url, 'POST', '/session', {
+      body: { username: DEMO_TRAINEE.username, password: DEMO_TRAINEE.password },
+    });
     expect(right.status).toBe(429);
     expect(right.headers['set-cookie']).toBeUndefined();
     // Another clerk at the same terminal still signs in (the address allows more failures).
-    const other = await call(url, 'POST', '/session', { body: { username: DEMO_STAFF.username, password: DEMO_STAFF.password } });
+    const other = await call(url, 'POST', '/session', {
+      body: { username: DEMO_STAFF.username, password: DEMO_STAFF.password },
+    });
     expect(other.status).toBe(200);
     expect(running.sink.text()).not.toContain('not-it');
   });

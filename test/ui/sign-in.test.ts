@@ -73,7 +73,15 @@ describe('staff sign-in on the local API', () => {
         expect(r.json.error.code).toBe('API_UNAUTHORIZED');
       }
     }
-    expect((await call(s.url, 'GET', '/session')).json).toEqual({ signedIn: false, counter: { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 } });
+    expect((await call(s.url, 'GET', '/session')).json).toEqual({
+      signedIn: false,
+      counter: {
+        locale: 'en-GB',
+        defaultCurrency: 'EUR',
+        currencies: [{ code: 'EUR', digits: 2 }],
+        outcomeSeconds: 60,
+      },
+    });
     // A made-up or a stolen-looking cookie is refused like none.
     const forged = await call(s.url, 'GET', '/api/v1/status', { headers: { cookie: `ta_session=${'A'.repeat(43)}` } });
     expect(forged.status).toBe(401);
@@ -88,7 +96,21 @@ describe('staff sign-in on the local API', () => {
 
     const ok = await call(s.url, 'POST', '/session', { body: { username: CLERK.username, password: CLERK.password } });
     expect(ok.status).toBe(200);
-    expect(ok.json).toEqual({ signedIn: true, counter: { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 }, staff: { username: 'clerk', name: 'Casey Clerk', offline: false, can: { cancel: true, refund: true, captureAll: true, registers: true, refundByWeb: false, logLevel: false } } });
+    expect(ok.json).toEqual({
+      signedIn: true,
+      counter: {
+        locale: 'en-GB',
+        defaultCurrency: 'EUR',
+        currencies: [{ code: 'EUR', digits: 2 }],
+        outcomeSeconds: 60,
+      },
+      staff: {
+        username: 'clerk',
+        name: 'Casey Clerk',
+        offline: false,
+        can: { cancel: true, refund: true, captureAll: true, registers: true, refundByWeb: false, logLevel: false },
+      },
+    });
     const cookie = ok.headers['set-cookie']?.[0] ?? '';
     expect(cookie).toMatch(/^ta_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
     expect(cookie).not.toMatch(/Secure/);
@@ -99,11 +121,16 @@ describe('staff sign-in on the local API', () => {
     const status = await call(s.url, 'GET', '/api/v1/status', { headers: { cookie: `ta_session=${id}` } });
     expect(status.status).toBe(200);
     expect(status.text).not.toContain(s.token);
-    expect((await call(s.url, 'GET', '/session', { headers: { cookie: `ta_session=${id}` } })).json.staff.username).toBe('clerk');
+    expect(
+      (await call(s.url, 'GET', '/session', { headers: { cookie: `ta_session=${id}` } })).json.staff.username,
+    ).toBe('clerk');
   });
 
   it('refuses a sign-in posted from another origin', async () => {
-    const r = await call(s.url, 'POST', '/session', { headers: { origin: 'http://evil.example' }, body: { username: CLERK.username, password: CLERK.password } });
+    const r = await call(s.url, 'POST', '/session', {
+      headers: { origin: 'http://evil.example' },
+      body: { username: CLERK.username, password: CLERK.password },
+    });
     expect(r.status).toBe(403);
     expect(r.headers['set-cookie']).toBeUndefined();
   });
@@ -147,7 +174,14 @@ describe('staff sign-in on the local API', () => {
   it('refuses cancel, refund, refund by web, capture-all and register pairing to a clerk without the permission, with 403', async () => {
     const cookie = await signInCookie(s.url, TRAINEE);
     const who = await call(s.url, 'GET', '/session', { headers: { cookie } });
-    expect(who.json.staff.can).toEqual({ cancel: false, refund: false, captureAll: false, registers: false, refundByWeb: false, logLevel: false });
+    expect(who.json.staff.can).toEqual({
+      cancel: false,
+      refund: false,
+      captureAll: false,
+      registers: false,
+      refundByWeb: false,
+      logLevel: false,
+    });
     const before = s.payments.calls.length;
     for (const [path, perm] of [
       ['/api/v1/transactions/t-1/cancel', 'payment:cancel'],

@@ -37,7 +37,11 @@ describe('server-sent events', () => {
       ['1', 'platform.status'],
       ['2', 'reader.progress'],
     ]);
-    expect(JSON.parse(r.messages[2]?.data ?? '{}')).toMatchObject({ seq: 2, type: 'reader.progress', data: { step: 'insert_card' } });
+    expect(JSON.parse(r.messages[2]?.data ?? '{}')).toMatchObject({
+      seq: 2,
+      type: 'reader.progress',
+      data: { step: 'insert_card' },
+    });
   });
 
   it('a client reconnecting with Last-Event-ID gets exactly what it missed', async () => {

@@ -7,18 +7,34 @@ export const CLERK = { username: 'clerk', password: 'clerk-password', name: 'Cas
 export const TRAINEE = { username: 'trainee', password: 'trainee-password', name: 'Tara Trainee' } as const;
 /** A clerk whose token says German and Berlin time (the locale and zoneinfo claims). */
 export const GERMAN_CLERK = { username: 'kassierer', password: 'kassierer-password', name: 'Kim Kassierer' } as const;
-export const ALL_PERMISSIONS = ['payment:process', 'payment:capture', 'payment:cancel', 'payment:refund', 'payment:status'];
+export const ALL_PERMISSIONS = [
+  'payment:process',
+  'payment:capture',
+  'payment:cancel',
+  'payment:refund',
+  'payment:status',
+];
 
 /** A StaffAuthenticator without a platform: two clerks with fixed passwords; every attempt recorded (never the password). */
 export class FakeStaff implements StaffAuthenticator {
   readonly attempts: string[] = [];
   async signIn(username: string, password: string): Promise<StaffView> {
     this.attempts.push(username);
-    if (username === CLERK.username && password === CLERK.password) return { username, name: CLERK.name, permissions: ALL_PERMISSIONS, offline: false };
+    if (username === CLERK.username && password === CLERK.password)
+      return { username, name: CLERK.name, permissions: ALL_PERMISSIONS, offline: false };
     if (username === GERMAN_CLERK.username && password === GERMAN_CLERK.password) {
-      return { username, name: GERMAN_CLERK.name, permissions: ALL_PERMISSIONS, offline: false, locale: 'de-DE', zoneinfo: 'Europe/Berlin', dateTimeFormat: 'DD.MM.YYYY HH:mm:ss Z' };
+      return {
+        username,
+        name: GERMAN_CLERK.name,
+        permissions: ALL_PERMISSIONS,
+        offline: false,
+        locale: 'de-DE',
+        zoneinfo: 'Europe/Berlin',
+        dateTimeFormat: 'DD.MM.YYYY HH:mm:ss Z',
+      };
     }
-    if (username === TRAINEE.username && password === TRAINEE.password) return { username, name: TRAINEE.name, permissions: ['payment:process', 'payment:status'], offline: false };
+    if (username === TRAINEE.username && password === TRAINEE.password)
+      return { username, name: TRAINEE.name, permissions: ['payment:process', 'payment:status'], offline: false };
     throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'wrong username or password');
   }
 }
@@ -36,6 +52,10 @@ export async function signInCookie(url: string, who: { username: string; passwor
 export const DEMO_STAFF = { username: 'staff1', password: 'demo-staff-password', name: 'Sam Staff' } as const;
 export const DEMO_TRAINEE = { username: 'trainee1', password: 'demo-trainee-password', name: 'Tara Trainee' } as const;
 /** The demo seed's supervisor: staff1's permissions and payment:refund-by-web, which no other demo clerk has. */
-export const DEMO_SUPERVISOR = { username: 'supervisor1', password: 'demo-supervisor-password', name: 'Sky Supervisor' } as const;
+export const DEMO_SUPERVISOR = {
+  username: 'supervisor1',
+  password: 'demo-supervisor-password',
+  name: 'Sky Supervisor',
+} as const;
 /** The demo seed's German clerk: staff1's permissions, token claims locale de-DE, zoneinfo Europe/Berlin, datetimeformat DD.MM.YYYY HH:mm. */
 export const DEMO_GERMAN = { username: 'verkauf1', password: 'demo-verkauf-password', name: 'Vera Verkauf' } as const;

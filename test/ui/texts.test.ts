@@ -43,10 +43,16 @@ describe('counter page texts', () => {
 
     it(`${lang} fills the same placeholders as English, and says something for each key`, () => {
       const differ = Object.entries(en)
-        .filter(([k, v]) => catalog[k] !== undefined && placeholders(catalog[k] ?? '').join() !== placeholders(v).join())
+        .filter(
+          ([k, v]) => catalog[k] !== undefined && placeholders(catalog[k] ?? '').join() !== placeholders(v).join(),
+        )
         .map(([k]) => k);
       expect(differ).toEqual([]);
-      expect(Object.entries(catalog).filter(([, v]) => v.trim() === '').map(([k]) => k)).toEqual([]);
+      expect(
+        Object.entries(catalog)
+          .filter(([, v]) => v.trim() === '')
+          .map(([k]) => k),
+      ).toEqual([]);
     });
   }
 

@@ -29,7 +29,9 @@ describe('local API token', () => {
     await first.close();
     const second = await startApi({ dataDir });
     expect(second.token).toBe(first.token);
-    const r = await call(second.url, 'GET', '/api/v1/transactions', { headers: { authorization: `Bearer ${first.token}` } });
+    const r = await call(second.url, 'GET', '/api/v1/transactions', {
+      headers: { authorization: `Bearer ${first.token}` },
+    });
     expect(r.status).toBe(200);
     await second.close();
   });
@@ -75,7 +77,13 @@ describe('loopback-only binding', () => {
     try {
       const config = configSchema.parse({ dataDir: tmp.dir, api: { port: 0 } });
       const bad = { ...config, api: { ...config.api, host: '0.0.0.0' } } as unknown as Config;
-      const api = createLocalApi({ config: bad, payments: new FakePayments(), bus: new EventBus(), log: testLogger().log, health: new FakeHealth() });
+      const api = createLocalApi({
+        config: bad,
+        payments: new FakePayments(),
+        bus: new EventBus(),
+        log: testLogger().log,
+        health: new FakeHealth(),
+      });
       await expect(api.start()).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: /loopback/ });
     } finally {
       tmp.cleanup();
@@ -92,7 +100,13 @@ describe('loopback-only binding', () => {
       const port = Number(new URL(first.url).port);
       const tmp = tempDir();
       const config = configSchema.parse({ dataDir: tmp.dir, api: { port } });
-      const api = createLocalApi({ config, payments: new FakePayments(), bus: new EventBus(), log: testLogger().log, health: new FakeHealth() });
+      const api = createLocalApi({
+        config,
+        payments: new FakePayments(),
+        bus: new EventBus(),
+        log: testLogger().log,
+        health: new FakeHealth(),
+      });
       await expect(api.start()).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: /EADDRINUSE/ });
       tmp.cleanup();
     } finally {

@@ -10,7 +10,11 @@ import { sampleSale } from '../helpers/sample-transaction.js';
 // CLI say what the platform said and to check before handing over goods; never "declined",
 // "failed" or "nothing charged".
 
-const sale = sampleSale({ state: 'needs_attention', platformStatus: 'Completed', message: 'the platform says Completed: check before handing over goods' });
+const sale = sampleSale({
+  state: 'needs_attention',
+  platformStatus: 'Completed',
+  message: 'the platform says Completed: check before handing over goods',
+});
 
 const fill = (text: string, status: string): string => text.replace('{status}', status);
 
@@ -20,14 +24,24 @@ describe('counter page', () => {
   });
 
   it('English and German: the platform word with "check before handing over goods"', () => {
-    expect(fill(en['outcome.unknownStatus'], 'Completed')).toBe('The platform says Completed: check before handing over goods');
+    expect(fill(en['outcome.unknownStatus'], 'Completed')).toBe(
+      'The platform says Completed: check before handing over goods',
+    );
     expect(fill(en['state.unknownStatus'], 'Completed')).toBe('platform says Completed: check');
-    expect(fill(de['outcome.unknownStatus'], 'Completed')).toBe('Die Plattform meldet Completed: vor der Warenausgabe prüfen');
+    expect(fill(de['outcome.unknownStatus'], 'Completed')).toBe(
+      'Die Plattform meldet Completed: vor der Warenausgabe prüfen',
+    );
     expect(fill(de['state.unknownStatus'], 'Completed')).toBe('Plattform meldet Completed: prüfen');
   });
 
   it('a sale needing attention for another reason, or an operation, keeps its own words', () => {
-    expect(unknownPlatformStatus({ ...sale, platformStatus: 'Accepted', message: 'the sale could not be reversed (refused); check it and refund if charged' })).toBeUndefined();
+    expect(
+      unknownPlatformStatus({
+        ...sale,
+        platformStatus: 'Accepted',
+        message: 'the sale could not be reversed (refused); check it and refund if charged',
+      }),
+    ).toBeUndefined();
     expect(unknownPlatformStatus({ ...sale, kind: 'refund' })).toBeUndefined();
     expect(unknownPlatformStatus({ ...sale, state: 'approved' })).toBeUndefined();
   });
@@ -35,7 +49,9 @@ describe('counter page', () => {
 
 describe('CLI', () => {
   it('prints the platform word and exits 3 (not final, followed), never 2 (the answer is no: a script may take the sale again)', () => {
-    expect(transactionDetail(sale)).toContain('message      the platform says Completed: check before handing over goods');
+    expect(transactionDetail(sale)).toContain(
+      'message      the platform says Completed: check before handing over goods',
+    );
     expect(saleExitCode(sale)).toBe(3);
   });
 });

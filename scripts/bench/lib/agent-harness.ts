@@ -45,15 +45,24 @@ export async function startBenchAgent(opts: BenchAgentOptions = {}): Promise<Ben
       // The demo terminal serves two merchants; naming the default one keeps the start-up quiet.
       auth: { merchantId: 'terminal-app-1001' },
       // The demo platform's ledger file (one fsync per request) is the platform's cost, not the agent's: off, as the floor has none.
-      sim: { apiPort: 0, mtlsPort: 0, walletPayDelayMs: opts.walletPayDelayMs ?? 0, embedded: external === undefined, persistLedger: false },
-      ...(external !== undefined ? { platform: { baseUrl: external.baseUrl, authUrl: external.authUrl, deviceAuthUrl: external.deviceAuthUrl } } : {}),
+      sim: {
+        apiPort: 0,
+        mtlsPort: 0,
+        walletPayDelayMs: opts.walletPayDelayMs ?? 0,
+        embedded: external === undefined,
+        persistLedger: false,
+      },
+      ...(external !== undefined
+        ? { platform: { baseUrl: external.baseUrl, authUrl: external.authUrl, deviceAuthUrl: external.deviceAuthUrl } }
+        : {}),
     },
   });
   let agent: RunningAgent;
   try {
     agent = await startAgent({ config, log, environmentsFile: join(repoDir, 'config', 'environments.json') });
     await agent.settled;
-    if (agent.auth.status().state !== 'ready') throw new Error(`the agent holds no device token (auth ${agent.auth.status().state})`);
+    if (agent.auth.status().state !== 'ready')
+      throw new Error(`the agent holds no device token (auth ${agent.auth.status().state})`);
   } catch (err) {
     close();
     data.cleanup();

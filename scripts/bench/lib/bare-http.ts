@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 
 const ANSWER = JSON.stringify({
-  transaction: { clientTransactionId: '00000000-0000-4000-8000-000000000000', kind: 'sale', state: 'created', amount: '12.34', currency: 'EUR', method: 'card', createdAt: new Date(0).toISOString() },
+  transaction: {
+    clientTransactionId: '00000000-0000-4000-8000-000000000000',
+    kind: 'sale',
+    state: 'created',
+    amount: '12.34',
+    currency: 'EUR',
+    method: 'card',
+    createdAt: new Date(0).toISOString(),
+  },
 });
 
 /**

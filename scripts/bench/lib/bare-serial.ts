@@ -23,13 +23,26 @@ export class BareSerialExchange {
 
   constructor() {
     this.device = this.ports.create(this.path);
-    this.startPayment = encodeFrame(1, { type: 'startPayment', id: 'r-000001', amount: 1234, currency: 'EUR', entryModes: ['ContactChip', 'ContactlessChip', 'Magstripe'], offlineAllowed: false });
+    this.startPayment = encodeFrame(1, {
+      type: 'startPayment',
+      id: 'r-000001',
+      amount: 1234,
+      currency: 'EUR',
+      entryModes: ['ContactChip', 'ContactlessChip', 'Magstripe'],
+      offlineAllowed: false,
+    });
     this.cardResult = encodeFrame(1, {
       type: 'cardResult',
       id: 'r-000001',
       outcome: 'ok',
       entryMode: 'ContactlessChip',
-      card: { maskedPan: '476173******0010', scheme: 'visa', expiry: '2812', encryptedData: randomBytes(32).toString('hex').toUpperCase(), ksn: 'FFFF9876543210E00001' },
+      card: {
+        maskedPan: '476173******0010',
+        scheme: 'visa',
+        expiry: '2812',
+        encryptedData: randomBytes(32).toString('hex').toUpperCase(),
+        ksn: 'FFFF9876543210E00001',
+      },
     });
   }
 

@@ -49,7 +49,11 @@ async function outcomeShown(agent: RunningAgent, timeoutMs = 5_000): Promise<voi
  * presenting the card as scripted; timed until the journal row is approved, then waited
  * until the outcome is on the reader and the display.
  */
-export async function cardSaleThroughApi(agent: RunningAgent, watch: SaleWatch, probe?: SaleProbe): Promise<CardSaleSample> {
+export async function cardSaleThroughApi(
+  agent: RunningAgent,
+  watch: SaleWatch,
+  probe?: SaleProbe,
+): Promise<CardSaleSample> {
   const sim = agent.simulated;
   if (sim !== undefined) {
     sim.reader.lastResult = undefined;

@@ -22,7 +22,11 @@ export function startChildPlatform(repoDir: string, certsDir: string, timeoutMs 
     TERMINAL_AGENT_LOG__LEVEL: 'warn',
     TERMINAL_AGENT_LOG__PRETTY: 'false',
   };
-  const child: ChildProcess = spawn(process.execPath, [bin, 'sim', '--certs', certsDir], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [bin, 'sim', '--certs', certsDir], {
+    cwd: repoDir,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const stop = (): Promise<void> =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -48,7 +52,11 @@ export function startChildPlatform(repoDir: string, certsDir: string, timeoutMs 
       child.stdout?.off('data', onData);
       child.stdout?.resume();
       const api = m[1] as string;
-      resolve({ endpoints: { baseUrl: api, authUrl: api, deviceAuthUrl: m[2] as string }, pid: child.pid as number, stop });
+      resolve({
+        endpoints: { baseUrl: api, authUrl: api, deviceAuthUrl: m[2] as string },
+        pid: child.pid as number,
+        stop,
+      });
     };
     child.stdout?.on('data', onData);
     child.once('exit', (code) => {

@@ -15,7 +15,13 @@ const SUFFIX = `.bench${EXT}`;
 
 function isDefinition(value: unknown): value is BenchDefinition {
   const v = value as Partial<BenchDefinition> | undefined;
-  return typeof v === 'object' && v !== null && typeof v.order === 'number' && typeof v.quickCount === 'number' && typeof v.run === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.order === 'number' &&
+    typeof v.quickCount === 'number' &&
+    typeof v.run === 'function'
+  );
 }
 
 /**
@@ -31,7 +37,8 @@ export async function findBenches(dir: string): Promise<FoundBench[]> {
   for (const f of files) {
     const file = join(dir, f);
     const mod = (await import(pathToFileURL(file).href)) as { bench?: unknown };
-    if (!isDefinition(mod.bench)) throw new Error(`${file} does not export a bench definition ({ order, quickCount, run })`);
+    if (!isDefinition(mod.bench))
+      throw new Error(`${file} does not export a bench definition ({ order, quickCount, run })`);
     found.push({ ...mod.bench, name: f.slice(0, -SUFFIX.length), file });
   }
   return found.sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));

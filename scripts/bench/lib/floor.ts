@@ -35,7 +35,13 @@ export function cardProcessBody(id: string, amount = 1234): ProcessRequest {
     entryMode: 'ContactlessChip',
     instrument: {
       instrumentType: 'card',
-      card: { maskedPan: '476173******0010', scheme: 'visa', expiry: '2812', encryptedData: randomBytes(32).toString('hex').toUpperCase(), ksn: 'FFFF9876543210E00001' },
+      card: {
+        maskedPan: '476173******0010',
+        scheme: 'visa',
+        expiry: '2812',
+        encryptedData: randomBytes(32).toString('hex').toUpperCase(),
+        ksn: 'FFFF9876543210E00001',
+      },
     },
   };
 }
@@ -86,10 +92,18 @@ export class SaleFloor {
   private readonly serial = new BareSerialExchange();
 
   constructor(private readonly opts: FloorOptions) {
-    this.dispatcher = createMtlsDispatcher(opts.identity, { connectTimeoutMs: 5_000, headersTimeoutMs: 15_000, bodyTimeoutMs: 15_000 });
+    this.dispatcher = createMtlsDispatcher(opts.identity, {
+      connectTimeoutMs: 5_000,
+      headersTimeoutMs: 15_000,
+      bodyTimeoutMs: 15_000,
+    });
     this.db = openDurableDb(opts.dir, 'floor.sqlite');
-    this.db.exec('CREATE TABLE IF NOT EXISTS floor (id TEXT PRIMARY KEY, state TEXT NOT NULL, amount INTEGER NOT NULL, currency TEXT NOT NULL, body TEXT, at TEXT NOT NULL) STRICT');
-    this.insert = this.db.prepare("INSERT INTO floor (id, state, amount, currency, at) VALUES (?, 'created', 1234, 'EUR', ?)");
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS floor (id TEXT PRIMARY KEY, state TEXT NOT NULL, amount INTEGER NOT NULL, currency TEXT NOT NULL, body TEXT, at TEXT NOT NULL) STRICT',
+    );
+    this.insert = this.db.prepare(
+      "INSERT INTO floor (id, state, amount, currency, at) VALUES (?, 'created', 1234, 'EUR', ?)",
+    );
     this.update = this.db.prepare('UPDATE floor SET state = ?, body = ?, at = ? WHERE id = ?');
     this.url = `${opts.baseUrl.replace(/\/+$/, '')}/payment/v1/transactions/process`;
   }
@@ -128,7 +142,16 @@ export class SaleFloor {
     // the log is cut (docs/journal.md, "Journal", card data at rest) and the next
     // sample's first write starts a new log, as every sale's first write does.
     this.db.pragma('wal_checkpoint(TRUNCATE)');
-    return { total: t6 - t0, http: t1 - t0, serial: t3 - t2, request: t5 - t4, writes: t2 - t1 + (t4 - t3) + (t6 - t5), rowWrite: t2 - t1, inFlightWrite: t4 - t3, answerWrite: t6 - t5 };
+    return {
+      total: t6 - t0,
+      http: t1 - t0,
+      serial: t3 - t2,
+      request: t5 - t4,
+      writes: t2 - t1 + (t4 - t3) + (t6 - t5),
+      rowWrite: t2 - t1,
+      inFlightWrite: t4 - t3,
+      answerWrite: t6 - t5,
+    };
   }
 
   async close(): Promise<void> {

@@ -42,7 +42,14 @@ export function processMemory(pid: number): ProcessMemory {
     if (path === node) nodeBinary += Number(rss[1]) * 1024;
     else otherFiles += Number(rss[1]) * 1024;
   }
-  return { rss: kib(status, 'VmRSS'), pss: kib(rollup, 'Pss'), anon: kib(status, 'RssAnon'), file: kib(status, 'RssFile'), nodeBinary, otherFiles };
+  return {
+    rss: kib(status, 'VmRSS'),
+    pss: kib(rollup, 'Pss'),
+    anon: kib(status, 'RssAnon'),
+    file: kib(status, 'RssFile'),
+    nodeBinary,
+    otherFiles,
+  };
 }
 
 /** V8's heap as the process sees it, bytes: what of it is committed (resident) by space. */

@@ -25,13 +25,27 @@ export function formatResult(result: BenchResult): string {
   const params = Object.entries(result.params)
     .map(([k, v]) => `${k}=${String(v)}`)
     .join(' ');
-  const out = [`${result.name}${params ? `  (${params})` : ''}`, line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];
+  const out = [
+    `${result.name}${params ? `  (${params})` : ''}`,
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...cells.map(line),
+  ];
   for (const note of result.notes) out.push(`  * ${note}`);
   return `${out.join('\n')}\n`;
 }
 
 /** "<= 1.5x floor (0.84 ms)" and whether `value` meets it. */
-export function withinFactor(value: number, floor: number, factor: number, label: string, unit: string): Pick<BenchRow, 'target' | 'met'> {
+export function withinFactor(
+  value: number,
+  floor: number,
+  factor: number,
+  label: string,
+  unit: string,
+): Pick<BenchRow, 'target' | 'met'> {
   const limit = floor * factor;
-  return { target: `<= ${factor}x ${label} (${limit.toFixed(2)} ${unit})`, met: Number.isFinite(value) && Number.isFinite(limit) && value <= limit };
+  return {
+    target: `<= ${factor}x ${label} (${limit.toFixed(2)} ${unit})`,
+    met: Number.isFinite(value) && Number.isFinite(limit) && value <= limit,
+  };
 }

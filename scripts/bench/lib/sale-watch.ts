@@ -2,7 +2,16 @@ import type { EventBus } from '../../../src/events/bus.js';
 import { nowMs } from './stats.js';
 
 /** Where a sale's `done` would resolve (src/payments/engine.ts isSettled). */
-export const SETTLED_STATES: ReadonlySet<string> = new Set(['approved', 'declined', 'failed', 'cancelled', 'reversed', 'needs_attention', 'offline_stored', 'reversing']);
+export const SETTLED_STATES: ReadonlySet<string> = new Set([
+  'approved',
+  'declined',
+  'failed',
+  'cancelled',
+  'reversed',
+  'needs_attention',
+  'offline_stored',
+  'reversing',
+]);
 
 export interface Settled {
   status: string;

@@ -57,7 +57,10 @@ export interface AgentProcess {
 
 /** logFile: where the agent's own output (its log lines, warn and above) is kept, for a run kept with --keep. */
 export function spawnAgent(s: AgentSettings, logFile?: string): AgentProcess {
-  const child = spawn(process.execPath, [s.bin, 'start', '--config', s.configFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const child = spawn(process.execPath, [s.bin, 'start', '--config', s.configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   if (logFile !== undefined) {
     const out = createWriteStream(logFile, { flags: 'a' });
     child.stdout?.pipe(out, { end: false });
@@ -69,17 +72,24 @@ export function spawnAgent(s: AgentSettings, logFile?: string): AgentProcess {
     tail = (tail + d.toString('utf8')).slice(-4_000);
   };
   child.stderr?.on('data', keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const ready = new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       const m = /Counter page: (http:\/\/\S+?)\/?$/.exec(line);
       if (m?.[1] !== undefined) resolve(m[1]);
       else if (line.includes('"level":50') || line.includes('"level":60')) keep(Buffer.from(`${line}\n`));
     });
-    void exited.then(({ code, signal }) => reject(new Error(`the agent exited (${code ?? signal}) before it was ready: ${tail.slice(-800)}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`the agent exited (${code ?? signal}) before it was ready: ${tail.slice(-800)}`)),
+    );
   });
   ready.catch(() => {});
   return { child, ready, exited, stderr: () => tail };
 }
 
-export const agentPaths = (dir: string): { dataDir: string; configFile: string } => ({ dataDir: join(dir, 'data'), configFile: join(dir, 'agent.json') });
+export const agentPaths = (dir: string): { dataDir: string; configFile: string } => ({
+  dataDir: join(dir, 'data'),
+  configFile: join(dir, 'agent.json'),
+});

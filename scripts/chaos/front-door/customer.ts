@@ -10,7 +10,8 @@ export const SUPERVISOR_CODE = '4711';
 export function toldOf(t: Pick<ApiTransaction, 'state'>): Told | undefined {
   if (t.state === 'approved') return 'approved';
   if (t.state === 'offline_stored') return 'approved_offline';
-  if (t.state === 'declined' || t.state === 'failed' || t.state === 'cancelled' || t.state === 'reversed') return 'nothing_charged';
+  if (t.state === 'declined' || t.state === 'failed' || t.state === 'cancelled' || t.state === 'reversed')
+    return 'nothing_charged';
   return undefined;
 }
 
@@ -95,7 +96,8 @@ export class Counter {
     // Half of the wallet sales show a QR to the customer (consumer scan), when a customer can be played.
     const consumerScan = method !== 'card' && this.wallets !== undefined && this.random() < 0.5;
     const play = consumerScan ? this.qrPlay() : undefined;
-    if (play === 'pays late' && this.wallets?.lateAmount !== undefined) amount = this.wallets.lateAmount(amount, this.random);
+    if (play === 'pays late' && this.wallets?.lateAmount !== undefined)
+      amount = this.wallets.lateAmount(amount, this.random);
     const req: ApiSaleRequest =
       method === 'card'
         ? { method, amount: (amount / 100).toFixed(2), currency: 'EUR', merchantId }
@@ -109,7 +111,9 @@ export class Counter {
               merchantId,
               walletId: `${method === 'walletA' ? 'WA' : 'WB'}-${Math.floor(this.random() * 1e9)}`,
               // A quarter through the terminal QR call instead of process.
-              ...(this.random() < 0.25 ? { via: 'qrTerminal' as const, order: { orderId: `order-${Math.floor(this.random() * 1e9)}` } } : {}),
+              ...(this.random() < 0.25
+                ? { via: 'qrTerminal' as const, order: { orderId: `order-${Math.floor(this.random() * 1e9)}` } }
+                : {}),
             };
     let t: ApiTransaction;
     for (;;) {
@@ -129,13 +133,18 @@ export class Counter {
     }
     this.started++;
     onStarted(this.started);
-    this.count(`sale ${method}${req.via === 'qrTerminal' ? ' (terminal QR call)' : ''}${play !== undefined ? ` (QR: ${play})` : ''}`);
+    this.count(
+      `sale ${method}${req.via === 'qrTerminal' ? ' (terminal QR call)' : ''}${play !== undefined ? ` (QR: ${play})` : ''}`,
+    );
     let played = false;
     for (;;) {
       const said = toldOf(t);
       if (said !== undefined) {
         this.told.set(t.clientTransactionId, said);
-        this.toldAs.set(t.clientTransactionId, `${t.method ?? ''} ${t.merchantId ?? ''} ${t.state}: ${t.message ?? ''}`);
+        this.toldAs.set(
+          t.clientTransactionId,
+          `${t.method ?? ''} ${t.merchantId ?? ''} ${t.state}: ${t.message ?? ''}`,
+        );
         if (said === 'approved') this.approved.push({ id: t.clientTransactionId, merchantId, amount, method });
         return;
       }
@@ -179,7 +188,13 @@ export class Counter {
     for (let i = 0; i < 600; i++) {
       const said = operationToldOf(t);
       if (said !== undefined) {
-        this.opsTold.set(t.clientTransactionId, { kind, saleId, said, amount: t.amount, serverTransactionId: t.serverTransactionId });
+        this.opsTold.set(t.clientTransactionId, {
+          kind,
+          saleId,
+          said,
+          amount: t.amount,
+          serverTransactionId: t.serverTransactionId,
+        });
         return;
       }
       await sleep(100);
@@ -198,16 +213,22 @@ export class Counter {
     const target = this.pick(this.approved);
     const kind = this.pick(['refund', 'refund', 'cancel', 'capture', 'refund-by-web'] as const);
     const code = target.merchantId === 'm-1002' ? { approvalCode: SUPERVISOR_CODE } : {};
-    const partial = ((Math.max(1, Math.floor(target.amount * (0.1 + this.random() * 0.3)))) / 100).toFixed(2);
+    const partial = (Math.max(1, Math.floor(target.amount * (0.1 + this.random() * 0.3))) / 100).toFixed(2);
     try {
       let t: ApiTransaction;
       if (kind === 'refund') t = await api.operate('refund', target.id, { amount: partial, ...code });
       // By web carries no approval code: the terminal's own permission stands in for it.
       else if (kind === 'refund-by-web') t = await api.operate('refund-by-web', target.id, { amount: partial });
-      else if (kind === 'cancel') t = await api.operate('cancel', target.id, { ...(this.random() < 0.5 && target.merchantId === 'm-1001' ? { amount: partial } : {}), ...code });
+      else if (kind === 'cancel')
+        t = await api.operate('cancel', target.id, {
+          ...(this.random() < 0.5 && target.merchantId === 'm-1001' ? { amount: partial } : {}),
+          ...code,
+        });
       else t = await api.operate('capture', target.id, {});
       // Answered while the journal could not write: told the outcome is being recorded.
-      this.count(`${kind} answered${t.state === 'in_flight' && (t.message ?? '').startsWith('outcome being recorded') ? ' (outcome being recorded)' : ''}`);
+      this.count(
+        `${kind} answered${t.state === 'in_flight' && (t.message ?? '').startsWith('outcome being recorded') ? ' (outcome being recorded)' : ''}`,
+      );
       if (kind === 'refund' || kind === 'refund-by-web') await this.tellOperation(api, kind, target.id, t);
     } catch (err) {
       this.count(`${kind} refused (${isAgentError(err) ? err.code : 'no answer'})`);

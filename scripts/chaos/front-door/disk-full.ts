@@ -33,7 +33,12 @@ export async function diskFullAvailable(): Promise<boolean> {
   return prlimit(process.pid, 'unlimited');
 }
 
-export function startDiskFullSwitcher(o: { pid: () => number | undefined; dataDir: string; random: () => number; onEvent?: (line: string) => void }): DiskFullSwitcher {
+export function startDiskFullSwitcher(o: {
+  pid: () => number | undefined;
+  dataDir: string;
+  random: () => number;
+  onEvent?: (line: string) => void;
+}): DiskFullSwitcher {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let limited: number | undefined;
@@ -62,11 +67,14 @@ export function startDiskFullSwitcher(o: { pid: () => number | undefined; dataDi
       state.episodes++;
       o.onEvent?.(`disk full (file size limit ${size} bytes) for the agent ${pid}`);
     }
-    timer = setTimeout(() => {
-      void lift().then(() => {
-        if (!stopped) quiet();
-      });
-    }, 300 + Math.floor(o.random() * 2_000));
+    timer = setTimeout(
+      () => {
+        void lift().then(() => {
+          if (!stopped) quiet();
+        });
+      },
+      300 + Math.floor(o.random() * 2_000),
+    );
   };
   quiet();
   return {

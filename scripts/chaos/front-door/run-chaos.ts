@@ -87,13 +87,26 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     },
   };
   const paths = agentPaths(o.dir);
-  const settings = { bin: o.bin, ...paths, certs: o.certs, apiPort: apiProxy.port, mtlsPort: mtlsProxy.port, clientTimeoutMs: CLIENT_TIMEOUT_MS, lookupGraceMs: LOOKUP_GRACE_MS };
+  const settings = {
+    bin: o.bin,
+    ...paths,
+    certs: o.certs,
+    apiPort: apiProxy.port,
+    mtlsPort: mtlsProxy.port,
+    clientTimeoutMs: CLIENT_TIMEOUT_MS,
+    lookupGraceMs: LOOKUP_GRACE_MS,
+  };
   writeAgentConfig(settings);
   const counter = new Counter(paths.dataDir, random, o.platform.wallets);
-  const agentLog = (n: number): string | undefined => (o.keepDir === undefined ? undefined : join(o.keepDir, `agent-${n}.log`));
+  const agentLog = (n: number): string | undefined =>
+    o.keepDir === undefined ? undefined : join(o.keepDir, `agent-${n}.log`);
   const plans: Plan[] = Array.from({ length: o.kills }, () => 1 + Math.floor(random() * Math.max(1, o.sales - 1)))
     .sort((a, b) => a - b)
-    .map((sale) => (random() < 0.2 ? { kind: 'early', afterMs: 100 + Math.floor(random() * 900) } : { kind: 'at-sale', sale, afterMs: Math.floor(random() * 300) }));
+    .map((sale) =>
+      random() < 0.2
+        ? { kind: 'early', afterMs: 100 + Math.floor(random() * 900) }
+        : { kind: 'at-sale', sale, afterMs: Math.floor(random() * 300) },
+    );
   let kills = 0;
   let starts = 0;
   let agent: AgentProcess | undefined;
@@ -124,7 +137,15 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   };
   const switcher = startFaultSwitcher(o.platform.faults, random, reach, o.scenarios);
   // Its own random source: the same seed gives the same sales and faults with or without it.
-  const diskFull = o.diskFull === true ? startDiskFullSwitcher({ pid: () => (serving !== undefined && serving === agent ? serving.child.pid : undefined), dataDir: paths.dataDir, random: seededRandom(o.seed + 1), onEvent: log }) : undefined;
+  const diskFull =
+    o.diskFull === true
+      ? startDiskFullSwitcher({
+          pid: () => (serving !== undefined && serving === agent ? serving.child.pid : undefined),
+          dataDir: paths.dataDir,
+          random: seededRandom(o.seed + 1),
+          onEvent: log,
+        })
+      : undefined;
   let planIndex = 0;
   let killing: Promise<void> | undefined;
   const onStarted = (n: number): void => {
@@ -180,7 +201,9 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     await counter.flushOffline();
     const rows = readJournalRows(paths.dataDir);
     open = rows.filter((r) => OPEN.has(r.state)).length;
-    const landedLate = compareJournalWithLedger(rows, o.platform.ledger(), counter.told, counter.opsTold).lost.filter((f) => f.detail.startsWith('journal failed,')).length;
+    const landedLate = compareJournalWithLedger(rows, o.platform.ledger(), counter.told, counter.opsTold).lost.filter(
+      (f) => f.detail.startsWith('journal failed,'),
+    ).length;
     if ((open === 0 && landedLate === 0) || performance.now() > until) break;
     await sleep(500);
   }
@@ -191,7 +214,12 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   }
   await apiProxy.close();
   await mtlsProxy.close();
-  const comparison = compareJournalWithLedger(readJournalRows(paths.dataDir), o.platform.ledger(), counter.told, counter.opsTold);
+  const comparison = compareJournalWithLedger(
+    readJournalRows(paths.dataDir),
+    o.platform.ledger(),
+    counter.told,
+    counter.opsTold,
+  );
   if (o.keepDir !== undefined) {
     writeFileSync(join(o.keepDir, 'ledger.json'), JSON.stringify(o.platform.ledger(), null, 1));
     writeFileSync(join(o.keepDir, 'told.json'), JSON.stringify(Object.fromEntries(counter.toldAs), null, 1));

@@ -27,7 +27,13 @@ function body(id: string, amount: number, clientDateTime: string): ProcessReques
     entryMode: 'ContactlessChip',
     instrument: {
       instrumentType: 'card',
-      card: { maskedPan: '476173******0010', scheme: 'visa', expiry: '2812', encryptedData: 'B0B0CAFE00112233445566778899AABB', ksn: 'FFFF9876543210E00001' },
+      card: {
+        maskedPan: '476173******0010',
+        scheme: 'visa',
+        expiry: '2812',
+        encryptedData: 'B0B0CAFE00112233445566778899AABB',
+        ksn: 'FFFF9876543210E00001',
+      },
     },
   };
 }
@@ -40,11 +46,21 @@ const say = (line: string): void => {
 async function main(): Promise<void> {
   const opts = burstOptionsSchema.parse(JSON.parse(process.argv[2] ?? '{}'));
   const log = createLogger({ level: 'warn', destination: process.stderr });
-  const config = configSchema.parse({ offline: { uploadConcurrency: opts.uploadConcurrency, maxCount: 100_000, maxTotal: { EUR: 1e12 } } });
+  const config = configSchema.parse({
+    offline: { uploadConcurrency: opts.uploadConcurrency, maxCount: 100_000, maxTotal: { EUR: 1e12 } },
+  });
   const journal = new Journal({ dataDir: opts.dataDir });
   const client = await createDemoClient({ ...opts, log, headersTimeoutMs: 2_000, availabilityTimeoutMs: 1_000 });
   const bus = new EventBus();
-  const offline = createOffline({ journal, platform: client.platform, bus, log, config: config.offline, lookupGraceMs: opts.lookupGraceMs, backoff: { baseMs: 10, capMs: 100 } });
+  const offline = createOffline({
+    journal,
+    platform: client.platform,
+    bus,
+    log,
+    config: config.offline,
+    lookupGraceMs: opts.lookupGraceMs,
+    backoff: { baseMs: 10, capMs: 100 },
+  });
   bus.on('offline.item', (e) => {
     if (e.data.state !== 'queued') say(`SETTLED ${e.data.clientTransactionId} ${e.data.state}`);
   });
@@ -70,8 +86,25 @@ async function main(): Promise<void> {
     const amount = burstAmount(opts.run, n);
     const clientDateTime = new Date().toISOString();
     // Write-ahead: the row exists before anything else (docs/architecture.md, "Flows").
-    journal.insert({ clientTransactionId: id, kind: 'sale', method: 'card', amount, currency: 'EUR', state: 'in_flight', clientDateTime, entryMode: 'ContactlessChip', maskedPan: '476173******0010', scheme: 'visa' });
-    offline.hook.check({ sale: journal.require(id), entryMode: 'ContactlessChip', maskedPan: '476173******0010', scheme: 'visa', offlineApproved: true });
+    journal.insert({
+      clientTransactionId: id,
+      kind: 'sale',
+      method: 'card',
+      amount,
+      currency: 'EUR',
+      state: 'in_flight',
+      clientDateTime,
+      entryMode: 'ContactlessChip',
+      maskedPan: '476173******0010',
+      scheme: 'visa',
+    });
+    offline.hook.check({
+      sale: journal.require(id),
+      entryMode: 'ContactlessChip',
+      maskedPan: '476173******0010',
+      scheme: 'visa',
+      offlineApproved: true,
+    });
     journal.transaction((db) => {
       const row = journal.update(id, { state: 'offline_stored', offline: true });
       offline.hook.store(db, { row, body: body(id, amount, clientDateTime) });

@@ -91,7 +91,10 @@ const troubles: Trouble[] = [
       if (n === 5) f.clear('isAvailable');
     },
   },
-  { name: 'every 3rd upload answers 503', set: (f) => f.set('process', { status: 503, everyNth: 3 } satisfies FaultSpec) },
+  {
+    name: 'every 3rd upload answers 503',
+    set: (f) => f.set('process', { status: 503, everyNth: 3 } satisfies FaultSpec),
+  },
   {
     // Lookups (and the platform's own check of a repeated client id) lag its writes by 1 s, less
     // than the child's lookup grace (2 s): an upload sent again on a 404 inside the lag is a second sale.
@@ -113,11 +116,25 @@ function runChild(
 ): Promise<ChaosRun> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [opts.script, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const run: ChaosRun = { run: args.run, trouble: trouble?.name ?? 'drain', killAfterLines, lines: 0, approved: 0, settled: 0, killed: false, exitCode: null, stderr: '' };
+    const run: ChaosRun = {
+      run: args.run,
+      trouble: trouble?.name ?? 'drain',
+      killAfterLines,
+      lines: 0,
+      approved: 0,
+      settled: 0,
+      killed: false,
+      exitCode: null,
+      stderr: '',
+    };
     let drained = false;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`run ${args.run} (${run.trouble}) neither reached its kill point nor finished within ${opts.runTimeoutMs ?? 60_000} ms; stderr: ${run.stderr.slice(-500)}`));
+      reject(
+        new Error(
+          `run ${args.run} (${run.trouble}) neither reached its kill point nor finished within ${opts.runTimeoutMs ?? 60_000} ms; stderr: ${run.stderr.slice(-500)}`,
+        ),
+      );
     }, opts.runTimeoutMs ?? 60_000);
     child.stderr.on('data', (d: Buffer) => {
       run.stderr = (run.stderr + d.toString('utf8')).slice(-4_000);
@@ -140,11 +157,19 @@ function runChild(
       clearTimeout(timer);
       run.exitCode = code;
       if (killAfterLines === null && (!drained || code !== 0)) {
-        reject(new Error(`drain run exited with ${code}${drained ? '' : ' without draining'}; stderr: ${run.stderr.slice(-500)}`));
+        reject(
+          new Error(
+            `drain run exited with ${code}${drained ? '' : ' without draining'}; stderr: ${run.stderr.slice(-500)}`,
+          ),
+        );
         return;
       }
       if (killAfterLines !== null && !run.killed) {
-        reject(new Error(`run ${args.run} exited by itself (${code}) before its kill point; stderr: ${run.stderr.slice(-500)}`));
+        reject(
+          new Error(
+            `run ${args.run} exited by itself (${code}) before its kill point; stderr: ${run.stderr.slice(-500)}`,
+          ),
+        );
         return;
       }
       resolveRun(run);
@@ -157,7 +182,14 @@ export async function runOfflineChaos(opts: ChaosOptions): Promise<ChaosResult> 
   const prefix = opts.prefix ?? `chaos${opts.seed}`;
   const approved = new Map<string, number>();
   const runs: ChaosRun[] = [];
-  const base = { apiUrl: opts.platform.apiUrl, mtlsUrl: opts.platform.mtlsUrl, ...opts.certs, dataDir: opts.dataDir, prefix, sales: opts.salesPerRun };
+  const base = {
+    apiUrl: opts.platform.apiUrl,
+    mtlsUrl: opts.platform.mtlsUrl,
+    ...opts.certs,
+    dataDir: opts.dataDir,
+    prefix,
+    sales: opts.salesPerRun,
+  };
   for (let run = 0; run < opts.kills; run++) {
     const trouble = troubles[run % troubles.length] as Trouble;
     opts.platform.faults.clear();
@@ -171,11 +203,21 @@ export async function runOfflineChaos(opts: ChaosOptions): Promise<ChaosResult> 
   return { seed: opts.seed, runs, approved, ...check(opts, prefix, approved) };
 }
 
-function check(opts: ChaosOptions, prefix: string, approved: Map<string, number>): Omit<ChaosResult, 'seed' | 'runs' | 'approved'> {
+function check(
+  opts: ChaosOptions,
+  prefix: string,
+  approved: Map<string, number>,
+): Omit<ChaosResult, 'seed' | 'runs' | 'approved'> {
   const db = new Database(join(opts.dataDir, 'journal.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    const items = db.prepare('SELECT client_id, amount, state FROM offline_queue').all() as Array<{ client_id: string; amount: number; state: string }>;
-    const openRows = db.prepare("SELECT client_id FROM transactions WHERE state = 'offline_stored'").all() as Array<{ client_id: string }>;
+    const items = db.prepare('SELECT client_id, amount, state FROM offline_queue').all() as Array<{
+      client_id: string;
+      amount: number;
+      state: string;
+    }>;
+    const openRows = db.prepare("SELECT client_id FROM transactions WHERE state = 'offline_stored'").all() as Array<{
+      client_id: string;
+    }>;
     const stored = new Map(items.map((i) => [i.client_id, i]));
     const sales = new Map<string, LedgerEntry[]>();
     for (const e of opts.platform.ledger()) {
@@ -199,7 +241,10 @@ function check(opts: ChaosOptions, prefix: string, approved: Map<string, number>
       else if (moves[0]?.amount !== item.amount) wrongAmount.push(id);
     }
     const phantom = [...sales.keys()].filter((id) => !stored.has(id));
-    const unresolved = [...items.filter((i) => i.state !== 'uploaded').map((i) => `${i.client_id}:${i.state}`), ...openRows.map((r) => `${r.client_id}:journal offline_stored`)];
+    const unresolved = [
+      ...items.filter((i) => i.state !== 'uploaded').map((i) => `${i.client_id}:${i.state}`),
+      ...openRows.map((r) => `${r.client_id}:journal offline_stored`),
+    ];
     return {
       stored: items.length,
       uploaded: items.filter((i) => i.state === 'uploaded').length,

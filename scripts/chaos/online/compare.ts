@@ -29,11 +29,17 @@ export interface ChaosJournalRow {
 
 /** The row's message and platform status, and its operations', so a finding explains itself. */
 function why(row: ChaosJournalRow, rows: readonly ChaosJournalRow[]): string {
-  const ops = rows.filter((r) => r.relatedClientTransactionId === row.clientTransactionId).map((r) => `${r.kind} ${r.state}${r.message !== undefined ? ` "${r.message}"` : ''}`);
+  const ops = rows
+    .filter((r) => r.relatedClientTransactionId === row.clientTransactionId)
+    .map((r) => `${r.kind} ${r.state}${r.message !== undefined ? ` "${r.message}"` : ''}`);
   return ` (${row.method ?? ''} ${row.merchantId ?? ''}, platform status ${row.platformStatus ?? 'none'}, message "${row.message ?? ''}"${ops.length > 0 ? `; operations: ${ops.join('; ')}` : ''})`;
 }
 
-export type ChaosLedgerEntry = Pick<LedgerEntry, 'kind' | 'merchantId' | 'clientTransactionId' | 'paymentClientTransactionId' | 'amount' | 'effect'> & Partial<Pick<LedgerEntry, 'serverTransactionId'>>;
+export type ChaosLedgerEntry = Pick<
+  LedgerEntry,
+  'kind' | 'merchantId' | 'clientTransactionId' | 'paymentClientTransactionId' | 'amount' | 'effect'
+> &
+  Partial<Pick<LedgerEntry, 'serverTransactionId'>>;
 
 export interface Finding {
   clientTransactionId: string;
@@ -84,7 +90,14 @@ export interface Comparison {
 }
 
 /** Not settled: the final recovery must leave none of these (`pending`: a refund or cancel whose result is still to come). */
-export const UNRESOLVED_STATES: ReadonlySet<string> = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing', 'offline_stored']);
+export const UNRESOLVED_STATES: ReadonlySet<string> = new Set([
+  'created',
+  'awaiting_customer',
+  'in_flight',
+  'pending',
+  'reversing',
+  'offline_stored',
+]);
 
 const CHARGE_KINDS: ReadonlySet<string> = new Set(['sale', 'authorization']);
 
@@ -104,15 +117,24 @@ function claimMovements(
   const ops = new Map<string, { saleId: string; amount: number; serverId: string | undefined; done: boolean }>();
   for (const r of rows) {
     if ((r.kind === 'refund' || r.kind === 'cancel') && r.relatedClientTransactionId !== undefined) {
-      ops.set(r.clientTransactionId, { saleId: r.relatedClientTransactionId, amount: r.amount, serverId: r.serverTransactionId, done: r.state === 'approved' || opsTold.get(r.clientTransactionId)?.said === 'done' });
+      ops.set(r.clientTransactionId, {
+        saleId: r.relatedClientTransactionId,
+        amount: r.amount,
+        serverId: r.serverTransactionId,
+        done: r.state === 'approved' || opsTold.get(r.clientTransactionId)?.said === 'done',
+      });
     }
   }
-  for (const [id, op] of opsTold) if (!ops.has(id)) ops.set(id, { saleId: op.saleId, amount: op.amount, serverId: op.serverTransactionId, done: op.said === 'done' });
+  for (const [id, op] of opsTold)
+    if (!ops.has(id))
+      ops.set(id, { saleId: op.saleId, amount: op.amount, serverId: op.serverTransactionId, done: op.said === 'done' });
   const claimed = new Set<ChaosLedgerEntry>();
   const moves = new Map<string, ChaosLedgerEntry[]>();
   const giveBack = (e: ChaosLedgerEntry): boolean => e.kind === 'refund' || e.kind === 'cancel';
   for (const [id, op] of ops) {
-    const own = (perSale.get(op.saleId) ?? []).filter((e) => e.clientTransactionId === id || (op.serverId !== undefined && e.serverTransactionId === op.serverId));
+    const own = (perSale.get(op.saleId) ?? []).filter(
+      (e) => e.clientTransactionId === id || (op.serverId !== undefined && e.serverTransactionId === op.serverId),
+    );
     for (const e of own) claimed.add(e);
     if (own.length > 0) moves.set(id, own);
   }
@@ -120,7 +142,9 @@ function claimMovements(
   // must not take the movement of a later one of the same amount.
   for (const [id, op] of ops) {
     if (moves.has(id) || !op.done) continue;
-    const free = (perSale.get(op.saleId) ?? []).find((e) => giveBack(e) && e.amount === op.amount && !claimed.has(e) && !ops.has(e.clientTransactionId));
+    const free = (perSale.get(op.saleId) ?? []).find(
+      (e) => giveBack(e) && e.amount === op.amount && !claimed.has(e) && !ops.has(e.clientTransactionId),
+    );
     if (free !== undefined) {
       claimed.add(free);
       moves.set(id, [free]);
@@ -167,7 +191,11 @@ export function compareJournalWithLedger(
   }
   for (const entries of perMove.values()) {
     const first = entries[0] as ChaosLedgerEntry;
-    if (entries.length > 1) dup(first.clientTransactionId, `${entries.length} ${first.kind} movements at ${first.merchantId} for one client transaction id`);
+    if (entries.length > 1)
+      dup(
+        first.clientTransactionId,
+        `${entries.length} ${first.kind} movements at ${first.merchantId} for one client transaction id`,
+      );
   }
 
   const byId = new Map(rows.map((r) => [r.clientTransactionId, r]));
@@ -182,9 +210,21 @@ export function compareJournalWithLedger(
     } else count(byOperation, `${row.kind} ${row.state}`);
     if (row.state === 'needs_attention') {
       // A charged sale a person must sort out is money the terminal has lost track of.
-      const charged = row.kind === 'sale' && (perSale.get(row.clientTransactionId) ?? []).some((e) => CHARGE_KINDS.has(e.kind) && e.clientTransactionId === row.clientTransactionId);
-      if (charged) lost.push({ clientTransactionId: row.clientTransactionId, detail: `charged at the platform, left needs_attention in the journal${why(row, rows)}` });
-      else unresolved.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} left needs_attention${why(row, rows)}` });
+      const charged =
+        row.kind === 'sale' &&
+        (perSale.get(row.clientTransactionId) ?? []).some(
+          (e) => CHARGE_KINDS.has(e.kind) && e.clientTransactionId === row.clientTransactionId,
+        );
+      if (charged)
+        lost.push({
+          clientTransactionId: row.clientTransactionId,
+          detail: `charged at the platform, left needs_attention in the journal${why(row, rows)}`,
+        });
+      else
+        unresolved.push({
+          clientTransactionId: row.clientTransactionId,
+          detail: `${row.kind} left needs_attention${why(row, rows)}`,
+        });
       checkTold(row.clientTransactionId, row);
       continue;
     }
@@ -210,35 +250,65 @@ export function compareJournalWithLedger(
       const net = entries.reduce((s, e) => s + e.effect, 0);
       if (net > 0) {
         toldWrongly.push({ clientTransactionId: id, detail: `told nothing was charged, the platform holds ${net}` });
-        if (!lost.some((f) => f.clientTransactionId === id)) lost.push({ clientTransactionId: id, detail: `charged ${net} at the platform, the customer was told nothing was charged` });
+        if (!lost.some((f) => f.clientTransactionId === id))
+          lost.push({
+            clientTransactionId: id,
+            detail: `charged ${net} at the platform, the customer was told nothing was charged`,
+          });
       }
       return;
     }
     if (!charged) {
-      if (said === 'approved_offline' && row?.state === 'declined') offlineDeclined.push({ clientTransactionId: id, detail: 'approved offline, declined by the platform at upload' });
-      else toldWrongly.push({ clientTransactionId: id, detail: `told ${said}, never charged at the platform (journal ${row?.state ?? 'has no row'})` });
-    } else if (reversed) toldWrongly.push({ clientTransactionId: id, detail: `told ${said}, then reversed by the agent (journal ${row?.state ?? 'has no row'})` });
+      if (said === 'approved_offline' && row?.state === 'declined')
+        offlineDeclined.push({
+          clientTransactionId: id,
+          detail: 'approved offline, declined by the platform at upload',
+        });
+      else
+        toldWrongly.push({
+          clientTransactionId: id,
+          detail: `told ${said}, never charged at the platform (journal ${row?.state ?? 'has no row'})`,
+        });
+    } else if (reversed)
+      toldWrongly.push({
+        clientTransactionId: id,
+        detail: `told ${said}, then reversed by the agent (journal ${row?.state ?? 'has no row'})`,
+      });
   }
 
   function checkSale(row: ChaosJournalRow, entries: ChaosLedgerEntry[]): void {
-    const charges = entries.filter((e) => CHARGE_KINDS.has(e.kind) && e.clientTransactionId === row.clientTransactionId);
+    const charges = entries.filter(
+      (e) => CHARGE_KINDS.has(e.kind) && e.clientTransactionId === row.clientTransactionId,
+    );
     const charged = charges.reduce((s, e) => s + e.amount, 0);
     const net = entries.reduce((s, e) => s + e.effect, 0);
     if (charges.length > 1 || charged > row.amount || net > row.amount) {
-      dup(row.clientTransactionId, `charged ${charges.length} time(s), ${charged} in all, net ${net}, for a sale of ${row.amount}`);
+      dup(
+        row.clientTransactionId,
+        `charged ${charges.length} time(s), ${charged} in all, net ${net}, for a sale of ${row.amount}`,
+      );
       return;
     }
     if (row.state !== 'approved' && net > 0) {
-      lost.push({ clientTransactionId: row.clientTransactionId, detail: `journal ${row.state}, but the platform holds ${net}` });
+      lost.push({
+        clientTransactionId: row.clientTransactionId,
+        detail: `journal ${row.state}, but the platform holds ${net}`,
+      });
       return;
     }
     if (row.state === 'approved' && charges.length === 0) {
-      lost.push({ clientTransactionId: row.clientTransactionId, detail: `approved for ${row.amount} in the journal, never charged at the platform` });
+      lost.push({
+        clientTransactionId: row.clientTransactionId,
+        detail: `approved for ${row.amount} in the journal, never charged at the platform`,
+      });
       return;
     }
     const expected = expectedNet(row);
     if (net !== expected) {
-      mismatched.push({ clientTransactionId: row.clientTransactionId, detail: `journal ${row.state} (net ${expected} expected), platform net ${net}` });
+      mismatched.push({
+        clientTransactionId: row.clientTransactionId,
+        detail: `journal ${row.state} (net ${expected} expected), platform net ${net}`,
+      });
     }
   }
 
@@ -249,11 +319,18 @@ export function compareJournalWithLedger(
     if (row.kind === 'refund' && row.state === 'approved' && !own.some((e) => e.kind === 'refund')) {
       const sale = byId.get(row.relatedClientTransactionId ?? '');
       // A refund by web may be carried out as a cancel: any movement of its own counts.
-      if (own.length === 0) lost.push({ clientTransactionId: row.clientTransactionId, detail: `refund of ${row.amount} on ${sale?.clientTransactionId ?? '?'} approved in the journal, not at the platform` });
+      if (own.length === 0)
+        lost.push({
+          clientTransactionId: row.clientTransactionId,
+          detail: `refund of ${row.amount} on ${sale?.clientTransactionId ?? '?'} approved in the journal, not at the platform`,
+        });
       return;
     }
     if (row.state !== 'approved' && own.length > 0) {
-      mismatched.push({ clientTransactionId: row.clientTransactionId, detail: `${row.kind} ${row.state} in the journal, but the platform moved ${own.map((e) => `${e.kind} ${e.amount}`).join(', ')}` });
+      mismatched.push({
+        clientTransactionId: row.clientTransactionId,
+        detail: `${row.kind} ${row.state} in the journal, but the platform moved ${own.map((e) => `${e.kind} ${e.amount}`).join(', ')}`,
+      });
     }
   }
 
@@ -263,16 +340,29 @@ export function compareJournalWithLedger(
   for (const [id, op] of opsTold) {
     const own = movesOf.get(id) ?? [];
     const back = -own.reduce((sum, e) => sum + e.effect, 0);
-    if (op.said === 'done' && back <= 0) toldWrongly.push({ clientTransactionId: id, detail: `${op.kind} of ${op.amount} on ${op.saleId}: told done, the platform moved nothing back` });
-    if (op.said === 'not_done' && back > 0) toldWrongly.push({ clientTransactionId: id, detail: `${op.kind} of ${op.amount} on ${op.saleId}: told nothing moved, the platform gave back ${back}` });
+    if (op.said === 'done' && back <= 0)
+      toldWrongly.push({
+        clientTransactionId: id,
+        detail: `${op.kind} of ${op.amount} on ${op.saleId}: told done, the platform moved nothing back`,
+      });
+    if (op.said === 'not_done' && back > 0)
+      toldWrongly.push({
+        clientTransactionId: id,
+        detail: `${op.kind} of ${op.amount} on ${op.saleId}: told nothing moved, the platform gave back ${back}`,
+      });
   }
 
   // Money the platform moved for a sale the journal has never heard of.
   for (const [saleId, entries] of perSale) {
     if (byId.has(saleId)) continue;
     const net = entries.reduce((s, e) => s + e.effect, 0);
-    if (net > 0) lost.push({ clientTransactionId: saleId, detail: `charged at the platform (net ${net}) but not in the journal` });
-    else mismatched.push({ clientTransactionId: saleId, detail: `money moved at the platform (net ${net}) for a sale not in the journal` });
+    if (net > 0)
+      lost.push({ clientTransactionId: saleId, detail: `charged at the platform (net ${net}) but not in the journal` });
+    else
+      mismatched.push({
+        clientTransactionId: saleId,
+        detail: `money moved at the platform (net ${net}) for a sale not in the journal`,
+      });
   }
 
   const netCharged = ledger.reduce((s, e) => s + e.effect, 0);

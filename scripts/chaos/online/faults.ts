@@ -31,15 +31,33 @@ export const FAULT_SCENARIOS: readonly FaultScenario[] = [
   { name: 'cancel recorded, 503 answered', faults: { cancel: { status: 503, afterRecord: true, everyNth: 2 } } },
   { name: 'capture recorded, answer lost', faults: { capture: { drop: 'after' } } },
   // The lookup fails too: the engine reverses (cancel Technical, or a refund of a captured sale).
-  { name: 'process answer lost and lookups failing', faults: { process: { drop: 'after', everyNth: 2 }, status: { status: 503, everyNth: 2 } } },
-  { name: 'process answer lost and lookups slow', faults: { process: { drop: 'after', everyNth: 2 }, status: { latencyMs: SLOW_MS, everyNth: 2 } } },
-  { name: 'refund answer lost and lookups failing', faults: { refund: { drop: 'after' }, status: { status: 503, everyNth: 3 } } },
+  {
+    name: 'process answer lost and lookups failing',
+    faults: { process: { drop: 'after', everyNth: 2 }, status: { status: 503, everyNth: 2 } },
+  },
+  {
+    name: 'process answer lost and lookups slow',
+    faults: { process: { drop: 'after', everyNth: 2 }, status: { latencyMs: SLOW_MS, everyNth: 2 } },
+  },
+  {
+    name: 'refund answer lost and lookups failing',
+    faults: { refund: { drop: 'after' }, status: { status: 503, everyNth: 3 } },
+  },
   { name: 'refund by web recorded, answer lost', faults: { refundbyweb: { drop: 'after', everyNth: 2 } } },
   // Lookups see a write only a second after it (the contract promises no read-after-write), inside the agent's grace.
-  { name: 'process answer lost and lookups lagging writes', faults: { process: { drop: 'after', everyNth: 2 }, '*': { lookupLagMs: 1_000 } } },
-  { name: 'refund by web answer lost and lookups lagging writes', faults: { refundbyweb: { drop: 'after' }, '*': { lookupLagMs: 1_000 } } },
+  {
+    name: 'process answer lost and lookups lagging writes',
+    faults: { process: { drop: 'after', everyNth: 2 }, '*': { lookupLagMs: 1_000 } },
+  },
+  {
+    name: 'refund by web answer lost and lookups lagging writes',
+    faults: { refundbyweb: { drop: 'after' }, '*': { lookupLagMs: 1_000 } },
+  },
   { name: 'refund by web recorded, 503 answered', faults: { refundbyweb: { status: 503, afterRecord: true } } },
-  { name: 'process lands after the client gave up and after the lookup grace', faults: { process: { recordAfterMs: LATE_MS, times: 1 } } },
+  {
+    name: 'process lands after the client gave up and after the lookup grace',
+    faults: { process: { recordAfterMs: LATE_MS, times: 1 } },
+  },
   { name: 'platform unreachable (offline sales)', faults: {}, unreachable: true },
   { name: 'platform unreachable (offline sales)', faults: {}, unreachable: true },
 ];
@@ -51,7 +69,10 @@ export const OFFLINE_SCENARIOS: readonly FaultScenario[] = [
   { name: 'platform unreachable (offline sales)', faults: {}, unreachable: true },
   { name: 'upload recorded, answer lost', faults: { process: { drop: 'after', everyNth: 2 } } },
   { name: 'upload 503 after record', faults: { process: { status: 503, afterRecord: true, everyNth: 2 } } },
-  { name: 'upload answer lost and lookups lagging writes', faults: { process: { drop: 'after', everyNth: 2 }, '*': { lookupLagMs: 1_000 } } },
+  {
+    name: 'upload answer lost and lookups lagging writes',
+    faults: { process: { drop: 'after', everyNth: 2 }, '*': { lookupLagMs: 1_000 } },
+  },
   { name: 'isAvailable failing', faults: { isAvailable: { status: 503 } } },
 ];
 
@@ -73,7 +94,12 @@ export interface Reachability {
   up(): Promise<void>;
 }
 
-export function startFaultSwitcher(faults: FaultInjector, random: () => number, reach: Reachability, scenarios: readonly FaultScenario[] = FAULT_SCENARIOS): FaultSwitcher {
+export function startFaultSwitcher(
+  faults: FaultInjector,
+  random: () => number,
+  reach: Reachability,
+  scenarios: readonly FaultScenario[] = FAULT_SCENARIOS,
+): FaultSwitcher {
   const used = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -90,9 +116,12 @@ export function startFaultSwitcher(faults: FaultInjector, random: () => number, 
     used.set(scenario.name, (used.get(scenario.name) ?? 0) + 1);
     for (const [route, spec] of Object.entries(scenario.faults)) faults.set(route, spec);
     if (scenario.unreachable === true) void reach.down();
-    timer = setTimeout(() => {
-      if (!stopped) quiet(scenario);
-    }, 300 + Math.floor(random() * 1_200));
+    timer = setTimeout(
+      () => {
+        if (!stopped) quiet(scenario);
+      },
+      300 + Math.floor(random() * 1_200),
+    );
   };
   quiet(undefined);
   return {

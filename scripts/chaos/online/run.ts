@@ -43,7 +43,13 @@ export interface ChaosReport {
   platform: Comparison['platform'];
   faults: Record<string, number>;
   diskFullEpisodes: number;
-  findings: { lost: Finding[]; duplicated: Finding[]; unresolved: Finding[]; toldWrongly: Finding[]; mismatched: Finding[] };
+  findings: {
+    lost: Finding[];
+    duplicated: Finding[];
+    unresolved: Finding[];
+    toldWrongly: Finding[];
+    mismatched: Finding[];
+  };
 }
 
 export function chaosReport(mode: ChaosReport['mode'], r: FrontDoorResult, seconds: number): ChaosReport {
@@ -72,14 +78,23 @@ export function chaosReport(mode: ChaosReport['mode'], r: FrontDoorResult, secon
     platform: c.platform,
     faults: r.faults,
     diskFullEpisodes: r.diskFullEpisodes,
-    findings: { lost: top(c.lost), duplicated: top(c.duplicated), unresolved: top(c.unresolved), toldWrongly: top(c.toldWrongly), mismatched: top(c.mismatched) },
+    findings: {
+      lost: top(c.lost),
+      duplicated: top(c.duplicated),
+      unresolved: top(c.unresolved),
+      toldWrongly: top(c.toldWrongly),
+      mismatched: top(c.mismatched),
+    },
   };
 }
 
 export const failures = (r: ChaosReport): number => r.lost + r.duplicated + r.unresolved + r.toldWrongly + r.mismatched;
 
 export function formatReport(r: ChaosReport): string {
-  const list = (m: Record<string, number>): string => Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  const list = (m: Record<string, number>): string =>
+    Object.entries(m)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none';
   const lines = [
     `${r.mode} chaos through the front door, seed ${r.seed}: ${r.sales} sales, ${r.kills} kills (SIGKILL), ${r.starts} agent starts, ${r.seconds} s`,
     `  told the customer: ${list(r.told)}`,
@@ -87,11 +102,16 @@ export function formatReport(r: ChaosReport): string {
     `  operations asked: ${list(r.ops)}`,
     `  journal operations: ${list(r.journal.byOperation)}`,
     `  platform: ${r.platform.entries} ledger entries, ${r.platform.salesCharged} sales moved money, net charged ${r.platform.netCharged}`,
-    `  faults switched on: ${Object.entries(r.faults).map(([k, v]) => `${k} x${v}`).join('; ') || 'none'}`,
+    `  faults switched on: ${
+      Object.entries(r.faults)
+        .map(([k, v]) => `${k} x${v}`)
+        .join('; ') || 'none'
+    }`,
     `  disk-full moments (journal cannot grow): ${r.diskFullEpisodes}`,
     `  lost ${r.lost}, duplicated ${r.duplicated}, unresolved ${r.unresolved}, told wrongly ${r.toldWrongly}, disagreeing with the platform ${r.mismatched}; approved offline then declined at upload ${r.offlineDeclined}`,
   ];
-  for (const [name, l] of Object.entries(r.findings)) for (const f of l) lines.push(`  ${name}: ${f.clientTransactionId}: ${f.detail}`);
+  for (const [name, l] of Object.entries(r.findings))
+    for (const f of l) lines.push(`  ${name}: ${f.clientTransactionId}: ${f.detail}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -99,7 +119,8 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
   const arg = (name: string, fallback: number): number => {
     const i = argv.indexOf(`--${name}`);
     const value = i >= 0 ? Number(argv[i + 1]) : fallback;
-    if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} needs a whole number, not "${argv[i + 1] ?? ''}"`);
+    if (!Number.isInteger(value) || value < 0)
+      throw new Error(`--${name} needs a whole number, not "${argv[i + 1] ?? ''}"`);
     return value;
   };
   const json = argv.includes('--json');
@@ -110,7 +131,8 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
   const diskFull = argv.includes('--disk-full');
   // The demo platform answers from the contract's extremes (docs/demo-platform.md, "Demo platform").
   const strict = argv.includes('--strict');
-  if (diskFull && !(await diskFullAvailable())) throw new Error('--disk-full needs prlimit(1) (util-linux) able to set a process file-size limit');
+  if (diskFull && !(await diskFullAvailable()))
+    throw new Error('--disk-full needs prlimit(1) (util-linux) able to set a process file-size limit');
   const root = repoRoot();
   const { generateDevCerts } = await import('../../../src/identity/dev-certs.js');
   const { startDemoPlatform } = await import('../../../src/sim/platform/server.js');
@@ -138,7 +160,12 @@ export async function chaosMain(mode: ChaosReport['mode'], argv: string[]): Prom
           wallets: {
             pay: (id) => void platform.payments.wallet.pay(id),
             // The strict profile pays in the QR's last second by amount (ending 61: voided by a cancel; 62: kept).
-            ...(strict ? { lateAmount: (amount: number, random: () => number) => Math.floor(amount / 100) * 100 + (random() < 0.5 ? 61 : 62) } : {}),
+            ...(strict
+              ? {
+                  lateAmount: (amount: number, random: () => number) =>
+                    Math.floor(amount / 100) * 100 + (random() < 0.5 ? 61 : 62),
+                }
+              : {}),
           },
         },
         certs: { certFile: certs.deviceCert, keyFile: certs.deviceKey, caFile: certs.caCert },

@@ -17,12 +17,18 @@ async function genDev(opts: GenDevOptions): Promise<void> {
     .map(([, f]) => f);
   const mode = (f: string): string => (statSync(f).mode & 0o777).toString(8).padStart(4, '0');
   if (!opts.force && files.every((f) => existsSync(f))) {
-    process.stdout.write(opts.json ? `${JSON.stringify({ dir, generated: false }, null, 2)}\n` : `development certificates already present in ${dir} (use --force to regenerate)\n`);
+    process.stdout.write(
+      opts.json
+        ? `${JSON.stringify({ dir, generated: false }, null, 2)}\n`
+        : `development certificates already present in ${dir} (use --force to regenerate)\n`,
+    );
     return;
   }
   generateDevCerts(dir, { force: opts.force === true });
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ dir, generated: true, files: files.map((file) => ({ file, mode: mode(file) })) }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ dir, generated: true, files: files.map((file) => ({ file, mode: mode(file) })) }, null, 2)}\n`,
+    );
     return;
   }
   process.stdout.write(`development certificates written to ${dir}:\n`);
@@ -39,7 +45,12 @@ async function show(opts: ShowOptions, cmd: Command): Promise<void> {
   const { AgentError, ErrorCodes } = await import('../../core/index.js');
   const { certificateStatus, readIdentity } = await import('../../identity/index.js');
   const id = config.identity;
-  const identity = readIdentity({ certFile: id.certFile, keyFile: id.keyFile, caFile: id.caFile, enforceKeyMode: id.enforceKeyMode });
+  const identity = readIdentity({
+    certFile: id.certFile,
+    keyFile: id.keyFile,
+    caFile: id.caFile,
+    enforceKeyMode: id.enforceKeyMode,
+  });
   const status = certificateStatus(identity, new Date(), id.expiryWarningDays);
   const facts = {
     certFile: id.certFile,
@@ -73,14 +84,19 @@ async function show(opts: ShowOptions, cmd: Command): Promise<void> {
   }
   // The details above help diagnose; a certificate the agent would refuse still fails the command.
   if (status.state === 'expired') throw new AgentError(ErrorCodes.CERT_EXPIRED, `${id.certFile}: ${status.message}`);
-  if (status.state === 'not-yet-valid') throw new AgentError(ErrorCodes.CERT_NOT_YET_VALID, `${id.certFile}: ${status.message}`);
+  if (status.state === 'not-yet-valid')
+    throw new AgentError(ErrorCodes.CERT_NOT_YET_VALID, `${id.certFile}: ${status.message}`);
 }
 
 export function register(program: Command): void {
-  const certs = program.command('certs').description('device certificate: show it, or generate development certificates');
+  const certs = program
+    .command('certs')
+    .description('device certificate: show it, or generate development certificates');
   certs
     .command('gen-dev')
-    .description('generate the development PKI offline (platform CA, server, device, unknown, expired, foreign certificates)')
+    .description(
+      'generate the development PKI offline (platform CA, server, device, unknown, expired, foreign certificates)',
+    )
     .option('--dir <dir>', 'directory to write to', 'certs')
     .option('--force', 'overwrite existing files')
     .action((opts: GenDevOptions) => genDev(opts));

@@ -13,6 +13,8 @@ export function register(program: Command): void {
       // Placeholder hosts are shown and named here; `start` refuses them (docs/operations.md, "Environments").
       const { endpoints, placeholderKeys } = environmentHosts(effective);
       const placeholders = placeholderKeys.length > 0 ? { placeholderHosts: placeholderKeys } : {};
-      process.stdout.write(`${JSON.stringify({ file: file ?? null, fileSource: source, fileReason: reason, endpoints, ...placeholders, config: redactConfig(effective) }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ file: file ?? null, fileSource: source, fileReason: reason, endpoints, ...placeholders, config: redactConfig(effective) }, null, 2)}\n`,
+      );
     });
 }

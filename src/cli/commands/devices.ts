@@ -40,7 +40,13 @@ async function openDevices(config: Config, simulate: boolean, only?: DeviceName[
   const devices: DevicesConfig = { ...config.devices };
   if (only) for (const n of names) if (!only.includes(n)) devices[n] = { ...devices[n], enabled: false };
   const simulated = simulate ? await startSimulatedPeripherals({ config: devices, log }) : undefined;
-  const peripherals = createPeripherals({ config: devices, bus: new EventBus(), log, reconnect: false, ...(simulated ? { binding: simulated.binding } : {}) });
+  const peripherals = createPeripherals({
+    config: devices,
+    bus: new EventBus(),
+    log,
+    reconnect: false,
+    ...(simulated ? { binding: simulated.binding } : {}),
+  });
   await peripherals.start();
   return {
     peripherals,
@@ -99,11 +105,22 @@ export async function pingAll(peripherals: PeripheralSet): Promise<PingLine[]> {
       continue;
     }
     if (status.state !== 'connected') {
-      lines.push({ device, ok: false, ...(path ? { path } : {}), error: status.message ?? 'not connected', ...(status.errorCode ? { code: status.errorCode } : {}) });
+      lines.push({
+        device,
+        ok: false,
+        ...(path ? { path } : {}),
+        error: status.message ?? 'not connected',
+        ...(status.errorCode ? { code: status.errorCode } : {}),
+      });
       continue;
     }
     if (device === 'scanner') {
-      lines.push({ device, ok: true, ...(path ? { path } : {}), note: 'port open (the scanner protocol has no handshake)' });
+      lines.push({
+        device,
+        ok: true,
+        ...(path ? { path } : {}),
+        note: 'port open (the scanner protocol has no handshake)',
+      });
       continue;
     }
     try {
@@ -119,7 +136,13 @@ export async function pingAll(peripherals: PeripheralSet): Promise<PingLine[]> {
         rttMs: Math.round(rttMs * 10) / 10,
       });
     } catch (err) {
-      lines.push({ device, ok: false, ...(path ? { path } : {}), error: err instanceof Error ? err.message : String(err), ...(isAgentError(err) ? { code: err.code } : {}) });
+      lines.push({
+        device,
+        ok: false,
+        ...(path ? { path } : {}),
+        error: err instanceof Error ? err.message : String(err),
+        ...(isAgentError(err) ? { code: err.code } : {}),
+      });
     }
   }
   return lines;
@@ -129,12 +152,20 @@ function pingText(l: PingLine): string {
   const head = `${l.device.padEnd(8)}`;
   if (!l.ok) return `${head} FAIL  ${l.error ?? ''}${l.code ? ` [${l.code}]` : ''}`;
   if (l.note && !l.model) return `${head} ok    ${l.path ? `${l.path}  ` : ''}${l.note}`;
-  const facts = [l.model, l.firmware ? `firmware ${l.firmware}` : undefined, l.serialNumber ? `serial ${l.serialNumber}` : undefined, `rtt ${l.rttMs} ms`, l.path].filter(Boolean);
+  const facts = [
+    l.model,
+    l.firmware ? `firmware ${l.firmware}` : undefined,
+    l.serialNumber ? `serial ${l.serialNumber}` : undefined,
+    `rtt ${l.rttMs} ms`,
+    l.path,
+  ].filter(Boolean);
   return `${head} ok    ${facts.join('  ')}`;
 }
 
 export function register(program: Command): void {
-  const devices = program.command('devices').description('serial peripherals: list ports, ping the configured devices, draw a QR code');
+  const devices = program
+    .command('devices')
+    .description('serial peripherals: list ports, ping the configured devices, draw a QR code');
 
   devices
     .command('list')
@@ -149,10 +180,15 @@ export function register(program: Command): void {
       }
       if (ports.length === 0) process.stdout.write('no serial ports found\n');
       else {
-        process.stdout.write(`${['PATH'.padEnd(16), 'USB ID'.padEnd(10), 'SERIAL'.padEnd(16), 'MANUFACTURER'].join(' ')}\n`);
+        process.stdout.write(
+          `${['PATH'.padEnd(16), 'USB ID'.padEnd(10), 'SERIAL'.padEnd(16), 'MANUFACTURER'].join(' ')}\n`,
+        );
         for (const p of ports) process.stdout.write(`${portLine(p)}\n`);
       }
-      if (config.devices.simulate) process.stdout.write('note: devices.simulate is on, so the agent drives simulated peripherals, not these ports\n');
+      if (config.devices.simulate)
+        process.stdout.write(
+          'note: devices.simulate is on, so the agent drives simulated peripherals, not these ports\n',
+        );
     });
 
   devices
@@ -184,20 +220,33 @@ export function register(program: Command): void {
     .option('--caption <text>', 'caption under the code', '')
     .option('--simulated', 'use a simulated display (default when devices.simulate is on)')
     .option('--real', 'use the real display even when devices.simulate is on')
-    .action(async (text: string, opts: { caption: string; simulated?: boolean; real?: boolean; json?: boolean }, cmd: Command) => {
-      const { config } = await configFor(cmd);
-      const { toString: qrToString } = await import('qrcode');
-      if (!opts.json) process.stdout.write(await qrToString(text, { type: 'terminal', errorCorrectionLevel: 'M', small: true }));
-      const simulate = useSimulated(config.devices, opts);
-      const session = await openDevices(config, simulate, ['display']);
-      try {
-        // A failure reaches main(): one line with its code (JSON under --json), exit 1.
-        await session.peripherals.display.showQr(text, opts.caption);
-        const qr = session.simulated?.display.lastQr;
-        if (opts.json) process.stdout.write(`${JSON.stringify({ shown: true, simulated: simulate, ...(qr ? { modules: qr.size } : {}) }, null, 2)}\n`);
-        else process.stdout.write(`shown on the ${simulate ? 'simulated ' : ''}customer display${qr ? ` (${qr.size}x${qr.size} modules)` : ''}\n`);
-      } finally {
-        await session.close();
-      }
-    });
+    .action(
+      async (
+        text: string,
+        opts: { caption: string; simulated?: boolean; real?: boolean; json?: boolean },
+        cmd: Command,
+      ) => {
+        const { config } = await configFor(cmd);
+        const { toString: qrToString } = await import('qrcode');
+        if (!opts.json)
+          process.stdout.write(await qrToString(text, { type: 'terminal', errorCorrectionLevel: 'M', small: true }));
+        const simulate = useSimulated(config.devices, opts);
+        const session = await openDevices(config, simulate, ['display']);
+        try {
+          // A failure reaches main(): one line with its code (JSON under --json), exit 1.
+          await session.peripherals.display.showQr(text, opts.caption);
+          const qr = session.simulated?.display.lastQr;
+          if (opts.json)
+            process.stdout.write(
+              `${JSON.stringify({ shown: true, simulated: simulate, ...(qr ? { modules: qr.size } : {}) }, null, 2)}\n`,
+            );
+          else
+            process.stdout.write(
+              `shown on the ${simulate ? 'simulated ' : ''}customer display${qr ? ` (${qr.size}x${qr.size} modules)` : ''}\n`,
+            );
+        } finally {
+          await session.close();
+        }
+      },
+    );
 }

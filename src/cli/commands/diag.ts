@@ -15,14 +15,17 @@ interface DiagFlags extends GlobalOptions {
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw usageError(`${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw usageError(`${flag} must be a positive whole number, not ${JSON.stringify(value.slice(0, 20))}`);
   return n;
 }
 
 /** The diagnostics' own log goes to stderr, and only when asked for with --log-level, so stdout stays the report. */
 async function diagLogger(opts: DiagFlags): Promise<Logger> {
   const { createLogger, silentLogger } = await import('../../core/index.js');
-  return opts.logLevel === undefined ? silentLogger() : createLogger({ level: opts.logLevel as 'debug', destination: process.stderr });
+  return opts.logLevel === undefined
+    ? silentLogger()
+    : createLogger({ level: opts.logLevel as 'debug', destination: process.stderr });
 }
 
 async function diagOptions(cmd: Command): Promise<DiagOptions> {
@@ -59,7 +62,9 @@ export function register(program: Command): void {
   const diag = withPlatformOptions(
     program
       .command('diag')
-      .description('diagnose this terminal: configuration, certificate, clock, TLS, token, platform, serial ports, offline queue, running agent'),
+      .description(
+        'diagnose this terminal: configuration, certificate, clock, TLS, token, platform, serial ports, offline queue, running agent',
+      ),
   ).action(async (opts: { json?: boolean }, cmd: Command) => {
     const { formatReport, runDiagnostics } = await import('../../diag/index.js');
     const { report } = await runDiagnostics(await diagOptions(cmd));
@@ -70,7 +75,9 @@ export function register(program: Command): void {
   withPlatformOptions(
     diag
       .command('bundle')
-      .description('write a diagnostics bundle for support: every check, redacted configuration, certificate facts, versions, ports, offline queue, agent status, log tail')
+      .description(
+        'write a diagnostics bundle for support: every check, redacted configuration, certificate facts, versions, ports, offline queue, agent status, log tail',
+      )
       .option('--out <file>', 'where to write the bundle (default terminal-agent-diag-<host>-<time>.json)')
       .option('--log <file>', "the agent's log file; its last lines go in, secrets removed")
       .option('--lines <n>', 'how many log lines', '500'),
@@ -78,13 +85,19 @@ export function register(program: Command): void {
     const { buildBundle, defaultBundleFile, writeBundle } = await import('../../diag/index.js');
     const lines = positiveInt(opts.lines, '--lines', 500);
     const file = resolve(opts.out ?? defaultBundleFile());
-    const bundle = await buildBundle({ ...(await diagOptions(cmd)), ...(opts.log !== undefined ? { logFile: resolve(opts.log) } : {}), logLines: lines });
+    const bundle = await buildBundle({
+      ...(await diagOptions(cmd)),
+      ...(opts.log !== undefined ? { logFile: resolve(opts.log) } : {}),
+      logLines: lines,
+    });
     writeBundle(file, bundle);
     const r = bundle.report;
     if (opts.json) {
       process.stdout.write(`${JSON.stringify({ file, ok: r.ok, counts: r.counts }, null, 2)}\n`);
       return;
     }
-    process.stdout.write(`diagnostics bundle written to ${file} (mode 0600): ${r.counts.ok} ok, ${r.counts.warn} warnings, ${r.counts.fail} failed\n`);
+    process.stdout.write(
+      `diagnostics bundle written to ${file} (mode 0600): ${r.counts.ok} ok, ${r.counts.warn} warnings, ${r.counts.fail} failed\n`,
+    );
   });
 }

@@ -15,24 +15,44 @@ function counts(c: Record<string, number> | undefined): string {
 type CheckReport = JournalCheck & { retention?: RetentionFacts };
 
 function report(c: CheckReport): string {
-  const verdict = c.state === 'ok' ? 'ok' : c.state === 'missing' ? 'no journal (a new data directory)' : c.state === 'emptied' ? 'EMPTIED' : 'DAMAGED';
+  const verdict =
+    c.state === 'ok'
+      ? 'ok'
+      : c.state === 'missing'
+        ? 'no journal (a new data directory)'
+        : c.state === 'emptied'
+          ? 'EMPTIED'
+          : 'DAMAGED';
   const lines = [`journal ${c.file}: ${verdict}`];
   if (c.problem !== undefined) lines.push(`  found: ${c.problem}`);
-  if (c.sizeBytes !== undefined) lines.push(`  size: ${c.sizeBytes} bytes${c.pageSize !== undefined ? ` (${c.pages ?? 0} pages of ${c.pageSize})` : ''}; write-ahead log ${c.walBytes ?? 0} bytes`);
+  if (c.sizeBytes !== undefined)
+    lines.push(
+      `  size: ${c.sizeBytes} bytes${c.pageSize !== undefined ? ` (${c.pages ?? 0} pages of ${c.pageSize})` : ''}; write-ahead log ${c.walBytes ?? 0} bytes`,
+    );
   lines.push(`  marker ${c.marker}: ${c.markerPresent ? 'present (a journal was kept here)' : 'absent'}`);
-  lines.push(`  checked: ${c.checked === 'full' ? 'header, size and every page (quick_check)' : c.checked === 'header' ? (c.state === 'damaged' ? 'header and size' : 'header, size and schema only (the file is above the check bound)') : 'nothing to check'}`);
+  lines.push(
+    `  checked: ${c.checked === 'full' ? 'header, size and every page (quick_check)' : c.checked === 'header' ? (c.state === 'damaged' ? 'header and size' : 'header, size and schema only (the file is above the check bound)') : 'nothing to check'}`,
+  );
   if (c.schemaVersion !== undefined) lines.push(`  schema version: ${c.schemaVersion}`);
   if (c.rows !== undefined) lines.push(`  transactions: ${counts(c.rows)}`);
   if (c.queue !== undefined) lines.push(`  offline queue: ${counts(c.queue)}`);
   if (c.cardDataRows !== undefined) lines.push(`  rows holding card data: ${c.cardDataRows}`);
-  if (c.sizeBytes !== undefined) lines.push(`  on disk: ${c.sizeBytes + (c.walBytes ?? 0)} bytes (file and write-ahead log)${c.freePages !== undefined ? `, ${c.freePages} free pages` : ''}${c.autoVacuum !== undefined ? `, auto_vacuum ${c.autoVacuum}` : ''}`);
+  if (c.sizeBytes !== undefined)
+    lines.push(
+      `  on disk: ${c.sizeBytes + (c.walBytes ?? 0)} bytes (file and write-ahead log)${c.freePages !== undefined ? `, ${c.freePages} free pages` : ''}${c.autoVacuum !== undefined ? `, auto_vacuum ${c.autoVacuum}` : ''}`,
+    );
   if (c.oldestRowAt !== undefined) lines.push(`  oldest row: ${c.oldestRowAt ?? 'none'}`);
   if (c.retention !== undefined) {
-    lines.push(`  retention: ${c.retention.retentionDays === 0 ? 'off (everything kept)' : `${c.retention.retentionDays} days`}; ${c.retention.schedule}`);
-    if (c.retention.lastPrune !== null) lines.push(`  last prune: ${c.retention.lastPrune.at}, ${c.retention.lastPrune.rows} rows removed`);
+    lines.push(
+      `  retention: ${c.retention.retentionDays === 0 ? 'off (everything kept)' : `${c.retention.retentionDays} days`}; ${c.retention.schedule}`,
+    );
+    if (c.retention.lastPrune !== null)
+      lines.push(`  last prune: ${c.retention.lastPrune.at}, ${c.retention.lastPrune.rows} rows removed`);
   }
   if (c.state === 'damaged' || c.state === 'emptied') {
-    lines.push('  do: stop the agent; move the journal\'s files aside (never delete them: they may hold sales to reconcile); put a backup in place or start with an empty journal (docs/operations.md, "Troubleshooting")');
+    lines.push(
+      '  do: stop the agent; move the journal\'s files aside (never delete them: they may hold sales to reconcile); put a backup in place or start with an empty journal (docs/operations.md, "Troubleshooting")',
+    );
   }
   return lines.join('\n');
 }
@@ -54,23 +74,33 @@ export function register(program: Command): void {
       const { checkJournal, retentionFacts, JOURNAL_FILE } = await import('../../payments/index.js');
       const file = join(config.dataDir, JOURNAL_FILE);
       const checked = checkJournal(file);
-      const result: CheckReport = checked.state === 'ok' || checked.state === 'missing' ? { ...checked, retention: retentionFacts(file, config.journal.retentionDays) } : checked;
+      const result: CheckReport =
+        checked.state === 'ok' || checked.state === 'missing'
+          ? { ...checked, retention: retentionFacts(file, config.journal.retentionDays) }
+          : checked;
       process.stdout.write(`${opts.json ? JSON.stringify(result, null, 2) : report(result)}\n`);
       if (result.state === 'damaged' || result.state === 'emptied') process.exitCode = JOURNAL_DAMAGED_EXIT;
     });
   journal
     .command('compact')
-    .description('switch the journal to incremental vacuum and give its free pages back (one VACUUM; the agent stopped)')
+    .description(
+      'switch the journal to incremental vacuum and give its free pages back (one VACUUM; the agent stopped)',
+    )
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { join } = await import('node:path');
       const { statSync } = await import('node:fs');
       const { AgentError, ErrorCodes } = await import('../../core/index.js');
-      const { Journal, JOURNAL_FILE, agentOnJournal, autoVacuumMode, compactJournal } = await import('../../payments/index.js');
+      const { Journal, JOURNAL_FILE, agentOnJournal, autoVacuumMode, compactJournal } =
+        await import('../../payments/index.js');
       const file = join(config.dataDir, JOURNAL_FILE);
       // VACUUM holds the write lock while it rewrites the file: a running agent's writes would fail meanwhile.
       const pid = agentOnJournal(file);
-      if (pid !== undefined) throw new AgentError(ErrorCodes.INPUT_INVALID, `the agent (process ${pid}) runs on ${file}: stop it first (systemctl stop terminal-agent), then run journal compact`);
+      if (pid !== undefined)
+        throw new AgentError(
+          ErrorCodes.INPUT_INVALID,
+          `the agent (process ${pid}) runs on ${file}: stop it first (systemctl stop terminal-agent), then run journal compact`,
+        );
       const before = statSync(file).size;
       // Opened without the switch at open, so the mode before is the file's own.
       const journal = new Journal({ dataDir: config.dataDir, compactMaxBytes: 0 });
@@ -80,8 +110,14 @@ export function register(program: Command): void {
         journal.scrub();
         const after = statSync(file).size;
         const result = { file, autoVacuum: { before: from, after: to }, bytes: { before, after } };
-        process.stdout.write(`${opts.json ? JSON.stringify(result) : `journal ${file}: auto_vacuum ${from} -> ${to}; ${before} -> ${after} bytes`}\n`);
-        if (to !== 'incremental') throw new AgentError(ErrorCodes.JOURNAL_UNWRITABLE, `journal ${file} was not compacted (no room for a copy of it, or another process holds it): free about twice its size and try again; nothing was changed`);
+        process.stdout.write(
+          `${opts.json ? JSON.stringify(result) : `journal ${file}: auto_vacuum ${from} -> ${to}; ${before} -> ${after} bytes`}\n`,
+        );
+        if (to !== 'incremental')
+          throw new AgentError(
+            ErrorCodes.JOURNAL_UNWRITABLE,
+            `journal ${file} was not compacted (no room for a copy of it, or another process holds it): free about twice its size and try again; nothing was changed`,
+          );
       } finally {
         journal.close();
       }

@@ -12,12 +12,22 @@ import { usageError } from '../usage.js';
  */
 
 /** The queue states for the help text, without loading the offline folder; the type keeps them in step with QUEUE_STATES. */
-const STATE_NAMES = ['queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention'] as const satisfies readonly QueueState[];
+const STATE_NAMES = [
+  'queued',
+  'uploading',
+  'uploaded',
+  'declined_after_upload',
+  'needs_attention',
+] as const satisfies readonly QueueState[];
 type Expect<T extends true> = T;
-export type StateNamesCoverTheQueue = Expect<[Exclude<QueueState, (typeof STATE_NAMES)[number]>] extends [never] ? true : false>;
+export type StateNamesCoverTheQueue = Expect<
+  [Exclude<QueueState, (typeof STATE_NAMES)[number]>] extends [never] ? true : false
+>;
 
 export function register(program: Command): void {
-  const queue = program.command('queue').description('offline card sales waiting for upload: list, show, upload now, queue again, export');
+  const queue = program
+    .command('queue')
+    .description('offline card sales waiting for upload: list, show, upload now, queue again, export');
 
   queue
     .command('ls')
@@ -26,7 +36,8 @@ export function register(program: Command): void {
     .option('--limit <n>', 'at most this many, oldest first', '100')
     .option('--after <id>', 'the items after this one (the `next` of the page before)')
     .action(async (opts: { state?: string; limit: string; after?: string; json?: boolean }, cmd: Command) => {
-      if (!/^\d{1,6}$/.test(opts.limit) || Number(opts.limit) < 1) throw usageError('--limit must be a whole number from 1 to 999999');
+      if (!/^\d{1,6}$/.test(opts.limit) || Number(opts.limit) < 1)
+        throw usageError('--limit must be a whole number from 1 to 999999');
       const { config } = await configFor(cmd);
       const { itemLine, levelsLine, moreLine, out, parseStates, withQueue } = await import('../queue-report.js');
       const states = parseStates(opts.state);
@@ -34,8 +45,22 @@ export function register(program: Command): void {
         // A page, not the whole queue: it keeps every uploaded sale (docs/operations.md, "Offline queue commands").
         const page = q.page(states, Number(opts.limit), opts.after);
         const levels = q.levels();
-        if (opts.json) out(JSON.stringify({ levels, items: page.items, ...(page.next !== undefined ? { next: page.next, more: page.more } : {}) }, null, 2));
-        else out([levelsLine(levels), ...(page.items.length === 0 ? ['no offline sales'] : page.items.map(itemLine)), ...(page.next !== undefined ? [moreLine(page)] : [])].join('\n'));
+        if (opts.json)
+          out(
+            JSON.stringify(
+              { levels, items: page.items, ...(page.next !== undefined ? { next: page.next, more: page.more } : {}) },
+              null,
+              2,
+            ),
+          );
+        else
+          out(
+            [
+              levelsLine(levels),
+              ...(page.items.length === 0 ? ['no offline sales'] : page.items.map(itemLine)),
+              ...(page.next !== undefined ? [moreLine(page)] : []),
+            ].join('\n'),
+          );
       });
     });
 
@@ -49,7 +74,8 @@ export function register(program: Command): void {
       const { itemDetail, out, withQueue } = await import('../queue-report.js');
       withQueue(config, (q) => {
         const item = q.get(id);
-        if (item === undefined) throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${id.slice(0, 80)} in the queue`);
+        if (item === undefined)
+          throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no offline sale ${id.slice(0, 80)} in the queue`);
         out(opts.json ? JSON.stringify({ item }, null, 2) : itemDetail(item));
       });
     });
@@ -93,7 +119,8 @@ export function register(program: Command): void {
     .option('--state <states>', 'only these states, comma separated')
     .action(async (opts: { format?: string; output?: string; state?: string; json?: boolean }, cmd: Command) => {
       // Under --json stdout is JSON: the export itself, or with --output a note of the file written.
-      if (opts.json && opts.format === 'csv' && opts.output === undefined) throw usageError('--json prints JSON: give --output FILE for a csv export');
+      if (opts.json && opts.format === 'csv' && opts.output === undefined)
+        throw usageError('--json prints JSON: give --output FILE for a csv export');
       const format = opts.format ?? (opts.json ? 'json' : 'csv');
       const { config } = await configFor(cmd);
       const { closeSync, openSync, writeSync } = await import('node:fs');
@@ -121,6 +148,7 @@ export function register(program: Command): void {
       } finally {
         if (fd !== undefined) closeSync(fd);
       }
-      if (opts.output !== undefined) out(opts.json ? JSON.stringify({ output: opts.output, format, count }, null, 2) : `exported to ${opts.output}`);
+      if (opts.output !== undefined)
+        out(opts.json ? JSON.stringify({ output: opts.output, format, count }, null, 2) : `exported to ${opts.output}`);
     });
 }

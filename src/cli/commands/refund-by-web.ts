@@ -12,17 +12,25 @@ import { operationExitCode, pendingNote, printJson, printLine, transactionDetail
 export function register(program: Command): void {
   program
     .command('refund-by-web')
-    .description('cancel or refund a sale by web on the running agent: the platform picks cancel or refund; no approval code')
+    .description(
+      'cancel or refund a sale by web on the running agent: the platform picks cancel or refund; no approval code',
+    )
     .argument('<transaction>', 'client transaction id of the sale')
     .option('--amount <amount>', 'partial amount, e.g. 5.00; default everything left (cancellable, else refundable)')
-    .option('--merchant <merchant>', "merchant of a web shop's order not in the journal (clientId, merchant name or merchant id); default the default merchant")
+    .option(
+      '--merchant <merchant>',
+      "merchant of a web shop's order not in the journal (clientId, merchant name or merchant id); default the default merchant",
+    )
     .action(async (id: string, opts: { amount?: string; merchant?: string; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');
       const { operationAmount } = await import('../operation-amount.js');
       const client = LocalApiClient.fromConfig(config);
       const amount = await operationAmount(client, id, opts.amount, opts.merchant);
-      const t = await client.operate('refund-by-web', id, { ...(amount !== undefined ? { amount } : {}), ...(opts.merchant !== undefined ? { merchantId: opts.merchant } : {}) });
+      const t = await client.operate('refund-by-web', id, {
+        ...(amount !== undefined ? { amount } : {}),
+        ...(opts.merchant !== undefined ? { merchantId: opts.merchant } : {}),
+      });
       if (opts.json) printJson({ transaction: t });
       else printLine([transactionDetail(t), pendingNote(t)].filter(Boolean).join('\n'));
       process.exitCode = operationExitCode(t);

@@ -6,7 +6,7 @@ export function register(program: Command): void {
   program
     .command('refund')
     .description('refund a sale on the running agent (in full or in part, several partials up to the original)')
-    .argument('<transaction>', 'the sale\'s client or server (platform) transaction id')
+    .argument('<transaction>', "the sale's client or server (platform) transaction id")
     .option('--amount <amount>', 'partial refund, e.g. 5.00; default everything still refundable')
     .option('--approval-code <code>', 'approval code, when the merchant aggregator requires one')
     .action(async (id: string, opts: { amount?: string; approvalCode?: string; json?: boolean }, cmd: Command) => {

@@ -33,12 +33,14 @@ function note(json: boolean | undefined, text: string): void {
 export function progressText(t: ApiTransaction): string {
   switch (t.state) {
     case 'awaiting_customer':
-      if (t.scenario === 'MerchantScan') return 'waiting for the customer\'s code at the scanner';
+      if (t.scenario === 'MerchantScan') return "waiting for the customer's code at the scanner";
       if (t.qr) return 'waiting for the customer to scan the QR code';
       return 'waiting for the card (insert, tap or swipe; PIN if asked)';
     case 'in_flight':
       // The answer was lost and the agent is looking the sale up (docs/outcomes.md): said as such, like the counter page.
-      return t.outcomeBeingChecked === true ? 'no answer from the platform: the outcome is being checked; do not repeat the sale' : 'sent to the platform, waiting for the answer';
+      return t.outcomeBeingChecked === true
+        ? 'no answer from the platform: the outcome is being checked; do not repeat the sale'
+        : 'sent to the platform, waiting for the answer';
     case 'reversing':
       return 'the outcome was unknown; reversing the sale';
     case 'pending':
@@ -50,7 +52,11 @@ export function progressText(t: ApiTransaction): string {
 }
 
 /** Polls the transaction until its state is final; Ctrl-C aborts the sale while it waits for the customer. */
-async function waitForFinal(client: LocalApiClient, first: ApiTransaction, opts: SaleOptions): Promise<ApiTransaction | undefined> {
+async function waitForFinal(
+  client: LocalApiClient,
+  first: ApiTransaction,
+  opts: SaleOptions,
+): Promise<ApiTransaction | undefined> {
   const { sleep } = await import('../../core/index.js');
   const deadline = Date.now() + Number(opts.timeout) * 1000;
   const pollMs = Math.max(100, Number(opts.pollMs));
@@ -76,7 +82,9 @@ async function waitForFinal(client: LocalApiClient, first: ApiTransaction, opts:
       if (current.qr && !qrShown && !opts.json) {
         qrShown = true;
         const { default: QRCode } = await import('qrcode');
-        process.stderr.write(await QRCode.toString(current.qr.codeValue, { type: 'terminal', small: true, errorCorrectionLevel: 'M' }));
+        process.stderr.write(
+          await QRCode.toString(current.qr.codeValue, { type: 'terminal', small: true, errorCorrectionLevel: 'M' }),
+        );
       }
       if (Date.now() >= deadline) return undefined;
       await sleep(pollMs);
@@ -92,26 +100,47 @@ export function register(program: Command): void {
   program
     .command('sale')
     .description('run a sale on the running agent and wait for its outcome')
-    .argument('<amount...>', 'amount as a person types it: 12.34, "12.34 EUR" or 12.34 EUR (default currency from the config)')
-    .addOption(new Option('-m, --method <method>', 'payment method').choices(['card', 'manual', 'moto', 'walletA', 'walletB']).default('card'))
-    .addOption(new Option('--scenario <scenario>', 'wallets: ConsumerScan (QR shown) or MerchantScan (customer code scanned)').choices(['ConsumerScan', 'MerchantScan']))
+    .argument(
+      '<amount...>',
+      'amount as a person types it: 12.34, "12.34 EUR" or 12.34 EUR (default currency from the config)',
+    )
+    .addOption(
+      new Option('-m, --method <method>', 'payment method')
+        .choices(['card', 'manual', 'moto', 'walletA', 'walletB'])
+        .default('card'),
+    )
+    .addOption(
+      new Option(
+        '--scenario <scenario>',
+        'wallets: ConsumerScan (QR shown) or MerchantScan (customer code scanned)',
+      ).choices(['ConsumerScan', 'MerchantScan']),
+    )
     .option('--merchant <id>', 'merchant to sell for (default: the configured one)')
-    .option('--wallet-id <code>', 'merchant scan: the customer\'s wallet code, if already known')
+    .option('--wallet-id <code>', "merchant scan: the customer's wallet code, if already known")
     .option('--zip <code>', 'MOTO with address verification: ZIP code')
     .option('--house-number <number>', 'MOTO with address verification: house number')
     .option('--order-channel <channel>', 'MOTO: order channel')
     .option('--email <address>', 'MOTO without address verification: customer e-mail')
     .option('--phone <number>', 'MOTO without address verification: customer phone')
-    .addOption(new Option('--via <call>', 'wallet merchant scan: process (default) or the terminal QR call').choices(['process', 'qrTerminal']))
-    .option('--order-id <id>', 'terminal QR call: the order id (default: the sale\'s client transaction id)')
+    .addOption(
+      new Option('--via <call>', 'wallet merchant scan: process (default) or the terminal QR call').choices([
+        'process',
+        'qrTerminal',
+      ]),
+    )
+    .option('--order-id <id>', "terminal QR call: the order id (default: the sale's client transaction id)")
     .option('--order-description <text>', 'terminal QR call: the order description')
-    .option('--reference <text>', 'your own reference for the sale (receipt or order number, up to 64 characters); transactions --reference finds it')
+    .option(
+      '--reference <text>',
+      'your own reference for the sale (receipt or order number, up to 64 characters); transactions --reference finds it',
+    )
     .option('--no-wait', 'return as soon as the sale has started')
     .option('--timeout <seconds>', 'stop waiting after this long (the sale goes on in the agent)', '300')
     .addOption(new Option('--poll-ms <ms>', 'how often to look at the sale while waiting').default('500').hideHelp())
     .action(async (amountParts: string[], opts: SaleOptions, cmd: Command) => {
       if (!/^\d+$/.test(opts.timeout)) throw usageError('--timeout must be a whole number of seconds');
-      if (opts.orderDescription !== undefined && opts.orderId === undefined) throw usageError('--order-description needs --order-id');
+      if (opts.orderDescription !== undefined && opts.orderId === undefined)
+        throw usageError('--order-description needs --order-id');
       const { config } = await configFor(cmd);
       const { formatMajor, parseMoney } = await import('../../payments/index.js');
       const { LocalApiClient } = await import('../../ui/index.js');
@@ -133,7 +162,14 @@ export function register(program: Command): void {
         ...(Object.keys(moto).length > 0 ? { moto } : {}),
         ...(opts.via !== undefined ? { via: opts.via as ApiSaleRequest['via'] } : {}),
         ...(opts.reference !== undefined ? { reference: opts.reference } : {}),
-        ...(opts.orderId !== undefined ? { order: { orderId: opts.orderId, ...(opts.orderDescription !== undefined ? { orderDescription: opts.orderDescription } : {}) } } : {}),
+        ...(opts.orderId !== undefined
+          ? {
+              order: {
+                orderId: opts.orderId,
+                ...(opts.orderDescription !== undefined ? { orderDescription: opts.orderDescription } : {}),
+              },
+            }
+          : {}),
       };
       const client = LocalApiClient.fromConfig(config);
       const started = await client.startSale(input);
@@ -147,7 +183,10 @@ export function register(program: Command): void {
       if (final === undefined) {
         const last = await client.transaction(started.clientTransactionId);
         if (opts.json) printJson({ transaction: last, waiting: 'timed out' });
-        else printLine(`${transactionDetail(last)}\nstill ${last.state} after ${opts.timeout} s; the agent goes on: terminal-agent status ${last.clientTransactionId}`);
+        else
+          printLine(
+            `${transactionDetail(last)}\nstill ${last.state} after ${opts.timeout} s; the agent goes on: terminal-agent status ${last.clientTransactionId}`,
+          );
         process.exitCode = 3;
         return;
       }

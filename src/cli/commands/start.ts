@@ -6,7 +6,9 @@ import type { Reloader } from '../reload.js';
 export function register(program: Command): void {
   program
     .command('start')
-    .description('run the agent (default configuration: embedded demo platform, simulated peripherals, counter page on loopback)')
+    .description(
+      'run the agent (default configuration: embedded demo platform, simulated peripherals, counter page on loopback)',
+    )
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config, file, source, reason } = await configFor(cmd);
       const { createLogger, isJournalStream, logLevelControl } = await import('../../core/index.js');
@@ -14,8 +16,15 @@ export function register(program: Command): void {
       const { startAgent } = await import('../../agent.js');
       const version = packageVersion();
       // Every line names the version; the serial number joins once the certificate is read (agent.ts).
-      const log = createLogger({ level: config.log.level, bindings: { version }, ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}) });
-      log.info({ configFile: file ?? null, configSource: source, environment: config.environment, dataDir: config.dataDir }, `terminal-agent ${version} starting`);
+      const log = createLogger({
+        level: config.log.level,
+        bindings: { version },
+        ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}),
+      });
+      log.info(
+        { configFile: file ?? null, configSource: source, environment: config.environment, dataDir: config.dataDir },
+        `terminal-agent ${version} starting`,
+      );
       // SIGHUP (`systemctl reload`, a closed ssh session) reloads the configuration instead of
       // ending the agent, which systemd would count as a clean exit and not restart
       // (docs/operations.md, "Reloading the configuration"). Installed before start-up, kept
@@ -23,7 +32,12 @@ export function register(program: Command): void {
       let reloader: Promise<Reloader> | undefined;
       const hangUp = (): void => {
         reloader ??= import('../reload.js').then(({ configReloader }) =>
-          configReloader({ started: { config, file, source, reason }, load: () => configFor(cmd), logLevel: logLevelControl(log), log }),
+          configReloader({
+            started: { config, file, source, reason },
+            load: () => configFor(cmd),
+            logLevel: logLevelControl(log),
+            log,
+          }),
         );
         void reloader.then((r) => r.reload());
       };

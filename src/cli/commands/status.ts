@@ -12,14 +12,22 @@ function money(formatAmount: (minor: number, currency: string) => string, minor:
 }
 
 function agentText(s: ApiAgentStatus, formatAmount: (minor: number, currency: string) => string): string {
-  const lines = [`agent ${s.ready ? 'ready' : 'NOT READY'} (${s.agent.version}, ${s.agent.environment}, up ${s.agent.uptimeSeconds} s)`];
-  for (const [name, check] of Object.entries(s.checks)) lines.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${name.padEnd(9)} ${check.detail}`);
+  const lines = [
+    `agent ${s.ready ? 'ready' : 'NOT READY'} (${s.agent.version}, ${s.agent.environment}, up ${s.agent.uptimeSeconds} s)`,
+  ];
+  for (const [name, check] of Object.entries(s.checks))
+    lines.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${name.padEnd(9)} ${check.detail}`);
   const p = s.platform;
-  lines.push(`  platform  ${p.online ? 'online' : p.state === 'unknown' ? 'not known yet' : `offline${p.reason !== undefined ? `: ${p.reason}` : ''}`}${p.since !== undefined ? ` (since ${p.since})` : ''}`);
-  for (const d of s.devices) lines.push(`  ${d.device.padEnd(9)} ${d.state}${d.model ? ` (${d.model})` : ''}${d.reason ? `: ${d.reason}` : ''}`);
+  lines.push(
+    `  platform  ${p.online ? 'online' : p.state === 'unknown' ? 'not known yet' : `offline${p.reason !== undefined ? `: ${p.reason}` : ''}`}${p.since !== undefined ? ` (since ${p.since})` : ''}`,
+  );
+  for (const d of s.devices)
+    lines.push(`  ${d.device.padEnd(9)} ${d.state}${d.model ? ` (${d.model})` : ''}${d.reason ? `: ${d.reason}` : ''}`);
   if (s.offline) {
     const totals = Object.entries(s.offline.totals).map(([c, v]) => money(formatAmount, v, c));
-    lines.push(`  offline   ${s.offline.count}/${s.offline.maxCount} queued${totals.length ? ` (${totals.join(', ')})` : ''}${s.offline.enabled ? '' : ', disabled'}`);
+    lines.push(
+      `  offline   ${s.offline.count}/${s.offline.maxCount} queued${totals.length ? ` (${totals.join(', ')})` : ''}${s.offline.enabled ? '' : ', disabled'}`,
+    );
   }
   return lines.join('\n');
 }
@@ -27,9 +35,9 @@ function agentText(s: ApiAgentStatus, formatAmount: (minor: number, currency: st
 export function register(program: Command): void {
   program
     .command('status')
-    .description('show the running agent\'s status, or one transaction\'s')
+    .description("show the running agent's status, or one transaction's")
     .argument('[transaction]', 'a client or server (platform) transaction id')
-    .option('--refresh', 'ask the platform for the transaction\'s current status')
+    .option('--refresh', "ask the platform for the transaction's current status")
     .action(async (id: string | undefined, opts: { refresh?: boolean; json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
       const { LocalApiClient } = await import('../../ui/index.js');

@@ -2,7 +2,8 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { systemClock, type Clock, type TimerHandle } from '../../core/index.js';
 import { CR, LF, MAX_LINE, STALE_LINE_MS } from './constants.js';
 
-export type LineUnit = { kind: 'line'; text: string } | { kind: 'discarded'; bytes: number; reason: 'overlong' | 'invalid' | 'stale' };
+export type LineUnit =
+  { kind: 'line'; text: string } | { kind: 'discarded'; bytes: number; reason: 'overlong' | 'invalid' | 'stale' };
 
 export interface LineParserOptions {
   clock?: Clock;

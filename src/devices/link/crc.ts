@@ -16,6 +16,7 @@ function buildTable(): Uint16Array {
 
 export function crc16(data: Uint8Array, start = 0, end = data.length, init = 0xffff): number {
   let crc = init;
-  for (let i = start; i < end; i++) crc = ((crc << 8) & 0xffff) ^ (TABLE[((crc >> 8) ^ (data[i] as number)) & 0xff] as number);
+  for (let i = start; i < end; i++)
+    crc = ((crc << 8) & 0xffff) ^ (TABLE[((crc >> 8) ^ (data[i] as number)) & 0xff] as number);
   return crc;
 }

@@ -9,9 +9,13 @@ export type LinkPayload = Record<string, unknown>;
 export function encodeFrame(seq: number, payload: LinkPayload | Buffer): Buffer {
   const body = Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload), 'utf8');
   if (body.length > MAX_PAYLOAD) {
-    throw new AgentError(ErrorCodes.LINK_OVERSIZE, `message of ${body.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`, {
-      details: { length: body.length, limit: MAX_PAYLOAD },
-    });
+    throw new AgentError(
+      ErrorCodes.LINK_OVERSIZE,
+      `message of ${body.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`,
+      {
+        details: { length: body.length, limit: MAX_PAYLOAD },
+      },
+    );
   }
   const frame = Buffer.allocUnsafe(body.length + FRAME_OVERHEAD);
   frame[0] = STX;
@@ -37,5 +41,11 @@ export function encodeNak(seq: number): Buffer {
  * never hex-dumped, not even at trace level (docs/architecture.md, "Invariants" 4).
  */
 export function carriesCardData(payload: LinkPayload): boolean {
-  return payload.type === 'cardResult' || 'card' in payload || 'pin' in payload || 'encryptedData' in payload || 'pinblock' in payload;
+  return (
+    payload.type === 'cardResult' ||
+    'card' in payload ||
+    'pin' in payload ||
+    'encryptedData' in payload ||
+    'pinblock' in payload
+  );
 }

@@ -109,7 +109,10 @@ export class Link {
     this.ackTimeoutMs = opts.ackTimeoutMs ?? ACK_TIMEOUT_MS;
     this.maxRetransmissions = opts.maxRetransmissions ?? MAX_RETRANSMISSIONS;
     this.nextSeq = (opts.initialSeq ?? Math.floor(Math.random() * 256)) & 0xff;
-    this.parser = new FrameParser({ clock: this.clock, ...(opts.interByteTimeoutMs !== undefined ? { interByteTimeoutMs: opts.interByteTimeoutMs } : {}) });
+    this.parser = new FrameParser({
+      clock: this.clock,
+      ...(opts.interByteTimeoutMs !== undefined ? { interByteTimeoutMs: opts.interByteTimeoutMs } : {}),
+    });
     this.writer = new FrameWriter(opts.stream, (err) => this.log.debug({ err: err.message }, 'write to port failed'));
     this.parser.on('data', (unit: LinkUnit) => this.onUnit(unit));
     // The parser never fails on input; this only keeps a stray stream error from crashing the process.
@@ -123,9 +126,13 @@ export class Link {
     const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
     if (bytes.length > MAX_PAYLOAD) {
       return Promise.reject(
-        new AgentError(ErrorCodes.LINK_OVERSIZE, `a ${String(payload.type)} message of ${bytes.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`, {
-          details: { length: bytes.length, limit: MAX_PAYLOAD },
-        }),
+        new AgentError(
+          ErrorCodes.LINK_OVERSIZE,
+          `a ${String(payload.type)} message of ${bytes.length} bytes exceeds the ${MAX_PAYLOAD}-byte frame limit`,
+          {
+            details: { length: bytes.length, limit: MAX_PAYLOAD },
+          },
+        ),
       );
     }
     return new Promise<void>((resolve, reject) => {
@@ -205,9 +212,13 @@ export class Link {
       if (f.timer !== undefined) this.clock.clearTimeout(f.timer);
       this.inFlight = undefined;
       this.counters.noAck++;
-      const err = new AgentError(ErrorCodes.LINK_NO_ACK, `the device did not acknowledge a ${f.type} message after ${this.maxRetransmissions} retransmissions`, {
-        details: { seq: f.seq, type: f.type },
-      });
+      const err = new AgentError(
+        ErrorCodes.LINK_NO_ACK,
+        `the device did not acknowledge a ${f.type} message after ${this.maxRetransmissions} retransmissions`,
+        {
+          details: { seq: f.seq, type: f.type },
+        },
+      );
       this.log.warn({ code: err.code, seq: f.seq, type: f.type }, 'device did not acknowledge');
       f.reject(err);
       for (const l of [...this.failureListeners]) this.safely(() => l(err));
@@ -260,9 +271,13 @@ export class Link {
     }
     this.damagedBySeq.delete(seq);
     this.counters.peerGaveUp++;
-    const err = new AgentError(ErrorCodes.DEVICE_ERROR, `the device's message arrived damaged ${copies} times and the device gave it up`, {
-      details: { seq, copies, reason: 'damaged' },
-    });
+    const err = new AgentError(
+      ErrorCodes.DEVICE_ERROR,
+      `the device's message arrived damaged ${copies} times and the device gave it up`,
+      {
+        details: { seq, copies, reason: 'damaged' },
+      },
+    );
     this.log.warn({ seq, copies }, 'every copy of a device message arrived damaged');
     for (const l of [...this.gaveUpListeners]) this.safely(() => l(err));
   }

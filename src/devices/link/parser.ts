@@ -145,7 +145,10 @@ export class FrameParser extends Transform {
    * boundaries held, or `rescanFrom` the byte after a failed STX, its bytes up to
    * `rescanUntil` scanned for STX only.
    */
-  private tryFrame(pos: number, end: number): 'incomplete' | { next: number } | { rescanFrom: number; rescanUntil: number } {
+  private tryFrame(
+    pos: number,
+    end: number,
+  ): 'incomplete' | { next: number } | { rescanFrom: number; rescanUntil: number } {
     const acc = this.acc;
     if (end - pos < HEADER_SIZE) return 'incomplete';
     const len = acc.readUInt16BE(pos + 1);

@@ -1,5 +1,11 @@
 import { describeError, undiciRequest } from '../../core/index.js';
-import { LocalApiClient, localApiUrl, readLocalToken, type ApiAgentStatus, type ApiDeviceStatus } from '../../ui/index.js';
+import {
+  LocalApiClient,
+  localApiUrl,
+  readLocalToken,
+  type ApiAgentStatus,
+  type ApiDeviceStatus,
+} from '../../ui/index.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
 
@@ -24,7 +30,12 @@ export async function probeAgent(state: DiagState): Promise<void> {
     return;
   }
   try {
-    const res = await undiciRequest(`${url}/healthz`, { method: 'GET', headersTimeout: PROBE_MS, bodyTimeout: PROBE_MS, signal: AbortSignal.timeout(PROBE_MS) });
+    const res = await undiciRequest(`${url}/healthz`, {
+      method: 'GET',
+      headersTimeout: PROBE_MS,
+      bodyTimeout: PROBE_MS,
+      signal: AbortSignal.timeout(PROBE_MS),
+    });
     const text = await res.body.text();
     let body: unknown;
     try {
@@ -33,10 +44,16 @@ export async function probeAgent(state: DiagState): Promise<void> {
       body = undefined;
     }
     const ok = res.statusCode === 200 && (body as { status?: unknown } | undefined)?.status === 'ok';
-    state.agent = ok ? { url, running: true, healthz: body } : { url, running: false, note: `something else answers at ${url} (HTTP ${res.statusCode})` };
+    state.agent = ok
+      ? { url, running: true, healthz: body }
+      : { url, running: false, note: `something else answers at ${url} (HTTP ${res.statusCode})` };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    state.agent = { url, running: false, note: code === 'ECONNREFUSED' ? `nothing answers at ${url}` : `${url}: ${code ?? describeError(err)}` };
+    state.agent = {
+      url,
+      running: false,
+      note: code === 'ECONNREFUSED' ? `nothing answers at ${url}` : `${url}: ${code ?? describeError(err)}`,
+    };
   }
 }
 
@@ -61,7 +78,8 @@ export async function checkAgent(state: DiagState): Promise<Outcome> {
     return {
       status: 'warn',
       finding: `the agent is not running${probe.note ? ` (${probe.note})` : ''}`,
-      remedy: 'start it: `terminal-agent start` (or `systemctl start terminal-agent`); with another API port, pass --api-port',
+      remedy:
+        'start it: `terminal-agent start` (or `systemctl start terminal-agent`); with another API port, pass --api-port',
       facts: { running: false, url: probe.url ?? null },
     };
   }
@@ -80,19 +98,34 @@ export async function checkAgent(state: DiagState): Promise<Outcome> {
   const failing = Object.entries(status.checks)
     .filter(([, c]) => !c.ok)
     .map(([name, c]) => `${name}: ${c.detail}`);
-  const platform = status.platform.online ? 'online' : `offline${status.platform.reason !== undefined ? ` (${status.platform.reason})` : ''}`;
+  const platform = status.platform.online
+    ? 'online'
+    : `offline${status.platform.reason !== undefined ? ` (${status.platform.reason})` : ''}`;
   const head = `running at ${probe.url}, up ${status.agent.uptimeSeconds} s, environment ${status.agent.environment}, platform ${platform}`;
-  const facts = { running: true, url: probe.url, ready: status.ready, checks: status.checks, platformOnline: status.platform.online };
+  const facts = {
+    running: true,
+    url: probe.url,
+    ready: status.ready,
+    checks: status.checks,
+    platformOnline: status.platform.online,
+  };
   // The agent's watch and diag's own isAvailable must agree (docs/counter-page.md, "Local API and counter page"); a
   // disagreement right at a change is possible, a lasting one is a fault worth a warning.
   if (state.platformAvailable !== undefined && state.platformAvailable !== status.platform.online) {
     return {
       status: 'warn',
       finding: `${head}; but diag's own check found the platform ${state.platformAvailable ? 'available' : 'not available'}`,
-      remedy: 'run diag again in a few seconds: the agent checks the platform every few seconds; if it still disagrees, restart the agent and send a support bundle',
+      remedy:
+        'run diag again in a few seconds: the agent checks the platform every few seconds; if it still disagrees, restart the agent and send a support bundle',
       facts: { ...facts, diagPlatformAvailable: state.platformAvailable },
     };
   }
-  if (!status.ready) return { status: 'warn', finding: `${head}; NOT READY (${failing.join('; ')})`, remedy: 'see the checks above for the cause', facts };
+  if (!status.ready)
+    return {
+      status: 'warn',
+      finding: `${head}; NOT READY (${failing.join('; ')})`,
+      remedy: 'see the checks above for the cause',
+      facts,
+    };
   return { status: 'ok', finding: `${head}; ready`, facts };
 }

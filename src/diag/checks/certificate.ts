@@ -4,7 +4,6 @@ import { certificateStatus, readIdentity } from '../../identity/index.js';
 import type { DiagState } from '../state.js';
 import type { CertificateFacts, Outcome } from '../types.js';
 
-
 function modeOf(file: string): number | undefined {
   try {
     return statSync(file).mode & 0o777;
@@ -36,7 +35,12 @@ export function checkCertificate(state: DiagState): Outcome {
         : code === ErrorCodes.CERT_NO_SERIAL
           ? 'install the terminal certificate issued for this device (its subject carries serialNumber)'
           : `install the device certificate, key and platform CA at identity.certFile / keyFile / caFile${remedyGen}`;
-    return { status: 'fail', finding: describeError(err), remedy, facts: { certFile: id.certFile, keyFile: id.keyFile, caFile: id.caFile, code } };
+    return {
+      status: 'fail',
+      finding: describeError(err),
+      remedy,
+      facts: { certFile: id.certFile, keyFile: id.keyFile, caFile: id.caFile, code },
+    };
   }
   state.identity = identity;
   const now = new Date(state.now());
@@ -76,12 +80,24 @@ export function checkCertificate(state: DiagState): Outcome {
         st.state === 'expired'
           ? `device certificate expired on ${facts.notAfter} (${-st.daysLeft} days ago); ${what}`
           : `device certificate not valid before ${facts.notBefore}, but the clock says ${now.toISOString()}; ${what}`,
-      remedy: st.state === 'expired' ? 'install a renewed device certificate' : "set the terminal's clock (NTP), then check again",
+      remedy:
+        st.state === 'expired'
+          ? 'install a renewed device certificate'
+          : "set the terminal's clock (NTP), then check again",
       facts: { ...facts },
     };
   }
   if (st.state === 'expiring') {
-    return { status: 'warn', finding: `expires in ${st.daysLeft} days (${facts.notAfter}); ${what}`, remedy: 'renew the device certificate before it expires', facts: { ...facts } };
+    return {
+      status: 'warn',
+      finding: `expires in ${st.daysLeft} days (${facts.notAfter}); ${what}`,
+      remedy: 'renew the device certificate before it expires',
+      facts: { ...facts },
+    };
   }
-  return { status: 'ok', finding: `valid until ${facts.notAfter} (${st.daysLeft} days left); key mode ${modeText}, matches; ${what}`, facts: { ...facts } };
+  return {
+    status: 'ok',
+    finding: `valid until ${facts.notAfter} (${st.daysLeft} days left); key mode ${modeText}, matches; ${what}`,
+    facts: { ...facts },
+  };
 }

@@ -10,7 +10,8 @@ import type { Outcome } from '../types.js';
  */
 export async function checkClock(state: DiagState, signal: AbortSignal): Promise<Outcome> {
   const { config, endpoints } = state;
-  if (config === undefined || endpoints === undefined) return { status: 'skip', finding: 'needs the configuration (see config)' };
+  if (config === undefined || endpoints === undefined)
+    return { status: 'skip', finding: 'needs the configuration (see config)' };
   const dispatchers = dispatchersOf(state);
   if (dispatchers === undefined) return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
   const url = `${endpoints.baseUrl}/payment/v1/transactions/technical/isAvailable`;
@@ -18,7 +19,14 @@ export async function checkClock(state: DiagState, signal: AbortSignal): Promise
   try {
     // No token: any answer carries the Date header, and a 401 is expected here.
     res = await httpRequest(
-      { operation: 'clock', method: 'GET', url, dispatcher: dispatchers.for(url), headers: { accept: 'application/json' }, signal },
+      {
+        operation: 'clock',
+        method: 'GET',
+        url,
+        dispatcher: dispatchers.for(url),
+        headers: { accept: 'application/json' },
+        signal,
+      },
       { mono: () => performance.now(), wall: state.now },
     );
   } catch (err) {
@@ -26,14 +34,28 @@ export async function checkClock(state: DiagState, signal: AbortSignal): Promise
   }
   const host = safeHost(url);
   if (res.dateMs === undefined) {
-    return { status: 'warn', finding: `${host} sent no Date header: clock skew not measured`, remedy: "check the terminal's clock against a trusted time source (NTP)", facts: { host } };
+    return {
+      status: 'warn',
+      finding: `${host} sent no Date header: clock skew not measured`,
+      remedy: "check the terminal's clock against a trusted time source (NTP)",
+      facts: { host },
+    };
   }
   const leewayMs = config.auth.leewaySeconds * 1000;
-  const skew = new ClockSkewMeter(leewayMs).record({ dateMs: res.dateMs, receivedAtMs: res.receivedAtMs, receivedMono: res.receivedMono }, undefined);
+  const skew = new ClockSkewMeter(leewayMs).record(
+    { dateMs: res.dateMs, receivedAtMs: res.receivedAtMs, receivedMono: res.receivedMono },
+    undefined,
+  );
   const skewMs = skew.dateHeaderMs ?? 0;
   const seconds = (skewMs / 1000).toFixed(1);
   const direction = skewMs >= 0 ? 'behind' : 'ahead of';
-  const facts = { host, platformDate: new Date(res.dateMs).toISOString(), localTime: new Date(res.receivedAtMs).toISOString(), skewMs, leewaySeconds: config.auth.leewaySeconds };
+  const facts = {
+    host,
+    platformDate: new Date(res.dateMs).toISOString(),
+    localTime: new Date(res.receivedAtMs).toISOString(),
+    skewMs,
+    leewaySeconds: config.auth.leewaySeconds,
+  };
   if (skew.exceedsLeeway) {
     return {
       status: 'fail',

@@ -13,7 +13,8 @@ export function checkConfig(state: DiagState, load: DiagOptions['loadConfig']): 
     return {
       status: 'fail',
       finding: state.configError,
-      remedy: 'fix the configuration file or TERMINAL_AGENT_* variable named above (`terminal-agent config show` prints the effective configuration)',
+      remedy:
+        'fix the configuration file or TERMINAL_AGENT_* variable named above (`terminal-agent config show` prints the effective configuration)',
     };
   }
   const config = state.config;
@@ -22,12 +23,26 @@ export function checkConfig(state: DiagState, load: DiagOptions['loadConfig']): 
     state.endpoints = diagEndpoints(config, state.environmentsFile);
   } catch (err) {
     state.endpointsError = describeError(err);
-    return { status: 'fail', finding: `configuration loads, but the platform endpoints do not: ${state.endpointsError}`, remedy: 'set platform.baseUrl, platform.authUrl and platform.deviceAuthUrl, or fix config/environments.json' };
+    return {
+      status: 'fail',
+      finding: `configuration loads, but the platform endpoints do not: ${state.endpointsError}`,
+      remedy: 'set platform.baseUrl, platform.authUrl and platform.deviceAuthUrl, or fix config/environments.json',
+    };
   }
-  const from = state.loaded.file !== undefined ? `${state.loaded.file} (${state.loaded.reason})` : `defaults (${state.loaded.reason})`;
+  const from =
+    state.loaded.file !== undefined
+      ? `${state.loaded.file} (${state.loaded.reason})`
+      : `defaults (${state.loaded.reason})`;
   return {
     status: 'ok',
     finding: `loaded ${from}; environment ${config.environment}${state.embeddedDemo ? ' (embedded demo platform)' : ''}; platform ${state.endpoints.baseUrl}`,
-    facts: { file: state.loaded.file ?? null, fileSource: state.loaded.source, environment: config.environment, embeddedDemo: state.embeddedDemo, endpoints: state.endpoints, dataDir: config.dataDir },
+    facts: {
+      file: state.loaded.file ?? null,
+      fileSource: state.loaded.source,
+      environment: config.environment,
+      embeddedDemo: state.embeddedDemo,
+      endpoints: state.endpoints,
+      dataDir: config.dataDir,
+    },
   };
 }

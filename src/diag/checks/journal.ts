@@ -20,11 +20,25 @@ export function checkJournalSpace(state: DiagState): Outcome {
   try {
     c = checkJournal(file);
   } catch (err) {
-    return { status: 'fail', finding: describeError(err), remedy: "run diag as the agent's user; check that the data directory's files are readable" };
+    return {
+      status: 'fail',
+      finding: describeError(err),
+      remedy: "run diag as the agent's user; check that the data directory's files are readable",
+    };
   }
-  if (c.state === 'missing') return { status: 'ok', finding: `no journal at ${file} yet (the agent has not run with this data directory)`, facts: { file, exists: false } };
+  if (c.state === 'missing')
+    return {
+      status: 'ok',
+      finding: `no journal at ${file} yet (the agent has not run with this data directory)`,
+      facts: { file, exists: false },
+    };
   if (c.state !== 'ok') {
-    return { status: 'fail', finding: `journal ${c.state}: ${c.problem ?? 'unknown fault'}`, remedy: '`terminal-agent journal check` shows what was found; docs/operations.md, "Troubleshooting"', facts: { file, state: c.state } };
+    return {
+      status: 'fail',
+      finding: `journal ${c.state}: ${c.problem ?? 'unknown fault'}`,
+      remedy: '`terminal-agent journal check` shows what was found; docs/operations.md, "Troubleshooting"',
+      facts: { file, state: c.state },
+    };
   }
   const r = retentionFacts(file, config.journal.retentionDays);
   const onDisk = (c.sizeBytes ?? 0) + (c.walBytes ?? 0);
@@ -45,7 +59,8 @@ export function checkJournalSpace(state: DiagState): Outcome {
     return {
       status: 'warn',
       finding: `${finding}; auto_vacuum ${c.autoVacuum}: pruned rows' space is reused but not given back`,
-      remedy: 'stop the agent and run `terminal-agent journal compact` once (it needs free space of about twice the journal)',
+      remedy:
+        'stop the agent and run `terminal-agent journal compact` once (it needs free space of about twice the journal)',
       facts,
     };
   }

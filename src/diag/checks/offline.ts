@@ -6,7 +6,6 @@ import { JOURNAL_FILE, formatAmount } from '../../payments/index.js';
 import type { DiagState } from '../state.js';
 import type { OfflineSummary, Outcome } from '../types.js';
 
-
 function money(minor: number, currency: string): string {
   try {
     return formatAmount(minor, currency);
@@ -26,19 +25,31 @@ export function checkOffline(state: DiagState): Outcome {
   const file = join(config.dataDir, JOURNAL_FILE);
   if (!existsSync(file)) {
     state.collected.offline = null;
-    return { status: 'ok', finding: `no journal at ${file} yet: nothing queued (the agent has not run with this data directory)`, facts: { file, exists: false } };
+    return {
+      status: 'ok',
+      finding: `no journal at ${file} yet: nothing queued (the agent has not run with this data directory)`,
+      facts: { file, exists: false },
+    };
   }
   let ro;
   try {
     ro = openQueueReadOnly(config.dataDir);
   } catch (err) {
     state.collected.offline = { error: describeError(err) };
-    return { status: 'fail', finding: describeError(err), remedy: "run diag as the agent's user; check that the data directory's files are readable" };
+    return {
+      status: 'fail',
+      finding: describeError(err),
+      remedy: "run diag as the agent's user; check that the data directory's files are readable",
+    };
   }
   try {
     if (!ro.queue.exists()) {
       state.collected.offline = null;
-      return { status: 'ok', finding: 'no offline queue in the journal yet: nothing queued', facts: { file, exists: false } };
+      return {
+        status: 'ok',
+        finding: 'no offline queue in the journal yet: nothing queued',
+        facts: { file, exists: false },
+      };
     }
     const stats = ro.queue.stats();
     const states = ro.queue.stateCounts();
@@ -65,21 +76,47 @@ export function checkOffline(state: DiagState): Outcome {
     const attention = states.needs_attention > 0 ? `; ${states.needs_attention} need attention` : '';
     const facts = { ...summary };
     if (ageMs !== null && ageMs >= oc.maxAgeHours * 3_600_000) {
-      return { status: 'fail', finding: `${head}${attention}: the oldest sale is past the offline age limit`, remedy: 'bring the terminal online so the uploader sends the queue now; contact the acquirer about sales past the limit', facts };
+      return {
+        status: 'fail',
+        finding: `${head}${attention}: the oldest sale is past the offline age limit`,
+        remedy:
+          'bring the terminal online so the uploader sends the queue now; contact the acquirer about sales past the limit',
+        facts,
+      };
     }
     if (states.needs_attention > 0) {
-      return { status: 'warn', finding: `${head}${attention}`, remedy: 'the platform refused these uploads repeatedly: review them with the acquirer (GET /api/v1/offline on the local API lists the queue)', facts };
+      return {
+        status: 'warn',
+        finding: `${head}${attention}`,
+        remedy:
+          'the platform refused these uploads repeatedly: review them with the acquirer (GET /api/v1/offline on the local API lists the queue)',
+        facts,
+      };
     }
     if (ageMs !== null && ageMs >= (oc.maxAgeHours - oc.warnBeforeHours) * 3_600_000) {
-      return { status: 'warn', finding: `${head}: close to the offline age limit`, remedy: 'bring the terminal online soon so the queue is uploaded', facts };
+      return {
+        status: 'warn',
+        finding: `${head}: close to the offline age limit`,
+        remedy: 'bring the terminal online soon so the queue is uploaded',
+        facts,
+      };
     }
     if (stats.count >= oc.maxCount) {
-      return { status: 'warn', finding: `${head}: the offline count limit is reached, further offline sales are refused`, remedy: 'bring the terminal online so the queue is uploaded', facts };
+      return {
+        status: 'warn',
+        finding: `${head}: the offline count limit is reached, further offline sales are refused`,
+        remedy: 'bring the terminal online so the queue is uploaded',
+        facts,
+      };
     }
     return { status: 'ok', finding: head, facts };
   } catch (err) {
     state.collected.offline = { error: describeError(err) };
-    return { status: 'warn', finding: `the offline queue cannot be read: ${describeError(err)}`, remedy: 'the journal may come from another agent version: run diag of the same version as the agent' };
+    return {
+      status: 'warn',
+      finding: `the offline queue cannot be read: ${describeError(err)}`,
+      remedy: 'the journal may come from another agent version: run diag of the same version as the agent',
+    };
   } finally {
     ro.close();
   }

@@ -6,7 +6,8 @@ import type { Outcome } from '../types.js';
 /** Check 6: the platform's isAvailable with the token of check 5 (200 = available, 2 s budget: docs/platform-contract.md, "Endpoints"). */
 export async function checkPlatform(state: DiagState, signal: AbortSignal): Promise<Outcome> {
   const { config, endpoints } = state;
-  if (config === undefined || endpoints === undefined) return { status: 'skip', finding: 'needs the configuration (see config)' };
+  if (config === undefined || endpoints === undefined)
+    return { status: 'skip', finding: 'needs the configuration (see config)' };
   const dispatchers = dispatchersOf(state);
   if (dispatchers === undefined) return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
   if (state.unreachable !== undefined) {
@@ -15,7 +16,11 @@ export async function checkPlatform(state: DiagState, signal: AbortSignal): Prom
   }
   const token = state.token;
   if (token === undefined) {
-    return { status: 'fail', finding: 'isAvailable not asked: no device token (see token)', remedy: 'fix the token check first' };
+    return {
+      status: 'fail',
+      finding: 'isAvailable not asked: no device token (see token)',
+      remedy: 'fix the token check first',
+    };
   }
   const client = new PlatformClient({
     baseUrl: endpoints.baseUrl,

@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import type { Config, SerialPortConfig } from '../../config/index.js';
 import { describeError, isAgentError, ErrorCodes } from '../../core/index.js';
 import { EventBus, type DeviceName } from '../../events/index.js';
-import { createPeripherals, describeUsb, matchesUsb, systemBinding, type SerialBinding, type SerialPortInfo } from '../../devices/index.js';
+import {
+  createPeripherals,
+  describeUsb,
+  matchesUsb,
+  systemBinding,
+  type SerialBinding,
+  type SerialPortInfo,
+} from '../../devices/index.js';
 import type { DeviceStatusView } from '../../ui/index.js';
 import type { DiagState } from '../state.js';
 import type { Outcome } from '../types.js';
@@ -47,11 +54,20 @@ function fromAgent(view: DeviceStatusView | undefined, title: string): Omit<Outc
  */
 export async function checkSerial(state: DiagState): Promise<Outcome[]> {
   const config = state.config;
-  if (config === undefined) return [{ id: 'serial', title: 'serial ports', status: 'skip', finding: 'needs the configuration (see config)' }];
+  if (config === undefined)
+    return [{ id: 'serial', title: 'serial ports', status: 'skip', finding: 'needs the configuration (see config)' }];
   const devices = config.devices;
   const running = state.agent.running;
   if (devices.simulate && !running) {
-    return [{ id: 'serial', title: 'serial ports', status: 'skip', finding: 'devices.simulate is on: the agent simulates the peripherals itself, no serial port to check', facts: { simulate: true } }];
+    return [
+      {
+        id: 'serial',
+        title: 'serial ports',
+        status: 'skip',
+        finding: 'devices.simulate is on: the agent simulates the peripherals itself, no serial port to check',
+        facts: { simulate: true },
+      },
+    ];
   }
   let views: DeviceStatusView[] | undefined;
   let viewsError: string | undefined;
@@ -66,7 +82,15 @@ export async function checkSerial(state: DiagState): Promise<Outcome[]> {
     return DEVICES.map(({ name, title }) => ({
       id: `serial.${name}`,
       title,
-      ...(views ? fromAgent(views.find((v) => v.device === name), title) : { status: 'warn' as const, finding: `simulated; the running agent's devices could not be read: ${viewsError ?? 'unknown'}` }),
+      ...(views
+        ? fromAgent(
+            views.find((v) => v.device === name),
+            title,
+          )
+        : {
+            status: 'warn' as const,
+            finding: `simulated; the running agent's devices could not be read: ${viewsError ?? 'unknown'}`,
+          }),
     }));
   }
   const binding = state.binding ?? systemBinding();
@@ -76,7 +100,15 @@ export async function checkSerial(state: DiagState): Promise<Outcome[]> {
     state.collected.ports = ports;
   } catch (err) {
     state.collected.ports = { error: describeError(err) };
-    return [{ id: 'serial', title: 'serial ports', status: 'fail', finding: `the serial ports cannot be listed: ${describeError(err)}`, remedy: 'check that the serialport binding is installed for this platform' }];
+    return [
+      {
+        id: 'serial',
+        title: 'serial ports',
+        status: 'fail',
+        finding: `the serial ports cannot be listed: ${describeError(err)}`,
+        remedy: 'check that the serialport binding is installed for this platform',
+      },
+    ];
   }
   const out: Outcome[] = [];
   const present: DeviceName[] = [];
@@ -89,7 +121,8 @@ export async function checkSerial(state: DiagState): Promise<Outcome[]> {
     }
     const where = located(cfg, ports);
     if (where.path === undefined) {
-      const attached = ports.map((p) => `${p.path}${p.vendorId ? ` ${p.vendorId}:${p.productId ?? '?'}` : ''}`).join(', ') || 'none';
+      const attached =
+        ports.map((p) => `${p.path}${p.vendorId ? ` ${p.vendorId}:${p.productId ?? '?'}` : ''}`).join(', ') || 'none';
       out.push({
         id,
         title,
@@ -102,7 +135,19 @@ export async function checkSerial(state: DiagState): Promise<Outcome[]> {
     }
     present.push(name);
     if (running) {
-      out.push({ id, title, ...(views ? fromAgent(views.find((v) => v.device === name), title) : { status: 'warn', finding: `port ${where.path} present; the running agent's device status could not be read: ${viewsError ?? 'unknown'}` }) });
+      out.push({
+        id,
+        title,
+        ...(views
+          ? fromAgent(
+              views.find((v) => v.device === name),
+              title,
+            )
+          : {
+              status: 'warn',
+              finding: `port ${where.path} present; the running agent's device status could not be read: ${viewsError ?? 'unknown'}`,
+            }),
+      });
     } else {
       out.push({ id, title, status: 'ok', finding: `port ${where.path} present`, facts: { path: where.path } });
     }
@@ -112,10 +157,22 @@ export async function checkSerial(state: DiagState): Promise<Outcome[]> {
 }
 
 /** Opens the present ports once (no reconnect loop), runs `hello` on reader and display, closes them. */
-async function handshake(state: DiagState, config: Config, binding: SerialBinding, present: DeviceName[], out: Outcome[]): Promise<Outcome[]> {
+async function handshake(
+  state: DiagState,
+  config: Config,
+  binding: SerialBinding,
+  present: DeviceName[],
+  out: Outcome[],
+): Promise<Outcome[]> {
   const only = { ...config.devices };
   for (const { name } of DEVICES) if (!present.includes(name)) only[name] = { ...only[name], enabled: false };
-  const peripherals = createPeripherals({ config: only, bus: new EventBus(), log: state.log, binding, reconnect: false });
+  const peripherals = createPeripherals({
+    config: only,
+    bus: new EventBus(),
+    log: state.log,
+    binding,
+    reconnect: false,
+  });
   try {
     await peripherals.start();
     const status = peripherals.status();
@@ -130,13 +187,22 @@ async function handshake(state: DiagState, config: Config, binding: SerialBindin
           title,
           status: 'fail',
           finding: st.message ?? `the ${title} on ${path} did not connect`,
-          remedy: st.errorCode === ErrorCodes.DEVICE_PORT_BUSY ? 'another program holds the port: stop it (is the agent running with another --api-port?)' : `check that the ${title} is on ${path}, powered and of the expected kind`,
+          remedy:
+            st.errorCode === ErrorCodes.DEVICE_PORT_BUSY
+              ? 'another program holds the port: stop it (is the agent running with another --api-port?)'
+              : `check that the ${title} is on ${path}, powered and of the expected kind`,
           facts: { path, code: st.errorCode },
         };
         continue;
       }
       if (name === 'scanner') {
-        out[i] = { id: 'serial.scanner', title, status: 'ok', finding: `port ${path} opens (the scanner protocol has no handshake)`, facts: { path } };
+        out[i] = {
+          id: 'serial.scanner',
+          title,
+          status: 'ok',
+          finding: `port ${path} opens (the scanner protocol has no handshake)`,
+          facts: { path },
+        };
         continue;
       }
       const driver = name === 'reader' ? peripherals.reader : peripherals.display;
@@ -148,7 +214,13 @@ async function handshake(state: DiagState, config: Config, binding: SerialBindin
           title,
           status: 'ok',
           finding: `${path}: ${info.model}${info.firmware ? `, firmware ${info.firmware}` : ''}${info.serialNumber ? `, serial ${info.serialNumber}` : ''}; hello round trip ${rtt} ms`,
-          facts: { path, model: info.model, firmware: info.firmware ?? null, serialNumber: info.serialNumber ?? null, rttMs: rtt },
+          facts: {
+            path,
+            model: info.model,
+            firmware: info.firmware ?? null,
+            serialNumber: info.serialNumber ?? null,
+            rttMs: rtt,
+          },
         };
       } catch (err) {
         out[i] = {

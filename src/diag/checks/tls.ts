@@ -16,11 +16,16 @@ export interface TlsProbeResult {
   handshakeMs: number;
 }
 
-const SERVER_UNTRUSTED = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID|CERT_SIGNATURE_FAILURE)$/;
+const SERVER_UNTRUSTED =
+  /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID|CERT_SIGNATURE_FAILURE)$/;
 
 function subjectLine(cert: PeerCertificate): string | undefined {
   const s = cert.subject as unknown as Record<string, string> | undefined;
-  return s === undefined ? undefined : Object.entries(s).map(([k, v]) => `${k}=${v}`).join(', ');
+  return s === undefined
+    ? undefined
+    : Object.entries(s)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
 }
 
 /**
@@ -45,7 +50,8 @@ export function tlsProbe(url: string, identity: DeviceIdentity, signal: AbortSig
       if (err !== undefined) reject(err);
       else if (result !== undefined) resolve(result);
     };
-    const onAbort = (): void => finish(new AgentError(ErrorCodes.PLATFORM_TIMEOUT, `TLS handshake with ${u.host} did not finish in time`));
+    const onAbort = (): void =>
+      finish(new AgentError(ErrorCodes.PLATFORM_TIMEOUT, `TLS handshake with ${u.host} did not finish in time`));
     if (signal.aborted) {
       onAbort();
       return;
@@ -75,17 +81,31 @@ export function tlsProbe(url: string, identity: DeviceIdentity, signal: AbortSig
     s.once('data', () => finish(undefined));
     s.once('error', (err) => finish(err));
     s.once('close', () => {
-      if (result === undefined) return finish(new AgentError(ErrorCodes.PLATFORM_NETWORK, `${u.host} closed the connection during the TLS handshake`));
+      if (result === undefined)
+        return finish(
+          new AgentError(ErrorCodes.PLATFORM_NETWORK, `${u.host} closed the connection during the TLS handshake`),
+        );
       finish(
-        Object.assign(new AgentError(ErrorCodes.AUTH_CERT_REFUSED, 'closed the connection right after the TLS handshake without answering'), {
-          afterHandshake: true,
-        }),
+        Object.assign(
+          new AgentError(
+            ErrorCodes.AUTH_CERT_REFUSED,
+            'closed the connection right after the TLS handshake without answering',
+          ),
+          {
+            afterHandshake: true,
+          },
+        ),
       );
     });
   });
 }
 
-async function probeOne(state: DiagState, which: 'device-auth' | 'api', url: string, signal: AbortSignal): Promise<Outcome> {
+async function probeOne(
+  state: DiagState,
+  which: 'device-auth' | 'api',
+  url: string,
+  signal: AbortSignal,
+): Promise<Outcome> {
   const identity = state.identity as DeviceIdentity;
   const host = new URL(url).host;
   try {
@@ -108,7 +128,10 @@ async function probeOne(state: DiagState, which: 'device-auth' | 'api', url: str
       return {
         status: 'fail',
         finding: `${host}: the server certificate is not trusted (${code})`,
-        remedy: code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? 'the URL names another host than the server certificate: check the platform.* URLs' : 'identity.caFile must be the platform CA that issued the server certificate; check the URL is the platform, not a proxy',
+        remedy:
+          code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+            ? 'the URL names another host than the server certificate: check the platform.* URLs'
+            : 'identity.caFile must be the platform CA that issued the server certificate; check the URL is the platform, not a proxy',
         facts: { host, code },
       };
     }
@@ -116,18 +139,25 @@ async function probeOne(state: DiagState, which: 'device-auth' | 'api', url: str
       return {
         status: 'fail',
         finding: `${host} refused the device certificate (${code === ErrorCodes.AUTH_CERT_REFUSED ? message : code})`,
-        remedy: 'install a valid device certificate issued by the platform CA (`terminal-agent certs show`); check the clock if it says the certificate is not yet valid',
+        remedy:
+          'install a valid device certificate issued by the platform CA (`terminal-agent certs show`); check the clock if it says the certificate is not yet valid',
         facts: { host, code },
       };
     }
-    return { status: 'fail', finding: `${host}: ${message}`, remedy: 'check the platform.* URLs and the network', facts: { host, code } };
+    return {
+      status: 'fail',
+      finding: `${host}: ${message}`,
+      remedy: 'check the platform.* URLs and the network',
+      facts: { host, code },
+    };
   }
 }
 
 /** Check 4: TLS with the device auth host (mTLS required) or the main API host; one step each, so each has its own time bound. */
 export async function checkTls(state: DiagState, host: 'device-auth' | 'api', signal: AbortSignal): Promise<Outcome> {
   if (state.endpoints === undefined) return { status: 'skip', finding: 'needs the configuration (see config)' };
-  if (state.identity === undefined) return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
+  if (state.identity === undefined)
+    return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
   const url = host === 'device-auth' ? state.endpoints.deviceAuthUrl : state.endpoints.baseUrl;
   return probeOne(state, host, url, signal);
 }

@@ -1,4 +1,12 @@
-import { decodeJwtPayload, fetchMerchantCredentials, merchantSummary, selectMerchant, TokenEndpoint, type GrantOutcome, type MerchantCredentials } from '../../auth/index.js';
+import {
+  decodeJwtPayload,
+  fetchMerchantCredentials,
+  merchantSummary,
+  selectMerchant,
+  TokenEndpoint,
+  type GrantOutcome,
+  type MerchantCredentials,
+} from '../../auth/index.js';
 import { describeError } from '../../core/index.js';
 import { dispatchersOf, platformFailure } from '../platform-access.js';
 import type { DiagState } from '../state.js';
@@ -12,16 +20,28 @@ import type { Outcome } from '../types.js';
  */
 export async function checkToken(state: DiagState, signal: AbortSignal): Promise<Outcome> {
   const { config, endpoints, identity } = state;
-  if (config === undefined || endpoints === undefined) return { status: 'skip', finding: 'needs the configuration (see config)' };
+  if (config === undefined || endpoints === undefined)
+    return { status: 'skip', finding: 'needs the configuration (see config)' };
   const dispatchers = dispatchersOf(state);
-  if (identity === undefined || dispatchers === undefined) return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
-  if (state.unreachable !== undefined) return { status: 'fail', finding: state.unreachable.finding, remedy: state.unreachable.remedy };
+  if (identity === undefined || dispatchers === undefined)
+    return { status: 'skip', finding: 'needs the device certificate (see certificate)' };
+  if (state.unreachable !== undefined)
+    return { status: 'fail', finding: state.unreachable.finding, remedy: state.unreachable.remedy };
   if (config.auth.mode === 'custom_token') {
     // The device token needs the merchant's sign-in in a browser (docs/platform-contract.md, "Tokens", custom-token flow): nothing diag can do.
-    return { status: 'skip', finding: "auth.mode is custom_token: the device token comes after the merchant's sign-in with the platform on the counter page (the agent's status says whether it is held)" };
+    return {
+      status: 'skip',
+      finding:
+        "auth.mode is custom_token: the device token comes after the merchant's sign-in with the platform on the counter page (the agent's status says whether it is held)",
+    };
   }
   const clock = { mono: () => performance.now(), wall: state.now };
-  const endpoint = new TokenEndpoint({ authUrl: endpoints.authUrl, deviceAuthUrl: endpoints.deviceAuthUrl, dispatchers, clock });
+  const endpoint = new TokenEndpoint({
+    authUrl: endpoints.authUrl,
+    deviceAuthUrl: endpoints.deviceAuthUrl,
+    dispatchers,
+    clock,
+  });
 
   let merchants: MerchantCredentials[] = [];
   let clientId: string;
@@ -29,7 +49,13 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
   let what: string;
   if (config.auth.mode === 'client_credentials') {
     try {
-      merchants = await fetchMerchantCredentials({ authUrl: endpoints.authUrl, serialNumber: identity.serialNumber, dispatchers, clock, signal });
+      merchants = await fetchMerchantCredentials({
+        authUrl: endpoints.authUrl,
+        serialNumber: identity.serialNumber,
+        dispatchers,
+        clock,
+        signal,
+      });
     } catch (err) {
       return platformFailure(state, err, endpoints.authUrl);
     }
@@ -37,7 +63,12 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
     try {
       chosen = selectMerchant(merchants, config.auth.merchantId).merchant;
     } catch (err) {
-      return { status: 'fail', finding: describeError(err), remedy: 'set auth.merchantId to one of the listed merchants, or ask the acquirer to assign a merchant', facts: { merchants: merchants.map(merchantSummary) } };
+      return {
+        status: 'fail',
+        finding: describeError(err),
+        remedy: 'set auth.merchantId to one of the listed merchants, or ask the acquirer to assign a merchant',
+        facts: { merchants: merchants.map(merchantSummary) },
+      };
     }
     clientId = chosen.clientId;
     what = chosen.merchantName;
@@ -45,7 +76,11 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
   } else {
     const { username, password, poweredClientId } = config.auth;
     if (username === undefined || password === undefined || username === '' || password === '') {
-      return { status: 'fail', finding: 'auth.mode is password but auth.username or auth.password is not set', remedy: 'set auth.username and auth.password, or use auth.mode client_credentials' };
+      return {
+        status: 'fail',
+        finding: 'auth.mode is password but auth.username or auth.password is not set',
+        remedy: 'set auth.username and auth.password, or use auth.mode client_credentials',
+      };
     }
     clientId = poweredClientId;
     what = `user ${username}`;
@@ -58,13 +93,22 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
     outcome = await grant;
   } catch (err) {
     const failed = platformFailure(state, err, endpoints.deviceAuthUrl);
-    return { ...failed, finding: `${names ? `merchants ${names}; ` : ''}token grant for ${what} failed: ${failed.finding}`, facts: { ...failed.facts, merchants: listed } };
+    return {
+      ...failed,
+      finding: `${names ? `merchants ${names}; ` : ''}token grant for ${what} failed: ${failed.finding}`,
+      facts: { ...failed.facts, merchants: listed },
+    };
   }
   let claims;
   try {
     claims = decodeJwtPayload(outcome.response.access_token);
   } catch (err) {
-    return { status: 'fail', finding: `the token for ${what} cannot be read: ${describeError(err)}`, remedy: 'the platform issues unreadable tokens: contact the platform operator', facts: { merchants: listed } };
+    return {
+      status: 'fail',
+      finding: `the token for ${what} cannot be read: ${describeError(err)}`,
+      remedy: 'the platform issues unreadable tokens: contact the platform operator',
+      facts: { merchants: listed },
+    };
   }
   state.token = { value: outcome.response.access_token, clientId };
   const platformNow = outcome.timing.dateMs ?? outcome.timing.receivedAtMs;
@@ -86,10 +130,21 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
   };
   const head = `${names ? `merchants ${names}; ` : ''}token for ${what}${claims.entityId ? ` (merchant ${claims.entityId})` : ''} expires in ${expiresInS} s, scopes ${scopes.join(' ') || '(none)'}`;
   if (bound !== undefined && !cnfMatches) {
-    return { status: 'fail', finding: `${head}; bound to another certificate than this one`, remedy: 'the token endpoint saw another client certificate: check for a TLS-terminating proxy between terminal and platform', facts };
+    return {
+      status: 'fail',
+      finding: `${head}; bound to another certificate than this one`,
+      remedy:
+        'the token endpoint saw another client certificate: check for a TLS-terminating proxy between terminal and platform',
+      facts,
+    };
   }
   if (expiresInS <= config.auth.leewaySeconds) {
-    return { status: 'fail', finding: `${head}: expired on arrival`, remedy: "check the terminal's and the platform's clocks (see clock)", facts };
+    return {
+      status: 'fail',
+      finding: `${head}: expired on arrival`,
+      remedy: "check the terminal's and the platform's clocks (see clock)",
+      facts,
+    };
   }
   if (bound === undefined) {
     // The agent accepts it: machine-to-machine and password tokens carry no cnf unless the
@@ -97,7 +152,8 @@ export async function checkToken(state: DiagState, signal: AbortSignal): Promise
     return {
       status: 'warn',
       finding: `${head}; not certificate-bound (no cnf): the token works from any connection`,
-      remedy: 'nothing to do for sales; if the acquirer requires certificate-bound tokens, ask the platform operator to issue cnf for this client',
+      remedy:
+        'nothing to do for sales; if the acquirer requires certificate-bound tokens, ask the platform operator to issue cnf for this client',
       facts,
     };
   }

@@ -37,21 +37,42 @@ export class AuditLog {
     private readonly db: Database,
     private readonly clock: TimeSource,
   ) {
-    this.insert = db.prepare('INSERT INTO audit (at, action, by, detail, request_id) VALUES (@at, @action, @by, @detail, @request_id)');
+    this.insert = db.prepare(
+      'INSERT INTO audit (at, action, by, detail, request_id) VALUES (@at, @action, @by, @detail, @request_id)',
+    );
   }
 
   record(entry: AuditEntry): void {
     try {
-      this.insert.run({ at: new Date(this.clock.wall()).toISOString(), action: entry.action, by: entry.by, detail: entry.detail, request_id: entry.requestId ?? null });
+      this.insert.run({
+        at: new Date(this.clock.wall()).toISOString(),
+        action: entry.action,
+        by: entry.by,
+        detail: entry.detail,
+        request_id: entry.requestId ?? null,
+      });
     } catch (err) {
-      if (isStorageError(err)) throw new AgentError(ErrorCodes.JOURNAL_UNWRITABLE, `the change was not made: its audit row could not be written to the journal (${(err as Error).message}); free space or fix the disk, then try again`, { cause: err });
+      if (isStorageError(err))
+        throw new AgentError(
+          ErrorCodes.JOURNAL_UNWRITABLE,
+          `the change was not made: its audit row could not be written to the journal (${(err as Error).message}); free space or fix the disk, then try again`,
+          { cause: err },
+        );
       throw err;
     }
   }
 
   /** The newest `limit` rows, newest first. */
   latest(limit = 20): AuditRecord[] {
-    const rows = this.db.prepare('SELECT at, action, by, detail, request_id FROM audit ORDER BY id DESC LIMIT ?').all(limit) as AuditRow[];
-    return rows.map((r) => ({ at: r.at, action: r.action, by: r.by, detail: r.detail, ...(r.request_id !== null ? { requestId: r.request_id } : {}) }));
+    const rows = this.db
+      .prepare('SELECT at, action, by, detail, request_id FROM audit ORDER BY id DESC LIMIT ?')
+      .all(limit) as AuditRow[];
+    return rows.map((r) => ({
+      at: r.at,
+      action: r.action,
+      by: r.by,
+      detail: r.detail,
+      ...(r.request_id !== null ? { requestId: r.request_id } : {}),
+    }));
   }
 }

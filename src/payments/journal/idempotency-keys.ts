@@ -63,7 +63,11 @@ export class IdempotencyKeys {
   /** The key as kept, if it is younger than the retention. */
   get(scope: string, key: string): IdempotencyRecord | undefined {
     const cutoff = new Date(this.clock.wall() - this.retentionMs).toISOString();
-    const r = this.db.prepare<[string, string, string], KeyRow>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at >= ?').get(scope, key, cutoff);
+    const r = this.db
+      .prepare<[string, string, string], KeyRow>(
+        'SELECT * FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at >= ?',
+      )
+      .get(scope, key, cutoff);
     return r === undefined ? undefined : fromRow(r);
   }
 
@@ -73,13 +77,17 @@ export class IdempotencyKeys {
    */
   claim(scope: string, key: string, requestHash: string, run: string): boolean {
     const cutoff = new Date(this.clock.wall() - this.retentionMs).toISOString();
-    return this.db.transaction(() => {
-      this.db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?').run(cutoff);
-      const result = this.db
-        .prepare('INSERT OR IGNORE INTO idempotency_keys (scope, key, request_hash, run, created_at) VALUES (?, ?, ?, ?, ?)')
-        .run(scope, key, requestHash, run, this.now());
-      return result.changes === 1;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?').run(cutoff);
+        const result = this.db
+          .prepare(
+            'INSERT OR IGNORE INTO idempotency_keys (scope, key, request_hash, run, created_at) VALUES (?, ?, ?, ?, ?)',
+          )
+          .run(scope, key, requestHash, run, this.now());
+        return result.changes === 1;
+      })
+      .immediate();
   }
 
   /** The request's answer (and the transaction it made or acted on), kept for repeats. */

@@ -98,16 +98,27 @@ function otherTraces(file: string): string[] {
 }
 
 /** Header and size problems SQLite itself would only meet on the page that is missing. */
-function headerProblem(header: Buffer, size: number, walBytes: number): { problem?: string; pageSize?: number; pages?: number } {
-  if (header.length < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) return { problem: 'not a SQLite database (its header is not SQLite\'s)' };
+function headerProblem(
+  header: Buffer,
+  size: number,
+  walBytes: number,
+): { problem?: string; pageSize?: number; pages?: number } {
+  if (header.length < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC))
+    return { problem: "not a SQLite database (its header is not SQLite's)" };
   const raw = header.readUInt16BE(16);
   const pageSize = raw === 1 ? 65536 : raw;
-  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) return { problem: `the header's page size ${raw} is not one SQLite writes` };
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0)
+    return { problem: `the header's page size ${raw} is not one SQLite writes` };
   const changeCounter = header.readUInt32BE(24);
   const headerPages = header.readUInt32BE(28);
   const validFor = header.readUInt32BE(92);
   const pages = Math.floor(size / pageSize);
-  if (size % pageSize !== 0) return { problem: `its size (${size} bytes) is not a whole number of ${pageSize}-byte pages: truncated or padded`, pageSize, pages };
+  if (size % pageSize !== 0)
+    return {
+      problem: `its size (${size} bytes) is not a whole number of ${pageSize}-byte pages: truncated or padded`,
+      pageSize,
+      pages,
+    };
   // With a write-ahead log, a checkpoint in progress may have grown the header first; the log completes it.
   if (walBytes === 0 && headerPages > 0 && changeCounter === validFor && headerPages > pages) {
     return { problem: `truncated: its header records ${headerPages} pages, the file holds ${pages}`, pageSize, pages };
@@ -126,16 +137,29 @@ function hasTable(db: Database.Database, name: string): boolean {
 }
 
 /** Rows per state and card data held, for the report; a schema older than these queries gives none. */
-function summary(db: Database.Database): Pick<JournalCheck, 'rows' | 'cardDataRows' | 'queue' | 'oldestRowAt' | 'autoVacuum' | 'freePages'> {
+function summary(
+  db: Database.Database,
+): Pick<JournalCheck, 'rows' | 'cardDataRows' | 'queue' | 'oldestRowAt' | 'autoVacuum' | 'freePages'> {
   try {
     const oldest = (db.prepare('SELECT min(created_at) AS at FROM transactions').get() as { at: string | null }).at;
     const mode = Number(db.pragma('auto_vacuum', { simple: true }));
-    const space = { oldestRowAt: oldest, autoVacuum: mode === 2 ? ('incremental' as const) : mode === 1 ? ('full' as const) : ('none' as const), freePages: Number(db.pragma('freelist_count', { simple: true })) };
+    const space = {
+      oldestRowAt: oldest,
+      autoVacuum: mode === 2 ? ('incremental' as const) : mode === 1 ? ('full' as const) : ('none' as const),
+      freePages: Number(db.pragma('freelist_count', { simple: true })),
+    };
     const rows = countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM transactions GROUP BY state');
-    let cardDataRows = (db.prepare('SELECT COUNT(*) AS n FROM transactions WHERE card_secret IS NOT NULL').get() as { n: number }).n;
+    let cardDataRows = (
+      db.prepare('SELECT COUNT(*) AS n FROM transactions WHERE card_secret IS NOT NULL').get() as { n: number }
+    ).n;
     const withQueue = hasTable(db, 'offline_queue');
-    const queue = withQueue ? countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM offline_queue GROUP BY state') : undefined;
-    if (withQueue) cardDataRows += (db.prepare('SELECT COUNT(*) AS n FROM offline_queue WHERE body IS NOT NULL').get() as { n: number }).n;
+    const queue = withQueue
+      ? countBy(db, 'SELECT state AS k, COUNT(*) AS n FROM offline_queue GROUP BY state')
+      : undefined;
+    if (withQueue)
+      cardDataRows += (
+        db.prepare('SELECT COUNT(*) AS n FROM offline_queue WHERE body IS NOT NULL').get() as { n: number }
+      ).n;
     return { rows, cardDataRows, ...(queue !== undefined ? { queue } : {}), ...space };
   } catch (err) {
     if ((err as { code?: string }).code === 'SQLITE_ERROR') return {};
@@ -154,25 +178,54 @@ export function checkJournal(file: string, opts: { maxCheckBytes?: number } = {}
   const size = sizeOf(file);
   const walBytes = sizeOf(`${file}-wal`) ?? 0;
   if (size === undefined) {
-    if (markerPresent) return { ...base, state: 'emptied', problem: `the journal file is missing, though ${basename(marker)} says a journal was kept here` };
+    if (markerPresent)
+      return {
+        ...base,
+        state: 'emptied',
+        problem: `the journal file is missing, though ${basename(marker)} says a journal was kept here`,
+      };
     return { ...base, state: 'missing' };
   }
   const found: JournalCheck = { ...base, sizeBytes: size, walBytes };
   if (size === 0) {
-    if (markerPresent) return { ...found, state: 'emptied', problem: `the journal file is empty (0 bytes), though ${basename(marker)} says a journal was kept here` };
-    if (walBytes > 0) return { ...found, state: 'emptied', problem: `the journal file is empty (0 bytes) but its write-ahead log holds ${walBytes} bytes` };
+    if (markerPresent)
+      return {
+        ...found,
+        state: 'emptied',
+        problem: `the journal file is empty (0 bytes), though ${basename(marker)} says a journal was kept here`,
+      };
+    if (walBytes > 0)
+      return {
+        ...found,
+        state: 'emptied',
+        problem: `the journal file is empty (0 bytes) but its write-ahead log holds ${walBytes} bytes`,
+      };
     const traces = otherTraces(file);
-    if (traces.length > 0) return { ...found, state: 'emptied', problem: `the journal file is empty (0 bytes) in a data directory an agent has used (${traces.slice(0, 3).join(', ')})` };
+    if (traces.length > 0)
+      return {
+        ...found,
+        state: 'emptied',
+        problem: `the journal file is empty (0 bytes) in a data directory an agent has used (${traces.slice(0, 3).join(', ')})`,
+      };
     return found;
   }
   let header: Buffer;
   try {
     header = readHeader(file);
   } catch (err) {
-    return { ...found, state: 'damaged', problem: `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    return {
+      ...found,
+      state: 'damaged',
+      problem: `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    };
   }
   const h = headerProblem(header, size, walBytes);
-  const sized: JournalCheck = { ...found, checked: 'header', ...(h.pageSize !== undefined ? { pageSize: h.pageSize } : {}), ...(h.pages !== undefined ? { pages: h.pages } : {}) };
+  const sized: JournalCheck = {
+    ...found,
+    checked: 'header',
+    ...(h.pageSize !== undefined ? { pageSize: h.pageSize } : {}),
+    ...(h.pages !== undefined ? { pages: h.pages } : {}),
+  };
   if (h.problem !== undefined) return { ...sized, state: 'damaged', problem: h.problem };
 
   let db: Database.Database | undefined;
@@ -190,7 +243,14 @@ export function checkJournal(file: string, opts: { maxCheckBytes?: number } = {}
     const checked = full ? 'full' : 'header';
     const schemaVersion = db.pragma('user_version', { simple: true }) as number;
     if (!hasTable(db, 'transactions')) {
-      if (markerPresent) return { ...sized, checked, schemaVersion, state: 'emptied', problem: `it holds no journal tables, though ${basename(marker)} says a journal was kept here` };
+      if (markerPresent)
+        return {
+          ...sized,
+          checked,
+          schemaVersion,
+          state: 'emptied',
+          problem: `it holds no journal tables, though ${basename(marker)} says a journal was kept here`,
+        };
       return { ...sized, checked, schemaVersion };
     }
     return { ...sized, checked, schemaVersion, ...summary(db) };
@@ -198,12 +258,20 @@ export function checkJournal(file: string, opts: { maxCheckBytes?: number } = {}
     const code = (err as { code?: string }).code;
     // Busy or locked is not damage: another process holds the file (say so, do not call it damaged).
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-      throw new AgentError(ErrorCodes.JOURNAL_DAMAGED, `cannot check the journal ${file}: another process holds it (${code}); stop it and try again`, { cause: err });
+      throw new AgentError(
+        ErrorCodes.JOURNAL_DAMAGED,
+        `cannot check the journal ${file}: another process holds it (${code}); stop it and try again`,
+        { cause: err },
+      );
     }
     // No room is not damage either: a reader that cannot create or size the -shm file on a full
     // disk (SQLITE_IOERR_SHMOPEN) would otherwise send someone to move a sound journal aside.
     if (isNoRoomError(err)) throw openRefusal(file, err);
-    return { ...sized, state: 'damaged', problem: `SQLite cannot read it: ${(err as Error).message}${code !== undefined ? ` (${code})` : ''}` };
+    return {
+      ...sized,
+      state: 'damaged',
+      problem: `SQLite cannot read it: ${(err as Error).message}${code !== undefined ? ` (${code})` : ''}`,
+    };
   } finally {
     db?.close();
   }
@@ -222,6 +290,12 @@ export function journalRefusal(check: JournalCheck): AgentError {
     `journal ${check.file} ${what} (${check.problem ?? 'unknown fault'}); the agent will not start on it and has not changed it. ` +
       `Stop the agent, move the journal's files aside (mkdir ${dir}/journal-aside && mv ${dir}/${name}* ${dir}/journal-aside/), never delete them (they may hold sales to reconcile), ` +
       `then put a backup of ${name} in ${dir}, or start with an empty journal; \`terminal-agent journal check\` shows what was found`,
-    { details: { file: check.file, state: check.state, ...(check.problem !== undefined ? { problem: check.problem } : {}) } },
+    {
+      details: {
+        file: check.file,
+        state: check.state,
+        ...(check.problem !== undefined ? { problem: check.problem } : {}),
+      },
+    },
   );
 }

@@ -2,7 +2,16 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Transaction } from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentError, ErrorCodes, requestContext, systemClock, type Logger, type TimerHandle, type TimerSource, type TimeSource } from '../../core/index.js';
+import {
+  AgentError,
+  ErrorCodes,
+  requestContext,
+  systemClock,
+  type Logger,
+  type TimerHandle,
+  type TimerSource,
+  type TimeSource,
+} from '../../core/index.js';
 import type { TransactionState } from '../api.js';
 import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
@@ -10,7 +19,17 @@ import { moveAllowed } from './moves.js';
 import { useIncrementalVacuum } from './vacuum.js';
 import { currentOperator } from './operator.js';
 import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
-import { describeWriteFailure, isNoRoomError, isStorageError, isWriteAhead, mergePatches, openRefusal, overlay, unwritableError, type WriteFailure } from './write-failure.js';
+import {
+  describeWriteFailure,
+  isNoRoomError,
+  isStorageError,
+  isWriteAhead,
+  mergePatches,
+  openRefusal,
+  overlay,
+  unwritableError,
+  type WriteFailure,
+} from './write-failure.js';
 
 export const JOURNAL_FILE = 'journal.sqlite';
 
@@ -199,8 +218,21 @@ function fromDb(r: DbRow): JournalRow {
 /** The columns of a journal row a day's summary reads (no events, no card data). */
 export type JournalSummaryRow = Pick<
   JournalRow,
-  'clientTransactionId' | 'kind' | 'merchantId' | 'amount' | 'currency' | 'method' | 'state' | 'relatedClientTransactionId' | 'cancelledAmount' | 'refundedAmount' | 'cancelReason' | 'offline' | 'createdAt'
-> & Pick<Partial<JournalRow>, 'origin' | 'operator'>;
+  | 'clientTransactionId'
+  | 'kind'
+  | 'merchantId'
+  | 'amount'
+  | 'currency'
+  | 'method'
+  | 'state'
+  | 'relatedClientTransactionId'
+  | 'cancelledAmount'
+  | 'refundedAmount'
+  | 'cancelReason'
+  | 'offline'
+  | 'createdAt'
+> &
+  Pick<Partial<JournalRow>, 'origin' | 'operator'>;
 
 /**
  * The rows made in a range of created_at: a range search of the index transactions_created
@@ -209,7 +241,24 @@ export type JournalSummaryRow = Pick<
 export const DAY_ROWS_SQL =
   'SELECT client_id, kind, merchant_id, amount, currency, method, state, related_client_id, cancelled_amount, refunded_amount, cancel_reason, offline, origin, operator, created_at FROM transactions WHERE created_at >= @from AND created_at < @to';
 
-type SummaryDbRow = Pick<DbRow, 'client_id' | 'kind' | 'merchant_id' | 'amount' | 'currency' | 'method' | 'state' | 'related_client_id' | 'cancelled_amount' | 'refunded_amount' | 'cancel_reason' | 'offline' | 'origin' | 'operator' | 'created_at'>;
+type SummaryDbRow = Pick<
+  DbRow,
+  | 'client_id'
+  | 'kind'
+  | 'merchant_id'
+  | 'amount'
+  | 'currency'
+  | 'method'
+  | 'state'
+  | 'related_client_id'
+  | 'cancelled_amount'
+  | 'refunded_amount'
+  | 'cancel_reason'
+  | 'offline'
+  | 'origin'
+  | 'operator'
+  | 'created_at'
+>;
 
 function summaryFromDb(r: SummaryDbRow): JournalSummaryRow {
   return {
@@ -232,9 +281,35 @@ function summaryFromDb(r: SummaryDbRow): JournalSummaryRow {
 }
 
 function summaryOf(r: JournalRow): JournalSummaryRow {
-  const { clientTransactionId, kind, merchantId, amount, currency, method, state, relatedClientTransactionId, cancelledAmount, refundedAmount, cancelReason, offline, createdAt } = r;
+  const {
+    clientTransactionId,
+    kind,
+    merchantId,
+    amount,
+    currency,
+    method,
+    state,
+    relatedClientTransactionId,
+    cancelledAmount,
+    refundedAmount,
+    cancelReason,
+    offline,
+    createdAt,
+  } = r;
   return {
-    clientTransactionId, kind, merchantId, amount, currency, method, state, relatedClientTransactionId, cancelledAmount, refundedAmount, cancelReason, offline, createdAt,
+    clientTransactionId,
+    kind,
+    merchantId,
+    amount,
+    currency,
+    method,
+    state,
+    relatedClientTransactionId,
+    cancelledAmount,
+    refundedAmount,
+    cancelReason,
+    offline,
+    createdAt,
     ...(r.origin !== undefined ? { origin: r.origin } : {}),
     ...(r.operator !== undefined ? { operator: r.operator } : {}),
   };
@@ -284,7 +359,9 @@ export function listQuery(opts: ListOptions): { sql: string; params: Record<stri
   }
   if (opts.after !== undefined) {
     // Keyset paging in the list's own order (created_at, rowid): a page never repeats or skips a row when new ones arrive.
-    where.push('(created_at < @afterAt OR (created_at = @afterAt AND rowid < (SELECT rowid FROM transactions WHERE client_id = @afterId)))');
+    where.push(
+      '(created_at < @afterAt OR (created_at = @afterAt AND rowid < (SELECT rowid FROM transactions WHERE client_id = @afterId)))',
+    );
     params.afterAt = opts.after.createdAt;
     params.afterId = opts.after.clientTransactionId;
   }
@@ -347,16 +424,26 @@ export class Journal {
 
   constructor(opts: JournalOptions) {
     this.log = opts.log;
-    this.retry = { baseMs: opts.writeRetry?.baseMs ?? 250, capMs: opts.writeRetry?.capMs ?? 10_000, attempts: opts.writeRetry?.attempts ?? 30 };
+    this.retry = {
+      baseMs: opts.writeRetry?.baseMs ?? 250,
+      capMs: opts.writeRetry?.capMs ?? 10_000,
+      attempts: opts.writeRetry?.attempts ?? 30,
+    };
     this.clock = opts.clock ?? systemClock();
     const c = opts.clock;
     const { setTimeout: set, clearTimeout: clear } = c ?? {};
-    this.timers = set !== undefined && clear !== undefined ? { setTimeout: (fn, ms) => set.call(c, fn, ms), clearTimeout: (h) => clear.call(c, h) } : systemClock();
+    this.timers =
+      set !== undefined && clear !== undefined
+        ? { setTimeout: (fn, ms) => set.call(c, fn, ms), clearTimeout: (h) => clear.call(c, h) }
+        : systemClock();
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     this.file = join(opts.dataDir, opts.fileName ?? JOURNAL_FILE);
     // Integrity at start (docs/journal.md, "Journal"): a damaged or emptied journal is
     // refused before anything opens it for writing, and kept as it is.
-    const check = checkJournal(this.file, opts.maxCheckBytes !== undefined ? { maxCheckBytes: opts.maxCheckBytes } : {});
+    const check = checkJournal(
+      this.file,
+      opts.maxCheckBytes !== undefined ? { maxCheckBytes: opts.maxCheckBytes } : {},
+    );
     if (check.state === 'damaged' || check.state === 'emptied') throw journalRefusal(check);
     // Create the file 0600 before SQLite opens it: SQLite gives the -wal and -shm files the
     // main file's mode, so card data in flight is never readable by other users.
@@ -365,7 +452,11 @@ export class Journal {
       chmodSync(this.file, 0o600);
     } catch (err) {
       if (isNoRoomError(err)) throw openRefusal(this.file, err);
-      throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot create the journal ${this.file}: ${(err as Error).message} (check dataDir)`, { cause: err });
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        `cannot create the journal ${this.file}: ${(err as Error).message} (check dataDir)`,
+        { cause: err },
+      );
     }
     try {
       this.db = new Database(this.file);
@@ -409,8 +500,12 @@ export class Journal {
     // A stop between clearing card data and its scrub left it in the log: scrub now.
     this.scrub();
     this.stmtGet = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE client_id = ?');
-    this.stmtFlags = this.db.prepare<[string], Pick<DbRow, 'kind' | 'state' | 'offline'>>('SELECT kind, state, offline FROM transactions WHERE client_id = ?');
-    this.stmtRelated = this.db.prepare<[string], DbRow>('SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid');
+    this.stmtFlags = this.db.prepare<[string], Pick<DbRow, 'kind' | 'state' | 'offline'>>(
+      'SELECT kind, state, offline FROM transactions WHERE client_id = ?',
+    );
+    this.stmtRelated = this.db.prepare<[string], DbRow>(
+      'SELECT * FROM transactions WHERE related_client_id = ? ORDER BY created_at, rowid',
+    );
   }
 
   /** The marker says "a journal is kept here" (integrity.ts): written once, never removed by the agent. */
@@ -425,7 +520,11 @@ export class Journal {
     } catch (err) {
       this.db.close();
       if (isNoRoomError(err)) throw openRefusal(this.file, err);
-      throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot write the journal marker ${marker}: ${(err as Error).message} (check dataDir)`, { cause: err });
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        `cannot write the journal marker ${marker}: ${(err as Error).message} (check dataDir)`,
+        { cause: err },
+      );
     }
   }
 
@@ -484,12 +583,21 @@ export class Journal {
     let done = false;
     this.db.pragma('busy_timeout = 0');
     try {
-      const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+      const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{
+        busy: number;
+        log: number;
+        checkpointed: number;
+      }>;
       done = r !== undefined && r.busy === 0;
     } catch (err) {
       // A reader holds the log (busy), or the disk cannot take the checkpoint now (full, I/O
       // error: "writes that fail"): the card data stays only in this 0600 file until the retry.
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED' && !isStorageError(err)) throw err;
+      if (
+        (err as { code?: string }).code !== 'SQLITE_BUSY' &&
+        (err as { code?: string }).code !== 'SQLITE_LOCKED' &&
+        !isStorageError(err)
+      )
+        throw err;
     } finally {
       this.db.pragma('busy_timeout = 5000');
     }
@@ -542,7 +650,13 @@ export class Journal {
   insert(row: NewJournalRow): JournalRow {
     const at = new Date(this.clock.wall()).toISOString();
     // The operator is set once, at insert, from the work running now (operator.ts).
-    const fields: Record<string, unknown> = { client_id: row.clientTransactionId, kind: row.kind, created_at: at, updated_at: at, operator: currentOperator() };
+    const fields: Record<string, unknown> = {
+      client_id: row.clientTransactionId,
+      kind: row.kind,
+      created_at: at,
+      updated_at: at,
+      operator: currentOperator(),
+    };
     // The caller's reference is written once, with the row: a patch never changes it.
     if (row.reference !== undefined) fields.reference = row.reference;
     // Which call carried the row is fixed with it (types.ts, `via`).
@@ -555,13 +669,20 @@ export class Journal {
       if (value !== undefined) fields[column] = toDb(field, value);
     }
     if (row.cardSecret !== undefined && !CARD_DATA_STATES.has(row.state)) fields.card_secret = null;
-    else if (row.cardSecret !== undefined && row.state === 'offline_stored') fields.card_secret = toDb('cardSecret', withoutPin(row.cardSecret));
+    else if (row.cardSecret !== undefined && row.state === 'offline_stored')
+      fields.card_secret = toDb('cardSecret', withoutPin(row.cardSecret));
     const names = Object.keys(fields);
     try {
-      this.prepared(`INSERT INTO transactions (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(fields);
+      this.prepared(
+        `INSERT INTO transactions (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`,
+      ).run(fields);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new AgentError(ErrorCodes.PAYMENT_ID_CONFLICT, `a transaction with id ${row.clientTransactionId} exists already`, { cause: err });
+        throw new AgentError(
+          ErrorCodes.PAYMENT_ID_CONFLICT,
+          `a transaction with id ${row.clientTransactionId} exists already`,
+          { cause: err },
+        );
       }
       // A new row is written before anything happens: nothing is lost, the caller is refused.
       if (isStorageError(err)) throw unwritableError(this.failed(err), err);
@@ -579,7 +700,9 @@ export class Journal {
   /** A row as read, with the outcome kept in memory when SQLite refused its write. */
   private read(r: DbRow): JournalRow {
     const row = fromDb(r);
-    const kept = this.writtenInTransaction.has(row.clientTransactionId) ? undefined : this.deferred.get(row.clientTransactionId);
+    const kept = this.writtenInTransaction.has(row.clientTransactionId)
+      ? undefined
+      : this.deferred.get(row.clientTransactionId);
     return kept === undefined ? row : overlay(row, kept.patch, kept.at);
   }
 
@@ -603,11 +726,14 @@ export class Journal {
    * Without an id: every row (a capture of all authorizations acts on all sales).
    */
   requireWritten(clientTransactionId?: string): void {
-    const kept = (): boolean => (clientTransactionId === undefined ? this.deferred.size > 0 : this.deferred.has(clientTransactionId));
+    const kept = (): boolean =>
+      clientTransactionId === undefined ? this.deferred.size > 0 : this.deferred.has(clientTransactionId);
     if (!kept()) return;
     this.retryWrites();
     if (!kept()) return;
-    throw unwritableError(this.writeFailure ?? describeWriteFailure({ code: 'SQLITE_FULL' }, new Date(this.clock.wall()).toISOString()));
+    throw unwritableError(
+      this.writeFailure ?? describeWriteFailure({ code: 'SQLITE_FULL' }, new Date(this.clock.wall()).toISOString()),
+    );
   }
 
   /**
@@ -657,7 +783,10 @@ export class Journal {
       if (this.deferred.size === 0) {
         // Nothing kept proved it: one real commit (a file-size limit or an I/O error lets a
         // rolled-back probe through), then room for a few rows.
-        if (kept.length === 0) this.db.exec('UPDATE transactions SET updated_at = updated_at WHERE rowid = (SELECT max(rowid) FROM transactions)');
+        if (kept.length === 0)
+          this.db.exec(
+            'UPDATE transactions SET updated_at = updated_at WHERE rowid = (SELECT max(rowid) FROM transactions)',
+          );
         this.probe();
       }
     } catch (err) {
@@ -713,9 +842,12 @@ export class Journal {
 
   /** The row the platform knows by this server transaction id (the newest, should two carry it). */
   byServerId(serverTransactionId: string): JournalRow | undefined {
-    const r = this.prepared('SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(serverTransactionId) as DbRow | undefined;
+    const r = this.prepared(
+      'SELECT * FROM transactions WHERE server_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+    ).get(serverTransactionId) as DbRow | undefined;
     if (r !== undefined) return this.read(r);
-    for (const [id, kept] of this.deferred) if (kept.patch.serverTransactionId === serverTransactionId) return this.get(id);
+    for (const [id, kept] of this.deferred)
+      if (kept.patch.serverTransactionId === serverTransactionId) return this.get(id);
     return undefined;
   }
 
@@ -759,12 +891,20 @@ export class Journal {
     const to = patch.state;
     if (typeof to !== 'string') return patch;
     const row = this.flags(clientTransactionId);
-    if (row === undefined || moveAllowed(row.kind, row.state, to, typeof patch.platformStatus === 'string')) return patch;
-    this.log?.warn({ clientTransactionId, kind: row.kind, from: row.state, to }, 'journal refused a state move: the row keeps its state');
+    if (row === undefined || moveAllowed(row.kind, row.state, to, typeof patch.platformStatus === 'string'))
+      return patch;
+    this.log?.warn(
+      { clientTransactionId, kind: row.kind, from: row.state, to },
+      'journal refused a state move: the row keeps its state',
+    );
     if (to === 'in_flight') {
-      throw new AgentError(ErrorCodes.PAYMENT_STATE, `transaction ${clientTransactionId} is ${row.state}: it is not sent again`, {
-        details: { clientTransactionId, state: row.state },
-      });
+      throw new AgentError(
+        ErrorCodes.PAYMENT_STATE,
+        `transaction ${clientTransactionId} is ${row.state}: it is not sent again`,
+        {
+          details: { clientTransactionId, state: row.state },
+        },
+      );
     }
     const { state: _state, message: _message, ...rest } = patch;
     return rest;
@@ -781,12 +921,17 @@ export class Journal {
       return row === undefined ? undefined : { kind: row.kind, state: row.state, offline: row.offline };
     }
     const r = this.stmtFlags.get(clientTransactionId);
-    return r === undefined ? undefined : { kind: r.kind as JournalRow['kind'], state: r.state as TransactionState, offline: r.offline === 1 };
+    return r === undefined
+      ? undefined
+      : { kind: r.kind as JournalRow['kind'], state: r.state as TransactionState, offline: r.offline === 1 };
   }
 
   private writePatch(clientTransactionId: string, patch: JournalPatch): void {
     const sets: string[] = ['updated_at = @updated_at'];
-    const params: Record<string, unknown> = { client_id: clientTransactionId, updated_at: new Date(this.clock.wall()).toISOString() };
+    const params: Record<string, unknown> = {
+      client_id: clientTransactionId,
+      updated_at: new Date(this.clock.wall()).toISOString(),
+    };
     for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, string]>) {
       // A field the patch leaves out reads as undefined too: left as it is.
       const value = patch[field];
@@ -800,8 +945,10 @@ export class Journal {
       params.card_secret = null;
     } else if (patch.state === 'offline_stored') {
       // Online PIN is meaningless offline: a stored offline sale never keeps a PIN block.
-      if (patch.cardSecret !== undefined && patch.cardSecret !== null) params.card_secret = toDb('cardSecret', withoutPin(patch.cardSecret));
-      else if (patch.cardSecret === undefined) sets.push("card_secret = json_remove(card_secret, '$.pinblock', '$.pinKsn', '$.pinblockFormat')");
+      if (patch.cardSecret !== undefined && patch.cardSecret !== null)
+        params.card_secret = toDb('cardSecret', withoutPin(patch.cardSecret));
+      else if (patch.cardSecret === undefined)
+        sets.push("card_secret = json_remove(card_secret, '$.pinblock', '$.pinKsn', '$.pinblockFormat')");
     }
     // A row the journal does not have changes nothing here; update() says so when it reads the row back.
     this.prepared(`UPDATE transactions SET ${sets.join(', ')} WHERE client_id = @client_id`).run(params);
@@ -815,7 +962,10 @@ export class Journal {
   list(opts: ListOptions = {}): JournalRow[] {
     if (opts.states !== undefined && opts.states.length === 0) return [];
     const { sql, params } = listQuery(opts);
-    const rows = this.db.prepare<[Record<string, unknown>], DbRow>(sql).all(params).map((r) => this.read(r));
+    const rows = this.db
+      .prepare<[Record<string, unknown>], DbRow>(sql)
+      .all(params)
+      .map((r) => this.read(r));
     // An outcome kept in memory may have moved a row out of the states asked for.
     const states = opts.states;
     return states === undefined || this.deferred.size === 0 ? rows : rows.filter((r) => states.includes(r.state));

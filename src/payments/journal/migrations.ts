@@ -189,7 +189,10 @@ export function migrate(db: Database, migrations: readonly Migration[] = journal
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
   sorted.forEach((m, i) => {
     if (m.version !== i + 1) {
-      throw new AgentError(ErrorCodes.INTERNAL, `journal migrations must be numbered 1, 2, 3, ...: found ${m.version} (${m.name}) at position ${i + 1}`);
+      throw new AgentError(
+        ErrorCodes.INTERNAL,
+        `journal migrations must be numbered 1, 2, 3, ...: found ${m.version} (${m.name}) at position ${i + 1}`,
+      );
     }
   });
   const current = db.pragma('user_version', { simple: true }) as number;

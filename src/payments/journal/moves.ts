@@ -19,7 +19,12 @@ import { FINAL_STATES } from './types.js';
  *
  * `platformSaid`: the change carries a status the platform reported.
  */
-export function moveAllowed(kind: OperationKind, from: TransactionState, to: TransactionState, platformSaid: boolean): boolean {
+export function moveAllowed(
+  kind: OperationKind,
+  from: TransactionState,
+  to: TransactionState,
+  platformSaid: boolean,
+): boolean {
   if (from === to || from === 'needs_attention' || !FINAL_STATES.has(from)) return true;
   if (FINAL_STATES.has(to)) return platformSaid;
   return from === 'failed' && (kind === 'sale' ? to === 'reversing' : to === 'in_flight');

@@ -18,7 +18,13 @@ const DAY_MS = 86_400_000;
  * `needs_attention` (a person must look at it), nor anything in flight, pending, reversing
  * or stored offline (docs/journal.md, "Retention").
  */
-export const REMOVABLE_STATES: ReadonlySet<string> = new Set(['approved', 'declined', 'failed', 'cancelled', 'reversed']);
+export const REMOVABLE_STATES: ReadonlySet<string> = new Set([
+  'approved',
+  'declined',
+  'failed',
+  'cancelled',
+  'reversed',
+]);
 
 /**
  * Rows removed in one SQLite transaction at most (a sale with more operations than this goes
@@ -226,7 +232,16 @@ export class JournalPruner {
     }
     if (report.rows > 0) {
       report.pagesFreed = await this.vacuum();
-      this.opts.log?.info({ rows: report.rows, sales: report.sales, queueRows: report.partnerRows, pagesFreed: report.pagesFreed, cutoff }, 'journal pruned: rows past the retention removed');
+      this.opts.log?.info(
+        {
+          rows: report.rows,
+          sales: report.sales,
+          queueRows: report.partnerRows,
+          pagesFreed: report.pagesFreed,
+          cutoff,
+        },
+        'journal pruned: rows past the retention removed',
+      );
     }
     this.last = report;
     return report;
@@ -246,7 +261,9 @@ export class JournalPruner {
           'WHERE created_at < @cutoff AND (created_at > @at OR (created_at = @at AND rowid > @r)) ORDER BY created_at, rowid LIMIT @limit',
       )
       .all({ cutoff, at: this.cursor.at, r: this.cursor.r, limit: scanLimit });
-    const related = this.db.prepare<[string], GroupRow>('SELECT client_id, state, updated_at FROM transactions WHERE related_client_id = ?');
+    const related = this.db.prepare<[string], GroupRow>(
+      'SELECT client_id, state, updated_at FROM transactions WHERE related_client_id = ?',
+    );
     const exists = this.db.prepare<[string], { n: number }>('SELECT 1 AS n FROM transactions WHERE client_id = ?');
     const groups: Array<{ sale: string; rows: string[] }> = [];
     let rows = 0;
@@ -271,20 +288,22 @@ export class JournalPruner {
     const done = !full && scanned.length < scanLimit;
     if (groups.length === 0) return { rows: 0, sales: 0, partnerRows: 0, done };
     const partners = this.opts.partners ?? [];
-    return this.db.transaction(() => {
-      const ids = groups.map((g) => g.sale);
-      const kept = new Set<string>();
-      for (const p of partners) for (const id of p.keeps(this.db, ids)) kept.add(id);
-      const going = groups.filter((g) => !kept.has(g.sale));
-      const saleIds = going.map((g) => g.sale);
-      let partnerRows = 0;
-      // Partner rows first: the offline queue's items reference the journal row.
-      if (saleIds.length > 0) for (const p of partners) partnerRows += p.remove(this.db, saleIds);
-      const del = this.db.prepare('DELETE FROM transactions WHERE client_id = ?');
-      let removed = 0;
-      for (const g of going) for (const id of g.rows) removed += del.run(id).changes;
-      return { rows: removed, sales: going.length, partnerRows, done };
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const ids = groups.map((g) => g.sale);
+        const kept = new Set<string>();
+        for (const p of partners) for (const id of p.keeps(this.db, ids)) kept.add(id);
+        const going = groups.filter((g) => !kept.has(g.sale));
+        const saleIds = going.map((g) => g.sale);
+        let partnerRows = 0;
+        // Partner rows first: the offline queue's items reference the journal row.
+        if (saleIds.length > 0) for (const p of partners) partnerRows += p.remove(this.db, saleIds);
+        const del = this.db.prepare('DELETE FROM transactions WHERE client_id = ?');
+        let removed = 0;
+        for (const g of going) for (const id of g.rows) removed += del.run(id).changes;
+        return { rows: removed, sales: going.length, partnerRows, done };
+      })
+      .immediate();
   }
 
   /**
@@ -368,7 +387,13 @@ export function agentOnJournal(journalFile: string): number | undefined {
 /** Reads the running agent's prune schedule beside the journal; `retentionDays` is the configuration's. */
 export function retentionFacts(journalFile: string, retentionDays: number): RetentionFacts {
   const every = `${PRUNE_FIRST_DELAY_MS / 60_000} min after the agent starts, then every ${PRUNE_INTERVAL_MS / 3_600_000} h`;
-  if (retentionDays <= 0) return { retentionDays, nextPruneAt: null, lastPrune: null, schedule: 'retention off (journal.retentionDays 0): nothing is removed' };
+  if (retentionDays <= 0)
+    return {
+      retentionDays,
+      nextPruneAt: null,
+      lastPrune: null,
+      schedule: 'retention off (journal.retentionDays 0): nothing is removed',
+    };
   let s: PruneSchedule | undefined;
   try {
     s = JSON.parse(readFileSync(scheduleFile(journalFile), 'utf8')) as PruneSchedule;
@@ -376,12 +401,20 @@ export function retentionFacts(journalFile: string, retentionDays: number): Rete
     s = undefined;
   }
   if (s === undefined || typeof s.pid !== 'number' || !alive(s.pid)) {
-    return { retentionDays, nextPruneAt: null, lastPrune: null, schedule: `no agent running on this journal: it prunes ${every}` };
+    return {
+      retentionDays,
+      nextPruneAt: null,
+      lastPrune: null,
+      schedule: `no agent running on this journal: it prunes ${every}`,
+    };
   }
   return {
     retentionDays,
     nextPruneAt: s.nextPruneAt,
     lastPrune: s.lastPrune,
-    schedule: s.nextPruneAt === null ? 'a prune is running now' : `next prune at ${s.nextPruneAt} (then every ${PRUNE_INTERVAL_MS / 3_600_000} h)`,
+    schedule:
+      s.nextPruneAt === null
+        ? 'a prune is running now'
+        : `next prune at ${s.nextPruneAt} (then every ${PRUNE_INTERVAL_MS / 3_600_000} h)`,
   };
 }

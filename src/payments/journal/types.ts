@@ -71,16 +71,50 @@ export interface JournalRow {
   requestId?: string;
 }
 
-export type NewJournalRow = Pick<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'> &
-  Partial<Omit<JournalRow, 'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime' | 'createdAt' | 'updatedAt' | 'operator' | 'requestId'>>;
+export type NewJournalRow = Pick<
+  JournalRow,
+  'clientTransactionId' | 'kind' | 'amount' | 'currency' | 'state' | 'clientDateTime'
+> &
+  Partial<
+    Omit<
+      JournalRow,
+      | 'clientTransactionId'
+      | 'kind'
+      | 'amount'
+      | 'currency'
+      | 'state'
+      | 'clientDateTime'
+      | 'createdAt'
+      | 'updatedAt'
+      | 'operator'
+      | 'requestId'
+    >
+  >;
 
 /** Fields that may change after insert. `undefined` leaves a field as it is; `null` clears it. */
 export type JournalPatch = {
-  [K in Exclude<keyof JournalRow, 'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference' | 'via' | 'requestId'>]?: JournalRow[K] | null;
+  [
+    K in Exclude<
+      keyof JournalRow,
+      'clientTransactionId' | 'kind' | 'createdAt' | 'updatedAt' | 'operator' | 'reference' | 'via' | 'requestId'
+    >
+  ]?: JournalRow[K] | null;
 };
 
 /** States after which the row does not change by itself any more (operations on a sale still add amounts). */
-export const FINAL_STATES: ReadonlySet<TransactionState> = new Set(['approved', 'declined', 'failed', 'cancelled', 'reversed', 'needs_attention']);
+export const FINAL_STATES: ReadonlySet<TransactionState> = new Set([
+  'approved',
+  'declined',
+  'failed',
+  'cancelled',
+  'reversed',
+  'needs_attention',
+]);
 
 /** States in which card data may still be needed: before the request left, in flight, stored offline. */
-export const CARD_DATA_STATES: ReadonlySet<TransactionState> = new Set(['created', 'awaiting_customer', 'in_flight', 'offline_stored']);
+export const CARD_DATA_STATES: ReadonlySet<TransactionState> = new Set([
+  'created',
+  'awaiting_customer',
+  'in_flight',
+  'offline_stored',
+]);

@@ -23,7 +23,11 @@ export function autoVacuumMode(db: Db): AutoVacuum {
  * meanwhile, so the file stops growing but does not shrink. A VACUUM that fails (no room, a
  * reader holding the file) changes nothing and is tried at the next start.
  */
-export function useIncrementalVacuum(db: Db, log?: Pick<Logger, 'warn'>, maxBytes = COMPACT_AT_OPEN_MAX_BYTES): AutoVacuum {
+export function useIncrementalVacuum(
+  db: Db,
+  log?: Pick<Logger, 'warn'>,
+  maxBytes = COMPACT_AT_OPEN_MAX_BYTES,
+): AutoVacuum {
   const mode = autoVacuumMode(db);
   if (mode === 'incremental') return mode;
   const bytes = Number(db.pragma('page_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));

@@ -19,7 +19,8 @@ export function isStorageError(err: unknown): boolean {
  * disk gives them: the journal's file or its -wal/-shm cannot be extended or written. A
  * read error (SQLITE_IOERR_READ, SHORT_READ) or damage (SQLITE_CORRUPT, NOTADB) is not one.
  */
-const NO_ROOM_CODE = /^(SQLITE_FULL|SQLITE_IOERR(_(WRITE|FSYNC|DIR_FSYNC|TRUNCATE|SHMOPEN|SHMSIZE|SHMMAP|SHMLOCK|MMAP|BEGIN_ATOMIC|COMMIT_ATOMIC))?|ENOSPC|EFBIG|EDQUOT)$/;
+const NO_ROOM_CODE =
+  /^(SQLITE_FULL|SQLITE_IOERR(_(WRITE|FSYNC|DIR_FSYNC|TRUNCATE|SHMOPEN|SHMSIZE|SHMMAP|SHMLOCK|MMAP|BEGIN_ATOMIC|COMMIT_ATOMIC))?|ENOSPC|EFBIG|EDQUOT)$/;
 
 /** Whether an error at open says the disk (or the file's limit) has no room, rather than damage. */
 export function isNoRoomError(err: unknown): boolean {
@@ -63,7 +64,12 @@ export interface WriteFailure {
 
 export function describeWriteFailure(err: unknown, since: string): WriteFailure {
   const code = String((err as { code?: unknown }).code ?? 'SQLITE_ERROR');
-  const what = code === 'SQLITE_FULL' ? 'the disk (or the journal) is full' : code.startsWith('SQLITE_BUSY') ? 'another process holds the journal' : 'the journal file cannot be written';
+  const what =
+    code === 'SQLITE_FULL'
+      ? 'the disk (or the journal) is full'
+      : code.startsWith('SQLITE_BUSY')
+        ? 'another process holds the journal'
+        : 'the journal file cannot be written';
   return { code, reason: `the journal cannot write (${code}: ${what}); free space in the data directory`, since };
 }
 

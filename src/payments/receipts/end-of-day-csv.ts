@@ -7,7 +7,16 @@ import type { EndOfDayFigures, EndOfDayGroup, EndOfDayReport } from './types.js'
  * spreadsheet never runs it as a formula; numbers are written as they are.
  */
 
-const FIGURES = ['sales', 'refunds', 'cancels', 'captures', 'offlinePending', 'needsAttention', 'inProgress', 'notCompleted'] as const satisfies ReadonlyArray<Exclude<keyof EndOfDayFigures, 'net'>>;
+const FIGURES = [
+  'sales',
+  'refunds',
+  'cancels',
+  'captures',
+  'offlinePending',
+  'needsAttention',
+  'inProgress',
+  'notCompleted',
+] as const satisfies ReadonlyArray<Exclude<keyof EndOfDayFigures, 'net'>>;
 
 const SNAKE: Record<(typeof FIGURES)[number], string> = {
   sales: 'sales',
@@ -42,7 +51,17 @@ function field(value: string | number | null): string {
 }
 
 function line(report: EndOfDayReport, g: EndOfDayGroup): string {
-  const cells: Array<string | number | null> = [report.date, report.timeZone, report.terminalId, g.merchantId, g.merchantName, g.method, g.operator, g.currency, g.minorDigits];
+  const cells: Array<string | number | null> = [
+    report.date,
+    report.timeZone,
+    report.terminalId,
+    g.merchantId,
+    g.merchantName,
+    g.method,
+    g.operator,
+    g.currency,
+    g.minorDigits,
+  ];
   for (const f of FIGURES) cells.push(g[f].count, g[f].amount);
   cells.push(g.net);
   return cells.map(field).join(',');

@@ -59,7 +59,13 @@ function figureLines(line: EndOfDayLine, width: number, all: boolean, reader: Re
 }
 
 /** A heading per line: its name on the left (wrapped when long), the currency on the right. */
-function section(title: string, lines: readonly EndOfDayLine[], heading: (l: EndOfDayLine) => string[], width: number, reader: Reader): string[] {
+function section(
+  title: string,
+  lines: readonly EndOfDayLine[],
+  heading: (l: EndOfDayLine) => string[],
+  width: number,
+  reader: Reader,
+): string[] {
   if (lines.length === 0) return [];
   const out: string[] = [rule(width), ...center(title, width)];
   for (const l of lines) {
@@ -85,20 +91,49 @@ export function endOfDayText(r: EndOfDayReport, width: PrinterWidth): string {
   if (r.totals.length === 0) lines.push(...center(w.eod.none, width));
   const widths = columnWidths(width);
   for (const t of r.totals) {
-    lines.push(...wrap(`${w.eod.total} ${t.currency}`, width), ...columns('', [w.eod.count, w.eod.amountColumn], widths, width), ...figureLines(t, width, true, reader), '');
+    lines.push(
+      ...wrap(`${w.eod.total} ${t.currency}`, width),
+      ...columns('', [w.eod.count, w.eod.amountColumn], widths, width),
+      ...figureLines(t, width, true, reader),
+      '',
+    );
   }
   lines.push(
-    ...section(w.eod.byMerchant, r.byMerchant, (l) => {
-      const m = l as EndOfDayReport['byMerchant'][number];
-      if (m.merchantName === null) return [w.eod.defaultMerchant];
-      return m.merchantId !== null && m.merchantId !== m.merchantName ? [m.merchantName, m.merchantId] : [m.merchantName];
-    }, width, reader),
+    ...section(
+      w.eod.byMerchant,
+      r.byMerchant,
+      (l) => {
+        const m = l as EndOfDayReport['byMerchant'][number];
+        if (m.merchantName === null) return [w.eod.defaultMerchant];
+        return m.merchantId !== null && m.merchantId !== m.merchantName
+          ? [m.merchantName, m.merchantId]
+          : [m.merchantName];
+      },
+      width,
+      reader,
+    ),
   );
-  lines.push(...section(w.eod.byMethod, r.byMethod, (l) => {
-    const method = (l as EndOfDayReport['byMethod'][number]).method;
-    return [method === null ? w.eod.otherMethod : w.methods[method]];
-  }, width, reader));
-  lines.push(...section(w.eod.byOperator, r.byOperator, (l) => [(l as EndOfDayReport['byOperator'][number]).operator ?? w.eod.unknownOperator], width, reader));
+  lines.push(
+    ...section(
+      w.eod.byMethod,
+      r.byMethod,
+      (l) => {
+        const method = (l as EndOfDayReport['byMethod'][number]).method;
+        return [method === null ? w.eod.otherMethod : w.methods[method]];
+      },
+      width,
+      reader,
+    ),
+  );
+  lines.push(
+    ...section(
+      w.eod.byOperator,
+      r.byOperator,
+      (l) => [(l as EndOfDayReport['byOperator'][number]).operator ?? w.eod.unknownOperator],
+      width,
+      reader,
+    ),
+  );
   lines.push(rule(width, '='));
   return printout(lines);
 }

@@ -27,7 +27,8 @@ export function figureOf(row: JournalSummaryRow): FigureName | undefined {
     if (row.state === 'offline_stored') return 'offlinePending';
     if (row.state === 'approved') return 'sales';
     // Charged, then given back in full: the sale counts, and so do the cancels or refunds that gave it back.
-    if ((row.state === 'cancelled' || row.state === 'reversed') && row.cancelledAmount + row.refundedAmount > 0) return 'sales';
+    if ((row.state === 'cancelled' || row.state === 'reversed') && row.cancelledAmount + row.refundedAmount > 0)
+      return 'sales';
     return 'notCompleted';
   }
   if (row.state !== 'approved') return undefined;
@@ -39,13 +40,27 @@ export function figureOf(row: JournalSummaryRow): FigureName | undefined {
 
 function add(a: number, b: number): number {
   const sum = a + b;
-  if (!Number.isSafeInteger(sum)) throw new AgentError(ErrorCodes.INTERNAL, 'the day\'s total is beyond 2^53 minor units: it cannot be reported exactly');
+  if (!Number.isSafeInteger(sum))
+    throw new AgentError(
+      ErrorCodes.INTERNAL,
+      "the day's total is beyond 2^53 minor units: it cannot be reported exactly",
+    );
   return sum;
 }
 
 function emptyFigures(): EndOfDayFigures {
   const zero = () => ({ count: 0, amount: 0 });
-  return { sales: zero(), refunds: zero(), cancels: zero(), captures: zero(), offlinePending: zero(), needsAttention: zero(), inProgress: zero(), notCompleted: zero(), net: 0 };
+  return {
+    sales: zero(),
+    refunds: zero(),
+    cancels: zero(),
+    captures: zero(),
+    offlinePending: zero(),
+    needsAttention: zero(),
+    inProgress: zero(),
+    notCompleted: zero(),
+    net: 0,
+  };
 }
 
 function count(f: EndOfDayFigures, name: FigureName, amount: number): void {
@@ -98,7 +113,12 @@ export function endOfDay(input: EndOfDayInput): EndOfDayReport {
   const byMerchant = new Lines<{ merchantId: string | null; merchantName: string | null }>();
   const byMethod = new Lines<{ method: SaleMethod | null }>();
   const byOperator = new Lines<{ operator: string | null }>();
-  const groups = new Lines<{ merchantId: string | null; merchantName: string | null; method: SaleMethod | null; operator: string | null }>();
+  const groups = new Lines<{
+    merchantId: string | null;
+    merchantName: string | null;
+    method: SaleMethod | null;
+    operator: string | null;
+  }>();
   for (const row of input.rows) {
     const name = figureOf(row);
     if (name === undefined) continue;

@@ -6,11 +6,17 @@ import type { ReceiptMerchant } from './types.js';
  * merchant). `id` is the client id (stable from the first start: the report groups by it),
  * `platformId` the platform's merchant id once a token named it. Unknown merchants (credentials not read yet) keep the id as their name.
  */
-export function merchantOf(merchantId: string | undefined, merchants: readonly ReceiptMerchant[]): { id: string | null; name: string | null; platformId: string | null } {
+export function merchantOf(
+  merchantId: string | undefined,
+  merchants: readonly ReceiptMerchant[],
+): { id: string | null; name: string | null; platformId: string | null } {
   const found =
     merchantId === undefined
       ? merchants.find((m) => m.default)
-      : merchants.find((m) => m.clientId === merchantId || m.merchantName === merchantId || m.merchantId === merchantId);
-  if (found !== undefined) return { id: found.clientId, name: found.merchantName, platformId: found.merchantId ?? null };
+      : merchants.find(
+          (m) => m.clientId === merchantId || m.merchantName === merchantId || m.merchantId === merchantId,
+        );
+  if (found !== undefined)
+    return { id: found.clientId, name: found.merchantName, platformId: found.merchantId ?? null };
   return { id: merchantId ?? null, name: merchantId ?? null, platformId: null };
 }

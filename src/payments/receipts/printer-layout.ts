@@ -8,12 +8,17 @@ import type { PrinterWidth } from './types.js';
 
 /** Control characters and line breaks become spaces: one field never breaks the layout or drives the printer. */
 export function clean(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/ +/g, ' ').trim();
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+    .replace(/ +/g, ' ')
+    .trim();
 }
 
 /** Words to lines of at most `width`; a word longer than a line is cut into pieces. */
 export function wrap(text: string, width: number): string[] {
-  const words = clean(text).split(' ').filter((w) => w !== '');
+  const words = clean(text)
+    .split(' ')
+    .filter((w) => w !== '');
   const lines: string[] = [];
   let line = '';
   for (const word of words) {
@@ -71,7 +76,13 @@ export function pair(label: string, value: string, width: number): string[] {
  * column ends at the right edge, the others `gap` apart with their own widths. When the
  * label does not fit before the first column it goes on a line of its own.
  */
-export function columns(label: string, cells: readonly string[], widths: readonly number[], width: number, gap = 1): string[] {
+export function columns(
+  label: string,
+  cells: readonly string[],
+  widths: readonly number[],
+  width: number,
+  gap = 1,
+): string[] {
   const right = cells.map((c, i) => clean(c).padStart(widths[i] ?? 0)).join(' '.repeat(gap));
   const l = clean(label);
   if (right.length > width) return [...wrap(l, width), ...cells.map((c) => clean(c).padStart(width).slice(-width))];

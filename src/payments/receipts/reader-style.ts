@@ -33,7 +33,11 @@ function usableZone(zone: string | undefined): string | undefined {
  * zone, each on its own: a clerk's claim the runtime cannot use is passed over, never an
  * error (the receipt is printed in the counter's instead).
  */
-export function readerStyle(store: Partial<ReaderStyle>, clerk: Partial<ReaderStyle> | undefined, counter: ReaderStyle): ReaderStyle {
+export function readerStyle(
+  store: Partial<ReaderStyle>,
+  clerk: Partial<ReaderStyle> | undefined,
+  counter: ReaderStyle,
+): ReaderStyle {
   return {
     locale: usableLocale(store.locale) ?? usableLocale(clerk?.locale) ?? counter.locale,
     timeZone: usableZone(store.timeZone) ?? usableZone(clerk?.timeZone) ?? counter.timeZone,
@@ -61,7 +65,11 @@ export function amountIn(minor: number, currency: string, locale: string): strin
   const digits = canonical.includes('.') ? (canonical.split('.')[1]?.length ?? 0) : 0;
   try {
     // A decimal string keeps every digit (Intl.NumberFormat reads it exactly, ES2023).
-    return new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(canonical as `${number}`);
+    return new Intl.NumberFormat(locale, {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+      useGrouping: false,
+    }).format(canonical as `${number}`);
   } catch {
     return canonical;
   }

@@ -55,7 +55,10 @@ function title(row: JournalRow, w: ReceiptWords): string {
   }
 }
 
-function outcomeOf(row: JournalRow, w: ReceiptWords): { code: ReceiptOutcomeCode; text: string; detail: string | null } {
+function outcomeOf(
+  row: JournalRow,
+  w: ReceiptWords,
+): { code: ReceiptOutcomeCode; text: string; detail: string | null } {
   const sale = row.kind === 'sale';
   const o = w.outcomes;
   const d = w.details;
@@ -63,9 +66,16 @@ function outcomeOf(row: JournalRow, w: ReceiptWords): { code: ReceiptOutcomeCode
     case 'approved':
       // A done operation says what was done, not "approved" (as the counter page words it).
       if (row.kind === 'refund') return { code: 'approved', text: o.refunded, detail: d.refunded };
-      if (row.kind === 'cancel') return { code: 'approved', text: row.cancelReason === 'Technical' ? o.reversed : o.cancelled, detail: d.notCharged };
+      if (row.kind === 'cancel')
+        return {
+          code: 'approved',
+          text: row.cancelReason === 'Technical' ? o.reversed : o.cancelled,
+          detail: d.notCharged,
+        };
       if (row.kind === 'capture') return { code: 'approved', text: o.captured, detail: null };
-      return row.offline ? { code: 'approved_offline', text: o.approved, detail: d.approvedOffline } : { code: 'approved', text: o.approved, detail: null };
+      return row.offline
+        ? { code: 'approved_offline', text: o.approved, detail: d.approvedOffline }
+        : { code: 'approved', text: o.approved, detail: null };
     case 'offline_stored':
       return { code: 'approved_offline', text: o.approved, detail: d.storedOffline };
     case 'declined':
@@ -86,9 +96,13 @@ function outcomeOf(row: JournalRow, w: ReceiptWords): { code: ReceiptOutcomeCode
 export function buildReceipt(input: ReceiptInput): ReceiptData {
   const { row, copy } = input;
   if (!hasReceipt(row)) {
-    throw new AgentError(ErrorCodes.PAYMENT_STATE, `transaction ${row.clientTransactionId} is ${row.state}, not final yet: its receipt can be printed once it is final`, {
-      details: { clientTransactionId: row.clientTransactionId, state: row.state },
-    });
+    throw new AgentError(
+      ErrorCodes.PAYMENT_STATE,
+      `transaction ${row.clientTransactionId} is ${row.state}, not final yet: its receipt can be printed once it is final`,
+      {
+        details: { clientTransactionId: row.clientTransactionId, state: row.state },
+      },
+    );
   }
   const cardSource = row.kind === 'sale' ? row : input.sale;
   const method = row.method ?? input.sale?.method ?? null;
@@ -129,17 +143,28 @@ export function buildReceipt(input: ReceiptInput): ReceiptData {
     scenario: row.scenario ?? input.sale?.scenario ?? null,
     card:
       isCard && cardSource !== undefined && (last4 !== null || cardSource.scheme !== undefined)
-        ? { scheme: cardSource.scheme ?? null, last4, masked: last4 === null ? null : `**** ${last4}`, entryMode, entryModeText: entryMode === null ? null : (w.entryModes[entryMode] ?? entryMode) }
+        ? {
+            scheme: cardSource.scheme ?? null,
+            last4,
+            masked: last4 === null ? null : `**** ${last4}`,
+            entryMode,
+            entryModeText: entryMode === null ? null : (w.entryModes[entryMode] ?? entryMode),
+          }
         : null,
     serverTransactionId: row.serverTransactionId ?? null,
     clientTransactionId: row.clientTransactionId,
     originalSale:
       row.kind !== 'sale' && input.sale !== undefined
-        ? { serverTransactionId: input.sale.serverTransactionId ?? null, clientTransactionId: input.sale.clientTransactionId, amount: receiptAmount(input.sale.amount, input.sale.currency) }
+        ? {
+            serverTransactionId: input.sale.serverTransactionId ?? null,
+            clientTransactionId: input.sale.clientTransactionId,
+            amount: receiptAmount(input.sale.amount, input.sale.currency),
+          }
         : null,
     offline: row.offline || row.state === 'offline_stored',
     outcome: { state: row.state, ...outcome },
-    merchantNotes: copy === 'merchant' ? { message: row.message ?? null, platformStatus: row.platformStatus ?? null } : null,
+    merchantNotes:
+      copy === 'merchant' ? { message: row.message ?? null, platformStatus: row.platformStatus ?? null } : null,
     footer: copy === 'customer' ? w.footers.customer : w.footers.merchant,
   };
 }

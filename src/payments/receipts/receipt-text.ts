@@ -27,7 +27,8 @@ export function receiptText(r: ReceiptData, width: PrinterWidth): string {
   if (r.operator !== null) add(...pair(w.operator, r.operator, width));
   add(rule(width));
   add(...center(r.title, width));
-  if (r.methodText !== null) add(...pair(w.method, r.scenario === null ? r.methodText : `${r.methodText} ${r.scenario}`, width));
+  if (r.methodText !== null)
+    add(...pair(w.method, r.scenario === null ? r.methodText : `${r.methodText} ${r.scenario}`, width));
   if (r.card !== null) {
     if (r.card.scheme !== null) add(...pair(w.card, r.card.scheme, width));
     if (r.card.masked !== null) add(...pair(w.number, r.card.masked, width));
@@ -38,7 +39,8 @@ export function receiptText(r: ReceiptData, width: PrinterWidth): string {
   add('');
   if (r.originalSale !== null) {
     add(...pair(w.originalSale, money(r.originalSale.amount), width));
-    if (r.originalSale.serverTransactionId !== null) add(...pair(w.saleServerId, r.originalSale.serverTransactionId, width));
+    if (r.originalSale.serverTransactionId !== null)
+      add(...pair(w.saleServerId, r.originalSale.serverTransactionId, width));
     add(...pair(w.saleClientId, r.originalSale.clientTransactionId, width));
   }
   if (r.serverTransactionId !== null) add(...pair(w.serverId, r.serverTransactionId, width));

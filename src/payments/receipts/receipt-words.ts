@@ -72,7 +72,16 @@ export interface ReceiptWords {
     otherMethod: string;
     unknownOperator: string;
     /** At most 15 characters: the 32-column table keeps the label beside its count and amount. */
-    figures: { sales: string; refunds: string; cancels: string; captures: string; offlinePending: string; needsAttention: string; inProgress: string; notCompleted: string };
+    figures: {
+      sales: string;
+      refunds: string;
+      cancels: string;
+      captures: string;
+      offlinePending: string;
+      needsAttention: string;
+      inProgress: string;
+      notCompleted: string;
+    };
   };
 }
 
@@ -173,7 +182,13 @@ const de: ReceiptWords = {
   clientId: 'Client-ID',
   platformStatus: 'Plattform-Status',
   note: 'Notiz',
-  titles: { sale: 'ZAHLUNG', refund: 'GUTSCHRIFT', cancel: 'STORNO', reversal: 'TECHNISCHES STORNO', capture: 'BUCHUNG' },
+  titles: {
+    sale: 'ZAHLUNG',
+    refund: 'GUTSCHRIFT',
+    cancel: 'STORNO',
+    reversal: 'TECHNISCHES STORNO',
+    capture: 'BUCHUNG',
+  },
   methods: { card: 'Karte', manual: 'Manuelle Eingabe', moto: 'MOTO', walletA: 'walletA', walletB: 'walletB' },
   entryModes: { ContactChip: 'Chip', ContactlessChip: 'Kontaktlos', Magstripe: 'Magnetstreifen', Keyed: 'Manuell' },
   outcomes: {

@@ -38,20 +38,27 @@ export class ReportService implements ReportsApi {
   }
 
   private reader(clerk: ReceiptQuery['clerk']): ReaderStyle {
-    return readerStyle(this.deps.store ?? {}, clerk, { locale: this.deps.locale ?? 'en-GB', timeZone: this.deps.timeZone ?? terminalTimeZone() });
+    return readerStyle(this.deps.store ?? {}, clerk, {
+      locale: this.deps.locale ?? 'en-GB',
+      timeZone: this.deps.timeZone ?? terminalTimeZone(),
+    });
   }
 
   private row(id: string): JournalRow {
     const row = this.deps.journal.get(id) ?? this.deps.journal.byServerId(id);
     if (row === undefined) {
-      throw new AgentError(ErrorCodes.PAYMENT_NOT_FOUND, `no transaction ${id} in this terminal's journal: a receipt is printed only for a transaction made here`);
+      throw new AgentError(
+        ErrorCodes.PAYMENT_NOT_FOUND,
+        `no transaction ${id} in this terminal's journal: a receipt is printed only for a transaction made here`,
+      );
     }
     return row;
   }
 
   receipt(id: string, query: ReceiptQuery = {}): ReceiptData {
     const row = this.row(id);
-    const sale = row.relatedClientTransactionId !== undefined ? this.deps.journal.get(row.relatedClientTransactionId) : undefined;
+    const sale =
+      row.relatedClientTransactionId !== undefined ? this.deps.journal.get(row.relatedClientTransactionId) : undefined;
     const { locale, timeZone } = this.reader(query.clerk);
     return buildReceipt({
       row,
@@ -71,6 +78,16 @@ export class ReportService implements ReportsApi {
     const date = query.date ?? localDate(now, timeZone);
     const { from, to } = localDayRange(date, timeZone);
     const rows = this.deps.journal.rowsCreatedBetween(new Date(from).toISOString(), new Date(to).toISOString());
-    return endOfDay({ rows, date, timeZone, from, to, now, merchants: this.deps.sources.merchants(), terminalId: this.deps.sources.terminalId(), locale: reader.locale });
+    return endOfDay({
+      rows,
+      date,
+      timeZone,
+      from,
+      to,
+      now,
+      merchants: this.deps.sources.merchants(),
+      terminalId: this.deps.sources.terminalId(),
+      locale: reader.locale,
+    });
   }
 }

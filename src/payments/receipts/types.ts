@@ -22,7 +22,8 @@ export interface ReceiptAmount {
 }
 
 /** What a receipt says of the outcome: a word for the printer and a sentence for people. */
-export type ReceiptOutcomeCode = 'approved' | 'approved_offline' | 'declined' | 'not_completed' | 'cancelled' | 'reversed' | 'check_needed';
+export type ReceiptOutcomeCode =
+  'approved' | 'approved_offline' | 'declined' | 'not_completed' | 'cancelled' | 'reversed' | 'check_needed';
 
 export interface ReceiptData {
   copy: ReceiptCopy;
@@ -40,14 +41,30 @@ export interface ReceiptData {
    * parts for programs (`local`, `date`, `time`, `offset`), and as the reader reads it
    * (`dateText` 28.11.2026, `timeText` 18:18:05, `zoneName` MEZ): what is printed.
    */
-  dateTime: { local: string; date: string; time: string; offset: string; timeZone: string; utc: string; dateText: string; timeText: string; zoneName: string };
+  dateTime: {
+    local: string;
+    date: string;
+    time: string;
+    offset: string;
+    timeZone: string;
+    utc: string;
+    dateText: string;
+    timeText: string;
+    zoneName: string;
+  };
   amount: ReceiptAmount;
   method: SaleMethod | null;
   /** Card, Manual entry, MOTO, walletA, walletB (in the locale's words). */
   methodText: string | null;
   scenario: WalletScenario | null;
   /** Present for card methods when the reader gave a masked PAN: never more than the last four digits. */
-  card: { scheme: string | null; last4: string | null; masked: string | null; entryMode: string | null; entryModeText: string | null } | null;
+  card: {
+    scheme: string | null;
+    last4: string | null;
+    masked: string | null;
+    entryMode: string | null;
+    entryModeText: string | null;
+  } | null;
   serverTransactionId: string | null;
   clientTransactionId: string;
   /** Capture, cancel and refund: the sale they act on. */

@@ -13,7 +13,10 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 /** A zone the runtime knows, or INPUT_INVALID naming what to give. */
 export function checkTimeZone(timeZone: string): string {
   if (!isKnownTimeZone(timeZone)) {
-    throw new AgentError(ErrorCodes.INPUT_INVALID, `"${timeZone.slice(0, 64)}" is not a time zone: give an IANA name such as Europe/Berlin or UTC`);
+    throw new AgentError(
+      ErrorCodes.INPUT_INVALID,
+      `"${timeZone.slice(0, 64)}" is not a time zone: give an IANA name such as Europe/Berlin or UTC`,
+    );
   }
   return timeZone;
 }
@@ -51,7 +54,8 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** YYYY-MM-DD naming a real calendar day, or INPUT_INVALID. */
 export function checkDate(date: string): { year: number; month: number; day: number } {
   const m = DATE.exec(date);
-  if (m === null) throw new AgentError(ErrorCodes.INPUT_INVALID, `"${date.slice(0, 20)}" is not a date: expected YYYY-MM-DD`);
+  if (m === null)
+    throw new AgentError(ErrorCodes.INPUT_INVALID, `"${date.slice(0, 20)}" is not a date: expected YYYY-MM-DD`);
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const probe = new Date(Date.UTC(year, month - 1, day));
   if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) {
@@ -103,16 +107,28 @@ export interface ReaderTime {
   zone: string;
 }
 
-const readerFormats = new Map<string, { date: Intl.DateTimeFormat; time: Intl.DateTimeFormat; zone: Intl.DateTimeFormat }>();
+const readerFormats = new Map<
+  string,
+  { date: Intl.DateTimeFormat; time: Intl.DateTimeFormat; zone: Intl.DateTimeFormat }
+>();
 
-function formatsFor(locale: string, timeZone: string): { date: Intl.DateTimeFormat; time: Intl.DateTimeFormat; zone: Intl.DateTimeFormat } {
+function formatsFor(
+  locale: string,
+  timeZone: string,
+): { date: Intl.DateTimeFormat; time: Intl.DateTimeFormat; zone: Intl.DateTimeFormat } {
   const key = `${locale} ${timeZone}`;
   let f = readerFormats.get(key);
   if (f === undefined) {
     f = {
       date: new Intl.DateTimeFormat(locale, { timeZone, day: '2-digit', month: '2-digit', year: 'numeric' }),
       // 24 h whatever the locale's habit: a receipt's time is never read as morning or evening.
-      time: new Intl.DateTimeFormat(locale, { timeZone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }),
+      time: new Intl.DateTimeFormat(locale, {
+        timeZone,
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+      }),
       zone: new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' }),
     };
     if (readerFormats.size > 64) readerFormats.clear();

@@ -10,7 +10,11 @@ import { z } from 'zod';
 export const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR');
 
 /** Integer amount in the smallest unit of the currency (docs/platform-contract.md, introduction). */
-export const minorUnits = z.number().int('expected an integer amount in minor units').min(0).max(Number.MAX_SAFE_INTEGER);
+export const minorUnits = z
+  .number()
+  .int('expected an integer amount in minor units')
+  .min(0)
+  .max(Number.MAX_SAFE_INTEGER);
 
 /**
  * clientDateTime is ISO 8601, with or without milliseconds and Z (the platform takes

@@ -56,7 +56,9 @@ export const transactionRecord = z
   })
   .transform((r): TransactionRecord => {
     const { serverTransactionId, ...rest } = r;
-    return typeof serverTransactionId === 'string' && serverTransactionId.trim() !== '' ? { ...rest, serverTransactionId } : rest;
+    return typeof serverTransactionId === 'string' && serverTransactionId.trim() !== ''
+      ? { ...rest, serverTransactionId }
+      : rest;
   });
 
 /** The record answering a write (process, capture, cancel, refund, refund by web): status and server id. */
@@ -77,11 +79,14 @@ export type CaptureAllResponse = z.infer<typeof captureAllResponse>;
  * `maxAmount`): a non-negative integer, or a string of digits; anything else (null, a
  * fraction, text) reads as absent.
  */
-const tolerantMinor = z.unknown().transform((v): number | undefined => {
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-  if (typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v)) return Number(v);
-  return undefined;
-}).optional();
+const tolerantMinor = z
+  .unknown()
+  .transform((v): number | undefined => {
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+    if (typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v)) return Number(v);
+    return undefined;
+  })
+  .optional();
 
 /** A text field that reads as absent unless it is a string. */
 const tolerantText = z
@@ -106,15 +111,18 @@ export const allowedOperations = allowedOperation.extend({
   /** The operation the record is about, when the platform says (cancel while possible, else refund). */
   operation: tolerantText,
   /** Every operation's record, when the platform lists them; absent, null or not an object reads as absent. */
-  operations: z.unknown().transform((v): Record<string, z.output<typeof allowedOperation>> | undefined => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-    const out: Record<string, z.output<typeof allowedOperation>> = {};
-    for (const [name, entry] of Object.entries(v)) {
-      const read = allowedOperationEntry.parse(entry);
-      if (read !== undefined) out[name] = read;
-    }
-    return out;
-  }).optional(),
+  operations: z
+    .unknown()
+    .transform((v): Record<string, z.output<typeof allowedOperation>> | undefined => {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+      const out: Record<string, z.output<typeof allowedOperation>> = {};
+      for (const [name, entry] of Object.entries(v)) {
+        const read = allowedOperationEntry.parse(entry);
+        if (read !== undefined) out[name] = read;
+      }
+      return out;
+    })
+    .optional(),
 });
 export type AllowedOperations = z.infer<typeof allowedOperations>;
 

@@ -52,7 +52,10 @@ export abstract class SimFramedDevice {
   /** Sends a message to the agent; a lost link is logged, never thrown. */
   protected reply(payload: LinkPayload): Promise<void> {
     return this.link.send(payload).catch((err: unknown) => {
-      this.log.debug({ type: payload.type, err: err instanceof Error ? err.message : String(err) }, 'simulated device could not send');
+      this.log.debug(
+        { type: payload.type, err: err instanceof Error ? err.message : String(err) },
+        'simulated device could not send',
+      );
     });
   }
 

@@ -2,7 +2,10 @@ import type { Duplex } from 'node:stream';
 import { unpackModules, type LinkPayload } from '../../devices/index.js';
 import { SimFramedDevice, type SimDeviceOptions } from './sim-framed-device.js';
 
-export type SimulatedScreen = { kind: 'blank' } | { kind: 'qr'; size: number; matrix: boolean[][]; caption: string } | { kind: 'text'; lines: string[] };
+export type SimulatedScreen =
+  | { kind: 'blank' }
+  | { kind: 'qr'; size: number; matrix: boolean[][]; caption: string }
+  | { kind: 'text'; lines: string[] };
 
 export const SIM_DISPLAY_INFO = { model: 'SIM-DISPLAY-1', width: 240, height: 320 };
 
@@ -29,7 +32,14 @@ export class SimulatedDisplay extends SimFramedDevice {
         const size = m.size;
         let matrix: boolean[][];
         try {
-          if (typeof size !== 'number' || !Number.isInteger(size) || size < 21 || size > 177 || typeof m.modules !== 'string') throw new Error('bad');
+          if (
+            typeof size !== 'number' ||
+            !Number.isInteger(size) ||
+            size < 21 ||
+            size > 177 ||
+            typeof m.modules !== 'string'
+          )
+            throw new Error('bad');
           matrix = unpackModules(size, Buffer.from(m.modules, 'base64'));
         } catch {
           void this.reply({ type: 'error', id: m.id, code: 'bad_request' });

@@ -13,7 +13,9 @@ export interface SimulatedPortIdentity {
 
 // The package's ESM entry ships no types; its CommonJS entry does, and is also the
 // instance the serialport package itself uses.
-const { MockBinding } = createRequire(import.meta.url)('@serialport/binding-mock') as { MockBinding: MockBindingInterface };
+const { MockBinding } = createRequire(import.meta.url)('@serialport/binding-mock') as {
+  MockBinding: MockBindingInterface;
+};
 
 type MockPort = Awaited<ReturnType<MockBindingInterface['open']>>;
 
@@ -40,7 +42,8 @@ interface Slot {
 }
 
 /** The message bindings-cpp gives on Linux when a port vanished under a read. */
-const UNPLUG_MESSAGE = 'device reports readiness to read but returned no data (device disconnected or multiple access on port?)';
+const UNPLUG_MESSAGE =
+  'device reports readiness to read but returned no data (device disconnected or multiple access on port?)';
 
 /** Wraps MockBinding's port: forwards the agent's writes to the device end and can be unplugged. */
 class SimulatedPortBinding {
@@ -185,7 +188,9 @@ export class SimulatedPorts {
     return slot;
   }
 
-  private async open(options: { path: string; baudRate: number } & Record<string, unknown>): Promise<SimulatedPortBinding> {
+  private async open(
+    options: { path: string; baudRate: number } & Record<string, unknown>,
+  ): Promise<SimulatedPortBinding> {
     const slot = this.slots.get(options.path);
     // The texts bindings-cpp gives on Linux, so the agent's error mapping is exercised.
     if (!slot || !slot.plugged) throw new Error(`Error: No such file or directory, cannot open ${options.path}`);

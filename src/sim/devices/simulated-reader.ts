@@ -145,7 +145,10 @@ export class SimulatedReader extends SimFramedDevice {
     // the platform is down (docs/serial-protocol.md, "Card reader"); a keyed or magstripe read never does.
     const chip = entryMode === 'ContactChip' || entryMode === 'ContactlessChip';
     const read: SimulatedCard = { ...scripted, entryMode };
-    const card: SimulatedCard = m.offlineAllowed === true && scripted.result === undefined && chip ? { ...read, result: 'offlineApproved' } : read;
+    const card: SimulatedCard =
+      m.offlineAllowed === true && scripted.result === undefined && chip
+        ? { ...read, result: 'offlineApproved' }
+        : read;
     const run: Running = { id, timers: new Set(), finished: false };
     this.running = run;
     void this.play(run, card);
@@ -208,7 +211,15 @@ export class SimulatedReader extends SimFramedDevice {
           encryptedData: randomBytes(32).toString('hex').toUpperCase(),
           ksn: 'FFFF9876543210E00001',
         },
-        ...(card.onlinePin === true && !keyed ? { pin: { pinblock: randomBytes(8).toString('hex').toUpperCase(), ksn: 'FFFF9876543210E00002', format: 'ISO0' } } : {}),
+        ...(card.onlinePin === true && !keyed
+          ? {
+              pin: {
+                pinblock: randomBytes(8).toString('hex').toUpperCase(),
+                ksn: 'FFFF9876543210E00002',
+                format: 'ISO0',
+              },
+            }
+          : {}),
         ...(result === 'offlineApproved' ? { offlineApproved: true } : {}),
       });
     } catch {

@@ -24,7 +24,11 @@ export interface StartSimulatedOptions {
 }
 
 /** Vendor/product ids of the simulated USB devices when the configuration has none. */
-const simUsb = { reader: { vendorId: '1d50', productId: '6101' }, display: { vendorId: '1d50', productId: '6102' }, scanner: { vendorId: '1d50', productId: '6103' } };
+const simUsb = {
+  reader: { vendorId: '1d50', productId: '6101' },
+  display: { vendorId: '1d50', productId: '6102' },
+  scanner: { vendorId: '1d50', productId: '6103' },
+};
 
 /**
  * Demo mode: creates MockBinding ports at the three configured paths (or with the
@@ -40,10 +44,20 @@ export async function startSimulatedPeripherals(opts: StartSimulatedOptions): Pr
       serialNumber: cfg.usb?.serialNumber ?? `SIM-${name.toUpperCase()}-1`,
     });
   const withClock = opts.clock ? { clock: opts.clock } : {};
-  const reader = new SimulatedReader(create('reader', opts.config.reader), { log: log.child({ device: 'reader' }), ...withClock, ...(opts.defaultCard ? { defaultCard: opts.defaultCard } : {}) });
-  const display = new SimulatedDisplay(create('display', opts.config.display), { log: log.child({ device: 'display' }), ...withClock });
+  const reader = new SimulatedReader(create('reader', opts.config.reader), {
+    log: log.child({ device: 'reader' }),
+    ...withClock,
+    ...(opts.defaultCard ? { defaultCard: opts.defaultCard } : {}),
+  });
+  const display = new SimulatedDisplay(create('display', opts.config.display), {
+    log: log.child({ device: 'display' }),
+    ...withClock,
+  });
   const scanner = new SimulatedScanner(create('scanner', opts.config.scanner));
-  log.info({ reader: opts.config.reader.path, display: opts.config.display.path, scanner: opts.config.scanner.path }, 'simulated peripherals ready');
+  log.info(
+    { reader: opts.config.reader.path, display: opts.config.display.path, scanner: opts.config.scanner.path },
+    'simulated peripherals ready',
+  );
   return {
     reader,
     display,

@@ -11,53 +11,55 @@ import { z } from 'zod';
  * reads that lag the platform's writes (`lookupLagMs`). The clock offset shifts the
  * platform's notion of now.
  */
-export const faultSpecSchema = z.strictObject({
-  latencyMs: z.number().int().min(0).optional(),
-  /** An error status; a 2xx only with afterRecord and rawBody (the work done, an answer the client cannot read). */
-  status: z.number().int().min(200).max(599).optional(),
-  errorCode: z.string().optional(),
-  errorMessage: z.string().optional(),
-  /** Non-JSON error body, to test clients that must cope with one; with afterRecord, the body of the answer after the work. */
-  rawBody: z.string().optional(),
-  retryAfterSeconds: z.number().int().min(0).optional(),
-  drop: z.enum(['before', 'after']).optional(),
-  /** With status: answer the error only after the handler ran (recorded, 5xx seen). */
-  afterRecord: z.boolean().optional(),
-  /**
-   * A write that lands late: the body is read, then the handler runs only after this delay
-   * (the client has long given up) and the answer is lost. Longer than the client's timeout
-   * plus its lookup grace, it is the write a lookup could not see (scripts/chaos/online).
-   */
-  recordAfterMs: z.number().int().min(1).optional(),
-  /**
-   * A status word the agent may not know (e.g. `Completed`): the transaction record of a
-   * 2xx answer carries it in place of the platform's own status (the platform's state is
-   * unchanged; the next answer without the fault shows the real status).
-   */
-  transactionStatus: z.string().min(1).optional(),
-  /**
-   * Reads that lag writes (the contract promises no read-after-write): a transaction the
-   * platform recorded less than this long ago (on its clock) is unknown to the route's
-   * lookups by id (404 from status, allowed operations, cancel, refund, capture, refund by
-   * web) and to its check of a repeated client id (process, QR call: the repeat is recorded
-   * as a new transaction). On `*` it applies to every route, also one with a fault of its
-   * own; `everyNth` and `times` do not limit it (docs/demo-platform.md, "Demo platform").
-   */
-  lookupLagMs: z.number().int().min(1).optional(),
-  /**
-   * Top-level fields left out of a 2xx JSON answer, after the work was done: an answer
-   * without what the contract does not promise (the terminal QR call's answer is not shown
-   * at all: one without `transactionStatus` or `serverTransactionId`).
-   */
-  omit: z.array(z.string().min(1)).min(1).optional(),
-  /** An id the route does not know is answered with this status instead of 404 (a platform that says 400 or 422). */
-  unknownIdStatus: z.union([z.literal(400), z.literal(422)]).optional(),
-  everyNth: z.number().int().min(1).optional(),
-  times: z.number().int().min(1).optional(),
-}).refine((f) => f.status === undefined || f.status >= 400 || (f.afterRecord === true && f.rawBody !== undefined), {
-  message: 'a 2xx or 3xx status needs afterRecord and rawBody',
-  path: ['status'],
-});
+export const faultSpecSchema = z
+  .strictObject({
+    latencyMs: z.number().int().min(0).optional(),
+    /** An error status; a 2xx only with afterRecord and rawBody (the work done, an answer the client cannot read). */
+    status: z.number().int().min(200).max(599).optional(),
+    errorCode: z.string().optional(),
+    errorMessage: z.string().optional(),
+    /** Non-JSON error body, to test clients that must cope with one; with afterRecord, the body of the answer after the work. */
+    rawBody: z.string().optional(),
+    retryAfterSeconds: z.number().int().min(0).optional(),
+    drop: z.enum(['before', 'after']).optional(),
+    /** With status: answer the error only after the handler ran (recorded, 5xx seen). */
+    afterRecord: z.boolean().optional(),
+    /**
+     * A write that lands late: the body is read, then the handler runs only after this delay
+     * (the client has long given up) and the answer is lost. Longer than the client's timeout
+     * plus its lookup grace, it is the write a lookup could not see (scripts/chaos/online).
+     */
+    recordAfterMs: z.number().int().min(1).optional(),
+    /**
+     * A status word the agent may not know (e.g. `Completed`): the transaction record of a
+     * 2xx answer carries it in place of the platform's own status (the platform's state is
+     * unchanged; the next answer without the fault shows the real status).
+     */
+    transactionStatus: z.string().min(1).optional(),
+    /**
+     * Reads that lag writes (the contract promises no read-after-write): a transaction the
+     * platform recorded less than this long ago (on its clock) is unknown to the route's
+     * lookups by id (404 from status, allowed operations, cancel, refund, capture, refund by
+     * web) and to its check of a repeated client id (process, QR call: the repeat is recorded
+     * as a new transaction). On `*` it applies to every route, also one with a fault of its
+     * own; `everyNth` and `times` do not limit it (docs/demo-platform.md, "Demo platform").
+     */
+    lookupLagMs: z.number().int().min(1).optional(),
+    /**
+     * Top-level fields left out of a 2xx JSON answer, after the work was done: an answer
+     * without what the contract does not promise (the terminal QR call's answer is not shown
+     * at all: one without `transactionStatus` or `serverTransactionId`).
+     */
+    omit: z.array(z.string().min(1)).min(1).optional(),
+    /** An id the route does not know is answered with this status instead of 404 (a platform that says 400 or 422). */
+    unknownIdStatus: z.union([z.literal(400), z.literal(422)]).optional(),
+    everyNth: z.number().int().min(1).optional(),
+    times: z.number().int().min(1).optional(),
+  })
+  .refine((f) => f.status === undefined || f.status >= 400 || (f.afterRecord === true && f.rawBody !== undefined), {
+    message: 'a 2xx or 3xx status needs afterRecord and rawBody',
+    path: ['status'],
+  });
 export type FaultSpec = z.infer<typeof faultSpecSchema>;
 
 interface ActiveFault {

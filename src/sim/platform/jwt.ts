@@ -30,6 +30,7 @@ export function verifyJwtSignature(token: string, key: Buffer): JwtVerifyResult 
   if (header.alg !== 'HS256') return { ok: false, reason: 'unsupported algorithm' };
   const expected = createHmac('sha256', key).update(`${h}.${p}`).digest();
   const given = Buffer.from(s, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'bad signature' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'bad signature' };
   return { ok: true, claims };
 }

@@ -80,11 +80,21 @@ export class SimRouter {
   }
 
   /** pattern like /payment/v1/transactions/:id/cancel; `name` is the fault-injection key. */
-  add(method: string, pattern: string, name: string, handler: SimHandler, listeners: readonly Listener[] = ['api']): void {
+  add(
+    method: string,
+    pattern: string,
+    name: string,
+    handler: SimHandler,
+    listeners: readonly Listener[] = ['api'],
+  ): void {
     this.routes.push({ method, parts: pattern.split('/').filter(Boolean), name, listeners, handler });
   }
 
-  private match(method: string, path: string, listener: Listener): { route: Route; params: Record<string, string> } | 'method' | undefined {
+  private match(
+    method: string,
+    path: string,
+    listener: Listener,
+  ): { route: Route; params: Record<string, string> } | 'method' | undefined {
     const parts = path.split('/').filter(Boolean);
     let methodMismatch = false;
     for (const route of this.routes) {
@@ -110,8 +120,18 @@ export class SimRouter {
   async handle(req: IncomingMessage, res: ServerResponse, listener: Listener): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://platform.invalid');
     const found = this.match(req.method ?? 'GET', url.pathname, listener);
-    if (found === undefined) return send(res, { status: 404, body: { errorCode: 'NOT_FOUND', errorMessage: `no route ${url.pathname}` } }, this.faults.now());
-    if (found === 'method') return send(res, { status: 405, body: { errorCode: 'METHOD_NOT_ALLOWED', errorMessage: 'method not allowed' } }, this.faults.now());
+    if (found === undefined)
+      return send(
+        res,
+        { status: 404, body: { errorCode: 'NOT_FOUND', errorMessage: `no route ${url.pathname}` } },
+        this.faults.now(),
+      );
+    if (found === 'method')
+      return send(
+        res,
+        { status: 405, body: { errorCode: 'METHOD_NOT_ALLOWED', errorMessage: 'method not allowed' } },
+        this.faults.now(),
+      );
     const { route, params } = found;
 
     const fault = this.faults.take(route.name);
@@ -121,20 +141,32 @@ export class SimRouter {
       return;
     }
     if (fault?.status !== undefined && fault.drop === undefined && fault.afterRecord !== true) {
-      const headers: Record<string, string> = fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
+      const headers: Record<string, string> =
+        fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
       if (fault.rawBody !== undefined) return sendRaw(res, fault.status, fault.rawBody, headers);
-      return send(res, {
-        status: fault.status,
-        headers,
-        body: { errorCode: fault.errorCode ?? 'INJECTED_FAULT', errorMessage: fault.errorMessage ?? 'injected fault' },
-      }, this.faults.now());
+      return send(
+        res,
+        {
+          status: fault.status,
+          headers,
+          body: {
+            errorCode: fault.errorCode ?? 'INJECTED_FAULT',
+            errorMessage: fault.errorMessage ?? 'injected fault',
+          },
+        },
+        this.faults.now(),
+      );
     }
 
     let rawBody: string;
     try {
       rawBody = await readBody(req);
     } catch {
-      return send(res, { status: 413, body: { errorCode: 'PAYLOAD_TOO_LARGE', errorMessage: 'body too large' } }, this.faults.now());
+      return send(
+        res,
+        { status: 413, body: { errorCode: 'PAYLOAD_TOO_LARGE', errorMessage: 'body too large' } },
+        this.faults.now(),
+      );
     }
     let body: unknown = undefined;
     const type = String(req.headers['content-type'] ?? '');
@@ -144,12 +176,17 @@ export class SimRouter {
         try {
           body = JSON.parse(rawBody);
         } catch {
-          return send(res, { status: 400, body: { errorCode: 'INVALID_JSON', errorMessage: 'request body is not valid JSON' } }, this.faults.now());
+          return send(
+            res,
+            { status: 400, body: { errorCode: 'INVALID_JSON', errorMessage: 'request body is not valid JSON' } },
+            this.faults.now(),
+          );
         }
       }
     }
     const socket = req.socket as TLSSocket;
-    const peer = typeof socket.getPeerCertificate === 'function' && socket.authorized ? socket.getPeerCertificate() : undefined;
+    const peer =
+      typeof socket.getPeerCertificate === 'function' && socket.authorized ? socket.getPeerCertificate() : undefined;
     const clientCert = peer && peer.raw ? peer : undefined;
     const simReq: SimRequest = {
       method: req.method ?? 'GET',
@@ -187,7 +224,10 @@ export class SimRouter {
       for (const fn of this.handled) fn();
     } catch (err) {
       this.log.error({ err, route: route.name }, 'demo platform could not record the request');
-      response = { status: 500, body: { errorCode: 'INTERNAL', errorMessage: 'the demo platform could not write its ledger' } };
+      response = {
+        status: 500,
+        body: { errorCode: 'INTERNAL', errorMessage: 'the demo platform could not write its ledger' },
+      };
     }
     if (fault?.drop === 'after' || fault?.recordAfterMs !== undefined) {
       // The work is done and recorded; the answer is lost on the way back.
@@ -196,8 +236,19 @@ export class SimRouter {
     }
     if (fault?.status !== undefined && fault.afterRecord === true) {
       // e.g. a 2xx whose body the client cannot read, after the work was recorded.
-      if (fault.rawBody !== undefined) return sendRaw(res, fault.status, fault.rawBody, { date: new Date(this.faults.now()).toUTCString() });
-      return send(res, { status: fault.status, body: { errorCode: fault.errorCode ?? 'INJECTED_FAULT', errorMessage: fault.errorMessage ?? 'injected fault' } }, this.faults.now());
+      if (fault.rawBody !== undefined)
+        return sendRaw(res, fault.status, fault.rawBody, { date: new Date(this.faults.now()).toUTCString() });
+      return send(
+        res,
+        {
+          status: fault.status,
+          body: {
+            errorCode: fault.errorCode ?? 'INJECTED_FAULT',
+            errorMessage: fault.errorMessage ?? 'injected fault',
+          },
+        },
+        this.faults.now(),
+      );
     }
     if (fault?.transactionStatus !== undefined) response = withStatusWord(response, fault.transactionStatus);
     send(res, faulted(response, fault), this.faults.now());
@@ -207,17 +258,36 @@ export class SimRouter {
 /** A 2xx answer whose transaction record carries `status` in place of its own (the transactionStatus fault). */
 function withStatusWord(response: SimResponse, status: string): SimResponse {
   const body = response.body;
-  if (response.status < 200 || response.status > 299 || typeof body !== 'object' || body === null || !('transactionStatus' in body)) return response;
+  if (
+    response.status < 200 ||
+    response.status > 299 ||
+    typeof body !== 'object' ||
+    body === null ||
+    !('transactionStatus' in body)
+  )
+    return response;
   return { ...response, body: { ...body, transactionStatus: status } };
 }
 
 /** The answer as a fault reshapes it: fields left out of a 2xx, or an unknown id's 404 given another status. */
 function faulted(response: SimResponse, fault: FaultSpec | undefined): SimResponse {
   if (fault?.unknownIdStatus !== undefined && response.status === 404) {
-    return { ...response, status: fault.unknownIdStatus, body: { errorCode: 'INVALID_TRANSACTION_ID', errorMessage: 'not a valid transaction id' } };
+    return {
+      ...response,
+      status: fault.unknownIdStatus,
+      body: { errorCode: 'INVALID_TRANSACTION_ID', errorMessage: 'not a valid transaction id' },
+    };
   }
   const body = response.body;
-  if (fault?.omit === undefined || response.status < 200 || response.status > 299 || typeof body !== 'object' || body === null || Array.isArray(body)) return response;
+  if (
+    fault?.omit === undefined ||
+    response.status < 200 ||
+    response.status > 299 ||
+    typeof body !== 'object' ||
+    body === null ||
+    Array.isArray(body)
+  )
+    return response;
   const kept = Object.fromEntries(Object.entries(body).filter(([k]) => !fault.omit?.includes(k)));
   return { ...response, body: kept };
 }
@@ -241,7 +311,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 function send(res: ServerResponse, r: SimResponse, now: number): void {
   // The Date header follows the platform clock (with any injected offset): clients measure skew from it.
   const headers: Record<string, string> = { date: new Date(now).toUTCString(), ...r.headers };
-  if (r.text !== undefined) return sendRaw(res, r.status, r.text, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+  if (r.text !== undefined)
+    return sendRaw(res, r.status, r.text, { 'content-type': 'text/plain; charset=utf-8', ...headers });
   if (r.body === undefined) {
     res.writeHead(r.status, headers).end();
     return;

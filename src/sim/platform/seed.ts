@@ -72,12 +72,19 @@ export function loadSeed(file: string): Seed {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `demo platform: cannot read seed file ${file}: ${(err as Error).message}`, { cause: err });
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      `demo platform: cannot read seed file ${file}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const parsed = seedSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, `demo platform: seed file ${file}: ${issue?.path.join('.')}: ${issue?.message}`);
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      `demo platform: seed file ${file}: ${issue?.path.join('.')}: ${issue?.message}`,
+    );
   }
   return parsed.data;
 }

@@ -52,7 +52,9 @@ export const defaultSimSettings: SimSettings = {
 export const DEMO_LEDGER_FILE = 'demo-platform-ledger.json';
 
 /** The demo platform's listeners, seed and settings from the `sim` section of the configuration. */
-export function demoPlatformConfig(sim: Config['sim']): Pick<DemoPlatformOptions, 'host' | 'apiPort' | 'mtlsPort' | 'seed' | 'settings'> {
+export function demoPlatformConfig(
+  sim: Config['sim'],
+): Pick<DemoPlatformOptions, 'host' | 'apiPort' | 'mtlsPort' | 'seed' | 'settings'> {
   return {
     host: sim.host,
     apiPort: sim.apiPort,
@@ -111,7 +113,8 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
     void router.handle(req, res, 'mtls');
   });
   // A refused handshake (no or foreign certificate, old TLS version) is the client's problem, not ours.
-  for (const s of [api, mtls]) s.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake refused'));
+  for (const s of [api, mtls])
+    s.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake refused'));
 
   const apiPort = await listen(api, opts.apiPort ?? 0, host);
   const mtlsPort = await listen(mtls, opts.mtlsPort ?? 0, host);
@@ -136,7 +139,11 @@ export async function startDemoPlatform(opts: DemoPlatformOptions): Promise<Demo
   context.tokens = auth.verifier;
   let payments: SimPaymentPlatform;
   try {
-    payments = createPaymentPlatform(router, context, opts.stateFile !== undefined ? { stateFile: opts.stateFile } : {});
+    payments = createPaymentPlatform(
+      router,
+      context,
+      opts.stateFile !== undefined ? { stateFile: opts.stateFile } : {},
+    );
   } catch (err) {
     // An unreadable ledger file stops the start: the listeners go with it.
     await Promise.all([close(api), close(mtls)]);

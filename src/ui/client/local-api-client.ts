@@ -34,7 +34,10 @@ const KNOWN_CODES = new Set<string>(Object.values(ErrorCodes));
 /** The local API's base URL from config (api.host, api.port). */
 export function localApiUrl(config: Config): string {
   if (config.api.port === 0) {
-    throw new AgentError(ErrorCodes.CONFIG_INVALID, 'api.port is 0 (any free port): give the running agent\'s port with --api-port');
+    throw new AgentError(
+      ErrorCodes.CONFIG_INVALID,
+      "api.port is 0 (any free port): give the running agent's port with --api-port",
+    );
   }
   const host = config.api.host === '::1' ? '[::1]' : config.api.host;
   return `http://${host}:${config.api.port}`;
@@ -49,9 +52,13 @@ export function readLocalToken(dataDir: string): string {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES') {
-      throw new AgentError(ErrorCodes.API_UNAUTHORIZED, `cannot read the local API token ${file}: permission denied (run as the agent's user)`);
+      throw new AgentError(
+        ErrorCodes.API_UNAUTHORIZED,
+        `cannot read the local API token ${file}: permission denied (run as the agent's user)`,
+      );
     }
-    if (code !== 'ENOENT') throw new AgentError(ErrorCodes.API_UNAUTHORIZED, `cannot read the local API token ${file}: ${code ?? 'error'}`);
+    if (code !== 'ENOENT')
+      throw new AgentError(ErrorCodes.API_UNAUTHORIZED, `cannot read the local API token ${file}: ${code ?? 'error'}`);
   }
   throw new AgentError(
     ErrorCodes.API_UNAVAILABLE,
@@ -63,7 +70,11 @@ export function readLocalToken(dataDir: string): string {
  * Reads page after page (docs/local-api.md, "Paging"), at most `maxPage` items a request,
  * until `wanted` items or the last page; `next` when more follow.
  */
-async function readPages<T>(wanted: number, maxPage: number, page: (limit: number, after: string | undefined) => Promise<{ items: T[]; next?: string }>): Promise<{ items: T[]; next?: string }> {
+async function readPages<T>(
+  wanted: number,
+  maxPage: number,
+  page: (limit: number, after: string | undefined) => Promise<{ items: T[]; next?: string }>,
+): Promise<{ items: T[]; next?: string }> {
   const items: T[] = [];
   let after: string | undefined;
   do {
@@ -111,22 +122,34 @@ export class LocalApiClient {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') {
-        throw new AgentError(ErrorCodes.API_UNAVAILABLE, `the agent is not running: nothing answers at ${this.baseUrl} (start it with "terminal-agent start", or check --api-port)`, {
-          cause: err,
-        });
+        throw new AgentError(
+          ErrorCodes.API_UNAVAILABLE,
+          `the agent is not running: nothing answers at ${this.baseUrl} (start it with "terminal-agent start", or check --api-port)`,
+          {
+            cause: err,
+          },
+        );
       }
-      throw new AgentError(ErrorCodes.API_UNAVAILABLE, `cannot reach the agent at ${this.baseUrl}: ${code ?? (err as Error).message}`, { cause: err });
+      throw new AgentError(
+        ErrorCodes.API_UNAVAILABLE,
+        `cannot reach the agent at ${this.baseUrl}: ${code ?? (err as Error).message}`,
+        { cause: err },
+      );
     }
     const text = await res.body.text();
     let json: unknown;
     try {
       json = text === '' ? {} : JSON.parse(text);
     } catch {
-      throw new AgentError(ErrorCodes.API_UNAVAILABLE, `something else answers at ${this.baseUrl} (not JSON): is --api-port the agent's port?`);
+      throw new AgentError(
+        ErrorCodes.API_UNAVAILABLE,
+        `something else answers at ${this.baseUrl} (not JSON): is --api-port the agent's port?`,
+      );
     }
     if (res.statusCode >= 400) {
       const error = (json as { error?: { code?: unknown; message?: unknown } }).error;
-      const code = typeof error?.code === 'string' && KNOWN_CODES.has(error.code) ? (error.code as ErrorCode) : 'INTERNAL';
+      const code =
+        typeof error?.code === 'string' && KNOWN_CODES.has(error.code) ? (error.code as ErrorCode) : 'INTERNAL';
       const message = typeof error?.message === 'string' ? error.message : `the agent answered HTTP ${res.statusCode}`;
       throw new AgentError(code, message, { details: { status: res.statusCode } });
     }
@@ -138,7 +161,8 @@ export class LocalApiClient {
   }
 
   async abortSale(id: string): Promise<ApiTransaction> {
-    return (await this.call<ApiTransactionAnswer>('POST', `/api/v1/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
+    return (await this.call<ApiTransactionAnswer>('POST', `/api/v1/sales/${encodeURIComponent(id)}/abort`, {}))
+      .transaction;
   }
 
   /** `merchantId`: whose token looks up an id the journal does not know (a web order of another merchant). */
@@ -147,7 +171,8 @@ export class LocalApiClient {
     if (refresh) params.set('refresh', '1');
     if (merchantId !== undefined) params.set('merchantId', merchantId);
     const q = params.size > 0 ? `?${params.toString()}` : '';
-    return (await this.call<ApiTransactionAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}${q}`)).transaction;
+    return (await this.call<ApiTransactionAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}${q}`))
+      .transaction;
   }
 
   /** Up to `limit` rows (newest first), page after page (docs/local-api.md, "Paging"). */
@@ -165,15 +190,31 @@ export class LocalApiClient {
   }
 
   async allowedOperations(id: string): Promise<ApiAllowedOperations> {
-    return (await this.call<ApiAllowedOperationsAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
+    return (
+      await this.call<ApiAllowedOperationsAnswer>(
+        'GET',
+        `/api/v1/transactions/${encodeURIComponent(id)}/allowed-operations`,
+      )
+    ).allowedOperations;
   }
 
-  async operate(op: 'cancel' | 'refund' | 'refund-by-web' | 'capture', id: string, body: ApiOperationRequest): Promise<ApiTransaction> {
-    return (await this.call<ApiTransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
+  async operate(
+    op: 'cancel' | 'refund' | 'refund-by-web' | 'capture',
+    id: string,
+    body: ApiOperationRequest,
+  ): Promise<ApiTransaction> {
+    return (await this.call<ApiTransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/${op}`, body))
+      .transaction;
   }
 
   async captureAll(merchantId?: string): Promise<ApiTransaction[]> {
-    return (await this.call<ApiTransactionListAnswer>('POST', '/api/v1/capture-all', merchantId !== undefined ? { merchantId } : {})).transactions;
+    return (
+      await this.call<ApiTransactionListAnswer>(
+        'POST',
+        '/api/v1/capture-all',
+        merchantId !== undefined ? { merchantId } : {},
+      )
+    ).transactions;
   }
 
   async status(): Promise<ApiAgentStatus> {
@@ -189,7 +230,10 @@ export class LocalApiClient {
    * GET /api/v1/offline?state=, `page.after` the answer's `next` of the page before
    * (docs/local-api.md, "Paging").
    */
-  async offlineQueue(states?: readonly string[], page: { after?: string; limit?: number } = {}): Promise<ApiOfflineAnswer> {
+  async offlineQueue(
+    states?: readonly string[],
+    page: { after?: string; limit?: number } = {},
+  ): Promise<ApiOfflineAnswer> {
     const q = new URLSearchParams();
     if (states !== undefined && states.length > 0) q.set('state', states.join(','));
     if (page.limit !== undefined) q.set('limit', String(page.limit));
@@ -198,18 +242,26 @@ export class LocalApiClient {
   }
 
   /** Up to `limit` items of the offline queue (oldest first), page after page; `next` when more follow. */
-  async offlineItems(query: { states?: readonly string[]; limit?: number }): Promise<{ items: ApiOfflineItem[]; next?: string }> {
-    return readPages(query.limit ?? 100, 1000, (limit, after) => this.offlineQueue(query.states, { limit, ...(after !== undefined ? { after } : {}) }));
+  async offlineItems(query: {
+    states?: readonly string[];
+    limit?: number;
+  }): Promise<{ items: ApiOfflineItem[]; next?: string }> {
+    return readPages(query.limit ?? 100, 1000, (limit, after) =>
+      this.offlineQueue(query.states, { limit, ...(after !== undefined ? { after } : {}) }),
+    );
   }
 
   /** Puts an offline sale needing attention back into the queue. */
   async requeueOffline(id: string): Promise<ApiOfflineItem> {
-    return (await this.call<ApiOfflineItemAnswer>('POST', `/api/v1/offline/${encodeURIComponent(id)}/requeue`, {})).item;
+    return (await this.call<ApiOfflineItemAnswer>('POST', `/api/v1/offline/${encodeURIComponent(id)}/requeue`, {}))
+      .item;
   }
 
   /** The running agent's log level now, or changes it (until the next start or configuration reload). */
   async logLevel(level?: ApiLogLevel): Promise<ApiLogLevelAnswer> {
-    return level === undefined ? this.call<ApiLogLevelAnswer>('GET', '/api/v1/log-level') : this.call<ApiLogLevelAnswer>('PUT', '/api/v1/log-level', { level });
+    return level === undefined
+      ? this.call<ApiLogLevelAnswer>('GET', '/api/v1/log-level')
+      : this.call<ApiLogLevelAnswer>('PUT', '/api/v1/log-level', { level });
   }
 
   async merchants(): Promise<ApiMerchant[]> {

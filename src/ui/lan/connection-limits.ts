@@ -19,7 +19,10 @@ export function limitConnections(server: NetServer, limits: ConnectionLimits, lo
   const warned = new Set<string>();
   server.maxConnections = limits.total;
   server.on('drop', (data?: { remoteAddress?: string }) => {
-    log.warn({ peer: data?.remoteAddress, maxConnections: limits.total }, 'store-network connection closed: the listener holds api.lan.maxConnections connections already');
+    log.warn(
+      { peer: data?.remoteAddress, maxConnections: limits.total },
+      'store-network connection closed: the listener holds api.lan.maxConnections connections already',
+    );
   });
   server.on('connection', (socket: Socket) => {
     const peer = socket.remoteAddress ?? 'unknown';
@@ -27,7 +30,10 @@ export function limitConnections(server: NetServer, limits: ConnectionLimits, lo
     if (count >= limits.perPeer) {
       if (!warned.has(peer)) {
         warned.add(peer);
-        log.warn({ peer, maxConnectionsPerPeer: limits.perPeer }, 'store-network connection closed: this peer holds api.lan.maxConnectionsPerPeer connections already');
+        log.warn(
+          { peer, maxConnectionsPerPeer: limits.perPeer },
+          'store-network connection closed: this peer holds api.lan.maxConnectionsPerPeer connections already',
+        );
       }
       socket.destroy();
       return;

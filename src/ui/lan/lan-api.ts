@@ -75,7 +75,10 @@ export function createLanApi(opts: LanApiOptions): LanApi {
   const streams = new Map<string, Set<ServerResponse>>();
   let server: Server | undefined;
 
-  function routerFor(register: RegisterView): { dispatch: ReturnType<typeof createApiDispatch>; payments: RegisterPayments } {
+  function routerFor(register: RegisterView): {
+    dispatch: ReturnType<typeof createApiDispatch>;
+    payments: RegisterPayments;
+  } {
     const known = routers.get(register.id);
     if (known !== undefined) return known;
     const payments = new RegisterPayments(deps.payments, register.id);
@@ -99,8 +102,6 @@ export function createLanApi(opts: LanApiOptions): LanApi {
     return entry;
   }
 
-
-
   function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // As on loopback: every answer names its request id, and so do the lines and rows it causes.
     const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
@@ -112,10 +113,15 @@ export function createLanApi(opts: LanApiOptions): LanApi {
     try {
       const url = new URL(req.url ?? '/', 'https://terminal');
       // A register is a program, never a web page: nothing here is for browsers.
-      if (req.headers.origin !== undefined) throw new AgentError(ErrorCodes.API_FORBIDDEN_ORIGIN, 'requests from web pages are refused on the store network');
+      if (req.headers.origin !== undefined)
+        throw new AgentError(
+          ErrorCodes.API_FORBIDDEN_ORIGIN,
+          'requests from web pages are refused on the store network',
+        );
       const method = req.method ?? 'GET';
       if (url.pathname === '/api/v1/pairing') {
-        if (method !== 'POST') throw new AgentError(ErrorCodes.API_METHOD_NOT_ALLOWED, `${method} is not supported on ${url.pathname}`);
+        if (method !== 'POST')
+          throw new AgentError(ErrorCodes.API_METHOD_NOT_ALLOWED, `${method} is not supported on ${url.pathname}`);
         parseInput(noQuerySchema, queryObject(url.searchParams), 'query');
         const body = parseInput(pairingBodySchema, await readJsonBody(req, 1_024), 'request body');
         const paired = pairing.redeem(body.code, body.name, req.socket.remoteAddress ?? 'unknown');
@@ -126,7 +132,12 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       const key = bearer(req);
       const register = key === undefined ? undefined : registers.authenticate(key);
       if (register === undefined) {
-        throw new AgentError(ErrorCodes.API_UNAUTHORIZED, key === undefined ? 'send Authorization: Bearer with the API key this register got when it paired' : 'unknown or revoked register key: pair the register again');
+        throw new AgentError(
+          ErrorCodes.API_UNAUTHORIZED,
+          key === undefined
+            ? 'send Authorization: Bearer with the API key this register got when it paired'
+            : 'unknown or revoked register key: pair the register again',
+        );
       }
       const { dispatch, payments } = routerFor(register);
       // Every route naming a transaction first checks it is the register's own (404 otherwise,
@@ -181,10 +192,21 @@ export function createLanApi(opts: LanApiOptions): LanApi {
       );
       srv.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket));
       limitConnections(srv, { perPeer: lan.maxConnectionsPerPeer, total: lan.maxConnections }, log);
-      srv.on('tlsClientError', (err: NodeJS.ErrnoException, socket) => log.debug({ peer: socket.remoteAddress, code: err.code }, 'store-network connection closed before TLS was set up'));
+      srv.on('tlsClientError', (err: NodeJS.ErrnoException, socket) =>
+        log.debug(
+          { peer: socket.remoteAddress, code: err.code },
+          'store-network connection closed before TLS was set up',
+        ),
+      );
       await new Promise<void>((resolve, reject) => {
         srv.once('error', (err: NodeJS.ErrnoException) =>
-          reject(new AgentError(ErrorCodes.CONFIG_INVALID, `store-network listener cannot listen on ${lan.host}:${lan.port}: ${err.code ?? err.message} (change api.lan.host or api.lan.port)`, { cause: err })),
+          reject(
+            new AgentError(
+              ErrorCodes.CONFIG_INVALID,
+              `store-network listener cannot listen on ${lan.host}:${lan.port}: ${err.code ?? err.message} (change api.lan.host or api.lan.port)`,
+              { cause: err },
+            ),
+          ),
         );
         srv.listen(lan.port, lan.host, () => resolve());
       });

@@ -18,7 +18,12 @@ export interface PairingLimits {
   addressWindowMs: number;
 }
 
-export const DEFAULT_PAIRING_LIMITS: PairingLimits = { codeTtlMs: 120_000, wrongPerCode: 5, addressWindowMs: 600_000, wrongPerAddress: 10 };
+export const DEFAULT_PAIRING_LIMITS: PairingLimits = {
+  codeTtlMs: 120_000,
+  wrongPerCode: 5,
+  addressWindowMs: 600_000,
+  wrongPerAddress: 10,
+};
 
 /** Addresses remembered at most: a flood of addresses cannot grow memory without end. */
 const MAX_ADDRESSES = 1_000;
@@ -52,7 +57,13 @@ export class PairingDesk {
   start(by: string): PairingOffer {
     const code = String(randomInt(0, 100_000_000)).padStart(8, '0');
     const expiresAt = new Date(this.clock.wall() + this.limits.codeTtlMs).toISOString();
-    this.offer = { digest: digest(code), expiresAtMono: this.clock.mono() + this.limits.codeTtlMs, expiresAt, by, wrong: 0 };
+    this.offer = {
+      digest: digest(code),
+      expiresAtMono: this.clock.mono() + this.limits.codeTtlMs,
+      expiresAt,
+      by,
+      wrong: 0,
+    };
     return { code: `${code.slice(0, 4)} ${code.slice(4)}`, expiresAt };
   }
 
@@ -86,21 +97,34 @@ export class PairingDesk {
   redeem(code: string, name: string, address: string): { register: RegisterView; apiKey: string } {
     const recent = this.recentFailures(address);
     if (recent.length >= this.limits.wrongPerAddress) {
-      const retryS = Math.max(1, Math.ceil(((recent[0] ?? 0) + this.limits.addressWindowMs - this.clock.mono()) / 1000));
-      throw new AgentError(ErrorCodes.LAN_PAIRING_THROTTLED, `too many wrong pairing codes from this address: try again in ${retryS} s`, { details: { retryAfterSeconds: retryS } });
+      const retryS = Math.max(
+        1,
+        Math.ceil(((recent[0] ?? 0) + this.limits.addressWindowMs - this.clock.mono()) / 1000),
+      );
+      throw new AgentError(
+        ErrorCodes.LAN_PAIRING_THROTTLED,
+        `too many wrong pairing codes from this address: try again in ${retryS} s`,
+        { details: { retryAfterSeconds: retryS } },
+      );
     }
     const offer = this.offer;
     if (offer === undefined || this.clock.mono() >= offer.expiresAtMono) {
       this.offer = undefined;
       this.noteFailure(address);
-      throw new AgentError(ErrorCodes.LAN_PAIRING_REFUSED, 'no pairing code is on offer or it has expired: start pairing on the terminal and enter the new code');
+      throw new AgentError(
+        ErrorCodes.LAN_PAIRING_REFUSED,
+        'no pairing code is on offer or it has expired: start pairing on the terminal and enter the new code',
+      );
     }
     if (!timingSafeEqual(digest(normalise(code)), offer.digest)) {
       this.noteFailure(address);
       offer.wrong += 1;
       if (offer.wrong >= this.limits.wrongPerCode) {
         this.offer = undefined;
-        throw new AgentError(ErrorCodes.LAN_PAIRING_REFUSED, 'wrong pairing code; the code was withdrawn after too many wrong tries: start pairing on the terminal again');
+        throw new AgentError(
+          ErrorCodes.LAN_PAIRING_REFUSED,
+          'wrong pairing code; the code was withdrawn after too many wrong tries: start pairing on the terminal again',
+        );
       }
       throw new AgentError(ErrorCodes.LAN_PAIRING_REFUSED, 'wrong pairing code: check the code shown on the terminal');
     }

@@ -53,7 +53,11 @@ export class RegisterStore {
       text = readFileSync(file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new AgentError(ErrorCodes.CONFIG_INVALID, `cannot read the paired registers ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        `cannot read the paired registers ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        { cause: err },
+      );
     }
     try {
       return fileSchema.parse(JSON.parse(text)).registers;
@@ -99,7 +103,13 @@ export class RegisterStore {
   add(name: string, pairedBy: string): { register: RegisterView; apiKey: string } {
     const id = randomUUID();
     const secret = randomBytes(32).toString('base64url');
-    const record: RegisterRecord = { id, name, keyHash: hashSecret(secret).toString('hex'), pairedAt: new Date(this.clock.wall()).toISOString(), pairedBy };
+    const record: RegisterRecord = {
+      id,
+      name,
+      keyHash: hashSecret(secret).toString('hex'),
+      pairedAt: new Date(this.clock.wall()).toISOString(),
+      pairedBy,
+    };
     this.records = [...this.records, record];
     this.write();
     return { register: this.view(record), apiKey: `${KEY_PREFIX}${id}.${secret}` };
@@ -107,7 +117,11 @@ export class RegisterStore {
 
   revoke(id: string): RegisterView {
     const record = this.records.find((r) => r.id === id);
-    if (record === undefined) throw new AgentError(ErrorCodes.API_NOT_FOUND, `no paired register ${id} (terminal-agent registers list shows them)`);
+    if (record === undefined)
+      throw new AgentError(
+        ErrorCodes.API_NOT_FOUND,
+        `no paired register ${id} (terminal-agent registers list shows them)`,
+      );
     if (record.revokedAt === undefined) {
       const revoked = { ...record, revokedAt: new Date(this.clock.wall()).toISOString() };
       this.records = this.records.map((r) => (r.id === id ? revoked : r));

@@ -33,12 +33,17 @@ export class RegisterPayments implements PaymentsApi {
   admits(event: AgentEvent): boolean {
     const data = event.data as { clientTransactionId?: unknown; operator?: unknown };
     if (typeof data.clientTransactionId !== 'string') return false;
-    if (event.type === 'transaction.updated' && data.operator === this.operator) this.owned.add(data.clientTransactionId);
+    if (event.type === 'transaction.updated' && data.operator === this.operator)
+      this.owned.add(data.clientTransactionId);
     return this.owned.has(data.clientTransactionId);
   }
 
   private mine(view: TransactionView): TransactionView {
-    if (view.operator !== this.operator) throw new AgentError(ErrorCodes.API_NOT_FOUND, `no transaction ${view.clientTransactionId} made by this register`);
+    if (view.operator !== this.operator)
+      throw new AgentError(
+        ErrorCodes.API_NOT_FOUND,
+        `no transaction ${view.clientTransactionId} made by this register`,
+      );
     this.owned.add(view.clientTransactionId);
     if (view.serverTransactionId !== undefined) this.owned.add(view.serverTransactionId);
     return view;
@@ -50,9 +55,13 @@ export class RegisterPayments implements PaymentsApi {
       // Never a platform lookup for a register: an id outside the journal is not its own.
       view = await this.payments.get(id, { journalOnly: true });
     } catch (err) {
-      throw err instanceof AgentError && (err.code === ErrorCodes.API_NOT_FOUND || err.code === ErrorCodes.PAYMENT_NOT_FOUND) ? new AgentError(ErrorCodes.API_NOT_FOUND, `no transaction ${id} made by this register`) : err;
+      throw err instanceof AgentError &&
+        (err.code === ErrorCodes.API_NOT_FOUND || err.code === ErrorCodes.PAYMENT_NOT_FOUND)
+        ? new AgentError(ErrorCodes.API_NOT_FOUND, `no transaction ${id} made by this register`)
+        : err;
     }
-    if (view.operator !== this.operator) throw new AgentError(ErrorCodes.API_NOT_FOUND, `no transaction ${id} made by this register`);
+    if (view.operator !== this.operator)
+      throw new AgentError(ErrorCodes.API_NOT_FOUND, `no transaction ${id} made by this register`);
     return view;
   }
 
@@ -83,11 +92,18 @@ export class RegisterPayments implements PaymentsApi {
   }
 
   refundByWeb(): Promise<TransactionView> {
-    return Promise.reject(new AgentError(ErrorCodes.API_FORBIDDEN, 'refund by web acts on a web shop order, not a register sale: do it on the terminal'));
+    return Promise.reject(
+      new AgentError(
+        ErrorCodes.API_FORBIDDEN,
+        'refund by web acts on a web shop order, not a register sale: do it on the terminal',
+      ),
+    );
   }
 
   captureAll(): Promise<TransactionView[]> {
-    return Promise.reject(new AgentError(ErrorCodes.API_FORBIDDEN, "capture-all acts on every register's sales: do it on the terminal"));
+    return Promise.reject(
+      new AgentError(ErrorCodes.API_FORBIDDEN, "capture-all acts on every register's sales: do it on the terminal"),
+    );
   }
 
   async allowedOperations(id: string): ReturnType<PaymentsApi['allowedOperations']> {
@@ -97,7 +113,9 @@ export class RegisterPayments implements PaymentsApi {
 
   async get(id: string, opts?: { refresh?: boolean }): Promise<TransactionView> {
     const sale = await this.target(id);
-    return this.mine(opts?.refresh === true ? await this.payments.get(sale.clientTransactionId, { refresh: true }) : sale);
+    return this.mine(
+      opts?.refresh === true ? await this.payments.get(sale.clientTransactionId, { refresh: true }) : sale,
+    );
   }
 
   list(query?: Parameters<PaymentsApi['list']>[0]): TransactionView[] {

@@ -66,12 +66,26 @@ function generate(paths: { dir: string; cert: string; key: string }, names: read
   openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key]);
   chmodSync(key, 0o600);
   openssl([
-    'req', '-x509', '-new', '-key', key, '-out', cert, '-days', String(VALID_DAYS), '-sha256',
-    '-subj', `/CN=${names[0] ?? 'terminal-agent'}`,
-    '-addext', `subjectAltName=${altNames(names)}`,
-    '-addext', 'basicConstraints=critical,CA:FALSE',
-    '-addext', 'keyUsage=critical,digitalSignature',
-    '-addext', 'extendedKeyUsage=serverAuth',
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    key,
+    '-out',
+    cert,
+    '-days',
+    String(VALID_DAYS),
+    '-sha256',
+    '-subj',
+    `/CN=${names[0] ?? 'terminal-agent'}`,
+    '-addext',
+    `subjectAltName=${altNames(names)}`,
+    '-addext',
+    'basicConstraints=critical,CA:FALSE',
+    '-addext',
+    'keyUsage=critical,digitalSignature',
+    '-addext',
+    'extendedKeyUsage=serverAuth',
   ]);
   renameSync(key, paths.key);
   renameSync(cert, paths.cert);
@@ -81,7 +95,13 @@ function read(paths: { cert: string; key: string }): ServerCertificate {
   const certPem = readFileSync(paths.cert, 'utf8');
   const keyPem = readFileSync(paths.key, 'utf8');
   const cert = new X509Certificate(certPem);
-  return { certPem, keyPem, fingerprint: cert.fingerprint256, notAfter: new Date(cert.validTo).toISOString(), names: certNames(cert) };
+  return {
+    certPem,
+    keyPem,
+    fingerprint: cert.fingerprint256,
+    notAfter: new Date(cert.validTo).toISOString(),
+    names: certNames(cert),
+  };
 }
 
 /**
@@ -90,7 +110,12 @@ function read(paths: { cert: string; key: string }): ServerCertificate {
  * names every configured host name. A new certificate has a new fingerprint: registers
  * that pinned the old one must pin again (the log says so).
  */
-export function loadOrCreateServerCertificate(dataDir: string, hostNames: readonly string[], log: Logger, now: Date = new Date()): ServerCertificate {
+export function loadOrCreateServerCertificate(
+  dataDir: string,
+  hostNames: readonly string[],
+  log: Logger,
+  now: Date = new Date(),
+): ServerCertificate {
   const paths = serverCertificatePaths(dataDir);
   const names = [...new Set(['localhost', ...hostNames])];
   if (existsSync(paths.cert) && existsSync(paths.key)) {
@@ -99,9 +124,15 @@ export function loadOrCreateServerCertificate(dataDir: string, hostNames: readon
       const missing = names.filter((n) => !current.names.includes(n));
       const ending = Date.parse(current.notAfter) - now.getTime() < RENEW_BEFORE_MS;
       if (missing.length === 0 && !ending) return current;
-      log.warn({ missing, notAfter: current.notAfter }, 'store-network certificate renewed: paired registers must pin the new fingerprint');
+      log.warn(
+        { missing, notAfter: current.notAfter },
+        'store-network certificate renewed: paired registers must pin the new fingerprint',
+      );
     } catch (err) {
-      log.warn({ err, file: paths.cert }, 'store-network certificate unreadable; making a new one (paired registers must pin the new fingerprint)');
+      log.warn(
+        { err, file: paths.cert },
+        'store-network certificate unreadable; making a new one (paired registers must pin the new fingerprint)',
+      );
     }
   }
   generate(paths, names);

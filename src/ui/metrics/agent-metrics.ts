@@ -75,7 +75,15 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
       help: "The agent's version, the terminal's serial number and environment, and the Node.js version (always 1).",
       labelNames: ['version', 'serial_number', 'environment', 'node_version'],
       registers,
-    }).set({ version: info.version, serial_number: info.serialNumber, environment: info.environment, node_version: process.versions.node }, 1);
+    }).set(
+      {
+        version: info.version,
+        serial_number: info.serialNumber,
+        environment: info.environment,
+        node_version: process.versions.node,
+      },
+      1,
+    );
   }
 
   new Gauge({
@@ -110,7 +118,7 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
   });
   new Gauge({
     name: 'terminal_agent_token_expiry_seconds',
-    help: 'Seconds until each merchant\'s device access token expires (local-clock estimate).',
+    help: "Seconds until each merchant's device access token expires (local-clock estimate).",
     labelNames: ['merchant'],
     registers,
     collect() {
@@ -123,7 +131,7 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
   });
   new Gauge({
     name: 'terminal_agent_device_state',
-    help: 'Each peripheral\'s connection state: 1 for the current state, 0 for the others.',
+    help: "Each peripheral's connection state: 1 for the current state, 0 for the others.",
     labelNames: ['device', 'state'],
     registers,
     collect() {
@@ -154,7 +162,7 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
   });
   const latency = new Histogram({
     name: 'terminal_agent_sale_duration_seconds',
-    help: 'Time from a sale\'s request to its outcome, by payment method.',
+    help: "Time from a sale's request to its outcome, by payment method.",
     labelNames: ['method'],
     buckets: SALE_BUCKETS,
     registers,
@@ -186,7 +194,11 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
  * registry renames a shared counter in place (it strips `_total` from its name when scraped),
  * which would take the suffix the text format needs from the other.
  */
-function counter(openMetrics: Registry<OpenMetricsContentType>, text: Registry, spec: { name: string; help: string; labelNames: string[] }): { inc(labels?: Record<string, string>): void } {
+function counter(
+  openMetrics: Registry<OpenMetricsContentType>,
+  text: Registry,
+  spec: { name: string; help: string; labelNames: string[] },
+): { inc(labels?: Record<string, string>): void } {
   const both = [new Counter({ ...spec, registers: [openMetrics] }), new Counter({ ...spec, registers: [text] })];
   return {
     inc(labels = {}) {
@@ -197,7 +209,11 @@ function counter(openMetrics: Registry<OpenMetricsContentType>, text: Registry, 
 
 /** True when `err` or one of its causes is an SQLite error (better-sqlite3 codes start with SQLITE_). */
 export function isSqliteError(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e !== null && typeof e === 'object' && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('SQLITE_')) return true;
   }

@@ -52,119 +52,139 @@ const transactionState = z.enum([
   'needs_attention',
 ]);
 
-export const transactionSchema = z
-  .strictObject({
-    clientTransactionId: z.string(),
-    serverTransactionId: z.string().optional(),
-    kind: operationKind,
-    method: saleMethod.optional(),
-    scenario: walletScenario.optional(),
-    merchantId: z.string().optional(),
-    amount: minor,
-    currency,
-    amountText: z.string(),
-    state: transactionState,
-    platformStatus: z.string().optional(),
-    relatedClientTransactionId: z.string().optional(),
-    maskedPan: z.string().optional(),
-    scheme: z.string().optional(),
-    entryMode: z.string().optional(),
-    offline: z.boolean(),
-    origin: z.literal('web').optional(),
-    message: z.string().optional(),
-    operator: z.string().optional(),
-    requestId: z.string().optional().describe('the X-Request-Id of the request that made the row'),
-    qr: z.strictObject({ codeValue: z.string(), expireTime: z.string().optional() }).optional(),
-    capturedAmount: minor,
-    refundedAmount: minor,
-    cancelledAmount: minor,
-    capturedAmountText: z.string(),
-    refundedAmountText: z.string(),
-    cancelledAmountText: z.string(),
-    createdAt: isoTime,
-    updatedAt: isoTime,
-    events: z.array(z.record(z.string(), z.unknown())).optional(),
-    eventCount: z.number().int(),
-    reference: z.string().optional(),
-    attempts: z.number().int().optional().describe("an operation's row: how many times it was sent to the platform (a reversal counts its retries)"),
-    outcomeBeingChecked: z
-      .literal(true)
-      .optional()
-      .describe('a sale whose outcome is unknown and being asked of the platform (its answer lost, a terminal QR call not answered, a QR expired): do not repeat it, do not hand over the goods yet; absent otherwise'),
-  });
+export const transactionSchema = z.strictObject({
+  clientTransactionId: z.string(),
+  serverTransactionId: z.string().optional(),
+  kind: operationKind,
+  method: saleMethod.optional(),
+  scenario: walletScenario.optional(),
+  merchantId: z.string().optional(),
+  amount: minor,
+  currency,
+  amountText: z.string(),
+  state: transactionState,
+  platformStatus: z.string().optional(),
+  relatedClientTransactionId: z.string().optional(),
+  maskedPan: z.string().optional(),
+  scheme: z.string().optional(),
+  entryMode: z.string().optional(),
+  offline: z.boolean(),
+  origin: z.literal('web').optional(),
+  message: z.string().optional(),
+  operator: z.string().optional(),
+  requestId: z.string().optional().describe('the X-Request-Id of the request that made the row'),
+  qr: z.strictObject({ codeValue: z.string(), expireTime: z.string().optional() }).optional(),
+  capturedAmount: minor,
+  refundedAmount: minor,
+  cancelledAmount: minor,
+  capturedAmountText: z.string(),
+  refundedAmountText: z.string(),
+  cancelledAmountText: z.string(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+  events: z.array(z.record(z.string(), z.unknown())).optional(),
+  eventCount: z.number().int(),
+  reference: z.string().optional(),
+  attempts: z
+    .number()
+    .int()
+    .optional()
+    .describe("an operation's row: how many times it was sent to the platform (a reversal counts its retries)"),
+  outcomeBeingChecked: z
+    .literal(true)
+    .optional()
+    .describe(
+      'a sale whose outcome is unknown and being asked of the platform (its answer lost, a terminal QR call not answered, a QR expired): do not repeat it, do not hand over the goods yet; absent otherwise',
+    ),
+});
 
 const operationSchema = z.strictObject({
   allowed: z.boolean(),
   maxAmount: minor,
   maxAmountText: z.string(),
   reason: z.string().optional().describe('why not, in English, for people'),
-  reasonCode: z.enum(OPERATION_REASON_CODES).optional().describe('why not, as a stable code; see docs/local-api.md, "Allowed operations"'),
+  reasonCode: z
+    .enum(OPERATION_REASON_CODES)
+    .optional()
+    .describe('why not, as a stable code; see docs/local-api.md, "Allowed operations"'),
 });
 
-const offlineLevelsSchema = z
-  .strictObject({
-    enabled: z.boolean(),
-    count: z.number().int(),
-    maxCount: z.number().int(),
-    totals: z.record(z.string(), z.number()),
-    maxTotal: z.record(z.string(), z.number()),
-    floorLimits: z.record(z.string(), z.number()).optional(),
-    oldestCreatedAt: isoTime.optional(),
-    needsAttention: z.number().int().optional(),
-    states: z
-      .strictObject({
-        queued: z.number().int(),
-        uploading: z.number().int(),
-        uploaded: z.number().int(),
-        declined_after_upload: z.number().int(),
-        needs_attention: z.number().int(),
-      })
-      .describe('items per queue state in the whole queue, not only the page answered'),
-    uploading: z.boolean().optional(),
-    lastError: z.string().optional(),
-    totalsText: z.record(z.string(), z.string()),
-    maxTotalText: z.record(z.string(), z.string()),
-    floorLimitsText: z.record(z.string(), z.string()),
-  });
+const offlineLevelsSchema = z.strictObject({
+  enabled: z.boolean(),
+  count: z.number().int(),
+  maxCount: z.number().int(),
+  totals: z.record(z.string(), z.number()),
+  maxTotal: z.record(z.string(), z.number()),
+  floorLimits: z.record(z.string(), z.number()).optional(),
+  oldestCreatedAt: isoTime.optional(),
+  needsAttention: z.number().int().optional(),
+  states: z
+    .strictObject({
+      queued: z.number().int(),
+      uploading: z.number().int(),
+      uploaded: z.number().int(),
+      declined_after_upload: z.number().int(),
+      needs_attention: z.number().int(),
+    })
+    .describe('items per queue state in the whole queue, not only the page answered'),
+  uploading: z.boolean().optional(),
+  lastError: z.string().optional(),
+  totalsText: z.record(z.string(), z.string()),
+  maxTotalText: z.record(z.string(), z.string()),
+  floorLimitsText: z.record(z.string(), z.string()),
+});
 
-const offlineItemSchema = z
-  .strictObject({
-    clientTransactionId: z.string(),
-    amount: minor,
-    currency,
-    amountText: z.string(),
-    maskedPan: z.string().optional(),
-    state: z.enum(['queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention']),
-    attempts: z.number().int(),
-    lastMessage: z.string().optional(),
-    storedAt: isoTime,
-    serverTransactionId: z.string().optional(),
-    merchantId: z.string().optional(),
-  });
+const offlineItemSchema = z.strictObject({
+  clientTransactionId: z.string(),
+  amount: minor,
+  currency,
+  amountText: z.string(),
+  maskedPan: z.string().optional(),
+  state: z.enum(['queued', 'uploading', 'uploaded', 'declined_after_upload', 'needs_attention']),
+  attempts: z.number().int(),
+  lastMessage: z.string().optional(),
+  storedAt: isoTime,
+  serverTransactionId: z.string().optional(),
+  merchantId: z.string().optional(),
+});
 
 const check = z.strictObject({ ok: z.boolean(), detail: z.string() });
-const checksSchema = z.strictObject({ token: check, platform: check, reader: check, journal: check.optional(), disk: check.optional() });
+const checksSchema = z.strictObject({
+  token: check,
+  platform: check,
+  reader: check,
+  journal: check.optional(),
+  disk: check.optional(),
+});
 
-const deviceSchema = z
-  .strictObject({
-    device: z.enum(['reader', 'display', 'scanner']),
-    state: z.enum(['connected', 'disconnected', 'reconnecting', 'disabled', 'unknown']),
-    reason: z.string().optional(),
-    model: z.string().optional(),
-    firmware: z.string().optional(),
-  });
+const deviceSchema = z.strictObject({
+  device: z.enum(['reader', 'display', 'scanner']),
+  state: z.enum(['connected', 'disconnected', 'reconnecting', 'disabled', 'unknown']),
+  reason: z.string().optional(),
+  model: z.string().optional(),
+  firmware: z.string().optional(),
+});
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-export const errorAnswerSchema = z
-  .strictObject({
-    error: z.strictObject({
-      code: z.string().describe('stable; see docs/local-api.md, "Errors"'),
-      message: z.string().describe('for the person at the counter'),
-      reasonCode: z.enum(REFUSAL_REASON_CODES).optional().describe('a cancel, refund or capture refused: why, as in the allowed-operations answer, or an approval code missing or wrong, or an amount above what is left; see docs/local-api.md, "Allowed operations"'),
-      permission: z.string().optional().describe('API_FORBIDDEN for a signed-in clerk: the staff permission needed (api.permissions); see docs/local-api.md, "Errors"'),
-    }),
-  });
+export const errorAnswerSchema = z.strictObject({
+  error: z.strictObject({
+    code: z.string().describe('stable; see docs/local-api.md, "Errors"'),
+    message: z.string().describe('for the person at the counter'),
+    reasonCode: z
+      .enum(REFUSAL_REASON_CODES)
+      .optional()
+      .describe(
+        'a cancel, refund or capture refused: why, as in the allowed-operations answer, or an approval code missing or wrong, or an amount above what is left; see docs/local-api.md, "Allowed operations"',
+      ),
+    permission: z
+      .string()
+      .optional()
+      .describe(
+        'API_FORBIDDEN for a signed-in clerk: the staff permission needed (api.permissions); see docs/local-api.md, "Errors"',
+      ),
+  }),
+});
 
 export const healthAnswerSchema = z.strictObject({ status: z.literal('ok') });
 export const readinessSchema = z.strictObject({ ready: z.boolean(), checks: checksSchema });
@@ -174,7 +194,13 @@ export const transactionListAnswerSchema = z.strictObject({
   next: z.string().optional().describe('more rows follow: ask again with `after` set to this id'),
 });
 export const allowedOperationsAnswerSchema = z.strictObject({
-  allowedOperations: z.strictObject({ cancel: operationSchema, refund: operationSchema, capture: operationSchema, currency, fromPlatform: z.boolean() }),
+  allowedOperations: z.strictObject({
+    cancel: operationSchema,
+    refund: operationSchema,
+    capture: operationSchema,
+    currency,
+    fromPlatform: z.boolean(),
+  }),
 });
 export const offlineAnswerSchema = z.strictObject({
   offline: offlineLevelsSchema.nullable(),
@@ -206,7 +232,14 @@ export const offlineFlushAnswerSchema = z.strictObject({
 });
 export const offlineItemAnswerSchema = z.strictObject({ item: offlineItemSchema });
 export const merchantsAnswerSchema = z.strictObject({
-  merchants: z.array(z.strictObject({ merchantName: z.string(), clientId: z.string(), merchantId: z.string().optional(), default: z.boolean() })),
+  merchants: z.array(
+    z.strictObject({
+      merchantName: z.string(),
+      clientId: z.string(),
+      merchantId: z.string().optional(),
+      default: z.boolean(),
+    }),
+  ),
 });
 export const devicesAnswerSchema = z.strictObject({ devices: z.array(deviceSchema) });
 export const platformStatusSchema = z.strictObject({
@@ -238,10 +271,21 @@ export const sessionAnswerSchema = z.strictObject({
   counter: z.strictObject({
     locale: z.string(),
     timeZone: z.string().optional(),
-    dateTimeFormat: z.string().optional().describe('the clerk\'s datetimeformat claim, e.g. "YYYY-MM-DDTHH:mm:ssZ" (tokens YYYY MM DD HH mm ss Z, in timeZone); absent: per locale'),
+    dateTimeFormat: z
+      .string()
+      .optional()
+      .describe(
+        'the clerk\'s datetimeformat claim, e.g. "YYYY-MM-DDTHH:mm:ssZ" (tokens YYYY MM DD HH mm ss Z, in timeZone); absent: per locale',
+      ),
     defaultCurrency: currency,
     currencies: z.array(z.strictObject({ code: currency, digits: z.number().int() })),
-    outcomeSeconds: z.number().int().min(0).describe('how long the page shows a final outcome the clerk need not act on before the new-sale form comes back clean; 0: until "New sale"'),
+    outcomeSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'how long the page shows a final outcome the clerk need not act on before the new-sale form comes back clean; 0: until "New sale"',
+      ),
   }),
   platformSignIn: z.boolean().optional(),
   staff: z
@@ -249,17 +293,31 @@ export const sessionAnswerSchema = z.strictObject({
       username: z.string(),
       name: z.string(),
       offline: z.boolean(),
-      can: z.strictObject({ cancel: z.boolean(), refund: z.boolean(), captureAll: z.boolean(), registers: z.boolean(), refundByWeb: z.boolean().describe('by web for a sale made at this terminal too (api.permissions.refundByWeb)'), logLevel: z.boolean().describe('change the log level (api.permissions.logLevel)') }),
+      can: z.strictObject({
+        cancel: z.boolean(),
+        refund: z.boolean(),
+        captureAll: z.boolean(),
+        registers: z.boolean(),
+        refundByWeb: z.boolean().describe('by web for a sale made at this terminal too (api.permissions.refundByWeb)'),
+        logLevel: z.boolean().describe('change the log level (api.permissions.logLevel)'),
+      }),
     })
     .optional(),
 });
 
 // Receipts and the end of day (docs/receipts.md; report-wire-types.ts).
-const receiptAmount = z.strictObject({ minor, currency, minorDigits: z.number().int(), text: z.string().describe('major units without the currency, "12.34"') });
+const receiptAmount = z.strictObject({
+  minor,
+  currency,
+  minorDigits: z.number().int(),
+  text: z.string().describe('major units without the currency, "12.34"'),
+});
 export const receiptSchema = z.strictObject({
   copy: z.enum(['customer', 'merchant']),
   kind: operationKind,
-  locale: z.string().describe("the locale the words are in: receipts.locale, else the clerk's locale claim, else api.locale"),
+  locale: z
+    .string()
+    .describe("the locale the words are in: receipts.locale, else the clerk's locale claim, else api.locale"),
   title: z.string(),
   merchant: z.strictObject({ name: z.string(), id: z.string().nullable() }),
   terminalId: z.string().nullable(),
@@ -290,11 +348,25 @@ export const receiptSchema = z.strictObject({
     .nullable(),
   serverTransactionId: z.string().nullable(),
   clientTransactionId: z.string(),
-  originalSale: z.strictObject({ serverTransactionId: z.string().nullable(), clientTransactionId: z.string(), amount: receiptAmount }).nullable(),
+  originalSale: z
+    .strictObject({
+      serverTransactionId: z.string().nullable(),
+      clientTransactionId: z.string(),
+      amount: receiptAmount,
+    })
+    .nullable(),
   offline: z.boolean(),
   outcome: z.strictObject({
     state: transactionState,
-    code: z.enum(['approved', 'approved_offline', 'declined', 'not_completed', 'cancelled', 'reversed', 'check_needed']),
+    code: z.enum([
+      'approved',
+      'approved_offline',
+      'declined',
+      'not_completed',
+      'cancelled',
+      'reversed',
+      'check_needed',
+    ]),
     text: z.string(),
     detail: z.string().nullable(),
   }),
@@ -334,7 +406,14 @@ export const endOfDaySchema = z.strictObject({
   byMerchant: z.array(z.strictObject({ ...endOfDayLineShape, ...merchantKey })),
   byMethod: z.array(z.strictObject({ ...endOfDayLineShape, method: saleMethod.nullable() })),
   byOperator: z.array(z.strictObject({ ...endOfDayLineShape, operator: z.string().nullable() })),
-  groups: z.array(z.strictObject({ ...endOfDayLineShape, ...merchantKey, method: saleMethod.nullable(), operator: z.string().nullable() })),
+  groups: z.array(
+    z.strictObject({
+      ...endOfDayLineShape,
+      ...merchantKey,
+      method: saleMethod.nullable(),
+      operator: z.string().nullable(),
+    }),
+  ),
 });
 export const endOfDayAnswerSchema = z.strictObject({ endOfDay: endOfDaySchema });
 
@@ -363,12 +442,18 @@ export const pairingOfferAnswerSchema = z.strictObject({
 export const registerAnswerSchema = z.strictObject({ register: registerSchema });
 export const pairingAnswerSchema = z.strictObject({
   register: registerSchema,
-  apiKey: z.string().describe("the register's key, shown this once: send it as Authorization: Bearer on the store-network listener"),
+  apiKey: z
+    .string()
+    .describe("the register's key, shown this once: send it as Authorization: Bearer on the store-network listener"),
   fingerprint: z.string(),
 });
 
 /** The OpenAPI document itself: described as an object only (its own standard describes it). */
-export const openApiAnswerSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
+export const openApiAnswerSchema = z.looseObject({
+  openapi: z.string(),
+  info: z.looseObject({}),
+  paths: z.looseObject({}),
+});
 
 type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;

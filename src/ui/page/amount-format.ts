@@ -7,7 +7,10 @@
 /** The locale's decimal and group separators ("," and "." in German). */
 export function separators(locale: string): { decimal: string; group: string } {
   const parts = new Intl.NumberFormat(locale, { useGrouping: true }).formatToParts(12345.6);
-  return { decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.', group: parts.find((p) => p.type === 'group')?.value ?? ',' };
+  return {
+    decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.',
+    group: parts.find((p) => p.type === 'group')?.value ?? ',',
+  };
 }
 
 /**

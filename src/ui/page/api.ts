@@ -56,7 +56,13 @@ export class Api {
     if (res.status === 401) sessionEnded();
     if (!res.ok) {
       const error = (json as Partial<ErrorAnswer>).error;
-      throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? t('api.status', { status: res.status }), res.status, error?.reasonCode, error?.permission);
+      throw new ApiError(
+        error?.code ?? 'INTERNAL',
+        error?.message ?? t('api.status', { status: res.status }),
+        res.status,
+        error?.reasonCode,
+        error?.permission,
+      );
     }
     return json as T;
   }
@@ -65,7 +71,8 @@ export class Api {
     return (await this.call<TransactionAnswer>('POST', '/api/v1/sales', body)).transaction;
   }
   async abortSale(id: string): Promise<Transaction> {
-    return (await this.call<TransactionAnswer>('POST', `/api/v1/sales/${encodeURIComponent(id)}/abort`, {})).transaction;
+    return (await this.call<TransactionAnswer>('POST', `/api/v1/sales/${encodeURIComponent(id)}/abort`, {}))
+      .transaction;
   }
   async transaction(id: string): Promise<Transaction> {
     return (await this.call<TransactionAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}`)).transaction;
@@ -74,14 +81,22 @@ export class Api {
     return (await this.call<TransactionListAnswer>('GET', `/api/v1/transactions?date=${date}&limit=200`)).transactions;
   }
   async allowedOperations(id: string): Promise<AllowedOperations> {
-    return (await this.call<AllowedOperationsAnswer>('GET', `/api/v1/transactions/${encodeURIComponent(id)}/allowed-operations`)).allowedOperations;
+    return (
+      await this.call<AllowedOperationsAnswer>(
+        'GET',
+        `/api/v1/transactions/${encodeURIComponent(id)}/allowed-operations`,
+      )
+    ).allowedOperations;
   }
   async operate(op: 'cancel' | 'refund' | 'capture', id: string, body: Record<string, unknown>): Promise<Transaction> {
-    return (await this.call<TransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/${op}`, body)).transaction;
+    return (await this.call<TransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/${op}`, body))
+      .transaction;
   }
   /** Cancel or refund by web: the platform picks which; answers the operation's row. */
   async refundByWeb(id: string, body: { amount?: string; merchantId?: string }): Promise<Transaction> {
-    return (await this.call<TransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/refund-by-web`, body)).transaction;
+    return (
+      await this.call<TransactionAnswer>('POST', `/api/v1/transactions/${encodeURIComponent(id)}/refund-by-web`, body)
+    ).transaction;
   }
   async status(): Promise<AgentStatus> {
     return this.call<AgentStatus>('GET', '/api/v1/status');
@@ -94,7 +109,10 @@ export class Api {
    * after upload), oldest first; `after` is the answer's `next` of the page before.
    */
   async offline(after?: string): Promise<OfflineAnswer> {
-    return this.call<OfflineAnswer>('GET', `/api/v1/offline${after !== undefined ? `?after=${encodeURIComponent(after)}` : ''}`);
+    return this.call<OfflineAnswer>(
+      'GET',
+      `/api/v1/offline${after !== undefined ? `?after=${encodeURIComponent(after)}` : ''}`,
+    );
   }
   async flushOffline(): Promise<OfflineFlushResult> {
     return (await this.call<OfflineFlushAnswer>('POST', '/api/v1/offline/flush', {})).result;
@@ -109,7 +127,10 @@ export class Api {
   async receiptText(id: string, copy: 'customer' | 'merchant', width: 32 | 48): Promise<string> {
     let res: Response;
     try {
-      res = await fetch(`/api/v1/transactions/${encodeURIComponent(id)}/receipt?copy=${copy}&format=text&width=${width}`, { cache: 'no-store', credentials: 'same-origin' });
+      res = await fetch(
+        `/api/v1/transactions/${encodeURIComponent(id)}/receipt?copy=${copy}&format=text&width=${width}`,
+        { cache: 'no-store', credentials: 'same-origin' },
+      );
     } catch {
       throw new ApiError('API_UNAVAILABLE', t('api.agentDown'), 0);
     }
@@ -122,7 +143,11 @@ export class Api {
       } catch {
         error = undefined;
       }
-      throw new ApiError(error?.code ?? 'INTERNAL', error?.message ?? t('api.status', { status: res.status }), res.status);
+      throw new ApiError(
+        error?.code ?? 'INTERNAL',
+        error?.message ?? t('api.status', { status: res.status }),
+        res.status,
+      );
     }
     return text;
   }
@@ -143,7 +168,10 @@ export class Api {
   }
   /** The QR of a sale as an object URL of the SVG (drawn by the agent with qrcode). */
   async qrUrl(id: string): Promise<string> {
-    const res = await fetch(`/api/v1/qr/${encodeURIComponent(id)}.svg`, { cache: 'no-store', credentials: 'same-origin' });
+    const res = await fetch(`/api/v1/qr/${encodeURIComponent(id)}.svg`, {
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
     if (res.status === 401) sessionEnded();
     if (!res.ok) throw new ApiError('API_NOT_FOUND', t('api.noQr'), res.status);
     return URL.createObjectURL(await res.blob());

@@ -46,7 +46,11 @@ async function main(): Promise<void> {
   const endOfDay = new EndOfDayView(ctx);
   const registers = new RegistersPanel(ctx);
   const menu = new Menu({ onEndOfDay: () => void endOfDay.open(), onRegisters: () => void registers.open() });
-  const list = new TransactionList(ctx, { onReceipt: (id) => void receipt.open(id), onByWeb: (t) => web.openFor(t), can: clerk.can });
+  const list = new TransactionList(ctx, {
+    onReceipt: (id) => void receipt.open(id),
+    onByWeb: (t) => web.openFor(t),
+    can: clerk.can,
+  });
   const web = new WebRefund(ctx, { onDone: () => list.schedule() });
   const entry = new SaleEntry(ctx, {
     onStarted: (t) => {

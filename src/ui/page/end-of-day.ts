@@ -4,7 +4,8 @@ import { dateTimeOf, dayOf, moneyIn, t, type TextKey } from './i18n.js';
 import type { PageContext } from './page-context.js';
 import type { EndOfDay, EndOfDayLine } from './types.js';
 
-type Figure = 'sales' | 'refunds' | 'cancels' | 'captures' | 'offlinePending' | 'needsAttention' | 'inProgress' | 'notCompleted';
+type Figure =
+  'sales' | 'refunds' | 'cancels' | 'captures' | 'offlinePending' | 'needsAttention' | 'inProgress' | 'notCompleted';
 
 /** The figures in the report's order (docs/receipts.md, "End of day"), money going back shown negative. */
 const FIGURES: ReadonlyArray<{ figure: Figure; key: TextKey; back?: boolean }> = [
@@ -24,7 +25,11 @@ function amountOf(minor: number, line: EndOfDayLine): string {
 }
 
 /** A method as the method buttons name it; a wallet by its name. */
-const METHOD_WORDS: Readonly<Record<string, TextKey>> = { card: 'method.card', manual: 'method.keyed', moto: 'method.moto' };
+const METHOD_WORDS: Readonly<Record<string, TextKey>> = {
+  card: 'method.card',
+  manual: 'method.keyed',
+  moto: 'method.moto',
+};
 function methodWord(method: string | null): string {
   if (method === null) return '—';
   const key = METHOD_WORDS[method];
@@ -84,7 +89,8 @@ export class EndOfDayView {
   private showDay(): void {
     const day = byId('eod-day');
     const date = this.date;
-    day.textContent = date === undefined ? '' : date === this.today ? t('eod.today', { day: dayOf(date) }) : dayOf(date);
+    day.textContent =
+      date === undefined ? '' : date === this.today ? t('eod.today', { day: dayOf(date) }) : dayOf(date);
     byId<HTMLButtonElement>('eod-previous').disabled = date === undefined;
     byId<HTMLButtonElement>('eod-next').disabled = date === undefined || this.today === undefined || date >= this.today;
     const csv = byId<HTMLAnchorElement>('eod-csv');
@@ -146,7 +152,11 @@ export class EndOfDayView {
       if (fig.count === 0 && f.figure !== 'sales') continue;
       const tr = el('tr');
       tr.dataset.figure = f.figure;
-      tr.append(cell('th', t(f.key)), cell('td', String(fig.count), 'num'), cell('td', amountOf(f.back === true ? 0 - fig.amount : fig.amount, line), 'num'));
+      tr.append(
+        cell('th', t(f.key)),
+        cell('td', String(fig.count), 'num'),
+        cell('td', amountOf(f.back === true ? 0 - fig.amount : fig.amount, line), 'num'),
+      );
       table.append(tr);
     }
     const net = el('tr', 'net');
@@ -163,7 +173,12 @@ export class EndOfDayView {
     d.append(el('summary', '', t(key)));
     const table = el('table', 'eod-lines');
     const head = el('tr');
-    head.append(cell('th', ''), cell('th', t('eod.sales'), 'num'), cell('th', t('eod.back'), 'num'), cell('th', t('eod.net'), 'num'));
+    head.append(
+      cell('th', ''),
+      cell('th', t('eod.sales'), 'num'),
+      cell('th', t('eod.back'), 'num'),
+      cell('th', t('eod.net'), 'num'),
+    );
     table.append(head);
     for (const [name, l] of lines) {
       const tr = el('tr');

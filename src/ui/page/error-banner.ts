@@ -20,7 +20,8 @@ export function messageOf(err: unknown): string {
   if (reason !== undefined) return reason;
   // A missing permission is named, so the clerk knows what to ask a supervisor for.
   // The agent names several missing permissions with spaces between ("payment:cancel payment:refund").
-  if (err.code === 'API_FORBIDDEN' && err.permission !== undefined) return t('error.forbiddenPermission', { permission: err.permission.split(' ').join(', ') });
+  if (err.code === 'API_FORBIDDEN' && err.permission !== undefined)
+    return t('error.forbiddenPermission', { permission: err.permission.split(' ').join(', ') });
   return errorText(err.code);
 }
 

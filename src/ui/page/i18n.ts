@@ -16,7 +16,12 @@ export type { TextKey };
  */
 const CATALOGS: Readonly<Record<string, Catalog>> = { en, de };
 
-let settings: CounterSettings = { locale: 'en-GB', defaultCurrency: 'EUR', currencies: [{ code: 'EUR', digits: 2 }], outcomeSeconds: 60 };
+let settings: CounterSettings = {
+  locale: 'en-GB',
+  defaultCurrency: 'EUR',
+  currencies: [{ code: 'EUR', digits: 2 }],
+  outcomeSeconds: 60,
+};
 let words: Catalog = en;
 
 function safeLocale(tag: string): string {
@@ -54,8 +59,14 @@ export function applyTexts(root: ParentNode = document): void {
     ['data-i18n-alt', 'alt'],
   ];
   // data-wallet fills {wallet} (the wallet buttons).
-  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n]')) node.textContent = t(node.dataset.i18n as TextKey, node.dataset.wallet !== undefined ? { wallet: node.dataset.wallet } : {});
-  for (const [data, attr] of attrs) for (const node of root.querySelectorAll<HTMLElement>(`[${data}]`)) node.setAttribute(attr, t(node.getAttribute(data) as TextKey));
+  for (const node of root.querySelectorAll<HTMLElement>('[data-i18n]'))
+    node.textContent = t(
+      node.dataset.i18n as TextKey,
+      node.dataset.wallet !== undefined ? { wallet: node.dataset.wallet } : {},
+    );
+  for (const [data, attr] of attrs)
+    for (const node of root.querySelectorAll<HTMLElement>(`[${data}]`))
+      node.setAttribute(attr, t(node.getAttribute(data) as TextKey));
   const amount = root.querySelector<HTMLInputElement>('#amount');
   if (amount !== null) amount.placeholder = formatMajor(0, 2);
   const key = root.querySelector<HTMLButtonElement>('#keypad [data-key="."]');
@@ -68,7 +79,10 @@ function digitsOf(currency: string): number | undefined {
 }
 
 function formatMajor(value: number, digits: number): string {
-  return new Intl.NumberFormat(settings.locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+  return new Intl.NumberFormat(settings.locale, {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(value);
 }
 
 /**
@@ -87,7 +101,11 @@ export function moneyIn(minor: number, currency: string, digits: number): string
 }
 
 /** The amount of a row (or of one of its other amounts), in the page's format. */
-export function moneyOf(t: { amount: number; currency: string; amountText: string }, minor?: number, text?: string): string {
+export function moneyOf(
+  t: { amount: number; currency: string; amountText: string },
+  minor?: number,
+  text?: string,
+): string {
   return minor === undefined ? money(t.amount, t.currency, t.amountText) : money(minor, t.currency, text);
 }
 
@@ -127,7 +145,15 @@ export function dayOf(date: string): string {
   try {
     const weekday = new Intl.DateTimeFormat(settings.locale, { weekday: 'short', timeZone: 'UTC' }).format(d);
     const pattern = usablePattern(settings.dateTimeFormat) ? datePartOf(settings.dateTimeFormat) : undefined;
-    const written = pattern !== undefined ? formatDateTime(d, pattern, 'UTC') : new Intl.DateTimeFormat(settings.locale, { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }).format(d);
+    const written =
+      pattern !== undefined
+        ? formatDateTime(d, pattern, 'UTC')
+        : new Intl.DateTimeFormat(settings.locale, {
+            day: '2-digit',
+            month: '2-digit',
+            year: 'numeric',
+            timeZone: 'UTC',
+          }).format(d);
     return `${weekday} ${written}`;
   } catch {
     return date;

@@ -30,7 +30,8 @@ export class Menu {
     // A tap anywhere else closes it, as a drop-down does.
     document.addEventListener('click', (e) => {
       const target = e.target as Node | null;
-      if (!byId('menu').hidden && target !== null && !byId('menu').contains(target) && !button.contains(target)) this.toggle(false);
+      if (!byId('menu').hidden && target !== null && !byId('menu').contains(target) && !button.contains(target))
+        this.toggle(false);
     });
   }
 

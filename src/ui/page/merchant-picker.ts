@@ -22,7 +22,9 @@ export class MerchantPicker {
   /** The merchant list may be empty until the agent has read its credentials: asked again on each status load. */
   async load(): Promise<void> {
     const merchants = await this.api.merchants();
-    const same = merchants.length === this.merchants.length && merchants.every((m, i) => m.clientId === this.merchants[i]?.clientId && m.default === this.merchants[i]?.default);
+    const same =
+      merchants.length === this.merchants.length &&
+      merchants.every((m, i) => m.clientId === this.merchants[i]?.clientId && m.default === this.merchants[i]?.default);
     if (same) return;
     this.merchants = merchants;
     const select = byId<HTMLSelectElement>('merchant');
@@ -36,7 +38,9 @@ export class MerchantPicker {
       }),
     );
     const keep = previous !== undefined && merchants.some((m) => m.clientId === previous);
-    select.value = keep ? (previous ?? '') : (merchants.find((m) => m.default)?.clientId ?? merchants[0]?.clientId ?? '');
+    select.value = keep
+      ? (previous ?? '')
+      : (merchants.find((m) => m.default)?.clientId ?? merchants[0]?.clientId ?? '');
     if (!keep) delete select.dataset.touched;
     show(select, merchants.length > 1);
   }

@@ -16,7 +16,13 @@ function stateText(state: OfflineItem['state']): string {
 }
 
 /** Staff act on these first. */
-const ORDER: Record<OfflineItem['state'], number> = { needs_attention: 0, declined_after_upload: 1, uploading: 2, queued: 3, uploaded: 4 };
+const ORDER: Record<OfflineItem['state'], number> = {
+  needs_attention: 0,
+  declined_after_upload: 1,
+  uploading: 2,
+  queued: 3,
+  uploaded: 4,
+};
 
 export interface OfflinePanelHooks {
   /** An error the person at the counter should read. */
@@ -26,13 +32,16 @@ export interface OfflinePanelHooks {
 }
 
 export function flushText(r: OfflineFlushResult): string {
-  if (r.platform === 'offline') return r.remaining > 0 ? t('flush.offline', { remaining: r.remaining }) : t('flush.offlineNone');
+  if (r.platform === 'offline')
+    return r.remaining > 0 ? t('flush.offline', { remaining: r.remaining }) : t('flush.offlineNone');
   const parts = [t('flush.sent', { count: r.uploaded })];
   if (r.declinedAfterUpload) parts.push(t('flush.declined', { count: r.declinedAfterUpload }));
   if (r.needsAttention) parts.push(t('flush.attention', { count: r.needsAttention }));
   const others = r.failed - (r.declinedAfterUpload ?? 0) - (r.needsAttention ?? 0);
   if (others > 0) parts.push(t('flush.notSent', { count: others }));
-  return r.remaining > 0 ? t('flush.result', { parts: parts.join(', '), remaining: r.remaining }) : t('flush.resultNone', { parts: parts.join(', ') });
+  return r.remaining > 0
+    ? t('flush.result', { parts: parts.join(', '), remaining: r.remaining })
+    : t('flush.resultNone', { parts: parts.join(', ') });
 }
 
 export class OfflinePanel {
@@ -168,7 +177,11 @@ export class OfflinePanel {
     if (this.flushSaid !== undefined && states !== undefined && this.flushSaid !== waiting) this.message('');
     byId('offline-summary').textContent =
       absent ??
-      [waiting > 0 ? t('queue.waiting', { count: waiting }) : t('queue.noneWaiting'), attention ? t('queue.attention', { count: attention }) : '', declined ? t('queue.declinedAfterUpload', { count: declined }) : '']
+      [
+        waiting > 0 ? t('queue.waiting', { count: waiting }) : t('queue.noneWaiting'),
+        attention ? t('queue.attention', { count: attention }) : '',
+        declined ? t('queue.declinedAfterUpload', { count: declined }) : '',
+      ]
         .filter(Boolean)
         .join(' · ');
     byId<HTMLButtonElement>('offline-flush').disabled = absent !== undefined || waiting === 0;
@@ -177,7 +190,9 @@ export class OfflinePanel {
       list.replaceChildren(el('li', 'empty', absent === undefined ? t('queue.empty') : ''));
       return;
     }
-    const sorted = [...this.items].sort((a, b) => ORDER[a.state] - ORDER[b.state] || a.storedAt.localeCompare(b.storedAt));
+    const sorted = [...this.items].sort(
+      (a, b) => ORDER[a.state] - ORDER[b.state] || a.storedAt.localeCompare(b.storedAt),
+    );
     list.replaceChildren(...sorted.map((i) => this.row(i)), ...(this.next !== undefined ? [this.moreRow()] : []));
   }
 
@@ -207,7 +222,11 @@ export class OfflinePanel {
       el('span', 'what', [money(i.amount, i.currency, i.amountText), i.maskedPan].filter(Boolean).join(' · ')),
       el('span', 'oq-state', stateText(i.state)),
     );
-    const detail = el('span', 'oq-detail', [i.lastMessage, i.attempts > 0 ? t('queue.tries', { count: i.attempts }) : ''].filter(Boolean).join(' · '));
+    const detail = el(
+      'span',
+      'oq-detail',
+      [i.lastMessage, i.attempts > 0 ? t('queue.tries', { count: i.attempts }) : ''].filter(Boolean).join(' · '),
+    );
     detail.dataset.testid = `offline-item-message-${i.clientTransactionId}`;
     li.append(detail);
     if (i.state === 'needs_attention') {

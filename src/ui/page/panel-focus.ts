@@ -22,7 +22,8 @@ export function followPanels(ids: readonly string[]): void {
       }
       const back = openers.get(panel);
       openers.delete(panel);
-      if (back !== undefined && (active === null || active === document.body || panel.contains(active))) back.focus({ preventScroll: true });
+      if (back !== undefined && (active === null || active === document.body || panel.contains(active)))
+        back.focus({ preventScroll: true });
     }).observe(panel, { attributes: true, attributeFilter: ['hidden'] });
   }
 }

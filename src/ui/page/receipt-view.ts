@@ -43,7 +43,8 @@ export class ReceiptView {
     const pre = byId('receipt-text');
     box.dataset.copy = this.copy;
     byId('receipt-copy').textContent = this.copy === 'customer' ? t('receipt.showMerchant') : t('receipt.showCustomer');
-    byId('receipt-title').textContent = this.copy === 'customer' ? t('receipt.customerTitle') : t('receipt.merchantTitle');
+    byId('receipt-title').textContent =
+      this.copy === 'customer' ? t('receipt.customerTitle') : t('receipt.merchantTitle');
     pre.textContent = t('receipt.loading');
     delete box.dataset.loaded;
     show(box, true);

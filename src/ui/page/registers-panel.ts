@@ -64,7 +64,11 @@ export class RegistersPanel {
     const lan = byId('registers-lan');
     lan.dataset.enabled = String(a.lan.enabled);
     if (a.lan.enabled) {
-      lan.replaceChildren(el('div', '', t('registers.on', { url: a.lan.url ?? '' })), el('div', 'fingerprint-label', t('registers.fingerprint')), this.fingerprint(a.lan.fingerprint ?? ''));
+      lan.replaceChildren(
+        el('div', '', t('registers.on', { url: a.lan.url ?? '' })),
+        el('div', 'fingerprint-label', t('registers.fingerprint')),
+        this.fingerprint(a.lan.fingerprint ?? ''),
+      );
     } else {
       lan.replaceChildren(el('div', 'error', t('registers.off')));
     }
@@ -170,9 +174,19 @@ export class RegistersPanel {
     const left = Math.max(0, Math.ceil((Date.parse(o.expiresAt) - Date.now()) / 1000));
     const code = el('div', 'pairing-code', left > 0 ? o.code : '—');
     code.dataset.testid = 'pairing-code';
-    const expiry = el('div', 'pairing-expiry', left > 0 ? t('registers.expiresIn', { seconds: left }) : t('registers.expired'));
+    const expiry = el(
+      'div',
+      'pairing-expiry',
+      left > 0 ? t('registers.expiresIn', { seconds: left }) : t('registers.expired'),
+    );
     expiry.dataset.testid = 'pairing-expiry';
-    box.replaceChildren(el('div', 'fingerprint-label', t('registers.codeHint', { url: o.url })), code, expiry, el('div', 'fingerprint-label', t('registers.fingerprint')), this.fingerprint(o.fingerprint));
+    box.replaceChildren(
+      el('div', 'fingerprint-label', t('registers.codeHint', { url: o.url })),
+      code,
+      expiry,
+      el('div', 'fingerprint-label', t('registers.fingerprint')),
+      this.fingerprint(o.fingerprint),
+    );
     box.dataset.live = String(left > 0);
     show(box, true);
     if (left === 0) this.stopCountdown();

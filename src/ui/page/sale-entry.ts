@@ -34,8 +34,10 @@ export class SaleEntry {
     currency.replaceChildren(...counter.currencies.map((c) => new Option(c.code, c.code)));
     if (counter.currencies.length === 0) currency.add(new Option(counter.defaultCurrency));
     currency.value = counter.defaultCurrency;
-    for (const b of document.querySelectorAll<HTMLButtonElement>('.method')) b.addEventListener('click', () => this.choose(b));
-    for (const b of document.querySelectorAll<HTMLButtonElement>('#keypad button')) b.addEventListener('click', () => this.keypad(b.dataset.key ?? ''));
+    for (const b of document.querySelectorAll<HTMLButtonElement>('.method'))
+      b.addEventListener('click', () => this.choose(b));
+    for (const b of document.querySelectorAll<HTMLButtonElement>('#keypad button'))
+      b.addEventListener('click', () => this.keypad(b.dataset.key ?? ''));
     byId('currency').addEventListener('change', () => {
       byId('currency').dataset.touched = '1';
     });
@@ -80,7 +82,8 @@ export class SaleEntry {
     const method = button.dataset.method ?? 'card';
     const scenario = button.dataset.scenario;
     this.choice = scenario === undefined ? { method } : { method, scenario };
-    for (const b of document.querySelectorAll<HTMLButtonElement>('.method')) b.setAttribute('aria-pressed', String(b === button));
+    for (const b of document.querySelectorAll<HTMLButtonElement>('.method'))
+      b.setAttribute('aria-pressed', String(b === button));
     show(byId('moto-fields'), method === 'moto');
     show(byId('scan-fields'), scenario === 'MerchantScan');
   }
@@ -108,7 +111,12 @@ export class SaleEntry {
     if (merchantId !== undefined) body.merchantId = merchantId;
     if (this.choice.method === 'moto') {
       const moto: Record<string, string> = {};
-      const fields: Array<[string, string]> = [['zipCode', 'moto-zip'], ['houseNumber', 'moto-house'], ['email', 'moto-email'], ['phone', 'moto-phone']];
+      const fields: Array<[string, string]> = [
+        ['zipCode', 'moto-zip'],
+        ['houseNumber', 'moto-house'],
+        ['email', 'moto-email'],
+        ['phone', 'moto-phone'],
+      ];
       for (const [key, id] of fields) {
         const v = fieldValue(id);
         if (v !== undefined) moto[key] = v;

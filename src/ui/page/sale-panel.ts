@@ -6,7 +6,14 @@ import { holdText, methodText, outcomeOf, pendingText, saleHeadline, stepText } 
 import { beingChecked, PENDING_STATES, type Transaction } from './types.js';
 
 /** Final outcomes the clerk need not act on: the form comes back by itself after api.outcomeSeconds. */
-const DONE_STATES: ReadonlySet<string> = new Set(['approved', 'declined', 'failed', 'cancelled', 'reversed', 'offline_stored']);
+const DONE_STATES: ReadonlySet<string> = new Set([
+  'approved',
+  'declined',
+  'failed',
+  'cancelled',
+  'reversed',
+  'offline_stored',
+]);
 
 export interface SalePanelHooks {
   /** The sale's row changed: today's list is stale. */
@@ -44,7 +51,8 @@ export class SalePanel {
     byId('abort').addEventListener('click', () => void this.abort());
     byId('done').addEventListener('click', () => this.close());
     byId('sale-receipt').addEventListener('click', () => {
-      if (this.sale !== undefined && !PENDING_STATES.has(this.sale.state)) this.hooks.onReceipt(this.sale.clientTransactionId);
+      if (this.sale !== undefined && !PENDING_STATES.has(this.sale.state))
+        this.hooks.onReceipt(this.sale.clientTransactionId);
     });
   }
 
@@ -87,7 +95,11 @@ export class SalePanel {
 
   /** reader.progress: the reader's step, for the running sale (or for whichever sale, when the event names none). */
   onReaderProgress(clientTransactionId: unknown, step: string, text: string | undefined): void {
-    if (this.sale !== undefined && (clientTransactionId === undefined || clientTransactionId === this.sale.clientTransactionId) && PENDING_STATES.has(this.sale.state)) {
+    if (
+      this.sale !== undefined &&
+      (clientTransactionId === undefined || clientTransactionId === this.sale.clientTransactionId) &&
+      PENDING_STATES.has(this.sale.state)
+    ) {
       const p = byId('sale-progress');
       p.textContent = stepText(step, text);
       p.dataset.step = step;
@@ -118,11 +130,18 @@ export class SalePanel {
     byId('sale-panel').dataset.transactionId = t.clientTransactionId;
     byId('sale-amount').textContent = moneyOf(t);
     const merchants = this.ctx.merchants;
-    byId('sale-method').textContent = [methodText(t), t.maskedPan, merchants.selected() !== undefined ? merchants.nameOf(t.merchantId) : undefined].filter(Boolean).join(' · ');
+    byId('sale-method').textContent = [
+      methodText(t),
+      t.maskedPan,
+      merchants.selected() !== undefined ? merchants.nameOf(t.merchantId) : undefined,
+    ]
+      .filter(Boolean)
+      .join(' · ');
     const pending = PENDING_STATES.has(t.state);
     const outcome = byId('sale-outcome');
     if (pending) {
-      if (byId('sale-progress').dataset.step === undefined || t.state !== 'awaiting_customer') byId('sale-progress').textContent = pendingText(t);
+      if (byId('sale-progress').dataset.step === undefined || t.state !== 'awaiting_customer')
+        byId('sale-progress').textContent = pendingText(t);
       // An outcome being checked is a headline of its own ("do not hand over goods"), not a step
       // of the sale (docs/counter-page.md, "Local API and counter page", headlines).
       const checked = saleHeadline(t) === 'beingChecked' ? outcomeOf(t) : undefined;
@@ -151,8 +170,12 @@ export class SalePanel {
     this.renderHold(t);
     const checking = beingChecked(t);
     // A QR that expired (`pending`) has its cancel asked for already: nothing to abort, and no code to show.
-    show(byId('abort'), pending && (t.state !== 'in_flight' || checking) && t.state !== 'reversing' && t.state !== 'pending');
-    if (pending && t.qr === undefined && this.qrFor === t.clientTransactionId) show(byId<HTMLImageElement>('sale-qr'), false);
+    show(
+      byId('abort'),
+      pending && (t.state !== 'in_flight' || checking) && t.state !== 'reversing' && t.state !== 'pending',
+    );
+    if (pending && t.qr === undefined && this.qrFor === t.clientTransactionId)
+      show(byId<HTMLImageElement>('sale-qr'), false);
     show(byId('done'), !pending || t.state === 'reversing' || checking);
     // Every final transaction has a receipt (docs/receipts.md, "Receipts").
     show(byId('sale-receipt'), !pending);
@@ -202,9 +225,16 @@ export class SalePanel {
       box.dataset.testid = 'sale-hold';
       panel.prepend(box);
     }
-    const h = holdText(t, Math.round((Date.now() - this.holdSince) / 1000), this.hooks.reversalAttempts(t.clientTransactionId));
+    const h = holdText(
+      t,
+      Math.round((Date.now() - this.holdSince) / 1000),
+      this.hooks.reversalAttempts(t.clientTransactionId),
+    );
     box.dataset.state = t.state;
-    box.replaceChildren(el('div', `hold-title ${h.handOver ? 'go' : 'stop'}`, h.title), el('div', 'hold-progress', h.progress));
+    box.replaceChildren(
+      el('div', `hold-title ${h.handOver ? 'go' : 'stop'}`, h.title),
+      el('div', 'hold-progress', h.progress),
+    );
     if (h.detail !== undefined) box.append(detailsControl(h.detail, 'sale-hold-details'));
     if (h.attempts !== undefined) {
       const attempts = el('div', 'hold-attempts', h.attempts);

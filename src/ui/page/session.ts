@@ -38,8 +38,15 @@ export async function signIn(username: string, password: string): Promise<Sessio
   } catch {
     throw new ApiError('API_UNAVAILABLE', t('signIn.agentDown'), 0);
   }
-  const json = (await res.json().catch(() => ({}))) as Partial<SessionAnswer> & { error?: { code?: string; message?: string } };
-  if (!res.ok || json.staff === undefined) throw new ApiError(json.error?.code ?? 'INTERNAL', json.error?.message ?? t('signIn.failed', { status: res.status }), res.status);
+  const json = (await res.json().catch(() => ({}))) as Partial<SessionAnswer> & {
+    error?: { code?: string; message?: string };
+  };
+  if (!res.ok || json.staff === undefined)
+    throw new ApiError(
+      json.error?.code ?? 'INTERNAL',
+      json.error?.message ?? t('signIn.failed', { status: res.status }),
+      res.status,
+    );
   return { signedIn: true, counter: json.counter ?? currentSettings(), staff: json.staff };
 }
 
@@ -51,12 +58,26 @@ export async function signIn(username: string, password: string): Promise<Sessio
 export async function platformAuthorizationUrl(): Promise<string> {
   let res: Response;
   try {
-    res = await fetch('/platform-sign-in', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', cache: 'no-store', credentials: 'same-origin' });
+    res = await fetch('/platform-sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
   } catch {
     throw new ApiError('API_UNAVAILABLE', t('signIn.agentDown'), 0);
   }
-  const json = (await res.json().catch(() => ({}))) as { authorizationUrl?: string; error?: { code?: string; message?: string } };
-  if (!res.ok || typeof json.authorizationUrl !== 'string') throw new ApiError(json.error?.code ?? 'INTERNAL', json.error?.message ?? t('signIn.failed', { status: res.status }), res.status);
+  const json = (await res.json().catch(() => ({}))) as {
+    authorizationUrl?: string;
+    error?: { code?: string; message?: string };
+  };
+  if (!res.ok || typeof json.authorizationUrl !== 'string')
+    throw new ApiError(
+      json.error?.code ?? 'INTERNAL',
+      json.error?.message ?? t('signIn.failed', { status: res.status }),
+      res.status,
+    );
   return json.authorizationUrl;
 }
 

@@ -47,7 +47,12 @@ export class EventStream {
     this.controller = new AbortController();
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.lastId !== undefined) headers['last-event-id'] = this.lastId;
-    const res = await fetch('/api/v1/events', { headers, signal: this.controller.signal, cache: 'no-store', credentials: 'same-origin' });
+    const res = await fetch('/api/v1/events', {
+      headers,
+      signal: this.controller.signal,
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
     if (res.status === 401) {
       this.stopped = true;
       sessionEnded();

@@ -106,9 +106,19 @@ export class StatusBar {
     const box = byId('devices');
     box.replaceChildren(
       ...devices.map((d) => {
-        const name = d.device === 'reader' || d.device === 'display' || d.device === 'scanner' ? t(`device.${d.device}`) : d.device;
-        const text = d.state === 'connected' ? t('device.ok', { device: name }) : t('device.state', { device: name, state: d.state });
-        const chip = el('span', `badge ${d.state === 'connected' ? 'ok' : d.state === 'disabled' || d.state === 'unknown' ? '' : 'bad'}`, text);
+        const name =
+          d.device === 'reader' || d.device === 'display' || d.device === 'scanner'
+            ? t(`device.${d.device}`)
+            : d.device;
+        const text =
+          d.state === 'connected'
+            ? t('device.ok', { device: name })
+            : t('device.state', { device: name, state: d.state });
+        const chip = el(
+          'span',
+          `badge ${d.state === 'connected' ? 'ok' : d.state === 'disabled' || d.state === 'unknown' ? '' : 'bad'}`,
+          text,
+        );
         chip.dataset.testid = `device-${d.device}`;
         chip.title = [d.model, d.reason].filter(Boolean).join(' · ');
         return chip;
@@ -131,10 +141,17 @@ export class StatusBar {
     const currency = this.currencyField.currency();
     const floorMinor = levels.floorLimits?.[currency];
     const maxMinor = levels.maxTotal[currency];
-    const perSale = floorMinor !== undefined ? t('offlineBadge.perSale', { amount: money(floorMinor, currency, levels.floorLimitsText[currency]) }) : '';
+    const perSale =
+      floorMinor !== undefined
+        ? t('offlineBadge.perSale', { amount: money(floorMinor, currency, levels.floorLimitsText[currency]) })
+        : '';
     const limits =
       maxMinor !== undefined
-        ? t('offlineBadge.limitsTotal', { perSale, max: levels.maxCount, total: money(maxMinor, currency, levels.maxTotalText[currency]) })
+        ? t('offlineBadge.limitsTotal', {
+            perSale,
+            max: levels.maxCount,
+            total: money(maxMinor, currency, levels.maxTotalText[currency]),
+          })
         : t('offlineBadge.limits', { perSale, max: levels.maxCount });
     b.title = `${levels.enabled ? t('offlineBadge.enabled', { limits }) : t('offlineBadge.disabled')}${levels.lastError ? t('offlineBadge.lastError', { error: levels.lastError }) : ''}${levels.needsAttention ? t('offlineBadge.attention', { count: levels.needsAttention }) : ''}${t('offlineBadge.tap')}`;
     b.dataset.limits = limits;

@@ -13,8 +13,10 @@ export const de: Catalog = {
   'signIn.failed': 'Anmeldung fehlgeschlagen (HTTP {status}).',
   'signIn.platform': 'Mit der Plattform anmelden (Händler)',
   'signIn.platformOpening': 'Die Anmeldung der Plattform wird geöffnet …',
-  'signIn.refusedStateMissing': 'Diese Anmeldung wurde nicht an dieser Kasse begonnen: bitte erneut mit der Plattform anmelden.',
-  'signIn.refusedStateUnknown': 'Diese Anmeldung wurde nicht an dieser Kasse begonnen oder schon verwendet: bitte erneut mit der Plattform anmelden.',
+  'signIn.refusedStateMissing':
+    'Diese Anmeldung wurde nicht an dieser Kasse begonnen: bitte erneut mit der Plattform anmelden.',
+  'signIn.refusedStateUnknown':
+    'Diese Anmeldung wurde nicht an dieser Kasse begonnen oder schon verwendet: bitte erneut mit der Plattform anmelden.',
   'signIn.refusedStateExpired': 'Die Anmeldung hat zu lange gedauert: bitte erneut mit der Plattform anmelden.',
   'signIn.refusedDenied': 'Die Plattform hat Sie nicht angemeldet: bitte erneut mit der Plattform anmelden.',
   'signIn.refusedNoCode': 'Die Plattform hat keinen Anmeldecode geschickt: bitte erneut mit der Plattform anmelden.',
@@ -27,7 +29,8 @@ export const de: Catalog = {
   'header.offlineSignIn': '{name} (offline angemeldet)',
   'common.close': 'schließen',
   'offline.label': 'Offline-Verkäufe',
-  'offline.warning': 'Ein Offline-Verkauf muss nachbearbeitet werden: Öffnen Sie die Offline-Verkäufe (Anzeige oben) und prüfen Sie ihn.',
+  'offline.warning':
+    'Ein Offline-Verkauf muss nachbearbeitet werden: Öffnen Sie die Offline-Verkäufe (Anzeige oben) und prüfen Sie ihn.',
   'offline.sendNow': 'Jetzt senden',
   'sale.label': 'neuer Verkauf',
   'sale.amount': 'Betrag',
@@ -86,12 +89,15 @@ export const de: Catalog = {
   'row.refundNotDone': 'Erstattung nicht ausgeführt: nichts erstattet',
   'row.captureNotDone': 'Buchung nicht ausgeführt: nichts gebucht',
   'reason.notASale': 'Nur Verkäufe können storniert, erstattet oder gebucht werden.',
-  'reason.notUploaded': 'Dieser Verkauf wurde offline angenommen und ist noch nicht übertragen. Warten Sie, bis die Plattform ihn hat.',
+  'reason.notUploaded':
+    'Dieser Verkauf wurde offline angenommen und ist noch nicht übertragen. Warten Sie, bis die Plattform ihn hat.',
   'reason.notApproved': 'Nur ein genehmigter Verkauf kann storniert, erstattet oder gebucht werden.',
   'reason.capturedRefundInstead': 'Der Verkauf ist gebucht: erstatten Sie ihn, statt ihn zu stornieren.',
-  'reason.cancelWindowEnded': 'Die Frist zum Stornieren dieses Wallet-Verkaufs ist abgelaufen: erstatten Sie ihn stattdessen.',
+  'reason.cancelWindowEnded':
+    'Die Frist zum Stornieren dieses Wallet-Verkaufs ist abgelaufen: erstatten Sie ihn stattdessen.',
   'reason.nothingLeftToCancel': 'Von diesem Verkauf ist nichts mehr zu stornieren.',
-  'reason.notCapturedCancelInstead': 'Der Verkauf ist noch nicht gebucht, nichts wurde belastet: stornieren Sie ihn, statt ihn zu erstatten.',
+  'reason.notCapturedCancelInstead':
+    'Der Verkauf ist noch nicht gebucht, nichts wurde belastet: stornieren Sie ihn, statt ihn zu erstatten.',
   'reason.refundWindowEnded': 'Die Frist zum Erstatten dieses Wallet-Verkaufs ist abgelaufen.',
   'reason.nothingLeftToRefund': 'Von diesem Verkauf ist nichts mehr zu erstatten.',
   'reason.notACardSale': 'Nur Kartenverkäufe werden gebucht.',
@@ -99,9 +105,11 @@ export const de: Catalog = {
   'reason.captureUnderWay': 'Dieser Verkauf wird bereits gebucht.',
   'reason.nothingLeftToCapture': 'Von diesem Verkauf ist nichts mehr zu buchen.',
   'reason.platformNotAllowed': 'Die Plattform erlaubt das für diese Buchung nicht.',
-  'reason.approvalCodeRequired': 'Dieser Händler braucht den Freigabecode einer Aufsicht: im Feld Freigabecode eingeben und erneut versuchen.',
+  'reason.approvalCodeRequired':
+    'Dieser Händler braucht den Freigabecode einer Aufsicht: im Feld Freigabecode eingeben und erneut versuchen.',
   'reason.approvalCodeIncorrect': 'Der Freigabecode stimmt nicht: die Aufsicht danach fragen und neu eingeben.',
-  'reason.amountAboveLeft': 'Der Betrag ist höher als der Rest dieses Verkaufs: weniger eingeben oder leer lassen für den ganzen Rest.',
+  'reason.amountAboveLeft':
+    'Der Betrag ist höher als der Rest dieses Verkaufs: weniger eingeben oder leer lassen für den ganzen Rest.',
   'confirm.cancel': '{what}{card}{merchant} stornieren?',
   'confirm.refund': '{what}{card}{merchant} erstatten?',
   'confirm.whole': '{kind} über {amount}',
@@ -188,7 +196,8 @@ export const de: Catalog = {
   'pending.starting': 'Wird gestartet …',
   'pending.scanCode': 'Code der Kundschaft scannen',
   'pending.showQr': 'QR-Code der Kundschaft zeigen',
-  'pending.qrExpired': 'Der QR-Code ist abgelaufen: das Ergebnis wird bei der Plattform geprüft. Die Zahlung nicht noch einmal annehmen',
+  'pending.qrExpired':
+    'Der QR-Code ist abgelaufen: das Ergebnis wird bei der Plattform geprüft. Die Zahlung nicht noch einmal annehmen',
   'pending.keyIn': 'Karte am Lesegerät eintippen',
   'methodText.manual': 'Manuelle Eingabe',
   'methodText.walletScan': '{wallet} Kundencode scannen',
@@ -196,7 +205,8 @@ export const de: Catalog = {
   // the unknown outcome
   'hold.stop': 'Ware nicht herausgeben',
   'hold.go': 'Genehmigt: Ware herausgeben',
-  'hold.reversing': 'Die Plattform hat nicht geantwortet. Der Verkauf wird rückgängig gemacht (seit {seconds}\u00a0s). Der nächste Verkauf kann beginnen; die Stornierung läuft weiter.',
+  'hold.reversing':
+    'Die Plattform hat nicht geantwortet. Der Verkauf wird rückgängig gemacht (seit {seconds}\u00a0s). Der nächste Verkauf kann beginnen; die Stornierung läuft weiter.',
   'hold.attempt': 'Stornoversuch {n}',
   'hold.reversed': 'Der Verkauf wurde rückgängig gemacht: nichts wurde belastet. Bitte erneut kassieren.',
   'hold.reversedRefunded': 'Der Verkauf wurde rückgängig gemacht: der Betrag wurde erstattet. Bitte erneut kassieren.',
@@ -291,7 +301,8 @@ export const de: Catalog = {
   'registers.title': 'Kassen',
   'registers.pair': 'Kasse koppeln',
   'registers.on': 'Kassen im Filialnetz verbinden sich mit {url}',
-  'registers.off': 'Der Zugang für das Filialnetz ist aus. Um Kassen zu koppeln, api.lan.enabled in der Konfiguration auf true setzen und den Agenten neu starten.',
+  'registers.off':
+    'Der Zugang für das Filialnetz ist aus. Um Kassen zu koppeln, api.lan.enabled in der Konfiguration auf true setzen und den Agenten neu starten.',
   'registers.fingerprint': 'Fingerabdruck des Zertifikats (SHA-256), den die Kasse festhält:',
   'registers.none': 'Keine Kasse gekoppelt.',
   'registers.paired': 'gekoppelt {when} von {by}',
@@ -307,32 +318,42 @@ export const de: Catalog = {
   'registers.expired': 'Der Code ist abgelaufen: neu koppeln.',
   'registers.pairedNow': 'Die Kasse ist gekoppelt.',
   // die Ablehnungen des Agenten nach Code (error-texts.ts); seine englischen Worte stehen unter „Details“
-  'error.other': 'Der Agent konnte das nicht ausführen. Versuchen Sie es erneut; passiert es wieder, rufen Sie den Techniker und zeigen Sie ihm die Details.',
+  'error.other':
+    'Der Agent konnte das nicht ausführen. Versuchen Sie es erneut; passiert es wieder, rufen Sie den Techniker und zeigen Sie ihm die Details.',
   'error.terminalRefused': 'Die Plattform nimmt dieses Terminal gerade nicht an. Rufen Sie den Techniker.',
   'error.noMerchant': 'Dieses Terminal nimmt für diesen Händler keine Zahlungen an. Wählen Sie einen anderen Händler.',
-  'error.agentStopping': 'Der Terminal-Agent wird beendet. Warten Sie, bis er wieder läuft, und versuchen Sie es dann erneut.',
+  'error.agentStopping':
+    'Der Terminal-Agent wird beendet. Warten Sie, bis er wieder läuft, und versuchen Sie es dann erneut.',
   'error.merchantSignIn': 'Der Händler muss sich zuerst bei der Plattform anmelden.',
   'error.platformDown': 'Die Plattform ist gerade nicht erreichbar. Versuchen Sie es gleich noch einmal.',
   'error.platformRefused': 'Die Plattform hat das abgelehnt. Sehen Sie in die Details oder rufen Sie den Techniker.',
   'error.amount': 'Dieser Betrag kann nicht angenommen werden. Prüfen Sie den Betrag und versuchen Sie es erneut.',
   'error.currency': 'Diese Währung kann hier nicht verwendet werden. Wählen Sie eine andere Währung.',
-  'error.notAllowed': 'Das ist für diese Transaktion nicht erlaubt. Sehen Sie in die Details oder fragen Sie eine Aufsicht.',
+  'error.notAllowed':
+    'Das ist für diese Transaktion nicht erlaubt. Sehen Sie in die Details oder fragen Sie eine Aufsicht.',
   'error.notFound': 'Diese Transaktion ist auf diesem Terminal nicht bekannt. Prüfen Sie die Transaktions-ID.',
   'error.declined': 'Die Zahlung wurde abgelehnt. Bitten Sie den Kunden um eine andere Zahlungsart.',
   'error.busy': 'Eine andere Zahlung läuft noch. Schließen Sie diese zuerst ab.',
-  'error.duplicate': 'Das wurde bereits einmal gesendet. Laden Sie die Liste neu und prüfen Sie sie, bevor Sie es erneut versuchen.',
+  'error.duplicate':
+    'Das wurde bereits einmal gesendet. Laden Sie die Liste neu und prüfen Sie sie, bevor Sie es erneut versuchen.',
   'error.state': 'Das ist im jetzigen Zustand der Transaktion nicht möglich. Laden Sie die Liste neu.',
   'error.notDone': 'Es ist nichts geschehen: Die Plattform war nicht erreichbar. Versuchen Sie es erneut.',
-  'error.input': 'Die Eingabe wurde nicht angenommen. Prüfen Sie, was Sie eingegeben haben, und versuchen Sie es erneut.',
-  'error.offlineLimit': 'Die Offline-Grenze ist erreicht: keine weiteren Offline-Verkäufe, bis die Plattform wieder erreichbar ist.',
-  'error.offlineNotEligible': 'Dieser Verkauf ist ohne Plattform nicht möglich. Bitten Sie um eine andere Zahlungsart oder warten Sie.',
-  'error.storage': 'Das Terminal kann gerade keine Zahlungen speichern, daher startet keine Zahlung. Rufen Sie den Techniker.',
-  'error.device': 'Das Kartenlesegerät antwortet nicht. Prüfen Sie Kabel und Stromversorgung und versuchen Sie es erneut.',
+  'error.input':
+    'Die Eingabe wurde nicht angenommen. Prüfen Sie, was Sie eingegeben haben, und versuchen Sie es erneut.',
+  'error.offlineLimit':
+    'Die Offline-Grenze ist erreicht: keine weiteren Offline-Verkäufe, bis die Plattform wieder erreichbar ist.',
+  'error.offlineNotEligible':
+    'Dieser Verkauf ist ohne Plattform nicht möglich. Bitten Sie um eine andere Zahlungsart oder warten Sie.',
+  'error.storage':
+    'Das Terminal kann gerade keine Zahlungen speichern, daher startet keine Zahlung. Rufen Sie den Techniker.',
+  'error.device':
+    'Das Kartenlesegerät antwortet nicht. Prüfen Sie Kabel und Stromversorgung und versuchen Sie es erneut.',
   'error.signedOut': 'Ihre Sitzung ist beendet. Melden Sie sich erneut an.',
   'error.forbidden': 'Das dürfen Sie nicht. Fragen Sie eine Aufsicht.',
   'error.forbiddenPermission': 'Das dürfen Sie nicht: fragen Sie eine Aufsicht mit der Berechtigung {permission}.',
   'error.signInFailed': 'Benutzername oder Passwort falsch. Versuchen Sie es erneut.',
-  'error.signInThrottled': 'Zu viele fehlgeschlagene Anmeldungen. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
+  'error.signInThrottled':
+    'Zu viele fehlgeschlagene Anmeldungen. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
   // answers that are not the agent's words
   'api.agentDown': 'Der Terminal-Agent antwortet nicht. Läuft er?',
   'api.unexpected': 'Unerwartete Antwort vom Agenten (HTTP {status}).',

@@ -18,7 +18,8 @@ export const en = {
   'signIn.platform': 'Sign in with the platform (merchant)',
   'signIn.platformOpening': 'Opening the platform sign-in …',
   'signIn.refusedStateMissing': 'That sign-in was not started on this counter: sign in with the platform again.',
-  'signIn.refusedStateUnknown': 'That sign-in was not started on this counter, or was already used: sign in with the platform again.',
+  'signIn.refusedStateUnknown':
+    'That sign-in was not started on this counter, or was already used: sign in with the platform again.',
   'signIn.refusedStateExpired': 'The sign-in took too long: sign in with the platform again.',
   'signIn.refusedDenied': 'The platform did not sign you in: sign in with the platform again.',
   'signIn.refusedNoCode': 'The platform sent no sign-in code: sign in with the platform again.',
@@ -95,7 +96,8 @@ export const en = {
   'reason.capturedRefundInstead': 'The sale is captured: refund it instead of cancelling it.',
   'reason.cancelWindowEnded': 'The time to cancel this wallet sale is over: refund it instead.',
   'reason.nothingLeftToCancel': 'Nothing is left to cancel on this sale.',
-  'reason.notCapturedCancelInstead': 'The sale is not captured yet, nothing was charged: cancel it instead of refunding it.',
+  'reason.notCapturedCancelInstead':
+    'The sale is not captured yet, nothing was charged: cancel it instead of refunding it.',
   'reason.refundWindowEnded': 'The time to refund this wallet sale is over.',
   'reason.nothingLeftToRefund': 'Nothing is left to refund on this sale.',
   'reason.notACardSale': 'Only card sales are captured.',
@@ -103,9 +105,11 @@ export const en = {
   'reason.captureUnderWay': 'A capture of this sale is already under way.',
   'reason.nothingLeftToCapture': 'Nothing is left to capture on this sale.',
   'reason.platformNotAllowed': 'The platform does not allow this for this transaction.',
-  'reason.approvalCodeRequired': "This merchant needs a supervisor's approval code: enter it in the approval code field and try again.",
+  'reason.approvalCodeRequired':
+    "This merchant needs a supervisor's approval code: enter it in the approval code field and try again.",
   'reason.approvalCodeIncorrect': 'The approval code is not correct: ask the supervisor for it and enter it again.',
-  'reason.amountAboveLeft': 'The amount is more than is left on this sale: type less, or leave it empty for all that is left.',
+  'reason.amountAboveLeft':
+    'The amount is more than is left on this sale: type less, or leave it empty for all that is left.',
   'confirm.cancel': 'Cancel {what}{card}{merchant}?',
   'confirm.refund': 'Refund {what}{card}{merchant}?',
   'confirm.whole': '{kind} {amount}',
@@ -192,7 +196,8 @@ export const en = {
   'pending.starting': 'Starting…',
   'pending.scanCode': "Scan the customer's code",
   'pending.showQr': 'Show the QR code to the customer',
-  'pending.qrExpired': 'The QR code expired: the outcome is being checked with the platform. Do not take the payment again',
+  'pending.qrExpired':
+    'The QR code expired: the outcome is being checked with the platform. Do not take the payment again',
   'pending.keyIn': 'Key in the card on the reader',
   'methodText.manual': 'Keyed entry',
   'methodText.walletScan': '{wallet} scan customer code',
@@ -200,7 +205,8 @@ export const en = {
   // the unknown outcome
   'hold.stop': 'Do not hand over the goods',
   'hold.go': 'Approved: hand over the goods',
-  'hold.reversing': 'The platform did not answer. Reversing the sale, still trying after {seconds}\u00a0s. You can start the next sale; the reversal goes on.',
+  'hold.reversing':
+    'The platform did not answer. Reversing the sale, still trying after {seconds}\u00a0s. You can start the next sale; the reversal goes on.',
   'hold.attempt': 'Reversal attempt {n}',
   'hold.reversed': 'The sale was reversed: nothing was charged. Take the payment again.',
   'hold.reversedRefunded': 'The sale was reversed: the amount was refunded. Take the payment again.',
@@ -295,7 +301,8 @@ export const en = {
   'registers.title': 'Cash registers',
   'registers.pair': 'Pair a register',
   'registers.on': 'Registers on the store network connect to {url}',
-  'registers.off': 'The store-network listener is off. To pair registers, set api.lan.enabled to true in the configuration and restart the agent.',
+  'registers.off':
+    'The store-network listener is off. To pair registers, set api.lan.enabled to true in the configuration and restart the agent.',
   'registers.fingerprint': 'Certificate fingerprint (SHA-256), for the register to pin:',
   'registers.none': 'No register is paired.',
   'registers.paired': 'paired {when} by {by}',
@@ -311,7 +318,8 @@ export const en = {
   'registers.expired': 'The code expired: pair again.',
   'registers.pairedNow': 'The register is paired.',
   // the agent's refusals by code (error-texts.ts); its own English words stay behind "details"
-  'error.other': 'The agent could not do this. Try again; if it happens again, call the field engineer and show them the details.',
+  'error.other':
+    'The agent could not do this. Try again; if it happens again, call the field engineer and show them the details.',
   'error.terminalRefused': 'The platform does not accept this terminal right now. Call the field engineer.',
   'error.noMerchant': 'This terminal does not take payments for that merchant. Pick another merchant.',
   'error.agentStopping': 'The terminal agent is stopping. Wait until it is back, then try again.',
@@ -325,11 +333,12 @@ export const en = {
   'error.declined': 'The payment was declined. Ask the customer for another way to pay.',
   'error.busy': 'Another payment is still running. Finish it first.',
   'error.duplicate': 'This was already sent once. Reload the list and check it before you try again.',
-  'error.state': 'This cannot be done in the transaction\'s current state. Reload the list.',
+  'error.state': "This cannot be done in the transaction's current state. Reload the list.",
   'error.notDone': 'Nothing was done: the platform could not be reached. Try again.',
   'error.input': 'The entry was not accepted. Check what you typed and try again.',
   'error.offlineLimit': 'The offline limit is reached: no more offline sales until the platform is reachable again.',
-  'error.offlineNotEligible': 'This sale cannot be taken while the platform is offline. Ask for another way to pay or wait.',
+  'error.offlineNotEligible':
+    'This sale cannot be taken while the platform is offline. Ask for another way to pay or wait.',
   'error.storage': 'The terminal cannot save payments right now, so no payment starts. Call the field engineer.',
   'error.device': 'The card reader does not answer. Check its cable and power, then try again.',
   'error.signedOut': 'Your session has ended. Sign in again.',

@@ -53,7 +53,8 @@ export function pendingText(t: Transaction): string {
   if (t.state === 'created') return say('pending.starting');
   // A sale's own `pending`: its QR expired and the platform's word is awaited (docs/payments.md, "Wallet QR, consumer scan").
   if (t.state === 'pending' && t.kind === 'sale') return say('pending.qrExpired');
-  if (t.method === 'walletA' || t.method === 'walletB') return say(t.scenario === 'MerchantScan' ? 'pending.scanCode' : 'pending.showQr');
+  if (t.method === 'walletA' || t.method === 'walletB')
+    return say(t.scenario === 'MerchantScan' ? 'pending.scanCode' : 'pending.showQr');
   if (t.method === 'manual' || t.method === 'moto') return say('pending.keyIn');
   return say('step.insertCard');
 }
@@ -71,7 +72,9 @@ const OUTCOME_CLASS: Record<string, string> = {
 
 export function outcomeText(state: string): { text: string; cls: string } {
   const cls = OUTCOME_CLASS[state];
-  return cls === undefined ? { text: stateWord(state), cls: 'other' } : { text: say(`outcome.${state}` as TextKey), cls };
+  return cls === undefined
+    ? { text: stateWord(state), cls: 'other' }
+    : { text: say(`outcome.${state}` as TextKey), cls };
 }
 
 /**
@@ -79,7 +82,17 @@ export function outcomeText(state: string): { text: string; cls: string } {
  * and counter page", headlines): each has an `outcome.` sentence for the sale panel and a
  * `state.` phrase for today's list, the same words.
  */
-export type SaleHeadline = 'approvedCaptured' | 'approvedPaid' | 'authorized' | 'storedOffline' | 'sentCaptured' | 'sentAuthorized' | 'sentDeclined' | 'reversedNothingCharged' | 'reversedRefunded' | 'beingChecked';
+export type SaleHeadline =
+  | 'approvedCaptured'
+  | 'approvedPaid'
+  | 'authorized'
+  | 'storedOffline'
+  | 'sentCaptured'
+  | 'sentAuthorized'
+  | 'sentDeclined'
+  | 'reversedNothingCharged'
+  | 'reversedRefunded'
+  | 'beingChecked';
 
 const HEADLINE_CLASS: Record<SaleHeadline, string> = {
   approvedCaptured: 'approved',
@@ -94,7 +107,8 @@ const HEADLINE_CLASS: Record<SaleHeadline, string> = {
   beingChecked: 'attention',
 };
 
-const isCardMethod = (method: string | undefined): boolean => method === 'card' || method === 'manual' || method === 'moto';
+const isCardMethod = (method: string | undefined): boolean =>
+  method === 'card' || method === 'manual' || method === 'moto';
 
 /**
  * Which headline a sale has, from the view's fields only, never from the agent's English
@@ -137,7 +151,9 @@ export function outcomeOf(t: Transaction): { text: string; cls: string } {
   const status = unknownPlatformStatus(t);
   if (status !== undefined) return { text: say('outcome.unknownStatus', { status }), cls: 'attention' };
   const headline = saleHeadline(t);
-  return headline !== undefined ? { text: say(`outcome.${headline}`), cls: HEADLINE_CLASS[headline] } : outcomeText(t.state);
+  return headline !== undefined
+    ? { text: say(`outcome.${headline}`), cls: HEADLINE_CLASS[headline] }
+    : outcomeText(t.state);
 }
 
 /** A journal state in the page's language ("needs attention", "braucht Prüfung"). */
@@ -165,12 +181,21 @@ export function stateText(t: Transaction): string {
   const parts = [head];
   if (t.kind === 'sale') {
     // "approved and captured" says the whole amount; a part captured is said with its amount.
-    const allCaptured = (headline === 'approvedCaptured' || headline === 'sentCaptured') && t.capturedAmount >= t.amount - t.cancelledAmount;
-    if (t.capturedAmount > 0 && !allCaptured) parts.push(say('state.captured', { amount: moneyOf(t, t.capturedAmount, t.capturedAmountText) }));
-    if (t.refundedAmount > 0) parts.push(say('state.refunded', { amount: moneyOf(t, t.refundedAmount, t.refundedAmountText) }));
-    if (t.cancelledAmount > 0) parts.push(say('state.cancelledAmount', { amount: moneyOf(t, t.cancelledAmount, t.cancelledAmountText) }));
+    const allCaptured =
+      (headline === 'approvedCaptured' || headline === 'sentCaptured') &&
+      t.capturedAmount >= t.amount - t.cancelledAmount;
+    if (t.capturedAmount > 0 && !allCaptured)
+      parts.push(say('state.captured', { amount: moneyOf(t, t.capturedAmount, t.capturedAmountText) }));
+    if (t.refundedAmount > 0)
+      parts.push(say('state.refunded', { amount: moneyOf(t, t.refundedAmount, t.refundedAmountText) }));
+    if (t.cancelledAmount > 0)
+      parts.push(say('state.cancelledAmount', { amount: moneyOf(t, t.cancelledAmount, t.cancelledAmountText) }));
   }
-  const saysOffline = headline === 'storedOffline' || headline === 'sentCaptured' || headline === 'sentAuthorized' || headline === 'sentDeclined';
+  const saysOffline =
+    headline === 'storedOffline' ||
+    headline === 'sentCaptured' ||
+    headline === 'sentAuthorized' ||
+    headline === 'sentDeclined';
   if (t.offline && !saysOffline) parts.push(say('state.offline'));
   return parts.join(' · ');
 }
@@ -187,7 +212,9 @@ export function kindWord(kind: string): string {
 /** What a row is: the method of a sale; "Refund of Card 12.34 EUR" for an operation. */
 export function whatText(t: Transaction, related: Transaction | undefined): string {
   if (t.kind === 'sale') return methodText(t);
-  return related ? say('kind.operationOf', { kind: kindWord(t.kind), what: methodText(related), amount: moneyOf(related) }) : kindWord(t.kind);
+  return related
+    ? say('kind.operationOf', { kind: kindWord(t.kind), what: methodText(related), amount: moneyOf(related) })
+    : kindWord(t.kind);
 }
 
 /**
@@ -195,14 +222,24 @@ export function whatText(t: Transaction, related: Transaction | undefined): stri
  * way) is negative; a capture moves nothing back and a failed refund moved nothing.
  */
 export function amountColumn(t: Transaction): string {
-  const back = (t.kind === 'cancel' || t.kind === 'refund') && (t.state === 'approved' || t.state === 'pending' || t.state === 'in_flight');
+  const back =
+    (t.kind === 'cancel' || t.kind === 'refund') &&
+    (t.state === 'approved' || t.state === 'pending' || t.state === 'in_flight');
   return back ? `−${moneyOf(t)}` : moneyOf(t);
 }
 
 /** The question before a cancel or refund: what, how much, which card, for which merchant. */
-export function confirmText(op: 'cancel' | 'refund', t: Transaction, part: string | undefined, merchant: string | undefined): string {
+export function confirmText(
+  op: 'cancel' | 'refund',
+  t: Transaction,
+  part: string | undefined,
+  merchant: string | undefined,
+): string {
   const kind = kindWord(t.kind);
-  const what = part !== undefined ? say('confirm.part', { part, kind, amount: moneyOf(t) }) : say('confirm.whole', { kind, amount: moneyOf(t) });
+  const what =
+    part !== undefined
+      ? say('confirm.part', { part, kind, amount: moneyOf(t) })
+      : say('confirm.whole', { kind, amount: moneyOf(t) });
   const card = t.maskedPan !== undefined ? say('confirm.card', { pan: t.maskedPan }) : '';
   const whose = merchant !== undefined ? say('confirm.merchant', { merchant }) : '';
   const text = say(op === 'cancel' ? 'confirm.cancel' : 'confirm.refund', { what, card, merchant: whose });
@@ -211,7 +248,8 @@ export function confirmText(op: 'cancel' | 'refund', t: Transaction, part: strin
 
 /** The operation's result, kept on screen until the clerk's next action. */
 export function operationResultText(op: 'cancel' | 'refund' | 'capture', t: Transaction): string {
-  const outcome = t.state === 'approved' ? say('ops.done') : t.state === 'pending' ? say('ops.pending') : stateWord(t.state);
+  const outcome =
+    t.state === 'approved' ? say('ops.done') : t.state === 'pending' ? say('ops.pending') : stateWord(t.state);
   const amount = moneyOf(t);
   return say('ops.result', { op: kindWord(op), amount, outcome });
 }
@@ -226,7 +264,11 @@ export function platformBadgeText(p: AgentStatus['platform']): string {
  * The full-screen hold of an unknown outcome: whether the goods may go, the reversal's
  * progress, and how many times the agent has tried to reverse (`attempts`, when known).
  */
-export function holdText(t: Transaction, seconds: number, attempts: number | undefined): { title: string; progress: string; attempts?: string; detail?: string; handOver: boolean } {
+export function holdText(
+  t: Transaction,
+  seconds: number,
+  attempts: number | undefined,
+): { title: string; progress: string; attempts?: string; detail?: string; handOver: boolean } {
   // The agent's reason (English) is the detail behind "details", never part of the clerk's sentence.
   const detail = t.message ? { detail: t.message } : {};
   switch (t.state) {
@@ -239,7 +281,11 @@ export function holdText(t: Transaction, seconds: number, attempts: number | und
       };
     case 'reversed':
       // A captured sale is reversed by a refund: the money went back, it was charged.
-      return { title: say('hold.stop'), progress: say(t.refundedAmount > 0 ? 'hold.reversedRefunded' : 'hold.reversed'), handOver: false };
+      return {
+        title: say('hold.stop'),
+        progress: say(t.refundedAmount > 0 ? 'hold.reversedRefunded' : 'hold.reversed'),
+        handOver: false,
+      };
     case 'failed':
     case 'declined':
     case 'cancelled':

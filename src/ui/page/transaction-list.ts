@@ -115,7 +115,12 @@ export class TransactionList {
 
   /** The attempts of the reversal of `saleId` (its cancel row still under way), when the list has it. */
   reversalAttempts(saleId: string): number | undefined {
-    const op = this.list.find((x) => x.kind === 'cancel' && x.relatedClientTransactionId === saleId && (x.state === 'in_flight' || x.state === 'pending'));
+    const op = this.list.find(
+      (x) =>
+        x.kind === 'cancel' &&
+        x.relatedClientTransactionId === saleId &&
+        (x.state === 'in_flight' || x.state === 'pending'),
+    );
     return op?.attempts;
   }
 
@@ -143,7 +148,10 @@ export class TransactionList {
   private render(): void {
     const ol = byId('transactions');
     // A row the clerk reached by keyboard keeps the focus when the list is drawn again (a select, an event).
-    const focused = document.activeElement instanceof HTMLElement && ol.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.id : undefined;
+    const focused =
+      document.activeElement instanceof HTMLElement && ol.contains(document.activeElement)
+        ? document.activeElement.closest('li')?.dataset.id
+        : undefined;
     this.renderRows(ol);
     if (focused !== undefined) ol.querySelector<HTMLElement>(`li[data-id="${CSS.escape(focused)}"] .row`)?.focus();
   }
@@ -165,9 +173,16 @@ export class TransactionList {
         if (t.origin === 'web') li.classList.add('web');
         const related = this.list.find((x) => x.clientTransactionId === t.relatedClientTransactionId);
         // The merchant on each row only when the terminal serves several (the picker is shown then).
-        const merchant = this.ctx.merchants.selected() !== undefined ? this.ctx.merchants.nameOf(t.merchantId ?? related?.merchantId) : undefined;
+        const merchant =
+          this.ctx.merchants.selected() !== undefined
+            ? this.ctx.merchants.nameOf(t.merchantId ?? related?.merchantId)
+            : undefined;
         // Who made it: the clerk's username, cli, local-api or agent (docs/journal.md, "Journal").
-        const what = el('span', 'what', [whatText(t, related), t.maskedPan, merchant, t.operator].filter(Boolean).join(' · '));
+        const what = el(
+          'span',
+          'what',
+          [whatText(t, related), t.maskedPan, merchant, t.operator].filter(Boolean).join(' · '),
+        );
         if (t.origin === 'web') {
           // A web shop's order, there for its refund by web: marked on the row, not only in the message.
           const tag = el('span', 'origin-tag', say('history.web'));
@@ -199,7 +214,9 @@ export class TransactionList {
   private renderOpsTitle(id: string): void {
     const t = this.list.find((x) => x.clientTransactionId === id);
     // The row's own words and time of day (today's list), never a client id or a stamp.
-    byId('ops-title').textContent = t ? say('ops.title', { kind: kindWord(t.kind), amount: moneyOf(t), state: stateText(t), when: timeOf(t.createdAt) }) : '';
+    byId('ops-title').textContent = t
+      ? say('ops.title', { kind: kindWord(t.kind), amount: moneyOf(t), state: stateText(t), when: timeOf(t.createdAt) })
+      : '';
   }
 
   private async select(id: string): Promise<void> {
@@ -225,7 +242,11 @@ export class TransactionList {
   private renderReasons(ops: AllowedOperations | undefined): void {
     const lines: HTMLElement[] = [];
     if (ops !== undefined) {
-      for (const [name, label] of [['cancel', 'ops.cancel'], ['refund', 'ops.refund'], ['capture', 'ops.capture']] as const) {
+      for (const [name, label] of [
+        ['cancel', 'ops.cancel'],
+        ['refund', 'ops.refund'],
+        ['capture', 'ops.capture'],
+      ] as const) {
         const op = ops[name];
         if (op.allowed) continue;
         const li = el('li');
@@ -330,7 +351,11 @@ export class TransactionList {
     no.dataset.testid = 'tx-op-confirm-no';
     no.addEventListener('click', () => this.hideConfirm());
     const part = fieldValue('op-amount');
-    box.replaceChildren(el('span', 'confirm-text', confirmText(op, t, part === undefined ? undefined : this.partText(t, part), merchant)), yes, no);
+    box.replaceChildren(
+      el('span', 'confirm-text', confirmText(op, t, part === undefined ? undefined : this.partText(t, part), merchant)),
+      yes,
+      no,
+    );
     show(box, true);
     // While the clerk answers, the reasons of the other buttons stand aside, and the question is in view on a small screen.
     show(byId('op-reasons'), false);
@@ -389,7 +414,14 @@ export class TransactionList {
 
 /** The result of an operation in the clerk's words (one that moved nothing says so); the agent's reason (its English message) behind "details". */
 function operationResult(op: OperationName, t: Transaction): OpResult {
-  return { text: nothingMovedText(t) ?? operationResultText(op, t), error: t.state !== 'approved' && t.state !== 'pending', state: t.state, op, id: t.clientTransactionId, ...withDetail(t.message !== undefined && t.message !== t.amountText ? t.message : undefined) };
+  return {
+    text: nothingMovedText(t) ?? operationResultText(op, t),
+    error: t.state !== 'approved' && t.state !== 'pending',
+    state: t.state,
+    op,
+    id: t.clientTransactionId,
+    ...withDetail(t.message !== undefined && t.message !== t.amountText ? t.message : undefined),
+  };
 }
 
 function withDetail(detail: string | undefined): { detail?: string } {

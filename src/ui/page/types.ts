@@ -28,7 +28,11 @@ export type {
   ApiPairingOfferAnswer as PairingOfferAnswer,
   ApiRegisterAnswer as RegisterAnswer,
 } from '../wire-types.js';
-export type { ApiEndOfDay as EndOfDay, ApiEndOfDayAnswer as EndOfDayAnswer, ApiEndOfDayLine as EndOfDayLine } from '../report-wire-types.js';
+export type {
+  ApiEndOfDay as EndOfDay,
+  ApiEndOfDayAnswer as EndOfDayAnswer,
+  ApiEndOfDayLine as EndOfDayLine,
+} from '../report-wire-types.js';
 
 export const PENDING_STATES = new Set(['created', 'awaiting_customer', 'in_flight', 'pending', 'reversing']);
 

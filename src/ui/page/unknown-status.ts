@@ -6,7 +6,9 @@ import type { Transaction } from './types.js';
  * check before the goods are handed over (docs/platform-contract.md, "Tolerance of
  * answers", status values). Kept apart from the DOM so it is tested on its own.
  */
-export function unknownPlatformStatus(t: Pick<Transaction, 'kind' | 'state' | 'platformStatus' | 'message'>): string | undefined {
+export function unknownPlatformStatus(
+  t: Pick<Transaction, 'kind' | 'state' | 'platformStatus' | 'message'>,
+): string | undefined {
   const status = t.platformStatus;
   if (t.kind !== 'sale' || t.state !== 'needs_attention' || status === undefined) return undefined;
   return t.message?.startsWith(`the platform says ${status}:`) === true ? status : undefined;

@@ -52,7 +52,12 @@ export class WebRefund {
   openFor(sale: Transaction): void {
     this.sale = sale.clientTransactionId;
     const what = [methodText(sale), sale.maskedPan].filter(Boolean).join(' · ');
-    byId('web-sale').textContent = t('web.sale', { kind: kindWord(sale.kind), amount: moneyOf(sale), what, time: timeOf(sale.createdAt) });
+    byId('web-sale').textContent = t('web.sale', {
+      kind: kindWord(sale.kind),
+      amount: moneyOf(sale),
+      what,
+      time: timeOf(sale.createdAt),
+    });
     this.showIdField(false);
     this.reset();
     byId<HTMLInputElement>('web-amount').focus();
@@ -118,7 +123,10 @@ export class WebRefund {
     msg.textContent = t('web.busy');
     try {
       const merchantId = this.merchantId();
-      const row = await this.ctx.api.refundByWeb(id, { ...(amount !== undefined ? { amount: canonicalAmount(amount) } : {}), ...(merchantId !== undefined ? { merchantId } : {}) });
+      const row = await this.ctx.api.refundByWeb(id, {
+        ...(amount !== undefined ? { amount: canonicalAmount(amount) } : {}),
+        ...(merchantId !== undefined ? { merchantId } : {}),
+      });
       this.showOutcome(row);
       // An update that came before this answer is read once now, so the message cannot stay behind.
       if (this.following !== undefined) this.onTransactionUpdated(this.following);
@@ -148,7 +156,8 @@ export class WebRefund {
     const msg = byId('web-message');
     // The operation's own row is `approved` when the platform accepted it; its message says whether it cancelled or refunded.
     // In flight: the answer was lost and the platform is being asked; sending it again could give the money back twice.
-    const outcome = row.state === 'approved' ? t('ops.done') : row.state === 'in_flight' ? t('web.checking') : stateWord(row.state);
+    const outcome =
+      row.state === 'approved' ? t('ops.done') : row.state === 'in_flight' ? t('web.checking') : stateWord(row.state);
     // The headline in the clerk's words; the agent's reason (cancelled or refunded, why not) behind "details".
     msg.replaceChildren(t('web.result', { amount: moneyOf(row), outcome }));
     if (row.message) msg.append(detailsControl(row.message, 'web-details'));

@@ -18,7 +18,10 @@ export const logLevelBodySchema = z.strictObject({ level: z.enum(LOG_LEVELS) }) 
 /** Levels that hide warnings (or everything): a change to one is written to the journal's audit rows first. */
 const HIDING: ReadonlySet<string> = new Set(['error', 'fatal', 'silent']);
 
-export function registerLogLevelRoutes(router: Router, deps: Pick<RouteDeps, 'log'> & { logLevel: LogLevelControl; audit?: (entry: AuditEntry) => void }): void {
+export function registerLogLevelRoutes(
+  router: Router,
+  deps: Pick<RouteDeps, 'log'> & { logLevel: LogLevelControl; audit?: (entry: AuditEntry) => void },
+): void {
   router.add('GET', '/api/v1/log-level', (ctx) => {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     return { status: 200, body: { level: deps.logLevel.get() } satisfies ApiLogLevelAnswer };
@@ -32,7 +35,12 @@ export function registerLogLevelRoutes(router: Router, deps: Pick<RouteDeps, 'lo
     // unwritable journal refuses the change) and a warn line.
     if (HIDING.has(level)) {
       const requestId = requestContext()?.requestId;
-      deps.audit?.({ action: 'log-level', by, detail: `${previous} -> ${level}`, ...(requestId !== undefined ? { requestId } : {}) });
+      deps.audit?.({
+        action: 'log-level',
+        by,
+        detail: `${previous} -> ${level}`,
+        ...(requestId !== undefined ? { requestId } : {}),
+      });
     }
     deps.log.warn({ logLevel: level, previousLogLevel: previous, by }, 'log level changed through the local API');
     deps.logLevel.set(level);

@@ -3,7 +3,15 @@ import { AgentError, ErrorCodes, onePage } from '../../core/index.js';
 import { apiOffline, apiOfflineItem } from '../api-views.js';
 import { readJsonBody } from '../http-io.js';
 import type { Router } from '../router.js';
-import { DEFAULT_PAGE_LIMIT, emptyBodySchema, noQuerySchema, pageLimitSchema, parseInput, queryObject, transactionIdSchema } from '../schemas.js';
+import {
+  DEFAULT_PAGE_LIMIT,
+  emptyBodySchema,
+  noQuerySchema,
+  pageLimitSchema,
+  parseInput,
+  queryObject,
+  transactionIdSchema,
+} from '../schemas.js';
 import { OFFLINE_ITEM_STATES, type OfflineItemState } from '../sources.js';
 import type { ApiOfflineAnswer, ApiOfflineFlushAnswer, ApiOfflineItemAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
@@ -15,16 +23,28 @@ export const offlineQuerySchema = z.strictObject({
   /** Comma separated, e.g. `needs_attention,declined_after_upload`. */
   state: z.string().max(200, 'is too long').optional(),
   limit: pageLimitSchema.optional(),
-  after: transactionIdSchema.optional().describe("the last item's client transaction id of the page before: the next page (the answer's `next`)"),
+  after: transactionIdSchema
+    .optional()
+    .describe("the last item's client transaction id of the page before: the next page (the answer's `next`)"),
 });
 
 function parseStates(text: string | undefined): readonly OfflineItemState[] {
   if (text === undefined) return DEFAULT_STATES;
-  const states = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (states.length === 0) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `state must name at least one of ${OFFLINE_ITEM_STATES.join(', ')}`);
+  const states = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (states.length === 0)
+    throw new AgentError(
+      ErrorCodes.API_BAD_REQUEST,
+      `state must name at least one of ${OFFLINE_ITEM_STATES.join(', ')}`,
+    );
   for (const s of states) {
     if (!(OFFLINE_ITEM_STATES as readonly string[]).includes(s)) {
-      throw new AgentError(ErrorCodes.API_BAD_REQUEST, `unknown queue state "${s.slice(0, 30)}": use ${OFFLINE_ITEM_STATES.join(', ')}`);
+      throw new AgentError(
+        ErrorCodes.API_BAD_REQUEST,
+        `unknown queue state "${s.slice(0, 30)}": use ${OFFLINE_ITEM_STATES.join(', ')}`,
+      );
     }
   }
   return states as OfflineItemState[];
@@ -48,9 +68,18 @@ export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
     const levels = apiOffline(await source.levels());
     const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
     // One item more than the page tells whether another page follows (docs/local-api.md, "Paging").
-    const rows = source.items ? await source.items(states, { ...(q.after !== undefined ? { after: q.after } : {}), limit: limit + 1 }) : [];
+    const rows = source.items
+      ? await source.items(states, { ...(q.after !== undefined ? { after: q.after } : {}), limit: limit + 1 })
+      : [];
     const { items, next } = onePage(rows, limit, (i) => i.clientTransactionId);
-    return { status: 200, body: { offline: levels, items: items.map(apiOfflineItem), ...(next !== undefined ? { next } : {}) } satisfies ApiOfflineAnswer };
+    return {
+      status: 200,
+      body: {
+        offline: levels,
+        items: items.map(apiOfflineItem),
+        ...(next !== undefined ? { next } : {}),
+      } satisfies ApiOfflineAnswer,
+    };
   });
 
   router.add('POST', '/api/v1/offline/flush', async (ctx) => {
@@ -64,14 +93,21 @@ export function registerOfflineRoutes(router: Router, deps: RouteDeps): void {
     parseInput(noQuerySchema, queryObject(ctx.query), 'query');
     const id = ctx.params.id ?? '';
     if (!transactionIdSchema.safeParse(id).success) {
-      throw new AgentError(ErrorCodes.API_BAD_REQUEST, 'the offline sale id must be a transaction id (letters, digits, . _ : -)');
+      throw new AgentError(
+        ErrorCodes.API_BAD_REQUEST,
+        'the offline sale id must be a transaction id (letters, digits, . _ : -)',
+      );
     }
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     const source = deps.offline;
     if (source === undefined) throw notRunning();
-    if (source.requeue === undefined) throw new AgentError(ErrorCodes.API_NOT_FOUND, 'this terminal\'s offline queue cannot queue a sale again');
+    if (source.requeue === undefined)
+      throw new AgentError(ErrorCodes.API_NOT_FOUND, "this terminal's offline queue cannot queue a sale again");
     const item = await source.requeue(id);
-    deps.log.info({ clientTransactionId: item.clientTransactionId, state: item.state }, 'offline sale queued again at the counter');
+    deps.log.info(
+      { clientTransactionId: item.clientTransactionId, state: item.state },
+      'offline sale queued again at the counter',
+    );
     return { status: 200, body: { item: apiOfflineItem(item) } satisfies ApiOfflineItemAnswer };
   });
 }

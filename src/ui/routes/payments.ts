@@ -2,7 +2,23 @@ import { AgentError, ErrorCodes, onePage } from '../../core/index.js';
 import { type SaleRequest, parseAmount, normalizeCurrency } from '../../payments/index.js';
 import { readJsonBody } from '../http-io.js';
 import type { RouteContext, Router } from '../router.js';
-import { cancelBodySchema, captureAllBodySchema, captureBodySchema, DEFAULT_PAGE_LIMIT, emptyBodySchema, getQuerySchema, listQuerySchema, noQuerySchema, parseInput, queryObject, refundBodySchema, refundByWebBodySchema, saleBodySchema, transactionIdSchema, type SaleBody } from '../schemas.js';
+import {
+  cancelBodySchema,
+  captureAllBodySchema,
+  captureBodySchema,
+  DEFAULT_PAGE_LIMIT,
+  emptyBodySchema,
+  getQuerySchema,
+  listQuerySchema,
+  noQuerySchema,
+  parseInput,
+  queryObject,
+  refundBodySchema,
+  refundByWebBodySchema,
+  saleBodySchema,
+  transactionIdSchema,
+  type SaleBody,
+} from '../schemas.js';
 import { apiAllowedOperations, apiTransaction } from '../api-views.js';
 import type { ApiAllowedOperationsAnswer, ApiTransactionAnswer, ApiTransactionListAnswer } from '../wire-types.js';
 import type { RouteDeps } from './deps.js';
@@ -27,9 +43,11 @@ function noQuery(ctx: RouteContext): void {
 /** Fields that only make sense with some methods are refused elsewhere, not ignored. */
 export function toSaleRequest(body: SaleBody, defaultCurrency: string): SaleRequest {
   const wallet = body.method === 'walletA' || body.method === 'walletB';
-  if (!wallet && body.scenario !== undefined) throw rule(`scenario applies to walletA and walletB only, not to ${body.method}`);
+  if (!wallet && body.scenario !== undefined)
+    throw rule(`scenario applies to walletA and walletB only, not to ${body.method}`);
   const scenario = wallet ? (body.scenario ?? 'ConsumerScan') : undefined;
-  if (body.walletId !== undefined && scenario !== 'MerchantScan') throw rule('walletId applies to wallet merchant-scan sales only (scenario MerchantScan)');
+  if (body.walletId !== undefined && scenario !== 'MerchantScan')
+    throw rule('walletId applies to wallet merchant-scan sales only (scenario MerchantScan)');
   if (body.moto !== undefined && body.method !== 'moto') throw rule('moto details apply to method moto only');
   const currency = normalizeCurrency(body.currency ?? defaultCurrency);
   const amount = parseAmount(body.amount, currency);
@@ -66,30 +84,53 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
       },
     );
     const view = await payments.get(started.clientTransactionId);
-    return { status: 202, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
+    return {
+      status: 202,
+      body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer,
+    };
   });
 
   router.add('POST', '/api/v1/sales/:id/abort', async (ctx) => {
     noQuery(ctx);
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     const view = await payments.abortSale(idParam(ctx));
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
+    return {
+      status: 200,
+      body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer,
+    };
   });
 
   router.add('GET', '/api/v1/transactions', (ctx) => {
     const q = parseInput(listQuerySchema, queryObject(ctx.query), 'query');
     const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
     // One row more than the page tells whether another page follows (docs/local-api.md, "Paging").
-    const rows = payments.list({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.reference !== undefined ? { reference: q.reference } : {}), ...(q.after !== undefined ? { after: q.after } : {}), limit: limit + 1 });
+    const rows = payments.list({
+      ...(q.date !== undefined ? { date: q.date } : {}),
+      ...(q.reference !== undefined ? { reference: q.reference } : {}),
+      ...(q.after !== undefined ? { after: q.after } : {}),
+      limit: limit + 1,
+    });
     const { items, next } = onePage(rows, limit, (v) => v.clientTransactionId);
-    return { status: 200, body: { transactions: items.map((v) => apiTransaction(v, { withEvents: false })), ...(next !== undefined ? { next } : {}) } satisfies ApiTransactionListAnswer };
+    return {
+      status: 200,
+      body: {
+        transactions: items.map((v) => apiTransaction(v, { withEvents: false })),
+        ...(next !== undefined ? { next } : {}),
+      } satisfies ApiTransactionListAnswer,
+    };
   });
 
   router.add('GET', '/api/v1/transactions/:id', async (ctx) => {
     const q = parseInput(getQuerySchema, queryObject(ctx.query), 'query');
     const refresh = q.refresh === '1' || q.refresh === 'true';
-    const view = await payments.get(idParam(ctx), { refresh, ...(q.merchantId !== undefined ? { merchantId: q.merchantId } : {}) });
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: true }) } satisfies ApiTransactionAnswer };
+    const view = await payments.get(idParam(ctx), {
+      refresh,
+      ...(q.merchantId !== undefined ? { merchantId: q.merchantId } : {}),
+    });
+    return {
+      status: 200,
+      body: { transaction: apiTransaction(view, { withEvents: true }) } satisfies ApiTransactionAnswer,
+    };
   });
 
   router.add('GET', '/api/v1/transactions/:id/allowed-operations', async (ctx) => {
@@ -124,7 +165,10 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
       ...(body.reason !== undefined ? { reason: body.reason } : {}),
       ...(body.approvalCode !== undefined ? { approvalCode: body.approvalCode } : {}),
     });
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
+    return {
+      status: 200,
+      body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer,
+    };
   });
 
   router.add('POST', '/api/v1/transactions/:id/refund', async (ctx) => {
@@ -136,7 +180,10 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
       ...(amount !== undefined ? { amount } : {}),
       ...(body.approvalCode !== undefined ? { approvalCode: body.approvalCode } : {}),
     });
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
+    return {
+      status: 200,
+      body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer,
+    };
   });
 
   // Cancel or refund by web (docs/platform-contract.md, "Endpoints"): the platform picks which; the answer is the operation's row.
@@ -150,7 +197,10 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     const merchant = body.merchantId !== undefined ? { merchantId: body.merchantId } : {};
     const amount = await amountFor(id, body.amount, body.merchantId);
     const view = await payments.refundByWeb(id, { ...(amount !== undefined ? { amount } : {}), ...merchant });
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
+    return {
+      status: 200,
+      body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer,
+    };
   });
 
   router.add('POST', '/api/v1/transactions/:id/capture', async (ctx) => {
@@ -159,13 +209,21 @@ export function registerPaymentRoutes(router: Router, deps: RouteDeps): void {
     const body = parseInput(captureBodySchema, await readJsonBody(ctx.req), 'request body');
     const amount = await amountFor(id, body.amount);
     const view = await payments.capture(id, amount !== undefined ? { amount } : {});
-    return { status: 200, body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer };
+    return {
+      status: 200,
+      body: { transaction: apiTransaction(view, { withEvents: false }) } satisfies ApiTransactionAnswer,
+    };
   });
 
   router.add('POST', '/api/v1/capture-all', async (ctx) => {
     noQuery(ctx);
     const body = parseInput(captureAllBodySchema, await readJsonBody(ctx.req), 'request body');
     const views = await payments.captureAll(body.merchantId);
-    return { status: 200, body: { transactions: views.map((v) => apiTransaction(v, { withEvents: false })) } satisfies ApiTransactionListAnswer };
+    return {
+      status: 200,
+      body: {
+        transactions: views.map((v) => apiTransaction(v, { withEvents: false })),
+      } satisfies ApiTransactionListAnswer,
+    };
   });
 }

@@ -12,7 +12,15 @@ import type { PlatformSignInSource } from '../staff-source.js';
 export const CALLBACK_PATH = '/platform-sign-in/callback';
 
 /** The words the page knows for a refused sign-in (page/sign-in.ts); anything else is `refused`. */
-const REASONS = new Set(['state_missing', 'state_unknown', 'state_expired', 'denied', 'no_code', 'refused', 'unreachable']);
+const REASONS = new Set([
+  'state_missing',
+  'state_unknown',
+  'state_expired',
+  'denied',
+  'no_code',
+  'refused',
+  'unreachable',
+]);
 
 export interface PlatformSignInDeps {
   config: Config;
@@ -68,7 +76,10 @@ export function registerPlatformSignInRoutes(router: Router, deps: PlatformSignI
   router.add('POST', '/platform-sign-in', async (ctx) => {
     parseInput(z.strictObject({}), await readJsonBody(ctx.req, 256), 'request body');
     if (deps.signIn === undefined) {
-      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'signing in with the platform is for auth.mode custom_token only: sign in with your staff username and password');
+      throw new AgentError(
+        ErrorCodes.API_SIGN_IN_FAILED,
+        'signing in with the platform is for auth.mode custom_token only: sign in with your staff username and password',
+      );
     }
     refuseOffLoopback(ctx.req);
     // Back to the name the page was loaded from (the Host was checked: loopback on our port), so the session cookie lands where the page is.
@@ -84,7 +95,11 @@ export function registerPlatformSignInRoutes(router: Router, deps: PlatformSignI
       return undefined;
     }
     try {
-      const staff = await signIn.complete({ state: one(ctx.query, 'state'), code: one(ctx.query, 'code'), error: one(ctx.query, 'error') });
+      const staff = await signIn.complete({
+        state: one(ctx.query, 'state'),
+        code: one(ctx.query, 'code'),
+        error: one(ctx.query, 'error'),
+      });
       const old = sessionIdOf(ctx.req);
       if (old !== undefined) deps.sessions.end(old);
       const session = deps.sessions.create(staff);

@@ -18,7 +18,12 @@ void receiptMatches;
 export function clerkOf(caller: Caller | undefined): { clerk?: ReaderClaims } {
   const s = caller?.staff;
   if (s === undefined) return {};
-  return { clerk: { ...(s.locale !== undefined ? { locale: s.locale } : {}), ...(s.zoneinfo !== undefined ? { timeZone: s.zoneinfo } : {}) } };
+  return {
+    clerk: {
+      ...(s.locale !== undefined ? { locale: s.locale } : {}),
+      ...(s.zoneinfo !== undefined ? { timeZone: s.zoneinfo } : {}),
+    },
+  };
 }
 
 /**
@@ -31,7 +36,8 @@ export function registerReceiptRoutes(router: Router, deps: { reports: ReportsAp
   router.add('GET', '/api/v1/transactions/:id/receipt', (ctx) => {
     const q = parseInput(receiptQuerySchema, queryObject(ctx.query), 'query');
     const id = transactionIdSchema.safeParse(ctx.params.id);
-    if (!id.success) throw new AgentError(ErrorCodes.API_BAD_REQUEST, `transaction id ${id.error.issues[0]?.message ?? 'is invalid'}`);
+    if (!id.success)
+      throw new AgentError(ErrorCodes.API_BAD_REQUEST, `transaction id ${id.error.issues[0]?.message ?? 'is invalid'}`);
     const receipt = deps.reports.receipt(id.data, { copy: q.copy ?? 'customer', ...clerkOf(ctx.caller) });
     if (q.format === 'text') {
       sendText(ctx.res, 200, 'text/plain; charset=utf-8', receiptText(receipt, q.width === 48 ? 48 : 32));

@@ -22,13 +22,20 @@ function noQuery(ctx: RouteContext): void {
  * Pairing and revoking cash registers, on loopback only (docs/registers.md, "Pairing"):
  * the per-install token or a clerk with the registers permission (permissions.ts).
  */
-export function registerRegisterRoutes(router: Router, deps: Pick<RouteDeps, 'log'>, lan: () => RegisterRouteDeps): void {
+export function registerRegisterRoutes(
+  router: Router,
+  deps: Pick<RouteDeps, 'log'>,
+  lan: () => RegisterRouteDeps,
+): void {
   router.add('GET', '/api/v1/registers', (ctx) => {
     noQuery(ctx);
     const { registers, lan: listener } = lan();
     const pending = listener?.pairing.pending();
     const body: ApiRegistersAnswer = {
-      lan: listener === undefined ? { enabled: false } : { enabled: true, url: listener.url, fingerprint: listener.fingerprint },
+      lan:
+        listener === undefined
+          ? { enabled: false }
+          : { enabled: true, url: listener.url, fingerprint: listener.fingerprint },
       ...(pending !== undefined ? { pairing: pending } : {}),
       registers: registers.list(),
     };
@@ -40,11 +47,19 @@ export function registerRegisterRoutes(router: Router, deps: Pick<RouteDeps, 'lo
     parseInput(emptyBodySchema, await readJsonBody(ctx.req), 'request body');
     const listener = lan().lan;
     if (listener === undefined) {
-      throw new AgentError(ErrorCodes.LAN_DISABLED, 'the store-network listener is off: set api.lan.enabled (and api.lan.hostNames) in the configuration and restart the agent');
+      throw new AgentError(
+        ErrorCodes.LAN_DISABLED,
+        'the store-network listener is off: set api.lan.enabled (and api.lan.hostNames) in the configuration and restart the agent',
+      );
     }
     const offer = listener.pairing.start(currentOperator());
     deps.log.info({ by: currentOperator(), expiresAt: offer.expiresAt }, 'register pairing started');
-    return { status: 201, body: { pairing: { ...offer, fingerprint: listener.fingerprint, url: listener.url } } satisfies ApiPairingOfferAnswer };
+    return {
+      status: 201,
+      body: {
+        pairing: { ...offer, fingerprint: listener.fingerprint, url: listener.url },
+      } satisfies ApiPairingOfferAnswer,
+    };
   });
 
   router.add('DELETE', '/api/v1/registers/:id', (ctx) => {

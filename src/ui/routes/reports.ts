@@ -22,9 +22,15 @@ void endOfDayMatches;
 export function registerReportRoutes(router: Router, deps: { reports: ReportsApi }): void {
   router.add('GET', '/api/v1/reports/end-of-day', (ctx) => {
     const q = parseInput(endOfDayQuerySchema, queryObject(ctx.query), 'query');
-    const report = deps.reports.endOfDay({ ...(q.date !== undefined ? { date: q.date } : {}), ...(q.timeZone !== undefined ? { timeZone: q.timeZone } : {}), ...clerkOf(ctx.caller) });
+    const report = deps.reports.endOfDay({
+      ...(q.date !== undefined ? { date: q.date } : {}),
+      ...(q.timeZone !== undefined ? { timeZone: q.timeZone } : {}),
+      ...clerkOf(ctx.caller),
+    });
     if (q.format === 'csv') {
-      sendText(ctx.res, 200, 'text/csv; charset=utf-8', endOfDayCsv(report), { 'content-disposition': `attachment; filename="end-of-day-${report.date}.csv"` });
+      sendText(ctx.res, 200, 'text/csv; charset=utf-8', endOfDayCsv(report), {
+        'content-disposition': `attachment; filename="end-of-day-${report.date}.csv"`,
+      });
       return undefined;
     }
     if (q.format === 'text') {

@@ -44,17 +44,27 @@ function answer(session: Session, config: Config, currencies: ApiCounterSettings
 export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): void {
   // The sign-in screen speaks the configured language too: the settings go with a signed-out answer (they hold no secret).
   const currencies = offeredCurrencies(deps.config, deps.log);
-  const signedOut = (): ApiSessionAnswer => ({ signedIn: false, counter: counterSettings(deps.config, currencies, undefined) });
+  const signedOut = (): ApiSessionAnswer => ({
+    signedIn: false,
+    counter: counterSettings(deps.config, currencies, undefined),
+  });
   router.add('GET', '/session', (ctx) => {
     const id = sessionIdOf(ctx.req);
     const session = id === undefined ? undefined : deps.sessions.touch(id);
     const offer = deps.platformSignIn === true ? { platformSignIn: true } : {};
-    return { status: 200, body: session === undefined ? { ...signedOut(), ...offer } : { ...answer(session, deps.config, currencies), ...offer } };
+    return {
+      status: 200,
+      body:
+        session === undefined
+          ? { ...signedOut(), ...offer }
+          : { ...answer(session, deps.config, currencies), ...offer },
+    };
   });
 
   router.add('POST', '/session', async (ctx) => {
     const body = parseInput(signInSchema, await readJsonBody(ctx.req, 4096), 'request body');
-    if (deps.staff === undefined) throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'staff sign-in is not available on this agent');
+    if (deps.staff === undefined)
+      throw new AgentError(ErrorCodes.API_SIGN_IN_FAILED, 'staff sign-in is not available on this agent');
     const staff = await deps.staff.signIn(body.username, body.password, ctx.req.socket.remoteAddress);
     // A sign-in replaces the session this browser had.
     const old = sessionIdOf(ctx.req);

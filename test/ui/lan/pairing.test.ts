@@ -52,7 +52,11 @@ describe('pairing a cash register', () => {
     expect(paired.register).toMatchObject({ name: 'Till 1', pairedBy: 'staff1' });
     expect(store.authenticate(paired.apiKey)?.id).toBe(paired.register.id);
     // One-time: the same code again pairs nothing.
-    expectAgentError(() => d.redeem(offer.code, 'Till 2', '192.0.2.7'), ErrorCodes.LAN_PAIRING_REFUSED, /no pairing code is on offer/);
+    expectAgentError(
+      () => d.redeem(offer.code, 'Till 2', '192.0.2.7'),
+      ErrorCodes.LAN_PAIRING_REFUSED,
+      /no pairing code is on offer/,
+    );
     expect(store.list()).toHaveLength(1);
   });
 
@@ -68,9 +72,18 @@ describe('pairing a cash register', () => {
     const { desk: d } = desk();
     const offer = d.start('cli');
     const wrong = offer.code === '0000 0000' ? '1111 1111' : '0000 0000';
-    for (let i = 0; i < 4; i++) expectAgentError(() => d.redeem(wrong, 'Till', `192.0.2.${i + 10}`), ErrorCodes.LAN_PAIRING_REFUSED, /wrong pairing code: check/);
+    for (let i = 0; i < 4; i++)
+      expectAgentError(
+        () => d.redeem(wrong, 'Till', `192.0.2.${i + 10}`),
+        ErrorCodes.LAN_PAIRING_REFUSED,
+        /wrong pairing code: check/,
+      );
     expectAgentError(() => d.redeem(wrong, 'Till', '192.0.2.99'), ErrorCodes.LAN_PAIRING_REFUSED, /withdrawn/);
-    expectAgentError(() => d.redeem(offer.code, 'Till', '192.0.2.1'), ErrorCodes.LAN_PAIRING_REFUSED, /no pairing code is on offer/);
+    expectAgentError(
+      () => d.redeem(offer.code, 'Till', '192.0.2.1'),
+      ErrorCodes.LAN_PAIRING_REFUSED,
+      /no pairing code is on offer/,
+    );
   });
 
   it('throttles an address after ten wrong codes in ten minutes, even with fresh codes on offer', () => {
@@ -78,10 +91,15 @@ describe('pairing a cash register', () => {
     for (let round = 0; round < 3; round++) {
       const offer = d.start('cli');
       const wrong = offer.code === '0000 0000' ? '1111 1111' : '0000 0000';
-      for (let i = 0; i < 4 && round * 4 + i < 10; i++) expectAgentError(() => d.redeem(wrong, 'Till', '192.0.2.50'), ErrorCodes.LAN_PAIRING_REFUSED);
+      for (let i = 0; i < 4 && round * 4 + i < 10; i++)
+        expectAgentError(() => d.redeem(wrong, 'Till', '192.0.2.50'), ErrorCodes.LAN_PAIRING_REFUSED);
     }
     const offer = d.start('cli');
-    const err = expectAgentError(() => d.redeem(offer.code, 'Till', '192.0.2.50'), ErrorCodes.LAN_PAIRING_THROTTLED, /try again in \d+ s/);
+    const err = expectAgentError(
+      () => d.redeem(offer.code, 'Till', '192.0.2.50'),
+      ErrorCodes.LAN_PAIRING_THROTTLED,
+      /try again in \d+ s/,
+    );
     expect(err.details?.retryAfterSeconds).toBeGreaterThan(0);
     // Another address still pairs with the same code.
     expect(d.redeem(offer.code, 'Till', '192.0.2.51').register.name).toBe('Till');
@@ -121,6 +139,10 @@ describe('pairing a cash register', () => {
     const file = registersFile(tmp.dir);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, '{"registers": [{"id": 1}]}');
-    expectAgentError(() => new RegisterStore(file, new HandClock()), ErrorCodes.CONFIG_INVALID, new RegExp(`${join('lan', 'registers.json')} is damaged: move it away`));
+    expectAgentError(
+      () => new RegisterStore(file, new HandClock()),
+      ErrorCodes.CONFIG_INVALID,
+      new RegExp(`${join('lan', 'registers.json')} is damaged: move it away`),
+    );
   });
 });

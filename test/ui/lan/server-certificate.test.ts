@@ -21,7 +21,9 @@ describe("the terminal's store-network certificate", () => {
     const paths = serverCertificatePaths(dir);
     expect(statSync(paths.key).mode & 0o777).toBe(0o600);
     expect(made.names).toEqual(expect.arrayContaining(['localhost', 'till-terminal.store.lan', '192.0.2.2']));
-    const printed = execFileSync('openssl', ['x509', '-in', paths.cert, '-noout', '-fingerprint', '-sha256'], { encoding: 'utf8' });
+    const printed = execFileSync('openssl', ['x509', '-in', paths.cert, '-noout', '-fingerprint', '-sha256'], {
+      encoding: 'utf8',
+    });
     expect(printed.trim().split('=')[1]).toBe(made.fingerprint);
     const again = loadOrCreateServerCertificate(dir, ['192.0.2.2'], log);
     expect(again.fingerprint).toBe(made.fingerprint);

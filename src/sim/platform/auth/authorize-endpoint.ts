@@ -68,7 +68,8 @@ export function authorizeEndpoint(core: AuthCore) {
       return fail(400, 'invalid scope');
     }
     const secret = params.get('client_secret');
-    if (secret !== undefined && !core.clients.secretMatches(client.clientId, secret)) return fail(401, 'wrong client secret');
+    if (secret !== undefined && !core.clients.secretMatches(client.clientId, secret))
+      return fail(401, 'wrong client secret');
     if (params.get('action') === 'deny') return fail(403, 'the resource owner denied the request');
 
     const username = params.get('username');
@@ -77,11 +78,19 @@ export function authorizeEndpoint(core: AuthCore) {
       return { status: 200, headers: htmlHeaders(redirectUri), text: loginPage(req.path, params) };
     }
     const user = core.ctx.seed.users.find((u) => u.username === username);
-    if (user === undefined || password === undefined || !sameSecret(user.password, password)) return fail(401, 'invalid user credentials');
+    if (user === undefined || password === undefined || !sameSecret(user.password, password))
+      return fail(401, 'invalid user credentials');
 
     const now = core.ctx.now();
     const code = core.codes.create(
-      { clientId: client.clientId, redirectUri, scope, subject: core.subjects.user(user), sessionId: randomUUID(), authTime: now },
+      {
+        clientId: client.clientId,
+        redirectUri,
+        scope,
+        subject: core.subjects.user(user),
+        sessionId: randomUUID(),
+        authTime: now,
+      },
       now,
     );
     core.log.info({ clientId: client.clientId }, 'authorization code issued');

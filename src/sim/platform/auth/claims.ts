@@ -45,7 +45,8 @@ export function scopeClaims(seed: Seed, grant: Grant, scope: readonly string[]):
   }
   // No token is issued for an unverified address, so a present email is a verified one.
   if (scope.includes('email') && s.email !== undefined) Object.assign(claims, { email: s.email, email_verified: true });
-  if (scope.includes('phone') && s.phone !== undefined) Object.assign(claims, { phone_number: s.phone, phone_number_verified: true });
+  if (scope.includes('phone') && s.phone !== undefined)
+    Object.assign(claims, { phone_number: s.phone, phone_number_verified: true });
   if (scope.includes('address') && s.kind === 'user') {
     const store = seed.stores.find((st) => s.entityId !== undefined && st.merchantIds.includes(s.entityId));
     if (store !== undefined) claims.address = { formatted: store.name, street_address: store.name };

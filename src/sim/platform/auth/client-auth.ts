@@ -28,8 +28,10 @@ function presented(req: SimRequest, form: Map<string, string>): Presented {
   } catch {
     throw oauthError('invalid_client', 'malformed Basic credentials');
   }
-  if (bodySecret !== undefined) throw oauthError('invalid_request', 'client credentials sent both in the header and in the body');
-  if (bodyId !== undefined && bodyId !== clientId) throw oauthError('invalid_request', 'client_id differs from the authenticated client');
+  if (bodySecret !== undefined)
+    throw oauthError('invalid_request', 'client credentials sent both in the header and in the body');
+  if (bodyId !== undefined && bodyId !== clientId)
+    throw oauthError('invalid_request', 'client_id differs from the authenticated client');
   return { clientId, clientSecret };
 }
 
@@ -39,9 +41,15 @@ function presented(req: SimRequest, form: Map<string, string>): Presented {
  * answers a known client's wrong secret (a renewed one) with 401 unauthorized_client, as
  * identity servers with realm URLs do (docs/demo-platform.md, "Demo platform").
  */
-export function authenticateClient(req: SimRequest, form: Map<string, string>, clients: ClientRegistry, strict = false): OAuthClient {
+export function authenticateClient(
+  req: SimRequest,
+  form: Map<string, string>,
+  clients: ClientRegistry,
+  strict = false,
+): OAuthClient {
   const { clientId, clientSecret } = presented(req, form);
-  if (clientId === undefined || clientId === '') throw oauthError('invalid_client', 'client authentication is required');
+  if (clientId === undefined || clientId === '')
+    throw oauthError('invalid_client', 'client authentication is required');
   const client = clients.get(clientId);
   if (client === undefined) throw oauthError('invalid_client', 'unknown client or wrong client secret');
   if (client.confidential) {

@@ -32,7 +32,8 @@ export class CodeStore {
   take(code: string, now: number): CodeTake {
     const entry = this.codes.get(code);
     if (entry === undefined) return { ok: false, reason: 'authorization code is unknown' };
-    if (entry.used) return { ok: false, reason: 'authorization code was already used', replayedSession: entry.sessionId };
+    if (entry.used)
+      return { ok: false, reason: 'authorization code was already used', replayedSession: entry.sessionId };
     entry.used = true;
     if (now >= entry.expiresAt) return { ok: false, reason: 'authorization code expired' };
     return { ok: true, entry };

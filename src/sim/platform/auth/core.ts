@@ -73,6 +73,7 @@ export function terminalOfCert(core: AuthCore, req: SimRequest): SeedTerminal & 
   }
   const serial = certSerialNumber(req);
   const terminal = serial === undefined ? undefined : core.ctx.seed.terminals.find((t) => t.serialNumber === serial);
-  if (terminal === undefined) throw oauthError('access_denied', 'the certificate does not name a terminal registered with the platform');
+  if (terminal === undefined)
+    throw oauthError('access_denied', 'the certificate does not name a terminal registered with the platform');
   return terminal;
 }

@@ -22,7 +22,11 @@ export function customTokenEndpoint(core: AuthCore) {
     try {
       const merchantToken = core.verifier.verifyBearer(req.headers.authorization, req.clientThumbprint);
       const subject = core.subjects.byUuid(merchantToken.sub);
-      if (merchantToken.entityId === undefined || subject === undefined || subject.entityId !== merchantToken.entityId) {
+      if (
+        merchantToken.entityId === undefined ||
+        subject === undefined ||
+        subject.entityId !== merchantToken.entityId
+      ) {
         throw new SimHttpError(403, 'insufficient_scope', 'a merchant token with scope profile is required', {
           'www-authenticate': 'Bearer error="insufficient_scope", scope="profile"',
         });
@@ -30,7 +34,11 @@ export function customTokenEndpoint(core: AuthCore) {
       const form = tokenForm(req);
       // Strict: a field outside the contract is refused, so a client that invents one shows red (docs/demo-platform.md, "Demo platform").
       const extra = [...form.keys()].filter((k) => !CONTRACT_FIELDS.includes(k));
-      if (core.ctx.profile.strict && extra.length > 0) throw oauthError('invalid_request', `unknown parameter ${extra.map((k) => k.slice(0, 40)).join(', ')}: the custom-token call takes device_model, device_id and method only`);
+      if (core.ctx.profile.strict && extra.length > 0)
+        throw oauthError(
+          'invalid_request',
+          `unknown parameter ${extra.map((k) => k.slice(0, 40)).join(', ')}: the custom-token call takes device_model, device_id and method only`,
+        );
       const deviceModel = required(form, 'device_model');
       const deviceId = required(form, 'device_id');
       const method = required(form, 'method');
@@ -38,9 +46,14 @@ export function customTokenEndpoint(core: AuthCore) {
       // A device_id naming a seeded terminal of this merchant (logical id or serial number)
       // makes the token act for that terminal, as a device token from the mutual TLS token call would.
       const terminal = core.ctx.seed.terminals.find(
-        (t) => (t.logicalDeviceId === deviceId || t.serialNumber === deviceId) && t.merchantIds.includes(merchantToken.entityId as string),
+        (t) =>
+          (t.logicalDeviceId === deviceId || t.serialNumber === deviceId) &&
+          t.merchantIds.includes(merchantToken.entityId as string),
       );
-      const scope = withScopes(merchantToken.scope.split(' ').filter((s) => s !== ''), ['openid', 'auth']);
+      const scope = withScopes(
+        merchantToken.scope.split(' ').filter((s) => s !== ''),
+        ['openid', 'auth'],
+      );
       const grant: Grant = {
         clientId: merchantToken.azp,
         subject,

@@ -14,7 +14,13 @@ export interface AuthStats {
   byEndpoint: Record<TokenEndpointName, { granted: GrantCounts; refused: GrantCounts }>;
 }
 
-const zero = (): GrantCounts => ({ authorization_code: 0, refresh_token: 0, client_credentials: 0, password: 0, custom_token: 0 });
+const zero = (): GrantCounts => ({
+  authorization_code: 0,
+  refresh_token: 0,
+  client_credentials: 0,
+  password: 0,
+  custom_token: 0,
+});
 const pair = (): { granted: GrantCounts; refused: GrantCounts } => ({ granted: zero(), refused: zero() });
 
 /** Counts grants so tests can prove, e.g., that concurrent callers shared one refresh. */
@@ -30,11 +36,18 @@ export class GrantStats {
   }
 
   snapshot(): AuthStats {
-    const copy = (p: { granted: GrantCounts; refused: GrantCounts }) => ({ granted: { ...p.granted }, refused: { ...p.refused } });
+    const copy = (p: { granted: GrantCounts; refused: GrantCounts }) => ({
+      granted: { ...p.granted },
+      refused: { ...p.refused },
+    });
     return {
       granted: { ...this.granted },
       refused: { ...this.refused },
-      byEndpoint: { oauth: copy(this.byEndpoint.oauth), mtls: copy(this.byEndpoint.mtls), custom: copy(this.byEndpoint.custom) },
+      byEndpoint: {
+        oauth: copy(this.byEndpoint.oauth),
+        mtls: copy(this.byEndpoint.mtls),
+        custom: copy(this.byEndpoint.custom),
+      },
     };
   }
 }

@@ -71,7 +71,10 @@ export function createAuthServer(router: SimRouter, ctx: SimContext): SimAuthSer
         body: { clientSecret: renewSecret(req.params.clientId as string) },
       }));
       r.add('GET', '/sim/control/auth/stats', 'control', () => ({ status: 200, body: core.stats.snapshot() }));
-      r.add('POST', '/sim/control/auth/revoke-refresh-tokens', 'control', () => ({ status: 200, body: { revoked: revokeRefreshTokens() } }));
+      r.add('POST', '/sim/control/auth/revoke-refresh-tokens', 'control', () => ({
+        status: 200,
+        body: { revoked: revokeRefreshTokens() },
+      }));
     },
   };
 }

@@ -14,7 +14,14 @@ export function redirectUriRegistered(registered: readonly string[], uri: string
   } catch {
     return false;
   }
-  if (asked.protocol !== 'http:' || !LOOPBACK_HOSTS.has(asked.hostname) || asked.username !== '' || asked.password !== '' || asked.hash !== '') return false;
+  if (
+    asked.protocol !== 'http:' ||
+    !LOOPBACK_HOSTS.has(asked.hostname) ||
+    asked.username !== '' ||
+    asked.password !== '' ||
+    asked.hash !== ''
+  )
+    return false;
   return registered.some((r) => {
     let reg: URL;
     try {
@@ -22,6 +29,12 @@ export function redirectUriRegistered(registered: readonly string[], uri: string
     } catch {
       return false;
     }
-    return reg.protocol === 'http:' && reg.port === '' && reg.hostname === asked.hostname && reg.pathname === asked.pathname && reg.search === asked.search;
+    return (
+      reg.protocol === 'http:' &&
+      reg.port === '' &&
+      reg.hostname === asked.hostname &&
+      reg.pathname === asked.pathname &&
+      reg.search === asked.search
+    );
   });
 }

@@ -11,7 +11,8 @@ export function parseScope(raw: string | undefined, fallback: readonly string[])
   if (raw === undefined || raw.trim() === '') return canonical(fallback);
   const values = raw.split(' ').filter((s) => s !== '');
   for (const v of values) {
-    if (!(KNOWN_SCOPES as readonly string[]).includes(v)) throw oauthError('invalid_scope', `unknown scope ${JSON.stringify(v)}`);
+    if (!(KNOWN_SCOPES as readonly string[]).includes(v))
+      throw oauthError('invalid_scope', `unknown scope ${JSON.stringify(v)}`);
   }
   return canonical(values);
 }

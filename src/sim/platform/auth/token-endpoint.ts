@@ -47,8 +47,14 @@ export function tokenEndpoint(core: AuthCore, kind: TokenEndpointKind) {
     if (type === undefined) {
       // A grant type the platform knows, asked at the wrong endpoint, counts as refused there.
       if (KNOWN.includes(name)) core.stats.count(name as TokenGrantType, false, kind);
-      core.log.info({ endpoint: kind, grantType: KNOWN.includes(name) ? name : undefined }, 'token request refused: unsupported grant type');
-      throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(name.slice(0, 40))} is not supported here`);
+      core.log.info(
+        { endpoint: kind, grantType: KNOWN.includes(name) ? name : undefined },
+        'token request refused: unsupported grant type',
+      );
+      throw oauthError(
+        'unsupported_grant_type',
+        `grant_type ${JSON.stringify(name.slice(0, 40))} is not supported here`,
+      );
     }
     try {
       const { body, clientId } = HANDLERS[type](core, req, form, kind);
@@ -57,7 +63,8 @@ export function tokenEndpoint(core: AuthCore, kind: TokenEndpointKind) {
       return { status: 200, headers: NO_STORE, body };
     } catch (err) {
       core.stats.count(type, false, kind);
-      if (err instanceof SimHttpError) core.log.info({ endpoint: kind, grantType: type, error: err.errorCode }, 'token request refused');
+      if (err instanceof SimHttpError)
+        core.log.info({ endpoint: kind, grantType: type, error: err.errorCode }, 'token request refused');
       throw err;
     }
   };
@@ -79,7 +86,13 @@ function deviceBinding(scope: readonly string[], req: SimRequest): string | unde
 
 function terminalDevice(terminal: SeedTerminal): DeviceAuth {
   // Confidential device over mutual TLS (the `auth` scope's claims by device class).
-  return { deviceType: terminal.deviceType, deviceId: terminal.logicalDeviceId, method: 'api', twoFa: 'tls', physicalDeviceId: terminal.serialNumber };
+  return {
+    deviceType: terminal.deviceType,
+    deviceId: terminal.logicalDeviceId,
+    method: 'api',
+    twoFa: 'tls',
+    physicalDeviceId: terminal.serialNumber,
+  };
 }
 
 const authorizationCode: GrantHandler = (core, req, form) => {
@@ -95,9 +108,11 @@ const authorizationCode: GrantHandler = (core, req, form) => {
     throw oauthError('invalid_grant', taken.reason);
   }
   const entry = taken.entry;
-  if (entry.clientId !== client.clientId) throw oauthError('invalid_grant', 'authorization code was issued to another client');
+  if (entry.clientId !== client.clientId)
+    throw oauthError('invalid_grant', 'authorization code was issued to another client');
   // RFC 6749 4.1.3: must be identical to the redirect_uri of the authorization request.
-  if (entry.redirectUri !== redirectUri) throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
+  if (entry.redirectUri !== redirectUri)
+    throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
   const grant: Grant = {
     clientId: client.clientId,
     subject: entry.subject,
@@ -116,7 +131,12 @@ const refreshToken: GrantHandler = (core, req, form) => {
   const client = authenticateClient(req, form, core.clients, core.ctx.profile.strict);
   const token = required(form, 'refresh_token');
   const checked = verifyJwtSignature(token, signingKey(core.ctx));
-  if (!checked.ok || checked.claims.typ !== 'Refresh' || checked.claims.iss !== issuerUrl(core.ctx) || typeof checked.claims.jti !== 'string') {
+  if (
+    !checked.ok ||
+    checked.claims.typ !== 'Refresh' ||
+    checked.claims.iss !== issuerUrl(core.ctx) ||
+    typeof checked.claims.jti !== 'string'
+  ) {
     throw oauthError('invalid_grant', 'not a refresh token of this platform');
   }
   const jti = checked.claims.jti;
@@ -124,7 +144,8 @@ const refreshToken: GrantHandler = (core, req, form) => {
   const peek = core.refresh.peek(jti, now);
   if (!peek.ok) throw oauthError('invalid_grant', peek.reason);
   const grant = peek.grant;
-  if (grant.clientId !== client.clientId) throw oauthError('invalid_grant', 'refresh token was issued to another client');
+  if (grant.clientId !== client.clientId)
+    throw oauthError('invalid_grant', 'refresh token was issued to another client');
   // RFC 8705 4: a certificate-bound grant is refreshed with the same certificate.
   if (grant.cnf !== undefined && req.clientThumbprint !== grant.cnf) {
     throw oauthError('invalid_grant', 'refresh token is bound to another client certificate');
@@ -143,7 +164,13 @@ const clientCredentials: GrantHandler = (core, req, form, kind) => {
   if (!client.confidential) throw oauthError('unauthorized_client', 'a public client cannot use client_credentials');
   const requested = parseScope(form.get('scope'), ['profile', 'email']);
   const subject = core.subjects.serviceAccount(client.clientId, client.merchantId);
-  const base = { clientId: client.clientId, subject, sessionId: randomUUID(), reportSession: false, authTime: Math.floor(core.ctx.now() / 1000) };
+  const base = {
+    clientId: client.clientId,
+    subject,
+    sessionId: randomUUID(),
+    reportSession: false,
+    authTime: Math.floor(core.ctx.now() / 1000),
+  };
   if (kind === 'oauth') {
     const grant: Grant = { ...base, scope: requested, device: EXTERNAL_MACHINE, cnf: undefined, idToken: false };
     // Strict: no refresh token for a machine-to-machine client (RFC 6749 4.4.3); it grants again.
@@ -151,24 +178,37 @@ const clientCredentials: GrantHandler = (core, req, form, kind) => {
   }
   const terminal = terminalOfCert(core, req);
   // Machine to machine: the merchant credentials registered for this terminal (docs/platform-contract.md, "Tokens").
-  if (client.kind !== 'merchant' || client.merchantId === undefined || !terminal.merchantIds.includes(client.merchantId)) {
+  if (
+    client.kind !== 'merchant' ||
+    client.merchantId === undefined ||
+    !terminal.merchantIds.includes(client.merchantId)
+  ) {
     throw oauthError('invalid_client', 'client is not registered for this terminal');
   }
   const scope = deviceScope(core, requested);
-  const grant: Grant = { ...base, scope, device: terminalDevice(terminal), cnf: deviceBinding(scope, req), idToken: true };
+  const grant: Grant = {
+    ...base,
+    scope,
+    device: terminalDevice(terminal),
+    cnf: deviceBinding(scope, req),
+    idToken: true,
+  };
   return { body: core.issuer.issue(grant, scope), clientId: client.clientId };
 };
 
 const password: GrantHandler = (core, req, form) => {
   const client = authenticateClient(req, form, core.clients, core.ctx.profile.strict);
   // The password grant's client is the platform's designated powered application (docs/platform-contract.md, "Tokens").
-  if (!client.powered) throw oauthError('unauthorized_client', 'the password grant is reserved for the powered application');
+  if (!client.powered)
+    throw oauthError('unauthorized_client', 'the password grant is reserved for the powered application');
   const terminal = terminalOfCert(core, req);
   const username = required(form, 'username');
   const pass = required(form, 'password');
   const user = core.ctx.seed.users.find((u) => u.username === username);
-  if (user === undefined || !sameSecret(user.password, pass)) throw oauthError('invalid_grant', 'invalid user credentials');
-  if (!terminal.merchantIds.includes(user.merchantId)) throw oauthError('invalid_grant', 'the user does not work for a merchant of this terminal');
+  if (user === undefined || !sameSecret(user.password, pass))
+    throw oauthError('invalid_grant', 'invalid user credentials');
+  if (!terminal.merchantIds.includes(user.merchantId))
+    throw oauthError('invalid_grant', 'the user does not work for a merchant of this terminal');
   const scope = deviceScope(core, parseScope(form.get('scope'), ['openid', 'profile', 'email']));
   const now = Math.floor(core.ctx.now() / 1000);
   const grant: Grant = {

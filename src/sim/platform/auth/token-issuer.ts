@@ -69,7 +69,15 @@ export class TokenIssuer {
     const refreshSeconds = this.ctx.settings.refreshTokenSeconds;
     const iss = issuerUrl(this.ctx);
     const scopeText = scope.join(' ');
-    const common = { iat, nbf: iat, iss, sub: grant.subject.id, azp: grant.clientId, sid: grant.sessionId, session_state: grant.sessionId };
+    const common = {
+      iat,
+      nbf: iat,
+      iss,
+      sub: grant.subject.id,
+      azp: grant.clientId,
+      sid: grant.sessionId,
+      session_state: grant.sessionId,
+    };
     const cnf = grant.cnf === undefined ? {} : { cnf: { 'x5t#S256': grant.cnf } };
     const claims = { ...scopeClaims(this.ctx.seed, grant, scope), ...cnf };
 
@@ -91,7 +99,15 @@ export class TokenIssuer {
     if (!strict || opts.refreshToken !== false) {
       const refreshJti = randomUUID();
       refreshToken = signJwt(
-        { ...common, exp: iat + refreshSeconds, jti: refreshJti, aud: iss, typ: 'Refresh', scope: grant.scope.join(' '), ...cnf },
+        {
+          ...common,
+          exp: iat + refreshSeconds,
+          jti: refreshJti,
+          aud: iss,
+          typ: 'Refresh',
+          scope: grant.scope.join(' '),
+          ...cnf,
+        },
         this.key,
         this.kid,
       );
@@ -107,7 +123,11 @@ export class TokenIssuer {
             aud: grant.clientId,
             typ: 'ID',
             auth_time: grant.authTime,
-            ...scopeClaims(this.ctx.seed, grant, scope.filter((s) => s !== 'auth')),
+            ...scopeClaims(
+              this.ctx.seed,
+              grant,
+              scope.filter((s) => s !== 'auth'),
+            ),
           },
           this.key,
           this.kid,

@@ -17,7 +17,10 @@ const accessClaimsSchema = z.looseObject({
   scope: z.string(),
   entityId: z.string().optional(),
   // The strict profile writes an unbound token's cnf as null.
-  cnf: z.strictObject({ 'x5t#S256': z.string() }).nullish().transform((v) => v ?? undefined),
+  cnf: z
+    .strictObject({ 'x5t#S256': z.string() })
+    .nullish()
+    .transform((v) => v ?? undefined),
 });
 
 function invalidToken(description: string): SimHttpError {
@@ -48,7 +51,8 @@ export function createVerifier(ctx: SimContext): TokenVerifier {
       if (now < claims.nbf) throw invalidToken('access token not yet valid');
       const bound = claims.cnf?.['x5t#S256'];
       if (bound !== undefined) {
-        if (clientThumbprint === undefined) throw invalidToken('access token is bound to a client certificate; none was presented');
+        if (clientThumbprint === undefined)
+          throw invalidToken('access token is bound to a client certificate; none was presented');
         if (clientThumbprint !== bound) throw invalidToken('access token is bound to another client certificate');
       }
       return claims as AccessClaims;

@@ -22,10 +22,20 @@ export type AllowedOperationsAnswer =
  * is and all three under `operations`, and answers the old `?operation=` with that one's
  * record (docs/demo-platform.md, "Demo platform").
  */
-export function allowedOperations(deps: PaymentDeps, caller: Caller, id: string, operation: OperationName | undefined, strict = false): AllowedOperationsAnswer {
+export function allowedOperations(
+  deps: PaymentDeps,
+  caller: Caller,
+  id: string,
+  operation: OperationName | undefined,
+  strict = false,
+): AllowedOperationsAnswer {
   const tx = lookup(deps, caller, id);
   const now = deps.ctx.now();
-  const record = (check: RuleCheck): AllowedOperation => ({ allowed: check.ok, maxAmount: check.maxAmount, currency: tx.amount.currency });
+  const record = (check: RuleCheck): AllowedOperation => ({
+    allowed: check.ok,
+    maxAmount: check.maxAmount,
+    currency: tx.amount.currency,
+  });
   const operations: Record<OperationName, AllowedOperation> = {
     cancel: record(cancelCheck(tx, now)),
     refund: record(refundCheck(tx, now)),

@@ -14,7 +14,14 @@ export function addEvent(tx: SimTransaction, now: number, eventType: string, fie
 }
 
 /** Books a money movement of `tx` (or of the payment it acts upon) in the ledger. */
-export function moveMoney(ledger: Ledger, tx: SimTransaction, now: number, kind: LedgerKind, amount: number, effect: number): void {
+export function moveMoney(
+  ledger: Ledger,
+  tx: SimTransaction,
+  now: number,
+  kind: LedgerKind,
+  amount: number,
+  effect: number,
+): void {
   const payment = tx.related ?? tx;
   ledger.record({
     kind,

@@ -15,7 +15,8 @@ export function callerOf(ctx: SimContext, req: SimRequest): Caller {
   const claims = ctx.tokens.verifyBearer(req.headers.authorization, req.clientThumbprint);
   const merchantId = claims.entityId;
   const merchant = ctx.seed.merchants.find((m) => m.merchantId === merchantId);
-  if (merchant === undefined) throw new SimHttpError(403, 'MERCHANT_UNKNOWN', 'the token does not name a known merchant (entityId)');
+  if (merchant === undefined)
+    throw new SimHttpError(403, 'MERCHANT_UNKNOWN', 'the token does not name a known merchant (entityId)');
   const aggregator = ctx.seed.aggregators.find((a) => a.merchantAggregatorId === merchant.merchantAggregatorId);
 
   const serial = typeof claims.physical_device_id === 'string' ? claims.physical_device_id : undefined;
@@ -27,7 +28,9 @@ export function callerOf(ctx: SimContext, req: SimRequest): Caller {
     // developer's machine) acts from the merchant's first seeded terminal, as a merchant token does.
     terminal =
       ctx.seed.terminals.find((t) => t.logicalDeviceId === logical) ??
-      (claims.method !== undefined ? ctx.seed.terminals.find((t) => t.merchantIds.includes(merchant.merchantId)) : undefined);
+      (claims.method !== undefined
+        ? ctx.seed.terminals.find((t) => t.merchantIds.includes(merchant.merchantId))
+        : undefined);
   } else terminal = ctx.seed.terminals.find((t) => t.merchantIds.includes(merchant.merchantId));
   if (terminal === undefined || !terminal.merchantIds.includes(merchant.merchantId)) {
     throw new SimHttpError(403, 'TERMINAL_UNKNOWN', 'the token names no terminal registered for this merchant');

@@ -35,15 +35,24 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
   const refusesFrom = tx.pending?.refusesCancelFrom;
   if (tx.record.transactionStatus === 'Initialized' && refusesFrom !== undefined && deps.ctx.now() >= refusesFrom) {
     // Strict, late payment (process-wallet.ts): the consumer is paying at the provider, which refuses to cancel.
-    return conflictError('WALLET_PAYMENT_COMPLETING', 'the consumer is completing the payment at the wallet provider: it cannot be cancelled now');
+    return conflictError(
+      'WALLET_PAYMENT_COMPLETING',
+      'the consumer is completing the payment at the wallet provider: it cannot be cancelled now',
+    );
   }
   const check = cancelCheck(tx, deps.ctx.now());
   if (!check.ok) return ruleError(check.code, check.message);
-  if (amount.amount > check.maxAmount) return ruleError('AMOUNT_EXCEEDS', `cancel amount ${amount.amount} exceeds the ${check.maxAmount} that can be cancelled`);
+  if (amount.amount > check.maxAmount)
+    return ruleError(
+      'AMOUNT_EXCEEDS',
+      `cancel amount ${amount.amount} exceeds the ${check.maxAmount} that can be cancelled`,
+    );
   if (amount.amount < check.maxAmount) {
     // Partial cancel depends on the acquirer (seed: merchant partialCancel; docs/demo-platform.md, "Demo platform").
-    if (!tx.merchant.partialCancel) return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', "the merchant's acquirer does not allow partial cancels");
-    if (tx.record.transactionStatus === 'Initialized') return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', 'a pending wallet payment is cancelled in full');
+    if (!tx.merchant.partialCancel)
+      return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', "the merchant's acquirer does not allow partial cancels");
+    if (tx.record.transactionStatus === 'Initialized')
+      return ruleError('PARTIAL_CANCEL_NOT_ALLOWED', 'a pending wallet payment is cancelled in full');
   }
   return undefined;
 }
@@ -62,7 +71,12 @@ export function cancelRefusal(deps: PaymentDeps, tx: SimTransaction, amount: Amo
  * the control call asked for one. A pending wallet payment has nothing charged to give back,
  * so its cancel is final at once in both profiles.
  */
-export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: CancelRequest): TransactionRecord {
+export function performCancel(
+  deps: PaymentDeps,
+  caller: Caller,
+  tx: SimTransaction,
+  req: CancelRequest,
+): TransactionRecord {
   const refusal = cancelRefusal(deps, tx, req.amount);
   if (refusal !== undefined) throw refusal;
   const now = deps.ctx.now();
@@ -97,7 +111,12 @@ export function performCancel(deps: PaymentDeps, caller: Caller, tx: SimTransact
   if (!later) completeCancel(deps, cancel, charged);
   else {
     const fails = deps.completions.takeFailure();
-    deps.completions.later(cancel, STRICT_COMPLETION_MS, () => (fails ? failCancel(deps, cancel) : completeCancel(deps, cancel, charged)), fails);
+    deps.completions.later(
+      cancel,
+      STRICT_COMPLETION_MS,
+      () => (fails ? failCancel(deps, cancel) : completeCancel(deps, cancel, charged)),
+      fails,
+    );
   }
   return snapshot(cancel);
 }
@@ -113,7 +132,10 @@ export function completeCancel(deps: PaymentDeps, cancel: SimTransaction, charge
   const tx = cancel.related ?? cancel;
   const at = deps.ctx.now();
   const reason = cancel.record.events.find((e) => e.eventType === 'cancelRequest')?.['cancelReason'];
-  const resultData = { ...providerResultData(tx.instrumentType, tx.merchant), ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}) };
+  const resultData = {
+    ...providerResultData(tx.instrumentType, tx.merchant),
+    ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}),
+  };
   for (const history of [cancel, tx]) {
     addEvent(history, at, `${resultPrefix(tx)}CancelResult`, {
       result: 'Accepted',
@@ -123,7 +145,15 @@ export function completeCancel(deps: PaymentDeps, cancel: SimTransaction, charge
   }
   cancel.record.transactionStatus = 'cancelled';
   if (remainingAmount(tx) <= 0) tx.record.transactionStatus = 'cancelled';
-  if (charged) moveMoney(deps.ledger, cancel, at, reason === 'Technical' ? 'reversal' : 'cancel', cancel.amount.amount, -cancel.amount.amount);
+  if (charged)
+    moveMoney(
+      deps.ledger,
+      cancel,
+      at,
+      reason === 'Technical' ? 'reversal' : 'cancel',
+      cancel.amount.amount,
+      -cancel.amount.amount,
+    );
 }
 
 /**

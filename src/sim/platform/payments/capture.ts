@@ -18,7 +18,8 @@ import type { Caller, SimTransaction, TransactionRecord } from './types.js';
 function performCapture(deps: PaymentDeps, tx: SimTransaction, clientDateTime: string, amount: Amount): void {
   const check = captureCheck(tx);
   if (!check.ok) throw ruleError(check.code, check.message);
-  if (amount.amount > check.maxAmount) throw ruleError('AMOUNT_EXCEEDS', `capture amount ${amount.amount} exceeds the authorized ${check.maxAmount}`);
+  if (amount.amount > check.maxAmount)
+    throw ruleError('AMOUNT_EXCEEDS', `capture amount ${amount.amount} exceeds the authorized ${check.maxAmount}`);
   const now = deps.ctx.now();
   tx.captured = amount.amount;
   if (!deps.ctx.profile.strict) tx.record.transactionStatus = 'Captured';
@@ -35,13 +36,24 @@ function performCapture(deps: PaymentDeps, tx: SimTransaction, clientDateTime: s
 }
 
 /** POST /payment/v1/transactions/{transaction_id}/capture. */
-export function captureTransaction(deps: PaymentDeps, caller: Caller, id: string, body: CaptureBody): TransactionRecord {
+export function captureTransaction(
+  deps: PaymentDeps,
+  caller: Caller,
+  id: string,
+  body: CaptureBody,
+): TransactionRecord {
   const tx = lookup(deps, caller, id);
   checkMatches(tx, body.captureAmount);
   // A retried capture of the same amount answers the captured transaction. Strict: the
   // contract promises no such answer, so a sale captured already is refused like any other
   // capture the rules forbid (docs/demo-platform.md, "Demo platform").
-  if (!deps.ctx.profile.strict && tx.captured > 0 && tx.captured === body.captureAmount.amount && tx.instrumentType === 'card') return snapshot(tx);
+  if (
+    !deps.ctx.profile.strict &&
+    tx.captured > 0 &&
+    tx.captured === body.captureAmount.amount &&
+    tx.instrumentType === 'card'
+  )
+    return snapshot(tx);
   performCapture(deps, tx, body.clientDateTime, body.captureAmount);
   return snapshot(tx);
 }
@@ -52,7 +64,11 @@ export function captureTransaction(deps: PaymentDeps, caller: Caller, id: string
  * where the spec is silent"): every authorized card sale of the merchant,
  * each for what is left of its authorization.
  */
-export function captureAll(deps: PaymentDeps, caller: Caller, clientDateTime: string): { transactions: TransactionRecord[] } {
+export function captureAll(
+  deps: PaymentDeps,
+  caller: Caller,
+  clientDateTime: string,
+): { transactions: TransactionRecord[] } {
   const transactions: TransactionRecord[] = [];
   for (const tx of deps.store.all()) {
     if (tx.merchant.merchantId !== caller.merchant.merchantId || tx.record.transactionType !== 'Payment') continue;

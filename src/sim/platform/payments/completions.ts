@@ -60,10 +60,13 @@ export class OperationCompletions {
   later(tx: SimTransaction, delayMs: number, finish: () => void, fails = false): void {
     const entry: Waiting = { tx, at: this.ctx.now() + delayMs, fails, finish, timer: undefined };
     this.waiting.set(tx, entry);
-    entry.timer = this.ctx.clock.setTimeout(() => {
-      entry.timer = undefined;
-      if (this.complete(tx)) this.onTimer();
-    }, Math.max(0, delayMs));
+    entry.timer = this.ctx.clock.setTimeout(
+      () => {
+        entry.timer = undefined;
+        if (this.complete(tx)) this.onTimer();
+      },
+      Math.max(0, delayMs),
+    );
   }
 
   isPending(tx: SimTransaction): boolean {

@@ -26,7 +26,8 @@ export function registerPaymentControl(router: SimRouter, deps: PaymentDeps): vo
   // A refund or cancel the strict profile answered pending completes now.
   router.add('POST', '/sim/control/transactions/:id/complete', 'control', (req) => {
     const tx = deps.store.findAny(req.params.id as string);
-    if (tx === undefined) throw new SimHttpError(404, 'TRANSACTION_NOT_FOUND', `no transaction ${req.params.id as string}`);
+    if (tx === undefined)
+      throw new SimHttpError(404, 'TRANSACTION_NOT_FOUND', `no transaction ${req.params.id as string}`);
     const completed = deps.completions.complete(tx);
     return { status: 200, body: { completed, transaction: snapshot(tx) } };
   });
@@ -40,7 +41,12 @@ export function registerPaymentControl(router: SimRouter, deps: PaymentDeps): vo
   // A web shop's order: a payment no terminal made (e.g. to refund it by web from one).
   router.add('POST', '/sim/control/web-orders', 'control', (req) => {
     const order = webOrderSchema.safeParse(req.body);
-    if (!order.success) throw new SimHttpError(400, 'INVALID_WEB_ORDER', order.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    if (!order.success)
+      throw new SimHttpError(
+        400,
+        'INVALID_WEB_ORDER',
+        order.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+      );
     return { status: 201, body: webOrder(deps, order.data) };
   });
   router.add('GET', '/sim/control/ledger', 'control', () => {

@@ -67,4 +67,6 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?
 /** Request clientDateTime is ISO 8601, with or without milliseconds and Z (the platform takes either). */
 export const clientDateTimeSchema = z
   .string({ error: 'clientDateTime must be an ISO 8601 date-time' })
-  .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), { message: 'clientDateTime must be an ISO 8601 date-time' });
+  .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: 'clientDateTime must be an ISO 8601 date-time',
+  });

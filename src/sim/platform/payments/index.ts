@@ -51,7 +51,11 @@ export interface PaymentPlatformOptions {
   stateFile?: string;
 }
 
-export function createPaymentPlatform(router: SimRouter, ctx: SimContext, opts: PaymentPlatformOptions = {}): SimPaymentPlatform {
+export function createPaymentPlatform(
+  router: SimRouter,
+  ctx: SimContext,
+  opts: PaymentPlatformOptions = {},
+): SimPaymentPlatform {
   const ledger = new Ledger();
   const deps: PaymentDeps = {
     ctx,

@@ -26,7 +26,11 @@ export class LedgerFile {
       text = readFileSync(this.path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new AgentError(ErrorCodes.CONFIG_INVALID, `demo platform: cannot read its ledger ${this.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+      throw new AgentError(
+        ErrorCodes.CONFIG_INVALID,
+        `demo platform: cannot read its ledger ${this.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        { cause: err },
+      );
     }
     let parsed: LedgerState;
     try {
@@ -58,7 +62,10 @@ export class LedgerFile {
     renameSync(tmp, this.path);
     syncDirectory(dirname(this.path));
     this.last = text;
-    this.log.debug({ file: this.path, transactions: state.transactions.length, ledger: state.ledger.length }, 'demo platform ledger written');
+    this.log.debug(
+      { file: this.path, transactions: state.transactions.length, ledger: state.ledger.length },
+      'demo platform ledger written',
+    );
   }
 }
 

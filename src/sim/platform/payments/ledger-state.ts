@@ -50,14 +50,28 @@ const storedSchema = z.object({
     serverTransactionId: z.string(),
     clientTransactionId: z.string(),
     relatedServerTransactionId: z.string().optional(),
-    transactionStatus: z.enum(['Initialized', 'Pending', 'Accepted', 'Captured', 'Refused', 'Failed', 'Expired', 'cancelled']),
+    transactionStatus: z.enum([
+      'Initialized',
+      'Pending',
+      'Accepted',
+      'Captured',
+      'Refused',
+      'Failed',
+      'Expired',
+      'cancelled',
+    ]),
     tenantId: z.string(),
     merchantAggregatorId: z.string(),
     merchantId: z.string(),
     events: z.array(z.looseObject({ eventType: z.string(), serverProcessingDateTime: z.string() })),
   }),
   tenantId: z.string(),
-  source: z.object({ sourceType: z.literal('instore'), storeId: z.string(), logicalDeviceId: z.string(), physicalDeviceId: z.string() }),
+  source: z.object({
+    sourceType: z.literal('instore'),
+    storeId: z.string(),
+    logicalDeviceId: z.string(),
+    physicalDeviceId: z.string(),
+  }),
   instrumentType: z.enum(['card', 'walletA', 'walletB']),
   paymentScenario: z.string().optional(),
   amount: z.object({ amount: z.number().int(), currency: z.string() }),
@@ -67,7 +81,9 @@ const storedSchema = z.object({
   cancelled: z.number().int(),
   refunded: z.number().int(),
   paymentId: z.string().optional(),
-  pending: z.object({ payAt: z.number().nullable(), expireAt: z.number().nullable(), refusesCancelFrom: z.number().optional() }).optional(),
+  pending: z
+    .object({ payAt: z.number().nullable(), expireAt: z.number().nullable(), refusesCancelFrom: z.number().optional() })
+    .optional(),
 });
 
 const ledgerEntrySchema = z.object({
@@ -110,7 +126,15 @@ export function captureState(deps: PaymentDeps): LedgerState {
       refunded: tx.refunded,
       ...(tx.paymentId !== undefined ? { paymentId: tx.paymentId } : {}),
       ...(tx.pending !== undefined
-        ? { pending: { payAt: tx.pending.payAt ?? null, expireAt: tx.pending.expireAt ?? null, ...(tx.pending.refusesCancelFrom !== undefined ? { refusesCancelFrom: tx.pending.refusesCancelFrom } : {}) } }
+        ? {
+            pending: {
+              payAt: tx.pending.payAt ?? null,
+              expireAt: tx.pending.expireAt ?? null,
+              ...(tx.pending.refusesCancelFrom !== undefined
+                ? { refusesCancelFrom: tx.pending.refusesCancelFrom }
+                : {}),
+            },
+          }
         : {}),
     });
   }
@@ -118,7 +142,13 @@ export function captureState(deps: PaymentDeps): LedgerState {
     version: 1,
     transactions,
     ledger: deps.ledger.list(),
-    completions: deps.completions.pending().map((p) => ({ serverTransactionId: p.tx.record.serverTransactionId, at: p.at, ...(p.fails ? { fails: true } : {}) })),
+    completions: deps.completions
+      .pending()
+      .map((p) => ({
+        serverTransactionId: p.tx.record.serverTransactionId,
+        at: p.at,
+        ...(p.fails ? { fails: true } : {}),
+      })),
     busy: deps.busy.keys(),
   };
 }
@@ -165,7 +195,9 @@ export function restoreState(deps: PaymentDeps, state: LedgerState, log: Logger)
       const pending: PendingWallet = {
         payAt: stored.pending.payAt ?? undefined,
         expireAt: stored.pending.expireAt ?? undefined,
-        ...(stored.pending.refusesCancelFrom !== undefined ? { refusesCancelFrom: stored.pending.refusesCancelFrom } : {}),
+        ...(stored.pending.refusesCancelFrom !== undefined
+          ? { refusesCancelFrom: stored.pending.refusesCancelFrom }
+          : {}),
       };
       deps.wallets.await(tx, pending);
     }
@@ -178,10 +210,13 @@ export function restoreState(deps: PaymentDeps, state: LedgerState, log: Logger)
     if (op === undefined) continue;
     const fails = c.fails === true;
     const refund = op.record.transactionType === 'Refund';
-    const finish = refund ? () => (fails ? failRefund(deps, op) : completeRefund(deps, op)) : () => (fails ? failCancel(deps, op) : completeCancel(deps, op, true));
+    const finish = refund
+      ? () => (fails ? failRefund(deps, op) : completeRefund(deps, op))
+      : () => (fails ? failCancel(deps, op) : completeCancel(deps, op, true));
     deps.completions.later(op, c.at - now, finish, fails);
   }
-  if (skipped > 0) log.warn({ skipped }, 'demo platform ledger: transactions of merchants the seed no longer has were left out');
+  if (skipped > 0)
+    log.warn({ skipped }, 'demo platform ledger: transactions of merchants the seed no longer has were left out');
 }
 
 function callerFor(deps: PaymentDeps, stored: StoredTransaction): Caller | undefined {
@@ -189,5 +224,10 @@ function callerFor(deps: PaymentDeps, stored: StoredTransaction): Caller | undef
   const merchant = seed.merchants.find((m) => m.merchantId === stored.record.merchantId);
   if (merchant === undefined) return undefined;
   const aggregator = seed.aggregators.find((a) => a.merchantAggregatorId === merchant.merchantAggregatorId);
-  return { merchant, tenantId: stored.tenantId, approvalCode: aggregator?.approvalCode ?? null, source: { ...stored.source } };
+  return {
+    merchant,
+    tenantId: stored.tenantId,
+    approvalCode: aggregator?.approvalCode ?? null,
+    source: { ...stored.source },
+  };
 }

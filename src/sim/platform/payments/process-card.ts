@@ -18,18 +18,23 @@ export function checkCardSale(body: ProcessBody): void {
   const { instrument } = body;
   if (instrument.card === undefined) throw validationError('instrument.card is required for a card sale');
   if (instrument.paymentScenario !== undefined && instrument.paymentScenario !== 'Moto') {
-    throw validationError(`instrument.paymentScenario ${instrument.paymentScenario} applies to wallet payments, not to cards`);
+    throw validationError(
+      `instrument.paymentScenario ${instrument.paymentScenario} applies to wallet payments, not to cards`,
+    );
   }
   if (body.entryMode === undefined) throw validationError('entryMode is required for a card sale');
   const address = [body.orderChannel, body.zipCode, body.houseNumber];
   const given = address.filter((f) => f !== undefined).length;
   const contact = instrument.email !== undefined || instrument.phone !== undefined;
   if (instrument.paymentScenario === 'Moto' || given > 0 || contact) {
-    if (body.entryMode !== 'Keyed') throw validationError(`a MOTO sale must use entryMode Keyed, not ${body.entryMode}`, 'MOTO_ENTRY_MODE');
+    if (body.entryMode !== 'Keyed')
+      throw validationError(`a MOTO sale must use entryMode Keyed, not ${body.entryMode}`, 'MOTO_ENTRY_MODE');
     // With address verification orderChannel, zipCode and houseNumber are added; without it
     // the contact details are e-mail or phone in the instrument.
-    if (given > 0 && given < 3) throw validationError('MOTO with address verification needs orderChannel, zipCode and houseNumber');
-    if (given === 0 && !contact) throw validationError('MOTO without address verification needs instrument.email or instrument.phone');
+    if (given > 0 && given < 3)
+      throw validationError('MOTO with address verification needs orderChannel, zipCode and houseNumber');
+    if (given === 0 && !contact)
+      throw validationError('MOTO without address verification needs instrument.email or instrument.phone');
   }
   // Online PIN translation: the three fields travel together (docs/platform-contract.md, "Endpoints").
   const pin = [body.ksn, body.pinblock, body.pinblockFormat].filter((f) => f !== undefined).length;
@@ -41,8 +46,10 @@ export function checkCardSale(body: ProcessBody): void {
  * whose minor units end in 51, is refused (docs/demo-platform.md, "Demo platform").
  */
 function declineReason(body: ProcessBody): { code: string; message: string } | undefined {
-  if (body.instrument.card?.maskedPan.endsWith('0002')) return { code: '05', message: 'Declined by the issuer: do not honour' };
-  if (body.authorizationAmount.amount % 100 === 51) return { code: '51', message: 'Declined by the issuer: insufficient funds' };
+  if (body.instrument.card?.maskedPan.endsWith('0002'))
+    return { code: '05', message: 'Declined by the issuer: do not honour' };
+  if (body.authorizationAmount.amount % 100 === 51)
+    return { code: '51', message: 'Declined by the issuer: insufficient funds' };
   return undefined;
 }
 
@@ -99,7 +106,11 @@ export function processCard(deps: PaymentDeps, caller: Caller, body: ProcessBody
   addEvent(tx, now, 'cardAuthorizationResult', {
     result: 'Accepted',
     resultMessage: 'Approved',
-    resultData: { ...acquirer, responseCode: '00', authorizationCode: String(randomInt(0, 1_000_000)).padStart(6, '0') },
+    resultData: {
+      ...acquirer,
+      responseCode: '00',
+      authorizationCode: String(randomInt(0, 1_000_000)).padStart(6, '0'),
+    },
   });
   const amount = body.authorizationAmount.amount;
   if (caller.merchant.captureMode === 'immediate') {

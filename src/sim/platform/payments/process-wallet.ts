@@ -62,7 +62,12 @@ export function checkWalletSale(instrument: Instrument): void {
  * `Initialized` with the QR data and waits for the consumer; merchant scan is `Accepted`
  * at once for walletA and `Initialized` then `Accepted` shortly after for walletB.
  */
-export function processWallet(deps: PaymentDeps, caller: Caller, sale: WalletSale, fingerprint: string): SimTransaction {
+export function processWallet(
+  deps: PaymentDeps,
+  caller: Caller,
+  sale: WalletSale,
+  fingerprint: string,
+): SimTransaction {
   const { ctx, wallets } = deps;
   const now = ctx.now();
   const { wallet, instrument } = sale;
@@ -113,15 +118,25 @@ export function processWallet(deps: PaymentDeps, caller: Caller, sale: WalletSal
     // Strict: the provider's report of the outcome comes after the QR's expiry: the platform
     // answers Initialized past expireTime (docs/demo-platform.md, "Demo platform").
     const late = strictLatePayment(sale.amount.amount);
-    if (late === undefined) wallets.await(tx, { payAt: delay > 0 ? now + delay : undefined, expireAt: expireAt + STRICT_REPORT_LAG_MS });
-    else wallets.await(tx, { payAt: expireAt + STRICT_REPORT_LAG_MS, expireAt: undefined, ...(late === 'refused' ? { refusesCancelFrom: expireAt - STRICT_LAST_SECOND_MS } : {}) });
+    if (late === undefined)
+      wallets.await(tx, { payAt: delay > 0 ? now + delay : undefined, expireAt: expireAt + STRICT_REPORT_LAG_MS });
+    else
+      wallets.await(tx, {
+        payAt: expireAt + STRICT_REPORT_LAG_MS,
+        expireAt: undefined,
+        ...(late === 'refused' ? { refusesCancelFrom: expireAt - STRICT_LAST_SECOND_MS } : {}),
+      });
     return tx;
   }
 
   const resultData = merchantScanData(wallet, paymentId, paymentRequestId, sale.amount);
   if (wallet === 'walletA') {
     tx.record.transactionStatus = 'Accepted';
-    addEvent(tx, now, 'walletAMerchantScanResult', { result: 'Accepted', resultMessage: 'Payment completed', resultData });
+    addEvent(tx, now, 'walletAMerchantScanResult', {
+      result: 'Accepted',
+      resultMessage: 'Payment completed',
+      resultData,
+    });
     moveMoney(deps.ledger, tx, now, 'sale', sale.amount.amount, sale.amount.amount);
   } else {
     addEvent(tx, now, 'walletBMerchantScanResult', {

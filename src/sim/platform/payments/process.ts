@@ -26,7 +26,11 @@ export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody
   const existing = visible(deps, deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId));
   if (existing !== undefined) return repeated(deps, existing, fingerprint);
   // Strict profile: busy before processing, nothing recorded (docs/demo-platform.md, "Demo platform").
-  if (deps.ctx.profile.strict && body.offlineTransaction !== true && deps.busy.refuse(caller.merchant.merchantId, body.clientNewTransactionId, body.authorizationAmount.amount)) {
+  if (
+    deps.ctx.profile.strict &&
+    body.offlineTransaction !== true &&
+    deps.busy.refuse(caller.merchant.merchantId, body.clientNewTransactionId, body.authorizationAmount.amount)
+  ) {
     throw new SimHttpError(429, 'TOO_MANY_REQUESTS', 'the platform is busy: try again later', { 'retry-after': '1' });
   }
 
@@ -56,7 +60,11 @@ export function processSale(deps: PaymentDeps, caller: Caller, body: ProcessBody
  * scanned id as walletId.
  */
 export function qrCodePayment(deps: PaymentDeps, caller: Caller, body: QrCodeBody): TransactionRecord {
-  const instrument = { instrumentType: body.paymentType, paymentScenario: 'MerchantScan' as const, walletId: body.scannedPaymentId };
+  const instrument = {
+    instrumentType: body.paymentType,
+    paymentScenario: 'MerchantScan' as const,
+    walletId: body.scannedPaymentId,
+  };
   const fingerprint = saleFingerprint(body.paymentAmount, instrument);
   const existing = visible(deps, deps.store.byClient(caller.merchant.merchantId, body.clientTransactionId));
   if (existing !== undefined) return repeated(deps, existing, fingerprint);

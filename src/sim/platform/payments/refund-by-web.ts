@@ -24,7 +24,10 @@ export function refundByWeb(deps: PaymentDeps, caller: Caller, id: string, body:
   const existing = strict ? undefined : deps.store.byClient(caller.merchant.merchantId, body.clientNewTransactionId);
   if (existing !== undefined) {
     // The earlier answer may be a Cancel or a Refund: the same payment and amount make it the same request.
-    const same = existing.related === tx && existing.amount.amount === body.amount.amount && existing.amount.currency === body.amount.currency;
+    const same =
+      existing.related === tx &&
+      existing.amount.amount === body.amount.amount &&
+      existing.amount.currency === body.amount.currency;
     return repeated(deps, existing, same ? existing.fingerprint : 'a different request');
   }
   checkMatches(tx, body.amount);

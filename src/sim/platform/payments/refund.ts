@@ -39,12 +39,20 @@ export const refundFingerprint = (payment: SimTransaction, amount: Amount): stri
  * (docs/demo-platform.md, "Demo platform"), or its result is a failure (failRefund) when
  * the control call asked for one.
  */
-export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransaction, req: RefundRequest): TransactionRecord {
+export function performRefund(
+  deps: PaymentDeps,
+  caller: Caller,
+  tx: SimTransaction,
+  req: RefundRequest,
+): TransactionRecord {
   const now = deps.ctx.now();
   const check = refundCheck(tx, now);
   if (!check.ok) throw ruleError(check.code, check.message);
   if (req.amount.amount > check.maxAmount) {
-    throw ruleError('AMOUNT_EXCEEDS', `refund amount ${req.amount.amount} exceeds the ${check.maxAmount} left to refund`);
+    throw ruleError(
+      'AMOUNT_EXCEEDS',
+      `refund amount ${req.amount.amount} exceeds the ${check.maxAmount} left to refund`,
+    );
   }
   const later = deps.ctx.profile.strict;
   const refund = createTransaction(deps, caller, {
@@ -73,7 +81,12 @@ export function performRefund(deps: PaymentDeps, caller: Caller, tx: SimTransact
   if (!later) completeRefund(deps, refund);
   else {
     const fails = deps.completions.takeFailure();
-    deps.completions.later(refund, STRICT_COMPLETION_MS, () => (fails ? failRefund(deps, refund) : completeRefund(deps, refund)), fails);
+    deps.completions.later(
+      refund,
+      STRICT_COMPLETION_MS,
+      () => (fails ? failRefund(deps, refund) : completeRefund(deps, refund)),
+      fails,
+    );
   }
   return snapshot(refund);
 }

@@ -14,13 +14,19 @@ export const remainingAmount = (tx: SimTransaction): number => tx.amount.amount 
  * (docs/payments.md, "Capture, cancel, refund").
  */
 export function cancelCheck(tx: SimTransaction, now: number): RuleCheck {
-  if (tx.record.transactionType !== 'Payment') return refuse('CANCEL_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be cancelled`);
+  if (tx.record.transactionType !== 'Payment')
+    return refuse('CANCEL_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be cancelled`);
   const status = tx.record.transactionStatus;
-  if (status === 'Captured' || tx.captured > 0) return refuse('CANCEL_NOT_ALLOWED', 'a captured transaction cannot be cancelled: refund it instead');
+  if (status === 'Captured' || tx.captured > 0)
+    return refuse('CANCEL_NOT_ALLOWED', 'a captured transaction cannot be cancelled: refund it instead');
   if (status === 'cancelled') return refuse('CANCEL_NOT_ALLOWED', 'the transaction is already cancelled');
-  if (status !== 'Accepted' && status !== 'Initialized') return refuse('CANCEL_NOT_ALLOWED', `a ${status} transaction has nothing to cancel`);
+  if (status !== 'Accepted' && status !== 'Initialized')
+    return refuse('CANCEL_NOT_ALLOWED', `a ${status} transaction has nothing to cancel`);
   if (tx.instrumentType === 'walletA' && now >= walletACancelDeadline(tx.createdAt)) {
-    return refuse('CANCEL_WINDOW_CLOSED', 'the walletA cancel period ended at 00:15 UTC+8 the day after the sale: refund instead');
+    return refuse(
+      'CANCEL_WINDOW_CLOSED',
+      'the walletA cancel period ended at 00:15 UTC+8 the day after the sale: refund instead',
+    );
   }
   if (tx.instrumentType === 'walletB' && now >= walletBCancelDeadline(tx.createdAt)) {
     return refuse('CANCEL_WINDOW_CLOSED', 'the walletB cancel period (24 hours) is over: refund instead');
@@ -38,11 +44,13 @@ export function refundableAmount(tx: SimTransaction): number {
 
 /** walletB refund 180 days; an uncaptured card sale is cancelled, not refunded (docs/payments.md, "Capture, cancel, refund"). */
 export function refundCheck(tx: SimTransaction, now: number): RuleCheck {
-  if (tx.record.transactionType !== 'Payment') return refuse('REFUND_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be refunded`);
+  if (tx.record.transactionType !== 'Payment')
+    return refuse('REFUND_NOT_ALLOWED', `a ${tx.record.transactionType} cannot be refunded`);
   const status = tx.record.transactionStatus;
   // A captured card sale: `Captured`, or (strict profile) `Accepted` with something captured.
   const captured = status === 'Captured' || (status === 'Accepted' && tx.captured > 0);
-  if (tx.instrumentType === 'card' && status === 'Accepted' && !captured) return refuse('REFUND_NOT_ALLOWED', 'the card sale is not captured: cancel it instead');
+  if (tx.instrumentType === 'card' && status === 'Accepted' && !captured)
+    return refuse('REFUND_NOT_ALLOWED', 'the card sale is not captured: cancel it instead');
   if (tx.instrumentType === 'card' ? !captured : status !== 'Accepted') {
     return refuse('REFUND_NOT_ALLOWED', `a ${status} transaction has nothing to refund`);
   }
@@ -56,9 +64,11 @@ export function refundCheck(tx: SimTransaction, now: number): RuleCheck {
 
 /** Only a card authorization with deferred capture is captured later (docs/platform-contract.md, "Decisions where the spec is silent", card sale statuses). */
 export function captureCheck(tx: SimTransaction): RuleCheck {
-  if (tx.record.transactionType !== 'Payment' || tx.instrumentType !== 'card') return refuse('CAPTURE_NOT_ALLOWED', 'only card sales are captured');
+  if (tx.record.transactionType !== 'Payment' || tx.instrumentType !== 'card')
+    return refuse('CAPTURE_NOT_ALLOWED', 'only card sales are captured');
   const status = tx.record.transactionStatus;
-  if (status === 'Captured' || tx.captured > 0) return refuse('CAPTURE_NOT_ALLOWED', 'the transaction is already captured');
+  if (status === 'Captured' || tx.captured > 0)
+    return refuse('CAPTURE_NOT_ALLOWED', 'the transaction is already captured');
   if (status !== 'Accepted') return refuse('CAPTURE_NOT_ALLOWED', `a ${status} transaction cannot be captured`);
   return { ok: true, maxAmount: remainingAmount(tx) };
 }

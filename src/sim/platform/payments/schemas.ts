@@ -12,16 +12,28 @@ const MASKED_PAN = /^[0-9]{0,6}[*Xx]{2,13}[0-9]{4}$/;
 const card = z.object({
   maskedPan: z
     .string({ error: 'maskedPan must be a string' })
-    .refine((p) => MASKED_PAN.test(p) && p.length >= 12 && p.length <= 19, { message: 'maskedPan must be a masked card number (first 6 and last 4 digits at most)' }),
+    .refine((p) => MASKED_PAN.test(p) && p.length >= 12 && p.length <= 19, {
+      message: 'maskedPan must be a masked card number (first 6 and last 4 digits at most)',
+    }),
   scheme: text('scheme'),
-  expiry: z.string().regex(/^\d{2}\/?\d{2}$/, 'expiry must be MM/YY or MMYY').optional(),
+  expiry: z
+    .string()
+    .regex(/^\d{2}\/?\d{2}$/, 'expiry must be MM/YY or MMYY')
+    .optional(),
   encryptedData: text('encryptedData').optional(),
-  ksn: z.string().regex(/^[0-9A-Fa-f]{10,24}$/, 'ksn must be hexadecimal').optional(),
+  ksn: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{10,24}$/, 'ksn must be hexadecimal')
+    .optional(),
 });
 
 /** The contract's scenarios; "Moto" is an old card marker the standard profile still tolerates (docs/platform-contract.md, "Decisions where the spec is silent", MOTO). */
-const contractScenario = z.enum(['ConsumerScan', 'MerchantScan'], { error: 'paymentScenario must be ConsumerScan or MerchantScan' });
-const tolerantScenario = z.enum(['ConsumerScan', 'MerchantScan', 'Moto'], { error: 'paymentScenario must be ConsumerScan, MerchantScan or Moto' });
+const contractScenario = z.enum(['ConsumerScan', 'MerchantScan'], {
+  error: 'paymentScenario must be ConsumerScan or MerchantScan',
+});
+const tolerantScenario = z.enum(['ConsumerScan', 'MerchantScan', 'Moto'], {
+  error: 'paymentScenario must be ConsumerScan, MerchantScan or Moto',
+});
 
 const instrument = z.object({
   instrumentType: z.enum(['card', 'walletA', 'walletB'], { error: 'instrumentType must be card, walletA or walletB' }),
@@ -30,7 +42,10 @@ const instrument = z.object({
   card: card.optional(),
   /** MOTO contact details (docs/platform-contract.md, "Decisions where the spec is silent", MOTO). */
   email: z.email('email must be an e-mail address').optional(),
-  phone: z.string().regex(/^\+?[0-9 ()-]{5,20}$/, 'phone must be a phone number').optional(),
+  phone: z
+    .string()
+    .regex(/^\+?[0-9 ()-]{5,20}$/, 'phone must be a phone number')
+    .optional(),
 });
 
 /** The process body; the card fields are top level (docs/platform-contract.md, "Endpoints" and "Decisions where the spec is silent"). */
@@ -45,13 +60,23 @@ const process = z.object({
   orderChannel: text('orderChannel').optional(),
   zipCode: text('zipCode').optional(),
   houseNumber: text('houseNumber').optional(),
-  ksn: z.string().regex(/^[0-9A-Fa-f]{10,24}$/, 'ksn must be hexadecimal').optional(),
-  pinblock: z.string().regex(/^[0-9A-Fa-f]{16}$|^[0-9A-Fa-f]{32}$/, 'pinblock must be 16 or 32 hexadecimal digits').optional(),
+  ksn: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{10,24}$/, 'ksn must be hexadecimal')
+    .optional(),
+  pinblock: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{16}$|^[0-9A-Fa-f]{32}$/, 'pinblock must be 16 or 32 hexadecimal digits')
+    .optional(),
   pinblockFormat: text('pinblockFormat').optional(),
 });
 
 /** Capture body `{clientDateTime, channel, captureAmount}` (docs/platform-contract.md, "Decisions where the spec is silent"). */
-const capture = z.object({ clientDateTime: clientDateTimeSchema, channel: text('channel'), captureAmount: amountSchema });
+const capture = z.object({
+  clientDateTime: clientDateTimeSchema,
+  channel: text('channel'),
+  captureAmount: amountSchema,
+});
 
 /** Captureall body `{clientDateTime, channel}` (docs/platform-contract.md, "Decisions where the spec is silent"). */
 const captureAll = z.object({ clientDateTime: clientDateTimeSchema, channel: text('channel') });
@@ -87,16 +112,25 @@ const refund = z.object({
 });
 
 /** Refundbyweb body `{clientDateTime, clientNewTransactionId, amount}` (docs/platform-contract.md, "Endpoints"). */
-const refundByWeb = z.object({ clientDateTime: clientDateTimeSchema, clientNewTransactionId: clientId, amount: amountSchema });
+const refundByWeb = z.object({
+  clientDateTime: clientDateTimeSchema,
+  clientNewTransactionId: clientId,
+  amount: amountSchema,
+});
 
 /** The terminal QR call's body (docs/platform-contract.md, "Endpoints"). */
 const qrCode = z.object({
   paymentType: z.enum(['walletA', 'walletB'], { error: 'paymentType must be walletA or walletB' }),
-  paymentScenario: z.literal('MerchantScan', { error: 'paymentScenario must be MerchantScan (the terminal scanned the consumer code)' }),
+  paymentScenario: z.literal('MerchantScan', {
+    error: 'paymentScenario must be MerchantScan (the terminal scanned the consumer code)',
+  }),
   scannedPaymentId: text('scannedPaymentId'),
   clientTransactionId: text('clientTransactionId').max(64, 'clientTransactionId is longer than 64 characters'),
   paymentAmount: amountSchema,
-  order: z.object({ orderId: text('orderId'), orderDescription: z.string({ error: 'orderDescription must be a string' }) }),
+  order: z.object({
+    orderId: text('orderId'),
+    orderDescription: z.string({ error: 'orderDescription must be a string' }),
+  }),
 });
 
 const standardBodies = { process, capture, captureAll, cancel, refund, refundByWeb, qrCode };
@@ -106,7 +140,9 @@ export type BodyOf<K extends keyof BodySchemas> = z.infer<BodySchemas[K]>;
 /** The same schema with every object, at any depth, refusing a field it does not name. */
 function refuseUnknownFields(schema: z.ZodType): z.ZodType {
   if (schema instanceof z.ZodObject) {
-    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [k, refuseUnknownFields(v)]));
+    const shape = Object.fromEntries(
+      Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [k, refuseUnknownFields(v)]),
+    );
     return z.strictObject(shape);
   }
   if (schema instanceof z.ZodOptional) return refuseUnknownFields(schema.unwrap() as z.ZodType).optional();
@@ -120,8 +156,13 @@ function refuseUnknownFields(schema: z.ZodType): z.ZodType {
  * `paymentScenario: "Moto"` and no cancel `clientNewTransactionId`.
  */
 const strictBodies = {
-  ...(Object.fromEntries(Object.entries(standardBodies).map(([k, v]) => [k, refuseUnknownFields(v)])) as Record<keyof BodySchemas, z.ZodType>),
-  process: refuseUnknownFields(process.extend({ instrument: instrument.extend({ paymentScenario: contractScenario.optional() }) })),
+  ...(Object.fromEntries(Object.entries(standardBodies).map(([k, v]) => [k, refuseUnknownFields(v)])) as Record<
+    keyof BodySchemas,
+    z.ZodType
+  >),
+  process: refuseUnknownFields(
+    process.extend({ instrument: instrument.extend({ paymentScenario: contractScenario.optional() }) }),
+  ),
   cancel: refuseUnknownFields(cancel.omit({ clientNewTransactionId: true })),
 };
 
@@ -143,5 +184,7 @@ export type RefundByWebBody = z.infer<BodySchemas['refundByWeb']>;
 export type QrCodeBody = z.infer<BodySchemas['qrCode']>;
 
 /** `?operation=` on allowed operations: not in the contract; the standard profile still answers it. */
-export const operationQuerySchema = z.enum(['cancel', 'refund', 'capture'], { error: 'operation must be cancel, refund or capture' });
+export const operationQuerySchema = z.enum(['cancel', 'refund', 'capture'], {
+  error: 'operation must be cancel, refund or capture',
+});
 export type OperationName = z.infer<typeof operationQuerySchema>;

@@ -22,7 +22,14 @@ import { instantOf, serverTime12 } from './dates.js';
  */
 
 /** Fields the spec lists for a transaction record; those the platform does not fill are sent as null. */
-const RECORD_FIELDS = ['transactionType', 'clientTransactionId', 'relatedServerTransactionId', 'tenantId', 'merchantAggregatorId', 'merchantId'];
+const RECORD_FIELDS = [
+  'transactionType',
+  'clientTransactionId',
+  'relatedServerTransactionId',
+  'tenantId',
+  'merchantAggregatorId',
+  'merchantId',
+];
 
 /** Fields the spec lists for an event ("which ones appear depends on the event type"): the others are null. */
 const EVENT_FIELDS = [
@@ -152,7 +159,11 @@ export function strictAnswer(body: unknown, timeZone: string): unknown {
   const copy = structuredClone(body);
   if (isRecord(copy)) return strictRecord(copy, timeZone);
   if (isObj(copy) && Array.isArray(copy.transactions)) {
-    return { ...copy, transactions: copy.transactions.map((t) => (isRecord(t) ? strictRecord(t, timeZone) : t)), batchId: tag('batch', copy.transactions.length) };
+    return {
+      ...copy,
+      transactions: copy.transactions.map((t) => (isRecord(t) ? strictRecord(t, timeZone) : t)),
+      batchId: tag('batch', copy.transactions.length),
+    };
   }
   if (isObj(copy) && typeof copy.allowed === 'boolean') return strictAllowed(copy);
   if (Array.isArray(copy)) return copy.map((e) => (isObj(e) ? { ...e, region: null } : e));

@@ -5,7 +5,14 @@ import { conflictError, notFoundError, ruleError, validationError } from './http
 import type { TransactionStore } from './store.js';
 import type { WalletProvider } from './wallet-provider.js';
 import type { BusyAnswers, OperationCompletions } from './completions.js';
-import type { Caller, InstrumentType, SimTransaction, TransactionRecord, TransactionStatus, TransactionType } from './types.js';
+import type {
+  Caller,
+  InstrumentType,
+  SimTransaction,
+  TransactionRecord,
+  TransactionStatus,
+  TransactionType,
+} from './types.js';
 
 /** What every payment operation works with. */
 export interface PaymentDeps {
@@ -89,7 +96,8 @@ export function visible(deps: PaymentDeps, tx: SimTransaction | undefined): SimT
 export function lookup(deps: PaymentDeps, caller: Caller, id: string, opts: { read?: boolean } = {}): SimTransaction {
   const strict = deps.ctx.profile.strict;
   const tx = visible(deps, deps.store.find(caller.merchant.merchantId, id, { qrClientIds: !strict }));
-  if (tx === undefined && strict && opts.read === true) throw validationError(`transactionId: ${id} is not a valid transaction id`, 'INVALID_TRANSACTION_ID');
+  if (tx === undefined && strict && opts.read === true)
+    throw validationError(`transactionId: ${id} is not a valid transaction id`, 'INVALID_TRANSACTION_ID');
   if (tx === undefined) throw notFoundError(id);
   deps.wallets.settle(tx);
   deps.completions.settle(tx);
@@ -121,8 +129,10 @@ export function repeated(deps: PaymentDeps, existing: SimTransaction, fingerprin
  */
 export function checkApprovalCode(caller: Caller, approvalCode: string | undefined): void {
   if (caller.approvalCode === null) return;
-  if (approvalCode === undefined || approvalCode === '') throw validationError('approvalCode is required for this merchant', 'APPROVAL_CODE_REQUIRED');
-  if (approvalCode !== caller.approvalCode) throw validationError('approvalCode is not correct', 'APPROVAL_CODE_INVALID');
+  if (approvalCode === undefined || approvalCode === '')
+    throw validationError('approvalCode is required for this merchant', 'APPROVAL_CODE_REQUIRED');
+  if (approvalCode !== caller.approvalCode)
+    throw validationError('approvalCode is not correct', 'APPROVAL_CODE_INVALID');
 }
 
 /** The operation's amount and instrument must be those of the transaction acted upon. */

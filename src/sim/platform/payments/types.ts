@@ -7,7 +7,8 @@ import type { Amount } from './money.js';
  * wallet outcomes (docs/platform-contract.md, "Decisions where the spec is silent");
  * Pending is how an older strict profile answered a refund that completes later (kept for its ledger files).
  */
-export type TransactionStatus = 'Initialized' | 'Pending' | 'Accepted' | 'Captured' | 'Refused' | 'Failed' | 'Expired' | 'cancelled';
+export type TransactionStatus =
+  'Initialized' | 'Pending' | 'Accepted' | 'Captured' | 'Refused' | 'Failed' | 'Expired' | 'cancelled';
 export type TransactionType = 'Payment' | 'Cancel' | 'Refund';
 export type InstrumentType = 'card' | 'walletA' | 'walletB';
 export type WalletType = Exclude<InstrumentType, 'card'>;

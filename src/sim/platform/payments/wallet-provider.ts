@@ -54,17 +54,20 @@ export class WalletProvider {
     const at = Math.min(...next);
     const outcome: WalletOutcome = at === pending.payAt ? 'Accepted' : 'Expired';
     // The Clock's timers do not keep the process alive.
-    const timer = this.ctx.clock.setTimeout(() => {
-      this.timers.delete(tx.record.serverTransactionId);
-      try {
-        if (tx.pending !== undefined && tx.record.transactionStatus === 'Initialized') {
-          this.finish(tx, outcome);
-          this.onTimer();
+    const timer = this.ctx.clock.setTimeout(
+      () => {
+        this.timers.delete(tx.record.serverTransactionId);
+        try {
+          if (tx.pending !== undefined && tx.record.transactionStatus === 'Initialized') {
+            this.finish(tx, outcome);
+            this.onTimer();
+          }
+        } catch (err) {
+          this.log.error({ err, serverTransactionId: tx.record.serverTransactionId }, 'wallet outcome failed');
         }
-      } catch (err) {
-        this.log.error({ err, serverTransactionId: tx.record.serverTransactionId }, 'wallet outcome failed');
-      }
-    }, Math.min(Math.max(0, at - now), MAX_TIMER_MS));
+      },
+      Math.min(Math.max(0, at - now), MAX_TIMER_MS),
+    );
     this.timers.set(tx.record.serverTransactionId, timer);
   }
 
@@ -74,7 +77,8 @@ export class WalletProvider {
     if (pending === undefined || tx.record.transactionStatus !== 'Initialized') return;
     const now = this.ctx.now();
     const { payAt, expireAt } = pending;
-    if (payAt !== undefined && payAt <= now && (expireAt === undefined || payAt <= expireAt)) this.finish(tx, 'Accepted');
+    if (payAt !== undefined && payAt <= now && (expireAt === undefined || payAt <= expireAt))
+      this.finish(tx, 'Accepted');
     else if (expireAt !== undefined && expireAt <= now) this.finish(tx, 'Expired');
   }
 
@@ -90,7 +94,11 @@ export class WalletProvider {
     }
     this.settle(tx);
     if (tx.pending === undefined || tx.record.transactionStatus !== 'Initialized') {
-      throw new SimHttpError(409, 'WALLET_NOT_PENDING', `the wallet payment is ${tx.record.transactionStatus}, not pending`);
+      throw new SimHttpError(
+        409,
+        'WALLET_NOT_PENDING',
+        `the wallet payment is ${tx.record.transactionStatus}, not pending`,
+      );
     }
     this.finish(tx, OUTCOME[action]);
   }
@@ -121,7 +129,9 @@ export class WalletProvider {
       resultData: {
         paymentId,
         paymentAmount: wallet === 'walletA' ? walletAAmount(tx.amount) : walletBAmount(tx.amount),
-        ...(outcome === 'Accepted' ? { paymentTime: serverTime(now), pspCustomerInfo: pspCustomerInfo(wallet, paymentId) } : {}),
+        ...(outcome === 'Accepted'
+          ? { paymentTime: serverTime(now), pspCustomerInfo: pspCustomerInfo(wallet, paymentId) }
+          : {}),
       },
     });
     if (outcome === 'Accepted') moveMoney(this.ledger, tx, now, 'sale', tx.amount.amount, tx.amount.amount);

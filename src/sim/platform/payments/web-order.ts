@@ -22,7 +22,10 @@ export type WebOrder = z.infer<typeof webOrderSchema>;
  */
 export function webOrder(deps: PaymentDeps, order: WebOrder): TransactionRecord {
   const { seed } = deps.ctx;
-  const merchant = order.merchantId === undefined ? seed.merchants[0] : seed.merchants.find((m) => m.merchantId === order.merchantId || m.clientId === order.merchantId);
+  const merchant =
+    order.merchantId === undefined
+      ? seed.merchants[0]
+      : seed.merchants.find((m) => m.merchantId === order.merchantId || m.clientId === order.merchantId);
   if (merchant === undefined) throw new SimHttpError(404, 'MERCHANT_UNKNOWN', `no merchant ${order.merchantId ?? ''}`);
   const aggregator = seed.aggregators.find((a) => a.merchantAggregatorId === merchant.merchantAggregatorId);
   const caller: Caller = {
@@ -37,6 +40,10 @@ export function webOrder(deps: PaymentDeps, order: WebOrder): TransactionRecord 
     clientNewTransactionId: order.clientTransactionId ?? `web-${randomUUID()}`,
     authorizationAmount: order.amount,
     entryMode: 'Keyed',
-    instrument: { instrumentType: 'card', email: 'customer@example.com', card: { maskedPan: '411111******1111', scheme: 'VISA', expiry: '12/30' } },
+    instrument: {
+      instrumentType: 'card',
+      email: 'customer@example.com',
+      card: { maskedPan: '411111******1111', scheme: 'VISA', expiry: '12/30' },
+    },
   });
 }
