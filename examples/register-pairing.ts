@@ -104,7 +104,9 @@ export function loadPairing(file: string): RegisterPairing {
   try {
     p = JSON.parse(readFileSync(file, 'utf8')) as Partial<RegisterPairing>;
   } catch (err) {
-    throw new Error(`${file} cannot be read as a register pairing (${(err as Error).message}): pair again`);
+    throw new Error(`${file} cannot be read as a register pairing (${(err as Error).message}): pair again`, {
+      cause: err,
+    });
   }
   if (
     typeof p.url !== 'string' ||

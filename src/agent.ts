@@ -332,10 +332,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     const relay: EventRelay = createEventRelay({
       store: payments,
-      fetchStatus: (id, merchantId) =>
-        platformClient.status(id, merchantId !== undefined ? { merchantId } : undefined) as Promise<
-          Record<string, unknown>
-        >,
+      fetchStatus: (id, merchantId) => platformClient.status(id, merchantId !== undefined ? { merchantId } : undefined),
       bus,
       log,
       clock,
@@ -361,8 +358,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     };
     // Devices announce their state before the local API listens: it reads the supervisors instead.
     const devices: DeviceStatusSource = {
-      devices: () =>
-        Object.values(peripherals.status()).map((d): DeviceStatusView => ({
+      devices: () => {
+        const { reader, display, scanner } = peripherals.status();
+        return [reader, display, scanner].map((d): DeviceStatusView => ({
           device: d.device,
           state: !d.enabled
             ? 'disabled'
@@ -372,7 +370,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           ...(d.message !== undefined ? { reason: d.message } : {}),
           ...(d.info?.model !== undefined ? { model: d.info.model } : {}),
           ...(d.info?.firmware !== undefined ? { firmware: d.info.firmware } : {}),
-        })),
+        }));
+      },
     };
     // Figures for GET /metrics the local API cannot read itself (docs/operations.md, "Metrics").
     const metrics: MetricsSource = {

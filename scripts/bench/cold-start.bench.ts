@@ -230,8 +230,8 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
   const production: ProcessMemory[] = [];
   let probed: ProductionSample | undefined;
   let unset: ProcessMemory | undefined;
-  let nodeEmpty = Number.NaN;
-  let nodeRuntime = Number.NaN;
+  let nodeEmpty: number;
+  let nodeRuntime: number;
   try {
     nodeEmpty = await runtimeRss(repoDir, []);
     nodeRuntime = await runtimeRss(repoDir, RUNTIME_FLOOR);
@@ -286,7 +286,9 @@ export async function benchColdStart(opts: ColdStartOptions = {}): Promise<Bench
           peakRss: procStatusBytes(pid, 'VmHWM'),
         });
       } catch (err) {
-        throw new Error(`${(err as Error).message}${stderr ? `; agent stderr: ${stderr.trim()}` : ''}`);
+        throw new Error(`${(err as Error).message}${stderr ? `; agent stderr: ${stderr.trim()}` : ''}`, {
+          cause: err,
+        });
       } finally {
         const code = await stopChild(child);
         data.cleanup();

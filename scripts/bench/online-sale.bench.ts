@@ -112,7 +112,7 @@ export async function benchOnlineSale(opts: OnlineSaleOptions = {}): Promise<Ben
     watch.stop();
     probe.restore();
     split.restore();
-    inHand?.stop();
+    await inHand?.stop();
     inHandJournal?.close();
     await floor?.close();
     await b.stop();

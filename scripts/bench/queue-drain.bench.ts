@@ -247,7 +247,7 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
   const spentDrain = new Map<number, number>();
   const spentBare = new Map<number, number>();
   const scrubDrain = new Map<number, { ms: number; count: number }>();
-  let commitMs = Number.NaN;
+  let commitMs: number;
   let draining = 0;
   const split = drainSplit(() => draining);
   try {

@@ -111,10 +111,10 @@ export async function benchRssFlat(opts: RssFlatOptions = {}): Promise<BenchResu
   let child: ChildPlatform | undefined;
   const readings: Reading[] = [];
   let idle: Reading | undefined;
-  let elapsed = 0;
-  let cpuMs = 0;
+  let elapsed: number;
+  let cpuMs: number;
   let readingsCpuMs = 0;
-  let journalBytes = Number.NaN;
+  let journalBytes: number;
   try {
     if (mode === 'child') child = await startChildPlatform(repoDir, certs.paths.dir);
     const b = await startBenchAgent({

@@ -58,15 +58,16 @@ async function main(): Promise<number> {
       '--count and --warmup need --only NAME (each bench counts something else); use --quick for small counts everywhere',
     );
   }
-  if (values.platform !== undefined && values.platform !== 'child' && values.platform !== 'embedded')
-    throw new Error(`--platform must be child or embedded, not ${values.platform}`);
+  const platform = values.platform;
+  if (platform !== undefined && !isRunnerPlatform(platform))
+    throw new Error(`--platform must be child or embedded, not ${platform}`);
   const selected = values.only !== undefined ? benches.filter((b) => b.name === values.only) : benches;
   const certs = benchCerts();
   const run: RunnerOptions = {
     certsDir: certs.paths.dir,
     ...opt('count', positiveInt('count', values.count)),
     ...opt('warmup', positiveInt('warmup', values.warmup)),
-    ...opt('platform', values.platform as RunnerOptions['platform']),
+    ...opt('platform', platform),
     ...opt('idleMs', positiveInt('idle-ms', values['idle-ms'])),
   };
   const results: BenchResult[] = [];
@@ -104,3 +105,7 @@ main().then(
     process.exitCode = 2;
   },
 );
+
+function isRunnerPlatform(p: string): p is NonNullable<RunnerOptions['platform']> {
+  return p === 'child' || p === 'embedded';
+}

@@ -182,8 +182,8 @@ export async function benchScale(opts: ScaleOptions = {}): Promise<BenchResult> 
   const sides: Side[] = [];
   let client: DemoClient | undefined;
   let platform: Awaited<ReturnType<typeof startDemoPlatform>> | undefined;
-  let plans: string[] = [];
-  let fillMs = 0;
+  let plans: string[];
+  let fillMs: number;
   try {
     // Filled first: the fill blocks the event loop for seconds, which would let the platform's keep-alive sockets expire under the client.
     const f0 = nowMs();

@@ -4,7 +4,8 @@
  * composition root, so tests drive time by hand and no module reads the system clock
  * on its own.
  */
-export type TimerHandle = unknown;
+/** Opaque: the real clock gives a Node timer, test clocks their own tokens. */
+export type TimerHandle = NonNullable<unknown>;
 
 export interface Clock {
   /** Wall-clock milliseconds since the epoch (dates sent to the platform, journal times). */

@@ -3,7 +3,7 @@ import { systemClock, type Clock, type TimerHandle } from '../core/index.js';
 export interface Waiter<T> {
   promise: Promise<T>;
   /** Stops waiting; the promise rejects with `err`. */
-  cancel(err: Error): void;
+  cancel: (err: Error) => void;
 }
 
 interface Entry<T> {
@@ -54,7 +54,7 @@ export class Waitress<T> {
   /** Hands the message to the first waiter that takes it; false when nobody waited for it. */
   deliver(message: T): boolean {
     for (const entry of this.entries) {
-      let match = false;
+      let match: boolean;
       try {
         match = entry.predicate(message);
       } catch {

@@ -40,8 +40,7 @@ const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 function text(value: unknown): string {
   if (typeof value === 'string') return value;
   // journald gives a message that is not valid UTF-8 as an array of bytes.
-  if (Array.isArray(value) && value.every((b) => typeof b === 'number'))
-    return Buffer.from(value as number[]).toString('utf8');
+  if (Array.isArray(value) && value.every((b) => typeof b === 'number')) return Buffer.from(value).toString('utf8');
   return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 

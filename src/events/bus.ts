@@ -21,7 +21,7 @@ export class EventBus {
     const event: AgentEvent<K> = { seq: ++this.seq, type, at: new Date(this.clock.wall()).toISOString(), data };
     for (const listener of [...this.listeners]) {
       try {
-        listener(event as AgentEvent);
+        listener(event);
       } catch (err) {
         this.onListenerError(err);
       }

@@ -1,4 +1,12 @@
-import { describeError, isAgentError, ErrorCodes, systemClock, type Logger, type Clock } from '../core/index.js';
+import {
+  describeError,
+  isAgentError,
+  ErrorCodes,
+  systemClock,
+  type Logger,
+  type Clock,
+  type TimerHandle,
+} from '../core/index.js';
 import type { EventBus } from './bus.js';
 import { defaultRelayPolicy, nextPollDelay, parseExpireTime, type RelayPolicy } from './relay-policy.js';
 import type { PendingTracking, RelayedTransaction, RelayStore } from './relay-store.js';
@@ -48,7 +56,7 @@ interface Entry {
   expiresAt: number | undefined;
   slowPolls: number;
   failures: number;
-  timer: unknown;
+  timer: TimerHandle | undefined;
   /** state/platformStatus last seen, to publish changes that came without a platform event. */
   lastKey: string | undefined;
   /** The store was told the QR expired (once per run; the store keeps it across restarts). */

@@ -49,6 +49,12 @@ export function devCertPaths(dir: string): DevCertPaths {
   };
 }
 
+/** Every file of a development set (the folder left out). */
+export function devCertFiles(paths: DevCertPaths): string[] {
+  const { dir: _dir, ...files } = paths;
+  return Object.values(files);
+}
+
 function openssl(args: string[], cwd: string): void {
   try {
     execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -149,9 +155,7 @@ export interface GenerateOptions {
 
 export function generateDevCerts(dir: string, opts: GenerateOptions = {}): DevCertPaths {
   const paths = devCertPaths(dir);
-  const all = Object.entries(paths)
-    .filter(([k]) => k !== 'dir')
-    .map(([, v]) => v);
+  const all = devCertFiles(paths);
   if (!opts.force && all.every((f) => existsSync(f))) return paths;
   // certs/ is also where a real device certificate lives: never overwrite part of a set silently.
   const existing = all.find((f) => existsSync(f));

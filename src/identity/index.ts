@@ -6,6 +6,7 @@ export { subjectSerialNumber, oneLineName } from './subject.js';
 export {
   generateDevCerts,
   devCertPaths,
+  devCertFiles,
   DEV_TERMINAL_SERIAL,
   UNKNOWN_TERMINAL_SERIAL,
   type DevCertPaths,

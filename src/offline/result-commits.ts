@@ -1,4 +1,4 @@
-import { ErrorCodes, isAgentError, type TimerSource } from '../core/index.js';
+import { ErrorCodes, isAgentError, type TimerHandle, type TimerSource } from '../core/index.js';
 import type { AnnounceSettled, OutcomeRecorder } from './outcomes.js';
 import type { AttemptOutcome, QueueItem } from './types.js';
 import type { TransactionRecord } from '../platform/index.js';
@@ -46,7 +46,7 @@ interface PendingResult {
  */
 export class ResultCommits {
   private pending: PendingResult[] = [];
-  private timer: unknown;
+  private timer: TimerHandle | undefined;
   private immediate: ReturnType<typeof setImmediate> | undefined;
   private closed = false;
 

@@ -5,6 +5,7 @@ import {
   type BackoffOptions,
   type Clock,
   type Logger,
+  type TimerHandle,
 } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
 import { isNotFound } from '../platform/index.js';
@@ -350,6 +351,8 @@ export class Uploader {
         commits.close();
         const failed = (await Promise.allSettled(settling)).find((s) => s.status === 'rejected');
         // A result that could not be written nor deferred (the disk refuses everything): the round fails.
+        // It replaces a worker's own error: a result neither written nor deferred is the worse one.
+        // eslint-disable-next-line no-unsafe-finally
         if (failed !== undefined) throw failed.reason;
       } finally {
         ahead.release();
@@ -525,7 +528,7 @@ export class Uploader {
     }
     if (ms === 0) return Promise.resolve();
     return new Promise((resolve) => {
-      let timer: unknown;
+      let timer: TimerHandle | undefined;
       const done = (): void => {
         if (timer !== undefined) this.opts.clock.clearTimeout(timer);
         this.wakeIdle = undefined;

@@ -316,7 +316,7 @@ function operationRecordPatch(
   return {
     patch: {
       platformStatus: recordStatus(record) ?? null,
-      ...(recordServerId(record) !== undefined ? { serverTransactionId: recordServerId(record) as string } : {}),
+      ...(recordServerId(record) !== undefined ? { serverTransactionId: recordServerId(record) } : {}),
       ...(fresh.length > 0 ? { events: [...current.events, ...fresh] } : {}),
     },
     fresh,

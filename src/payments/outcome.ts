@@ -73,7 +73,7 @@ export function platformReason(err: unknown): string {
 }
 
 /** A refusal of the platform as an error a person can act on (message never has card data: platform messages carry none). */
-export function refusalError(err: PlatformError | unknown, op: string, clientTransactionId: string): AgentError {
+export function refusalError(err: unknown, op: string, clientTransactionId: string): AgentError {
   if (isApprovalCodeRefusal(err)) {
     const given = isPlatformError(err) && /invalid|incorrect|not correct|wrong/i.test(refusalText(err));
     return new AgentError(

@@ -418,7 +418,7 @@ export class PaymentService implements PaymentsApi, RelayStore {
     if (sale.kind !== 'sale' || sale.serverTransactionId === undefined) return local;
     try {
       const answer = await ctx.platform.allowedOperations(platformIdOf(sale), ctx.callOptions(sale));
-      return mergeAllowed(local, answer as Record<string, unknown>);
+      return mergeAllowed(local, answer);
     } catch (err) {
       ctx.log.debug(
         { clientTransactionId, code: isPlatformError(err) ? err.code : undefined },

@@ -1,4 +1,4 @@
-import { backoffDelay, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
+import { backoffDelay, type BackoffOptions, type Clock, type Logger, type TimerHandle } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
 
 export type PlatformReach = 'unknown' | 'online' | 'offline';
@@ -53,7 +53,7 @@ export class PlatformWatch implements ReachObserver {
   private sinceMs: number | undefined;
   private lastAnswerMono = Number.NEGATIVE_INFINITY;
   private failures = 0;
-  private timer: unknown;
+  private timer: TimerHandle | undefined;
   private probe: AvailabilityProbe | undefined;
   private abort = new AbortController();
   private checking = false;

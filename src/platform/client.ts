@@ -9,6 +9,7 @@ import {
   type Logger,
   type BackoffOptions,
   type Clock,
+  type TimerHandle,
 } from '../core/index.js';
 import { PlatformError, isPlatformError } from './errors.js';
 import { httpRequest, jsonBody, statusError, type HttpMethod, type HttpResponse } from './http.js';
@@ -265,7 +266,7 @@ export class PlatformClient {
     // The budget runs on the Clock: when it is over the answer is "not available" and the request is abandoned.
     const budget = new AbortController();
     const signal = opts?.signal ? AbortSignal.any([opts.signal, budget.signal]) : budget.signal;
-    let timer: unknown;
+    let timer: TimerHandle | undefined;
     // What the race gives: true (200), or why not in a clerk's words.
     const deadline = new Promise<string>((resolve) => {
       timer = this.clock.setTimeout(() => {
@@ -295,7 +296,7 @@ export class PlatformClient {
     try {
       answer = await Promise.race([attempt, deadline]);
     } finally {
-      this.clock.clearTimeout(timer);
+      if (timer !== undefined) this.clock.clearTimeout(timer);
     }
     // A check the caller abandoned (stopping) says nothing about the platform.
     if (opts?.signal?.aborted !== true) {

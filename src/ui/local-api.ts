@@ -19,7 +19,7 @@ import type { EventBus } from '../events/index.js';
 import type { AuditEntry, PaymentsApi, ReportsApi } from '../payments/index.js';
 import { trackDevicesFromBus } from './device-tracker.js';
 import { answerError, closeServer } from './error-answer.js';
-import { answerClientError, sendJson } from './http-io.js';
+import { answerClientError } from './http-io.js';
 import { loadOrCreateLocalToken } from './local-token.js';
 import { allowedHosts, allowedOrigins, checkHost, checkOrigin } from './request-guard.js';
 import { createAgentMetrics, isSqliteError, type AgentMetrics, type MetricsSource } from './metrics/index.js';

@@ -147,7 +147,7 @@ export const getQuerySchema = z.strictObject({
 export const noQuerySchema = z.strictObject({});
 
 function allowedKeys(schema: z.ZodType): string[] | undefined {
-  return schema instanceof z.ZodObject ? Object.keys(schema.shape as Record<string, unknown>) : undefined;
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : undefined;
 }
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {

@@ -21,9 +21,7 @@ afterAll(async () => {
   await running?.stop();
 });
 
-async function list(
-  query: string,
-): Promise<{
+async function list(query: string): Promise<{
   status: number;
   json: { transactions?: Array<{ clientTransactionId: string }>; next?: string; error?: { message: string } };
 }> {

@@ -278,6 +278,8 @@ describe('the writer', () => {
     new FrameWriter(throwing, (e) => errors.push(e.message)).ack(1);
     const throwingText = new Writable();
     throwingText.write = () => {
+      // A stream may throw anything, not only an Error.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw 'text';
     };
     new FrameWriter(throwingText, (e) => errors.push(e.message)).ack(1);

@@ -63,7 +63,7 @@ function deepMerge(a: Flags, b: Flags): Flags {
       v !== null &&
       typeof v === 'object' &&
       !Array.isArray(v)
-        ? deepMerge(prev as Flags, v as Flags)
+        ? deepMerge(prev as Flags, v)
         : v;
   }
   return out as Flags;

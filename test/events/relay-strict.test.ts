@@ -37,9 +37,7 @@ describe('QR expiry from the strict platform', () => {
       store: t.service,
       fetchStatus: (id, merchantId) => {
         statusCalls++;
-        return t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<
-          Record<string, unknown>
-        >;
+        return t.platform.status(id, merchantId !== undefined ? { merchantId } : {});
       },
       bus: t.bus,
       log: fixture.demo.log,

@@ -41,7 +41,7 @@ export function call(
         try {
           assertContract(method, url.pathname, res.statusCode ?? 0, res.headers['content-type'], text);
         } catch (err) {
-          reject(err as Error);
+          reject(err);
           return;
         }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });

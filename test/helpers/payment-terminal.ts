@@ -218,8 +218,7 @@ export async function startTerminal(demo: Demo, opts: TerminalOptions = {}): Pro
 export function startTerminalRelay(t: Terminal, log: Logger): EventRelay {
   const relay = createEventRelay({
     store: t.service,
-    fetchStatus: (id, merchantId) =>
-      t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
+    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}),
     bus: t.bus,
     log,
     policy: { fastIntervalMs: 50 },

@@ -75,9 +75,7 @@ export class RegisterClient {
   }
 
   /** Opens the event stream and collects each event's data until `close()`. */
-  async events(
-    lastEventId?: string,
-  ): Promise<{
+  async events(lastEventId?: string): Promise<{
     events: Array<{ id?: string; type: string; data: Record<string, unknown> }>;
     close: () => void;
     ended: Promise<void>;

@@ -21,5 +21,5 @@ export function sampleSale(over: Partial<ApiTransaction> = {}): ApiTransaction {
     updatedAt: '2026-11-28T10:00:00.000Z',
     eventCount: 0,
     ...over,
-  } as ApiTransaction;
+  };
 }

@@ -228,10 +228,10 @@ describe('storing an offline sale in the queue', () => {
       [
         {
           instrument: { instrumentType: 'card', card: { maskedPan: '476173******0010', expiry: '2812', ksn: 'K' } },
-        } as Partial<ProcessRequest>,
+        },
         'instrument.card.encryptedData',
       ],
-      [{ instrument: { instrumentType: 'card' } } as Partial<ProcessRequest>, 'instrument.card.encryptedData'],
+      [{ instrument: { instrumentType: 'card' } }, 'instrument.card.encryptedData'],
     ];
     cases.forEach(([change, field], i) => {
       const id = `o-${i}`;

@@ -41,7 +41,7 @@ const pastGrace = (fx: UploadFixture): void => fx.advance(fx.lookupGraceMs + MAR
 const moves = (id: string) => p.platform.payments.ledger().filter((e) => e.paymentClientTransactionId === id);
 
 function cardRequestEvent(record: TransactionRecord | undefined): Record<string, unknown> | undefined {
-  return record?.events.find((e) => e.eventType === 'cardRequest') as Record<string, unknown> | undefined;
+  return record?.events.find((e) => e.eventType === 'cardRequest');
 }
 
 describe('offline uploader on the demo platform', () => {

@@ -46,7 +46,9 @@ function wrapped(
       return over.strip === true
         ? {
             ...r,
-            events: r.events.filter((e) => e.cancelAmount === undefined && !/cancel/i.test(String(e.eventType ?? ''))),
+            events: r.events.filter(
+              (e) => e.cancelAmount === undefined && !/cancel/i.test(`${e.eventType as string | undefined}`),
+            ),
           }
         : r;
     },

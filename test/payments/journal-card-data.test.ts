@@ -182,7 +182,7 @@ describe('the card-data scrub held for an upload round (Journal.holdScrub)', () 
   function manualTimers(): {
     clock: {
       wall: () => number;
-      setTimeout: (fn: () => void, ms: number) => unknown;
+      setTimeout: (fn: () => void, ms: number) => number;
       clearTimeout: (h: unknown) => void;
     };
     fire: (ms: number) => void;

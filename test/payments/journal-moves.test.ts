@@ -136,7 +136,7 @@ describe('the journal recording a state move', () => {
     cleanups.push(cleanup, () => journal.close());
     return {
       journal,
-      lines: () => sink.records().filter((r) => r.msg !== undefined && String(r.msg).includes('refused a state move')),
+      lines: () => sink.records().filter((r) => typeof r.msg === 'string' && r.msg.includes('refused a state move')),
     };
   }
 

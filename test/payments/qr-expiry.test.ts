@@ -46,8 +46,7 @@ async function terminal(opts: TerminalOptions = {}): Promise<Terminal> {
 function startRelay(t: Terminal): EventRelay {
   const r = createEventRelay({
     store: t.service,
-    fetchStatus: (id, merchantId) =>
-      t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
+    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}),
     bus: t.bus,
     log: fixture.demo.log,
     clock: { ...systemClock(), wall },

@@ -41,6 +41,7 @@ function expectPrintable(text: string, width: number): void {
   for (const line of text.slice(0, -1).split('\n')) {
     expect(line.length, JSON.stringify(line)).toBeLessThanOrEqual(width);
     expect(line).toBe(line.trimEnd());
+    // eslint-disable-next-line no-control-regex -- control characters are what this line must not hold
     expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
   }
 }

@@ -106,7 +106,7 @@ describe('refund by web: an answer lost, the id the agent invented never found',
   it("a web shop's order: found again from the order's own record, one refund", async () => {
     t = await fixture.startTerminal();
     const order = fixture.demo.platform.payments.webOrder({ amount: { amount: 4_000, currency: 'EUR' } });
-    const id = order.clientTransactionId as string;
+    const id = order.clientTransactionId;
     fixture.demo.platform.faults.set('refundbyweb', { drop: 'after', times: 1 });
     const op = await t.service.refundByWeb(id, { amount: 1_500 });
     await t.service.idle();

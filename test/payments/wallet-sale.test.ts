@@ -15,8 +15,7 @@ afterEach(() => {
 function startRelay(): void {
   relay = createEventRelay({
     store: t.service,
-    fetchStatus: (id, merchantId) =>
-      t.platform.status(id, merchantId !== undefined ? { merchantId } : {}) as Promise<Record<string, unknown>>,
+    fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}),
     bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },

@@ -16,7 +16,7 @@ function webOrder(amount: number, merchantId?: string): { clientTransactionId: s
     amount: { amount, currency: 'EUR' },
     ...(merchantId !== undefined ? { merchantId } : {}),
   });
-  return { clientTransactionId: record.clientTransactionId as string, serverTransactionId: record.serverTransactionId };
+  return { clientTransactionId: record.clientTransactionId, serverTransactionId: record.serverTransactionId };
 }
 
 describe("refund by web of a web shop's order", () => {

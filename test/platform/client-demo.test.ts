@@ -164,7 +164,7 @@ describe('every endpoint against the demo platform', () => {
     );
     // `Captured`, or `Accepted` under the strict profile: the capture event says what was captured.
     // The amount as `amount`, or (strict) as a `value` string in its place.
-    const captureAmount = captured.events?.filter((e) => /capture/i.test(String(e.eventType ?? ''))).at(-1)
+    const captureAmount = captured.events?.filter((e) => /capture/i.test(`${e.eventType as string | undefined}`)).at(-1)
       ?.captureAmount as { amount?: number; value?: string; currency?: string } | undefined;
     expect(captureAmount?.currency).toBe('EUR');
     expect(captureAmount?.amount ?? Number(captureAmount?.value)).toBe(4000);

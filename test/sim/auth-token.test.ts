@@ -20,8 +20,7 @@ const seen = new Set<string>();
 function remember(r: Reply): Reply {
   if (r.status === 200 && r.text.startsWith('{')) {
     const body = r.json();
-    for (const k of ['access_token', 'refresh_token', 'id_token'])
-      if (typeof body[k] === 'string') seen.add(body[k] as string);
+    for (const k of ['access_token', 'refresh_token', 'id_token']) if (typeof body[k] === 'string') seen.add(body[k]);
   }
   return r;
 }

@@ -118,7 +118,7 @@ export async function startPaymentsHarness(
         dispatcher: o.deviceCert === true || o.mtlsListener === true ? withCert : plain,
       });
       const text = await res.body.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = text === '' ? undefined : JSON.parse(text);
       } catch {

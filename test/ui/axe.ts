@@ -28,12 +28,12 @@ export async function axeViolations(page: Page, tags: readonly string[] = AXE_TA
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(readFileSync(AXE_SCRIPT, 'utf8'));
   const options = JSON.stringify({ runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
   // The test build has no DOM types: the call is evaluated as a string in the page.
-  return page.evaluate(`window.axe.run(document, ${options}).then((r) => r.violations.map((v) => ({
+  return page.evaluate<AxeViolation[]>(`window.axe.run(document, ${options}).then((r) => r.violations.map((v) => ({
     id: v.id,
     impact: v.impact ?? null,
     help: v.help,
     targets: v.nodes.map((n) => n.target.map(String).join(' ')),
-  })))`) as Promise<AxeViolation[]>;
+  })))`);
 }
 
 /** The violations that block a clerk (serious or critical). */

@@ -78,7 +78,7 @@ for (const { lang, clerk, config } of LANGUAGES) {
         const worst = blocking(violations);
         const unseen: string[] = [];
         for (const testid of seen) if (!(await inView(testid))) unseen.push(`not seen without scrolling: ${testid}`);
-        const small = (await page.evaluate(SMALL_TEXT)) as string[];
+        const small = await page.evaluate<string[]>(SMALL_TEXT);
         const lines = [
           ...describeViolations(worst).map((l) => `axe ${l}`),
           ...describeProblems(layout).map((l) => `layout ${l}`),
@@ -99,7 +99,7 @@ for (const { lang, clerk, config } of LANGUAGES) {
 
     /** Whether the element is wholly inside the viewport and every box around it that scrolls or clips. */
     async function inView(testid: string): Promise<boolean> {
-      return (await page.evaluate(`((e) => {
+      return await page.evaluate<boolean>(`((e) => {
         if (e === null) return false;
         const r = e.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) return false;
@@ -110,7 +110,7 @@ for (const { lang, clerk, config } of LANGUAGES) {
           if ((s.overflowX !== 'visible' || s.overflowY !== 'visible') && !inside(n.getBoundingClientRect())) return false;
         }
         return true;
-      })(document.querySelector('[data-testid="${testid}"]'))`)) as boolean;
+      })(document.querySelector('[data-testid="${testid}"]'))`);
     }
 
     async function startSale(method: string, amount: string): Promise<void> {

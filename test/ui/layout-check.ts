@@ -37,7 +37,7 @@ export async function layoutProblems(
   minTarget = MIN_TARGET,
 ): Promise<LayoutProblem[]> {
   const script = readFileSync(BROWSER_SCRIPT, 'utf8');
-  return page.evaluate(`(${script.trim()})(${JSON.stringify({ selector, minTarget })})`) as Promise<LayoutProblem[]>;
+  return page.evaluate<LayoutProblem[]>(`(${script.trim()})(${JSON.stringify({ selector, minTarget })})`);
 }
 
 /** The problems as lines for an assertion message. */

@@ -4,7 +4,7 @@ import { PlatformError } from '../../src/platform/errors.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import { LocalApiClient } from '../../src/ui/client/local-api-client.js';
 import { offlineApiSource } from '../../src/ui/offline-source.js';
-import type { MerchantView, OfflineApiSource, OfflineItemView } from '../../src/ui/sources.js';
+import type { OfflineApiSource, OfflineItemView } from '../../src/ui/sources.js';
 import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 import { call } from '../helpers/http-client.js';
 import { startApi, type Started } from '../helpers/local-api.js';
@@ -151,7 +151,7 @@ describe('offline queue and merchants on the local API (fake sources)', () => {
     };
     s.merchants.list = [
       { merchantName: 'Demo Coffee', clientId: 'terminal-app-1001', merchantId: 'm-1001', default: true },
-      withSecret as MerchantView,
+      withSecret,
     ];
     const r = await api('GET', '/api/v1/merchants');
     expect(r.status).toBe(200);

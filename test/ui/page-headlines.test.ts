@@ -158,7 +158,7 @@ describe.each(LANGUAGES)('counter page headlines ($lang)', ({ lang, locale, word
       platform.faults.clear('process');
       platform.faults.clear('status');
     }
-    const seen = (await page.evaluate('window.badgeSeen')) as string[];
+    const seen = await page.evaluate<string[]>('window.badgeSeen');
     expect(seen.filter((s) => s.split('|')[0]?.includes('bad'))).toEqual([]);
     await expect(page.getByTestId('platform-status').textContent()).resolves.toBe(words['status.online']);
     await newSale();

@@ -104,7 +104,8 @@ export async function readHeapProbe(out: string, timeoutMs = 5_000): Promise<Hea
     try {
       return JSON.parse(readFileSync(out, 'utf8')) as HeapFigures;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`the heap probe wrote nothing to ${out}: ${(err as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(`the heap probe wrote nothing to ${out}: ${(err as Error).message}`, { cause: err });
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -78,8 +78,7 @@ export class SseClient {
       return;
     }
     // Bus events arrive whole ({seq, type, at, data}); the hello event is its payload only.
-    const payload =
-      typeof parsed === 'object' && parsed !== null && 'data' in parsed ? (parsed as { data: unknown }).data : parsed;
+    const payload = typeof parsed === 'object' && parsed !== null && 'data' in parsed ? parsed.data : parsed;
     const event: SseEvent = { type, data: (payload ?? {}) as Record<string, unknown>, at: nowMs() };
     this.received++;
     for (const w of this.waiters) {

@@ -56,7 +56,7 @@ export function startDiskFullSwitcher(o: {
     if (stopped) return;
     const pid = o.pid();
     if (pid === undefined) return quiet();
-    let size = 0;
+    let size: number;
     try {
       size = statSync(wal).size;
     } catch {

@@ -179,7 +179,9 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
         }
       };
       await Promise.all(Array.from({ length: o.workers ?? 3 }, () => worker()));
-      if (killing !== undefined) await killing;
+      // Set by the kill plan's callback while the workers ran (the compiler's narrowing does not see it).
+      const pendingKill = killing as Promise<void> | undefined;
+      if (pendingKill !== undefined) await pendingKill;
       else if (plans[planIndex] !== undefined) {
         // The stream ended before this kill's sale: it happens now, while the agent settles.
         planIndex++;
@@ -196,7 +198,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
   // such a row is `failed`, not open, so the ledger tells when one is still to be reversed).
   if (agent === undefined) await start();
   const until = performance.now() + (o.settleTimeoutMs ?? 120_000);
-  let open = 0;
+  let open: number;
   for (;;) {
     await counter.flushOffline();
     const rows = readJournalRows(paths.dataDir);
@@ -207,7 +209,7 @@ export async function runFrontDoorChaos(o: FrontDoorOptions): Promise<FrontDoorR
     if ((open === 0 && landedLate === 0) || performance.now() > until) break;
     await sleep(500);
   }
-  const a = agent as AgentProcess | undefined;
+  const a = agent;
   if (a !== undefined) {
     a.child.kill('SIGTERM');
     await a.exited;

@@ -10,11 +10,9 @@ interface GenDevOptions {
 }
 
 async function genDev(opts: GenDevOptions): Promise<void> {
-  const { devCertPaths, generateDevCerts } = await import('../../identity/index.js');
+  const { devCertPaths, devCertFiles, generateDevCerts } = await import('../../identity/index.js');
   const dir = resolve(opts.dir);
-  const files = Object.entries(devCertPaths(dir))
-    .filter(([k]) => k !== 'dir')
-    .map(([, f]) => f);
+  const files = devCertFiles(devCertPaths(dir));
   const mode = (f: string): string => (statSync(f).mode & 0o777).toString(8).padStart(4, '0');
   if (!opts.force && files.every((f) => existsSync(f))) {
     process.stdout.write(

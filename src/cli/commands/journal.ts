@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { JournalCheck, RetentionFacts } from '../../payments/index.js';
 import { configFor } from '../options.js';
@@ -70,7 +72,6 @@ export function register(program: Command): void {
     .description('check the journal read-only as the agent does at start: exit 0 ok, 2 damaged or emptied')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
-      const { join } = await import('node:path');
       const { checkJournal, retentionFacts, JOURNAL_FILE } = await import('../../payments/index.js');
       const file = join(config.dataDir, JOURNAL_FILE);
       const checked = checkJournal(file);
@@ -88,8 +89,6 @@ export function register(program: Command): void {
     )
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { config } = await configFor(cmd);
-      const { join } = await import('node:path');
-      const { statSync } = await import('node:fs');
       const { AgentError, ErrorCodes } = await import('../../core/index.js');
       const { Journal, JOURNAL_FILE, agentOnJournal, autoVacuumMode, compactJournal } =
         await import('../../payments/index.js');

@@ -79,7 +79,7 @@ export function tlsProbe(url: string, identity: DeviceIdentity, signal: AbortSig
       s.write(`GET / HTTP/1.1\r\nHost: ${u.host}\r\nConnection: close\r\n\r\n`);
     });
     s.once('data', () => finish(undefined));
-    s.once('error', (err) => finish(err));
+    s.once('error', (err: Error) => finish(err));
     s.once('close', () => {
       if (result === undefined)
         return finish(

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { AgentError, ErrorCodes } from '../../core/index.js';
 import { isNoRoomError, openRefusal } from './write-failure.js';
 

@@ -34,7 +34,7 @@ export function isNoRoomError(err: unknown): boolean {
  * in and that nothing was deleted; the code says it is not damage (JOURNAL_UNWRITABLE).
  */
 export function openRefusal(file: string, err: unknown): AgentError {
-  const code = String((err as { code?: unknown } | null)?.code ?? 'an I/O error');
+  const code = errorCode(err) ?? 'an I/O error';
   const what = (err as Error | null)?.message ?? String(err);
   const dir = dirname(file);
   return new AgentError(
@@ -63,7 +63,7 @@ export interface WriteFailure {
 }
 
 export function describeWriteFailure(err: unknown, since: string): WriteFailure {
-  const code = String((err as { code?: unknown }).code ?? 'SQLITE_ERROR');
+  const code = errorCode(err) ?? 'SQLITE_ERROR';
   const what =
     code === 'SQLITE_FULL'
       ? 'the disk (or the journal) is full'
@@ -101,4 +101,10 @@ export function overlay(row: JournalRow, patch: JournalPatch, at: string): Journ
   if (!CARD_DATA_STATES.has(next.state)) next.cardSecret = undefined;
   next.updatedAt = at;
   return next;
+}
+
+/** The error's code (SQLite's `SQLITE_FULL`, the system's `ENOSPC`), when it has one. */
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' || typeof code === 'number' ? String(code) : undefined;
 }

@@ -3,7 +3,7 @@ import type { SaleMethod } from '../api.js';
 import type { JournalSummaryRow } from '../journal/index.js';
 import { minorDigits } from '../money.js';
 import { merchantOf } from './merchant-name.js';
-import type { EndOfDayFigures, EndOfDayGroup, EndOfDayLine, EndOfDayReport, ReceiptMerchant } from './types.js';
+import type { EndOfDayFigures, EndOfDayLine, EndOfDayReport, ReceiptMerchant } from './types.js';
 import { localTime } from './zone-time.js';
 
 /**
@@ -155,6 +155,6 @@ export function endOfDay(input: EndOfDayInput): EndOfDayReport {
     byMerchant: byMerchant.list(),
     byMethod: byMethod.list(),
     byOperator: byOperator.list(),
-    groups: groups.list() as EndOfDayGroup[],
+    groups: groups.list(),
   };
 }

@@ -8,10 +8,14 @@ import type { PrinterWidth } from './types.js';
 
 /** Control characters and line breaks become spaces: one field never breaks the layout or drives the printer. */
 export function clean(text: string): string {
-  return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
-    .replace(/ +/g, ' ')
-    .trim();
+  return (
+    text
+      // Control characters would drive the printer instead of printing: each becomes a space.
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+      .replace(/ +/g, ' ')
+      .trim()
+  );
 }
 
 /** Words to lines of at most `width`; a word longer than a line is cut into pieces. */

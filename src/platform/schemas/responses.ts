@@ -19,7 +19,8 @@ const essentialText = z.string({ error: 'expected a string' }).trim().min(1, 'mu
  * no events; an element that is not an object is dropped.
  */
 const eventList = z.preprocess(
-  (v) => (Array.isArray(v) ? v.filter((e) => typeof e === 'object' && e !== null && !Array.isArray(e)) : []),
+  (v): unknown[] =>
+    Array.isArray(v) ? (v as unknown[]).filter((e) => typeof e === 'object' && e !== null && !Array.isArray(e)) : [],
   z.array(anyObject),
 );
 

@@ -194,7 +194,7 @@ export class SimulatedPorts {
     const slot = this.slots.get(options.path);
     // The texts bindings-cpp gives on Linux, so the agent's error mapping is exercised.
     if (!slot || !slot.plugged) throw new Error(`Error: No such file or directory, cannot open ${options.path}`);
-    const inner = await MockBinding.open(options as Parameters<MockBindingInterface['open']>[0]);
+    const inner = await MockBinding.open(options);
     const port = new SimulatedPortBinding(inner, slot);
     slot.open = port;
     slot.device.agentPort = inner;

@@ -146,7 +146,7 @@ export function createAgentMetrics(opts: AgentMetricsOptions): AgentMetrics {
     help: '1 when the payment platform answered recently, else 0.',
     registers,
     collect() {
-      let up = false;
+      let up: boolean;
       try {
         up = opts.health.platformReachable();
       } catch {

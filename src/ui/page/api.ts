@@ -47,7 +47,7 @@ export class Api {
       throw new ApiError('API_UNAVAILABLE', t('api.agentDown'), 0);
     }
     const text = await res.text();
-    let json: unknown = {};
+    let json: unknown;
     try {
       json = text === '' ? {} : JSON.parse(text);
     } catch {

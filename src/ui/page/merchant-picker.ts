@@ -1,6 +1,5 @@
 import type { Api } from './api.js';
 import { byId, show } from './dom.js';
-import { t } from './i18n.js';
 import type { Merchant } from './types.js';
 
 /**

@@ -1,4 +1,3 @@
-import { messageOf } from './error-banner.js';
 import { byId, fieldValue, show } from './dom.js';
 import { canonicalAmount, decimalSeparator, t, type CounterSettings } from './i18n.js';
 import type { PageContext } from './page-context.js';

@@ -55,7 +55,7 @@ export function createVerifier(ctx: SimContext): TokenVerifier {
           throw invalidToken('access token is bound to a client certificate; none was presented');
         if (clientThumbprint !== bound) throw invalidToken('access token is bound to another client certificate');
       }
-      return claims as AccessClaims;
+      return claims;
     },
   };
 }

@@ -142,13 +142,11 @@ export function captureState(deps: PaymentDeps): LedgerState {
     version: 1,
     transactions,
     ledger: deps.ledger.list(),
-    completions: deps.completions
-      .pending()
-      .map((p) => ({
-        serverTransactionId: p.tx.record.serverTransactionId,
-        at: p.at,
-        ...(p.fails ? { fails: true } : {}),
-      })),
+    completions: deps.completions.pending().map((p) => ({
+      serverTransactionId: p.tx.record.serverTransactionId,
+      at: p.at,
+      ...(p.fails ? { fails: true } : {}),
+    })),
     busy: deps.busy.keys(),
   };
 }

@@ -161,12 +161,12 @@ export function strictAnswer(body: unknown, timeZone: string): unknown {
   if (isObj(copy) && Array.isArray(copy.transactions)) {
     return {
       ...copy,
-      transactions: copy.transactions.map((t) => (isRecord(t) ? strictRecord(t, timeZone) : t)),
+      transactions: (copy.transactions as unknown[]).map((t) => (isRecord(t) ? strictRecord(t, timeZone) : t)),
       batchId: tag('batch', copy.transactions.length),
     };
   }
   if (isObj(copy) && typeof copy.allowed === 'boolean') return strictAllowed(copy);
-  if (Array.isArray(copy)) return copy.map((e) => (isObj(e) ? { ...e, region: null } : e));
+  if (Array.isArray(copy)) return (copy as unknown[]).map((e) => (isObj(e) ? { ...e, region: null } : e));
   if (isObj(copy)) return { ...copy, checkedAt: null, platformVersion: '1.0.0' };
   return copy;
 }
