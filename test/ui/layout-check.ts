@@ -37,7 +37,10 @@ export async function layoutProblems(
   minTarget = MIN_TARGET,
 ): Promise<LayoutProblem[]> {
   const script = readFileSync(BROWSER_SCRIPT, 'utf8');
-  return page.evaluate<LayoutProblem[]>(`(${script.trim()})(${JSON.stringify({ selector, minTarget })})`);
+  // The file is one function expression; the formatter ends it with a semicolon, which a call cannot hold.
+  return page.evaluate<LayoutProblem[]>(
+    `(${script.trim().replace(/;$/, '')})(${JSON.stringify({ selector, minTarget })})`,
+  );
 }
 
 /** The problems as lines for an assertion message. */
