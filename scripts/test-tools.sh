@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The system tools the tests drive (README.md, "Set-up"): socat (pseudo-terminal serial ports),
 # chromium (the counter page), openssl (certificates), udevadm (serial port listing),
-# systemd-analyze (the unit), promtool (metrics), lintian and file (the Debian packages).
+# systemd-analyze (the unit), promtool (metrics), lintian and file (the Debian packages),
+# mmdebstrap and systemd-nspawn (the package booted under systemd: npm run test:system).
 # Run by `npm test` first (pretest) and by .ci/run: as root with apt they are installed;
 # otherwise the missing ones are named with the command that installs them.
 set -euo pipefail
@@ -15,6 +16,8 @@ command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v lintian >/dev/null 2>&1 || need+=(lintian)
 command -v file >/dev/null 2>&1 || need+=(file)
+command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
+command -v systemd-nspawn >/dev/null 2>&1 || need+=(systemd-container)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 
 [ ${#need[@]} -eq 0 ] && exit 0
