@@ -390,12 +390,14 @@ queued=$(agent_cli queue ls --json | json 'const r = JSON.parse(require("fs").re
 say "upgrade: offline sales ${offline[*]} queued ($queued)"
 
 # The new package over it, under systemd: postinst try-restarts the running unit.
+pid_old=$(unit_prop MainPID)
 t=$(now_ms)
 # The configuration was edited here and the package's example changed since: dpkg would
 # ask, so an unattended upgrade keeps the terminal's own file (--force-confold).
 in_root dpkg --force-confdef --force-confold -i /root/new.deb >"$work/dpkg-upgrade.log" 2>&1 || fail "upgrade: dpkg -i of the new package failed (see $work/dpkg-upgrade.log)"
 wait_active 60 || fail "upgrade: the unit is $(unit_prop ActiveState) after dpkg -i"
-say "upgrade: dpkg -i $(basename "$deb") over it in $(($(now_ms) - t)) ms, unit active (main process $(unit_prop MainPID))"
+[ "$(unit_prop MainPID)" != "$pid_old" ] || fail "upgrade: dpkg -i did not restart the agent (main process $pid_old)"
+say "upgrade: dpkg -i $(basename "$deb") over it in $(($(now_ms) - t)) ms, unit active again (main process $pid_old -> $(unit_prop MainPID))"
 
 # The customer pays the held sale now, after the restart.
 ctl POST "wallet/$held/pay" >/dev/null || fail "upgrade: the demo platform did not pay the wallet sale $held"
@@ -429,9 +431,15 @@ counts=$(in_root cat /var/lib/terminal-agent/demo-platform-ledger.json | json '
 for pair in $counts; do
   [ "${pair#*=}" = 1/1 ] || fail "upgrade: the demo platform's ledger holds $pair (records/movements) instead of once"
 done
+# And by the agent's own journal: one row per sale.
+rows=$(agent_cli transactions --date all --json | json '
+  const list = JSON.parse(require("fs").readFileSync(0, "utf8")).transactions;
+  console.log(process.argv.slice(1).map((id) => list.filter((t) => t.clientTransactionId === id).length).join(" "));
+' "$held" "${offline[@]}")
+[ "$rows" = "1 1 1" ] || fail "upgrade: the agent's journal holds the sales $rows times (held, offline, offline)"
 schema_after=$(agent_cli journal check --json | json 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).schemaVersion)')
 [ "$schema_after" -gt "$schema_before" ] || fail "upgrade: journal schema $schema_after, not above $schema_before"
-say "upgrade: held sale $held $final once; offline sales uploaded once; ledger (records/movements) $counts"
+say "upgrade: held sale $held $final once; offline sales uploaded once; ledger (records/movements) $counts; agent journal rows $rows"
 say "upgrade: journal schema $schema_before -> $schema_after ($(agent_cli --version))"
 
 say "all checks passed in $(($(date +%s) - started_all)) s"
