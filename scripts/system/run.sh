@@ -138,7 +138,7 @@ cleanup() {
     for _ in $(seq 1 30); do [ -d "/proc/$nspawn_pid" ] || break; sleep 1; done
     kill -KILL "$nspawn_pid" 2>/dev/null || true
   fi
-  if [ "$keep" -eq 1 ] || [ "$code" -ne 0 ]; then
+  if [ "$keep" -eq 1 ] || { [ "$code" -ne 0 ] && [ "$code" -ne "$SKIP" ]; }; then
     echo "system: the root and its console log are kept in $work" >&2
   else
     rm -rf "$work"
