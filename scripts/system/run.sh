@@ -82,8 +82,10 @@ if [ -z "$deb" ]; then
 fi
 [ -f "$deb" ] || fail "no package $deb"
 
-previous=$(git describe --tags --abbrev=0 2>/dev/null || true)
-previous_commit=$(git rev-parse "${previous:-$PREVIOUS_COMMIT}^{commit}")
+# The last tag before this commit (a tag on HEAD itself is this release, not the previous).
+previous=$(git describe --tags --abbrev=0 HEAD^ 2>/dev/null || true)
+previous_commit=$(git rev-parse --verify -q "${previous:-$PREVIOUS_COMMIT}^{commit}") ||
+  fail "the previous release ${previous:-$PREVIOUS_COMMIT} is not in this clone (a shallow clone? git fetch --unshallow)"
 prev_dir="$cache/prev-$previous_commit"
 prev_deb=$(ls "$prev_dir"/terminal-agent_*_amd64.deb 2>/dev/null | head -1 || true)
 if [ -z "$prev_deb" ]; then
@@ -438,8 +440,10 @@ rows=$(agent_cli transactions --date all --json | json '
 ' "$held" "${offline[@]}")
 [ "$rows" = "1 1 1" ] || fail "upgrade: the agent's journal holds the sales $rows times (held, offline, offline)"
 schema_after=$(agent_cli journal check --json | json 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).schemaVersion)')
-[ "$schema_after" -gt "$schema_before" ] || fail "upgrade: journal schema $schema_after, not above $schema_before"
+# The newest migration this checkout knows (docs/journal.md, "Journal").
+schema_new=$(grep -o 'version: [0-9]*' src/payments/journal/migrations.ts | awk '{ if ($2 > m) m = $2 } END { print m }')
+[ "$schema_after" = "$schema_new" ] || fail "upgrade: journal schema $schema_after after the upgrade, the new agent's is $schema_new"
 say "upgrade: held sale $held $final once; offline sales uploaded once; ledger (records/movements) $counts; agent journal rows $rows"
-say "upgrade: journal schema $schema_before -> $schema_after ($(agent_cli --version))"
+say "upgrade: journal schema $schema_before -> $schema_after (the new agent's $schema_new; $(agent_cli --version))"
 
 say "all checks passed in $(($(date +%s) - started_all)) s"
