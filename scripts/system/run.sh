@@ -83,6 +83,10 @@ fi
 [ -f "$deb" ] || fail "no package $deb"
 
 # The last tag before this commit (a tag on HEAD itself is this release, not the previous).
+# A shallow clone (a CI checkout) lacks it: its history is fetched once from where it came from.
+if [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
+  git fetch --quiet --unshallow --tags 2>/dev/null || say "the clone is shallow and its history could not be fetched"
+fi
 previous=$(git describe --tags --abbrev=0 HEAD^ 2>/dev/null || true)
 previous_commit=$(git rev-parse --verify -q "${previous:-$PREVIOUS_COMMIT}^{commit}") ||
   fail "the previous release ${previous:-$PREVIOUS_COMMIT} is not in this clone (a shallow clone? git fetch --unshallow)"
