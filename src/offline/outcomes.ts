@@ -105,7 +105,7 @@ export class OutcomeRecorder {
     return { item, record, declinedWhy };
   }
 
-  /** After the commit of applySettled: the log line and the events (nothing tells of a result not on disk). */
+  /** After the commit of settleAll: the log line and the events (nothing tells of a result not on disk). */
   announceSettled(s: AnnounceSettled): QueueItem {
     const { item, record, declinedWhy } = s;
     const clientTransactionId = item.clientTransactionId;
