@@ -195,11 +195,6 @@ export function hasOfflineSchema(db: Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'offline_queue'").get() !== undefined;
 }
 
-/** Whether the queue keeps its sales' operators (schema version 3); an older file read-only does not. */
-export function hasOfflineOperators(db: Database): boolean {
-  return db.prepare("SELECT 1 FROM pragma_table_info('offline_queue') WHERE name = 'operator'").get() !== undefined;
-}
-
 /** Whether the database has the counts the triggers keep (schema version 2); an older file read-only has not. */
 export function hasOfflineCounts(db: Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'offline_counts'").get() !== undefined;
