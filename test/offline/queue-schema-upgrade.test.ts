@@ -163,7 +163,8 @@ function start(dataDir: string): { journal: Journal; offline: ReturnType<typeof 
 }
 
 const withoutOperator = (i: QueueItem): QueueItem => {
-  const { operator: _operator, ...rest } = i;
+  const rest = { ...i };
+  delete rest.operator;
   return rest;
 };
 
