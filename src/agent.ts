@@ -33,13 +33,14 @@ import {
   IdempotencyKeys,
   Journal,
   JournalPruner,
+  offlineSaleReports,
   PaymentService,
   ReportService,
   recoverAfterFirstToken,
 } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
-import { createOffline, offlineRetention, type Offline } from './offline/index.js';
+import { createOffline, type Offline } from './offline/index.js';
 import {
   createLocalApi,
   IDEMPOTENCY_RETENTION_MS,
@@ -291,8 +292,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     stops.push(() => peripherals.stop());
     await peripherals.start();
 
+    // The queue's tables live in the journal's file; offline changes journal rows only through payments' verbs (docs/offline.md, "Offline and payments").
     const offline: Offline = createOffline({
-      journal,
+      db: journal.db,
+      reports: offlineSaleReports(journal, bus, log.child({ module: 'offline' })),
       platform: platformClient,
       bus,
       log,
@@ -306,7 +309,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const pruner = new JournalPruner(journal, {
       retentionDays: config.journal.retentionDays,
       clock,
-      partners: [offlineRetention()],
+      partners: [offline.retention],
       log,
     });
     pruner.start();

@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { configSchema } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createOffline, OfflineQueue, type Offline } from '../../src/offline/index.js';
-import { Journal, type JournalRow } from '../../src/payments/index.js';
+import { Journal, offlineSaleReports, type JournalRow } from '../../src/payments/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import type { Logger } from '../../src/core/index.js';
 import { benchLogger } from './lib/bench-logger.js';
@@ -105,7 +105,7 @@ class Writers {
   }
 
   enqueueIn(sale: Sale): void {
-    this.offline.hook.store(this.journal.db, sale);
+    this.offline.hook.store(sale);
   }
 
   /** The queue table's insert alone (body check, insert, read back): no limit checks, no after-store work. */
@@ -114,7 +114,7 @@ class Writers {
   }
 
   queueInsertIn(sale: Sale): void {
-    this.queue.insert(this.journal.db, sale);
+    this.queue.insert(sale);
   }
 
   /** What the engine does for an offline sale: journal update and enqueue in one transaction (docs/architecture.md, "Invariants" 1). */
@@ -128,7 +128,7 @@ class Writers {
       offline: true,
       message: 'approved offline, stored until the platform is reachable',
     });
-    this.offline.hook.store(this.journal.db, { row, body: sale.body });
+    this.offline.hook.store({ row, body: sale.body });
   }
 
   /** The journal's write-ahead insert of a sale. */
@@ -145,7 +145,7 @@ class Writers {
     const sales = this.journal.transaction((db) =>
       Array.from({ length: stored + uploaded }, (_, i) => {
         const sale = newSale(this.journal, 'offline_stored', `${BACKLOG}${i}`);
-        this.queue.insert(db, sale);
+        this.queue.insert(sale);
         if (i >= stored)
           db.prepare("UPDATE offline_queue SET state = 'uploaded', body = NULL WHERE client_id = ?").run(
             sale.row.clientTransactionId,
@@ -269,7 +269,8 @@ export async function benchDurableEnqueue(opts: DurableEnqueueOptions = {}): Pro
   const bus = new EventBus();
   const split = enqueueSplit(journal, log, bus);
   const offline = createOffline({
-    journal,
+    db: journal.db,
+    reports: offlineSaleReports(journal, bus, log),
     platform: { process: unused, status: unused, isAvailable: async () => false },
     bus,
     log,

@@ -10,7 +10,7 @@ import { createOffline, type Offline } from '../../src/offline/index.js';
 import { MarkAhead } from '../../src/offline/mark-ahead.js';
 import { OutcomeRecorder } from '../../src/offline/outcomes.js';
 import { ResultCommits } from '../../src/offline/result-commits.js';
-import { Journal } from '../../src/payments/index.js';
+import { Journal, offlineSaleReports } from '../../src/payments/index.js';
 import { startDemoPlatform } from '../../src/sim/platform/server.js';
 import { createDemoClient, type DemoClient } from '../lib/demo-client.js';
 import { repoRoot } from '../lib/repo.js';
@@ -146,9 +146,9 @@ async function storeSales(d: Drainer, n: number): Promise<void> {
       maskedPan: '476173******0010',
       scheme: 'visa',
     });
-    d.journal.transaction((db) => {
+    d.journal.transaction(() => {
       const row = d.journal.update(id, { state: 'offline_stored', offline: true });
-      d.offline.hook.store(db, { row, body });
+      d.offline.hook.store({ row, body });
     });
   }
   // The after-store work runs before the drain is timed.
@@ -280,13 +280,15 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
         journal,
         pages,
         scrub: timeScrubs(journal, pages),
-        offline: createOffline({
-          journal,
-          platform: client.platform,
-          bus: new EventBus(),
-          log,
-          config: config.offline,
-        }),
+        offline: ((bus: EventBus) =>
+          createOffline({
+            db: journal.db,
+            reports: offlineSaleReports(journal, bus, log),
+            platform: client.platform,
+            bus,
+            log,
+            config: config.offline,
+          }))(new EventBus()),
       });
       spentDrain.set(c, 0);
       spentBare.set(c, 0);
@@ -406,14 +408,14 @@ const DRAIN_PARTS = ['result writes', 'commits', 'marks', 'log and events'] as c
 
 /**
  * Wraps the uploader's helpers by their classes (each round makes its own): the result's
- * queue and journal writes, the group commit itself (its SQLite COMMIT, savepoints and
- * fsync), the "sending" marks, and the log line and events after the commit. Parts are
+ * queue write, the group commit itself (its SQLite COMMIT, savepoints, the journal rows'
+ * writes payments makes in it, and fsync), the "sending" marks, and the log line and events after the commit. Parts are
  * counted per concurrency, `current()` says which.
  */
 function drainSplit(current: () => number): TimeSplit {
   const split = new TimeSplit();
   const part = (name: (typeof DRAIN_PARTS)[number]) => (): string => `${current()} ${name}`;
-  split.wrap(OutcomeRecorder.prototype, 'applySettled', part('result writes'));
+  split.wrap(OutcomeRecorder.prototype, 'writeSettled', part('result writes'));
   split.wrap(OutcomeRecorder.prototype, 'announceSettled', part('log and events'));
   split.wrap(ResultCommits.prototype, 'commit', part('commits'));
   split.wrap(MarkAhead.prototype, 'take', part('marks'));

@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/core/index.js';
 import { EventBus } from '../../src/events/bus.js';
 import { devCertPaths } from '../../src/identity/index.js';
 import { createOffline, type Offline } from '../../src/offline/index.js';
-import { Journal, PaymentService, type JournalRow } from '../../src/payments/index.js';
+import { Journal, offlineSaleReports, PaymentService, type JournalRow } from '../../src/payments/index.js';
 import { startDemoPlatform } from '../../src/sim/platform/server.js';
 import { createDemoClient, type DemoClient } from '../lib/demo-client.js';
 import { instantPeripherals } from '../lib/instant-peripherals.js';
@@ -45,15 +45,17 @@ function fill(dir: string, rows: number, queued: number, log: ReturnType<typeof 
   const step = (365 * DAY_MS) / Math.max(1, rows + queued);
   const journal = new Journal({ dataDir: dir, clock: { wall: () => at } });
   const config = configSchema.parse({ offline: { maxCount: 1_000_000, maxTotal: { EUR: 1e12 } } });
+  const bus = new EventBus();
   const offline = createOffline({
-    journal,
+    db: journal.db,
+    reports: offlineSaleReports(journal, bus, log),
     platform: { process: never, status: never, isAvailable: async () => false },
-    bus: new EventBus(),
+    bus,
     log,
     config: config.offline,
   });
   try {
-    journal.transaction((db) => {
+    journal.transaction(() => {
       for (let i = 0; i < rows + queued; i++) {
         at += step;
         const id = randomUUID();
@@ -73,7 +75,7 @@ function fill(dir: string, rows: number, queued: number, log: ReturnType<typeof 
           offline: stored,
           ...(stored ? {} : { serverTransactionId: `srv-${i}`, approvalCode: '123456' }),
         });
-        if (stored) offline.hook.store(db, { row, body });
+        if (stored) offline.hook.store({ row, body });
       }
     });
   } finally {
@@ -111,13 +113,13 @@ function oneEnqueue(side: Side): void {
     scheme: 'visa',
   });
   const t0 = nowMs();
-  side.journal.transaction((db) => {
+  side.journal.transaction(() => {
     const row: JournalRow = side.journal.update(id, {
       state: 'offline_stored',
       offline: true,
       message: 'approved offline',
     });
-    side.offline.hook.store(db, { row, body });
+    side.offline.hook.store({ row, body });
   });
   side.enqueues.push(nowMs() - t0);
 }
@@ -209,7 +211,14 @@ export async function benchScale(opts: ScaleOptions = {}): Promise<BenchResult> 
     for (const name of ['empty', 'large'] as const) {
       const journal = new Journal({ dataDir: join(tmp.dir, name) });
       const bus = new EventBus();
-      const offline = createOffline({ journal, platform: client.platform, bus, log, config: config.offline });
+      const offline = createOffline({
+        db: journal.db,
+        reports: offlineSaleReports(journal, bus, log),
+        platform: client.platform,
+        bus,
+        log,
+        config: config.offline,
+      });
       const service = new PaymentService({
         journal,
         platform: client.platform,

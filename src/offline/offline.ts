@@ -2,12 +2,13 @@ import type { Database } from 'better-sqlite3';
 import { AgentError, ErrorCodes, systemClock, type BackoffOptions, type Clock, type Logger } from '../core/index.js';
 import { configSchema } from '../config/index.js';
 import type { EventBus } from '../events/index.js';
-import { offlineSaleReports, type Journal, type OfflineHook } from '../payments/index.js';
+import type { OfflineHook, OfflineSaleReports, RetentionPartner } from '../payments/index.js';
 import { AgeWatch, type AgeWarning } from './age-watch.js';
 import type { SharedReach } from './availability.js';
 import { OutcomeRecorder } from './outcomes.js';
 import { computeLevels, eligibilityError, limitError } from './policy.js';
 import { OfflineQueue, type ListQueueOptions } from './queue.js';
+import { offlineRetention } from './retention.js';
 import { ensureOfflineSchema } from './schema.js';
 import type {
   OfflineCandidate,
@@ -22,10 +23,15 @@ import { Uploader, type FlushReport, type UploadPlatform } from './uploader.js';
 
 export interface OfflineDeps {
   /**
-   * The payments journal: the queue shares its database and transactions; offline changes
-   * journal rows only by reporting to payments (`OfflineSaleReports`).
+   * The connection of the journal's file, where the queue's tables live (the composition
+   * root opens the journal and hands this over). Offline's SQL on it names its own tables only.
    */
-  journal: Journal;
+  db: Database;
+  /**
+   * What offline tells payments of its sales (`offlineSaleReports`): every change of a
+   * journal row, in the transaction payments opens for it (docs/offline.md, "Offline and payments").
+   */
+  reports: OfflineSaleReports;
   platform: UploadPlatform;
   bus: EventBus;
   log: Logger;
@@ -54,8 +60,8 @@ export interface OfflineHookImpl extends OfflineHook {
   eligible(candidate: OfflineCandidate): OfflineDecision;
   /** Same as eligible, throwing the AgentError (OFFLINE_NOT_ELIGIBLE / OFFLINE_LIMIT). */
   check(candidate: OfflineCandidate): void;
-  /** Synchronous, on `db` inside the caller's transaction; throws (rolling back) when a limit is broken meanwhile. */
-  store(db: Database, sale: OfflineSale): void;
+  /** Synchronous, inside the caller's transaction; throws (rolling back) when a limit is broken meanwhile. */
+  store(sale: OfflineSale): void;
 }
 
 export interface OfflineUploaderControl {
@@ -94,6 +100,8 @@ export interface Offline {
   requeue(clientTransactionId: string): QueueItem;
   /** Runs the age checks now (the uploader's loop also does); returns the warnings raised. */
   checkAges(): AgeWarning[];
+  /** The queue's part in journal retention (docs/journal.md, "Retention"). */
+  retention: RetentionPartner;
 }
 
 function decision(err: AgentError | undefined): OfflineDecision {
@@ -125,9 +133,10 @@ export function createOffline(deps: OfflineDeps): Offline {
   const clock = deps.clock ?? systemClock();
   const log = deps.log.child({ module: 'offline' });
   const cfg = deps.config;
-  const reports = offlineSaleReports(deps.journal, deps.bus, log);
-  ensureOfflineSchema(reports.db);
-  const queue = new OfflineQueue(reports.db, clock);
+  const { db, reports } = deps;
+  ensureOfflineSchema(db, (ids) => reports.operatorsOf(ids));
+  reports.watchCardData('offline_queue', 'body');
+  const queue = new OfflineQueue(db, clock);
   const ages = new AgeWatch(queue, cfg, deps.bus, log);
   const recorder = new OutcomeRecorder(queue, reports, deps.bus, log, clock);
   let lastLevels: string | undefined;
@@ -173,7 +182,7 @@ export function createOffline(deps: OfflineDeps): Offline {
   const afterStores = (): void => {
     queueWidePending = false;
     // The journal was closed in this turn (shutdown): nothing left to publish.
-    if (!reports.db.open) return;
+    if (!db.open) return;
     try {
       uploader.noteOffline('a sale could not reach the platform');
       ages.check(clock.wall());
@@ -221,11 +230,11 @@ export function createOffline(deps: OfflineDeps): Offline {
       const err = candidateError(c);
       if (err !== undefined) throw err;
     },
-    store(db, sale) {
+    store(sale) {
       // Checked again inside the transaction: another sale may have been stored since `eligible`.
       const err = allowedError(sale.row);
       if (err !== undefined) throw err;
-      const item = queue.insert(db, sale);
+      const item = queue.insert(sale);
       queueMicrotask(() => afterStore(item));
     },
   };
@@ -275,5 +284,6 @@ export function createOffline(deps: OfflineDeps): Offline {
       publishLevels();
       return warnings;
     },
+    retention: offlineRetention(db),
   };
 }

@@ -1,11 +1,17 @@
 import { AgentError, ErrorCodes, type Logger, type TimeSource } from '../core/index.js';
 import type { EventBus } from '../events/index.js';
-import { uploadSettlement, type JournalRow, type OfflineSaleReports } from '../payments/index.js';
+import {
+  uploadSettlement,
+  type JournalRow,
+  type OfflineSaleReports,
+  type SettledUpload,
+  type UploadResultWrite,
+} from '../payments/index.js';
 import type { TransactionRecord } from '../platform/index.js';
 import type { OfflineQueue } from './queue.js';
 import type { AttemptOutcome, QueueItem, QueueState } from './types.js';
 
-/** A settled upload written and not yet told (OutcomeRecorder.applySettled). */
+/** A settled upload written and not yet told (OutcomeRecorder.settleAll). */
 export interface AnnounceSettled {
   item: QueueItem;
   record: TransactionRecord;
@@ -14,10 +20,18 @@ export interface AnnounceSettled {
   journalRow: JournalRow | undefined;
 }
 
+/** An answered upload to write (ResultCommits): the sale, the platform's record and how it was learnt. */
+export interface AnsweredUpload {
+  clientTransactionId: string;
+  record: TransactionRecord;
+  outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>;
+}
+
 /**
- * Applies the result of an upload try to the queue item and, when the platform settled the
- * sale, to its journal row, in one SQLite transaction; then tells the bus and the log.
- * Nothing here throws out to the uploader's loop for a bus listener's fault.
+ * Applies the result of an upload try to the queue item and, when the journal row changes
+ * with it, hands the queue's write to the payments verb that opens the one SQLite
+ * transaction for both (docs/offline.md, "Offline and payments"); then tells the bus and
+ * the log. Nothing here throws out to the uploader's loop for a bus listener's fault.
  */
 export class OutcomeRecorder {
   constructor(
@@ -43,25 +57,38 @@ export class OutcomeRecorder {
     record: TransactionRecord,
     outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>,
   ): QueueItem {
-    return this.announceSettled(
-      this.reports.transaction(() => this.applySettled(clientTransactionId, record, outcome)),
-    );
-  }
-
-  /** Runs `fn` in one SQLite transaction with the journal (a savepoint inside another). */
-  inTransaction<T>(fn: () => T): T {
-    return this.reports.transaction(fn);
+    const [one] = this.settleAll([{ clientTransactionId, record, outcome }]).settled;
+    if (one === undefined || 'error' in one) throw one?.error;
+    return this.announceSettled(one);
   }
 
   /**
-   * The write of `settled`: the queue item and its journal row, the card data dropped. Call
-   * inside a transaction; announceSettled once it has committed (result-commits.ts).
+   * The write of answered uploads, in one transaction: each queue item and its journal row,
+   * the card data dropped, each in its own savepoint (one that cannot be applied fails alone,
+   * answered as its error); then `alsoWrite` (the round's next "sending" mark). A write
+   * SQLite refuses throws: none of it is on disk. announceSettled each once it has committed
+   * (result-commits.ts).
    */
-  applySettled(
-    clientTransactionId: string,
-    record: TransactionRecord,
-    outcome: Extract<AttemptOutcome, 'accepted' | 'declined' | 'found'>,
-  ): AnnounceSettled {
+  settleAll<W>(
+    answered: readonly AnsweredUpload[],
+    alsoWrite?: () => W,
+  ): { settled: Array<AnnounceSettled | { error: unknown }>; also: W | undefined } {
+    const settlements: Array<UploadResultWrite<Omit<AnnounceSettled, 'journalRow'>>> = answered.map((a) => ({
+      clientTransactionId: a.clientTransactionId,
+      record: a.record,
+      queueWrite: () => this.writeSettled(a),
+    }));
+    const { settled, also } = this.reports.uploadsSettled(settlements, alsoWrite);
+    return {
+      settled: settled.map((s: SettledUpload<Omit<AnnounceSettled, 'journalRow'>>) =>
+        'error' in s ? { error: s.error } : { ...s.queued, journalRow: s.row },
+      ),
+      also,
+    };
+  }
+
+  /** The queue's part of a settled upload: the item settled from the record, its card data dropped (inside settleAll's transaction). */
+  writeSettled({ clientTransactionId, record, outcome }: AnsweredUpload): Omit<AnnounceSettled, 'journalRow'> {
     const { settledAs: as, declinedMessage: declinedWhy } = uploadSettlement(record);
     const item = this.queue.update(clientTransactionId, {
       state: as,
@@ -75,11 +102,10 @@ export class OutcomeRecorder {
       message: declinedWhy ?? null,
       dropBody: true,
     });
-    const journalRow = this.reports.uploadSettled(clientTransactionId, record);
-    return { item, record, declinedWhy, journalRow };
+    return { item, record, declinedWhy };
   }
 
-  /** After the commit of applySettled: the log line and the events (nothing tells of a result not on disk). */
+  /** After the commit of settleAll: the log line and the events (nothing tells of a result not on disk). */
   announceSettled(s: AnnounceSettled): QueueItem {
     const { item, record, declinedWhy } = s;
     const clientTransactionId = item.clientTransactionId;
@@ -112,18 +138,21 @@ export class OutcomeRecorder {
 
   /** The platform refused the request (4xx): counted; at maxAttempts the item needs attention. */
   rejected(clientTransactionId: string, message: string, status: number | undefined, maxAttempts: number): QueueItem {
-    const item = this.reports.transaction(() => {
-      const counted = this.queue.update(clientTransactionId, {
+    // This refusal's count, known before the write: at the limit the journal row changes with the item.
+    const rejections = this.queue.require(clientTransactionId).rejections + 1;
+    const count = (): QueueItem =>
+      this.queue.update(clientTransactionId, {
         attempt: { at: this.at(), outcome: 'rejected', ...(status !== undefined ? { status } : {}), message },
         countRejection: true,
         message: `upload refused: ${message}`,
       });
-      if (counted.rejections < maxAttempts) return this.queue.update(clientTransactionId, { state: 'queued' });
-      return this.toAttention(
-        clientTransactionId,
-        `offline upload refused ${counted.rejections} times, last: ${message}`,
-      );
-    });
+    const item =
+      rejections < maxAttempts
+        ? this.reports.uploadFailed(clientTransactionId, () => {
+            count();
+            return this.queue.update(clientTransactionId, { state: 'queued' });
+          })
+        : this.toAttention(clientTransactionId, `offline upload refused ${rejections} times, last: ${message}`, count);
     if (item.state === 'needs_attention') this.attentionRaised(item);
     else this.publish(item);
     this.log.warn(
@@ -135,13 +164,12 @@ export class OutcomeRecorder {
 
   /** A body that can never be sent: straight to staff, retrying cannot help. */
   unsendable(clientTransactionId: string, message: string): QueueItem {
-    const item = this.reports.transaction(() => {
+    const item = this.toAttention(clientTransactionId, `offline upload cannot be sent: ${message}`, () =>
       this.queue.update(clientTransactionId, {
         attempt: { at: this.at(), outcome: 'rejected', message },
         countRejection: true,
-      });
-      return this.toAttention(clientTransactionId, `offline upload cannot be sent: ${message}`);
-    });
+      }),
+    );
     this.attentionRaised(item);
     return item;
   }
@@ -152,10 +180,9 @@ export class OutcomeRecorder {
    * attempt says `unknown`, so a requeue looks it up before sending it again.
    */
   unresolvable(clientTransactionId: string, message: string): QueueItem {
-    const item = this.reports.transaction(() => {
-      this.queue.update(clientTransactionId, { attempt: { at: this.at(), outcome: 'unknown', message } });
-      return this.toAttention(clientTransactionId, `offline upload cannot be looked up: ${message}`);
-    });
+    const item = this.toAttention(clientTransactionId, `offline upload cannot be looked up: ${message}`, () =>
+      this.queue.update(clientTransactionId, { attempt: { at: this.at(), outcome: 'unknown', message } }),
+    );
     this.attentionRaised(item);
     return item;
   }
@@ -187,7 +214,7 @@ export class OutcomeRecorder {
 
   /** Staff decided to try an item needing attention again: refusals start from zero, history stays. */
   requeued(clientTransactionId: string): QueueItem {
-    const item = this.reports.transaction(() => {
+    const item = this.reports.requeued(clientTransactionId, () => {
       const current = this.queue.require(clientTransactionId);
       if (current.state !== 'needs_attention') {
         throw new AgentError(
@@ -197,24 +224,24 @@ export class OutcomeRecorder {
       }
       // One that may have reached the platform is looked up before it is sent again.
       const mayHaveArrived = current.history.at(-1)?.outcome === 'unknown';
-      const updated = this.queue.update(clientTransactionId, {
+      return this.queue.update(clientTransactionId, {
         state: mayHaveArrived ? 'uploading' : 'queued',
         attempt: { at: this.at(), outcome: 'requeued', message: 'queued again by staff' },
         resetRejections: true,
         message: null,
       });
-      this.reports.requeued(clientTransactionId);
-      return updated;
     });
     this.log.info({ clientTransactionId }, 'offline sale queued again by staff');
     this.publish(item, true);
     return item;
   }
 
-  private toAttention(clientTransactionId: string, message: string): QueueItem {
-    const item = this.queue.update(clientTransactionId, { state: 'needs_attention', message });
-    this.reports.needsAttention(clientTransactionId, message);
-    return item;
+  /** `first` (the try's record), then the item to `needs_attention`, and its journal row with it, in one transaction. */
+  private toAttention(clientTransactionId: string, message: string, first: () => unknown): QueueItem {
+    return this.reports.needsAttention(clientTransactionId, message, () => {
+      first();
+      return this.queue.update(clientTransactionId, { state: 'needs_attention', message });
+    });
   }
 
   private attentionRaised(item: QueueItem): void {

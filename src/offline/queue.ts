@@ -34,7 +34,7 @@ interface ItemRow {
   stored_at: number;
   updated_at: number;
   last_try_at: number | null;
-  /** From the sale's journal row (list only). */
+  /** The sale's operator, kept with the item when it was stored (schema version 3); absent in an older file. */
   operator?: string | null;
 }
 
@@ -66,7 +66,8 @@ const HISTORY_LIMIT = 100;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function view(r: ItemRow): QueueItem {
+/** The item as the queue shows it; the operator only in a list (`withOperator`), as the list and the export show it. */
+function view(r: ItemRow, withOperator = false): QueueItem {
   return {
     clientTransactionId: r.client_id,
     ...(r.merchant_id !== null ? { merchantId: r.merchant_id } : {}),
@@ -87,7 +88,7 @@ function view(r: ItemRow): QueueItem {
     updatedAt: iso(r.updated_at),
     ...(r.last_try_at !== null ? { lastTryAt: iso(r.last_try_at) } : {}),
     holdsCardData: r.body !== null,
-    ...(r.operator !== undefined && r.operator !== null ? { operator: r.operator } : {}),
+    ...(withOperator && r.operator !== undefined && r.operator !== null ? { operator: r.operator } : {}),
   };
 }
 
@@ -137,20 +138,16 @@ export function listQuery(opts: {
   states: readonly QueueState[];
   cursor?: Cursor | undefined;
   limit?: number | undefined;
-  withOperator: boolean;
 }): { sql: string; params: Record<string, number> } {
   const params: Record<string, number> =
     opts.cursor !== undefined ? { at: opts.cursor.at, rowid: opts.cursor.rowid } : {};
   // Row values: SQLite seeks the index to stored_at >= @at and steps past the few rows of the same millisecond.
   const after = (q: string): string =>
     opts.cursor !== undefined ? ` AND (${q}stored_at, ${q}rowid) > (@at, @rowid)` : '';
-  const join = (from: string): string =>
-    opts.withOperator
-      ? `SELECT q.*, t.operator AS operator FROM ${from} q LEFT JOIN transactions t ON t.client_id = q.client_id`
-      : `SELECT q.* FROM ${from} q`;
+  const select = (from: string): string => `SELECT q.* FROM ${from} q`;
   if (opts.limit === undefined) {
     return {
-      sql: `${join('offline_queue')} WHERE q.state IN (${inList(opts.states)})${after('q.')} ORDER BY q.stored_at, q.rowid`,
+      sql: `${select('offline_queue')} WHERE q.state IN (${inList(opts.states)})${after('q.')} ORDER BY q.stored_at, q.rowid`,
       params,
     };
   }
@@ -161,13 +158,18 @@ export function listQuery(opts: {
     (s) =>
       `SELECT * FROM (SELECT rowid AS page_rowid, * FROM offline_queue WHERE state = '${s}'${after('')} ORDER BY stored_at, rowid LIMIT ${limit})`,
   );
-  return { sql: `${join(`(${arms.join(' UNION ALL ')})`)} ORDER BY q.stored_at, q.page_rowid LIMIT ${limit}`, params };
+  return {
+    sql: `${select(`(${arms.join(' UNION ALL ')})`)} ORDER BY q.stored_at, q.page_rowid LIMIT ${limit}`,
+    params,
+  };
 }
 
 /**
- * The offline queue table (src/offline/schema.ts) over the journal's database
- * connection. Reads work on a read-only connection too (the CLI); writes happen inside
- * the caller's transaction when they must be atomic with a journal update.
+ * The offline queue table (src/offline/schema.ts) on the connection of the journal's file.
+ * Reads work on a read-only connection too (the CLI). A write that must be atomic with a
+ * journal change runs inside the transaction payments opens for it (`OfflineHook.store`,
+ * the verbs of `OfflineSaleReports`); the queue's own writes of several items at once
+ * (marks) are one transaction of their own.
  */
 export class OfflineQueue {
   private readonly statements = new Map<string, Statement>();
@@ -208,7 +210,7 @@ export class OfflineQueue {
    * `offline_stored`; it throws (rolling that transaction back) on a body that could never
    * be uploaded, so a sale is never approved without a valid upload on disk.
    */
-  insert(db: Database, sale: OfflineSale): QueueItem {
+  insert(sale: OfflineSale): QueueItem {
     const { row } = sale;
     const body = checkRequest(processRequest, { ...sale.body, offlineTransaction: true }, 'offline upload');
     const mismatch =
@@ -249,26 +251,19 @@ export class OfflineQueue {
       scheme: row.scheme ?? body.instrument.card?.scheme ?? null,
       entry_mode: row.entryMode ?? body.entryMode ?? null,
       body: JSON.stringify(body),
+      operator: row.operator ?? null,
       at,
     };
-    const insertSql = `INSERT INTO offline_queue (client_id, merchant_id, amount, currency, client_date_time, masked_pan, scheme, entry_mode, body, state, stored_at, updated_at)
-       VALUES (@client_id, @merchant_id, @amount, @currency, @client_date_time, @masked_pan, @scheme, @entry_mode, @body, 'queued', @at, @at)`;
     try {
-      // The caller's connection (its transaction); this one's statement cache when it is the same.
-      // Stryker disable next-line ConditionalExpression: preparing again on the same connection writes the same row (the other way round is tested)
-      (db === this.db ? this.stmt(insertSql) : db.prepare(insertSql)).run(fields);
+      this.stmt(
+        `INSERT INTO offline_queue (client_id, merchant_id, amount, currency, client_date_time, masked_pan, scheme, entry_mode, body, state, stored_at, updated_at, operator)
+         VALUES (@client_id, @merchant_id, @amount, @currency, @client_date_time, @masked_pan, @scheme, @entry_mode, @body, 'queued', @at, @at, @operator)`,
+      ).run(fields);
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new AgentError(ErrorCodes.PAYMENT_STATE, `offline sale ${row.clientTransactionId} is stored already`, {
           cause: err,
         });
-      }
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-        throw new AgentError(
-          ErrorCodes.INTERNAL,
-          `offline sale ${row.clientTransactionId} has no journal row: the journal is written first`,
-          { cause: err },
-        );
       }
       throw err;
     }
@@ -309,7 +304,7 @@ export class OfflineQueue {
   /** Oldest first; with `limit` and `after` one page of the list (docs/local-api.md, "Paging"). */
   list(opts: ListQueueOptions = {}): QueueItem[] {
     const { sql, params } = this.listSql(opts);
-    return (this.db.prepare(sql).all(params) as ItemRow[]).map(view);
+    return (this.db.prepare(sql).all(params) as ItemRow[]).map((r) => view(r, true));
   }
 
   /**
@@ -319,7 +314,7 @@ export class OfflineQueue {
    */
   *iterate(opts: Omit<ListQueueOptions, 'limit'> = {}): Generator<QueueItem> {
     const { sql, params } = this.listSql(opts);
-    for (const r of this.db.prepare(sql).iterate(params) as IterableIterator<ItemRow>) yield view(r);
+    for (const r of this.db.prepare(sql).iterate(params) as IterableIterator<ItemRow>) yield view(r, true);
   }
 
   /**
@@ -366,11 +361,7 @@ export class OfflineQueue {
   private listSql(opts: ListQueueOptions): { sql: string; params: Record<string, number> } {
     const states = this.checkedStates(opts.states);
     const cursor = this.cursor(opts.after);
-    // The sale's operator from its journal row (docs/journal.md, "Journal"); a journal from
-    // before operators were kept (opened read-only by the CLI, not migrated) has no such column.
-    const withOperator =
-      this.db.prepare("SELECT 1 FROM pragma_table_info('transactions') WHERE name = 'operator'").get() !== undefined;
-    return listQuery({ states, withOperator, cursor, limit: opts.limit });
+    return listQuery({ states, cursor, limit: opts.limit });
   }
 
   /** Items waiting for upload, oldest first, with their bodies. */

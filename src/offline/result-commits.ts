@@ -1,5 +1,5 @@
-import { ErrorCodes, isAgentError, type TimerHandle, type TimerSource } from '../core/index.js';
-import type { AnnounceSettled, OutcomeRecorder } from './outcomes.js';
+import type { TimerHandle, TimerSource } from '../core/index.js';
+import type { OutcomeRecorder } from './outcomes.js';
 import type { AttemptOutcome, QueueItem } from './types.js';
 import type { TransactionRecord } from '../platform/index.js';
 
@@ -40,9 +40,10 @@ interface PendingResult {
  *   id and settles it from what the platform has (never sent twice).
  * - The card data goes in the same commit as the result, and its scrub comes after it
  *   (the round holds the scrub until it ends: Journal.holdScrub).
- * Each result is applied in its own savepoint, so one that cannot be (its item gone)
- * fails alone; a commit SQLite refuses (disk full) fails every result in it, each then
- * handled as its own failed write was before.
+ * The transaction is payments' (`OfflineSaleReports.uploadsSettled`, which moves each journal
+ * row with its item). Each result is applied in its own savepoint, so one that cannot be
+ * (its item gone) fails alone; a commit SQLite refuses (disk full) fails every result in it,
+ * each then handled as its own failed write.
  */
 export class ResultCommits {
   private pending: PendingResult[] = [];
@@ -102,40 +103,22 @@ export class ResultCommits {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return write?.();
-    const applied: Array<{ p: PendingResult; done: AnnounceSettled | undefined; err?: unknown }> = [];
-    let out: T | undefined;
+    let done: ReturnType<OutcomeRecorder['settleAll']>;
     try {
-      out = this.recorder.inTransaction(() => {
-        applied.length = 0;
-        for (const p of batch) {
-          try {
-            // Its own savepoint: a result that cannot be applied is undone alone.
-            applied.push({
-              p,
-              done: this.recorder.inTransaction(() =>
-                this.recorder.applySettled(p.clientTransactionId, p.record, p.outcome),
-              ),
-            });
-          } catch (err) {
-            // A write SQLite refused may have ended the whole transaction: then none of the batch is written.
-            if (!isAgentError(err) || isAgentError(err, ErrorCodes.JOURNAL_UNWRITABLE)) throw err;
-            applied.push({ p, done: undefined, err });
-          }
-        }
-        return write?.();
-      });
+      done = this.recorder.settleAll(batch, write);
     } catch (err) {
       // The commit itself failed (disk full): none of these results is on disk.
       for (const p of batch) p.reject(err);
       if (write !== undefined) throw err;
       return undefined;
     }
-    for (const a of applied) {
-      if (a.done === undefined) a.p.reject(a.err);
-      else a.p.resolve(this.recorder.announceSettled(a.done));
-    }
-    if (applied.some((a) => a.done !== undefined)) this.afterCommit();
-    return out;
+    batch.forEach((p, i) => {
+      const s = done.settled[i];
+      if (s === undefined || 'error' in s) p.reject(s?.error);
+      else p.resolve(this.recorder.announceSettled(s));
+    });
+    if (done.settled.some((s) => !('error' in s))) this.afterCommit();
+    return done.also as T | undefined;
   }
 
   /** The round ends: every waiting result is committed; later results are written one by one. */

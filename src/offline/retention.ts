@@ -15,11 +15,12 @@ function chunks(ids: readonly string[]): string[][] {
  * The offline queue's part in journal retention (docs/journal.md, "Retention"): an item goes
  * with its sale only once `uploaded`. A sale whose item is queued, uploading, needing
  * attention or declined after upload is kept, however old: the item is what the uploader
- * and staff still act on.
+ * and staff still act on. `db` is the connection of the journal's file, so the removal runs
+ * inside the pruner's batch transaction.
  */
-export function offlineRetention(): RetentionPartner {
+export function offlineRetention(db: Database): RetentionPartner {
   return {
-    keeps(db: Database, saleIds: readonly string[]): ReadonlySet<string> {
+    keeps(saleIds: readonly string[]): ReadonlySet<string> {
       const kept = new Set<string>();
       if (!hasOfflineSchema(db)) return kept;
       for (const ids of chunks(saleIds)) {
@@ -32,7 +33,7 @@ export function offlineRetention(): RetentionPartner {
       }
       return kept;
     },
-    remove(db: Database, saleIds: readonly string[]): number {
+    remove(saleIds: readonly string[]): number {
       if (!hasOfflineSchema(db)) return 0;
       let n = 0;
       for (const ids of chunks(saleIds)) {

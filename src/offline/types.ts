@@ -134,6 +134,7 @@ export interface OfflineSale {
     | 'entryMode'
     | 'maskedPan'
     | 'scheme'
+    | 'operator'
   >;
   /** The process body the sale would have sent online. */
   body: ProcessRequest;

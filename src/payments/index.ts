@@ -2,7 +2,12 @@ export * from './api.js';
 export { PaymentService, type PaymentServiceDeps } from './service.js';
 export type { PaymentsPlatform } from './payment-context.js';
 export type { OfflineHook, OfflineCandidate, OfflineSale, OfflineDecision } from './offline-hook.js';
-export { offlineSaleReports, type OfflineSaleReports } from './offline-reports.js';
+export {
+  offlineSaleReports,
+  type OfflineSaleReports,
+  type SettledUpload,
+  type UploadResultWrite,
+} from './offline-reports.js';
 export {
   salePatchFromRecord,
   uploadSettlement,

@@ -1,4 +1,3 @@
-import type { Database } from 'better-sqlite3';
 import type { CardData, EntryMode, PinData } from '../devices/index.js';
 import type { ProcessRequest } from '../platform/index.js';
 import type { JournalRow } from './journal/index.js';
@@ -28,13 +27,13 @@ export type OfflineDecision = { ok: true } | { ok: false; reason: string };
  * Implemented by the offline store-and-forward queue (src/offline/). PaymentService
  * asks `eligible` when a card sale's process call never reached the platform, and calls
  * `store` inside the SQLite transaction that marks the journal row `offline_stored`
- * (docs/architecture.md, "Invariants": on disk before the customer is told it is approved). `store`
- * must be synchronous and use `db` (better-sqlite3); throwing rolls the journal update back
- * and the sale fails instead.
+ * (docs/architecture.md, "Invariants": on disk before the customer is told it is approved).
+ * The queue's table lives in the journal's file, so its insert joins that transaction; `store`
+ * must be synchronous, and throwing rolls the journal update back and the sale fails instead.
  */
 export interface OfflineHook {
   /** Before the card is read: may this sale still go offline (limits, currency)? Tells the reader `offlineAllowed`. */
   allowed?(sale: Pick<JournalRow, 'kind' | 'method' | 'amount' | 'currency'>): OfflineDecision;
   eligible(candidate: OfflineCandidate): OfflineDecision;
-  store(db: Database, sale: OfflineSale): void;
+  store(sale: OfflineSale): void;
 }

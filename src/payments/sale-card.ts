@@ -170,13 +170,13 @@ async function processFailed(
   const hook = ctx.offline;
   try {
     // Invariant 1: the journal update and the enqueue are one SQLite transaction.
-    const stored = ctx.journal.transaction((db) => {
+    const stored = ctx.journal.transaction(() => {
       const row = ctx.journal.update(sale.clientTransactionId, {
         state: 'offline_stored',
         offline: true,
         message: `approved offline: ${formatAmount(sale.amount, sale.currency)}, stored until the platform is reachable`,
       });
-      hook.store(db, { row, body, card: card.card, ...(card.pin !== undefined ? { pin: card.pin } : {}) });
+      hook.store({ row, body, card: card.card, ...(card.pin !== undefined ? { pin: card.pin } : {}) });
       return row;
     });
     ctx.publish(stored);

@@ -5,6 +5,7 @@ import type { AgentEvent, AgentEventMap, AgentEventType } from '../../src/events
 import { createOffline, type Offline, type OfflineDeps } from '../../src/offline/index.js';
 import type { OfflineConfig } from '../../src/offline/types.js';
 import { Journal } from '../../src/payments/journal/index.js';
+import { offlineSaleReports } from '../../src/payments/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
 import { createDemoClient, type DemoClient } from '../../scripts/lib/demo-client.js';
@@ -78,9 +79,9 @@ export function storeOfflineSale(journal: Journal, offline: Offline, s: SaleSpec
     offlineApproved: true,
   };
   offline.hook.check(candidate);
-  journal.transaction((db) => {
+  journal.transaction(() => {
     const row = journal.update(s.id, { state: 'offline_stored', offline: true });
-    offline.hook.store(db, { row, body });
+    offline.hook.store({ row, body });
   });
 }
 
@@ -128,7 +129,8 @@ export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: Offlin
   const bus = new EventBus();
   const events = collect(bus);
   const offline = createOffline({
-    journal,
+    db: journal.db,
+    reports: offlineSaleReports(journal, bus, log),
     platform: platform ?? {
       isAvailable: async () => false,
       process: () => Promise.reject(new Error('offline')),
@@ -239,7 +241,8 @@ export function uploadFixture(
   const build = (c: Partial<OfflineConfig>): { journal: Journal; offline: Offline } => {
     const journal = new Journal({ dataDir, clock });
     const offline = createOffline({
-      journal,
+      db: journal.db,
+      reports: offlineSaleReports(journal, bus, p.log),
       platform: p.client.platform,
       bus,
       log: p.log,

@@ -65,9 +65,9 @@ describe('after-store work of a burst of offline sales', () => {
       clientDateTime: at,
     });
     expect(() =>
-      fx.journal.transaction((db) => {
+      fx.journal.transaction(() => {
         const row = fx.journal.update('rb-1', { state: 'offline_stored', offline: true });
-        fx.offline.hook.store(db, { row, body: processBody({ id: 'rb-1', amount: 500, clientDateTime: at }) });
+        fx.offline.hook.store({ row, body: processBody({ id: 'rb-1', amount: 500, clientDateTime: at }) });
         throw new Error('the caller failed after the store');
       }),
     ).toThrow('the caller failed after the store');
@@ -164,7 +164,7 @@ describe('offline counts kept by triggers', () => {
         state: 'offline_stored',
         clientDateTime: new Date().toISOString(),
       });
-      new OfflineQueue(db).insert(db, {
+      new OfflineQueue(db).insert({
         row: journal.require(`old-${i}`),
         body: processBody({
           id: `old-${i}`,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Offline } from '../../src/offline/index.js';
 import { createOffline } from '../../src/offline/index.js';
-import type { OfflineHook, PaymentsPlatform } from '../../src/payments/index.js';
+import { offlineSaleReports, type OfflineHook, type PaymentsPlatform } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import { visaCard } from '../helpers/fake-peripherals.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
@@ -44,7 +44,7 @@ async function terminal(config?: Record<string, unknown>): Promise<{ t: Terminal
   let o: Offline | undefined;
   const hook: OfflineHook = {
     eligible: (c) => (o as Offline).hook.eligible(c),
-    store: (db, s) => (o as Offline).hook.store(db, s),
+    store: (s) => (o as Offline).hook.store(s),
   };
   let raw: PaymentsPlatform | undefined;
   const term = await fixture.startTerminal({
@@ -67,7 +67,8 @@ async function terminal(config?: Record<string, unknown>): Promise<{ t: Terminal
   });
   const client = raw as PaymentsPlatform;
   o = createOffline({
-    journal: term.journal,
+    db: term.journal.db,
+    reports: offlineSaleReports(term.journal, term.bus, fixture.demo.log),
     platform: {
       process: (b, c) => client.process(b, c),
       status: (id, c) => client.status(id, c),

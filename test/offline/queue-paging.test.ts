@@ -231,9 +231,7 @@ describe('offline queue page query plan', () => {
       ['queued', 'needs_attention', 'declined_after_upload', 'uploading'],
     ] as Array<readonly QueueState[]>) {
       for (const cursor of [undefined, { at: 100, rowid: 101 }]) {
-        const lines = plan(
-          listQuery({ states, withOperator: true, limit: 101, ...(cursor !== undefined ? { cursor } : {}) }),
-        );
+        const lines = plan(listQuery({ states, limit: 101, ...(cursor !== undefined ? { cursor } : {}) }));
         const reads = lines.filter((l) => /offline_queue/.test(l));
         expect(reads.length, lines.join('\n')).toBe(states.length);
         for (const l of reads)

@@ -78,9 +78,9 @@ describe('offline queue storage', () => {
     });
     // A body that does not match the journal row is refused, and the row stays in flight.
     const err = thrown(() =>
-      journal.transaction((db) => {
+      journal.transaction(() => {
         const row = journal.update('o-2', { state: 'offline_stored' });
-        offline.hook.store(db, { row, body: processBody({ id: 'o-2', amount: 999 }) });
+        offline.hook.store({ row, body: processBody({ id: 'o-2', amount: 999 }) });
       }),
     );
     expect(isAgentError(err, 'OFFLINE_BODY_MISMATCH')).toBe(true);
@@ -89,9 +89,9 @@ describe('offline queue storage', () => {
     expect(offline.get('o-2')).toBeUndefined();
     // A failure of PaymentService after the enqueue takes the queue row back out too.
     expect(() =>
-      journal.transaction((db) => {
+      journal.transaction(() => {
         const row = journal.update('o-2', { state: 'offline_stored' });
-        offline.hook.store(db, {
+        offline.hook.store({
           row,
           body: processBody({ id: 'o-2', amount: 1000, clientDateTime: row.clientDateTime }),
         });
@@ -116,9 +116,9 @@ describe('offline queue storage', () => {
       clientDateTime: '2026-03-02T10:00:00.000Z',
     });
     const err = thrown(() =>
-      journal.transaction((db) => {
+      journal.transaction(() => {
         const row = journal.update('o-2', { state: 'offline_stored' });
-        offline.hook.store(db, { row, body: processBody({ id: 'o-2', clientDateTime: '2026-03-02T10:00:00.000Z' }) });
+        offline.hook.store({ row, body: processBody({ id: 'o-2', clientDateTime: '2026-03-02T10:00:00.000Z' }) });
       }),
     );
     expect(isAgentError(err, 'OFFLINE_LIMIT')).toBe(true);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOffline, type OfflineDeps } from '../../src/offline/index.js';
 import { configSchema } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
-import { Journal } from '../../src/payments/index.js';
+import { Journal, offlineSaleReports } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import type { TransactionRecord } from '../../src/platform/schemas/responses.js';
@@ -162,9 +162,11 @@ describe("an upload round's results", () => {
     const { log } = testLogger('debug');
     const journal = new Journal({ dataDir: crash.dir });
     try {
+      const bus = new EventBus();
       const offline = createOffline({
-        journal,
-        bus: new EventBus(),
+        db: journal.db,
+        reports: offlineSaleReports(journal, bus, log),
+        bus,
         log,
         config: configSchema.parse({ offline: { maxCount: 100 } }).offline,
         platform: {

@@ -180,7 +180,9 @@ describe('a journal that cannot write', () => {
         if (journal !== undefined) fillJournal(journal);
         return { ok: true };
       },
-      store: (db, sale) => {
+      store: (sale) => {
+        // The journal's connection: the row goes into the transaction payments opened for it.
+        const db = (journal as Journal).db;
         db.exec('CREATE TABLE IF NOT EXISTS test_queue (client_id TEXT PRIMARY KEY, body TEXT NOT NULL)');
         db.prepare('INSERT INTO test_queue VALUES (?, ?)').run(sale.row.clientTransactionId, JSON.stringify(sale.body));
       },

@@ -5,6 +5,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createOffline, type Offline } from '../../src/offline/index.js';
 import { Journal, journalMigrations } from '../../src/payments/journal/index.js';
+import { offlineSaleReports } from '../../src/payments/index.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { storeOfflineSale } from '../helpers/offline-sales.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -13,10 +14,13 @@ const BEFORE_7 = journalMigrations.filter((m) => m.version < 7);
 
 /** The offline component on a journal (its queue tables created), the platform unreachable. */
 function offlineOn(journal: Journal): Offline {
+  const bus = new EventBus();
+  const { log } = testLogger('debug');
   return createOffline({
-    journal,
-    bus: new EventBus(),
-    log: testLogger('debug').log,
+    db: journal.db,
+    reports: offlineSaleReports(journal, bus, log),
+    bus,
+    log,
     config: configSchema.parse({ offline: { maxCount: 100 } }).offline,
     platform: {
       isAvailable: async () => false,

@@ -109,7 +109,12 @@ const queueIds = (journal: Journal): string[] =>
   ).map((r) => r.client_id);
 
 function pruner(journal: Journal, clock: HandClock, over: { batchRows?: number } = {}): JournalPruner {
-  const p = new JournalPruner(journal, { retentionDays: 400, clock, partners: [offlineRetention()], ...over });
+  const p = new JournalPruner(journal, {
+    retentionDays: 400,
+    clock,
+    partners: [offlineRetention(journal.db)],
+    ...over,
+  });
   cleanups.unshift(() => void p.stop());
   return p;
 }
@@ -328,7 +333,7 @@ describe('journal retention', () => {
   it('retention 0 keeps everything: nothing is scheduled', async () => {
     const { journal, clock } = setup();
     rowAt(journal, clock, 5000, { clientTransactionId: 'ancient' });
-    const p = new JournalPruner(journal, { retentionDays: 0, clock, partners: [offlineRetention()] });
+    const p = new JournalPruner(journal, { retentionDays: 0, clock, partners: [offlineRetention(journal.db)] });
     p.start();
     expect(p.nextRunAt()).toBeUndefined();
     expect(clock.timers.size).toBe(0);

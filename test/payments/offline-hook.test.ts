@@ -1,4 +1,3 @@
-import type { Database } from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { OfflineCandidate, OfflineHook, OfflineSale } from '../../src/payments/offline-hook.js';
 import { visaCard } from '../helpers/fake-peripherals.js';
@@ -23,7 +22,9 @@ class TestQueue implements OfflineHook {
     return this.decision;
   }
 
-  store(db: Database, sale: OfflineSale): void {
+  store(sale: OfflineSale): void {
+    // The journal's connection: the row goes into the transaction payments opened for it.
+    const db = t.journal.db;
     db.exec(
       'CREATE TABLE IF NOT EXISTS test_queue (client_id TEXT PRIMARY KEY, body TEXT NOT NULL, journal_state TEXT NOT NULL)',
     );

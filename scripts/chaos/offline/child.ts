@@ -13,7 +13,7 @@ import { createLogger } from '../../../src/core/index.js';
 import { EventBus } from '../../../src/events/bus.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { createOffline } from '../../../src/offline/index.js';
-import { Journal } from '../../../src/payments/index.js';
+import { Journal, offlineSaleReports } from '../../../src/payments/index.js';
 import type { ProcessRequest } from '../../../src/platform/index.js';
 import { createDemoClient } from '../../lib/demo-client.js';
 import { burstAmount, burstOptionsSchema } from './child-options.js';
@@ -53,7 +53,8 @@ async function main(): Promise<void> {
   const client = await createDemoClient({ ...opts, log, headersTimeoutMs: 2_000, availabilityTimeoutMs: 1_000 });
   const bus = new EventBus();
   const offline = createOffline({
-    journal,
+    db: journal.db,
+    reports: offlineSaleReports(journal, bus, log),
     platform: client.platform,
     bus,
     log,
@@ -105,9 +106,9 @@ async function main(): Promise<void> {
       scheme: 'visa',
       offlineApproved: true,
     });
-    journal.transaction((db) => {
+    journal.transaction(() => {
       const row = journal.update(id, { state: 'offline_stored', offline: true });
-      offline.hook.store(db, { row, body: body(id, amount, clientDateTime) });
+      offline.hook.store({ row, body: body(id, amount, clientDateTime) });
     });
     say(`APPROVED ${id} ${amount}`);
     await new Promise((r) => setTimeout(r, opts.pauseMs));

@@ -45,9 +45,9 @@ export const VACUUM_STEP_PAGES = 32;
  */
 export interface RetentionPartner {
   /** The sales of `saleIds` this component still needs (an offline sale not uploaded): kept, however old. */
-  keeps(db: Db, saleIds: readonly string[]): ReadonlySet<string>;
-  /** Deletes this component's rows of `saleIds`, inside the batch's transaction, before the journal rows go. */
-  remove(db: Db, saleIds: readonly string[]): number;
+  keeps(saleIds: readonly string[]): ReadonlySet<string>;
+  /** Deletes this component's rows of `saleIds`, inside the batch's transaction (its tables share the journal's file), before the journal rows go. */
+  remove(saleIds: readonly string[]): number;
 }
 
 export interface PruneBatch {
@@ -292,12 +292,12 @@ export class JournalPruner {
       .transaction(() => {
         const ids = groups.map((g) => g.sale);
         const kept = new Set<string>();
-        for (const p of partners) for (const id of p.keeps(this.db, ids)) kept.add(id);
+        for (const p of partners) for (const id of p.keeps(ids)) kept.add(id);
         const going = groups.filter((g) => !kept.has(g.sale));
         const saleIds = going.map((g) => g.sale);
         let partnerRows = 0;
         // Partner rows first: the offline queue's items reference the journal row.
-        if (saleIds.length > 0) for (const p of partners) partnerRows += p.remove(this.db, saleIds);
+        if (saleIds.length > 0) for (const p of partners) partnerRows += p.remove(saleIds);
         const del = this.db.prepare('DELETE FROM transactions WHERE client_id = ?');
         let removed = 0;
         for (const g of going) for (const id of g.rows) removed += del.run(id).changes;
