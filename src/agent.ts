@@ -17,7 +17,7 @@ import {
   type Clock,
   type Logger,
 } from './core/index.js';
-import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
+import { EventBus } from './events/index.js';
 import {
   certificateStatus,
   createMtlsDispatcher,
@@ -36,6 +36,8 @@ import {
   PaymentService,
   ReportService,
   recoverAfterFirstToken,
+  createEventRelay,
+  type EventRelay,
 } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
@@ -333,7 +335,6 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const relay: EventRelay = createEventRelay({
       store: payments,
       fetchStatus: (id, merchantId) => platformClient.status(id, merchantId !== undefined ? { merchantId } : undefined),
-      bus,
       log,
       clock,
       timeZone: platformTimeZone,

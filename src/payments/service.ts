@@ -566,6 +566,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
     this.walletFinal(saved);
   }
 
+  announce(clientTransactionId: string, platformEvent?: Record<string, unknown>): void {
+    this.ctx.rows.announce(clientTransactionId, platformEvent !== undefined ? { platformEvents: [platformEvent] } : {});
+  }
+
   onTracking(listener: (t: PendingTracking) => void): () => void {
     return this.ctx.onTracking(listener);
   }
