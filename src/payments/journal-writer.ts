@@ -42,12 +42,18 @@ interface Change {
 export class JournalWriter {
   /** The changes of the write running now; a write started inside it joins it. */
   private open: Map<string, Change> | undefined;
+  /** Told of every changed row after its write: payments resolves whoever waits for it. */
+  private settled: (row: JournalRow) => void = () => {};
 
   constructor(
     private readonly journal: Journal,
     private readonly bus: EventBus,
-    private readonly settled: (row: JournalRow) => void,
   ) {}
+
+  /** Who is told of each changed row once it is written (one listener: payments' waiters). */
+  afterWrite(settled: (row: JournalRow) => void): void {
+    this.settled = settled;
+  }
 
   /**
    * Several rows in one SQLite transaction (all or none on disk), announced after it

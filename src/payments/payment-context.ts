@@ -27,6 +27,11 @@ export type PaymentsPlatform = Pick<
 
 export interface PaymentServiceDeps {
   journal: Journal;
+  /**
+   * The journal's one writer (journal-writer.ts), when the composition root shares it with the
+   * offline queue's reports; default one of its own.
+   */
+  rows?: JournalWriter;
   platform: PaymentsPlatform;
   peripherals: Peripherals;
   bus: EventBus;
@@ -93,7 +98,8 @@ export class PaymentContext {
 
   constructor(deps: PaymentServiceDeps) {
     this.journal = deps.journal;
-    this.rows = new JournalWriter(deps.journal, deps.bus, (row) => this.settleIfFinal(row));
+    this.rows = deps.rows ?? new JournalWriter(deps.journal, deps.bus);
+    this.rows.afterWrite((row) => this.settleIfFinal(row));
     this.platform = deps.platform;
     this.devices = deps.peripherals;
     this.bus = deps.bus;
