@@ -17,7 +17,7 @@ import {
   type Clock,
   type Logger,
 } from './core/index.js';
-import { EventBus, createEventRelay, type EventRelay } from './events/index.js';
+import { EventBus } from './events/index.js';
 import {
   certificateStatus,
   createMtlsDispatcher,
@@ -34,9 +34,12 @@ import {
   Journal,
   JournalPruner,
   offlineSaleReports,
+  JournalWriter,
   PaymentService,
   ReportService,
   recoverAfterFirstToken,
+  createEventRelay,
+  type EventRelay,
 } from './payments/index.js';
 import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
@@ -292,10 +295,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     stops.push(() => peripherals.stop());
     await peripherals.start();
 
+    // Every journal row is written through this one writer (docs/journal.md, "One write path"),
+    // shared by payments and the offline queue's reports.
+    const rows = new JournalWriter(journal, bus);
     // The queue's tables live in the journal's file; offline changes journal rows only through payments' verbs (docs/offline.md, "Offline and payments").
     const offline: Offline = createOffline({
       db: journal.db,
-      reports: offlineSaleReports(journal, bus, log.child({ module: 'offline' })),
+      reports: offlineSaleReports(rows, log.child({ module: 'offline' })),
       platform: platformClient,
       bus,
       log,
@@ -317,6 +323,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
     const payments = new PaymentService({
       journal,
+      rows,
       platform: platformClient,
       peripherals,
       bus,
@@ -336,7 +343,6 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     const relay: EventRelay = createEventRelay({
       store: payments,
       fetchStatus: (id, merchantId) => platformClient.status(id, merchantId !== undefined ? { merchantId } : undefined),
-      bus,
       log,
       clock,
       timeZone: platformTimeZone,

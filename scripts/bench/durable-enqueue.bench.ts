@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { configSchema } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createOffline, OfflineQueue, type Offline } from '../../src/offline/index.js';
-import { Journal, offlineSaleReports, type JournalRow } from '../../src/payments/index.js';
+import { Journal, JournalWriter, offlineSaleReports, type JournalRow } from '../../src/payments/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import type { Logger } from '../../src/core/index.js';
 import { benchLogger } from './lib/bench-logger.js';
@@ -270,7 +270,7 @@ export async function benchDurableEnqueue(opts: DurableEnqueueOptions = {}): Pro
   const split = enqueueSplit(journal, log, bus);
   const offline = createOffline({
     db: journal.db,
-    reports: offlineSaleReports(journal, bus, log),
+    reports: offlineSaleReports(new JournalWriter(journal, bus), log),
     platform: { process: unused, status: unused, isAvailable: async () => false },
     bus,
     log,

@@ -10,7 +10,7 @@ import { createOffline, type Offline } from '../../src/offline/index.js';
 import { MarkAhead } from '../../src/offline/mark-ahead.js';
 import { OutcomeRecorder } from '../../src/offline/outcomes.js';
 import { ResultCommits } from '../../src/offline/result-commits.js';
-import { Journal, offlineSaleReports } from '../../src/payments/index.js';
+import { Journal, JournalWriter, offlineSaleReports } from '../../src/payments/index.js';
 import { startDemoPlatform } from '../../src/sim/platform/server.js';
 import { createDemoClient, type DemoClient } from '../lib/demo-client.js';
 import { repoRoot } from '../lib/repo.js';
@@ -283,7 +283,7 @@ export async function benchQueueDrain(opts: QueueDrainOptions = {}): Promise<Ben
         offline: ((bus: EventBus) =>
           createOffline({
             db: journal.db,
-            reports: offlineSaleReports(journal, bus, log),
+            reports: offlineSaleReports(new JournalWriter(journal, bus), log),
             platform: client.platform,
             bus,
             log,

@@ -5,7 +5,13 @@ import { silentLogger } from '../../src/core/index.js';
 import { EventBus } from '../../src/events/bus.js';
 import { devCertPaths } from '../../src/identity/index.js';
 import { createOffline, type Offline } from '../../src/offline/index.js';
-import { Journal, offlineSaleReports, PaymentService, type JournalRow } from '../../src/payments/index.js';
+import {
+  Journal,
+  JournalWriter,
+  offlineSaleReports,
+  PaymentService,
+  type JournalRow,
+} from '../../src/payments/index.js';
 import { startDemoPlatform } from '../../src/sim/platform/server.js';
 import { createDemoClient, type DemoClient } from '../lib/demo-client.js';
 import { instantPeripherals } from '../lib/instant-peripherals.js';
@@ -48,7 +54,7 @@ function fill(dir: string, rows: number, queued: number, log: ReturnType<typeof 
   const bus = new EventBus();
   const offline = createOffline({
     db: journal.db,
-    reports: offlineSaleReports(journal, bus, log),
+    reports: offlineSaleReports(new JournalWriter(journal, bus), log),
     platform: { process: never, status: never, isAvailable: async () => false },
     bus,
     log,
@@ -213,7 +219,7 @@ export async function benchScale(opts: ScaleOptions = {}): Promise<BenchResult> 
       const bus = new EventBus();
       const offline = createOffline({
         db: journal.db,
-        reports: offlineSaleReports(journal, bus, log),
+        reports: offlineSaleReports(new JournalWriter(journal, bus), log),
         platform: client.platform,
         bus,
         log,

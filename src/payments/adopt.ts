@@ -27,12 +27,11 @@ export function adoptSaleRecord(
   const { patch, newEvents: fresh, state, statusClass, startedWaiting } = salePatchFromRecord(row, record);
   let saved = row;
   if (Object.keys(patch).length > 0) {
-    saved = ctx.save(row.clientTransactionId, patch, { quiet: true });
     // Each platform event once on the bus, in order (the relay publishes what it applies itself).
-    if (opts.quiet !== true) {
-      if (fresh.length === 0) ctx.publish(saved);
-      for (const event of fresh) ctx.publish(saved, publicEvent(event));
-    }
+    saved = ctx.save(row.clientTransactionId, patch, {
+      platformEvents: fresh.map(publicEvent),
+      ...(opts.quiet === true ? { quiet: true } : {}),
+    });
   }
   const unknownStatus = isFollowedUnknown(saved);
   // A status the agent does not know is not an outcome: the relay follows the sale until the

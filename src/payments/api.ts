@@ -1,4 +1,4 @@
-import type { AppliedStatus as RelayAppliedStatus, RelayStore as EventsRelayStore } from '../events/index.js';
+import type { AppliedStatus as RelayAppliedStatus, RelayStore as EventsRelayStore } from './relay/index.js';
 /**
  * What the local API, the CLI and the event relay see of payments. PaymentService
  * (src/payments/) implements PaymentsApi; the local API (src/ui/) calls it and nothing else.
@@ -258,7 +258,7 @@ export interface PaymentsApi {
   list(query?: ListQuery): TransactionView[];
 }
 
-export type { PendingTracking } from '../events/index.js';
+export type { PendingTracking } from './relay/index.js';
 
 /** The relay's AppliedStatus with the full local view (docs/payments.md, "Event relay"). */
 export interface AppliedStatus extends RelayAppliedStatus {

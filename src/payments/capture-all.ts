@@ -57,7 +57,6 @@ async function captureAllOf(ctx: PaymentContext, merchant: string | undefined): 
     message: 'capture of all pending authorizations',
     ...(merchant !== undefined ? { merchantId: merchant } : {}),
   });
-  ctx.publish(op);
   let answer: { transactions: PlatformRecord[] };
   try {
     answer = await ctx.platform.captureAll(

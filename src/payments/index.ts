@@ -61,6 +61,8 @@ export {
   type Money,
 } from './money.js';
 export { toView } from './view.js';
+export { JournalWriter, type ChangeOptions, type RowChanges } from './journal-writer.js';
+export { createEventRelay, type EventRelay, type EventRelayOptions } from './relay/index.js';
 export { recoverAfterFirstToken } from './recovery-trigger.js';
 export * from './receipts/index.js';
 export { saleReferenceProblem, SALE_REFERENCE_MAX_LENGTH } from './sale-request.js';

@@ -1,9 +1,8 @@
 import { ErrorCodes, isAgentError, type Logger } from '../core/index.js';
-import type { EventBus } from '../events/index.js';
-import { watchCardDataColumn, type Journal, type JournalRow } from './journal/index.js';
+import { watchCardDataColumn, type JournalRow } from './journal/index.js';
 import type { PlatformRecord } from './records.js';
 import { salePatchFromRecord } from './sale-record-patch.js';
-import { transactionUpdated } from './transaction-event.js';
+import type { JournalWriter } from './journal-writer.js';
 
 /** One answered upload: the sale, the platform's record of it, and the queue's own write of that result. */
 export interface UploadResultWrite<T> {
@@ -63,11 +62,14 @@ export interface OfflineSaleReports {
 /** Journal states an offline sale's row is in until its upload is settled. */
 const OPEN_OFFLINE_STATES: ReadonlySet<string> = new Set(['offline_stored', 'needs_attention']);
 
-/** The journal side of the offline queue's reports. */
-export function offlineSaleReports(journal: Journal, bus: EventBus, log: Logger): OfflineSaleReports {
-  const announceRow = (row: JournalRow): void => {
-    bus.publish('transaction.updated', transactionUpdated(row));
-  };
+/**
+ * The journal side of the offline queue's reports. Rows change through the journal's one
+ * writer (docs/journal.md, "One write path"), quietly: offline tells the bus of a row after
+ * its own `offline.item` (`announce`).
+ */
+export function offlineSaleReports(rows: JournalWriter, log: Logger): OfflineSaleReports {
+  const journal = rows.journal;
+  const announceRow = (row: JournalRow): void => void rows.announce(row.clientTransactionId);
   const settleRow = (clientTransactionId: string, record: PlatformRecord): JournalRow | undefined => {
     const row = journal.get(clientTransactionId);
     if (row === undefined) return undefined;
@@ -78,15 +80,15 @@ export function offlineSaleReports(journal: Journal, bus: EventBus, log: Logger)
       );
       return undefined;
     }
-    return journal.update(clientTransactionId, salePatchFromRecord(row, record, 'offline_upload').patch);
+    return rows.update(clientTransactionId, salePatchFromRecord(row, record, 'offline_upload').patch, { quiet: true });
   };
   return {
     uploadsSettled(settlements, alsoWrite) {
-      return journal.transaction(() => {
+      return rows.write(() => {
         const settled = settlements.map((s) => {
           try {
             // Its own savepoint: a result that cannot be applied is undone alone.
-            return journal.transaction(() => {
+            return rows.write(() => {
               const queued = s.queueWrite();
               return { queued, row: settleRow(s.clientTransactionId, s.record) };
             });
@@ -99,25 +101,26 @@ export function offlineSaleReports(journal: Journal, bus: EventBus, log: Logger)
         return { settled, also: alsoWrite?.() };
       });
     },
-    uploadFailed: (_clientTransactionId, queueWrite) => journal.transaction(() => queueWrite()),
+    uploadFailed: (_clientTransactionId, queueWrite) => rows.write(() => queueWrite()),
     needsAttention(clientTransactionId, message, queueWrite) {
-      return journal.transaction(() => {
+      return rows.write(() => {
         const queued = queueWrite();
         const row = journal.get(clientTransactionId);
         if (row !== undefined && OPEN_OFFLINE_STATES.has(row.state))
-          journal.update(clientTransactionId, { state: 'needs_attention', message });
+          rows.update(clientTransactionId, { state: 'needs_attention', message }, { quiet: true });
         return queued;
       });
     },
     requeued(clientTransactionId, queueWrite) {
-      return journal.transaction(() => {
+      return rows.write(() => {
         const queued = queueWrite();
         const row = journal.get(clientTransactionId);
         if (row?.state === 'needs_attention')
-          journal.update(clientTransactionId, {
-            state: 'offline_stored',
-            message: 'offline sale queued again for upload',
-          });
+          rows.update(
+            clientTransactionId,
+            { state: 'offline_stored', message: 'offline sale queued again for upload' },
+            { quiet: true },
+          );
         return queued;
       });
     },

@@ -85,7 +85,6 @@ export function journalOperation(ctx: PaymentContext, sale: JournalRow, op: NewO
     ...(op.via !== undefined ? { via: op.via } : {}),
     attempts: 1,
   });
-  ctx.publish(row);
   return row;
 }
 
@@ -323,9 +322,8 @@ function operationRecordPatch(
   };
 }
 
-/** After an operation row changed: the bus (unless the relay publishes it), and the relay follows a row that became pending. */
-function announceOperation(ctx: PaymentContext, before: JournalRow, after: JournalRow, quiet: boolean): void {
-  if (!quiet) ctx.publish(after);
+/** After an operation row changed: the relay follows a row that became pending. */
+function followIfPending(ctx: PaymentContext, before: JournalRow, after: JournalRow): void {
   if (after.state === 'pending' && before.state !== 'pending') ctx.notifyTracking(after);
 }
 
@@ -373,26 +371,34 @@ function applyRefund(ctx: PaymentContext, op: JournalRow, record: PlatformRecord
   const saleId = op.relatedClientTransactionId as string;
   let before = op;
   let fresh: Array<Record<string, unknown>> = [];
-  const updated = ctx.journal.transaction(() => {
+  // The refund's row and its sale in one transaction; both announced after it (the row unless the relay does).
+  const updated = ctx.rows.write(() => {
     const current = ctx.journal.require(op.clientTransactionId);
     before = current;
-    if (current.state === 'approved') return current;
+    if (current.state === 'approved') {
+      ctx.rows.announce(op.clientTransactionId, { quiet });
+      ctx.rows.announce(saleId);
+      return current;
+    }
     const fromRecord = operationRecordPatch(current, record);
     fresh = fromRecord.fresh;
     const amount = formatAmount(op.amount, op.currency);
-    const row = ctx.journal.update(op.clientTransactionId, {
-      ...fromRecord.patch,
-      state: outcome === 'done' ? 'approved' : STATE_OF[outcome],
-      message: outcome === 'done' ? `refunded ${amount}` : notFinalOrNotDone('refund', verdict, amount, status, record),
-    });
-    if (outcome === 'done') {
-      const sale = ctx.journal.require(saleId);
-      ctx.journal.update(saleId, { refundedAmount: sale.refundedAmount + op.amount });
-    }
+    const row = ctx.save(
+      op.clientTransactionId,
+      {
+        ...fromRecord.patch,
+        state: outcome === 'done' ? 'approved' : STATE_OF[outcome],
+        message:
+          outcome === 'done' ? `refunded ${amount}` : notFinalOrNotDone('refund', verdict, amount, status, record),
+      },
+      { quiet },
+    );
+    const sale = ctx.journal.require(saleId);
+    if (outcome === 'done') ctx.save(saleId, { refundedAmount: sale.refundedAmount + op.amount });
+    else ctx.rows.announce(saleId);
     return row;
   });
-  announceOperation(ctx, before, updated, quiet);
-  ctx.publish(ctx.journal.require(saleId));
+  followIfPending(ctx, before, updated);
   return { row: updated, newEvents: fresh, final: updated.state !== 'pending' };
 }
 
@@ -445,37 +451,52 @@ function applyCancel(
   const outcome = verdict.outcome;
   let before = op;
   let fresh: Array<Record<string, unknown>> = [];
-  const updated = ctx.journal.transaction(() => {
+  // The cancel's row and its sale in one transaction; both announced after it (the row unless the relay does).
+  const updated = ctx.rows.write(() => {
     const current = ctx.journal.require(op.clientTransactionId);
     before = current;
-    if (current.state === 'approved') return current;
+    if (current.state === 'approved') {
+      ctx.rows.announce(op.clientTransactionId, { quiet });
+      ctx.rows.announce(saleId);
+      return current;
+    }
     const fromRecord = record !== undefined ? operationRecordPatch(current, record) : { patch: {}, fresh: [] };
     fresh = fromRecord.fresh;
     const amount = formatAmount(op.amount, op.currency);
     if (outcome !== 'done') {
-      return ctx.journal.update(op.clientTransactionId, {
-        ...fromRecord.patch,
-        state: STATE_OF[outcome],
-        message: notFinalOrNotDone(
-          op.cancelReason === 'Technical' ? 'reversal' : 'cancel',
-          verdict,
-          amount,
-          status,
-          record,
-        ),
-      });
+      const notDone = ctx.save(
+        op.clientTransactionId,
+        {
+          ...fromRecord.patch,
+          state: STATE_OF[outcome],
+          message: notFinalOrNotDone(
+            op.cancelReason === 'Technical' ? 'reversal' : 'cancel',
+            verdict,
+            amount,
+            status,
+            record,
+          ),
+        },
+        { quiet },
+      );
+      ctx.rows.announce(saleId);
+      return notDone;
     }
-    const row = ctx.journal.update(op.clientTransactionId, {
-      ...fromRecord.patch,
-      state: 'approved',
-      message: `${op.cancelReason === 'Technical' ? 'reversed' : 'cancelled'} ${amount}`,
-    });
+    const row = ctx.save(
+      op.clientTransactionId,
+      {
+        ...fromRecord.patch,
+        state: 'approved',
+        message: `${op.cancelReason === 'Technical' ? 'reversed' : 'cancelled'} ${amount}`,
+      },
+      { quiet },
+    );
     const sale = ctx.journal.require(saleId);
     // The sale's own record may have said `cancelled` first (its refresh or the relay set the
     // cancelled amount from it): never more cancelled than the sale had left.
     const cancelled = Math.min(sale.cancelledAmount + op.amount, sale.amount - sale.refundedAmount);
     const nothingLeft = cancelled + sale.refundedAmount >= sale.amount;
-    ctx.journal.update(saleId, {
+    ctx.save(saleId, {
       cancelledAmount: cancelled,
       ...(nothingLeft
         ? {
@@ -487,10 +508,7 @@ function applyCancel(
     });
     return row;
   });
-  announceOperation(ctx, before, updated, quiet);
-  const sale = ctx.journal.require(saleId);
-  ctx.publish(sale);
-  ctx.settleIfFinal(sale);
+  followIfPending(ctx, before, updated);
   return { row: updated, newEvents: fresh, final: updated.state !== 'pending' };
 }
 
@@ -676,45 +694,38 @@ export function finishCapture(ctx: PaymentContext, op: JournalRow, record: Platf
   let fresh: Array<Record<string, unknown>> = [];
   // The capture row and its sale in one transaction: both reach the journal or neither
   // (a journal that cannot write: outcome-recorder.ts); the bus is told after the commit.
-  const { sale, row } = ctx.journal.transaction(() => {
+  return ctx.rows.write(() => {
     const current = ctx.journal.require(saleId);
     let adopted = current;
     if (cls === 'charged' || refused !== undefined) {
       const change = salePatchFromRecord(current, record);
       fresh = change.newEvents;
-      if (Object.keys(change.patch).length > 0) adopted = ctx.journal.update(saleId, change.patch);
+      if (Object.keys(change.patch).length > 0) adopted = ctx.save(saleId, change.patch);
     } else {
       // A status that does not describe a sale (pending, unknown): the events are kept, the sale's state stays.
       fresh = newEvents(current.events, recordEvents(record));
-      if (fresh.length > 0) adopted = ctx.journal.update(saleId, { events: [...current.events, ...fresh] });
+      if (fresh.length > 0) adopted = ctx.save(saleId, { events: [...current.events, ...fresh] });
     }
+    // The sale first, once per platform event it journaled for the first time, then the capture's row.
+    ctx.rows.announce(saleId, { platformEvents: fresh.map(publicEvent) });
     if (refused !== undefined) {
       // A refusal whose record shows the sale captured: captured already, and recorded so (adopted above).
       const message = adopted.capturedAmount > 0 ? ALREADY_CAPTURED_MESSAGE : `not captured: ${refused}`;
-      return {
-        sale: adopted,
-        row: ctx.journal.update(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message }),
-      };
+      return ctx.save(op.clientTransactionId, { state: 'failed', platformStatus: status ?? null, message });
     }
     const captured = capturedOf(record) ?? op.amount;
     if (adopted.capturedAmount < captured) {
-      adopted = ctx.journal.update(saleId, {
+      adopted = ctx.save(saleId, {
         capturedAmount: captured,
         message: `approved: ${formatAmount(adopted.amount, adopted.currency)}, captured ${formatAmount(captured, adopted.currency)}`,
       });
     }
-    const done = ctx.journal.update(op.clientTransactionId, {
+    return ctx.save(op.clientTransactionId, {
       state: 'approved',
       platformStatus: status ?? null,
       message: `captured ${formatAmount(adopted.capturedAmount || op.amount, op.currency)}`,
     });
-    return { sale: adopted, row: done };
   });
-  if (fresh.length === 0) ctx.publish(sale);
-  for (const event of fresh) ctx.publish(sale, publicEvent(event));
-  ctx.settleIfFinal(sale);
-  ctx.publish(row);
-  return row;
 }
 
 /** Why a capture answer says it did not capture, or undefined when it did. */
@@ -905,18 +916,20 @@ function byWebAttention(ctx: PaymentContext, op: JournalRow, message: string): v
 function byWebDone(ctx: PaymentContext, op: JournalRow, kind: 'cancel' | 'refund'): JournalRow {
   if (kind === 'cancel') return finishCancel(ctx, op, undefined);
   const saleId = op.relatedClientTransactionId as string;
-  const row = ctx.journal.transaction(() => {
+  // The row and its sale's refunded amount in one transaction, both announced after it.
+  return ctx.rows.write(() => {
     const current = ctx.journal.require(op.clientTransactionId);
-    if (current.state === 'approved') return current;
-    const updated = ctx.journal.update(op.clientTransactionId, {
+    if (current.state === 'approved') {
+      ctx.rows.announce(op.clientTransactionId);
+      ctx.rows.announce(saleId);
+      return current;
+    }
+    const updated = ctx.save(op.clientTransactionId, {
       state: 'approved',
       message: `refunded ${formatAmount(op.amount, op.currency)} (the platform's records of the sale show it)`,
     });
     const sale = ctx.journal.require(saleId);
-    ctx.journal.update(saleId, { refundedAmount: sale.refundedAmount + op.amount });
+    ctx.save(saleId, { refundedAmount: sale.refundedAmount + op.amount });
     return updated;
   });
-  ctx.publish(row);
-  ctx.publish(ctx.journal.require(saleId));
-  return row;
 }

@@ -8,7 +8,7 @@ import type { PendingTracking, TransactionView } from './api.js';
 import { FINAL_STATES, type Journal, type JournalPatch, type JournalRow } from './journal/index.js';
 import type { OfflineHook } from './offline-hook.js';
 import { toView } from './view.js';
-import { transactionUpdated } from './transaction-event.js';
+import { JournalWriter, type ChangeOptions } from './journal-writer.js';
 import { defaultStatFs, type StatFs } from './free-space.js';
 
 /** The platform calls payments uses (the PlatformClient, or a test double with the same shape). */
@@ -27,6 +27,11 @@ export type PaymentsPlatform = Pick<
 
 export interface PaymentServiceDeps {
   journal: Journal;
+  /**
+   * The journal's one writer (journal-writer.ts), when the composition root shares it with the
+   * offline queue's reports; default one of its own.
+   */
+  rows?: JournalWriter;
   platform: PaymentsPlatform;
   peripherals: Peripherals;
   bus: EventBus;
@@ -62,7 +67,10 @@ export interface PaymentServiceDeps {
  * PaymentService facade builds one and passes it to the flows.
  */
 export class PaymentContext {
+  /** Reads of the journal; every write goes through `rows` (or `insert` and `save` below). */
   readonly journal: Journal;
+  /** The one write path of journal rows (journal-writer.ts). */
+  readonly rows: JournalWriter;
   readonly platform: PaymentsPlatform;
   readonly devices: Peripherals;
   readonly bus: EventBus;
@@ -90,6 +98,8 @@ export class PaymentContext {
 
   constructor(deps: PaymentServiceDeps) {
     this.journal = deps.journal;
+    this.rows = deps.rows ?? new JournalWriter(deps.journal, deps.bus);
+    this.rows.afterWrite((row) => this.settleIfFinal(row));
     this.platform = deps.platform;
     this.devices = deps.peripherals;
     this.bus = deps.bus;
@@ -139,9 +149,9 @@ export class PaymentContext {
    */
   private startedBeforeRecovery: Set<string> | undefined = new Set<string>();
 
-  /** Inserts a row this process starts and, until recovery has run, remembers it as its own. */
+  /** Inserts (and announces) a row this process starts and, until recovery has run, remembers it as its own. */
   insert(row: Parameters<Journal['insert']>[0]): JournalRow {
-    const inserted = this.journal.insert(row);
+    const inserted = this.rows.insert(row);
     this.startedBeforeRecovery?.add(inserted.clientTransactionId);
     return inserted;
   }
@@ -156,20 +166,9 @@ export class PaymentContext {
     this.startedBeforeRecovery = undefined;
   }
 
-  /** Updates the row, tells the bus, and resolves anyone waiting once it is final. */
-  save(
-    id: string,
-    patch: JournalPatch,
-    opts: { platformEvent?: Record<string, unknown>; quiet?: boolean } = {},
-  ): JournalRow {
-    const row = this.journal.update(id, patch);
-    if (opts.quiet !== true) this.publish(row, opts.platformEvent);
-    this.settleIfFinal(row);
-    return row;
-  }
-
-  publish(row: JournalRow, platformEvent?: Record<string, unknown>): void {
-    this.bus.publish('transaction.updated', transactionUpdated(row, platformEvent));
+  /** Updates the row; once written it is on the bus and anyone waiting is told when it is final (journal-writer.ts). */
+  save(id: string, patch: JournalPatch, opts: ChangeOptions = {}): JournalRow {
+    return this.rows.update(id, patch, opts);
   }
 
   /**
@@ -186,7 +185,7 @@ export class PaymentContext {
     });
   }
 
-  settleIfFinal(row: JournalRow): void {
+  private settleIfFinal(row: JournalRow): void {
     if (!isSettled(row)) return;
     const hook = this.settleHooks.get(row.clientTransactionId);
     if (hook !== undefined) {
@@ -230,9 +229,8 @@ export class PaymentContext {
     }
   }
 
-  /** Runs work in the background; failures are logged, never thrown. */
   /**
-   * `watch: true`: a long watch (the late-landing one) that ends with stop() but is not
+   * Runs work in the background; failures are logged, never thrown. `watch: true`: a long watch (the late-landing one) that ends with stop() but is not
    * work idle() waits for: idle() means "nothing left to settle", and a watch has nothing
    * to settle unless what it watches for happens (it then starts ordinary background work).
    */

@@ -170,17 +170,14 @@ async function processFailed(
   const hook = ctx.offline;
   try {
     // Invariant 1: the journal update and the enqueue are one SQLite transaction.
-    const stored = ctx.journal.transaction(() => {
-      const row = ctx.journal.update(sale.clientTransactionId, {
+    ctx.rows.write(() => {
+      const row = ctx.save(sale.clientTransactionId, {
         state: 'offline_stored',
         offline: true,
         message: `approved offline: ${formatAmount(sale.amount, sale.currency)}, stored until the platform is reachable`,
       });
       hook.store({ row, body, card: card.card, ...(card.pin !== undefined ? { pin: card.pin } : {}) });
-      return row;
     });
-    ctx.publish(stored);
-    ctx.settleIfFinal(stored);
   } catch (storeErr) {
     const why = storeErr instanceof AgentError ? storeErr.message : describeError(storeErr);
     finish(

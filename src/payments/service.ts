@@ -150,28 +150,32 @@ export class PaymentService implements PaymentsApi, RelayStore {
         : 'reader';
     if (device !== undefined) this.devices.requireFree(device);
     const id = ctx.newId();
-    const row = ctx.insert({
-      clientTransactionId: id,
-      kind: 'sale',
-      amount: sale.amount,
-      currency: sale.currency,
-      method: sale.method,
-      ...(sale.scenario !== undefined ? { scenario: sale.scenario } : {}),
-      ...(sale.merchantId !== undefined ? { merchantId: sale.merchantId } : {}),
-      ...(sale.reference !== undefined ? { reference: sale.reference } : {}),
-      ...(sale.via === 'qrTerminal' ? { via: 'qrTerminal' as const } : {}),
-      state: 'awaiting_customer',
-      clientDateTime: ctx.isoNow(),
-      message:
-        sale.method === 'card'
-          ? 'present the card'
-          : sale.method === 'manual' || sale.method === 'moto'
-            ? 'key the card in on the reader'
-            : 'waiting for the customer',
+    // Waited for from the row just inserted, before anything (a bus listener) could move it:
+    // the write announces the row only once `fn` has returned.
+    let settled: Promise<TransactionView> | undefined;
+    ctx.rows.write(() => {
+      const inserted = ctx.insert({
+        clientTransactionId: id,
+        kind: 'sale',
+        amount: sale.amount,
+        currency: sale.currency,
+        method: sale.method,
+        ...(sale.scenario !== undefined ? { scenario: sale.scenario } : {}),
+        ...(sale.merchantId !== undefined ? { merchantId: sale.merchantId } : {}),
+        ...(sale.reference !== undefined ? { reference: sale.reference } : {}),
+        ...(sale.via === 'qrTerminal' ? { via: 'qrTerminal' as const } : {}),
+        state: 'awaiting_customer',
+        clientDateTime: ctx.isoNow(),
+        message:
+          sale.method === 'card'
+            ? 'present the card'
+            : sale.method === 'manual' || sale.method === 'moto'
+              ? 'key the card in on the reader'
+              : 'waiting for the customer',
+      });
+      settled = ctx.waitFor(id, inserted);
+      return inserted;
     });
-    // Waited for from the row just inserted, before anything (a bus listener) could move it.
-    const settled = ctx.waitFor(id, row);
-    ctx.publish(row);
     ctx.log.info(
       {
         clientTransactionId: id,
@@ -560,6 +564,10 @@ export class PaymentService implements PaymentsApi, RelayStore {
       );
     }
     this.walletFinal(saved);
+  }
+
+  announce(clientTransactionId: string, platformEvent?: Record<string, unknown>): void {
+    this.ctx.rows.announce(clientTransactionId, platformEvent !== undefined ? { platformEvents: [platformEvent] } : {});
   }
 
   onTracking(listener: (t: PendingTracking) => void): () => void {

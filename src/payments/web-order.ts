@@ -93,7 +93,8 @@ export function journalWebOrder(
   const clientTransactionId = text(record.clientTransactionId) ?? askedId;
   const method = methodOf(record);
   const serverId = recordServerId(record);
-  const saved = ctx.journal.transaction(() => {
+  // Inserted and adopted in one transaction; announced once, as adopted.
+  const saved = ctx.rows.write(() => {
     const row = ctx.insert({
       clientTransactionId,
       kind: 'sale',
@@ -108,14 +109,12 @@ export function journalWebOrder(
       ...(serverId !== undefined ? { serverTransactionId: serverId } : {}),
     });
     const { patch } = salePatchFromRecord(row, record);
-    ctx.journal.update(clientTransactionId, { ...patch, state: 'approved', message: WEB_ORDER_MESSAGE });
-    return ctx.journal.require(clientTransactionId);
+    return ctx.save(clientTransactionId, { ...patch, state: 'approved', message: WEB_ORDER_MESSAGE });
   });
   ctx.log.info(
     { clientTransactionId, serverTransactionId: serverId, amount: money.amount, currency: money.currency },
     'web order journaled for a refund by web',
   );
-  ctx.publish(saved);
   return saved;
 }
 

@@ -5,7 +5,7 @@ import type { AgentEvent, AgentEventMap, AgentEventType } from '../../src/events
 import { createOffline, type Offline, type OfflineDeps } from '../../src/offline/index.js';
 import type { OfflineConfig } from '../../src/offline/types.js';
 import { Journal } from '../../src/payments/journal/index.js';
-import { offlineSaleReports } from '../../src/payments/index.js';
+import { JournalWriter, offlineSaleReports } from '../../src/payments/index.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import { startDemoPlatform, type DemoPlatform } from '../../src/sim/platform/server.js';
 import { createDemoClient, type DemoClient } from '../../scripts/lib/demo-client.js';
@@ -130,7 +130,7 @@ export function localFixture(cfg: Partial<OfflineConfig> = {}, platform?: Offlin
   const events = collect(bus);
   const offline = createOffline({
     db: journal.db,
-    reports: offlineSaleReports(journal, bus, log),
+    reports: offlineSaleReports(new JournalWriter(journal, bus), log),
     platform: platform ?? {
       isAvailable: async () => false,
       process: () => Promise.reject(new Error('offline')),
@@ -242,7 +242,7 @@ export function uploadFixture(
     const journal = new Journal({ dataDir, clock });
     const offline = createOffline({
       db: journal.db,
-      reports: offlineSaleReports(journal, bus, p.log),
+      reports: offlineSaleReports(new JournalWriter(journal, bus), p.log),
       platform: p.client.platform,
       bus,
       log: p.log,

@@ -3,7 +3,7 @@ import { AuthService } from '../../src/auth/index.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { systemClock, type Logger } from '../../src/core/index.js';
 import { EventBus } from '../../src/events/bus.js';
-import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
+import { createEventRelay, type EventRelay } from '../../src/payments/relay/relay.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { HostDispatchers } from '../../src/platform/dispatchers.js';
 import { PlatformClient } from '../../src/platform/client.js';
@@ -219,7 +219,6 @@ export function startTerminalRelay(t: Terminal, log: Logger): EventRelay {
   const relay = createEventRelay({
     store: t.service,
     fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}),
-    bus: t.bus,
     log,
     policy: { fastIntervalMs: 50 },
     timeZone: t.config.platform.timeZone,

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Offline } from '../../src/offline/index.js';
 import { createOffline } from '../../src/offline/index.js';
-import { offlineSaleReports, type OfflineHook, type PaymentsPlatform } from '../../src/payments/index.js';
+import {
+  JournalWriter,
+  offlineSaleReports,
+  type OfflineHook,
+  type PaymentsPlatform,
+} from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import { visaCard } from '../helpers/fake-peripherals.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
@@ -68,7 +73,7 @@ async function terminal(config?: Record<string, unknown>): Promise<{ t: Terminal
   const client = raw as PaymentsPlatform;
   o = createOffline({
     db: term.journal.db,
-    reports: offlineSaleReports(term.journal, term.bus, fixture.demo.log),
+    reports: offlineSaleReports(new JournalWriter(term.journal, term.bus), fixture.demo.log),
     platform: {
       process: (b, c) => client.process(b, c),
       status: (id, c) => client.status(id, c),

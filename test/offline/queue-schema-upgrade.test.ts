@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/core/index.js';
 import { EventBus } from '../../src/events/index.js';
 import { createOffline, OFFLINE_SCHEMA_VERSION, OfflineQueue, type QueueItem } from '../../src/offline/index.js';
-import { offlineSaleReports } from '../../src/payments/index.js';
+import { JournalWriter, offlineSaleReports } from '../../src/payments/index.js';
 import { Journal, withOperator } from '../../src/payments/journal/index.js';
 import { offlineConfig, processBody, storeOfflineSale } from '../helpers/offline-sales.js';
 import { testLogger } from '../helpers/log-sink.js';
@@ -148,7 +148,7 @@ function start(dataDir: string): { journal: Journal; offline: ReturnType<typeof 
   const { log } = testLogger('debug');
   const offline = createOffline({
     db: journal.db,
-    reports: offlineSaleReports(journal, bus, log),
+    reports: offlineSaleReports(new JournalWriter(journal, bus), log),
     platform: {
       isAvailable: async () => Promise.resolve(false),
       process: () => Promise.reject(new Error('offline')),

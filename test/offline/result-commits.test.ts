@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOffline, type OfflineDeps } from '../../src/offline/index.js';
 import { configSchema } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
-import { Journal, offlineSaleReports } from '../../src/payments/index.js';
+import { Journal, JournalWriter, offlineSaleReports } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import type { ProcessRequest } from '../../src/platform/index.js';
 import type { TransactionRecord } from '../../src/platform/schemas/responses.js';
@@ -165,7 +165,7 @@ describe("an upload round's results", () => {
       const bus = new EventBus();
       const offline = createOffline({
         db: journal.db,
-        reports: offlineSaleReports(journal, bus, log),
+        reports: offlineSaleReports(new JournalWriter(journal, bus), log),
         bus,
         log,
         config: configSchema.parse({ offline: { maxCount: 100 } }).offline,

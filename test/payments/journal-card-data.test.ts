@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CardData, PinData } from '../../src/devices/index.js';
 import { createOffline, type Offline } from '../../src/offline/index.js';
 import type { OfflineHook } from '../../src/payments/offline-hook.js';
-import { offlineSaleReports, type PaymentsPlatform } from '../../src/payments/index.js';
+import { JournalWriter, offlineSaleReports, type PaymentsPlatform } from '../../src/payments/index.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import type { PlatformClient } from '../../src/platform/client.js';
 import { visaCard } from '../helpers/fake-peripherals.js';
@@ -100,7 +100,7 @@ describe('card data at rest in the data directory', () => {
     const t: Terminal = await fixture.startTerminal({ wrap, offline: hook });
     offline = createOffline({
       db: t.journal.db,
-      reports: offlineSaleReports(t.journal, t.bus, fixture.demo.log),
+      reports: offlineSaleReports(new JournalWriter(t.journal, t.bus), fixture.demo.log),
       platform: {
         isAvailable: async () => !down && (await client!.isAvailable()),
         process: (b, o) => client!.process(b, o),

@@ -5,7 +5,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
 import { createOffline, type Offline } from '../../src/offline/index.js';
 import { Journal, journalMigrations } from '../../src/payments/journal/index.js';
-import { offlineSaleReports } from '../../src/payments/index.js';
+import { JournalWriter, offlineSaleReports } from '../../src/payments/index.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { storeOfflineSale } from '../helpers/offline-sales.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -18,7 +18,7 @@ function offlineOn(journal: Journal): Offline {
   const { log } = testLogger('debug');
   return createOffline({
     db: journal.db,
-    reports: offlineSaleReports(journal, bus, log),
+    reports: offlineSaleReports(new JournalWriter(journal, bus), log),
     bus,
     log,
     config: configSchema.parse({ offline: { maxCount: 100 } }).offline,

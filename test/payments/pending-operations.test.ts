@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { EventRelay } from '../../src/events/relay.js';
+import type { EventRelay } from '../../src/payments/relay/relay.js';
 import type { SimProfileName } from '../../src/sim/platform/profile.js';
 import { startTerminalRelay, useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { until } from '../helpers/wait.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/core/index.js';
-import { createEventRelay, parseExpireTime, type EventRelay } from '../../src/events/index.js';
+import { createEventRelay, parseExpireTime, type EventRelay } from '../../src/payments/relay/index.js';
 import type { AgentEvent } from '../../src/events/types.js';
 import { STRICT_TIME_ZONE } from '../../src/sim/platform/profile.js';
 import { STRICT_REPORT_LAG_MS } from '../../src/sim/platform/payments/process-wallet.js';
@@ -47,7 +47,6 @@ function startRelay(t: Terminal): EventRelay {
   const r = createEventRelay({
     store: t.service,
     fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}),
-    bus: t.bus,
     log: fixture.demo.log,
     clock: { ...systemClock(), wall },
     policy: { fastIntervalMs: 20 },

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
+import { createEventRelay, type EventRelay } from '../../src/payments/relay/relay.js';
 import type { PaymentsPlatform } from '../../src/payments/index.js';
 import type { QrTerminalPaymentRequest } from '../../src/platform/schemas/requests.js';
 import { toSaleRequest } from '../../src/ui/routes/payments.js';
@@ -28,7 +28,6 @@ function startRelay(): void {
   relay = createEventRelay({
     store: t.service,
     fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}),
-    bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },
     timeZone: t.config.platform.timeZone,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventRelay } from '../../src/events/relay.js';
+import type { EventRelay } from '../../src/payments/relay/relay.js';
 import { startTerminalRelay, useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { untilTrue } from '../helpers/wait.js';

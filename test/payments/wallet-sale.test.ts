@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
+import { createEventRelay, type EventRelay } from '../../src/payments/relay/relay.js';
 import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
 import { untilTrue } from '../helpers/wait.js';
 
@@ -16,7 +16,6 @@ function startRelay(): void {
   relay = createEventRelay({
     store: t.service,
     fetchStatus: (id, merchantId) => t.platform.status(id, merchantId !== undefined ? { merchantId } : {}),
-    bus: t.bus,
     log: fixture.demo.log,
     policy: { fastIntervalMs: 20 },
     timeZone: t.config.platform.timeZone,

@@ -13,7 +13,7 @@ import { createLogger } from '../../../src/core/index.js';
 import { EventBus } from '../../../src/events/bus.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { createOffline } from '../../../src/offline/index.js';
-import { Journal, offlineSaleReports } from '../../../src/payments/index.js';
+import { Journal, JournalWriter, offlineSaleReports } from '../../../src/payments/index.js';
 import type { ProcessRequest } from '../../../src/platform/index.js';
 import { createDemoClient } from '../../lib/demo-client.js';
 import { burstAmount, burstOptionsSchema } from './child-options.js';
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const bus = new EventBus();
   const offline = createOffline({
     db: journal.db,
-    reports: offlineSaleReports(journal, bus, log),
+    reports: offlineSaleReports(new JournalWriter(journal, bus), log),
     platform: client.platform,
     bus,
     log,

@@ -8,19 +8,33 @@ import {
   requestContext,
   systemClock,
   type Logger,
-  type TimerHandle,
   type TimerSource,
   type TimeSource,
 } from '../../core/index.js';
 import type { TransactionState } from '../api.js';
 import { checkJournal, journalRefusal, markerFile } from './integrity.js';
 import { journalMigrations, migrate, type Migration } from './migrations.js';
-import { moveAllowed } from './moves.js';
+import { allowedPatch } from './moves.js';
 import { useIncrementalVacuum } from './vacuum.js';
-import { currentOperator } from './operator.js';
-import { CARD_DATA_STATES, type CardSecret, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
+import { CardDataScrub, watchCardDataColumn } from './card-data-scrub.js';
+import { KeptWrites, type JournalWriteStatus } from './kept-writes.js';
 import {
-  describeWriteFailure,
+  withoutPin,
+  type DbRow,
+  COLUMNS,
+  toDb,
+  fromDb,
+  type JournalSummaryRow,
+  DAY_ROWS_SQL,
+  type SummaryDbRow,
+  summaryFromDb,
+  summaryOf,
+  type ListOptions,
+  listQuery,
+} from './row-codec.js';
+import { currentOperator } from './operator.js';
+import { CARD_DATA_STATES, type JournalPatch, type JournalRow, type NewJournalRow } from './types.js';
+import {
   isNoRoomError,
   isStorageError,
   isWriteAhead,
@@ -28,10 +42,12 @@ import {
   openRefusal,
   overlay,
   unwritableError,
-  type WriteFailure,
 } from './write-failure.js';
 
 export const JOURNAL_FILE = 'journal.sqlite';
+export { DAY_ROWS_SQL, listQuery, type JournalSummaryRow, type ListOptions } from './row-codec.js';
+export type { JournalWriteStatus } from './kept-writes.js';
+export { SCRUB_HOLD_MAX_MS, watchCardDataColumn } from './card-data-scrub.js';
 
 export interface JournalOptions {
   /** Directory of the database file (config.dataDir); created 0700 if missing. */
@@ -54,341 +70,9 @@ export interface JournalOptions {
   compactMaxBytes?: number;
 }
 
-/** Whether the journal takes writes now (docs/journal.md, "Journal", writes that fail). */
-export interface JournalWriteStatus {
-  writable: boolean;
-  /** Outcomes kept in memory until the journal takes them. */
-  pendingWrites: number;
-  code?: string;
-  reason?: string;
-  since?: string;
-}
-
 /** Bytes the write probe allocates (and rolls back): the journal needs at least this much room. */
 const PROBE_BYTES = 64 * 1024;
 
-/** The SQL function the card-data triggers call (registered on the journal's connection only). */
-const CARD_DATA_CLEARED_FN = 'journal_card_data_cleared';
-/** How often, and how many times, a scrub a reader held up is tried again. */
-const SCRUB_RETRY_MS = 500;
-const SCRUB_RETRIES = 60;
-/** Longest a hold (holdScrub) keeps cleared card data in the write-ahead log. */
-export const SCRUB_HOLD_MAX_MS = 1_000;
-
-/**
- * Makes a change that clears or replaces card data in `table.column` schedule a scrub of the
- * write-ahead log (Journal.scrub). Temporary triggers: per connection, no schema change.
- * On a connection without the journal's function (a read-only CLI connection) it does nothing.
- */
-export function watchCardDataColumn(db: Db, table: string, column: string): void {
-  try {
-    db.prepare(`SELECT ${CARD_DATA_CLEARED_FN}()`);
-  } catch {
-    return;
-  }
-  db.exec(`
-    CREATE TEMP TRIGGER IF NOT EXISTS card_data_update_${table} AFTER UPDATE OF ${column} ON main.${table}
-      WHEN OLD.${column} IS NOT NULL AND NEW.${column} IS NOT OLD.${column} BEGIN SELECT ${CARD_DATA_CLEARED_FN}(); END;
-    CREATE TEMP TRIGGER IF NOT EXISTS card_data_delete_${table} AFTER DELETE ON main.${table}
-      WHEN OLD.${column} IS NOT NULL BEGIN SELECT ${CARD_DATA_CLEARED_FN}(); END;
-  `);
-}
-
-/** A PIN block is never kept with an offline sale (docs/journal.md, "Journal", card data lifetime). */
-function withoutPin(secret: CardSecret): CardSecret {
-  const { pinblock: _pinblock, pinKsn: _pinKsn, pinblockFormat: _format, ...rest } = secret;
-  return rest;
-}
-
-interface DbRow {
-  client_id: string;
-  kind: string;
-  merchant_id: string | null;
-  amount: number;
-  currency: string;
-  method: string | null;
-  scenario: string | null;
-  state: string;
-  related_client_id: string | null;
-  entry_mode: string | null;
-  masked_pan: string | null;
-  scheme: string | null;
-  platform_status: string | null;
-  server_id: string | null;
-  events: string;
-  qr_code: string | null;
-  qr_expire: string | null;
-  captured_amount: number;
-  refunded_amount: number;
-  cancelled_amount: number;
-  attempts: number;
-  client_date_time: string;
-  cancel_reason: string | null;
-  offline: number;
-  message: string | null;
-  card_secret: string | null;
-  origin: string | null;
-  created_at: string;
-  updated_at: string;
-  operator: string | null;
-  reference: string | null;
-  via: string | null;
-  request_id: string | null;
-}
-
-/** JournalRow field -> column, for inserts and patches (a fixed list: no SQL from input). */
-const COLUMNS = {
-  merchantId: 'merchant_id',
-  amount: 'amount',
-  currency: 'currency',
-  method: 'method',
-  scenario: 'scenario',
-  state: 'state',
-  relatedClientTransactionId: 'related_client_id',
-  entryMode: 'entry_mode',
-  maskedPan: 'masked_pan',
-  scheme: 'scheme',
-  platformStatus: 'platform_status',
-  serverTransactionId: 'server_id',
-  events: 'events',
-  qrCode: 'qr_code',
-  qrExpireTime: 'qr_expire',
-  capturedAmount: 'captured_amount',
-  refundedAmount: 'refunded_amount',
-  cancelledAmount: 'cancelled_amount',
-  attempts: 'attempts',
-  clientDateTime: 'client_date_time',
-  cancelReason: 'cancel_reason',
-  offline: 'offline',
-  message: 'message',
-  cardSecret: 'card_secret',
-  origin: 'origin',
-} as const satisfies Record<keyof JournalPatch, string>;
-
-function toDb(field: keyof typeof COLUMNS, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (field === 'events') return JSON.stringify(value);
-  if (field === 'cardSecret') return JSON.stringify(value);
-  if (field === 'offline') return value === true ? 1 : 0;
-  return value;
-}
-
-function opt<T extends string>(v: string | null): T | undefined {
-  return v === null ? undefined : (v as T);
-}
-
-function fromDb(r: DbRow): JournalRow {
-  return {
-    clientTransactionId: r.client_id,
-    kind: r.kind as JournalRow['kind'],
-    merchantId: opt(r.merchant_id),
-    amount: r.amount,
-    currency: r.currency,
-    method: opt(r.method),
-    scenario: opt(r.scenario),
-    state: r.state as TransactionState,
-    relatedClientTransactionId: opt(r.related_client_id),
-    entryMode: opt(r.entry_mode),
-    maskedPan: opt(r.masked_pan),
-    scheme: opt(r.scheme),
-    platformStatus: opt(r.platform_status),
-    serverTransactionId: opt(r.server_id),
-    events: JSON.parse(r.events) as Array<Record<string, unknown>>,
-    qrCode: opt(r.qr_code),
-    qrExpireTime: opt(r.qr_expire),
-    capturedAmount: r.captured_amount,
-    refundedAmount: r.refunded_amount,
-    cancelledAmount: r.cancelled_amount,
-    attempts: r.attempts,
-    clientDateTime: r.client_date_time,
-    cancelReason: opt(r.cancel_reason),
-    offline: r.offline === 1,
-    message: opt(r.message),
-    cardSecret: r.card_secret === null ? undefined : (JSON.parse(r.card_secret) as CardSecret),
-    ...(r.origin === 'web' ? { origin: 'web' as const } : {}),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    ...(r.operator !== null ? { operator: r.operator } : {}),
-    ...(r.reference !== null ? { reference: r.reference } : {}),
-    ...(r.via === 'qrTerminal' || r.via === 'web' ? { via: r.via } : {}),
-    ...(r.request_id !== null ? { requestId: r.request_id } : {}),
-  };
-}
-
-/** The columns of a journal row a day's summary reads (no events, no card data). */
-export type JournalSummaryRow = Pick<
-  JournalRow,
-  | 'clientTransactionId'
-  | 'kind'
-  | 'merchantId'
-  | 'amount'
-  | 'currency'
-  | 'method'
-  | 'state'
-  | 'relatedClientTransactionId'
-  | 'cancelledAmount'
-  | 'refundedAmount'
-  | 'cancelReason'
-  | 'offline'
-  | 'createdAt'
-> &
-  Pick<Partial<JournalRow>, 'origin' | 'operator'>;
-
-/**
- * The rows made in a range of created_at: a range search of the index transactions_created
- * (journals reach 100,000 rows; test/payments/end-of-day.test.ts checks the plan).
- */
-export const DAY_ROWS_SQL =
-  'SELECT client_id, kind, merchant_id, amount, currency, method, state, related_client_id, cancelled_amount, refunded_amount, cancel_reason, offline, origin, operator, created_at FROM transactions WHERE created_at >= @from AND created_at < @to';
-
-type SummaryDbRow = Pick<
-  DbRow,
-  | 'client_id'
-  | 'kind'
-  | 'merchant_id'
-  | 'amount'
-  | 'currency'
-  | 'method'
-  | 'state'
-  | 'related_client_id'
-  | 'cancelled_amount'
-  | 'refunded_amount'
-  | 'cancel_reason'
-  | 'offline'
-  | 'origin'
-  | 'operator'
-  | 'created_at'
->;
-
-function summaryFromDb(r: SummaryDbRow): JournalSummaryRow {
-  return {
-    clientTransactionId: r.client_id,
-    kind: r.kind as JournalRow['kind'],
-    merchantId: opt(r.merchant_id),
-    amount: r.amount,
-    currency: r.currency,
-    method: opt(r.method),
-    state: r.state as TransactionState,
-    relatedClientTransactionId: opt(r.related_client_id),
-    cancelledAmount: r.cancelled_amount,
-    refundedAmount: r.refunded_amount,
-    cancelReason: opt(r.cancel_reason),
-    offline: r.offline === 1,
-    createdAt: r.created_at,
-    ...(r.origin === 'web' ? { origin: 'web' as const } : {}),
-    ...(r.operator !== null ? { operator: r.operator } : {}),
-  };
-}
-
-function summaryOf(r: JournalRow): JournalSummaryRow {
-  const {
-    clientTransactionId,
-    kind,
-    merchantId,
-    amount,
-    currency,
-    method,
-    state,
-    relatedClientTransactionId,
-    cancelledAmount,
-    refundedAmount,
-    cancelReason,
-    offline,
-    createdAt,
-  } = r;
-  return {
-    clientTransactionId,
-    kind,
-    merchantId,
-    amount,
-    currency,
-    method,
-    state,
-    relatedClientTransactionId,
-    cancelledAmount,
-    refundedAmount,
-    cancelReason,
-    offline,
-    createdAt,
-    ...(r.origin !== undefined ? { origin: r.origin } : {}),
-    ...(r.operator !== undefined ? { operator: r.operator } : {}),
-  };
-}
-
-export interface ListOptions {
-  /** Inclusive lower bound of created_at (ISO). */
-  from?: string;
-  /** Exclusive upper bound of created_at (ISO). */
-  to?: string;
-  states?: readonly TransactionState[];
-  kind?: JournalRow['kind'];
-  /** Only rows this operator made (a paired register sees its own, docs/registers.md). */
-  operator?: string;
-  /** Rows listed after this one in the list's order (newest first): the next page (docs/local-api.md, "Paging"). */
-  after?: { createdAt: string; clientTransactionId: string };
-  /** Exclusive lower bound of updated_at (ISO): bounded by the (state, updated_at) index. */
-  updatedAfter?: string;
-  /** Rows carrying exactly this caller reference (docs/local-api.md, "Caller reference"). */
-  reference?: string;
-  limit?: number;
-}
-
-/** The SELECT of Journal.list (exported so a test can ask SQLite how it runs it). */
-export function listQuery(opts: ListOptions): { sql: string; params: Record<string, unknown> } {
-  const where: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (opts.from !== undefined) {
-    where.push('created_at >= @from');
-    params.from = opts.from;
-  }
-  if (opts.to !== undefined) {
-    where.push('created_at < @to');
-    params.to = opts.to;
-  }
-  if (opts.updatedAfter !== undefined) {
-    where.push('updated_at > @updatedAfter');
-    params.updatedAfter = opts.updatedAfter;
-  }
-  if (opts.kind !== undefined) {
-    where.push('kind = @kind');
-    params.kind = opts.kind;
-  }
-  if (opts.operator !== undefined) {
-    where.push('operator = @operator');
-    params.operator = opts.operator;
-  }
-  if (opts.after !== undefined) {
-    // Keyset paging in the list's own order (created_at, rowid): a page never repeats or skips a row when new ones arrive.
-    where.push(
-      '(created_at < @afterAt OR (created_at = @afterAt AND rowid < (SELECT rowid FROM transactions WHERE client_id = @afterId)))',
-    );
-    params.afterAt = opts.after.createdAt;
-    params.afterId = opts.after.clientTransactionId;
-  }
-  if (opts.reference !== undefined) {
-    where.push('reference = @reference');
-    params.reference = opts.reference;
-  }
-  if (opts.states !== undefined) {
-    const names = opts.states.map((s, i) => {
-      params[`s${i}`] = s;
-      return `@s${i}`;
-    });
-    where.push(`state IN (${names.join(', ')})`);
-  }
-  const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : '';
-  const sql = `SELECT * FROM transactions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC${limit}`;
-  return { sql, params };
-}
-
-/**
- * The write-ahead transaction journal (docs/journal.md, "Journal"): one SQLite file in the data directory,
- * mode 0600, WAL with synchronous=FULL so that a committed row survives a power cut.
- * Every operation is inserted before its request leaves and updated with the answer.
- * Card data is cleared automatically when a row leaves the states that need it, and then
- * scrubbed from the file's free space and the write-ahead log. A damaged or emptied file
- * is refused at open (integrity.ts).
- */
 export class Journal {
   readonly db: Db;
   readonly file: string;
@@ -396,22 +80,16 @@ export class Journal {
   private readonly runInTransaction: Transaction<(fn: (db: Db) => unknown) => unknown>;
   private readonly clock: Pick<TimeSource, 'wall'>;
   private readonly timers: TimerSource;
-  private scrubScheduled = false;
-  private scrubTimer: TimerHandle | undefined;
-  private scrubHolds = 0;
-  private scrubHoldTimer: TimerHandle | undefined;
-  private scrubRetries = 0;
-  /** Card data was cleared and the write-ahead log may still hold it. */
-  scrubPending = false;
+  /** The write-ahead log's scrub after card data is cleared (card-data-scrub.ts). */
+  private readonly scrubber: CardDataScrub;
   private readonly stmtGet;
   private readonly stmtFlags;
   private readonly stmtRelated;
   private readonly statements = new Map<string, ReturnType<Db['prepare']>>();
+  /** Outcomes SQLite refused after a request left, kept in memory and written again (kept-writes.ts). */
+  private readonly kept: KeptWrites;
   /** Patches SQLite refused after a request left, kept until written (row id -> patch, time). */
-  private readonly deferred = new Map<string, { patch: JournalPatch; at: string }>();
-  private writeFailure: WriteFailure | undefined;
-  private retryTimer: TimerHandle | undefined;
-  private retryAttempt = 0;
+  private readonly deferred: Map<string, { patch: JournalPatch; at: string }>;
   /** Inside transaction(): SQLite may have rolled it back already, so db.inTransaction cannot say. */
   private transactionDepth = 0;
   /**
@@ -419,16 +97,10 @@ export class Journal {
    * dropped from memory only once it commits (a rollback must not lose what was kept).
    */
   private readonly writtenInTransaction = new Set<string>();
-  private readonly retry: { baseMs: number; capMs: number; attempts: number };
   private readonly log: Pick<Logger, 'warn'> | undefined;
 
   constructor(opts: JournalOptions) {
     this.log = opts.log;
-    this.retry = {
-      baseMs: opts.writeRetry?.baseMs ?? 250,
-      capMs: opts.writeRetry?.capMs ?? 10_000,
-      attempts: opts.writeRetry?.attempts ?? 30,
-    };
     this.clock = opts.clock ?? systemClock();
     const c = opts.clock;
     const { setTimeout: set, clearTimeout: clear } = c ?? {};
@@ -492,10 +164,30 @@ export class Journal {
       throw err;
     }
     this.writeMarker();
-    this.db.function(CARD_DATA_CLEARED_FN, { deterministic: false }, () => {
-      this.cardDataCleared();
-      return null;
+    this.scrubber = new CardDataScrub(this.db, this.timers, () => this.scrub());
+    this.kept = new KeptWrites({
+      store: {
+        open: () => this.db.open,
+        busy: () => this.db.inTransaction || this.transactionDepth > 0,
+        writeAll: (kept) =>
+          this.db.transaction(() => {
+            for (const [id, k] of kept) this.writePatch(id, k.patch);
+          })(),
+        touch: () =>
+          this.db.exec(
+            'UPDATE transactions SET updated_at = updated_at WHERE rowid = (SELECT max(rowid) FROM transactions)',
+          ),
+        probe: () => this.probe(),
+      },
+      clock: this.clock,
+      timers: this.timers,
+      retry: {
+        baseMs: opts.writeRetry?.baseMs ?? 250,
+        capMs: opts.writeRetry?.capMs ?? 10_000,
+        attempts: opts.writeRetry?.attempts ?? 30,
+      },
     });
+    this.deferred = this.kept.patches;
     watchCardDataColumn(this.db, 'transactions', 'card_secret');
     // A stop between clearing card data and its scrub left it in the log: scrub now.
     this.scrub();
@@ -528,92 +220,19 @@ export class Journal {
     }
   }
 
-  /** Called by the card-data triggers inside the writing statement: scrub after the transaction. */
-  private cardDataCleared(): void {
-    this.scrubPending = true;
-    if (this.scrubHolds > 0) {
-      // Held (an upload round): one scrub when the hold ends, and never later than SCRUB_HOLD_MAX_MS.
-      this.scrubHoldTimer ??= this.timers.setTimeout(() => {
-        this.scrubHoldTimer = undefined;
-        if (this.scrubPending) this.scrub();
-      }, SCRUB_HOLD_MAX_MS);
-      return;
-    }
-    if (this.scrubScheduled) return;
-    this.scrubScheduled = true;
-    setImmediate(() => {
-      this.scrubScheduled = false;
-      if (this.scrubPending) this.scrub();
-    });
+  /** Card data was cleared and the write-ahead log may still hold it. */
+  get scrubPending(): boolean {
+    return this.scrubber.pending;
   }
 
-  /**
-   * Holds the card-data scrub back until the returned release is called (once; later calls
-   * do nothing), or SCRUB_HOLD_MAX_MS at most: an upload round clears the card data of every
-   * sale it settles, each in its own turn, and one checkpoint for the round replaces one per
-   * sale (docs/journal.md, "Journal", card data at rest). Holds nest.
-   */
+  /** Holds the scrub back for an upload round (CardDataScrub.hold). */
   holdScrub(): () => void {
-    this.scrubHolds += 1;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.scrubHolds -= 1;
-      if (this.scrubHolds > 0 || !this.scrubPending) return;
-      if (this.scrubHoldTimer !== undefined) this.timers.clearTimeout(this.scrubHoldTimer);
-      this.scrubHoldTimer = undefined;
-      this.scrub();
-    };
+    return this.scrubber.hold();
   }
 
-  /**
-   * Checkpoints the write-ahead log into the file and truncates it to zero bytes
-   * (docs/journal.md, "Journal", card data at rest): with secure_delete the pages the
-   * checkpoint writes hold zeros where the card data was, and the log's older page images
-   * are gone. Never waits: a reader on an older snapshot makes it try again shortly.
-   * Answers whether the log is empty now.
-   */
+  /** Scrubs the write-ahead log now (CardDataScrub.scrub); whether it is empty. */
   scrub(): boolean {
-    if (!this.db.open) return false;
-    if (this.db.inTransaction) {
-      this.cardDataCleared();
-      return false;
-    }
-    let done = false;
-    this.db.pragma('busy_timeout = 0');
-    try {
-      const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{
-        busy: number;
-        log: number;
-        checkpointed: number;
-      }>;
-      done = r !== undefined && r.busy === 0;
-    } catch (err) {
-      // A reader holds the log (busy), or the disk cannot take the checkpoint now (full, I/O
-      // error: "writes that fail"): the card data stays only in this 0600 file until the retry.
-      if (
-        (err as { code?: string }).code !== 'SQLITE_BUSY' &&
-        (err as { code?: string }).code !== 'SQLITE_LOCKED' &&
-        !isStorageError(err)
-      )
-        throw err;
-    } finally {
-      this.db.pragma('busy_timeout = 5000');
-    }
-    if (done) {
-      this.scrubPending = false;
-      this.scrubRetries = 0;
-      return true;
-    }
-    if (this.scrubPending && this.scrubTimer === undefined && this.scrubRetries < SCRUB_RETRIES) {
-      this.scrubRetries += 1;
-      this.scrubTimer = this.timers.setTimeout(() => {
-        this.scrubTimer = undefined;
-        if (this.scrubPending) this.scrub();
-      }, SCRUB_RETRY_MS);
-    }
-    return false;
+    return this.scrubber.scrub();
   }
 
   private prepared(sql: string): ReturnType<Db['prepare']> {
@@ -639,7 +258,7 @@ export class Journal {
       if (outermost) for (const id of this.writtenInTransaction) this.deferred.delete(id);
       return result;
     } catch (err) {
-      if (isStorageError(err)) throw unwritableError(this.failed(err), err);
+      if (isStorageError(err)) throw unwritableError(this.kept.failed(err), err);
       throw err;
     } finally {
       if (outermost) this.writtenInTransaction.clear();
@@ -685,10 +304,10 @@ export class Journal {
         );
       }
       // A new row is written before anything happens: nothing is lost, the caller is refused.
-      if (isStorageError(err)) throw unwritableError(this.failed(err), err);
+      if (isStorageError(err)) throw unwritableError(this.kept.failed(err), err);
       throw err;
     }
-    this.wrote();
+    this.kept.wrote();
     return this.require(row.clientTransactionId);
   }
 
@@ -706,98 +325,19 @@ export class Journal {
     return kept === undefined ? row : overlay(row, kept.patch, kept.at);
   }
 
-  /**
-   * Whether the journal takes writes (docs/journal.md, "Journal", writes that fail):
-   * false from a write SQLite refused until the outcomes kept in memory are written and a
-   * probe write succeeds.
-   */
+  /** Whether the journal takes writes now (KeptWrites.status). */
   writeStatus(): JournalWriteStatus {
-    const f = this.writeFailure;
-    if (f === undefined) return { writable: true, pendingWrites: this.deferred.size };
-    return { writable: false, pendingWrites: this.deferred.size, code: f.code, reason: f.reason, since: f.since };
+    return this.kept.status();
   }
 
-  /**
-   * Throws JOURNAL_UNWRITABLE while the row's latest change is only kept in memory (tried
-   * once more first): write-ahead for the sale a request acts on (docs/journal.md,
-   * "Journal", writes that fail). A capture, cancel or refund must not leave while the disk
-   * still shows the sale in flight: after a kill, recovery would take that sale's outcome
-   * for unknown and, with its lookup failing, reverse money the agent itself moved on.
-   * Without an id: every row (a capture of all authorizations acts on all sales).
-   */
+  /** Throws JOURNAL_UNWRITABLE while the row's latest change is only kept in memory (KeptWrites.requireWritten). */
   requireWritten(clientTransactionId?: string): void {
-    const kept = (): boolean =>
-      clientTransactionId === undefined ? this.deferred.size > 0 : this.deferred.has(clientTransactionId);
-    if (!kept()) return;
-    this.retryWrites();
-    if (!kept()) return;
-    throw unwritableError(
-      this.writeFailure ?? describeWriteFailure({ code: 'SQLITE_FULL' }, new Date(this.clock.wall()).toISOString()),
-    );
+    this.kept.requireWritten(clientTransactionId);
   }
 
-  /**
-   * Checks now whether the journal takes writes, as a sale start and /readyz ask: the writes
-   * kept in memory are tried again, or, when there are none, a probe allocates room for a
-   * few rows and rolls back (SQLite refuses it when the file cannot grow).
-   */
+  /** Checks now whether the journal takes writes, as a sale start and /readyz ask (KeptWrites.retry). */
   retryWrites(): JournalWriteStatus {
-    if (!this.db.open || this.db.inTransaction) return this.writeStatus();
-    if (this.writeFailure !== undefined) {
-      this.flushDeferred();
-      return this.writeStatus();
-    }
-    try {
-      this.probe();
-    } catch (err) {
-      if (!isStorageError(err)) throw err;
-      this.failed(err);
-    }
-    return this.writeStatus();
-  }
-
-  private failed(err: unknown): WriteFailure {
-    this.writeFailure ??= describeWriteFailure(err, new Date(this.clock.wall()).toISOString());
-    this.scheduleRetry();
-    return this.writeFailure;
-  }
-
-  /** A write went through: outcomes kept in memory follow at once. */
-  private wrote(): void {
-    if (this.writeFailure !== undefined || this.deferred.size > 0) this.flushDeferred();
-  }
-
-  private flushDeferred(): void {
-    // Inside another transaction (an offline store) the probe cannot run: the next write or the timer flushes.
-    if (this.db.inTransaction || this.transactionDepth > 0) return;
-    try {
-      // All kept outcomes in one transaction: the rows of one answer (an operation and its
-      // sale) reach the disk together or not at all, never half of them.
-      const kept = [...this.deferred];
-      if (kept.length > 0) {
-        this.db.transaction(() => {
-          for (const [id, k] of kept) this.writePatch(id, k.patch);
-        })();
-        for (const [id, k] of kept) if (this.deferred.get(id) === k) this.deferred.delete(id);
-      }
-      if (this.deferred.size === 0) {
-        // Nothing kept proved it: one real commit (a file-size limit or an I/O error lets a
-        // rolled-back probe through), then room for a few rows.
-        if (kept.length === 0)
-          this.db.exec(
-            'UPDATE transactions SET updated_at = updated_at WHERE rowid = (SELECT max(rowid) FROM transactions)',
-          );
-        this.probe();
-      }
-    } catch (err) {
-      if (!isStorageError(err)) throw err;
-      this.scheduleRetry();
-      return;
-    }
-    this.writeFailure = undefined;
-    this.retryAttempt = 0;
-    if (this.retryTimer !== undefined) this.timers.clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
+    return this.kept.retry();
   }
 
   /** Allocates room for a few rows and rolls back: SQLite refuses it when the file cannot grow. */
@@ -809,27 +349,6 @@ export class Journal {
       // SQLITE_FULL may have rolled the transaction back already; a second ROLLBACK would hide it.
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
     }
-  }
-
-  /**
-   * Retries with backoff. While outcomes are kept in memory they are tried for as long as it
-   * takes (at the longest delay once the attempts are used up): an answer the platform gave
-   * must reach the disk once space is freed, whether or not anyone starts a sale. With
-   * nothing kept, the retries are bounded; then a sale start or /readyz tries again (retryWrites).
-   */
-  private scheduleRetry(): void {
-    if (this.retryTimer !== undefined || !this.db.open) return;
-    if (this.retryAttempt >= this.retry.attempts && this.deferred.size === 0) return;
-    const delay = Math.min(this.retry.capMs, this.retry.baseMs * 2 ** Math.min(this.retryAttempt, 30));
-    this.retryAttempt += 1;
-    this.retryTimer = this.timers.setTimeout(() => {
-      this.retryTimer = undefined;
-      try {
-        if (this.db.open && this.writeFailure !== undefined) this.flushDeferred();
-      } catch {
-        // Not a storage fault (never expected): the next write, sale start or /readyz tries again.
-      }
-    }, delay);
   }
 
   require(clientTransactionId: string): JournalRow {
@@ -866,48 +385,28 @@ export class Journal {
       this.writePatch(clientTransactionId, merged);
     } catch (err) {
       if (!isStorageError(err)) throw err;
-      const failure = this.failed(err);
+      const failure = this.kept.failed(err);
       // Inside a caller's transaction (an offline store: journal row and queue item in one) the
       // caller's whole transaction fails instead: a row is never kept apart from its partner.
       if (isWriteAhead(patch) || this.transactionDepth > 0) throw unwritableError(failure, err);
-      this.deferred.set(clientTransactionId, { patch: merged, at: new Date(this.clock.wall()).toISOString() });
-      this.scheduleRetry();
+      this.kept.keep(clientTransactionId, merged);
       return this.require(clientTransactionId);
     }
     // Inside transaction() the kept patch goes only once the whole transaction commits.
     if (this.transactionDepth > 0) this.writtenInTransaction.add(clientTransactionId);
     else this.deferred.delete(clientTransactionId);
-    this.wrote();
+    this.kept.wrote();
     return this.require(clientTransactionId);
   }
 
-  /**
-   * The patch as the journal records it (docs/journal.md, "Journal", state moves;
-   * moves.ts): a state move the rules refuse is logged and left out with the message that
-   * describes it, the rest (events, platform status, amounts) is written; a refused move to
-   * `in_flight` throws instead, so the request it would announce never leaves.
-   */
+  /** The patch as the journal records it: a state move the rules refuse is left out (moves.ts). */
   private allowedMove(clientTransactionId: string, patch: JournalPatch): JournalPatch {
-    const to = patch.state;
-    if (typeof to !== 'string') return patch;
-    const row = this.flags(clientTransactionId);
-    if (row === undefined || moveAllowed(row.kind, row.state, to, typeof patch.platformStatus === 'string'))
-      return patch;
-    this.log?.warn(
-      { clientTransactionId, kind: row.kind, from: row.state, to },
-      'journal refused a state move: the row keeps its state',
+    return allowedPatch(
+      typeof patch.state === 'string' ? this.flags(clientTransactionId) : undefined,
+      clientTransactionId,
+      patch,
+      this.log,
     );
-    if (to === 'in_flight') {
-      throw new AgentError(
-        ErrorCodes.PAYMENT_STATE,
-        `transaction ${clientTransactionId} is ${row.state}: it is not sent again`,
-        {
-          details: { clientTransactionId, state: row.state },
-        },
-      );
-    }
-    const { state: _state, message: _message, ...rest } = patch;
-    return rest;
   }
 
   /**
@@ -991,12 +490,8 @@ export class Journal {
   }
 
   close(): void {
-    if (this.retryTimer !== undefined) this.timers.clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    if (this.scrubTimer !== undefined) this.timers.clearTimeout(this.scrubTimer);
-    this.scrubTimer = undefined;
-    if (this.scrubHoldTimer !== undefined) this.timers.clearTimeout(this.scrubHoldTimer);
-    this.scrubHoldTimer = undefined;
+    this.kept.close();
+    this.scrubber.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,5 +1,6 @@
 import type { OperationKind, TransactionState } from '../api.js';
-import { FINAL_STATES } from './types.js';
+import { AgentError, ErrorCodes, type Logger } from '../../core/index.js';
+import { FINAL_STATES, type JournalPatch, type JournalRow } from './types.js';
 
 /**
  * Which state changes the journal records (docs/journal.md, "Journal", state moves).
@@ -28,4 +29,37 @@ export function moveAllowed(
   if (from === to || from === 'needs_attention' || !FINAL_STATES.has(from)) return true;
   if (FINAL_STATES.has(to)) return platformSaid;
   return from === 'failed' && (kind === 'sale' ? to === 'reversing' : to === 'in_flight');
+}
+
+/**
+ * The patch as the journal records it (docs/journal.md, "Journal", state moves): a state
+ * move the rules refuse is logged and left out with the message that describes it, the rest
+ * (events, platform status, amounts) is written; a refused move to `in_flight` throws
+ * instead, so the request it would announce never leaves. `row`: the row's kind and state
+ * now (undefined when the patch moves no state or the row is unknown).
+ */
+export function allowedPatch(
+  row: Pick<JournalRow, 'kind' | 'state'> | undefined,
+  clientTransactionId: string,
+  patch: JournalPatch,
+  log?: Pick<Logger, 'warn'>,
+): JournalPatch {
+  const to = patch.state;
+  if (typeof to !== 'string' || row === undefined) return patch;
+  if (moveAllowed(row.kind, row.state, to, typeof patch.platformStatus === 'string')) return patch;
+  log?.warn(
+    { clientTransactionId, kind: row.kind, from: row.state, to },
+    'journal refused a state move: the row keeps its state',
+  );
+  if (to === 'in_flight') {
+    throw new AgentError(
+      ErrorCodes.PAYMENT_STATE,
+      `transaction ${clientTransactionId} is ${row.state}: it is not sent again`,
+      {
+        details: { clientTransactionId, state: row.state },
+      },
+    );
+  }
+  const { state: _state, message: _message, ...rest } = patch;
+  return rest;
 }

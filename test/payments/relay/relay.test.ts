@@ -1,18 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EventBus } from '../../src/events/bus.js';
-import type { AgentEvent } from '../../src/events/types.js';
-import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
-import { nextPollDelay, defaultRelayPolicy, parseExpireTime } from '../../src/events/relay-policy.js';
-import { AgentError, ErrorCodes } from '../../src/core/index.js';
-import { testLogger } from '../helpers/log-sink.js';
-import { ClockSkewMeter } from '../../src/auth/index.js';
+import { EventBus } from '../../../src/events/bus.js';
+import type { AgentEvent } from '../../../src/events/types.js';
+import { createEventRelay, type EventRelay } from '../../../src/payments/relay/relay.js';
+import { nextPollDelay, defaultRelayPolicy, parseExpireTime } from '../../../src/payments/relay/relay-policy.js';
+import { AgentError, ErrorCodes } from '../../../src/core/index.js';
+import { testLogger } from '../../helpers/log-sink.js';
+import { ClockSkewMeter } from '../../../src/auth/index.js';
 import { FakeRelayStore, walletRecord } from './fake-relay-store.js';
 
 type Status = () => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 function setup(statusOf: Record<string, Status>) {
-  const store = new FakeRelayStore();
   const bus = new EventBus();
+  const store = new FakeRelayStore(bus);
   const events: Array<AgentEvent<'transaction.updated'>> = [];
   bus.on('transaction.updated', (e) => events.push(e));
   const calls: Array<{ id: string; at: number }> = [];
@@ -23,7 +23,7 @@ function setup(statusOf: Record<string, Status>) {
     return f();
   });
   const { log, sink } = testLogger();
-  const relay = createEventRelay({ store, fetchStatus, bus, log, random: () => 1, timeZone: 'UTC' });
+  const relay = createEventRelay({ store, fetchStatus, log, random: () => 1, timeZone: 'UTC' });
   return { store, bus, events, calls, fetchStatus, relay, sink };
 }
 
@@ -163,7 +163,6 @@ describe('event relay', () => {
     relay = createEventRelay({
       store: s.store,
       fetchStatus: s.fetchStatus,
-      bus: s.bus,
       log: testLogger().log,
       random: () => 1,
       platformNow,
@@ -187,7 +186,6 @@ describe('event relay', () => {
     relay = createEventRelay({
       store: s.store,
       fetchStatus: s.fetchStatus,
-      bus: s.bus,
       log: testLogger().log,
       random: () => 1,
       platformNow,
@@ -248,8 +246,8 @@ describe('event relay', () => {
     relay = s.relay;
     relay.start();
     s.store.add('T2');
-    s.store.announce('T2');
-    s.store.announce('T2');
+    s.store.showQr('T2');
+    s.store.showQr('T2');
     await vi.advanceTimersByTimeAsync(500);
     expect(s.calls).toHaveLength(1);
     expect(s.events).toHaveLength(1);
@@ -261,7 +259,7 @@ describe('event relay', () => {
     relay.start();
     s.store.add('T3');
     s.store.views.delete('T3');
-    s.store.announce('T3');
+    s.store.showQr('T3');
     await vi.advanceTimersByTimeAsync(5_000);
     expect(s.calls).toHaveLength(1);
     expect(relay.tracked()).toEqual([]);
@@ -343,7 +341,6 @@ describe("QR expiry in the platform's time zone", () => {
     const relay = createEventRelay({
       store: s.store,
       fetchStatus: s.fetchStatus,
-      bus: s.bus,
       log: testLogger().log,
       random: () => 1,
       timeZone: 'America/Los_Angeles',
@@ -367,7 +364,6 @@ describe("QR expiry in the platform's time zone", () => {
     const relay = createEventRelay({
       store: s.store,
       fetchStatus: s.fetchStatus,
-      bus: s.bus,
       log: testLogger().log,
       random: () => 1,
       timeZone: 'America/Los_Angeles',

@@ -1,5 +1,5 @@
-import { backoffDelay, type BackoffOptions } from '../core/index.js';
-import { serverTimeEnd } from './server-time.js';
+import { backoffDelay, type BackoffOptions } from '../../core/index.js';
+import { serverTimeEnd } from '../../events/index.js';
 
 /**
  * When the provider relay asks the platform for a pending transaction's status next.

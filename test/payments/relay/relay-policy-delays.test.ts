@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRelayPolicy, nextPollDelay, type PollState } from '../../src/events/relay-policy.js';
+import { defaultRelayPolicy, nextPollDelay, type PollState } from '../../../src/payments/relay/relay-policy.js';
 
 // When the relay asks for a pending QR payment's status next (docs/performance.md, "Quality
 // targets", relay: at most 2 status calls per second per pending transaction). Written to

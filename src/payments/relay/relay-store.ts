@@ -1,7 +1,7 @@
 /**
  * What the provider event relay needs of the store that persists delivered platform
- * events (docs/payments.md, "Event relay"). Defined here, below payments, so the relay
- * never imports the payments engine; the engine's PaymentService satisfies it.
+ * events (docs/payments.md, "Event relay"): the engine's PaymentService satisfies it, and
+ * the relay's tests stand in for it without a journal.
  */
 
 /** The part of a journal row the relay publishes as `transaction.updated`. */
@@ -59,6 +59,11 @@ export interface RelayStore {
    * until the platform reports it final. Called once per expiry in a run; must be idempotent.
    */
   qrExpired(clientTransactionId: string): RelayedTransaction;
+  /**
+   * Puts the row on the bus as \`transaction.updated\` (with one platform event it delivered
+   * for the first time, if any): what the relay applied and decided to tell.
+   */
+  announce(clientTransactionId: string, platformEvent?: Record<string, unknown>): void;
   /** Called for each transaction that starts waiting for the platform (e.g. QR shown). */
   onTracking(listener: (t: PendingTracking) => void): () => void;
 }

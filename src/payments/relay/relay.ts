@@ -6,8 +6,7 @@ import {
   type Logger,
   type Clock,
   type TimerHandle,
-} from '../core/index.js';
-import type { EventBus } from './bus.js';
+} from '../../core/index.js';
 import { defaultRelayPolicy, nextPollDelay, parseExpireTime, type RelayPolicy } from './relay-policy.js';
 import type { PendingTracking, RelayedTransaction, RelayStore } from './relay-store.js';
 
@@ -15,7 +14,6 @@ export interface EventRelayOptions {
   store: RelayStore;
   /** The platform's status call (GET /payment/v1/transactions/{id}, the client or the server id): the transaction record. */
   fetchStatus: (transactionId: string, merchantId?: string) => Promise<Record<string, unknown>>;
-  bus: EventBus;
   log: Logger;
   /**
    * The agent's one Clock (docs/architecture.md, "Time"): wall time, because the QR expiry
@@ -84,19 +82,9 @@ export function createEventRelay(opts: EventRelayOptions): EventRelay {
   let running = false;
   let unsubscribe: (() => void) | undefined;
 
+  /** The row on the bus, through the store's one write path (its journal writer publishes it). */
   function publish(view: RelayedTransaction, platformEvent?: Record<string, unknown>): void {
-    opts.bus.publish('transaction.updated', {
-      clientTransactionId: view.clientTransactionId,
-      ...(view.serverTransactionId !== undefined ? { serverTransactionId: view.serverTransactionId } : {}),
-      kind: view.kind,
-      status: view.state,
-      amount: view.amount,
-      currency: view.currency,
-      ...(view.method !== undefined ? { method: view.method } : {}),
-      ...(view.message !== undefined ? { message: view.message } : {}),
-      ...(view.operator !== undefined ? { operator: view.operator } : {}),
-      ...(platformEvent !== undefined ? { platformEvent } : {}),
-    });
+    opts.store.announce(view.clientTransactionId, platformEvent);
   }
 
   function untrack(id: string, entry: Entry): void {

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/index.js';
-import { createEventRelay, type EventRelay } from '../../src/events/relay.js';
-import { STRICT_TIME_ZONE } from '../../src/sim/platform/profile.js';
-import { testSimProfile } from '../helpers/demo-platform.js';
-import { useDemoPlatform, type Terminal } from '../helpers/payment-terminal.js';
-import { untilTrue } from '../helpers/wait.js';
+import { systemClock } from '../../../src/core/index.js';
+import { createEventRelay, type EventRelay } from '../../../src/payments/relay/relay.js';
+import { STRICT_TIME_ZONE } from '../../../src/sim/platform/profile.js';
+import { testSimProfile } from '../../helpers/demo-platform.js';
+import { useDemoPlatform, type Terminal } from '../../helpers/payment-terminal.js';
+import { untilTrue } from '../../helpers/wait.js';
 
 /*
  * The relay against the strict demo platform (docs/demo-platform.md, "Demo platform"): QR
@@ -39,7 +39,6 @@ describe('QR expiry from the strict platform', () => {
         statusCalls++;
         return t.platform.status(id, merchantId !== undefined ? { merchantId } : {});
       },
-      bus: t.bus,
       log: fixture.demo.log,
       clock: { ...systemClock(), wall },
       policy: { fastIntervalMs: 20 },

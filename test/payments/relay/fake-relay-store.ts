@@ -1,6 +1,7 @@
-import { AgentError, ErrorCodes } from '../../src/core/index.js';
-import type { AppliedStatus, PendingTracking, RelayStore } from '../../src/events/index.js';
-import type { TransactionView } from '../../src/payments/api.js';
+import { AgentError, ErrorCodes } from '../../../src/core/index.js';
+import type { EventBus } from '../../../src/events/index.js';
+import type { AppliedStatus, PendingTracking, RelayStore } from '../../../src/payments/relay/index.js';
+import type { TransactionView } from '../../../src/payments/api.js';
 
 /** A journal stand-in that remembers how many platform events of each transaction were delivered. */
 export class FakeRelayStore implements RelayStore {
@@ -42,10 +43,28 @@ export class FakeRelayStore implements RelayStore {
     this.pending.set(id, t);
   }
 
+  constructor(private readonly bus: EventBus) {}
+
   /** What the engine does when a QR is shown. */
-  announce(id: string): void {
+  showQr(id: string): void {
     const t = this.pending.get(id);
     if (t) for (const l of this.listeners) l(t);
+  }
+
+  /** What the engine's journal writer publishes for the row. */
+  announce(id: string, platformEvent?: Record<string, unknown>): void {
+    const view = this.views.get(id);
+    if (view === undefined) return;
+    this.bus.publish('transaction.updated', {
+      clientTransactionId: id,
+      kind: view.kind,
+      status: view.state,
+      amount: view.amount,
+      currency: view.currency,
+      ...(view.method !== undefined ? { method: view.method } : {}),
+      ...(view.message !== undefined ? { message: view.message } : {}),
+      ...(platformEvent !== undefined ? { platformEvent } : {}),
+    });
   }
 
   pendingTracking(): PendingTracking[] {
