@@ -61,7 +61,7 @@ export interface LocalApiOptions {
   audit?: (entry: AuditEntry) => void;
   /** Staff sign-in for the counter page; without it nobody can sign in (programs still use the token). */
   staff?: StaffAuthenticator;
-  /** auth.mode custom_token: the merchant's sign-in with the platform (routes/platform-sign-in.ts); without it the routes refuse. */
+  /** auth.mode custom_token: the merchant's sign-in with the platform (ui/local/routes/platform-sign-in.ts); without it the routes refuse. */
   platformSignIn?: PlatformSignInSource;
   /** How often an open event stream checks that its session is still alive (default 30 s). */
   sessionCheckMs?: number;

@@ -6,7 +6,7 @@ import { en } from '../../src/ui/page/texts-en.js';
 import { HTTP_STATUS_BY_CODE } from '../../src/ui/shared/error-status.js';
 
 /**
- * Every error code the local API can answer (each has a status in src/ui/error-status.ts) has
+ * Every error code the local API can answer (each has a status in src/ui/shared/error-status.ts) has
  * a catalog sentence for the clerk, or is in the generic list on purpose
  * (docs/counter-page.md, "Local API and counter page", languages): a new code cannot reach a
  * German clerk in English.

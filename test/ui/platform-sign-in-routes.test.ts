@@ -11,7 +11,7 @@ import { call } from '../helpers/http-client.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 
 /**
- * The platform sign-in routes of the local API (auth.mode custom_token; src/ui/routes/platform-sign-in.ts)
+ * The platform sign-in routes of the local API (auth.mode custom_token; src/ui/local/routes/platform-sign-in.ts)
  * over a fake sign-in source: the authorization URL for the page, the callback that signs the
  * merchant in on the counter or sends the page a reason, and what it never does (serve
  * another machine, log or show the code).

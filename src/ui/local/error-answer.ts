@@ -7,7 +7,7 @@ import { sendJson } from './http-io.js';
 
 /**
  * The one way a listener answers a failed request (docs/architecture.md, "Errors"): an
- * AgentError with the status of its code (error-status.ts) and its words, a throttled
+ * AgentError with the status of its code (ui/shared/error-status.ts) and its words, a throttled
  * request also with Retry-After (RFC 9110), anything else 500 with no detail; 5xx logged.
  * An error after the answer started closes the connection. A cancel, refund or capture the
  * payment rules or the platform refuse carries its `reasonCode` (the allowed-operations answer's,

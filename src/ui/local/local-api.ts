@@ -68,7 +68,7 @@ export function checkLoopbackHost(config: Config): void {
  * sign-in before authentication (none of them hands out a credential), every /api/*
  * request carrying the per-install token or a staff session cookie, the routes given in
  * `parts.router`, and one error handler last, which answers with the status of the
- * error's code (error-status.ts) and nothing else. Resolves once it listens.
+ * error's code (ui/shared/error-status.ts) and nothing else. Resolves once it listens.
  */
 export async function listenLocalApi(parts: LocalApiParts): Promise<LocalApiListener> {
   const { config, log, router, sessions, idempotency, metrics } = parts;

@@ -57,7 +57,7 @@ export type Success =
 
 /**
  * One operation of the document (docs/local-api.md): the schemas are the very ones the routes
- * validate with (src/ui/schemas.ts and the route files) and the answers' zod schemas
+ * validate with (src/ui/shared/schemas.ts and the route files) and the answers' zod schemas
  * (responses.ts). Writes accept an Idempotency-Key.
  */
 export interface Operation {

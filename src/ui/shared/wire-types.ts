@@ -1,6 +1,6 @@
 /**
  * The local API's requests and answers as they travel (JSON), declared once for the three
- * parties: the server (src/ui/routes/), the CLI's client (src/ui/client/) and the counter
+ * parties: the server (src/ui/local/routes/), the CLI's client (src/ui/client/) and the counter
  * page (src/ui/page/). See docs/counter-page.md, "Local API and counter page".
  *
  * Types only, and no imports: the page's own build (src/ui/page/tsconfig.json, browser
