@@ -12,7 +12,6 @@ import {
 } from '../shared/index.js';
 import type { PaymentsApi } from '../../payments/index.js';
 import {
-  CallerNumbering,
   answerClientError,
   answerError,
   closeServer,
@@ -23,6 +22,7 @@ import {
   type RouteDeps,
   type Router,
 } from '../local/index.js';
+import { CallerNumbering } from './caller-numbering.js';
 import { limitConnections } from './connection-limits.js';
 import type { PairingDesk } from './pairing.js';
 import type { RegisterStore, RegisterView } from './register-store.js';

@@ -23,5 +23,5 @@ export { Router, type RouteContext, type RouteHandler } from './router.js';
 export type { RouteDeps } from './routes/deps.js';
 export type { PairingCodes, RegisterList, RegisterRouteDeps } from './routes/registers.js';
 export { SessionStore, type SessionLimits } from './session-store.js';
-export { CallerNumbering, SseHub, type SseHubOptions } from './sse-hub.js';
+export { SseHub, type EventNumbering, type SseHubOptions } from './sse-hub.js';
 export { defaultPageDirs } from './static-page.js';
