@@ -45,16 +45,15 @@ import { createPeripherals, type PeripheralSet } from './devices/index.js';
 import type { DemoPlatform, SimulatedPeripherals } from './sim/index.js';
 import { createOffline, type Offline } from './offline/index.js';
 import {
-  createLocalApi,
   IDEMPOTENCY_RETENTION_MS,
   offlineApiSource,
   type PlatformSignInSource,
   type DeviceStatusSource,
   type DeviceStatusView,
   type HealthSource,
-  type LocalApi,
   type MetricsSource,
 } from './ui/index.js';
+import { buildLocalApi, type LocalApi } from './agent/local-api.js';
 
 export interface AgentOptions {
   config: Config;
@@ -431,7 +430,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
             begin: (redirectUri) => merchantSignIn.begin(redirectUri),
             complete: async (callback) => ({ ...(await merchantSignIn.complete(callback)), offline: false }),
           };
-    const localApi: LocalApi = createLocalApi({
+    const localApi: LocalApi = buildLocalApi({
       config,
       payments,
       bus,

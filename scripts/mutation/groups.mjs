@@ -91,7 +91,7 @@ export const GROUPS = [
   {
     // The request schemas are built when the module loads: most of their mutants are static.
     name: 'api-requests',
-    mutate: ['src/ui/schemas.ts'],
+    mutate: ['src/ui/shared/schemas.ts'],
     tests: ['test/ui/request-validation.test.ts'],
   },
 ];

@@ -2,7 +2,7 @@
  * Every error the agent raises on purpose is an AgentError with a stable `code`
  * (docs/architecture.md, "Errors"). The CLI and the counter page show `message`; logs
  * carry `code`; the local API maps each code to an HTTP status in exactly one table
- * (src/ui/error-status.ts), so domain code never speaks HTTP. Messages must never
+ * (src/ui/shared/error-status.ts), so domain code never speaks HTTP. Messages must never
  * contain card data, PIN blocks, secrets or tokens.
  */
 export const ErrorCodes = {

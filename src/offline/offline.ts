@@ -72,7 +72,7 @@ export interface OfflineUploaderControl {
   wake(): void;
 }
 
-/** Levels as the local API shows them (src/ui/sources.ts OfflineLevelsView; minor units per currency). */
+/** Levels as the local API shows them (src/ui/shared/sources.ts OfflineLevelsView; minor units per currency). */
 export interface OfflineLevelsSummary {
   enabled: boolean;
   count: number;

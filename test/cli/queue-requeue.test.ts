@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlatformError } from '../../src/platform/errors.js';
-import { offlineApiSource } from '../../src/ui/offline-source.js';
+import { offlineApiSource } from '../../src/ui/shared/offline-source.js';
 import { runCli } from '../helpers/cli.js';
 import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 import { startApi, type Started } from '../helpers/local-api.js';

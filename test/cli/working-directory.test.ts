@@ -48,7 +48,7 @@ function assertBuilt(): void {
   for (const f of [
     'src/config/load.ts',
     'src/config/bundled.ts',
-    'src/ui/static-page.ts',
+    'src/ui/local/static-page.ts',
     'src/cli/commands/config.ts',
     'src/cli/main.ts',
     'src/cli/options.ts',

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
-import { createLocalApi, type LocalApi, type LocalApiOptions } from '../../src/ui/local-api.js';
+import { buildLocalApi, type LocalApi, type LocalApiOptions } from '../../src/agent/local-api.js';
 import {
   OFFLINE_ITEM_STATES,
   type HealthSource,
@@ -12,12 +12,12 @@ import {
   type OfflineItemsPage,
   type OfflineItemView,
   type OfflineLevelsView,
-} from '../../src/ui/sources.js';
+} from '../../src/ui/shared/sources.js';
 import { AgentError, ErrorCodes } from '../../src/core/errors.js';
 import { tempDir } from './temp-dir.js';
 import { testLogger, type LogSink } from './log-sink.js';
 import { FakePayments } from './fake-payments.js';
-import type { ApiPlatformStatus } from '../../src/ui/wire-types.js';
+import type { ApiPlatformStatus } from '../../src/ui/shared/wire-types.js';
 import { installContractDispatcher } from './api-contract-dispatcher.js';
 
 export class FakeHealth implements HealthSource {
@@ -149,7 +149,7 @@ export async function startApi(
   const offline = new FakeOffline();
   const merchants = new FakeMerchants();
   const { log, sink } = testLogger();
-  const api = createLocalApi({
+  const api = buildLocalApi({
     config,
     payments,
     bus,

@@ -1,4 +1,4 @@
-import type { ApiTransaction } from '../../src/ui/wire-types.js';
+import type { ApiTransaction } from '../../src/ui/shared/wire-types.js';
 
 /** A card sale of 15.00 EUR as the local API answers it (approved, nothing captured), with `over` laid on top. */
 export function sampleSale(over: Partial<ApiTransaction> = {}): ApiTransaction {

@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OfflineApiSource } from '../../src/ui/sources.js';
-import { offlineApiSource } from '../../src/ui/offline-source.js';
+import type { OfflineApiSource } from '../../src/ui/shared/sources.js';
+import { offlineApiSource } from '../../src/ui/shared/offline-source.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { ENCRYPTED, localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 import { runCli } from '../helpers/cli.js';

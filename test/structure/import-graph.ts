@@ -2,7 +2,8 @@
  * The import graph of src/ and the rules of docs/architecture.md, "Layers": each folder
  * imports only folders below it, reaches another folder only through its index.ts, and
  * no file imports itself back through a chain of imports (type-only imports count: they
- * are how a layer leaks its shape upwards).
+ * are how a layer leaks its shape upwards). Inside ui/ the same rules hold between its
+ * parts (UI_PARTS).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -28,6 +29,30 @@ export const LAYERS = [
 /** The demo platform and simulated devices stand beside the agent: built on its lowest folders, used only by the composition root and the CLI. */
 export const SIDE_FOLDERS: Readonly<Record<string, { mayImport: readonly string[]; importedBy: readonly string[] }>> = {
   sim: { mayImport: ['core', 'config', 'identity', 'devices'], importedBy: ['agent', 'cli'] },
+};
+
+/**
+ * The parts of ui/, each a folder with its own index.ts, and the parts each may import
+ * (docs/architecture.md, "Layers"). The relation has no cycle, so neither can the parts.
+ * `page` is the browser's program: it reads the shared wire types, type only.
+ */
+export const UI_PARTS: Readonly<Record<string, readonly string[]>> = {
+  shared: [],
+  metrics: ['shared'],
+  openapi: ['shared'],
+  client: ['shared'],
+  page: ['shared'],
+  local: ['shared', 'metrics', 'openapi'],
+  lan: ['shared', 'local'],
+};
+
+/**
+ * Files at the top of ui/ besides its index.ts: the counter page's paths to the shared wire
+ * types (its files import `../wire-types.js`), counted as the shared part's.
+ */
+export const UI_PAGE_PATHS: Readonly<Record<string, string>> = {
+  'ui/wire-types.ts': 'shared',
+  'ui/report-wire-types.ts': 'shared',
 };
 
 export interface ImportEdge {
@@ -132,12 +157,43 @@ export function importCycles(graph: ImportGraph): string[][] {
   return cycles;
 }
 
+/** The part of ui/ a path under ui/ belongs to; `ui` for ui/index.ts, undefined for any other file at its top. */
+export function uiPartOf(path: string): string | undefined {
+  if (path === 'ui/index.ts') return 'ui';
+  const page = UI_PAGE_PATHS[path];
+  if (page !== undefined) return page;
+  const segments = path.split('/');
+  return segments.length > 2 ? segments[1] : undefined;
+}
+
+/** The rules between the parts of ui/, for an import from one ui/ file to another. */
+function uiPartViolation(e: ImportEdge): string | undefined {
+  const from = uiPartOf(e.from);
+  const to = uiPartOf(e.to);
+  if (from === undefined || to === undefined || from === to) return undefined;
+  if (to === 'ui') return `${e.from}:${e.line} imports ${e.to}: a part of ui/ never imports the layer's index`;
+  if (from !== 'ui' && !(UI_PARTS[from] ?? []).includes(to))
+    return `${e.from}:${e.line} imports ${e.to}: ui part ${from} may not depend on ui part ${to} (docs/architecture.md, "Layers")`;
+  const surface = e.to === `ui/${to}/index.ts` || (from === 'page' && UI_PAGE_PATHS[e.to] === to);
+  if (!surface) return `${e.from}:${e.line} imports ${e.to}: reach ui/${to}/ through ui/${to}/index.ts`;
+  return undefined;
+}
+
 /** One line per broken rule, naming the file, the line and the rule; empty when the tree keeps them all. */
 export function structureViolations(graph: ImportGraph): string[] {
   const out: string[] = [];
+  for (const file of graph.files) {
+    if (folderOf(file) === 'ui' && uiPartOf(file) === undefined)
+      out.push(`${file}: a file of ui/ belongs in one of its parts (${Object.keys(UI_PARTS).join(', ')})`);
+  }
   for (const e of graph.edges) {
     const from = folderOf(e.from);
     const to = folderOf(e.to);
+    if (from === 'ui' && to === 'ui') {
+      const broken = uiPartViolation(e);
+      if (broken !== undefined) out.push(broken);
+      continue;
+    }
     if (from === to) continue;
     if (!mayImport(from, to))
       out.push(`${e.from}:${e.line} imports ${e.to}: ${from} may not depend on ${to} (docs/architecture.md, "Layers")`);

@@ -3,10 +3,10 @@ import { ErrorCodes } from '../../src/core/index.js';
 import { ERROR_TEXT, GENERIC_ERROR_CODES } from '../../src/ui/page/error-texts.js';
 import { de } from '../../src/ui/page/texts-de.js';
 import { en } from '../../src/ui/page/texts-en.js';
-import { HTTP_STATUS_BY_CODE } from '../../src/ui/error-status.js';
+import { HTTP_STATUS_BY_CODE } from '../../src/ui/shared/error-status.js';
 
 /**
- * Every error code the local API can answer (each has a status in src/ui/error-status.ts) has
+ * Every error code the local API can answer (each has a status in src/ui/shared/error-status.ts) has
  * a catalog sentence for the clerk, or is in the generic list on purpose
  * (docs/counter-page.md, "Local API and counter page", languages): a new code cannot reach a
  * German clerk in English.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiCounterSettings, ApiTransaction } from '../../src/ui/wire-types.js';
+import type { ApiCounterSettings, ApiTransaction } from '../../src/ui/shared/wire-types.js';
 import { sampleSale } from '../helpers/sample-transaction.js';
 
 // The page's modules are typed for the browser (src/ui/page/tsconfig.json, DOM): loaded by a

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultPageDirs } from '../../src/ui/static-page.js';
+import { defaultPageDirs } from '../../src/ui/local/static-page.js';
 import { startApi, type Started } from '../helpers/local-api.js';
-import { localTokenPath } from '../../src/ui/local-token.js';
+import { localTokenPath } from '../../src/ui/shared/local-token.js';
 import { FakeStaff } from './staff.js';
 
 const root = process.getuid?.() === 0;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { AgentError, ErrorCodes } from '../../src/core/index.js';
-import { defaultPageDirs } from '../../src/ui/static-page.js';
+import { defaultPageDirs } from '../../src/ui/local/static-page.js';
 import { ARTIFACTS, buildPage, launchChromium, signInOnPage } from './browser.js';
 import { describeProblems, layoutProblems } from './layout-check.js';
 import { CLERK, FakeStaff, signInCookie } from './staff.js';

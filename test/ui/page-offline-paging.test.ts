@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { defaultPageDirs } from '../../src/ui/static-page.js';
-import { offlineApiSource } from '../../src/ui/offline-source.js';
+import { defaultPageDirs } from '../../src/ui/local/static-page.js';
+import { offlineApiSource } from '../../src/ui/shared/offline-source.js';
 import { ARTIFACTS, buildPage, launchChromium, openCounterPage } from './browser.js';
 import { CLERK, FakeStaff, GERMAN_CLERK } from './staff.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { call } from '../helpers/http-client.js';
-import type { ApiOfflineAnswer } from '../../src/ui/wire-types.js';
+import type { ApiOfflineAnswer } from '../../src/ui/shared/wire-types.js';
 import { localFixture, storeOfflineSale, type LocalFixture } from '../helpers/offline-sales.js';
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { defaultPageDirs } from '../../src/ui/static-page.js';
+import { defaultPageDirs } from '../../src/ui/local/static-page.js';
 import { call } from '../helpers/http-client.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { pinnedCertificate, RegisterClient } from '../helpers/register-client.js';

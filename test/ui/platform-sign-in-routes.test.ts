@@ -3,15 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { AgentError, ErrorCodes, systemClock } from '../../src/core/index.js';
 import { testLogger } from '../helpers/log-sink.js';
-import { Router } from '../../src/ui/router.js';
-import { CALLBACK_PATH, registerPlatformSignInRoutes } from '../../src/ui/routes/platform-sign-in.js';
-import { SessionStore } from '../../src/ui/session-store.js';
-import type { PlatformSignInCallback, PlatformSignInSource, StaffView } from '../../src/ui/staff-source.js';
+import { Router } from '../../src/ui/local/router.js';
+import { CALLBACK_PATH, registerPlatformSignInRoutes } from '../../src/ui/local/routes/platform-sign-in.js';
+import { SessionStore } from '../../src/ui/local/session-store.js';
+import type { PlatformSignInCallback, PlatformSignInSource, StaffView } from '../../src/ui/shared/staff-source.js';
 import { call } from '../helpers/http-client.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 
 /**
- * The platform sign-in routes of the local API (auth.mode custom_token; src/ui/routes/platform-sign-in.ts)
+ * The platform sign-in routes of the local API (auth.mode custom_token; src/ui/local/routes/platform-sign-in.ts)
  * over a fake sign-in source: the authorization URL for the page, the callback that signs the
  * merchant in on the counter or sends the page a reason, and what it never does (serve
  * another machine, log or show the code).

@@ -12,7 +12,7 @@ import {
   queryObject,
   saleBodySchema,
   transactionIdSchema,
-} from '../../src/ui/schemas.js';
+} from '../../src/ui/shared/schemas.js';
 
 // The local API's request checks and the message a person reads for the first problem
 // (docs/local-api.md), without a server: parseInput is what every route calls.

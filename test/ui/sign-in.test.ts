@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultPageDirs } from '../../src/ui/static-page.js';
+import { defaultPageDirs } from '../../src/ui/local/static-page.js';
 import { call, type Reply } from '../helpers/http-client.js';
 import { startApi, type Started } from '../helpers/local-api.js';
 import { CLERK, FakeStaff, TRAINEE, signInCookie } from './staff.js';

@@ -1,5 +1,5 @@
 import { AgentError, ErrorCodes } from '../../src/core/errors.js';
-import type { StaffAuthenticator, StaffView } from '../../src/ui/staff-source.js';
+import type { StaffAuthenticator, StaffView } from '../../src/ui/shared/staff-source.js';
 import { call } from '../helpers/http-client.js';
 
 /** Clerks of the fake sign-in: `clerk` may do everything, `trainee` only sell, `kassierer` everything in German. */

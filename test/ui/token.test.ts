@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { EventBus } from '../../src/events/bus.js';
-import { createLocalApi } from '../../src/ui/local-api.js';
-import { loadOrCreateLocalToken, localTokenPath, tokenMatches } from '../../src/ui/local-token.js';
+import { buildLocalApi } from '../../src/agent/local-api.js';
+import { loadOrCreateLocalToken, localTokenPath, tokenMatches } from '../../src/ui/shared/local-token.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testLogger } from '../helpers/log-sink.js';
 import { call } from '../helpers/http-client.js';
@@ -77,7 +77,7 @@ describe('loopback-only binding', () => {
     try {
       const config = configSchema.parse({ dataDir: tmp.dir, api: { port: 0 } });
       const bad = { ...config, api: { ...config.api, host: '0.0.0.0' } } as unknown as Config;
-      const api = createLocalApi({
+      const api = buildLocalApi({
         config: bad,
         payments: new FakePayments(),
         bus: new EventBus(),
@@ -100,7 +100,7 @@ describe('loopback-only binding', () => {
       const port = Number(new URL(first.url).port);
       const tmp = tempDir();
       const config = configSchema.parse({ dataDir: tmp.dir, api: { port } });
-      const api = createLocalApi({
+      const api = buildLocalApi({
         config,
         payments: new FakePayments(),
         bus: new EventBus(),

@@ -1,30 +1,30 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../config/index.js';
 import { AgentError, ErrorCodes, undiciRequest, type ErrorCode } from '../../core/index.js';
-import { CLIENT_HEADER } from '../client-header.js';
-import { localTokenPath } from '../local-token.js';
-import type {
-  ApiAgentStatus,
-  ApiAllowedOperations,
-  ApiAllowedOperationsAnswer,
-  ApiCancelRequest,
-  ApiCaptureRequest,
-  ApiDevicesAnswer,
-  ApiDeviceStatus,
-  ApiLogLevel,
-  ApiLogLevelAnswer,
-  ApiMerchant,
-  ApiMerchantsAnswer,
-  ApiOfflineAnswer,
-  ApiOfflineItem,
-  ApiOfflineItemAnswer,
-  ApiRefundByWebRequest,
-  ApiRefundRequest,
-  ApiSaleRequest,
-  ApiTransaction,
-  ApiTransactionAnswer,
-  ApiTransactionListAnswer,
-} from '../wire-types.js';
+import {
+  CLIENT_HEADER,
+  localTokenPath,
+  type ApiAgentStatus,
+  type ApiAllowedOperations,
+  type ApiAllowedOperationsAnswer,
+  type ApiCancelRequest,
+  type ApiCaptureRequest,
+  type ApiDevicesAnswer,
+  type ApiDeviceStatus,
+  type ApiLogLevel,
+  type ApiLogLevelAnswer,
+  type ApiMerchant,
+  type ApiMerchantsAnswer,
+  type ApiOfflineAnswer,
+  type ApiOfflineItem,
+  type ApiOfflineItemAnswer,
+  type ApiRefundByWebRequest,
+  type ApiRefundRequest,
+  type ApiSaleRequest,
+  type ApiTransaction,
+  type ApiTransactionAnswer,
+  type ApiTransactionListAnswer,
+} from '../shared/index.js';
 
 /** What the CLI asks of an operation on a sale (cancel, refund, refund-by-web and capture bodies). */
 export type ApiOperationRequest = ApiCancelRequest | ApiRefundRequest | ApiRefundByWebRequest | ApiCaptureRequest;

@@ -1,26 +1,33 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
 import { AgentError, ErrorCodes, requestIdFrom, withRequestContext, type Logger } from '../../core/index.js';
-import { REQUEST_ID_HEADER } from '../client-header.js';
-import { answerError, closeServer } from '../error-answer.js';
-import { answerClientError, readJsonBody, sendJson } from '../http-io.js';
-import { Router } from '../router.js';
-import { createApiDispatch } from '../api-dispatch.js';
-import type { Idempotency } from '../idempotency.js';
-import { registerPaymentRoutes } from '../routes/payments.js';
-import { registerReceiptRoutes } from '../routes/receipts.js';
-import type { ReportsApi } from '../../payments/index.js';
-import type { RouteDeps } from '../routes/deps.js';
-import { noQuerySchema, parseInput, queryObject } from '../schemas.js';
+import {
+  REQUEST_ID_HEADER,
+  noQuerySchema,
+  pairingBodySchema,
+  parseInput,
+  queryObject,
+  type ApiPairingAnswer,
+} from '../shared/index.js';
+import type { PaymentsApi } from '../../payments/index.js';
+import {
+  answerClientError,
+  answerError,
+  closeServer,
+  createApiDispatch,
+  readJsonBody,
+  sendJson,
+  type Idempotency,
+  type RouteDeps,
+  type Router,
+} from '../local/index.js';
+import { CallerNumbering } from './caller-numbering.js';
 import { limitConnections } from './connection-limits.js';
 import type { PairingDesk } from './pairing.js';
-import { CallerNumbering } from '../sse-hub.js';
 import type { RegisterStore, RegisterView } from './register-store.js';
 import { RegisterPayments, registerOperator } from './scoped-payments.js';
 import type { ServerCertificate } from './server-certificate.js';
-import type { ApiPairingAnswer } from '../wire-types.js';
 
 export interface LanApiOptions {
   /** What the loopback routes are given; `payments` is narrowed to each register's own. */
@@ -29,8 +36,12 @@ export interface LanApiOptions {
   pairing: PairingDesk;
   certificate: ServerCertificate;
   log: Logger;
-  /** Receipts of the register's own transactions, when the agent keeps them. */
-  reports?: ReportsApi;
+  /**
+   * A register's routes over its own payments (the loopback payment routes, and receipts
+   * when the agent keeps them), built by the composition root for each register on its
+   * first request; the event stream is added here.
+   */
+  routes: (payments: PaymentsApi) => Router;
   /** The local API's Idempotency-Keys; each register has its own scope (`register:<id>`). */
   idempotency: Idempotency;
 }
@@ -41,18 +52,6 @@ export interface LanApi {
   /** Ends the event streams of a register that was just revoked. */
   disconnect(registerId: string): void;
 }
-
-/** POST /api/v1/pairing's body (docs/registers.md, "Pairing"); the OpenAPI document describes it too. */
-export const pairingBodySchema = z.strictObject({
-  code: z.string().trim().min(1).max(20).describe('the code the terminal shows'),
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(40)
-    .regex(/^[\p{L}\p{N} ._-]+$/u, 'letters, digits, spaces, dots, dashes and underscores only')
-    .describe('what the terminal calls this register'),
-});
 
 function bearer(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
@@ -84,9 +83,7 @@ export function createLanApi(opts: LanApiOptions): LanApi {
     const payments = new RegisterPayments(deps.payments, register.id);
     // Its events numbered 1, 2, 3, ... for the run: ids tell nothing of the other registers' traffic.
     const numbering = new CallerNumbering();
-    const router = new Router();
-    registerPaymentRoutes(router, { ...deps, payments });
-    if (opts.reports !== undefined) registerReceiptRoutes(router, { reports: opts.reports });
+    const router = opts.routes(payments);
     router.add('GET', '/api/v1/events', (ctx) => {
       parseInput(noQuerySchema, queryObject(ctx.query), 'query');
       const last = ctx.req.headers['last-event-id'];

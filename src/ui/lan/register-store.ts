@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { AgentError, ErrorCodes, type TimeSource } from '../../core/index.js';
 import { LAN_DIR } from './server-certificate.js';
-import type { ApiRegister } from '../wire-types.js';
+import type { ApiRegister } from '../shared/index.js';
 
 /** A paired cash register as people and programs see it (the wire type): never its key. */
 export type RegisterView = ApiRegister;

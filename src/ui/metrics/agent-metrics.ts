@@ -15,7 +15,7 @@ const PromRegistry = load('prom-client/lib/registry') as typeof PromClient.Regis
 const Counter = load('prom-client/lib/counter') as typeof PromClient.Counter;
 const Gauge = load('prom-client/lib/gauge') as typeof PromClient.Gauge;
 const Histogram = load('prom-client/lib/histogram') as typeof PromClient.Histogram;
-import type { DeviceStatusView, HealthSource, OfflineApiSource } from '../sources.js';
+import type { DeviceStatusView, HealthSource, OfflineApiSource } from '../shared/index.js';
 
 /** Figures the local API cannot read from its other sources; the composition root adapts auth and identity to it. */
 export interface MetricsSource {

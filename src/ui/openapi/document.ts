@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorAnswerSchema } from './responses.js';
 import { OPERATIONS, type Named, type Operation } from './operations.js';
-import { pageLimitSchema } from '../schemas.js';
+import { pageLimitSchema } from '../shared/index.js';
 
 type Json = Record<string, unknown>;
 

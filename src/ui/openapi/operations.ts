@@ -1,9 +1,7 @@
 import type { z } from 'zod';
-import { pairingBodySchema } from '../lan/lan-api.js';
-import { endOfDayQuerySchema, receiptQuerySchema } from '../report-schemas.js';
-import { logLevelBodySchema } from '../routes/log-level.js';
-import { offlineQuerySchema } from '../routes/offline.js';
 import {
+  endOfDayQuerySchema,
+  receiptQuerySchema,
   cancelBodySchema,
   captureAllBodySchema,
   captureBodySchema,
@@ -14,7 +12,10 @@ import {
   refundBodySchema,
   refundByWebBodySchema,
   saleBodySchema,
-} from '../schemas.js';
+  logLevelBodySchema,
+  offlineQuerySchema,
+  pairingBodySchema,
+} from '../shared/index.js';
 import {
   agentStatusSchema,
   allowedOperationsAnswerSchema,
@@ -56,7 +57,7 @@ export type Success =
 
 /**
  * One operation of the document (docs/local-api.md): the schemas are the very ones the routes
- * validate with (src/ui/schemas.ts and the route files) and the answers' zod schemas
+ * validate with (src/ui/shared/schemas.ts and the route files) and the answers' zod schemas
  * (responses.ts). Writes accept an Idempotency-Key.
  */
 export interface Operation {

@@ -19,8 +19,11 @@ import type {
   ApiSessionAnswer,
   ApiTransactionAnswer,
   ApiTransactionListAnswer,
-} from '../wire-types.js';
-import type { ApiEndOfDay, ApiEndOfDayAnswer, ApiReceipt, ApiReceiptAnswer } from '../report-wire-types.js';
+  ApiEndOfDay,
+  ApiEndOfDayAnswer,
+  ApiReceipt,
+  ApiReceiptAnswer,
+} from '../shared/index.js';
 
 /**
  * The local API's answers as zod schemas, for the OpenAPI document (docs/local-api.md,
