@@ -69,13 +69,15 @@ export async function startProxy(targetPort: number, host = '127.0.0.1'): Promis
     async up() {
       if (!isDown) return;
       isDown = false;
-      // The port was ours a moment ago; on loopback nobody else takes it in between.
+      // The port was ours a moment ago, but another process on the machine may take it as an
+      // ephemeral port while it was free (a test suite running beside the chaos run): wait for
+      // it to be given back, up to 30 s, rather than end the run.
       for (let attempt = 0; ; attempt++) {
         try {
           await listen();
           return;
         } catch (err) {
-          if (attempt >= 50) throw err;
+          if (attempt >= 1_500) throw err;
           await new Promise((r) => setTimeout(r, 20));
         }
       }
