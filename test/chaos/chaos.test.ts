@@ -65,7 +65,11 @@ describe('online chaos through the front door: the agent as `terminal-agent star
       '--json',
     ]);
     const context = `seed ${seed} (CHAOS_SEED=${seed} repeats it); stderr: ${stderr.slice(-1_000)}`;
-    report = JSON.parse(stdout) as ChaosReport;
+    try {
+      report = JSON.parse(stdout) as ChaosReport;
+    } catch {
+      throw new Error(`the chaos run printed no report: ${context}`);
+    }
     expect(report.kills, context).toBe(2);
     expect(report.sales, context).toBeGreaterThanOrEqual(20);
     expect(report.platform.salesCharged, context).toBeGreaterThan(0);
