@@ -61,7 +61,7 @@ export {
   type Money,
 } from './money.js';
 export { toView } from './view.js';
-export { JournalWriter, type ChangeOptions, type RowChanges } from './journal-writer.js';
+export { JournalWriter, type ChangeOptions } from './journal-writer.js';
 export { createEventRelay, type EventRelay, type EventRelayOptions } from './relay/index.js';
 export { recoverAfterFirstToken } from './recovery-trigger.js';
 export * from './receipts/index.js';

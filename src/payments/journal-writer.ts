@@ -14,7 +14,7 @@ export interface ChangeOptions {
 }
 
 /** The rows one write changes; each is announced after the write commits. */
-export interface RowChanges {
+interface RowChanges {
   insert(row: NewJournalRow): JournalRow;
   update(clientTransactionId: string, patch: JournalPatch, opts?: ChangeOptions): JournalRow;
   /**
@@ -61,13 +61,13 @@ export class JournalWriter {
    * nothing is announced. A partner's statement run inside `fn` (the offline queue's item
    * with its sale's row) is in the same transaction.
    */
-  write<T>(fn: (rows: RowChanges) => T): T {
+  write<T>(fn: () => T): T {
     const outer = this.open;
-    if (outer === undefined) return this.collect(() => this.journal.transaction(() => fn(this.changes())));
+    if (outer === undefined) return this.collect(() => this.journal.transaction(fn));
     // Inside another write: a savepoint. If it is undone, so is what it noted.
     const before = new Map([...outer].map(([id, c]) => [id, { ...c, platformEvents: [...c.platformEvents] }]));
     try {
-      return this.journal.transaction(() => fn(this.changes()));
+      return this.journal.transaction(fn);
     } catch (err) {
       outer.clear();
       for (const [id, c] of before) outer.set(id, c);
@@ -105,11 +105,11 @@ export class JournalWriter {
     // Only once on disk (or kept for a retry by the journal): listeners and waiters read what stays.
     for (const change of open.values()) {
       const row = change.row;
-      if (change.loud && change.platformEvents.length === 0)
-        this.bus.publish('transaction.updated', transactionUpdated(row));
-      if (change.loud)
+      if (change.loud) {
+        if (change.platformEvents.length === 0) this.bus.publish('transaction.updated', transactionUpdated(row));
         for (const event of change.platformEvents)
           this.bus.publish('transaction.updated', transactionUpdated(row, event));
+      }
       this.settled(row);
     }
     return result;
